@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Action rules and the tracking of open actions.
+ *
+ * A rule names a begin event, an end event, the key fields that pair them,
+ * an optional field match and a threshold. Open actions are kept in a table
+ * keyed by (rule, key values).
+ */
+#ifndef JANK_ACTIONS_H
+#define JANK_ACTIONS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "event.h"
+#include "histogram.h"
+
+#define JANK_RULE_MAX_KEYS 4
+#define JANK_KEY_LEN 128
+
+enum jank_threshold_kind {
+	JANK_THRESHOLD_FIXED = 0,
+	JANK_THRESHOLD_ADAPTIVE, /* factor × running percentile, after a warm-up */
+};
+
+struct jank_threshold {
+	enum jank_threshold_kind kind;
+	int64_t ns;          /* FIXED: the threshold; ADAPTIVE: used during warm-up (0: none) */
+	double percentile;   /* ADAPTIVE: e.g. 99 */
+	double factor;       /* ADAPTIVE: e.g. 1.5 */
+	uint64_t warmup;     /* ADAPTIVE: samples before the percentile is trusted */
+};
+
+struct jank_rule {
+	char *name;
+	char *begin_event;
+	char *end_event;
+	char *keys[JANK_RULE_MAX_KEYS]; /* "tid" means the emitting thread */
+	unsigned nkeys;                 /* 0 means the default key: the thread */
+	char *match_field;              /* NULL: no match */
+	struct jank_value match_value;  /* INT or STR (owned) */
+	struct jank_threshold threshold;
+	bool capture;
+};
+
+void jank_rule_init(struct jank_rule *r);
+void jank_rule_fini(struct jank_rule *r);
+int jank_rule_copy(struct jank_rule *dst, const struct jank_rule *src);
+/* "name, id" → keys. Returns 0 or -EINVAL (empty element, too many keys). */
+int jank_rule_set_keys(struct jank_rule *r, const char *list);
+/* `name == "frame"` or `id == 3`. Returns 0 or -EINVAL. */
+int jank_rule_set_match(struct jank_rule *r, const char *expr);
+/* "16ms" (fixed) or "p99*1.5" (adaptive). Returns 0 or -EINVAL. */
+int jank_threshold_parse(const char *s, struct jank_threshold *t);
+/* Current threshold of a rule given its histogram; 0 means no threshold yet. */
+int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank_histogram *h);
+
+/* An open action. */
+struct jank_action {
+	uint32_t rule;
+	uint64_t hash;
+	int64_t begin;
+	int32_t tid;
+	int32_t pid;
+	bool overdue_reported;
+	char comm[16];
+	char key[JANK_KEY_LEN];
+};
+
+struct jank_action_table;
+
+struct jank_action_table *jank_action_table_new(void);
+void jank_action_table_free(struct jank_action_table *t);
+/*
+ * Open an action. When one with the same rule and key is already open, it is
+ * replaced (the begin was repeated) and *replaced is set. Returns the slot,
+ * or NULL on allocation failure.
+ */
+struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule, const char *key,
+				     int64_t begin, bool *replaced);
+struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key);
+void jank_action_close(struct jank_action_table *t, struct jank_action *a);
+size_t jank_action_count(const struct jank_action_table *t);
+/* Begin time of the oldest open action, INT64_MAX when none. */
+int64_t jank_action_oldest(const struct jank_action_table *t);
+typedef bool (*jank_action_fn)(struct jank_action *a, void *data); /* return true to close it */
+void jank_action_foreach(struct jank_action_table *t, jank_action_fn fn, void *data);
+size_t jank_action_table_bytes(const struct jank_action_table *t);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Critical path of a thread interval: what it was really waiting on.
+ * The segments of a path tile [begin, end] exactly, in time order.
+ */
+#ifndef JANK_CRITPATH_H
+#define JANK_CRITPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "graph.h"
+
+struct jank_segment {
+	int32_t tid;
+	uint8_t state;
+	int64_t begin;
+	int64_t end;
+	char comm[JANK_COMM_LEN];
+};
+
+struct jank_path {
+	int32_t tid;
+	int64_t begin;
+	int64_t end;
+	bool truncated; /* part of the path reached freed graph (an `unknown` segment) */
+	struct jank_segment *segs;
+	size_t n;
+	size_t cap;
+};
+
+struct jank_breakdown_item {
+	int32_t tid;
+	uint8_t state;
+	int64_t ns;
+	char comm[JANK_COMM_LEN];
+};
+
+struct jank_breakdown {
+	int64_t per_state[JANK_STATE_COUNT];
+	struct jank_breakdown_item *items; /* per (tid, state), largest first */
+	size_t n;
+	size_t cap;
+};
+
+void jank_path_init(struct jank_path *p);
+void jank_path_fini(struct jank_path *p);
+
+/*
+ * Compute the path of thread `tid` over [begin, end], walking backwards from
+ * (tid, end). Returns 0, -ENOENT when the graph has no such thread, -EINVAL
+ * when end < begin, -ENOMEM.
+ */
+int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
+			  struct jank_path *out);
+
+void jank_breakdown_init(struct jank_breakdown *b);
+void jank_breakdown_fini(struct jank_breakdown *b);
+int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out);
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analysis engine: system model + execution graph + action tracking +
+ * garbage collection, fed one time-ordered jank_event at a time.
+ *
+ * The engine is deterministic: the same event stream gives the same reports,
+ * whether it comes from a live session or from a trace on disk.
+ *
+ * Input protocol:
+ *  1. For each trace, jank_engine_set_layout() with its environment.
+ *  2. For each event class, once: jank_engine_resolve_class() gives a class
+ *     id and the list of fields the engine needs, in order.
+ *  3. For each event: fill a jank_event and call jank_engine_process().
+ *  4. At the end: jank_engine_finish().
+ */
+#ifndef JANK_ENGINE_H
+#define JANK_ENGINE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "event.h"
+#include "actions.h"
+#include "critpath.h"
+#include "graph.h"
+#include "layout.h"
+
+#define JANK_CLASS_INVALID UINT32_MAX
+
+struct jank_engine_config {
+	int64_t retention_ns;      /* keep at least this much graph behind now (default 2 s) */
+	uint64_t memory_limit;     /* hard budget in bytes for graph + open actions (default 256 MiB) */
+	int64_t action_timeout_ns; /* open actions older than this expire (default 60 s) */
+	int64_t overdue_grace_ns;  /* report an open action past threshold + this (0: never) */
+	bool gc;                   /* false keeps the whole graph (offline critpath/graph) */
+	bool report_all;           /* report every completed action, not only janks */
+};
+
+enum jank_report_kind {
+	JANK_REPORT_COMPLETED = 0, /* the action ended */
+	JANK_REPORT_OVERDUE,       /* still open past its threshold plus the grace time */
+};
+
+struct jank_report {
+	enum jank_report_kind kind;
+	const struct jank_rule *rule;
+	uint32_t rule_index;
+	const char *key;
+	int64_t begin;
+	int64_t end;       /* end event time, or now for an overdue action */
+	int64_t duration;
+	int64_t threshold; /* 0 when the rule has no threshold yet (adaptive warm-up) */
+	bool over_threshold;
+	int32_t tid;       /* thread the path was computed from (the end thread) */
+	int32_t pid;
+	const char *comm;
+	const struct jank_path *path;
+	const struct jank_breakdown *breakdown;
+};
+
+typedef void (*jank_report_fn)(const struct jank_report *r, void *data);
+
+struct jank_engine_stats {
+	uint64_t events;
+	uint64_t actions_completed;
+	uint64_t janks;           /* over threshold */
+	uint64_t overdue;
+	uint64_t actions_open;
+	uint64_t actions_expired;   /* open past action_timeout, dropped */
+	uint64_t actions_replaced;  /* begin repeated before end */
+	uint64_t actions_unmatched; /* end without begin */
+	uint64_t paths_truncated;   /* reached freed graph */
+	uint64_t budget_forced;     /* times the memory budget moved the horizon */
+	uint64_t discarded_events;
+	uint64_t memory_bytes;
+	uint64_t memory_peak;
+	int64_t horizon;
+	int64_t now;
+	struct jank_graph_stats graph;
+};
+
+struct jank_engine;
+
+void jank_engine_config_defaults(struct jank_engine_config *c);
+struct jank_engine *jank_engine_new(const struct jank_engine_config *c);
+void jank_engine_free(struct jank_engine *e);
+
+/* Rules are copied. Returns the rule index, or -errno. */
+int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r);
+size_t jank_engine_rule_count(const struct jank_engine *e);
+const struct jank_rule *jank_engine_rule(const struct jank_engine *e, size_t i);
+const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine *e, size_t i);
+uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
+
+void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data);
+
+/* Trace environment (kernel domain): tracer_major/minor, -1 when absent. */
+void jank_engine_set_layout(struct jank_engine *e, long tracer_major, long tracer_minor);
+const struct jank_layout *jank_engine_layout(const struct jank_engine *e);
+
+/*
+ * Resolve an event class once. Returns its class id (JANK_CLASS_INVALID on
+ * allocation failure) and the payload/context field names the engine needs,
+ * in the order jank_event.fields must hold them. Classes the engine does not
+ * care about get a valid id and no fields; their events may be skipped by the
+ * caller when jank_engine_class_wanted() is false.
+ */
+uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain,
+				   const char *name, const char *const **fields, unsigned *nfields);
+bool jank_engine_class_wanted(const struct jank_engine *e, uint32_t class_id);
+const char *jank_engine_class_name(const struct jank_engine *e, uint32_t class_id);
+
+/* Process one event. Events must come in time order. */
+void jank_engine_process(struct jank_engine *e, const struct jank_event *ev);
+/*
+ * Events were lost on `cpu` (-1: unknown CPU) before ts: threads whose state
+ * may have changed unseen become `unknown` until their next state-setting event.
+ */
+void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count);
+/* Check open actions against thresholds and timeouts at `now`. */
+void jank_engine_tick(struct jank_engine *e, int64_t now);
+/* End of input: run a last tick at the last event time. */
+void jank_engine_finish(struct jank_engine *e);
+
+void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats *out);
+const struct jank_graph *jank_engine_graph(const struct jank_engine *e);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's view of one trace event, decoded once by the input layer.
+ *
+ * The input layer asks the engine, once per event class, what the class
+ * means (jank_engine_resolve_class) and which fields it needs, in which
+ * order. It then fills `fields` in that order for every event of the class.
+ * Nothing here points at babeltrace2 objects; strings only need to live
+ * until jank_engine_process() returns.
+ */
+#ifndef JANK_EVENT_H
+#define JANK_EVENT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define JANK_EVENT_MAX_FIELDS 12
+
+enum jank_event_type {
+	JANK_EVENT_USER = 0, /* no meaning for the model; only rules look at it */
+	JANK_EVENT_SCHED_SWITCH,
+	JANK_EVENT_SCHED_WAKEUP,
+	JANK_EVENT_SCHED_WAKING,
+	JANK_EVENT_SCHED_WAKEUP_NEW,
+	JANK_EVENT_PROCESS_FORK,
+	JANK_EVENT_PROCESS_EXEC,
+	JANK_EVENT_PROCESS_EXIT,
+	JANK_EVENT_PROCESS_FREE,
+	JANK_EVENT_STATEDUMP_PROCESS,
+	JANK_EVENT_IRQ_ENTRY,
+	JANK_EVENT_IRQ_EXIT,
+	JANK_EVENT_SOFTIRQ_ENTRY,
+	JANK_EVENT_SOFTIRQ_EXIT,
+	JANK_EVENT_SOFTIRQ_RAISE,
+	JANK_EVENT_HRTIMER_ENTRY,
+	JANK_EVENT_HRTIMER_EXIT,
+	JANK_EVENT_IPI_ENTRY,
+	JANK_EVENT_IPI_EXIT,
+	JANK_EVENT_SYSCALL_ENTRY,
+	JANK_EVENT_SYSCALL_EXIT,
+	JANK_EVENT_MUTEX_REQ,
+	JANK_EVENT_MUTEX_ACQ,
+	JANK_EVENT_MUTEX_UNLOCK,
+	JANK_EVENT_MUTEX_TRYLOCK,
+	JANK_EVENT_TYPE_COUNT,
+};
+
+enum jank_domain {
+	JANK_DOMAIN_KERNEL = 0,
+	JANK_DOMAIN_UST,
+};
+
+enum jank_value_type {
+	JANK_VALUE_NONE = 0, /* the class has no such field */
+	JANK_VALUE_INT,
+	JANK_VALUE_UINT,
+	JANK_VALUE_STR,
+};
+
+struct jank_value {
+	enum jank_value_type type;
+	union {
+		int64_t i;
+		uint64_t u;
+		const char *s;
+	};
+};
+
+struct jank_event {
+	int64_t ts;        /* ns from the trace clock's origin */
+	int32_t cpu;       /* packet context cpu_id, -1 when unknown */
+	int32_t tid;       /* context vtid/tid, -1 when absent */
+	int32_t pid;       /* context vpid/pid, -1 when absent */
+	const char *comm;  /* context procname, NULL when absent */
+	uint32_t class_id; /* from jank_engine_resolve_class() */
+	uint32_t nfields;
+	struct jank_value fields[JANK_EVENT_MAX_FIELDS];
+};
+
+static inline int64_t jank_value_as_int(const struct jank_value *v, int64_t dflt)
+{
+	switch (v->type) {
+	case JANK_VALUE_INT:
+		return v->i;
+	case JANK_VALUE_UINT:
+		return (int64_t)v->u;
+	case JANK_VALUE_NONE:
+	case JANK_VALUE_STR:
+		break;
+	}
+	return dflt;
+}
+
+#endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Execution graph: one worker per thread, vertices in time order.
+ *
+ * Vertex i of a worker starts the horizontal edge (i, i+1); its `state` is the
+ * state of that interval. The last vertex starts the open interval, whose
+ * state is the worker's current state. A vertex may carry one incoming
+ * vertical edge from a waker's vertex (worker serial + absolute index).
+ *
+ * Vertices live in a per-worker ring indexed by an absolute, ever-growing
+ * index, so that garbage collection can drop old vertices without
+ * invalidating references: an index below the worker's base has been freed.
+ * Each worker keeps a current-state record (state, since, cpu) that survives
+ * garbage collection.
+ */
+#ifndef JANK_GRAPH_H
+#define JANK_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "state.h"
+
+#define JANK_COMM_LEN 16
+#define JANK_NO_WORKER 0u
+
+struct jank_vertex {
+	int64_t ts;
+	uint64_t from_idx;    /* waker's vertex, valid when from_serial != 0 */
+	uint32_t from_serial; /* waker's worker serial, JANK_NO_WORKER if none */
+	uint8_t state;        /* state of the interval that starts here */
+};
+
+struct jank_worker {
+	int32_t tid;
+	int32_t pid;
+	uint32_t serial; /* unique for the graph's lifetime, never 0 */
+	char comm[JANK_COMM_LEN];
+
+	/* Current-state record, survives GC. */
+	uint8_t state;
+	int32_t cpu;
+	int64_t since;
+
+	int64_t first_seen;
+	int64_t last_seen;
+	bool retired; /* freed by the kernel, or its tid was reused */
+
+	/* Vertex ring: absolute index i lives at ring[i & (cap - 1)]. */
+	struct jank_vertex *ring;
+	uint64_t base;  /* absolute index of the oldest retained vertex */
+	uint64_t next;  /* absolute index of the next vertex to append */
+	uint32_t cap;   /* power of two, 0 when no ring is allocated */
+
+	/* Graph bookkeeping. */
+	struct jank_worker *retired_next;
+	uint32_t pending; /* wait state to label at the next wakeup, see model.c */
+};
+
+struct jank_graph;
+
+struct jank_graph_stats {
+	uint64_t workers;
+	uint64_t retired_workers;
+	uint64_t vertices;
+	uint64_t bytes;          /* bytes the graph accounts for */
+	uint64_t freed_vertices; /* by GC, over the graph's life */
+	uint64_t freed_workers;
+	uint64_t gc_steps;
+};
+
+struct jank_graph *jank_graph_new(void);
+void jank_graph_free(struct jank_graph *g);
+
+/* The live worker of a thread, or NULL. */
+struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid);
+/* The live worker of a thread; created (state unknown, first seen at ts) if absent. */
+struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
+/* Any worker, live or retired, by serial; NULL when freed. */
+struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial);
+/* Retire the thread's worker (tid reuse, or the kernel freed it); its vertices stay until GC. */
+void jank_graph_retire(struct jank_graph *g, int32_t tid);
+
+/*
+ * Move a worker to a new state at ts, adding a vertex when the state
+ * changes. Returns the vertex's absolute index, or UINT64_MAX when nothing
+ * was added (same state, or out of memory).
+ */
+uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+			       enum jank_state state);
+/* Relabel the worker's open interval (the last vertex's state) and its current state. */
+void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state);
+/*
+ * A wakeup in thread context: split the waker's edge with a vertex at ts and
+ * end the wakee's wait at ts with a vertex carrying a vertical edge from it.
+ * The wakee becomes `wakee_state` (preempted, or running for lock handoff).
+ */
+void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jank_worker *wakee,
+		     int64_t ts, enum jank_state wakee_state);
+
+/* Vertex access by absolute index; NULL when freed or not yet written. */
+const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx);
+/*
+ * Absolute index of the last vertex with ts < t (the start of the edge that
+ * covers the instant just before t). UINT64_MAX when no retained vertex is
+ * that old.
+ */
+uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t);
+/* Updated by the model on every event that shows the thread alive. */
+static inline void jank_worker_seen(struct jank_worker *w, int64_t ts)
+{
+	if (ts > w->last_seen)
+		w->last_seen = ts;
+}
+
+/* Iteration over live and retired workers, in no particular order. */
+typedef void (*jank_graph_worker_fn)(const struct jank_worker *w, void *data);
+void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data);
+
+/*
+ * Garbage collection: free vertices older than the horizon, keeping for each
+ * worker the last vertex at or before it (so the edge that straddles the
+ * horizon keeps its label). Visits at most `budget` workers per call, resuming
+ * where the last call stopped. Retired workers whose last vertex is older than
+ * the horizon are freed whole. Returns the number of workers visited.
+ */
+size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget);
+size_t jank_graph_worker_count(const struct jank_graph *g);
+void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Log-scaled latency histogram: 16 linear sub-buckets per power of two, so a
+ * percentile is within 1/16 (6.25%) of the true value. Max is exact.
+ */
+#ifndef JANK_HISTOGRAM_H
+#define JANK_HISTOGRAM_H
+
+#include <stdint.h>
+
+#define JANK_HIST_SUB_BITS 4
+#define JANK_HIST_BUCKETS ((64 - JANK_HIST_SUB_BITS + 1) << JANK_HIST_SUB_BITS)
+
+struct jank_histogram {
+	uint64_t count;
+	int64_t min;
+	int64_t max;
+	uint64_t buckets[JANK_HIST_BUCKETS];
+};
+
+void jank_histogram_init(struct jank_histogram *h);
+void jank_histogram_add(struct jank_histogram *h, int64_t ns);
+/* p in [0, 100]. Returns 0 for an empty histogram. */
+int64_t jank_histogram_percentile(const struct jank_histogram *h, double p);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* The one table that maps states to the names users see in JSON and text. */
+#include <string.h>
+#include "state.h"
+
+static const char *const state_names[JANK_STATE_COUNT] = {
+	[JANK_STATE_UNKNOWN] = "unknown",
+	[JANK_STATE_RUNNING] = "running",
+	[JANK_STATE_PREEMPTED] = "preempted",
+	[JANK_STATE_BLOCKED] = "blocked",
+	[JANK_STATE_TIMER] = "timer",
+	[JANK_STATE_NETWORK] = "network",
+	[JANK_STATE_BLOCK_DEVICE] = "block_device",
+	[JANK_STATE_INTERRUPTED] = "interrupted",
+	[JANK_STATE_IPI] = "ipi",
+	[JANK_STATE_USER_INPUT] = "user_input",
+	[JANK_STATE_LOCK_WAIT] = "lock_wait",
+};
+
+const char *jank_state_name(enum jank_state state)
+{
+	if ((unsigned)state >= JANK_STATE_COUNT)
+		return "unknown";
+	return state_names[state];
+}
+
+int jank_state_from_name(const char *name)
+{
+	for (int i = 0; i < JANK_STATE_COUNT; i++)
+		if (strcmp(state_names[i], name) == 0)
+			return i;
+	return -1;
+}
