@@ -15,7 +15,7 @@
 #include "histogram.h"
 
 #define JANK_RULE_MAX_KEYS 4
-#define JANK_KEY_LEN 128
+#define JANK_KEY_LEN 96
 
 enum jank_threshold_kind {
 	JANK_THRESHOLD_FIXED = 0,
@@ -64,11 +64,15 @@ struct jank_action {
 	bool overdue_reported;
 	char comm[16];
 	char key[JANK_KEY_LEN];
+	/* Table links: hash chain, and the rule's list in begin order. */
+	struct jank_action *chain;
+	struct jank_action *prev;
+	struct jank_action *next;
 };
 
 struct jank_action_table;
 
-struct jank_action_table *jank_action_table_new(void);
+struct jank_action_table *jank_action_table_new(uint32_t nrules);
 void jank_action_table_free(struct jank_action_table *t);
 /*
  * Open an action. When one with the same rule and key is already open, it is
@@ -80,10 +84,10 @@ struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule,
 struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key);
 void jank_action_close(struct jank_action_table *t, struct jank_action *a);
 size_t jank_action_count(const struct jank_action_table *t);
-/* Begin time of the oldest open action, INT64_MAX when none. */
-int64_t jank_action_oldest(const struct jank_action_table *t);
-typedef bool (*jank_action_fn)(struct jank_action *a, void *data); /* return true to close it */
-void jank_action_foreach(struct jank_action_table *t, jank_action_fn fn, void *data);
+/* The oldest open action of all rules, or NULL. */
+struct jank_action *jank_action_oldest(const struct jank_action_table *t);
+/* A rule's open actions in begin order: the oldest, then ->next. */
+struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_t rule);
 size_t jank_action_table_bytes(const struct jank_action_table *t);
 
 #endif

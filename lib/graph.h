@@ -54,7 +54,8 @@ struct jank_worker {
 
 	/* Graph bookkeeping. */
 	struct jank_worker *retired_next;
-	uint32_t pending; /* wait state to label at the next wakeup, see model.c */
+	uint32_t parent_serial; /* forking parent, the waker at sched_wakeup_new */
+	bool exited;            /* sched_process_exit seen; freed by GC once idle */
 };
 
 struct jank_graph;
@@ -116,6 +117,8 @@ static inline void jank_worker_seen(struct jank_worker *w, int64_t ts)
 /* Iteration over live and retired workers, in no particular order. */
 typedef void (*jank_graph_worker_fn)(const struct jank_worker *w, void *data);
 void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data);
+typedef void (*jank_graph_worker_mut_fn)(struct jank_worker *w, void *data);
+void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data);
 
 /*
  * Garbage collection: free vertices older than the horizon, keeping for each
@@ -127,5 +130,7 @@ void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, voi
 size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget);
 size_t jank_graph_worker_count(const struct jank_graph *g);
 void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out);
+/* Bytes the graph accounts for (rings, workers, maps); O(1). */
+uint64_t jank_graph_bytes(const struct jank_graph *g);
 
 #endif

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Action rules, thresholds, and the table of open actions.
+ *
+ * Open actions are found by (rule, key) through a hash of the key text, and
+ * each rule also keeps its open actions in a list in begin order. Events come
+ * in time order, so appending keeps the list sorted: the oldest open action,
+ * the expired ones and the overdue ones are all at the front. Freed slots go
+ * to a free list, so the steady state does not allocate.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "actions.h"
+#include "hashmap.h"
+#include "units.h"
+
+void jank_rule_init(struct jank_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void jank_rule_fini(struct jank_rule *r)
+{
+	free(r->name);
+	free(r->begin_event);
+	free(r->end_event);
+	for (unsigned i = 0; i < r->nkeys; i++)
+		free(r->keys[i]);
+	free(r->match_field);
+	if (r->match_value.type == JANK_VALUE_STR)
+		free((char *)r->match_value.s);
+	jank_rule_init(r);
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int jank_rule_copy(struct jank_rule *dst, const struct jank_rule *src)
+{
+	int r = 0;
+
+	jank_rule_init(dst);
+	dst->threshold = src->threshold;
+	dst->capture = src->capture;
+	dst->nkeys = src->nkeys;
+	dst->match_value = src->match_value;
+	r |= dup_str(&dst->name, src->name);
+	r |= dup_str(&dst->begin_event, src->begin_event);
+	r |= dup_str(&dst->end_event, src->end_event);
+	r |= dup_str(&dst->match_field, src->match_field);
+	for (unsigned i = 0; i < src->nkeys; i++)
+		r |= dup_str(&dst->keys[i], src->keys[i]);
+	if (src->match_value.type == JANK_VALUE_STR) {
+		char *s = NULL;
+
+		r |= dup_str(&s, src->match_value.s);
+		dst->match_value.s = s;
+	}
+	if (r) {
+		jank_rule_fini(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static bool is_identifier(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != ':')
+			return false;
+	return true;
+}
+
+int jank_rule_set_keys(struct jank_rule *r, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	char *keys[JANK_RULE_MAX_KEYS];
+	unsigned n = 0;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* strtok_r would skip empty elements; "a,,b" must be an error. */
+	for (tok = copy;; tok = save + 1) {
+		char *k;
+
+		save = strchr(tok, ',');
+		if (save)
+			*save = '\0';
+		k = trim(tok);
+		if (!is_identifier(k) || n == JANK_RULE_MAX_KEYS) {
+			ret = -EINVAL;
+			break;
+		}
+		keys[n] = strdup(k);
+		if (!keys[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		n++;
+		if (!save)
+			break;
+	}
+	if (ret < 0) {
+		while (n)
+			free(keys[--n]);
+	} else {
+		for (unsigned i = 0; i < r->nkeys; i++)
+			free(r->keys[i]);
+		memcpy(r->keys, keys, n * sizeof(keys[0]));
+		r->nkeys = n;
+	}
+	free(copy);
+	return ret;
+}
+
+int jank_rule_set_match(struct jank_rule *r, const char *expr)
+{
+	char *copy = strdup(expr), *op, *field, *val, *end;
+	struct jank_value v = { .type = JANK_VALUE_NONE };
+	int ret = -EINVAL;
+
+	if (!copy)
+		return -ENOMEM;
+	op = strstr(copy, "==");
+	if (!op)
+		goto end;
+	*op = '\0';
+	field = trim(copy);
+	val = trim(op + 2);
+	if (!is_identifier(field) || !*val)
+		goto end;
+	if (val[0] == '"') {
+		size_t n = strlen(val);
+
+		if (n < 2 || val[n - 1] != '"')
+			goto end;
+		val[n - 1] = '\0';
+		if (strchr(val + 1, '"'))
+			goto end;
+		v.type = JANK_VALUE_STR;
+		v.s = strdup(val + 1);
+		if (!v.s) {
+			ret = -ENOMEM;
+			goto end;
+		}
+	} else {
+		errno = 0;
+		v.i = strtoll(val, &end, 0);
+		if (errno || *end)
+			goto end;
+		v.type = JANK_VALUE_INT;
+	}
+	free(r->match_field);
+	if (r->match_value.type == JANK_VALUE_STR)
+		free((char *)r->match_value.s);
+	r->match_field = strdup(field);
+	r->match_value = v;
+	ret = r->match_field ? 0 : -ENOMEM;
+end:
+	free(copy);
+	return ret;
+}
+
+int jank_threshold_parse(const char *s, struct jank_threshold *t)
+{
+	memset(t, 0, sizeof(*t));
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == 'p' || *s == 'P') {
+		char *end;
+		double pct, factor = 1.0;
+
+		errno = 0;
+		pct = strtod(s + 1, &end);
+		if (errno || end == s + 1 || pct <= 0 || pct >= 100)
+			return -EINVAL;
+		while (isspace((unsigned char)*end))
+			end++;
+		if (*end == '*') {
+			char *fend;
+
+			factor = strtod(end + 1, &fend);
+			if (fend == end + 1 || !(factor > 0) || !isfinite(factor))
+				return -EINVAL;
+			end = fend;
+		}
+		while (isspace((unsigned char)*end))
+			end++;
+		if (*end)
+			return -EINVAL;
+		t->kind = JANK_THRESHOLD_ADAPTIVE;
+		t->percentile = pct;
+		t->factor = factor;
+		t->warmup = 100;
+		return 0;
+	}
+	t->kind = JANK_THRESHOLD_FIXED;
+	return jank_parse_duration(s, &t->ns) < 0 || t->ns <= 0 ? -EINVAL : 0;
+}
+
+int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank_histogram *h)
+{
+	switch (t->kind) {
+	case JANK_THRESHOLD_FIXED:
+		return t->ns;
+	case JANK_THRESHOLD_ADAPTIVE:
+		if (h->count < t->warmup || h->count == 0)
+			return t->ns;
+		return (int64_t)((double)jank_histogram_percentile(h, t->percentile) * t->factor);
+	}
+	return 0;
+}
+
+/* --- open actions ------------------------------------------------------ */
+
+#define FREE_LIST_MAX 1024
+
+struct rule_list {
+	struct jank_action *head;
+	struct jank_action *tail;
+};
+
+struct jank_action_table {
+	struct jank_hashmap by_hash; /* hash → first action of the chain */
+	struct rule_list *rules;
+	uint32_t nrules;
+	struct jank_action *free_list;
+	size_t nfree;
+	size_t count;
+	size_t allocated;
+};
+
+static uint64_t key_hash(uint32_t rule, const char *key)
+{
+	uint64_t h = 1469598103934665603ull ^ rule;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ull;
+	return jank_hash64(h);
+}
+
+struct jank_action_table *jank_action_table_new(uint32_t nrules)
+{
+	struct jank_action_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->rules = calloc(nrules ? nrules : 1, sizeof(*t->rules));
+	if (!t->rules) {
+		free(t);
+		return NULL;
+	}
+	t->nrules = nrules;
+	jank_hashmap_init(&t->by_hash);
+	return t;
+}
+
+void jank_action_table_free(struct jank_action_table *t)
+{
+	if (!t)
+		return;
+	for (uint32_t r = 0; r < t->nrules; r++) {
+		struct jank_action *a = t->rules[r].head, *n;
+
+		for (; a; a = n) {
+			n = a->next;
+			free(a);
+		}
+	}
+	while (t->free_list) {
+		struct jank_action *n = t->free_list->next;
+
+		free(t->free_list);
+		t->free_list = n;
+	}
+	jank_hashmap_fini(&t->by_hash);
+	free(t->rules);
+	free(t);
+}
+
+struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key)
+{
+	uint64_t h = key_hash(rule, key);
+
+	for (struct jank_action *a = jank_hashmap_get(&t->by_hash, h); a; a = a->chain)
+		if (a->rule == rule && strcmp(a->key, key) == 0)
+			return a;
+	return NULL;
+}
+
+static void list_unlink(struct jank_action_table *t, struct jank_action *a)
+{
+	struct rule_list *l = &t->rules[a->rule];
+
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		l->head = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	else
+		l->tail = a->prev;
+	a->prev = a->next = NULL;
+}
+
+static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
+{
+	struct jank_action *first = jank_hashmap_get(&t->by_hash, a->hash);
+
+	if (first == a) {
+		if (a->chain)
+			jank_hashmap_put(&t->by_hash, a->hash, a->chain); /* replaces: no alloc */
+		else
+			jank_hashmap_remove(&t->by_hash, a->hash);
+		return;
+	}
+	for (; first; first = first->chain)
+		if (first->chain == a) {
+			first->chain = a->chain;
+			return;
+		}
+}
+
+void jank_action_close(struct jank_action_table *t, struct jank_action *a)
+{
+	chain_unlink(t, a);
+	list_unlink(t, a);
+	t->count--;
+	/* Keep a few slots for reuse; give the rest back so that memory follows load. */
+	if (t->nfree >= FREE_LIST_MAX) {
+		free(a);
+		t->allocated--;
+		return;
+	}
+	a->next = t->free_list;
+	t->free_list = a;
+	t->nfree++;
+}
+
+struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule, const char *key,
+				     int64_t begin, bool *replaced)
+{
+	struct jank_action *a = jank_action_find(t, rule, key), *first;
+	struct rule_list *l;
+	uint64_t h;
+
+	if (rule >= t->nrules)
+		return NULL;
+	*replaced = a != NULL;
+	if (a)
+		jank_action_close(t, a);
+	if (t->free_list) {
+		a = t->free_list;
+		t->free_list = a->next;
+		t->nfree--;
+	} else {
+		a = malloc(sizeof(*a));
+		if (!a)
+			return NULL;
+		t->allocated++;
+	}
+	memset(a, 0, sizeof(*a));
+	h = key_hash(rule, key);
+	a->rule = rule;
+	a->hash = h;
+	a->begin = begin;
+	a->tid = -1;
+	a->pid = -1;
+	snprintf(a->key, sizeof(a->key), "%s", key);
+	first = jank_hashmap_get(&t->by_hash, h);
+	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {
+		a->next = t->free_list;
+		t->free_list = a;
+		t->nfree++;
+		return NULL;
+	}
+	a->chain = first;
+	l = &t->rules[rule];
+	a->prev = l->tail;
+	if (l->tail)
+		l->tail->next = a;
+	else
+		l->head = a;
+	l->tail = a;
+	t->count++;
+	return a;
+}
+
+size_t jank_action_count(const struct jank_action_table *t)
+{
+	return t->count;
+}
+
+struct jank_action *jank_action_oldest(const struct jank_action_table *t)
+{
+	struct jank_action *best = NULL;
+
+	for (uint32_t r = 0; r < t->nrules; r++) {
+		struct jank_action *a = t->rules[r].head;
+
+		if (a && (!best || a->begin < best->begin))
+			best = a;
+	}
+	return best;
+}
+
+struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_t rule)
+{
+	return rule < t->nrules ? t->rules[rule].head : NULL;
+}
+
+size_t jank_action_table_bytes(const struct jank_action_table *t)
+{
+	return sizeof(*t) + t->nrules * sizeof(*t->rules) + jank_hashmap_bytes(&t->by_hash) +
+	       t->allocated * sizeof(struct jank_action);
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Critical path: the bounded backward algorithm (Giraldeau & Dagenais).
+ *
+ * Walk the thread's edges backwards from `end` to `begin`. A non-wait edge
+ * goes on the path as it is. A wait edge that ends at a vertex with an
+ * incoming vertical edge is replaced by the waker's own path over the same
+ * interval, resolved the same way, bounded below by the wait's start. A wait
+ * with no waker stays on the thread. Where the graph has no vertex (before a
+ * thread was first seen, or freed by GC) the path says `unknown`.
+ *
+ * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
+ * chain of wakers cannot overflow the C stack. Every step either emits a
+ * segment that ends at the frame's `hi` and lowers `hi`, or pushes a frame
+ * over a strictly shorter suffix, so the walk terminates and the emitted
+ * segments tile [begin, end] exactly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "critpath.h"
+
+#define MAX_DEPTH 100000
+
+struct frame {
+	const struct jank_worker *w;
+	int64_t lo;
+	int64_t hi;
+};
+
+void jank_path_init(struct jank_path *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void jank_path_fini(struct jank_path *p)
+{
+	free(p->segs);
+	jank_path_init(p);
+}
+
+/* Emit [b, e) on w in backward order, merging with the previous emission. */
+static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
+		enum jank_state state, int64_t b, int64_t e)
+{
+	struct jank_segment *s;
+
+	if (e <= b)
+		return 0;
+	if (p->n > 0) {
+		s = &p->segs[p->n - 1];
+		if (s->tid == tid && s->state == state && s->begin == e) {
+			s->begin = b;
+			return 0;
+		}
+	}
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 16;
+		struct jank_segment *n = realloc(p->segs, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->segs = n;
+		p->cap = ncap;
+	}
+	s = &p->segs[p->n++];
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->state = (uint8_t)state;
+	s->begin = b;
+	s->end = e;
+	if (w)
+		memcpy(s->comm, w->comm, JANK_COMM_LEN);
+	return 0;
+}
+
+static void reverse(struct jank_path *p)
+{
+	for (size_t i = 0, j = p->n ? p->n - 1 : 0; i < j; i++, j--) {
+		struct jank_segment t = p->segs[i];
+
+		p->segs[i] = p->segs[j];
+		p->segs[j] = t;
+	}
+}
+
+static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_worker *w,
+		int64_t lo, int64_t hi)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct frame *s = realloc(*stack, ncap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		*stack = s;
+		*cap = ncap;
+	}
+	(*stack)[(*n)++] = (struct frame){ .w = w, .lo = lo, .hi = hi };
+	return 0;
+}
+
+/* One backward step on the top frame. */
+static int step(const struct jank_graph *g, struct jank_path *p, struct frame **stack,
+		size_t *n, size_t *cap)
+{
+	struct frame *f = &(*stack)[*n - 1];
+	const struct jank_worker *w = f->w, *waker;
+	const struct jank_vertex *v, *nv;
+	uint64_t idx;
+	int64_t t1, hi = f->hi;
+	int r;
+
+	idx = jank_worker_find_before(w, hi);
+	if (idx == UINT64_MAX) {
+		/* Nothing known before hi: not seen yet, or freed by GC. */
+		if (w->base > 0)
+			p->truncated = true;
+		r = emit(p, w, w->tid, JANK_STATE_UNKNOWN, f->lo, hi);
+		(*n)--;
+		return r;
+	}
+	v = jank_worker_vertex(w, idx);
+	t1 = v->ts > f->lo ? v->ts : f->lo;
+	nv = jank_worker_vertex(w, idx + 1);
+	if (jank_state_is_wait(v->state) && nv && nv->ts == hi && nv->from_serial &&
+	    *n < MAX_DEPTH) {
+		f->hi = t1;
+		waker = jank_graph_find_serial(g, nv->from_serial);
+		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
+			p->truncated = true;
+			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1, hi);
+		}
+		return push(stack, n, cap, waker, t1, hi);
+	}
+	r = emit(p, w, w->tid, v->state, t1, hi);
+	f->hi = t1;
+	return r;
+}
+
+int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
+			  struct jank_path *out)
+{
+	const struct jank_worker *w = jank_graph_find(g, tid);
+	struct frame *stack = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	out->n = 0;
+	out->tid = tid;
+	out->begin = begin;
+	out->end = end;
+	out->truncated = false;
+	if (end < begin)
+		return -EINVAL;
+	if (!w) {
+		r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end);
+		return r < 0 ? r : -ENOENT;
+	}
+	r = push(&stack, &n, &cap, w, begin, end);
+	while (r == 0 && n > 0) {
+		struct frame *f = &stack[n - 1];
+
+		if (f->hi <= f->lo) {
+			n--;
+			continue;
+		}
+		r = step(g, out, &stack, &n, &cap);
+	}
+	free(stack);
+	if (r < 0)
+		return r;
+	reverse(out);
+	return 0;
+}
+
+void jank_breakdown_init(struct jank_breakdown *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void jank_breakdown_fini(struct jank_breakdown *b)
+{
+	free(b->items);
+	jank_breakdown_init(b);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct jank_breakdown_item *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (int)x->state - (int)y->state;
+}
+
+int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out)
+{
+	memset(out->per_state, 0, sizeof(out->per_state));
+	out->n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct jank_segment *s = &p->segs[i];
+		int64_t d = s->end - s->begin;
+		size_t j;
+
+		out->per_state[s->state] += d;
+		/* Paths name few threads: a linear search beats a map here. */
+		for (j = 0; j < out->n; j++)
+			if (out->items[j].tid == s->tid && out->items[j].state == s->state)
+				break;
+		if (j == out->n) {
+			if (out->n == out->cap) {
+				size_t ncap = out->cap ? out->cap * 2 : 8;
+				struct jank_breakdown_item *it =
+					realloc(out->items, ncap * sizeof(*it));
+
+				if (!it)
+					return -ENOMEM;
+				out->items = it;
+				out->cap = ncap;
+			}
+			memset(&out->items[j], 0, sizeof(out->items[j]));
+			out->items[j].tid = s->tid;
+			out->items[j].state = s->state;
+			memcpy(out->items[j].comm, s->comm, JANK_COMM_LEN);
+			out->n++;
+		}
+		out->items[j].ns += d;
+	}
+	qsort(out->items, out->n, sizeof(*out->items), cmp_item);
+	return 0;
+}

@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine: resolves event classes once, feeds the system model and the
+ * action rules, computes critical paths for janks, and runs garbage
+ * collection in small steps.
+ *
+ * Garbage collection keeps every vertex newer than the horizon:
+ *
+ *     horizon = min(begin of the oldest open action, now - retention)
+ *
+ * so the path of any action that ends inside the retention window is the
+ * same with GC on or off. When graph and open actions together exceed the
+ * memory budget, the horizon moves forward regardless of open actions
+ * (their paths then say `unknown` where the graph was freed, and are counted
+ * as truncated), and the oldest open actions expire if they alone are too
+ * many. GC runs every GC_EVERY events and visits GC_BUDGET workers per step,
+ * so no pass stops the world. The cadence is counted in events, not in wall
+ * time, so a given event stream always gives the same result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "model.h"
+
+#define GC_EVERY 1024
+#define GC_BUDGET 64
+#define GC_BUDGET_PRESSURE 1024
+#define MAX_ROLES 8
+
+enum { POS_NONE = -2, POS_TID = -1 };
+
+struct class_role {
+	uint32_t rule;
+	bool end;
+	int8_t key_pos[JANK_RULE_MAX_KEYS];
+	int8_t match_pos;
+};
+
+struct class_info {
+	char *name;
+	enum jank_domain domain;
+	enum jank_event_type type;
+	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
+	unsigned nfields;
+	struct class_role roles[MAX_ROLES];
+	unsigned nroles;
+	bool wanted;
+};
+
+struct rule_state {
+	struct jank_rule rule;
+	struct jank_histogram hist;
+	uint64_t janks;
+};
+
+struct jank_engine {
+	struct jank_engine_config cfg;
+	struct jank_graph *graph;
+	struct jank_model model;
+	struct jank_layout layout;
+	struct rule_state *rules;
+	size_t nrules;
+	struct jank_action_table *actions;
+	struct class_info *classes;
+	size_t nclasses;
+	size_t classes_cap;
+	jank_report_fn report_fn;
+	void *report_data;
+	struct jank_path path;
+	struct jank_breakdown breakdown;
+	struct jank_engine_stats stats;
+	uint64_t since_gc;
+	bool forced;      /* over budget: the horizon ignores open actions */
+	int64_t first_ts; /* first event time */
+	bool started;
+};
+
+void jank_engine_config_defaults(struct jank_engine_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->retention_ns = 2000000000LL;
+	c->memory_limit = 256ull << 20;
+	c->action_timeout_ns = 60000000000LL;
+	c->overdue_grace_ns = 0;
+	c->gc = true;
+	c->report_all = false;
+}
+
+struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
+{
+	struct jank_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	if (c)
+		e->cfg = *c;
+	else
+		jank_engine_config_defaults(&e->cfg);
+	e->graph = jank_graph_new();
+	if (!e->graph) {
+		free(e);
+		return NULL;
+	}
+	jank_model_init(&e->model, e->graph);
+	jank_path_init(&e->path);
+	jank_breakdown_init(&e->breakdown);
+	e->stats.horizon = INT64_MIN;
+	e->stats.now = INT64_MIN;
+	return e;
+}
+
+void jank_engine_free(struct jank_engine *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->nrules; i++)
+		jank_rule_fini(&e->rules[i].rule);
+	free(e->rules);
+	for (size_t i = 0; i < e->nclasses; i++)
+		free(e->classes[i].name);
+	free(e->classes);
+	jank_action_table_free(e->actions);
+	jank_model_fini(&e->model);
+	jank_graph_free(e->graph);
+	jank_path_fini(&e->path);
+	jank_breakdown_fini(&e->breakdown);
+	free(e);
+}
+
+int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
+{
+	struct rule_state *rs;
+	int ret;
+
+	if (e->started)
+		return -EBUSY;
+	if (!r->name || !r->begin_event || !r->end_event)
+		return -EINVAL;
+	rs = realloc(e->rules, (e->nrules + 1) * sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	e->rules = rs;
+	rs = &e->rules[e->nrules];
+	ret = jank_rule_copy(&rs->rule, r);
+	if (ret < 0)
+		return ret;
+	jank_histogram_init(&rs->hist);
+	rs->janks = 0;
+	return (int)e->nrules++;
+}
+
+size_t jank_engine_rule_count(const struct jank_engine *e)
+{
+	return e->nrules;
+}
+
+const struct jank_rule *jank_engine_rule(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].rule : NULL;
+}
+
+const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].hist : NULL;
+}
+
+uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? e->rules[i].janks : 0;
+}
+
+void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data)
+{
+	e->report_fn = fn;
+	e->report_data = data;
+}
+
+void jank_engine_set_layout(struct jank_engine *e, long major, long minor)
+{
+	jank_layout_from_env(&e->layout, major, minor);
+}
+
+const struct jank_layout *jank_engine_layout(const struct jank_engine *e)
+{
+	return &e->layout;
+}
+
+/* Rules are frozen once events flow: the action table is sized for them. */
+static int start(struct jank_engine *e)
+{
+	if (e->started)
+		return 0;
+	e->actions = jank_action_table_new((uint32_t)e->nrules);
+	if (!e->actions)
+		return -ENOMEM;
+	e->started = true;
+	return 0;
+}
+
+/* Position of a field in the class's field list, adding it when absent. */
+static int field_pos(struct class_info *ci, const char *name)
+{
+	if (strcmp(name, "tid") == 0)
+		return POS_TID;
+	for (unsigned i = 0; i < ci->nfields; i++)
+		if (strcmp(ci->fields[i], name) == 0)
+			return (int)i;
+	if (ci->nfields >= JANK_EVENT_MAX_FIELDS)
+		return POS_NONE;
+	ci->fields[ci->nfields] = name;
+	ci->fields[ci->nfields + 1] = NULL;
+	return (int)ci->nfields++;
+}
+
+static void add_roles(struct jank_engine *e, struct class_info *ci)
+{
+	for (size_t r = 0; r < e->nrules; r++) {
+		const struct jank_rule *rule = &e->rules[r].rule;
+
+		for (int end = 0; end < 2; end++) {
+			struct class_role *role;
+
+			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) != 0)
+				continue;
+			if (ci->nroles == MAX_ROLES)
+				return;
+			role = &ci->roles[ci->nroles++];
+			role->rule = (uint32_t)r;
+			role->end = end;
+			for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++)
+				role->key_pos[k] = POS_NONE;
+			if (rule->nkeys == 0)
+				role->key_pos[0] = POS_TID;
+			for (unsigned k = 0; k < rule->nkeys; k++)
+				role->key_pos[k] = (int8_t)field_pos(ci, rule->keys[k]);
+			role->match_pos = rule->match_field ?
+						  (int8_t)field_pos(ci, rule->match_field) : POS_NONE;
+		}
+	}
+}
+
+uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain,
+				   const char *name, const char *const **fields, unsigned *nfields)
+{
+	struct class_info *ci;
+	const char *const *tf;
+
+	if (start(e) < 0)
+		return JANK_CLASS_INVALID;
+	if (domain == JANK_DOMAIN_KERNEL)
+		jank_layout_observe(&e->layout, name);
+	if (e->nclasses == e->classes_cap) {
+		size_t ncap = e->classes_cap ? e->classes_cap * 2 : 64;
+		struct class_info *c = realloc(e->classes, ncap * sizeof(*c));
+
+		if (!c)
+			return JANK_CLASS_INVALID;
+		e->classes = c;
+		e->classes_cap = ncap;
+	}
+	ci = &e->classes[e->nclasses];
+	memset(ci, 0, sizeof(*ci));
+	ci->name = strdup(name);
+	if (!ci->name)
+		return JANK_CLASS_INVALID;
+	ci->domain = domain;
+	ci->type = jank_layout_classify(&e->layout, domain, name);
+	for (tf = jank_layout_fields(ci->type); *tf; tf++)
+		ci->fields[ci->nfields++] = *tf;
+	add_roles(e, ci);
+	ci->wanted = ci->type != JANK_EVENT_USER || ci->nroles > 0;
+	*fields = ci->fields;
+	*nfields = ci->nfields;
+	return (uint32_t)e->nclasses++;
+}
+
+bool jank_engine_class_wanted(const struct jank_engine *e, uint32_t class_id)
+{
+	return class_id < e->nclasses && e->classes[class_id].wanted;
+}
+
+const char *jank_engine_class_name(const struct jank_engine *e, uint32_t class_id)
+{
+	return class_id < e->nclasses ? e->classes[class_id].name : NULL;
+}
+
+static int32_t emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
+{
+	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
+}
+
+static bool match_ok(const struct class_role *role, const struct jank_rule *rule,
+		     const struct jank_event *ev)
+{
+	const struct jank_value *v;
+
+	if (role->match_pos < 0 || (unsigned)role->match_pos >= ev->nfields)
+		return true;
+	v = &ev->fields[role->match_pos];
+	switch (v->type) {
+	case JANK_VALUE_NONE:
+		return true; /* the class has no such field: the match does not apply */
+	case JANK_VALUE_STR:
+		return rule->match_value.type == JANK_VALUE_STR && strcmp(v->s, rule->match_value.s) == 0;
+	case JANK_VALUE_INT:
+	case JANK_VALUE_UINT:
+		return rule->match_value.type == JANK_VALUE_INT &&
+		       jank_value_as_int(v, 0) == rule->match_value.i;
+	}
+	return false;
+}
+
+static void format_key(const struct jank_engine *e, const struct class_role *role,
+		       const struct jank_rule *rule, const struct jank_event *ev, char *buf)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+		const char *name = rule->nkeys ? rule->keys[k] : "tid";
+		int pos = role->key_pos[k];
+		const struct jank_value *v = pos >= 0 && (unsigned)pos < ev->nfields ?
+						     &ev->fields[pos] : NULL;
+		int n;
+
+		if (pos == POS_TID)
+			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%d", k ? "," : "", name,
+				     emitting_tid(e, ev));
+		else if (v && v->type == JANK_VALUE_STR)
+			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%s", k ? "," : "", name,
+				     v->s);
+		else if (v && v->type == JANK_VALUE_UINT)
+			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%llu", k ? "," : "",
+				     name, (unsigned long long)v->u);
+		else if (v && v->type == JANK_VALUE_INT)
+			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%lld", k ? "," : "",
+				     name, (long long)v->i);
+		else
+			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=?", k ? "," : "", name);
+		if (n < 0 || (size_t)n >= JANK_KEY_LEN - len)
+			return; /* truncated keys still pair consistently */
+		len += (size_t)n;
+	}
+}
+
+static void fill_thread_info(const struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+			     int32_t *pid, char *comm)
+{
+	const struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+
+	if (ev && ev->pid >= 0)
+		*pid = ev->pid;
+	else if (w && w->pid >= 0)
+		*pid = w->pid;
+	if (ev && ev->comm)
+		snprintf(comm, JANK_COMM_LEN, "%s", ev->comm);
+	else if (w && w->comm[0])
+		memcpy(comm, w->comm, JANK_COMM_LEN);
+}
+
+static void report(struct jank_engine *e, enum jank_report_kind kind, uint32_t rule,
+		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
+		   int64_t end, int64_t threshold, bool over)
+{
+	struct jank_report rep;
+
+	jank_critpath_compute(e->graph, tid, a->begin, end, &e->path);
+	jank_breakdown_compute(&e->path, &e->breakdown);
+	if (e->path.truncated)
+		e->stats.paths_truncated++;
+	memset(&rep, 0, sizeof(rep));
+	rep.kind = kind;
+	rep.rule = &e->rules[rule].rule;
+	rep.rule_index = rule;
+	rep.key = a->key;
+	rep.begin = a->begin;
+	rep.end = end;
+	rep.duration = end - a->begin;
+	rep.threshold = threshold;
+	rep.over_threshold = over;
+	rep.tid = tid;
+	rep.pid = pid;
+	rep.comm = comm;
+	rep.path = &e->path;
+	rep.breakdown = &e->breakdown;
+	if (e->report_fn)
+		e->report_fn(&rep, e->report_data);
+}
+
+static void on_action_event(struct jank_engine *e, const struct class_role *role,
+			    const struct jank_event *ev)
+{
+	struct rule_state *rs = &e->rules[role->rule];
+	char key[JANK_KEY_LEN];
+	struct jank_action *a;
+	int32_t tid;
+
+	if (!match_ok(role, &rs->rule, ev))
+		return;
+	format_key(e, role, &rs->rule, ev, key);
+	tid = emitting_tid(e, ev);
+	if (!role->end) {
+		bool replaced;
+
+		a = jank_action_open(e->actions, role->rule, key, ev->ts, &replaced);
+		if (!a)
+			return;
+		if (replaced)
+			e->stats.actions_replaced++;
+		a->tid = tid;
+		fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		return;
+	}
+	a = jank_action_find(e->actions, role->rule, key);
+	if (!a) {
+		e->stats.actions_unmatched++;
+		return;
+	}
+	int64_t duration = ev->ts - a->begin;
+	int64_t threshold = jank_threshold_current(&rs->rule.threshold, &rs->hist);
+	bool over = threshold > 0 && duration > threshold;
+	int32_t pid = a->pid;
+	char comm[JANK_COMM_LEN];
+
+	memcpy(comm, a->comm, JANK_COMM_LEN);
+	jank_histogram_add(&rs->hist, duration);
+	e->stats.actions_completed++;
+	if (over) {
+		rs->janks++;
+		e->stats.janks++;
+	}
+	if (over || e->cfg.report_all) {
+		fill_thread_info(e, tid, ev, &pid, comm);
+		report(e, JANK_REPORT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts, threshold,
+		       over);
+	}
+	jank_action_close(e->actions, a);
+}
+
+static uint64_t memory_bytes(const struct jank_engine *e)
+{
+	return jank_graph_bytes(e->graph) + (e->actions ? jank_action_table_bytes(e->actions) : 0);
+}
+
+static void expire_oldest(struct jank_engine *e)
+{
+	struct jank_action *a = jank_action_oldest(e->actions);
+
+	if (a) {
+		jank_action_close(e->actions, a);
+		e->stats.actions_expired++;
+	}
+}
+
+/* Expire actions past the timeout; report overdue ones once. */
+static void check_actions(struct jank_engine *e, int64_t now)
+{
+	for (uint32_t r = 0; r < e->nrules; r++) {
+		struct rule_state *rs = &e->rules[r];
+		struct jank_action *a, *next;
+		int64_t threshold = jank_threshold_current(&rs->rule.threshold, &rs->hist);
+
+		for (a = jank_action_first(e->actions, r); a; a = next) {
+			next = a->next;
+			if (e->cfg.action_timeout_ns > 0 && now - a->begin > e->cfg.action_timeout_ns) {
+				jank_action_close(e->actions, a);
+				e->stats.actions_expired++;
+				continue;
+			}
+			if (e->cfg.overdue_grace_ns <= 0 || threshold <= 0 ||
+			    now - a->begin <= threshold + e->cfg.overdue_grace_ns)
+				break; /* begin order: the rest are younger */
+			if (a->overdue_reported)
+				continue;
+			a->overdue_reported = true;
+			e->stats.overdue++;
+			report(e, JANK_REPORT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
+			       threshold, true);
+		}
+	}
+}
+
+static void collect(struct jank_engine *e)
+{
+	int64_t now = e->stats.now, horizon, base;
+	uint64_t bytes;
+
+	if (!e->cfg.gc)
+		return;
+	horizon = now - e->cfg.retention_ns;
+	if (!e->forced) {
+		const struct jank_action *a = jank_action_oldest(e->actions);
+
+		if (a && a->begin < horizon)
+			horizon = a->begin;
+	}
+	if (horizon > e->stats.horizon)
+		e->stats.horizon = horizon;
+	jank_graph_gc_step(e->graph, e->stats.horizon, e->forced ? GC_BUDGET_PRESSURE : GC_BUDGET);
+
+	bytes = memory_bytes(e);
+	if (bytes > e->cfg.memory_limit) {
+		/* Over budget: halve the kept window, whatever is open, and collect at once. */
+		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;
+		e->stats.horizon = base + (now - base) / 2;
+		e->forced = true;
+		e->stats.budget_forced++;
+		jank_graph_gc_step(e->graph, e->stats.horizon, GC_BUDGET_PRESSURE);
+		/* Open actions alone over half the budget: expire the oldest. */
+		while (jank_action_table_bytes(e->actions) > e->cfg.memory_limit / 2 &&
+		       jank_action_count(e->actions) > 0)
+			expire_oldest(e);
+	} else if (bytes < e->cfg.memory_limit / 4 * 3) {
+		e->forced = false;
+	}
+}
+
+static void maintain(struct jank_engine *e)
+{
+	uint64_t bytes;
+
+	e->since_gc = 0;
+	check_actions(e, e->stats.now);
+	collect(e);
+	bytes = memory_bytes(e);
+	if (bytes > e->stats.memory_peak)
+		e->stats.memory_peak = bytes;
+}
+
+void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
+{
+	const struct class_info *ci;
+
+	if (ev->class_id >= e->nclasses)
+		return;
+	ci = &e->classes[ev->class_id];
+	if (e->stats.events++ == 0)
+		e->first_ts = ev->ts;
+	if (ev->ts > e->stats.now)
+		e->stats.now = ev->ts;
+	if (ci->type != JANK_EVENT_USER)
+		jank_model_process(&e->model, ci->type, ev);
+	for (unsigned i = 0; i < ci->nroles; i++)
+		on_action_event(e, &ci->roles[i], ev);
+	if (++e->since_gc >= GC_EVERY)
+		maintain(e);
+}
+
+void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
+{
+	e->stats.discarded_events += count;
+	jank_model_discarded(&e->model, cpu, ts);
+}
+
+void jank_engine_tick(struct jank_engine *e, int64_t now)
+{
+	if (start(e) < 0)
+		return;
+	if (now > e->stats.now)
+		e->stats.now = now;
+	maintain(e);
+}
+
+void jank_engine_finish(struct jank_engine *e)
+{
+	if (e->stats.now != INT64_MIN)
+		jank_engine_tick(e, e->stats.now);
+}
+
+void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats *out)
+{
+	*out = e->stats;
+	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
+	out->memory_bytes = memory_bytes(e);
+	if (out->memory_bytes > out->memory_peak)
+		out->memory_peak = out->memory_bytes;
+	jank_graph_get_stats(e->graph, &out->graph);
+}
+
+const struct jank_graph *jank_engine_graph(const struct jank_engine *e)
+{
+	return e->graph;
+}

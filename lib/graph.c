@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Execution graph storage and garbage collection.
+ *
+ * Workers are found by tid (live threads) and by serial (every worker,
+ * including retired ones, so that vertical edges can name a waker without
+ * holding a pointer that GC could free). Each worker's vertices sit in a
+ * power-of-two ring addressed by absolute index.
+ *
+ * Invariants:
+ *  - vertex timestamps never decrease along a worker (late timestamps are
+ *    clamped to the previous vertex);
+ *  - GC never frees the last vertex at or before the horizon, so the edge
+ *    that straddles the horizon keeps its state;
+ *  - g->bytes is the exact sum of the rings, workers and maps it owns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "graph.h"
+#include "hashmap.h"
+
+#define RING_MIN 4u
+
+struct jank_graph {
+	struct jank_hashmap by_tid;
+	struct jank_hashmap by_serial;
+	uint32_t next_serial;
+	size_t gc_cursor; /* slot of by_serial where the next GC step starts */
+	uint64_t ring_bytes;
+	uint64_t worker_bytes;
+	uint64_t freed_vertices;
+	uint64_t freed_workers;
+	uint64_t gc_steps;
+	uint64_t retired;
+};
+
+struct jank_graph *jank_graph_new(void)
+{
+	struct jank_graph *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	jank_hashmap_init(&g->by_tid);
+	jank_hashmap_init(&g->by_serial);
+	g->next_serial = 1;
+	return g;
+}
+
+static void worker_free(struct jank_graph *g, struct jank_worker *w)
+{
+	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
+	g->worker_bytes -= sizeof(*w);
+	free(w->ring);
+	free(w);
+}
+
+void jank_graph_free(struct jank_graph *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->by_serial.cap; i++)
+		if (g->by_serial.slots[i].value)
+			worker_free(g, g->by_serial.slots[i].value);
+	jank_hashmap_fini(&g->by_tid);
+	jank_hashmap_fini(&g->by_serial);
+	free(g);
+}
+
+struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid)
+{
+	return jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)tid);
+}
+
+struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial)
+{
+	if (serial == JANK_NO_WORKER)
+		return NULL;
+	return jank_hashmap_get(&g->by_serial, serial);
+}
+
+struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
+{
+	struct jank_worker *w = jank_graph_find(g, tid);
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->tid = tid;
+	w->pid = -1;
+	w->cpu = -1;
+	w->serial = g->next_serial++;
+	if (g->next_serial == JANK_NO_WORKER)
+		g->next_serial = 1;
+	w->state = JANK_STATE_UNKNOWN;
+	w->since = ts;
+	w->first_seen = ts;
+	w->last_seen = ts;
+	if (jank_hashmap_put(&g->by_serial, w->serial, w) < 0) {
+		free(w);
+		return NULL;
+	}
+	if (jank_hashmap_put(&g->by_tid, (uint64_t)(uint32_t)tid, w) < 0) {
+		jank_hashmap_remove(&g->by_serial, w->serial);
+		free(w);
+		return NULL;
+	}
+	g->worker_bytes += sizeof(*w);
+	return w;
+}
+
+void jank_graph_retire(struct jank_graph *g, int32_t tid)
+{
+	struct jank_worker *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
+
+	if (w && !w->retired) {
+		w->retired = true;
+		g->retired++;
+	}
+}
+
+static struct jank_vertex *slot(const struct jank_worker *w, uint64_t idx)
+{
+	return &w->ring[idx & (w->cap - 1)];
+}
+
+static int ring_resize(struct jank_graph *g, struct jank_worker *w, uint32_t ncap)
+{
+	struct jank_vertex *nring = malloc((size_t)ncap * sizeof(*nring));
+
+	if (!nring)
+		return -ENOMEM;
+	for (uint64_t i = w->base; i < w->next; i++)
+		nring[i & (ncap - 1)] = *slot(w, i);
+	free(w->ring);
+	g->ring_bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
+	w->ring = nring;
+	w->cap = ncap;
+	return 0;
+}
+
+const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx)
+{
+	if (idx < w->base || idx >= w->next)
+		return NULL;
+	return slot(w, idx);
+}
+
+uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t)
+{
+	uint64_t lo = w->base, hi = w->next; /* answer in [lo, hi) */
+
+	if (lo == hi || slot(w, lo)->ts >= t)
+		return UINT64_MAX;
+	/* Invariant: ts(lo) < t; ts(hi) >= t or hi == next. */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (slot(w, mid)->ts < t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Append a vertex. A vertex at the same instant as the last one replaces its
+ * state instead, so that no zero-length interval is stored.
+ */
+static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+		       enum jank_state state, uint32_t from_serial, uint64_t from_idx)
+{
+	struct jank_vertex *v;
+
+	if (w->next > w->base) {
+		struct jank_vertex *last = slot(w, w->next - 1);
+
+		if (ts < last->ts)
+			ts = last->ts;
+		if (ts == last->ts && !(from_serial && last->from_serial)) {
+			last->state = state;
+			if (from_serial) {
+				last->from_serial = from_serial;
+				last->from_idx = from_idx;
+			}
+			goto done;
+		}
+	}
+	if (w->next - w->base == w->cap &&
+	    ring_resize(g, w, w->cap ? w->cap * 2 : RING_MIN) < 0)
+		return UINT64_MAX;
+	v = slot(w, w->next++);
+	v->ts = ts;
+	v->state = state;
+	v->from_serial = from_serial;
+	v->from_idx = from_idx;
+done:
+	w->state = state;
+	w->since = ts;
+	jank_worker_seen(w, ts);
+	return w->next - 1;
+}
+
+uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+			       enum jank_state state)
+{
+	if (w->next > w->base && w->state == state)
+		return UINT64_MAX;
+	return append(g, w, ts, state, JANK_NO_WORKER, 0);
+}
+
+void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state)
+{
+	if (w->next > w->base)
+		slot(w, w->next - 1)->state = state;
+	w->state = state;
+}
+
+void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jank_worker *wakee,
+		     int64_t ts, enum jank_state wakee_state)
+{
+	uint64_t from;
+
+	/* A vertex at ts on the waker splits its edge; its state goes on. */
+	if (waker->next > waker->base && slot(waker, waker->next - 1)->ts >= ts)
+		from = waker->next - 1;
+	else
+		from = append(g, waker, ts, waker->state, JANK_NO_WORKER, 0);
+	if (from == UINT64_MAX) {
+		jank_graph_transition(g, wakee, ts, wakee_state);
+		return;
+	}
+	if (append(g, wakee, ts, wakee_state, waker->serial, from) == UINT64_MAX)
+		jank_graph_transition(g, wakee, ts, wakee_state);
+}
+
+void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data)
+{
+	for (size_t i = 0; i < g->by_serial.cap; i++)
+		if (g->by_serial.slots[i].value)
+			fn(g->by_serial.slots[i].value, data);
+}
+
+void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data)
+{
+	for (size_t i = 0; i < g->by_serial.cap; i++)
+		if (g->by_serial.slots[i].value)
+			fn(g->by_serial.slots[i].value, data);
+}
+
+/* Free a worker's vertices before the horizon; true when the whole worker may go. */
+static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+{
+	uint64_t old_base = w->base;
+
+	if ((w->retired || w->exited) && w->last_seen < horizon)
+		return true;
+	while (w->next - w->base >= 2 && slot(w, w->base + 1)->ts <= horizon)
+		w->base++;
+	g->freed_vertices += w->base - old_base;
+	if (w->cap > RING_MIN && (w->next - w->base) * 4 <= w->cap) {
+		uint32_t ncap = w->cap;
+
+		while (ncap > RING_MIN && (w->next - w->base) * 4 <= ncap)
+			ncap /= 2;
+		ring_resize(g, w, ncap);
+	}
+	return false;
+}
+
+size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
+{
+	size_t visited = 0, scanned = 0;
+
+	if (g->by_serial.cap == 0)
+		return 0;
+	g->gc_steps++;
+	while (visited < budget && scanned < g->by_serial.cap) {
+		size_t i = g->gc_cursor;
+		struct jank_worker *w = g->by_serial.slots[i].value;
+
+		scanned++;
+		g->gc_cursor = (i + 1) & (g->by_serial.cap - 1);
+		if (!w)
+			continue;
+		visited++;
+		if (!gc_worker(g, w, horizon))
+			continue;
+		/* Free the worker: the backward shift may move a later worker into slot i. */
+		g->freed_vertices += w->next - w->base;
+		if (jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)w->tid) == w)
+			jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)w->tid);
+		jank_hashmap_remove(&g->by_serial, w->serial);
+		if (w->retired)
+			g->retired--;
+		worker_free(g, w);
+		g->freed_workers++;
+		g->gc_cursor = i;
+	}
+	return visited;
+}
+
+size_t jank_graph_worker_count(const struct jank_graph *g)
+{
+	return g->by_serial.count;
+}
+
+void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->workers = g->by_serial.count;
+	out->retired_workers = g->retired;
+	for (size_t i = 0; i < g->by_serial.cap; i++) {
+		const struct jank_worker *w = g->by_serial.slots[i].value;
+
+		if (w)
+			out->vertices += w->next - w->base;
+	}
+	out->bytes = g->ring_bytes + g->worker_bytes + jank_hashmap_bytes(&g->by_tid) +
+		     jank_hashmap_bytes(&g->by_serial) + sizeof(*g);
+	out->freed_vertices = g->freed_vertices;
+	out->freed_workers = g->freed_workers;
+	out->gc_steps = g->gc_steps;
+}
+
+uint64_t jank_graph_bytes(const struct jank_graph *g)
+{
+	return g->ring_bytes + g->worker_bytes + jank_hashmap_bytes(&g->by_tid) +
+	       jank_hashmap_bytes(&g->by_serial) + sizeof(*g);
+}

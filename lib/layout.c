@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event names of lttng-modules across versions, and the fields the model
+ * reads from each event type.
+ *
+ *   what       <= 2.5                 2.6                   >= 2.7            >= 2.8
+ *   syscalls   sys_*, exit_syscall    syscall_entry/exit_*  same              same
+ *   softirq    softirq_*              same                  irq_softirq_*     same
+ *   hrtimer    hrtimer_expire_*       same                  timer_hrtimer_*   same
+ *   waker      sched_wakeup           same                  same              sched_waking
+ *
+ * Names that never collide across versions are accepted whatever the
+ * detected version, so a trace with an odd environment still works. The
+ * one ambiguous family, `sys_*`, is a syscall entry only in the old layout.
+ */
+#include <string.h>
+#include "layout.h"
+
+struct name_type {
+	const char *name;
+	enum jank_event_type type;
+};
+
+static const struct name_type kernel_names[] = {
+	{ "sched_switch", JANK_EVENT_SCHED_SWITCH },
+	{ "sched_wakeup", JANK_EVENT_SCHED_WAKEUP },
+	{ "sched_waking", JANK_EVENT_SCHED_WAKING },
+	{ "sched_wakeup_new", JANK_EVENT_SCHED_WAKEUP_NEW },
+	{ "sched_process_fork", JANK_EVENT_PROCESS_FORK },
+	{ "sched_process_exec", JANK_EVENT_PROCESS_EXEC },
+	{ "sched_process_exit", JANK_EVENT_PROCESS_EXIT },
+	{ "sched_process_free", JANK_EVENT_PROCESS_FREE },
+	{ "lttng_statedump_process_state", JANK_EVENT_STATEDUMP_PROCESS },
+	{ "irq_handler_entry", JANK_EVENT_IRQ_ENTRY },
+	{ "irq_handler_exit", JANK_EVENT_IRQ_EXIT },
+	{ "irq_softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY },
+	{ "irq_softirq_exit", JANK_EVENT_SOFTIRQ_EXIT },
+	{ "irq_softirq_raise", JANK_EVENT_SOFTIRQ_RAISE },
+	{ "softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY },
+	{ "softirq_exit", JANK_EVENT_SOFTIRQ_EXIT },
+	{ "softirq_raise", JANK_EVENT_SOFTIRQ_RAISE },
+	{ "timer_hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY },
+	{ "timer_hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT },
+	{ "hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY },
+	{ "hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT },
+	{ "exit_syscall", JANK_EVENT_SYSCALL_EXIT },
+	{ NULL, JANK_EVENT_USER },
+};
+
+static const struct name_type ust_names[] = {
+	{ "lttng_ust_pthread:pthread_mutex_lock_req", JANK_EVENT_MUTEX_REQ },
+	{ "lttng_ust_pthread:pthread_mutex_lock_acq", JANK_EVENT_MUTEX_ACQ },
+	{ "lttng_ust_pthread:pthread_mutex_unlock", JANK_EVENT_MUTEX_UNLOCK },
+	{ "lttng_ust_pthread:pthread_mutex_trylock", JANK_EVENT_MUTEX_TRYLOCK },
+	{ NULL, JANK_EVENT_USER },
+};
+
+static const char *const switch_fields[] = { "prev_comm", "prev_tid", "prev_state", "next_comm",
+					     "next_tid", NULL };
+static const char *const wakeup_fields[] = { "comm", "tid", "target_cpu", NULL };
+static const char *const fork_fields[] = { "parent_tid", "parent_pid", "child_comm", "child_tid",
+					   "child_pid", NULL };
+static const char *const exec_fields[] = { "filename", "tid", NULL };
+static const char *const exit_fields[] = { "comm", "tid", NULL };
+static const char *const statedump_fields[] = { "tid", "pid", "name", "status", NULL };
+static const char *const irq_fields[] = { "irq", NULL };
+static const char *const softirq_fields[] = { "vec", NULL };
+static const char *const mutex_fields[] = { "mutex", "status", NULL };
+static const char *const no_fields[] = { NULL };
+
+const char *const *jank_layout_fields(enum jank_event_type type)
+{
+	switch (type) {
+	case JANK_EVENT_SCHED_SWITCH:
+		return switch_fields;
+	case JANK_EVENT_SCHED_WAKEUP:
+	case JANK_EVENT_SCHED_WAKING:
+	case JANK_EVENT_SCHED_WAKEUP_NEW:
+		return wakeup_fields;
+	case JANK_EVENT_PROCESS_FORK:
+		return fork_fields;
+	case JANK_EVENT_PROCESS_EXEC:
+		return exec_fields;
+	case JANK_EVENT_PROCESS_EXIT:
+	case JANK_EVENT_PROCESS_FREE:
+		return exit_fields;
+	case JANK_EVENT_STATEDUMP_PROCESS:
+		return statedump_fields;
+	case JANK_EVENT_IRQ_ENTRY:
+	case JANK_EVENT_IRQ_EXIT:
+		return irq_fields;
+	case JANK_EVENT_SOFTIRQ_ENTRY:
+	case JANK_EVENT_SOFTIRQ_EXIT:
+	case JANK_EVENT_SOFTIRQ_RAISE:
+		return softirq_fields;
+	case JANK_EVENT_MUTEX_REQ:
+	case JANK_EVENT_MUTEX_ACQ:
+	case JANK_EVENT_MUTEX_UNLOCK:
+	case JANK_EVENT_MUTEX_TRYLOCK:
+		return mutex_fields;
+	case JANK_EVENT_USER:
+	case JANK_EVENT_HRTIMER_ENTRY:
+	case JANK_EVENT_HRTIMER_EXIT:
+	case JANK_EVENT_IPI_ENTRY:
+	case JANK_EVENT_IPI_EXIT:
+	case JANK_EVENT_SYSCALL_ENTRY:
+	case JANK_EVENT_SYSCALL_EXIT:
+	case JANK_EVENT_TYPE_COUNT:
+		break;
+	}
+	return no_fields;
+}
+
+void jank_layout_from_env(struct jank_layout *l, long major, long minor)
+{
+	if (major < 2 || minor < 0)
+		return;
+	l->from_env = true;
+	if (major > 2 || minor >= 8)
+		l->version = JANK_LAYOUT_2_8;
+	else if (minor == 7)
+		l->version = JANK_LAYOUT_2_7;
+	else if (minor == 6)
+		l->version = JANK_LAYOUT_2_6;
+	else
+		l->version = JANK_LAYOUT_2_5;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+void jank_layout_observe(struct jank_layout *l, const char *name)
+{
+	enum jank_layout_version seen = JANK_LAYOUT_UNKNOWN;
+
+	if (l->from_env)
+		return;
+	if (strcmp(name, "sched_waking") == 0)
+		seen = JANK_LAYOUT_2_8;
+	else if (has_prefix(name, "irq_softirq_") || has_prefix(name, "timer_hrtimer_"))
+		seen = JANK_LAYOUT_2_7;
+	else if (has_prefix(name, "syscall_entry_") || has_prefix(name, "syscall_exit_"))
+		seen = JANK_LAYOUT_2_6;
+	else if (strcmp(name, "exit_syscall") == 0 || has_prefix(name, "softirq_") ||
+		 has_prefix(name, "hrtimer_expire_"))
+		seen = JANK_LAYOUT_2_5;
+	if (seen > l->version)
+		l->version = seen;
+	else if (seen == JANK_LAYOUT_2_5 && l->version == JANK_LAYOUT_UNKNOWN)
+		l->version = seen;
+}
+
+const char *jank_layout_name(enum jank_layout_version v)
+{
+	switch (v) {
+	case JANK_LAYOUT_2_5:
+		return "lttng-modules <= 2.5";
+	case JANK_LAYOUT_2_6:
+		return "lttng-modules 2.6";
+	case JANK_LAYOUT_2_7:
+		return "lttng-modules 2.7";
+	case JANK_LAYOUT_2_8:
+		return "lttng-modules >= 2.8";
+	case JANK_LAYOUT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+static enum jank_event_type lookup(const struct name_type *t, const char *name)
+{
+	for (; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t->type;
+	return JANK_EVENT_USER;
+}
+
+enum jank_event_type jank_layout_classify(const struct jank_layout *l, enum jank_domain domain,
+					  const char *name)
+{
+	enum jank_event_type t;
+
+	if (domain == JANK_DOMAIN_UST)
+		return lookup(ust_names, name);
+	t = lookup(kernel_names, name);
+	if (t != JANK_EVENT_USER)
+		return t;
+	if (has_prefix(name, "syscall_entry_") || has_prefix(name, "compat_syscall_entry_"))
+		return JANK_EVENT_SYSCALL_ENTRY;
+	if (has_prefix(name, "syscall_exit_") || has_prefix(name, "compat_syscall_exit_"))
+		return JANK_EVENT_SYSCALL_EXIT;
+	/* sys_* only means a syscall entry in the old layout (or when nothing says otherwise). */
+	if (has_prefix(name, "sys_") &&
+	    (l->version == JANK_LAYOUT_2_5 || l->version == JANK_LAYOUT_UNKNOWN))
+		return JANK_EVENT_SYSCALL_ENTRY;
+	/* x86 IPIs: x86_irq_vectors_<vector>_entry/_exit. */
+	if (has_prefix(name, "x86_irq_vectors_")) {
+		if (has_suffix(name, "_entry"))
+			return JANK_EVENT_IPI_ENTRY;
+		if (has_suffix(name, "_exit"))
+			return JANK_EVENT_IPI_EXIT;
+	}
+	return JANK_EVENT_USER;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * System model: what each CPU runs, its interrupt-context stack, and each
+ * thread's state, comm and pid. It turns kernel (and user-space lock) events
+ * into execution-graph operations.
+ */
+#ifndef JANK_MODEL_H
+#define JANK_MODEL_H
+
+#include <stdint.h>
+#include "event.h"
+#include "graph.h"
+
+#define JANK_IRQ_STACK_MAX 8
+
+enum jank_ctx_kind {
+	JANK_CTX_IRQ = 1,
+	JANK_CTX_SOFTIRQ,
+	JANK_CTX_HRTIMER,
+	JANK_CTX_IPI,
+};
+
+struct jank_ctx {
+	uint8_t kind;
+	uint8_t vec; /* softirq vector */
+};
+
+struct jank_cpu {
+	int32_t cur_tid;         /* -1 when unknown, 0 for idle */
+	struct jank_worker *cur; /* NULL when idle or unknown */
+	uint8_t depth;
+	uint8_t overflow;        /* contexts pushed beyond the stack */
+	struct jank_ctx stack[JANK_IRQ_STACK_MAX];
+};
+
+struct jank_model {
+	struct jank_graph *graph;
+	struct jank_cpu *cpus;
+	uint32_t ncpus;
+	uint64_t lost_contexts; /* exits with no matching entry */
+};
+
+int jank_model_init(struct jank_model *m, struct jank_graph *g);
+void jank_model_fini(struct jank_model *m);
+void jank_model_process(struct jank_model *m, enum jank_event_type type,
+			const struct jank_event *ev);
+/* Thread running on a CPU at the time of the last event, or -1. */
+int32_t jank_model_current_tid(const struct jank_model *m, int32_t cpu);
+/* Events were lost on a CPU (-1: any): forget what may have changed unseen. */
+void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts);
+/* State that a wakeup from the given interrupt context gives the wakee's wait. */
+enum jank_state jank_model_context_label(const struct jank_ctx *c);
+
+#endif
