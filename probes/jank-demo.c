@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jank-demo: a small program instrumented with <jank/jank.h>.
+ *
+ * A worker thread runs --count actions named --name, with ids 0..count-1.
+ * Each action does work of one cause (cpu, sleep, lock, io, pipe) for the
+ * normal or, every --slow-every-th action, the slow duration. The lock and
+ * pipe causes make the worker wait on a helper thread, so that the critical
+ * path of a slow action crosses threads. The README quick start and the live
+ * tests use it as a known workload.
+ *
+ * Output (stdout, one flushed line per completed action, then a summary):
+ *   action <id> <name> <cause> <normal|slow> <measured_ns>
+ *   done <completed>
+ * measured_ns is CLOCK_MONOTONIC from just before jank_action_begin() to just
+ * after jank_action_end(); the trace's begin-to-end time lies inside it.
+ * With --unfinished, the last action prints
+ *   unfinished <id> <name> <cause> <normal|slow>
+ * after its work, then the program sleeps --hold and exits without ending it.
+ *
+ * Before the first action, the worker emits jank:mark {"jank-demo.start",
+ * count}.
+ *
+ * Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jank/jank.h"
+
+#define NSEC_PER_SEC  1000000000ULL
+#define IO_BLOCK_SIZE 4096
+#define IO_BLOCKS     256 /* the temp file cycles over 1 MiB */
+
+enum demo_cause {
+	DEMO_CAUSE_CPU,
+	DEMO_CAUSE_SLEEP,
+	DEMO_CAUSE_LOCK,
+	DEMO_CAUSE_IO,
+	DEMO_CAUSE_PIPE,
+};
+
+/* clang-format off */
+static const char *const demo_cause_names[] = {
+	[DEMO_CAUSE_CPU] = "cpu",
+	[DEMO_CAUSE_SLEEP] = "sleep",
+	[DEMO_CAUSE_LOCK] = "lock",
+	[DEMO_CAUSE_IO] = "io",
+	[DEMO_CAUSE_PIPE] = "pipe",
+};
+/* clang-format on */
+
+#define DEMO_NCAUSES (sizeof(demo_cause_names) / sizeof(demo_cause_names[0]))
+
+struct demo_opts {
+	const char *name;
+	enum demo_cause cause;
+	uint64_t count;
+	uint64_t slow_every;
+	uint64_t normal_ns;
+	uint64_t slow_ns;
+	uint64_t interval_ns;
+	uint64_t hold_ns;
+	bool unfinished;
+	const char *dir;
+};
+
+/*
+ * Shared between the worker and the helper thread of the lock and pipe
+ * causes. The worker writes helper_ns, then posts `request`; the semaphore
+ * orders the two.
+ */
+struct demo {
+	struct demo_opts opts;
+	pthread_t helper;
+	bool helper_started;
+	bool helper_stop;
+	uint64_t helper_ns;
+	sem_t request;
+	sem_t held;
+	pthread_mutex_t lock;
+	int pipe_fds[2];
+	int io_fd;
+	uint64_t io_block;
+	int status; /* the worker's result: 0 or -errno */
+};
+
+/* The io cause's temp file, global so that a fatal signal can remove it. */
+static char demo_io_path[PATH_MAX];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until now + ns on CLOCK_MONOTONIC, through signal interruptions. */
+static void sleep_ns(uint64_t ns)
+{
+	uint64_t deadline = now_ns() + ns;
+	struct timespec ts = {
+	    .tv_sec = (time_t)(deadline / NSEC_PER_SEC),
+	    .tv_nsec = (long)(deadline % NSEC_PER_SEC),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void sem_wait_intr(sem_t *sem)
+{
+	while (sem_wait(sem) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- Argument parsing ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: jank-demo [OPTION]...\n"
+	    "Run instrumented actions (jank:action_begin/jank:action_end) on a worker thread.\n"
+	    "\n"
+	    "  --name NAME          action name (default: frame)\n"
+	    "  --cause CAUSE        what an action waits on: cpu, sleep, lock, io, pipe\n"
+	    "                       (default: sleep)\n"
+	    "  --count N            number of actions, ids 0..N-1 (default: 20)\n"
+	    "  --slow-every K       every K-th action is slow; 0: none (default: 5)\n"
+	    "  --normal DUR         duration of a normal action (default: 2ms)\n"
+	    "  --slow DUR           duration of a slow action (default: 50ms)\n"
+	    "  --interval DUR       idle gap between actions (default: 10ms)\n"
+	    "  --unfinished         the last action begins and never ends\n"
+	    "  --hold DUR           with --unfinished, time to wait before exiting (default: 5s)\n"
+	    "  --dir DIR            directory of the io cause's temp file (default: /tmp)\n"
+	    "  -h, --help           show this help and exit\n"
+	    "\n"
+	    "DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
+	    "Prints 'action <id> <name> <cause> <normal|slow> <measured_ns>' per action,\n"
+	    "then 'done <completed>'.\n");
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("jank-demo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	exit(2);
+}
+
+/* "50ms" → 50000000. Returns 0, or -EINVAL (syntax, unit) or -ERANGE. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+	    {"ns", 1},
+	    {"us", 1000},
+	    {"ms", 1000000},
+	    {"s", NSEC_PER_SEC},
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end == '\0' && v == 0) {
+		*ns = 0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		if (v > UINT64_MAX / 4 / units[i].mult)
+			return -ERANGE;
+		*ns = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A decimal count. Returns 0, or -EINVAL or -ERANGE. */
+static int parse_count(const char *s, uint64_t *n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE || v > UINT32_MAX)
+		return -ERANGE;
+	if (*end != '\0')
+		return -EINVAL;
+	*n = v;
+	return 0;
+}
+
+static int parse_cause(const char *s, enum demo_cause *cause)
+{
+	size_t i;
+
+	for (i = 0; i < DEMO_NCAUSES; i++) {
+		if (strcmp(s, demo_cause_names[i]) == 0) {
+			*cause = (enum demo_cause)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+enum {
+	OPT_NAME = 256,
+	OPT_CAUSE,
+	OPT_COUNT,
+	OPT_SLOW_EVERY,
+	OPT_NORMAL,
+	OPT_SLOW,
+	OPT_INTERVAL,
+	OPT_UNFINISHED,
+	OPT_HOLD,
+	OPT_DIR,
+	OPT_HELP,
+};
+
+static const struct option demo_long_options[] = {
+    {"name", required_argument, NULL, OPT_NAME},
+    {"cause", required_argument, NULL, OPT_CAUSE},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"slow-every", required_argument, NULL, OPT_SLOW_EVERY},
+    {"normal", required_argument, NULL, OPT_NORMAL},
+    {"slow", required_argument, NULL, OPT_SLOW},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"unfinished", no_argument, NULL, OPT_UNFINISHED},
+    {"hold", required_argument, NULL, OPT_HOLD},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static void check_duration(const char *opt, const char *arg, uint64_t *ns)
+{
+	int r = parse_duration(arg, ns);
+
+	if (r == -ERANGE)
+		usage_error("--%s: duration out of range: '%s'", opt, arg);
+	if (r < 0)
+		usage_error("--%s: invalid duration '%s' (expected an integer and ns, us, ms or s)",
+			    opt, arg);
+}
+
+static void check_count(const char *opt, const char *arg, uint64_t *n)
+{
+	int r = parse_count(arg, n);
+
+	if (r == -ERANGE)
+		usage_error("--%s: number out of range: '%s'", opt, arg);
+	if (r < 0)
+		usage_error("--%s: invalid number '%s'", opt, arg);
+}
+
+/* Name what getopt_long() rejected: an unknown option or a value given to a flag. */
+static void __attribute__((noreturn)) bad_option(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const struct option *o;
+
+	if (optopt > 0 && optopt < OPT_NAME)
+		usage_error("unknown option '-%c'", optopt);
+	if (eq && strncmp(arg, "--", 2) == 0) {
+		for (o = demo_long_options; o->name; o++) {
+			if (strlen(o->name) == (size_t)(eq - arg - 2) &&
+			    strncmp(o->name, arg + 2, (size_t)(eq - arg - 2)) == 0)
+				usage_error("option '--%s' takes no value", o->name);
+		}
+	}
+	usage_error("unknown option '%s'", arg);
+}
+
+static void parse_args(int argc, char **argv, struct demo_opts *o)
+{
+	int c;
+
+	*o = (struct demo_opts){
+	    .name = "frame",
+	    .cause = DEMO_CAUSE_SLEEP,
+	    .count = 20,
+	    .slow_every = 5,
+	    .normal_ns = 2000000,
+	    .slow_ns = 50000000,
+	    .interval_ns = 10000000,
+	    .hold_ns = 5 * NSEC_PER_SEC,
+	    .dir = "/tmp",
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", demo_long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_NAME:
+			if (optarg[0] == '\0')
+				usage_error("--name: the name must not be empty");
+			o->name = optarg;
+			break;
+		case OPT_CAUSE:
+			if (parse_cause(optarg, &o->cause) < 0)
+				usage_error("--cause: unknown cause '%s' (expected cpu, sleep, "
+					    "lock, io or pipe)",
+					    optarg);
+			break;
+		case OPT_COUNT:
+			check_count("count", optarg, &o->count);
+			break;
+		case OPT_SLOW_EVERY:
+			check_count("slow-every", optarg, &o->slow_every);
+			break;
+		case OPT_NORMAL:
+			check_duration("normal", optarg, &o->normal_ns);
+			break;
+		case OPT_SLOW:
+			check_duration("slow", optarg, &o->slow_ns);
+			break;
+		case OPT_INTERVAL:
+			check_duration("interval", optarg, &o->interval_ns);
+			break;
+		case OPT_UNFINISHED:
+			o->unfinished = true;
+			break;
+		case OPT_HOLD:
+			check_duration("hold", optarg, &o->hold_ns);
+			break;
+		case OPT_DIR:
+			if (optarg[0] == '\0')
+				usage_error("--dir: the directory must not be empty");
+			o->dir = optarg;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case ':':
+			usage_error("option '%s' requires a value", argv[optind - 1]);
+		default:
+			bad_option(argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->unfinished && o->count == 0)
+		usage_error("--unfinished needs --count of at least 1");
+}
+
+/* ---- Causes ---- */
+
+static int work_cpu(struct demo *d, uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+	volatile uint64_t spin = 0;
+
+	while (now_ns() < end) {
+		for (int i = 0; i < 1000; i++)
+			spin += (uint64_t)i;
+	}
+	return 0;
+}
+
+static int work_sleep(struct demo *d, uint64_t ns)
+{
+	sleep_ns(ns);
+	return 0;
+}
+
+/* Block on d->lock while the helper thread holds it for ns. */
+static int work_lock(struct demo *d, uint64_t ns)
+{
+	int r;
+
+	d->helper_ns = ns;
+	sem_post(&d->request);
+	sem_wait_intr(&d->held);
+	r = pthread_mutex_lock(&d->lock);
+	if (r != 0)
+		return -r;
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+/* Write and fsync() the temp file until ns has passed, at least once. */
+static int work_io(struct demo *d, uint64_t ns)
+{
+	static char block[IO_BLOCK_SIZE];
+	uint64_t end = now_ns() + ns;
+
+	do {
+		off_t off = (off_t)(d->io_block++ % IO_BLOCKS) * IO_BLOCK_SIZE;
+
+		if (pwrite(d->io_fd, block, sizeof(block), off) < 0)
+			return -errno;
+		if (fsync(d->io_fd) < 0)
+			return -errno;
+	} while (now_ns() < end);
+	return 0;
+}
+
+/* Block in read() until the helper thread writes to the pipe after ns. */
+static int work_pipe(struct demo *d, uint64_t ns)
+{
+	char c;
+	ssize_t n;
+
+	d->helper_ns = ns;
+	sem_post(&d->request);
+	do
+		n = read(d->pipe_fds[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == 1 ? 0 : -EPIPE;
+}
+
+/* clang-format off */
+static int (*const demo_work[])(struct demo *, uint64_t) = {
+	[DEMO_CAUSE_CPU] = work_cpu,
+	[DEMO_CAUSE_SLEEP] = work_sleep,
+	[DEMO_CAUSE_LOCK] = work_lock,
+	[DEMO_CAUSE_IO] = work_io,
+	[DEMO_CAUSE_PIPE] = work_pipe,
+};
+/* clang-format on */
+
+/* The helper thread: per request, hold the lock or delay a pipe write. */
+static void *helper_main(void *arg)
+{
+	struct demo *d = arg;
+
+	pthread_setname_np(pthread_self(),
+			   d->opts.cause == DEMO_CAUSE_LOCK ? "jank-holder" : "jank-writer");
+	for (;;) {
+		sem_wait_intr(&d->request);
+		if (d->helper_stop)
+			break;
+		if (d->opts.cause == DEMO_CAUSE_LOCK) {
+			pthread_mutex_lock(&d->lock);
+			sem_post(&d->held);
+			sleep_ns(d->helper_ns);
+			pthread_mutex_unlock(&d->lock);
+		} else {
+			sleep_ns(d->helper_ns);
+			while (write(d->pipe_fds[1], "x", 1) < 0 && errno == EINTR)
+				;
+		}
+	}
+	return NULL;
+}
+
+/* ---- Setup and teardown ---- */
+
+static void remove_io_file(void)
+{
+	if (demo_io_path[0] != '\0')
+		unlink(demo_io_path);
+}
+
+static void on_fatal_signal(int sig)
+{
+	remove_io_file();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int setup_io(struct demo *d)
+{
+	int n = snprintf(demo_io_path, sizeof(demo_io_path), "%s/jank-demo-XXXXXX", d->opts.dir);
+
+	if (n < 0 || (size_t)n >= sizeof(demo_io_path)) {
+		demo_io_path[0] = '\0';
+		fprintf(stderr, "jank-demo: --dir path too long: %s\n", d->opts.dir);
+		return -ENAMETOOLONG;
+	}
+	d->io_fd = mkostemp(demo_io_path, O_CLOEXEC);
+	if (d->io_fd < 0) {
+		int r = -errno;
+
+		fprintf(stderr, "jank-demo: cannot create a temp file in %s: %s\n", d->opts.dir,
+			strerror(-r));
+		demo_io_path[0] = '\0';
+		return r;
+	}
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGHUP, on_fatal_signal);
+	return 0;
+}
+
+static int demo_setup(struct demo *d)
+{
+	int r;
+
+	d->io_fd = -1;
+	d->pipe_fds[0] = d->pipe_fds[1] = -1;
+	switch (d->opts.cause) {
+	case DEMO_CAUSE_IO:
+		return setup_io(d);
+	case DEMO_CAUSE_PIPE:
+		if (pipe2(d->pipe_fds, O_CLOEXEC) < 0) {
+			r = -errno;
+			fprintf(stderr, "jank-demo: cannot create a pipe: %s\n", strerror(-r));
+			return r;
+		}
+		break;
+	case DEMO_CAUSE_LOCK:
+		pthread_mutex_init(&d->lock, NULL);
+		break;
+	case DEMO_CAUSE_CPU:
+	case DEMO_CAUSE_SLEEP:
+		return 0;
+	}
+	sem_init(&d->request, 0, 0);
+	sem_init(&d->held, 0, 0);
+	r = pthread_create(&d->helper, NULL, helper_main, d);
+	if (r != 0) {
+		fprintf(stderr, "jank-demo: cannot start the helper thread: %s\n", strerror(r));
+		return -r;
+	}
+	d->helper_started = true;
+	return 0;
+}
+
+static void demo_teardown(struct demo *d)
+{
+	if (d->helper_started) {
+		d->helper_stop = true;
+		sem_post(&d->request);
+		pthread_join(d->helper, NULL);
+	}
+	if (d->pipe_fds[0] >= 0) {
+		close(d->pipe_fds[0]);
+		close(d->pipe_fds[1]);
+	}
+	if (d->io_fd >= 0) {
+		close(d->io_fd);
+		remove_io_file();
+	}
+}
+
+/* ---- The worker ---- */
+
+static bool action_is_slow(const struct demo_opts *o, uint64_t id)
+{
+	return o->slow_every != 0 && (id + 1) % o->slow_every == 0;
+}
+
+static int run_action(struct demo *d, uint64_t id, bool last)
+{
+	const struct demo_opts *o = &d->opts;
+	bool slow = action_is_slow(o, id);
+	const char *cause = demo_cause_names[o->cause];
+	const char *kind = slow ? "slow" : "normal";
+	uint64_t t0, t1;
+	int r;
+
+	t0 = now_ns();
+	jank_action_begin(o->name, id);
+	r = demo_work[o->cause](d, slow ? o->slow_ns : o->normal_ns);
+	if (r < 0) {
+		fprintf(stderr, "jank-demo: action %" PRIu64 " (%s): %s\n", id, cause,
+			strerror(-r));
+		return r;
+	}
+	if (last && o->unfinished) {
+		printf("unfinished %" PRIu64 " %s %s %s\n", id, o->name, cause, kind);
+		fflush(stdout);
+		sleep_ns(o->hold_ns);
+		return 0;
+	}
+	jank_action_end(o->name, id);
+	t1 = now_ns();
+	printf("action %" PRIu64 " %s %s %s %" PRIu64 "\n", id, o->name, cause, kind, t1 - t0);
+	fflush(stdout);
+	return 1;
+}
+
+static void *worker_main(void *arg)
+{
+	struct demo *d = arg;
+	uint64_t id, completed = 0;
+	int r;
+
+	pthread_setname_np(pthread_self(), "jank-worker");
+	jank_mark("jank-demo.start", (int64_t)d->opts.count);
+	for (id = 0; id < d->opts.count; id++) {
+		if (id > 0)
+			sleep_ns(d->opts.interval_ns);
+		r = run_action(d, id, id + 1 == d->opts.count);
+		if (r < 0) {
+			d->status = r;
+			break;
+		}
+		completed += (uint64_t)r;
+	}
+	printf("done %" PRIu64 "\n", completed);
+	fflush(stdout);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct demo d = {0};
+	pthread_t worker;
+	int r;
+
+	parse_args(argc, argv, &d.opts);
+	if (demo_setup(&d) < 0) {
+		demo_teardown(&d);
+		return 1;
+	}
+	r = pthread_create(&worker, NULL, worker_main, &d);
+	if (r != 0) {
+		fprintf(stderr, "jank-demo: cannot start the worker thread: %s\n", strerror(r));
+		demo_teardown(&d);
+		return 1;
+	}
+	pthread_join(worker, NULL);
+	demo_teardown(&d);
+	return d.status < 0 ? 1 : 0;
+}
