@@ -142,10 +142,10 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 			  struct jank_path *out)
 {
 	const struct jank_worker *w = jank_graph_find(g, tid);
-	struct frame *stack = NULL;
-	size_t n = 0, cap = 0;
-	int r = 0;
+	int r;
 
+	if (w)
+		return jank_critpath_compute_worker(g, w, begin, end, out);
 	out->n = 0;
 	out->tid = tid;
 	out->begin = begin;
@@ -153,10 +153,24 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	out->truncated = false;
 	if (end < begin)
 		return -EINVAL;
-	if (!w) {
-		r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end);
-		return r < 0 ? r : -ENOENT;
-	}
+	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end);
+	return r < 0 ? r : -ENOENT;
+}
+
+int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_worker *w,
+				 int64_t begin, int64_t end, struct jank_path *out)
+{
+	struct frame *stack = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	out->n = 0;
+	out->tid = w->tid;
+	out->begin = begin;
+	out->end = end;
+	out->truncated = false;
+	if (end < begin)
+		return -EINVAL;
 	r = push(&stack, &n, &cap, w, begin, end);
 	while (r == 0 && n > 0) {
 		struct frame *f = &stack[n - 1];

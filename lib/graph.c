@@ -72,6 +72,21 @@ struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid)
 	return jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)tid);
 }
 
+struct jank_worker *jank_graph_find_any(const struct jank_graph *g, int32_t tid)
+{
+	struct jank_worker *best = jank_graph_find(g, tid);
+
+	if (best)
+		return best;
+	for (size_t i = 0; i < g->by_serial.cap; i++) {
+		struct jank_worker *w = g->by_serial.slots[i].value;
+
+		if (w && w->tid == tid && (!best || w->first_seen > best->first_seen))
+			best = w;
+	}
+	return best;
+}
+
 struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial)
 {
 	if (serial == JANK_NO_WORKER)

@@ -77,6 +77,11 @@ void jank_graph_free(struct jank_graph *g);
 struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid);
 /* The live worker of a thread; created (state unknown, first seen at ts) if absent. */
 struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
+/*
+ * The live worker of a thread, else the newest retired one with that tid (a
+ * thread that exited, or whose tid was reused). O(workers): for queries.
+ */
+struct jank_worker *jank_graph_find_any(const struct jank_graph *g, int32_t tid);
 /* Any worker, live or retired, by serial; NULL when freed. */
 struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial);
 /* Retire the thread's worker (tid reuse, or the kernel freed it); its vertices stay until GC. */

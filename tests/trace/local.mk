@@ -1,1 +1,11 @@
-# tests/trace
+# tests/trace: jankctl end to end on CTF traces (fixtures from gen/jank-gen, and
+# the real traces of ../shared/traces when present).
+TRACE_TESTS = \
+	trace/test-config.sh \
+	trace/test-badinput.sh \
+	trace/test-many-threads.sh \
+	trace/test-jankctl.sh \
+	trace/test-scenarios.sh \
+	trace/test-demo.sh
+TESTS += $(TRACE_TESTS)
+EXTRA_DIST += $(TRACE_TESTS) trace/lib.sh

@@ -1,0 +1,115 @@
+#!/bin/sh
+# jankctl on a real LTTng kernel trace (../shared/traces/many-threads): the
+# graph's intervals are contiguous and non-empty, the links are in time
+# order, and the critical paths of the busiest threads (and of every action
+# of a syscall rule) tile their interval exactly.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/trace/lib.sh"
+
+trace=$SHARED_TRACES/many-threads
+[ -f "$trace/metadata" ] || plan_skip_all "$trace not present"
+command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found"
+
+plan 16
+
+"$JANKCTL" graph --format json "$trace" >"$tmp/graph.raw" 2>"$tmp/err"
+check "graph: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
+quote_times <"$tmp/graph.raw" >"$tmp/graph.json"
+
+# jqt FILTER FILE [JQ OPTION...]: jq with the exact time functions, compact output.
+jqt() {
+	filter=$1
+	shift
+	"$JQ" -c "$JQ_TIME_DEFS $filter" "$@"
+}
+
+n=$(jqt '.workers | length' "$tmp/graph.json")
+check "graph: has workers ($n)" test "${n:-0}" -gt 100
+n=$(jqt '[.workers[].intervals | length] | add' "$tmp/graph.json")
+check "graph: has intervals ($n)" test "${n:-0}" -gt 1000
+n=$(jqt '.links | length' "$tmp/graph.json")
+check "graph: has links ($n)" test "${n:-0}" -gt 100
+
+bad=$(jqt '[.workers[] | .tid as $t | .intervals as $i | range(1; $i | length)
+	| select($i[.].begin != $i[. - 1].end) | $t] | length' "$tmp/graph.json")
+check "graph: every worker's intervals are contiguous ($bad bad)" test "$bad" = 0
+bad=$(jqt '[.workers[].intervals[] | select(minus(.end; .begin) <= 0)] | length' \
+	"$tmp/graph.json")
+check "graph: every interval is non-empty ($bad bad)" test "$bad" = 0
+bad=$(jqt '[.workers[] | .intervals as $i | range(1; $i | length)
+	| select($i[.].state == $i[. - 1].state)] | length' "$tmp/graph.json")
+check "graph: adjacent intervals differ in state ($bad bad)" test "$bad" = 0
+bad=$(jqt '[.workers as $w | range(1; $w | length)
+	| select($w[.].tid < $w[. - 1].tid)] | length' "$tmp/graph.json")
+check "graph: workers sorted by tid ($bad bad)" test "$bad" = 0
+bad=$(jqt '[.links as $l | range(1; $l | length) | select(minus($l[.].ts; $l[. - 1].ts) < 0)]
+	| length' "$tmp/graph.json")
+check "graph: links sorted by time ($bad bad)" test "$bad" = 0
+
+# The five threads with the most intervals.
+tids=$(jqt '[.workers[] | {tid, n: (.intervals | length)}] | sort_by(-.n, .tid) | .[:5][] | .tid' \
+	"$tmp/graph.json")
+diag "busiest threads: $(echo $tids)"
+
+tid1=$(echo "$tids" | head -n 1)
+"$JANKCTL" graph --tid "$tid1" --format json "$trace" | quote_times >"$tmp/one.json"
+bad=$("$JQ" -c --argjson t "$tid1" '[.workers[] | select(.tid != $t)] | length' "$tmp/one.json")
+n=$("$JQ" -c --argjson t "$tid1" '[.links[] | select(.from_tid != $t and .to_tid != $t)] | length' \
+	"$tmp/one.json")
+same=$("$JQ" -c --argjson t "$tid1" --slurpfile all "$tmp/graph.json" \
+	'.workers == [$all[0].workers[] | select(.tid == $t)]' "$tmp/one.json")
+check "graph --tid $tid1: only its workers, the same intervals, links that touch it" \
+	test "$bad" = 0 -a "$n" = 0 -a "$same" = true
+
+# tiles FILE: the path of a critpath object tiles [begin, end] exactly.
+TILES='(.segments | length) > 0 and .segments[0].begin == .begin and .segments[-1].end == .end
+	and ([.segments as $s | range(1; $s | length) | select($s[.].begin != $s[. - 1].end)]
+	     | length == 0)
+	and ([.segments[] | select(minus(.end; .begin) < 0)] | length == 0)
+	and ([.segments[] | minus(.end; .begin)] | add) == minus(.end; .begin)'
+bad=
+for t in $tids; do
+	if ! "$JANKCTL" critpath --tid "$t" --format json "$trace" >"$tmp/cp.raw" 2>"$tmp/err"; then
+		bad="$bad $t(exit)"
+		continue
+	fi
+	quote_times <"$tmp/cp.raw" >"$tmp/cp.json"
+	[ "$(jqt "$TILES" "$tmp/cp.json")" = true ] || bad="$bad $t"
+	[ "$(jqt '.tid == $t' "$tmp/cp.json" --argjson t "$t")" = true ] || bad="$bad $t(tid)"
+done
+check "critpath of the 5 busiest threads tiles [begin, end]${bad:+ (bad:$bad)}" test -z "$bad"
+
+# An explicit interval inside the first thread's life.
+range=$(jqt '[.workers[] | select(.tid == $t) | .intervals[]] as $i
+	| [$i[($i | length) / 4 | floor].begin, $i[($i | length) / 2 | floor].end] | join(" ")' \
+	"$tmp/graph.json" --argjson t "$tid1" | tr -d '"')
+b=${range% *}
+e=${range#* }
+"$JANKCTL" critpath --tid "$tid1" --begin "$b" --end "$e" --format json "$trace" |
+	quote_times >"$tmp/cp.json"
+check "critpath --begin $b --end $e: bounds kept, tiles the interval" \
+	test "$(jqt "(.begin == \"$b\") and (.end == \"$e\") and $TILES" "$tmp/cp.json")" = true
+
+# Every action of a syscall rule: its path tiles [begin, end] of the action.
+cat >"$tmp/read.conf" <<'X'
+[action read]
+begin = syscall_entry_read
+end = syscall_exit_read
+threshold = 1us
+X
+"$JANKCTL" analyze --all --format json --config "$tmp/read.conf" "$trace" >"$tmp/an.raw" \
+	2>"$tmp/err"
+check "analyze --all: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
+quote_times <"$tmp/an.raw" >"$tmp/an.json"
+actions=$("$JQ" -s '[.[] | select(.type == "action")] | length' "$tmp/an.json")
+count=$("$JQ" -s '[.[] | select(.type == "summary")][0].count' "$tmp/an.json")
+check "analyze --all: one report per action ($actions), as the summary counts ($count)" \
+	test "$actions" -gt 100 -a "$actions" = "$count"
+bad=$(jqt '[.[] | select(.type == "action") | {begin: .begin, "end": .end, segments: .critical_path}
+	| select(('"$TILES"') | not)] | length' "$tmp/an.json" -s)
+check "analyze --all: every critical path tiles its action ($bad bad)" test "$bad" = 0
+bad=$(jqt '[.[] | select(.type == "action")
+	| select(minus(.end; .begin) != .duration_ns
+		or (.breakdown.states | add) != .duration_ns
+		or .over_threshold != (.duration_ns > .threshold_ns))] | length' "$tmp/an.json" -s)
+check "analyze --all: duration, breakdown sum and verdict agree ($bad bad)" test "$bad" = 0
