@@ -75,7 +75,11 @@ struct jank_engine {
 	bool forced;      /* over budget: the horizon ignores open actions */
 	int64_t first_ts; /* first event time */
 	bool started;
+	uint64_t generation;
 };
+
+static void free_rules(struct rule_state *rs, size_t n);
+static void forget_classes(struct jank_engine *e);
 
 void jank_engine_config_defaults(struct jank_engine_config *c)
 {
@@ -115,11 +119,8 @@ void jank_engine_free(struct jank_engine *e)
 {
 	if (!e)
 		return;
-	for (size_t i = 0; i < e->nrules; i++)
-		jank_rule_fini(&e->rules[i].rule);
-	free(e->rules);
-	for (size_t i = 0; i < e->nclasses; i++)
-		free(e->classes[i].name);
+	free_rules(e->rules, e->nrules);
+	forget_classes(e);
 	free(e->classes);
 	jank_action_table_free(e->actions);
 	jank_model_fini(&e->model);
@@ -169,6 +170,116 @@ const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i)
 {
 	return i < e->nrules ? e->rules[i].janks : 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same events, keys and match: open actions and the histogram carry over. */
+static bool same_rule(const struct jank_rule *a, const struct jank_rule *b)
+{
+	if (!same_str(a->name, b->name) || !same_str(a->begin_event, b->begin_event) ||
+	    !same_str(a->end_event, b->end_event) || a->nkeys != b->nkeys ||
+	    !same_str(a->match_field, b->match_field) ||
+	    a->match_value.type != b->match_value.type)
+		return false;
+	for (unsigned k = 0; k < a->nkeys; k++)
+		if (!same_str(a->keys[k], b->keys[k]))
+			return false;
+	if (a->match_value.type == JANK_VALUE_STR)
+		return same_str(a->match_value.s, b->match_value.s);
+	return a->match_value.i == b->match_value.i;
+}
+
+static void free_rules(struct rule_state *rs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		jank_rule_fini(&rs[i].rule);
+	free(rs);
+}
+
+static void forget_classes(struct jank_engine *e)
+{
+	for (size_t i = 0; i < e->nclasses; i++)
+		free(e->classes[i].name);
+	e->nclasses = 0;
+	e->generation++;
+}
+
+int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
+{
+	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
+	struct jank_action_table *nt = NULL;
+	size_t *from = calloc(n ? n : 1, sizeof(*from)); /* old index, or SIZE_MAX */
+	uint64_t moved = 0;
+	int r = -ENOMEM;
+
+	if (!nrs || !from)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		if (!rules[i].name || !rules[i].begin_event || !rules[i].end_event) {
+			r = -EINVAL;
+			goto fail;
+		}
+		r = jank_rule_copy(&nrs[i].rule, &rules[i]);
+		if (r < 0)
+			goto fail;
+		jank_histogram_init(&nrs[i].hist);
+		from[i] = SIZE_MAX;
+		for (size_t j = 0; j < e->nrules; j++)
+			if (same_rule(&rules[i], &e->rules[j].rule)) {
+				from[i] = j;
+				nrs[i].hist = e->rules[j].hist;
+				nrs[i].janks = e->rules[j].janks;
+				break;
+			}
+	}
+	r = -ENOMEM;
+	if (e->started) {
+		nt = jank_action_table_new((uint32_t)n);
+		if (!nt)
+			goto fail;
+		for (size_t i = 0; i < n; i++) {
+			if (from[i] == SIZE_MAX)
+				continue;
+			for (struct jank_action *a = jank_action_first(e->actions, (uint32_t)from[i]); a;
+			     a = a->next) {
+				bool replaced;
+				struct jank_action *b =
+					jank_action_open(nt, (uint32_t)i, a->key, a->begin, &replaced);
+
+				if (!b)
+					goto fail;
+				b->tid = a->tid;
+				b->pid = a->pid;
+				b->overdue_reported = a->overdue_reported;
+				memcpy(b->comm, a->comm, sizeof(b->comm));
+				moved++;
+			}
+		}
+		e->stats.actions_dropped += jank_action_count(e->actions) - moved;
+		jank_action_table_free(e->actions);
+		e->actions = nt;
+	}
+	free_rules(e->rules, e->nrules);
+	e->rules = nrs;
+	e->nrules = n;
+	forget_classes(e);
+	free(from);
+	return 0;
+fail:
+	jank_action_table_free(nt);
+	if (nrs)
+		free_rules(nrs, n);
+	free(from);
+	return r;
+}
+
+uint64_t jank_engine_generation(const struct jank_engine *e)
+{
+	return e->generation;
 }
 
 void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data)

@@ -68,6 +68,7 @@ struct jank_engine_stats {
 	uint64_t actions_expired;   /* open past action_timeout, dropped */
 	uint64_t actions_replaced;  /* begin repeated before end */
 	uint64_t actions_unmatched; /* end without begin */
+	uint64_t actions_dropped;   /* open when their rule was replaced */
 	uint64_t paths_truncated;   /* reached freed graph */
 	uint64_t budget_forced;     /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
@@ -90,6 +91,18 @@ size_t jank_engine_rule_count(const struct jank_engine *e);
 const struct jank_rule *jank_engine_rule(const struct jank_engine *e, size_t i);
 const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine *e, size_t i);
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
+
+/*
+ * Replace the rules while events flow (config reload). The graph is kept.
+ * A rule whose name, events, keys and match are unchanged keeps its open
+ * actions and its histogram; the open actions of other rules are dropped and
+ * counted in actions_dropped. Class ids are invalidated: the generation
+ * changes, and the input must resolve every event class again before it
+ * sends more events. Returns 0 or -errno (the old rules stay on error).
+ */
+int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n);
+/* Changes whenever class ids are invalidated. */
+uint64_t jank_engine_generation(const struct jank_engine *e);
 
 void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data);
 

@@ -285,6 +285,63 @@ static void rules_frozen(void **state)
 	scn_fini(&s);
 }
 
+/* Reload: unchanged rules keep open actions and histograms; classes resolve again. */
+static void replace_rules(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_rule r[2];
+	struct jank_engine_stats st;
+	uint64_t gen;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	add_rule(&s, "name,id", NULL, "100ns");
+	jank_engine_set_report_cb(s.e, count, &c);
+	begin(&s, 0, 1, "frame", 1);
+	end(&s, 50, 1, "frame", 1);
+	begin(&s, 60, 1, "frame", 2);
+	gen = jank_engine_generation(s.e);
+
+	/* Same rule with a lower threshold, plus a new one. */
+	for (int i = 0; i < 2; i++) {
+		jank_rule_init(&r[i]);
+		r[i].name = strdup(i ? "tick" : "frame");
+		r[i].begin_event = strdup(i ? "app:tick_begin" : "jank:action_begin");
+		r[i].end_event = strdup(i ? "app:tick_end" : "jank:action_end");
+		assert_int_equal(jank_threshold_parse("10ns", &r[i].threshold), 0);
+	}
+	assert_int_equal(jank_rule_set_keys(&r[0], "name,id"), 0);
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 2), 0);
+	assert_int_not_equal(jank_engine_generation(s.e), gen);
+	assert_int_equal(jank_engine_rule_count(s.e), 2);
+	assert_int_equal(jank_engine_rule_histogram(s.e, 0)->count, 1);
+	/* The class cache was dropped: the helper must resolve again. */
+	s.nclasses = 0;
+	end(&s, 90, 1, "frame", 2); /* opened before the reload, 30 ns: a jank now */
+	assert_int_equal(c.completed, 1);
+	scn_ust(&s, 100, 0, 1, "app:tick_begin", I("x", 0));
+	scn_ust(&s, 200, 0, 1, "app:tick_end", I("x", 0));
+	assert_int_equal(c.completed, 2);
+
+	/* A changed key drops the open actions of that rule, counted. */
+	begin(&s, 300, 1, "frame", 3);
+	for (unsigned k = 0; k < r[0].nkeys; k++)
+		free(r[0].keys[k]);
+	r[0].nkeys = 0;
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 1), 0);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_dropped, 1);
+	assert_int_equal(st.actions_open, 0);
+	/* Bad rules are refused and the old ones stay. */
+	free(r[1].name);
+	r[1].name = NULL;
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 2), -EINVAL);
+	assert_int_equal(jank_engine_rule_count(s.e), 1);
+	jank_rule_fini(&r[0]);
+	jank_rule_fini(&r[1]);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +355,7 @@ int main(void)
 		cmocka_unit_test(overdue),
 		cmocka_unit_test(adaptive_threshold),
 		cmocka_unit_test(rules_frozen),
+		cmocka_unit_test(replace_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
