@@ -49,9 +49,17 @@ static int add_bool(struct json_object *o, const char *key, bool b)
 	return add(o, key, json_object_new_boolean(b));
 }
 
+/* Mutexes are named by address, as the pthread wrapper records them. */
+static const char *lock_name(uint64_t lock, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%" PRIx64, lock);
+	return buf;
+}
+
 static struct json_object *segment_json(const struct jank_segment *s)
 {
 	struct json_object *o = json_object_new_object();
+	char buf[24];
 	int r = 0;
 
 	if (!o)
@@ -61,6 +69,8 @@ static struct json_object *segment_json(const struct jank_segment *s)
 	r |= add_str(o, "state", jank_state_name(s->state));
 	r |= add_i64(o, "begin", s->begin);
 	r |= add_i64(o, "end", s->end);
+	if (s->lock)
+		r |= add_str(o, "lock", lock_name(s->lock, buf, sizeof(buf)));
 	if (r) {
 		json_object_put(o);
 		return NULL;
@@ -115,12 +125,29 @@ struct json_object *jank_output_breakdown_json(const struct jank_breakdown *b)
 	states = NULL;
 	r |= add(o, "threads", threads);
 	threads = NULL;
+	if (b && b->nlocks) {
+		struct json_object *locks = json_object_new_array();
+		char buf[24];
+
+		r |= add(o, "locks", locks);
+		for (size_t i = 0; locks && i < b->nlocks; i++) {
+			struct json_object *l = json_object_new_object();
+
+			if (!l || json_object_array_add(locks, l) != 0) {
+				json_object_put(l);
+				goto nomem_o;
+			}
+			r |= add_str(l, "lock", lock_name(b->locks[i].lock, buf, sizeof(buf)));
+			r |= add_i64(l, "ns", b->locks[i].ns);
+		}
+	}
 	if (r)
 		goto nomem;
 	return o;
 nomem:
 	json_object_put(states);
 	json_object_put(threads);
+nomem_o:
 	json_object_put(o);
 	return NULL;
 }
@@ -548,6 +575,7 @@ struct step {
 	int32_t tid;
 	uint8_t state;
 	int64_t ns;
+	uint64_t lock;
 	const char *comm;
 };
 
@@ -556,8 +584,11 @@ static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 	s->tid = p->segs[i].tid;
 	s->state = p->segs[i].state;
 	s->comm = p->segs[i].comm;
+	s->lock = p->segs[i].lock;
 	s->ns = 0;
-	for (; i < p->n && p->segs[i].tid == s->tid && p->segs[i].state == s->state; i++)
+	for (; i < p->n && p->segs[i].tid == s->tid && p->segs[i].state == s->state &&
+	       p->segs[i].lock == s->lock;
+	     i++)
 		s->ns += p->segs[i].end - p->segs[i].begin;
 	return i;
 }
@@ -593,6 +624,9 @@ static void step_phrase(struct story *st, const struct step *s, char *buf, size_
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
 	else if (story_seen(st, s->tid))
 		snprintf(buf, len, "back on %s: %s %s", th, jank_state_name(s->state), d);
+	else if (s->lock)
+		snprintf(buf, len, "waiting for lock 0x%" PRIx64 " held by %s: %s %s", s->lock, th,
+			 jank_state_name(s->state), d);
 	else
 		snprintf(buf, len, "waiting for %s: %s %s", th, jank_state_name(s->state), d);
 	if (st->steps == 0)
@@ -704,6 +738,12 @@ static void breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	}
 	if (b->n > BREAKDOWN_THREADS_TEXT)
 		fprintf(f, "    … %zu more\n", b->n - BREAKDOWN_THREADS_TEXT);
+	if (b->nlocks == 0)
+		return;
+	fprintf(f, "  waiting for locks:\n");
+	for (size_t i = 0; i < b->nlocks; i++)
+		fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
+			dur(b->locks[i].ns, d, sizeof(d)), pct(b->locks[i].ns, total, p, sizeof(p)));
 }
 
 void jank_output_report_text(FILE *f, const struct jank_report *r)

@@ -26,6 +26,7 @@ struct frame {
 	const struct jank_worker *w;
 	int64_t lo;
 	int64_t hi;
+	uint64_t lock; /* mutex waited for, for frames entered through a lock handoff */
 };
 
 void jank_path_init(struct jank_path *p)
@@ -41,7 +42,7 @@ void jank_path_fini(struct jank_path *p)
 
 /* Emit [b, e) on w in backward order, merging with the previous emission. */
 static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
-		enum jank_state state, int64_t b, int64_t e)
+		enum jank_state state, int64_t b, int64_t e, uint64_t lock)
 {
 	struct jank_segment *s;
 
@@ -49,7 +50,7 @@ static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
 		return 0;
 	if (p->n > 0) {
 		s = &p->segs[p->n - 1];
-		if (s->tid == tid && s->state == state && s->begin == e) {
+		if (s->tid == tid && s->state == state && s->begin == e && s->lock == lock) {
 			s->begin = b;
 			return 0;
 		}
@@ -69,6 +70,7 @@ static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
 	s->state = (uint8_t)state;
 	s->begin = b;
 	s->end = e;
+	s->lock = lock;
 	if (w)
 		memcpy(s->comm, w->comm, JANK_COMM_LEN);
 	return 0;
@@ -85,7 +87,7 @@ static void reverse(struct jank_path *p)
 }
 
 static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_worker *w,
-		int64_t lo, int64_t hi)
+		int64_t lo, int64_t hi, uint64_t lock)
 {
 	if (*n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;
@@ -96,7 +98,7 @@ static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_
 		*stack = s;
 		*cap = ncap;
 	}
-	(*stack)[(*n)++] = (struct frame){ .w = w, .lo = lo, .hi = hi };
+	(*stack)[(*n)++] = (struct frame){ .w = w, .lo = lo, .hi = hi, .lock = lock };
 	return 0;
 }
 
@@ -107,7 +109,7 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 	struct frame *f = &(*stack)[*n - 1];
 	const struct jank_worker *w = f->w, *waker;
 	const struct jank_vertex *v, *nv;
-	uint64_t idx;
+	uint64_t idx, lock;
 	int64_t t1, hi = f->hi;
 	int r;
 
@@ -116,24 +118,26 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 		/* Nothing known before hi: not seen yet, or freed by GC. */
 		if (w->base > 0)
 			p->truncated = true;
-		r = emit(p, w, w->tid, JANK_STATE_UNKNOWN, f->lo, hi);
+		r = emit(p, w, w->tid, JANK_STATE_UNKNOWN, f->lo, hi, f->lock);
 		(*n)--;
 		return r;
 	}
 	v = jank_worker_vertex(w, idx);
 	t1 = v->ts > f->lo ? v->ts : f->lo;
 	nv = jank_worker_vertex(w, idx + 1);
+	lock = v->state == JANK_STATE_LOCK_WAIT ? jank_worker_lock_of(w, idx) : f->lock;
 	if (jank_state_is_wait(v->state) && nv && nv->ts == hi && nv->from_serial &&
 	    *n < MAX_DEPTH) {
 		f->hi = t1;
 		waker = jank_graph_find_serial(g, nv->from_serial);
 		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
 			p->truncated = true;
-			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1, hi);
+			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1, hi,
+				    lock);
 		}
-		return push(stack, n, cap, waker, t1, hi);
+		return push(stack, n, cap, waker, t1, hi, lock);
 	}
-	r = emit(p, w, w->tid, v->state, t1, hi);
+	r = emit(p, w, w->tid, v->state, t1, hi, lock);
 	f->hi = t1;
 	return r;
 }
@@ -153,7 +157,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	out->truncated = false;
 	if (end < begin)
 		return -EINVAL;
-	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end);
+	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0);
 	return r < 0 ? r : -ENOENT;
 }
 
@@ -171,7 +175,7 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 	out->truncated = false;
 	if (end < begin)
 		return -EINVAL;
-	r = push(&stack, &n, &cap, w, begin, end);
+	r = push(&stack, &n, &cap, w, begin, end, 0);
 	while (r == 0 && n > 0) {
 		struct frame *f = &stack[n - 1];
 
@@ -196,7 +200,42 @@ void jank_breakdown_init(struct jank_breakdown *b)
 void jank_breakdown_fini(struct jank_breakdown *b)
 {
 	free(b->items);
+	free(b->locks);
 	jank_breakdown_init(b);
+}
+
+static int cmp_lock(const void *a, const void *b)
+{
+	const struct jank_breakdown_lock *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->lock < y->lock ? -1 : x->lock > y->lock;
+}
+
+static int add_lock(struct jank_breakdown *out, uint64_t lock, int64_t d)
+{
+	size_t j;
+
+	for (j = 0; j < out->nlocks; j++)
+		if (out->locks[j].lock == lock)
+			break;
+	if (j == out->nlocks) {
+		if (out->nlocks == out->locks_cap) {
+			size_t ncap = out->locks_cap ? out->locks_cap * 2 : 4;
+			struct jank_breakdown_lock *l = realloc(out->locks, ncap * sizeof(*l));
+
+			if (!l)
+				return -ENOMEM;
+			out->locks = l;
+			out->locks_cap = ncap;
+		}
+		out->locks[j].lock = lock;
+		out->locks[j].ns = 0;
+		out->nlocks++;
+	}
+	out->locks[j].ns += d;
+	return 0;
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -214,12 +253,15 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 {
 	memset(out->per_state, 0, sizeof(out->per_state));
 	out->n = 0;
+	out->nlocks = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct jank_segment *s = &p->segs[i];
 		int64_t d = s->end - s->begin;
 		size_t j;
 
 		out->per_state[s->state] += d;
+		if (s->lock && add_lock(out, s->lock, d) < 0)
+			return -ENOMEM;
 		/* Paths name few threads: a linear search beats a map here. */
 		for (j = 0; j < out->n; j++)
 			if (out->items[j].tid == s->tid && out->items[j].state == s->state)
@@ -244,5 +286,6 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 		out->items[j].ns += d;
 	}
 	qsort(out->items, out->n, sizeof(*out->items), cmp_item);
+	qsort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
 	return 0;
 }

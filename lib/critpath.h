@@ -16,6 +16,7 @@ struct jank_segment {
 	uint8_t state;
 	int64_t begin;
 	int64_t end;
+	uint64_t lock; /* user-space mutex the path waited for here, 0 when none */
 	char comm[JANK_COMM_LEN];
 };
 
@@ -36,11 +37,19 @@ struct jank_breakdown_item {
 	char comm[JANK_COMM_LEN];
 };
 
+struct jank_breakdown_lock {
+	uint64_t lock;
+	int64_t ns; /* time the path spent waiting for this mutex */
+};
+
 struct jank_breakdown {
 	int64_t per_state[JANK_STATE_COUNT];
 	struct jank_breakdown_item *items; /* per (tid, state), largest first */
 	size_t n;
 	size_t cap;
+	struct jank_breakdown_lock *locks; /* per mutex, largest first */
+	size_t nlocks;
+	size_t locks_cap;
 };
 
 void jank_path_init(struct jank_path *p);

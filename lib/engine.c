@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "locks.h"
 #include "model.h"
 
 #define GC_EVERY 1024
@@ -107,7 +108,12 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 		free(e);
 		return NULL;
 	}
-	jank_model_init(&e->model, e->graph);
+	if (jank_model_init(&e->model, e->graph) < 0) {
+		jank_model_fini(&e->model);
+		jank_graph_free(e->graph);
+		free(e);
+		return NULL;
+	}
 	jank_path_init(&e->path);
 	jank_breakdown_init(&e->breakdown);
 	e->stats.horizon = INT64_MIN;
@@ -423,6 +429,39 @@ static bool match_ok(const struct class_role *role, const struct jank_rule *rule
 	return false;
 }
 
+/* Append to a key, truncating as snprintf() would; false once the key is full. */
+static bool key_put(char *buf, size_t *len, const char *s)
+{
+	for (; *s; s++) {
+		if (*len >= JANK_KEY_LEN - 1) {
+			buf[*len] = '\0';
+			return false;
+		}
+		buf[(*len)++] = *s;
+	}
+	buf[*len] = '\0';
+	return true;
+}
+
+static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
+{
+	char digits[24];
+	char *p = digits + sizeof(digits);
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return key_put(buf, len, p);
+}
+
+/*
+ * The text of an action's key: "name=frame,id=3", or "tid=42" by default.
+ * Built by hand: this runs for every begin and end event.
+ */
 static void format_key(const struct jank_engine *e, const struct class_role *role,
 		       const struct jank_rule *rule, const struct jank_event *ev, char *buf)
 {
@@ -434,25 +473,26 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 		int pos = role->key_pos[k];
 		const struct jank_value *v = pos >= 0 && (unsigned)pos < ev->nfields ?
 						     &ev->fields[pos] : NULL;
-		int n;
+		bool ok = (!k || key_put(buf, &len, ",")) && key_put(buf, &len, name) &&
+			  key_put(buf, &len, "=");
 
-		if (pos == POS_TID)
-			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%d", k ? "," : "", name,
-				     emitting_tid(e, ev));
-		else if (v && v->type == JANK_VALUE_STR)
-			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%s", k ? "," : "", name,
-				     v->s);
-		else if (v && v->type == JANK_VALUE_UINT)
-			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%llu", k ? "," : "",
-				     name, (unsigned long long)v->u);
-		else if (v && v->type == JANK_VALUE_INT)
-			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=%lld", k ? "," : "",
-				     name, (long long)v->i);
-		else
-			n = snprintf(buf + len, JANK_KEY_LEN - len, "%s%s=?", k ? "," : "", name);
-		if (n < 0 || (size_t)n >= JANK_KEY_LEN - len)
+		if (ok && pos == POS_TID) {
+			int64_t tid = emitting_tid(e, ev);
+
+			ok = key_put_u64(buf, &len, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid,
+					 tid < 0);
+		} else if (ok && v && v->type == JANK_VALUE_STR) {
+			ok = key_put(buf, &len, v->s);
+		} else if (ok && v && v->type == JANK_VALUE_UINT) {
+			ok = key_put_u64(buf, &len, v->u, false);
+		} else if (ok && v && v->type == JANK_VALUE_INT) {
+			ok = key_put_u64(buf, &len, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i,
+					 v->i < 0);
+		} else if (ok) {
+			ok = key_put(buf, &len, "?");
+		}
+		if (!ok)
 			return; /* truncated keys still pair consistently */
-		len += (size_t)n;
 	}
 }
 
@@ -465,10 +505,14 @@ static void fill_thread_info(const struct jank_engine *e, int32_t tid, const str
 		*pid = ev->pid;
 	else if (w && w->pid >= 0)
 		*pid = w->pid;
-	if (ev && ev->comm)
-		snprintf(comm, JANK_COMM_LEN, "%s", ev->comm);
-	else if (w && w->comm[0])
+	if (ev && ev->comm) {
+		size_t n = strnlen(ev->comm, JANK_COMM_LEN - 1);
+
+		memcpy(comm, ev->comm, n); /* as snprintf() would, without its cost */
+		comm[n] = '\0';
+	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
+	}
 }
 
 static void report(struct jank_engine *e, enum jank_report_kind kind, uint32_t rule,
@@ -552,7 +596,8 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 
 static uint64_t memory_bytes(const struct jank_engine *e)
 {
-	return jank_graph_bytes(e->graph) + (e->actions ? jank_action_table_bytes(e->actions) : 0);
+	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
+	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
 }
 
 static void expire_oldest(struct jank_engine *e)

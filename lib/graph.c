@@ -50,7 +50,9 @@ struct jank_graph *jank_graph_new(void)
 static void worker_free(struct jank_graph *g, struct jank_worker *w)
 {
 	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
+	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
 	g->worker_bytes -= sizeof(*w);
+	free(w->notes);
 	free(w->ring);
 	free(w);
 }
@@ -252,6 +254,72 @@ void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jan
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
+uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t ts)
+{
+	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
+		return w->next - 1;
+	return append(g, w, ts, w->state, JANK_NO_WORKER, 0);
+}
+
+void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
+			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state)
+{
+	if (!jank_worker_vertex(waker, waker_idx) ||
+	    append(g, wakee, ts, wakee_state, waker->serial, waker_idx) == UINT64_MAX)
+		jank_graph_transition(g, wakee, ts, wakee_state);
+}
+
+void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx,
+			  uint64_t mutex)
+{
+	if (w->nnotes == w->notes_cap) {
+		uint32_t ncap = w->notes_cap ? w->notes_cap * 2 : 4;
+		struct jank_lock_note *n = realloc(w->notes, ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		g->ring_bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*n);
+		w->notes = n;
+		w->notes_cap = ncap;
+	}
+	w->notes[w->nnotes].idx = idx;
+	w->notes[w->nnotes].mutex = mutex;
+	w->nnotes++;
+}
+
+uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx)
+{
+	/* Notes are appended in vertex order: search from the newest. */
+	for (uint32_t i = w->nnotes; i-- > 0;) {
+		if (w->notes[i].idx == idx)
+			return w->notes[i].mutex;
+		if (w->notes[i].idx < idx)
+			break;
+	}
+	return 0;
+}
+
+unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, int64_t since,
+				  uint64_t mutex)
+{
+	unsigned n = 0;
+	uint64_t first = w->next;
+
+	/* Walk back to the first vertex at or after `since`, then relabel forwards. */
+	while (first > w->base && slot(w, first - 1)->ts >= since)
+		first--;
+	for (uint64_t i = first; i < w->next; i++) {
+		struct jank_vertex *v = slot(w, i);
+
+		if (v->state != JANK_STATE_BLOCKED || i + 1 == w->next)
+			continue;
+		v->state = JANK_STATE_LOCK_WAIT;
+		jank_graph_note_lock(g, w, i, mutex);
+		n++;
+	}
+	return n;
+}
+
 void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data)
 {
 	for (size_t i = 0; i < g->by_serial.cap; i++)
@@ -276,6 +344,14 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	while (w->next - w->base >= 2 && slot(w, w->base + 1)->ts <= horizon)
 		w->base++;
 	g->freed_vertices += w->base - old_base;
+	if (w->nnotes && w->notes[0].idx < w->base) {
+		uint32_t keep = 0;
+
+		for (uint32_t i = 0; i < w->nnotes; i++)
+			if (w->notes[i].idx >= w->base)
+				w->notes[keep++] = w->notes[i];
+		w->nnotes = keep;
+	}
 	if (w->cap > RING_MIN && (w->next - w->base) * 4 <= w->cap) {
 		uint32_t ncap = w->cap;
 

@@ -53,9 +53,23 @@ struct jank_worker {
 	uint32_t cap;   /* power of two, 0 when no ring is allocated */
 
 	/* Graph bookkeeping. */
-	struct jank_worker *retired_next;
 	uint32_t parent_serial; /* forking parent, the waker at sched_wakeup_new */
 	bool exited;            /* sched_process_exit seen; freed by GC once idle */
+
+	/* User-space locks (locks.c): the pending request and the locks held. */
+	uint16_t locks_held;
+	bool lock_contended;
+	uint64_t lock_mutex; /* mutex of the pending request, 0 when none */
+	int64_t lock_req;    /* time of the pending request */
+	/* Which mutex each lock_wait vertex waits for, oldest first. */
+	struct jank_lock_note *notes;
+	uint32_t nnotes;
+	uint32_t notes_cap;
+};
+
+struct jank_lock_note {
+	uint64_t idx;   /* absolute index of a lock_wait vertex */
+	uint64_t mutex; /* the mutex it waits for */
 };
 
 struct jank_graph;
@@ -103,6 +117,23 @@ void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state);
  */
 void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jank_worker *wakee,
 		     int64_t ts, enum jank_state wakee_state);
+
+/* A vertex at ts that keeps the worker's state (a waker's point). Returns its index. */
+uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t ts);
+/* A wakeup from an existing vertex of the waker (user-space lock handoff). */
+void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
+			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state);
+/*
+ * Relabel the worker's wait edges (blocked) that start at or after `since`
+ * as lock_wait on `mutex`, keeping their wakers. Returns how many.
+ */
+unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, int64_t since,
+				  uint64_t mutex);
+/* Remember that the lock_wait vertex idx waits for mutex. */
+void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx,
+			  uint64_t mutex);
+/* The mutex a lock_wait vertex waits for, 0 when unknown. */
+uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
 const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "layout.h"
+#include "locks.h"
 #include "model.h"
 
 /* Softirq vectors (include/linux/interrupt.h). */
@@ -50,11 +51,14 @@ int jank_model_init(struct jank_model *m, struct jank_graph *g)
 {
 	memset(m, 0, sizeof(*m));
 	m->graph = g;
-	return 0;
+	m->locks = jank_locks_new(g);
+	return m->locks ? 0 : -ENOMEM;
 }
 
 void jank_model_fini(struct jank_model *m)
 {
+	jank_locks_free(m->locks);
+	m->locks = NULL;
 	free(m->cpus);
 	m->cpus = NULL;
 	m->ncpus = 0;
@@ -116,12 +120,17 @@ enum jank_state jank_model_context_label(const struct jank_ctx *c)
 	return JANK_STATE_BLOCKED;
 }
 
+/* Per event: a bounded copy, no string comparison (as strncpy() leaves it). */
 static void set_comm(struct jank_worker *w, const struct jank_value *v)
 {
-	if (v->type == JANK_VALUE_STR && v->s && strncmp(w->comm, v->s, JANK_COMM_LEN - 1) != 0) {
-		strncpy(w->comm, v->s, JANK_COMM_LEN - 1);
-		w->comm[JANK_COMM_LEN - 1] = '\0';
-	}
+	unsigned i;
+
+	if (v->type != JANK_VALUE_STR || !v->s)
+		return;
+	for (i = 0; i < JANK_COMM_LEN - 1 && v->s[i]; i++)
+		w->comm[i] = v->s[i];
+	for (; i < JANK_COMM_LEN; i++)
+		w->comm[i] = '\0';
 }
 
 static int32_t field_tid(const struct jank_event *ev, unsigned pos)
@@ -342,8 +351,15 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 		jank_worker_seen(c->cur, ev->ts);
 	switch (type) {
 	case JANK_EVENT_SCHED_SWITCH:
+		m->kernel = true;
 		if (c)
 			on_switch(m, c, ev);
+		break;
+	case JANK_EVENT_MUTEX_REQ:
+	case JANK_EVENT_MUTEX_ACQ:
+	case JANK_EVENT_MUTEX_UNLOCK:
+	case JANK_EVENT_MUTEX_TRYLOCK:
+		jank_locks_process(m->locks, type, ev, m->kernel);
 		break;
 	case JANK_EVENT_SCHED_WAKEUP:
 	case JANK_EVENT_SCHED_WAKING:
@@ -417,10 +433,6 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 	case JANK_EVENT_SOFTIRQ_RAISE:
 	case JANK_EVENT_SYSCALL_ENTRY:
 	case JANK_EVENT_SYSCALL_EXIT:
-	case JANK_EVENT_MUTEX_REQ:
-	case JANK_EVENT_MUTEX_ACQ:
-	case JANK_EVENT_MUTEX_UNLOCK:
-	case JANK_EVENT_MUTEX_TRYLOCK:
 	case JANK_EVENT_USER:
 	case JANK_EVENT_TYPE_COUNT:
 		break;

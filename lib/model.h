@@ -38,6 +38,8 @@ struct jank_model {
 	struct jank_cpu *cpus;
 	uint32_t ncpus;
 	uint64_t lost_contexts; /* exits with no matching entry */
+	bool kernel;            /* scheduler events seen: they hold the waits */
+	struct jank_locks *locks;
 };
 
 int jank_model_init(struct jank_model *m, struct jank_graph *g);

@@ -7,7 +7,8 @@ unit_tests = \
 	unit/test-critpath \
 	unit/test-gc \
 	unit/test-actions \
-	unit/test-lib
+	unit/test-lib \
+	unit/test-locks
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -30,3 +31,8 @@ unit_test_lib_SOURCES = unit/test-lib.c
 unit_test_lib_CFLAGS = $(unit_cflags)
 unit_test_lib_LDFLAGS = $(unit_ldflags)
 unit_test_lib_LDADD = $(unit_ldadd)
+
+unit_test_locks_SOURCES = unit/test-locks.c unit/scenario.c unit/scenario.h
+unit_test_locks_CFLAGS = $(unit_cflags)
+unit_test_locks_LDFLAGS = $(unit_ldflags)
+unit_test_locks_LDADD = $(unit_ldadd)

@@ -65,7 +65,7 @@ void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid
 	ev.ts = ts;
 	ev.cpu = cpu;
 	ev.tid = tid;
-	ev.pid = tid;
+	ev.pid = s->pid ? s->pid : tid;
 	ev.class_id = s->classes[c].id;
 	ev.nfields = s->classes[c].nfields;
 	for (unsigned i = 0; i < ev.nfields; i++) {

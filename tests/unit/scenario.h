@@ -39,6 +39,7 @@ struct scn {
 		unsigned nfields;
 	} classes[SCN_MAX_CLASSES];
 	unsigned nclasses;
+	int pid; /* pid (vpid) of user-space events; 0: each thread is its own process */
 };
 
 /* A field for scn_event(): name, then an int or a string. */
