@@ -247,6 +247,10 @@ void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 		return;
 	if (w->pid < 0)
 		w->pid = ev->pid;
+	if (!w->comm[0] && ev->comm) {
+		strncpy(w->comm, ev->comm, JANK_COMM_LEN - 1);
+		w->comm[JANK_COMM_LEN - 1] = '\0';
+	}
 	jank_worker_seen(w, ev->ts);
 	switch (type) {
 	case JANK_EVENT_MUTEX_REQ:
