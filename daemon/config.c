@@ -31,6 +31,7 @@ enum section_kind {
 	SECTION_GRAPH,
 	SECTION_ALERTS,
 	SECTION_CAPTURE,
+	SECTION_DAEMON,
 	SECTION_ACTION,
 	SECTION_BAD, /* an error was reported on its header; its keys are ignored */
 	SECTION_KIND_COUNT,
@@ -41,6 +42,7 @@ static const char *const section_names[SECTION_KIND_COUNT] = {
     [SECTION_GRAPH] = "graph",
     [SECTION_ALERTS] = "alerts",
     [SECTION_CAPTURE] = "capture",
+    [SECTION_DAEMON] = "daemon",
 };
 
 struct parser;
@@ -69,6 +71,8 @@ struct parser {
 	struct jank_rule *rule;
 	unsigned *rule_lines; /* header line of each rule, for duplicate names */
 	bool live_create_seen;
+	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
+	uint64_t warmup;
 
 	bool failed;
 	unsigned fail_line; /* 0: the message names no line */
@@ -131,6 +135,10 @@ static int set_duration(struct parser *p, const char *key, const char *v, int64_
 {
 	int64_t ns;
 
+	if (allow_zero && !strcmp(v, "0")) { /* "off": no unit needed */
+		*out = 0;
+		return 0;
+	}
 	if (jank_parse_duration(v, &ns) < 0 || ns < 0 || (ns == 0 && !allow_zero)) {
 		fail(p, p->lineno, "bad duration '%s' for %s", v, key);
 		return -EINVAL;
@@ -187,23 +195,68 @@ static int set_event_name(struct parser *p, const char *key, const char *v, char
 
 /* ---- [live] ---- */
 
-static int live_url(struct parser *p, const char *key, const char *v)
+static bool live_url_ok(const char *v)
 {
 	static const char *const schemes[] = {"net://", "net4://", "net6://"};
-	bool ok = false;
 
 	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
 		size_t n = strlen(schemes[i]);
 
 		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && strstr(v + n, "/host/"))
-			ok = true;
+			return true;
 	}
-	if (!ok) {
-		fail(p, p->lineno,
-		     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)", v);
-		return -EINVAL;
+	return false;
+}
+
+/* A comma-separated list of live URLs: one session (or host) each. */
+static int live_url(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_live *l = &p->c->live;
+	const char *s = v;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s);
+		char url[JANK_CONFIG_URL_LEN];
+		char **urls;
+
+		while (n && isspace((unsigned char)*s)) {
+			s++;
+			n--;
+		}
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		if (n == 0) {
+			fail(p, p->lineno, "bad url list '%s' (an element is empty)", v);
+			return -EINVAL;
+		}
+		snprintf(url, sizeof(url), "%.*s", (int)n, s);
+		if (n >= sizeof(url) || !live_url_ok(url)) {
+			fail(p, p->lineno,
+			     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)",
+			     url);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < l->nurls; i++) {
+			if (!strcmp(l->urls[i], url)) {
+				fail(p, p->lineno, "url '%s' is listed twice", url);
+				return -EINVAL;
+			}
+		}
+		urls = realloc(l->urls, (l->nurls + 1) * sizeof(*urls));
+		if (!urls) {
+			fail(p, p->lineno, "out of memory");
+			return -ENOMEM;
+		}
+		l->urls = urls;
+		urls[l->nurls] = NULL;
+		if (set_string(p, url, &urls[l->nurls]) < 0)
+			return -ENOMEM;
+		l->nurls++;
+		if (!comma)
+			return 0;
+		s = comma + 1;
 	}
-	return set_string(p, v, &p->c->live.url);
 }
 
 static int live_create(struct parser *p, const char *key, const char *v)
@@ -215,6 +268,74 @@ static int live_create(struct parser *p, const char *key, const char *v)
 static int live_timer(struct parser *p, const char *key, const char *v)
 {
 	return set_duration(p, key, v, &p->c->live.timer_ns, false);
+}
+
+/* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
+static int live_session(struct parser *p, const char *key, const char *v)
+{
+	size_t n = strlen(v);
+	bool ok = n < sizeof(p->c->live.session) && v[0] != '.' && v[0] != '-';
+
+	for (const char *s = v; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
+			ok = false;
+	if (!ok) {
+		fail(p, p->lineno,
+		     "bad session name '%s' (expected letters, digits and _-.:, at most %zu)", v,
+		     sizeof(p->c->live.session) - 1);
+		return -EINVAL;
+	}
+	memcpy(p->c->live.session, v, n + 1);
+	return 0;
+}
+
+/* The lttng output URL of the created session: where relayd listens. */
+static int live_relayd(struct parser *p, const char *key, const char *v)
+{
+	static const char *const schemes[] = {"net://", "net6://", "tcp://", "tcp6://"};
+	bool ok = false;
+
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && v[n] != ':')
+			ok = true;
+	}
+	for (const char *s = v; *s; s++)
+		if (isspace((unsigned char)*s) || *s == ',')
+			ok = false;
+	if (!ok || strlen(v) >= sizeof(p->c->live.relayd)) {
+		fail(p, p->lineno, "bad relayd '%s' (expected an lttng URL such as net://HOST)", v);
+		return -EINVAL;
+	}
+	memcpy(p->c->live.relayd, v, strlen(v) + 1);
+	return 0;
+}
+
+static int live_relayd_live_port(struct parser *p, const char *key, const char *v)
+{
+	uint64_t port;
+
+	if (parse_uint(v, &port) < 0 || port == 0 || port > 65535) {
+		fail(p, p->lineno, "bad port '%s' for %s (expected 1 to 65535)", v, key);
+		return -EINVAL;
+	}
+	p->c->live.relayd_live_port = (unsigned)port;
+	return 0;
+}
+
+static int live_tracefile_size(struct parser *p, const char *key, const char *v)
+{
+	return set_size(p, key, v, &p->c->live.tracefile_size);
+}
+
+static int live_tracefile_count(struct parser *p, const char *key, const char *v)
+{
+	if (parse_uint(v, &p->c->live.tracefile_count) < 0 || p->c->live.tracefile_count == 0) {
+		fail(p, p->lineno, "bad number '%s' for %s (expected 1 or more)", v, key);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* ---- [graph] ---- */
@@ -232,6 +353,11 @@ static int graph_memory_limit(struct parser *p, const char *key, const char *v)
 static int graph_action_timeout(struct parser *p, const char *key, const char *v)
 {
 	return set_duration(p, key, v, &p->c->graph.action_timeout_ns, false);
+}
+
+static int graph_overdue_grace(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->graph.overdue_grace_ns, true);
 }
 
 /* ---- [alerts] ---- */
@@ -314,6 +440,62 @@ static int capture_quota(struct parser *p, const char *key, const char *v)
 	return set_size(p, key, v, &p->c->capture.quota);
 }
 
+/* "5%" of the filesystem, or a size such as "1GiB"; "0" never refuses. */
+static int capture_min_free(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_capture *c = &p->c->capture;
+	size_t n = strlen(v);
+
+	if (n > 1 && v[n - 1] == '%') {
+		char num[32], *end;
+		double pct;
+
+		if (n - 1 >= sizeof(num) || !isdigit((unsigned char)v[0]))
+			goto bad;
+		memcpy(num, v, n - 1);
+		num[n - 1] = '\0';
+		errno = 0;
+		pct = strtod(num, &end);
+		if (errno || *end || pct < 0 || pct >= 100)
+			goto bad;
+		c->min_free = 0;
+		c->min_free_percent = pct;
+		return 0;
+	}
+	if (!strcmp(v, "0")) {
+		c->min_free = 0;
+		c->min_free_percent = 0;
+		return 0;
+	}
+	if (jank_parse_size(v, &c->min_free) < 0)
+		goto bad;
+	c->min_free_percent = 0;
+	return 0;
+bad:
+	fail(p, p->lineno,
+	     "bad min-free '%s' (expected a size such as 1GiB or a percentage such as 5%%)", v);
+	return -EINVAL;
+}
+
+/* ---- [daemon] ---- */
+
+static int daemon_control_socket(struct parser *p, const char *key, const char *v)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->daemon.control_socket)) {
+		fail(p, p->lineno,
+		     "bad control-socket '%s' (expected an absolute path, at most %zu)", v,
+		     sizeof(p->c->daemon.control_socket) - 1);
+		return -EINVAL;
+	}
+	memcpy(p->c->daemon.control_socket, v, strlen(v) + 1);
+	return 0;
+}
+
+static int daemon_status_interval(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->daemon.status_interval_ns, false);
+}
+
 /* ---- [action NAME] ---- */
 
 static int action_begin(struct parser *p, const char *key, const char *v)
@@ -367,17 +549,34 @@ static int action_capture(struct parser *p, const char *key, const char *v)
 	return set_bool(p, key, v, &p->rule->capture);
 }
 
+/* Samples an adaptive threshold learns from before it applies; kept until the section ends. */
+static int action_warmup(struct parser *p, const char *key, const char *v)
+{
+	if (parse_uint(v, &p->warmup) < 0) {
+		fail(p, p->lineno, "bad number '%s' for warmup", v);
+		return -EINVAL;
+	}
+	p->warmup_set = true;
+	return 0;
+}
+
 /* clang-format off */
 static const struct key_def live_keys[] = {
 	{ "url", live_url },
 	{ "create", live_create },
 	{ "timer", live_timer },
+	{ "session", live_session },
+	{ "relayd", live_relayd },
+	{ "relayd-live-port", live_relayd_live_port },
+	{ "tracefile-size", live_tracefile_size },
+	{ "tracefile-count", live_tracefile_count },
 	{ NULL, NULL },
 };
 static const struct key_def graph_keys[] = {
 	{ "retention", graph_retention },
 	{ "memory-limit", graph_memory_limit },
 	{ "action-timeout", graph_action_timeout },
+	{ "overdue-grace", graph_overdue_grace },
 	{ NULL, NULL },
 };
 static const struct key_def alerts_keys[] = {
@@ -391,6 +590,12 @@ static const struct key_def capture_keys[] = {
 	{ "cooldown", capture_cooldown },
 	{ "max-per-hour", capture_max_per_hour },
 	{ "quota", capture_quota },
+	{ "min-free", capture_min_free },
+	{ NULL, NULL },
+};
+static const struct key_def daemon_keys[] = {
+	{ "control-socket", daemon_control_socket },
+	{ "status-interval", daemon_status_interval },
 	{ NULL, NULL },
 };
 enum { ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_KEY, ACTION_KEY_MATCH, ACTION_KEY_THRESHOLD };
@@ -401,6 +606,7 @@ static const struct key_def action_keys[] = {
 	[ACTION_KEY_MATCH] = { "match", action_match },
 	[ACTION_KEY_THRESHOLD] = { "threshold", action_threshold },
 	{ "capture", action_capture },
+	{ "warmup", action_warmup },
 	{ NULL, NULL },
 };
 /* clang-format on */
@@ -416,6 +622,8 @@ static const struct key_def *section_keys(enum section_kind kind)
 		return alerts_keys;
 	case SECTION_CAPTURE:
 		return capture_keys;
+	case SECTION_DAEMON:
+		return daemon_keys;
 	case SECTION_ACTION:
 		return action_keys;
 	case SECTION_NONE:
@@ -441,6 +649,8 @@ static void section_end(struct parser *p)
 			return;
 		}
 	}
+	if (p->warmup_set)
+		p->rule->threshold.warmup = p->warmup;
 }
 
 static bool valid_action_name(const char *s)
@@ -495,6 +705,7 @@ static void section_begin(struct parser *p, char *name)
 	p->kind = SECTION_BAD;
 	p->seen = 0;
 	p->rule = NULL;
+	p->warmup_set = false;
 	p->section_line = p->lineno;
 	while (isspace((unsigned char)*name))
 		name++;
@@ -521,7 +732,7 @@ static void section_begin(struct parser *p, char *name)
 			p->kind = SECTION_ACTION;
 		return;
 	}
-	for (int k = SECTION_LIVE; k <= SECTION_CAPTURE; k++) {
+	for (int k = SECTION_LIVE; k <= SECTION_DAEMON; k++) {
 		if (strcmp(name, section_names[k]) != 0)
 			continue;
 		if (p->section_first_line[k]) {
@@ -533,10 +744,10 @@ static void section_begin(struct parser *p, char *name)
 		p->kind = k;
 		return;
 	}
-	fail(
-	    p, p->lineno,
-	    "unknown section [%s] (expected [live], [graph], [alerts], [capture] or [action NAME])",
-	    name);
+	fail(p, p->lineno,
+	     "unknown section [%s] (expected [live], [graph], [alerts], [capture], [daemon] or "
+	     "[action NAME])",
+	     name);
 }
 
 /* ---- inih plumbing ---- */
@@ -676,7 +887,7 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
 	} else if (!p->failed && r < 0)
 		fail(p, 0, "out of memory");
-	if (!p->failed && c->live.url && p->live_create_seen && c->live.create)
+	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create)
 		fail(p, 0, "[live]: 'url' and 'create = yes' exclude each other");
 	free(p->line);
 	free(p->rule_lines);
@@ -731,9 +942,15 @@ void jank_config_init(struct jank_config *c)
 	memset(c, 0, sizeof(*c));
 	jank_engine_config_defaults(&ec);
 	c->live.timer_ns = 100 * 1000000LL;
+	snprintf(c->live.session, sizeof(c->live.session), "jankd-live");
+	snprintf(c->live.relayd, sizeof(c->live.relayd), "net://127.0.0.1");
+	c->live.relayd_live_port = 5344;
+	c->live.tracefile_size = 64ull << 20;
+	c->live.tracefile_count = 4;
 	c->graph.retention_ns = ec.retention_ns;
 	c->graph.memory_limit = ec.memory_limit;
 	c->graph.action_timeout_ns = ec.action_timeout_ns;
+	c->graph.overdue_grace_ns = 1000000000LL;
 	c->alerts.target = JANK_ALERT_JOURNAL;
 	c->alerts.rate_limit_count = 10;
 	c->alerts.rate_limit_period_ns = 10 * 1000000000LL;
@@ -741,6 +958,9 @@ void jank_config_init(struct jank_config *c)
 	c->capture.cooldown_ns = 30 * 1000000000LL;
 	c->capture.max_per_hour = 20;
 	c->capture.quota = 2ull << 30;
+	c->capture.min_free_percent = 5;
+	snprintf(c->daemon.control_socket, sizeof(c->daemon.control_socket), "/run/jankd/control");
+	c->daemon.status_interval_ns = 5 * 1000000000LL;
 }
 
 void jank_config_fini(struct jank_config *c)
@@ -748,7 +968,9 @@ void jank_config_fini(struct jank_config *c)
 	for (size_t i = 0; i < c->nrules; i++)
 		jank_rule_fini(&c->rules[i]);
 	free(c->rules);
-	free(c->live.url);
+	for (size_t i = 0; i < c->live.nurls; i++)
+		free(c->live.urls[i]);
+	free(c->live.urls);
 	free(c->capture.dir);
 	free(c->path);
 	memset(c, 0, sizeof(*c));
@@ -759,6 +981,7 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->retention_ns = c->graph.retention_ns;
 	ec->memory_limit = c->graph.memory_limit;
 	ec->action_timeout_ns = c->graph.action_timeout_ns;
+	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
 }
 
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)

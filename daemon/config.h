@@ -2,8 +2,8 @@
 /*
  * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
  *
- * Sections: [live], [graph], [alerts], [capture], and one [action NAME] per
- * rule. Unknown sections and keys are errors; every error names the file
+ * Sections: [live], [graph], [alerts], [capture], [daemon], and one
+ * [action NAME] per rule. Unknown sections and keys are errors; every error names the file
  * and, when it comes from one line, the line.
  */
 #ifndef JANK_CONFIG_H
@@ -27,16 +27,28 @@ enum jank_capture_mode {
 	JANK_CAPTURE_NONE,
 };
 
+#define JANK_CONFIG_SESSION_LEN 256 /* lttng's LTTNG_NAME_MAX */
+#define JANK_CONFIG_URL_LEN	1024
+#define JANK_CONFIG_SOCKET_LEN	108 /* sizeof(sun_path) */
+
 struct jank_config_live {
-	char *url;   /* NULL: none given */
-	bool create; /* create and own the live session */
+	char **urls;  /* [live] url: each live session to watch, in file order */
+	size_t nurls; /* 0: none given */
+	bool create;  /* create and own the live session */
 	int64_t timer_ns;
+	/* The session jankd creates (create = yes). */
+	char session[JANK_CONFIG_SESSION_LEN]; /* default jankd-live */
+	char relayd[JANK_CONFIG_URL_LEN];      /* lttng control/data URL, default net://127.0.0.1 */
+	unsigned relayd_live_port;	       /* default 5344 */
+	uint64_t tracefile_size;	       /* bytes, default 64 MiB */
+	uint64_t tracefile_count;	       /* default 4 */
 };
 
 struct jank_config_graph {
 	int64_t retention_ns;
 	uint64_t memory_limit;
 	int64_t action_timeout_ns;
+	int64_t overdue_grace_ns; /* 0: no overdue reports */
 };
 
 struct jank_config_alerts {
@@ -49,8 +61,16 @@ struct jank_config_capture {
 	enum jank_capture_mode mode;
 	char *dir;
 	int64_t cooldown_ns;
-	uint64_t max_per_hour;
+	uint64_t max_per_hour;	  /* 0: no hourly limit */
 	uint64_t quota;
+	/* Refuse to start a capture when the filesystem has less free space than this: */
+	uint64_t min_free;	  /* bytes (0: see min_free_percent) */
+	double min_free_percent;  /* of the filesystem's size; default 5 */
+};
+
+struct jank_config_daemon {
+	char control_socket[JANK_CONFIG_SOCKET_LEN]; /* default /run/jankd/control */
+	int64_t status_interval_ns;		     /* default 5 s */
 };
 
 struct jank_config {
@@ -59,6 +79,7 @@ struct jank_config {
 	struct jank_config_graph graph;
 	struct jank_config_alerts alerts;
 	struct jank_config_capture capture;
+	struct jank_config_daemon daemon;
 	struct jank_rule *rules; /* one per [action NAME], in file order */
 	size_t nrules;
 };

@@ -11,8 +11,18 @@
  * engine and caches, per wanted field, where it lives (payload, specific
  * context or common context member index) and its value type. Per stream
  * class we cache the common-context indices of vtid/tid, vpid/pid and
- * procname and the packet-context index of cpu_id. The per-event path only
- * indexes arrays: no name lookup, no hashing, no allocation.
+ * procname, the packet-context index of cpu_id and the clock's offset. Two
+ * small direct-mapped caches, keyed by object address, give an event
+ * class's caches and a packet's CPU without asking babeltrace2 again. The
+ * per-event path only indexes arrays: no name lookup, no allocation.
+ *
+ * src.ctf.fs maps each stream file in windows of 8 MiB and keeps what it
+ * has read mapped until it moves to the next window: up to 8 MiB of RSS per
+ * stream, clean page cache that is no memory of the analysis. An offline
+ * input gives those pages back every RELEASE_EVERY events (MADV_DONTNEED on
+ * the read-only mappings of its trace files; a page read again is mapped
+ * again from the page cache), so that RSS does not grow with the number of
+ * CPUs of the trace.
  *
  * Nothing from babeltrace2 crosses into lib/: the engine sees jank_event only.
  */
@@ -24,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +45,11 @@
 #define MAX_WALK_DEPTH 16
 /* Event class ids below this index an array; larger (unusual) ids go to a list. */
 #define DENSE_CLASS_IDS (1u << 16)
+/* Direct-mapped caches by address (powers of two). */
+#define EC_CACHE_SIZE  256
+#define PKT_CACHE_SIZE 256
+/* Offline: give back the mapped trace pages already read, this often (events). */
+#define RELEASE_EVERY  262144
 
 enum field_scope {
 	SCOPE_NONE = 0,
@@ -67,6 +83,8 @@ struct sc_cache {
 	const bt_stream_class *sc; /* strong reference: keeps the pointer unique */
 	enum jank_domain domain;
 	bool has_clock;
+	bool fast_clock;	   /* 1 GHz clock: ns from origin = clock_base_ns + value */
+	int64_t clock_base_ns;
 	struct field_loc tid, pid, comm; /* common context */
 	struct field_loc cpu;		 /* packet context */
 	struct class_cache *dense;	 /* indexed by event class id */
@@ -78,6 +96,22 @@ struct sc_cache {
 struct stream_rec {
 	const bt_stream *stream; /* strong reference */
 	int32_t cpu;		 /* of the stream's last packet, -1 */
+};
+
+/* An event class's caches; both pointers are invalidated when their arrays move. */
+struct ec_cache_entry {
+	const bt_event_class *ec;
+	struct sc_cache *sc;
+	struct class_cache *cc;
+};
+
+/*
+ * A packet's CPU. babeltrace2 recycles packet objects, but every packet's
+ * beginning message comes before its events and rewrites its entry.
+ */
+struct pkt_cache_entry {
+	const bt_packet *packet;
+	int32_t cpu;
 };
 
 struct jank_input {
@@ -97,7 +131,15 @@ struct jank_input {
 	struct stream_rec *streams;
 	size_t nstreams;
 
+	struct ec_cache_entry ec_cache[EC_CACHE_SIZE];
+	struct pkt_cache_entry pkt_cache[PKT_CACHE_SIZE];
+
+	char **trace_dirs; /* offline: canonical trace directories, with a final '/' */
+	size_t ntrace_dirs;
+	uint64_t released_at; /* events read at the last release_trace_pages() */
+
 	int64_t last_ts;
+	uint64_t generation; /* the engine's, when the class caches were filled */
 	bool ended;
 	bool failed;
 	bool decode_error; /* err was set by the sink itself */
@@ -368,6 +410,7 @@ static struct jank_input *input_alloc(struct jank_engine *engine)
 		return NULL;
 	in->engine = engine;
 	in->last_ts = INT64_MIN;
+	in->generation = jank_engine_generation(engine);
 	in->graph = bt_graph_create(0);
 	if (!in->graph) {
 		free(in);
@@ -622,6 +665,32 @@ static void trace_dirs_free(struct trace_dir *v, size_t n)
 	free(v);
 }
 
+/* Keep the canonical path of each trace directory, for release_trace_pages(). */
+static int remember_trace_dirs(struct jank_input *in, const struct trace_dir *v, size_t n)
+{
+	in->trace_dirs = calloc(n, sizeof(*in->trace_dirs));
+	if (!in->trace_dirs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char *real = realpath(v[i].dir, NULL);
+		size_t len;
+
+		if (!real)
+			continue; /* src.ctf.fs will say what is wrong with it */
+		len = strlen(real);
+		in->trace_dirs[in->ntrace_dirs] = malloc(len + 2);
+		if (!in->trace_dirs[in->ntrace_dirs]) {
+			free(real);
+			return -ENOMEM;
+		}
+		memcpy(in->trace_dirs[in->ntrace_dirs], real, len);
+		memcpy(in->trace_dirs[in->ntrace_dirs] + len, "/", 2);
+		in->ntrace_dirs++;
+		free(real);
+	}
+	return 0;
+}
+
 /* Give each directory its component: one per group, one per directory without a group. */
 static size_t assign_components(struct trace_dir *v, size_t n)
 {
@@ -708,6 +777,8 @@ struct jank_input *jank_input_new_ctf(const char *const *paths, size_t n,
 		goto end;
 	if (collect_trace_dirs(fs_cls, paths, n, &dirs, &ndirs, err, errlen) < 0)
 		goto end;
+	if (remember_trace_dirs(in, dirs, ndirs) < 0)
+		goto nomem;
 	ncomp = assign_components(dirs, ndirs);
 	srcs = calloc(ncomp, sizeof(*srcs));
 	if (!srcs)
@@ -805,6 +876,9 @@ void jank_input_free(struct jank_input *in)
 	for (size_t i = 0; i < in->nlabels; i++)
 		free(in->labels[i]);
 	free(in->labels);
+	for (size_t i = 0; i < in->ntrace_dirs; i++)
+		free(in->trace_dirs[i]);
+	free(in->trace_dirs);
 	free(in->name);
 	free(in);
 }
@@ -897,6 +971,25 @@ static enum jank_domain trace_domain(const bt_trace *trace)
 	return JANK_DOMAIN_KERNEL;
 }
 
+/*
+ * A 1 GHz clock's offset in ns, when it fits: then an event's ns from origin
+ * is this plus its clock value, as babeltrace2 computes it.
+ */
+static bool clock_base_ns(const bt_clock_class *cc, int64_t *base)
+{
+	int64_t seconds, ns;
+	uint64_t cycles;
+
+	if (bt_clock_class_get_frequency(cc) != UINT64_C(1000000000))
+		return false;
+	bt_clock_class_get_offset(cc, &seconds, &cycles);
+	if (cycles >= UINT64_C(1000000000) || __builtin_mul_overflow(seconds, 1000000000, &ns) ||
+	    __builtin_add_overflow(ns, (int64_t)cycles, &ns))
+		return false;
+	*base = ns;
+	return true;
+}
+
 static struct sc_cache *sc_cache_add(struct jank_input *in, const bt_stream_class *sc,
 				     const bt_stream *stream)
 {
@@ -909,11 +1002,15 @@ static struct sc_cache *sc_cache_add(struct jank_input *in, const bt_stream_clas
 	in->scs = v;
 	c = &v[in->nscs++];
 	in->last_sc = c; /* the array may have moved: no older pointer into it is kept */
+	memset(in->ec_cache, 0, sizeof(in->ec_cache));
 	memset(c, 0, sizeof(*c));
 	c->sc = sc;
 	bt_stream_class_get_ref(sc);
 	c->domain = trace_domain(bt_stream_borrow_trace_const(stream));
 	c->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+	c->fast_clock = c->has_clock &&
+			clock_base_ns(bt_stream_class_borrow_default_clock_class_const(sc),
+				      &c->clock_base_ns);
 	common = bt_stream_class_borrow_event_common_context_field_class_const(sc);
 	resolve_context_field(common, "vtid", "tid", &c->tid);
 	resolve_context_field(common, "vpid", "pid", &c->pid);
@@ -943,7 +1040,7 @@ static inline struct sc_cache *sc_cache_find(struct jank_input *in, const bt_str
 	return NULL;
 }
 
-static struct class_cache *class_slot(struct sc_cache *c, uint64_t id)
+static struct class_cache *class_slot(struct jank_input *in, struct sc_cache *c, uint64_t id)
 {
 	if (id < DENSE_CLASS_IDS) {
 		if (id >= c->ndense) {
@@ -955,6 +1052,7 @@ static struct class_cache *class_slot(struct sc_cache *c, uint64_t id)
 			v = realloc(c->dense, n * sizeof(*v));
 			if (!v)
 				return NULL;
+			memset(in->ec_cache, 0, sizeof(in->ec_cache));
 			memset(v + c->ndense, 0, (n - c->ndense) * sizeof(*v));
 			c->dense = v;
 			c->ndense = n;
@@ -969,6 +1067,7 @@ static struct class_cache *class_slot(struct sc_cache *c, uint64_t id)
 
 		if (!v)
 			return NULL;
+		memset(in->ec_cache, 0, sizeof(in->ec_cache));
 		c->sparse = v;
 		memset(&v[c->nsparse], 0, sizeof(v[c->nsparse]));
 		v[c->nsparse].id = id;
@@ -1062,26 +1161,85 @@ static int clock_ns(struct jank_input *in, const bt_clock_snapshot *cs, int64_t 
 	return 0;
 }
 
+/* The clock snapshot in ns from origin: the cached offset for 1 GHz clocks. */
+static inline int event_ns(struct jank_input *in, const struct sc_cache *c,
+			   const bt_clock_snapshot *cs, int64_t *ns)
+{
+	if (c->fast_clock) {
+		uint64_t v = bt_clock_snapshot_get_value(cs);
+
+		if (v <= INT64_MAX && !__builtin_add_overflow(c->clock_base_ns, (int64_t)v, ns))
+			return 0;
+	}
+	return clock_ns(in, cs, ns);
+}
+
+static inline size_t addr_hash(const void *p, size_t size)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return (size_t)((a >> 4) ^ (a >> 12)) & (size - 1);
+}
+
+/* Remember a packet's CPU (at its beginning, or at its first event). */
+static int32_t packet_cpu_set(struct jank_input *in, const struct sc_cache *c,
+			      const bt_packet *packet)
+{
+	struct pkt_cache_entry *e = &in->pkt_cache[addr_hash(packet, PKT_CACHE_SIZE)];
+
+	e->packet = packet;
+	e->cpu = read_int32(bt_packet_borrow_context_field_const(packet), &c->cpu);
+	return e->cpu;
+}
+
+static inline int32_t packet_cpu(struct jank_input *in, const struct sc_cache *c,
+				 const bt_packet *packet)
+{
+	const struct pkt_cache_entry *e = &in->pkt_cache[addr_hash(packet, PKT_CACHE_SIZE)];
+
+	return e->packet == packet ? e->cpu : packet_cpu_set(in, c, packet);
+}
+
+/* The caches of an event's class: from the address cache, else looked up (and added). */
+static int event_class_caches(struct jank_input *in, const bt_event *ev,
+			      const bt_event_class *ec, struct sc_cache **c,
+			      struct class_cache **cc)
+{
+	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
+	const bt_stream_class *sc;
+
+	if (e->ec == ec) {
+		*c = e->sc;
+		*cc = e->cc;
+		return 0;
+	}
+	sc = bt_event_class_borrow_stream_class_const(ec);
+	*c = sc_cache_find(in, sc);
+	if (!*c)
+		*c = sc_cache_add(in, sc, bt_event_borrow_stream_const(ev));
+	if (!*c)
+		return -ENOMEM;
+	*cc = class_slot(in, *c, bt_event_class_get_id(ec));
+	if (!*cc)
+		return -ENOMEM;
+	e->ec = ec;
+	e->sc = *c;
+	e->cc = *cc;
+	return 0;
+}
+
 static int handle_event(struct jank_input *in, const bt_message *msg)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
-	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
 	const bt_field *payload = NULL, *specific = NULL, *common = NULL;
 	struct jank_event jev;
 	struct class_cache *cc;
 	struct sc_cache *c;
-	const bt_packet *packet;
 	int r;
 
 	in->stats.events++;
-	c = sc_cache_find(in, sc);
-	if (!c)
-		c = sc_cache_add(in, sc, bt_event_borrow_stream_const(ev));
-	if (!c)
-		goto nomem;
-	cc = class_slot(c, bt_event_class_get_id(ec));
-	if (!cc)
+	if (event_class_caches(in, ev, ec, &c, &cc) < 0)
 		goto nomem;
 	if (!cc->resolved) {
 		r = resolve_class(in, c, ec, cc);
@@ -1095,14 +1253,12 @@ static int handle_event(struct jank_input *in, const bt_message *msg)
 			in->name);
 		return -EINVAL;
 	}
-	r = clock_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg), &jev.ts);
+	r = event_ns(in, c, bt_message_event_borrow_default_clock_snapshot_const(msg), &jev.ts);
 	if (r < 0)
 		return r;
 
-	jev.cpu = -1;
-	packet = c->cpu.scope != SCOPE_NONE ? bt_event_borrow_packet_const(ev) : NULL;
-	if (packet)
-		jev.cpu = read_int32(bt_packet_borrow_context_field_const(packet), &c->cpu);
+	jev.cpu = c->cpu.scope != SCOPE_NONE ? packet_cpu(in, c, bt_event_borrow_packet_const(ev))
+					      : -1;
 
 	if (cc->need_common || c->tid.scope || c->pid.scope || c->comm.scope)
 		common = bt_event_borrow_common_context_field_const(ev);
@@ -1203,9 +1359,8 @@ static int handle_packet_beginning(struct jank_input *in, const bt_message *msg)
 	const bt_stream *s = bt_packet_borrow_stream_const(p);
 	struct stream_rec *rec = stream_find(in, s);
 	struct sc_cache *c;
+	int32_t cpu;
 
-	if (!rec)
-		return 0;
 	c = sc_cache_find(in, bt_stream_borrow_class_const(s));
 	if (!c)
 		c = sc_cache_add(in, bt_stream_borrow_class_const(s), s);
@@ -1213,7 +1368,10 @@ static int handle_packet_beginning(struct jank_input *in, const bt_message *msg)
 		set_err(in->err, sizeof(in->err), "out of memory");
 		return -ENOMEM;
 	}
-	rec->cpu = read_int32(bt_packet_borrow_context_field_const(p), &c->cpu);
+	/* A recycled packet object: forget the CPU of the packet it was. */
+	cpu = packet_cpu_set(in, c, p);
+	if (rec)
+		rec->cpu = cpu;
 	return 0;
 }
 
@@ -1291,6 +1449,65 @@ static int handle_message(struct jank_input *in, const bt_message *msg)
 	return 0;
 }
 
+/*
+ * The engine's rules were replaced (config reload): its class ids are void.
+ * Drop every cached class so that each is resolved again on its next event.
+ */
+static void forget_classes(struct jank_input *in)
+{
+	for (size_t i = 0; i < in->nscs; i++) {
+		struct sc_cache *c = &in->scs[i];
+
+		if (c->dense)
+			memset(c->dense, 0, c->ndense * sizeof(*c->dense));
+		free(c->sparse);
+		c->sparse = NULL;
+		c->nsparse = 0;
+	}
+	memset(in->ec_cache, 0, sizeof(in->ec_cache)); /* it points into those arrays */
+	in->generation = jank_engine_generation(in->engine);
+}
+
+static bool is_trace_file(const struct jank_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->ntrace_dirs; i++)
+		if (!strncmp(path, in->trace_dirs[i], strlen(in->trace_dirs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Unmap the pages of the read-only mappings of our trace files (see the top
+ * of the file). The mappings stay: a page touched again is mapped again from
+ * the page cache. Best effort: any failure only leaves RSS higher.
+ */
+static void release_trace_pages(const struct jank_input *in)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long start, end;
+		char perms[8];
+		int path = 0;
+		size_t n;
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &path) < 3 ||
+		    !path || perms[0] != 'r' || perms[1] != '-')
+			continue;
+		n = strlen(line + path);
+		if (n && line[path + n - 1] == '\n')
+			line[path + n - 1] = '\0';
+		if (is_trace_file(in, line + path))
+			madvise((void *)start, end - start, MADV_DONTNEED);
+	}
+	free(line);
+	fclose(f);
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
 								       void *data)
 {
@@ -1298,6 +1515,10 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	bt_message_array_const msgs;
 	uint64_t count = 0;
 	int r = 0;
+
+	/* Rules only change between two batches: one compare per batch. */
+	if (in->generation != jank_engine_generation(in->engine))
+		forget_classes(in);
 
 	switch (bt_message_iterator_next(it, &msgs, &count)) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
@@ -1315,6 +1536,10 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 		if (r == 0)
 			r = handle_message(in, msgs[i]);
 		bt_message_put_ref(msgs[i]);
+	}
+	if (in->ntrace_dirs && in->stats.events - in->released_at >= RELEASE_EVERY) {
+		in->released_at = in->stats.events;
+		release_trace_pages(in);
 	}
 	if (r < 0) {
 		in->decode_error = true;
@@ -1403,4 +1628,5 @@ const char *jank_input_name(const struct jank_input *in)
 void jank_input_get_stats(const struct jank_input *in, struct jank_input_stats *out)
 {
 	*out = in->stats;
+	out->last_ts = in->last_ts;
 }

@@ -29,6 +29,7 @@ struct jank_input_stats {
 	uint64_t classes;     /* event classes resolved */
 	uint64_t discarded;   /* discarded events and packets reported by the tracer */
 	uint64_t traces;
+	int64_t last_ts; /* time of the last event given to the engine, INT64_MIN: none */
 };
 
 struct jank_input;

@@ -5,6 +5,7 @@
  *   analyze   apply the action rules of a config file; report janks
  *   critpath  the critical path of one thread over an interval
  *   graph     the execution graph: state intervals and wakeup links
+ *   status    ask a running jankd, over its control socket
  *
  * Exit status: 0 on success, 1 on bad input (trace, config, thread), 2 on a
  * usage error. Every error is one line on stderr that starts with "jankctl: ".
@@ -18,18 +19,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include "config.h"
 #include "engine.h"
 #include "input.h"
 #include "output.h"
+#include "capture.h"
+#include "report.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
 
-#define EXIT_BAD_INPUT 1
-#define EXIT_USAGE     2
-#define ERR_LEN	       1024
+#define EXIT_BAD_INPUT	 1
+#define EXIT_USAGE	 2
+#define ERR_LEN		 1024
+#define STATUS_SOCKET	 "/run/jankd/control"
+#define STATUS_TIMEOUT_S 10
 
 enum format {
 	FORMAT_TEXT = 0,
@@ -40,6 +49,8 @@ struct options {
 	const char *config;
 	enum format format;
 	bool all;
+	bool no_gc; /* hidden: keep the whole graph (tests: GC invariance) */
+	bool stats; /* hidden: the engine's counters on stderr (benchmarks) */
 	bool tid_set, begin_set, end_set;
 	int32_t tid;
 	int64_t begin, end;
@@ -58,6 +69,12 @@ static const char usage_main[] =
     "            the critical path of thread N: what it was waiting on\n"
     "  graph     [--tid N] [--format json|text] TRACE...\n"
     "            every thread's state intervals and the wakeup links between them\n"
+    "  status    [--socket PATH] [--format text|json]\n"
+    "            ask the running jankd: counts, latencies, recent janks, inputs\n"
+    "  report    CAPTURE_DIR\n"
+    "            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
+    "  captures  [--dir DIR] [--format text|json]\n"
+    "            list jankd's captures: action, duration, size, summary\n"
     "\n"
     "A TRACE is a CTF trace directory or a directory of traces (lttng output):\n"
     "kernel and user-space traces given together are merged in time order.\n"
@@ -85,6 +102,33 @@ static const char usage_critpath[] =
     "  -b, --begin NS        start of the interval\n"
     "  -e, --end NS          end of the interval\n"
     "  -f, --format FORMAT   text (default) or json\n"
+    "  -h, --help            show this help\n";
+
+static const char usage_status[] =
+    "Usage: jankctl status [--socket PATH] [--format text|json]\n"
+    "Ask the running jankd for its figures: per-rule counts and latency percentiles,\n"
+    "recent janks, events/s, graph memory, GC and drop counters, inputs and their state.\n"
+    "\n"
+    "  -s, --socket PATH     jankd's control socket (default " STATUS_SOCKET ")\n"
+    "  -f, --format FORMAT   text (default) or json\n"
+    "  -h, --help            show this help\n";
+
+static const char usage_report[] =
+    "Usage: jankctl report CAPTURE_DIR\n"
+    "Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
+    "captured trace, compute its critical path, and write report.json, report.txt and\n"
+    "critical-path.svg into CAPTURE_DIR. jankd does this after each capture; run it again\n"
+    "after an upgrade, or on a copy of the capture.\n"
+    "\n"
+    "  -h, --help            show this help\n";
+
+static const char usage_captures[] =
+    "Usage: jankctl captures [--dir DIR] [--format text|json]\n"
+    "List the captures of jankd, oldest first: time, action, key, duration, size on disk,\n"
+    "state, and the report's one-line summary.\n"
+    "\n"
+    "  -d, --dir DIR         the capture directory (default " JANK_CAPTURE_DEFAULT_DIR ")\n"
+    "  -f, --format FORMAT   text (default) or json (one object per line)\n"
     "  -h, --help            show this help\n";
 
 static const char usage_graph[] =
@@ -148,6 +192,9 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		{ "begin", required_argument, NULL, 'b' },
 		{ "end", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
+		/* Hidden, for the tests and the benchmarks; analyze only. */
+		{ "no-gc", no_argument, NULL, 'G' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
@@ -205,6 +252,12 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 				return EXIT_USAGE;
 			}
 			*(c == 'b' ? &o->begin_set : &o->end_set) = true;
+			break;
+		case 'G':
+			o->no_gc = true;
+			break;
+		case 'S':
+			o->stats = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -315,6 +368,25 @@ static void analyze_notes(const struct jank_engine *e)
 		printf("note: the tracer discarded %" PRIu64 " events\n", s.discarded_events);
 }
 
+/* --stats: "stat NAME VALUE" lines on stderr, for the benchmarks. */
+static void print_stats(const struct jank_engine *e)
+{
+	struct jank_engine_stats s;
+
+	jank_engine_get_stats(e, &s);
+	fprintf(stderr,
+		"stat events %" PRIu64 "\nstat actions_completed %" PRIu64 "\nstat janks %" PRIu64
+		"\nstat actions_open %" PRIu64 "\nstat actions_expired %" PRIu64
+		"\nstat paths_truncated %" PRIu64 "\nstat budget_forced %" PRIu64
+		"\nstat memory_bytes %" PRIu64 "\nstat memory_peak %" PRIu64
+		"\nstat workers %" PRIu64 "\nstat vertices %" PRIu64
+		"\nstat freed_vertices %" PRIu64 "\nstat freed_workers %" PRIu64
+		"\nstat gc_steps %" PRIu64 "\n",
+		s.events, s.actions_completed, s.janks, s.actions_open, s.actions_expired,
+		s.paths_truncated, s.budget_forced, s.memory_bytes, s.memory_peak, s.graph.workers,
+		s.graph.vertices, s.graph.freed_vertices, s.graph.freed_workers, s.graph.gc_steps);
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
 	struct options o = {.format = FORMAT_TEXT};
@@ -325,7 +397,7 @@ static int cmd_analyze(int argc, char **argv)
 	char err[ERR_LEN];
 	int r;
 
-	r = parse_options(argc, argv, "analyze", "cafh", usage_analyze, &o);
+	r = parse_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (!o.config) {
@@ -343,7 +415,9 @@ static int cmd_analyze(int argc, char **argv)
 	}
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(&conf, &ec);
-	ec.gc = true;
+	/* Offline, an action still open at the end is a note, not an overdue report. */
+	ec.overdue_grace_ns = 0;
+	ec.gc = !o.no_gc;
 	ec.report_all = o.all;
 	e = jank_engine_new(&ec);
 	if (!e) {
@@ -380,6 +454,8 @@ static int cmd_analyze(int argc, char **argv)
 		jank_output_summary_text(stdout, e);
 		analyze_notes(e);
 	}
+	if (o.stats)
+		print_stats(e);
 	r = finish_output();
 end:
 	jank_engine_free(e);
@@ -506,6 +582,233 @@ end:
 	return r;
 }
 
+/* ---- status ---- */
+
+/* Connect to jankd's control socket. Returns the fd, or -1 (message printed). */
+static int status_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {STATUS_TIMEOUT_S, 0};
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errorf("status: socket path too long: %s", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		errorf("status: cannot create a socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	if (err == ENOENT || err == ECONNREFUSED)
+		errorf("cannot connect to %s: %s (is jankd running?)", path, strerror(err));
+	else if (err == EACCES || err == EPERM)
+		errorf("cannot connect to %s: %s (jankd's control socket is for root)", path,
+		       strerror(err));
+	else
+		errorf("cannot connect to %s: %s", path, strerror(err));
+	return -1;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	/* clang-format off */
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* clang-format on */
+	const char *path = STATUS_SOCKET, *req = "status\n";
+	char *reply = NULL;
+	size_t len = 0, cap = 0;
+	int c, fd, r = EXIT_BAD_INPUT;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":s:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			path = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text")) {
+				req = "status\n";
+			} else if (!strcmp(optarg, "json")) {
+				req = "status json\n";
+			} else {
+				errorf("status: bad --format '%s' (expected text or json)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage_status, stdout);
+			return 0;
+		case ':':
+			errorf("status: option '%s' needs an argument (see jankctl status --help)",
+			       argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			errorf("status: unknown option '%s' (see jankctl status --help)",
+			       argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		errorf("status: unexpected argument '%s' (see jankctl status --help)",
+		       argv[optind]);
+		return EXIT_USAGE;
+	}
+	fd = status_connect(path);
+	if (fd < 0)
+		return EXIT_BAD_INPUT;
+	/* A refusal may come before the request is read: still read the reply then. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req) && errno != EPIPE &&
+	    errno != ECONNRESET) {
+		errorf("cannot send to %s: %s", path, strerror(errno));
+		goto end;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *b = realloc(reply, cap = cap ? cap * 2 : 8192);
+
+			if (!b) {
+				errorf("out of memory");
+				goto end;
+			}
+			reply = b;
+		}
+		n = read(fd, reply + len, cap - len - 1);
+		if (n == 0 || (n < 0 && errno == ECONNRESET && len > 0))
+			break;
+		if (n < 0) {
+			errorf("no answer from jankd on %s: %s", path,
+			       errno == EAGAIN ? "timed out" : strerror(errno));
+			goto end;
+		}
+		len += (size_t)n;
+	}
+	/* The loop always allocates before it reads: reply is not NULL here. */
+	reply[len] = '\0';
+	if (len == 0) {
+		errorf("jankd closed %s without an answer", path);
+		goto end;
+	}
+	if (!strncmp(reply, "error: ", 7)) {
+		reply[strcspn(reply, "\n")] = '\0';
+		errorf("jankd: %s", reply + 7);
+		goto end;
+	}
+	fputs(reply, stdout);
+	r = finish_output();
+end:
+	free(reply);
+	close(fd);
+	return r;
+}
+
+/* ---- report, captures ---- */
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct jank_report_result res;
+	char err[ERR_LEN];
+	int c, r;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_report, stdout);
+			return 0;
+		}
+		errorf("report: unknown option '%s' (see jankctl report --help)", argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+	if (argc - optind != 1) {
+		errorf("report: %s (see jankctl report --help)",
+		       argc - optind ? "one CAPTURE_DIR at a time" : "no CAPTURE_DIR given");
+		return EXIT_USAGE;
+	}
+	r = jank_report_capture(argv[optind], &res, err, sizeof(err));
+	if (r < 0) {
+		errorf("%s", err);
+		return EXIT_BAD_INPUT;
+	}
+	printf("%s\n", res.summary);
+	printf("wrote %s/{%s,%s,%s}\n", argv[optind], JANK_REPORT_JSON, JANK_REPORT_TEXT,
+	       JANK_REPORT_SVG);
+	return finish_output();
+}
+
+static int cmd_captures(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"dir", required_argument, NULL, 'd'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *dir = JANK_CAPTURE_DEFAULT_DIR;
+	char err[ERR_LEN];
+	bool json = false;
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				errorf("captures: bad --format '%s' (expected text or json)",
+				       optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'h':
+			fputs(usage_captures, stdout);
+			return 0;
+		case ':':
+			errorf("captures: option '%s' needs an argument "
+			       "(see jankctl captures --help)",
+			       argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			errorf("captures: unknown option '%s' (see jankctl captures --help)",
+			       argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		errorf("captures: unexpected argument '%s' (see jankctl captures --help)",
+		       argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (jank_report_list(stdout, dir, json, err, sizeof(err)) < 0) {
+		errorf("%s", err);
+		return EXIT_BAD_INPUT;
+	}
+	return finish_output();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -515,6 +818,9 @@ int main(int argc, char **argv)
 	    {"analyze", cmd_analyze},
 	    {"critpath", cmd_critpath},
 	    {"graph", cmd_graph},
+	    {"status", cmd_status},
+	    {"report", cmd_report},
+	    {"captures", cmd_captures},
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -536,6 +842,8 @@ int main(int argc, char **argv)
 	if (cmd[0] == '-')
 		errorf("unknown option '%s' (see jankctl --help)", cmd);
 	else
-		errorf("unknown command '%s' (expected analyze, critpath or graph)", cmd);
+		errorf("unknown command '%s' (expected analyze, critpath, graph, status, report "
+		       "or captures)",
+		       cmd);
 	return EXIT_USAGE;
 }

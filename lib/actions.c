@@ -303,14 +303,18 @@ void jank_action_table_free(struct jank_action_table *t)
 	free(t);
 }
 
-struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key)
+static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule,
+				       const char *key, uint64_t h)
 {
-	uint64_t h = key_hash(rule, key);
-
 	for (struct jank_action *a = jank_hashmap_get(&t->by_hash, h); a; a = a->chain)
 		if (a->rule == rule && strcmp(a->key, key) == 0)
 			return a;
 	return NULL;
+}
+
+struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key)
+{
+	return find_hashed(t, rule, key, key_hash(rule, key));
 }
 
 static void list_unlink(struct jank_action_table *t, struct jank_action *a)
@@ -365,9 +369,10 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule, const char *key,
 				     int64_t begin, bool *replaced)
 {
-	struct jank_action *a = jank_action_find(t, rule, key), *first;
+	uint64_t h = key_hash(rule, key);
+	struct jank_action *a = find_hashed(t, rule, key, h), *first;
 	struct rule_list *l;
-	uint64_t h;
+	size_t n;
 
 	if (rule >= t->nrules)
 		return NULL;
@@ -385,13 +390,13 @@ struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule,
 		t->allocated++;
 	}
 	memset(a, 0, sizeof(*a));
-	h = key_hash(rule, key);
 	a->rule = rule;
 	a->hash = h;
 	a->begin = begin;
 	a->tid = -1;
 	a->pid = -1;
-	snprintf(a->key, sizeof(a->key), "%s", key);
+	n = strnlen(key, sizeof(a->key) - 1);
+	memcpy(a->key, key, n); /* the rest is zero */
 	first = jank_hashmap_get(&t->by_hash, h);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {
 		a->next = t->free_list;

@@ -13,9 +13,15 @@
  * memory budget, the horizon moves forward regardless of open actions
  * (their paths then say `unknown` where the graph was freed, and are counted
  * as truncated), and the oldest open actions expire if they alone are too
- * many. GC runs every GC_EVERY events and visits GC_BUDGET workers per step,
- * so no pass stops the world. The cadence is counted in events, not in wall
- * time, so a given event stream always gives the same result.
+ * many. GC runs every GC_EVERY events and visits GC_BUDGET workers per step
+ * (plus twice the workers added since the last step, so that it keeps pace
+ * with fork storms), so no pass stops the world; only over budget does it
+ * sweep every worker, halving the window until the graph fits. Memory is
+ * checked every 4 events (O(1)): a budget crossed runs a step at once, so
+ * memory exceeds the budget by at most what 4 events add (workers, actions,
+ * or the doubling of a few rings or tables). The cadence is counted in
+ * events, not in wall time, so a given event stream always gives the same
+ * result.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +34,7 @@
 #define GC_EVERY 1024
 #define GC_BUDGET 64
 #define GC_BUDGET_PRESSURE 1024
+#define BUDGET_ROUNDS 8
 #define MAX_ROLES 8
 
 enum { POS_NONE = -2, POS_TID = -1 };
@@ -39,15 +46,16 @@ struct class_role {
 	int8_t match_pos;
 };
 
+/* What every event reads comes first: one cache line for most classes. */
 struct class_info {
-	char *name;
-	enum jank_domain domain;
 	enum jank_event_type type;
-	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
-	unsigned nfields;
-	struct class_role roles[MAX_ROLES];
 	unsigned nroles;
 	bool wanted;
+	enum jank_domain domain;
+	struct class_role roles[MAX_ROLES];
+	char *name;
+	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
+	unsigned nfields;
 };
 
 struct rule_state {
@@ -73,6 +81,8 @@ struct jank_engine {
 	struct jank_breakdown breakdown;
 	struct jank_engine_stats stats;
 	uint64_t since_gc;
+	size_t gc_workers; /* workers after the last GC step */
+	uint64_t check_at; /* memory that makes the next event run a GC step */
 	bool forced;      /* over budget: the horizon ignores open actions */
 	int64_t first_ts; /* first event time */
 	bool started;
@@ -118,6 +128,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	jank_breakdown_init(&e->breakdown);
 	e->stats.horizon = INT64_MIN;
 	e->stats.now = INT64_MIN;
+	e->check_at = e->cfg.memory_limit;
 	return e;
 }
 
@@ -641,6 +652,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 static void collect(struct jank_engine *e)
 {
 	int64_t now = e->stats.now, horizon, base;
+	size_t workers, budget;
 	uint64_t bytes;
 
 	if (!e->cfg.gc)
@@ -654,35 +666,60 @@ static void collect(struct jank_engine *e)
 	}
 	if (horizon > e->stats.horizon)
 		e->stats.horizon = horizon;
-	jank_graph_gc_step(e->graph, e->stats.horizon, e->forced ? GC_BUDGET_PRESSURE : GC_BUDGET);
+	/* Keep pace with the threads that appear: visit twice as many as were added. */
+	workers = jank_graph_worker_count(e->graph);
+	budget = e->forced ? GC_BUDGET_PRESSURE : GC_BUDGET;
+	if (workers > e->gc_workers)
+		budget += 2 * (workers - e->gc_workers);
+	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
+	e->gc_workers = jank_graph_worker_count(e->graph);
 
 	bytes = memory_bytes(e);
 	if (bytes > e->cfg.memory_limit) {
-		/* Over budget: halve the kept window, whatever is open, and collect at once. */
-		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;
-		e->stats.horizon = base + (now - base) / 2;
 		e->forced = true;
 		e->stats.budget_forced++;
-		jank_graph_gc_step(e->graph, e->stats.horizon, GC_BUDGET_PRESSURE);
-		/* Open actions alone over half the budget: expire the oldest. */
+	}
+	/*
+	 * Over budget: halve the kept window, whatever is open, and sweep every
+	 * worker, until the graph fits (a few rounds: a ring shrinks once it is a
+	 * quarter full). Open actions alone over half the budget: expire the
+	 * oldest.
+	 */
+	for (int round = 0; bytes > e->cfg.memory_limit && round < BUDGET_ROUNDS; round++) {
+		uint64_t before = bytes;
+
+		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;
+		if (base < now)
+			e->stats.horizon = base + (now - base + 1) / 2;
+		jank_graph_gc_step(e->graph, e->stats.horizon, jank_graph_worker_count(e->graph));
 		while (jank_action_table_bytes(e->actions) > e->cfg.memory_limit / 2 &&
 		       jank_action_count(e->actions) > 0)
 			expire_oldest(e);
-	} else if (bytes < e->cfg.memory_limit / 4 * 3) {
-		e->forced = false;
+		bytes = memory_bytes(e);
+		if (bytes >= before && e->stats.horizon >= now)
+			break; /* what is left is current state: nothing older to free */
 	}
+	e->gc_workers = jank_graph_worker_count(e->graph);
+	if (bytes < e->cfg.memory_limit / 4 * 3)
+		e->forced = false;
 }
 
 static void maintain(struct jank_engine *e)
 {
-	uint64_t bytes;
+	/* The peak is reached just before a collection. */
+	uint64_t bytes = memory_bytes(e);
 
+	if (bytes > e->stats.memory_peak)
+		e->stats.memory_peak = bytes;
 	e->since_gc = 0;
 	check_actions(e, e->stats.now);
 	collect(e);
 	bytes = memory_bytes(e);
 	if (bytes > e->stats.memory_peak)
 		e->stats.memory_peak = bytes;
+	/* Still over budget (live threads alone): check again after some growth. */
+	e->check_at = bytes > e->cfg.memory_limit ? bytes + e->cfg.memory_limit / 32 :
+						    e->cfg.memory_limit;
 }
 
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
@@ -700,7 +737,9 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		jank_model_process(&e->model, ci->type, ev);
 	for (unsigned i = 0; i < ci->nroles; i++)
 		on_action_event(e, &ci->roles[i], ev);
-	if (++e->since_gc >= GC_EVERY)
+	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
+	if (++e->since_gc >= GC_EVERY ||
+	    (e->cfg.gc && !(e->since_gc & 3) && memory_bytes(e) > e->check_at))
 		maintain(e);
 }
 

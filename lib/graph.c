@@ -192,7 +192,8 @@ static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 {
 	struct jank_vertex *v;
 
-	if (w->next > w->base) {
+	/* w->since is the last vertex's ts: later events need not read the ring. */
+	if (w->next > w->base && ts <= w->since) {
 		struct jank_vertex *last = slot(w, w->next - 1);
 
 		if (ts < last->ts)

@@ -107,8 +107,3 @@ void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key)
 	m->count--;
 	return v;
 }
-
-size_t jank_hashmap_bytes(const struct jank_hashmap *m)
-{
-	return m->cap * sizeof(*m->slots);
-}

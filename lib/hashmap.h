@@ -27,7 +27,11 @@ void *jank_hashmap_get(const struct jank_hashmap *m, uint64_t key);
 int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value);
 /* Returns the removed value, or NULL. */
 void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key);
-size_t jank_hashmap_bytes(const struct jank_hashmap *m);
+/* Inline: the engine sums these after every few events. */
+static inline size_t jank_hashmap_bytes(const struct jank_hashmap *m)
+{
+	return m->cap * sizeof(*m->slots);
+}
 
 static inline uint64_t jank_hash64(uint64_t x)
 {

@@ -120,17 +120,11 @@ enum jank_state jank_model_context_label(const struct jank_ctx *c)
 	return JANK_STATE_BLOCKED;
 }
 
-/* Per event: a bounded copy, no string comparison (as strncpy() leaves it). */
+/* Per event: a bounded copy (cheaper than comparing first), no string comparison. */
 static void set_comm(struct jank_worker *w, const struct jank_value *v)
 {
-	unsigned i;
-
-	if (v->type != JANK_VALUE_STR || !v->s)
-		return;
-	for (i = 0; i < JANK_COMM_LEN - 1 && v->s[i]; i++)
-		w->comm[i] = v->s[i];
-	for (; i < JANK_COMM_LEN; i++)
-		w->comm[i] = '\0';
+	if (v->type == JANK_VALUE_STR && v->s && !memccpy(w->comm, v->s, '\0', JANK_COMM_LEN - 1))
+		w->comm[JANK_COMM_LEN - 1] = '\0';
 }
 
 static int32_t field_tid(const struct jank_event *ev, unsigned pos)

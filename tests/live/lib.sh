@@ -234,3 +234,183 @@ live_stop_relayd() {
 	[ -n "${LIVE_RELAYD_PID:-}" ] && live_stop_pid "$LIVE_RELAYD_PID"
 	LIVE_RELAYD_PID=
 }
+
+# ---- journald and jankd (tests/live/test-jankd-*.sh) ----
+#
+# live_start_journald starts a systemd-journald of the test's own, in a
+# private mount namespace (tmpfs on /run/systemd, /run/log and, when it
+# exists, /var/log/journal): it neither sees nor disturbs the host's journal,
+# and whatever it stored vanishes with it. Programs whose entries it must
+# receive run through live_in_journal (nsenter into its namespace, same PID);
+# live_journalctl reads it. Where no mount namespace can be made, the host's
+# journald is used if one runs, else a journald started for the test (and
+# stopped at exit); tests filter entries by fields of their own either way.
+#
+# Variables set: LIVE_JOURNALD_PID (empty: the host's), LIVE_JOURNAL_NS,
+# LIVE_JANKD_PID (live_start_jankd).
+
+LIVE_JOURNALD_BIN=${LIVE_JOURNALD_BIN:-/lib/systemd/systemd-journald}
+LIVE_JANKD=${LIVE_JANKD:-${top_builddir:-.}/daemon/jankd}
+LIVE_JANKCTL=${LIVE_JANKCTL:-${top_builddir:-.}/daemon/jankctl}
+LIVE_JOURNAL_NS=
+LIVE_JOURNALD_PID=
+
+# live_require_jankd: skip all unless jankd, jankctl and jq are there.
+live_require_jankd() {
+	[ -x "$LIVE_JANKD" ] || plan_skip_all "$LIVE_JANKD is not built (make -C daemon)"
+	[ -x "$LIVE_JANKCTL" ] || plan_skip_all "$LIVE_JANKCTL is not built (make -C daemon)"
+	command -v "${JQ:-jq}" >/dev/null 2>&1 || plan_skip_all "jq not found (install jq)"
+	command -v lttng-relayd >/dev/null 2>&1 ||
+		plan_skip_all "lttng-relayd not found (install the Debian package lttng-tools)"
+}
+
+# live_require_journald: skip all unless systemd-journald and journalctl are there.
+live_require_journald() {
+	[ -x "$LIVE_JOURNALD_BIN" ] ||
+		plan_skip_all "$LIVE_JOURNALD_BIN not found (install the Debian package systemd)"
+	command -v journalctl >/dev/null 2>&1 ||
+		plan_skip_all "journalctl not found (install the Debian package systemd)"
+}
+
+# live_in_journal COMMAND...: run COMMAND where the test's journald gets its entries.
+live_in_journal() {
+	if [ -n "$LIVE_JOURNAL_NS" ]; then
+		nsenter --mount="$LIVE_JOURNAL_NS" -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# live_journalctl ARGS...: journalctl on the test's journal.
+live_journalctl() {
+	live_in_journal journalctl --no-pager -q "$@"
+}
+
+live_start_journald() {
+	local log=$LIVE_TMP/journald.log i
+
+	if command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 &&
+		unshare --mount true 2>/dev/null; then
+		# unshare and sh exec: $! is journald's PID.
+		unshare --mount --propagation private sh -c '
+			set -e
+			for d in /run/systemd /run/log; do
+				mkdir -p "$d"
+				mount -t tmpfs -o mode=0755 tmpfs "$d"
+			done
+			if [ -d /var/log/journal ]; then
+				mount -t tmpfs -o mode=0755 tmpfs /var/log/journal
+			fi
+			mkdir -p /run/systemd/journal
+			exec "$0"' "$LIVE_JOURNALD_BIN" >"$log" 2>&1 9>&- &
+		LIVE_JOURNALD_PID=$!
+		live_track "$LIVE_JOURNALD_PID"
+		LIVE_JOURNAL_NS=/proc/$LIVE_JOURNALD_PID/ns/mnt
+	elif [ -S /run/systemd/journal/socket ]; then
+		diag "no private mount namespace: using the running journald"
+		return 0
+	else
+		"$LIVE_JOURNALD_BIN" >"$log" 2>&1 9>&- &
+		LIVE_JOURNALD_PID=$!
+		live_track "$LIVE_JOURNALD_PID"
+	fi
+	for i in $(seq 100); do
+		live_alive "$LIVE_JOURNALD_PID" || live_bail "systemd-journald exited at startup" "$log"
+		if live_in_journal test -S /run/systemd/journal/socket &&
+			live_journalctl -n 0 >/dev/null 2>&1; then
+			diag "systemd-journald pid $LIVE_JOURNALD_PID${LIVE_JOURNAL_NS:+ (private mount namespace)}"
+			return 0
+		fi
+		sleep 0.1
+	done
+	live_bail "systemd-journald did not start within 10s" "$log"
+}
+
+# live_wait SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; false on timeout.
+live_wait() {
+	local n=$(($1 * 10))
+
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# live_create_session NAME: a user-space live session on the test's relayd
+# (jank:* events, contexts vpid/vtid/procname, 100 ms live timer), started.
+live_create_session() {
+	live_lttng create "$1" --live=100000 \
+		--set-url="net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT" &&
+		live_lttng enable-event --userspace --session="$1" 'jank:*' &&
+		live_lttng add-context --userspace --session="$1" -t vpid -t vtid -t procname &&
+		live_lttng start "$1"
+}
+
+# live_url NAME: the lttng-live URL of session NAME on the test's relayd.
+live_url() {
+	echo "net://127.0.0.1:$LIVE_RELAYD_LIVE_PORT/host/$(hostname)/$1"
+}
+
+# live_restart_relayd: lttng-relayd again, on the ports it had (after a kill).
+live_restart_relayd() {
+	local log=$LIVE_TMP/relayd2.log i up p
+
+	lttng-relayd -C "tcp://127.0.0.1:$LIVE_RELAYD_CTRL_PORT" \
+		-D "tcp://127.0.0.1:$LIVE_RELAYD_DATA_PORT" \
+		-L "tcp://127.0.0.1:$LIVE_RELAYD_LIVE_PORT" \
+		-o "$LIVE_RELAYD_OUTPUT" >"$log" 2>&1 9>&- &
+	LIVE_RELAYD_PID=$!
+	live_track "$LIVE_RELAYD_PID"
+	for i in $(seq 100); do
+		live_alive "$LIVE_RELAYD_PID" || break
+		up=0
+		for p in $LIVE_RELAYD_CTRL_PORT $LIVE_RELAYD_DATA_PORT $LIVE_RELAYD_LIVE_PORT; do
+			live_port_listening "$p" && up=$((up + 1))
+		done
+		[ "$up" = 3 ] && return 0
+		sleep 0.1
+	done
+	diag "lttng-relayd did not restart on its ports:"
+	sed 's/^/#   /' "$log"
+	return 1
+}
+
+# live_start_jankd ARGS...: start jankd ARGS (through live_in_journal) in
+# the background; stdout to $LIVE_TMP/jankd.out, stderr to jankd.err.
+live_start_jankd() {
+	# Not through live_in_journal: a function would run in a subshell, and $!
+	# would be the subshell's PID. nsenter execs: $! is jankd's.
+	if [ -n "$LIVE_JOURNAL_NS" ]; then
+		nsenter --mount="$LIVE_JOURNAL_NS" -- "$LIVE_JANKD" "$@" \
+			>"$LIVE_TMP/jankd.out" 2>"$LIVE_TMP/jankd.err" 9>&- &
+	else
+		"$LIVE_JANKD" "$@" >"$LIVE_TMP/jankd.out" 2>"$LIVE_TMP/jankd.err" 9>&- &
+	fi
+	LIVE_JANKD_PID=$!
+	live_track "$LIVE_JANKD_PID"
+}
+
+# live_jankd_status SOCKET [FILTER]: jankctl status --format json, through jq FILTER.
+live_jankd_status() {
+	"$LIVE_JANKCTL" status --socket "$1" --format json 2>/dev/null | "${JQ:-jq}" -r "${2:-.}"
+}
+
+# live_jankd_attached SOCKET: true once jankd said READY (every input attached).
+live_jankd_attached() {
+	local st
+
+	# Not a pipe into jq -e: jq 1.6 says yes to an empty input.
+	st=$("$LIVE_JANKCTL" status --socket "$1" --format json 2>/dev/null) && [ -n "$st" ] &&
+		echo "$st" | "${JQ:-jq}" -e '.ready and all(.inputs[]; .state == "connected")' \
+			>/dev/null
+}
+
+# live_wait_jankd SOCKET: wait (10 s) until jankd is attached; bail out if it is not.
+live_wait_jankd() {
+	live_wait 10 live_jankd_attached "$1" && return 0
+	live_alive "$LIVE_JANKD_PID" || live_bail "jankd exited" "$LIVE_TMP/jankd.err"
+	live_bail "jankd did not attach within 10s" "$LIVE_TMP/jankd.err"
+}

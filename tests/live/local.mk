@@ -1,4 +1,25 @@
-# tests/live: end-to-end tests against a private lttng-sessiond (and later
-# lttng-relayd). They need root and lttng-tools, and skip cleanly otherwise.
-TESTS += live/test-probes.sh live/test-locks.sh
-EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh
+# tests/live: end-to-end tests against a private lttng-sessiond, lttng-relayd
+# and systemd-journald. They need root and lttng-tools, and skip cleanly
+# otherwise (test-jankd-config.sh needs neither).
+JANKD_LIVE_TESTS = \
+	live/test-jankd-config.sh \
+	live/test-jankd-alerts.sh \
+	live/test-jankd-create.sh \
+	live/test-jankd-discarded.sh \
+	live/test-jankd-json.sh \
+	live/test-jankd-notify.sh \
+	live/test-jankd-reload.sh \
+	live/test-jankd-reconnect.sh
+TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh
+EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
+	live/test-session.sh
+
+# A NOTIFY_SOCKET for test-jankd-notify.sh: prints what sd_notify sends.
+check_PROGRAMS += live/notify-recv
+live_notify_recv_SOURCES = live/notify-recv.c
+
+# daemon/session.c (lttng-ctl sessions) from the command line: test-session.sh.
+check_PROGRAMS += live/session-tool
+live_session_tool_SOURCES = live/session-tool.c
+live_session_tool_LDADD = $(top_builddir)/daemon/libjankd-common.la \
+	$(top_builddir)/lib/libjank.la -lm

@@ -4,8 +4,12 @@ TRACE_TESTS = \
 	trace/test-config.sh \
 	trace/test-badinput.sh \
 	trace/test-many-threads.sh \
+	trace/test-gc-ctf.sh \
 	trace/test-jankctl.sh \
 	trace/test-scenarios.sh \
-	trace/test-demo.sh
+	trace/test-demo.sh \
+	trace/test-report.sh \
+	trace/test-systemd.sh \
+	trace/test-man.sh
 TESTS += $(TRACE_TESTS)
 EXTRA_DIST += $(TRACE_TESTS) trace/lib.sh

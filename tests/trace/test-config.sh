@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 26
+plan 38
 
 mkdir "$tmp/empty"
 
@@ -118,6 +118,59 @@ end = b
 threshold = 1ms
 capture = maybe
 X
+bad bad-session 1 ":2: bad session name 'my session'" <<'X'
+[live]
+session = my session
+X
+bad bad-relayd 1 ":3: bad relayd 'http://relayd'" <<'X'
+[live]
+create = yes
+relayd = http://relayd
+X
+bad bad-live-port 1 ":2: bad port '0' for relayd-live-port \(expected 1 to 65535\)$" <<'X'
+[live]
+relayd-live-port = 0
+X
+bad bad-tracefile-count 1 ":2: bad number '0' for tracefile-count \(expected 1 or more\)$" <<'X'
+[live]
+tracefile-count = 0
+X
+bad bad-tracefile-size 1 ":2: bad size 'big' for tracefile-size$" <<'X'
+[live]
+tracefile-size = big
+X
+bad url-twice 1 ":2: url 'net://h/host/x/s' is listed twice$" <<'X'
+[live]
+url = net://h/host/x/s, net://h/host/x/s
+X
+bad url-list-bad-element 1 ":2: bad url 'nett://h/host/x/t'" <<'X'
+[live]
+url = net://h/host/x/s,nett://h/host/x/t
+X
+bad bad-overdue-grace 1 ":3: bad duration 'soon' for overdue-grace$" <<'X'
+[graph]
+retention = 2s
+overdue-grace = soon
+X
+bad bad-status-interval 1 ":2: bad duration '0s' for status-interval$" <<'X'
+[daemon]
+status-interval = 0s
+X
+bad bad-control-socket 1 ":2: bad control-socket 'jankd.sock' \(expected an absolute path" <<'X'
+[daemon]
+control-socket = jankd.sock
+X
+bad unknown-daemon-key 1 ":2: unknown key 'user' in section \[daemon\]$" <<'X'
+[daemon]
+user = jank
+X
+bad bad-warmup 1 ":5: bad number 'lots' for warmup$" <<'X'
+[action frame]
+begin = a
+end = b
+threshold = p99*1.5
+warmup = lots
+X
 bad no-action 1 ": no \[action \.\.\.\] section$" <<'X'
 [graph]
 retention = 2s
@@ -132,12 +185,21 @@ expect_error "missing --config" 2 "^jankctl: analyze: --config FILE is required"
 # The full example of jankd.conf(5), with inline comments and indented keys.
 cat >"$tmp/good.conf" <<'X'
 [live]
-url = net://localhost/host/HOST/SESSION   # attach to an existing live session
+url = net://localhost/host/HOST/SESSION, net://other:5345/host/H2/s2   # several at once
 timer = 100ms                             ; live timer when creating
+session = jankd-live                      # the session jankd creates (create = yes)
+relayd = net://127.0.0.1:5342:5343
+relayd-live-port = 5344
+tracefile-size = 64MiB
+tracefile-count = 4
 [graph]
   retention = 2s
   memory-limit = 256MiB
   action-timeout = 60s
+  overdue-grace = 0                       # no overdue reports
+[daemon]
+control-socket = /run/jankd/control
+status-interval = 5s
 [alerts]
 target = journal                          # journal | stderr | json
 rate-limit = 10/10s
@@ -159,6 +221,7 @@ begin = ros2:callback_start
 end = ros2:callback_end
 key = vtid,callback
 threshold = p99*1.5
+warmup = 50
 [action slow-read]
 begin = syscall_entry_read
 end = syscall_exit_read

@@ -8,7 +8,8 @@ unit_tests = \
 	unit/test-gc \
 	unit/test-actions \
 	unit/test-lib \
-	unit/test-locks
+	unit/test-locks \
+	unit/test-abuse
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 
@@ -36,3 +37,8 @@ unit_test_locks_SOURCES = unit/test-locks.c unit/scenario.c unit/scenario.h
 unit_test_locks_CFLAGS = $(unit_cflags)
 unit_test_locks_LDFLAGS = $(unit_ldflags)
 unit_test_locks_LDADD = $(unit_ldadd)
+
+unit_test_abuse_SOURCES = unit/test-abuse.c unit/scenario.c unit/scenario.h
+unit_test_abuse_CFLAGS = $(unit_cflags)
+unit_test_abuse_LDFLAGS = $(unit_ldflags)
+unit_test_abuse_LDADD = $(unit_ldadd)

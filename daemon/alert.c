@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Alerts and their rate limiting (see alert.h for the fields).
+ *
+ * Each rule has a window: it opens at the first alert after the previous
+ * window closed, lets `rate_count` alerts through, and counts the rest. The
+ * window closes `rate_period_ns` after it opened, at the next tick or alert;
+ * if it counted anything, one summary entry says so. Windows are keyed by
+ * rule name, so a reload that keeps a rule keeps its window.
+ *
+ * Time here is the monotonic clock of the host, not trace time: a storm is
+ * about what reaches the operator, whatever the trace says.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-journal.h>
+#include "alert.h"
+#include "log.h"
+#include "output.h"
+#include "units.h"
+
+#define STORY_STEPS 16
+#define STORY_LEN   4096
+#define MESSAGE_LEN 512
+
+struct window {
+	char *action;
+	bool open;
+	int64_t start;
+	uint64_t sent;
+	uint64_t suppressed;
+};
+
+struct jank_alerter {
+	struct jank_alert_config cfg;
+	jank_alert_sink_fn sink;
+	void *sink_data;
+	jank_alert_clock_fn clock;
+	void *clock_data;
+	struct window *windows;
+	size_t nwindows;
+	struct jank_recent recent[JANK_ALERT_RECENT];
+	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_RECENT */
+	struct jank_alerter_stats stats;
+	bool journal_warned;
+};
+
+static int64_t monotonic_ns(void *data)
+{
+	struct timespec ts;
+
+	(void)data;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct jank_alerter *jank_alerter_new(const struct jank_alert_config *c)
+{
+	struct jank_alerter *al = calloc(1, sizeof(*al));
+
+	if (!al)
+		return NULL;
+	al->cfg = *c;
+	al->clock = monotonic_ns;
+	return al;
+}
+
+void jank_alerter_free(struct jank_alerter *al)
+{
+	if (!al)
+		return;
+	for (size_t i = 0; i < al->nwindows; i++)
+		free(al->windows[i].action);
+	free(al->windows);
+	free(al);
+}
+
+void jank_alerter_set_config(struct jank_alerter *al, const struct jank_alert_config *c)
+{
+	al->cfg = *c;
+}
+
+void jank_alerter_set_sink(struct jank_alerter *al, jank_alert_sink_fn fn, void *data)
+{
+	al->sink = fn;
+	al->sink_data = data;
+}
+
+void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, void *data)
+{
+	al->clock = fn ? fn : monotonic_ns;
+	al->clock_data = data;
+}
+
+const char *jank_alert_period_text(int64_t ns, char *buf, size_t len)
+{
+	if (ns > 0 && ns % 1000000000 == 0)
+		snprintf(buf, len, "%" PRId64 " s", ns / 1000000000);
+	else
+		jank_format_duration(ns, buf, (unsigned)len);
+	return buf;
+}
+
+/* ---- Output to the target ---- */
+
+static const char *kind_name(enum jank_report_kind k)
+{
+	return k == JANK_REPORT_OVERDUE ? "overdue" : "completed";
+}
+
+/* The state the path spent the most time in, and its share. */
+static int main_state(const struct jank_report *r, double *share)
+{
+	int best = -1;
+	int64_t total = 0;
+
+	*share = 0;
+	if (!r->breakdown)
+		return -1;
+	for (int s = 0; s < JANK_STATE_COUNT; s++) {
+		total += r->breakdown->per_state[s];
+		if (r->breakdown->per_state[s] > 0 &&
+		    (best < 0 || r->breakdown->per_state[s] > r->breakdown->per_state[best]))
+			best = s;
+	}
+	if (best >= 0 && total > 0)
+		*share = 100.0 * (double)r->breakdown->per_state[best] / (double)total;
+	return best;
+}
+
+/* "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
+ * (99.8%)" */
+static void format_message(const struct jank_report *r, char *buf, size_t len)
+{
+	char d[32], t[32], tail[96] = "";
+	double share;
+	int state = main_state(r, &share);
+	int n;
+
+	jank_format_duration(r->duration, d, sizeof(d));
+	if (r->threshold > 0)
+		jank_format_duration(r->threshold, t, sizeof(t));
+	else
+		snprintf(t, sizeof(t), "none yet");
+	if (state >= 0)
+		snprintf(tail, sizeof(tail), ", mostly %s (%.1f%%)", jank_state_name(state), share);
+	n = snprintf(buf, len, "%s %s%s%s%s: %s%s (threshold %s) on tid %" PRId32,
+		     r->kind == JANK_REPORT_OVERDUE ? "OVERDUE" : "JANK",
+		     r->rule ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
+		     r->key ? r->key : "", r->key && r->key[0] ? "]" : "", d,
+		     r->kind == JANK_REPORT_OVERDUE ? " and still open" : "", t, r->tid);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s",
+		 r->comm && r->comm[0] ? " (" : "", r->comm ? r->comm : "",
+		 r->comm && r->comm[0] ? ")" : "", r->pid, tail);
+}
+
+static int journal_report(const struct jank_alert *a)
+{
+	const struct jank_report *r = a->report;
+	struct json_object *bd = jank_output_breakdown_json(r->breakdown);
+	const char *bd_text = bd ? json_object_to_json_string_ext(
+				       bd, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+				 : "{}";
+	char msg[MESSAGE_LEN];
+	char *story = malloc(STORY_LEN);
+	int ret;
+
+	format_message(r, msg, sizeof(msg));
+	if (story)
+		jank_output_path_story(story, STORY_LEN, r->path, STORY_STEPS);
+	ret = sd_journal_send(
+	    "MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_JANK, "PRIORITY=4",
+	    "SYSLOG_IDENTIFIER=jankd", "JANK_KIND=%s", kind_name(r->kind), "JANK_ACTION=%s",
+	    a->action, "JANK_KEY=%s", r->key ? r->key : "", "JANK_DURATION_NS=%" PRId64,
+	    r->duration, "JANK_THRESHOLD_NS=%" PRId64, r->threshold, "JANK_PID=%" PRId32, r->pid,
+	    "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
+	    "JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
+	    "JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
+	    "JANK_INPUT=%s", a->input ? a->input : "", NULL);
+	free(story);
+	json_object_put(bd);
+	return ret;
+}
+
+void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
+{
+	char p[32];
+
+	snprintf(buf, len, "%" PRIu64 " more jank%s of %s suppressed in the last %s", a->suppressed,
+		 a->suppressed == 1 ? "" : "s", a->action,
+		 jank_alert_period_text(a->period_ns, p, sizeof(p)));
+}
+
+static int journal_summary(const struct jank_alert *a)
+{
+	char msg[MESSAGE_LEN];
+
+	jank_alert_summary_text(a, msg, sizeof(msg));
+	return sd_journal_send("MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_SUPPRESSED,
+			       "PRIORITY=4", "SYSLOG_IDENTIFIER=jankd", "JANK_ACTION=%s", a->action,
+			       "JANK_SUPPRESSED=%" PRIu64, a->suppressed, "JANK_PERIOD_NS=%" PRId64,
+			       a->period_ns, NULL);
+}
+
+static void text_alert(FILE *f, const struct jank_alert *a)
+{
+	char msg[MESSAGE_LEN];
+
+	if (a->kind == JANK_ALERT_REPORT) {
+		jank_output_report_text(f, a->report);
+	} else {
+		jank_alert_summary_text(a, msg, sizeof(msg));
+		fprintf(f, "jankd: %s\n", msg);
+	}
+	fflush(f);
+}
+
+static void json_alert(const struct jank_alert *a)
+{
+	struct json_object *o;
+
+	if (a->kind == JANK_ALERT_REPORT) {
+		o = jank_output_report_json(a->report);
+	} else {
+		o = json_object_new_object();
+		if (o) {
+			json_object_object_add(o, "type", json_object_new_string("suppressed"));
+			json_object_object_add(o, "action", json_object_new_string(a->action));
+			json_object_object_add(o, "count",
+					       json_object_new_int64((int64_t)a->suppressed));
+			json_object_object_add(o, "period_ns", json_object_new_int64(a->period_ns));
+		}
+	}
+	if (jank_output_json_print(stdout, o) < 0)
+		jank_log(LOG_ERR, "cannot write an alert on stdout");
+	fflush(stdout);
+}
+
+static void emit(struct jank_alerter *al, const struct jank_alert *a)
+{
+	int r;
+
+	if (a->kind == JANK_ALERT_REPORT)
+		al->stats.sent++;
+	else
+		al->stats.summaries++;
+	if (al->sink) {
+		al->sink(a, al->sink_data);
+		return;
+	}
+	switch (al->cfg.target) {
+	case JANK_ALERT_JOURNAL:
+		r = a->kind == JANK_ALERT_REPORT ? journal_report(a) : journal_summary(a);
+		if (r >= 0)
+			return;
+		/* Never lost: journald is away, say it once and write the alert here. */
+		al->stats.journal_errors++;
+		if (!al->journal_warned)
+			fprintf(stderr,
+				"jankd: cannot send alerts to journald (%s): writing them "
+				"on stderr\n",
+				strerror(-r));
+		al->journal_warned = true;
+		text_alert(stderr, a);
+		return;
+	case JANK_ALERT_STDERR:
+		text_alert(stderr, a);
+		return;
+	case JANK_ALERT_JSON:
+		json_alert(a);
+		return;
+	}
+}
+
+/* ---- Rate limiting ---- */
+
+static struct window *window_get(struct jank_alerter *al, const char *action)
+{
+	struct window *v;
+
+	for (size_t i = 0; i < al->nwindows; i++)
+		if (!strcmp(al->windows[i].action, action))
+			return &al->windows[i];
+	v = realloc(al->windows, (al->nwindows + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	al->windows = v;
+	v = &v[al->nwindows];
+	memset(v, 0, sizeof(*v));
+	v->action = strdup(action);
+	if (!v->action)
+		return NULL;
+	al->nwindows++;
+	return v;
+}
+
+static void window_close(struct jank_alerter *al, struct window *w, int64_t period)
+{
+	struct jank_alert a = {
+	    .kind = JANK_ALERT_SUPPRESSED,
+	    .action = w->action,
+	    .suppressed = w->suppressed,
+	    .period_ns = period,
+	};
+
+	if (w->suppressed)
+		emit(al, &a);
+	w->open = false;
+	w->sent = 0;
+	w->suppressed = 0;
+}
+
+static void record_recent(struct jank_alerter *al, const struct jank_report *r, bool suppressed)
+{
+	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
+
+	memset(x, 0, sizeof(*x));
+	x->kind = r->kind;
+	x->suppressed = suppressed;
+	x->begin = r->begin;
+	x->end = r->end;
+	x->duration = r->duration;
+	x->threshold = r->threshold;
+	x->tid = r->tid;
+	x->pid = r->pid;
+	snprintf(x->comm, sizeof(x->comm), "%s", r->comm ? r->comm : "");
+	snprintf(x->action, sizeof(x->action), "%s",
+		 r->rule && r->rule->name ? r->rule->name : "?");
+	snprintf(x->key, sizeof(x->key), "%s", r->key ? r->key : "");
+	jank_output_path_story(x->story, sizeof(x->story), r->path, 4);
+}
+
+void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input)
+{
+	const char *action = r->rule && r->rule->name ? r->rule->name : "?";
+	struct jank_alert a = {
+	    .kind = JANK_ALERT_REPORT,
+	    .report = r,
+	    .input = input,
+	    .action = action,
+	};
+	int64_t now = al->clock(al->clock_data);
+	struct window *w = NULL;
+
+	al->stats.reports++;
+	if (al->cfg.rate_count > 0 && al->cfg.rate_period_ns > 0)
+		w = window_get(al, action);
+	if (w) {
+		if (w->open && now - w->start >= al->cfg.rate_period_ns)
+			window_close(al, w, al->cfg.rate_period_ns);
+		if (!w->open) {
+			w->open = true;
+			w->start = now;
+		}
+		if (w->sent >= al->cfg.rate_count) {
+			w->suppressed++;
+			al->stats.suppressed++;
+			record_recent(al, r, true);
+			return;
+		}
+		w->sent++;
+	}
+	/* No window (no limit, or no memory for one): send; better too many than none. */
+	record_recent(al, r, false);
+	emit(al, &a);
+}
+
+void jank_alerter_tick(struct jank_alerter *al)
+{
+	int64_t now = al->clock(al->clock_data);
+
+	for (size_t i = 0; i < al->nwindows; i++) {
+		struct window *w = &al->windows[i];
+
+		if (w->open && now - w->start >= al->cfg.rate_period_ns)
+			window_close(al, w, al->cfg.rate_period_ns);
+	}
+}
+
+void jank_alerter_flush(struct jank_alerter *al)
+{
+	int64_t now = al->clock(al->clock_data);
+
+	for (size_t i = 0; i < al->nwindows; i++) {
+		struct window *w = &al->windows[i];
+		int64_t period = now - w->start;
+
+		if (!w->open)
+			continue;
+		if (period > al->cfg.rate_period_ns)
+			period = al->cfg.rate_period_ns;
+		window_close(al, w, period);
+	}
+}
+
+void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_stats *out)
+{
+	*out = al->stats;
+}
+
+const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i)
+{
+	if (i >= JANK_ALERT_RECENT || i >= al->nrecent)
+		return NULL;
+	return &al->recent[(al->nrecent - 1 - i) % JANK_ALERT_RECENT];
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Alerts: each report of the engine (a completed action over its threshold,
+ * or an overdue one) becomes a journald entry, a block of text on stderr, or
+ * a JSON line on stdout, rate-limited per rule.
+ *
+ * Rate limiting: per rule (by name), at most `rate_count` alerts in a window
+ * of `rate_period_ns` that starts at the window's first alert. The rest are
+ * counted; when the window ends (jank_alerter_tick) or at exit
+ * (jank_alerter_flush), one summary says how many were suppressed. Nothing
+ * is dropped silently.
+ *
+ * Journal fields (MESSAGE_IDs documented in jankd.catalog):
+ *   MESSAGE, MESSAGE_ID, PRIORITY=4, SYSLOG_IDENTIFIER=jankd, JANK_KIND
+ *   (completed|overdue), JANK_ACTION, JANK_KEY, JANK_DURATION_NS,
+ *   JANK_THRESHOLD_NS, JANK_PID, JANK_TID, JANK_COMM, JANK_BEGIN_NS,
+ *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT;
+ *   summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
+ *   JANK_SUPPRESSED, JANK_PERIOD_NS.
+ */
+#ifndef JANK_ALERT_H
+#define JANK_ALERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "config.h"
+#include "engine.h"
+
+#define JANK_ALERT_MESSAGE_ID_JANK	 "3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a"
+#define JANK_ALERT_MESSAGE_ID_SUPPRESSED "7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c"
+#define JANK_ALERT_RECENT		 10
+#define JANK_ALERT_STORY_LEN		 512
+
+struct jank_alert_config {
+	enum jank_alert_target target;
+	uint64_t rate_count;	/* at most this many alerts per rule ... */
+	int64_t rate_period_ns; /* ... per window of this length; 0: no limit */
+};
+
+enum jank_alert_kind {
+	JANK_ALERT_REPORT = 0, /* one jank (completed or overdue) */
+	JANK_ALERT_SUPPRESSED, /* the summary of a window's suppressed janks */
+};
+
+/* What a sink receives. */
+struct jank_alert {
+	enum jank_alert_kind kind;
+	const struct jank_report *report; /* REPORT */
+	const char *input;		  /* REPORT: the input it came from */
+	const char *action;		  /* the rule's name */
+	uint64_t suppressed;		  /* SUPPRESSED: how many */
+	int64_t period_ns;		  /* SUPPRESSED: over how long */
+};
+
+/* A recent jank, for `jankctl status`. */
+struct jank_recent {
+	enum jank_report_kind kind;
+	bool suppressed; /* rate-limited: counted, not sent */
+	int64_t begin, end, duration, threshold;
+	int32_t tid, pid;
+	char comm[16];
+	char action[64];
+	char key[96];
+	char story[JANK_ALERT_STORY_LEN];
+};
+
+struct jank_alerter_stats {
+	uint64_t reports;	 /* janks and overdue actions seen */
+	uint64_t sent;		 /* alerts sent */
+	uint64_t suppressed;	 /* counted in a summary instead */
+	uint64_t summaries;	 /* summaries sent */
+	uint64_t journal_errors; /* journald refused an entry: it went to stderr */
+};
+
+typedef void (*jank_alert_sink_fn)(const struct jank_alert *a, void *data);
+typedef int64_t (*jank_alert_clock_fn)(void *data);
+
+struct jank_alerter;
+
+struct jank_alerter *jank_alerter_new(const struct jank_alert_config *c);
+/* Frees without a flush: call jank_alerter_flush() first. */
+void jank_alerter_free(struct jank_alerter *al);
+/* Config reload: windows in progress keep their counts. */
+void jank_alerter_set_config(struct jank_alerter *al, const struct jank_alert_config *c);
+/* Replace the target's output (tests); NULL: back to the target. */
+void jank_alerter_set_sink(struct jank_alerter *al, jank_alert_sink_fn fn, void *data);
+/* Replace the monotonic clock (tests). */
+void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, void *data);
+
+/* An engine report: send it, or count it against its rule's window. */
+void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input);
+/* Close the windows that are over: one summary each that suppressed something. */
+void jank_alerter_tick(struct jank_alerter *al);
+/* At exit: a summary for every window that suppressed something. */
+void jank_alerter_flush(struct jank_alerter *al);
+
+void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_stats *out);
+/* The i-th most recent jank (0: the newest), NULL past the end. */
+const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i);
+
+/* A summary's MESSAGE: "37 more janks of frame suppressed in the last 10 s". */
+void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
+/* "10 s", "1.50 s", "500 ms": a window length as the summaries say it. */
+const char *jank_alert_period_text(int64_t ns, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,664 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jankd: the live daemon. It watches LTTng live sessions through relayd,
+ * runs the engine on their events, and alerts (journald, stderr or JSON
+ * Lines) when a user action is too slow or still open past its threshold.
+ *
+ * One thread, one libevent loop: the input pumps (watch.c), a tick that lets
+ * the engines see time pass while no event flows, the status and watchdog
+ * timers, the signals (HUP reloads, TERM/INT stop) and the control socket.
+ *
+ * Exit status: 0 clean stop; 1 bad usage or bad config at start (systemd's
+ * unit keeps 1 out of its restarts: it will not get better by itself);
+ * 2 failure while running.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+#include "jankd.h"
+#include "log.h"
+#include "session.h"
+#include "status.h"
+#include "units.h"
+
+#ifndef JANK_VERSION
+#define JANK_VERSION "unknown"
+#endif
+
+#define TICK_NS	   100000000LL /* engines check open actions this often */
+#define ERR_LEN	   1024
+#define STATUS_LEN 512
+
+static const char usage[] =
+    "Usage: jankd --config FILE [--foreground] [--log-target=journal|stderr|json]\n"
+    "Watch LTTng live sessions and alert when a user action is too slow.\n"
+    "\n"
+    "  -c, --config FILE       the configuration (see jankd.conf(5))\n"
+    "  -f, --foreground        run in the foreground (jankd never forks: this is the default)\n"
+    "  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
+    "                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
+    "                          stderr); overrides [alerts] target\n"
+    "  -h, --help              show this help\n"
+    "  -V, --version           show the version\n"
+    "\n"
+    "Signals: HUP reloads the configuration, TERM or INT stops.\n"
+    "Exit status: 0 stopped cleanly, 1 bad usage or configuration, 2 failure while running.\n";
+
+static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("jankd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see jankd --help)\n", stderr);
+	exit(JANKD_EXIT_CONFIG);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timeval tv_of(int64_t ns)
+{
+	struct timeval tv = {.tv_sec = ns / 1000000000, .tv_usec = (ns % 1000000000) / 1000};
+
+	return tv;
+}
+
+static int parse_target(const char *s, enum jank_alert_target *t)
+{
+	for (int i = JANK_ALERT_JOURNAL; i <= JANK_ALERT_JSON; i++) {
+		if (!strcmp(s, jank_alert_target_name(i))) {
+			*t = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void parse_options(int argc, char **argv, struct jankd *d)
+{
+	/* clang-format off */
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-target", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* clang-format on */
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:fl:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			d->config_path = optarg;
+			break;
+		case 'f':
+			break;
+		case 'l':
+			if (parse_target(optarg, &d->target) < 0)
+				die_usage(
+				    "bad --log-target '%s' (expected journal, stderr or json)",
+				    optarg);
+			d->target_from_cmdline = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(JANKD_EXIT_OK);
+		case 'V':
+			printf("jankd (jank) %s\n", JANK_VERSION);
+			exit(JANKD_EXIT_OK);
+		case ':':
+			die_usage("option '%s' needs an argument", argv[optind - 1]);
+		case '?':
+		default:
+			if (optopt)
+				die_usage("unknown option '-%c'", optopt);
+			die_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!d->config_path)
+		die_usage("--config FILE is required");
+}
+
+/* Start-up checks that need the whole file. Returns 0, or -EINVAL with a message. */
+static int check_config(const struct jank_config *c, const char *path, char *err, size_t len)
+{
+	if (c->nrules == 0) {
+		snprintf(err, len, "%s: no [action ...] section: nothing to watch for", path);
+		return -EINVAL;
+	}
+	if (c->live.nurls == 0 && !c->live.create) {
+		snprintf(err, len,
+			 "%s: [live]: no 'url' and no 'create = yes': no live session to watch",
+			 path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
+{
+	ac->target = d->target;
+	ac->rate_count = d->config.alerts.rate_limit_count;
+	ac->rate_period_ns = d->config.alerts.rate_limit_period_ns;
+}
+
+/* ---- sd_notify ---- */
+
+static void notify_status(struct jankd *d, bool ready)
+{
+	char line[STATUS_LEN];
+
+	jank_status_line(d, line, sizeof(line));
+	sd_notifyf(0, "%sSTATUS=%s", ready ? "READY=1\n" : "", line);
+}
+
+static void on_attached(struct jank_watch *w, void *data)
+{
+	struct jankd *d = data;
+
+	(void)w;
+	if (d->ready)
+		return;
+	for (size_t i = 0; i < d->nwatches; i++)
+		if (!jank_watch_attached(d->watches[i]))
+			return;
+	d->ready = true;
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_update_rate(d->watches[i]);
+	notify_status(d, true);
+	jank_log(LOG_INFO, "ready: watching %zu live session%s, %zu rule%s", d->nwatches,
+		 d->nwatches == 1 ? "" : "s", d->config.nrules, d->config.nrules == 1 ? "" : "s");
+}
+
+/* ---- Timers ---- */
+
+static void on_tick(evutil_socket_t fd, short what, void *data)
+{
+	struct jankd *d = data;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_tick(d->watches[i]);
+	jank_alerter_tick(d->alerter);
+}
+
+static void on_status(evutil_socket_t fd, short what, void *data)
+{
+	struct jankd *d = data;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_update_rate(d->watches[i]);
+	notify_status(d, false);
+}
+
+static void on_watchdog(evutil_socket_t fd, short what, void *data)
+{
+	(void)fd;
+	(void)what;
+	(void)data;
+	sd_notify(0, "WATCHDOG=1");
+}
+
+static int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
+{
+	struct timeval tv = tv_of(ns);
+
+	if (!*ev)
+		*ev = event_new(d->base, -1, EV_PERSIST, fn, d);
+	if (!*ev || event_add(*ev, &tv) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* ---- Control socket ---- */
+
+static char *on_request(const char *req, void *data)
+{
+	struct jankd *d = data;
+	char *reply = NULL;
+
+	while (*req == ' ' || *req == '\t')
+		req++;
+	if (!strcmp(req, "status")) {
+		return jank_status_text(d);
+	} else if (!strcmp(req, "status json")) {
+		struct json_object *o = jank_status_json(d);
+
+		if (o &&
+		    asprintf(&reply, "%s\n",
+			     json_object_to_json_string_ext(
+				 o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+			reply = NULL;
+		json_object_put(o);
+		return reply;
+	}
+	if (asprintf(&reply, "error: unknown request '%.64s' (expected status or status json)\n",
+		     req) < 0)
+		return NULL;
+	return reply;
+}
+
+/* ---- Reload ---- */
+
+static bool same_live(const struct jank_config_live *a, const struct jank_config_live *b)
+{
+	if (a->nurls != b->nurls || a->create != b->create || a->timer_ns != b->timer_ns ||
+	    strcmp(a->session, b->session) || strcmp(a->relayd, b->relayd) ||
+	    a->relayd_live_port != b->relayd_live_port || a->tracefile_size != b->tracefile_size ||
+	    a->tracefile_count != b->tracefile_count)
+		return false;
+	for (size_t i = 0; i < a->nurls; i++)
+		if (strcmp(a->urls[i], b->urls[i]))
+			return false;
+	return true;
+}
+
+static bool same_graph(const struct jank_config_graph *a, const struct jank_config_graph *b)
+{
+	return a->retention_ns == b->retention_ns && a->memory_limit == b->memory_limit &&
+	       a->action_timeout_ns == b->action_timeout_ns &&
+	       a->overdue_grace_ns == b->overdue_grace_ns;
+}
+
+static void reload(struct jankd *d)
+{
+	struct jank_alert_config ac;
+	struct jank_config nc;
+	struct jank_rule *rules;
+	char err[ERR_LEN];
+	size_t nrules;
+	int r;
+
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, mono_ns() / 1000);
+	jank_log(LOG_INFO, "reloading %s", d->config_path);
+	if (jank_config_load(&nc, d->config_path, err, sizeof(err)) < 0) {
+		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
+		d->reload_errors++;
+		goto end;
+	}
+	if (nc.nrules == 0) {
+		jank_log(LOG_ERR,
+			 "reload rejected, the previous configuration stays: %s: no [action ...] "
+			 "section",
+			 d->config_path);
+		d->reload_errors++;
+		jank_config_fini(&nc);
+		goto end;
+	}
+	for (size_t i = 0; i < d->nwatches; i++) {
+		r = jank_watch_replace_rules(d->watches[i], nc.rules, nc.nrules);
+		if (r < 0) {
+			/* Only memory can fail here; that input keeps its rules. */
+			jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay",
+				 jank_watch_url(d->watches[i]), strerror(-r));
+			d->reload_errors++;
+		}
+	}
+	if (!same_live(&d->config.live, &nc.live))
+		jank_log(LOG_WARNING, "reload: changes to [live] need a restart; ignored");
+	if (!same_graph(&d->config.graph, &nc.graph))
+		jank_log(LOG_WARNING, "reload: changes to [graph] need a restart; ignored");
+	if (strcmp(d->config.daemon.control_socket, nc.daemon.control_socket))
+		jank_log(LOG_WARNING,
+			 "reload: changes to [daemon] control-socket need a restart; ignored");
+	if (d->target_from_cmdline && nc.alerts.target != d->target)
+		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
+			 jank_alert_target_name(d->target));
+	/* Take the rules, [alerts], [capture] and status-interval; keep the rest. */
+	rules = d->config.rules;
+	nrules = d->config.nrules;
+	d->config.rules = nc.rules;
+	d->config.nrules = nc.nrules;
+	nc.rules = rules;
+	nc.nrules = nrules;
+	d->config.alerts = nc.alerts;
+	{
+		struct jank_config_capture cap = d->config.capture;
+
+		d->config.capture = nc.capture;
+		nc.capture = cap;
+	}
+	if (!d->target_from_cmdline) {
+		d->target = d->config.alerts.target;
+		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL);
+	}
+	alert_config(d, &ac);
+	jank_alerter_set_config(d->alerter, &ac);
+	if (nc.daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
+		d->config.daemon.status_interval_ns = nc.daemon.status_interval_ns;
+		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
+	}
+	jank_config_fini(&nc);
+	d->reloads++;
+	jank_log(LOG_INFO, "reloaded %s: %zu rule%s", d->config_path, d->config.nrules,
+		 d->config.nrules == 1 ? "" : "s");
+end:
+	if (d->ready)
+		notify_status(d, true);
+}
+
+/* ---- Signals ---- */
+
+static void on_signal(evutil_socket_t sig, short what, void *data)
+{
+	struct jankd *d = data;
+
+	(void)what;
+	if (sig == SIGHUP) {
+		reload(d);
+		return;
+	}
+	jank_log(LOG_INFO, "%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	event_base_loopbreak(d->base);
+}
+
+/* ---- Start and stop ---- */
+
+/*
+ * [live] create = yes: create the live session (session.c) with the events of
+ * the rules, and watch it. Its live URL goes to d->created_url; the config
+ * stays as written, so that a reload compares like with like.
+ */
+static int live_create(struct jankd *d, char *err, size_t len)
+{
+	const struct jank_config *c = &d->config;
+	struct jank_session_spec spec = {
+	    .name = c->live.session,
+	    .relayd_url = c->live.relayd,
+	    .relayd_live_port = c->live.relayd_live_port,
+	    .live_timer_us = c->live.timer_ns / 1000,
+	    .tracefile_size = c->live.tracefile_size,
+	    .tracefile_count = c->live.tracefile_count,
+	    .kernel = true,
+	};
+	const char **events = calloc(2 * c->nrules + 1, sizeof(*events));
+	char note[ERR_LEN];
+	size_t n = 0;
+	int r;
+
+	if (!events) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->nrules; i++) {
+		const char *ev[2] = {c->rules[i].begin_event, c->rules[i].end_event};
+
+		for (int k = 0; k < 2; k++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < n; j++)
+				seen |= !strcmp(events[j], ev[k]);
+			if (!seen)
+				events[n++] = ev[k];
+		}
+	}
+	spec.ust_events = events;
+	spec.n_ust_events = n;
+	note[0] = '\0';
+	r = jank_session_create_live(&spec, d->created_url, sizeof(d->created_url), &d->kernel_ok,
+				     note, sizeof(note));
+	free(events);
+	if (r < 0) {
+		snprintf(err, len, "cannot create the live session '%s': %s", c->live.session,
+			 note);
+		return r;
+	}
+	snprintf(d->session_created, sizeof(d->session_created), "%s", c->live.session);
+	if (r > 0 && note[0])
+		jank_log(LOG_WARNING, "live session '%s': %s", c->live.session, note);
+	else if (!d->kernel_ok)
+		jank_log(LOG_WARNING,
+			 "live session '%s': no kernel tracer: user-space events only (no "
+			 "scheduler events: critical paths stay on the action's own thread)",
+			 c->live.session);
+	jank_log(LOG_INFO, "created the live session '%s' (%s)", c->live.session, d->created_url);
+	return 0;
+}
+
+static void live_destroy(struct jankd *d)
+{
+	char err[ERR_LEN];
+
+	err[0] = '\0';
+	if (jank_session_destroy(d->session_created, err, sizeof(err)) < 0)
+		jank_log(LOG_WARNING, "cannot destroy the live session '%s': %s",
+			 d->session_created, err);
+	else
+		jank_log(LOG_INFO, "destroyed the live session '%s'", d->session_created);
+	d->session_created[0] = '\0';
+}
+
+static int start_watches(struct jankd *d, char *err, size_t len)
+{
+	struct jank_engine_config ec;
+
+	jank_engine_config_defaults(&ec);
+	jank_config_apply_engine(&d->config, &ec);
+	ec.gc = true;
+	ec.report_all = false;
+	d->watches = calloc(d->config.live.nurls + 1, sizeof(*d->watches));
+	if (!d->watches) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->config.live.nurls + (d->created_url[0] != '\0'); i++) {
+		const char *url =
+		    i < d->config.live.nurls ? d->config.live.urls[i] : d->created_url;
+		char werr[256];
+		struct jank_watch *w =
+		    jank_watch_new(d->base, url, &ec, d->config.rules, d->config.nrules, d->alerter,
+				   werr, sizeof(werr));
+
+		if (!w) {
+			snprintf(err, len, "%.512s: %s", url, werr);
+			return -ENOMEM;
+		}
+		d->watches[d->nwatches++] = w;
+		jank_watch_set_attached_cb(w, on_attached, d);
+		jank_watch_set_clock_margin(w, d->config.live.timer_ns);
+	}
+	for (size_t i = 0; i < d->nwatches; i++)
+		if (jank_watch_start(d->watches[i]) < 0) {
+			snprintf(err, len, "cannot start the event loop");
+			return -EIO;
+		}
+	return 0;
+}
+
+static int start(struct jankd *d, char *err, size_t len)
+{
+	struct jank_alert_config ac;
+	int64_t watchdog_us = 0;
+	uint64_t usec = 0;
+	int r;
+
+	d->base = event_base_new();
+	if (!d->base) {
+		snprintf(err, len, "cannot create the event loop");
+		return -ENOMEM;
+	}
+	alert_config(d, &ac);
+	d->alerter = jank_alerter_new(&ac);
+	d->ev_hup = evsignal_new(d->base, SIGHUP, on_signal, d);
+	d->ev_term = evsignal_new(d->base, SIGTERM, on_signal, d);
+	d->ev_int = evsignal_new(d->base, SIGINT, on_signal, d);
+	if (!d->alerter || !d->ev_hup || !d->ev_term || !d->ev_int ||
+	    evsignal_add(d->ev_hup, NULL) || evsignal_add(d->ev_term, NULL) ||
+	    evsignal_add(d->ev_int, NULL)) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	d->control =
+	    jank_control_open(d->base, d->config.daemon.control_socket, on_request, d, err, len);
+	if (!d->control)
+		return -EIO;
+	if (d->config.live.create) {
+		r = live_create(d, err, len);
+		if (r < 0)
+			return r;
+	}
+	r = start_watches(d, err, len);
+	if (r < 0)
+		return r;
+	if (add_timer(d, &d->ev_tick, TICK_NS, on_tick) < 0 ||
+	    add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
+		watchdog_us = (int64_t)usec / 2;
+		if (add_timer(d, &d->ev_watchdog, watchdog_us * 1000, on_watchdog) < 0) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+		sd_notify(0, "WATCHDOG=1");
+	}
+	jank_log(LOG_INFO, "jankd %s started: %s, %zu rule%s, %zu input%s, alerts to %s%s",
+		 JANK_VERSION, d->config_path, d->config.nrules, d->config.nrules == 1 ? "" : "s",
+		 d->nwatches, d->nwatches == 1 ? "" : "s", jank_alert_target_name(d->target),
+		 watchdog_us ? ", watchdog on" : "");
+	return 0;
+}
+
+/* One line per rule (and input), then the counters. */
+static void final_summary(struct jankd *d)
+{
+	struct jank_alerter_stats as;
+
+	jank_alerter_get_stats(d->alerter, &as);
+	for (size_t i = 0; i < d->nwatches; i++) {
+		const struct jank_engine *e = jank_watch_engine(d->watches[i]);
+		const char *url = jank_watch_url(d->watches[i]);
+		struct jank_watch_stats ws;
+		struct jank_engine_stats es;
+
+		jank_engine_get_stats(e, &es);
+		jank_watch_get_stats(d->watches[i], &ws);
+		for (size_t r = 0; r < jank_engine_rule_count(e); r++) {
+			const struct jank_histogram *h = jank_engine_rule_histogram(e, r);
+			char p50[32], p99[32], max[32];
+
+			jank_log(LOG_INFO,
+				 "summary%s%s: %s: %" PRIu64 " actions, %" PRIu64
+				 " janks, p50 %s, p99 %s, max %s",
+				 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "",
+				 jank_engine_rule(e, r)->name, h->count,
+				 jank_engine_rule_janks(e, r),
+				 jank_format_duration(jank_histogram_percentile(h, 50), p50,
+						      sizeof(p50)),
+				 jank_format_duration(jank_histogram_percentile(h, 99), p99,
+						      sizeof(p99)),
+				 jank_format_duration(h->count ? h->max : 0, max, sizeof(max)));
+		}
+		jank_log(LOG_INFO,
+			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue, %" PRIu64
+			 " discarded events, %" PRIu64 " expired, %" PRIu64 " truncated, %" PRIu64
+			 " dropped, %" PRIu64 " disconnects",
+			 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "", es.events,
+			 es.overdue, es.discarded_events, es.actions_expired, es.paths_truncated,
+			 es.actions_dropped, ws.disconnects);
+	}
+	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
+		 as.suppressed);
+}
+
+static void stop(struct jankd *d)
+{
+	sd_notify(0, "STOPPING=1");
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_stop(d->watches[i]);
+	if (d->alerter) {
+		jank_alerter_flush(d->alerter);
+		final_summary(d);
+	}
+	if (d->session_created[0])
+		live_destroy(d);
+}
+
+static void cleanup(struct jankd *d)
+{
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_free(d->watches[i]);
+	free(d->watches);
+	jank_control_close(d->control);
+	jank_alerter_free(d->alerter);
+	if (d->ev_hup)
+		event_free(d->ev_hup);
+	if (d->ev_term)
+		event_free(d->ev_term);
+	if (d->ev_int)
+		event_free(d->ev_int);
+	if (d->ev_tick)
+		event_free(d->ev_tick);
+	if (d->ev_status)
+		event_free(d->ev_status);
+	if (d->ev_watchdog)
+		event_free(d->ev_watchdog);
+	if (d->base)
+		event_base_free(d->base);
+	jank_config_fini(&d->config);
+	libevent_global_shutdown();
+}
+
+int main(int argc, char **argv)
+{
+	struct jankd d = {.target = JANK_ALERT_JOURNAL, .exit_status = JANKD_EXIT_OK};
+	char err[ERR_LEN];
+	int r;
+
+	parse_options(argc, argv, &d);
+	if (jank_config_load(&d.config, d.config_path, err, sizeof(err)) < 0 ||
+	    check_config(&d.config, d.config_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jankd: %s\n", err);
+		jank_config_fini(&d.config);
+		return JANKD_EXIT_CONFIG;
+	}
+	if (!d.target_from_cmdline)
+		d.target = d.config.alerts.target;
+	jank_log_set_journal(d.target == JANK_ALERT_JOURNAL);
+	signal(SIGPIPE, SIG_IGN);
+	d.start_mono = mono_ns();
+
+	r = start(&d, err, sizeof(err));
+	if (r < 0) {
+		jank_log(LOG_ERR, "cannot start: %s", err);
+		d.exit_status = JANKD_EXIT_RUNTIME;
+		if (d.session_created[0])
+			live_destroy(&d);
+		goto end;
+	}
+	if (event_base_dispatch(d.base) < 0) {
+		jank_log(LOG_ERR, "the event loop failed");
+		d.exit_status = JANKD_EXIT_RUNTIME;
+	}
+	stop(&d);
+end:
+	cleanup(&d);
+	return d.exit_status;
+}

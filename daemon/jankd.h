@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of the jankd daemon: one context, owned by main() and passed
+ * down to the loop's callbacks and to the status report.
+ */
+#ifndef JANKD_H
+#define JANKD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/event.h>
+#include "alert.h"
+#include "config.h"
+#include "control.h"
+#include "watch.h"
+
+/* Exit statuses (jankd(8)); systemd's unit keeps 1 out of its restarts. */
+#define JANKD_EXIT_OK	   0
+#define JANKD_EXIT_CONFIG  1 /* bad usage or bad config at start: restarting will not help */
+#define JANKD_EXIT_RUNTIME 2 /* a failure while running */
+
+struct jankd {
+	const char *config_path;
+	struct jank_config config;
+	enum jank_alert_target target;
+	bool target_from_cmdline;
+
+	struct event_base *base;
+	struct jank_alerter *alerter;
+	struct jank_watch **watches;
+	size_t nwatches;
+	struct jank_control *control;
+	struct event *ev_hup, *ev_term, *ev_int;
+	struct event *ev_tick, *ev_status, *ev_watchdog;
+
+	bool ready; /* READY=1 was sent */
+	int64_t start_mono;
+	uint64_t reloads;
+	uint64_t reload_errors;
+	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */
+	char created_url[JANK_CONFIG_URL_LEN];	       /* its live URL */
+	bool kernel_ok;				       /* it has a kernel channel */
+	int exit_status;
+};
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jankd's own diagnostics (startup, disconnects, reloads, warnings): one line
+ * each, to journald when alerts go there, else to stderr as "jankd: ...".
+ *
+ * Alerts are not diagnostics: they go through alert.h.
+ */
+#ifndef JANK_LOG_H
+#define JANK_LOG_H
+
+#include <stdbool.h>
+#include <syslog.h>
+
+/* true: journald (falls back to stderr when journald cannot be reached). */
+void jank_log_set_journal(bool journal);
+void jank_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The status report of jankd. jank_status_json() gathers the figures once;
+ * jank_status_text() prints that very object for humans, so that the two
+ * formats cannot disagree.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "output.h"
+#include "status.h"
+#include "units.h"
+
+#ifndef JANK_VERSION
+#define JANK_VERSION "unknown"
+#endif
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Resident set size from /proc/self/statm, 0 when unknown. */
+static uint64_t rss_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* ---- JSON ---- */
+
+static void put_i64(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void put_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v));
+}
+
+static void put_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+static void put_double(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double((double)llround(v * 10) / 10));
+}
+
+static struct json_object *rule_json(const struct jank_engine *e, size_t i)
+{
+	const struct jank_rule *r = jank_engine_rule(e, i);
+	const struct jank_histogram *h = jank_engine_rule_histogram(e, i);
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	put_str(o, "action", r->name);
+	put_u64(o, "count", h->count);
+	put_u64(o, "janks", jank_engine_rule_janks(e, i));
+	put_i64(o, "threshold_ns", jank_threshold_current(&r->threshold, h));
+	put_str(o, "threshold_kind",
+		r->threshold.kind == JANK_THRESHOLD_ADAPTIVE ? "adaptive" : "fixed");
+	put_i64(o, "p50_ns", jank_histogram_percentile(h, 50));
+	put_i64(o, "p90_ns", jank_histogram_percentile(h, 90));
+	put_i64(o, "p99_ns", jank_histogram_percentile(h, 99));
+	put_i64(o, "max_ns", h->count ? h->max : 0);
+	return o;
+}
+
+static struct json_object *input_json(const struct jank_watch *w, struct jank_engine_stats *es)
+{
+	const struct jank_engine *e = jank_watch_engine(w);
+	struct json_object *o = json_object_new_object();
+	struct json_object *graph = json_object_new_object();
+	struct json_object *rules = json_object_new_array();
+	struct jank_watch_stats ws;
+
+	if (!o || !graph || !rules) {
+		json_object_put(o);
+		json_object_put(graph);
+		json_object_put(rules);
+		return NULL;
+	}
+	jank_watch_get_stats(w, &ws);
+	jank_engine_get_stats(e, es);
+	put_str(o, "url", jank_watch_url(w));
+	put_str(o, "state", jank_watch_state_name(ws.state));
+	if (jank_watch_last_error(w)[0])
+		put_str(o, "last_error", jank_watch_last_error(w));
+	put_u64(o, "events", es->events);
+	put_u64(o, "events_read", ws.events_read);
+	put_double(o, "events_per_sec", ws.events_per_sec);
+	put_u64(o, "discarded_events", es->discarded_events);
+	put_u64(o, "disconnects", ws.disconnects);
+	put_u64(o, "reconnects", ws.reconnects);
+	if (ws.trace_now != INT64_MIN)
+		put_i64(o, "trace_now", ws.trace_now);
+	put_u64(o, "actions_completed", es->actions_completed);
+	put_u64(o, "janks", es->janks);
+	put_u64(o, "overdue", es->overdue);
+	put_u64(o, "actions_open", es->actions_open);
+	put_u64(o, "actions_expired", es->actions_expired);
+	put_u64(o, "actions_replaced", es->actions_replaced);
+	put_u64(o, "actions_unmatched", es->actions_unmatched);
+	put_u64(o, "actions_dropped", es->actions_dropped);
+	put_u64(o, "paths_truncated", es->paths_truncated);
+	put_u64(o, "budget_forced", es->budget_forced);
+	put_u64(o, "memory_bytes", es->memory_bytes);
+	put_u64(o, "memory_peak", es->memory_peak);
+	put_u64(graph, "workers", es->graph.workers);
+	put_u64(graph, "vertices", es->graph.vertices);
+	put_u64(graph, "bytes", es->graph.bytes);
+	put_u64(graph, "freed_vertices", es->graph.freed_vertices);
+	put_u64(graph, "freed_workers", es->graph.freed_workers);
+	put_u64(graph, "gc_steps", es->graph.gc_steps);
+	json_object_object_add(o, "graph", graph);
+	for (size_t i = 0; i < jank_engine_rule_count(e); i++)
+		json_object_array_add(rules, rule_json(e, i));
+	json_object_object_add(o, "rules", rules);
+	return o;
+}
+
+static struct json_object *recent_json(const struct jank_recent *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	put_str(o, "kind", x->kind == JANK_REPORT_OVERDUE ? "overdue" : "completed");
+	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
+	put_str(o, "action", x->action);
+	put_str(o, "key", x->key);
+	put_i64(o, "begin", x->begin);
+	put_i64(o, "end", x->end);
+	put_i64(o, "duration_ns", x->duration);
+	put_i64(o, "threshold_ns", x->threshold);
+	put_i64(o, "tid", x->tid);
+	put_i64(o, "pid", x->pid);
+	put_str(o, "comm", x->comm);
+	put_str(o, "critical_path", x->story);
+	return o;
+}
+
+struct json_object *jank_status_json(const struct jankd *d)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *inputs = json_object_new_array();
+	struct json_object *recent = json_object_new_array();
+	struct json_object *alerts = json_object_new_object();
+	struct jank_alerter_stats as;
+	uint64_t events = 0, actions = 0, janks = 0, overdue = 0, memory = 0, discarded = 0;
+	uint64_t attached = 0;
+	double rate = 0;
+
+	if (!o || !inputs || !recent || !alerts) {
+		json_object_put(o);
+		json_object_put(inputs);
+		json_object_put(recent);
+		json_object_put(alerts);
+		return NULL;
+	}
+	put_str(o, "type", "status");
+	put_str(o, "version", JANK_VERSION);
+	put_i64(o, "pid", getpid());
+	put_str(o, "config", d->config_path);
+	put_i64(o, "uptime_ns", mono_ns() - d->start_mono);
+	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
+	for (size_t i = 0; i < d->nwatches; i++) {
+		struct jank_engine_stats es;
+		struct jank_watch_stats ws;
+
+		json_object_array_add(inputs, input_json(d->watches[i], &es));
+		jank_watch_get_stats(d->watches[i], &ws);
+		events += es.events;
+		actions += es.actions_completed;
+		janks += es.janks;
+		overdue += es.overdue;
+		memory += es.memory_bytes;
+		discarded += es.discarded_events;
+		rate += ws.events_per_sec;
+		attached += ws.state == JANK_WATCH_CONNECTED;
+	}
+	put_u64(o, "inputs_connected", attached);
+	put_u64(o, "events", events);
+	put_double(o, "events_per_sec", rate);
+	put_u64(o, "actions_completed", actions);
+	put_u64(o, "janks", janks);
+	put_u64(o, "overdue", overdue);
+	put_u64(o, "discarded_events", discarded);
+	put_u64(o, "memory_bytes", memory);
+	put_u64(o, "rss_bytes", rss_bytes());
+	jank_alerter_get_stats(d->alerter, &as);
+	put_str(alerts, "target", jank_alert_target_name(d->target));
+	put_u64(alerts, "rate_limit_count", d->config.alerts.rate_limit_count);
+	put_i64(alerts, "rate_limit_period_ns", d->config.alerts.rate_limit_period_ns);
+	put_u64(alerts, "reports", as.reports);
+	put_u64(alerts, "sent", as.sent);
+	put_u64(alerts, "suppressed", as.suppressed);
+	put_u64(alerts, "summaries", as.summaries);
+	put_u64(alerts, "journal_errors", as.journal_errors);
+	json_object_object_add(o, "alerts", alerts);
+	put_u64(o, "reloads", d->reloads);
+	put_u64(o, "reload_errors", d->reload_errors);
+	json_object_object_add(o, "inputs", inputs);
+	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
+		const struct jank_recent *x = jank_alerter_recent(d->alerter, i);
+
+		if (!x)
+			break;
+		json_object_array_add(recent, recent_json(x));
+	}
+	json_object_object_add(o, "recent", recent);
+	return o;
+}
+
+/* ---- Text, from the JSON ---- */
+
+static int64_t gi(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+}
+
+static double gd(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
+}
+
+static const char *gs(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "";
+}
+
+static struct json_object *go(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *bytes_text(int64_t b, char *buf, size_t len)
+{
+	if (b >= 1 << 30)
+		snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
+	else if (b >= 1 << 20)
+		snprintf(buf, len, "%.2f MiB", (double)b / (1 << 20));
+	else if (b >= 1 << 10)
+		snprintf(buf, len, "%.1f KiB", (double)b / (1 << 10));
+	else
+		snprintf(buf, len, "%" PRId64 " B", b);
+	return buf;
+}
+
+static const char *dur(int64_t ns, char *buf, size_t len)
+{
+	return jank_format_duration(ns, buf, (unsigned)len);
+}
+
+static const char *uptime_text(int64_t ns, char *buf, size_t len)
+{
+	int64_t s = ns / 1000000000;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%" PRId64 "d %02" PRId64 "h", s / 86400, s % 86400 / 3600);
+	else if (s >= 3600)
+		snprintf(buf, len, "%" PRId64 "h %02" PRId64 "m", s / 3600, s % 3600 / 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%" PRId64 "m %02" PRId64 "s", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%" PRId64 "s", s);
+	return buf;
+}
+
+/* "08:00:01.123" local time of a trace time (LTTng: ns since the epoch). */
+static const char *clock_text(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns < 1000000000LL * 1000000000LL || !localtime_r(&t, &tm)) {
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+		return buf;
+	}
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
+	return buf;
+}
+
+static void input_text(FILE *f, struct json_object *in)
+{
+	struct json_object *g = go(in, "graph"), *rules = go(in, "rules");
+	char a[32], b[32], c[32], d[32], e[32], m1[32], m2[32];
+	size_t n = rules ? json_object_array_length(rules) : 0;
+	int w = 6;
+
+	fprintf(f, "\ninput %s: %s", gs(in, "url"), gs(in, "state"));
+	if (gs(in, "last_error")[0])
+		fprintf(f, " (last error: %s)", gs(in, "last_error"));
+	fprintf(f,
+		"\n  events %" PRId64 " (%.1f/s), %" PRId64 " read, discarded %" PRId64
+		", disconnects %" PRId64 ", reconnects %" PRId64 "\n",
+		gi(in, "events"), gd(in, "events_per_sec"), gi(in, "events_read"),
+		gi(in, "discarded_events"), gi(in, "disconnects"), gi(in, "reconnects"));
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strlen(gs(json_object_array_get_idx(rules, i), "action"));
+
+		if (l > w)
+			w = l;
+	}
+	fprintf(f, "  %-*s %8s %8s %10s %10s %10s %10s %10s\n", w, "action", "count", "janks",
+		"p50", "p90", "p99", "max", "threshold");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *r = json_object_array_get_idx(rules, i);
+		int64_t t = gi(r, "threshold_ns");
+
+		fprintf(f, "  %-*s %8" PRId64 " %8" PRId64 " %10s %10s %10s %10s %10s\n", w,
+			gs(r, "action"), gi(r, "count"), gi(r, "janks"),
+			dur(gi(r, "p50_ns"), a, sizeof(a)), dur(gi(r, "p90_ns"), b, sizeof(b)),
+			dur(gi(r, "p99_ns"), c, sizeof(c)), dur(gi(r, "max_ns"), d, sizeof(d)),
+			t > 0 ? dur(t, e, sizeof(e)) : "learning");
+	}
+	fprintf(f,
+		"  overdue %" PRId64 ", open %" PRId64 ", expired %" PRId64 ", truncated %" PRId64
+		", dropped %" PRId64 ", unmatched %" PRId64 ", replaced %" PRId64 "\n",
+		gi(in, "overdue"), gi(in, "actions_open"), gi(in, "actions_expired"),
+		gi(in, "paths_truncated"), gi(in, "actions_dropped"), gi(in, "actions_unmatched"),
+		gi(in, "actions_replaced"));
+	fprintf(
+	    f,
+	    "  graph: %" PRId64 " threads, %" PRId64 " vertices, memory %s (peak %s); GC %" PRId64
+	    " steps, %" PRId64 " vertices freed, budget forced %" PRId64 " times\n",
+	    gi(g, "workers"), gi(g, "vertices"), bytes_text(gi(in, "memory_bytes"), m1, sizeof(m1)),
+	    bytes_text(gi(in, "memory_peak"), m2, sizeof(m2)), gi(g, "gc_steps"),
+	    gi(g, "freed_vertices"), gi(in, "budget_forced"));
+}
+
+static void recent_text(FILE *f, struct json_object *recent)
+{
+	size_t n = recent ? json_object_array_length(recent) : 0;
+	char t[48], d[32];
+
+	if (n == 0) {
+		fprintf(f, "\nno jank yet\n");
+		return;
+	}
+	fprintf(f, "\nrecent janks, newest first:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(recent, i);
+		const char *key = gs(x, "key");
+
+		fprintf(f, "  %s  %s%s%s%s  %s%s%s  %s\n", clock_text(gi(x, "end"), t, sizeof(t)),
+			gs(x, "action"), key[0] ? " [" : "", key, key[0] ? "]" : "",
+			dur(gi(x, "duration_ns"), d, sizeof(d)),
+			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
+			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
+			gs(x, "critical_path"));
+	}
+}
+
+char *jank_status_text(const struct jankd *d)
+{
+	struct json_object *o = jank_status_json(d), *al, *inputs;
+	char *buf = NULL, up[32], m1[32], m2[32], p[32];
+	size_t len = 0;
+	FILE *f;
+
+	if (!o)
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		json_object_put(o);
+		return NULL;
+	}
+	al = go(o, "alerts");
+	inputs = go(o, "inputs");
+	fprintf(f, "jankd %s (pid %" PRId64 "), up %s, config %s\n", gs(o, "version"), gi(o, "pid"),
+		uptime_text(gi(o, "uptime_ns"), up, sizeof(up)), gs(o, "config"));
+	fprintf(f,
+		"events %" PRId64 " (%.1f/s), actions %" PRId64 ", janks %" PRId64
+		", overdue %" PRId64 ", discarded events %" PRId64 "\n",
+		gi(o, "events"), gd(o, "events_per_sec"), gi(o, "actions_completed"),
+		gi(o, "janks"), gi(o, "overdue"), gi(o, "discarded_events"));
+	fprintf(f, "graph memory %s, RSS %s\n", bytes_text(gi(o, "memory_bytes"), m1, sizeof(m1)),
+		bytes_text(gi(o, "rss_bytes"), m2, sizeof(m2)));
+	fprintf(f,
+		"alerts to %s: %" PRId64 " sent, %" PRId64 " suppressed (%" PRId64
+		" summaries), rate limit %" PRId64 " per %s",
+		gs(al, "target"), gi(al, "sent"), gi(al, "suppressed"), gi(al, "summaries"),
+		gi(al, "rate_limit_count"),
+		jank_alert_period_text(gi(al, "rate_limit_period_ns"), p, sizeof(p)));
+	if (gi(al, "journal_errors"))
+		fprintf(f, ", %" PRId64 " refused by journald", gi(al, "journal_errors"));
+	fprintf(f, "\nreloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
+		gi(o, "reload_errors"));
+	for (size_t i = 0; inputs && i < json_object_array_length(inputs); i++)
+		input_text(f, json_object_array_get_idx(inputs, i));
+	recent_text(f, go(o, "recent"));
+	fclose(f);
+	json_object_put(o);
+	return buf;
+}
+
+void jank_status_line(const struct jankd *d, char *buf, size_t len)
+{
+	uint64_t events = 0, actions = 0, janks = 0, memory = 0, attached = 0, discarded = 0;
+	struct jank_alerter_stats as;
+	double rate = 0;
+	char m[32];
+
+	for (size_t i = 0; i < d->nwatches; i++) {
+		struct jank_engine_stats es;
+		struct jank_watch_stats ws;
+
+		jank_engine_get_stats(jank_watch_engine(d->watches[i]), &es);
+		jank_watch_get_stats(d->watches[i], &ws);
+		events += es.events;
+		actions += es.actions_completed;
+		janks += es.janks + es.overdue;
+		memory += es.memory_bytes;
+		discarded += es.discarded_events;
+		rate += ws.events_per_sec;
+		attached += ws.state == JANK_WATCH_CONNECTED;
+	}
+	jank_alerter_get_stats(d->alerter, &as);
+	snprintf(buf, len,
+		 "inputs %" PRIu64 "/%zu connected, %.0f events/s, %" PRIu64 " events, %" PRIu64
+		 " actions, %" PRIu64 " janks, %" PRIu64 " alerts suppressed, %" PRIu64
+		 " events discarded, graph %s",
+		 attached, d->nwatches, rate, events, actions, janks, as.suppressed, discarded,
+		 bytes_text((int64_t)memory, m, sizeof(m)));
+}

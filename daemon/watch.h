@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One watched live session: its engine (graph, rules, open actions) and the
+ * babeltrace2 input that feeds it, pumped from the libevent loop.
+ *
+ * The input is replaced when it fails (relayd gone, session destroyed); the
+ * engine stays, so rules, histograms and the graph survive a reconnection.
+ */
+#ifndef JANK_WATCH_H
+#define JANK_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+#include "alert.h"
+#include "engine.h"
+#include "input.h"
+
+enum jank_watch_state {
+	JANK_WATCH_CONNECTING = 0, /* not attached yet */
+	JANK_WATCH_CONNECTED,	   /* data flows (or the session is found and idle) */
+	JANK_WATCH_RECONNECTING,   /* the input failed; retrying with back-off */
+};
+
+struct jank_watch;
+
+/* Called once, the first time the watch attaches. */
+typedef void (*jank_watch_attached_fn)(struct jank_watch *w, void *data);
+
+struct jank_watch_stats {
+	enum jank_watch_state state;
+	uint64_t events_read; /* event messages, over every input so far */
+	uint64_t discarded;   /* discarded events and packets reported by the tracer */
+	uint64_t disconnects;
+	uint64_t reconnects;
+	double events_per_sec; /* engine events, over the last rate period */
+	int64_t trace_now;     /* estimated trace time, INT64_MIN: unknown */
+};
+
+/*
+ * A watch of the live session at `url`, with an engine configured by `ec`
+ * and the `n` rules. Nothing runs before jank_watch_start(). NULL on failure
+ * (message in err).
+ */
+struct jank_watch *jank_watch_new(struct event_base *base, const char *url,
+				  const struct jank_engine_config *ec,
+				  const struct jank_rule *rules, size_t n, struct jank_alerter *al,
+				  char *err, size_t errlen);
+void jank_watch_free(struct jank_watch *w);
+void jank_watch_set_attached_cb(struct jank_watch *w, jank_watch_attached_fn fn, void *data);
+/*
+ * How far behind the host's clock the estimated trace time stays, so that an
+ * action whose end is still in flight is not reported overdue (the live timer).
+ */
+void jank_watch_set_clock_margin(struct jank_watch *w, int64_t ns);
+
+/* Start pumping the input. Returns 0 or -errno. */
+int jank_watch_start(struct jank_watch *w);
+/* Stop: free the input (the engine stays, for the final summary). */
+void jank_watch_stop(struct jank_watch *w);
+
+/* Periodic: run the engine's checks at the estimated trace time (overdue actions). */
+void jank_watch_tick(struct jank_watch *w);
+/* Periodic: recompute events/s over the time since the last call. */
+void jank_watch_update_rate(struct jank_watch *w);
+/* Config reload. Returns 0 or -errno (the old rules stay). */
+int jank_watch_replace_rules(struct jank_watch *w, const struct jank_rule *rules, size_t n);
+
+const char *jank_watch_url(const struct jank_watch *w);
+const struct jank_engine *jank_watch_engine(const struct jank_watch *w);
+bool jank_watch_attached(const struct jank_watch *w);
+void jank_watch_get_stats(const struct jank_watch *w, struct jank_watch_stats *out);
+/* The last input error, "" when none. */
+const char *jank_watch_last_error(const struct jank_watch *w);
+const char *jank_watch_state_name(enum jank_watch_state s);
+
+#endif

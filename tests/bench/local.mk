@@ -1,0 +1,15 @@
+# tests/bench: `make bench` (not part of make check). run-bench.sh generates
+# synthetic traces with bench/jank-synth and gen/jank-gen, times jankctl
+# against babeltrace2 on them, and writes BENCHMARKS.md. The programs are
+# built with the others so that they always compile.
+noinst_PROGRAMS += bench/jank-synth bench/bench-critpath
+bench_jank_synth_SOURCES = bench/jank-synth.c
+bench_bench_critpath_SOURCES = bench/bench-critpath.c
+bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
+EXTRA_DIST += bench/run-bench.sh bench/bench.conf
+
+# BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
+bench: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	BABELTRACE2='$(BABELTRACE2_BIN)' bash $(srcdir)/bench/run-bench.sh
+.PHONY: bench

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/alert.c: rate limiting per rule, with a fake clock and a sink that
+ * records what would have been sent.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "alert.h"
+
+#define MS 1000000LL
+#define S  1000000000LL
+
+struct sent {
+	unsigned reports;
+	unsigned summaries;
+	uint64_t suppressed; /* of the last summary */
+	int64_t period_ns;   /* of the last summary */
+	char action[64];     /* of the last alert */
+	char text[256];	     /* the last summary's message */
+};
+
+static int64_t fake_now;
+
+static int64_t fake_clock(void *data)
+{
+	(void)data;
+	return fake_now;
+}
+
+static void sink(const struct jank_alert *a, void *data)
+{
+	struct sent *s = data;
+
+	snprintf(s->action, sizeof(s->action), "%s", a->action);
+	if (a->kind == JANK_ALERT_REPORT) {
+		s->reports++;
+		return;
+	}
+	s->summaries++;
+	s->suppressed = a->suppressed;
+	s->period_ns = a->period_ns;
+	jank_alert_summary_text(a, s->text, sizeof(s->text));
+}
+
+struct fixture {
+	struct jank_alerter *al;
+	struct sent sent;
+	struct jank_rule frame, io;
+};
+
+static struct jank_alerter *new_alerter(struct fixture *f, uint64_t count, int64_t period)
+{
+	struct jank_alert_config c = {
+	    .target = JANK_ALERT_STDERR,
+	    .rate_count = count,
+	    .rate_period_ns = period,
+	};
+
+	f->al = jank_alerter_new(&c);
+	assert_non_null(f->al);
+	jank_alerter_set_clock(f->al, fake_clock, NULL);
+	jank_alerter_set_sink(f->al, sink, &f->sent);
+	return f->al;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	jank_rule_init(&f->frame);
+	f->frame.name = "frame";
+	jank_rule_init(&f->io);
+	f->io.name = "io";
+	fake_now = 1000 * S;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	jank_alerter_free(f->al);
+	free(f);
+	return 0;
+}
+
+/* A jank of `rule` at the current fake time. */
+static void jank(struct fixture *f, const struct jank_rule *rule, int id)
+{
+	char key[32];
+	struct jank_report r = {
+	    .kind = JANK_REPORT_COMPLETED,
+	    .rule = rule,
+	    .key = key,
+	    .begin = fake_now - 50 * MS,
+	    .end = fake_now,
+	    .duration = 50 * MS,
+	    .threshold = 16 * MS,
+	    .over_threshold = true,
+	    .tid = 42,
+	    .pid = 40,
+	    .comm = "worker",
+	};
+
+	snprintf(key, sizeof(key), "name=frame,id=%d", id);
+	jank_alerter_report(f->al, &r, "net://localhost/host/h/s");
+}
+
+/* 100 janks in 1 s with 10/10s: 10 alerts, then one summary of 90 when the window ends. */
+static void storm(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 10, 10 * S);
+	struct jank_alerter_stats st;
+
+	for (int i = 0; i < 100; i++) {
+		jank(f, &f->frame, i);
+		fake_now += 10 * MS;
+		jank_alerter_tick(al);
+	}
+	assert_int_equal(f->sent.reports, 10);
+	assert_int_equal(f->sent.summaries, 0);
+	fake_now += 5 * S; /* 6 s into the window */
+	jank_alerter_tick(al);
+	assert_int_equal(f->sent.summaries, 0);
+	fake_now += 4 * S; /* 10 s: the window ends */
+	jank_alerter_tick(al);
+	assert_int_equal(f->sent.summaries, 1);
+	assert_int_equal(f->sent.suppressed, 90);
+	assert_int_equal(f->sent.period_ns, 10 * S);
+	assert_string_equal(f->sent.action, "frame");
+	assert_string_equal(f->sent.text, "90 more janks of frame suppressed in the last 10 s");
+	jank_alerter_get_stats(al, &st);
+	assert_int_equal(st.reports, 100);
+	assert_int_equal(st.sent, 10);
+	assert_int_equal(st.suppressed, 90);
+	assert_int_equal(st.summaries, 1);
+	/* Nothing more to say: no second summary. */
+	fake_now += 20 * S;
+	jank_alerter_tick(al);
+	jank_alerter_flush(al);
+	assert_int_equal(f->sent.summaries, 1);
+}
+
+/* After the window, janks get through again; a window that suppressed nothing says nothing. */
+static void new_window(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 2, 1 * S);
+
+	for (int i = 0; i < 3; i++)
+		jank(f, &f->frame, i);
+	assert_int_equal(f->sent.reports, 2);
+	fake_now += 1 * S;
+	/* No tick in between: the next jank closes the old window first. */
+	jank(f, &f->frame, 3);
+	assert_int_equal(f->sent.summaries, 1);
+	assert_int_equal(f->sent.suppressed, 1);
+	assert_string_equal(f->sent.text, "1 more jank of frame suppressed in the last 1 s");
+	assert_int_equal(f->sent.reports, 3);
+	fake_now += 1 * S;
+	jank_alerter_tick(al);
+	assert_int_equal(f->sent.summaries, 1);
+}
+
+/* Rules have windows of their own. */
+static void per_rule(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 3, 10 * S);
+
+	for (int i = 0; i < 5; i++) {
+		jank(f, &f->frame, i);
+		jank(f, &f->io, i);
+	}
+	assert_int_equal(f->sent.reports, 6);
+	fake_now += 10 * S;
+	jank_alerter_tick(al);
+	assert_int_equal(f->sent.summaries, 2);
+	assert_int_equal(f->sent.suppressed, 2);
+}
+
+/* At exit, a window still open says what it suppressed, over the time it ran. */
+static void flush_at_exit(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 1, 10 * S);
+
+	jank(f, &f->frame, 0);
+	fake_now += 1 * S;
+	jank(f, &f->frame, 1);
+	jank(f, &f->frame, 2);
+	fake_now += 2 * S;
+	jank_alerter_flush(al);
+	assert_int_equal(f->sent.reports, 1);
+	assert_int_equal(f->sent.summaries, 1);
+	assert_int_equal(f->sent.suppressed, 2);
+	assert_int_equal(f->sent.period_ns, 3 * S);
+	assert_string_equal(f->sent.text, "2 more janks of frame suppressed in the last 3 s");
+}
+
+/* rate_count 0: no limit. */
+static void unlimited(void **state)
+{
+	struct fixture *f = *state;
+
+	new_alerter(f, 0, 10 * S);
+	for (int i = 0; i < 1000; i++)
+		jank(f, &f->frame, i);
+	assert_int_equal(f->sent.reports, 1000);
+	assert_int_equal(f->sent.summaries, 0);
+}
+
+/* The last 10 janks, newest first, suppressed ones included and marked. */
+static void recent(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 5, 10 * S);
+	const struct jank_recent *x;
+
+	assert_null(jank_alerter_recent(al, 0));
+	for (int i = 0; i < 12; i++)
+		jank(f, &f->frame, i);
+	x = jank_alerter_recent(al, 0);
+	assert_non_null(x);
+	assert_string_equal(x->key, "name=frame,id=11");
+	assert_true(x->suppressed);
+	assert_string_equal(x->action, "frame");
+	assert_int_equal(x->duration, 50 * MS);
+	x = jank_alerter_recent(al, 9);
+	assert_non_null(x);
+	assert_string_equal(x->key, "name=frame,id=2");
+	assert_false(x->suppressed);
+	assert_null(jank_alerter_recent(al, 10));
+}
+
+static void period_text(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(jank_alert_period_text(10 * S, buf, sizeof(buf)), "10 s");
+	assert_string_equal(jank_alert_period_text(60 * S, buf, sizeof(buf)), "60 s");
+	assert_string_equal(jank_alert_period_text(1500 * MS, buf, sizeof(buf)), "1.50 s");
+	assert_string_equal(jank_alert_period_text(500 * MS, buf, sizeof(buf)), "500 ms");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(storm, setup, teardown),
+	    cmocka_unit_test_setup_teardown(new_window, setup, teardown),
+	    cmocka_unit_test_setup_teardown(per_rule, setup, teardown),
+	    cmocka_unit_test_setup_teardown(flush_at_exit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
+	    cmocka_unit_test_setup_teardown(recent, setup, teardown),
+	    cmocka_unit_test(period_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

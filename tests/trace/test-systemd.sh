@@ -1,0 +1,104 @@
+#!/bin/sh
+# systemd/: `make install DESTDIR=...` puts the unit, the example config, the
+# journal catalog and the tmpfiles.d entry in place; systemd-analyze verify
+# accepts the unit; journalctl parses the catalog; systemd-tmpfiles creates
+# the capture directory; the example config loads; a config an admin edited
+# survives a reinstall and an uninstall. Needs no root.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/trace/lib.sh"
+
+for cmd in systemd-analyze journalctl systemd-tmpfiles; do
+	command -v "$cmd" >/dev/null 2>&1 ||
+		plan_skip_all "$cmd not found (install the Debian package systemd)"
+done
+
+plan 14
+
+root=$tmp/root
+# A make of our own: not the jobserver of the make that runs the tests.
+# On failure, the end of its output.
+submake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -C "$top_builddir" "$@" \
+		DESTDIR="$root" >"$tmp/make.log" 2>&1 && return 0
+	diag "make $* failed:"
+	tail -n 20 "$tmp/make.log" | sed 's/^/#   /'
+	return 1
+}
+
+# COMMANDS; result DESCRIPTION: ok when COMMANDS (an && list) succeeded.
+result() {
+	st=$?
+	if [ "$st" = 0 ]; then ok "$1"; else fail "$1"; fi
+	return "$st"
+}
+
+submake install
+result "make install DESTDIR=... exits 0"
+
+unit=$(find "$root" -path '*/systemd/system/jankd.service' -type f)
+tmpfiles=$(find "$root" -path '*/lib/tmpfiles.d/jankd.conf' -type f)
+catalog=$(find "$root" -path '*/lib/systemd/catalog/jankd.catalog' -type f)
+mandir=$(find "$root" -type d -path '*/share/man' | head -n 1)
+[ -n "$unit" ] && [ -n "$tmpfiles" ] && [ -n "$catalog" ] && [ -n "$mandir" ]
+result "the unit, the tmpfiles.d entry, the catalog and the man pages are installed"
+
+# ExecStart=BINDIR/jankd --config SYSCONFDIR/jankd/jankd.conf, under DESTDIR.
+exec_line=$(sed -n 's/^ExecStart=//p' "$unit")
+bin=${exec_line%% *}
+conf=$(echo "$exec_line" | sed -n 's/.* --config \([^ ]*\).*/\1/p')
+diag "ExecStart=$exec_line"
+[ -x "$root$bin" ] && [ -n "$conf" ] && [ -f "$root$conf" ]
+result "ExecStart names the installed jankd and the installed config"
+
+# systemd-analyze verify wants ExecStart's binary where the unit says: give
+# it a copy of the unit that points into DESTDIR, and the installed pages
+# for Documentation=.
+mkdir "$tmp/verify"
+sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
+MANPATH=$mandir systemd-analyze verify "$tmp/verify/jankd.service" >"$tmp/verify.out" 2>&1
+[ ! -s "$tmp/verify.out" ]
+result "systemd-analyze verify: no complaint" || sed 's/^/# /' "$tmp/verify.out"
+
+grep -qx 'Type=notify' "$unit" && grep -qx 'WatchdogSec=30s' "$unit" &&
+	grep -qx 'Restart=on-failure' "$unit" && grep -qx 'RestartPreventExitStatus=1' "$unit" &&
+	grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit"
+result "Type=notify, WatchdogSec=30s, Restart=on-failure but not on exit 1, reload by HUP"
+grep -qx 'Wants=lttng-sessiond.service' "$unit" && grep -q '^After=.*lttng-sessiond.service' "$unit" &&
+	grep -qx 'StateDirectory=jankd' "$unit" && grep -qx 'RuntimeDirectory=jankd' "$unit" &&
+	grep -qx 'ProtectSystem=strict' "$unit" &&
+	grep -qx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' "$unit"
+result "ordered after lttng-sessiond; state and runtime directories; sandboxed"
+
+# journalctl looks in /usr/lib/systemd/catalog (and /usr/local/...) of its
+# root, wherever --prefix put ours.
+mkdir -p "$tmp/catroot/usr/lib/systemd/catalog"
+cp "$catalog" "$tmp/catroot/usr/lib/systemd/catalog/"
+journalctl --root="$tmp/catroot" --update-catalog >"$tmp/catalog.out" 2>&1 &&
+	journalctl --root="$tmp/catroot" --list-catalog >"$tmp/catalog.list" 2>>"$tmp/catalog.out"
+result "journalctl parses the catalog" || sed 's/^/# /' "$tmp/catalog.out"
+grep -q '^3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a jank: ' "$tmp/catalog.list" &&
+	grep -q '^7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c jank: ' "$tmp/catalog.list"
+result "the catalog documents the jank and the suppressed-alerts MESSAGE_IDs"
+
+systemd-tmpfiles --root="$root" --create "$tmpfiles" >"$tmp/tmpfiles.out" 2>&1 &&
+	[ "$(stat -c %a "$root/var/lib/jankd/captures")" = 750 ]
+result "systemd-tmpfiles creates /var/lib/jankd/captures, mode 0750" ||
+	sed 's/^/# /' "$tmp/tmpfiles.out"
+
+cmp -s "$top_srcdir/systemd/jankd.conf" "$root$conf"
+result "the installed config is the example systemd/jankd.conf"
+mkdir "$tmp/empty"
+expect_error "the example config loads (jankctl stops at the empty trace, not at the config)" \
+	1 "^jankctl: $tmp/empty: no CTF trace found" -- \
+	"$JANKCTL" analyze --config "$root$conf" "$tmp/empty"
+
+# An admin's config is never overwritten nor removed.
+echo "# edited by the admin" >>"$root$conf"
+submake install && grep -qx '# edited by the admin' "$root$conf"
+result "make install again keeps an edited config"
+submake uninstall && [ ! -e "$unit" ] && [ ! -e "$tmpfiles" ] && [ ! -e "$catalog" ] &&
+	grep -qx '# edited by the admin' "$root$conf"
+result "make uninstall removes the unit, tmpfiles.d entry and catalog, keeps the edited config"
+cp "$top_srcdir/systemd/jankd.conf" "$root$conf"
+submake uninstall && [ ! -e "$root$conf" ]
+result "make uninstall removes the config when it is still the example"
