@@ -40,6 +40,8 @@ struct jank_alerter {
 	void *sink_data;
 	jank_alert_clock_fn clock;
 	void *clock_data;
+	jank_alert_capture_fn capture;
+	void *capture_data;
 	struct window *windows;
 	size_t nwindows;
 	struct jank_recent recent[JANK_ALERT_RECENT];
@@ -93,6 +95,12 @@ void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, voi
 {
 	al->clock = fn ? fn : monotonic_ns;
 	al->clock_data = data;
+}
+
+void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data)
+{
+	al->capture = fn;
+	al->capture_data = data;
 }
 
 const char *jank_alert_period_text(int64_t ns, char *buf, size_t len)
@@ -181,7 +189,9 @@ static int journal_report(const struct jank_alert *a)
 	    "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
 	    "JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
 	    "JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
-	    "JANK_INPUT=%s", a->input ? a->input : "", NULL);
+	    "JANK_INPUT=%s", a->input ? a->input : "",
+	    /* Last: without a capture, the NULL format ends the list here. */
+	    a->capture ? "JANK_CAPTURE=%s" : NULL, a->capture, NULL);
 	free(story);
 	json_object_put(bd);
 	return ret;
@@ -213,6 +223,8 @@ static void text_alert(FILE *f, const struct jank_alert *a)
 
 	if (a->kind == JANK_ALERT_REPORT) {
 		jank_output_report_text(f, a->report);
+		if (a->capture)
+			fprintf(f, "  capture: %s\n", a->capture);
 	} else {
 		jank_alert_summary_text(a, msg, sizeof(msg));
 		fprintf(f, "jankd: %s\n", msg);
@@ -226,6 +238,8 @@ static void json_alert(const struct jank_alert *a)
 
 	if (a->kind == JANK_ALERT_REPORT) {
 		o = jank_output_report_json(a->report);
+		if (o && a->capture)
+			json_object_object_add(o, "capture", json_object_new_string(a->capture));
 	} else {
 		o = json_object_new_object();
 		if (o) {
@@ -315,7 +329,8 @@ static void window_close(struct jank_alerter *al, struct window *w, int64_t peri
 	w->suppressed = 0;
 }
 
-static void record_recent(struct jank_alerter *al, const struct jank_report *r, bool suppressed)
+static void record_recent(struct jank_alerter *al, const struct jank_report *r, bool suppressed,
+			  const char *capture)
 {
 	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
 
@@ -333,6 +348,7 @@ static void record_recent(struct jank_alerter *al, const struct jank_report *r, 
 		 r->rule && r->rule->name ? r->rule->name : "?");
 	snprintf(x->key, sizeof(x->key), "%s", r->key ? r->key : "");
 	jank_output_path_story(x->story, sizeof(x->story), r->path, 4);
+	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
 }
 
 void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input)
@@ -348,6 +364,9 @@ void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, c
 	struct window *w = NULL;
 
 	al->stats.reports++;
+	/* Every jank, suppressed or not, goes to the capture policy. */
+	if (al->capture)
+		a.capture = al->capture(r, al->capture_data);
 	if (al->cfg.rate_count > 0 && al->cfg.rate_period_ns > 0)
 		w = window_get(al, action);
 	if (w) {
@@ -360,13 +379,13 @@ void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, c
 		if (w->sent >= al->cfg.rate_count) {
 			w->suppressed++;
 			al->stats.suppressed++;
-			record_recent(al, r, true);
+			record_recent(al, r, true, a.capture);
 			return;
 		}
 		w->sent++;
 	}
 	/* No window (no limit, or no memory for one): send; better too many than none. */
-	record_recent(al, r, false);
+	record_recent(al, r, false, a.capture);
 	emit(al, &a);
 }
 

@@ -14,13 +14,15 @@
  *   MESSAGE, MESSAGE_ID, PRIORITY=4, SYSLOG_IDENTIFIER=jankd, JANK_KIND
  *   (completed|overdue), JANK_ACTION, JANK_KEY, JANK_DURATION_NS,
  *   JANK_THRESHOLD_NS, JANK_PID, JANK_TID, JANK_COMM, JANK_BEGIN_NS,
- *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT;
+ *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT, and
+ *   JANK_CAPTURE (the capture directory, when the jank took or joined one);
  *   summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
  *   JANK_SUPPRESSED, JANK_PERIOD_NS.
  */
 #ifndef JANK_ALERT_H
 #define JANK_ALERT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +50,7 @@ struct jank_alert {
 	enum jank_alert_kind kind;
 	const struct jank_report *report; /* REPORT */
 	const char *input;		  /* REPORT: the input it came from */
+	const char *capture;		  /* REPORT: its capture directory, or NULL */
 	const char *action;		  /* the rule's name */
 	uint64_t suppressed;		  /* SUPPRESSED: how many */
 	int64_t period_ns;		  /* SUPPRESSED: over how long */
@@ -63,6 +66,7 @@ struct jank_recent {
 	char action[64];
 	char key[96];
 	char story[JANK_ALERT_STORY_LEN];
+	char capture[PATH_MAX]; /* "" when none */
 };
 
 struct jank_alerter_stats {
@@ -74,6 +78,12 @@ struct jank_alerter_stats {
 };
 
 typedef void (*jank_alert_sink_fn)(const struct jank_alert *a, void *data);
+/*
+ * Asked once per report, before its alert is sent or counted: the capture
+ * directory the jank took or joined, or NULL. The string must stay valid
+ * until the next call. The alert never waits for the capture itself.
+ */
+typedef const char *(*jank_alert_capture_fn)(const struct jank_report *r, void *data);
 typedef int64_t (*jank_alert_clock_fn)(void *data);
 
 struct jank_alerter;
@@ -87,6 +97,8 @@ void jank_alerter_set_config(struct jank_alerter *al, const struct jank_alert_co
 void jank_alerter_set_sink(struct jank_alerter *al, jank_alert_sink_fn fn, void *data);
 /* Replace the monotonic clock (tests). */
 void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, void *data);
+/* Ask `fn` for each report's capture (jankd's capturer); NULL: no captures. */
+void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data);
 
 /* An engine report: send it, or count it against its rule's window. */
 void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input);

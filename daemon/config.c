@@ -271,22 +271,28 @@ static int live_timer(struct parser *p, const char *key, const char *v)
 }
 
 /* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
-static int live_session(struct parser *p, const char *key, const char *v)
+static int set_session_name(struct parser *p, const char *v, char *out)
 {
 	size_t n = strlen(v);
-	bool ok = n < sizeof(p->c->live.session) && v[0] != '.' && v[0] != '-';
+	bool ok = n < JANK_CONFIG_SESSION_LEN && v[0] != '.' && v[0] != '-';
 
 	for (const char *s = v; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
 			ok = false;
 	if (!ok) {
 		fail(p, p->lineno,
-		     "bad session name '%s' (expected letters, digits and _-.:, at most %zu)", v,
-		     sizeof(p->c->live.session) - 1);
+		     "bad session name '%s' (expected letters, digits and _-.:, at most %d)", v,
+		     JANK_CONFIG_SESSION_LEN - 1);
 		return -EINVAL;
 	}
-	memcpy(p->c->live.session, v, n + 1);
+	memcpy(out, v, n + 1);
 	return 0;
+}
+
+static int live_session(struct parser *p, const char *key, const char *v)
+{
+	(void)key;
+	return set_session_name(p, v, p->c->live.session);
 }
 
 /* The lttng output URL of the created session: where relayd listens. */
@@ -440,6 +446,83 @@ static int capture_quota(struct parser *p, const char *key, const char *v)
 	return set_size(p, key, v, &p->c->capture.quota);
 }
 
+/* The capture session to adopt (or to create under that name). */
+static int capture_session(struct parser *p, const char *key, const char *v)
+{
+	(void)key;
+	return set_session_name(p, v, p->c->capture.session);
+}
+
+/* More events for the capture session, comma-separated: provider:event (user space) or a kernel
+ * event name; wildcards allowed. */
+static int capture_events(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_capture *c = &p->c->capture;
+	const char *s = v;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s);
+		char name[256];
+		char **events;
+
+		while (n && isspace((unsigned char)*s)) {
+			s++;
+			n--;
+		}
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		if (n == 0 || n >= sizeof(name)) {
+			fail(p, p->lineno,
+			     "bad event list '%s' for %s (an element is empty or too long)", v,
+			     key);
+			return -EINVAL;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		events = realloc(c->events, (c->nevents + 1) * sizeof(*events));
+		if (!events) {
+			fail(p, p->lineno, "out of memory");
+			return -ENOMEM;
+		}
+		c->events = events;
+		events[c->nevents] = NULL;
+		if (set_event_name(p, key, name, &events[c->nevents]) < 0)
+			return -EINVAL;
+		c->nevents++;
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+static int capture_buffer_size(struct parser *p, const char *key, const char *v)
+{
+	if (!strcmp(v, "0")) {
+		p->c->capture.buffer_size = 0;
+		return 0;
+	}
+	return set_size(p, key, v, &p->c->capture.buffer_size);
+}
+
+static int capture_rotation_period(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->capture.rotation_period_ns, true);
+}
+
+static int capture_rotation_size(struct parser *p, const char *key, const char *v)
+{
+	if (!strcmp(v, "0")) {
+		p->c->capture.rotation_size = 0;
+		return 0;
+	}
+	return set_size(p, key, v, &p->c->capture.rotation_size);
+}
+
+static int capture_retention(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->capture.retention_ns, false);
+}
+
 /* "5%" of the filesystem, or a size such as "1GiB"; "0" never refuses. */
 static int capture_min_free(struct parser *p, const char *key, const char *v)
 {
@@ -591,6 +674,12 @@ static const struct key_def capture_keys[] = {
 	{ "max-per-hour", capture_max_per_hour },
 	{ "quota", capture_quota },
 	{ "min-free", capture_min_free },
+	{ "session", capture_session },
+	{ "events", capture_events },
+	{ "buffer-size", capture_buffer_size },
+	{ "rotation-period", capture_rotation_period },
+	{ "rotation-size", capture_rotation_size },
+	{ "retention", capture_retention },
 	{ NULL, NULL },
 };
 static const struct key_def daemon_keys[] = {
@@ -959,6 +1048,8 @@ void jank_config_init(struct jank_config *c)
 	c->capture.max_per_hour = 20;
 	c->capture.quota = 2ull << 30;
 	c->capture.min_free_percent = 5;
+	c->capture.rotation_period_ns = 10 * 1000000000LL;
+	c->capture.retention_ns = 10 * 1000000000LL;
 	snprintf(c->daemon.control_socket, sizeof(c->daemon.control_socket), "/run/jankd/control");
 	c->daemon.status_interval_ns = 5 * 1000000000LL;
 }
@@ -972,6 +1063,9 @@ void jank_config_fini(struct jank_config *c)
 		free(c->live.urls[i]);
 	free(c->live.urls);
 	free(c->capture.dir);
+	for (size_t i = 0; i < c->capture.nevents; i++)
+		free(c->capture.events[i]);
+	free(c->capture.events);
 	free(c->path);
 	memset(c, 0, sizeof(*c));
 }

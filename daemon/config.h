@@ -66,6 +66,15 @@ struct jank_config_capture {
 	/* Refuse to start a capture when the filesystem has less free space than this: */
 	uint64_t min_free;	  /* bytes (0: see min_free_percent) */
 	double min_free_percent;  /* of the filesystem's size; default 5 */
+	/* The capture session: adopted when it exists, else created (and owned) by jankd. */
+	char session[JANK_CONFIG_SESSION_LEN]; /* "": jankd-capture, always created */
+	char **events;			       /* events added to the capture session */
+	size_t nevents;
+	uint64_t buffer_size; /* ring buffer per CPU and domain, bytes; 0: lttng's default */
+	/* mode = rotation: */
+	int64_t rotation_period_ns; /* rotate this often (default 10 s; 0: by size only) */
+	uint64_t rotation_size;	    /* and after this many bytes (default 0: never) */
+	int64_t retention_ns;	    /* trace kept before a jank, and before now (default 10 s) */
 };
 
 struct jank_config_daemon {

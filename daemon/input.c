@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +377,18 @@ static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
 								       void *data);
+
+/*
+ * babeltrace2 2.0 keeps one process-wide list of the component classes of
+ * its shared-object plugins, which bt_plugin_find() and the destruction of a
+ * class change without a lock of its own. jankd makes inputs on two threads
+ * (the live one on its event loop, capture reports on a worker): making an
+ * input (which finds plugins) and freeing one (which drops their classes)
+ * hold this lock. Reading messages does not need it.
+ */
+static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void input_destroy(struct jank_input *in);
 
 static int find_component_class(const char *plugin_name, const char *class_name, char type,
 				const void **cls, const bt_plugin **plugin, char *err, size_t len)
@@ -765,6 +778,7 @@ struct jank_input *jank_input_new_ctf(const char *const *paths, size_t n,
 	size_t ndirs = 0, ncomp;
 	bool ok = false;
 
+	pthread_mutex_lock(&plugin_lock);
 	if (n == 0) {
 		set_err(err, errlen, "no trace given");
 		goto end;
@@ -797,9 +811,10 @@ end:
 	free(srcs);
 	bt_plugin_put_ref(plugin);
 	if (!ok) {
-		jank_input_free(in);
+		input_destroy(in);
 		in = NULL;
 	}
+	pthread_mutex_unlock(&plugin_lock);
 	return in;
 }
 
@@ -814,6 +829,7 @@ struct jank_input *jank_input_new_live(const char *url, const char *session_not_
 	bt_value *params = NULL;
 	bool ok = false;
 
+	pthread_mutex_lock(&plugin_lock);
 	in = input_alloc(engine);
 	if (!in || input_set_name(in, &url, 1) < 0 || input_add_label(in, url) < 0)
 		goto nomem;
@@ -845,9 +861,10 @@ end:
 	bt_value_put_ref(params);
 	bt_plugin_put_ref(plugin);
 	if (!ok) {
-		jank_input_free(in);
+		input_destroy(in);
 		in = NULL;
 	}
+	pthread_mutex_unlock(&plugin_lock);
 	return in;
 }
 
@@ -859,6 +876,15 @@ static void sc_cache_fini(struct sc_cache *c)
 }
 
 void jank_input_free(struct jank_input *in)
+{
+	if (!in)
+		return;
+	pthread_mutex_lock(&plugin_lock);
+	input_destroy(in);
+	pthread_mutex_unlock(&plugin_lock);
+}
+
+static void input_destroy(struct jank_input *in)
 {
 	if (!in)
 		return;

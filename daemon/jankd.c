@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include <systemd/sd-daemon.h>
+#include "capturer.h"
 #include "jankd.h"
 #include "log.h"
 #include "session.h"
@@ -155,7 +156,7 @@ static int check_config(const struct jank_config *c, const char *path, char *err
 			 path);
 		return -EINVAL;
 	}
-	return 0;
+	return jank_capturer_check_config(c, err, len);
 }
 
 static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
@@ -311,6 +312,12 @@ static void reload(struct jankd *d)
 		jank_config_fini(&nc);
 		goto end;
 	}
+	if (jank_capturer_check_config(&nc, err, sizeof(err)) < 0) {
+		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
+		d->reload_errors++;
+		jank_config_fini(&nc);
+		goto end;
+	}
 	for (size_t i = 0; i < d->nwatches; i++) {
 		r = jank_watch_replace_rules(d->watches[i], nc.rules, nc.nrules);
 		if (r < 0) {
@@ -350,6 +357,7 @@ static void reload(struct jankd *d)
 	}
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
+	jank_capturer_reload(d->capturer, &d->config, d->target);
 	if (nc.daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
 		d->config.daemon.status_interval_ns = nc.daemon.status_interval_ns;
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
@@ -523,6 +531,16 @@ static int start(struct jankd *d, char *err, size_t len)
 		if (r < 0)
 			return r;
 	}
+	/* Captures before the inputs: a jank may come as soon as they attach. */
+	d->capturer = jank_capturer_new(d->base);
+	if (!d->capturer) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	r = jank_capturer_start(d->capturer, &d->config, d->target, err, len);
+	if (r < 0)
+		return r;
+	jank_alerter_set_capture(d->alerter, jank_capturer_jank, d->capturer);
 	r = start_watches(d, err, len);
 	if (r < 0)
 		return r;
@@ -593,6 +611,8 @@ static void stop(struct jankd *d)
 	sd_notify(0, "STOPPING=1");
 	for (size_t i = 0; i < d->nwatches; i++)
 		jank_watch_stop(d->watches[i]);
+	/* The snapshot in flight and the reports not written yet finish first. */
+	jank_capturer_stop(d->capturer);
 	if (d->alerter) {
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
@@ -607,6 +627,7 @@ static void cleanup(struct jankd *d)
 		jank_watch_free(d->watches[i]);
 	free(d->watches);
 	jank_control_close(d->control);
+	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
 		event_free(d->ev_hup);

@@ -27,6 +27,7 @@ struct jankd {
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
+	struct jank_capturer *capturer; /* capturer.h */
 	struct jank_watch **watches;
 	size_t nwatches;
 	struct jank_control *control;

@@ -67,7 +67,11 @@ static const char *const kernel_capture_events[] = {
 enum session_kind {
 	KIND_LIVE,
 	KIND_SNAPSHOT,
+	KIND_ROTATING, /* a capture session too: the richer event set, on local disk */
 };
+
+#define ROTATE_TIMEOUT_MS 10000
+#define ROTATE_POLL_MS	  10
 
 /* The state of one create call. */
 struct build {
@@ -316,6 +320,11 @@ static void channel_sizes(struct build *b, struct lttng_channel *chan)
 		chan->attr.output = LTTNG_EVENT_MMAP;
 		return;
 	}
+	if (b->kind == KIND_ROTATING) {
+		chan->attr.overwrite = 0;
+		chan->attr.output = LTTNG_EVENT_MMAP;
+		return;
+	}
 	chan->attr.tracefile_size = spec->tracefile_size;
 	chan->attr.tracefile_count = spec->tracefile_size ? spec->tracefile_count : 0;
 	if (spec->tracefile_size && spec->tracefile_size < chan->attr.subbuf_size) {
@@ -400,8 +409,7 @@ static int setup_ust(struct build *b, const char *session, char *err, size_t err
 	static const char *const context_names[] = {"vpid", "vtid", "procname"};
 	const struct jank_session_spec *spec = b->spec;
 	/* Always on: the lock events of the graph; in a capture, every jank event. */
-	const char *const extra[] = {"lttng_ust_pthread:*",
-				     b->kind == KIND_SNAPSHOT ? "jank:*" : NULL};
+	const char *const extra[] = {"lttng_ust_pthread:*", b->kind != KIND_LIVE ? "jank:*" : NULL};
 	struct lttng_domain dom;
 	struct lttng_handle *h;
 	char what[LTTNG_SYMBOL_NAME_LEN + 64];
@@ -514,7 +522,7 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 	    LTTNG_EVENT_CONTEXT_TID, LTTNG_EVENT_CONTEXT_PID, LTTNG_EVENT_CONTEXT_PROCNAME};
 	const struct jank_session_spec *spec = b->spec;
 	/* procname on every sched_switch is too much for the live session. */
-	size_t ncontexts = b->kind == KIND_SNAPSHOT ? 3 : 2;
+	size_t ncontexts = b->kind != KIND_LIVE ? 3 : 2;
 	struct lttng_domain dom;
 	struct lttng_handle *h;
 	enum lttng_error_code code;
@@ -542,7 +550,7 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 
 	for (size_t i = 0; i < N_ELEMENTS(kernel_live_events) && ret >= 0; i++)
 		ret = enable_kernel_event(b, h, kernel_live_events[i], false);
-	if (b->kind == KIND_SNAPSHOT) {
+	if (b->kind != KIND_LIVE) {
 		if (ret >= 0)
 			ret = enable_kernel_event(b, h, "*", true);
 		for (size_t i = 0; i < N_ELEMENTS(kernel_capture_events) && ret >= 0; i++)
@@ -778,6 +786,132 @@ int jank_session_create_snapshot(const struct jank_session_spec *spec, const cha
 	if (r < 0)
 		return r;
 	return setup_and_start(&b, kernel_ok, err, errlen);
+}
+
+static struct lttng_session_descriptor *make_local(struct build *b, const void *arg)
+{
+	return lttng_session_descriptor_local_create(b->spec->name, arg);
+}
+
+/* Add the rotation schedules of a rotating session. */
+static int add_schedules(const char *name, uint64_t period_us, uint64_t size, char *err,
+			 size_t errlen)
+{
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = i == 0 ? period_us : size;
+		struct lttng_rotation_schedule *s;
+		enum lttng_rotation_status st;
+
+		if (!v)
+			continue;
+		s = i == 0 ? lttng_rotation_schedule_periodic_create()
+			   : lttng_rotation_schedule_size_threshold_create();
+		if (!s)
+			return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, name);
+		st = i == 0 ? lttng_rotation_schedule_periodic_set_period(s, v)
+			    : lttng_rotation_schedule_size_threshold_set_threshold(s, v);
+		if (st == LTTNG_ROTATION_STATUS_OK)
+			st = lttng_session_add_rotation_schedule(name, s);
+		lttng_rotation_schedule_destroy(s);
+		if (st != LTTNG_ROTATION_STATUS_OK) {
+			errf(err, errlen,
+			     "session '%s': cannot add a %s rotation schedule (status %d)", name,
+			     i == 0 ? "periodic" : "size", (int)st);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int jank_session_create_rotating(const struct jank_session_spec *spec, const char *output_dir,
+				 uint64_t period_us, uint64_t size, bool *kernel_ok, char *err,
+				 size_t errlen)
+{
+	struct build b = {.spec = spec, .kind = KIND_ROTATING};
+	char ignored[256];
+	int r;
+	SIGPIPE_GUARD(guard);
+
+	if (kernel_ok)
+		*kernel_ok = false;
+	r = check_spec(spec, err, errlen);
+	if (r < 0)
+		return r;
+	if (!output_dir || output_dir[0] != '/') {
+		errf(err, errlen, "bad rotating session output '%s' (expected an absolute path)",
+		     output_dir ? output_dir : "(null)");
+		return -EINVAL;
+	}
+	if (sessiond_unreachable(err, errlen))
+		return -ECONNREFUSED;
+	r = create_session(&b, make_local, output_dir, err, errlen);
+	if (r < 0)
+		return r;
+	r = add_schedules(spec->name, period_us, size, err, errlen);
+	if (r < 0) {
+		destroy_session(spec->name, ignored, sizeof(ignored));
+		return r;
+	}
+	return setup_and_start(&b, kernel_ok, err, errlen);
+}
+
+int jank_session_rotate(const char *name, char *archive, size_t archivelen, char *err,
+			size_t errlen)
+{
+	const struct lttng_trace_archive_location *loc = NULL;
+	struct lttng_rotation_handle *h = NULL;
+	enum lttng_rotation_state state = LTTNG_ROTATION_STATE_ONGOING;
+	char what[LTTNG_NAME_MAX + 64];
+	const char *path = NULL;
+	int r;
+	SIGPIPE_GUARD(guard);
+
+	if (!name || !name[0]) {
+		errf(err, errlen, "no session name");
+		return -EINVAL;
+	}
+	if (sessiond_unreachable(err, errlen))
+		return -ECONNREFUSED;
+	r = lttng_rotate_session(name, NULL, &h);
+	if (r < 0) {
+		snprintf(what, sizeof(what), "cannot rotate session '%s'", name);
+		return lttng_fail(err, errlen, lttng_code(r), what);
+	}
+	for (int waited = 0; waited < ROTATE_TIMEOUT_MS; waited += ROTATE_POLL_MS) {
+		const struct timespec ts = {0, ROTATE_POLL_MS * 1000000L};
+
+		if (lttng_rotation_handle_get_state(h, &state) != LTTNG_ROTATION_STATUS_OK)
+			state = LTTNG_ROTATION_STATE_ERROR;
+		if (state != LTTNG_ROTATION_STATE_ONGOING)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (state == LTTNG_ROTATION_STATE_COMPLETED &&
+	    lttng_rotation_handle_get_archive_location(h, &loc) == LTTNG_ROTATION_STATUS_OK &&
+	    loc &&
+	    lttng_trace_archive_location_get_type(loc) == LTTNG_TRACE_ARCHIVE_LOCATION_TYPE_LOCAL &&
+	    lttng_trace_archive_location_local_get_absolute_path(loc, &path) ==
+		LTTNG_TRACE_ARCHIVE_LOCATION_STATUS_OK &&
+	    path)
+		snprintf(archive, archivelen, "%s", path);
+	else if (archive && archivelen)
+		archive[0] = '\0';
+	lttng_rotation_handle_destroy(h);
+	switch (state) {
+	case LTTNG_ROTATION_STATE_COMPLETED:
+		errf(err, errlen, "%s", "");
+		return 0;
+	case LTTNG_ROTATION_STATE_ONGOING:
+		errf(err, errlen, "session '%s': the rotation did not end within %d s", name,
+		     ROTATE_TIMEOUT_MS / 1000);
+		return -ETIMEDOUT;
+	case LTTNG_ROTATION_STATE_EXPIRED:
+		errf(err, errlen, "session '%s': lost track of the rotation", name);
+		return -EIO;
+	default:
+		errf(err, errlen, "session '%s': the rotation failed", name);
+		return -EIO;
+	}
 }
 
 int jank_session_snapshot_record(const char *name, const char *output_path, char *err,

@@ -81,6 +81,24 @@ int jank_session_create_snapshot(const struct jank_session_spec *spec, const cha
 				 bool *kernel_ok, char *err, size_t errlen);
 
 /*
+ * Create and start a rotating session ([capture] mode = rotation): a normal
+ * session writing to `output_dir` (absolute) with the event set of the
+ * snapshot session, in discard mode, rotated every `period_us` (0: never)
+ * and whenever `size` bytes were written (0: never). lttng archives each
+ * chunk as OUTPUT-DIR/archives/BEGIN-END-INDEX/.
+ */
+int jank_session_create_rotating(const struct jank_session_spec *spec, const char *output_dir,
+				 uint64_t period_us, uint64_t size, bool *kernel_ok, char *err,
+				 size_t errlen);
+
+/*
+ * Rotate session `name` now, and wait (a bounded time) until the chunk is
+ * archived; `archive` (may be NULL) gets the archive's path, "" if unknown.
+ */
+int jank_session_rotate(const char *name, char *archive, size_t archivelen, char *err,
+			size_t errlen);
+
+/*
  * Record a snapshot of session `name` into the directory `output_path`
  * (absolute; created by lttng-consumerd if needed), and wait until it is on
  * disk. lttng writes the trace in a subdirectory of its own naming,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "capturer.h"
 #include "output.h"
 #include "status.h"
 #include "units.h"
@@ -155,6 +156,8 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	put_i64(o, "pid", x->pid);
 	put_str(o, "comm", x->comm);
 	put_str(o, "critical_path", x->story);
+	if (x->capture[0])
+		put_str(o, "capture", x->capture);
 	return o;
 }
 
@@ -216,6 +219,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 	put_u64(alerts, "summaries", as.summaries);
 	put_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
+	if (d->capturer)
+		json_object_object_add(o, "capture", jank_capturer_status_json(d->capturer));
 	put_u64(o, "reloads", d->reloads);
 	put_u64(o, "reload_errors", d->reload_errors);
 	json_object_object_add(o, "inputs", inputs);
@@ -249,8 +254,12 @@ static double gd(struct json_object *o, const char *k)
 static const char *gs(struct json_object *o, const char *k)
 {
 	struct json_object *v = NULL;
+	const char *s;
 
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "";
+	if (!json_object_object_get_ex(o, k, &v))
+		return "";
+	s = json_object_get_string(v);
+	return s ? s : ""; /* a null value */
 }
 
 static struct json_object *go(struct json_object *o, const char *k)
@@ -356,6 +365,55 @@ static void input_text(FILE *f, struct json_object *in)
 	    gi(g, "freed_vertices"), gi(in, "budget_forced"));
 }
 
+/* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
+static void capture_text(FILE *f, struct json_object *c)
+{
+	struct json_object *refused = go(c, "refused"), *flight = go(c, "in_flight");
+	struct json_object *session = go(c, "session");
+	char b[32];
+	int first = 1;
+
+	if (!c)
+		return;
+	if (!strcmp(gs(c, "mode"), "none")) {
+		fprintf(f, "captures: off ([capture] mode = none)\n");
+		return;
+	}
+	if (!session && !gs(c, "session_error")[0] && !gi(c, "started")) {
+		fprintf(f, "captures: off (no rule says capture = yes)\n");
+		return;
+	}
+	fprintf(f,
+		"captures (%s, session %s, in %s): %" PRId64 " started, %" PRId64
+		" joined, %" PRId64 " complete, %" PRId64 " failed, %s on disk",
+		gs(c, "mode"), session ? json_object_get_string(session) : "none", gs(c, "dir"),
+		gi(c, "started"), gi(c, "joined"), gi(c, "completed"), gi(c, "failed"),
+		bytes_text(gi(c, "bytes"), b, sizeof(b)));
+	if (gi(c, "deleted"))
+		fprintf(f, ", %" PRId64 " deleted by the quota", gi(c, "deleted"));
+	json_object_object_foreach(refused, reason, n)
+	{
+		if (!json_object_get_int64(n))
+			continue;
+		fprintf(f, "%s %s %" PRId64, first ? "; refused:" : ",", reason,
+			json_object_get_int64(n));
+		first = 0;
+	}
+	fprintf(f, "; %" PRId64 " report%s written",
+		gi(c, "reports") + gi(c, "reports_without_path"),
+		gi(c, "reports") + gi(c, "reports_without_path") == 1 ? "" : "s");
+	if (gi(c, "reports_failed"))
+		fprintf(f, ", %" PRId64 " failed", gi(c, "reports_failed"));
+	if (go(c, "chunks_kept"))
+		fprintf(f, "; chunks: %" PRId64 " kept, %" PRId64 " deleted", gi(c, "chunks_kept"),
+			gi(c, "chunks_deleted"));
+	if (flight && json_object_get_string(flight))
+		fprintf(f, "; recording %s", json_object_get_string(flight));
+	if (gs(c, "session_error")[0])
+		fprintf(f, "\n  the capture session is down: %s", gs(c, "session_error"));
+	fputc('\n', f);
+}
+
 static void recent_text(FILE *f, struct json_object *recent)
 {
 	size_t n = recent ? json_object_array_length(recent) : 0;
@@ -376,6 +434,8 @@ static void recent_text(FILE *f, struct json_object *recent)
 			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
 			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
 			gs(x, "critical_path"));
+		if (gs(x, "capture")[0])
+			fprintf(f, "      capture %s\n", gs(x, "capture"));
 	}
 }
 
@@ -414,6 +474,7 @@ char *jank_status_text(const struct jankd *d)
 		fprintf(f, ", %" PRId64 " refused by journald", gi(al, "journal_errors"));
 	fprintf(f, "\nreloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
 		gi(o, "reload_errors"));
+	capture_text(f, go(o, "capture"));
 	for (size_t i = 0; inputs && i < json_object_array_length(inputs); i++)
 		input_text(f, json_object_array_get_idx(inputs, i));
 	recent_text(f, go(o, "recent"));

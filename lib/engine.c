@@ -654,6 +654,7 @@ static void collect(struct jank_engine *e)
 	int64_t now = e->stats.now, horizon, base;
 	size_t workers, budget;
 	uint64_t bytes;
+	bool sweep;
 
 	if (!e->cfg.gc)
 		return;
@@ -674,18 +675,20 @@ static void collect(struct jank_engine *e)
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_workers = jank_graph_worker_count(e->graph);
 
-	bytes = memory_bytes(e);
-	if (bytes > e->cfg.memory_limit) {
-		e->forced = true;
-		e->stats.budget_forced++;
-	}
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
 	 * worker, until the graph fits (a few rounds: a ring shrinks once it is a
 	 * quarter full). Open actions alone over half the budget: expire the
-	 * oldest.
+	 * oldest. When a sweep found nothing left to free (live threads alone are
+	 * over budget), sweep again only after memory grew (check_at).
 	 */
-	for (int round = 0; bytes > e->cfg.memory_limit && round < BUDGET_ROUNDS; round++) {
+	bytes = memory_bytes(e);
+	sweep = bytes > e->cfg.memory_limit && bytes > e->check_at;
+	if (sweep) {
+		e->forced = true;
+		e->stats.budget_forced++;
+	}
+	for (int round = 0; sweep && bytes > e->cfg.memory_limit && round < BUDGET_ROUNDS; round++) {
 		uint64_t before = bytes;
 
 		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;
@@ -700,8 +703,14 @@ static void collect(struct jank_engine *e)
 			break; /* what is left is current state: nothing older to free */
 	}
 	e->gc_workers = jank_graph_worker_count(e->graph);
+	bytes = memory_bytes(e);
 	if (bytes < e->cfg.memory_limit / 4 * 3)
 		e->forced = false;
+	/* Still over budget after a sweep (live threads alone): sweep again after some growth. */
+	if (bytes <= e->cfg.memory_limit)
+		e->check_at = e->cfg.memory_limit;
+	else if (sweep)
+		e->check_at = bytes + e->cfg.memory_limit / 32;
 }
 
 static void maintain(struct jank_engine *e)
@@ -717,9 +726,6 @@ static void maintain(struct jank_engine *e)
 	bytes = memory_bytes(e);
 	if (bytes > e->stats.memory_peak)
 		e->stats.memory_peak = bytes;
-	/* Still over budget (live threads alone): check again after some growth. */
-	e->check_at = bytes > e->cfg.memory_limit ? bytes + e->cfg.memory_limit / 32 :
-						    e->cfg.memory_limit;
 }
 
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)

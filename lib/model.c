@@ -150,7 +150,11 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
 				     jank_value_as_int(&ev->fields[JANK_F_SWITCH_PREV_STATE], 1) : 1;
 	struct jank_worker *w;
 
-	w = thread(m, prev, ev->ts);
+	/* prev is nearly always the CPU's current thread: no need to look it up. */
+	if (c->cur && c->cur->tid == prev && !c->cur->retired)
+		w = c->cur;
+	else
+		w = thread(m, prev, ev->ts);
 	if (w) {
 		set_comm(w, &ev->fields[JANK_F_SWITCH_PREV_COMM]);
 		jank_graph_transition(m->graph, w, ev->ts,

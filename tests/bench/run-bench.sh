@@ -28,11 +28,14 @@
 #   BENCH_DIR      scratch directory for the traces (default: mktemp -d)
 #   BENCH_OUT      report file (default $top_srcdir/BENCHMARKS.md; "-": none)
 #   JANKCTL        the jankctl to measure (default $top_builddir/daemon/jankctl)
+#   JANKCTL_BEFORE another jankctl (an older build) measured in the same loop:
+#                  the tables get its ratio and RSS too (before/after figures)
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 JANKCTL=${JANKCTL:-$top_builddir/daemon/jankctl}
+BEFORE=${JANKCTL_BEFORE:-}
 JANK_GEN=${JANK_GEN:-$top_builddir/tests/gen/jank-gen}
 SYNTH=${SYNTH:-$top_builddir/tests/bench/jank-synth}
 CRITPATH=${CRITPATH:-$top_builddir/tests/bench/bench-critpath}
@@ -92,6 +95,7 @@ compare() {
 	# Short traces: more runs. One untimed run of each first: warm caches.
 	n=$REPEAT
 	[ "$events" -ge 2000000 ] || n=$((REPEAT * 3))
+	: >"$work/before.runs"
 	"$BT" "$trace" -c sink.utils.dummy >/dev/null 2>&1
 	"$JANKCTL" analyze --config "$CONF" "$trace" >/dev/null 2>&1
 	for i in $(seq "$n"); do
@@ -99,7 +103,15 @@ compare() {
 		cat "$work/one" >>"$work/bt.runs"
 		measure "$work/one" "$JANKCTL" analyze --config "$CONF" "$trace" || return 1
 		cat "$work/one" >>"$work/jank.runs"
+		if [ -n "$BEFORE" ]; then
+			measure "$work/one" "$BEFORE" analyze --config "$CONF" "$trace" || return 1
+			cat "$work/one" >>"$work/before.runs"
+		fi
 	done
+	{ echo "$label: CPU s (wall s, RSS KiB) of each run:"
+	  for f in bt jank before; do
+		[ -s "$work/$f.runs" ] && echo "  $f: $(awk '{ printf "%s (%s, %s) ", $2, $1, $3 }' "$work/$f.runs")"
+	  done; } >>"$work/runs.log"
 	# The engine's own accounting, from one more run (older builds lack --stats).
 	"$JANKCTL" analyze --stats --config "$CONF" "$trace" >/dev/null 2>"$work/stats" ||
 		: >"$work/stats"
@@ -114,6 +126,13 @@ compare() {
 		printf "| %s | %.2fM | %.2fM | %.3f | %.3f | %.1f | %.1f | %s |\n", l,
 			n / bc / 1e6, n / jc / 1e6, bc / jc, bw / jw, br / 1024, jr / 1024, pk
 	}' >>"$work/rows"
+	if [ -n "$BEFORE" ]; then
+		awk -v l="$label" -v bc="$bt_cpu" -v jc="$j_cpu" -v xc="$(best "$work/before.runs" 2)" \
+			-v jr="$j_rss" -v xr="$(most "$work/before.runs" 3)" 'BEGIN {
+			printf "| %s | %.3f | %.3f | %.1f | %.1f |\n", l, bc / xc, bc / jc,
+				xr / 1024, jr / 1024
+		}' >>"$work/before.rows"
+	fi
 	[ "$series" = len ] &&
 		echo "$events $j_rss ${peak:-n/a} $(stat_of vertices) $(stat_of workers)" \
 			"$(awk '/events over/ { print $5 }' "$trace.mix" 2>/dev/null)" >>"$work/rss.rows"
@@ -159,7 +178,8 @@ say
 
 : >"$work/rows"
 : >"$work/rss.rows"
-: >"$work/mix.rows"
+: >"$work/before.rows"
+: >"$work/runs.log"
 # The GC is measured on the second trace of the series (steady state), or the first.
 first= gc_trace=
 for n in $SIZES; do
@@ -198,6 +218,17 @@ say "| trace | babeltrace2 ev/s | jank ev/s | ratio (CPU) | ratio (wall) | babel
 say "|---|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/rows" | tee -a "$report"
 say
+
+if [ -n "$BEFORE" ]; then
+	say "### Before and after (the two builds measured in the same runs)"
+	say
+	say "Before: $BEFORE. Ratio: throughput over babeltrace2's, CPU time."
+	say
+	say "| trace | ratio before | ratio after | RSS MiB before | RSS MiB after |"
+	say "|---|---:|---:|---:|---:|"
+	cat "$work/before.rows" | tee -a "$report"
+	say
+fi
 
 say "### Peak RSS against trace length (retention 2 s)"
 say
@@ -261,6 +292,7 @@ else
 fi
 say
 say "<!-- bench:end -->"
+sed 's/^/run-bench: /' "$work/runs.log" >&2
 
 # Into BENCHMARKS.md: replace the text between the markers, keep the rest.
 if [ "$OUT" != "-" ]; then

@@ -24,6 +24,7 @@ struct sent {
 	int64_t period_ns;   /* of the last summary */
 	char action[64];     /* of the last alert */
 	char text[256];	     /* the last summary's message */
+	char capture[64];    /* of the last alert, "" when none */
 };
 
 static int64_t fake_now;
@@ -41,6 +42,7 @@ static void sink(const struct jank_alert *a, void *data)
 	snprintf(s->action, sizeof(s->action), "%s", a->action);
 	if (a->kind == JANK_ALERT_REPORT) {
 		s->reports++;
+		snprintf(s->capture, sizeof(s->capture), "%s", a->capture ? a->capture : "");
 		return;
 	}
 	s->summaries++;
@@ -244,6 +246,48 @@ static void recent(void **state)
 	assert_null(jank_alerter_recent(al, 10));
 }
 
+/* The capture hook: asked once per jank, sent or suppressed; the alert and the recent list carry
+ * its answer. */
+struct hook {
+	unsigned calls;
+	char dir[64];
+};
+
+static const char *capture_hook(const struct jank_report *r, void *data)
+{
+	struct hook *h = data;
+
+	h->calls++;
+	/* Even ids get a capture. */
+	if (r->key[strlen(r->key) - 1] % 2)
+		return NULL;
+	snprintf(h->dir, sizeof(h->dir), "/captures/%s", r->key);
+	return h->dir;
+}
+
+static void capture(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 2, 10 * S);
+	struct hook h = {0};
+
+	jank(f, &f->frame, 0);
+	assert_string_equal(f->sent.capture, ""); /* no hook yet */
+	jank_alerter_set_capture(al, capture_hook, &h);
+	jank(f, &f->frame, 2);
+	assert_int_equal(h.calls, 1);
+	assert_string_equal(f->sent.capture, "/captures/name=frame,id=2");
+	assert_string_equal(jank_alerter_recent(al, 0)->capture, "/captures/name=frame,id=2");
+	/* Over the rate limit: not sent, but the policy still sees it. */
+	jank(f, &f->frame, 4);
+	jank(f, &f->frame, 5);
+	assert_int_equal(h.calls, 3);
+	assert_int_equal(f->sent.reports, 2);
+	assert_string_equal(jank_alerter_recent(al, 1)->capture, "/captures/name=frame,id=4");
+	assert_string_equal(jank_alerter_recent(al, 0)->capture, "");
+	assert_true(jank_alerter_recent(al, 0)->suppressed);
+}
+
 static void period_text(void **state)
 {
 	char buf[32];
@@ -264,6 +308,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(flush_at_exit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
 	    cmocka_unit_test_setup_teardown(recent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(capture, setup, teardown),
 	    cmocka_unit_test(period_text),
 	};
 

@@ -10,9 +10,17 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
 	live/test-jankd-reconnect.sh
-TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh
+# jankd's captures (daemon/capturer.c): snapshot, storm, quota, full disk, rotation.
+CAPTURE_LIVE_TESTS = \
+	live/test-capture.sh \
+	live/test-capture-storm.sh \
+	live/test-capture-quota.sh \
+	live/test-capture-full.sh \
+	live/test-capture-rotation.sh
+TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
+	$(CAPTURE_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
-	live/test-session.sh
+	live/test-session.sh $(CAPTURE_LIVE_TESTS)
 
 # A NOTIFY_SOCKET for test-jankd-notify.sh: prints what sd_notify sends.
 check_PROGRAMS += live/notify-recv

@@ -71,7 +71,8 @@ else
 	skip "jankd.8 has every option of jankd --help" "$JANKD is not built"
 fi
 missing=
-for id in 3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a 7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c NOTIFY_SOCKET WATCHDOG_USEC \
+for id in 3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a 7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c \
+	5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d NOTIFY_SOCKET WATCHDOG_USEC \
 	SIGHUP SIGTERM 'RestartPreventExitStatus=1'; do
 	grep -q "$id" "$MAN/jankd.8" || missing="$missing $id"
 done

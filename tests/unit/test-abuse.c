@@ -6,7 +6,8 @@
  *
  *  - 100,000 short-lived threads: fork, run, exit, free;
  *  - 1,000,000 actions that begin and never end;
- *  - one thread blocked (with an action open) for the whole trace.
+ *  - one thread blocked (with an action open) for the whole trace;
+ *  - 50,000 live threads, whose state alone is over the budget.
  *
  * The engine checks its memory every 4 events and collects at once when it
  * is over budget; memory_peak is taken before each collection. So memory
@@ -198,12 +199,43 @@ static void blocked_whole_trace(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * 50,000 threads that stay alive: their current state alone (about 15 MiB)
+ * is over the 4 MiB budget, and cannot be freed. The engine keeps them,
+ * counts the overshoot in memory_peak, and sweeps again only as memory
+ * grows (not at every check), so that it keeps its pace.
+ */
+static void live_state_over_budget(void **state)
+{
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	int64_t t = 1 * MS;
+
+	config(&cfg);
+	scn_init(&s, &scn_layout_current, &cfg);
+	for (int i = 0; i < 50000; i++) {
+		t += 10 * US;
+		scn_switch(&s, t, i % 4, 0, 0, 100 + i);
+		scn_switch(&s, t + 5 * US, i % 4, 100 + i, 1, 0);
+	}
+	jank_engine_finish(s.e);
+	jank_engine_get_stats(s.e, &st);
+	print_stats("50,000 live threads", &st);
+	assert_int_equal(st.graph.workers, 50000);
+	assert_int_equal(st.graph.freed_workers, 0);
+	assert_true(st.memory_peak > LIMIT); /* counted, not hidden */
+	assert_true(st.budget_forced < 200); /* one sweep per LIMIT / 32 of growth */
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(short_lived_threads),
 	    cmocka_unit_test(never_ending_actions),
 	    cmocka_unit_test(blocked_whole_trace),
+	    cmocka_unit_test(live_state_over_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
