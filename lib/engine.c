@@ -379,6 +379,15 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 		return JANK_CLASS_INVALID;
 	if (domain == JANK_DOMAIN_KERNEL)
 		jank_layout_observe(&e->layout, name);
+	/* Resolving again (a reconnected input, another stream class) gives the same id. */
+	for (size_t i = 0; i < e->nclasses; i++) {
+		ci = &e->classes[i];
+		if (ci->domain == domain && strcmp(ci->name, name) == 0) {
+			*fields = ci->fields;
+			*nfields = ci->nfields;
+			return (uint32_t)i;
+		}
+	}
 	if (e->nclasses == e->classes_cap) {
 		size_t ncap = e->classes_cap ? e->classes_cap * 2 : 64;
 		struct class_info *c = realloc(e->classes, ncap * sizeof(*c));

@@ -27,6 +27,7 @@
 #   BENCH_SHAPES   0: skip the 8-CPU/100-thread and 64-CPU/20,000-thread traces
 #   BENCH_DIR      scratch directory for the traces (default: mktemp -d)
 #   BENCH_OUT      report file (default $top_srcdir/BENCHMARKS.md; "-": none)
+#   BENCH_CALLGRIND 0: skip the instruction counts (callgrind, a few minutes)
 #   JANKCTL        the jankctl to measure (default $top_builddir/daemon/jankctl)
 #   JANKCTL_BEFORE another jankctl (an older build) measured in the same loop:
 #                  the tables get its ratio and RSS too (before/after figures)
@@ -254,6 +255,36 @@ say "### Critical path per flagged action (tests/bench/bench-critpath)"
 say
 "$CRITPATH" | tee -a "$report"
 say
+
+# Instructions (callgrind): deterministic, unlike times on a shared machine.
+if [ "${BENCH_CALLGRIND:-1}" != 0 ] && [ -n "$first" ] && command -v valgrind >/dev/null 2>&1; then
+	ir() {
+		valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$@" >/dev/null \
+			2>"$work/cg.err" || return 1
+		awk '/Collected :/ { print $NF }' "$work/cg.err"
+	}
+	bt_ir=$(ir "$BT" "$first" -c sink.utils.dummy)
+	j_ir=$(ir "$JANKCTL" analyze --config "$CONF" "$first")
+	say "### Instructions (callgrind: deterministic)"
+	say
+	say "Instructions executed on the first trace of the length series: a figure that"
+	say "the load of a shared machine does not move. Ratio: babeltrace2's over jank's."
+	say
+	say "| program | instructions | per event | ratio |"
+	say "|---|---:|---:|---:|"
+	n=$(basename "$first" | sed 's/^len-//')
+	awk -v b="$bt_ir" -v j="$j_ir" -v n="$n" 'BEGIN {
+		printf "| babeltrace2 (decode, merge) | %.3fG | %.0f | |\n", b / 1e9, b / n
+		printf "| jank (decode, merge, analyse) | %.3fG | %.0f | %.3f |\n", j / 1e9, j / n, b / j
+	}' | tee -a "$report"
+	if [ -n "$BEFORE" ]; then
+		x_ir=$(ir "$BEFORE" analyze --config "$CONF" "$first")
+		awk -v b="$bt_ir" -v x="$x_ir" -v n="$n" 'BEGIN {
+			printf "| jank before | %.3fG | %.0f | %.3f |\n", x / 1e9, x / n, b / x
+		}' | tee -a "$report"
+	fi
+	say
+fi
 
 # GC: share of the analysis spent in jank_graph_gc_step (and what it calls).
 say "### Garbage collection"

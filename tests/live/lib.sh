@@ -45,6 +45,7 @@ live_init() {
 	local cmd
 
 	[ -n "${top_builddir:-}" ] || plan_skip_all "top_builddir is not set"
+	[ -z "${JANK_SKIP_LIVE:-}" ] || plan_skip_all "JANK_SKIP_LIVE is set (live tests ran in the main build)"
 	[ "$(id -u)" = 0 ] || plan_skip_all "live tests need root (a root lttng-sessiond)"
 	for cmd in lttng lttng-sessiond flock; do
 		command -v "$cmd" >/dev/null 2>&1 ||

@@ -14,8 +14,10 @@
 #     entry of the report (its own MESSAGE_ID) with the same directory;
 #   - jankctl status and jankctl captures agreeing; one kernel warning.
 # Then jankd again with --log-target=json: the alert's "capture", and the
-# report's follow-up line (type capture_report). And a rotation mode with
-# neither a period nor a size is refused at start: exit 1, one line.
+# report's follow-up line (type capture_report). Then [capture] session
+# naming a snapshot session made by hand: jankd adopts it, captures from it,
+# and leaves it at exit. And a rotation mode with neither a period nor a
+# size is refused at start: exit 1, one line.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
@@ -34,7 +36,7 @@ live_start_sessiond --no-kernel
 live_start_relayd
 live_start_journald
 
-plan 22
+plan 25
 
 session=capture-live-$$
 capsession=capture-snap-$$
@@ -181,6 +183,43 @@ rc=$?
 live_forget "$LIVE_JANKD_PID"
 check "json: SIGTERM, exit 0; nothing but JSON on stdout" \
 	[ "$rc" = 0 -a "$("$JQ" -c . "$out" 2>/dev/null | wc -l)" = "$(wc -l <"$out")" ]
+
+# ---- An existing snapshot session: adopted, left alone ----
+
+adopt=capture-adopt-$$
+live_lttng create "$adopt" --snapshot --output="$LIVE_TMP/adopt-out" &&
+	live_lttng enable-event --userspace --session="$adopt" 'jank:*' &&
+	live_lttng add-context --userspace --session="$adopt" -t vpid -t vtid -t procname &&
+	live_lttng start "$adopt" || live_bail "cannot create the snapshot session to adopt"
+sed "s/^session = .*/session = $adopt/" "$conf" >"$LIVE_TMP/adopt.conf"
+live_start_jankd --config "$LIVE_TMP/adopt.conf"
+live_wait_jankd "$sock"
+"$LIVE_DEMO" --cause sleep --count 10 --slow-every 10 --normal 1ms --slow 60ms \
+	--interval 5ms >"$LIVE_TMP/demo3.out" 2>&1 9>&-
+have_two_followups() {
+	[ "$(followups | wc -l)" -ge 2 ]
+}
+live_wait 30 have_two_followups || diag "no report announced after 30 s"
+cap3=$(followups | "$JQ" -r .JANK_CAPTURE | tail -n 1)
+adopted() {
+	[ -n "$cap3" ] && [ "$cap3" != "$cap" ] && [ "$cap3" != "$cap2" ] &&
+		[ "$("$JQ" -r '.session + " " + .state' "$cap3/capture.json")" = "$adopt complete" ] &&
+		"$JQ" -e '.error == null' "$cap3/report.json" >/dev/null
+}
+check "a session named by [capture] session and there: the capture comes from it" adopted
+kill -TERM "$LIVE_JANKD_PID"
+wait "$LIVE_JANKD_PID"
+rc=$?
+live_forget "$LIVE_JANKD_PID"
+live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd >"$LIVE_TMP/log3.txt"
+check "the log says it adopted it" grep -q "^adopted the existing capture session '$adopt'" \
+	"$LIVE_TMP/log3.txt"
+left_alone() {
+	[ "$rc" = 0 ] && ! grep -q "^destroyed the capture session" "$LIVE_TMP/log3.txt" &&
+		lttng list 9>&- 2>/dev/null | grep -q "$adopt"
+}
+check "SIGTERM: exit 0, and the adopted session is still there" left_alone
+live_lttng destroy "$adopt"
 
 # ---- A rotation mode that cannot rotate ----
 
