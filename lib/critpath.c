@@ -285,7 +285,9 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 		}
 		out->items[j].ns += d;
 	}
-	qsort(out->items, out->n, sizeof(*out->items), cmp_item);
-	qsort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
+	if (out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_item);
+	if (out->nlocks > 1)
+		qsort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
 	return 0;
 }

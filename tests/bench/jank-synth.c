@@ -6,7 +6,8 @@
  * Usage: jank-synth [OPTION]...   (see usage[] below)
  *
  * The simulated host has CPUS CPUs and THREADS long-lived threads in
- * processes of ten. The first thread of each process is a UI thread: it
+ * processes of ten. The first thread of each process (of the first 4 x CPUS
+ * processes: not every process draws frames) is a UI thread: it
  * sleeps on a timer, wakes up, draws a frame (jank:action_begin/end in the
  * user-space trace, with vpid/vtid/procname context), and sleeps again. Every
  * thread runs system calls, gets preempted, blocks on the disk, the network,
@@ -760,7 +761,8 @@ static int sim_init(struct sim *s)
 
 		t->tid = 1000 + (int32_t)i;
 		t->pid = 1000 + (int32_t)(i / 10 * 10);
-		t->ui = i % 10 == 0;
+		/* Not every process draws frames: at most 4 UI threads per CPU. */
+		t->ui = i % 10 == 0 && i / 10 < 4 * s->ncpus;
 		t->waiter = -1;
 		t->cpu = (int32_t)(i % s->ncpus);
 		t->st = T_BLOCKED;

@@ -6,6 +6,7 @@ noinst_PROGRAMS += bench/jank-synth bench/bench-critpath
 bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
+
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.

@@ -90,7 +90,7 @@ stat_of() { awk -v k="$1" '$1 == "stat" && $2 == k { print $3 }' "$work/stats"; 
 # compare LABEL TRACE EVENTS [len]: both programs, alternating; appends a table
 # row (and, for the length series, a row of the RSS curve).
 compare() {
-	local label=$1 trace=$2 events=$3 series=${4:-} i n bt_cpu bt_wall bt_rss j_cpu j_wall j_rss peak
+	local label=$1 trace=$2 events=$3 series=${4:-} i n janks bt_cpu bt_wall bt_rss j_cpu j_wall j_rss peak
 	: >"$work/bt.runs"
 	: >"$work/jank.runs"
 	# Short traces: more runs. One untimed run of each first: warm caches.
@@ -122,9 +122,11 @@ compare() {
 	j_rss=$(most "$work/jank.runs" 3)
 	peak=$(stat_of memory_peak)
 	peak=${peak:+$(awk -v b="$peak" 'BEGIN { printf "%.1f", b / 1048576 }')}
+	janks=$(stat_of janks)
 	awk -v l="$label" -v n="$events" -v bc="$bt_cpu" -v bw="$bt_wall" -v jc="$j_cpu" \
-		-v jw="$j_wall" -v br="$bt_rss" -v jr="$j_rss" -v pk="${peak:-n/a}" 'BEGIN {
-		printf "| %s | %.2fM | %.2fM | %.3f | %.3f | %.1f | %.1f | %s |\n", l,
+		-v jw="$j_wall" -v br="$bt_rss" -v jr="$j_rss" -v pk="${peak:-n/a}" \
+		-v jk="${janks:-n/a}" 'BEGIN {
+		printf "| %s | %s | %.2fM | %.2fM | %.3f | %.3f | %.1f | %.1f | %s |\n", l, jk,
 			n / bc / 1e6, n / jc / 1e6, bc / jc, bw / jw, br / 1024, jr / 1024, pk
 	}' >>"$work/rows"
 	if [ -n "$BEFORE" ]; then
@@ -215,8 +217,8 @@ say
 say "Events per second of CPU time. Ratio: jank's throughput over babeltrace2's"
 say "(decode and merge only) on the same trace; the target is at least 0.8."
 say
-say "| trace | babeltrace2 ev/s | jank ev/s | ratio (CPU) | ratio (wall) | babeltrace2 RSS MiB | jank RSS MiB | engine peak MiB |"
-say "|---|---:|---:|---:|---:|---:|---:|---:|"
+say "| trace | janks reported | babeltrace2 ev/s | jank ev/s | ratio (CPU) | ratio (wall) | babeltrace2 RSS MiB | jank RSS MiB | engine peak MiB |"
+say "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/rows" | tee -a "$report"
 say
 
