@@ -180,6 +180,20 @@ static int parse_tid(const char *s, int32_t *out)
  * Parse a command's options. `allowed` lists the short options of the
  * command. Returns 0, 1 when --help was printed, or EXIT_USAGE.
  */
+/* The one-line error for a bad option of a command (getopt returned ':' or '?'). */
+static int option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		errorf("%s: option '%s' needs an argument (see jankctl %s --help)", cmd,
+		       argv[optind - 1], cmd);
+	else if (optopt)
+		errorf("%s: unknown option '-%c' (see jankctl %s --help)", cmd, optopt, cmd);
+	else
+		errorf("%s: unknown option '%s' (see jankctl %s --help)", cmd, argv[optind - 1],
+		       cmd);
+	return EXIT_USAGE;
+}
+
 static int parse_options(int argc, char **argv, const char *cmd, const char *allowed,
 			 const char *usage, struct options *o)
 {
@@ -262,19 +276,8 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
-		case ':':
-			errorf("%s: option '%s' needs an argument (see jankctl %s --help)", cmd,
-			       argv[optind - 1], cmd);
-			return EXIT_USAGE;
-		case '?':
 		default:
-			if (optopt)
-				errorf("%s: unknown option '-%c' (see jankctl %s --help)", cmd,
-				       optopt, cmd);
-			else
-				errorf("%s: unknown option '%s' (see jankctl %s --help)", cmd,
-				       argv[optind - 1], cmd);
-			return EXIT_USAGE;
+			return option_error(cmd, c, argv);
 		}
 	}
 	o->traces = (const char *const *)argv + optind;
@@ -652,14 +655,8 @@ static int cmd_status(int argc, char **argv)
 		case 'h':
 			fputs(usage_status, stdout);
 			return 0;
-		case ':':
-			errorf("status: option '%s' needs an argument (see jankctl status --help)",
-			       argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			errorf("status: unknown option '%s' (see jankctl status --help)",
-			       argv[optind - 1]);
-			return EXIT_USAGE;
+			return option_error("status", c, argv);
 		}
 	}
 	if (optind < argc) {
@@ -736,8 +733,7 @@ static int cmd_report(int argc, char **argv)
 			fputs(usage_report, stdout);
 			return 0;
 		}
-		errorf("report: unknown option '%s' (see jankctl report --help)", argv[optind - 1]);
-		return EXIT_USAGE;
+		return option_error("report", c, argv);
 	}
 	if (argc - optind != 1) {
 		errorf("report: %s (see jankctl report --help)",
@@ -786,15 +782,8 @@ static int cmd_captures(int argc, char **argv)
 		case 'h':
 			fputs(usage_captures, stdout);
 			return 0;
-		case ':':
-			errorf("captures: option '%s' needs an argument "
-			       "(see jankctl captures --help)",
-			       argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			errorf("captures: unknown option '%s' (see jankctl captures --help)",
-			       argv[optind - 1]);
-			return EXIT_USAGE;
+			return option_error("captures", c, argv);
 		}
 	}
 	if (optind < argc) {
