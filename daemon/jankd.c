@@ -329,8 +329,22 @@ static void reload(struct jankd *d)
 	}
 	if (!same_live(&d->config.live, &nc.live))
 		jank_log(LOG_WARNING, "reload: changes to [live] need a restart; ignored");
-	if (!same_graph(&d->config.graph, &nc.graph))
-		jank_log(LOG_WARNING, "reload: changes to [graph] need a restart; ignored");
+	if (!same_graph(&d->config.graph, &nc.graph)) {
+		struct jank_engine_config ec;
+		char rt[32], to[32], gr[32];
+
+		jank_engine_config_defaults(&ec);
+		jank_config_apply_engine(&nc, &ec);
+		for (size_t i = 0; i < d->nwatches; i++)
+			jank_watch_set_limits(d->watches[i], &ec);
+		d->config.graph = nc.graph;
+		jank_log(LOG_INFO,
+			 "reload: [graph] retention %s, memory-limit %" PRIu64
+			 " bytes, action-timeout %s, overdue-grace %s",
+			 jank_format_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
+			 jank_format_duration(ec.action_timeout_ns, to, sizeof(to)),
+			 jank_format_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
+	}
 	if (strcmp(d->config.daemon.control_socket, nc.daemon.control_socket))
 		jank_log(LOG_WARNING,
 			 "reload: changes to [daemon] control-socket need a restart; ignored");
@@ -595,11 +609,12 @@ static void final_summary(struct jankd *d)
 				 jank_format_duration(h->count ? h->max : 0, max, sizeof(max)));
 		}
 		jank_log(LOG_INFO,
-			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue, %" PRIu64
+			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
+			 " unsure, not reported), %" PRIu64
 			 " discarded events, %" PRIu64 " expired, %" PRIu64 " truncated, %" PRIu64
 			 " dropped, %" PRIu64 " disconnects",
 			 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "", es.events,
-			 es.overdue, es.discarded_events, es.actions_expired, es.paths_truncated,
+			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired, es.paths_truncated,
 			 es.actions_dropped, ws.disconnects);
 	}
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,

@@ -116,6 +116,7 @@ static struct json_object *input_json(const struct jank_watch *w, struct jank_en
 	put_u64(o, "actions_completed", es->actions_completed);
 	put_u64(o, "janks", es->janks);
 	put_u64(o, "overdue", es->overdue);
+	put_u64(o, "overdue_unsure", es->overdue_unsure);
 	put_u64(o, "actions_open", es->actions_open);
 	put_u64(o, "actions_expired", es->actions_expired);
 	put_u64(o, "actions_replaced", es->actions_replaced);
@@ -351,9 +352,10 @@ static void input_text(FILE *f, struct json_object *in)
 			t > 0 ? dur(t, e, sizeof(e)) : "learning");
 	}
 	fprintf(f,
-		"  overdue %" PRId64 ", open %" PRId64 ", expired %" PRId64 ", truncated %" PRId64
-		", dropped %" PRId64 ", unmatched %" PRId64 ", replaced %" PRId64 "\n",
-		gi(in, "overdue"), gi(in, "actions_open"), gi(in, "actions_expired"),
+		"  overdue %" PRId64 " (%" PRId64 " unsure, not reported), open %" PRId64
+		", expired %" PRId64 ", truncated %" PRId64 ", dropped %" PRId64 ", unmatched %" PRId64
+		", replaced %" PRId64 "\n",
+		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"), gi(in, "actions_expired"),
 		gi(in, "paths_truncated"), gi(in, "actions_dropped"), gi(in, "actions_unmatched"),
 		gi(in, "actions_replaced"));
 	fprintf(

@@ -373,6 +373,11 @@ int jank_watch_replace_rules(struct jank_watch *w, const struct jank_rule *rules
 	return jank_engine_replace_rules(w->engine, rules, n);
 }
 
+void jank_watch_set_limits(struct jank_watch *w, const struct jank_engine_config *c)
+{
+	jank_engine_set_limits(w->engine, c);
+}
+
 const char *jank_watch_url(const struct jank_watch *w)
 {
 	return w->url;

@@ -66,6 +66,8 @@ void jank_watch_tick(struct jank_watch *w);
 void jank_watch_update_rate(struct jank_watch *w);
 /* Config reload. Returns 0 or -errno (the old rules stay). */
 int jank_watch_replace_rules(struct jank_watch *w, const struct jank_rule *rules, size_t n);
+/* Config reload: the [graph] limits (see jank_engine_set_limits()). */
+void jank_watch_set_limits(struct jank_watch *w, const struct jank_engine_config *c);
 
 const char *jank_watch_url(const struct jank_watch *w);
 const struct jank_engine *jank_watch_engine(const struct jank_watch *w);

@@ -85,6 +85,7 @@ struct jank_engine {
 	uint64_t check_at; /* memory that makes the next event run a GC step */
 	bool forced;      /* over budget: the horizon ignores open actions */
 	int64_t first_ts; /* first event time */
+	int64_t loss_ts;  /* latest time events were lost (discarded, disconnected) */
 	bool started;
 	uint64_t generation;
 };
@@ -127,6 +128,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	jank_path_init(&e->path);
 	jank_breakdown_init(&e->breakdown);
 	e->stats.horizon = INT64_MIN;
+	e->loss_ts = INT64_MIN;
 	e->stats.now = INT64_MIN;
 	e->check_at = e->cfg.memory_limit;
 	return e;
@@ -651,6 +653,14 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			if (a->overdue_reported)
 				continue;
 			a->overdue_reported = true;
+			/*
+			 * Events were lost while it was open: its end may be among
+			 * them. An overdue report would likely be false; count it.
+			 */
+			if (a->begin <= e->loss_ts) {
+				e->stats.overdue_unsure++;
+				continue;
+			}
 			e->stats.overdue++;
 			report(e, JANK_REPORT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
 			       threshold, true);
@@ -761,7 +771,20 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
 {
 	e->stats.discarded_events += count;
+	if (ts > e->loss_ts)
+		e->loss_ts = ts;
 	jank_model_discarded(&e->model, cpu, ts);
+}
+
+void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_config *c)
+{
+	e->cfg.retention_ns = c->retention_ns;
+	e->cfg.memory_limit = c->memory_limit;
+	e->cfg.action_timeout_ns = c->action_timeout_ns;
+	e->cfg.overdue_grace_ns = c->overdue_grace_ns;
+	/* The next memory check decides afresh whether the budget forces the window. */
+	e->forced = false;
+	e->check_at = c->memory_limit;
 }
 
 void jank_engine_tick(struct jank_engine *e, int64_t now)

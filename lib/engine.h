@@ -64,6 +64,7 @@ struct jank_engine_stats {
 	uint64_t actions_completed;
 	uint64_t janks;           /* over threshold */
 	uint64_t overdue;
+	uint64_t overdue_unsure;    /* past threshold + grace, not reported: events lost since begin */
 	uint64_t actions_open;
 	uint64_t actions_expired;   /* open past action_timeout, dropped */
 	uint64_t actions_replaced;  /* begin repeated before end */
@@ -129,6 +130,13 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev);
  * may have changed unseen become `unknown` until their next state-setting event.
  */
 void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count);
+/*
+ * Change the limits while events flow (config reload): retention_ns,
+ * memory_limit, action_timeout_ns and overdue_grace_ns of c; the rest of c is
+ * ignored. They take effect at the next maintenance (a tick, or a few events):
+ * a shorter retention or a smaller budget frees the older graph then.
+ */
+void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_config *c);
 /* Check open actions against thresholds and timeouts at `now`. */
 void jank_engine_tick(struct jank_engine *e, int64_t now);
 /* End of input: run a last tick at the last event time. */

@@ -32,7 +32,6 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "jank/jank.h"
 
 #define NSEC_PER_SEC  1000000000ULL
@@ -157,73 +157,6 @@ static void usage(FILE *f)
 	    "then 'done <completed>'.\n");
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("jank-demo: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see --help)\n", stderr);
-	exit(2);
-}
-
-/* "50ms" → 50000000. Returns 0, or -EINVAL (syntax, unit) or -ERANGE. */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-	    {"ns", 1},
-	    {"us", 1000},
-	    {"ms", 1000000},
-	    {"s", NSEC_PER_SEC},
-	};
-	unsigned long long v;
-	char *end;
-	size_t i;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (*end == '\0' && v == 0) {
-		*ns = 0;
-		return 0;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		if (v > UINT64_MAX / 4 / units[i].mult)
-			return -ERANGE;
-		*ns = v * units[i].mult;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* A decimal count. Returns 0, or -EINVAL or -ERANGE. */
-static int parse_count(const char *s, uint64_t *n)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE || v > UINT32_MAX)
-		return -ERANGE;
-	if (*end != '\0')
-		return -EINVAL;
-	*n = v;
-	return 0;
-}
-
 static int parse_cause(const char *s, enum demo_cause *cause)
 {
 	size_t i;
@@ -266,45 +199,6 @@ static const struct option demo_long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static void check_duration(const char *opt, const char *arg, uint64_t *ns)
-{
-	int r = parse_duration(arg, ns);
-
-	if (r == -ERANGE)
-		usage_error("--%s: duration out of range: '%s'", opt, arg);
-	if (r < 0)
-		usage_error("--%s: invalid duration '%s' (expected an integer and ns, us, ms or s)",
-			    opt, arg);
-}
-
-static void check_count(const char *opt, const char *arg, uint64_t *n)
-{
-	int r = parse_count(arg, n);
-
-	if (r == -ERANGE)
-		usage_error("--%s: number out of range: '%s'", opt, arg);
-	if (r < 0)
-		usage_error("--%s: invalid number '%s'", opt, arg);
-}
-
-/* Name what getopt_long() rejected: an unknown option or a value given to a flag. */
-static void __attribute__((noreturn)) bad_option(const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	const struct option *o;
-
-	if (optopt > 0 && optopt < OPT_NAME)
-		usage_error("unknown option '-%c'", optopt);
-	if (eq && strncmp(arg, "--", 2) == 0) {
-		for (o = demo_long_options; o->name; o++) {
-			if (strlen(o->name) == (size_t)(eq - arg - 2) &&
-			    strncmp(o->name, arg + 2, (size_t)(eq - arg - 2)) == 0)
-				usage_error("option '--%s' takes no value", o->name);
-		}
-	}
-	usage_error("unknown option '%s'", arg);
-}
-
 static void parse_args(int argc, char **argv, struct demo_opts *o)
 {
 	int c;
@@ -325,39 +219,39 @@ static void parse_args(int argc, char **argv, struct demo_opts *o)
 		switch (c) {
 		case OPT_NAME:
 			if (optarg[0] == '\0')
-				usage_error("--name: the name must not be empty");
+				cli_usage_error("--name: the name must not be empty");
 			o->name = optarg;
 			break;
 		case OPT_CAUSE:
 			if (parse_cause(optarg, &o->cause) < 0)
-				usage_error("--cause: unknown cause '%s' (expected cpu, sleep, "
+				cli_usage_error("--cause: unknown cause '%s' (expected cpu, sleep, "
 					    "lock, io or pipe)",
 					    optarg);
 			break;
 		case OPT_COUNT:
-			check_count("count", optarg, &o->count);
+			cli_count("count", optarg, &o->count);
 			break;
 		case OPT_SLOW_EVERY:
-			check_count("slow-every", optarg, &o->slow_every);
+			cli_count("slow-every", optarg, &o->slow_every);
 			break;
 		case OPT_NORMAL:
-			check_duration("normal", optarg, &o->normal_ns);
+			cli_duration("normal", optarg, &o->normal_ns);
 			break;
 		case OPT_SLOW:
-			check_duration("slow", optarg, &o->slow_ns);
+			cli_duration("slow", optarg, &o->slow_ns);
 			break;
 		case OPT_INTERVAL:
-			check_duration("interval", optarg, &o->interval_ns);
+			cli_duration("interval", optarg, &o->interval_ns);
 			break;
 		case OPT_UNFINISHED:
 			o->unfinished = true;
 			break;
 		case OPT_HOLD:
-			check_duration("hold", optarg, &o->hold_ns);
+			cli_duration("hold", optarg, &o->hold_ns);
 			break;
 		case OPT_DIR:
 			if (optarg[0] == '\0')
-				usage_error("--dir: the directory must not be empty");
+				cli_usage_error("--dir: the directory must not be empty");
 			o->dir = optarg;
 			break;
 		case 'h':
@@ -365,15 +259,15 @@ static void parse_args(int argc, char **argv, struct demo_opts *o)
 			usage(stdout);
 			exit(0);
 		case ':':
-			usage_error("option '%s' requires a value", argv[optind - 1]);
+			cli_usage_error("option '%s' requires a value", argv[optind - 1]);
 		default:
-			bad_option(argv[optind - 1]);
+			cli_bad_option(argv[optind - 1], demo_long_options, OPT_NAME);
 		}
 	}
 	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+		cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->unfinished && o->count == 0)
-		usage_error("--unfinished needs --count of at least 1");
+		cli_usage_error("--unfinished needs --count of at least 1");
 }
 
 /* ---- Causes ---- */
@@ -635,6 +529,7 @@ int main(int argc, char **argv)
 	pthread_t worker;
 	int r;
 
+	cli_prog = "jank-demo";
 	parse_args(argc, argv, &d.opts);
 	if (demo_setup(&d) < 0) {
 		demo_teardown(&d);

@@ -7,10 +7,16 @@ bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
 
-EXTRA_DIST += bench/run-bench.sh bench/bench.conf
+EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/live-load.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	BABELTRACE2='$(BABELTRACE2_BIN)' bash $(srcdir)/bench/run-bench.sh
 .PHONY: bench
+
+# LOAD_RATE, LOAD_DURATION, LOAD_SAMPLE: see live-load.sh (root; 10 minutes).
+bench-live: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	bash $(srcdir)/bench/live-load.sh
+.PHONY: bench-live

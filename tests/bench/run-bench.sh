@@ -123,11 +123,16 @@ compare() {
 	peak=$(stat_of memory_peak)
 	peak=${peak:+$(awk -v b="$peak" 'BEGIN { printf "%.1f", b / 1048576 }')}
 	janks=$(stat_of janks)
+	# Each babeltrace2 run and the jank run right after it saw about the same
+	# load: the median of these paired ratios, and their range.
+	pairs=$(paste -d' ' "$work/bt.runs" "$work/jank.runs" | awk '{ print $2 / $5 }' | sort -n |
+		awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.3f (%.3f-%.3f)", m, v[1], v[NR] }')
 	awk -v l="$label" -v n="$events" -v bc="$bt_cpu" -v bw="$bt_wall" -v jc="$j_cpu" \
 		-v jw="$j_wall" -v br="$bt_rss" -v jr="$j_rss" -v pk="${peak:-n/a}" \
-		-v jk="${janks:-n/a}" 'BEGIN {
-		printf "| %s | %s | %.2fM | %.2fM | %.3f | %.3f | %.1f | %.1f | %s |\n", l, jk,
-			n / bc / 1e6, n / jc / 1e6, bc / jc, bw / jw, br / 1024, jr / 1024, pk
+		-v jk="${janks:-n/a}" -v pr="$pairs" 'BEGIN {
+		printf "| %s | %s | %.2fM | %.2fM | %.3f | %s | %.3f | %.1f | %.1f | %s |\n", l, jk,
+			n / bc / 1e6, n / jc / 1e6, bc / jc, pr, bw / jw, br / 1024, jr / 1024, pk
 	}' >>"$work/rows"
 	if [ -n "$BEFORE" ]; then
 		awk -v l="$label" -v bc="$bt_cpu" -v jc="$j_cpu" -v xc="$(best "$work/before.runs" 2)" \
@@ -216,9 +221,11 @@ say "### Throughput and memory"
 say
 say "Events per second of CPU time. Ratio: jank's throughput over babeltrace2's"
 say "(decode and merge only) on the same trace; the target is at least 0.8."
+say "Ratio (CPU): best run over best run. Paired: the median, and the range, of the"
+say "ratios of each babeltrace2 run and the jank run right after it."
 say
-say "| trace | janks reported | babeltrace2 ev/s | jank ev/s | ratio (CPU) | ratio (wall) | babeltrace2 RSS MiB | jank RSS MiB | engine peak MiB |"
-say "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+say "| trace | janks reported | babeltrace2 ev/s | jank ev/s | ratio (CPU) | ratio (CPU, paired) | ratio (wall) | babeltrace2 RSS MiB | jank RSS MiB | engine peak MiB |"
+say "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 cat "$work/rows" | tee -a "$report"
 say
 

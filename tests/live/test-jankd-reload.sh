@@ -4,7 +4,8 @@
 #   - threshold 100 ms: 60 ms actions are not alerted;
 #   - SIGHUP with threshold 30 ms: they are, without a restart (the input
 #     must resolve its event classes again); a change to [live] is ignored,
-#     and said so;
+#     and said so; [graph] overdue-grace goes from 0 (off) to 200 ms: an
+#     action that never ends is now reported as overdue;
 #   - SIGHUP with a broken config: rejected with FILE:LINE and why, and the
 #     30 ms rule stays.
 . "$top_srcdir/tests/tap.sh"
@@ -20,7 +21,7 @@ live_start_sessiond --no-kernel
 live_start_relayd
 live_start_journald
 
-plan 13
+plan 15
 
 session=jankd-reload-$$
 action=reload$$
@@ -28,7 +29,7 @@ sock=$LIVE_TMP/control
 conf=$LIVE_TMP/jankd.conf
 live_create_session "$session" || live_bail "cannot create the live session"
 
-# write_conf THRESHOLD [URL]: the config, with THRESHOLD on line 12.
+# write_conf THRESHOLD [URL [OVERDUE-GRACE]]: the config, with THRESHOLD on line 12.
 write_conf() {
 	cat >"$conf" <<CONF
 [live]
@@ -43,6 +44,8 @@ end = jank:action_end
 key = name, id
 match = name == "frame"
 threshold = $1
+[graph]
+overdue-grace = ${3:-0}
 CONF
 }
 write_conf 100ms
@@ -50,7 +53,7 @@ live_start_jankd --config "$conf"
 live_wait_jankd "$sock"
 
 alerts() {
-	live_journalctl -o json JANK_ACTION="$action" | wc -l
+	live_journalctl -o json JANK_ACTION="$action" JANK_KIND=completed | wc -l
 }
 log() {
 	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
@@ -69,13 +72,16 @@ demo() {
 demo 10
 check "threshold 100 ms: 60 ms actions are not alerted" [ "$(alerts)" = 0 ]
 
-write_conf 30ms net://127.0.0.1:1/host/elsewhere/other
+write_conf 30ms net://127.0.0.1:1/host/elsewhere/other 200ms
 kill -HUP "$LIVE_JANKD_PID"
 live_wait 5 logged '^reloaded ' || true
 log >"$LIVE_TMP/log1.txt"
 check "SIGHUP: reloaded" grep -q "^reloaded $conf: 1 rule$" "$LIVE_TMP/log1.txt"
 check "the change to [live] is ignored, and said so" \
 	grep -q '^reload: changes to \[live\] need a restart; ignored$' "$LIVE_TMP/log1.txt"
+check "the new [graph] limits are taken, and said so" \
+	grep -q '^reload: \[graph\] retention 2.00 s, memory-limit 268435456 bytes, action-timeout 60.0 s, overdue-grace 200 ms$' \
+	"$LIVE_TMP/log1.txt"
 check "still attached to the first session" live_jankd_attached "$sock"
 demo 20
 check "threshold 30 ms: the 2 slow actions are alerted" [ "$(alerts)" = 2 ]
@@ -83,6 +89,17 @@ check "with JANK_THRESHOLD_NS=30000000" [ "$(live_journalctl -o json JANK_ACTION
 	"$JQ" -r .JANK_THRESHOLD_NS | sort -u)" = 30000000 ]
 check "the histogram survived the reload (20 actions for the rule)" \
 	[ "$(live_jankd_status "$sock" '.inputs[0].rules[0].count')" = 20 ]
+
+# An action that never ends: reported once as overdue, now that the grace is 200 ms.
+"$LIVE_DEMO" --cause sleep --count 1 --unfinished --normal 1ms --hold 1s \
+	>"$LIVE_TMP/demo.out" 2>&1 9>&-
+overdue() {
+	live_journalctl -o json JANK_ACTION="$action" JANK_KIND=overdue | wc -l
+}
+live_wait 5 [ "$(overdue)" -ge 1 ] || true
+sleep 0.5
+check "overdue-grace 200 ms: the unfinished action is reported once as overdue" \
+	[ "$(overdue)" = 1 ]
 
 # Broken: a bad threshold on line 12.
 write_conf "30 parsecs"

@@ -233,6 +233,45 @@ static void overdue(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Events lost while an action is open (discarded, or a disconnection): its end
+ * may be among them, so it is not reported as overdue but counted as unsure.
+ * An action that began after the loss is reported as usual.
+ */
+static void overdue_after_loss(void **state)
+{
+	struct scn s;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct counts c = { 0 };
+
+	jank_engine_config_defaults(&cfg);
+	cfg.overdue_grace_ns = 50;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name,id", NULL, "100ns");
+	jank_engine_set_report_cb(s.e, count, &c);
+	scn_switch(&s, 0, 0, 0, 0, 1);
+	begin(&s, 10, 1, "frame", 1);
+	jank_engine_discarded(s.e, 0, 40, 7);
+	begin(&s, 60, 1, "frame", 2);
+	jank_engine_tick(s.e, 200);
+	assert_int_equal(c.overdue, 0);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.overdue_unsure, 1);
+	assert_int_equal(st.discarded_events, 7);
+	jank_engine_tick(s.e, 300);
+	assert_int_equal(c.overdue, 1);
+	assert_string_equal(c.last_key, "name=frame,id=2");
+	jank_engine_tick(s.e, 400);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.overdue_unsure, 1);
+	assert_int_equal(st.overdue, 1);
+	/* Its end did come: a completed report, as usual. */
+	end(&s, 500, 1, "frame", 1);
+	assert_int_equal(c.completed, 1);
+	scn_fini(&s);
+}
+
 /* Adaptive threshold: nothing during warm-up, then p50*2 of what was learned. */
 static void adaptive_threshold(void **state)
 {
@@ -353,6 +392,7 @@ int main(void)
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),
+		cmocka_unit_test(overdue_after_loss),
 		cmocka_unit_test(adaptive_threshold),
 		cmocka_unit_test(rules_frozen),
 		cmocka_unit_test(replace_rules),
