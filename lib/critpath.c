@@ -200,6 +200,7 @@ void jank_breakdown_init(struct jank_breakdown *b)
 void jank_breakdown_fini(struct jank_breakdown *b)
 {
 	free(b->items);
+	free(b->index);
 	free(b->locks);
 	jank_breakdown_init(b);
 }
@@ -249,39 +250,74 @@ static int cmp_item(const void *a, const void *b)
 	return (int)x->state - (int)y->state;
 }
 
+static size_t item_slot(const struct jank_breakdown *b, int32_t tid, uint8_t state)
+{
+	uint64_t k = (((uint64_t)(uint32_t)tid << 8) | state) * 0x9e3779b97f4a7c15ull;
+	size_t mask = b->index_cap - 1;
+
+	for (size_t h = (size_t)(k >> 32) & mask;; h = (h + 1) & mask) {
+		uint32_t v = b->index[h];
+
+		if (!v || (b->items[v - 1].tid == tid && b->items[v - 1].state == state))
+			return h;
+	}
+}
+
+/* Room for one more item, in the items and in the index (rebuilt when it grows). */
+static int item_reserve(struct jank_breakdown *b)
+{
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 8;
+		struct jank_breakdown_item *it = realloc(b->items, ncap * sizeof(*it));
+
+		if (!it)
+			return -ENOMEM;
+		b->items = it;
+		b->cap = ncap;
+	}
+	if ((b->n + 1) * 2 > b->index_cap) {
+		size_t ncap = b->index_cap ? b->index_cap * 2 : 16;
+		uint32_t *x = realloc(b->index, ncap * sizeof(*x));
+
+		if (!x)
+			return -ENOMEM;
+		memset(x, 0, ncap * sizeof(*x));
+		b->index = x;
+		b->index_cap = ncap;
+		for (size_t i = 0; i < b->n; i++)
+			b->index[item_slot(b, b->items[i].tid, b->items[i].state)] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out)
 {
 	memset(out->per_state, 0, sizeof(out->per_state));
 	out->n = 0;
 	out->nlocks = 0;
+	if (out->index)
+		memset(out->index, 0, out->index_cap * sizeof(*out->index));
 	for (size_t i = 0; i < p->n; i++) {
 		const struct jank_segment *s = &p->segs[i];
 		int64_t d = s->end - s->begin;
-		size_t j;
+		size_t h, j;
 
 		out->per_state[s->state] += d;
 		if (s->lock && add_lock(out, s->lock, d) < 0)
 			return -ENOMEM;
-		/* Paths name few threads: a linear search beats a map here. */
-		for (j = 0; j < out->n; j++)
-			if (out->items[j].tid == s->tid && out->items[j].state == s->state)
-				break;
-		if (j == out->n) {
-			if (out->n == out->cap) {
-				size_t ncap = out->cap ? out->cap * 2 : 8;
-				struct jank_breakdown_item *it =
-					realloc(out->items, ncap * sizeof(*it));
-
-				if (!it)
-					return -ENOMEM;
-				out->items = it;
-				out->cap = ncap;
-			}
+		/* A path may cross thousands of threads: (tid, state) is hashed. */
+		if (item_reserve(out) < 0)
+			return -ENOMEM;
+		h = item_slot(out, s->tid, s->state);
+		if (out->index[h]) {
+			j = out->index[h] - 1;
+		} else {
+			j = out->n++;
 			memset(&out->items[j], 0, sizeof(out->items[j]));
 			out->items[j].tid = s->tid;
 			out->items[j].state = s->state;
 			memcpy(out->items[j].comm, s->comm, JANK_COMM_LEN);
-			out->n++;
+			out->index[h] = (uint32_t)j + 1;
 		}
 		out->items[j].ns += d;
 	}

@@ -438,6 +438,50 @@ static void breakdown(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * A path across thousands of threads, each visited several times in two
+ * states: one item per (tid, state), with the sum of its segments, and the
+ * same result when the breakdown is computed again.
+ */
+static void breakdown_many_threads(void **state)
+{
+	enum { THREADS = 3000, ROUNDS = 3 };
+	struct jank_path p;
+	struct jank_breakdown b;
+	int64_t t = 0;
+
+	jank_path_init(&p);
+	p.cap = THREADS * ROUNDS * 2;
+	p.segs = calloc(p.cap, sizeof(*p.segs));
+	assert_non_null(p.segs);
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < THREADS * 2; i++) {
+			struct jank_segment *g = &p.segs[p.n++];
+
+			g->tid = 1000 + i / 2;
+			g->state = i % 2 ? JANK_STATE_BLOCKED : JANK_STATE_RUNNING;
+			g->begin = t;
+			t += 1 + i % 2; /* running 1 ns, blocked 2 ns per visit */
+			g->end = t;
+		}
+	}
+	jank_breakdown_init(&b);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+		assert_int_equal(b.n, THREADS * 2);
+		assert_int_equal(b.per_state[JANK_STATE_RUNNING], THREADS * ROUNDS);
+		assert_int_equal(b.per_state[JANK_STATE_BLOCKED], 2 * THREADS * ROUNDS);
+		for (size_t j = 0; j < b.n; j++)
+			assert_int_equal(b.items[j].ns,
+					 b.items[j].state == JANK_STATE_BLOCKED ? 2 * ROUNDS : ROUNDS);
+		/* Largest first: every blocked item before every running one. */
+		assert_int_equal(b.items[THREADS - 1].state, JANK_STATE_BLOCKED);
+		assert_int_equal(b.items[THREADS].state, JANK_STATE_RUNNING);
+	}
+	jank_breakdown_fini(&b);
+	jank_path_fini(&p);
+}
+
 #define BOTH(f)                                                                                    \
 	cmocka_unit_test_prestate(f, (void *)&scn_layout_current),                                 \
 		cmocka_unit_test_prestate(f, (void *)&scn_layout_2_5)
@@ -464,6 +508,7 @@ int main(void)
 		BOTH(bad_queries),
 		BOTH(discarded_events),
 		BOTH(breakdown),
+		cmocka_unit_test(breakdown_many_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,11 +142,55 @@ static void memory_budget(void **state)
 	free(t.buf);
 }
 
+/*
+ * Limits changed while events flow (a config reload): a smaller budget is
+ * enforced at the next tick, and a shorter retention moves the horizon.
+ */
+static void limits_at_runtime(void **state)
+{
+	struct workload_params wp = {
+		.seed = 9, .cpus = 4, .threads = 300, .events = 200000, .short_lived = 2000,
+	};
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	int64_t last;
+	uint64_t before;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.retention_ns = 1000000000; /* the whole workload is kept */
+	scn_init(&s, &scn_layout_current, &cfg);
+	last = workload_run(&s, &wp);
+	jank_engine_get_stats(s.e, &st);
+	before = st.memory_bytes;
+	assert_int_equal(st.budget_forced, 0);
+	assert_true(before > 1 << 20);
+
+	cfg.memory_limit = before / 4;
+	jank_engine_set_limits(s.e, &cfg);
+	jank_engine_tick(s.e, last);
+	jank_engine_get_stats(s.e, &st);
+	print_message("# %llu KiB, then %llu KiB under a %llu KiB budget set at run time\n",
+		      (unsigned long long)before >> 10, (unsigned long long)st.memory_bytes >> 10,
+		      (unsigned long long)cfg.memory_limit >> 10);
+	assert_true(st.budget_forced > 0);
+	assert_true(st.memory_bytes <= cfg.memory_limit);
+
+	cfg.memory_limit = 256ull << 20;
+	cfg.retention_ns = 100000;
+	jank_engine_set_limits(s.e, &cfg);
+	jank_engine_tick(s.e, last);
+	jank_engine_get_stats(s.e, &st);
+	assert_true(st.horizon >= last - cfg.retention_ns);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gc_invariance),
 		cmocka_unit_test(memory_budget),
+		cmocka_unit_test(limits_at_runtime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
