@@ -18,7 +18,7 @@ live_init
 command -v "$BT" >/dev/null 2>&1 || plan_skip_all "$BT not found (install babeltrace2)"
 live_start_sessiond --no-kernel
 
-plan 27
+plan 31
 
 # demo OUT ARGS...: run jank-demo, stdout to OUT, stderr to OUT.err; sets
 # DEMO_PID and DEMO_RC.
@@ -195,12 +195,13 @@ else
 	fail "--help exits 0 and prints usage"
 fi
 
-# bad_usage DESCRIPTION ARGS...: exit 2, one line on stderr, nothing on stdout.
+# bad_usage DESCRIPTION ARGS...: exit 2, one line on stderr, nothing on stdout
+# (from jank-demo, or from $BAD_PROG).
 bad_usage() {
 	local what=$1 rc
 
 	shift
-	"$LIVE_DEMO" "$@" >"$LIVE_TMP/bad.out" 2>"$LIVE_TMP/bad.err" 9>&-
+	"${BAD_PROG:-$LIVE_DEMO}" "$@" >"$LIVE_TMP/bad.out" 2>"$LIVE_TMP/bad.err" 9>&-
 	rc=$?
 	if [ "$rc" = 2 ] && [ "$(wc -l <"$LIVE_TMP/bad.err")" = 1 ] &&
 		[ ! -s "$LIVE_TMP/bad.out" ]; then
@@ -217,3 +218,15 @@ bad_usage "unknown cause" --cause disk
 bad_usage "duration without a unit" --normal 5
 bad_usage "bad duration unit" --slow 5min
 bad_usage "stray argument" extra
+
+# jank-load (make bench-live's load): the same parsing, its own checks, its pace.
+BAD_PROG=$top_builddir/probes/jank-load
+bad_usage "jank-load: non-numeric --rate" --rate fast
+bad_usage "jank-load: --slow not shorter than --jank-every" --slow 2s --jank-every 1s
+bad_usage "jank-load: option that takes no value" --help=1
+BAD_PROG=
+"$top_builddir/probes/jank-load" --rate 20000 --duration 300ms --jank-every 100ms --slow 20ms \
+	>"$LIVE_TMP/load.out" 2>&1 9>&-
+read -r _ events _ <<<"$(grep '^done ' "$LIVE_TMP/load.out")"
+check "jank-load: 20,000 events/s for 300 ms emits 6,000 events, 3 slow actions (got ${events:-none}, $(grep -c '^slow ' "$LIVE_TMP/load.out"))" \
+	[ "${events:-0}" = 6006 -a "$(grep -c '^slow ' "$LIVE_TMP/load.out")" = 3 ]
