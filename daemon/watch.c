@@ -38,7 +38,7 @@
 
 #define PUMP_BATCHES	 32
 #define AGAIN_MIN_NS	 10000000LL    /* 10 ms */
-#define AGAIN_MAX_NS	 200000000LL   /* 200 ms */
+#define AGAIN_MAX_NS	 40000000LL    /* 40 ms: at most this late after a live-timer flush */
 #define RECONNECT_MIN_NS 1000000000LL  /* 1 s */
 #define RECONNECT_MAX_NS 30000000000LL /* 30 s */
 #define PROBE_EVERY_NS	 1000000000LL  /* 1 s */
