@@ -119,33 +119,44 @@ static const char *kind_name(enum jank_report_kind k)
 	return k == JANK_REPORT_OVERDUE ? "overdue" : "completed";
 }
 
-/* The state the path spent the most time in, and its share. */
-static int main_state(const struct jank_report *r, double *share)
+/*
+ * What the action mostly waited for, from the breakdown's largest (thread,
+ * state) item: ", mostly timer (99.8%)" on the action's own thread;
+ * ", mostly on tid 7 (db), blocked_io (88.0%)" on another thread, or
+ * ", mostly on lock 0x55d0 held by tid 7 (db), running (99.9%)" when the path
+ * got there through a mutex.
+ */
+static void format_cause(const struct jank_report *r, char *buf, size_t len)
 {
-	int best = -1;
+	const struct jank_breakdown *b = r->breakdown;
+	const struct jank_breakdown_item *top;
 	int64_t total = 0;
+	double share;
 
-	*share = 0;
-	if (!r->breakdown)
-		return -1;
-	for (int s = 0; s < JANK_STATE_COUNT; s++) {
-		total += r->breakdown->per_state[s];
-		if (r->breakdown->per_state[s] > 0 &&
-		    (best < 0 || r->breakdown->per_state[s] > r->breakdown->per_state[best]))
-			best = s;
-	}
-	if (best >= 0 && total > 0)
-		*share = 100.0 * (double)r->breakdown->per_state[best] / (double)total;
-	return best;
+	buf[0] = '\0';
+	if (!b || b->n == 0)
+		return;
+	for (int s = 0; s < JANK_STATE_COUNT; s++)
+		total += b->per_state[s];
+	if (total <= 0)
+		return;
+	top = &b->items[0];
+	share = 100.0 * (double)top->ns / (double)total;
+	if (top->tid == r->tid)
+		snprintf(buf, len, ", mostly %s (%.1f%%)", jank_state_name(top->state), share);
+	else if (b->nlocks && b->locks[0].ns * 2 >= top->ns)
+		snprintf(buf, len, ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32 " (%.16s), %s (%.1f%%)",
+			 b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state), share);
+	else
+		snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
+			 top->comm, jank_state_name(top->state), share);
 }
 
 /* "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
  * (99.8%)" */
-static void format_message(const struct jank_report *r, char *buf, size_t len)
+void jank_alert_message(const struct jank_report *r, char *buf, size_t len)
 {
-	char d[32], t[32], tail[96] = "";
-	double share;
-	int state = main_state(r, &share);
+	char d[32], t[32], tail[160];
 	int n;
 
 	jank_format_duration(r->duration, d, sizeof(d));
@@ -153,8 +164,7 @@ static void format_message(const struct jank_report *r, char *buf, size_t len)
 		jank_format_duration(r->threshold, t, sizeof(t));
 	else
 		snprintf(t, sizeof(t), "none yet");
-	if (state >= 0)
-		snprintf(tail, sizeof(tail), ", mostly %s (%.1f%%)", jank_state_name(state), share);
+	format_cause(r, tail, sizeof(tail));
 	n = snprintf(buf, len, "%s %s%s%s%s: %s%s (threshold %s) on tid %" PRId32,
 		     r->kind == JANK_REPORT_OVERDUE ? "OVERDUE" : "JANK",
 		     r->rule ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
@@ -178,7 +188,7 @@ static int journal_report(const struct jank_alert *a)
 	char *story = malloc(STORY_LEN);
 	int ret;
 
-	format_message(r, msg, sizeof(msg));
+	jank_alert_message(r, msg, sizeof(msg));
 	if (story)
 		jank_output_path_story(story, STORY_LEN, r->path, STORY_STEPS);
 	ret = sd_journal_send(

@@ -113,6 +113,12 @@ const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, siz
 
 /* A summary's MESSAGE: "37 more janks of frame suppressed in the last 10 s". */
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
+
+/*
+ * The alert's one-line MESSAGE: kind, action, key, duration, threshold,
+ * thread, and what the path mostly was (see format_cause() in alert.c).
+ */
+void jank_alert_message(const struct jank_report *r, char *buf, size_t len);
 /* "10 s", "1.50 s", "500 ms": a window length as the summaries say it. */
 const char *jank_alert_period_text(int64_t ns, char *buf, size_t len);
 

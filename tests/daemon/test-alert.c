@@ -299,6 +299,50 @@ static void period_text(void **state)
 	assert_string_equal(jank_alert_period_text(500 * MS, buf, sizeof(buf)), "500 ms");
 }
 
+/* MESSAGE names what the path mostly was: the thread's own state, another thread, a lock. */
+static void message_cause(void **state)
+{
+	struct jank_rule rule = { .name = "frame" };
+	struct jank_breakdown_item items[2] = {
+	    { .tid = 42, .state = JANK_STATE_TIMER, .ns = 45 * MS, .comm = "worker" },
+	    { .tid = 42, .state = JANK_STATE_RUNNING, .ns = 5 * MS, .comm = "worker" },
+	};
+	struct jank_breakdown_lock lock = { .lock = 0x55d0, .ns = 45 * MS };
+	struct jank_breakdown b = { .items = items, .n = 2 };
+	struct jank_report r = {
+	    .kind = JANK_REPORT_COMPLETED, .rule = &rule, .key = "name=frame,id=9",
+	    .duration = 50 * MS, .threshold = 16 * MS, .tid = 42, .pid = 40, .comm = "worker",
+	    .breakdown = &b,
+	};
+	char msg[512];
+
+	b.per_state[JANK_STATE_TIMER] = 45 * MS;
+	b.per_state[JANK_STATE_RUNNING] = 5 * MS;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg, "JANK frame [name=frame,id=9]: 50.0 ms (threshold 16.0 ms) on tid 42 "
+				 "(worker) pid 40, mostly timer (90.0%)");
+
+	items[0] = (struct jank_breakdown_item){
+	    .tid = 7, .state = JANK_STATE_BLOCK_DEVICE, .ns = 45 * MS, .comm = "db"};
+	b.per_state[JANK_STATE_TIMER] = 0;
+	b.per_state[JANK_STATE_BLOCK_DEVICE] = 45 * MS;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "pid 40, mostly on tid 7 (db), "));
+	assert_non_null(strstr(msg, " (90.0%)"));
+
+	items[0].state = JANK_STATE_RUNNING;
+	b.locks = &lock;
+	b.nlocks = 1;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "pid 40, mostly on lock 0x55d0 held by tid 7 (db), running (90.0%)"));
+
+	r.kind = JANK_REPORT_OVERDUE;
+	r.breakdown = NULL;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg, "OVERDUE frame [name=frame,id=9]: 50.0 ms and still open (threshold "
+				 "16.0 ms) on tid 42 (worker) pid 40");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +354,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(recent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(capture, setup, teardown),
 	    cmocka_unit_test(period_text),
+	    cmocka_unit_test(message_cause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
