@@ -307,10 +307,11 @@ live_start_journald() {
 		LIVE_JOURNALD_PID=$!
 		live_track "$LIVE_JOURNALD_PID"
 		LIVE_JOURNAL_NS=/proc/$LIVE_JOURNALD_PID/ns/mnt
-	elif [ -S /run/systemd/journal/socket ]; then
+	elif pidof systemd-journald >/dev/null 2>&1 && [ -S /run/systemd/journal/socket ]; then
 		diag "no private mount namespace: using the running journald"
 		return 0
 	else
+		rm -f /run/systemd/journal/socket # left by a journald that is gone
 		"$LIVE_JOURNALD_BIN" >"$log" 2>&1 9>&- &
 		LIVE_JOURNALD_PID=$!
 		live_track "$LIVE_JOURNALD_PID"
