@@ -579,6 +579,11 @@ static int daemon_status_interval(struct parser *p, const char *key, const char 
 	return set_duration(p, key, v, &p->c->daemon.status_interval_ns, false);
 }
 
+static int daemon_ready_timeout(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->daemon.ready_timeout_ns, true);
+}
+
 /* ---- [action NAME] ---- */
 
 static int action_begin(struct parser *p, const char *key, const char *v)
@@ -685,6 +690,7 @@ static const struct key_def capture_keys[] = {
 static const struct key_def daemon_keys[] = {
 	{ "control-socket", daemon_control_socket },
 	{ "status-interval", daemon_status_interval },
+	{ "ready-timeout", daemon_ready_timeout },
 	{ NULL, NULL },
 };
 enum { ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_KEY, ACTION_KEY_MATCH, ACTION_KEY_THRESHOLD };
@@ -1052,6 +1058,7 @@ void jank_config_init(struct jank_config *c)
 	c->capture.retention_ns = 10 * 1000000000LL;
 	snprintf(c->daemon.control_socket, sizeof(c->daemon.control_socket), "/run/jankd/control");
 	c->daemon.status_interval_ns = 5 * 1000000000LL;
+	c->daemon.ready_timeout_ns = 10 * 1000000000LL;
 }
 
 void jank_config_fini(struct jank_config *c)

@@ -80,6 +80,7 @@ struct jank_config_capture {
 struct jank_config_daemon {
 	char control_socket[JANK_CONFIG_SOCKET_LEN]; /* default /run/jankd/control */
 	int64_t status_interval_ns;		     /* default 5 s */
+	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0: never) */
 };
 
 struct jank_config {

@@ -194,6 +194,36 @@ static void on_attached(struct jank_watch *w, void *data)
 		 d->nwatches == 1 ? "" : "s", d->config.nrules, d->config.nrules == 1 ? "" : "s");
 }
 
+/*
+ * [daemon] ready-timeout: an input still not attached (its session does not
+ * exist yet) must not keep systemd waiting for READY=1 until it gives up on
+ * the service. Say which, and be ready; it is attached when it appears.
+ */
+static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
+{
+	struct jankd *d = data;
+	size_t waiting = 0;
+
+	(void)fd;
+	(void)what;
+	if (d->ready)
+		return;
+	for (size_t i = 0; i < d->nwatches; i++) {
+		if (jank_watch_attached(d->watches[i]))
+			continue;
+		waiting++;
+		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
+			 jank_watch_url(d->watches[i]),
+			 jank_watch_last_error(d->watches[i])[0] ? jank_watch_last_error(d->watches[i])
+								 : "no such live session yet");
+	}
+	d->ready = true;
+	notify_status(d, true);
+	jank_log(LOG_INFO, "ready: watching %zu live session%s (%zu not attached yet), %zu rule%s",
+		 d->nwatches, d->nwatches == 1 ? "" : "s", waiting, d->config.nrules,
+		 d->config.nrules == 1 ? "" : "s");
+}
+
 /* ---- Timers ---- */
 
 static void on_tick(evutil_socket_t fd, short what, void *data)
@@ -563,6 +593,15 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	if (d->config.daemon.ready_timeout_ns > 0) {
+		struct timeval tv = tv_of(d->config.daemon.ready_timeout_ns);
+
+		d->ev_ready = evtimer_new(d->base, on_ready_timeout, d);
+		if (!d->ev_ready || evtimer_add(d->ev_ready, &tv) != 0) {
+			snprintf(err, len, "out of memory");
+			return -ENOMEM;
+		}
+	}
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
 		watchdog_us = (int64_t)usec / 2;
 		if (add_timer(d, &d->ev_watchdog, watchdog_us * 1000, on_watchdog) < 0) {
@@ -656,6 +695,8 @@ static void cleanup(struct jankd *d)
 		event_free(d->ev_status);
 	if (d->ev_watchdog)
 		event_free(d->ev_watchdog);
+	if (d->ev_ready)
+		event_free(d->ev_ready);
 	if (d->base)
 		event_base_free(d->base);
 	jank_config_fini(&d->config);

@@ -32,7 +32,7 @@ struct jankd {
 	size_t nwatches;
 	struct jank_control *control;
 	struct event *ev_hup, *ev_term, *ev_int;
-	struct event *ev_tick, *ev_status, *ev_watchdog;
+	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
 
 	bool ready; /* READY=1 was sent */
 	int64_t start_mono;

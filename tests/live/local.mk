@@ -11,7 +11,8 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
 	live/test-jankd-reconnect.sh \
-	live/test-jankd-multi.sh
+	live/test-jankd-multi.sh \
+	live/test-jankd-ready.sh
 # jankd's captures (daemon/capturer.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \

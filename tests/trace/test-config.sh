@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 38
+plan 39
 
 mkdir "$tmp/empty"
 
@@ -156,6 +156,10 @@ bad bad-status-interval 1 ":2: bad duration '0s' for status-interval$" <<'X'
 [daemon]
 status-interval = 0s
 X
+bad bad-ready-timeout 1 ":2: bad duration 'later' for ready-timeout$" <<'X'
+[daemon]
+ready-timeout = later
+X
 bad bad-control-socket 1 ":2: bad control-socket 'jankd.sock' \(expected an absolute path" <<'X'
 [daemon]
 control-socket = jankd.sock
@@ -200,6 +204,7 @@ tracefile-count = 4
 [daemon]
 control-socket = /run/jankd/control
 status-interval = 5s
+ready-timeout = 10s
 [alerts]
 target = journal                          # journal | stderr | json
 rate-limit = 10/10s
