@@ -176,10 +176,6 @@ static int parse_tid(const char *s, int32_t *out)
 	return 0;
 }
 
-/*
- * Parse a command's options. `allowed` lists the short options of the
- * command. Returns 0, 1 when --help was printed, or EXIT_USAGE.
- */
 /* The one-line error for a bad option of a command (getopt returned ':' or '?'). */
 static int option_error(const char *cmd, int c, char **argv)
 {
@@ -194,6 +190,30 @@ static int option_error(const char *cmd, int c, char **argv)
 	return EXIT_USAGE;
 }
 
+/* --format text|json: 0 and *json, or EXIT_USAGE after the one-line error. */
+static int parse_format(const char *cmd, const char *arg, bool *json)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "json")) {
+		errorf("%s: bad --format '%s' (expected text or json)", cmd, arg);
+		return EXIT_USAGE;
+	}
+	*json = !strcmp(arg, "json");
+	return 0;
+}
+
+/* A command that takes no arguments: 0, or EXIT_USAGE after the one-line error. */
+static int no_arguments(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	errorf("%s: unexpected argument '%s' (see jankctl %s --help)", cmd, argv[optind], cmd);
+	return EXIT_USAGE;
+}
+
+/*
+ * Parse a command's options. `allowed` lists the short options of the
+ * command. Returns 0, 1 when --help was printed, or EXIT_USAGE.
+ */
 static int parse_options(int argc, char **argv, const char *cmd, const char *allowed,
 			 const char *usage, struct options *o)
 {
@@ -238,17 +258,14 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		case 'a':
 			o->all = true;
 			break;
-		case 'f':
-			if (!strcmp(optarg, "text")) {
-				o->format = FORMAT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				o->format = FORMAT_JSON;
-			} else {
-				errorf("%s: bad --format '%s' (expected text or json)", cmd,
-				       optarg);
+		case 'f': {
+			bool json;
+
+			if (parse_format(cmd, optarg, &json))
 				return EXIT_USAGE;
-			}
+			o->format = json ? FORMAT_JSON : FORMAT_TEXT;
 			break;
+		}
 		case 't':
 			if (parse_tid(optarg, &o->tid) < 0) {
 				errorf("%s: bad --tid '%s' (expected a thread id)", cmd, optarg);
@@ -642,16 +659,14 @@ static int cmd_status(int argc, char **argv)
 		case 's':
 			path = optarg;
 			break;
-		case 'f':
-			if (!strcmp(optarg, "text")) {
-				req = "status\n";
-			} else if (!strcmp(optarg, "json")) {
-				req = "status json\n";
-			} else {
-				errorf("status: bad --format '%s' (expected text or json)", optarg);
+		case 'f': {
+			bool json;
+
+			if (parse_format("status", optarg, &json))
 				return EXIT_USAGE;
-			}
+			req = json ? "status json\n" : "status\n";
 			break;
+		}
 		case 'h':
 			fputs(usage_status, stdout);
 			return 0;
@@ -659,11 +674,8 @@ static int cmd_status(int argc, char **argv)
 			return option_error("status", c, argv);
 		}
 	}
-	if (optind < argc) {
-		errorf("status: unexpected argument '%s' (see jankctl status --help)",
-		       argv[optind]);
+	if (no_arguments("status", argc, argv))
 		return EXIT_USAGE;
-	}
 	fd = status_connect(path);
 	if (fd < 0)
 		return EXIT_BAD_INPUT;
@@ -772,12 +784,8 @@ static int cmd_captures(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				errorf("captures: bad --format '%s' (expected text or json)",
-				       optarg);
+			if (parse_format("captures", optarg, &json))
 				return EXIT_USAGE;
-			}
-			json = !strcmp(optarg, "json");
 			break;
 		case 'h':
 			fputs(usage_captures, stdout);
@@ -786,11 +794,8 @@ static int cmd_captures(int argc, char **argv)
 			return option_error("captures", c, argv);
 		}
 	}
-	if (optind < argc) {
-		errorf("captures: unexpected argument '%s' (see jankctl captures --help)",
-		       argv[optind]);
+	if (no_arguments("captures", argc, argv))
 		return EXIT_USAGE;
-	}
 	if (jank_report_list(stdout, dir, json, err, sizeof(err)) < 0) {
 		errorf("%s", err);
 		return EXIT_BAD_INPUT;

@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 28
+plan 32
 
 J=$JANKCTL
 mkdir -p "$tmp/empty" "$tmp/notctf/sub" "$tmp/garbage"
@@ -75,6 +75,14 @@ e "critpath without --tid" 2 "^jankctl: critpath: --tid N is required" -- \
 	"$J" critpath "$tmp/empty"
 e "bad --format" 2 "^jankctl: graph: bad --format 'xml'" -- \
 	"$J" graph --format xml "$tmp/empty"
+e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text or json\)$" -- \
+	"$J" status --format yaml
+e "status: stray argument" 2 "^jankctl: status: unexpected argument 'now' \(see jankctl status --help\)$" -- \
+	"$J" status now
+e "captures: bad --format" 2 "^jankctl: captures: bad --format 'csv' \(expected text or json\)$" -- \
+	"$J" captures --dir "$tmp" --format csv
+e "captures: stray argument" 2 "^jankctl: captures: unexpected argument 'all' \(see jankctl captures --help\)$" -- \
+	"$J" captures --dir "$tmp" all
 
 if [ -n "$trace" ]; then
 	e "critpath: tid not in the trace" 1 "^jankctl: thread 999 not found in the trace$" -- \
