@@ -328,6 +328,21 @@ live_start_journald() {
 	live_bail "systemd-journald did not start within 10s" "$log"
 }
 
+# live_require_notify_recv: skip all unless tests/live/notify-recv is built.
+live_require_notify_recv() {
+	LIVE_NOTIFY_RECV=${NOTIFY_RECV:-$top_builddir/tests/live/notify-recv}
+	[ -x "$LIVE_NOTIFY_RECV" ] ||
+		plan_skip_all "$LIVE_NOTIFY_RECV is not built (make -C tests check)"
+}
+
+# live_start_notify_recv SOCKET OUT: a NOTIFY_SOCKET bound at SOCKET, whose
+# messages go to OUT (see notify-recv.c); bail out if it does not bind.
+live_start_notify_recv() {
+	"$LIVE_NOTIFY_RECV" "$1" >"$2" 2>"$2.err" 9>&- &
+	live_track $!
+	live_wait 5 test -S "$1" || live_bail "notify-recv did not bind $1" "$2.err"
+}
+
 # live_wait SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; false on timeout.
 live_wait() {
 	local n=$(($1 * 10))

@@ -8,11 +8,9 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-NOTIFY_RECV=${NOTIFY_RECV:-$top_builddir/tests/live/notify-recv}
-
 live_init
 [ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-[ -x "$NOTIFY_RECV" ] || plan_skip_all "$NOTIFY_RECV is not built (make -C tests check)"
+live_require_notify_recv
 live_require_jankd
 live_start_sessiond --no-kernel
 live_start_relayd
@@ -39,10 +37,7 @@ key = name, id
 threshold = 20ms
 CONF
 
-"$NOTIFY_RECV" "$notify" >"$msgs" 2>"$msgs.err" 9>&- &
-recv_pid=$!
-live_track "$recv_pid"
-live_wait 5 test -S "$notify" || live_bail "notify-recv did not bind $notify" "$msgs.err"
+live_start_notify_recv "$notify" "$msgs"
 
 NOTIFY_SOCKET=$notify live_start_jankd --config "$conf" --log-target=stderr
 sleep 1
