@@ -176,6 +176,22 @@ static void notify_status(struct jankd *d, bool ready)
 	sd_notifyf(0, "%sSTATUS=%s", ready ? "READY=1\n" : "", line);
 }
 
+/* READY=1, once: every input is attached, or `waiting` of them are not yet. */
+static void become_ready(struct jankd *d, size_t waiting)
+{
+	char note[48] = "";
+
+	d->ready = true;
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_watch_update_rate(d->watches[i]);
+	notify_status(d, true);
+	if (waiting)
+		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
+	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", d->nwatches,
+		 d->nwatches == 1 ? "" : "s", note, d->config.nrules,
+		 d->config.nrules == 1 ? "" : "s");
+}
+
 static void on_attached(struct jank_watch *w, void *data)
 {
 	struct jankd *d = data;
@@ -186,12 +202,7 @@ static void on_attached(struct jank_watch *w, void *data)
 	for (size_t i = 0; i < d->nwatches; i++)
 		if (!jank_watch_attached(d->watches[i]))
 			return;
-	d->ready = true;
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_update_rate(d->watches[i]);
-	notify_status(d, true);
-	jank_log(LOG_INFO, "ready: watching %zu live session%s, %zu rule%s", d->nwatches,
-		 d->nwatches == 1 ? "" : "s", d->config.nrules, d->config.nrules == 1 ? "" : "s");
+	become_ready(d, 0);
 }
 
 /*
@@ -217,11 +228,7 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 			 jank_watch_last_error(d->watches[i])[0] ? jank_watch_last_error(d->watches[i])
 								 : "no such live session yet");
 	}
-	d->ready = true;
-	notify_status(d, true);
-	jank_log(LOG_INFO, "ready: watching %zu live session%s (%zu not attached yet), %zu rule%s",
-		 d->nwatches, d->nwatches == 1 ? "" : "s", waiting, d->config.nrules,
-		 d->config.nrules == 1 ? "" : "s");
+	become_ready(d, waiting);
 }
 
 /* ---- Timers ---- */
