@@ -1251,6 +1251,25 @@ int jank_capture_chunks_scan(const char *archives, struct jank_chunk **out)
 	return (int)n;
 }
 
+int jank_capture_chunks_newest(const char *archives, uint64_t *index)
+{
+	struct jank_chunk ch;
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	d = opendir(archives);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)))
+		if (jank_chunk_parse(de->d_name, &ch) == 0 && (!found || ch.index > *index)) {
+			*index = ch.index;
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
 static int move_tree(const char *from_dir, const char *name, const char *to_dir)
 {
 	char src[PATH_MAX], dst[PATH_MAX];

@@ -225,6 +225,9 @@ void jank_capture_chunks_select(struct jank_chunk *chunks, size_t n,
 /* The chunks of an archives/ directory, by index. *out is malloc'd. Returns the count or -errno. */
 int jank_capture_chunks_scan(const char *archives, struct jank_chunk **out);
 
+/* The highest index of the chunks in `archives`: 1 with *index set, 0 when there is none, or -errno. */
+int jank_capture_chunks_newest(const char *archives, uint64_t *index);
+
 /*
  * Move a kept chunk into <capture_dir>/chunks/<name> (copied then removed
  * when they are on different filesystems). When capture_dir is the capture

@@ -153,6 +153,10 @@ struct jank_capturer {
 	uint64_t report_failure_episodes;
 	uint64_t chunks_kept;
 	uint64_t chunks_deleted;
+	uint64_t rotations_waited; /* captures that waited for a scheduled rotation to end */
+
+	/* Recorder thread only. */
+	uint64_t chunks_seen; /* rotation: 1 + the highest chunk index seen, 0: none yet */
 };
 
 static int64_t realtime_ns(void)
@@ -470,9 +474,13 @@ static void session_down(struct jank_capturer *cp)
 	memset(&cp->current, 0, sizeof(cp->current));
 	pthread_mutex_unlock(&cp->lock);
 	if (old.enabled && cp->owned) {
-		if (jank_session_destroy(old.name, err, sizeof(err)) < 0)
+		int r = jank_session_destroy(old.name, err, sizeof(err));
+
+		if (r < 0)
 			post_log(cp, LOG_WARNING, "cannot destroy the capture session '%s': %s",
 				 old.name, err);
+		else if (r > 0)
+			post_log(cp, LOG_WARNING, "capture session: %s", err);
 		else
 			post_log(cp, LOG_INFO, "destroyed the capture session '%s'", old.name);
 		/* Rotation: what is left of its chunks belongs to no capture. */
@@ -480,6 +488,7 @@ static void session_down(struct jank_capturer *cp)
 			jank_capture_rmtree(old.output);
 	}
 	cp->owned = false;
+	cp->chunks_seen = 0; /* a new session numbers its chunks from 0 */
 	want_fini(&old);
 }
 
@@ -642,6 +651,46 @@ static struct jank_interval *windows(struct jank_capturer *cp, const char *dir, 
 	return v;
 }
 
+/* Remember the highest chunk index seen: captures move chunks out of archives/. */
+static void note_chunks(struct jank_capturer *cp, const struct jank_chunk *chunks, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (chunks[i].index + 1 > cp->chunks_seen)
+			cp->chunks_seen = chunks[i].index + 1;
+}
+
+/*
+ * jank_session_rotate's `covered` while a rotation is pending. The jank's
+ * end is already in the session's buffers (jankd saw it through the live
+ * session). Chunk k is archived when rotation k ends, and rotation k+1
+ * starts after that. So the rotation pending at the first refusal archives
+ * the chunk after the newest one seen then (or, once it has ended, that
+ * very one), and a chunk two further was closed by a rotation that started
+ * after the refusal: the chunks up to it hold the end.
+ */
+struct cover {
+	struct jank_capturer *cp;
+	const char *archives;
+	bool asked;
+	uint64_t first; /* chunks_seen at the first refusal */
+};
+
+static bool chunk_covers(void *arg)
+{
+	struct cover *c = arg;
+	uint64_t newest;
+	int r = jank_capture_chunks_newest(c->archives, &newest);
+
+	if (r > 0 && newest + 1 > c->cp->chunks_seen)
+		c->cp->chunks_seen = newest + 1;
+	if (!c->asked) {
+		c->asked = true;
+		c->first = c->cp->chunks_seen;
+		return false;
+	}
+	return c->cp->chunks_seen >= c->first + 2;
+}
+
 /*
  * Rotation: archive the current chunk now, then move the archived chunks that
  * overlap the janks of `dir` into it. Returns 0, or -errno with `err` set.
@@ -653,18 +702,28 @@ static int collect_chunks(struct jank_capturer *cp, const char *name, const char
 	struct jank_chunk *chunks = NULL;
 	struct jank_interval *win;
 	char archives[PATH_MAX + 16];
+	struct cover cover = {0};
 	size_t nwin = 0, kept = 0;
 	int n, r;
 
-	r = jank_session_rotate(name, NULL, 0, err, len);
+	snprintf(archives, sizeof(archives), "%s/archives", output);
+	cover.cp = cp;
+	cover.archives = archives;
+	r = jank_session_rotate(name, chunk_covers, &cover, NULL, 0, err, len);
 	if (r < 0)
 		return r;
-	snprintf(archives, sizeof(archives), "%s/archives", output);
+	if (r & JANK_SESSION_WAITED) {
+		pthread_mutex_lock(&cp->lock);
+		cp->rotations_waited++;
+		pthread_mutex_unlock(&cp->lock);
+		post_log(cp, LOG_DEBUG, "capture: %s", err);
+	}
 	n = jank_capture_chunks_scan(archives, &chunks);
 	if (n < 0) {
 		snprintf(err, len, "cannot read %.900s: %s", archives, strerror(-n));
 		return n;
 	}
+	note_chunks(cp, chunks, n);
 	pthread_mutex_lock(&cp->lock);
 	pol.retention_ns = cp->retention_ns;
 	win = windows(cp, dir, &nwin);
@@ -733,6 +792,7 @@ static void housekeeping(struct jank_capturer *cp)
 	pthread_mutex_unlock(&cp->lock);
 	n = win ? jank_capture_chunks_scan(archives, &chunks) : -ENOMEM;
 	if (n > 0) {
+		note_chunks(cp, chunks, n);
 		jank_capture_chunks_select(chunks, (size_t)n, win, nwin, &pol);
 		for (int i = 0; i < n; i++) {
 			if (chunks[i].fate != JANK_CHUNK_DELETE)
@@ -1202,6 +1262,7 @@ struct json_object *jank_capturer_status_json(struct jank_capturer *cp)
 	if (cp->current.mode == JANK_CAPTURE_ROTATION) {
 		put_u64(o, "chunks_kept", cp->chunks_kept);
 		put_u64(o, "chunks_deleted", cp->chunks_deleted);
+		put_u64(o, "rotations_waited", cp->rotations_waited);
 	}
 	pthread_mutex_unlock(&cp->lock);
 	return o;

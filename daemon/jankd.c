@@ -503,11 +503,15 @@ static int live_create(struct jankd *d, char *err, size_t len)
 static void live_destroy(struct jankd *d)
 {
 	char err[ERR_LEN];
+	int r;
 
 	err[0] = '\0';
-	if (jank_session_destroy(d->session_created, err, sizeof(err)) < 0)
+	r = jank_session_destroy(d->session_created, err, sizeof(err));
+	if (r < 0)
 		jank_log(LOG_WARNING, "cannot destroy the live session '%s': %s",
 			 d->session_created, err);
+	else if (r > 0)
+		jank_log(LOG_WARNING, "live session: %s", err);
 	else
 		jank_log(LOG_INFO, "destroyed the live session '%s'", d->session_created);
 	d->session_created[0] = '\0';

@@ -73,6 +73,20 @@ enum session_kind {
 #define ROTATE_TIMEOUT_MS 10000
 #define ROTATE_POLL_MS	  10
 
+/*
+ * How long to wait for a rotation that is already in progress: the
+ * session's own schedule (periodic or size), or an earlier rotate. lttng-
+ * sessiond refuses a rotation meanwhile (LTTNG_ERR_ROTATION_PENDING), and
+ * the implicit rotation of a destruction fails with the same code. It is a
+ * normal state of a rotating session, which ends once the consumers have
+ * closed the chunk: poll again after 5 ms, doubling up to 200 ms, for at
+ * most PENDING_LIMIT_MS in all.
+ */
+#define PENDING_FIRST_MS 5
+#define PENDING_STEP_MS	 200
+#define PENDING_LIMIT_MS 10000
+#define PENDING_LIMIT_TEXT "10 s"
+
 /* The state of one create call. */
 struct build {
 	const struct jank_session_spec *spec;
@@ -186,6 +200,29 @@ static int lttng_fail(char *err, size_t errlen, enum lttng_error_code code, cons
 	else
 		errf(err, errlen, "%s: %s", what, code_str(code));
 	return code_errno(code);
+}
+
+/* A bounded backoff while a rotation is pending. */
+struct pending_wait {
+	int waited_ms;
+	int step_ms;
+};
+
+/* Sleep the next step; false once PENDING_LIMIT_MS have passed (nothing slept). */
+static bool pending_wait_more(struct pending_wait *w)
+{
+	struct timespec ts;
+
+	if (w->waited_ms >= PENDING_LIMIT_MS)
+		return false;
+	w->step_ms = w->step_ms ? w->step_ms * 2 : PENDING_FIRST_MS;
+	if (w->step_ms > PENDING_STEP_MS)
+		w->step_ms = PENDING_STEP_MS;
+	ts.tv_sec = w->step_ms / 1000;
+	ts.tv_nsec = (w->step_ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+	w->waited_ms += w->step_ms;
+	return true;
 }
 
 static bool sessiond_unreachable(char *err, size_t errlen)
@@ -577,16 +614,54 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 
 /* ---- Sessions ---- */
 
+/* Remove the rotation schedules of `name`, so that no rotation starts from now on. */
+static void remove_schedules(const char *name)
+{
+	struct lttng_rotation_schedules *list = NULL;
+	unsigned int n = 0;
+
+	if (lttng_session_list_rotation_schedules(name, &list) != LTTNG_ROTATION_STATUS_OK)
+		return;
+	if (lttng_rotation_schedules_get_count(list, &n) == LTTNG_ROTATION_STATUS_OK)
+		for (unsigned int i = 0; i < n; i++)
+			lttng_session_remove_rotation_schedule(
+			    name, lttng_rotation_schedules_get_at_index(list, i));
+	lttng_rotation_schedules_destroy(list);
+}
+
+/*
+ * Stop `name` and wait until its data, and any rotation in progress, is on
+ * disk: lttng_data_pending() says 1 until both are done. Bounded by
+ * PENDING_LIMIT_MS; false when that passed with data still pending.
+ */
+static bool stop_and_settle(const char *name)
+{
+	struct pending_wait w = {0};
+
+	remove_schedules(name);
+	lttng_stop_tracing_no_wait(name);
+	while (lttng_data_pending(name) == 1)
+		if (!pending_wait_more(&w))
+			return false;
+	return true;
+}
+
 static int destroy_session(const char *name, char *err, size_t errlen)
 {
 	struct lttng_destruction_handle *handle = NULL;
 	enum lttng_destruction_handle_status status;
 	enum lttng_error_code code, result;
 	char what[LTTNG_NAME_MAX + 32];
+	bool settled;
 
 	snprintf(what, sizeof(what), "cannot destroy session '%s'", name);
-	/* Stopping first spares the wait for data in the destruction. */
-	lttng_stop_tracing_no_wait(name);
+	/*
+	 * A destruction rotates a session that was ever rotated, and that
+	 * implicit rotation fails while another one is pending (a scheduled
+	 * one, say): the last chunk would stay unfinished. So the schedules
+	 * go first, then the session stops and its pending work settles.
+	 */
+	settled = stop_and_settle(name);
 	code = lttng_destroy_session_ext(name, &handle);
 	switch (code) {
 	case LTTNG_OK:
@@ -613,8 +688,23 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 		return -EIO;
 	}
 	lttng_destruction_handle_destroy(handle);
+	if (result == LTTNG_ERR_ROTATION_PENDING) {
+		/* The session is gone all the same; only its last chunk was not closed. */
+		errf(err, errlen,
+		     "session '%s' destroyed, but a rotation was still pending%s: its last chunk "
+		     "may be incomplete",
+		     name, settled ? "" : " after " PENDING_LIMIT_TEXT);
+		return JANK_SESSION_UNSETTLED;
+	}
 	if (result != LTTNG_OK && result != LTTNG_ERR_SESS_NOT_FOUND)
 		return lttng_fail(err, errlen, result, what);
+	if (!settled) {
+		errf(err, errlen,
+		     "session '%s' destroyed, but its data was still pending after " PENDING_LIMIT_TEXT
+		     ": its last chunk may be incomplete",
+		     name);
+		return JANK_SESSION_UNSETTLED;
+	}
 	return 0;
 }
 
@@ -855,12 +945,13 @@ int jank_session_create_rotating(const struct jank_session_spec *spec, const cha
 	return setup_and_start(&b, kernel_ok, err, errlen);
 }
 
-int jank_session_rotate(const char *name, char *archive, size_t archivelen, char *err,
-			size_t errlen)
+int jank_session_rotate(const char *name, bool (*covered)(void *arg), void *arg, char *archive,
+			size_t archivelen, char *err, size_t errlen)
 {
 	const struct lttng_trace_archive_location *loc = NULL;
 	struct lttng_rotation_handle *h = NULL;
 	enum lttng_rotation_state state = LTTNG_ROTATION_STATE_ONGOING;
+	struct pending_wait pending = {0};
 	char what[LTTNG_NAME_MAX + 64];
 	const char *path = NULL;
 	int r;
@@ -872,7 +963,25 @@ int jank_session_rotate(const char *name, char *archive, size_t archivelen, char
 	}
 	if (sessiond_unreachable(err, errlen))
 		return -ECONNREFUSED;
-	r = lttng_rotate_session(name, NULL, &h);
+	/* A rotation of the session's own schedule may be in progress: wait for it. */
+	while ((r = lttng_rotate_session(name, NULL, &h)) == -LTTNG_ERR_ROTATION_PENDING) {
+		if (covered && covered(arg)) {
+			if (archive && archivelen)
+				archive[0] = '\0';
+			errf(err, errlen,
+			     "session '%s': waited %d ms, until a rotation that started meanwhile "
+			     "archived the chunk",
+			     name, pending.waited_ms);
+			return JANK_SESSION_WAITED | JANK_SESSION_COVERED;
+		}
+		if (!pending_wait_more(&pending)) {
+			errf(err, errlen,
+			     "session '%s': a rotation was still pending after " PENDING_LIMIT_TEXT
+			     ", so none could start",
+			     name);
+			return -EBUSY;
+		}
+	}
 	if (r < 0) {
 		snprintf(what, sizeof(what), "cannot rotate session '%s'", name);
 		return lttng_fail(err, errlen, lttng_code(r), what);
@@ -899,8 +1008,13 @@ int jank_session_rotate(const char *name, char *archive, size_t archivelen, char
 	lttng_rotation_handle_destroy(h);
 	switch (state) {
 	case LTTNG_ROTATION_STATE_COMPLETED:
-		errf(err, errlen, "%s", "");
-		return 0;
+		if (!pending.waited_ms) {
+			errf(err, errlen, "%s", "");
+			return 0;
+		}
+		errf(err, errlen, "session '%s': waited %d ms for a rotation already in progress",
+		     name, pending.waited_ms);
+		return JANK_SESSION_WAITED;
 	case LTTNG_ROTATION_STATE_ONGOING:
 		errf(err, errlen, "session '%s': the rotation did not end within %d s", name,
 		     ROTATE_TIMEOUT_MS / 1000);

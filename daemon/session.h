@@ -30,6 +30,9 @@ enum jank_session_flag {
 	JANK_SESSION_NO_KERNEL = 1 << 1, /* spec->kernel, but no kernel tracer: user space only */
 	JANK_SESSION_PARTIAL = 1 << 2,	 /* some kernel events are unavailable: the rest is on */
 	JANK_SESSION_ADJUSTED = 1 << 3,	 /* tracefile-size rounded up to the sub-buffer size */
+	JANK_SESSION_UNSETTLED = 1 << 4, /* destroyed while data or a rotation was pending */
+	JANK_SESSION_WAITED = 1 << 5,	 /* rotate: waited for a rotation already in progress */
+	JANK_SESSION_COVERED = 1 << 6,	 /* rotate: another rotation archived it: none started */
 };
 
 struct jank_session_spec {
@@ -94,9 +97,18 @@ int jank_session_create_rotating(const struct jank_session_spec *spec, const cha
 /*
  * Rotate session `name` now, and wait (a bounded time) until the chunk is
  * archived; `archive` (may be NULL) gets the archive's path, "" if unknown.
+ *
+ * A rotation already in progress (the session's own schedule, or someone
+ * else's) is a normal state, not an error: it is waited for, a bounded time
+ * (10 s, then -EBUSY with a message that says so), before this one starts;
+ * the return value is then JANK_SESSION_WAITED, with a note saying how long.
+ * While it waits, `covered` (may be NULL) is asked whether a rotation that
+ * started after this call already archived what the caller wanted; when it
+ * says so, no rotation is started and the return value is
+ * JANK_SESSION_WAITED | JANK_SESSION_COVERED.
  */
-int jank_session_rotate(const char *name, char *archive, size_t archivelen, char *err,
-			size_t errlen);
+int jank_session_rotate(const char *name, bool (*covered)(void *arg), void *arg, char *archive,
+			size_t archivelen, char *err, size_t errlen);
 
 /*
  * Record a snapshot of session `name` into the directory `output_path`
@@ -109,8 +121,12 @@ int jank_session_snapshot_record(const char *name, const char *output_path, char
 				 size_t errlen);
 
 /*
- * Stop and destroy session `name`, waiting (a bounded time) until its data
- * is flushed. A session that does not exist is not an error: returns 0.
+ * Stop and destroy session `name`. Its rotation schedules are removed
+ * first; then it waits, a bounded time (10 s), until its data is flushed
+ * and any rotation in progress has ended, so that a rotating session's last
+ * chunk is complete. A session that does not exist is not an error: returns
+ * 0. Returns JANK_SESSION_UNSETTLED, with a note, when the session was
+ * destroyed before that wait ended.
  */
 int jank_session_destroy(const char *name, char *err, size_t errlen);
 

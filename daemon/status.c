@@ -409,6 +409,8 @@ static void capture_text(FILE *f, struct json_object *c)
 	if (go(c, "chunks_kept"))
 		fprintf(f, "; chunks: %" PRId64 " kept, %" PRId64 " deleted", gi(c, "chunks_kept"),
 			gi(c, "chunks_deleted"));
+	if (gi(c, "rotations_waited"))
+		fprintf(f, "; %" PRId64 " waited for a scheduled rotation", gi(c, "rotations_waited"));
 	if (flight && json_object_get_string(flight))
 		fprintf(f, "; recording %s", json_object_get_string(flight));
 	if (gs(c, "session_error")[0])

@@ -21,6 +21,7 @@
 # LIVE_DEMO (the jank-demo libtool wrapper), LIVE_SESSIOND_PID,
 # LIVE_RELAYD_PID, LIVE_RELAYD_CTRL_PORT, LIVE_RELAYD_DATA_PORT,
 # LIVE_RELAYD_LIVE_PORT, LIVE_RELAYD_OUTPUT.
+# LIVE_KEEP_TMP=1 in the environment keeps LIVE_TMP for a post-mortem.
 
 LIVE_LOCK=${LIVE_LOCK:-/tmp/jank-live-tests.lock}
 LIVE_LOCK_TIMEOUT=${LIVE_LOCK_TIMEOUT:-900}
@@ -125,6 +126,10 @@ live_cleanup() {
 	for pid in $order; do
 		live_stop_pid "$pid"
 	done
+	if [ -n "${LIVE_KEEP_TMP:-}" ]; then
+		echo "# LIVE_KEEP_TMP: kept $LIVE_TMP"
+		return
+	fi
 	case "$LIVE_TMP" in
 	*/jank-live.*) rm -rf "$LIVE_TMP" ;;
 	esac

@@ -19,7 +19,8 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-storm.sh \
 	live/test-capture-quota.sh \
 	live/test-capture-full.sh \
-	live/test-capture-rotation.sh
+	live/test-capture-rotation.sh \
+	live/test-capture-rotation-race.sh
 TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(CAPTURE_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
