@@ -17,9 +17,10 @@
 #include <string.h>
 #include <time.h>
 #include <systemd/sd-journal.h>
+#include "clock.h"
 #include "alert.h"
 #include "log.h"
-#include "output.h"
+#include "format.h"
 #include "units.h"
 
 #define STORY_STEPS 16
@@ -52,11 +53,8 @@ struct jank_alerter {
 
 static int64_t monotonic_ns(void *data)
 {
-	struct timespec ts;
-
 	(void)data;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return jank_clock_monotonic_ns();
 }
 
 struct jank_alerter *jank_alerter_new(const struct jank_alert_config *c)
@@ -108,15 +106,15 @@ const char *jank_alert_period_text(int64_t ns, char *buf, size_t len)
 	if (ns > 0 && ns % 1000000000 == 0)
 		snprintf(buf, len, "%" PRId64 " s", ns / 1000000000);
 	else
-		jank_format_duration(ns, buf, (unsigned)len);
+		jank_units_duration(ns, buf, (unsigned)len);
 	return buf;
 }
 
 /* ---- Output to the target ---- */
 
-static const char *kind_name(enum jank_report_kind k)
+static const char *kind_name(enum jank_verdict_kind k)
 {
-	return k == JANK_REPORT_OVERDUE ? "overdue" : "completed";
+	return k == JANK_VERDICT_OVERDUE ? "overdue" : "completed";
 }
 
 /*
@@ -126,7 +124,7 @@ static const char *kind_name(enum jank_report_kind k)
  * ", mostly on lock 0x55d0 held by tid 7 (db), running (99.9%)" when the path
  * got there through a mutex.
  */
-static void format_cause(const struct jank_report *r, char *buf, size_t len)
+static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 {
 	const struct jank_breakdown *b = r->breakdown;
 	const struct jank_breakdown_item *top;
@@ -154,22 +152,22 @@ static void format_cause(const struct jank_report *r, char *buf, size_t len)
 
 /* "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
  * (99.8%)" */
-void jank_alert_message(const struct jank_report *r, char *buf, size_t len)
+void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
 	char d[32], t[32], tail[160];
 	int n;
 
-	jank_format_duration(r->duration, d, sizeof(d));
+	jank_units_duration(r->duration, d, sizeof(d));
 	if (r->threshold > 0)
-		jank_format_duration(r->threshold, t, sizeof(t));
+		jank_units_duration(r->threshold, t, sizeof(t));
 	else
 		snprintf(t, sizeof(t), "none yet");
 	format_cause(r, tail, sizeof(tail));
 	n = snprintf(buf, len, "%s %s%s%s%s: %s%s (threshold %s) on tid %" PRId32,
-		     r->kind == JANK_REPORT_OVERDUE ? "OVERDUE" : "JANK",
+		     r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE" : "JANK",
 		     r->rule ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
 		     r->key ? r->key : "", r->key && r->key[0] ? "]" : "", d,
-		     r->kind == JANK_REPORT_OVERDUE ? " and still open" : "", t, r->tid);
+		     r->kind == JANK_VERDICT_OVERDUE ? " and still open" : "", t, r->tid);
 	if (n < 0 || (size_t)n >= len)
 		return;
 	snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s",
@@ -179,8 +177,8 @@ void jank_alert_message(const struct jank_report *r, char *buf, size_t len)
 
 static int journal_report(const struct jank_alert *a)
 {
-	const struct jank_report *r = a->report;
-	struct json_object *bd = jank_output_breakdown_json(r->breakdown);
+	const struct jank_verdict *r = a->report;
+	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
 	const char *bd_text = bd ? json_object_to_json_string_ext(
 				       bd, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 				 : "{}";
@@ -190,7 +188,7 @@ static int journal_report(const struct jank_alert *a)
 
 	jank_alert_message(r, msg, sizeof(msg));
 	if (story)
-		jank_output_path_story(story, STORY_LEN, r->path, STORY_STEPS);
+		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
 	ret = sd_journal_send(
 	    "MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_JANK, "PRIORITY=4",
 	    "SYSLOG_IDENTIFIER=jankd", "JANK_KIND=%s", kind_name(r->kind), "JANK_ACTION=%s",
@@ -232,7 +230,7 @@ static void text_alert(FILE *f, const struct jank_alert *a)
 	char msg[MESSAGE_LEN];
 
 	if (a->kind == JANK_ALERT_REPORT) {
-		jank_output_report_text(f, a->report);
+		jank_format_verdict_text(f, a->report);
 		if (a->capture)
 			fprintf(f, "  capture: %s\n", a->capture);
 	} else {
@@ -247,7 +245,7 @@ static void json_alert(const struct jank_alert *a)
 	struct json_object *o;
 
 	if (a->kind == JANK_ALERT_REPORT) {
-		o = jank_output_report_json(a->report);
+		o = jank_format_verdict_json(a->report);
 		if (o && a->capture)
 			json_object_object_add(o, "capture", json_object_new_string(a->capture));
 	} else {
@@ -260,7 +258,7 @@ static void json_alert(const struct jank_alert *a)
 			json_object_object_add(o, "period_ns", json_object_new_int64(a->period_ns));
 		}
 	}
-	if (jank_output_json_print(stdout, o) < 0)
+	if (jank_format_json_print(stdout, o) < 0)
 		jank_log(LOG_ERR, "cannot write an alert on stdout");
 	fflush(stdout);
 }
@@ -339,7 +337,7 @@ static void window_close(struct jank_alerter *al, struct window *w, int64_t peri
 	w->suppressed = 0;
 }
 
-static void record_recent(struct jank_alerter *al, const struct jank_report *r, bool suppressed,
+static void record_recent(struct jank_alerter *al, const struct jank_verdict *r, bool suppressed,
 			  const char *capture)
 {
 	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
@@ -357,11 +355,11 @@ static void record_recent(struct jank_alerter *al, const struct jank_report *r, 
 	snprintf(x->action, sizeof(x->action), "%s",
 		 r->rule && r->rule->name ? r->rule->name : "?");
 	snprintf(x->key, sizeof(x->key), "%s", r->key ? r->key : "");
-	jank_output_path_story(x->story, sizeof(x->story), r->path, 4);
+	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);
 	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
 }
 
-void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input)
+void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input)
 {
 	const char *action = r->rule && r->rule->name ? r->rule->name : "?";
 	struct jank_alert a = {

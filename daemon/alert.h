@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "config.h"
+#include "config-file.h"
 #include "engine.h"
 
 #define JANK_ALERT_MESSAGE_ID_JANK	 "3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a"
@@ -48,7 +48,7 @@ enum jank_alert_kind {
 /* What a sink receives. */
 struct jank_alert {
 	enum jank_alert_kind kind;
-	const struct jank_report *report; /* REPORT */
+	const struct jank_verdict *report; /* REPORT */
 	const char *input;		  /* REPORT: the input it came from */
 	const char *capture;		  /* REPORT: its capture directory, or NULL */
 	const char *action;		  /* the rule's name */
@@ -58,7 +58,7 @@ struct jank_alert {
 
 /* A recent jank, for `jankctl status`. */
 struct jank_recent {
-	enum jank_report_kind kind;
+	enum jank_verdict_kind kind;
 	bool suppressed; /* rate-limited: counted, not sent */
 	int64_t begin, end, duration, threshold;
 	int32_t tid, pid;
@@ -83,7 +83,7 @@ typedef void (*jank_alert_sink_fn)(const struct jank_alert *a, void *data);
  * directory the jank took or joined, or NULL. The string must stay valid
  * until the next call. The alert never waits for the capture itself.
  */
-typedef const char *(*jank_alert_capture_fn)(const struct jank_report *r, void *data);
+typedef const char *(*jank_alert_capture_fn)(const struct jank_verdict *r, void *data);
 typedef int64_t (*jank_alert_clock_fn)(void *data);
 
 struct jank_alerter;
@@ -101,7 +101,7 @@ void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, voi
 void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data);
 
 /* An engine report: send it, or count it against its rule's window. */
-void jank_alerter_report(struct jank_alerter *al, const struct jank_report *r, const char *input);
+void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input);
 /* Close the windows that are over: one summary each that suppressed something. */
 void jank_alerter_tick(struct jank_alerter *al);
 /* At exit: a summary for every window that suppressed something. */
@@ -118,7 +118,7 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
  * The alert's one-line MESSAGE: kind, action, key, duration, threshold,
  * thread, and what the path mostly was (see format_cause() in alert.c).
  */
-void jank_alert_message(const struct jank_report *r, char *buf, size_t len);
+void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len);
 /* "10 s", "1.50 s", "500 ms": a window length as the summaries say it. */
 const char *jank_alert_period_text(int64_t ns, char *buf, size_t len);
 

@@ -23,10 +23,11 @@
 #include <string.h>
 #include <time.h>
 #include <systemd/sd-daemon.h>
-#include "capturer.h"
+#include "clock.h"
+#include "capture-worker.h"
 #include "jankd.h"
 #include "log.h"
-#include "session.h"
+#include "lttng-session.h"
 #include "status.h"
 #include "units.h"
 
@@ -65,21 +66,6 @@ static void die_usage(const char *fmt, ...)
 	va_end(ap);
 	fputs(" (see jankd --help)\n", stderr);
 	exit(JANKD_EXIT_CONFIG);
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static struct timeval tv_of(int64_t ns)
-{
-	struct timeval tv = {.tv_sec = ns / 1000000000, .tv_usec = (ns % 1000000000) / 1000};
-
-	return tv;
 }
 
 static int parse_target(const char *s, enum jank_alert_target *t)
@@ -156,7 +142,7 @@ static int check_config(const struct jank_config *c, const char *path, char *err
 			 path);
 		return -EINVAL;
 	}
-	return jank_capturer_check_config(c, err, len);
+	return jank_capture_worker_check_config(c, err, len);
 }
 
 static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
@@ -183,7 +169,7 @@ static void become_ready(struct jankd *d, size_t waiting)
 
 	d->ready = true;
 	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_update_rate(d->watches[i]);
+		jank_live_input_update_rate(d->watches[i]);
 	notify_status(d, true);
 	if (waiting)
 		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
@@ -192,7 +178,7 @@ static void become_ready(struct jankd *d, size_t waiting)
 		 d->config.nrules == 1 ? "" : "s");
 }
 
-static void on_attached(struct jank_watch *w, void *data)
+static void on_attached(struct jank_live_input *w, void *data)
 {
 	struct jankd *d = data;
 
@@ -200,7 +186,7 @@ static void on_attached(struct jank_watch *w, void *data)
 	if (d->ready)
 		return;
 	for (size_t i = 0; i < d->nwatches; i++)
-		if (!jank_watch_attached(d->watches[i]))
+		if (!jank_live_input_attached(d->watches[i]))
 			return;
 	become_ready(d, 0);
 }
@@ -220,12 +206,12 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	if (d->ready)
 		return;
 	for (size_t i = 0; i < d->nwatches; i++) {
-		if (jank_watch_attached(d->watches[i]))
+		if (jank_live_input_attached(d->watches[i]))
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_watch_url(d->watches[i]),
-			 jank_watch_last_error(d->watches[i])[0] ? jank_watch_last_error(d->watches[i])
+			 jank_live_input_url(d->watches[i]),
+			 jank_live_input_last_error(d->watches[i])[0] ? jank_live_input_last_error(d->watches[i])
 								 : "no such live session yet");
 	}
 	become_ready(d, waiting);
@@ -240,7 +226,7 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_tick(d->watches[i]);
+		jank_live_input_tick(d->watches[i]);
 	jank_alerter_tick(d->alerter);
 }
 
@@ -251,7 +237,7 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_update_rate(d->watches[i]);
+		jank_live_input_update_rate(d->watches[i]);
 	notify_status(d, false);
 }
 
@@ -265,7 +251,7 @@ static void on_watchdog(evutil_socket_t fd, short what, void *data)
 
 static int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
 {
-	struct timeval tv = tv_of(ns);
+	struct timeval tv = jank_clock_timeval(ns);
 
 	if (!*ev)
 		*ev = event_new(d->base, -1, EV_PERSIST, fn, d);
@@ -333,7 +319,7 @@ static void reload(struct jankd *d)
 	size_t nrules;
 	int r;
 
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, mono_ns() / 1000);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
 	jank_log(LOG_INFO, "reloading %s", d->config_path);
 	if (jank_config_load(&nc, d->config_path, err, sizeof(err)) < 0) {
 		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
@@ -349,18 +335,18 @@ static void reload(struct jankd *d)
 		jank_config_fini(&nc);
 		goto end;
 	}
-	if (jank_capturer_check_config(&nc, err, sizeof(err)) < 0) {
+	if (jank_capture_worker_check_config(&nc, err, sizeof(err)) < 0) {
 		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
 		d->reload_errors++;
 		jank_config_fini(&nc);
 		goto end;
 	}
 	for (size_t i = 0; i < d->nwatches; i++) {
-		r = jank_watch_replace_rules(d->watches[i], nc.rules, nc.nrules);
+		r = jank_live_input_replace_rules(d->watches[i], nc.rules, nc.nrules);
 		if (r < 0) {
 			/* Only memory can fail here; that input keeps its rules. */
 			jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay",
-				 jank_watch_url(d->watches[i]), strerror(-r));
+				 jank_live_input_url(d->watches[i]), strerror(-r));
 			d->reload_errors++;
 		}
 	}
@@ -373,14 +359,14 @@ static void reload(struct jankd *d)
 		jank_engine_config_defaults(&ec);
 		jank_config_apply_engine(&nc, &ec);
 		for (size_t i = 0; i < d->nwatches; i++)
-			jank_watch_set_limits(d->watches[i], &ec);
+			jank_live_input_set_limits(d->watches[i], &ec);
 		d->config.graph = nc.graph;
 		jank_log(LOG_INFO,
 			 "reload: [graph] retention %s, memory-limit %" PRIu64
 			 " bytes, action-timeout %s, overdue-grace %s",
-			 jank_format_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
-			 jank_format_duration(ec.action_timeout_ns, to, sizeof(to)),
-			 jank_format_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
+			 jank_units_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
+			 jank_units_duration(ec.action_timeout_ns, to, sizeof(to)),
+			 jank_units_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
 	}
 	if (strcmp(d->config.daemon.control_socket, nc.daemon.control_socket))
 		jank_log(LOG_WARNING,
@@ -408,7 +394,7 @@ static void reload(struct jankd *d)
 	}
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
-	jank_capturer_reload(d->capturer, &d->config, d->target);
+	jank_capture_worker_reload(d->capturer, &d->config, d->target);
 	if (nc.daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
 		d->config.daemon.status_interval_ns = nc.daemon.status_interval_ns;
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
@@ -447,7 +433,7 @@ static void on_signal(evutil_socket_t sig, short what, void *data)
 static int live_create(struct jankd *d, char *err, size_t len)
 {
 	const struct jank_config *c = &d->config;
-	struct jank_session_spec spec = {
+	struct jank_lttng_session_spec spec = {
 	    .name = c->live.session,
 	    .relayd_url = c->live.relayd,
 	    .relayd_live_port = c->live.relayd_live_port,
@@ -480,7 +466,7 @@ static int live_create(struct jankd *d, char *err, size_t len)
 	spec.ust_events = events;
 	spec.n_ust_events = n;
 	note[0] = '\0';
-	r = jank_session_create_live(&spec, d->created_url, sizeof(d->created_url), &d->kernel_ok,
+	r = jank_lttng_session_create_live(&spec, d->created_url, sizeof(d->created_url), &d->kernel_ok,
 				     note, sizeof(note));
 	free(events);
 	if (r < 0) {
@@ -506,7 +492,7 @@ static void live_destroy(struct jankd *d)
 	int r;
 
 	err[0] = '\0';
-	r = jank_session_destroy(d->session_created, err, sizeof(err));
+	r = jank_lttng_session_destroy(d->session_created, err, sizeof(err));
 	if (r < 0)
 		jank_log(LOG_WARNING, "cannot destroy the live session '%s': %s",
 			 d->session_created, err);
@@ -534,8 +520,8 @@ static int start_watches(struct jankd *d, char *err, size_t len)
 		const char *url =
 		    i < d->config.live.nurls ? d->config.live.urls[i] : d->created_url;
 		char werr[256];
-		struct jank_watch *w =
-		    jank_watch_new(d->base, url, &ec, d->config.rules, d->config.nrules, d->alerter,
+		struct jank_live_input *w =
+		    jank_live_input_new(d->base, url, &ec, d->config.rules, d->config.nrules, d->alerter,
 				   werr, sizeof(werr));
 
 		if (!w) {
@@ -543,11 +529,11 @@ static int start_watches(struct jankd *d, char *err, size_t len)
 			return -ENOMEM;
 		}
 		d->watches[d->nwatches++] = w;
-		jank_watch_set_attached_cb(w, on_attached, d);
-		jank_watch_set_clock_margin(w, d->config.live.timer_ns);
+		jank_live_input_set_attached_cb(w, on_attached, d);
+		jank_live_input_set_clock_margin(w, d->config.live.timer_ns);
 	}
 	for (size_t i = 0; i < d->nwatches; i++)
-		if (jank_watch_start(d->watches[i]) < 0) {
+		if (jank_live_input_start(d->watches[i]) < 0) {
 			snprintf(err, len, "cannot start the event loop");
 			return -EIO;
 		}
@@ -587,15 +573,15 @@ static int start(struct jankd *d, char *err, size_t len)
 			return r;
 	}
 	/* Captures before the inputs: a jank may come as soon as they attach. */
-	d->capturer = jank_capturer_new(d->base);
+	d->capturer = jank_capture_worker_new(d->base);
 	if (!d->capturer) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capturer_start(d->capturer, &d->config, d->target, err, len);
+	r = jank_capture_worker_start(d->capturer, &d->config, d->target, err, len);
 	if (r < 0)
 		return r;
-	jank_alerter_set_capture(d->alerter, jank_capturer_jank, d->capturer);
+	jank_alerter_set_capture(d->alerter, jank_capture_worker_jank, d->capturer);
 	r = start_watches(d, err, len);
 	if (r < 0)
 		return r;
@@ -605,7 +591,7 @@ static int start(struct jankd *d, char *err, size_t len)
 		return -ENOMEM;
 	}
 	if (d->config.daemon.ready_timeout_ns > 0) {
-		struct timeval tv = tv_of(d->config.daemon.ready_timeout_ns);
+		struct timeval tv = jank_clock_timeval(d->config.daemon.ready_timeout_ns);
 
 		d->ev_ready = evtimer_new(d->base, on_ready_timeout, d);
 		if (!d->ev_ready || evtimer_add(d->ev_ready, &tv) != 0) {
@@ -635,13 +621,13 @@ static void final_summary(struct jankd *d)
 
 	jank_alerter_get_stats(d->alerter, &as);
 	for (size_t i = 0; i < d->nwatches; i++) {
-		const struct jank_engine *e = jank_watch_engine(d->watches[i]);
-		const char *url = jank_watch_url(d->watches[i]);
-		struct jank_watch_stats ws;
+		const struct jank_engine *e = jank_live_input_engine(d->watches[i]);
+		const char *url = jank_live_input_url(d->watches[i]);
+		struct jank_live_input_stats ws;
 		struct jank_engine_stats es;
 
 		jank_engine_get_stats(e, &es);
-		jank_watch_get_stats(d->watches[i], &ws);
+		jank_live_input_get_stats(d->watches[i], &ws);
 		for (size_t r = 0; r < jank_engine_rule_count(e); r++) {
 			const struct jank_histogram *h = jank_engine_rule_histogram(e, r);
 			char p50[32], p99[32], max[32];
@@ -652,11 +638,11 @@ static void final_summary(struct jankd *d)
 				 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "",
 				 jank_engine_rule(e, r)->name, h->count,
 				 jank_engine_rule_janks(e, r),
-				 jank_format_duration(jank_histogram_percentile(h, 50), p50,
+				 jank_units_duration(jank_histogram_percentile(h, 50), p50,
 						      sizeof(p50)),
-				 jank_format_duration(jank_histogram_percentile(h, 99), p99,
+				 jank_units_duration(jank_histogram_percentile(h, 99), p99,
 						      sizeof(p99)),
-				 jank_format_duration(h->count ? h->max : 0, max, sizeof(max)));
+				 jank_units_duration(h->count ? h->max : 0, max, sizeof(max)));
 		}
 		jank_log(LOG_INFO,
 			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
@@ -675,9 +661,9 @@ static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
 	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_stop(d->watches[i]);
+		jank_live_input_stop(d->watches[i]);
 	/* The snapshot in flight and the reports not written yet finish first. */
-	jank_capturer_stop(d->capturer);
+	jank_capture_worker_stop(d->capturer);
 	if (d->alerter) {
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
@@ -689,10 +675,10 @@ static void stop(struct jankd *d)
 static void cleanup(struct jankd *d)
 {
 	for (size_t i = 0; i < d->nwatches; i++)
-		jank_watch_free(d->watches[i]);
+		jank_live_input_free(d->watches[i]);
 	free(d->watches);
 	jank_control_close(d->control);
-	jank_capturer_free(d->capturer); /* stops it first when start() failed */
+	jank_capture_worker_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
 		event_free(d->ev_hup);
@@ -731,7 +717,7 @@ int main(int argc, char **argv)
 		d.target = d.config.alerts.target;
 	jank_log_set_journal(d.target == JANK_ALERT_JOURNAL);
 	signal(SIGPIPE, SIG_IGN);
-	d.start_mono = mono_ns();
+	d.start_mono = jank_clock_monotonic_ns();
 
 	r = start(&d, err, sizeof(err));
 	if (r < 0) {

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <event2/event.h>
 #include "alert.h"
-#include "config.h"
-#include "control.h"
-#include "watch.h"
+#include "config-file.h"
+#include "control-socket.h"
+#include "live-input.h"
 
 /* Exit statuses (jankd(8)); systemd's unit keeps 1 out of its restarts. */
 #define JANKD_EXIT_OK	   0
@@ -27,8 +27,8 @@ struct jankd {
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
-	struct jank_capturer *capturer; /* capturer.h */
-	struct jank_watch **watches;
+	struct jank_capture_worker *capturer; /* capturer.h */
+	struct jank_live_input **watches;
 	size_t nwatches;
 	struct jank_control *control;
 	struct event *ev_hup, *ev_term, *ev_int;

@@ -11,22 +11,16 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "capturer.h"
-#include "output.h"
+#include "clock.h"
+#include "capture-worker.h"
+#include "format.h"
 #include "status.h"
+#include "json-util.h"
 #include "units.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Resident set size from /proc/self/statm, 0 when unknown. */
 static uint64_t rss_bytes(void)
@@ -44,19 +38,10 @@ static uint64_t rss_bytes(void)
 
 /* ---- JSON ---- */
 
-static void put_i64(struct json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
-
-static void put_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v));
-}
-
+/* Status strings are never null: "" stands for none. */
 static void put_str(struct json_object *o, const char *k, const char *v)
 {
-	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+	jank_json_add_str(o, k, v ? v : "");
 }
 
 static void put_double(struct json_object *o, const char *k, double v)
@@ -73,25 +58,25 @@ static struct json_object *rule_json(const struct jank_engine *e, size_t i)
 	if (!o)
 		return NULL;
 	put_str(o, "action", r->name);
-	put_u64(o, "count", h->count);
-	put_u64(o, "janks", jank_engine_rule_janks(e, i));
-	put_i64(o, "threshold_ns", jank_threshold_current(&r->threshold, h));
+	jank_json_add_u64(o, "count", h->count);
+	jank_json_add_u64(o, "janks", jank_engine_rule_janks(e, i));
+	jank_json_add_i64(o, "threshold_ns", jank_threshold_current(&r->threshold, h));
 	put_str(o, "threshold_kind",
 		r->threshold.kind == JANK_THRESHOLD_ADAPTIVE ? "adaptive" : "fixed");
-	put_i64(o, "p50_ns", jank_histogram_percentile(h, 50));
-	put_i64(o, "p90_ns", jank_histogram_percentile(h, 90));
-	put_i64(o, "p99_ns", jank_histogram_percentile(h, 99));
-	put_i64(o, "max_ns", h->count ? h->max : 0);
+	jank_json_add_i64(o, "p50_ns", jank_histogram_percentile(h, 50));
+	jank_json_add_i64(o, "p90_ns", jank_histogram_percentile(h, 90));
+	jank_json_add_i64(o, "p99_ns", jank_histogram_percentile(h, 99));
+	jank_json_add_i64(o, "max_ns", h->count ? h->max : 0);
 	return o;
 }
 
-static struct json_object *input_json(const struct jank_watch *w, struct jank_engine_stats *es)
+static struct json_object *input_json(const struct jank_live_input *w, struct jank_engine_stats *es)
 {
-	const struct jank_engine *e = jank_watch_engine(w);
+	const struct jank_engine *e = jank_live_input_engine(w);
 	struct json_object *o = json_object_new_object();
 	struct json_object *graph = json_object_new_object();
 	struct json_object *rules = json_object_new_array();
-	struct jank_watch_stats ws;
+	struct jank_live_input_stats ws;
 
 	if (!o || !graph || !rules) {
 		json_object_put(o);
@@ -99,39 +84,39 @@ static struct json_object *input_json(const struct jank_watch *w, struct jank_en
 		json_object_put(rules);
 		return NULL;
 	}
-	jank_watch_get_stats(w, &ws);
+	jank_live_input_get_stats(w, &ws);
 	jank_engine_get_stats(e, es);
-	put_str(o, "url", jank_watch_url(w));
-	put_str(o, "state", jank_watch_state_name(ws.state));
-	if (jank_watch_last_error(w)[0])
-		put_str(o, "last_error", jank_watch_last_error(w));
-	put_u64(o, "events", es->events);
-	put_u64(o, "events_read", ws.events_read);
+	put_str(o, "url", jank_live_input_url(w));
+	put_str(o, "state", jank_live_input_state_name(ws.state));
+	if (jank_live_input_last_error(w)[0])
+		put_str(o, "last_error", jank_live_input_last_error(w));
+	jank_json_add_u64(o, "events", es->events);
+	jank_json_add_u64(o, "events_read", ws.events_read);
 	put_double(o, "events_per_sec", ws.events_per_sec);
-	put_u64(o, "discarded_events", es->discarded_events);
-	put_u64(o, "disconnects", ws.disconnects);
-	put_u64(o, "reconnects", ws.reconnects);
+	jank_json_add_u64(o, "discarded_events", es->discarded_events);
+	jank_json_add_u64(o, "disconnects", ws.disconnects);
+	jank_json_add_u64(o, "reconnects", ws.reconnects);
 	if (ws.trace_now != INT64_MIN)
-		put_i64(o, "trace_now", ws.trace_now);
-	put_u64(o, "actions_completed", es->actions_completed);
-	put_u64(o, "janks", es->janks);
-	put_u64(o, "overdue", es->overdue);
-	put_u64(o, "overdue_unsure", es->overdue_unsure);
-	put_u64(o, "actions_open", es->actions_open);
-	put_u64(o, "actions_expired", es->actions_expired);
-	put_u64(o, "actions_replaced", es->actions_replaced);
-	put_u64(o, "actions_unmatched", es->actions_unmatched);
-	put_u64(o, "actions_dropped", es->actions_dropped);
-	put_u64(o, "paths_truncated", es->paths_truncated);
-	put_u64(o, "budget_forced", es->budget_forced);
-	put_u64(o, "memory_bytes", es->memory_bytes);
-	put_u64(o, "memory_peak", es->memory_peak);
-	put_u64(graph, "workers", es->graph.workers);
-	put_u64(graph, "vertices", es->graph.vertices);
-	put_u64(graph, "bytes", es->graph.bytes);
-	put_u64(graph, "freed_vertices", es->graph.freed_vertices);
-	put_u64(graph, "freed_workers", es->graph.freed_workers);
-	put_u64(graph, "gc_steps", es->graph.gc_steps);
+		jank_json_add_i64(o, "trace_now", ws.trace_now);
+	jank_json_add_u64(o, "actions_completed", es->actions_completed);
+	jank_json_add_u64(o, "janks", es->janks);
+	jank_json_add_u64(o, "overdue", es->overdue);
+	jank_json_add_u64(o, "overdue_unsure", es->overdue_unsure);
+	jank_json_add_u64(o, "actions_open", es->actions_open);
+	jank_json_add_u64(o, "actions_expired", es->actions_expired);
+	jank_json_add_u64(o, "actions_replaced", es->actions_replaced);
+	jank_json_add_u64(o, "actions_unmatched", es->actions_unmatched);
+	jank_json_add_u64(o, "actions_dropped", es->actions_dropped);
+	jank_json_add_u64(o, "paths_truncated", es->paths_truncated);
+	jank_json_add_u64(o, "budget_forced", es->budget_forced);
+	jank_json_add_u64(o, "memory_bytes", es->memory_bytes);
+	jank_json_add_u64(o, "memory_peak", es->memory_peak);
+	jank_json_add_u64(graph, "workers", es->graph.workers);
+	jank_json_add_u64(graph, "vertices", es->graph.vertices);
+	jank_json_add_u64(graph, "bytes", es->graph.bytes);
+	jank_json_add_u64(graph, "freed_vertices", es->graph.freed_vertices);
+	jank_json_add_u64(graph, "freed_workers", es->graph.freed_workers);
+	jank_json_add_u64(graph, "gc_steps", es->graph.gc_steps);
 	json_object_object_add(o, "graph", graph);
 	for (size_t i = 0; i < jank_engine_rule_count(e); i++)
 		json_object_array_add(rules, rule_json(e, i));
@@ -145,16 +130,16 @@ static struct json_object *recent_json(const struct jank_recent *x)
 
 	if (!o)
 		return NULL;
-	put_str(o, "kind", x->kind == JANK_REPORT_OVERDUE ? "overdue" : "completed");
+	put_str(o, "kind", x->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
 	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
 	put_str(o, "action", x->action);
 	put_str(o, "key", x->key);
-	put_i64(o, "begin", x->begin);
-	put_i64(o, "end", x->end);
-	put_i64(o, "duration_ns", x->duration);
-	put_i64(o, "threshold_ns", x->threshold);
-	put_i64(o, "tid", x->tid);
-	put_i64(o, "pid", x->pid);
+	jank_json_add_i64(o, "begin", x->begin);
+	jank_json_add_i64(o, "end", x->end);
+	jank_json_add_i64(o, "duration_ns", x->duration);
+	jank_json_add_i64(o, "threshold_ns", x->threshold);
+	jank_json_add_i64(o, "tid", x->tid);
+	jank_json_add_i64(o, "pid", x->pid);
 	put_str(o, "comm", x->comm);
 	put_str(o, "critical_path", x->story);
 	if (x->capture[0])
@@ -182,16 +167,16 @@ struct json_object *jank_status_json(const struct jankd *d)
 	}
 	put_str(o, "type", "status");
 	put_str(o, "version", JANK_VERSION);
-	put_i64(o, "pid", getpid());
+	jank_json_add_i64(o, "pid", getpid());
 	put_str(o, "config", d->config_path);
-	put_i64(o, "uptime_ns", mono_ns() - d->start_mono);
+	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
 	for (size_t i = 0; i < d->nwatches; i++) {
 		struct jank_engine_stats es;
-		struct jank_watch_stats ws;
+		struct jank_live_input_stats ws;
 
 		json_object_array_add(inputs, input_json(d->watches[i], &es));
-		jank_watch_get_stats(d->watches[i], &ws);
+		jank_live_input_get_stats(d->watches[i], &ws);
 		events += es.events;
 		actions += es.actions_completed;
 		janks += es.janks;
@@ -199,31 +184,31 @@ struct json_object *jank_status_json(const struct jankd *d)
 		memory += es.memory_bytes;
 		discarded += es.discarded_events;
 		rate += ws.events_per_sec;
-		attached += ws.state == JANK_WATCH_CONNECTED;
+		attached += ws.state == JANK_LIVE_INPUT_CONNECTED;
 	}
-	put_u64(o, "inputs_connected", attached);
-	put_u64(o, "events", events);
+	jank_json_add_u64(o, "inputs_connected", attached);
+	jank_json_add_u64(o, "events", events);
 	put_double(o, "events_per_sec", rate);
-	put_u64(o, "actions_completed", actions);
-	put_u64(o, "janks", janks);
-	put_u64(o, "overdue", overdue);
-	put_u64(o, "discarded_events", discarded);
-	put_u64(o, "memory_bytes", memory);
-	put_u64(o, "rss_bytes", rss_bytes());
+	jank_json_add_u64(o, "actions_completed", actions);
+	jank_json_add_u64(o, "janks", janks);
+	jank_json_add_u64(o, "overdue", overdue);
+	jank_json_add_u64(o, "discarded_events", discarded);
+	jank_json_add_u64(o, "memory_bytes", memory);
+	jank_json_add_u64(o, "rss_bytes", rss_bytes());
 	jank_alerter_get_stats(d->alerter, &as);
 	put_str(alerts, "target", jank_alert_target_name(d->target));
-	put_u64(alerts, "rate_limit_count", d->config.alerts.rate_limit_count);
-	put_i64(alerts, "rate_limit_period_ns", d->config.alerts.rate_limit_period_ns);
-	put_u64(alerts, "reports", as.reports);
-	put_u64(alerts, "sent", as.sent);
-	put_u64(alerts, "suppressed", as.suppressed);
-	put_u64(alerts, "summaries", as.summaries);
-	put_u64(alerts, "journal_errors", as.journal_errors);
+	jank_json_add_u64(alerts, "rate_limit_count", d->config.alerts.rate_limit_count);
+	jank_json_add_i64(alerts, "rate_limit_period_ns", d->config.alerts.rate_limit_period_ns);
+	jank_json_add_u64(alerts, "reports", as.reports);
+	jank_json_add_u64(alerts, "sent", as.sent);
+	jank_json_add_u64(alerts, "suppressed", as.suppressed);
+	jank_json_add_u64(alerts, "summaries", as.summaries);
+	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
 	if (d->capturer)
-		json_object_object_add(o, "capture", jank_capturer_status_json(d->capturer));
-	put_u64(o, "reloads", d->reloads);
-	put_u64(o, "reload_errors", d->reload_errors);
+		json_object_object_add(o, "capture", jank_capture_worker_status_json(d->capturer));
+	jank_json_add_u64(o, "reloads", d->reloads);
+	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	json_object_object_add(o, "inputs", inputs);
 	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
 		const struct jank_recent *x = jank_alerter_recent(d->alerter, i);
@@ -281,11 +266,6 @@ static const char *bytes_text(int64_t b, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRId64 " B", b);
 	return buf;
-}
-
-static const char *dur(int64_t ns, char *buf, size_t len)
-{
-	return jank_format_duration(ns, buf, (unsigned)len);
 }
 
 static const char *uptime_text(int64_t ns, char *buf, size_t len)
@@ -347,9 +327,9 @@ static void input_text(FILE *f, struct json_object *in)
 
 		fprintf(f, "  %-*s %8" PRId64 " %8" PRId64 " %10s %10s %10s %10s %10s\n", w,
 			gs(r, "action"), gi(r, "count"), gi(r, "janks"),
-			dur(gi(r, "p50_ns"), a, sizeof(a)), dur(gi(r, "p90_ns"), b, sizeof(b)),
-			dur(gi(r, "p99_ns"), c, sizeof(c)), dur(gi(r, "max_ns"), d, sizeof(d)),
-			t > 0 ? dur(t, e, sizeof(e)) : "learning");
+			jank_units_duration(gi(r, "p50_ns"), a, sizeof(a)), jank_units_duration(gi(r, "p90_ns"), b, sizeof(b)),
+			jank_units_duration(gi(r, "p99_ns"), c, sizeof(c)), jank_units_duration(gi(r, "max_ns"), d, sizeof(d)),
+			t > 0 ? jank_units_duration(t, e, sizeof(e)) : "learning");
 	}
 	fprintf(f,
 		"  overdue %" PRId64 " (%" PRId64 " unsure, not reported), open %" PRId64
@@ -434,7 +414,7 @@ static void recent_text(FILE *f, struct json_object *recent)
 
 		fprintf(f, "  %s  %s%s%s%s  %s%s%s  %s\n", clock_text(gi(x, "end"), t, sizeof(t)),
 			gs(x, "action"), key[0] ? " [" : "", key, key[0] ? "]" : "",
-			dur(gi(x, "duration_ns"), d, sizeof(d)),
+			jank_units_duration(gi(x, "duration_ns"), d, sizeof(d)),
 			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
 			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
 			gs(x, "critical_path"));
@@ -496,17 +476,17 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 
 	for (size_t i = 0; i < d->nwatches; i++) {
 		struct jank_engine_stats es;
-		struct jank_watch_stats ws;
+		struct jank_live_input_stats ws;
 
-		jank_engine_get_stats(jank_watch_engine(d->watches[i]), &es);
-		jank_watch_get_stats(d->watches[i], &ws);
+		jank_engine_get_stats(jank_live_input_engine(d->watches[i]), &es);
+		jank_live_input_get_stats(d->watches[i], &ws);
 		events += es.events;
 		actions += es.actions_completed;
 		janks += es.janks + es.overdue;
 		memory += es.memory_bytes;
 		discarded += es.discarded_events;
 		rate += ws.events_per_sec;
-		attached += ws.state == JANK_WATCH_CONNECTED;
+		attached += ws.state == JANK_LIVE_INPUT_CONNECTED;
 	}
 	jank_alerter_get_stats(d->alerter, &as);
 	snprintf(buf, len,

@@ -220,7 +220,7 @@ int jank_threshold_parse(const char *s, struct jank_threshold *t)
 		return 0;
 	}
 	t->kind = JANK_THRESHOLD_FIXED;
-	return jank_parse_duration(s, &t->ns) < 0 || t->ns <= 0 ? -EINVAL : 0;
+	return jank_units_parse_duration(s, &t->ns) < 0 || t->ns <= 0 ? -EINVAL : 0;
 }
 
 int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank_histogram *h)

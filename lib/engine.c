@@ -75,7 +75,7 @@ struct jank_engine {
 	struct class_info *classes;
 	size_t nclasses;
 	size_t classes_cap;
-	jank_report_fn report_fn;
+	jank_verdict_fn report_fn;
 	void *report_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
@@ -301,7 +301,7 @@ uint64_t jank_engine_generation(const struct jank_engine *e)
 	return e->generation;
 }
 
-void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data)
+void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data)
 {
 	e->report_fn = fn;
 	e->report_data = data;
@@ -537,11 +537,11 @@ static void fill_thread_info(const struct jank_engine *e, int32_t tid, const str
 	}
 }
 
-static void report(struct jank_engine *e, enum jank_report_kind kind, uint32_t rule,
+static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
 		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
 		   int64_t end, int64_t threshold, bool over)
 {
-	struct jank_report rep;
+	struct jank_verdict rep;
 
 	jank_critpath_compute(e->graph, tid, a->begin, end, &e->path);
 	jank_breakdown_compute(&e->path, &e->breakdown);
@@ -610,7 +610,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	}
 	if (over || e->cfg.report_all) {
 		fill_thread_info(e, tid, ev, &pid, comm);
-		report(e, JANK_REPORT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts, threshold,
+		report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts, threshold,
 		       over);
 	}
 	jank_action_close(e->actions, a);
@@ -662,7 +662,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 				continue;
 			}
 			e->stats.overdue++;
-			report(e, JANK_REPORT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
+			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
 			       threshold, true);
 		}
 	}

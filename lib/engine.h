@@ -35,13 +35,13 @@ struct jank_engine_config {
 	bool report_all;           /* report every completed action, not only janks */
 };
 
-enum jank_report_kind {
-	JANK_REPORT_COMPLETED = 0, /* the action ended */
-	JANK_REPORT_OVERDUE,       /* still open past its threshold plus the grace time */
+enum jank_verdict_kind {
+	JANK_VERDICT_COMPLETED = 0, /* the action ended */
+	JANK_VERDICT_OVERDUE,       /* still open past its threshold plus the grace time */
 };
 
-struct jank_report {
-	enum jank_report_kind kind;
+struct jank_verdict {
+	enum jank_verdict_kind kind;
 	const struct jank_rule *rule;
 	uint32_t rule_index;
 	const char *key;
@@ -57,7 +57,7 @@ struct jank_report {
 	const struct jank_breakdown *breakdown;
 };
 
-typedef void (*jank_report_fn)(const struct jank_report *r, void *data);
+typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
 
 struct jank_engine_stats {
 	uint64_t events;
@@ -105,7 +105,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 /* Changes whenever class ids are invalidated. */
 uint64_t jank_engine_generation(const struct jank_engine *e);
 
-void jank_engine_set_report_cb(struct jank_engine *e, jank_report_fn fn, void *data);
+void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data);
 
 /* Trace environment (kernel domain): tracer_major/minor, -1 when absent. */
 void jank_engine_set_layout(struct jank_engine *e, long tracer_major, long tracer_minor);

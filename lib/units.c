@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Durations and sizes as users write them, and durations as users read them. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static int parse_with_units(const char *s, const struct unit *units, double *out
 	return -EINVAL;
 }
 
-int jank_parse_duration(const char *s, int64_t *ns)
+int jank_units_parse_duration(const char *s, int64_t *ns)
 {
 	/* Longest suffixes first so that "ms" is not read as "m" + "s". */
 	static const struct unit units[] = {
@@ -63,7 +64,7 @@ int jank_parse_duration(const char *s, int64_t *ns)
 	return 0;
 }
 
-int jank_parse_size(const char *s, uint64_t *bytes)
+int jank_units_parse_size(const char *s, uint64_t *bytes)
 {
 	static const struct unit units[] = {
 		{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
@@ -79,7 +80,7 @@ int jank_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-const char *jank_format_duration(int64_t ns, char *buf, unsigned len)
+const char *jank_units_duration(int64_t ns, char *buf, size_t len)
 {
 	double a = fabs((double)ns);
 
@@ -91,5 +92,22 @@ const char *jank_format_duration(int64_t ns, char *buf, unsigned len)
 		snprintf(buf, len, "%.*f ms", a < 1e7 ? 2 : a < 1e8 ? 1 : 0, ns / 1e6);
 	else
 		snprintf(buf, len, "%.*f s", a < 1e10 ? 2 : a < 1e11 ? 1 : 0, ns / 1e9);
+	return buf;
+}
+
+const char *jank_units_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
 }

@@ -28,14 +28,14 @@
 #   BENCH_DIR      scratch directory for the traces (default: mktemp -d)
 #   BENCH_OUT      report file (default $top_srcdir/BENCHMARKS.md; "-": none)
 #   BENCH_CALLGRIND 0: skip the instruction counts (callgrind, a few minutes)
-#   JANKCTL        the jankctl to measure (default $top_builddir/daemon/jankctl)
+#   JANKCTL        the jankctl to measure (default $top_builddir/jankctl/jankctl)
 #   JANKCTL_BEFORE another jankctl (an older build) measured in the same loop:
 #                  the tables get its ratio and RSS too (before/after figures)
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
-JANKCTL=${JANKCTL:-$top_builddir/daemon/jankctl}
+JANKCTL=${JANKCTL:-$top_builddir/jankctl/jankctl}
 BEFORE=${JANKCTL_BEFORE:-}
 JANK_GEN=${JANK_GEN:-$top_builddir/tests/gen/jank-gen}
 SYNTH=${SYNTH:-$top_builddir/tests/bench/jank-synth}

@@ -100,8 +100,8 @@ static int teardown(void **state)
 static void jank(struct fixture *f, const struct jank_rule *rule, int id)
 {
 	char key[32];
-	struct jank_report r = {
-	    .kind = JANK_REPORT_COMPLETED,
+	struct jank_verdict r = {
+	    .kind = JANK_VERDICT_COMPLETED,
 	    .rule = rule,
 	    .key = key,
 	    .begin = fake_now - 50 * MS,
@@ -253,7 +253,7 @@ struct hook {
 	char dir[64];
 };
 
-static const char *capture_hook(const struct jank_report *r, void *data)
+static const char *capture_hook(const struct jank_verdict *r, void *data)
 {
 	struct hook *h = data;
 
@@ -309,8 +309,8 @@ static void message_cause(void **state)
 	};
 	struct jank_breakdown_lock lock = { .lock = 0x55d0, .ns = 45 * MS };
 	struct jank_breakdown b = { .items = items, .n = 2 };
-	struct jank_report r = {
-	    .kind = JANK_REPORT_COMPLETED, .rule = &rule, .key = "name=frame,id=9",
+	struct jank_verdict r = {
+	    .kind = JANK_VERDICT_COMPLETED, .rule = &rule, .key = "name=frame,id=9",
 	    .duration = 50 * MS, .threshold = 16 * MS, .tid = 42, .pid = 40, .comm = "worker",
 	    .breakdown = &b,
 	};
@@ -336,7 +336,7 @@ static void message_cause(void **state)
 	jank_alert_message(&r, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "pid 40, mostly on lock 0x55d0 held by tid 7 (db), running (90.0%)"));
 
-	r.kind = JANK_REPORT_OVERDUE;
+	r.kind = JANK_VERDICT_OVERDUE;
 	r.breakdown = NULL;
 	jank_alert_message(&r, msg, sizeof(msg));
 	assert_string_equal(msg, "OVERDUE frame [name=frame,id=9]: 50.0 ms and still open (threshold "

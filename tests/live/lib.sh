@@ -257,7 +257,7 @@ live_stop_relayd() {
 
 LIVE_JOURNALD_BIN=${LIVE_JOURNALD_BIN:-/lib/systemd/systemd-journald}
 LIVE_JANKD=${LIVE_JANKD:-${top_builddir:-.}/daemon/jankd}
-LIVE_JANKCTL=${LIVE_JANKCTL:-${top_builddir:-.}/daemon/jankctl}
+LIVE_JANKCTL=${LIVE_JANKCTL:-${top_builddir:-.}/jankctl/jankctl}
 LIVE_JOURNAL_NS=
 LIVE_JOURNALD_PID=
 

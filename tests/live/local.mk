@@ -30,8 +30,8 @@ EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TE
 check_PROGRAMS += live/notify-recv
 live_notify_recv_SOURCES = live/notify-recv.c
 
-# daemon/session.c (lttng-ctl sessions) from the command line: test-session.sh.
+# daemon/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
 check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
-live_session_tool_LDADD = $(top_builddir)/daemon/libjankd-common.la \
-	$(top_builddir)/lib/libjank.la -lm
+live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
+	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm

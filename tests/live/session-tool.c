@@ -3,11 +3,11 @@
  * session-tool: daemon/session.c from the command line, for
  * tests/live/test-session.sh.
  *
- *   session-tool live NAME [OPTION]...       jank_session_create_live
- *   session-tool snapshot NAME [OPTION]...   jank_session_create_snapshot
- *   session-tool record NAME [DIR]           jank_session_snapshot_record
- *   session-tool destroy NAME                jank_session_destroy
- *   session-tool exists NAME                 jank_session_exists
+ *   session-tool live NAME [OPTION]...       jank_lttng_session_create_live
+ *   session-tool snapshot NAME [OPTION]...   jank_lttng_session_create_snapshot
+ *   session-tool record NAME [DIR]           jank_lttng_session_snapshot_record
+ *   session-tool destroy NAME                jank_lttng_session_destroy
+ *   session-tool exists NAME                 jank_lttng_session_exists
  *
  * Options: --relayd URL, --live-port N, --timer US, --tracefile-size B,
  * --tracefile-count N, --subbuf-size B, --num-subbuf N, --kernel,
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "lttng-session.h"
 
 #define MAX_EVENTS 64
 
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct jank_session_spec spec = {0};
+	struct jank_lttng_session_spec spec = {0};
 	const char *events[MAX_EVENTS];
 	const char *cmd, *output = NULL;
 	char err[1024] = "", url[1024] = "";
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "live")) {
 		if (optind != argc)
 			return usage();
-		r = jank_session_create_live(&spec, url, sizeof(url), &kernel_ok, err, sizeof(err));
+		r = jank_lttng_session_create_live(&spec, url, sizeof(url), &kernel_ok, err, sizeof(err));
 		if (r >= 0)
 			printf("url %s\nkernel_ok %d\n", url, kernel_ok);
 		return done(r, err);
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "snapshot")) {
 		if (optind != argc)
 			return usage();
-		r = jank_session_create_snapshot(&spec, output, &kernel_ok, err, sizeof(err));
+		r = jank_lttng_session_create_snapshot(&spec, output, &kernel_ok, err, sizeof(err));
 		if (r >= 0)
 			printf("kernel_ok %d\n", kernel_ok);
 		return done(r, err);
@@ -147,19 +147,19 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "record")) {
 		if (argc - optind > 1)
 			return usage();
-		r = jank_session_snapshot_record(spec.name, optind < argc ? argv[optind] : NULL,
+		r = jank_lttng_session_snapshot_record(spec.name, optind < argc ? argv[optind] : NULL,
 						 err, sizeof(err));
 		return done(r, err);
 	}
 	if (!strcmp(cmd, "destroy")) {
 		if (optind != argc)
 			return usage();
-		return done(jank_session_destroy(spec.name, err, sizeof(err)), err);
+		return done(jank_lttng_session_destroy(spec.name, err, sizeof(err)), err);
 	}
 	if (!strcmp(cmd, "exists")) {
 		if (optind != argc)
 			return usage();
-		r = jank_session_exists(spec.name, err, sizeof(err));
+		r = jank_lttng_session_exists(spec.name, err, sizeof(err));
 		if (r >= 0)
 			printf("exists %d\n", r);
 		return done(r < 0 ? r : 0, err);

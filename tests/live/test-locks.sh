@@ -41,7 +41,7 @@ end = jank:action_end
 key = name, id
 threshold = 20ms
 CONF
-json=$("$top_builddir/daemon/jankctl" analyze --config "$LIVE_TMP/locks.conf" --format json \
+json=$("$top_builddir/jankctl/jankctl" analyze --config "$LIVE_TMP/locks.conf" --format json \
 	"$trace" 2> "$LIVE_TMP/jankctl.err")
 check "jankctl analyze reads the trace" [ -n "$json" ]
 slow=$(awk '$1 == "action" && $5 == "slow" { print "name=frame,id=" $2 }' "$out" | tr '\n' ' ')

@@ -1,5 +1,5 @@
 # Helpers for the tests of jankctl. Source after tests/tap.sh.
-JANKCTL=${JANKCTL:-$top_builddir/daemon/jankctl}
+JANKCTL=${JANKCTL:-$top_builddir/jankctl/jankctl}
 JANK_GEN=${JANK_GEN:-$top_builddir/tests/gen/jank-gen}
 JQ=${JQ:-jq}
 SHARED_TRACES=${SHARED_TRACES:-$top_srcdir/../shared/traces}

@@ -12,7 +12,7 @@ plan 6
 	"$top_builddir/tests/gen/jank-gen" "$work/ust.script" "$work/trace/ust"
 check "demo trace generated" [ -f "$work/trace/kernel/metadata" ]
 conf=$top_srcdir/tests/data/demo/demo.conf
-json=$("$top_builddir/daemon/jankctl" analyze --config "$conf" --format json "$work/trace")
+json=$("$top_builddir/jankctl/jankctl" analyze --config "$conf" --format json "$work/trace")
 check "two janks: frames 3 and 6" [ "$(echo "$json" | "$JQ" -rc 'select(.type=="action") | .key' |
 	tr '\n' ' ')" = "name=frame,id=3 name=frame,id=6 " ]
 check "frame 3 waited for db, which waited 40 ms for the disk" [ "$(echo "$json" |
@@ -22,5 +22,5 @@ check "frame 6 was preempted 20 ms" [ "$(echo "$json" |
 	"$JQ" -r 'select(.key=="name=frame,id=6") | .breakdown.states.preempted')" = 20000000 ]
 check "summary: 8 frames, 2 janks" [ "$(echo "$json" |
 	"$JQ" -r 'select(.type=="summary") | "\(.count) \(.over_threshold)"')" = "8 2" ]
-text=$("$top_builddir/daemon/jankctl" analyze --config "$conf" "$work/trace")
+text=$("$top_builddir/jankctl/jankctl" analyze --config "$conf" "$work/trace")
 check "text output tells the story" sh -c 'echo "$1" | grep -q "waiting for tid 4377 (db)"' - "$text"

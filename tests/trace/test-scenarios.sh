@@ -5,7 +5,7 @@
 # Each runs with the lttng-modules 2.13 layout and with the 2.5 layout.
 . "$top_srcdir/tests/tap.sh"
 gen=$top_builddir/tests/gen/jank-gen
-jankctl=$top_builddir/daemon/jankctl
+jankctl=$top_builddir/jankctl/jankctl
 JQ=${JQ:-jq}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

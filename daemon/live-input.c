@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pump of one live input, driven by a libevent timer:
+ *
+ *   OK     messages were processed: run again at once, but through the loop
+ *          (a zero timeout), so that signals, timers and the control socket
+ *          get their turn every PUMP_BATCHES batches;
+ *   AGAIN  no data yet: back off, from AGAIN_MIN_NS doubling to AGAIN_MAX_NS;
+ *   END, ERROR
+ *          relayd went away: log it once, free the input, and build a new
+ *          one after RECONNECT_MIN_NS, doubling to RECONNECT_MAX_NS while it
+ *          keeps failing. The engine is kept.
+ *
+ * A destroyed session is no error for the input (session-not-found-action
+ * is "continue": it waits for a session of that name to come back, and
+ * attaches to it). Only silence shows it: a live session sends something at
+ * every live timer tick, even when idle. After SILENCE_NS without a message,
+ * relayd is asked; if it no longer lists the session, that is logged once,
+ * and its return is logged as a reconnection.
+ *
+ * Attached: data flowed, or relayd lists the session (jank_relayd_has_session,
+ * asked at most every PROBE_EVERY_NS while not attached) and the input ran
+ * once since: a session without streams yet only ever says "try again".
+ *
+ * Trace time while no event flows: LTTng's clock runs with the host's
+ * monotonic clock, so "now" in trace time is the last event's time plus the
+ * monotonic time elapsed since it was received. That is never ahead of the
+ * real trace time (the event was received after it happened); a margin (the
+ * live timer) keeps it behind events still in flight.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "clock.h"
+#include "log.h"
+#include "relayd.h"
+#include "live-input.h"
+
+#define PUMP_BATCHES	 32
+#define AGAIN_MIN_NS	 10000000LL    /* 10 ms */
+#define AGAIN_MAX_NS	 40000000LL    /* 40 ms: at most this late after a live-timer flush */
+#define RECONNECT_MIN_NS 1000000000LL  /* 1 s */
+#define RECONNECT_MAX_NS 30000000000LL /* 30 s */
+#define PROBE_EVERY_NS	 1000000000LL  /* 1 s */
+#define SILENCE_NS	 2000000000LL  /* connected, no message for this long: still there? */
+#define WATCH_ERR_LEN	 512
+
+struct jank_live_input {
+	char *url;
+	struct event_base *base;
+	struct event *pump;
+	struct jank_engine *engine;
+	struct jank_reader *input;
+	struct jank_alerter *alerter;
+	enum jank_live_input_state state;
+	bool attached; /* attached at least once */
+	bool quiet;    /* the current outage was logged */
+	bool found;    /* relayd lists the session: the next run attaches to it */
+	int64_t probe_mono;
+	int64_t ok_mono; /* when the input last said OK */
+	jank_live_input_attached_fn attached_fn;
+	void *attached_data;
+
+	int64_t again_ns;
+	int64_t reconnect_ns;
+
+	/* Trace clock estimate: the last event's time and when it was received. */
+	int64_t anchor_ts;
+	int64_t anchor_mono;
+	int64_t margin_ns;
+
+	/* Counters of the inputs already freed, and of the connection. */
+	uint64_t events_read_past;
+	uint64_t discarded_past;
+	uint64_t disconnects;
+	uint64_t reconnects;
+
+	/* events/s */
+	uint64_t rate_events;
+	int64_t rate_mono;
+	double events_per_sec;
+
+	char err[WATCH_ERR_LEN];
+};
+
+static void schedule(struct jank_live_input *w, int64_t ns)
+{
+	struct timeval tv = jank_clock_timeval(ns);
+
+	event_add(w->pump, &tv);
+}
+
+static void on_report(const struct jank_verdict *r, void *data)
+{
+	struct jank_live_input *w = data;
+
+	jank_alerter_report(w->alerter, r, w->url);
+}
+
+/* Fold the input's counters into the watch's, and free it. */
+static void drop_input(struct jank_live_input *w)
+{
+	struct jank_reader_stats s;
+
+	if (!w->input)
+		return;
+	jank_reader_get_stats(w->input, &s);
+	w->events_read_past += s.events;
+	w->discarded_past += s.discarded;
+	jank_reader_free(w->input);
+	w->input = NULL;
+}
+
+/* The input failed or ended: say it once, then retry with back-off. */
+static void lost(struct jank_live_input *w, const char *why)
+{
+	snprintf(w->err, sizeof(w->err), "%s", why);
+	drop_input(w);
+	w->found = false;
+	if (w->state == JANK_LIVE_INPUT_CONNECTED) {
+		jank_log(LOG_WARNING, "%s: lost the live session: %s; reconnecting", w->url, why);
+		w->state = JANK_LIVE_INPUT_RECONNECTING;
+		w->disconnects++;
+		w->reconnect_ns = RECONNECT_MIN_NS;
+		w->quiet = true;
+		/* Events were lost until the new input starts: thread states are unknown. */
+		if (w->anchor_ts != INT64_MIN)
+			jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
+	} else if (!w->quiet) {
+		jank_log(LOG_WARNING, "%s: cannot attach: %s; retrying", w->url, why);
+		w->quiet = true;
+	}
+	schedule(w, w->reconnect_ns);
+	w->reconnect_ns *= 2;
+	if (w->reconnect_ns > RECONNECT_MAX_NS)
+		w->reconnect_ns = RECONNECT_MAX_NS;
+}
+
+static void up(struct jank_live_input *w)
+{
+	bool first = !w->attached;
+
+	if (w->state == JANK_LIVE_INPUT_CONNECTED)
+		return;
+	if (w->state == JANK_LIVE_INPUT_RECONNECTING) {
+		jank_log(LOG_NOTICE, "%s: reconnected", w->url);
+		w->reconnects++;
+	} else {
+		jank_log(LOG_INFO, "%s: attached", w->url);
+	}
+	w->state = JANK_LIVE_INPUT_CONNECTED;
+	w->attached = true;
+	w->ok_mono = jank_clock_monotonic_ns();
+	w->reconnect_ns = RECONNECT_MIN_NS;
+	w->quiet = false;
+	w->found = false;
+	w->err[0] = '\0';
+	if (first && w->attached_fn)
+		w->attached_fn(w, w->attached_data);
+}
+
+/* Events arrived: move the trace clock's anchor. */
+static void advance_clock(struct jank_live_input *w)
+{
+	struct jank_reader_stats s;
+
+	jank_reader_get_stats(w->input, &s);
+	if (s.last_ts != INT64_MIN && s.last_ts > w->anchor_ts) {
+		w->anchor_ts = s.last_ts;
+		w->anchor_mono = jank_clock_monotonic_ns();
+	}
+}
+
+/* Not attached, no data: does relayd list the session? */
+/* Does relayd list the session? At most every PROBE_EVERY_NS; -EAGAIN: not asked. */
+static int probe(struct jank_live_input *w, int64_t now)
+{
+	char err[WATCH_ERR_LEN];
+
+	if (w->probe_mono && now - w->probe_mono < PROBE_EVERY_NS)
+		return -EAGAIN;
+	w->probe_mono = now;
+	return jank_relayd_has_session(w->url, err, sizeof(err));
+}
+
+/* Connected, and silent for a while: was the session destroyed? */
+static void check_gone(struct jank_live_input *w, int64_t now)
+{
+	if (now - w->ok_mono < SILENCE_NS || probe(w, now) != 0)
+		return;
+	jank_log(LOG_WARNING,
+		 "%s: the live session is gone (destroyed?); waiting for it to come back", w->url);
+	w->state = JANK_LIVE_INPUT_RECONNECTING;
+	w->disconnects++;
+	w->quiet = true;
+	if (w->anchor_ts != INT64_MIN)
+		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
+}
+
+/* No data: are we attached anyway (a session without streams yet), or detached? */
+static void idle(struct jank_live_input *w)
+{
+	int64_t now = jank_clock_monotonic_ns();
+
+	if (w->found)
+		up(w);
+	else if (w->state != JANK_LIVE_INPUT_CONNECTED)
+		w->found = probe(w, now) == 1;
+	else
+		check_gone(w, now);
+}
+
+static void pump(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_live_input *w = data;
+	char err[WATCH_ERR_LEN];
+
+	(void)fd;
+	(void)what;
+	if (!w->input) {
+		w->input = jank_reader_new_live(w->url, "continue", w->engine, err, sizeof(err));
+		if (!w->input) {
+			lost(w, err);
+			return;
+		}
+	}
+	for (int i = 0; i < PUMP_BATCHES; i++) {
+		switch (jank_reader_run_once(w->input)) {
+		case JANK_READER_STATUS_OK:
+			w->again_ns = AGAIN_MIN_NS;
+			w->ok_mono = jank_clock_monotonic_ns();
+			up(w);
+			continue;
+		case JANK_READER_STATUS_AGAIN:
+			advance_clock(w);
+			idle(w);
+			schedule(w, w->again_ns);
+			w->again_ns *= 2;
+			if (w->again_ns > AGAIN_MAX_NS)
+				w->again_ns = AGAIN_MAX_NS;
+			return;
+		case JANK_READER_STATUS_END:
+			advance_clock(w);
+			lost(w, "the session ended (destroyed, or relayd closed it)");
+			return;
+		case JANK_READER_STATUS_ERROR:
+			advance_clock(w);
+			snprintf(err, sizeof(err), "%s", jank_reader_error(w->input));
+			lost(w, err);
+			return;
+		}
+	}
+	advance_clock(w);
+	schedule(w, 0);
+}
+
+struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
+				  const struct jank_engine_config *ec,
+				  const struct jank_rule *rules, size_t n, struct jank_alerter *al,
+				  char *err, size_t errlen)
+{
+	struct jank_live_input *w = calloc(1, sizeof(*w));
+	int r = -ENOMEM;
+
+	if (!w)
+		goto nomem;
+	w->base = base;
+	w->alerter = al;
+	w->url = strdup(url);
+	w->engine = jank_engine_new(ec);
+	w->pump = event_new(base, -1, 0, pump, w);
+	if (!w->url || !w->engine || !w->pump)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		r = jank_engine_add_rule(w->engine, &rules[i]);
+		if (r < 0) {
+			snprintf(err, errlen, "[action %s]: %s", rules[i].name, strerror(-r));
+			goto fail;
+		}
+	}
+	jank_engine_set_verdict_cb(w->engine, on_report, w);
+	w->state = JANK_LIVE_INPUT_CONNECTING;
+	w->again_ns = AGAIN_MIN_NS;
+	w->reconnect_ns = RECONNECT_MIN_NS;
+	w->anchor_ts = INT64_MIN;
+	w->rate_mono = jank_clock_monotonic_ns();
+	return w;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	jank_live_input_free(w);
+	return NULL;
+}
+
+void jank_live_input_free(struct jank_live_input *w)
+{
+	if (!w)
+		return;
+	if (w->pump)
+		event_free(w->pump);
+	if (w->input)
+		jank_reader_free(w->input);
+	jank_engine_free(w->engine);
+	free(w->url);
+	free(w);
+}
+
+void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn, void *data)
+{
+	w->attached_fn = fn;
+	w->attached_data = data;
+}
+
+void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns)
+{
+	w->margin_ns = ns > 0 ? ns : 0;
+}
+
+int jank_live_input_start(struct jank_live_input *w)
+{
+	struct timeval tv = {0, 0};
+
+	return event_add(w->pump, &tv) == 0 ? 0 : -EIO;
+}
+
+void jank_live_input_stop(struct jank_live_input *w)
+{
+	event_del(w->pump);
+	drop_input(w);
+}
+
+void jank_live_input_tick(struct jank_live_input *w)
+{
+	int64_t now;
+
+	if (w->state != JANK_LIVE_INPUT_CONNECTED || w->anchor_ts == INT64_MIN)
+		return;
+	now = w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono) - w->margin_ns;
+	if (now > w->anchor_ts)
+		jank_engine_tick(w->engine, now);
+}
+
+void jank_live_input_update_rate(struct jank_live_input *w)
+{
+	struct jank_engine_stats s;
+	int64_t now = jank_clock_monotonic_ns();
+
+	jank_engine_get_stats(w->engine, &s);
+	if (now > w->rate_mono)
+		w->events_per_sec =
+		    (double)(s.events - w->rate_events) * 1e9 / (double)(now - w->rate_mono);
+	w->rate_events = s.events;
+	w->rate_mono = now;
+}
+
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules, size_t n)
+{
+	return jank_engine_replace_rules(w->engine, rules, n);
+}
+
+void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c)
+{
+	jank_engine_set_limits(w->engine, c);
+}
+
+const char *jank_live_input_url(const struct jank_live_input *w)
+{
+	return w->url;
+}
+
+const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w)
+{
+	return w->engine;
+}
+
+bool jank_live_input_attached(const struct jank_live_input *w)
+{
+	return w->attached;
+}
+
+void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out)
+{
+	struct jank_reader_stats s = {0};
+
+	if (w->input)
+		jank_reader_get_stats(w->input, &s);
+	memset(out, 0, sizeof(*out));
+	out->state = w->state;
+	out->events_read = w->events_read_past + s.events;
+	out->discarded = w->discarded_past + s.discarded;
+	out->disconnects = w->disconnects;
+	out->reconnects = w->reconnects;
+	out->events_per_sec = w->events_per_sec;
+	out->trace_now =
+	    w->anchor_ts == INT64_MIN ? INT64_MIN : w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono);
+}
+
+const char *jank_live_input_last_error(const struct jank_live_input *w)
+{
+	return w->err;
+}
+
+const char *jank_live_input_state_name(enum jank_live_input_state s)
+{
+	switch (s) {
+	case JANK_LIVE_INPUT_CONNECTING:
+		return "connecting";
+	case JANK_LIVE_INPUT_CONNECTED:
+		return "connected";
+	case JANK_LIVE_INPUT_RECONNECTING:
+		return "reconnecting";
+	}
+	return "?";
+}

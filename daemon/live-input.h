@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One watched live session: its engine (graph, rules, open actions) and the
+ * babeltrace2 input that feeds it, pumped from the libevent loop.
+ *
+ * The input is replaced when it fails (relayd gone, session destroyed); the
+ * engine stays, so rules, histograms and the graph survive a reconnection.
+ */
+#ifndef JANK_LIVE_INPUT_H
+#define JANK_LIVE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+#include "alert.h"
+#include "engine.h"
+#include "trace-reader.h"
+
+enum jank_live_input_state {
+	JANK_LIVE_INPUT_CONNECTING = 0, /* not attached yet */
+	JANK_LIVE_INPUT_CONNECTED,	   /* data flows (or the session is found and idle) */
+	JANK_LIVE_INPUT_RECONNECTING,   /* the input failed; retrying with back-off */
+};
+
+struct jank_live_input;
+
+/* Called once, the first time the watch attaches. */
+typedef void (*jank_live_input_attached_fn)(struct jank_live_input *w, void *data);
+
+struct jank_live_input_stats {
+	enum jank_live_input_state state;
+	uint64_t events_read; /* event messages, over every input so far */
+	uint64_t discarded;   /* discarded events and packets reported by the tracer */
+	uint64_t disconnects;
+	uint64_t reconnects;
+	double events_per_sec; /* engine events, over the last rate period */
+	int64_t trace_now;     /* estimated trace time, INT64_MIN: unknown */
+};
+
+/*
+ * A watch of the live session at `url`, with an engine configured by `ec`
+ * and the `n` rules. Nothing runs before jank_live_input_start(). NULL on failure
+ * (message in err).
+ */
+struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
+				  const struct jank_engine_config *ec,
+				  const struct jank_rule *rules, size_t n, struct jank_alerter *al,
+				  char *err, size_t errlen);
+void jank_live_input_free(struct jank_live_input *w);
+void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn, void *data);
+/*
+ * How far behind the host's clock the estimated trace time stays, so that an
+ * action whose end is still in flight is not reported overdue (the live timer).
+ */
+void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
+
+/* Start pumping the input. Returns 0 or -errno. */
+int jank_live_input_start(struct jank_live_input *w);
+/* Stop: free the input (the engine stays, for the final summary). */
+void jank_live_input_stop(struct jank_live_input *w);
+
+/* Periodic: run the engine's checks at the estimated trace time (overdue actions). */
+void jank_live_input_tick(struct jank_live_input *w);
+/* Periodic: recompute events/s over the time since the last call. */
+void jank_live_input_update_rate(struct jank_live_input *w);
+/* Config reload. Returns 0 or -errno (the old rules stay). */
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules, size_t n);
+/* Config reload: the [graph] limits (see jank_engine_set_limits()). */
+void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c);
+
+const char *jank_live_input_url(const struct jank_live_input *w);
+const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w);
+bool jank_live_input_attached(const struct jank_live_input *w);
+void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out);
+/* The last input error, "" when none. */
+const char *jank_live_input_last_error(const struct jank_live_input *w);
+const char *jank_live_input_state_name(enum jank_live_input_state s);
+
+#endif

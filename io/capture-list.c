@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* The capture directories of a dir, and their table (see capture-list.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <json-c/json.h>
+#include "capture-list.h"
+#include "capture-policy.h"
+#include "capture-report.h"
+#include "dirtree.h"
+#include "errbuf.h"
+#include "format.h"
+#include "json-util.h"
+#include "units.h"
+
+#define NS_PER_S      1000000000LL
+#define NAME_TIME_LEN 16 /* "20240501T120000Z" */
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static int num(const char *s, size_t n)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+int jank_capture_parse_time(const char *s, int64_t *sec)
+{
+	struct tm tm = {0};
+	int off = 0, len;
+	time_t t;
+
+	if (!all_digits(s, 8) || s[8] != 'T' || !all_digits(s + 9, 6))
+		return -EINVAL;
+	tm.tm_year = num(s, 4) - 1900;
+	tm.tm_mon = num(s + 4, 2) - 1;
+	tm.tm_mday = num(s + 6, 2);
+	tm.tm_hour = num(s + 9, 2);
+	tm.tm_min = num(s + 11, 2);
+	tm.tm_sec = num(s + 13, 2);
+	if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+	    tm.tm_min > 59 || tm.tm_sec > 60)
+		return -EINVAL;
+	if (s[15] == 'Z') {
+		len = 16;
+	} else if ((s[15] == '+' || s[15] == '-') && all_digits(s + 16, 4)) {
+		off = num(s + 16, 2) * 3600 + num(s + 18, 2) * 60;
+		if (s[15] == '-')
+			off = -off;
+		len = 20;
+	} else {
+		return -EINVAL;
+	}
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return -EINVAL;
+	*sec = (int64_t)t - off;
+	return len;
+}
+
+int jank_capture_parse_name(const char *name, int64_t *time_ns, char *action, size_t action_len,
+			    int32_t *tid)
+{
+	const char *rest, *dash;
+	size_t digits;
+	int64_t sec;
+	long v;
+
+	if (strlen(name) < NAME_TIME_LEN + 4 || jank_capture_parse_time(name, &sec) != NAME_TIME_LEN ||
+	    name[NAME_TIME_LEN] != '-')
+		return -EINVAL;
+	rest = name + NAME_TIME_LEN + 1;
+	dash = strrchr(rest, '-');
+	if (!dash || dash == rest)
+		return -EINVAL;
+	/* The tid, then ".2".."9" when two captures got the same name. */
+	digits = strspn(dash + 1, "0123456789");
+	if (digits == 0 || digits > 10)
+		return -EINVAL;
+	if (dash[1 + digits] &&
+	    (dash[1 + digits] != '.' || !all_digits(dash + 2 + digits, 1) || dash[3 + digits]))
+		return -EINVAL;
+	v = strtol(dash + 1, NULL, 10);
+	if (v > INT32_MAX)
+		return -EINVAL;
+	if (time_ns)
+		*time_ns = sec * NS_PER_S;
+	if (action && action_len)
+		snprintf(action, action_len, "%.*s", (int)(dash - rest), rest);
+	if (tid)
+		*tid = (int32_t)v;
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct jank_capture_entry *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int jank_capture_list(const char *dir, struct jank_capture_entry **out, bool sizes)
+{
+	struct jank_capture_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r = 0, fd;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	fd = dirfd(d);
+	while ((de = readdir(d))) {
+		struct stat st;
+		int64_t t;
+
+		if (jank_capture_parse_name(de->d_name, &t, NULL, 0, NULL) < 0)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 32;
+			struct jank_capture_entry *nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				r = -ENOMEM;
+				goto end;
+			}
+			v = nv;
+			cap = nc;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].time_ns = t;
+		v[n].bytes = 0;
+		if (sizes)
+			jank_dirtree_du_at(fd, de->d_name, &v[n].bytes);
+		n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_entry);
+end:
+	closedir(d);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*out = v;
+	return (int)n;
+}
+
+struct listed {
+	struct json_object *capture; /* capture.json, or NULL */
+	struct json_object *report;  /* report.json, or NULL */
+};
+
+static struct json_object *load_json(const char *dir, const char *name, const char *file)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file) >= (int)sizeof(path))
+		return NULL;
+	return jank_json_load_object(path);
+}
+
+static void utc(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm))
+		memset(&tm, 0, sizeof(tm));
+	strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm);
+}
+
+/* What the list says of one capture. */
+struct row {
+	char time[32];
+	const char *action, *key, *state, *text;
+	int64_t duration;
+	bool has_duration;
+};
+
+static void row_of(const struct jank_capture_entry *en, const struct listed *l, struct row *w)
+{
+	struct json_object *a = jank_json_get(l->capture, "action", json_type_object);
+
+	memset(w, 0, sizeof(*w));
+	utc(en->time_ns, w->time, sizeof(w->time));
+	w->action = jank_json_get_str(a, "action");
+	w->key = jank_json_get_str(a, "key");
+	w->has_duration = jank_json_get_i64(a, "duration_ns", &w->duration);
+	w->state = l->capture ? jank_json_get_str(l->capture, "state") : "no capture.json";
+	w->text = jank_json_get_str(l->report, "cause");
+	if (!w->text)
+		w->text = jank_json_get_str(l->report, "error");
+	if (!w->text)
+		w->text = l->report ? "?" : "(no report yet: jankctl report DIR)";
+}
+
+int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size_t errlen)
+{
+	struct jank_capture_entry *v;
+	struct listed *l;
+	int n, wa = 6, wk = 3;
+
+	n = jank_capture_list(dir, &v, true);
+	if (n < 0) {
+		jank_errf(err, errlen, "%s: %s", dir, strerror(-n));
+		return n;
+	}
+	l = calloc((size_t)n + 1, sizeof(*l));
+	if (!l) {
+		free(v);
+		jank_errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		struct row w;
+
+		l[i].capture = load_json(dir, v[i].name, JANK_CAPTURE_FILE);
+		l[i].report = load_json(dir, v[i].name, JANK_CAPTURE_REPORT_JSON);
+		row_of(&v[i], &l[i], &w);
+		if (w.action && (int)strlen(w.action) > wa)
+			wa = (int)strlen(w.action);
+		if (w.key && (int)strlen(w.key) > wk)
+			wk = (int)strlen(w.key);
+	}
+	if (wk > 40)
+		wk = 40;
+	if (!json && n == 0)
+		fprintf(f, "no capture in %s\n", dir);
+	else if (!json)
+		fprintf(f, "%-20s  %-*s  %-*s  %10s  %10s  %-9s  %s\n", "time (UTC)", wa, "action",
+			wk, "key", "duration", "size", "state", "summary");
+	for (int i = 0; i < n; i++) {
+		char d[32], s[32], path[PATH_MAX];
+		struct row w;
+
+		row_of(&v[i], &l[i], &w);
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
+		if (json) {
+			struct json_object *o = json_object_new_object();
+
+			if (!o)
+				continue;
+			json_object_object_add(o, "name", json_object_new_string(v[i].name));
+			json_object_object_add(o, "dir", json_object_new_string(path));
+			json_object_object_add(o, "time", json_object_new_string(w.time));
+			json_object_object_add(o, "time_ns", json_object_new_int64(v[i].time_ns));
+			json_object_object_add(o, "state",
+					       w.state ? json_object_new_string(w.state) : NULL);
+			json_object_object_add(o, "action",
+					       w.action ? json_object_new_string(w.action) : NULL);
+			json_object_object_add(o, "key",
+					       w.key ? json_object_new_string(w.key) : NULL);
+			json_object_object_add(o, "duration_ns",
+					       w.has_duration ? json_object_new_int64(w.duration)
+							      : NULL);
+			json_object_object_add(o, "bytes",
+					       json_object_new_int64((int64_t)v[i].bytes));
+			json_object_object_add(
+			    o, "summary",
+			    json_object_get(jank_json_get(l[i].report, "summary", json_type_string)));
+			json_object_object_add(
+			    o, "error",
+			    json_object_get(jank_json_get(l[i].report, "error", json_type_string)));
+			jank_format_json_print(f, o);
+			continue;
+		}
+		fprintf(f, "%-20s  %-*s  %-*.*s  %10s  %10s  %-9s  %s\n", w.time, wa,
+			w.action ? w.action : "?", wk, wk, w.key ? w.key : "?",
+			w.has_duration ? jank_units_duration(w.duration, d, sizeof(d)) : "?",
+			jank_units_size(v[i].bytes, s, sizeof(s)), w.state ? w.state : "?", w.text);
+	}
+	for (int i = 0; i < n; i++) {
+		json_object_put(l[i].capture);
+		json_object_put(l[i].report);
+	}
+	free(l);
+	free(v);
+	return 0;
+}

@@ -1,0 +1,823 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture policy and bookkeeping (see capture.h).
+ *
+ * The checks of jank_capture_policy_decide() run in a fixed order, cheapest first:
+ * disabled, in flight (join), the rule's cooldown, the hourly limit, then the
+ * filesystem (free space, quota), which costs a statvfs and a walk of the
+ * capture dir, and so runs only when a capture is about to start.
+ *
+ * The capture in flight keeps its capture.json as a json-c object, so that
+ * joined janks, chunks and the final state can be added to it; the file is
+ * rewritten whole (a temporary file renamed over it) at each change.
+ *
+ * Trees are walked with the *at() calls and never follow symbolic links, so
+ * that a link planted in the capture dir cannot make the quota delete or
+ * count anything outside it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "capture-policy.h"
+#include "capture-list.h"
+#include "dirtree.h"
+#include "json-util.h"
+#include "format.h"
+#include "units.h"
+
+#ifndef JANK_VERSION
+#define JANK_VERSION "unknown"
+#endif
+
+#define NS_PER_S      1000000000LL
+#define HOUR_NS	      (3600 * NS_PER_S)
+#define NAME_TIME_LEN 16 /* "20240501T120000Z" */
+#define JANK_DIRTREE_MODE      0750
+
+struct rule_slot {
+	char *name;
+	int64_t last_start; /* valid when started */
+	bool started;
+	bool cooldown_episode; /* refusals for cooldown are being counted, not logged */
+};
+
+struct jank_capture_policy {
+	struct jank_capture_settings policy; /* dir and session are owned copies */
+	char *version;
+	jank_capture_policy_statfs_fn statfs;
+	void *statfs_data;
+
+	struct rule_slot *rules;
+	size_t nrules;
+
+	int64_t *starts; /* start times within the last hour, oldest first */
+	size_t nstarts;
+	size_t starts_cap;
+
+	bool episode[JANK_CAPTURE_REASON_COUNT];	 /* global episodes in progress */
+	uint64_t since_start[JANK_CAPTURE_REASON_COUNT]; /* refusals since the last start */
+	bool failing;					 /* a failure episode is in progress */
+
+	char flight[PATH_MAX]; /* the capture in flight, "" when none */
+	struct json_object *meta;
+	uint64_t joined_more;
+
+	struct jank_capture_stats stats;
+};
+
+/* ---- Small helpers ---- */
+
+/* "20240501T120000Z" (compact, for names) or "2024-05-01T12:00:00Z". */
+static void fmt_utc(int64_t ns, bool compact, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / NS_PER_S - (ns % NS_PER_S < 0));
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm))
+		memset(&tm, 0, sizeof(tm));
+	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int default_statfs(const char *path, uint64_t *avail, uint64_t *size, void *data)
+{
+	struct statvfs sv;
+
+	(void)data;
+	if (statvfs(path, &sv) != 0)
+		return -errno;
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	*size = (uint64_t)sv.f_blocks * sv.f_frsize;
+	return 0;
+}
+
+/* ---- The manager ---- */
+
+void jank_capture_settings_from_config(struct jank_capture_settings *p,
+				     const struct jank_config_capture *c)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = c->mode;
+	p->dir = c->dir;
+	p->cooldown_ns = c->cooldown_ns;
+	p->max_per_hour = c->max_per_hour;
+	p->quota = c->quota;
+	p->min_free = c->min_free;
+	p->min_free_percent = c->min_free_percent;
+}
+
+static void policy_fini(struct jank_capture_settings *p)
+{
+	free((char *)p->dir);
+	free((char *)p->session);
+	memset(p, 0, sizeof(*p));
+}
+
+static int policy_copy(struct jank_capture_settings *dst, const struct jank_capture_settings *src)
+{
+	char *dir, *session = NULL;
+	size_t n;
+
+	dir = strdup(src->dir ? src->dir : JANK_CAPTURE_DEFAULT_DIR);
+	if (src->session)
+		session = strdup(src->session);
+	if (!dir || (src->session && !session)) {
+		free(dir);
+		free(session);
+		return -ENOMEM;
+	}
+	/* "/var/x/" and "/var/x" name the same capture dir. */
+	for (n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+		dir[n - 1] = '\0';
+	*dst = *src;
+	dst->dir = dir;
+	dst->session = session;
+	return 0;
+}
+
+struct jank_capture_policy *jank_capture_policy_new(const struct jank_capture_settings *p)
+{
+	struct jank_capture_policy *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->version = strdup(JANK_VERSION);
+	if (!c->version || policy_copy(&c->policy, p) < 0) {
+		free(c->version);
+		free(c);
+		return NULL;
+	}
+	c->statfs = default_statfs;
+	return c;
+}
+
+void jank_capture_policy_free(struct jank_capture_policy *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nrules; i++)
+		free(c->rules[i].name);
+	free(c->rules);
+	free(c->starts);
+	json_object_put(c->meta);
+	policy_fini(&c->policy);
+	free(c->version);
+	free(c);
+}
+
+int jank_capture_policy_set_settings(struct jank_capture_policy *c, const struct jank_capture_settings *p)
+{
+	struct jank_capture_settings np;
+	int r = policy_copy(&np, p);
+
+	if (r < 0)
+		return r;
+	policy_fini(&c->policy);
+	c->policy = np;
+	return 0;
+}
+
+void jank_capture_policy_set_statfs(struct jank_capture_policy *c, jank_capture_policy_statfs_fn fn, void *data)
+{
+	c->statfs = fn ? fn : default_statfs;
+	c->statfs_data = fn ? data : NULL;
+}
+
+void jank_capture_policy_set_version(struct jank_capture_policy *c, const char *version)
+{
+	char *v = strdup(version ? version : JANK_VERSION);
+
+	if (!v)
+		return;
+	free(c->version);
+	c->version = v;
+}
+
+const char *jank_capture_policy_dir(const struct jank_capture_policy *c)
+{
+	return c->policy.dir;
+}
+
+const char *jank_capture_policy_in_flight(const struct jank_capture_policy *c)
+{
+	return c->flight[0] ? c->flight : NULL;
+}
+
+void jank_capture_policy_get_stats(const struct jank_capture_policy *c, struct jank_capture_stats *out)
+{
+	*out = c->stats;
+	out->in_flight = c->flight[0] != '\0';
+}
+
+const char *jank_capture_reason_name(enum jank_capture_reason r)
+{
+	switch (r) {
+	case JANK_CAPTURE_REASON_NONE:
+		return "none";
+	case JANK_CAPTURE_REASON_DISABLED:
+		return "disabled";
+	case JANK_CAPTURE_REASON_COOLDOWN:
+		return "cooldown";
+	case JANK_CAPTURE_REASON_HOURLY:
+		return "max-per-hour";
+	case JANK_CAPTURE_REASON_DISK_FULL:
+		return "disk-full";
+	case JANK_CAPTURE_REASON_QUOTA:
+		return "quota";
+	case JANK_CAPTURE_REASON_ERROR:
+		return "error";
+	case JANK_CAPTURE_REASON_COUNT:
+		break;
+	}
+	return "?";
+}
+
+static struct rule_slot *rule_slot(struct jank_capture_policy *c, const char *name)
+{
+	struct rule_slot *v;
+
+	for (size_t i = 0; i < c->nrules; i++)
+		if (!strcmp(c->rules[i].name, name))
+			return &c->rules[i];
+	v = realloc(c->rules, (c->nrules + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->rules = v;
+	memset(&v[c->nrules], 0, sizeof(*v));
+	v[c->nrules].name = strdup(name);
+	if (!v[c->nrules].name)
+		return NULL;
+	return &v[c->nrules++];
+}
+
+/* Forget starts older than an hour; a clock stepped back restarts the window. */
+static void starts_trim(struct jank_capture_policy *c, int64_t now)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nstarts; i++) {
+		if (c->starts[i] > now)
+			continue;
+		if (now - c->starts[i] < HOUR_NS)
+			c->starts[k++] = c->starts[i];
+	}
+	c->nstarts = k;
+}
+
+static int starts_add(struct jank_capture_policy *c, int64_t now)
+{
+	if (c->nstarts == c->starts_cap) {
+		size_t cap = c->starts_cap ? c->starts_cap * 2 : 16;
+		int64_t *v = realloc(c->starts, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->starts = v;
+		c->starts_cap = cap;
+	}
+	c->starts[c->nstarts++] = now;
+	return 0;
+}
+
+/*
+ * A refusal: counted always, logged when it opens an episode. `episode` is
+ * the flag of the episode (per rule for the cooldown, global otherwise).
+ */
+static enum jank_capture_decision refuse(struct jank_capture_policy *c, enum jank_capture_reason reason,
+					 bool *episode, struct jank_capture_answer *out)
+{
+	out->decision = JANK_CAPTURE_REFUSED;
+	out->reason = reason;
+	c->stats.refused[reason]++;
+	if (reason == JANK_CAPTURE_REASON_DISABLED)
+		return out->decision;
+	c->since_start[reason]++;
+	out->log = !*episode;
+	if (!*episode) {
+		*episode = true;
+		c->stats.episodes[reason]++;
+		size_t n = strlen(out->message);
+
+		snprintf(out->message + n, sizeof(out->message) - n,
+			 " (further refusals for this reason are counted, not logged)");
+	}
+	return out->decision;
+}
+
+/* ---- capture.json ---- */
+
+static struct json_object *rule_json(const struct jank_rule *ru)
+{
+	struct json_object *o = json_object_new_object(), *keys, *t, *m = NULL;
+	int e = 0;
+
+	if (!o)
+		return NULL;
+	e |= jank_json_add_str(o, "name", ru->name);
+	e |= jank_json_add_str(o, "begin", ru->begin_event);
+	e |= jank_json_add_str(o, "end", ru->end_event);
+	keys = json_object_new_array();
+	e |= jank_json_add(o, "key", keys);
+	for (unsigned i = 0; keys && i < ru->nkeys; i++)
+		e |= json_object_array_add(keys, json_object_new_string(ru->keys[i])) ? -ENOMEM : 0;
+	if (ru->match_field) {
+		m = json_object_new_object();
+		e |= jank_json_add(o, "match", m);
+		if (m) {
+			e |= jank_json_add_str(m, "field", ru->match_field);
+			if (ru->match_value.type == JANK_VALUE_STR)
+				e |= jank_json_add_str(m, "value", ru->match_value.s);
+			else if (ru->match_value.type == JANK_VALUE_UINT)
+				e |= jank_json_add_i64(m, "value", (int64_t)ru->match_value.u);
+			else
+				e |= jank_json_add_i64(m, "value", ru->match_value.i);
+		}
+	} else {
+		e |= json_object_object_add(o, "match", NULL) ? -ENOMEM : 0;
+	}
+	t = json_object_new_object();
+	e |= jank_json_add(o, "threshold", t);
+	if (t && ru->threshold.kind == JANK_THRESHOLD_ADAPTIVE) {
+		e |= jank_json_add_str(t, "kind", "adaptive");
+		e |= jank_json_add(t, "percentile", json_object_new_double(ru->threshold.percentile));
+		e |= jank_json_add(t, "factor", json_object_new_double(ru->threshold.factor));
+		e |= jank_json_add_i64(t, "warmup", (int64_t)ru->threshold.warmup);
+	} else if (t) {
+		e |= jank_json_add_str(t, "kind", "fixed");
+		e |= jank_json_add_i64(t, "ns", ru->threshold.ns);
+	}
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The action as capture.json records it (the flagged one, and each joined one). */
+static struct json_object *action_json(const struct jank_verdict *r, bool full)
+{
+	struct json_object *o = json_object_new_object();
+	int e = 0;
+
+	if (!o)
+		return NULL;
+	e |= jank_json_add_str(o, "action", r->rule ? r->rule->name : NULL);
+	e |= jank_json_add_str(o, "kind", r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	e |= jank_json_add_str(o, "key", r->key);
+	e |= jank_json_add_i64(o, "tid", r->tid);
+	e |= jank_json_add_i64(o, "pid", r->pid);
+	e |= jank_json_add_str(o, "comm", r->comm);
+	e |= jank_json_add_i64(o, "begin", r->begin);
+	e |= jank_json_add_i64(o, "end", r->end);
+	e |= jank_json_add_i64(o, "duration_ns", r->duration);
+	e |= jank_json_add_i64(o, "threshold_ns", r->threshold);
+	if (full && r->path) {
+		char story[1024];
+
+		jank_format_path_story(story, sizeof(story), r->path, 12);
+		e |= jank_json_add_str(o, "live_critical_path", story);
+	}
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *meta_new(struct jank_capture_policy *c, const struct jank_verdict *r,
+				    int64_t now, const char *name)
+{
+	struct json_object *o = json_object_new_object();
+	char when[32], host[256] = "";
+	int e = 0;
+
+	if (!o)
+		return NULL;
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	fmt_utc(now, false, when, sizeof(when));
+	e |= jank_json_add_str(o, "format", JANK_CAPTURE_FORMAT);
+	e |= jank_json_add_str(o, "name", name);
+	e |= jank_json_add_str(o, "mode", jank_capture_mode_name(c->policy.mode));
+	e |= jank_json_add_str(o, "state", "recording");
+	e |= jank_json_add_str(o, "time", when);
+	e |= jank_json_add_i64(o, "time_ns", now);
+	e |= jank_json_add_str(o, "hostname", host);
+	e |= jank_json_add_str(o, "session", c->policy.session);
+	e |= jank_json_add_str(o, "jankd_version", c->version);
+	e |= jank_json_add(o, "rule", r->rule ? rule_json(r->rule) : json_object_new_object());
+	e |= jank_json_add(o, "action", action_json(r, true));
+	e |= jank_json_add(o, "joined", json_object_new_array());
+	e |= jank_json_add_i64(o, "joined_more", 0);
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Write capture.json of `dir` whole: a temporary file renamed over it. */
+static int meta_write(const char *dir, struct json_object *meta)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	const char *s;
+	int r = 0;
+	FILE *f;
+
+	if (jank_dirtree_join(path, sizeof(path), dir, JANK_CAPTURE_FILE) < 0 ||
+	    jank_dirtree_join(tmp, sizeof(tmp), dir, "." JANK_CAPTURE_FILE ".tmp") < 0)
+		return -ENAMETOOLONG;
+	s = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s)
+		return -ENOMEM;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		r = -errno ? -errno : -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) != 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+/* ---- Decide ---- */
+
+static bool disk_low(const struct jank_capture_policy *c, uint64_t avail, uint64_t size, uint64_t *need)
+{
+	uint64_t pct = (uint64_t)((double)size * c->policy.min_free_percent / 100.0);
+
+	*need = c->policy.min_free > pct ? c->policy.min_free : pct;
+	return avail < *need;
+}
+
+/*
+ * Delete the oldest captures of ours (not `keep`, not the one in flight)
+ * while the dir's total is over `limit` (or at it, when `strict`).
+ */
+static int prune_to(struct jank_capture_policy *c, const char *keep, uint64_t limit, bool strict,
+		    uint64_t *total, uint64_t *freed)
+{
+	struct jank_capture_entry *v;
+	int n, deleted = 0;
+
+	*freed = 0;
+	if (jank_dirtree_du(c->policy.dir, total) < 0)
+		return -EIO;
+	if (*total < limit || (*total == limit && !strict))
+		return 0;
+	n = jank_capture_list(c->policy.dir, &v, true);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && (*total > limit || (strict && *total == limit)); i++) {
+		char path[PATH_MAX];
+
+		if ((keep && !strcmp(v[i].name, keep)) ||
+		    (c->flight[0] && !strcmp(v[i].name, strrchr(c->flight, '/') + 1)))
+			continue;
+		if (jank_dirtree_join(path, sizeof(path), c->policy.dir, v[i].name) < 0)
+			continue;
+		if (jank_dirtree_remove(path) < 0)
+			continue; /* partly removed: the next measure tells */
+		deleted++;
+		*freed += v[i].bytes;
+		*total = *total > v[i].bytes ? *total - v[i].bytes : 0;
+	}
+	free(v);
+	c->stats.deleted += (uint64_t)deleted;
+	c->stats.deleted_bytes += *freed;
+	/* Measure again: deleting may have freed more or less than counted. */
+	if (deleted)
+		jank_dirtree_du(c->policy.dir, total);
+	return deleted;
+}
+
+int jank_capture_policy_prune(struct jank_capture_policy *c, const char *keep, uint64_t *bytes)
+{
+	const char *k = keep && strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+	uint64_t total, freed;
+	int r;
+
+	*bytes = 0;
+	if (!c->policy.quota)
+		return 0;
+	r = prune_to(c, k, c->policy.quota, false, &total, &freed);
+	c->stats.bytes = total;
+	*bytes = freed;
+	return r;
+}
+
+/* The filesystem checks: free space, then the quota. Returns a reason or NONE. */
+static enum jank_capture_reason check_disk(struct jank_capture_policy *c, struct jank_capture_answer *out)
+{
+	uint64_t avail, size, need, total, freed;
+	char a[32], b[32], d[32];
+	int r;
+
+	r = c->statfs(c->policy.dir, &avail, &size, c->statfs_data);
+	if (r < 0) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: cannot read the free space of %s: %s", c->policy.dir,
+			 strerror(-r));
+		return JANK_CAPTURE_REASON_ERROR;
+	}
+	if (disk_low(c, avail, size, &need)) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: the filesystem of %s has %s free of %s, under min-free "
+			 "(%s)",
+			 c->policy.dir, jank_units_size(avail, a, sizeof(a)), jank_units_size(size, b, sizeof(b)),
+			 jank_units_size(need, d, sizeof(d)));
+		return JANK_CAPTURE_REASON_DISK_FULL;
+	}
+	c->episode[JANK_CAPTURE_REASON_DISK_FULL] = false;
+	if (!c->policy.quota)
+		return JANK_CAPTURE_REASON_NONE;
+	r = prune_to(c, NULL, c->policy.quota, true, &total, &freed);
+	c->stats.bytes = total;
+	if (r < 0) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: cannot measure %s: %s", c->policy.dir, strerror(-r));
+		return JANK_CAPTURE_REASON_ERROR;
+	}
+	if (total >= c->policy.quota) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: %s holds %s, at its quota of %s, and no capture is left "
+			 "to delete",
+			 c->policy.dir, jank_units_size(total, a, sizeof(a)),
+			 jank_units_size(c->policy.quota, b, sizeof(b)));
+		return JANK_CAPTURE_REASON_QUOTA;
+	}
+	c->episode[JANK_CAPTURE_REASON_QUOTA] = false;
+	return JANK_CAPTURE_REASON_NONE;
+}
+
+/* Create <dir>/<time>-<action>-<tid>, or with .2 to .9 after it on a clash. */
+static int make_capture_dir(struct jank_capture_policy *c, const struct jank_verdict *r, int64_t now,
+			    char *path, size_t len, const char **name)
+{
+	char stamp[32], base[NAME_MAX + 1];
+	int n;
+
+	fmt_utc(now, true, stamp, sizeof(stamp));
+	n = snprintf(base, sizeof(base), "%s-%s-%" PRId32, stamp,
+		     r->rule && r->rule->name ? r->rule->name : "action", r->tid);
+	if (n < 0 || (size_t)n >= sizeof(base) - 2)
+		return -ENAMETOOLONG;
+	for (int i = 1; i <= 9; i++) {
+		int m = i == 1 ? snprintf(path, len, "%s/%s", c->policy.dir, base)
+			       : snprintf(path, len, "%s/%s.%d", c->policy.dir, base, i);
+
+		if (m < 0 || (size_t)m >= len)
+			return -ENAMETOOLONG;
+		if (mkdir(path, JANK_DIRTREE_MODE) == 0) {
+			*name = strrchr(path, '/') + 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static void start_message(struct jank_capture_policy *c, const struct jank_verdict *r,
+			  struct jank_capture_answer *out)
+{
+	uint64_t total = 0;
+	char d[32];
+	size_t n;
+
+	n = (size_t)snprintf(out->message, sizeof(out->message),
+			     "capture started: %s (%s [%s] %s on tid %" PRId32 ")", out->dir,
+			     r->rule && r->rule->name ? r->rule->name : "?", r->key ? r->key : "",
+			     jank_units_duration(r->duration, d, sizeof(d)), r->tid);
+	for (int i = 0; i < JANK_CAPTURE_REASON_COUNT; i++)
+		total += c->since_start[i];
+	if (!total || n >= sizeof(out->message))
+		return;
+	n += (size_t)snprintf(out->message + n, sizeof(out->message) - n,
+			      "; %" PRIu64 " janks got no capture since the last one:", total);
+	for (int i = 0, first = 1; i < JANK_CAPTURE_REASON_COUNT && n < sizeof(out->message); i++) {
+		if (!c->since_start[i])
+			continue;
+		n += (size_t)snprintf(out->message + n, sizeof(out->message) - n,
+				      "%s %" PRIu64 " %s", first ? "" : ",", c->since_start[i],
+				      jank_capture_reason_name(i));
+		first = 0;
+	}
+}
+
+static void join(struct jank_capture_policy *c, const struct jank_verdict *r,
+		 struct jank_capture_answer *out)
+{
+	struct json_object *joined = NULL;
+
+	out->decision = JANK_CAPTURE_JOIN;
+	snprintf(out->dir, sizeof(out->dir), "%s", c->flight);
+	c->stats.joined++;
+	if (!c->meta || !json_object_object_get_ex(c->meta, "joined", &joined))
+		return;
+	if (json_object_array_length(joined) >= JANK_CAPTURE_JOINED_MAX) {
+		c->joined_more++;
+		json_object_object_add(c->meta, "joined_more",
+				       json_object_new_int64((int64_t)c->joined_more));
+	} else {
+		struct json_object *a = action_json(r, false);
+
+		if (a && json_object_array_add(joined, a) != 0)
+			json_object_put(a);
+	}
+	meta_write(c->flight, c->meta); /* best effort: the capture goes on without it */
+}
+
+enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c, const struct jank_verdict *r,
+					       int64_t now, struct jank_capture_answer *out)
+{
+	const char *rule = r->rule && r->rule->name ? r->rule->name : "?";
+	enum jank_capture_reason reason;
+	struct rule_slot *slot;
+	const char *name = NULL;
+	char d[32];
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if (c->policy.mode == JANK_CAPTURE_NONE || (r->rule && !r->rule->capture)) {
+		snprintf(out->message, sizeof(out->message), "no capture: %s",
+			 c->policy.mode == JANK_CAPTURE_NONE ? "[capture] mode = none"
+							     : "the rule has capture = no");
+		return refuse(c, JANK_CAPTURE_REASON_DISABLED, &c->episode[0], out);
+	}
+	if (c->flight[0]) {
+		join(c, r, out);
+		return out->decision;
+	}
+	slot = rule_slot(c, rule);
+	if (!slot) {
+		snprintf(out->message, sizeof(out->message), "capture refused: out of memory");
+		return refuse(c, JANK_CAPTURE_REASON_ERROR, &c->episode[JANK_CAPTURE_REASON_ERROR],
+			      out);
+	}
+	if (slot->started && slot->last_start > now)
+		slot->last_start = now; /* the clock was stepped back */
+	if (slot->started && now - slot->last_start < c->policy.cooldown_ns) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused for action '%s': in its cooldown of %s", rule,
+			 jank_units_duration(c->policy.cooldown_ns, d, sizeof(d)));
+		return refuse(c, JANK_CAPTURE_REASON_COOLDOWN, &slot->cooldown_episode, out);
+	}
+	slot->cooldown_episode = false;
+	starts_trim(c, now);
+	if (c->policy.max_per_hour && c->nstarts >= c->policy.max_per_hour) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: %zu captures in the last hour (max-per-hour = %" PRIu64
+			 ")",
+			 c->nstarts, c->policy.max_per_hour);
+		return refuse(c, JANK_CAPTURE_REASON_HOURLY,
+			      &c->episode[JANK_CAPTURE_REASON_HOURLY], out);
+	}
+	c->episode[JANK_CAPTURE_REASON_HOURLY] = false;
+	e = jank_dirtree_make(c->policy.dir);
+	if (e < 0) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: cannot create %s: %s", c->policy.dir, strerror(-e));
+		return refuse(c, JANK_CAPTURE_REASON_ERROR, &c->episode[JANK_CAPTURE_REASON_ERROR],
+			      out);
+	}
+	reason = check_disk(c, out);
+	if (reason != JANK_CAPTURE_REASON_NONE)
+		return refuse(c, reason, &c->episode[reason], out);
+	e = make_capture_dir(c, r, now, out->dir, sizeof(out->dir), &name);
+	if (e == 0) {
+		json_object_put(c->meta);
+		c->meta = meta_new(c, r, now, name);
+		e = c->meta ? meta_write(out->dir, c->meta) : -ENOMEM;
+		if (e < 0)
+			jank_dirtree_remove(out->dir);
+	}
+	if (e < 0) {
+		snprintf(out->message, sizeof(out->message),
+			 "capture refused: cannot create a capture in %s: %s", c->policy.dir,
+			 strerror(-e));
+		out->dir[0] = '\0';
+		return refuse(c, JANK_CAPTURE_REASON_ERROR, &c->episode[JANK_CAPTURE_REASON_ERROR],
+			      out);
+	}
+	c->episode[JANK_CAPTURE_REASON_ERROR] = false;
+	snprintf(c->flight, sizeof(c->flight), "%s", out->dir);
+	c->joined_more = 0;
+	slot->started = true;
+	slot->last_start = now;
+	starts_add(c, now);
+	c->stats.started++;
+	out->decision = JANK_CAPTURE_START;
+	out->log = true;
+	start_message(c, r, out);
+	memset(c->since_start, 0, sizeof(c->since_start));
+	return out->decision;
+}
+
+/* ---- Done ---- */
+
+int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok, const char *why,
+		      struct jank_capture_outcome *out)
+{
+	char a[32], b[32], t[32];
+	uint64_t total = 0, freed = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!c->flight[0] || strcmp(dir, c->flight) != 0)
+		return -ENOENT;
+	if (!ok) {
+		r = jank_dirtree_remove(c->flight);
+		c->stats.failed++;
+		out->log = !c->failing;
+		if (!c->failing) {
+			c->failing = true;
+			c->stats.failure_episodes++;
+		}
+		if (r < 0)
+			snprintf(out->message, sizeof(out->message),
+				 "capture failed: %s: %s; cannot remove the partial capture: %s",
+				 c->flight, why && why[0] ? why : "error", strerror(-r));
+		else
+			snprintf(
+			    out->message, sizeof(out->message),
+			    "capture failed: %s: %s; partial capture removed (further failures "
+			    "are counted, not logged, until a capture succeeds)",
+			    c->flight, why && why[0] ? why : "error");
+		goto end;
+	}
+	c->failing = false;
+	c->stats.completed++;
+	if (c->meta) {
+		json_object_object_add(c->meta, "state", json_object_new_string("complete"));
+		meta_write(c->flight, c->meta);
+	}
+	out->log = true;
+	r = 0;
+	if (c->policy.quota) {
+		r = prune_to(c, strrchr(c->flight, '/') + 1, c->policy.quota, false, &total,
+			     &freed);
+		c->stats.bytes = total;
+	}
+	if (r > 0) {
+		out->deleted = (uint64_t)r;
+		out->deleted_bytes = freed;
+		snprintf(out->message, sizeof(out->message),
+			 "capture complete: %s; quota %s: deleted the %d oldest capture%s (%s), "
+			 "%s in use",
+			 c->flight, jank_units_size(c->policy.quota, a, sizeof(a)), r, r > 1 ? "s" : "",
+			 jank_units_size(freed, b, sizeof(b)), jank_units_size(total, t, sizeof(t)));
+	} else {
+		snprintf(out->message, sizeof(out->message), "capture complete: %s", c->flight);
+	}
+end:
+	c->flight[0] = '\0';
+	json_object_put(c->meta);
+	c->meta = NULL;
+	return 0;
+}
+
+int jank_capture_policy_keep_chunk(struct jank_capture_policy *c, const char *archives,
+			    const struct jank_chunk *chunk, const char *capture_dir)
+{
+	struct json_object *chunks = NULL, *o;
+	char dst[PATH_MAX];
+	int r;
+
+	if (jank_dirtree_join(dst, sizeof(dst), capture_dir, "chunks") < 0)
+		return -ENAMETOOLONG;
+	if (mkdir(dst, JANK_DIRTREE_MODE) != 0 && errno != EEXIST)
+		return -errno;
+	r = jank_dirtree_move(archives, chunk->name, dst);
+	if (r < 0 || !c->meta || strcmp(capture_dir, c->flight) != 0)
+		return r;
+	if (!json_object_object_get_ex(c->meta, "chunks", &chunks)) {
+		chunks = json_object_new_array();
+		if (!chunks || json_object_object_add(c->meta, "chunks", chunks) != 0)
+			return 0;
+	}
+	o = json_object_new_object();
+	if (!o)
+		return 0;
+	jank_json_add_str(o, "name", chunk->name);
+	jank_json_add_i64(o, "index", (int64_t)chunk->index);
+	jank_json_add_i64(o, "begin", chunk->begin_ns);
+	jank_json_add_i64(o, "end", chunk->end_ns);
+	if (json_object_array_add(chunks, o) != 0)
+		json_object_put(o);
+	meta_write(c->flight, c->meta);
+	return 0;
+}

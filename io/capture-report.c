@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture reports (see report.h).
+ *
+ * The flagged action is looked for with report_all on, so that every
+ * completed action of the rule is seen, and with the threshold recorded at
+ * capture time (an adaptive threshold would still be warming up offline).
+ * The live engine and the capture session are two lttng sessions: their
+ * clock offsets may differ by a few microseconds, hence "the end closest to
+ * the recorded one" rather than an exact match.
+ *
+ * Each report file is written to a temporary name and renamed, so that a
+ * reader (jankctl captures, a browser) never sees half a file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "capture-policy.h"
+#include "errbuf.h"
+#include "json-util.h"
+#include "trace-reader.h"
+#include "format.h"
+#include "capture-report.h"
+#include "critpath-svg.h"
+#include "units.h"
+
+#define ERR_LEN 1024
+
+/* ---- capture.json ---- */
+
+struct meta {
+	struct json_object *root;
+	struct jank_rule rule;
+	const char *name;
+	const char *key;
+	const char *comm;
+	int32_t tid, pid;
+	int64_t begin, end, duration, threshold;
+	bool overdue;
+};
+
+static void meta_fini(struct meta *m)
+{
+	jank_rule_fini(&m->rule);
+	json_object_put(m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The rule as capture.json describes it. Returns the name of a bad field, or NULL. */
+static const char *meta_rule(struct meta *m, struct json_object *ro)
+{
+	struct jank_rule *ru = &m->rule;
+	struct json_object *keys, *match;
+	const char *s;
+
+	jank_rule_init(ru);
+	if (!(s = jank_json_get_str(ro, "name")) || !(ru->name = strdup(s)))
+		return "rule.name";
+	if (!(s = jank_json_get_str(ro, "begin")) || !(ru->begin_event = strdup(s)))
+		return "rule.begin";
+	if (!(s = jank_json_get_str(ro, "end")) || !(ru->end_event = strdup(s)))
+		return "rule.end";
+	keys = jank_json_get(ro, "key", json_type_array);
+	if (keys) {
+		size_t n = json_object_array_length(keys);
+
+		if (n > JANK_RULE_MAX_KEYS)
+			return "rule.key";
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *k = json_object_array_get_idx(keys, i);
+
+			if (!json_object_is_type(k, json_type_string) ||
+			    !(ru->keys[i] = strdup(json_object_get_string(k))))
+				return "rule.key";
+			ru->nkeys++;
+		}
+	}
+	match = jank_json_get(ro, "match", json_type_object);
+	if (match) {
+		struct json_object *v;
+
+		if (!(s = jank_json_get_str(match, "field")) || !(ru->match_field = strdup(s)))
+			return "rule.match.field";
+		if ((v = jank_json_get(match, "value", json_type_string))) {
+			char *dup = strdup(json_object_get_string(v));
+
+			if (!dup)
+				return "rule.match.value";
+			ru->match_value.type = JANK_VALUE_STR;
+			ru->match_value.s = dup;
+		} else if ((v = jank_json_get(match, "value", json_type_int))) {
+			ru->match_value.type = JANK_VALUE_INT;
+			ru->match_value.i = json_object_get_int64(v);
+		} else {
+			return "rule.match.value";
+		}
+	}
+	return NULL;
+}
+
+/* Returns 0, -ENOENT or -EINVAL (message in err). */
+static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
+{
+	struct json_object *ro, *ao;
+	const char *bad = NULL, *fmt, *kind;
+	char path[PATH_MAX];
+	struct stat st;
+	int64_t v = 0;
+
+	memset(m, 0, sizeof(*m));
+	jank_rule_init(&m->rule);
+	if (stat(dir, &st) != 0) {
+		jank_errf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		jank_errf(err, errlen, "%s: not a directory (expected a capture directory)", dir);
+		return -ENOENT;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, JANK_CAPTURE_FILE);
+	if (stat(path, &st) != 0) {
+		jank_errf(err, errlen, "%s: no %s (not a capture directory)", dir, JANK_CAPTURE_FILE);
+		return -ENOENT;
+	}
+	m->root = json_object_from_file(path);
+	if (!m->root || !json_object_is_type(m->root, json_type_object)) {
+		const char *why = m->root ? "not a JSON object" : json_util_get_last_err();
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s", why ? why : "unreadable");
+		line[strcspn(line, "\n")] = '\0';
+		jank_errf(err, errlen, "%s: malformed: %s", path, line);
+		return -EINVAL;
+	}
+	fmt = jank_json_get_str(m->root, "format");
+	if (fmt && strncmp(fmt, "jank-capture/", 13) != 0) {
+		jank_errf(err, errlen, "%s: unknown format '%s' (expected %s)", path, fmt,
+			JANK_CAPTURE_FORMAT);
+		return -EINVAL;
+	}
+	ro = jank_json_get(m->root, "rule", json_type_object);
+	ao = jank_json_get(m->root, "action", json_type_object);
+	m->name = jank_json_get_str(m->root, "name");
+	if (!ro)
+		bad = "rule";
+	else if (!ao)
+		bad = "action";
+	else
+		bad = meta_rule(m, ro);
+	if (!bad && !(m->key = jank_json_get_str(ao, "key")))
+		bad = "action.key";
+	if (!bad && (!jank_json_get_i64(ao, "tid", &v) || v < 0 || v > INT32_MAX))
+		bad = "action.tid";
+	m->tid = (int32_t)v;
+	if (!bad && !jank_json_get_i64(ao, "begin", &m->begin))
+		bad = "action.begin";
+	if (!bad && (!jank_json_get_i64(ao, "end", &m->end) || m->end < m->begin))
+		bad = "action.end";
+	if (bad) {
+		jank_errf(err, errlen, "%s: missing or bad '%s'", path, bad);
+		return -EINVAL;
+	}
+	m->pid = jank_json_get_i64(ao, "pid", &v) ? (int32_t)v : -1;
+	m->comm = jank_json_get_str(ao, "comm");
+	if (!jank_json_get_i64(ao, "duration_ns", &m->duration))
+		m->duration = m->end - m->begin;
+	if (!jank_json_get_i64(ao, "threshold_ns", &m->threshold) || m->threshold < 0)
+		m->threshold = 0;
+	kind = jank_json_get_str(ao, "kind");
+	m->overdue = kind && !strcmp(kind, "overdue");
+	/* Offline, the threshold is the one the live engine applied. */
+	m->rule.threshold.kind = JANK_THRESHOLD_FIXED;
+	m->rule.threshold.ns = m->threshold;
+	return 0;
+}
+
+/* ---- Finding the action ---- */
+
+struct found {
+	const struct meta *m;
+	bool ok;
+	int64_t diff;
+	struct jank_verdict rep; /* path, breakdown and strings point below */
+	struct jank_path path;
+	struct jank_breakdown bd;
+	char key[JANK_KEY_LEN];
+	char comm[JANK_COMM_LEN];
+	int err;
+};
+
+static int path_copy(struct jank_path *dst, const struct jank_path *src)
+{
+	if (dst->cap < src->n) {
+		struct jank_segment *v = realloc(dst->segs, src->n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		dst->segs = v;
+		dst->cap = src->n;
+	}
+	if (src->n)
+		memcpy(dst->segs, src->segs, src->n * sizeof(*dst->segs));
+	dst->n = src->n;
+	dst->tid = src->tid;
+	dst->begin = src->begin;
+	dst->end = src->end;
+	dst->truncated = src->truncated;
+	return 0;
+}
+
+static void on_report(const struct jank_verdict *r, void *data)
+{
+	struct found *fd = data;
+	int64_t diff;
+
+	if (r->kind != JANK_VERDICT_COMPLETED || !r->key || strcmp(r->key, fd->m->key) != 0 ||
+	    !r->path)
+		return;
+	diff = r->end > fd->m->end ? r->end - fd->m->end : fd->m->end - r->end;
+	if (fd->ok && diff >= fd->diff)
+		return;
+	if (path_copy(&fd->path, r->path) < 0) {
+		fd->err = -ENOMEM;
+		return;
+	}
+	fd->ok = true;
+	fd->diff = diff;
+	fd->rep = *r;
+	snprintf(fd->key, sizeof(fd->key), "%s", r->key);
+	snprintf(fd->comm, sizeof(fd->comm), "%s", r->comm ? r->comm : "");
+}
+
+/* ---- Writing ---- */
+
+typedef int (*write_fn)(FILE *f, void *data);
+
+/* dir/name, written whole through a temporary file. */
+static int write_file(const char *dir, const char *name, write_fn fn, void *data)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int r;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	r = fn(f, data);
+	if (fflush(f) != 0 && r == 0)
+		r = -errno;
+	if (ferror(f) && r == 0)
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) != 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+struct out {
+	const char *dir;
+	const struct meta *m;
+	const struct jank_verdict *rep; /* NULL when there is no path */
+	const struct jank_graph *g;
+	const char *error; /* why there is no path */
+	const char *note;  /* about a partial path */
+	const char *match; /* "end_event" or "recorded_interval" */
+	struct jank_reader_stats in;
+	char summary[JANK_CAPTURE_REPORT_SUMMARY_LEN];
+	char cause[240];
+};
+
+static void thread_name(int32_t tid, const char *comm, char *buf, size_t len)
+{
+	if (comm && comm[0])
+		snprintf(buf, len, "tid %" PRId32 " (%s)", tid, comm);
+	else
+		snprintf(buf, len, "tid %" PRId32, tid);
+}
+
+/* "88.9% block_device on tid 4377 (db)", and the whole line before it. */
+static void summarize(struct out *o)
+{
+	const struct jank_verdict *r = o->rep;
+	const struct meta *m = o->m;
+	char d[32], t[32], th[64], head[256];
+
+	snprintf(head, sizeof(head), "%s%s%s%s %s", m->rule.name, m->key[0] ? " [" : "", m->key,
+		 m->key[0] ? "]" : "", jank_units_duration(r ? r->duration : m->duration, d, sizeof(d)));
+	if (m->threshold > 0) {
+		size_t n = strlen(head);
+
+		snprintf(head + n, sizeof(head) - n, " (threshold %s)",
+			 jank_units_duration(m->threshold, t, sizeof(t)));
+	}
+	if (!r) {
+		const char *why = o->error;
+		size_t n = strlen(o->dir);
+
+		/* The error names the capture for stderr; the summary is about it already. */
+		if (!strncmp(why, o->dir, n) && !strncmp(why + n, ": ", 2))
+			why += n + 2;
+		snprintf(o->cause, sizeof(o->cause), "no analysis: %s", why);
+	} else if (!r->breakdown || r->breakdown->n == 0) {
+		snprintf(o->cause, sizeof(o->cause), "empty critical path");
+	} else {
+		const struct jank_breakdown_item *it = &r->breakdown->items[0];
+		int64_t total = r->path->end - r->path->begin;
+
+		thread_name(it->tid, it->comm, th, sizeof(th));
+		snprintf(o->cause, sizeof(o->cause), "%.1f%% %s on %s%s",
+			 total > 0 ? 100.0 * (double)it->ns / (double)total : 0.0,
+			 jank_state_name(it->state), th, o->note ? " (partial path)" : "");
+	}
+	snprintf(o->summary, sizeof(o->summary), "%s: %s", head, o->cause);
+}
+
+static struct json_object *error_json(const struct out *o)
+{
+	struct json_object *j = json_object_new_object();
+	const struct meta *m = o->m;
+	int e = 0;
+
+	if (!j)
+		return NULL;
+	e |= jank_json_add(j, "type", json_object_new_string("action"));
+	if (m->overdue)
+		e |= jank_json_add(j, "kind", json_object_new_string("overdue"));
+	e |= jank_json_add(j, "action", json_object_new_string(m->rule.name));
+	e |= jank_json_add(j, "key", json_object_new_string(m->key));
+	e |= jank_json_add(j, "begin", json_object_new_int64(m->begin));
+	e |= jank_json_add(j, "end", json_object_new_int64(m->end));
+	e |= jank_json_add(j, "duration_ns", json_object_new_int64(m->duration));
+	e |= jank_json_add(j, "threshold_ns", json_object_new_int64(m->threshold));
+	e |= jank_json_add(j, "tid", json_object_new_int64(m->tid));
+	e |= jank_json_add(j, "pid", json_object_new_int64(m->pid));
+	e |= jank_json_add(j, "comm", m->comm ? json_object_new_string(m->comm) : NULL);
+	e |= jank_json_add(j, "error", json_object_new_string(o->error));
+	if (e) {
+		json_object_put(j);
+		return NULL;
+	}
+	return j;
+}
+
+static int report_json(FILE *f, void *data)
+{
+	struct out *o = data;
+	struct json_object *j = o->rep ? jank_format_verdict_json(o->rep) : error_json(o);
+	struct json_object *an = json_object_new_object();
+	int e = 0;
+
+	if (!j || !an) {
+		json_object_put(j);
+		json_object_put(an);
+		return -ENOMEM;
+	}
+	e |= jank_json_add(j, "capture", json_object_get(o->m->root));
+	e |= jank_json_add(j, "analysis", an);
+	if (o->match)
+		e |= jank_json_add(an, "match", json_object_new_string(o->match));
+	if (o->rep && o->match && !strcmp(o->match, "end_event"))
+		e |= jank_json_add(an, "end_offset_ns", json_object_new_int64(o->rep->end - o->m->end));
+	if (o->note)
+		e |= jank_json_add(an, "note", json_object_new_string(o->note));
+	e |= jank_json_add(an, "events", json_object_new_int64((int64_t)o->in.events));
+	e |= jank_json_add(an, "traces", json_object_new_int64((int64_t)o->in.traces));
+	e |= jank_json_add(an, "jankctl_version", json_object_new_string(JANK_VERSION));
+	e |= jank_json_add(j, "summary", json_object_new_string(o->summary));
+	e |= jank_json_add(j, "cause", json_object_new_string(o->cause));
+	if (e) {
+		json_object_put(j);
+		return -ENOMEM;
+	}
+	return jank_format_json_print(f, j);
+}
+
+/* "1714564800.123456789": a time for babeltrace2 --begin/--end. */
+static const char *bt_time(int64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
+	return buf;
+}
+
+/* What the state of the largest part of the path means, and where to look for more. */
+static void state_hint(enum jank_state st, const char **what, const char **grep)
+{
+	*grep = NULL;
+	switch (st) {
+	case JANK_STATE_BLOCK_DEVICE:
+		*what = "it waited for the disk. Its block requests during the action:";
+		*grep = "block_rq_";
+		break;
+	case JANK_STATE_NETWORK:
+		*what = "it waited for the network. The network events during the action:";
+		*grep = "net_|netif_";
+		break;
+	case JANK_STATE_TIMER:
+		*what = "it slept, or waited for a timeout (a timer woke it). The system calls:";
+		*grep = "syscall_";
+		break;
+	case JANK_STATE_PREEMPTED:
+		*what = "it could run, but other threads had the CPU. Who ran instead:";
+		*grep = "sched_switch";
+		break;
+	case JANK_STATE_RUNNING:
+		*what = "it was running: the time is its own work (profile it, e.g. with perf).";
+		break;
+	case JANK_STATE_LOCK_WAIT:
+		*what = "it waited for a user-space mutex (see \"waiting for locks\" above).";
+		break;
+	case JANK_STATE_BLOCKED:
+		*what = "it waited, and nothing in the trace says for what. Its system calls:";
+		*grep = "syscall_";
+		break;
+	case JANK_STATE_INTERRUPTED:
+	case JANK_STATE_IPI:
+		*what = "an interrupt woke it. The interrupts during the action:";
+		*grep = "irq_|ipi";
+		break;
+	case JANK_STATE_UNKNOWN:
+	case JANK_STATE_USER_INPUT:
+	case JANK_STATE_COUNT:
+	default:
+		*what = "the trace says little about this part (events lost, or the thread not "
+			"seen yet).";
+		break;
+	}
+}
+
+static void next_steps(FILE *f, const struct out *o)
+{
+	const struct jank_verdict *r = o->rep;
+	const struct jank_breakdown_item *top = NULL;
+	char th[64], d[32], b1[32], b2[32];
+	const char *what, *grep;
+
+	bt_time(r->begin, b1, sizeof(b1));
+	bt_time(r->end, b2, sizeof(b2));
+	fprintf(f, "What to look at next\n");
+	if (r->breakdown && r->breakdown->n)
+		top = &r->breakdown->items[0];
+	if (top) {
+		thread_name(top->tid, top->comm, th, sizeof(th));
+		state_hint(top->state, &what, &grep);
+		fprintf(f, "  * Most of the time (%s) went to %s in %s:\n    %s\n",
+			jank_units_duration(top->ns, d, sizeof(d)), th, jank_state_name(top->state), what);
+		if (grep)
+			fprintf(f, "      babeltrace2 --begin=%s --end=%s %s | grep -E '%s'\n", b1,
+				b2, o->dir, grep);
+		if (top->tid != r->tid)
+			fprintf(f,
+				"  * What %s waited for, over the action, and its states and "
+				"wakeups:\n"
+				"      jankctl critpath --tid %" PRId32 " --begin %" PRId64
+				" --end %" PRId64 " %s\n"
+				"      jankctl graph --tid %" PRId32 " --format text %s\n",
+				th, top->tid, r->begin, r->end, o->dir, top->tid, o->dir);
+	}
+	fprintf(f,
+		"  * Every event of the action's interval (captures record syscalls, block and "
+		"net):\n      babeltrace2 --begin=%s --end=%s %s\n",
+		b1, b2, o->dir);
+	fprintf(f, "  * The picture: %s/%s (open it in a browser)\n", o->dir, JANK_CAPTURE_REPORT_SVG);
+}
+
+static int report_text(FILE *f, void *data)
+{
+	struct out *o = data;
+	const struct meta *m = o->m;
+	struct json_object *joined = jank_json_get(m->root, "joined", json_type_array);
+	const char *when = jank_json_get_str(m->root, "time"), *mode = jank_json_get_str(m->root, "mode");
+	const char *session = jank_json_get_str(m->root, "session"),
+		   *host = jank_json_get_str(m->root, "hostname");
+	const char *version = jank_json_get_str(m->root, "jankd_version");
+	char d[32], th[64];
+	int64_t more = 0;
+
+	fprintf(f, "jank capture report: %s\n", o->dir);
+	fprintf(f, "  taken     %s", when ? when : "(unknown time)");
+	if (host && host[0])
+		fprintf(f, " on %s", host);
+	if (mode)
+		fprintf(f, ", %s", mode);
+	if (session)
+		fprintf(f, " of session %s", session);
+	if (version)
+		fprintf(f, " (jankd %s)", version);
+	thread_name(m->tid, m->comm, th, sizeof(th));
+	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n", m->rule.name, m->key[0] ? " [" : "",
+		m->key, m->key[0] ? "]" : "", jank_units_duration(m->duration, d, sizeof(d)), th);
+	jank_json_get_i64(m->root, "joined_more", &more);
+	if (joined && json_object_array_length(joined) + (size_t)more > 0)
+		fprintf(f, "  joined    %zu more janks happened during the capture (see %s)\n",
+			json_object_array_length(joined) + (size_t)more, JANK_CAPTURE_FILE);
+	fprintf(f, "  trace     %" PRIu64 " events in %" PRIu64 " trace%s\n", o->in.events,
+		o->in.traces, o->in.traces == 1 ? "" : "s");
+	fprintf(f, "  summary   %s\n\n", o->summary);
+	if (!o->rep) {
+		fprintf(f, "No critical path: %s.\n", o->error);
+		return 0;
+	}
+	if (o->note)
+		fprintf(f, "Note: %s.\n\n", o->note);
+	jank_format_verdict_text(f, o->rep);
+	next_steps(f, o);
+	return 0;
+}
+
+struct svg_out {
+	const struct out *o;
+	char subtitle[512];
+};
+
+static int report_svg(FILE *f, void *data)
+{
+	struct svg_out *s = data;
+
+	return jank_svg_critpath(f, s->o->rep, s->o->g, s->subtitle);
+}
+
+static int write_reports(struct out *o, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct svg_out so = {.o = o};
+	const char *name;
+	int r;
+
+	summarize(o);
+	r = write_file(o->dir, JANK_CAPTURE_REPORT_JSON, report_json, o);
+	if (r == 0)
+		r = write_file(o->dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
+	if (r == 0 && o->rep) {
+		char th[64];
+
+		name = o->m->name	      ? o->m->name
+		       : strrchr(o->dir, '/') ? strrchr(o->dir, '/') + 1
+					      : o->dir;
+		thread_name(o->rep->tid, o->rep->comm, th, sizeof(th));
+		snprintf(so.subtitle, sizeof(so.subtitle), "capture %s · critical path of %s%s",
+			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
+		r = write_file(o->dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
+	} else if (r == 0) {
+		snprintf(path, sizeof(path), "%s/%s", o->dir, JANK_CAPTURE_REPORT_SVG);
+		unlink(path); /* a stale picture would contradict the report */
+	}
+	if (r < 0)
+		jank_errf(err, errlen, "%s: cannot write the report: %s", o->dir, strerror(-r));
+	return r;
+}
+
+/* ---- The analysis ---- */
+
+int jank_capture_report_write(const char *dir, struct jank_capture_report_result *res, char *err, size_t errlen)
+{
+	struct found fd = {0};
+	struct out o = {.dir = dir};
+	struct jank_engine_config ec;
+	struct jank_engine *e = NULL;
+	struct jank_reader *in = NULL;
+	char why[ERR_LEN], note[512];
+	struct jank_verdict rep;
+	struct meta m;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	r = meta_load(&m, dir, err, errlen);
+	if (r < 0) {
+		meta_fini(&m);
+		return r;
+	}
+	o.m = &m;
+	fd.m = &m;
+	jank_path_init(&fd.path);
+	jank_breakdown_init(&fd.bd);
+	jank_engine_config_defaults(&ec);
+	ec.gc = false;
+	ec.report_all = true;
+	ec.overdue_grace_ns = 0;
+	e = jank_engine_new(&ec);
+	if (!e || jank_engine_add_rule(e, &m.rule) < 0) {
+		jank_errf(err, errlen, "%s: out of memory", dir);
+		r = -ENOMEM;
+		goto end;
+	}
+	jank_engine_set_verdict_cb(e, on_report, &fd);
+	in = jank_reader_new_ctf(&dir, 1, e, why, sizeof(why));
+	if (!in) {
+		o.error = why;
+		goto no_path;
+	}
+	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
+		snprintf(why, sizeof(why), "%s", jank_reader_error(in));
+		o.error = why;
+		goto no_path;
+	}
+	jank_reader_get_stats(in, &o.in);
+	if (fd.err) {
+		jank_errf(err, errlen, "%s: out of memory", dir);
+		r = fd.err;
+		goto end;
+	}
+	if (o.in.events_used == 0) {
+		snprintf(why, sizeof(why), "%s: no events the engine can use (%" PRIu64 " read)",
+			 dir, o.in.events);
+		o.error = why;
+		goto no_path;
+	}
+	if (fd.ok) {
+		rep = fd.rep;
+		o.match = "end_event";
+	} else {
+		/* No end event in the capture: the recorded interval, clipped to the trace. */
+		const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(e), m.tid);
+		int64_t b = m.begin, en = m.end;
+		char d[32], d2[32];
+
+		if (w && b < w->first_seen)
+			b = w->first_seen;
+		if (en > o.in.last_ts)
+			en = o.in.last_ts;
+		if (!w || b >= en) {
+			snprintf(
+			    why, sizeof(why),
+			    "%s: the capture holds no '%s' action with key '%s' and no event of "
+			    "tid %" PRId32 " during it",
+			    dir, m.rule.name, m.key, m.tid);
+			o.error = why;
+			goto no_path;
+		}
+		r = jank_critpath_compute_worker(jank_engine_graph(e), w, b, en, &fd.path);
+		if (r < 0) {
+			snprintf(why, sizeof(why),
+				 "%s: cannot compute the path of tid %" PRId32 ": %s", dir, m.tid,
+				 strerror(-r));
+			o.error = why;
+			goto no_path;
+		}
+		memset(&rep, 0, sizeof(rep));
+		rep.kind = m.overdue ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
+		rep.key = m.key;
+		rep.tid = m.tid;
+		rep.pid = m.pid >= 0 ? m.pid : w->pid;
+		rep.comm = m.comm ? m.comm : w->comm;
+		rep.threshold = m.threshold;
+		snprintf(note, sizeof(note),
+			 "the capture does not hold the action's end: the path covers %s of the "
+			 "%s the action lasted, up to the capture's last event",
+			 jank_units_duration(en - b, d, sizeof(d)), jank_units_duration(m.duration, d2, sizeof(d2)));
+		o.note = note;
+		o.match = "recorded_interval";
+		res->partial = true;
+		rep.begin = b;
+		rep.end = en;
+		rep.duration = en - b;
+		rep.over_threshold = m.threshold > 0 && m.duration > m.threshold;
+	}
+	r = jank_breakdown_compute(&fd.path, &fd.bd);
+	if (r < 0) {
+		jank_errf(err, errlen, "%s: out of memory", dir);
+		goto end;
+	}
+	rep.rule = &m.rule;
+	rep.rule_index = 0;
+	rep.path = &fd.path;
+	rep.breakdown = &fd.bd;
+	if (fd.ok) {
+		rep.key = fd.key;
+		rep.comm = fd.comm;
+	}
+	o.rep = &rep;
+	o.g = jank_engine_graph(e);
+	r = write_reports(&o, err, errlen);
+	snprintf(res->summary, sizeof(res->summary), "%s", o.summary);
+	goto end;
+no_path:
+	/* Say why in the report files, then fail. */
+	r = write_reports(&o, err, errlen);
+	snprintf(res->summary, sizeof(res->summary), "%s", o.summary);
+	if (r == 0) {
+		jank_errf(err, errlen, "%s", o.error);
+		r = -ENODATA;
+	}
+end:
+	jank_reader_free(in);
+	jank_engine_free(e);
+	jank_path_fini(&fd.path);
+	jank_breakdown_fini(&fd.bd);
+	meta_fini(&m);
+	return r;
+}

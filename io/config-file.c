@@ -1,0 +1,1123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The INI configuration, parsed with inih.
+ *
+ * inih does the tokenising; we feed it lines through our own reader, which
+ * counts them and tracks the section headers, so that every message can name
+ * the exact line, and so that sections without keys are validated too. The
+ * reader also strips leading blanks, which turns off inih's continuation
+ * lines: an indented `key = value` is a key of its own, as users expect.
+ *
+ * The first error wins; the parse goes on only because inih does.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <ini.h>
+#include "config-file.h"
+#include "units.h"
+
+#define CONFIG_MSG_LEN 512
+
+enum section_kind {
+	SECTION_NONE = 0, /* before the first header */
+	SECTION_LIVE,
+	SECTION_GRAPH,
+	SECTION_ALERTS,
+	SECTION_CAPTURE,
+	SECTION_DAEMON,
+	SECTION_ACTION,
+	SECTION_BAD, /* an error was reported on its header; its keys are ignored */
+	SECTION_KIND_COUNT,
+};
+
+static const char *const section_names[SECTION_KIND_COUNT] = {
+    [SECTION_LIVE] = "live",
+    [SECTION_GRAPH] = "graph",
+    [SECTION_ALERTS] = "alerts",
+    [SECTION_CAPTURE] = "capture",
+    [SECTION_DAEMON] = "daemon",
+};
+
+struct parser;
+typedef int (*key_fn)(struct parser *p, const char *key, const char *value);
+
+/* One key of a section: its name and the function that checks and stores its value. */
+struct key_def {
+	const char *name;
+	key_fn set;
+};
+
+struct parser {
+	struct jank_config *c;
+	const char *name; /* the file, in messages */
+	FILE *file;	  /* one of file ... */
+	const char *text; /* ... or text */
+	char *line;
+	size_t linecap;
+	unsigned lineno;
+
+	enum section_kind kind;
+	char section[128]; /* as users write it: "graph", "action frame" */
+	unsigned section_line;
+	unsigned section_first_line[SECTION_KIND_COUNT];
+	uint64_t seen; /* keys seen in this section, by index in its key table */
+	struct jank_rule *rule;
+	unsigned *rule_lines; /* header line of each rule, for duplicate names */
+	bool live_create_seen;
+	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
+	uint64_t warmup;
+
+	bool failed;
+	unsigned fail_line; /* 0: the message names no line */
+	unsigned fail_at;   /* the line being read when the error was found */
+	char msg[CONFIG_MSG_LEN];
+};
+
+static void fail(struct parser *p, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void fail(struct parser *p, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->failed)
+		return;
+	p->failed = true;
+	p->fail_line = line;
+	p->fail_at = p->lineno;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Values ---- */
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_uint(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+static int set_duration(struct parser *p, const char *key, const char *v, int64_t *out,
+			bool allow_zero)
+{
+	int64_t ns;
+
+	if (allow_zero && !strcmp(v, "0")) { /* "off": no unit needed */
+		*out = 0;
+		return 0;
+	}
+	if (jank_units_parse_duration(v, &ns) < 0 || ns < 0 || (ns == 0 && !allow_zero)) {
+		fail(p, p->lineno, "bad duration '%s' for %s", v, key);
+		return -EINVAL;
+	}
+	*out = ns;
+	return 0;
+}
+
+static int set_size(struct parser *p, const char *key, const char *v, uint64_t *out)
+{
+	uint64_t bytes;
+
+	if (jank_units_parse_size(v, &bytes) < 0 || bytes == 0) {
+		fail(p, p->lineno, "bad size '%s' for %s", v, key);
+		return -EINVAL;
+	}
+	*out = bytes;
+	return 0;
+}
+
+static int set_bool(struct parser *p, const char *key, const char *v, bool *out)
+{
+	if (parse_bool(v, out) < 0) {
+		fail(p, p->lineno, "bad value '%s' for %s (expected yes or no)", v, key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_string(struct parser *p, const char *v, char **out)
+{
+	char *s = strdup(v);
+
+	if (!s) {
+		fail(p, p->lineno, "out of memory");
+		return -ENOMEM;
+	}
+	free(*out);
+	*out = s;
+	return 0;
+}
+
+/* An event name: no blanks, no quotes. */
+static int set_event_name(struct parser *p, const char *key, const char *v, char **out)
+{
+	for (const char *s = v; *s; s++) {
+		if (isspace((unsigned char)*s) || *s == '"' || *s == '\'' || *s == ',') {
+			fail(p, p->lineno, "bad event name '%s' for %s", v, key);
+			return -EINVAL;
+		}
+	}
+	return set_string(p, v, out);
+}
+
+/* ---- [live] ---- */
+
+static bool live_url_ok(const char *v)
+{
+	static const char *const schemes[] = {"net://", "net4://", "net6://"};
+
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && strstr(v + n, "/host/"))
+			return true;
+	}
+	return false;
+}
+
+/* A comma-separated list of live URLs: one session (or host) each. */
+static int live_url(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_live *l = &p->c->live;
+	const char *s = v;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s);
+		char url[JANK_CONFIG_URL_LEN];
+		char **urls;
+
+		while (n && isspace((unsigned char)*s)) {
+			s++;
+			n--;
+		}
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		if (n == 0) {
+			fail(p, p->lineno, "bad url list '%s' (an element is empty)", v);
+			return -EINVAL;
+		}
+		snprintf(url, sizeof(url), "%.*s", (int)n, s);
+		if (n >= sizeof(url) || !live_url_ok(url)) {
+			fail(p, p->lineno,
+			     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)",
+			     url);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < l->nurls; i++) {
+			if (!strcmp(l->urls[i], url)) {
+				fail(p, p->lineno, "url '%s' is listed twice", url);
+				return -EINVAL;
+			}
+		}
+		urls = realloc(l->urls, (l->nurls + 1) * sizeof(*urls));
+		if (!urls) {
+			fail(p, p->lineno, "out of memory");
+			return -ENOMEM;
+		}
+		l->urls = urls;
+		urls[l->nurls] = NULL;
+		if (set_string(p, url, &urls[l->nurls]) < 0)
+			return -ENOMEM;
+		l->nurls++;
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+static int live_create(struct parser *p, const char *key, const char *v)
+{
+	p->live_create_seen = true;
+	return set_bool(p, key, v, &p->c->live.create);
+}
+
+static int live_timer(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->live.timer_ns, false);
+}
+
+/* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
+static int set_session_name(struct parser *p, const char *v, char *out)
+{
+	size_t n = strlen(v);
+	bool ok = n < JANK_CONFIG_SESSION_LEN && v[0] != '.' && v[0] != '-';
+
+	for (const char *s = v; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
+			ok = false;
+	if (!ok) {
+		fail(p, p->lineno,
+		     "bad session name '%s' (expected letters, digits and _-.:, at most %d)", v,
+		     JANK_CONFIG_SESSION_LEN - 1);
+		return -EINVAL;
+	}
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+static int live_session(struct parser *p, const char *key, const char *v)
+{
+	(void)key;
+	return set_session_name(p, v, p->c->live.session);
+}
+
+/* The lttng output URL of the created session: where relayd listens. */
+static int live_relayd(struct parser *p, const char *key, const char *v)
+{
+	static const char *const schemes[] = {"net://", "net6://", "tcp://", "tcp6://"};
+	bool ok = false;
+
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && v[n] != ':')
+			ok = true;
+	}
+	for (const char *s = v; *s; s++)
+		if (isspace((unsigned char)*s) || *s == ',')
+			ok = false;
+	if (!ok || strlen(v) >= sizeof(p->c->live.relayd)) {
+		fail(p, p->lineno, "bad relayd '%s' (expected an lttng URL such as net://HOST)", v);
+		return -EINVAL;
+	}
+	memcpy(p->c->live.relayd, v, strlen(v) + 1);
+	return 0;
+}
+
+static int live_relayd_live_port(struct parser *p, const char *key, const char *v)
+{
+	uint64_t port;
+
+	if (parse_uint(v, &port) < 0 || port == 0 || port > 65535) {
+		fail(p, p->lineno, "bad port '%s' for %s (expected 1 to 65535)", v, key);
+		return -EINVAL;
+	}
+	p->c->live.relayd_live_port = (unsigned)port;
+	return 0;
+}
+
+static int live_tracefile_size(struct parser *p, const char *key, const char *v)
+{
+	return set_size(p, key, v, &p->c->live.tracefile_size);
+}
+
+static int live_tracefile_count(struct parser *p, const char *key, const char *v)
+{
+	if (parse_uint(v, &p->c->live.tracefile_count) < 0 || p->c->live.tracefile_count == 0) {
+		fail(p, p->lineno, "bad number '%s' for %s (expected 1 or more)", v, key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- [graph] ---- */
+
+static int graph_retention(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->graph.retention_ns, false);
+}
+
+static int graph_memory_limit(struct parser *p, const char *key, const char *v)
+{
+	return set_size(p, key, v, &p->c->graph.memory_limit);
+}
+
+static int graph_action_timeout(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->graph.action_timeout_ns, false);
+}
+
+static int graph_overdue_grace(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->graph.overdue_grace_ns, true);
+}
+
+/* ---- [alerts] ---- */
+
+static int alerts_target(struct parser *p, const char *key, const char *v)
+{
+	for (int t = JANK_ALERT_JOURNAL; t <= JANK_ALERT_JSON; t++) {
+		if (!strcmp(v, jank_alert_target_name(t))) {
+			p->c->alerts.target = t;
+			return 0;
+		}
+	}
+	fail(p, p->lineno, "bad value '%s' for target (expected journal, stderr or json)", v);
+	return -EINVAL;
+}
+
+/* "10/10s": at most 10 alerts per 10 seconds. */
+static int alerts_rate_limit(struct parser *p, const char *key, const char *v)
+{
+	const char *slash = strchr(v, '/');
+	char count[32];
+	uint64_t n;
+	int64_t ns;
+
+	if (!slash || (size_t)(slash - v) >= sizeof(count))
+		goto bad;
+	memcpy(count, v, slash - v);
+	count[slash - v] = '\0';
+	if (parse_uint(count, &n) < 0 || n == 0)
+		goto bad;
+	if (jank_units_parse_duration(slash + 1, &ns) < 0 || ns <= 0)
+		goto bad;
+	p->c->alerts.rate_limit_count = n;
+	p->c->alerts.rate_limit_period_ns = ns;
+	return 0;
+bad:
+	fail(p, p->lineno, "bad rate-limit '%s' (expected COUNT/DURATION, e.g. 10/10s)", v);
+	return -EINVAL;
+}
+
+/* ---- [capture] ---- */
+
+static int capture_mode(struct parser *p, const char *key, const char *v)
+{
+	for (int m = JANK_CAPTURE_SNAPSHOT; m <= JANK_CAPTURE_NONE; m++) {
+		if (!strcmp(v, jank_capture_mode_name(m))) {
+			p->c->capture.mode = m;
+			return 0;
+		}
+	}
+	fail(p, p->lineno, "bad value '%s' for mode (expected snapshot, rotation or none)", v);
+	return -EINVAL;
+}
+
+static int capture_dir(struct parser *p, const char *key, const char *v)
+{
+	if (v[0] != '/') {
+		fail(p, p->lineno, "bad dir '%s' (expected an absolute path)", v);
+		return -EINVAL;
+	}
+	return set_string(p, v, &p->c->capture.dir);
+}
+
+static int capture_cooldown(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->capture.cooldown_ns, true);
+}
+
+static int capture_max_per_hour(struct parser *p, const char *key, const char *v)
+{
+	if (parse_uint(v, &p->c->capture.max_per_hour) < 0) {
+		fail(p, p->lineno, "bad number '%s' for max-per-hour", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int capture_quota(struct parser *p, const char *key, const char *v)
+{
+	return set_size(p, key, v, &p->c->capture.quota);
+}
+
+/* The capture session to adopt (or to create under that name). */
+static int capture_session(struct parser *p, const char *key, const char *v)
+{
+	(void)key;
+	return set_session_name(p, v, p->c->capture.session);
+}
+
+/* More events for the capture session, comma-separated: provider:event (user space) or a kernel
+ * event name; wildcards allowed. */
+static int capture_events(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_capture *c = &p->c->capture;
+	const char *s = v;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t n = comma ? (size_t)(comma - s) : strlen(s);
+		char name[256];
+		char **events;
+
+		while (n && isspace((unsigned char)*s)) {
+			s++;
+			n--;
+		}
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		if (n == 0 || n >= sizeof(name)) {
+			fail(p, p->lineno,
+			     "bad event list '%s' for %s (an element is empty or too long)", v,
+			     key);
+			return -EINVAL;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		events = realloc(c->events, (c->nevents + 1) * sizeof(*events));
+		if (!events) {
+			fail(p, p->lineno, "out of memory");
+			return -ENOMEM;
+		}
+		c->events = events;
+		events[c->nevents] = NULL;
+		if (set_event_name(p, key, name, &events[c->nevents]) < 0)
+			return -EINVAL;
+		c->nevents++;
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+static int capture_buffer_size(struct parser *p, const char *key, const char *v)
+{
+	if (!strcmp(v, "0")) {
+		p->c->capture.buffer_size = 0;
+		return 0;
+	}
+	return set_size(p, key, v, &p->c->capture.buffer_size);
+}
+
+static int capture_rotation_period(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->capture.rotation_period_ns, true);
+}
+
+static int capture_rotation_size(struct parser *p, const char *key, const char *v)
+{
+	if (!strcmp(v, "0")) {
+		p->c->capture.rotation_size = 0;
+		return 0;
+	}
+	return set_size(p, key, v, &p->c->capture.rotation_size);
+}
+
+static int capture_retention(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->capture.retention_ns, false);
+}
+
+/* "5%" of the filesystem, or a size such as "1GiB"; "0" never refuses. */
+static int capture_min_free(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_capture *c = &p->c->capture;
+	size_t n = strlen(v);
+
+	if (n > 1 && v[n - 1] == '%') {
+		char num[32], *end;
+		double pct;
+
+		if (n - 1 >= sizeof(num) || !isdigit((unsigned char)v[0]))
+			goto bad;
+		memcpy(num, v, n - 1);
+		num[n - 1] = '\0';
+		errno = 0;
+		pct = strtod(num, &end);
+		if (errno || *end || pct < 0 || pct >= 100)
+			goto bad;
+		c->min_free = 0;
+		c->min_free_percent = pct;
+		return 0;
+	}
+	if (!strcmp(v, "0")) {
+		c->min_free = 0;
+		c->min_free_percent = 0;
+		return 0;
+	}
+	if (jank_units_parse_size(v, &c->min_free) < 0)
+		goto bad;
+	c->min_free_percent = 0;
+	return 0;
+bad:
+	fail(p, p->lineno,
+	     "bad min-free '%s' (expected a size such as 1GiB or a percentage such as 5%%)", v);
+	return -EINVAL;
+}
+
+/* ---- [daemon] ---- */
+
+static int daemon_control_socket(struct parser *p, const char *key, const char *v)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof(p->c->daemon.control_socket)) {
+		fail(p, p->lineno,
+		     "bad control-socket '%s' (expected an absolute path, at most %zu)", v,
+		     sizeof(p->c->daemon.control_socket) - 1);
+		return -EINVAL;
+	}
+	memcpy(p->c->daemon.control_socket, v, strlen(v) + 1);
+	return 0;
+}
+
+static int daemon_status_interval(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->daemon.status_interval_ns, false);
+}
+
+static int daemon_ready_timeout(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->daemon.ready_timeout_ns, true);
+}
+
+/* ---- [action NAME] ---- */
+
+static int action_begin(struct parser *p, const char *key, const char *v)
+{
+	return set_event_name(p, key, v, &p->rule->begin_event);
+}
+
+static int action_end(struct parser *p, const char *key, const char *v)
+{
+	return set_event_name(p, key, v, &p->rule->end_event);
+}
+
+static int action_key(struct parser *p, const char *key, const char *v)
+{
+	if (jank_rule_set_keys(p->rule, v) < 0) {
+		fail(p, p->lineno,
+		     "bad key '%s' (expected up to %d field names separated by commas)", v,
+		     JANK_RULE_MAX_KEYS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int action_match(struct parser *p, const char *key, const char *v)
+{
+	if (jank_rule_set_match(p->rule, v) < 0) {
+		fail(p, p->lineno,
+		     "bad match '%s' (expected FIELD == \"string\" or FIELD == NUMBER)", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int action_threshold(struct parser *p, const char *key, const char *v)
+{
+	struct jank_threshold t;
+
+	if (jank_threshold_parse(v, &t) < 0 || (t.kind == JANK_THRESHOLD_FIXED && t.ns <= 0)) {
+		if (v[0] == 'p' && isdigit((unsigned char)v[1]))
+			fail(p, p->lineno, "bad threshold '%s' (expected e.g. 16ms or p99*1.5)", v);
+		else
+			fail(p, p->lineno, "bad duration '%s' for threshold", v);
+		return -EINVAL;
+	}
+	p->rule->threshold = t;
+	return 0;
+}
+
+static int action_capture(struct parser *p, const char *key, const char *v)
+{
+	return set_bool(p, key, v, &p->rule->capture);
+}
+
+/* Samples an adaptive threshold learns from before it applies; kept until the section ends. */
+static int action_warmup(struct parser *p, const char *key, const char *v)
+{
+	if (parse_uint(v, &p->warmup) < 0) {
+		fail(p, p->lineno, "bad number '%s' for warmup", v);
+		return -EINVAL;
+	}
+	p->warmup_set = true;
+	return 0;
+}
+
+/* clang-format off */
+static const struct key_def live_keys[] = {
+	{ "url", live_url },
+	{ "create", live_create },
+	{ "timer", live_timer },
+	{ "session", live_session },
+	{ "relayd", live_relayd },
+	{ "relayd-live-port", live_relayd_live_port },
+	{ "tracefile-size", live_tracefile_size },
+	{ "tracefile-count", live_tracefile_count },
+	{ NULL, NULL },
+};
+static const struct key_def graph_keys[] = {
+	{ "retention", graph_retention },
+	{ "memory-limit", graph_memory_limit },
+	{ "action-timeout", graph_action_timeout },
+	{ "overdue-grace", graph_overdue_grace },
+	{ NULL, NULL },
+};
+static const struct key_def alerts_keys[] = {
+	{ "target", alerts_target },
+	{ "rate-limit", alerts_rate_limit },
+	{ NULL, NULL },
+};
+static const struct key_def capture_keys[] = {
+	{ "mode", capture_mode },
+	{ "dir", capture_dir },
+	{ "cooldown", capture_cooldown },
+	{ "max-per-hour", capture_max_per_hour },
+	{ "quota", capture_quota },
+	{ "min-free", capture_min_free },
+	{ "session", capture_session },
+	{ "events", capture_events },
+	{ "buffer-size", capture_buffer_size },
+	{ "rotation-period", capture_rotation_period },
+	{ "rotation-size", capture_rotation_size },
+	{ "retention", capture_retention },
+	{ NULL, NULL },
+};
+static const struct key_def daemon_keys[] = {
+	{ "control-socket", daemon_control_socket },
+	{ "status-interval", daemon_status_interval },
+	{ "ready-timeout", daemon_ready_timeout },
+	{ NULL, NULL },
+};
+enum { ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_KEY, ACTION_KEY_MATCH, ACTION_KEY_THRESHOLD };
+static const struct key_def action_keys[] = {
+	[ACTION_KEY_BEGIN] = { "begin", action_begin },
+	[ACTION_KEY_END] = { "end", action_end },
+	[ACTION_KEY_KEY] = { "key", action_key },
+	[ACTION_KEY_MATCH] = { "match", action_match },
+	[ACTION_KEY_THRESHOLD] = { "threshold", action_threshold },
+	{ "capture", action_capture },
+	{ "warmup", action_warmup },
+	{ NULL, NULL },
+};
+/* clang-format on */
+
+static const struct key_def *section_keys(enum section_kind kind)
+{
+	switch (kind) {
+	case SECTION_LIVE:
+		return live_keys;
+	case SECTION_GRAPH:
+		return graph_keys;
+	case SECTION_ALERTS:
+		return alerts_keys;
+	case SECTION_CAPTURE:
+		return capture_keys;
+	case SECTION_DAEMON:
+		return daemon_keys;
+	case SECTION_ACTION:
+		return action_keys;
+	case SECTION_NONE:
+	case SECTION_BAD:
+	case SECTION_KIND_COUNT:
+		break;
+	}
+	return NULL;
+}
+
+/* ---- Sections ---- */
+
+/* Checks that need the whole section: required keys. */
+static void section_end(struct parser *p)
+{
+	static const unsigned required[] = {ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_THRESHOLD};
+
+	if (p->kind != SECTION_ACTION)
+		return;
+	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		if (!(p->seen & (1ull << required[i]))) {
+			fail(p, 0, "[%s]: missing '%s'", p->section, action_keys[required[i]].name);
+			return;
+		}
+	}
+	if (p->warmup_set)
+		p->rule->threshold.warmup = p->warmup;
+}
+
+static bool valid_action_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
+			return false;
+	return true;
+}
+
+static int add_rule(struct parser *p, const char *name)
+{
+	struct jank_config *c = p->c;
+	struct jank_rule *v;
+	unsigned *lines;
+
+	for (size_t i = 0; i < c->nrules; i++) {
+		if (!strcmp(c->rules[i].name, name)) {
+			fail(p, p->lineno, "duplicate action name '%s' (first at line %u)", name,
+			     p->rule_lines[i]);
+			return -EEXIST;
+		}
+	}
+	v = realloc(c->rules, (c->nrules + 1) * sizeof(*v));
+	if (!v)
+		goto nomem;
+	c->rules = v;
+	lines = realloc(p->rule_lines, (c->nrules + 1) * sizeof(*lines));
+	if (!lines)
+		goto nomem;
+	p->rule_lines = lines;
+	jank_rule_init(&v[c->nrules]);
+	v[c->nrules].name = strdup(name);
+	if (!v[c->nrules].name)
+		goto nomem;
+	lines[c->nrules] = p->lineno;
+	p->rule = &v[c->nrules++];
+	return 0;
+nomem:
+	fail(p, p->lineno, "out of memory");
+	return -ENOMEM;
+}
+
+/* A header line, "[ name ]" with the brackets stripped: start a section. */
+static void section_begin(struct parser *p, char *name)
+{
+	char *end;
+
+	section_end(p);
+	p->kind = SECTION_BAD;
+	p->seen = 0;
+	p->rule = NULL;
+	p->warmup_set = false;
+	p->section_line = p->lineno;
+	while (isspace((unsigned char)*name))
+		name++;
+	end = name + strlen(name);
+	while (end > name && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	snprintf(p->section, sizeof(p->section), "%s", name);
+
+	if (!strncmp(name, "action", 6) && (name[6] == '\0' || isspace((unsigned char)name[6]))) {
+		char *rule = name + 6;
+
+		while (isspace((unsigned char)*rule))
+			rule++;
+		if (!valid_action_name(rule)) {
+			fail(p, p->lineno,
+			     "bad action name in [%s] (expected [action NAME], NAME made of "
+			     "letters, "
+			     "digits and _-.:)",
+			     name);
+			return;
+		}
+		snprintf(p->section, sizeof(p->section), "action %s", rule);
+		if (add_rule(p, rule) == 0)
+			p->kind = SECTION_ACTION;
+		return;
+	}
+	for (int k = SECTION_LIVE; k <= SECTION_DAEMON; k++) {
+		if (strcmp(name, section_names[k]) != 0)
+			continue;
+		if (p->section_first_line[k]) {
+			fail(p, p->lineno, "duplicate section [%s] (first at line %u)", name,
+			     p->section_first_line[k]);
+			return;
+		}
+		p->section_first_line[k] = p->lineno;
+		p->kind = k;
+		return;
+	}
+	fail(p, p->lineno,
+	     "unknown section [%s] (expected [live], [graph], [alerts], [capture], [daemon] or "
+	     "[action NAME])",
+	     name);
+}
+
+/* ---- inih plumbing ---- */
+
+/* Cut an inline comment: '#' or ';' after a blank, outside double quotes. */
+static void strip_comment(char *v)
+{
+	bool quoted = false;
+	size_t n;
+
+	for (char *s = v; *s; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (!quoted && (*s == '#' || *s == ';') && s > v &&
+			 isspace((unsigned char)s[-1])) {
+			*s = '\0';
+			break;
+		}
+	}
+	n = strlen(v);
+	while (n && isspace((unsigned char)v[n - 1]))
+		v[--n] = '\0';
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+	const struct key_def *keys;
+	char v[CONFIG_MSG_LEN];
+
+	(void)section; /* ours, tracked by the reader, is the same one */
+	if (p->kind == SECTION_BAD)
+		return 1;
+	if (p->kind == SECTION_NONE) {
+		fail(p, p->lineno, "key '%s' outside of any section", name);
+		return 0;
+	}
+	snprintf(v, sizeof(v), "%s", value ? value : "");
+	strip_comment(v);
+	keys = section_keys(p->kind);
+	for (unsigned i = 0; keys && keys[i].name; i++) {
+		if (strcmp(keys[i].name, name) != 0)
+			continue;
+		if (p->seen & (1ull << i)) {
+			fail(p, p->lineno, "duplicate key '%s' in section [%s]", name, p->section);
+			return 0;
+		}
+		p->seen |= 1ull << i;
+		if (!v[0]) {
+			fail(p, p->lineno, "empty value for '%s' in section [%s]", name,
+			     p->section);
+			return 0;
+		}
+		return keys[i].set(p, name, v) == 0;
+	}
+	fail(p, p->lineno, "unknown key '%s' in section [%s]", name, p->section);
+	return 0;
+}
+
+/* The next raw line from the file or the string, without its newline; NULL at the end. */
+static char *next_line(struct parser *p)
+{
+	ssize_t n;
+
+	if (p->file) {
+		n = getline(&p->line, &p->linecap, p->file);
+		if (n < 0)
+			return NULL;
+	} else {
+		const char *nl;
+
+		if (!p->text || !*p->text)
+			return NULL;
+		nl = strchr(p->text, '\n');
+		n = nl ? nl - p->text + 1 : (ssize_t)strlen(p->text);
+		if ((size_t)n + 1 > p->linecap) {
+			char *l = realloc(p->line, n + 1);
+
+			if (!l)
+				return NULL;
+			p->line = l;
+			p->linecap = n + 1;
+		}
+		memcpy(p->line, p->text, n);
+		p->line[n] = '\0';
+		p->text += n;
+	}
+	while (n && (p->line[n - 1] == '\n' || p->line[n - 1] == '\r'))
+		p->line[--n] = '\0';
+	return p->line;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parser *p = stream;
+	char *line = next_line(p);
+	size_t n;
+
+	if (!line) {
+		section_end(p);
+		return NULL;
+	}
+	p->lineno++;
+	while (isspace((unsigned char)*line))
+		line++;
+	n = strlen(line);
+	if (n + 2 > (size_t)num) {
+		fail(p, p->lineno, "line too long (at most %d characters)", num - 3);
+		line = "";
+		n = 0;
+	}
+	if (line[0] == '[') {
+		char *close = strchr(line, ']');
+
+		if (close) {
+			char name[CONFIG_MSG_LEN];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(close - line - 1), line + 1);
+			section_begin(p, name);
+		}
+	}
+	memcpy(str, line, n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	return str;
+}
+
+static int parse(struct jank_config *c, struct parser *p, char *err, size_t errlen)
+{
+	int r = ini_parse_stream(reader, p, handler, p);
+
+	if (!p->failed && r > 0)
+		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
+	else if (p->failed && r > 0 && (unsigned)r < p->fail_at) {
+		/* inih found a syntax error before the line of ours: report the first. */
+		p->failed = false;
+		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
+	} else if (!p->failed && r < 0)
+		fail(p, 0, "out of memory");
+	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create)
+		fail(p, 0, "[live]: 'url' and 'create = yes' exclude each other");
+	free(p->line);
+	free(p->rule_lines);
+	if (!p->failed)
+		return 0;
+	if (p->fail_line)
+		snprintf(err, errlen, "%s:%u: %s", p->name, p->fail_line, p->msg);
+	else
+		snprintf(err, errlen, "%s: %s", p->name, p->msg);
+	jank_config_fini(c);
+	jank_config_init(c);
+	return -EINVAL;
+}
+
+int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen)
+{
+	struct parser p = {.c = c, .name = path};
+	struct stat st;
+	int r;
+
+	jank_config_init(c);
+	p.file = fopen(path, "r");
+	if (!p.file || fstat(fileno(p.file), &st) != 0 || S_ISDIR(st.st_mode)) {
+		r = !p.file || !S_ISDIR(st.st_mode) ? -errno : -EISDIR;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		if (p.file)
+			fclose(p.file);
+		return r;
+	}
+	c->path = strdup(path);
+	r = parse(c, &p, err, errlen);
+	fclose(p.file);
+	return r;
+}
+
+int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
+			    size_t errlen)
+{
+	struct parser p = {.c = c, .name = name, .text = text};
+
+	jank_config_init(c);
+	c->path = strdup(name);
+	return parse(c, &p, err, errlen);
+}
+
+/* ---- The rest ---- */
+
+void jank_config_init(struct jank_config *c)
+{
+	struct jank_engine_config ec;
+
+	memset(c, 0, sizeof(*c));
+	jank_engine_config_defaults(&ec);
+	c->live.timer_ns = 100 * 1000000LL;
+	snprintf(c->live.session, sizeof(c->live.session), "jankd-live");
+	snprintf(c->live.relayd, sizeof(c->live.relayd), "net://127.0.0.1");
+	c->live.relayd_live_port = 5344;
+	c->live.tracefile_size = 64ull << 20;
+	c->live.tracefile_count = 4;
+	c->graph.retention_ns = ec.retention_ns;
+	c->graph.memory_limit = ec.memory_limit;
+	c->graph.action_timeout_ns = ec.action_timeout_ns;
+	c->graph.overdue_grace_ns = 1000000000LL;
+	c->alerts.target = JANK_ALERT_JOURNAL;
+	c->alerts.rate_limit_count = 10;
+	c->alerts.rate_limit_period_ns = 10 * 1000000000LL;
+	c->capture.mode = JANK_CAPTURE_SNAPSHOT;
+	c->capture.cooldown_ns = 30 * 1000000000LL;
+	c->capture.max_per_hour = 20;
+	c->capture.quota = 2ull << 30;
+	c->capture.min_free_percent = 5;
+	c->capture.rotation_period_ns = 10 * 1000000000LL;
+	c->capture.retention_ns = 10 * 1000000000LL;
+	snprintf(c->daemon.control_socket, sizeof(c->daemon.control_socket), "/run/jankd/control");
+	c->daemon.status_interval_ns = 5 * 1000000000LL;
+	c->daemon.ready_timeout_ns = 10 * 1000000000LL;
+}
+
+void jank_config_fini(struct jank_config *c)
+{
+	for (size_t i = 0; i < c->nrules; i++)
+		jank_rule_fini(&c->rules[i]);
+	free(c->rules);
+	for (size_t i = 0; i < c->live.nurls; i++)
+		free(c->live.urls[i]);
+	free(c->live.urls);
+	free(c->capture.dir);
+	for (size_t i = 0; i < c->capture.nevents; i++)
+		free(c->capture.events[i]);
+	free(c->capture.events);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_config *ec)
+{
+	ec->retention_ns = c->graph.retention_ns;
+	ec->memory_limit = c->graph.memory_limit;
+	ec->action_timeout_ns = c->graph.action_timeout_ns;
+	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
+}
+
+int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)
+{
+	for (size_t i = 0; i < c->nrules; i++) {
+		int r = jank_engine_add_rule(e, &c->rules[i]);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+const char *jank_alert_target_name(enum jank_alert_target t)
+{
+	switch (t) {
+	case JANK_ALERT_JOURNAL:
+		return "journal";
+	case JANK_ALERT_STDERR:
+		return "stderr";
+	case JANK_ALERT_JSON:
+		return "json";
+	}
+	return "?";
+}
+
+const char *jank_capture_mode_name(enum jank_capture_mode m)
+{
+	switch (m) {
+	case JANK_CAPTURE_SNAPSHOT:
+		return "snapshot";
+	case JANK_CAPTURE_ROTATION:
+		return "rotation";
+	case JANK_CAPTURE_NONE:
+		return "none";
+	}
+	return "?";
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
+ *
+ * Sections: [live], [graph], [alerts], [capture], [daemon], and one
+ * [action NAME] per rule. Unknown sections and keys are errors; every error names the file
+ * and, when it comes from one line, the line.
+ */
+#ifndef JANK_CONFIG_FILE_H
+#define JANK_CONFIG_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "actions.h"
+#include "engine.h"
+
+enum jank_alert_target {
+	JANK_ALERT_JOURNAL = 0,
+	JANK_ALERT_STDERR,
+	JANK_ALERT_JSON,
+};
+
+enum jank_capture_mode {
+	JANK_CAPTURE_SNAPSHOT = 0,
+	JANK_CAPTURE_ROTATION,
+	JANK_CAPTURE_NONE,
+};
+
+#define JANK_CONFIG_SESSION_LEN 256 /* lttng's LTTNG_NAME_MAX */
+#define JANK_CONFIG_URL_LEN	1024
+#define JANK_CONFIG_SOCKET_LEN	108 /* sizeof(sun_path) */
+
+struct jank_config_live {
+	char **urls;  /* [live] url: each live session to watch, in file order */
+	size_t nurls; /* 0: none given */
+	bool create;  /* create and own the live session */
+	int64_t timer_ns;
+	/* The session jankd creates (create = yes). */
+	char session[JANK_CONFIG_SESSION_LEN]; /* default jankd-live */
+	char relayd[JANK_CONFIG_URL_LEN];      /* lttng control/data URL, default net://127.0.0.1 */
+	unsigned relayd_live_port;	       /* default 5344 */
+	uint64_t tracefile_size;	       /* bytes, default 64 MiB */
+	uint64_t tracefile_count;	       /* default 4 */
+};
+
+struct jank_config_graph {
+	int64_t retention_ns;
+	uint64_t memory_limit;
+	int64_t action_timeout_ns;
+	int64_t overdue_grace_ns; /* 0: no overdue reports */
+};
+
+struct jank_config_alerts {
+	enum jank_alert_target target;
+	uint64_t rate_limit_count;    /* at most this many alerts ... */
+	int64_t rate_limit_period_ns; /* ... per this period */
+};
+
+struct jank_config_capture {
+	enum jank_capture_mode mode;
+	char *dir;
+	int64_t cooldown_ns;
+	uint64_t max_per_hour;	  /* 0: no hourly limit */
+	uint64_t quota;
+	/* Refuse to start a capture when the filesystem has less free space than this: */
+	uint64_t min_free;	  /* bytes (0: see min_free_percent) */
+	double min_free_percent;  /* of the filesystem's size; default 5 */
+	/* The capture session: adopted when it exists, else created (and owned) by jankd. */
+	char session[JANK_CONFIG_SESSION_LEN]; /* "": jankd-capture, always created */
+	char **events;			       /* events added to the capture session */
+	size_t nevents;
+	uint64_t buffer_size; /* ring buffer per CPU and domain, bytes; 0: lttng's default */
+	/* mode = rotation: */
+	int64_t rotation_period_ns; /* rotate this often (default 10 s; 0: by size only) */
+	uint64_t rotation_size;	    /* and after this many bytes (default 0: never) */
+	int64_t retention_ns;	    /* trace kept before a jank, and before now (default 10 s) */
+};
+
+struct jank_config_daemon {
+	char control_socket[JANK_CONFIG_SOCKET_LEN]; /* default /run/jankd/control */
+	int64_t status_interval_ns;		     /* default 5 s */
+	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0: never) */
+};
+
+struct jank_config {
+	char *path;
+	struct jank_config_live live;
+	struct jank_config_graph graph;
+	struct jank_config_alerts alerts;
+	struct jank_config_capture capture;
+	struct jank_config_daemon daemon;
+	struct jank_rule *rules; /* one per [action NAME], in file order */
+	size_t nrules;
+};
+
+/* Defaults: the values a config without the key gets. */
+void jank_config_init(struct jank_config *c);
+void jank_config_fini(struct jank_config *c);
+
+/*
+ * Parse `path` into `c` (initialised by the call). Returns 0, or -errno and
+ * a one-line message in `err`: "FILE:LINE: unknown key 'foo' in section
+ * [graph]", "FILE: No such file or directory", ...
+ */
+int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
+/* Same, from a string; `name` stands for the file in messages. */
+int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
+			    size_t errlen);
+
+/* Engine settings from [graph]; the other fields of `ec` are left alone. */
+void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_config *ec);
+/* Add every rule to the engine. Returns 0 or -errno. */
+int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e);
+
+const char *jank_alert_target_name(enum jank_alert_target t);
+const char *jank_capture_mode_name(enum jank_capture_mode m);
+
+#endif

@@ -1,0 +1,1006 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The critical-path picture (see svg.h), written with fprintf.
+ *
+ * Layout, top to bottom, 1200 px wide: the title (action, key, duration vs
+ * threshold) and a subtitle; the marker labels (begin, threshold, end); one
+ * lane per thread of the path, the action's own thread first, then in order
+ * of appearance, each labelled with its tid, comm and time on the path; the
+ * time axis, in the unit that suits the action (ns, µs, ms, s) from its
+ * begin; the legend: each state on the path with its time and share, then
+ * the arrow and marker keys.
+ *
+ * A step (consecutive segments of one thread in one state) is one rectangle,
+ * at least MIN_SEG_W wide so that a 1 µs step in a 1 s action still shows,
+ * with its state and duration written inside when they fit. Where the path
+ * moves to another thread there is either a wakeup (a solid arrow from the
+ * waker's lane down or up to the woken thread's lane) or the start of a wait
+ * (a dashed line from the waiting thread to the one it waits for).
+ *
+ * Text widths are estimated (EM_RATIO per character), generously, so that
+ * labels are only drawn where they fit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "critpath-svg.h"
+#include "units.h"
+
+#define WIDTH	   1200
+#define MARGIN	   16
+#define PLOT_X0	   232
+#define PLOT_X1	   (WIDTH - 32)
+#define TITLE_Y	   30
+#define SUB_Y	   52
+#define MARK_Y	   84 /* baseline of the marker labels */
+#define LANES_Y	   94
+#define LANE_H	   48
+#define BAR_Y	   11 /* bar top, within a lane */
+#define BAR_H	   26
+#define MIN_SEG_W  3.0
+#define MAX_LANES  20	/* thread lanes; the rest share the last one */
+#define EM_RATIO   0.62 /* average glyph width / font size, a little wide on purpose */
+#define FONT	   "DejaVu Sans, Verdana, Arial, sans-serif"
+#define INK	   "#212121"
+#define MUTED	   "#5f6368"
+#define GRID	   "#e3e3e3"
+#define THRESH_INK "#d50000"
+
+/* clang-format off */
+static const char *const colours[JANK_STATE_COUNT] = {
+	[JANK_STATE_UNKNOWN] = "#e0e0e0",
+	[JANK_STATE_RUNNING] = "#2e7d32",
+	[JANK_STATE_PREEMPTED] = "#f9a825",
+	[JANK_STATE_BLOCKED] = "#757575",
+	[JANK_STATE_TIMER] = "#1565c0",
+	[JANK_STATE_NETWORK] = "#00838f",
+	[JANK_STATE_BLOCK_DEVICE] = "#d84315",
+	[JANK_STATE_INTERRUPTED] = "#6d4c41",
+	[JANK_STATE_IPI] = "#5e35b1",
+	[JANK_STATE_USER_INPUT] = "#f06292",
+	[JANK_STATE_LOCK_WAIT] = "#ad1457",
+};
+/* clang-format on */
+
+/* States whose colour is light: dark text on them. */
+static bool light_fill(enum jank_state s)
+{
+	return s == JANK_STATE_UNKNOWN || s == JANK_STATE_PREEMPTED || s == JANK_STATE_USER_INPUT;
+}
+
+const char *jank_svg_state_colour(enum jank_state s)
+{
+	return (unsigned)s < JANK_STATE_COUNT ? colours[s] : colours[JANK_STATE_UNKNOWN];
+}
+
+/* ---- Text ---- */
+
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong three-byte forms and UTF-16 surrogates are not valid either. */
+	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
+		return 0;
+	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+/* Characters of s as jank_svg_escape() writes them. */
+static size_t text_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (*p) {
+		size_t l = utf8_len(p);
+
+		p += l ? l : 1;
+		n++;
+	}
+	return n;
+}
+
+void jank_svg_escape(FILE *f, const char *s, size_t max_chars)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t total = text_chars((const char *)p), n = 0;
+
+	for (; *p; n++) {
+		size_t l = utf8_len(p);
+
+		if (max_chars && total > max_chars && n + 1 == max_chars) {
+			fputs("…", f);
+			return;
+		}
+		switch (*p) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			if (l == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7f)
+				fputc('?', f);
+			else
+				fwrite(p, 1, l, f);
+		}
+		p += l ? l : 1;
+	}
+}
+
+static double text_w(size_t chars, double size)
+{
+	return (double)chars * size * EM_RATIO;
+}
+
+/* ---- The path as steps and lanes ---- */
+
+struct step {
+	int32_t tid;
+	uint8_t state;
+	int64_t begin, end;
+	const char *comm;
+	bool wakeup; /* the path reached this step through a wakeup of its thread */
+};
+
+struct lane {
+	int32_t tid; /* -1: the lane of the other threads */
+	const char *comm;
+	int64_t ns;	 /* time on the path */
+	size_t first;	 /* first segment on the lane: lanes read in order of appearance */
+	size_t nthreads; /* the other threads' lane: how many */
+	bool action;	 /* the action's thread: first, and always drawn */
+};
+
+/* Where a thread is drawn; sorted by tid for bsearch. */
+struct lane_ref {
+	int32_t tid;
+	size_t lane;
+};
+
+struct picture {
+	const struct jank_verdict *r;
+	const struct jank_path *p;
+	struct step *steps;
+	size_t nsteps;
+	struct lane *lanes;
+	size_t nlanes;
+	struct lane_ref *refs;
+	size_t nrefs;
+	/* Device lanes, under the threads: the sources of waits ended from interrupts. */
+	uint8_t devices[JANK_STATE_COUNT];
+	size_t ndevices;
+	int64_t t0, t1; /* the visible time range */
+	double lanes_bottom;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct lane_ref *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static size_t lane_of(const struct picture *pic, int32_t tid)
+{
+	struct lane_ref key = {tid, 0}, *r;
+
+	r = bsearch(&key, pic->refs, pic->nrefs, sizeof(*pic->refs), cmp_ref);
+	return r ? r->lane : 0;
+}
+
+/* Lanes by time on the path, the action's thread first; then by appearance. */
+static int cmp_lane_ns(const void *a, const void *b)
+{
+	const struct lane *x = a, *y = b;
+
+	if (x->action != y->action)
+		return x->action ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_lane_first(const void *a, const void *b)
+{
+	const struct lane *x = a, *y = b;
+
+	if (x->action != y->action)
+		return x->action ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * One lane per thread of the path, in order of appearance with the action's
+ * thread first. Past MAX_LANES threads, those with the least time on the
+ * path share one last lane, so that the picture stays a picture.
+ */
+static int build_lanes(struct picture *pic)
+{
+	const struct jank_path *p = pic->p;
+	struct lane *all;
+	size_t n = 0, keep;
+
+	pic->refs = calloc(p->n, sizeof(*pic->refs));
+	all = calloc(p->n + 1, sizeof(*all));
+	if (!pic->refs || !all) {
+		free(all);
+		return -ENOMEM;
+	}
+	/* Distinct threads: sort the (tid, segment) pairs, then merge. */
+	for (size_t i = 0; i < p->n; i++)
+		pic->refs[i] = (struct lane_ref){p->segs[i].tid, i};
+	qsort(pic->refs, p->n, sizeof(*pic->refs), cmp_ref);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct jank_segment *sg = &p->segs[pic->refs[i].lane];
+
+		if (n == 0 || all[n - 1].tid != sg->tid)
+			all[n++] = (struct lane){
+			    sg->tid, sg->comm, 0, pic->refs[i].lane, 1, sg->tid == pic->r->tid};
+		all[n - 1].ns += sg->end - sg->begin;
+		if (pic->refs[i].lane < all[n - 1].first)
+			all[n - 1].first = pic->refs[i].lane;
+		if (!all[n - 1].comm[0] && sg->comm[0])
+			all[n - 1].comm = sg->comm;
+	}
+	keep = n;
+	if (n > MAX_LANES) {
+		qsort(all, n, sizeof(*all), cmp_lane_ns);
+		keep = MAX_LANES - 1;
+	}
+	qsort(all, keep, sizeof(*all), cmp_lane_first);
+	pic->lanes = calloc(keep + 1, sizeof(*pic->lanes));
+	if (!pic->lanes) {
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < keep; i++)
+		pic->lanes[pic->nlanes++] = all[i];
+	if (keep < n) {
+		struct lane *o = &pic->lanes[pic->nlanes++];
+
+		*o = (struct lane){-1, "", 0, SIZE_MAX, n - keep, false};
+		for (size_t i = keep; i < n; i++)
+			o->ns += all[i].ns;
+	}
+	/* The map, by tid. */
+	for (size_t i = 0; i < n; i++) {
+		pic->refs[i].tid = all[i].tid;
+		pic->refs[i].lane = keep < n ? keep : 0;
+	}
+	pic->nrefs = n;
+	qsort(pic->refs, n, sizeof(*pic->refs), cmp_ref);
+	for (size_t i = 0; i < keep; i++) {
+		struct lane_ref key = {pic->lanes[i].tid, 0}, *r;
+
+		r = bsearch(&key, pic->refs, n, sizeof(*pic->refs), cmp_ref);
+		if (r)
+			r->lane = i;
+	}
+	free(all);
+	return 0;
+}
+
+static int build(struct picture *pic, const struct jank_verdict *r)
+{
+	const struct jank_path *p = r->path;
+	int ret;
+
+	pic->r = r;
+	pic->p = p;
+	pic->steps = calloc(p->n, sizeof(*pic->steps));
+	if (!pic->steps)
+		return -ENOMEM;
+	ret = build_lanes(pic);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct jank_segment *sg = &p->segs[i];
+		struct step *last = pic->nsteps ? &pic->steps[pic->nsteps - 1] : NULL;
+
+		if (last && last->tid == sg->tid && last->state == sg->state &&
+		    last->end == sg->begin) {
+			last->end = sg->end;
+			continue;
+		}
+		pic->steps[pic->nsteps++] =
+		    (struct step){sg->tid, sg->state, sg->begin, sg->end, sg->comm, false};
+	}
+	return 0;
+}
+
+/* Did `from` wake `to` at t? The woken thread's vertex at t has a vertical edge from it. */
+static bool graph_wakeup(const struct jank_graph *g, int32_t from, int32_t to, int64_t t)
+{
+	const struct jank_worker *w = jank_graph_find_any(g, to);
+	uint64_t idx;
+
+	if (!w)
+		return false;
+	idx = jank_worker_find_before(w, t + 1);
+	for (int k = 0; idx != UINT64_MAX && k < 4; k++, idx--) {
+		const struct jank_vertex *v = jank_worker_vertex(w, idx);
+		const struct jank_worker *src;
+
+		if (!v || v->ts != t)
+			break;
+		src = v->from_serial != JANK_NO_WORKER ? jank_graph_find_serial(g, v->from_serial)
+						       : NULL;
+		if (src && src->tid == from)
+			return true;
+		if (idx == 0)
+			break;
+	}
+	return false;
+}
+
+/*
+ * Without the graph: walk the path backwards as it was computed. Moving
+ * (backwards) to a thread that is not on the stack of threads being waited
+ * for is a jump to a waker (forwards: a wakeup); moving back to one on the
+ * stack ends a wait (forwards: the start of that wait).
+ */
+static void order_wakeups(struct picture *pic)
+{
+	int32_t *stack = calloc(pic->nsteps + 1, sizeof(*stack));
+	size_t top = 0;
+
+	if (!stack)
+		return;
+	stack[top++] = pic->steps[pic->nsteps - 1].tid;
+	for (size_t i = pic->nsteps - 1; i > 0; i--) {
+		int32_t from = pic->steps[i - 1].tid;
+		size_t k = top;
+
+		if (from == pic->steps[i].tid)
+			continue;
+		while (k > 0 && stack[k - 1] != from)
+			k--;
+		if (k > 0) {
+			top = k; /* back on a waiting thread */
+		} else {
+			pic->steps[i].wakeup = true;
+			stack[top++] = from;
+		}
+	}
+	free(stack);
+}
+
+static void find_wakeups(struct picture *pic, const struct jank_graph *g)
+{
+	if (!g) {
+		order_wakeups(pic);
+		return;
+	}
+	for (size_t i = 1; i < pic->nsteps; i++)
+		if (pic->steps[i].tid != pic->steps[i - 1].tid)
+			pic->steps[i].wakeup = graph_wakeup(g, pic->steps[i - 1].tid,
+							    pic->steps[i].tid, pic->steps[i].begin);
+}
+
+/*
+ * A wait that an interrupt context ended has no waker thread: its source
+ * gets a lane of its own, labelled here (name, then what it stands for).
+ */
+static bool device_state(enum jank_state s, const char **name, const char **what)
+{
+	const char *n = NULL, *w = NULL;
+
+	switch (s) {
+	case JANK_STATE_TIMER:
+		n = "timer", w = "hrtimer, timer softirq";
+		break;
+	case JANK_STATE_NETWORK:
+		n = "network", w = "net softirq";
+		break;
+	case JANK_STATE_BLOCK_DEVICE:
+		n = "disk", w = "block softirq";
+		break;
+	case JANK_STATE_INTERRUPTED:
+		n = "interrupt", w = "hard IRQ";
+		break;
+	case JANK_STATE_IPI:
+		n = "IPI", w = "inter-processor interrupt";
+		break;
+	default:
+		return false;
+	}
+	if (name)
+		*name = n;
+	if (what)
+		*what = w;
+	return true;
+}
+
+static void find_devices(struct picture *pic)
+{
+	for (size_t i = 0; i < pic->nsteps; i++) {
+		bool seen = false;
+
+		if (!device_state(pic->steps[i].state, NULL, NULL))
+			continue;
+		for (size_t k = 0; k < pic->ndevices; k++)
+			seen |= pic->devices[k] == pic->steps[i].state;
+		if (!seen)
+			pic->devices[pic->ndevices++] = pic->steps[i].state;
+	}
+}
+
+static size_t device_lane(const struct picture *pic, uint8_t state)
+{
+	for (size_t k = 0; k < pic->ndevices; k++)
+		if (pic->devices[k] == state)
+			return pic->nlanes + k;
+	return 0;
+}
+
+/* ---- Geometry ---- */
+
+static double xof(const struct picture *pic, int64_t t)
+{
+	double span = (double)(pic->t1 - pic->t0);
+
+	return PLOT_X0 + (double)(t - pic->t0) * (PLOT_X1 - PLOT_X0) / (span > 0 ? span : 1);
+}
+
+static double lane_y(size_t lane)
+{
+	return LANES_Y + (double)lane * LANE_H;
+}
+
+/* A tick step of 1, 2 or 5 × 10^k ns: at most 8 steps over the span. */
+static int64_t tick_step(int64_t span)
+{
+	for (int64_t p = 1; p <= INT64_MAX / 50; p *= 10) {
+		static const int m[] = {1, 2, 5};
+
+		for (size_t i = 0; i < 3; i++)
+			if (span / (m[i] * p) <= 8)
+				return m[i] * p;
+	}
+	return span > 0 ? span : 1;
+}
+
+static void tick_unit(int64_t step, int64_t *div, const char **unit)
+{
+	if (step >= 1000000000) {
+		*div = 1000000000;
+		*unit = "s";
+	} else if (step >= 1000000) {
+		*div = 1000000;
+		*unit = "ms";
+	} else if (step >= 1000) {
+		*div = 1000;
+		*unit = "µs";
+	} else {
+		*div = 1;
+		*unit = "ns";
+	}
+}
+
+/* ---- Drawing ---- */
+
+static void title(FILE *f, const struct picture *pic, const char *subtitle)
+{
+	const struct jank_verdict *r = pic->r;
+	char d[32], t[32], text[512];
+	size_t max = (size_t)((WIDTH - 2 * MARGIN) / text_w(1, 18) / 1.08);
+
+	snprintf(text, sizeof(text), "%s %s%s%s%s: %s%s",
+		 r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
+		 : r->over_threshold		? "JANK"
+						: "action",
+		 r->rule && r->rule->name ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
+		 r->key && r->key[0] ? r->key : "", r->key && r->key[0] ? "]" : "",
+		 jank_units_duration(r->duration, d, sizeof(d)),
+		 r->kind == JANK_VERDICT_OVERDUE ? " and still open" : "");
+	if (r->threshold > 0) {
+		size_t n = strlen(text);
+
+		snprintf(text + n, sizeof(text) - n, " (threshold %s, %.1f×)",
+			 jank_units_duration(r->threshold, t, sizeof(t)),
+			 (double)r->duration / (double)r->threshold);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"18\" font-weight=\"bold\" fill=\"%s\">",
+		MARGIN, TITLE_Y, INK);
+	jank_svg_escape(f, text, max);
+	fputs("</text>\n", f);
+	if (subtitle && subtitle[0]) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"%s\">", MARGIN, SUB_Y,
+			MUTED);
+		jank_svg_escape(f, subtitle, (size_t)((WIDTH - 2 * MARGIN) / text_w(1, 13)));
+		fputs("</text>\n", f);
+	}
+}
+
+static void lanes(FILE *f, const struct picture *pic)
+{
+	char d[32], tid[48];
+
+	fputs("<g id=\"lanes\">\n", f);
+	for (size_t i = 0; i < pic->nlanes; i++) {
+		const struct lane *l = &pic->lanes[i];
+		double y = lane_y(i);
+
+		if (l->tid < 0)
+			fprintf(f, "<g class=\"lane-other\" data-threads=\"%zu\">\n", l->nthreads);
+		else
+			fprintf(f, "<g class=\"lane\" data-tid=\"%" PRId32 "\">\n", l->tid);
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
+			MARGIN - 6, y, WIDTH - 2 * MARGIN + 12, LANE_H,
+			i % 2 ? "#ffffff" : "#f6f7f9");
+		if (l->tid < 0)
+			snprintf(tid, sizeof(tid), "%zu other threads", l->nthreads);
+		else
+			snprintf(tid, sizeof(tid), "tid %" PRId32 "%s", l->tid,
+				 l->action ? " (action)" : "");
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\" "
+			"fill=\"%s\">%s</text>\n",
+			MARGIN, y + 21, INK, tid);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", MARGIN,
+			y + 38, MUTED);
+		jank_svg_escape(f,
+				l->tid < 0   ? "the least on the path"
+				: l->comm[0] ? l->comm
+					     : "?",
+				16 + (l->tid < 0) * 8);
+		fprintf(f, " · %s</text>\n", jank_units_duration(l->ns, d, sizeof(d)));
+		/* The lane's baseline: where the thread is not on the path. */
+		fprintf(f,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#cfd3d8\" "
+			"stroke-width=\"1\"/>\n",
+			PLOT_X0, y + BAR_Y + BAR_H / 2.0, PLOT_X1, y + BAR_Y + BAR_H / 2.0);
+		fputs("</g>\n", f);
+	}
+	for (size_t k = 0; k < pic->ndevices; k++) {
+		size_t lane = pic->nlanes + k;
+		double y = lane_y(lane);
+		const char *name = "?", *what = "";
+
+		device_state(pic->devices[k], &name, &what);
+		fprintf(f, "<g class=\"device-lane\" data-state=\"%s\">\n",
+			jank_state_name(pic->devices[k]));
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
+			MARGIN - 6, y, WIDTH - 2 * MARGIN + 12, LANE_H,
+			lane % 2 ? "#ffffff" : "#f6f7f9");
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\" "
+			"font-style=\"italic\" fill=\"%s\">%s</text>\n",
+			MARGIN, y + 21, INK, name);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">%s</text>\n",
+			MARGIN, y + 38, MUTED, what);
+		fputs("</g>\n", f);
+	}
+	fputs("</g>\n", f);
+}
+
+static void grid(FILE *f, const struct picture *pic, int64_t begin, int64_t end)
+{
+	int64_t step = tick_step(end - begin), div;
+	double top = LANES_Y, bottom = pic->lanes_bottom;
+	const char *unit;
+
+	tick_unit(step, &div, &unit);
+	fputs("<g id=\"axis\">\n", f);
+	fprintf(f,
+		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+		"stroke-width=\"1\"/>\n",
+		PLOT_X0, bottom + 4, PLOT_X1, bottom + 4, MUTED);
+	for (int64_t k = 0; begin + k * step <= end; k++) {
+		double x = xof(pic, begin + k * step);
+		int64_t v = k * step / div;
+
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1\"/>\n",
+			x, top, x, bottom, GRID);
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1\"/>\n",
+			x, bottom + 4, x, bottom + 10, MUTED);
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+			"fill=\"%s\">%" PRId64 " %s</text>\n",
+			x, bottom + 25, INK, v, unit);
+	}
+	fprintf(f,
+		"<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" fill=\"%s\">time "
+		"since the action began</text>\n",
+		PLOT_X0 - 12, bottom + 25, MUTED);
+	fputs("</g>\n", f);
+}
+
+/*
+ * The steps as bars. Steps narrower than MIN_SEG_W are widened, and drawn
+ * in a second pass, over their neighbours: else the next bar would hide them.
+ */
+static void segments(FILE *f, const struct picture *pic)
+{
+	fputs("<g id=\"segments\">\n", f);
+	for (size_t k = 0; k < 2 * pic->nsteps; k++) {
+		const struct step *s = &pic->steps[k % pic->nsteps];
+		double x = xof(pic, s->begin), w = xof(pic, s->end) - x;
+		double y = lane_y(lane_of(pic, s->tid)) + BAR_Y;
+		const char *name = jank_state_name(s->state);
+		char d[32], label[64];
+
+		if ((w < MIN_SEG_W) != (k >= pic->nsteps))
+			continue;
+		jank_units_duration(s->end - s->begin, d, sizeof(d));
+		if (w < MIN_SEG_W)
+			w = MIN_SEG_W;
+		fprintf(f,
+			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s>"
+			"<title>tid %" PRId32 " (",
+			x, y, w, BAR_H, jank_svg_state_colour(s->state),
+			s->state == JANK_STATE_UNKNOWN ? " stroke=\"#9e9e9e\" stroke-width=\"0.5\""
+						       : "",
+			s->tid);
+		jank_svg_escape(f, s->comm, 0);
+		fprintf(f, "): %s %s</title></rect>\n", name, d);
+		/* Inside the bar: "state duration", or the duration alone, when it fits. */
+		snprintf(label, sizeof(label), "%s %s", name, d);
+		if (text_w(strlen(label), 12) + 10 > w)
+			snprintf(label, sizeof(label), "%s", d);
+		if (text_w(strlen(label), 12) + 10 > w)
+			continue;
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+			"fill=\"%s\" pointer-events=\"none\">",
+			x + w / 2, y + BAR_H / 2.0 + 4.5, light_fill(s->state) ? INK : "#ffffff");
+		jank_svg_escape(f, label, 0);
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n", f);
+}
+
+/* Where the path changes thread: wakeup arrows and wait lines. */
+static void handoffs(FILE *f, const struct picture *pic)
+{
+	fputs("<g id=\"handoffs\">\n", f);
+	for (size_t i = 1; i < pic->nsteps; i++) {
+		const struct step *a = &pic->steps[i - 1], *b = &pic->steps[i];
+		size_t la, lb;
+		double x, y1, y2;
+		bool other;
+
+		if (a->tid == b->tid)
+			continue;
+		la = lane_of(pic, a->tid);
+		lb = lane_of(pic, b->tid);
+		if (la == lb)
+			continue; /* two of the other threads */
+		/* To or from the other threads' lane: lighter, not to hide the lanes it crosses. */
+		other = pic->lanes[la].tid < 0 || pic->lanes[lb].tid < 0;
+		/* A hair left of the handoff, on the waker's side: the woken step stays visible. */
+		x = xof(pic, b->begin) - 1;
+		y1 = lane_y(la) + BAR_Y + (lb > la ? BAR_H : 0);
+		y2 = lane_y(lb) + BAR_Y + (lb > la ? -1 : BAR_H + 1);
+		if (!b->wakeup && other)
+			continue; /* too many to be of use, and they would hide the lanes */
+		if (b->wakeup)
+			fprintf(f,
+				"<line class=\"wakeup\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+				"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%s\" "
+				"marker-end=\"url(#%s)\"><title>tid %" PRId32 " wakes tid %" PRId32
+				"</title></line>\n",
+				x, y1, x, y2, other ? MUTED : INK, other ? "1" : "1.8",
+				other ? "arrow-light" : "arrow", a->tid, b->tid);
+		else
+			fprintf(
+			    f,
+			    "<line class=\"wait\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
+			    "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\">"
+			    "<title>tid %" PRId32 " waits for tid %" PRId32 "</title></line>\n",
+			    x, y1, x, y2, MUTED, a->tid, b->tid);
+	}
+	fputs("</g>\n", f);
+}
+
+/*
+ * On a device lane, each wait it ended: a light bar over the wait, and an
+ * arrow to the waiting thread where the interrupt woke it.
+ */
+static void device_waits(FILE *f, const struct picture *pic)
+{
+	char d[32];
+
+	if (!pic->ndevices)
+		return;
+	fputs("<g id=\"devices\">\n", f);
+	for (size_t i = 0; i < pic->nsteps; i++) {
+		const struct step *s = &pic->steps[i];
+		double x, w, y, ty;
+		char label[64];
+
+		if (!device_state(s->state, NULL, NULL))
+			continue;
+		x = xof(pic, s->begin);
+		w = xof(pic, s->end) - x;
+		if (w < MIN_SEG_W)
+			w = MIN_SEG_W;
+		y = lane_y(device_lane(pic, s->state)) + BAR_Y + 4;
+		ty = lane_y(lane_of(pic, s->tid)) + BAR_Y + BAR_H + 1;
+		fprintf(f,
+			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			"fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1\"><title>tid %" PRId32
+			" waits %s (%s)</title></rect>\n",
+			x, y, w, BAR_H - 8, jank_svg_state_colour(s->state),
+			jank_svg_state_colour(s->state), s->tid,
+			jank_units_duration(s->end - s->begin, d, sizeof(d)), jank_state_name(s->state));
+		snprintf(label, sizeof(label), "tid %" PRId32 " waits %s", s->tid, d);
+		if (text_w(strlen(label), 12) + 10 <= w)
+			fprintf(
+			    f,
+			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+			    "fill=\"%s\">%s</text>\n",
+			    x + w / 2, y + (BAR_H - 8) / 2.0 + 4.5, INK, label);
+		/* The wait ended inside the action: the interrupt woke the thread. */
+		if (s->end < pic->p->end)
+			fprintf(f,
+				"<line class=\"wakeup\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+				"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.8\" "
+				"marker-end=\"url(#arrow)\"><title>%s wakes tid %" PRId32
+				"</title></line>\n",
+				x + w - 1, y, x + w - 1, ty, INK, jank_state_name(s->state),
+				s->tid);
+	}
+	fputs("</g>\n", f);
+}
+
+struct mark {
+	double x;
+	const char *label;
+	const char *colour;
+	const char *anchor;
+	double w;
+};
+
+/*
+ * The action's begin and end (and threshold) as vertical lines, labelled
+ * above the lanes. Begin and end are drawn under the segments (`under`),
+ * which they border anyway, so that a tiny step at the edge stays visible;
+ * the threshold is drawn over them, with a white halo that keeps its dashes
+ * visible on any fill.
+ */
+static void markers(FILE *f, const struct picture *pic, bool under)
+{
+	const struct jank_verdict *r = pic->r;
+	char thr[48], d[32];
+	struct mark m[3];
+	size_t n = 0;
+	int top[3] = {MARK_Y + 4, MARK_Y + 4, MARK_Y + 4}, label_y[3] = {MARK_Y, MARK_Y, MARK_Y};
+
+	m[n++] = (struct mark){xof(pic, r->begin), "begin", INK, "start", 0};
+	m[n++] = (struct mark){
+	    xof(pic, r->end), r->kind == JANK_VERDICT_OVERDUE ? "last event" : "end", INK, "end", 0};
+	if (r->threshold > 0 && r->threshold < r->duration) {
+		snprintf(thr, sizeof(thr), "threshold %s", jank_units_duration(r->threshold, d, sizeof(d)));
+		m[n++] =
+		    (struct mark){xof(pic, r->begin + r->threshold), thr, THRESH_INK, "middle", 0};
+	}
+	for (size_t i = 0; i < n; i++)
+		m[i].w = text_w(strlen(m[i].label), 12);
+	/*
+	 * Begin reads rightwards, end leftwards; the threshold is centred on its
+	 * line between them, or on a row above them when it would touch either.
+	 */
+	if (n == 3) {
+		double left = m[2].x - m[2].w / 2, right = m[2].x + m[2].w / 2;
+
+		if (left < m[0].x + m[0].w + 8 || right > m[1].x - m[1].w - 8) {
+			label_y[2] = MARK_Y - 15;
+			top[2] = MARK_Y - 11;
+			if (left < PLOT_X0)
+				m[2].x = PLOT_X0 + m[2].w / 2;
+			if (right > PLOT_X1)
+				m[2].x = PLOT_X1 - m[2].w / 2;
+		}
+	}
+	fprintf(f, "<g id=\"markers%s\">\n", under ? "-under" : "");
+	for (size_t i = 0; i < n; i++) {
+		double x = i < 2 ? m[i].x : xof(pic, r->begin + r->threshold);
+
+		if (under != (i < 2))
+			continue;
+		if (!under)
+			fprintf(f,
+				"<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.1f\" "
+				"stroke=\"#ffffff\" stroke-width=\"4\" stroke-opacity=\"0.85\"/>\n",
+				x, MARK_Y + 4, x, pic->lanes_bottom);
+		fprintf(f,
+			"<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+			x, top[i], x, pic->lanes_bottom, m[i].colour);
+	}
+	for (size_t i = 0; !under && i < n; i++)
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"%s\" "
+			"fill=\"%s\">%s</text>\n",
+			m[i].x, label_y[i], m[i].anchor, m[i].colour, m[i].label);
+	fputs("</g>\n", f);
+}
+
+/*
+ * One legend entry; returns the x after it, wrapping to a new row when
+ * needed. With f NULL, only the layout is done (to size the picture).
+ */
+static double legend_item(FILE *f, double x, double *y, const char *swatch, const char *text)
+{
+	double w = 22 + text_w(text_chars(text), 12) + 24;
+
+	if (x + w > WIDTH - MARGIN && x > MARGIN) {
+		x = MARGIN;
+		*y += 22;
+	}
+	if (!f)
+		return x + w; /* layout only */
+	if (!strcmp(swatch, "wakeup"))
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1.8\" marker-end=\"url(#arrow)\"/>\n",
+			x, *y - 4, x + 15, *y - 4, INK);
+	else if (!strcmp(swatch, "wait"))
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\n",
+			x, *y - 4, x + 16, *y - 4, MUTED);
+	else if (!strcmp(swatch, "device"))
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"10\" fill=\"%s\" "
+			"fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1\"/>\n",
+			x, *y - 9, MUTED, MUTED);
+	else if (!strcmp(swatch, "threshold"))
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+			x + 8, *y - 13, x + 8, *y + 4, THRESH_INK);
+	else
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\" "
+			"stroke=\"#9e9e9e\" stroke-width=\"0.5\"/>\n",
+			x, *y - 11, swatch);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", x + 22, *y, INK);
+	jank_svg_escape(f, text, 0);
+	fputs("</text>\n", f);
+	return x + w;
+}
+
+static double legend(FILE *f, const struct picture *pic, double y)
+{
+	int64_t per[JANK_STATE_COUNT] = {0}, total = pic->p->end - pic->p->begin;
+	int order[JANK_STATE_COUNT], n = 0;
+	bool waits = false, wakeups = false;
+	double x = MARGIN;
+	char text[96], d[32];
+
+	for (size_t i = 0; i < pic->nsteps; i++) {
+		per[pic->steps[i].state] += pic->steps[i].end - pic->steps[i].begin;
+		if (i && pic->steps[i].tid != pic->steps[i - 1].tid)
+			*(pic->steps[i].wakeup ? &wakeups : &waits) = true;
+	}
+	for (int s = 0; s < JANK_STATE_COUNT; s++)
+		if (per[s] > 0)
+			order[n++] = s;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && per[order[j]] > per[order[j - 1]]; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	if (f)
+		fputs("<g id=\"legend\">\n", f);
+	for (int i = 0; i < n; i++) {
+		double pc = total > 0 ? 100.0 * (double)per[order[i]] / (double)total : 0.0;
+
+		if (pc < 0.05)
+			snprintf(text, sizeof(text), "%s %s (<0.1%%)", jank_state_name(order[i]),
+				 jank_units_duration(per[order[i]], d, sizeof(d)));
+		else
+			snprintf(text, sizeof(text), "%s %s (%.1f%%)", jank_state_name(order[i]),
+				 jank_units_duration(per[order[i]], d, sizeof(d)), pc);
+		x = legend_item(f, x, &y, jank_svg_state_colour(order[i]), text);
+	}
+	x = MARGIN;
+	y += 24;
+	if (wakeups)
+		x = legend_item(f, x, &y, "wakeup", "wakeup: the waker's lane → the woken thread");
+	if (waits)
+		x = legend_item(f, x, &y, "wait", "waits for: the path follows the other thread");
+	if (pic->ndevices)
+		x = legend_item(f, x, &y, "device",
+				"italic lanes: what a wait ended by an interrupt waited for");
+	if (pic->r->threshold > 0 && pic->r->threshold < pic->r->duration)
+		x = legend_item(f, x, &y, "threshold", "the threshold, from the action's begin");
+	if (f)
+		fputs("</g>\n", f);
+	return y;
+}
+
+int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_graph *g,
+		      const char *subtitle)
+{
+	struct picture pic = {0};
+	int64_t begin, end, pad;
+	double height, y;
+	int ret;
+
+	if (!r->path || r->path->n == 0)
+		return -EINVAL;
+	ret = build(&pic, r);
+	if (ret < 0)
+		goto end;
+	find_wakeups(&pic, g);
+	find_devices(&pic);
+	begin = r->path->begin;
+	end = r->path->end;
+	pad = (end - begin) / 60 + 1;
+	pic.t0 = begin - pad;
+	pic.t1 = end + pad;
+	pic.lanes_bottom = lane_y(pic.nlanes + pic.ndevices);
+	y = pic.lanes_bottom + 62; /* the legend's first row, under the axis */
+	height = legend(NULL, &pic, y) + 18;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+		"height=\"%.0f\" viewBox=\"0 0 %d %.0f\" font-family=\"%s\">\n",
+		WIDTH, height, WIDTH, height, FONT);
+	fputs("<title>", f);
+	jank_svg_escape(f, r->rule && r->rule->name ? r->rule->name : "action", 0);
+	fputs(": critical path</title>\n", f);
+	fprintf(f,
+		"<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+		"markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
+		"<path d=\"M0,0 L10,5 L0,10 z\" fill=\"%s\"/></marker>"
+		"<marker id=\"arrow-light\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+		"markerWidth=\"8\" markerHeight=\"8\" orient=\"auto\">"
+		"<path d=\"M0,0 L10,5 L0,10 z\" fill=\"%s\"/></marker></defs>\n",
+		INK, MUTED);
+	fprintf(f, "<rect width=\"%d\" height=\"%.0f\" fill=\"#ffffff\"/>\n", WIDTH, height);
+	title(f, &pic, subtitle);
+	lanes(f, &pic);
+	grid(f, &pic, begin, end);
+	markers(f, &pic, true);
+	segments(f, &pic);
+	handoffs(f, &pic);
+	device_waits(f, &pic);
+	markers(f, &pic, false);
+	legend(f, &pic, y);
+	fputs("</svg>\n", f);
+	ret = ferror(f) ? -EIO : 0;
+end:
+	free(pic.steps);
+	free(pic.lanes);
+	free(pic.refs);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The babeltrace2 input: CTF traces on disk or an LTTng live session, muxed
+ * in time order, decoded once into struct jank_event and fed to the engine.
+ *
+ * Both constructors build the same graph downstream of the source, so the
+ * offline and the live analyses decode events the same way. The caller
+ * drives the graph with jank_reader_run_once() (from an event loop: AGAIN
+ * means "no data yet, call again later") or jank_reader_run_all() (offline).
+ * When the input ends, jank_engine_finish() has been called.
+ */
+#ifndef JANK_TRACE_READER_H
+#define JANK_TRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "engine.h"
+
+enum jank_reader_status {
+	JANK_READER_STATUS_OK = 0, /* some messages were processed; call again */
+	JANK_READER_STATUS_AGAIN,  /* no data ready now (live); call again later */
+	JANK_READER_STATUS_END,	  /* every trace ended; the engine is finished */
+	JANK_READER_STATUS_ERROR,  /* see jank_reader_error() */
+};
+
+struct jank_reader_stats {
+	uint64_t events;      /* event messages read */
+	uint64_t events_used; /* passed to jank_engine_process() */
+	uint64_t classes;     /* event classes resolved */
+	uint64_t discarded;   /* discarded events and packets reported by the tracer */
+	uint64_t traces;
+	int64_t last_ts; /* time of the last event given to the engine, INT64_MIN: none */
+};
+
+struct jank_reader;
+
+/*
+ * Offline input over `n` paths. Each path is a CTF trace directory or a
+ * directory that holds traces (an lttng output directory); all the traces
+ * under it are read. Returns NULL and writes a one-line message to `err`
+ * (which names the path) on failure.
+ */
+struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
+				      struct jank_engine *engine, char *err, size_t errlen);
+
+/*
+ * Live input from an lttng-relayd URL (net://HOST/host/HOSTNAME/SESSION).
+ * `session_not_found_action` is "continue", "fail" or "end" (NULL: "continue").
+ */
+struct jank_reader *jank_reader_new_live(const char *url, const char *session_not_found_action,
+				       struct jank_engine *engine, char *err, size_t errlen);
+
+void jank_reader_free(struct jank_reader *in);
+
+/* Process one batch of messages. */
+enum jank_reader_status jank_reader_run_once(struct jank_reader *in);
+/* Run to the end (offline): END or ERROR (AGAIN is retried after a short sleep). */
+enum jank_reader_status jank_reader_run_all(struct jank_reader *in);
+
+/* One line that names the input, valid after ERROR. */
+const char *jank_reader_error(const struct jank_reader *in);
+/* The paths or URL the input was built from, for messages: "a b c". */
+const char *jank_reader_name(const struct jank_reader *in);
+void jank_reader_get_stats(const struct jank_reader *in, struct jank_reader_stats *out);
+
+#endif

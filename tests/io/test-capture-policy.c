@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/capture.c: the capture policy with a fake clock, a fake statvfs and
+ * a temporary capture dir; rotation chunk names and selection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include "capture-policy.h"
+#include "config-file.h"
+
+#define MS  1000000LL
+#define S   1000000000LL
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+/* snprintf into a path buffer, failing the test on truncation. */
+#define PATHF(buf, ...) assert_true(snprintf(buf, sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
+/* 2024-05-01T12:00:00Z */
+#define T0 (1714564800LL * S)
+
+struct fs {
+	uint64_t avail;
+	uint64_t size;
+	int calls;
+};
+
+static int fake_statfs(const char *path, uint64_t *avail, uint64_t *size, void *data)
+{
+	struct fs *fs = data;
+
+	(void)path;
+	fs->calls++;
+	*avail = fs->avail;
+	*size = fs->size;
+	return 0;
+}
+
+struct fixture {
+	char tmp[PATH_MAX];
+	char dir[PATH_MAX];
+	struct jank_capture_settings policy;
+	struct jank_capture_policy *c;
+	struct fs fs;
+	struct jank_rule frame, io;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	PATHF(f->tmp, "/tmp/jank-test-capture-XXXXXX");
+	if (!mkdtemp(f->tmp))
+		return -1;
+	PATHF(f->dir, "%s/captures", f->tmp);
+	f->policy = (struct jank_capture_settings){
+	    .mode = JANK_CAPTURE_SNAPSHOT,
+	    .dir = f->dir,
+	    .cooldown_ns = 30 * S,
+	    .max_per_hour = 0,
+	    .quota = 1024 * MiB,
+	    .min_free_percent = 5,
+	    .session = "jankd-capture",
+	};
+	f->fs = (struct fs){.avail = 50 * 1024 * MiB, .size = 100 * 1024 * MiB};
+	jank_rule_init(&f->frame);
+	f->frame.name = "frame";
+	f->frame.begin_event = "jank:action_begin";
+	f->frame.end_event = "jank:action_end";
+	f->frame.capture = true;
+	jank_rule_init(&f->io);
+	f->io.name = "io";
+	f->io.begin_event = "syscall_entry_read";
+	f->io.end_event = "syscall_exit_read";
+	f->io.capture = true;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	jank_capture_policy_free(f->c);
+	jank_dirtree_remove(f->tmp);
+	free(f);
+	return 0;
+}
+
+static struct jank_capture_policy *new_capture(struct fixture *f)
+{
+	f->c = jank_capture_policy_new(&f->policy);
+	assert_non_null(f->c);
+	jank_capture_policy_set_statfs(f->c, fake_statfs, &f->fs);
+	jank_capture_policy_set_version(f->c, "test");
+	return f->c;
+}
+
+static enum jank_capture_decision jank(struct fixture *f, const struct jank_rule *rule, int64_t now,
+				       struct jank_capture_answer *v)
+{
+	struct jank_verdict r = {
+	    .kind = JANK_VERDICT_COMPLETED,
+	    .rule = rule,
+	    .key = "name=frame,id=3",
+	    .begin = 1000 * MS,
+	    .end = 1045 * MS,
+	    .duration = 45 * MS,
+	    .threshold = 16 * MS,
+	    .over_threshold = true,
+	    .tid = 4312,
+	    .pid = 4300,
+	    .comm = "worker",
+	};
+
+	return jank_capture_policy_decide(f->c, &r, now, v);
+}
+
+static void done(struct fixture *f, const char *dir, bool ok)
+{
+	struct jank_capture_outcome o;
+
+	assert_int_equal(
+	    jank_capture_policy_done(f->c, dir, ok, ok ? NULL : "No space left on device", &o), 0);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* A file of `bytes` real (not sparse) bytes. */
+static void write_file(const char *dir, const char *name, size_t bytes)
+{
+	char path[PATH_MAX], buf[4096];
+	int fd;
+
+	memset(buf, 'x', sizeof(buf));
+	PATHF(path, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	for (size_t n = 0; n < bytes; n += sizeof(buf))
+		assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	close(fd);
+}
+
+static struct json_object *read_meta(const char *dir)
+{
+	char path[PATH_MAX];
+	struct json_object *o;
+
+	PATHF(path, "%s/capture.json", dir);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	return o;
+}
+
+static const char *get_str(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *v;
+
+	assert_true(json_object_object_get_ex(o, a, &v));
+	if (b)
+		assert_true(json_object_object_get_ex(v, b, &v));
+	return json_object_get_string(v);
+}
+
+/* The first jank starts a capture: its dir is named for the time, the action and the tid. */
+static void start_names_and_describes(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct json_object *m, *key;
+	char want[PATH_MAX];
+
+	new_capture(f);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_START);
+	PATHF(want, "%s/20240501T120000Z-frame-4312", f->dir);
+	assert_string_equal(v.dir, want);
+	assert_true(v.log);
+	assert_non_null(strstr(v.message, "capture started: "));
+	assert_string_equal(jank_capture_policy_in_flight(f->c), want);
+	m = read_meta(v.dir);
+	assert_string_equal(get_str(m, "format", NULL), JANK_CAPTURE_FORMAT);
+	assert_string_equal(get_str(m, "name", NULL), "20240501T120000Z-frame-4312");
+	assert_string_equal(get_str(m, "mode", NULL), "snapshot");
+	assert_string_equal(get_str(m, "state", NULL), "recording");
+	assert_string_equal(get_str(m, "time", NULL), "2024-05-01T12:00:00Z");
+	assert_string_equal(get_str(m, "session", NULL), "jankd-capture");
+	assert_string_equal(get_str(m, "jankd_version", NULL), "test");
+	assert_string_equal(get_str(m, "rule", "name"), "frame");
+	assert_string_equal(get_str(m, "rule", "begin"), "jank:action_begin");
+	assert_string_equal(get_str(m, "action", "key"), "name=frame,id=3");
+	assert_string_equal(get_str(m, "action", "comm"), "worker");
+	assert_string_equal(get_str(m, "action", "duration_ns"), "45000000");
+	assert_true(json_object_object_get_ex(json_object_object_get(m, "rule"), "key", &key));
+	json_object_put(m);
+	done(f, v.dir, true);
+	m = read_meta(want);
+	assert_string_equal(get_str(m, "state", NULL), "complete");
+	json_object_put(m);
+	assert_null(jank_capture_policy_in_flight(f->c));
+}
+
+/* A jank while a capture is in flight joins it: no second capture, no cooldown. */
+static void join_in_flight(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v, w;
+	struct jank_capture_stats st;
+	struct json_object *m, *joined;
+
+	new_capture(f);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_START);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(jank(f, i % 2 ? &f->io : &f->frame, T0 + i * MS, &w),
+				 JANK_CAPTURE_JOIN);
+		assert_string_equal(w.dir, v.dir);
+		assert_false(w.log);
+	}
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.started, 1);
+	assert_int_equal(st.joined, 100);
+	assert_int_equal(st.refused[JANK_CAPTURE_REASON_COOLDOWN], 0);
+	assert_true(st.in_flight);
+	m = read_meta(v.dir);
+	joined = json_object_object_get(m, "joined");
+	assert_int_equal(json_object_array_length(joined), JANK_CAPTURE_JOINED_MAX);
+	assert_int_equal(json_object_get_int(json_object_object_get(m, "joined_more")),
+			 100 - JANK_CAPTURE_JOINED_MAX);
+	json_object_put(m);
+	done(f, v.dir, true);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_false(st.in_flight);
+	assert_int_equal(st.completed, 1);
+}
+
+/* Cooldown per rule; a storm of refusals is logged once and counted. */
+static void cooldown_per_rule(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_stats st;
+
+	new_capture(f);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_START);
+	done(f, v.dir, true);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(jank(f, &f->frame, T0 + 1 * S + i * 10 * MS, &v),
+				 JANK_CAPTURE_REFUSED);
+		assert_int_equal(v.reason, JANK_CAPTURE_REASON_COOLDOWN);
+		assert_int_equal(v.log, i == 0);
+	}
+	assert_non_null(strstr(v.message, "cooldown"));
+	/* Another rule is not in frame's cooldown. */
+	assert_int_equal(jank(f, &f->io, T0 + 3 * S, &v), JANK_CAPTURE_START);
+	done(f, v.dir, true);
+	/* Still in frame's cooldown: the same episode, not logged again. */
+	assert_int_equal(jank(f, &f->frame, T0 + 4 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_false(v.log);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.refused[JANK_CAPTURE_REASON_COOLDOWN], 101);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_COOLDOWN], 1);
+	/* After 30 s, frame captures again; its next cooldown is a new episode. */
+	assert_int_equal(jank(f, &f->frame, T0 + 30 * S, &v), JANK_CAPTURE_START);
+	assert_non_null(strstr(v.message, "1 janks got no capture since the last one: 1 cooldown"));
+	done(f, v.dir, true);
+	assert_int_equal(jank(f, &f->frame, T0 + 31 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_true(v.log);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_COOLDOWN], 2);
+	assert_int_equal(st.started, 3);
+	/* A clock stepped back does not freeze the cooldown for the size of the step. */
+	assert_int_equal(jank(f, &f->frame, T0 - 3600 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(jank(f, &f->frame, T0 - 3600 * S + 30 * S, &v), JANK_CAPTURE_START);
+}
+
+/* At most max-per-hour starts in any rolling hour, over all rules. */
+static void max_per_hour(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_stats st;
+
+	f->policy.cooldown_ns = 0;
+	f->policy.max_per_hour = 3;
+	new_capture(f);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(jank(f, i % 2 ? &f->io : &f->frame, T0 + i * 60 * S, &v),
+				 JANK_CAPTURE_START);
+		done(f, v.dir, true);
+	}
+	for (int i = 0; i < 50; i++) {
+		assert_int_equal(jank(f, &f->frame, T0 + 600 * S + i * S, &v),
+				 JANK_CAPTURE_REFUSED);
+		assert_int_equal(v.reason, JANK_CAPTURE_REASON_HOURLY);
+		assert_int_equal(v.log, i == 0);
+	}
+	assert_non_null(strstr(v.message, "max-per-hour = 3"));
+	/* The first start leaves the window an hour later. */
+	assert_int_equal(jank(f, &f->frame, T0 + 3600 * S - 1, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(jank(f, &f->frame, T0 + 3600 * S, &v), JANK_CAPTURE_START);
+	done(f, v.dir, true);
+	assert_int_equal(jank(f, &f->frame, T0 + 3601 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_true(v.log); /* a new episode */
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.refused[JANK_CAPTURE_REASON_HOURLY], 52);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_HOURLY], 2);
+	assert_int_equal(st.started, 4);
+}
+
+/* Below min-free, captures are refused: logged once per episode. */
+static void min_free(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_stats st;
+
+	f->policy.cooldown_ns = 0;
+	new_capture(f);
+	f->fs.avail = 4 * 1024 * MiB; /* 4% of 100 GiB: under 5% */
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(jank(f, &f->frame, T0 + i * S, &v), JANK_CAPTURE_REFUSED);
+		assert_int_equal(v.reason, JANK_CAPTURE_REASON_DISK_FULL);
+		assert_int_equal(v.log, i == 0);
+	}
+	assert_non_null(strstr(v.message, "under min-free (5.0 GiB)"));
+	assert_false(exists(f->dir) && jank_capture_policy_in_flight(f->c));
+	f->fs.avail = 6 * 1024 * MiB;
+	assert_int_equal(jank(f, &f->frame, T0 + 20 * S, &v), JANK_CAPTURE_START);
+	done(f, v.dir, true);
+	f->fs.avail = 1 * MiB;
+	assert_int_equal(jank(f, &f->frame, T0 + 30 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_true(v.log);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.refused[JANK_CAPTURE_REASON_DISK_FULL], 11);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_DISK_FULL], 2);
+
+	/* A size instead of a percentage. */
+	f->policy.min_free = 8 * 1024 * MiB;
+	f->policy.min_free_percent = 0;
+	assert_int_equal(jank_capture_policy_set_settings(f->c, &f->policy), 0);
+	f->fs.avail = 7 * 1024 * MiB;
+	assert_int_equal(jank(f, &f->frame, T0 + 40 * S, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(v.reason, JANK_CAPTURE_REASON_DISK_FULL);
+	f->fs.avail = 9 * 1024 * MiB;
+	assert_int_equal(jank(f, &f->frame, T0 + 50 * S, &v), JANK_CAPTURE_START);
+}
+
+/* A capture that fails is removed; failures are logged once until one succeeds. */
+static void failures(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_outcome o;
+	struct jank_capture_stats st;
+
+	f->policy.cooldown_ns = 0;
+	new_capture(f);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(jank(f, &f->frame, T0 + i * S, &v), JANK_CAPTURE_START);
+		write_file(v.dir, "partial", 8192);
+		assert_int_equal(
+		    jank_capture_policy_done(f->c, v.dir, false, "No space left on device", &o), 0);
+		assert_int_equal(o.log, i == 0);
+		assert_non_null(strstr(o.message, "No space left on device"));
+		assert_false(exists(v.dir));
+	}
+	assert_int_equal(jank(f, &f->frame, T0 + 10 * S, &v), JANK_CAPTURE_START);
+	done(f, v.dir, true);
+	assert_true(exists(v.dir));
+	assert_int_equal(jank(f, &f->frame, T0 + 20 * S, &v), JANK_CAPTURE_START);
+	assert_int_equal(jank_capture_policy_done(f->c, v.dir, false, "lttng: error", &o), 0);
+	assert_true(o.log);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.failed, 4);
+	assert_int_equal(st.failure_episodes, 2);
+	assert_int_equal(st.completed, 1);
+	/* done() of a capture that is not in flight. */
+	assert_int_equal(jank_capture_policy_done(f->c, v.dir, true, NULL, &o), -ENOENT);
+}
+
+static void make_old_capture(struct fixture *f, const char *name, size_t bytes)
+{
+	char path[PATH_MAX];
+
+	PATHF(path, "%s/%s", f->dir, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_file(path, "trace", bytes);
+}
+
+static bool capture_exists(struct fixture *f, const char *name)
+{
+	char path[PATH_MAX];
+
+	PATHF(path, "%s/%s", f->dir, name);
+	return exists(path);
+}
+
+/* The quota deletes the oldest captures first, never the one in flight, never foreign files. */
+static void quota_oldest_first(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_stats st;
+	char first[PATH_MAX];
+	uint64_t used, freed;
+
+	f->policy.cooldown_ns = 0;
+	f->policy.quota = 1 * MiB;
+	assert_int_equal(mkdir(f->dir, 0755), 0);
+	make_old_capture(f, "20240101T000000Z-frame-1", 350 * KiB);
+	make_old_capture(f, "20240301T000000Z-frame-3", 350 * KiB);
+	make_old_capture(f, "20240201T000000Z-frame-2", 350 * KiB);
+	write_file(f->dir, "notes.txt", 64 * KiB); /* not a capture: never deleted */
+	new_capture(f);
+
+	/* Over the quota: the oldest capture makes room for the new one. */
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_START);
+	PATHF(first, "%s", v.dir);
+	assert_false(capture_exists(f, "20240101T000000Z-frame-1"));
+	assert_true(capture_exists(f, "20240201T000000Z-frame-2"));
+	assert_true(capture_exists(f, "20240301T000000Z-frame-3"));
+
+	/* The snapshot brings it over again: completion deletes the next oldest, not it. */
+	write_file(v.dir, "trace", 300 * KiB);
+	done(f, v.dir, true);
+	assert_true(exists(first));
+	assert_false(capture_exists(f, "20240201T000000Z-frame-2"));
+	assert_true(capture_exists(f, "20240301T000000Z-frame-3"));
+	assert_int_equal(jank_dirtree_du(f->dir, &used), 0);
+	assert_true(used <= f->policy.quota);
+
+	/* A capture in flight is never deleted, even alone over the quota. */
+	assert_int_equal(jank(f, &f->frame, T0 + 60 * S, &v), JANK_CAPTURE_START);
+	write_file(v.dir, "trace", 2 * MiB);
+	assert_int_equal(jank_capture_policy_prune(f->c, NULL, &freed), 2);
+	assert_true(freed > 600 * KiB);
+	assert_true(exists(v.dir));
+	assert_false(exists(first));
+	assert_false(capture_exists(f, "20240301T000000Z-frame-3"));
+	assert_true(capture_exists(f, "notes.txt"));
+	done(f, v.dir, true);
+	assert_true(exists(v.dir)); /* the newest stays, even over the quota */
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.deleted, 4);
+}
+
+/* Foreign files alone over the quota: refused, logged once; nothing of theirs deleted. */
+static void quota_foreign_files(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+
+	f->policy.cooldown_ns = 0;
+	f->policy.quota = 256 * KiB;
+	assert_int_equal(mkdir(f->dir, 0755), 0);
+	write_file(f->dir, "big.img", 512 * KiB);
+	new_capture(f);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(v.reason, JANK_CAPTURE_REASON_QUOTA);
+	assert_true(v.log);
+	assert_int_equal(jank(f, &f->frame, T0 + S, &v), JANK_CAPTURE_REFUSED);
+	assert_false(v.log);
+	assert_true(capture_exists(f, "big.img"));
+}
+
+/* Mode none and capture = no: refused quietly. An unwritable dir: logged once. */
+static void disabled_and_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_capture_stats st;
+	char file[PATH_MAX];
+
+	f->frame.capture = false;
+	new_capture(f);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(v.reason, JANK_CAPTURE_REASON_DISABLED);
+	assert_false(v.log);
+	f->policy.mode = JANK_CAPTURE_NONE;
+	assert_int_equal(jank_capture_policy_set_settings(f->c, &f->policy), 0);
+	assert_int_equal(jank(f, &f->io, T0, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(v.reason, JANK_CAPTURE_REASON_DISABLED);
+	assert_false(v.log);
+	assert_false(exists(f->dir));
+
+	/* The capture dir under a regular file cannot be created. */
+	PATHF(file, "%s/file", f->tmp);
+	write_file(f->tmp, "file", 4096);
+	PATHF(f->dir, "%s/file/captures", f->tmp);
+	f->policy.mode = JANK_CAPTURE_SNAPSHOT;
+	f->policy.cooldown_ns = 0;
+	assert_int_equal(jank_capture_policy_set_settings(f->c, &f->policy), 0);
+	assert_int_equal(jank(f, &f->io, T0, &v), JANK_CAPTURE_REFUSED);
+	assert_int_equal(v.reason, JANK_CAPTURE_REASON_ERROR);
+	assert_true(v.log);
+	assert_non_null(strstr(v.message, "cannot create"));
+	assert_int_equal(jank(f, &f->io, T0 + S, &v), JANK_CAPTURE_REFUSED);
+	assert_false(v.log);
+	jank_capture_policy_get_stats(f->c, &st);
+	assert_int_equal(st.refused[JANK_CAPTURE_REASON_DISABLED], 2);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_DISABLED], 0);
+	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_ERROR], 1);
+}
+
+static void names(void **state)
+{
+	int64_t t;
+	char action[64];
+	int32_t tid;
+
+	(void)state;
+	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame-4312", &t, action,
+						 sizeof(action), &tid),
+			 0);
+	assert_int_equal(t, T0);
+	assert_string_equal(action, "frame");
+	assert_int_equal(tid, 4312);
+	assert_int_equal(jank_capture_parse_name("20240501T120000Z-ros2-callback-7.2", &t, action,
+						 sizeof(action), &tid),
+			 0);
+	assert_string_equal(action, "ros2-callback");
+	assert_int_equal(tid, 7);
+	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame", NULL, NULL, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(jank_capture_parse_name("20241301T120000Z-frame-1", NULL, NULL, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(jank_capture_parse_name("notes.txt", NULL, NULL, 0, NULL), -EINVAL);
+	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame-12x", NULL, NULL, 0, NULL),
+			 -EINVAL);
+}
+
+/* lttng 2.13's archive names: local times with their UTC offset. */
+static void chunk_names(void **state)
+{
+	struct jank_chunk ch;
+
+	(void)state;
+	assert_int_equal(jank_chunk_parse("20240501T140000+0200-20240501T140010+0200-3", &ch), 0);
+	assert_int_equal(ch.begin_ns, T0);
+	assert_int_equal(ch.end_ns, T0 + 11 * S); /* rounded up */
+	assert_int_equal(ch.index, 3);
+	assert_int_equal(jank_chunk_parse("20240501T073000-0430-20240501T073005-0430-12", &ch), 0);
+	assert_int_equal(ch.begin_ns, T0);
+	assert_int_equal(ch.index, 12);
+	assert_int_equal(jank_chunk_parse("20240501T140000+0200-3", &ch), -EINVAL); /* active */
+	assert_int_equal(jank_chunk_parse("20240501T140010+0200-20240501T140000+0200-3", &ch),
+			 -EINVAL);
+	assert_int_equal(jank_chunk_parse("metadata", &ch), -EINVAL);
+}
+
+static struct jank_chunk chunk(int64_t begin_s, int64_t end_s, uint64_t index)
+{
+	struct jank_chunk c = {
+	    .begin_ns = T0 + begin_s * S, .end_ns = T0 + (end_s + 1) * S, .index = index};
+
+	snprintf(c.name, sizeof(c.name), "chunk-%llu", (unsigned long long)index);
+	return c;
+}
+
+static void chunk_selection(void **state)
+{
+	/* Chunks of 10 s from T0; retention 2 s; now = T0 + 100 s. */
+	struct jank_chunk c[10];
+	struct jank_interval janks[] = {
+	    {T0 + 23 * S, T0 + 24 * S},		   /* from 21 s (retention): chunk 2 only */
+	    {T0 + 40 * S + 500 * MS, T0 + 51 * S}, /* begins in 4 minus retention: 3, 4, 5 */
+	};
+	struct jank_chunk_times p = {
+	    .retention_ns = 2 * S, .now_ns = T0 + 100 * S, .oldest_open_ns = INT64_MAX};
+	const enum jank_chunk_fate want[10] = {
+	    JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,  JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,
+	    JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,	   JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,
+	    JANK_CHUNK_DELETE, JANK_CHUNK_PENDING,
+	};
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		c[i] = chunk(i * 10, i * 10 + 9, (uint64_t)i);
+	/* Chunk 9 (90..99, ends at 100): within the retention of now. */
+	jank_chunks_select(c, 10, janks, 2, &p);
+	for (int i = 0; i < 10; i++)
+		if (c[i].fate != want[i])
+			fail_msg("chunk %d: fate %d, expected %d", i, c[i].fate, want[i]);
+	assert_int_equal(c[2].jank, 0);
+	assert_int_equal(c[3].jank, 1);
+	assert_int_equal(c[5].jank, 1);
+	/* An action open since T0 + 65 s may still become a jank: keep what it may need. */
+	p.oldest_open_ns = T0 + 65 * S;
+	jank_chunks_select(c, 10, janks, 2, &p);
+	assert_int_equal(c[6].fate, JANK_CHUNK_PENDING);
+	assert_int_equal(c[5].fate, JANK_CHUNK_KEEP);
+	assert_int_equal(c[1].fate, JANK_CHUNK_DELETE);
+	/* No jank: only old chunks go. */
+	jank_chunks_select(c, 10, NULL, 0, &p);
+	assert_int_equal(c[2].fate, JANK_CHUNK_DELETE);
+	assert_int_equal(c[7].fate, JANK_CHUNK_PENDING);
+}
+
+/* Kept chunks move into the capture, and capture.json lists them. */
+static void keep_chunks(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_chunk *chunks;
+	char archives[PATH_MAX], path[PATH_MAX];
+	struct json_object *m, *list;
+	const char *names[] = {"20240501T115950+0000-20240501T120000+0000-1",
+			       "20240501T120000+0000-20240501T120010+0000-2", "not-a-chunk"};
+	int n;
+
+	f->policy.mode = JANK_CAPTURE_ROTATION;
+	new_capture(f);
+	PATHF(archives, "%s/session/archives", f->tmp);
+	for (size_t i = 0; i < 3; i++) {
+		PATHF(path, "%s/session", f->tmp);
+		mkdir(path, 0755);
+		mkdir(archives, 0755);
+		PATHF(path, "%s/%s", archives, names[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+		PATHF(path, "%s/%s/kernel", archives, names[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+		write_file(path, "metadata", 4096);
+	}
+	n = jank_chunks_scan(archives, &chunks);
+	assert_int_equal(n, 2);
+	assert_int_equal(chunks[0].index, 1);
+	assert_int_equal(chunks[1].index, 2);
+	assert_int_equal(jank(f, &f->frame, T0 + 5 * S, &v), JANK_CAPTURE_START);
+	assert_int_equal(jank_chunk_keep(f->c, archives, &chunks[1], v.dir), 0);
+	PATHF(path, "%s/chunks/%s/kernel/metadata", v.dir, names[1]);
+	assert_true(exists(path));
+	PATHF(path, "%s/%s", archives, names[1]);
+	assert_false(exists(path));
+	m = read_meta(v.dir);
+	assert_string_equal(get_str(m, "mode", NULL), "rotation");
+	list = json_object_object_get(m, "chunks");
+	assert_int_equal(json_object_array_length(list), 1);
+	assert_string_equal(get_str(json_object_array_get_idx(list, 0), "name", NULL), names[1]);
+	json_object_put(m);
+	free(chunks);
+}
+
+/* [capture] min-free in the config file. */
+static void config_min_free(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = snapshot\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 0);
+	assert_true(c.capture.min_free_percent == 5.0);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 2.5%\n", err, sizeof(err)),
+	    0);
+	assert_true(c.capture.min_free_percent == 2.5);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 1GiB\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 1024 * MiB);
+	assert_true(c.capture.min_free_percent == 0);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 0\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 0);
+	assert_true(c.capture.min_free_percent == 0);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\n\nmin-free = 120%\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: bad min-free '120%' (expected a size such as 1GiB or "
+				 "a percentage such as 5%)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = lots\n", err, sizeof(err)),
+	    -EINVAL);
+}
+
+/* [capture] session, events and buffer-size: what jankd's capture session is made of. */
+static void config_session(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = none\n", err, sizeof(err)), 0);
+	assert_string_equal(c.capture.session, "");
+	assert_int_equal(c.capture.nevents, 0);
+	assert_int_equal(c.capture.buffer_size, 0);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[capture]\nsession = my-snap.1\n"
+						 "events = lttng_ust_libc:* , block_rq_issue,x:y\n"
+						 "buffer-size = 4MiB\n",
+						 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.capture.session, "my-snap.1");
+	assert_int_equal(c.capture.nevents, 3);
+	assert_string_equal(c.capture.events[0], "lttng_ust_libc:*");
+	assert_string_equal(c.capture.events[1], "block_rq_issue");
+	assert_string_equal(c.capture.events[2], "x:y");
+	assert_int_equal(c.capture.buffer_size, 4 * MiB);
+	/* The rotation defaults. */
+	assert_int_equal(c.capture.rotation_period_ns, 10 * S);
+	assert_int_equal(c.capture.rotation_size, 0);
+	assert_int_equal(c.capture.retention_ns, 10 * S);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[capture]\nmode = rotation\nrotation-period = 0\n"
+						 "rotation-size = 64MiB\nretention = 2s\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.capture.mode, JANK_CAPTURE_ROTATION);
+	assert_int_equal(c.capture.rotation_period_ns, 0);
+	assert_int_equal(c.capture.rotation_size, 64 * MiB);
+	assert_int_equal(c.capture.retention_ns, 2 * S);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nretention = 0\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad duration '0' for retention");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nsession = a/b\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad session name 'a/b' (expected letters, digits and "
+				 "_-.:, at most 255)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a:b,,c\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad event list 'a:b,,c' for events (an element is "
+				 "empty or too long)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a b\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad event name 'a b' for events");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nbuffer-size = big\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad size 'big' for buffer-size");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(start_names_and_describes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(join_in_flight, setup, teardown),
+	    cmocka_unit_test_setup_teardown(cooldown_per_rule, setup, teardown),
+	    cmocka_unit_test_setup_teardown(max_per_hour, setup, teardown),
+	    cmocka_unit_test_setup_teardown(min_free, setup, teardown),
+	    cmocka_unit_test_setup_teardown(failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(quota_oldest_first, setup, teardown),
+	    cmocka_unit_test_setup_teardown(quota_foreign_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(disabled_and_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(keep_chunks, setup, teardown),
+	    cmocka_unit_test(names),
+	    cmocka_unit_test(chunk_names),
+	    cmocka_unit_test(chunk_selection),
+	    cmocka_unit_test(config_min_free),
+	    cmocka_unit_test(config_session),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

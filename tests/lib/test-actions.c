@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* Action rules: parsing, keys, matches, thresholds, histograms, expiry and overdue. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "scenario.h"
+
+static void keys_parse(void **state)
+{
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	assert_int_equal(jank_rule_set_keys(&r, " name ,id"), 0);
+	assert_int_equal(r.nkeys, 2);
+	assert_string_equal(r.keys[0], "name");
+	assert_string_equal(r.keys[1], "id");
+	assert_int_equal(jank_rule_set_keys(&r, "vtid"), 0);
+	assert_int_equal(r.nkeys, 1);
+	assert_int_equal(jank_rule_set_keys(&r, "a,,b"), -EINVAL);
+	assert_int_equal(jank_rule_set_keys(&r, ""), -EINVAL);
+	assert_int_equal(jank_rule_set_keys(&r, "a,b,c,d,e"), -EINVAL);
+	assert_int_equal(jank_rule_set_keys(&r, "bad key"), -EINVAL);
+	assert_int_equal(r.nkeys, 1); /* unchanged by failures */
+	jank_rule_fini(&r);
+}
+
+static void match_parse(void **state)
+{
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	assert_int_equal(jank_rule_set_match(&r, "name == \"frame\""), 0);
+	assert_string_equal(r.match_field, "name");
+	assert_int_equal(r.match_value.type, JANK_VALUE_STR);
+	assert_string_equal(r.match_value.s, "frame");
+	assert_int_equal(jank_rule_set_match(&r, "id==0x10"), 0);
+	assert_int_equal(r.match_value.type, JANK_VALUE_INT);
+	assert_int_equal(r.match_value.i, 16);
+	assert_int_equal(jank_rule_set_match(&r, "name = \"x\""), -EINVAL);
+	assert_int_equal(jank_rule_set_match(&r, "name == \"x"), -EINVAL);
+	assert_int_equal(jank_rule_set_match(&r, "== 3"), -EINVAL);
+	assert_int_equal(jank_rule_set_match(&r, "id == 3x"), -EINVAL);
+	jank_rule_fini(&r);
+}
+
+static void threshold_parse(void **state)
+{
+	struct jank_threshold t;
+
+	assert_int_equal(jank_threshold_parse("16ms", &t), 0);
+	assert_int_equal(t.kind, JANK_THRESHOLD_FIXED);
+	assert_int_equal(t.ns, 16000000);
+	assert_int_equal(jank_threshold_parse("500us", &t), 0);
+	assert_int_equal(t.ns, 500000);
+	assert_int_equal(jank_threshold_parse("p99*1.5", &t), 0);
+	assert_int_equal(t.kind, JANK_THRESHOLD_ADAPTIVE);
+	assert_true(t.percentile == 99 && t.factor == 1.5);
+	assert_int_equal(jank_threshold_parse("p90", &t), 0);
+	assert_true(t.factor == 1.0);
+	assert_int_equal(jank_threshold_parse("fast", &t), -EINVAL);
+	assert_int_equal(jank_threshold_parse("0ms", &t), -EINVAL);
+	assert_int_equal(jank_threshold_parse("p100", &t), -EINVAL);
+	assert_int_equal(jank_threshold_parse("p99*", &t), -EINVAL);
+	assert_int_equal(jank_threshold_parse("p99*-2", &t), -EINVAL);
+	assert_int_equal(jank_threshold_parse("-5ms", &t), -EINVAL);
+}
+
+struct counts {
+	int completed, overdue, over;
+	char last_key[JANK_KEY_LEN];
+	int64_t last_threshold;
+};
+
+static void count(const struct jank_verdict *r, void *data)
+{
+	struct counts *c = data;
+
+	if (r->kind == JANK_VERDICT_OVERDUE)
+		c->overdue++;
+	else
+		c->completed++;
+	c->over += r->over_threshold;
+	c->last_threshold = r->threshold;
+	snprintf(c->last_key, sizeof(c->last_key), "%s", r->key);
+}
+
+static void add_rule(struct scn *s, const char *keys, const char *match, const char *threshold)
+{
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	if (keys)
+		assert_int_equal(jank_rule_set_keys(&r, keys), 0);
+	if (match)
+		assert_int_equal(jank_rule_set_match(&r, match), 0);
+	assert_int_equal(jank_threshold_parse(threshold, &r.threshold), 0);
+	assert_true(jank_engine_add_rule(s->e, &r) >= 0);
+	r.name = r.begin_event = r.end_event = NULL;
+	jank_rule_fini(&r);
+}
+
+static void begin(struct scn *s, int64_t ts, int tid, const char *name, int id)
+{
+	scn_ust(s, ts, 0, tid, "jank:action_begin", S("name", name), I("id", id));
+}
+
+static void end(struct scn *s, int64_t ts, int tid, const char *name, int id)
+{
+	scn_ust(s, ts, 0, tid, "jank:action_end", S("name", name), I("id", id));
+}
+
+/* Default key: the thread. Only over-threshold actions are reported. */
+static void default_key_and_threshold(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+
+	scn_init(&s, &scn_layout_current, NULL);
+	add_rule(&s, NULL, NULL, "10ns");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "frame", 1);
+	begin(&s, 1, 2, "frame", 2);
+	end(&s, 5, 1, "frame", 9);   /* same thread, other id: still pairs (key = tid) */
+	end(&s, 30, 2, "frame", 2);  /* 29 ns: a jank */
+	end(&s, 40, 3, "frame", 3);  /* no begin */
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "tid=2");
+	struct jank_engine_stats st;
+
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_completed, 2);
+	assert_int_equal(st.janks, 1);
+	assert_int_equal(st.actions_unmatched, 1);
+	assert_int_equal(jank_histogram_percentile(jank_engine_rule_histogram(s.e, 0), 100), 29);
+	scn_fini(&s);
+}
+
+/* Key fields pair begin and end across threads; the match filters events. */
+static void keys_and_match(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", "name == \"frame\"", "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "frame", 1);
+	begin(&s, 0, 1, "other", 1);
+	begin(&s, 1, 1, "frame", 2);
+	end(&s, 5, 2, "frame", 2);
+	end(&s, 6, 3, "frame", 1);
+	end(&s, 7, 3, "other", 1);
+	assert_int_equal(c.completed, 2);
+	assert_int_equal(c.over, 0);
+	assert_string_equal(c.last_key, "name=frame,id=1");
+	scn_fini(&s);
+}
+
+/* A repeated begin replaces the open action and is counted. */
+static void repeated_begin(void **state)
+{
+	struct scn s;
+	struct jank_engine_stats st;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	add_rule(&s, "name,id", NULL, "1s");
+	begin(&s, 0, 1, "frame", 1);
+	begin(&s, 5, 1, "frame", 1);
+	end(&s, 6, 1, "frame", 1);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_replaced, 1);
+	assert_int_equal(st.actions_completed, 1);
+	assert_int_equal(jank_engine_rule_histogram(s.e, 0)->max, 1);
+	scn_fini(&s);
+}
+
+/* Actions that never end expire after the timeout, and are counted. */
+static void expiry(void **state)
+{
+	struct scn s;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.action_timeout_ns = 100;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name,id", NULL, "1s");
+	for (int i = 0; i < 50; i++)
+		begin(&s, i, 1, "frame", i);
+	jank_engine_tick(s.e, 120);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_expired, 20); /* begun at 0..19 */
+	assert_int_equal(st.actions_open, 30);
+	scn_fini(&s);
+}
+
+/* An open action past threshold + grace is reported once, with a partial path. */
+static void overdue(void **state)
+{
+	struct scn s;
+	struct jank_engine_config cfg;
+	struct counts c = { 0 };
+
+	jank_engine_config_defaults(&cfg);
+	cfg.overdue_grace_ns = 50;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name,id", NULL, "100ns");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	scn_switch(&s, 0, 0, 0, 0, 1);
+	begin(&s, 10, 1, "frame", 1);
+	begin(&s, 100, 1, "frame", 2);
+	jank_engine_tick(s.e, 150);
+	assert_int_equal(c.overdue, 0);
+	jank_engine_tick(s.e, 170);
+	assert_int_equal(c.overdue, 1);
+	jank_engine_tick(s.e, 200);
+	assert_int_equal(c.overdue, 1);
+	jank_engine_tick(s.e, 260);
+	assert_int_equal(c.overdue, 2);
+	end(&s, 300, 1, "frame", 1);
+	assert_int_equal(c.completed, 1);
+	scn_fini(&s);
+}
+
+/*
+ * Events lost while an action is open (discarded, or a disconnection): its end
+ * may be among them, so it is not reported as overdue but counted as unsure.
+ * An action that began after the loss is reported as usual.
+ */
+static void overdue_after_loss(void **state)
+{
+	struct scn s;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct counts c = { 0 };
+
+	jank_engine_config_defaults(&cfg);
+	cfg.overdue_grace_ns = 50;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name,id", NULL, "100ns");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	scn_switch(&s, 0, 0, 0, 0, 1);
+	begin(&s, 10, 1, "frame", 1);
+	jank_engine_discarded(s.e, 0, 40, 7);
+	begin(&s, 60, 1, "frame", 2);
+	jank_engine_tick(s.e, 200);
+	assert_int_equal(c.overdue, 0);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.overdue_unsure, 1);
+	assert_int_equal(st.discarded_events, 7);
+	jank_engine_tick(s.e, 300);
+	assert_int_equal(c.overdue, 1);
+	assert_string_equal(c.last_key, "name=frame,id=2");
+	jank_engine_tick(s.e, 400);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.overdue_unsure, 1);
+	assert_int_equal(st.overdue, 1);
+	/* Its end did come: a completed report, as usual. */
+	end(&s, 500, 1, "frame", 1);
+	assert_int_equal(c.completed, 1);
+	scn_fini(&s);
+}
+
+/* Adaptive threshold: nothing during warm-up, then p50*2 of what was learned. */
+static void adaptive_threshold(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_rule r;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_threshold_parse("p50*2", &r.threshold), 0);
+	r.threshold.warmup = 10;
+	assert_true(jank_engine_add_rule(s.e, &r) >= 0);
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	int64_t t = 0;
+
+	for (int i = 0; i < 10; i++, t += 1000) {
+		begin(&s, t, 1, "frame", i);
+		end(&s, t + (i == 3 ? 900 : 100), 1, "frame", i);
+	}
+	assert_int_equal(c.completed, 0); /* warm-up */
+	begin(&s, t, 1, "frame", 10);
+	end(&s, t + 150, 1, "frame", 10);
+	assert_int_equal(c.completed, 0);
+	begin(&s, t + 1000, 1, "frame", 11);
+	end(&s, t + 1300, 1, "frame", 11);
+	assert_int_equal(c.completed, 1);
+	assert_true(c.last_threshold >= 200 && c.last_threshold <= 214);
+	scn_fini(&s);
+}
+
+/* Rules are frozen once events flow. */
+static void rules_frozen(void **state)
+{
+	struct scn s;
+
+	struct jank_rule r;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	jank_rule_init(&r);
+	r.begin_event = "a";
+	r.end_event = "b";
+	assert_int_equal(jank_engine_add_rule(s.e, &r), -EINVAL); /* no name */
+	r.name = "x";
+	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	scn_switch(&s, 0, 0, 0, 0, 1);
+	assert_int_equal(jank_engine_add_rule(s.e, &r), -EBUSY);
+	scn_fini(&s);
+}
+
+/* Reload: unchanged rules keep open actions and histograms; classes resolve again. */
+static void replace_rules(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_rule r[2];
+	struct jank_engine_stats st;
+	uint64_t gen;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	add_rule(&s, "name,id", NULL, "100ns");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "frame", 1);
+	end(&s, 50, 1, "frame", 1);
+	begin(&s, 60, 1, "frame", 2);
+	gen = jank_engine_generation(s.e);
+
+	/* Same rule with a lower threshold, plus a new one. */
+	for (int i = 0; i < 2; i++) {
+		jank_rule_init(&r[i]);
+		r[i].name = strdup(i ? "tick" : "frame");
+		r[i].begin_event = strdup(i ? "app:tick_begin" : "jank:action_begin");
+		r[i].end_event = strdup(i ? "app:tick_end" : "jank:action_end");
+		assert_int_equal(jank_threshold_parse("10ns", &r[i].threshold), 0);
+	}
+	assert_int_equal(jank_rule_set_keys(&r[0], "name,id"), 0);
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 2), 0);
+	assert_int_not_equal(jank_engine_generation(s.e), gen);
+	assert_int_equal(jank_engine_rule_count(s.e), 2);
+	assert_int_equal(jank_engine_rule_histogram(s.e, 0)->count, 1);
+	/* The class cache was dropped: the helper must resolve again. */
+	s.nclasses = 0;
+	end(&s, 90, 1, "frame", 2); /* opened before the reload, 30 ns: a jank now */
+	assert_int_equal(c.completed, 1);
+	scn_ust(&s, 100, 0, 1, "app:tick_begin", I("x", 0));
+	scn_ust(&s, 200, 0, 1, "app:tick_end", I("x", 0));
+	assert_int_equal(c.completed, 2);
+
+	/* A changed key drops the open actions of that rule, counted. */
+	begin(&s, 300, 1, "frame", 3);
+	for (unsigned k = 0; k < r[0].nkeys; k++)
+		free(r[0].keys[k]);
+	r[0].nkeys = 0;
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 1), 0);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_dropped, 1);
+	assert_int_equal(st.actions_open, 0);
+	/* Bad rules are refused and the old ones stay. */
+	free(r[1].name);
+	r[1].name = NULL;
+	assert_int_equal(jank_engine_replace_rules(s.e, r, 2), -EINVAL);
+	assert_int_equal(jank_engine_rule_count(s.e), 1);
+	jank_rule_fini(&r[0]);
+	jank_rule_fini(&r[1]);
+	scn_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keys_parse),
+		cmocka_unit_test(match_parse),
+		cmocka_unit_test(threshold_parse),
+		cmocka_unit_test(default_key_and_threshold),
+		cmocka_unit_test(keys_and_match),
+		cmocka_unit_test(repeated_begin),
+		cmocka_unit_test(expiry),
+		cmocka_unit_test(overdue),
+		cmocka_unit_test(overdue_after_loss),
+		cmocka_unit_test(adaptive_threshold),
+		cmocka_unit_test(rules_frozen),
+		cmocka_unit_test(replace_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

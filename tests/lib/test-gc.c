@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Garbage collection: for every action inside the retention window, the
+ * critical path is byte-identical with GC on and with GC off, while GC keeps
+ * memory bounded; and the hard memory budget holds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "scenario.h"
+#include "workload.h"
+
+struct transcript {
+	char *buf;
+	size_t len, cap;
+	unsigned reports;
+	unsigned truncated;
+};
+
+static void append(struct transcript *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->len + n + 1 > t->cap) {
+		t->cap = (t->len + n + 1) * 2;
+		t->buf = realloc(t->buf, t->cap);
+		assert_non_null(t->buf);
+	}
+	memcpy(t->buf + t->len, s, n + 1);
+	t->len += n;
+}
+
+static void record(const struct jank_verdict *r, void *data)
+{
+	struct transcript *t = data;
+	char line[256];
+
+	t->reports++;
+	t->truncated += r->path->truncated;
+	snprintf(line, sizeof(line), "%s %s %lld..%lld:", r->rule->name, r->key,
+		 (long long)r->begin, (long long)r->end);
+	append(t, line);
+	for (size_t i = 0; i < r->path->n; i++) {
+		const struct jank_segment *s = &r->path->segs[i];
+
+		snprintf(line, sizeof(line), " %d/%s/%s/%lld/%lld", s->tid, s->comm,
+			 jank_state_name(s->state), (long long)s->begin, (long long)s->end);
+		append(t, line);
+	}
+	append(t, "\n");
+}
+
+static void run(const struct workload_params *wp, const struct jank_engine_config *cfg,
+		struct transcript *t, struct jank_engine_stats *st)
+{
+	struct scn s;
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_rule_set_keys(&r, "name, id"), 0);
+	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
+	scn_init(&s, &scn_layout_current, cfg);
+	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	for (unsigned i = 0; i < r.nkeys; i++)
+		free(r.keys[i]);
+	jank_engine_set_verdict_cb(s.e, record, t);
+	workload_run(&s, wp);
+	jank_engine_finish(s.e);
+	jank_engine_get_stats(s.e, st);
+	scn_fini(&s);
+}
+
+static void gc_invariance(void **state)
+{
+	struct workload_params wp = {
+		.seed = 42, .cpus = 4, .threads = 300, .events = 400000, .short_lived = 3000,
+	};
+	struct jank_engine_config on, off;
+	struct transcript a = { 0 }, b = { 0 };
+	struct jank_engine_stats sa, sb;
+
+	jank_engine_config_defaults(&on);
+	on.report_all = true;
+	on.retention_ns = 200000;         /* ~2000 events of the workload */
+	on.action_timeout_ns = 2000000;   /* actions of freed threads never end */
+	off = on;
+	off.gc = false;
+	run(&wp, &on, &a, &sa);
+	run(&wp, &off, &b, &sb);
+	print_message("# %u actions; GC freed %llu vertices, %llu workers; peak %llu KiB with GC, "
+		      "%llu KiB without\n",
+		      a.reports, (unsigned long long)sa.graph.freed_vertices,
+		      (unsigned long long)sa.graph.freed_workers,
+		      (unsigned long long)sa.memory_peak >> 10,
+		      (unsigned long long)sb.memory_bytes >> 10);
+	assert_true(a.reports > 10000);
+	assert_int_equal(a.reports, b.reports);
+	assert_int_equal(a.truncated, 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	assert_true(sa.graph.freed_vertices > 100000);
+	assert_true(sa.graph.freed_workers > 1000);
+	assert_true(sa.memory_peak * 4 < sb.memory_bytes);
+	assert_int_equal(sa.budget_forced, 0);
+	free(a.buf);
+	free(b.buf);
+}
+
+/* A tiny budget: the horizon is forced forward, memory stays near the limit, it is counted. */
+static void memory_budget(void **state)
+{
+	struct workload_params wp = {
+		.seed = 7, .cpus = 8, .threads = 2000, .events = 300000, .short_lived = 20000,
+	};
+	struct jank_engine_config cfg;
+	struct transcript t = { 0 };
+	struct jank_engine_stats st;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	cfg.retention_ns = 1000000000; /* everything would be kept... */
+	cfg.memory_limit = 1 << 20;    /* ...but 1 MiB is all there is */
+	run(&wp, &cfg, &t, &st);
+	print_message("# graph %llu KiB, %llu workers, %llu vertices, %llu actions open\n",
+		      (unsigned long long)st.graph.bytes >> 10, (unsigned long long)st.graph.workers,
+		      (unsigned long long)st.graph.vertices, (unsigned long long)st.actions_open);
+	print_message("# peak %llu KiB for a %llu KiB budget, forced %llu times, %u/%u paths "
+		      "truncated\n",
+		      (unsigned long long)st.memory_peak >> 10,
+		      (unsigned long long)cfg.memory_limit >> 10,
+		      (unsigned long long)st.budget_forced, t.truncated, t.reports);
+	assert_true(st.budget_forced > 0);
+	assert_true(st.memory_peak <= cfg.memory_limit + cfg.memory_limit / 4);
+	assert_int_equal(st.paths_truncated, t.truncated);
+	free(t.buf);
+}
+
+/*
+ * Limits changed while events flow (a config reload): a smaller budget is
+ * enforced at the next tick, and a shorter retention moves the horizon.
+ */
+static void limits_at_runtime(void **state)
+{
+	struct workload_params wp = {
+		.seed = 9, .cpus = 4, .threads = 300, .events = 200000, .short_lived = 2000,
+	};
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	int64_t last;
+	uint64_t before;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.retention_ns = 1000000000; /* the whole workload is kept */
+	scn_init(&s, &scn_layout_current, &cfg);
+	last = workload_run(&s, &wp);
+	jank_engine_get_stats(s.e, &st);
+	before = st.memory_bytes;
+	assert_int_equal(st.budget_forced, 0);
+	assert_true(before > 1 << 20);
+
+	cfg.memory_limit = before / 4;
+	jank_engine_set_limits(s.e, &cfg);
+	jank_engine_tick(s.e, last);
+	jank_engine_get_stats(s.e, &st);
+	print_message("# %llu KiB, then %llu KiB under a %llu KiB budget set at run time\n",
+		      (unsigned long long)before >> 10, (unsigned long long)st.memory_bytes >> 10,
+		      (unsigned long long)cfg.memory_limit >> 10);
+	assert_true(st.budget_forced > 0);
+	assert_true(st.memory_bytes <= cfg.memory_limit);
+
+	cfg.memory_limit = 256ull << 20;
+	cfg.retention_ns = 100000;
+	jank_engine_set_limits(s.e, &cfg);
+	jank_engine_tick(s.e, last);
+	jank_engine_get_stats(s.e, &st);
+	assert_true(st.horizon >= last - cfg.retention_ns);
+	scn_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gc_invariance),
+		cmocka_unit_test(memory_budget),
+		cmocka_unit_test(limits_at_runtime),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
