@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/capture.c: the capture policy with a fake clock, a fake statvfs and
- * a temporary capture dir; rotation chunk names and selection.
+ * io/capture-policy.c: the capture policy with a fake clock, a fake statvfs and
+ * a temporary capture dir.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include "capture-policy.h"
+#include "dirtree.h"
 #include "config-file.h"
 
 #define MS  1000000LL
@@ -518,100 +519,6 @@ static void disabled_and_errors(void **state)
 	assert_int_equal(st.episodes[JANK_CAPTURE_REASON_ERROR], 1);
 }
 
-static void names(void **state)
-{
-	int64_t t;
-	char action[64];
-	int32_t tid;
-
-	(void)state;
-	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame-4312", &t, action,
-						 sizeof(action), &tid),
-			 0);
-	assert_int_equal(t, T0);
-	assert_string_equal(action, "frame");
-	assert_int_equal(tid, 4312);
-	assert_int_equal(jank_capture_parse_name("20240501T120000Z-ros2-callback-7.2", &t, action,
-						 sizeof(action), &tid),
-			 0);
-	assert_string_equal(action, "ros2-callback");
-	assert_int_equal(tid, 7);
-	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame", NULL, NULL, 0, NULL),
-			 -EINVAL);
-	assert_int_equal(jank_capture_parse_name("20241301T120000Z-frame-1", NULL, NULL, 0, NULL),
-			 -EINVAL);
-	assert_int_equal(jank_capture_parse_name("notes.txt", NULL, NULL, 0, NULL), -EINVAL);
-	assert_int_equal(jank_capture_parse_name("20240501T120000Z-frame-12x", NULL, NULL, 0, NULL),
-			 -EINVAL);
-}
-
-/* lttng 2.13's archive names: local times with their UTC offset. */
-static void chunk_names(void **state)
-{
-	struct jank_chunk ch;
-
-	(void)state;
-	assert_int_equal(jank_chunk_parse("20240501T140000+0200-20240501T140010+0200-3", &ch), 0);
-	assert_int_equal(ch.begin_ns, T0);
-	assert_int_equal(ch.end_ns, T0 + 11 * S); /* rounded up */
-	assert_int_equal(ch.index, 3);
-	assert_int_equal(jank_chunk_parse("20240501T073000-0430-20240501T073005-0430-12", &ch), 0);
-	assert_int_equal(ch.begin_ns, T0);
-	assert_int_equal(ch.index, 12);
-	assert_int_equal(jank_chunk_parse("20240501T140000+0200-3", &ch), -EINVAL); /* active */
-	assert_int_equal(jank_chunk_parse("20240501T140010+0200-20240501T140000+0200-3", &ch),
-			 -EINVAL);
-	assert_int_equal(jank_chunk_parse("metadata", &ch), -EINVAL);
-}
-
-static struct jank_chunk chunk(int64_t begin_s, int64_t end_s, uint64_t index)
-{
-	struct jank_chunk c = {
-	    .begin_ns = T0 + begin_s * S, .end_ns = T0 + (end_s + 1) * S, .index = index};
-
-	snprintf(c.name, sizeof(c.name), "chunk-%llu", (unsigned long long)index);
-	return c;
-}
-
-static void chunk_selection(void **state)
-{
-	/* Chunks of 10 s from T0; retention 2 s; now = T0 + 100 s. */
-	struct jank_chunk c[10];
-	struct jank_interval janks[] = {
-	    {T0 + 23 * S, T0 + 24 * S},		   /* from 21 s (retention): chunk 2 only */
-	    {T0 + 40 * S + 500 * MS, T0 + 51 * S}, /* begins in 4 minus retention: 3, 4, 5 */
-	};
-	struct jank_chunk_times p = {
-	    .retention_ns = 2 * S, .now_ns = T0 + 100 * S, .oldest_open_ns = INT64_MAX};
-	const enum jank_chunk_fate want[10] = {
-	    JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,  JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,
-	    JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,	   JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,
-	    JANK_CHUNK_DELETE, JANK_CHUNK_PENDING,
-	};
-
-	(void)state;
-	for (int i = 0; i < 10; i++)
-		c[i] = chunk(i * 10, i * 10 + 9, (uint64_t)i);
-	/* Chunk 9 (90..99, ends at 100): within the retention of now. */
-	jank_chunks_select(c, 10, janks, 2, &p);
-	for (int i = 0; i < 10; i++)
-		if (c[i].fate != want[i])
-			fail_msg("chunk %d: fate %d, expected %d", i, c[i].fate, want[i]);
-	assert_int_equal(c[2].jank, 0);
-	assert_int_equal(c[3].jank, 1);
-	assert_int_equal(c[5].jank, 1);
-	/* An action open since T0 + 65 s may still become a jank: keep what it may need. */
-	p.oldest_open_ns = T0 + 65 * S;
-	jank_chunks_select(c, 10, janks, 2, &p);
-	assert_int_equal(c[6].fate, JANK_CHUNK_PENDING);
-	assert_int_equal(c[5].fate, JANK_CHUNK_KEEP);
-	assert_int_equal(c[1].fate, JANK_CHUNK_DELETE);
-	/* No jank: only old chunks go. */
-	jank_chunks_select(c, 10, NULL, 0, &p);
-	assert_int_equal(c[2].fate, JANK_CHUNK_DELETE);
-	assert_int_equal(c[7].fate, JANK_CHUNK_PENDING);
-}
-
 /* Kept chunks move into the capture, and capture.json lists them. */
 static void keep_chunks(void **state)
 {
@@ -642,7 +549,7 @@ static void keep_chunks(void **state)
 	assert_int_equal(chunks[0].index, 1);
 	assert_int_equal(chunks[1].index, 2);
 	assert_int_equal(jank(f, &f->frame, T0 + 5 * S, &v), JANK_CAPTURE_START);
-	assert_int_equal(jank_chunk_keep(f->c, archives, &chunks[1], v.dir), 0);
+	assert_int_equal(jank_capture_policy_keep_chunk(f->c, archives, &chunks[1], v.dir), 0);
 	PATHF(path, "%s/chunks/%s/kernel/metadata", v.dir, names[1]);
 	assert_true(exists(path));
 	PATHF(path, "%s/%s", archives, names[1]);
@@ -654,110 +561,6 @@ static void keep_chunks(void **state)
 	assert_string_equal(get_str(json_object_array_get_idx(list, 0), "name", NULL), names[1]);
 	json_object_put(m);
 	free(chunks);
-}
-
-/* [capture] min-free in the config file. */
-static void config_min_free(void **state)
-{
-	struct jank_config c;
-	char err[512];
-
-	(void)state;
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = snapshot\n", err, sizeof(err)),
-	    0);
-	assert_int_equal(c.capture.min_free, 0);
-	assert_true(c.capture.min_free_percent == 5.0);
-	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 2.5%\n", err, sizeof(err)),
-	    0);
-	assert_true(c.capture.min_free_percent == 2.5);
-	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 1GiB\n", err, sizeof(err)),
-	    0);
-	assert_int_equal(c.capture.min_free, 1024 * MiB);
-	assert_true(c.capture.min_free_percent == 0);
-	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 0\n", err, sizeof(err)),
-	    0);
-	assert_int_equal(c.capture.min_free, 0);
-	assert_true(c.capture.min_free_percent == 0);
-	jank_config_fini(&c);
-	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\n\nmin-free = 120%\n",
-						 err, sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "t.conf:3: bad min-free '120%' (expected a size such as 1GiB or "
-				 "a percentage such as 5%)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = lots\n", err, sizeof(err)),
-	    -EINVAL);
-}
-
-/* [capture] session, events and buffer-size: what jankd's capture session is made of. */
-static void config_session(void **state)
-{
-	struct jank_config c;
-	char err[512];
-
-	(void)state;
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = none\n", err, sizeof(err)), 0);
-	assert_string_equal(c.capture.session, "");
-	assert_int_equal(c.capture.nevents, 0);
-	assert_int_equal(c.capture.buffer_size, 0);
-	jank_config_fini(&c);
-	assert_int_equal(jank_config_load_string(&c, "t.conf",
-						 "[capture]\nsession = my-snap.1\n"
-						 "events = lttng_ust_libc:* , block_rq_issue,x:y\n"
-						 "buffer-size = 4MiB\n",
-						 err, sizeof(err)),
-			 0);
-	assert_string_equal(c.capture.session, "my-snap.1");
-	assert_int_equal(c.capture.nevents, 3);
-	assert_string_equal(c.capture.events[0], "lttng_ust_libc:*");
-	assert_string_equal(c.capture.events[1], "block_rq_issue");
-	assert_string_equal(c.capture.events[2], "x:y");
-	assert_int_equal(c.capture.buffer_size, 4 * MiB);
-	/* The rotation defaults. */
-	assert_int_equal(c.capture.rotation_period_ns, 10 * S);
-	assert_int_equal(c.capture.rotation_size, 0);
-	assert_int_equal(c.capture.retention_ns, 10 * S);
-	jank_config_fini(&c);
-	assert_int_equal(jank_config_load_string(&c, "t.conf",
-						 "[capture]\nmode = rotation\nrotation-period = 0\n"
-						 "rotation-size = 64MiB\nretention = 2s\n",
-						 err, sizeof(err)),
-			 0);
-	assert_int_equal(c.capture.mode, JANK_CAPTURE_ROTATION);
-	assert_int_equal(c.capture.rotation_period_ns, 0);
-	assert_int_equal(c.capture.rotation_size, 64 * MiB);
-	assert_int_equal(c.capture.retention_ns, 2 * S);
-	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nretention = 0\n", err, sizeof(err)),
-	    -EINVAL);
-	assert_string_equal(err, "t.conf:2: bad duration '0' for retention");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nsession = a/b\n", err, sizeof(err)),
-	    -EINVAL);
-	assert_string_equal(err, "t.conf:2: bad session name 'a/b' (expected letters, digits and "
-				 "_-.:, at most 255)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a:b,,c\n", err, sizeof(err)),
-	    -EINVAL);
-	assert_string_equal(err, "t.conf:2: bad event list 'a:b,,c' for events (an element is "
-				 "empty or too long)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a b\n", err, sizeof(err)),
-	    -EINVAL);
-	assert_string_equal(err, "t.conf:2: bad event name 'a b' for events");
-	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nbuffer-size = big\n",
-						 err, sizeof(err)),
-			 -EINVAL);
-	assert_string_equal(err, "t.conf:2: bad size 'big' for buffer-size");
 }
 
 int main(void)
@@ -773,11 +576,6 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(quota_foreign_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(disabled_and_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(keep_chunks, setup, teardown),
-	    cmocka_unit_test(names),
-	    cmocka_unit_test(chunk_names),
-	    cmocka_unit_test(chunk_selection),
-	    cmocka_unit_test(config_min_free),
-	    cmocka_unit_test(config_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

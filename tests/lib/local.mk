@@ -1,44 +1,51 @@
-# Unit tests for lib/: synthetic event sequences, no files, no daemons.
+# tests/lib: one test program per module of lib/, on synthetic event
+# sequences (no files, no daemons). scenario.c plays a short event script
+# through the engine; workload.c makes long random ones.
 lib_ldadd = $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) -lm
-lib_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JANK_SAN_CFLAGS)
-lib_ldflags = $(JANK_SAN_LDFLAGS)
+lib_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+lib_scenario = lib/scenario.c lib/scenario.h
 
 lib_tests = \
-	lib/test-critpath \
-	lib/test-gc \
 	lib/test-actions \
-	lib/test-lib \
+	lib/test-critpath \
+	lib/test-engine \
+	lib/test-engine-abuse \
+	lib/test-graph \
+	lib/test-hashmap \
+	lib/test-histogram \
+	lib/test-layout \
 	lib/test-locks \
-	lib/test-abuse
+	lib/test-units
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
 
-lib_test_critpath_SOURCES = lib/test-critpath.c lib/scenario.c lib/scenario.h
-lib_test_critpath_CFLAGS = $(lib_cflags)
-lib_test_critpath_LDFLAGS = $(lib_ldflags)
-lib_test_critpath_LDADD = $(lib_ldadd)
-
-lib_test_gc_SOURCES = lib/test-gc.c lib/scenario.c lib/scenario.h lib/workload.c lib/workload.h
-lib_test_gc_CFLAGS = $(lib_cflags)
-lib_test_gc_LDFLAGS = $(lib_ldflags)
-lib_test_gc_LDADD = $(lib_ldadd)
-
-lib_test_actions_SOURCES = lib/test-actions.c lib/scenario.c lib/scenario.h
+lib_test_actions_SOURCES = lib/test-actions.c $(lib_scenario)
 lib_test_actions_CFLAGS = $(lib_cflags)
-lib_test_actions_LDFLAGS = $(lib_ldflags)
 lib_test_actions_LDADD = $(lib_ldadd)
-
-lib_test_lib_SOURCES = lib/test-lib.c
-lib_test_lib_CFLAGS = $(lib_cflags)
-lib_test_lib_LDFLAGS = $(lib_ldflags)
-lib_test_lib_LDADD = $(lib_ldadd)
-
-lib_test_locks_SOURCES = lib/test-locks.c lib/scenario.c lib/scenario.h
+lib_test_critpath_SOURCES = lib/test-critpath.c $(lib_scenario)
+lib_test_critpath_CFLAGS = $(lib_cflags)
+lib_test_critpath_LDADD = $(lib_ldadd)
+lib_test_engine_SOURCES = lib/test-engine.c $(lib_scenario) lib/workload.c lib/workload.h
+lib_test_engine_CFLAGS = $(lib_cflags)
+lib_test_engine_LDADD = $(lib_ldadd)
+lib_test_engine_abuse_SOURCES = lib/test-engine-abuse.c $(lib_scenario)
+lib_test_engine_abuse_CFLAGS = $(lib_cflags)
+lib_test_engine_abuse_LDADD = $(lib_ldadd)
+lib_test_graph_SOURCES = lib/test-graph.c
+lib_test_graph_CFLAGS = $(lib_cflags)
+lib_test_graph_LDADD = $(lib_ldadd)
+lib_test_hashmap_SOURCES = lib/test-hashmap.c
+lib_test_hashmap_CFLAGS = $(lib_cflags)
+lib_test_hashmap_LDADD = $(lib_ldadd)
+lib_test_histogram_SOURCES = lib/test-histogram.c
+lib_test_histogram_CFLAGS = $(lib_cflags)
+lib_test_histogram_LDADD = $(lib_ldadd)
+lib_test_layout_SOURCES = lib/test-layout.c
+lib_test_layout_CFLAGS = $(lib_cflags)
+lib_test_layout_LDADD = $(lib_ldadd)
+lib_test_locks_SOURCES = lib/test-locks.c $(lib_scenario)
 lib_test_locks_CFLAGS = $(lib_cflags)
-lib_test_locks_LDFLAGS = $(lib_ldflags)
 lib_test_locks_LDADD = $(lib_ldadd)
-
-lib_test_abuse_SOURCES = lib/test-abuse.c lib/scenario.c lib/scenario.h
-lib_test_abuse_CFLAGS = $(lib_cflags)
-lib_test_abuse_LDFLAGS = $(lib_ldflags)
-lib_test_abuse_LDADD = $(lib_ldadd)
+lib_test_units_SOURCES = lib/test-units.c
+lib_test_units_CFLAGS = $(lib_cflags)
+lib_test_units_LDADD = $(lib_ldadd)

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io/config-file.c: the [capture] keys (the other sections are tested end to
+ * end through jankctl, tests/trace/test-config.sh).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "config-file.h"
+
+#define S   1000000000LL
+#define MiB (1024ull * 1024)
+/* 2024-05-01T12:00:00Z */
+#define T0 (1714564800LL * S)
+
+/* [capture] min-free in the config file. */
+static void config_min_free(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = snapshot\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 0);
+	assert_true(c.capture.min_free_percent == 5.0);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 2.5%\n", err, sizeof(err)),
+	    0);
+	assert_true(c.capture.min_free_percent == 2.5);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 1GiB\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 1024 * MiB);
+	assert_true(c.capture.min_free_percent == 0);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 0\n", err, sizeof(err)),
+	    0);
+	assert_int_equal(c.capture.min_free, 0);
+	assert_true(c.capture.min_free_percent == 0);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\n\nmin-free = 120%\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: bad min-free '120%' (expected a size such as 1GiB or "
+				 "a percentage such as 5%)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = lots\n", err, sizeof(err)),
+	    -EINVAL);
+}
+
+/* [capture] session, events and buffer-size: what jankd's capture session is made of. */
+static void config_session(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = none\n", err, sizeof(err)), 0);
+	assert_string_equal(c.capture.session, "");
+	assert_int_equal(c.capture.nevents, 0);
+	assert_int_equal(c.capture.buffer_size, 0);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[capture]\nsession = my-snap.1\n"
+						 "events = lttng_ust_libc:* , block_rq_issue,x:y\n"
+						 "buffer-size = 4MiB\n",
+						 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.capture.session, "my-snap.1");
+	assert_int_equal(c.capture.nevents, 3);
+	assert_string_equal(c.capture.events[0], "lttng_ust_libc:*");
+	assert_string_equal(c.capture.events[1], "block_rq_issue");
+	assert_string_equal(c.capture.events[2], "x:y");
+	assert_int_equal(c.capture.buffer_size, 4 * MiB);
+	/* The rotation defaults. */
+	assert_int_equal(c.capture.rotation_period_ns, 10 * S);
+	assert_int_equal(c.capture.rotation_size, 0);
+	assert_int_equal(c.capture.retention_ns, 10 * S);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[capture]\nmode = rotation\nrotation-period = 0\n"
+						 "rotation-size = 64MiB\nretention = 2s\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.capture.mode, JANK_CAPTURE_ROTATION);
+	assert_int_equal(c.capture.rotation_period_ns, 0);
+	assert_int_equal(c.capture.rotation_size, 64 * MiB);
+	assert_int_equal(c.capture.retention_ns, 2 * S);
+	jank_config_fini(&c);
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nretention = 0\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad duration '0' for retention");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nsession = a/b\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad session name 'a/b' (expected letters, digits and "
+				 "_-.:, at most 255)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a:b,,c\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad event list 'a:b,,c' for events (an element is "
+				 "empty or too long)");
+	assert_int_equal(
+	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a b\n", err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad event name 'a b' for events");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nbuffer-size = big\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad size 'big' for buffer-size");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(config_min_free),
+	    cmocka_unit_test(config_session),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

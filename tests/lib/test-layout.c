@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/layout.c: the lttng-modules event layouts, from the trace environment and names. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "layout.h"
+#include "state.h"
+
+static void layouts(void **state)
+{
+	struct jank_layout l = { 0 };
+
+	jank_layout_from_env(&l, 2, 5);
+	assert_int_equal(l.version, JANK_LAYOUT_2_5);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "sys_read"),
+			 JANK_EVENT_SYSCALL_ENTRY);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "exit_syscall"),
+			 JANK_EVENT_SYSCALL_EXIT);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "softirq_entry"),
+			 JANK_EVENT_SOFTIRQ_ENTRY);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "hrtimer_expire_entry"),
+			 JANK_EVENT_HRTIMER_ENTRY);
+	memset(&l, 0, sizeof(l));
+	jank_layout_from_env(&l, 2, 13);
+	assert_int_equal(l.version, JANK_LAYOUT_2_8);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "sys_read"),
+			 JANK_EVENT_USER);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "syscall_exit_read"),
+			 JANK_EVENT_SYSCALL_EXIT);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "irq_softirq_entry"),
+			 JANK_EVENT_SOFTIRQ_ENTRY);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "sched_waking"),
+			 JANK_EVENT_SCHED_WAKING);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_UST, "sched_switch"),
+			 JANK_EVENT_USER);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_UST,
+					      "lttng_ust_pthread:pthread_mutex_lock_req"),
+			 JANK_EVENT_MUTEX_REQ);
+	/* No environment: detected from the names. */
+	memset(&l, 0, sizeof(l));
+	jank_layout_observe(&l, "sched_switch");
+	assert_int_equal(l.version, JANK_LAYOUT_UNKNOWN);
+	jank_layout_observe(&l, "exit_syscall");
+	assert_int_equal(l.version, JANK_LAYOUT_2_5);
+	memset(&l, 0, sizeof(l));
+	jank_layout_observe(&l, "syscall_entry_read");
+	jank_layout_observe(&l, "irq_softirq_raise");
+	assert_int_equal(l.version, JANK_LAYOUT_2_7);
+	jank_layout_observe(&l, "sched_waking");
+	assert_int_equal(l.version, JANK_LAYOUT_2_8);
+	assert_string_equal(jank_state_name(JANK_STATE_BLOCK_DEVICE), "block_device");
+	assert_int_equal(jank_state_from_name("lock_wait"), JANK_STATE_LOCK_WAIT);
+	assert_int_equal(jank_state_from_name("nope"), -1);
+}
+
+/* The ring grows, GC drops old vertices but keeps the one that straddles the horizon. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(layouts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
