@@ -108,6 +108,7 @@ static struct json_object *input_json(const struct jank_live_input *w, struct ja
 	jank_json_add_u64(o, "actions_unmatched", es->actions_unmatched);
 	jank_json_add_u64(o, "actions_dropped", es->actions_dropped);
 	jank_json_add_u64(o, "paths_truncated", es->paths_truncated);
+	jank_json_add_u64(o, "paths_incomplete", es->paths_incomplete);
 	jank_json_add_u64(o, "budget_forced", es->budget_forced);
 	jank_json_add_u64(o, "memory_bytes", es->memory_bytes);
 	jank_json_add_u64(o, "memory_peak", es->memory_peak);
@@ -338,6 +339,9 @@ static void input_text(FILE *f, struct json_object *in)
 		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"), gi(in, "actions_expired"),
 		gi(in, "paths_truncated"), gi(in, "actions_dropped"), gi(in, "actions_unmatched"),
 		gi(in, "actions_replaced"));
+	if (gi(in, "paths_incomplete"))
+		fprintf(f, "  %" PRId64 " paths incomplete (out of memory while computing them)\n",
+			gi(in, "paths_incomplete"));
 	fprintf(
 	    f,
 	    "  graph: %" PRId64 " threads, %" PRId64 " vertices, memory %s (peak %s); GC %" PRId64

@@ -151,6 +151,8 @@ struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
 	e |= jank_json_add_bool(o, "over_threshold", r->over_threshold);
 	if (r->path && r->path->truncated)
 		e |= jank_json_add_bool(o, "truncated", true);
+	if (r->incomplete)
+		e |= jank_json_add_bool(o, "incomplete", true);
 	e |= jank_json_add(o, "critical_path", jank_format_segments_json(r->path));
 	e |= jank_json_add(o, "breakdown", jank_format_breakdown_json(r->breakdown));
 	if (e) {
@@ -197,6 +199,8 @@ struct json_object *jank_format_critpath_json(const struct jank_path *p,
 	r |= jank_json_add_i64(o, "end", p->end);
 	if (p->truncated)
 		r |= jank_json_add_bool(o, "truncated", true);
+	if (p->incomplete)
+		r |= jank_json_add_bool(o, "incomplete", true);
 	r |= jank_json_add(o, "segments", jank_format_segments_json(p));
 	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
 	if (r) {
@@ -661,6 +665,9 @@ static void story_text(FILE *f, const struct jank_path *p, const char *indent)
 		    f,
 		    "%s  (the path reached graph memory already freed: that part is 'unknown')\n",
 		    indent);
+	if (p->incomplete)
+		fprintf(f, "%s  (incomplete: out of memory while computing it; only its end is here)\n",
+			indent);
 }
 
 /* "84.2%", and "<0.1%" for a share too small to print but not nothing. */

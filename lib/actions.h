@@ -9,8 +9,9 @@
 #ifndef JANK_ACTIONS_H
 #define JANK_ACTIONS_H
 
-#include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "event.h"
 #include "histogram.h"
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "critpath.h"
 
 #define MAX_DEPTH 100000
@@ -56,12 +57,10 @@ static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
 		}
 	}
 	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 16;
-		struct jank_segment *n = realloc(p->segs, ncap * sizeof(*n));
+		size_t ncap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, 16);
 
-		if (!n)
+		if (!ncap)
 			return -ENOMEM;
-		p->segs = n;
 		p->cap = ncap;
 	}
 	s = &p->segs[p->n++];
@@ -90,12 +89,10 @@ static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_
 		int64_t lo, int64_t hi, uint64_t lock)
 {
 	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct frame *s = realloc(*stack, ncap * sizeof(*s));
+		size_t ncap = jank_array_grow(stack, sizeof(**stack), *cap, 16);
 
-		if (!s)
+		if (!ncap)
 			return -ENOMEM;
-		*stack = s;
 		*cap = ncap;
 	}
 	(*stack)[(*n)++] = (struct frame){ .w = w, .lo = lo, .hi = hi, .lock = lock };
@@ -155,9 +152,11 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	out->begin = begin;
 	out->end = end;
 	out->truncated = false;
+	out->incomplete = false;
 	if (end < begin)
 		return -EINVAL;
 	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0);
+	out->incomplete = r < 0;
 	return r < 0 ? r : -ENOENT;
 }
 
@@ -173,6 +172,7 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 	out->begin = begin;
 	out->end = end;
 	out->truncated = false;
+	out->incomplete = false;
 	if (end < begin)
 		return -EINVAL;
 	r = push(&stack, &n, &cap, w, begin, end, 0);
@@ -186,10 +186,10 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 		r = step(g, out, &stack, &n, &cap);
 	}
 	free(stack);
-	if (r < 0)
-		return r;
+	/* The segments were found from the end backwards: put them in time order. */
 	reverse(out);
-	return 0;
+	out->incomplete = r < 0;
+	return r;
 }
 
 void jank_breakdown_init(struct jank_breakdown *b)
@@ -223,12 +223,11 @@ static int add_lock(struct jank_breakdown *out, uint64_t lock, int64_t d)
 			break;
 	if (j == out->nlocks) {
 		if (out->nlocks == out->locks_cap) {
-			size_t ncap = out->locks_cap ? out->locks_cap * 2 : 4;
-			struct jank_breakdown_lock *l = realloc(out->locks, ncap * sizeof(*l));
+			size_t ncap =
+				jank_array_grow(&out->locks, sizeof(*out->locks), out->locks_cap, 4);
 
-			if (!l)
+			if (!ncap)
 				return -ENOMEM;
-			out->locks = l;
 			out->locks_cap = ncap;
 		}
 		out->locks[j].lock = lock;
@@ -267,22 +266,18 @@ static size_t item_slot(const struct jank_breakdown *b, int32_t tid, uint8_t sta
 static int item_reserve(struct jank_breakdown *b)
 {
 	if (b->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 8;
-		struct jank_breakdown_item *it = realloc(b->items, ncap * sizeof(*it));
+		size_t ncap = jank_array_grow(&b->items, sizeof(*b->items), b->cap, 8);
 
-		if (!it)
+		if (!ncap)
 			return -ENOMEM;
-		b->items = it;
 		b->cap = ncap;
 	}
 	if ((b->n + 1) * 2 > b->index_cap) {
-		size_t ncap = b->index_cap ? b->index_cap * 2 : 16;
-		uint32_t *x = realloc(b->index, ncap * sizeof(*x));
+		size_t ncap = jank_array_grow(&b->index, sizeof(*b->index), b->index_cap, 16);
 
-		if (!x)
+		if (!ncap)
 			return -ENOMEM;
-		memset(x, 0, ncap * sizeof(*x));
-		b->index = x;
+		memset(b->index, 0, ncap * sizeof(*b->index));
 		b->index_cap = ncap;
 		for (size_t i = 0; i < b->n; i++)
 			b->index[item_slot(b, b->items[i].tid, b->items[i].state)] = (uint32_t)i + 1;

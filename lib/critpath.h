@@ -24,7 +24,8 @@ struct jank_path {
 	int32_t tid;
 	int64_t begin;
 	int64_t end;
-	bool truncated; /* part of the path reached freed graph (an `unknown` segment) */
+	bool truncated;	 /* part of the path reached freed graph (an `unknown` segment) */
+	bool incomplete; /* out of memory: the segments cover [segs[0].begin, end] only */
 	struct jank_segment *segs;
 	size_t n;
 	size_t cap;
@@ -59,8 +60,9 @@ void jank_path_fini(struct jank_path *p);
 
 /*
  * Compute the path of thread `tid` over [begin, end], walking backwards from
- * (tid, end). Returns 0, -ENOENT when the graph has no such thread, -EINVAL
- * when end < begin, -ENOMEM.
+ * (tid, end). Returns 0, -ENOENT when the graph has no such thread (the path
+ * is then one `unknown` segment), -EINVAL when end < begin, -ENOMEM: the
+ * segments found so far are kept, in time order, and `incomplete` is set.
  */
 int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
 			  struct jank_path *out);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
@@ -391,12 +392,10 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 		}
 	}
 	if (e->nclasses == e->classes_cap) {
-		size_t ncap = e->classes_cap ? e->classes_cap * 2 : 64;
-		struct class_info *c = realloc(e->classes, ncap * sizeof(*c));
+		size_t ncap = jank_array_grow(&e->classes, sizeof(*e->classes), e->classes_cap, 64);
 
-		if (!c)
+		if (!ncap)
 			return JANK_CLASS_INVALID;
-		e->classes = c;
 		e->classes_cap = ncap;
 	}
 	ci = &e->classes[e->nclasses];
@@ -542,11 +541,15 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 		   int64_t end, int64_t threshold, bool over)
 {
 	struct jank_verdict rep;
+	bool incomplete;
 
-	jank_critpath_compute(e->graph, tid, a->begin, end, &e->path);
-	jank_breakdown_compute(&e->path, &e->breakdown);
+	/* -ENOENT (no such thread) still gives a path: one `unknown` segment. */
+	incomplete = jank_critpath_compute(e->graph, tid, a->begin, end, &e->path) == -ENOMEM;
+	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
 	if (e->path.truncated)
 		e->stats.paths_truncated++;
+	if (incomplete)
+		e->stats.paths_incomplete++;
 	memset(&rep, 0, sizeof(rep));
 	rep.kind = kind;
 	rep.rule = &e->rules[rule].rule;
@@ -562,6 +565,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.comm = comm;
 	rep.path = &e->path;
 	rep.breakdown = &e->breakdown;
+	rep.incomplete = incomplete;
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);
 }

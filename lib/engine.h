@@ -55,6 +55,7 @@ struct jank_verdict {
 	const char *comm;
 	const struct jank_path *path;
 	const struct jank_breakdown *breakdown;
+	bool incomplete; /* out of memory: the path or breakdown is partial (counted) */
 };
 
 typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
@@ -71,6 +72,7 @@ struct jank_engine_stats {
 	uint64_t actions_unmatched; /* end without begin */
 	uint64_t actions_dropped;   /* open when their rule was replaced */
 	uint64_t paths_truncated;   /* reached freed graph */
+	uint64_t paths_incomplete;  /* out of memory while computing a path or its breakdown */
 	uint64_t budget_forced;     /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
 	uint64_t memory_bytes;

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "graph.h"
 #include "hashmap.h"
 
@@ -274,14 +275,12 @@ void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t 
 			  uint64_t mutex)
 {
 	if (w->nnotes == w->notes_cap) {
-		uint32_t ncap = w->notes_cap ? w->notes_cap * 2 : 4;
-		struct jank_lock_note *n = realloc(w->notes, ncap * sizeof(*n));
+		size_t ncap = jank_array_grow(&w->notes, sizeof(*w->notes), w->notes_cap, 4);
 
-		if (!n)
+		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*n);
-		w->notes = n;
-		w->notes_cap = ncap;
+		g->ring_bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
+		w->notes_cap = (uint32_t)ncap;
 	}
 	w->notes[w->nnotes].idx = idx;
 	w->notes[w->nnotes].mutex = mutex;

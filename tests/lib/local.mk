@@ -25,6 +25,8 @@ lib_test_actions_LDADD = $(lib_ldadd)
 lib_test_critpath_SOURCES = lib/test-critpath.c $(lib_scenario)
 lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)
+# Out-of-memory cases: the test's own realloc fails on demand.
+lib_test_critpath_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=realloc
 lib_test_engine_SOURCES = lib/test-engine.c $(lib_scenario) lib/workload.c lib/workload.h
 lib_test_engine_CFLAGS = $(lib_cflags)
 lib_test_engine_LDADD = $(lib_ldadd)

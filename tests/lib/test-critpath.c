@@ -486,6 +486,54 @@ static void breakdown_many_threads(void **state)
 	cmocka_unit_test_prestate(f, (void *)&scn_layout_current),                                 \
 		cmocka_unit_test_prestate(f, (void *)&scn_layout_2_5)
 
+/*
+ * Out of memory while the path grows (realloc fails, through the linker's
+ * --wrap): the segments found so far, the end of the interval, are kept in
+ * time order and the path says it is incomplete.
+ */
+static int realloc_budget = -1; /* reallocs that may still succeed; -1: all */
+
+void *__real_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n)
+{
+	if (realloc_budget == 0)
+		return NULL;
+	if (realloc_budget > 0)
+		realloc_budget--;
+	return __real_realloc(p, n);
+}
+
+static void out_of_memory(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+	int r;
+
+	scn_init(&s, LAYOUT(state), NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	for (int i = 0; i < 50; i++) { /* 100 segments */
+		scn_switch(&s, 100 * i + 10, 0, A, RUNNABLE, B);
+		scn_switch(&s, 100 * i + 60, 0, B, RUNNABLE, A);
+	}
+	jank_path_init(&p);
+	realloc_budget = 3; /* a few growths of the stack and the segments, not all */
+	r = jank_critpath_compute(jank_engine_graph(s.e), A, 0, 5000, &p);
+	realloc_budget = -1;
+	assert_int_equal(r, -ENOMEM);
+	assert_true(p.incomplete);
+	assert_true(p.n > 0 && p.n < 100);
+	assert_int_equal(p.segs[p.n - 1].end, 5000);
+	for (size_t i = 1; i < p.n; i++)
+		assert_int_equal(p.segs[i].begin, p.segs[i - 1].end);
+	/* With memory, the same query is whole again. */
+	assert_int_equal(jank_critpath_compute(jank_engine_graph(s.e), A, 0, 5000, &p), 0);
+	assert_false(p.incomplete);
+	scn_assert_tiles(&p);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +557,7 @@ int main(void)
 		BOTH(discarded_events),
 		BOTH(breakdown),
 		cmocka_unit_test(breakdown_many_threads),
+		BOTH(out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

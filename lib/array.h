@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Growing arrays: the one way lib/ makes room in an array that fills up
+ * (paths, the critical path's stack, breakdowns, event classes, lock notes).
+ * Capacity doubles, so that n appends cost O(n) copies in all.
+ */
+#ifndef JANK_ARRAY_H
+#define JANK_ARRAY_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Reallocate the array whose address is at `arrp` (any T **) from `cap` to
+ * twice as many elements of `elem` bytes (`first` when cap is 0). Returns
+ * the new capacity, or 0 when out of memory: the array is then unchanged.
+ * The pointer is read and written with memcpy: a T ** is not a void **.
+ */
+static inline size_t jank_array_grow(void *arrp, size_t elem, size_t cap, size_t first)
+{
+	size_t ncap = cap ? cap * 2 : first;
+	void *old, *grown;
+
+	if (ncap < cap || ncap > (size_t)-1 / elem)
+		return 0;
+	memcpy(&old, arrp, sizeof(old));
+	grown = realloc(old, ncap * elem);
+	if (!grown)
+		return 0;
+	memcpy(arrp, &grown, sizeof(grown));
+	return ncap;
+}
+
+#endif
