@@ -903,18 +903,6 @@ static void *analyst_main(void *data)
 
 /* ---- Public ---- */
 
-int jank_capture_worker_check_config(const struct jank_config *c, char *err, size_t len)
-{
-	if (c->capture.mode == JANK_CAPTURE_ROTATION && !c->capture.rotation_period_ns &&
-	    !c->capture.rotation_size) {
-		snprintf(err, len,
-			 "%s: [capture] mode = rotation needs a rotation-period or a rotation-size",
-			 c->path ? c->path : "config");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 struct jank_capture_worker *jank_capture_worker_new(struct event_base *base)
 {
 	struct jank_capture_worker *cp = calloc(1, sizeof(*cp));

@@ -43,13 +43,6 @@
 
 struct jank_capture_worker;
 
-/*
- * What jankd cannot do with this [capture] section (rotation without a
- * period or a size). Returns 0, or -EINVAL with a one-line message naming
- * the file in `err`.
- */
-int jank_capture_worker_check_config(const struct jank_config *c, char *err, size_t len);
-
 /* NULL on allocation failure. Nothing runs before jank_capture_worker_start(). */
 struct jank_capture_worker *jank_capture_worker_new(struct event_base *base);
 

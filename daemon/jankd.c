@@ -129,20 +129,22 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		die_usage("--config FILE is required");
 }
 
-/* Start-up checks that need the whole file. Returns 0, or -EINVAL with a message. */
-static int check_config(const struct jank_config *c, const char *path, char *err, size_t len)
+/*
+ * The checks of a whole file (jank_config_check, which jankctl runs too),
+ * and jankd's own: a live session to watch. Returns 0, or -EINVAL with a
+ * message.
+ */
+static int check_config(const struct jank_config *c, char *err, size_t len)
 {
-	if (c->nrules == 0) {
-		snprintf(err, len, "%s: no [action ...] section: nothing to watch for", path);
-		return -EINVAL;
-	}
-	if (c->live.nurls == 0 && !c->live.create) {
+	int r = jank_config_check(c, err, len);
+
+	if (r == 0 && c->live.nurls == 0 && !c->live.create) {
 		snprintf(err, len,
 			 "%s: [live]: no 'url' and no 'create = yes': no live session to watch",
-			 path);
-		return -EINVAL;
+			 c->path);
+		r = -EINVAL;
 	}
-	return jank_capture_worker_check_config(c, err, len);
+	return r;
 }
 
 static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
@@ -310,39 +312,54 @@ static bool same_graph(const struct jank_config_graph *a, const struct jank_conf
 	       a->overdue_grace_ns == b->overdue_grace_ns;
 }
 
-static void reload(struct jankd *d)
+/* Apply the [graph] limits of `nc` to every engine, when they changed. */
+static void reload_graph(struct jankd *d, const struct jank_config *nc)
 {
-	struct jank_alert_config ac;
-	struct jank_config nc;
-	struct jank_rule *rules;
-	char err[ERR_LEN];
-	size_t nrules;
-	int r;
+	struct jank_engine_config ec;
+	char rt[32], to[32], gr[32];
 
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
-	jank_log(LOG_INFO, "reloading %s", d->config_path);
-	if (jank_config_load(&nc, d->config_path, err, sizeof(err)) < 0) {
-		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
-		d->reload_errors++;
-		goto end;
-	}
-	if (nc.nrules == 0) {
-		jank_log(LOG_ERR,
-			 "reload rejected, the previous configuration stays: %s: no [action ...] "
-			 "section",
-			 d->config_path);
-		d->reload_errors++;
-		jank_config_fini(&nc);
-		goto end;
-	}
-	if (jank_capture_worker_check_config(&nc, err, sizeof(err)) < 0) {
-		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
-		d->reload_errors++;
-		jank_config_fini(&nc);
-		goto end;
-	}
+	if (same_graph(&d->config.graph, &nc->graph))
+		return;
+	jank_engine_config_defaults(&ec);
+	jank_config_apply_engine(nc, &ec);
+	for (size_t i = 0; i < d->nwatches; i++)
+		jank_live_input_set_limits(d->watches[i], &ec);
+	d->config.graph = nc->graph;
+	jank_log(LOG_INFO,
+		 "reload: [graph] retention %s, memory-limit %" PRIu64
+		 " bytes, action-timeout %s, overdue-grace %s",
+		 jank_units_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
+		 jank_units_duration(ec.action_timeout_ns, to, sizeof(to)),
+		 jank_units_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
+}
+
+/* Say which changes of `nc` wait for a restart, or lose to the command line. */
+static void reload_ignored(const struct jankd *d, const struct jank_config *nc)
+{
+	if (!same_live(&d->config.live, &nc->live))
+		jank_log(LOG_WARNING, "reload: changes to [live] need a restart; ignored");
+	if (strcmp(d->config.daemon.control_socket, nc->daemon.control_socket))
+		jank_log(LOG_WARNING,
+			 "reload: changes to [daemon] control-socket need a restart; ignored");
+	if (d->target_from_cmdline && nc->alerts.target != d->target)
+		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
+			 jank_alert_target_name(d->target));
+}
+
+/*
+ * Take the rules, [alerts], [capture] and status-interval of `nc` (what was
+ * there before goes into `nc`, which the caller frees), and apply them.
+ */
+static void reload_take(struct jankd *d, struct jank_config *nc)
+{
+	struct jank_config_capture cap = d->config.capture;
+	struct jank_rule *rules = d->config.rules;
+	size_t nrules = d->config.nrules;
+	struct jank_alert_config ac;
+
 	for (size_t i = 0; i < d->nwatches; i++) {
-		r = jank_live_input_replace_rules(d->watches[i], nc.rules, nc.nrules);
+		int r = jank_live_input_replace_rules(d->watches[i], nc->rules, nc->nrules);
+
 		if (r < 0) {
 			/* Only memory can fail here; that input keeps its rules. */
 			jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay",
@@ -350,44 +367,13 @@ static void reload(struct jankd *d)
 			d->reload_errors++;
 		}
 	}
-	if (!same_live(&d->config.live, &nc.live))
-		jank_log(LOG_WARNING, "reload: changes to [live] need a restart; ignored");
-	if (!same_graph(&d->config.graph, &nc.graph)) {
-		struct jank_engine_config ec;
-		char rt[32], to[32], gr[32];
-
-		jank_engine_config_defaults(&ec);
-		jank_config_apply_engine(&nc, &ec);
-		for (size_t i = 0; i < d->nwatches; i++)
-			jank_live_input_set_limits(d->watches[i], &ec);
-		d->config.graph = nc.graph;
-		jank_log(LOG_INFO,
-			 "reload: [graph] retention %s, memory-limit %" PRIu64
-			 " bytes, action-timeout %s, overdue-grace %s",
-			 jank_units_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
-			 jank_units_duration(ec.action_timeout_ns, to, sizeof(to)),
-			 jank_units_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
-	}
-	if (strcmp(d->config.daemon.control_socket, nc.daemon.control_socket))
-		jank_log(LOG_WARNING,
-			 "reload: changes to [daemon] control-socket need a restart; ignored");
-	if (d->target_from_cmdline && nc.alerts.target != d->target)
-		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
-			 jank_alert_target_name(d->target));
-	/* Take the rules, [alerts], [capture] and status-interval; keep the rest. */
-	rules = d->config.rules;
-	nrules = d->config.nrules;
-	d->config.rules = nc.rules;
-	d->config.nrules = nc.nrules;
-	nc.rules = rules;
-	nc.nrules = nrules;
-	d->config.alerts = nc.alerts;
-	{
-		struct jank_config_capture cap = d->config.capture;
-
-		d->config.capture = nc.capture;
-		nc.capture = cap;
-	}
+	d->config.rules = nc->rules;
+	d->config.nrules = nc->nrules;
+	nc->rules = rules;
+	nc->nrules = nrules;
+	d->config.alerts = nc->alerts;
+	d->config.capture = nc->capture;
+	nc->capture = cap;
 	if (!d->target_from_cmdline) {
 		d->target = d->config.alerts.target;
 		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL);
@@ -395,15 +381,36 @@ static void reload(struct jankd *d)
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
 	jank_capture_worker_reload(d->capturer, &d->config, d->target);
-	if (nc.daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
-		d->config.daemon.status_interval_ns = nc.daemon.status_interval_ns;
+	if (nc->daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
+		d->config.daemon.status_interval_ns = nc->daemon.status_interval_ns;
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 	}
-	jank_config_fini(&nc);
-	d->reloads++;
-	jank_log(LOG_INFO, "reloaded %s: %zu rule%s", d->config_path, d->config.nrules,
-		 d->config.nrules == 1 ? "" : "s");
-end:
+}
+
+/* SIGHUP: a config that loads and passes the checks replaces the old one; else nothing changes. */
+static void reload(struct jankd *d)
+{
+	struct jank_config nc;
+	char err[ERR_LEN];
+	int r;
+
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
+	jank_log(LOG_INFO, "reloading %s", d->config_path);
+	r = jank_config_load(&nc, d->config_path, err, sizeof(err));
+	if (r == 0 && (r = check_config(&nc, err, sizeof(err))) < 0)
+		jank_config_fini(&nc);
+	if (r < 0) {
+		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
+		d->reload_errors++;
+	} else {
+		reload_ignored(d, &nc);
+		reload_graph(d, &nc);
+		reload_take(d, &nc);
+		jank_config_fini(&nc);
+		d->reloads++;
+		jank_log(LOG_INFO, "reloaded %s: %zu rule%s", d->config_path, d->config.nrules,
+			 d->config.nrules == 1 ? "" : "s");
+	}
 	if (d->ready)
 		notify_status(d, true);
 }
@@ -708,7 +715,7 @@ int main(int argc, char **argv)
 
 	parse_options(argc, argv, &d);
 	if (jank_config_load(&d.config, d.config_path, err, sizeof(err)) < 0 ||
-	    check_config(&d.config, d.config_path, err, sizeof(err)) < 0) {
+	    check_config(&d.config, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);
 		jank_config_fini(&d.config);
 		return JANKD_EXIT_CONFIG;

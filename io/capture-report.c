@@ -562,141 +562,175 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 
 /* ---- The analysis ---- */
 
-int jank_capture_report_write(const char *dir, struct jank_capture_report_result *res, char *err, size_t errlen)
-{
-	struct found fd = {0};
-	struct out o = {.dir = dir};
-	struct jank_engine_config ec;
-	struct jank_engine *e = NULL;
-	struct jank_reader *in = NULL;
-	char why[ERR_LEN], note[512];
-	struct jank_verdict rep;
+/* One analysis of a capture: the offline engine replaying its trace. */
+struct analysis {
+	const char *dir;
 	struct meta m;
-	int r;
+	struct found fd;
+	struct out o;
+	struct jank_engine *e;
+	struct jank_reader *in;
+	struct jank_verdict rep;
+	bool partial;
+	char why[ERR_LEN];
+	char note[512];
+};
 
-	memset(res, 0, sizeof(*res));
-	r = meta_load(&m, dir, err, errlen);
-	if (r < 0) {
-		meta_fini(&m);
-		return r;
-	}
-	o.m = &m;
-	fd.m = &m;
-	jank_path_init(&fd.path);
-	jank_breakdown_init(&fd.bd);
+/* No path: `o.error` says why (in the report files too). Returns 1. */
+static int no_path(struct analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int no_path(struct analysis *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->why, sizeof(a->why), fmt, ap);
+	va_end(ap);
+	a->o.error = a->why;
+	return 1;
+}
+
+/* Replay the capture's trace through an engine with the flagged action's rule. */
+static int replay(struct analysis *a, char *err, size_t errlen)
+{
+	struct jank_engine_config ec;
+
 	jank_engine_config_defaults(&ec);
 	ec.gc = false;
 	ec.report_all = true;
 	ec.overdue_grace_ns = 0;
-	e = jank_engine_new(&ec);
-	if (!e || jank_engine_add_rule(e, &m.rule) < 0) {
-		jank_errf(err, errlen, "%s: out of memory", dir);
-		r = -ENOMEM;
-		goto end;
+	a->e = jank_engine_new(&ec);
+	if (!a->e || jank_engine_add_rule(a->e, &a->m.rule) < 0) {
+		jank_errf(err, errlen, "%s: out of memory", a->dir);
+		return -ENOMEM;
 	}
-	jank_engine_set_verdict_cb(e, on_report, &fd);
-	in = jank_reader_new_ctf(&dir, 1, e, why, sizeof(why));
-	if (!in) {
-		o.error = why;
-		goto no_path;
+	jank_engine_set_verdict_cb(a->e, on_report, &a->fd);
+	a->in = jank_reader_new_ctf(&a->dir, 1, a->e, a->why, sizeof(a->why));
+	if (!a->in) {
+		a->o.error = a->why;
+		return 1;
 	}
-	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
-		snprintf(why, sizeof(why), "%s", jank_reader_error(in));
-		o.error = why;
-		goto no_path;
+	if (jank_reader_run_all(a->in) != JANK_READER_STATUS_END)
+		return no_path(a, "%s", jank_reader_error(a->in));
+	jank_reader_get_stats(a->in, &a->o.in);
+	if (a->fd.err) {
+		jank_errf(err, errlen, "%s: out of memory", a->dir);
+		return a->fd.err;
 	}
-	jank_reader_get_stats(in, &o.in);
-	if (fd.err) {
-		jank_errf(err, errlen, "%s: out of memory", dir);
-		r = fd.err;
-		goto end;
-	}
-	if (o.in.events_used == 0) {
-		snprintf(why, sizeof(why), "%s: no events the engine can use (%" PRIu64 " read)",
-			 dir, o.in.events);
-		o.error = why;
-		goto no_path;
-	}
-	if (fd.ok) {
-		rep = fd.rep;
-		o.match = "end_event";
-	} else {
-		/* No end event in the capture: the recorded interval, clipped to the trace. */
-		const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(e), m.tid);
-		int64_t b = m.begin, en = m.end;
-		char d[32], d2[32];
+	if (a->o.in.events_used == 0)
+		return no_path(a, "%s: no events the engine can use (%" PRIu64 " read)", a->dir,
+			       a->o.in.events);
+	return 0;
+}
 
-		if (w && b < w->first_seen)
-			b = w->first_seen;
-		if (en > o.in.last_ts)
-			en = o.in.last_ts;
-		if (!w || b >= en) {
-			snprintf(
-			    why, sizeof(why),
-			    "%s: the capture holds no '%s' action with key '%s' and no event of "
-			    "tid %" PRId32 " during it",
-			    dir, m.rule.name, m.key, m.tid);
-			o.error = why;
-			goto no_path;
+/*
+ * No end event in the capture (an overdue action, or a flight recorder that
+ * overwrote it): the path over the recorded interval, clipped to the trace.
+ */
+static int path_over_interval(struct analysis *a)
+{
+	const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(a->e), a->m.tid);
+	int64_t b = a->m.begin, en = a->m.end;
+	char d[32], d2[32];
+	int r;
+
+	if (w && b < w->first_seen)
+		b = w->first_seen;
+	if (en > a->o.in.last_ts)
+		en = a->o.in.last_ts;
+	if (!w || b >= en)
+		return no_path(a,
+			       "%s: the capture holds no '%s' action with key '%s' and no event of "
+			       "tid %" PRId32 " during it",
+			       a->dir, a->m.rule.name, a->m.key, a->m.tid);
+	r = jank_critpath_compute_worker(jank_engine_graph(a->e), w, b, en, &a->fd.path);
+	if (r < 0)
+		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
+			       a->m.tid, strerror(-r));
+	memset(&a->rep, 0, sizeof(a->rep));
+	a->rep.kind = a->m.overdue ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
+	a->rep.key = a->m.key;
+	a->rep.tid = a->m.tid;
+	a->rep.pid = a->m.pid >= 0 ? a->m.pid : w->pid;
+	a->rep.comm = a->m.comm ? a->m.comm : w->comm;
+	a->rep.threshold = a->m.threshold;
+	a->rep.begin = b;
+	a->rep.end = en;
+	a->rep.duration = en - b;
+	a->rep.over_threshold = a->m.threshold > 0 && a->m.duration > a->m.threshold;
+	snprintf(a->note, sizeof(a->note),
+		 "the capture does not hold the action's end: the path covers %s of the "
+		 "%s the action lasted, up to the capture's last event",
+		 jank_units_duration(en - b, d, sizeof(d)),
+		 jank_units_duration(a->m.duration, d2, sizeof(d2)));
+	a->o.note = a->note;
+	a->o.match = "recorded_interval";
+	a->partial = true;
+	return 0;
+}
+
+/* The flagged action's verdict: 0 (a->o.rep set), 1 (no path: a->o.error), or -errno. */
+static int analyse(struct analysis *a, char *err, size_t errlen)
+{
+	int r = replay(a, err, errlen);
+
+	if (r != 0)
+		return r;
+	if (a->fd.ok) {
+		a->rep = a->fd.rep;
+		a->rep.key = a->fd.key;
+		a->rep.comm = a->fd.comm;
+		a->o.match = "end_event";
+	} else {
+		r = path_over_interval(a);
+		if (r != 0)
+			return r;
+	}
+	if (jank_breakdown_compute(&a->fd.path, &a->fd.bd) < 0) {
+		jank_errf(err, errlen, "%s: out of memory", a->dir);
+		return -ENOMEM;
+	}
+	a->rep.rule = &a->m.rule;
+	a->rep.rule_index = 0;
+	a->rep.path = &a->fd.path;
+	a->rep.breakdown = &a->fd.bd;
+	a->o.rep = &a->rep;
+	a->o.g = jank_engine_graph(a->e);
+	return 0;
+}
+
+int jank_capture_report_write(const char *dir, struct jank_capture_report_result *res, char *err,
+			      size_t errlen)
+{
+	struct analysis a = {.dir = dir};
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	a.o.dir = dir;
+	a.o.m = &a.m;
+	a.fd.m = &a.m;
+	jank_path_init(&a.fd.path);
+	jank_breakdown_init(&a.fd.bd);
+	r = meta_load(&a.m, dir, err, errlen);
+	if (r == 0)
+		r = analyse(&a, err, errlen);
+	if (r >= 0) {
+		/* With a path, or saying in the report files why there is none. */
+		int w = write_reports(&a.o, err, errlen);
+
+		snprintf(res->summary, sizeof(res->summary), "%s", a.o.summary);
+		res->partial = a.partial;
+		if (w < 0) {
+			r = w;
+		} else if (r == 1) {
+			jank_errf(err, errlen, "%s", a.o.error);
+			r = -ENODATA;
 		}
-		r = jank_critpath_compute_worker(jank_engine_graph(e), w, b, en, &fd.path);
-		if (r < 0) {
-			snprintf(why, sizeof(why),
-				 "%s: cannot compute the path of tid %" PRId32 ": %s", dir, m.tid,
-				 strerror(-r));
-			o.error = why;
-			goto no_path;
-		}
-		memset(&rep, 0, sizeof(rep));
-		rep.kind = m.overdue ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
-		rep.key = m.key;
-		rep.tid = m.tid;
-		rep.pid = m.pid >= 0 ? m.pid : w->pid;
-		rep.comm = m.comm ? m.comm : w->comm;
-		rep.threshold = m.threshold;
-		snprintf(note, sizeof(note),
-			 "the capture does not hold the action's end: the path covers %s of the "
-			 "%s the action lasted, up to the capture's last event",
-			 jank_units_duration(en - b, d, sizeof(d)), jank_units_duration(m.duration, d2, sizeof(d2)));
-		o.note = note;
-		o.match = "recorded_interval";
-		res->partial = true;
-		rep.begin = b;
-		rep.end = en;
-		rep.duration = en - b;
-		rep.over_threshold = m.threshold > 0 && m.duration > m.threshold;
 	}
-	r = jank_breakdown_compute(&fd.path, &fd.bd);
-	if (r < 0) {
-		jank_errf(err, errlen, "%s: out of memory", dir);
-		goto end;
-	}
-	rep.rule = &m.rule;
-	rep.rule_index = 0;
-	rep.path = &fd.path;
-	rep.breakdown = &fd.bd;
-	if (fd.ok) {
-		rep.key = fd.key;
-		rep.comm = fd.comm;
-	}
-	o.rep = &rep;
-	o.g = jank_engine_graph(e);
-	r = write_reports(&o, err, errlen);
-	snprintf(res->summary, sizeof(res->summary), "%s", o.summary);
-	goto end;
-no_path:
-	/* Say why in the report files, then fail. */
-	r = write_reports(&o, err, errlen);
-	snprintf(res->summary, sizeof(res->summary), "%s", o.summary);
-	if (r == 0) {
-		jank_errf(err, errlen, "%s", o.error);
-		r = -ENODATA;
-	}
-end:
-	jank_reader_free(in);
-	jank_engine_free(e);
-	jank_path_fini(&fd.path);
-	jank_breakdown_fini(&fd.bd);
-	meta_fini(&m);
+	jank_reader_free(a.in);
+	jank_engine_free(a.e);
+	jank_path_fini(&a.fd.path);
+	jank_breakdown_fini(&a.fd.bd);
+	meta_fini(&a.m);
 	return r;
 }

@@ -1121,3 +1121,21 @@ const char *jank_capture_mode_name(enum jank_capture_mode m)
 	}
 	return "?";
 }
+
+int jank_config_check(const struct jank_config *c, char *err, size_t errlen)
+{
+	const char *path = c->path ? c->path : "config";
+
+	if (c->nrules == 0) {
+		snprintf(err, errlen, "%s: no [action ...] section", path);
+		return -EINVAL;
+	}
+	if (c->capture.mode == JANK_CAPTURE_ROTATION && !c->capture.rotation_period_ns &&
+	    !c->capture.rotation_size) {
+		snprintf(err, errlen,
+			 "%s: [capture] mode = rotation needs a rotation-period or a rotation-size",
+			 path);
+		return -EINVAL;
+	}
+	return 0;
+}

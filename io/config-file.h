@@ -104,6 +104,13 @@ void jank_config_fini(struct jank_config *c);
  * [graph]", "FILE: No such file or directory", ...
  */
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
+
+/*
+ * What a loaded config must also be, for jankd and jankctl alike: at least
+ * one [action] rule, and in rotation mode a rotation-period or a
+ * rotation-size. Returns 0, or -EINVAL with a message naming the file.
+ */
+int jank_config_check(const struct jank_config *c, char *err, size_t errlen);
 /* Same, from a string; `name` stands for the file in messages. */
 int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
 			    size_t errlen);

@@ -429,8 +429,8 @@ static int cmd_analyze(int argc, char **argv)
 		errorf("%s", err);
 		return EXIT_BAD_INPUT;
 	}
-	if (conf.nrules == 0) {
-		errorf("%s: no [action ...] section", o.config);
+	if (jank_config_check(&conf, err, sizeof(err)) < 0) {
+		errorf("%s", err);
 		r = EXIT_BAD_INPUT;
 		goto end;
 	}
