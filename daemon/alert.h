@@ -97,7 +97,7 @@ void jank_alerter_set_config(struct jank_alerter *al, const struct jank_alert_co
 void jank_alerter_set_sink(struct jank_alerter *al, jank_alert_sink_fn fn, void *data);
 /* Replace the monotonic clock (tests). */
 void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, void *data);
-/* Ask `fn` for each report's capture (jankd's capturer); NULL: no captures. */
+/* Ask `fn` for each report's capture (jankd's capture worker); NULL: no captures. */
 void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data);
 
 /* An engine report: send it, or count it against its rule's window. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * jankd's captures: the capture session, the policy, the workers (see
- * capturer.h).
+ * capture-worker.h).
  *
  * One mutex guards everything the threads share: the policy object, the
  * job queues, the message list, the session state and the counters. No

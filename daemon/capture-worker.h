@@ -26,7 +26,7 @@
  * when that one exists (adopted: never changed or destroyed), else one that
  * jankd creates (jankd-capture by default) and destroys at exit. Without a
  * kernel tracer it records user-space events only, with one warning. In
- * rotation mode it is a rotating session of jankd's own (see capturer.c).
+ * rotation mode it is a rotating session of jankd's own (see capture-worker.c).
  */
 #ifndef JANK_CAPTURE_WORKER_H
 #define JANK_CAPTURE_WORKER_H
@@ -59,7 +59,7 @@ int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_
 void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
 			  enum jank_alert_target target);
 
-/* The alerter's capture hook (jank_alert_capture_fn); `data` is the capturer. */
+/* The alerter's capture hook (jank_alert_capture_fn); `data` is the capture worker. */
 const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data);
 
 /*

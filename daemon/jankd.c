@@ -4,7 +4,7 @@
  * runs the engine on their events, and alerts (journald, stderr or JSON
  * Lines) when a user action is too slow or still open past its threshold.
  *
- * One thread, one libevent loop: the input pumps (watch.c), a tick that lets
+ * One thread, one libevent loop: the input pumps (live-input.c), a tick that lets
  * the engines see time pass while no event flows, the status and watchdog
  * timers, the signals (HUP reloads, TERM/INT stop) and the control socket.
  *
@@ -170,13 +170,13 @@ static void become_ready(struct jankd *d, size_t waiting)
 	char note[48] = "";
 
 	d->ready = true;
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_update_rate(d->watches[i]);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_update_rate(d->inputs[i]);
 	notify_status(d, true);
 	if (waiting)
 		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
-	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", d->nwatches,
-		 d->nwatches == 1 ? "" : "s", note, d->config.nrules,
+	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", d->ninputs,
+		 d->ninputs == 1 ? "" : "s", note, d->config.nrules,
 		 d->config.nrules == 1 ? "" : "s");
 }
 
@@ -187,8 +187,8 @@ static void on_attached(struct jank_live_input *w, void *data)
 	(void)w;
 	if (d->ready)
 		return;
-	for (size_t i = 0; i < d->nwatches; i++)
-		if (!jank_live_input_attached(d->watches[i]))
+	for (size_t i = 0; i < d->ninputs; i++)
+		if (!jank_live_input_attached(d->inputs[i]))
 			return;
 	become_ready(d, 0);
 }
@@ -207,13 +207,13 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	if (d->ready)
 		return;
-	for (size_t i = 0; i < d->nwatches; i++) {
-		if (jank_live_input_attached(d->watches[i]))
+	for (size_t i = 0; i < d->ninputs; i++) {
+		if (jank_live_input_attached(d->inputs[i]))
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_live_input_url(d->watches[i]),
-			 jank_live_input_last_error(d->watches[i])[0] ? jank_live_input_last_error(d->watches[i])
+			 jank_live_input_url(d->inputs[i]),
+			 jank_live_input_last_error(d->inputs[i])[0] ? jank_live_input_last_error(d->inputs[i])
 								 : "no such live session yet");
 	}
 	become_ready(d, waiting);
@@ -227,8 +227,8 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_tick(d->watches[i]);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_tick(d->inputs[i]);
 	jank_alerter_tick(d->alerter);
 }
 
@@ -238,8 +238,8 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_update_rate(d->watches[i]);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_update_rate(d->inputs[i]);
 	notify_status(d, false);
 }
 
@@ -322,8 +322,8 @@ static void reload_graph(struct jankd *d, const struct jank_config *nc)
 		return;
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(nc, &ec);
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_set_limits(d->watches[i], &ec);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_set_limits(d->inputs[i], &ec);
 	d->config.graph = nc->graph;
 	jank_log(LOG_INFO,
 		 "reload: [graph] retention %s, memory-limit %" PRIu64
@@ -357,13 +357,13 @@ static void reload_take(struct jankd *d, struct jank_config *nc)
 	size_t nrules = d->config.nrules;
 	struct jank_alert_config ac;
 
-	for (size_t i = 0; i < d->nwatches; i++) {
-		int r = jank_live_input_replace_rules(d->watches[i], nc->rules, nc->nrules);
+	for (size_t i = 0; i < d->ninputs; i++) {
+		int r = jank_live_input_replace_rules(d->inputs[i], nc->rules, nc->nrules);
 
 		if (r < 0) {
 			/* Only memory can fail here; that input keeps its rules. */
 			jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay",
-				 jank_live_input_url(d->watches[i]), strerror(-r));
+				 jank_live_input_url(d->inputs[i]), strerror(-r));
 			d->reload_errors++;
 		}
 	}
@@ -380,7 +380,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc)
 	}
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
-	jank_capture_worker_reload(d->capturer, &d->config, d->target);
+	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
 	if (nc->daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
 		d->config.daemon.status_interval_ns = nc->daemon.status_interval_ns;
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
@@ -433,7 +433,7 @@ static void on_signal(evutil_socket_t sig, short what, void *data)
 /* ---- Start and stop ---- */
 
 /*
- * [live] create = yes: create the live session (session.c) with the events of
+ * [live] create = yes: create the live session (lttng-session.c) with the events of
  * the rules, and watch it. Its live URL goes to d->created_url; the config
  * stays as written, so that a reload compares like with like.
  */
@@ -510,7 +510,7 @@ static void live_destroy(struct jankd *d)
 	d->session_created[0] = '\0';
 }
 
-static int start_watches(struct jankd *d, char *err, size_t len)
+static int start_inputs(struct jankd *d, char *err, size_t len)
 {
 	struct jank_engine_config ec;
 
@@ -518,8 +518,8 @@ static int start_watches(struct jankd *d, char *err, size_t len)
 	jank_config_apply_engine(&d->config, &ec);
 	ec.gc = true;
 	ec.report_all = false;
-	d->watches = calloc(d->config.live.nurls + 1, sizeof(*d->watches));
-	if (!d->watches) {
+	d->inputs = calloc(d->config.live.nurls + 1, sizeof(*d->inputs));
+	if (!d->inputs) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -535,12 +535,12 @@ static int start_watches(struct jankd *d, char *err, size_t len)
 			snprintf(err, len, "%.512s: %s", url, werr);
 			return -ENOMEM;
 		}
-		d->watches[d->nwatches++] = w;
+		d->inputs[d->ninputs++] = w;
 		jank_live_input_set_attached_cb(w, on_attached, d);
 		jank_live_input_set_clock_margin(w, d->config.live.timer_ns);
 	}
-	for (size_t i = 0; i < d->nwatches; i++)
-		if (jank_live_input_start(d->watches[i]) < 0) {
+	for (size_t i = 0; i < d->ninputs; i++)
+		if (jank_live_input_start(d->inputs[i]) < 0) {
 			snprintf(err, len, "cannot start the event loop");
 			return -EIO;
 		}
@@ -580,16 +580,16 @@ static int start(struct jankd *d, char *err, size_t len)
 			return r;
 	}
 	/* Captures before the inputs: a jank may come as soon as they attach. */
-	d->capturer = jank_capture_worker_new(d->base);
-	if (!d->capturer) {
+	d->capture_worker = jank_capture_worker_new(d->base);
+	if (!d->capture_worker) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capture_worker_start(d->capturer, &d->config, d->target, err, len);
+	r = jank_capture_worker_start(d->capture_worker, &d->config, d->target, err, len);
 	if (r < 0)
 		return r;
-	jank_alerter_set_capture(d->alerter, jank_capture_worker_jank, d->capturer);
-	r = start_watches(d, err, len);
+	jank_alerter_set_capture(d->alerter, jank_capture_worker_jank, d->capture_worker);
+	r = start_inputs(d, err, len);
 	if (r < 0)
 		return r;
 	if (add_timer(d, &d->ev_tick, TICK_NS, on_tick) < 0 ||
@@ -616,7 +616,7 @@ static int start(struct jankd *d, char *err, size_t len)
 	}
 	jank_log(LOG_INFO, "jankd %s started: %s, %zu rule%s, %zu input%s, alerts to %s%s",
 		 JANK_VERSION, d->config_path, d->config.nrules, d->config.nrules == 1 ? "" : "s",
-		 d->nwatches, d->nwatches == 1 ? "" : "s", jank_alert_target_name(d->target),
+		 d->ninputs, d->ninputs == 1 ? "" : "s", jank_alert_target_name(d->target),
 		 watchdog_us ? ", watchdog on" : "");
 	return 0;
 }
@@ -627,14 +627,14 @@ static void final_summary(struct jankd *d)
 	struct jank_alerter_stats as;
 
 	jank_alerter_get_stats(d->alerter, &as);
-	for (size_t i = 0; i < d->nwatches; i++) {
-		const struct jank_engine *e = jank_live_input_engine(d->watches[i]);
-		const char *url = jank_live_input_url(d->watches[i]);
+	for (size_t i = 0; i < d->ninputs; i++) {
+		const struct jank_engine *e = jank_live_input_engine(d->inputs[i]);
+		const char *url = jank_live_input_url(d->inputs[i]);
 		struct jank_live_input_stats ws;
 		struct jank_engine_stats es;
 
 		jank_engine_get_stats(e, &es);
-		jank_live_input_get_stats(d->watches[i], &ws);
+		jank_live_input_get_stats(d->inputs[i], &ws);
 		for (size_t r = 0; r < jank_engine_rule_count(e); r++) {
 			const struct jank_histogram *h = jank_engine_rule_histogram(e, r);
 			char p50[32], p99[32], max[32];
@@ -642,7 +642,7 @@ static void final_summary(struct jankd *d)
 			jank_log(LOG_INFO,
 				 "summary%s%s: %s: %" PRIu64 " actions, %" PRIu64
 				 " janks, p50 %s, p99 %s, max %s",
-				 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "",
+				 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "",
 				 jank_engine_rule(e, r)->name, h->count,
 				 jank_engine_rule_janks(e, r),
 				 jank_units_duration(jank_histogram_percentile(h, 50), p50,
@@ -656,7 +656,7 @@ static void final_summary(struct jankd *d)
 			 " unsure, not reported), %" PRIu64
 			 " discarded events, %" PRIu64 " expired, %" PRIu64 " truncated, %" PRIu64
 			 " dropped, %" PRIu64 " disconnects",
-			 d->nwatches > 1 ? " of " : "", d->nwatches > 1 ? url : "", es.events,
+			 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "", es.events,
 			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired, es.paths_truncated,
 			 es.actions_dropped, ws.disconnects);
 	}
@@ -667,10 +667,10 @@ static void final_summary(struct jankd *d)
 static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_stop(d->watches[i]);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_stop(d->inputs[i]);
 	/* The snapshot in flight and the reports not written yet finish first. */
-	jank_capture_worker_stop(d->capturer);
+	jank_capture_worker_stop(d->capture_worker);
 	if (d->alerter) {
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
@@ -681,11 +681,11 @@ static void stop(struct jankd *d)
 
 static void cleanup(struct jankd *d)
 {
-	for (size_t i = 0; i < d->nwatches; i++)
-		jank_live_input_free(d->watches[i]);
-	free(d->watches);
+	for (size_t i = 0; i < d->ninputs; i++)
+		jank_live_input_free(d->inputs[i]);
+	free(d->inputs);
 	jank_control_close(d->control);
-	jank_capture_worker_free(d->capturer); /* stops it first when start() failed */
+	jank_capture_worker_free(d->capture_worker); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
 		event_free(d->ev_hup);

@@ -27,9 +27,9 @@ struct jankd {
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
-	struct jank_capture_worker *capturer; /* capturer.h */
-	struct jank_live_input **watches;
-	size_t nwatches;
+	struct jank_capture_worker *capture_worker;
+	struct jank_live_input **inputs;
+	size_t ninputs;
 	struct jank_control *control;
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;

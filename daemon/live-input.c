@@ -98,7 +98,7 @@ static void on_report(const struct jank_verdict *r, void *data)
 	jank_alerter_report(w->alerter, r, w->url);
 }
 
-/* Fold the input's counters into the watch's, and free it. */
+/* Fold the reader's counters into the input's, and free it. */
 static void drop_input(struct jank_live_input *w)
 {
 	struct jank_reader_stats s;

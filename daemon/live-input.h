@@ -25,7 +25,7 @@ enum jank_live_input_state {
 
 struct jank_live_input;
 
-/* Called once, the first time the watch attaches. */
+/* Called once, the first time the input attaches. */
 typedef void (*jank_live_input_attached_fn)(struct jank_live_input *w, void *data);
 
 struct jank_live_input_stats {
@@ -39,7 +39,7 @@ struct jank_live_input_stats {
 };
 
 /*
- * A watch of the live session at `url`, with an engine configured by `ec`
+ * A live input: the live session at `url`, with an engine configured by `ec`
  * and the `n` rules. Nothing runs before jank_live_input_start(). NULL on failure
  * (message in err).
  */

@@ -172,12 +172,12 @@ struct json_object *jank_status_json(const struct jankd *d)
 	put_str(o, "config", d->config_path);
 	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
-	for (size_t i = 0; i < d->nwatches; i++) {
+	for (size_t i = 0; i < d->ninputs; i++) {
 		struct jank_engine_stats es;
 		struct jank_live_input_stats ws;
 
-		json_object_array_add(inputs, input_json(d->watches[i], &es));
-		jank_live_input_get_stats(d->watches[i], &ws);
+		json_object_array_add(inputs, input_json(d->inputs[i], &es));
+		jank_live_input_get_stats(d->inputs[i], &ws);
 		events += es.events;
 		actions += es.actions_completed;
 		janks += es.janks;
@@ -206,8 +206,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(alerts, "summaries", as.summaries);
 	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
-	if (d->capturer)
-		json_object_object_add(o, "capture", jank_capture_worker_status_json(d->capturer));
+	if (d->capture_worker)
+		json_object_object_add(o, "capture", jank_capture_worker_status_json(d->capture_worker));
 	jank_json_add_u64(o, "reloads", d->reloads);
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	json_object_object_add(o, "inputs", inputs);
@@ -478,12 +478,12 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 	double rate = 0;
 	char m[32];
 
-	for (size_t i = 0; i < d->nwatches; i++) {
+	for (size_t i = 0; i < d->ninputs; i++) {
 		struct jank_engine_stats es;
 		struct jank_live_input_stats ws;
 
-		jank_engine_get_stats(jank_live_input_engine(d->watches[i]), &es);
-		jank_live_input_get_stats(d->watches[i], &ws);
+		jank_engine_get_stats(jank_live_input_engine(d->inputs[i]), &es);
+		jank_live_input_get_stats(d->inputs[i], &ws);
 		events += es.events;
 		actions += es.actions_completed;
 		janks += es.janks + es.overdue;
@@ -497,6 +497,6 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 		 "inputs %" PRIu64 "/%zu connected, %.0f events/s, %" PRIu64 " events, %" PRIu64
 		 " actions, %" PRIu64 " janks, %" PRIu64 " alerts suppressed, %" PRIu64
 		 " events discarded, graph %s",
-		 attached, d->nwatches, rate, events, actions, janks, as.suppressed, discarded,
+		 attached, d->ninputs, rate, events, actions, janks, as.suppressed, discarded,
 		 bytes_text((int64_t)memory, m, sizeof(m)));
 }

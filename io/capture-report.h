@@ -3,7 +3,7 @@
  * The offline analysis of a capture (`jankctl report`, and jankd after each
  * capture).
  *
- * A capture directory holds capture.json (written by capture.c) and the
+ * A capture directory holds capture.json (written by capture-policy.c) and the
  * trace (a snapshot's <name>/kernel, <name>/ust/..., or rotation chunks).
  * The report runs the offline engine, the very code of `jankctl analyze`,
  * with the flagged action's rule and threshold, finds the flagged action

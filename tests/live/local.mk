@@ -13,7 +13,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-reconnect.sh \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh
-# jankd's captures (daemon/capturer.c): snapshot, storm, quota, full disk, rotation.
+# jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
 	live/test-capture-storm.sh \

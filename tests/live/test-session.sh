@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/live/test-session.sh: daemon/session.c (lttng-ctl) end to end.
+# tests/live/test-session.sh: daemon/lttng-session.c (lttng-ctl) end to end.
 #
 # With a private lttng-sessiond (no kernel tracer) and lttng-relayd, through
 # tests/live/session-tool: a live session is created with the requested
@@ -83,7 +83,7 @@ session_listed() {
 # ---- Live session ----
 
 # SIGPIPE left at its default: lttng-sessiond hangs up on kernel commands
-# without a kernel tracer, and session.c must not die of it.
+# without a kernel tracer, and lttng-session.c must not die of it.
 SESSION_TOOL_SIGPIPE=1 tool live live "$LIVE" --relayd "$RELAYD" \
 	--live-port "$LIVE_RELAYD_LIVE_PORT" --timer 200000 --kernel \
 	--tracefile-size 65536 --tracefile-count 4 --subbuf-size 16384 --num-subbuf 4 \

@@ -1,13 +1,13 @@
 #!/bin/sh
 # man/: every page passes `mandoc -Tlint -W warning` with no message; every
 # command and option that jankctl and jankd print in their --help is in their
-# page; every section and key that daemon/config.c accepts is in jankd.conf(5)
+# page; every section and key that io/config-file.c accepts is in jankd.conf(5)
 # (under its section) and in the example systemd/jankd.conf.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
 MAN=$top_srcdir/man
-CONFIG_C=$top_srcdir/daemon/config.c
+CONFIG_C=$top_srcdir/io/config-file.c
 EXAMPLE=$top_srcdir/systemd/jankd.conf
 JANKD=${JANKD:-$top_builddir/daemon/jankd}
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The critical-path scenarios of tests/unit/test-critpath.c, end to end:
+# The critical-path scenarios of tests/lib/test-critpath.c, end to end:
 # event script -> jank-gen -> CTF (lttng-modules environment, cpu_id packet
 # context) -> babeltrace2 src.ctf.fs -> jankctl -> JSON, checked exactly.
 # Each runs with the lttng-modules 2.13 layout and with the 2.5 layout.
