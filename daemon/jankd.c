@@ -83,12 +83,9 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 {
 	/* clang-format off */
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "log-target", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
+		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c;

@@ -96,6 +96,8 @@ struct build {
 	bool kernel_ok;
 	char note[NOTE_LEN];	/* the notes, "; "-separated */
 	char missing[NOTE_LEN]; /* kernel events that could not be enabled */
+	uint64_t period_us;	/* rotating: the periodic schedule, 0: none */
+	uint64_t rotate_size;	/* rotating: the size schedule, 0: none */
 };
 
 /* ---- SIGPIPE ---- */
@@ -220,6 +222,18 @@ static bool sessiond_unreachable(char *err, size_t errlen)
 	return true;
 }
 
+/* A call on session `name`: it has a name, and lttng-sessiond answers. Returns 0 or -errno. */
+static int check_name(const char *name, char *err, size_t errlen)
+{
+	if (!name || !name[0]) {
+		jank_errf(err, errlen, "no session name");
+		return -EINVAL;
+	}
+	if (sessiond_unreachable(err, errlen))
+		return -ECONNREFUSED;
+	return 0;
+}
+
 static void add_note(struct build *b, int flag, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -263,8 +277,12 @@ static uint64_t round_up_pow2(uint64_t v)
 	return p;
 }
 
-static int check_spec(const struct jank_lttng_session_spec *spec, char *err, size_t errlen)
+/* The checks every create call begins with; *kernel_ok is false until the kernel channel is on. */
+static int check_spec(const struct jank_lttng_session_spec *spec, bool *kernel_ok, char *err,
+		      size_t errlen)
 {
+	if (kernel_ok)
+		*kernel_ok = false;
 	if (!spec || !spec->name || !spec->name[0]) {
 		jank_errf(err, errlen, "no session name");
 		return -EINVAL;
@@ -426,6 +444,30 @@ static int probe_domain(struct lttng_handle *h)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A handle on the domain `type` of `session` (per-UID buffers in user space,
+ * global ones in the kernel), with its channel enabled. *h is NULL when out
+ * of memory; else the caller destroys it, whatever the return value (0, or
+ * a negative lttng code from the domain or the channel).
+ */
+static int open_domain(struct build *b, const char *session, enum lttng_domain_type type,
+		       const char *channel, struct lttng_handle **h)
+{
+	struct lttng_domain dom;
+	int ret;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = type;
+	dom.buf_type = type == LTTNG_DOMAIN_KERNEL ? LTTNG_BUFFER_GLOBAL : LTTNG_BUFFER_PER_UID;
+	*h = lttng_create_handle(session, &dom);
+	if (!*h)
+		return -LTTNG_ERR_NOMEM;
+	ret = probe_domain(*h);
+	if (ret >= 0)
+		ret = enable_channel(b, *h, &dom, channel);
+	return ret;
+}
+
 static int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 {
 	static const enum lttng_event_context_type contexts[] = {
@@ -434,22 +476,14 @@ static int setup_ust(struct build *b, const char *session, char *err, size_t err
 	const struct jank_lttng_session_spec *spec = b->spec;
 	/* Always on: the lock events of the graph; in a capture, every jank event. */
 	const char *const extra[] = {"lttng_ust_pthread:*", b->kind != KIND_LIVE ? "jank:*" : NULL};
-	struct lttng_domain dom;
 	struct lttng_handle *h;
 	char what[LTTNG_SYMBOL_NAME_LEN + 64];
 	enum lttng_error_code code;
 	int ret;
 
-	memset(&dom, 0, sizeof(dom));
-	dom.type = LTTNG_DOMAIN_UST;
-	dom.buf_type = LTTNG_BUFFER_PER_UID;
-	h = lttng_create_handle(session, &dom);
+	ret = open_domain(b, session, LTTNG_DOMAIN_UST, UST_CHANNEL, &h);
 	if (!h)
 		return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
-
-	ret = probe_domain(h);
-	if (ret >= 0)
-		ret = enable_channel(b, h, &dom, UST_CHANNEL);
 	if (ret < 0) {
 		snprintf(what, sizeof(what), "user-space channel of session '%s'", session);
 		goto fail;
@@ -547,21 +581,13 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 	const struct jank_lttng_session_spec *spec = b->spec;
 	/* procname on every sched_switch is too much for the live session. */
 	size_t ncontexts = b->kind != KIND_LIVE ? 3 : 2;
-	struct lttng_domain dom;
 	struct lttng_handle *h;
 	enum lttng_error_code code;
 	int ret;
 
-	memset(&dom, 0, sizeof(dom));
-	dom.type = LTTNG_DOMAIN_KERNEL;
-	dom.buf_type = LTTNG_BUFFER_GLOBAL;
-	h = lttng_create_handle(session, &dom);
+	ret = open_domain(b, session, LTTNG_DOMAIN_KERNEL, KERNEL_CHANNEL, &h);
 	if (!h)
 		return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
-
-	ret = probe_domain(h);
-	if (ret >= 0)
-		ret = enable_channel(b, h, &dom, KERNEL_CHANNEL);
 	if (ret < 0) {
 		code = lttng_code(ret);
 		lttng_destroy_handle(h);
@@ -778,6 +804,34 @@ static struct lttng_session_descriptor *make_live(struct build *b, const void *a
 				: JANK_LTTNG_SESSION_DEFAULT_LIVE_TIMER_US);
 }
 
+typedef struct lttng_session_descriptor *(*make_fn)(struct build *b, const void *arg);
+
+static int add_schedules(const char *name, uint64_t period_us, uint64_t size, char *err,
+			 size_t errlen);
+
+/*
+ * Create the session from `make`, add its rotation schedules (rotating),
+ * then set it up and start it. A failure leaves no session behind.
+ */
+static int build_session(struct build *b, make_fn make, const void *arg, bool *kernel_ok,
+			 char *err, size_t errlen)
+{
+	char ignored[256];
+	int r;
+
+	if (sessiond_unreachable(err, errlen))
+		return -ECONNREFUSED;
+	r = create_session(b, make, arg, err, errlen);
+	if (r == 0 && b->kind == KIND_ROTATING) {
+		r = add_schedules(b->spec->name, b->period_us, b->rotate_size, err, errlen);
+		if (r < 0)
+			destroy_session(b->spec->name, ignored, sizeof(ignored));
+	}
+	if (r < 0)
+		return r;
+	return setup_and_start(b, kernel_ok, err, errlen);
+}
+
 int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, char *url, size_t urllen,
 			     bool *kernel_ok, char *err, size_t errlen)
 {
@@ -788,9 +842,7 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
 	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (kernel_ok)
-		*kernel_ok = false;
-	r = check_spec(spec, err, errlen);
+	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
 		return r;
 	if (spec->live_timer_us < 0 || spec->live_timer_us > UINT_MAX) {
@@ -822,13 +874,7 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
 		     spec->name, urllen);
 		return -ENAMETOOLONG;
 	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
-
-	r = create_session(&b, make_live, NULL, err, errlen);
-	if (r < 0)
-		return r;
-	return setup_and_start(&b, kernel_ok, err, errlen);
+	return build_session(&b, make_live, NULL, kernel_ok, err, errlen);
 }
 
 static struct lttng_session_descriptor *make_snapshot(struct build *b, const void *arg)
@@ -847,22 +893,15 @@ int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spe
 	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (kernel_ok)
-		*kernel_ok = false;
-	r = check_spec(spec, err, errlen);
+	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
 		return r;
 	if (output_dir && output_dir[0] != '/') {
 		jank_errf(err, errlen, "bad snapshot output '%s' (expected an absolute path)",
-		     output_dir);
+			  output_dir);
 		return -EINVAL;
 	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
-	r = create_session(&b, make_snapshot, output_dir, err, errlen);
-	if (r < 0)
-		return r;
-	return setup_and_start(&b, kernel_ok, err, errlen);
+	return build_session(&b, make_snapshot, output_dir, kernel_ok, err, errlen);
 }
 
 static struct lttng_session_descriptor *make_local(struct build *b, const void *arg)
@@ -904,32 +943,21 @@ int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spe
 				 uint64_t period_us, uint64_t size, bool *kernel_ok, char *err,
 				 size_t errlen)
 {
-	struct build b = {.spec = spec, .kind = KIND_ROTATING};
-	char ignored[256];
+	struct build b = {
+		.spec = spec, .kind = KIND_ROTATING, .period_us = period_us, .rotate_size = size
+	};
 	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (kernel_ok)
-		*kernel_ok = false;
-	r = check_spec(spec, err, errlen);
+	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
 		return r;
 	if (!output_dir || output_dir[0] != '/') {
 		jank_errf(err, errlen, "bad rotating session output '%s' (expected an absolute path)",
-		     output_dir ? output_dir : "(null)");
+			  output_dir ? output_dir : "(null)");
 		return -EINVAL;
 	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
-	r = create_session(&b, make_local, output_dir, err, errlen);
-	if (r < 0)
-		return r;
-	r = add_schedules(spec->name, period_us, size, err, errlen);
-	if (r < 0) {
-		destroy_session(spec->name, ignored, sizeof(ignored));
-		return r;
-	}
-	return setup_and_start(&b, kernel_ok, err, errlen);
+	return build_session(&b, make_local, output_dir, kernel_ok, err, errlen);
 }
 
 int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void *arg, char *archive,
@@ -944,12 +972,9 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (!name || !name[0]) {
-		jank_errf(err, errlen, "no session name");
-		return -EINVAL;
-	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
+	r = check_name(name, err, errlen);
+	if (r < 0)
+		return r;
 	/* A rotation of the session's own schedule may be in progress: wait for it. */
 	while ((r = lttng_rotate_session(name, NULL, &h)) == -LTTNG_ERR_ROTATION_PENDING) {
 		if (covered && covered(arg)) {
@@ -1023,17 +1048,14 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (!name || !name[0]) {
-		jank_errf(err, errlen, "no session name");
-		return -EINVAL;
-	}
 	if (output_path && output_path[0] != '/') {
 		jank_errf(err, errlen, "bad snapshot output '%s' (expected an absolute path)",
-		     output_path);
+			  output_path);
 		return -EINVAL;
 	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
+	r = check_name(name, err, errlen);
+	if (r < 0)
+		return r;
 	if (output_path) {
 		out = lttng_snapshot_output_create();
 		if (!out)
@@ -1058,14 +1080,12 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 
 int jank_lttng_session_destroy(const char *name, char *err, size_t errlen)
 {
+	int r;
 	SIGPIPE_GUARD(guard);
 
-	if (!name || !name[0]) {
-		jank_errf(err, errlen, "no session name");
-		return -EINVAL;
-	}
-	if (sessiond_unreachable(err, errlen))
-		return -ECONNREFUSED;
+	r = check_name(name, err, errlen);
+	if (r < 0)
+		return r;
 	jank_errf(err, errlen, "%s", "");
 	return destroy_session(name, err, errlen);
 }

@@ -424,33 +424,20 @@ static struct json_object *meta_new(struct jank_capture_policy *c, const struct 
 	return o;
 }
 
-/* Write capture.json of `dir` whole: a temporary file renamed over it. */
-static int meta_write(const char *dir, struct json_object *meta)
+static int meta_print(FILE *f, void *data)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	const char *s;
-	int r = 0;
-	FILE *f;
+	const char *s = json_object_to_json_string_ext(
+		data, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	if (jank_dirtree_join(path, sizeof(path), dir, JANK_CAPTURE_FILE) < 0 ||
-	    jank_dirtree_join(tmp, sizeof(tmp), dir, "." JANK_CAPTURE_FILE ".tmp") < 0)
-		return -ENAMETOOLONG;
-	s = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY |
-						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!s)
 		return -ENOMEM;
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
-		r = -errno ? -errno : -EIO;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) != 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
+	return fputs(s, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
+}
+
+/* Write capture.json of `dir` whole. */
+static int meta_write(const char *dir, struct json_object *meta)
+{
+	return jank_dirtree_write_file(dir, JANK_CAPTURE_FILE, meta_print, meta);
 }
 
 /* ---- Decide ---- */

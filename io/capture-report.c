@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "capture-policy.h"
+#include "dirtree.h"
 #include "errbuf.h"
 #include "json-util.h"
 #include "trace-reader.h"
@@ -238,35 +239,6 @@ static void on_report(const struct jank_verdict *r, void *data)
 }
 
 /* ---- Writing ---- */
-
-typedef int (*write_fn)(FILE *f, void *data);
-
-/* dir/name, written whole through a temporary file. */
-static int write_file(const char *dir, const char *name, write_fn fn, void *data)
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-	int r;
-	FILE *f;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	r = fn(f, data);
-	if (fflush(f) != 0 && r == 0)
-		r = -errno;
-	if (ferror(f) && r == 0)
-		r = -EIO;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) != 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
-}
 
 struct out {
 	const char *dir;
@@ -538,9 +510,9 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 	int r;
 
 	summarize(o);
-	r = write_file(o->dir, JANK_CAPTURE_REPORT_JSON, report_json, o);
+	r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_JSON, report_json, o);
 	if (r == 0)
-		r = write_file(o->dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
+		r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
 	if (r == 0 && o->rep) {
 		char th[64];
 
@@ -550,7 +522,7 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 		thread_name(o->rep->tid, o->rep->comm, th, sizeof(th));
 		snprintf(so.subtitle, sizeof(so.subtitle), "capture %s · critical path of %s%s",
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
-		r = write_file(o->dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
+		r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
 	} else if (r == 0) {
 		snprintf(path, sizeof(path), "%s/%s", o->dir, JANK_CAPTURE_REPORT_SVG);
 		unlink(path); /* a stale picture would contradict the report */

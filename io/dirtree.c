@@ -227,3 +227,29 @@ int jank_dirtree_move(const char *from_dir, const char *name, const char *to_dir
 	return jank_dirtree_remove(src);
 }
 
+int jank_dirtree_write_file(const char *dir, const char *name,
+			    int (*fn)(FILE *f, void *data), void *data)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int r;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	r = fn(f, data);
+	if (fflush(f) != 0 && r == 0)
+		r = -errno;
+	if (ferror(f) && r == 0)
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) != 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}

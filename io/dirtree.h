@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define JANK_DIRTREE_MODE 0750 /* the directories jank makes */
 
@@ -30,5 +31,12 @@ int jank_dirtree_remove(const char *path);
  * nothing at the destination.
  */
 int jank_dirtree_move(const char *from_dir, const char *name, const char *to_dir);
+/*
+ * Write DIR/NAME whole through `fn` (0 or -errno): into DIR/.NAME.tmp,
+ * renamed over DIR/NAME once complete, so that a reader never sees half a
+ * file; removed on failure.
+ */
+int jank_dirtree_write_file(const char *dir, const char *name, int (*fn)(FILE *f, void *data),
+			    void *data);
 
 #endif

@@ -482,31 +482,64 @@ static int put_json(FILE *f, struct json_object *o, bool comma)
 	return r;
 }
 
-int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid)
-{
-	struct interval_buf b = {0};
-	struct graph_dump d;
-	int r;
+/*
+ * A graph format: called once before the workers, once per worker with its
+ * state intervals, and once after. Each returns 0 or -errno.
+ */
+struct graph_writer {
+	int (*begin)(FILE *f, const struct graph_dump *d);
+	int (*worker)(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b);
+	int (*end)(FILE *f, const struct graph_dump *d);
+};
 
-	r = graph_dump_collect(&d, g, tid);
-	if (r < 0)
-		goto end;
-	fputs("{\"workers\":[", f);
+static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
+		       const struct graph_writer *wr)
+{
+	struct interval_buf b = { 0 };
+	struct graph_dump d;
+	int r = graph_dump_collect(&d, g, tid);
+
+	if (r == 0)
+		r = wr->begin(f, &d);
 	for (size_t i = 0; r == 0 && i < d.nworkers; i++) {
 		r = worker_intervals(d.workers[i], &b);
 		if (r == 0)
-			r = put_json(f, worker_json(d.workers[i], &b), i > 0);
+			r = wr->worker(f, i, d.workers[i], &b);
 	}
 	if (r == 0)
-		fputs("],\"links\":[", f);
-	for (size_t i = 0; r == 0 && i < d.nlinks; i++)
-		r = put_json(f, link_json(&d.links[i]), i > 0);
-	if (r == 0 && fputs("]}\n", f) < 0)
-		r = -EIO;
-end:
+		r = wr->end(f, &d);
 	free(b.v);
 	graph_dump_fini(&d);
 	return r;
+}
+
+static int json_begin(FILE *f, const struct graph_dump *d)
+{
+	(void)d;
+	return fputs("{\"workers\":[", f) < 0 ? -EIO : 0;
+}
+
+static int json_worker(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b)
+{
+	return put_json(f, worker_json(w, b), i > 0);
+}
+
+static int json_end(FILE *f, const struct graph_dump *d)
+{
+	int r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
+
+	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
+		r = put_json(f, link_json(&d->links[i]), i > 0);
+	if (r == 0 && fputs("]}\n", f) < 0)
+		r = -EIO;
+	return r;
+}
+
+int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid)
+{
+	static const struct graph_writer json = { json_begin, json_worker, json_end };
+
+	return write_graph(f, g, tid, &json);
 }
 
 /* ---- Text ---- */
@@ -808,40 +841,45 @@ void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct 
 	breakdown_text(f, b, p->end - p->begin);
 }
 
-int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid)
+static int text_begin(FILE *f, const struct graph_dump *d)
 {
-	struct interval_buf b = {0};
-	struct graph_dump d;
-	int r;
-
-	r = graph_dump_collect(&d, g, tid);
-	if (r < 0)
-		goto end;
+	(void)d;
 	fprintf(f, "%8s  %-16s %-29s %12s %9s %12s %12s\n", "tid", "comm", "first seen", "span",
 		"intervals", "running", "waiting");
-	for (size_t i = 0; r == 0 && i < d.nworkers; i++) {
-		const struct jank_worker *w = d.workers[i];
-		int64_t running = 0, waiting = 0;
-		char w1[48], s1[32], s2[32], s3[32];
+	return 0;
+}
 
-		r = worker_intervals(w, &b);
-		for (size_t k = 0; k < b.n; k++) {
-			int64_t len = b.v[k].end - b.v[k].begin;
+static int text_worker(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b)
+{
+	int64_t running = 0, waiting = 0;
+	char w1[48], s1[32], s2[32], s3[32];
 
-			if (b.v[k].state == JANK_STATE_RUNNING)
-				running += len;
-			else if (b.v[k].state != JANK_STATE_UNKNOWN &&
-				 b.v[k].state != JANK_STATE_PREEMPTED)
-				waiting += len;
-		}
-		fprintf(f, "%8" PRId32 "  %-16s %-29s %12s %9zu %12s %12s\n", w->tid, w->comm,
-			wall(w->first_seen, w1, sizeof(w1)),
-			jank_units_duration(w->last_seen - w->first_seen, s1, sizeof(s1)), b.n,
-			jank_units_duration(running, s2, sizeof(s2)), jank_units_duration(waiting, s3, sizeof(s3)));
+	(void)i;
+	for (size_t k = 0; k < b->n; k++) {
+		int64_t len = b->v[k].end - b->v[k].begin;
+
+		if (b->v[k].state == JANK_STATE_RUNNING)
+			running += len;
+		else if (b->v[k].state != JANK_STATE_UNKNOWN && b->v[k].state != JANK_STATE_PREEMPTED)
+			waiting += len;
 	}
-	fprintf(f, "%zu threads, %zu wakeup links\n", d.nworkers, d.nlinks);
-end:
-	free(b.v);
-	graph_dump_fini(&d);
-	return r;
+	fprintf(f, "%8" PRId32 "  %-16s %-29s %12s %9zu %12s %12s\n", w->tid, w->comm,
+		wall(w->first_seen, w1, sizeof(w1)),
+		jank_units_duration(w->last_seen - w->first_seen, s1, sizeof(s1)), b->n,
+		jank_units_duration(running, s2, sizeof(s2)),
+		jank_units_duration(waiting, s3, sizeof(s3)));
+	return 0;
+}
+
+static int text_end(FILE *f, const struct graph_dump *d)
+{
+	fprintf(f, "%zu threads, %zu wakeup links\n", d->nworkers, d->nlinks);
+	return 0;
+}
+
+int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid)
+{
+	static const struct graph_writer text = { text_begin, text_worker, text_end };
+
+	return write_graph(f, g, tid, &text);
 }

@@ -754,6 +754,18 @@ end:
 	return r;
 }
 
+/* The end of a jank_reader_new_*(): drop the plugin, and the reader unless `ok`; unlock. */
+static struct jank_reader *reader_done(struct jank_reader *in, bool ok, const bt_plugin *plugin)
+{
+	bt_plugin_put_ref(plugin);
+	if (!ok) {
+		input_destroy(in);
+		in = NULL;
+	}
+	pthread_mutex_unlock(&plugin_lock);
+	return in;
+}
+
 struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 				      struct jank_engine *engine, char *err, size_t errlen)
 {
@@ -787,22 +799,14 @@ struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 	for (size_t c = 0; c < ncomp; c++)
 		if (add_fs_source(in, fs_cls, paths, dirs, ndirs, c, &srcs[c], err, errlen) < 0)
 			goto end;
-	if (connect_graph(in, srcs, ncomp, err, errlen) < 0)
-		goto end;
-	ok = true;
+	ok = connect_graph(in, srcs, ncomp, err, errlen) == 0;
 	goto end;
 nomem:
 	jank_errf(err, errlen, "out of memory");
 end:
 	trace_dirs_free(dirs, ndirs);
 	free(srcs);
-	bt_plugin_put_ref(plugin);
-	if (!ok) {
-		input_destroy(in);
-		in = NULL;
-	}
-	pthread_mutex_unlock(&plugin_lock);
-	return in;
+	return reader_done(in, ok, plugin);
 }
 
 struct jank_reader *jank_reader_new_live(const char *url, const char *session_not_found_action,
@@ -838,21 +842,13 @@ struct jank_reader *jank_reader_new_live(const char *url, const char *session_no
 		jank_errf(err, errlen, "%s: cannot attach to the live session: %s", url, reason);
 		goto end;
 	}
-	if (connect_graph(in, &src, 1, err, errlen) < 0)
-		goto end;
-	ok = true;
+	ok = connect_graph(in, &src, 1, err, errlen) == 0;
 	goto end;
 nomem:
 	jank_errf(err, errlen, "out of memory");
 end:
 	bt_value_put_ref(params);
-	bt_plugin_put_ref(plugin);
-	if (!ok) {
-		input_destroy(in);
-		in = NULL;
-	}
-	pthread_mutex_unlock(&plugin_lock);
-	return in;
+	return reader_done(in, ok, plugin);
 }
 
 static void sc_cache_fini(struct sc_cache *c)

@@ -55,7 +55,9 @@ struct options {
 	bool tid_set, begin_set, end_set;
 	int32_t tid;
 	int64_t begin, end;
-	const char *const *traces;
+	const char *socket; /* status */
+	const char *dir;    /* captures */
+	const char *const *traces; /* the arguments: traces, or report's CAPTURE_DIR */
 	size_t ntraces;
 };
 
@@ -203,12 +205,24 @@ static int parse_format(const char *cmd, const char *arg, bool *json)
 }
 
 /* A command that takes no arguments: 0, or EXIT_USAGE after the one-line error. */
-static int no_arguments(const char *cmd, int argc, char **argv)
+static int no_arguments(const char *cmd, const struct options *o)
 {
-	if (optind >= argc)
+	if (o->ntraces == 0)
 		return 0;
-	errorf("%s: unexpected argument '%s' (see jankctl %s --help)", cmd, argv[optind], cmd);
+	errorf("%s: unexpected argument '%s' (see jankctl %s --help)", cmd, o->traces[0], cmd);
 	return EXIT_USAGE;
+}
+
+/* Where the value of -c, -s or -d goes. */
+static const char **string_option(struct options *o, int c)
+{
+	return c == 'c' ? &o->config : c == 's' ? &o->socket : &o->dir;
+}
+
+/* The flag that -a, -G or -S sets. */
+static bool *flag_option(struct options *o, int c)
+{
+	return c == 'a' ? &o->all : c == 'G' ? &o->no_gc : &o->stats;
 }
 
 /*
@@ -226,6 +240,8 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		{ "tid", required_argument, NULL, 't' },
 		{ "begin", required_argument, NULL, 'b' },
 		{ "end", required_argument, NULL, 'e' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Hidden, for the tests and the benchmarks; analyze only. */
 		{ "no-gc", no_argument, NULL, 'G' },
@@ -234,7 +250,7 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 	};
 	/* clang-format on */
 	/* Leading ':' reports a missing argument as ':', and opterr = 0 keeps getopt quiet. */
-	static const char optstring[] = ":c:af:t:b:e:h";
+	static const char optstring[] = ":c:af:t:b:e:s:d:h";
 	int c, li = -1;
 
 	opterr = 0;
@@ -254,10 +270,14 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		li = -1;
 		switch (c) {
 		case 'c':
-			o->config = optarg;
+		case 's':
+		case 'd':
+			*string_option(o, c) = optarg;
 			break;
 		case 'a':
-			o->all = true;
+		case 'G':
+		case 'S':
+			*flag_option(o, c) = true;
 			break;
 		case 'f': {
 			bool json;
@@ -285,12 +305,6 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 			}
 			*(c == 'b' ? &o->begin_set : &o->end_set) = true;
 			break;
-		case 'G':
-			o->no_gc = true;
-			break;
-		case 'S':
-			o->stats = true;
-			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -300,11 +314,20 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 	}
 	o->traces = (const char *const *)argv + optind;
 	o->ntraces = (size_t)(argc - optind);
-	if (o->ntraces == 0) {
-		errorf("%s: no TRACE given (see jankctl %s --help)", cmd, cmd);
-		return EXIT_USAGE;
-	}
 	return 0;
+}
+
+/* parse_options() for a command that reads traces: at least one TRACE. */
+static int parse_trace_options(int argc, char **argv, const char *cmd, const char *allowed,
+			       const char *usage, struct options *o)
+{
+	int r = parse_options(argc, argv, cmd, allowed, usage, o);
+
+	if (r == 0 && o->ntraces == 0) {
+		errorf("%s: no TRACE given (see jankctl %s --help)", cmd, cmd);
+		r = EXIT_USAGE;
+	}
+	return r;
 }
 
 /* Run the input to its end. Returns 0 or EXIT_BAD_INPUT (message printed). */
@@ -371,20 +394,21 @@ static void analyze_notes(const struct jank_engine *e)
 	struct jank_engine_stats s;
 
 	jank_engine_get_stats(e, &s);
-	if (s.actions_unmatched)
-		printf("note: %" PRIu64 " action ends had no begin\n", s.actions_unmatched);
-	if (s.actions_replaced)
-		printf("note: %" PRIu64 " action begins were repeated before their end\n",
-		       s.actions_replaced);
-	if (s.actions_open)
-		printf("note: %" PRIu64 " actions were still open at the end of the trace\n",
-		       s.actions_open);
-	if (s.actions_expired)
-		printf("note: %" PRIu64 " actions never ended (expired after the action timeout)\n",
-		       s.actions_expired);
-	if (s.paths_truncated)
-		printf("note: %" PRIu64 " critical paths reached freed graph memory (truncated)\n",
-		       s.paths_truncated);
+	const struct {
+		uint64_t n;
+		const char *what;
+	} notes[] = {
+		{ s.actions_unmatched, "action ends had no begin" },
+		{ s.actions_replaced, "action begins were repeated before their end" },
+		{ s.actions_open, "actions were still open at the end of the trace" },
+		{ s.actions_expired, "actions never ended (expired after the action timeout)" },
+		{ s.paths_truncated, "critical paths reached freed graph memory (truncated)" },
+		{ s.paths_incomplete, "critical paths are incomplete (out of memory)" },
+	};
+
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (notes[i].n)
+			printf("note: %" PRIu64 " %s\n", notes[i].n, notes[i].what);
 	if (s.discarded_events)
 		printf("note: the tracer discarded %" PRIu64 " events\n", s.discarded_events);
 }
@@ -418,7 +442,7 @@ static int cmd_analyze(int argc, char **argv)
 	char err[ERR_LEN];
 	int r;
 
-	r = parse_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
+	r = parse_trace_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (!o.config) {
@@ -487,14 +511,24 @@ end:
 /* ---- critpath ---- */
 
 
-static struct jank_engine *offline_engine(void)
+/*
+ * The whole graph of the traces, for critpath and graph: an engine without
+ * GC or rules, run to the end. Returns 0 with *e set (the caller frees it,
+ * whatever the result), or EXIT_BAD_INPUT after the message.
+ */
+static int whole_graph(const struct options *o, struct jank_engine **e)
 {
 	struct jank_engine_config ec;
 
 	jank_engine_config_defaults(&ec);
 	ec.gc = false;
 	ec.report_all = false;
-	return jank_engine_new(&ec);
+	*e = jank_engine_new(&ec);
+	if (!*e) {
+		errorf("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	return run_input(*e, o);
 }
 
 static int cmd_critpath(int argc, char **argv)
@@ -509,7 +543,7 @@ static int cmd_critpath(int argc, char **argv)
 
 	jank_path_init(&p);
 	jank_breakdown_init(&b);
-	r = parse_options(argc, argv, "critpath", "tbefh", usage_critpath, &o);
+	r = parse_trace_options(argc, argv, "critpath", "tbefh", usage_critpath, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (!o.tid_set) {
@@ -520,12 +554,7 @@ static int cmd_critpath(int argc, char **argv)
 		errorf("critpath: --begin %" PRId64 " is after --end %" PRId64, o.begin, o.end);
 		return EXIT_USAGE;
 	}
-	e = offline_engine();
-	if (!e) {
-		errorf("out of memory");
-		return EXIT_BAD_INPUT;
-	}
-	r = run_input(e, &o);
+	r = whole_graph(&o, &e);
 	if (r)
 		goto end;
 	w = jank_graph_find_any(jank_engine_graph(e), o.tid);
@@ -572,15 +601,10 @@ static int cmd_graph(int argc, char **argv)
 	struct jank_engine *e;
 	int r;
 
-	r = parse_options(argc, argv, "graph", "tfh", usage_graph, &o);
+	r = parse_trace_options(argc, argv, "graph", "tfh", usage_graph, &o);
 	if (r)
 		return r == 1 ? 0 : r;
-	e = offline_engine();
-	if (!e) {
-		errorf("out of memory");
-		return EXIT_BAD_INPUT;
-	}
-	r = run_input(e, &o);
+	r = whole_graph(&o, &e);
 	if (r)
 		goto end;
 	if (o.format == FORMAT_JSON)
@@ -640,43 +664,20 @@ static int status_connect(const char *path)
 
 static int cmd_status(int argc, char **argv)
 {
-	/* clang-format off */
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* clang-format on */
-	const char *path = STATUS_SOCKET, *req = "status\n";
+	struct options o = { .socket = STATUS_SOCKET };
+	const char *path, *req;
 	char *reply = NULL;
 	size_t len = 0, cap = 0;
-	int c, fd, r = EXIT_BAD_INPUT;
+	int fd, r;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":s:f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			path = optarg;
-			break;
-		case 'f': {
-			bool json;
-
-			if (parse_format("status", optarg, &json))
-				return EXIT_USAGE;
-			req = json ? "status json\n" : "status\n";
-			break;
-		}
-		case 'h':
-			fputs(usage_status, stdout);
-			return 0;
-		default:
-			return option_error("status", c, argv);
-		}
-	}
-	if (no_arguments("status", argc, argv))
+	r = parse_options(argc, argv, "status", "sfh", usage_status, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	if (no_arguments("status", &o))
 		return EXIT_USAGE;
+	path = o.socket;
+	req = o.format == FORMAT_JSON ? "status json\n" : "status\n";
+	r = EXIT_BAD_INPUT;
 	fd = status_connect(path);
 	if (fd < 0)
 		return EXIT_BAD_INPUT;
@@ -731,73 +732,44 @@ end:
 
 static int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct jank_capture_report_result res;
+	struct options o = { 0 };
 	char err[ERR_LEN];
-	int c, r;
+	const char *dir;
+	int r;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_report, stdout);
-			return 0;
-		}
-		return option_error("report", c, argv);
-	}
-	if (argc - optind != 1) {
+	r = parse_options(argc, argv, "report", "h", usage_report, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	if (o.ntraces != 1) {
 		errorf("report: %s (see jankctl report --help)",
-		       argc - optind ? "one CAPTURE_DIR at a time" : "no CAPTURE_DIR given");
+		       o.ntraces ? "one CAPTURE_DIR at a time" : "no CAPTURE_DIR given");
 		return EXIT_USAGE;
 	}
-	r = jank_capture_report_write(argv[optind], &res, err, sizeof(err));
+	dir = o.traces[0];
+	r = jank_capture_report_write(dir, &res, err, sizeof(err));
 	if (r < 0) {
 		errorf("%s", err);
 		return EXIT_BAD_INPUT;
 	}
 	printf("%s\n", res.summary);
-	printf("wrote %s/{%s,%s,%s}\n", argv[optind], JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
+	printf("wrote %s/{%s,%s,%s}\n", dir, JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
 	       JANK_CAPTURE_REPORT_SVG);
 	return finish_output();
 }
 
 static int cmd_captures(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"dir", required_argument, NULL, 'd'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *dir = JANK_CAPTURE_DEFAULT_DIR;
+	struct options o = { .dir = JANK_CAPTURE_DEFAULT_DIR };
 	char err[ERR_LEN];
-	bool json = false;
-	int c;
+	int r;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":d:f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dir = optarg;
-			break;
-		case 'f':
-			if (parse_format("captures", optarg, &json))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(usage_captures, stdout);
-			return 0;
-		default:
-			return option_error("captures", c, argv);
-		}
-	}
-	if (no_arguments("captures", argc, argv))
+	r = parse_options(argc, argv, "captures", "dfh", usage_captures, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	if (no_arguments("captures", &o))
 		return EXIT_USAGE;
-	if (jank_capture_list_print(stdout, dir, json, err, sizeof(err)) < 0) {
+	if (jank_capture_list_print(stdout, o.dir, o.format == FORMAT_JSON, err, sizeof(err)) < 0) {
 		errorf("%s", err);
 		return EXIT_BAD_INPUT;
 	}

@@ -139,6 +139,18 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 	return r;
 }
 
+/* An empty path of tid over [begin, end]: 0, or -EINVAL when end < begin. */
+static int path_reset(struct jank_path *p, int32_t tid, int64_t begin, int64_t end)
+{
+	p->n = 0;
+	p->tid = tid;
+	p->begin = begin;
+	p->end = end;
+	p->truncated = false;
+	p->incomplete = false;
+	return end < begin ? -EINVAL : 0;
+}
+
 int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
 			  struct jank_path *out)
 {
@@ -147,14 +159,9 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 
 	if (w)
 		return jank_critpath_compute_worker(g, w, begin, end, out);
-	out->n = 0;
-	out->tid = tid;
-	out->begin = begin;
-	out->end = end;
-	out->truncated = false;
-	out->incomplete = false;
-	if (end < begin)
-		return -EINVAL;
+	r = path_reset(out, tid, begin, end);
+	if (r < 0)
+		return r;
 	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0);
 	out->incomplete = r < 0;
 	return r < 0 ? r : -ENOENT;
@@ -167,14 +174,9 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 	size_t n = 0, cap = 0;
 	int r = 0;
 
-	out->n = 0;
-	out->tid = w->tid;
-	out->begin = begin;
-	out->end = end;
-	out->truncated = false;
-	out->incomplete = false;
-	if (end < begin)
-		return -EINVAL;
+	r = path_reset(out, w->tid, begin, end);
+	if (r < 0)
+		return r;
 	r = push(&stack, &n, &cap, w, begin, end, 0);
 	while (r == 0 && n > 0) {
 		struct frame *f = &stack[n - 1];

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+#define CLI_MAX_OPTIONS 32
+#define CLI_FIRST_VAL	256 /* getopt values of the long options: above any char */
 
 #define NSEC_PER_SEC 1000000000ULL
 
@@ -76,7 +81,7 @@ int cli_parse_count(const char *s, uint64_t *n)
 	return 0;
 }
 
-void cli_duration(const char *opt, const char *arg, uint64_t *ns)
+static void cli_duration(const char *opt, const char *arg, uint64_t *ns)
 {
 	int r = cli_parse_duration(arg, ns);
 
@@ -87,7 +92,7 @@ void cli_duration(const char *opt, const char *arg, uint64_t *ns)
 				opt, arg);
 }
 
-void cli_count(const char *opt, const char *arg, uint64_t *n)
+static void cli_count(const char *opt, const char *arg, uint64_t *n)
 {
 	int r = cli_parse_count(arg, n);
 
@@ -97,12 +102,13 @@ void cli_count(const char *opt, const char *arg, uint64_t *n)
 		cli_usage_error("--%s: invalid number '%s'", opt, arg);
 }
 
-void cli_bad_option(const char *arg, const struct option *options, int first_long)
+/* Name what getopt_long() rejected in ARG: an unknown option, or a value given to a flag. */
+static void bad_option(const char *arg, const struct option *options)
 {
 	const char *eq = strchr(arg, '=');
 	const struct option *o;
 
-	if (optopt > 0 && optopt < first_long)
+	if (optopt > 0 && optopt < CLI_FIRST_VAL)
 		cli_usage_error("unknown option '-%c'", optopt);
 	if (eq && strncmp(arg, "--", 2) == 0) {
 		for (o = options; o->name; o++) {
@@ -112,4 +118,58 @@ void cli_bad_option(const char *arg, const struct option *options, int first_lon
 		}
 	}
 	cli_usage_error("unknown option '%s'", arg);
+}
+
+static void take(const struct cli_option *o, const char *arg)
+{
+	switch (o->kind) {
+	case CLI_COUNT:
+		cli_count(o->name, arg, o->target);
+		break;
+	case CLI_DURATION:
+		cli_duration(o->name, arg, o->target);
+		break;
+	case CLI_NAME:
+		if (arg[0] == '\0')
+			cli_usage_error("--%s: the value must not be empty", o->name);
+		*(const char **)o->target = arg;
+		break;
+	case CLI_FLAG:
+		*(bool *)o->target = true;
+		break;
+	case CLI_CUSTOM:
+		o->parse(o->name, arg, o->target);
+		break;
+	}
+}
+
+void cli_parse(int argc, char **argv, const struct cli_option *opts, size_t n,
+	       void (*usage)(FILE *f))
+{
+	struct option longs[CLI_MAX_OPTIONS + 2] = { { NULL, 0, NULL, 0 } };
+	int c;
+
+	if (n > CLI_MAX_OPTIONS)
+		abort(); /* a table too long for this parser: a programming error */
+	for (size_t i = 0; i < n; i++) {
+		longs[i].name = opts[i].name;
+		longs[i].has_arg = opts[i].kind == CLI_FLAG ? no_argument : required_argument;
+		longs[i].val = CLI_FIRST_VAL + (int)i;
+	}
+	longs[n].name = "help";
+	longs[n].val = CLI_FIRST_VAL + (int)n;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == 'h' || c == CLI_FIRST_VAL + (int)n) {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == ':')
+			cli_usage_error("option '%s' requires a value", argv[optind - 1]);
+		if (c < CLI_FIRST_VAL || c >= CLI_FIRST_VAL + (int)n)
+			bad_option(argv[optind - 1], longs);
+		take(&opts[c - CLI_FIRST_VAL], optarg);
+	}
+	if (optind < argc)
+		cli_usage_error("unexpected argument '%s'", argv[optind]);
 }

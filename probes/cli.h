@@ -6,8 +6,9 @@
 #ifndef JANK_PROBES_CLI_H
 #define JANK_PROBES_CLI_H
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The program name printed before every usage error; set it first. */
 extern const char *cli_prog;
@@ -22,14 +23,29 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 /* A decimal count up to UINT32_MAX. Returns 0, -EINVAL or -ERANGE. */
 int cli_parse_count(const char *s, uint64_t *n);
 
-/* Parse --OPT's value ARG, or exit through cli_usage_error() naming it. */
-void cli_duration(const char *opt, const char *arg, uint64_t *ns);
-void cli_count(const char *opt, const char *arg, uint64_t *n);
+/* What an option's value is, and where it goes. */
+enum cli_kind {
+	CLI_COUNT,    /* uint64_t: a decimal count up to UINT32_MAX */
+	CLI_DURATION, /* uint64_t: ns, from "50ms" */
+	CLI_NAME,     /* const char *: any non-empty string */
+	CLI_FLAG,     /* bool: set, takes no value */
+	CLI_CUSTOM,   /* `parse` reads the value; it exits through cli_usage_error() */
+};
 
-/* Name what getopt_long() (with opterr = 0) rejected in ARG, and exit: an
- * unknown option, or a value given to an option of OPTIONS that takes none.
- * FIRST_LONG is the smallest `val` of the long-only options. */
-void cli_bad_option(const char *arg, const struct option *options, int first_long)
-    __attribute__((noreturn));
+struct cli_option {
+	const char *name; /* the long option, without "--" */
+	enum cli_kind kind;
+	void *target;
+	void (*parse)(const char *opt, const char *arg, void *target); /* CLI_CUSTOM */
+};
+
+/*
+ * Parse the long options of argv against OPTS (N of them, at most 32), plus
+ * -h/--help, which print `usage` on stdout and exit 0. Any error (an
+ * unknown option, a missing or bad value, a value given to a flag, a
+ * positional argument) exits through cli_usage_error().
+ */
+void cli_parse(int argc, char **argv, const struct cli_option *opts, size_t n,
+	       void (*usage)(FILE *f));
 
 #endif /* JANK_PROBES_CLI_H */

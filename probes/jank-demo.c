@@ -157,115 +157,45 @@ static void usage(FILE *f)
 	    "then 'done <completed>'.\n");
 }
 
-static int parse_cause(const char *s, enum demo_cause *cause)
+/* --cause: a name of demo_cause_names. */
+static void parse_cause(const char *opt, const char *arg, void *target)
 {
-	size_t i;
-
-	for (i = 0; i < DEMO_NCAUSES; i++) {
-		if (strcmp(s, demo_cause_names[i]) == 0) {
-			*cause = (enum demo_cause)i;
-			return 0;
+	for (size_t i = 0; i < DEMO_NCAUSES; i++) {
+		if (strcmp(arg, demo_cause_names[i]) == 0) {
+			*(enum demo_cause *)target = (enum demo_cause)i;
+			return;
 		}
 	}
-	return -EINVAL;
+	cli_usage_error("--%s: unknown cause '%s' (expected cpu, sleep, lock, io or pipe)", opt, arg);
 }
-
-enum {
-	OPT_NAME = 256,
-	OPT_CAUSE,
-	OPT_COUNT,
-	OPT_SLOW_EVERY,
-	OPT_NORMAL,
-	OPT_SLOW,
-	OPT_INTERVAL,
-	OPT_UNFINISHED,
-	OPT_HOLD,
-	OPT_DIR,
-	OPT_HELP,
-};
-
-static const struct option demo_long_options[] = {
-    {"name", required_argument, NULL, OPT_NAME},
-    {"cause", required_argument, NULL, OPT_CAUSE},
-    {"count", required_argument, NULL, OPT_COUNT},
-    {"slow-every", required_argument, NULL, OPT_SLOW_EVERY},
-    {"normal", required_argument, NULL, OPT_NORMAL},
-    {"slow", required_argument, NULL, OPT_SLOW},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"unfinished", no_argument, NULL, OPT_UNFINISHED},
-    {"hold", required_argument, NULL, OPT_HOLD},
-    {"dir", required_argument, NULL, OPT_DIR},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
 
 static void parse_args(int argc, char **argv, struct demo_opts *o)
 {
-	int c;
+	const struct cli_option opts[] = {
+		{ "name", CLI_NAME, &o->name, NULL },
+		{ "cause", CLI_CUSTOM, &o->cause, parse_cause },
+		{ "count", CLI_COUNT, &o->count, NULL },
+		{ "slow-every", CLI_COUNT, &o->slow_every, NULL },
+		{ "normal", CLI_DURATION, &o->normal_ns, NULL },
+		{ "slow", CLI_DURATION, &o->slow_ns, NULL },
+		{ "interval", CLI_DURATION, &o->interval_ns, NULL },
+		{ "unfinished", CLI_FLAG, &o->unfinished, NULL },
+		{ "hold", CLI_DURATION, &o->hold_ns, NULL },
+		{ "dir", CLI_NAME, &o->dir, NULL },
+	};
 
 	*o = (struct demo_opts){
-	    .name = "frame",
-	    .cause = DEMO_CAUSE_SLEEP,
-	    .count = 20,
-	    .slow_every = 5,
-	    .normal_ns = 2000000,
-	    .slow_ns = 50000000,
-	    .interval_ns = 10000000,
-	    .hold_ns = 5 * NSEC_PER_SEC,
-	    .dir = "/tmp",
+		.name = "frame",
+		.cause = DEMO_CAUSE_SLEEP,
+		.count = 20,
+		.slow_every = 5,
+		.normal_ns = 2000000,
+		.slow_ns = 50000000,
+		.interval_ns = 10000000,
+		.hold_ns = 5 * NSEC_PER_SEC,
+		.dir = "/tmp",
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", demo_long_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_NAME:
-			if (optarg[0] == '\0')
-				cli_usage_error("--name: the name must not be empty");
-			o->name = optarg;
-			break;
-		case OPT_CAUSE:
-			if (parse_cause(optarg, &o->cause) < 0)
-				cli_usage_error("--cause: unknown cause '%s' (expected cpu, sleep, "
-					    "lock, io or pipe)",
-					    optarg);
-			break;
-		case OPT_COUNT:
-			cli_count("count", optarg, &o->count);
-			break;
-		case OPT_SLOW_EVERY:
-			cli_count("slow-every", optarg, &o->slow_every);
-			break;
-		case OPT_NORMAL:
-			cli_duration("normal", optarg, &o->normal_ns);
-			break;
-		case OPT_SLOW:
-			cli_duration("slow", optarg, &o->slow_ns);
-			break;
-		case OPT_INTERVAL:
-			cli_duration("interval", optarg, &o->interval_ns);
-			break;
-		case OPT_UNFINISHED:
-			o->unfinished = true;
-			break;
-		case OPT_HOLD:
-			cli_duration("hold", optarg, &o->hold_ns);
-			break;
-		case OPT_DIR:
-			if (optarg[0] == '\0')
-				cli_usage_error("--dir: the directory must not be empty");
-			o->dir = optarg;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage(stdout);
-			exit(0);
-		case ':':
-			cli_usage_error("option '%s' requires a value", argv[optind - 1]);
-		default:
-			cli_bad_option(argv[optind - 1], demo_long_options, OPT_NAME);
-		}
-	}
-	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	cli_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
 	if (o->unfinished && o->count == 0)
 		cli_usage_error("--unfinished needs --count of at least 1");
 }

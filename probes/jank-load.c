@@ -156,76 +156,38 @@ static void usage(FILE *f)
 		"then 'done <events> <late_ticks>'.\n");
 }
 
-enum {
-	OPT_RATE = 256,
-	OPT_DURATION,
-	OPT_NAME,
-	OPT_JANK_NAME,
-	OPT_JANK_EVERY,
-	OPT_SLOW,
-	OPT_HELP,
-};
+/* --rate: a count, at most MAX_RATE. */
+static void parse_rate(const char *opt, const char *arg, void *target)
+{
+	uint64_t *rate = target;
 
-static const struct option load_long_options[] = {
-    {"rate", required_argument, NULL, OPT_RATE},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"name", required_argument, NULL, OPT_NAME},
-    {"jank-name", required_argument, NULL, OPT_JANK_NAME},
-    {"jank-every", required_argument, NULL, OPT_JANK_EVERY},
-    {"slow", required_argument, NULL, OPT_SLOW},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
+	if (cli_parse_count(arg, rate) < 0)
+		cli_usage_error("--%s: invalid number '%s'", opt, arg);
+	if (*rate > MAX_RATE)
+		cli_usage_error("--%s: at most %llu events per second", opt,
+				(unsigned long long)MAX_RATE);
+}
 
 static void parse_args(int argc, char **argv, struct load_opts *o)
 {
-	int c;
+	const struct cli_option opts[] = {
+		{ "rate", CLI_CUSTOM, &o->rate, parse_rate },
+		{ "duration", CLI_DURATION, &o->duration_ns, NULL },
+		{ "name", CLI_NAME, &o->name, NULL },
+		{ "jank-name", CLI_NAME, &o->jank_name, NULL },
+		{ "jank-every", CLI_DURATION, &o->jank_every_ns, NULL },
+		{ "slow", CLI_DURATION, &o->slow_ns, NULL },
+	};
 
 	*o = (struct load_opts){
-	    .rate = 100000,
-	    .duration_ns = 10 * NSEC_PER_SEC,
-	    .name = "load",
-	    .jank_name = "frame",
-	    .jank_every_ns = NSEC_PER_SEC,
-	    .slow_ns = 50000000,
+		.rate = 100000,
+		.duration_ns = 10 * NSEC_PER_SEC,
+		.name = "load",
+		.jank_name = "frame",
+		.jank_every_ns = NSEC_PER_SEC,
+		.slow_ns = 50000000,
 	};
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", load_long_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_RATE:
-			cli_count("rate", optarg, &o->rate);
-			if (o->rate > MAX_RATE)
-				cli_usage_error("--rate: at most %llu events per second",
-						(unsigned long long)MAX_RATE);
-			break;
-		case OPT_DURATION:
-			cli_duration("duration", optarg, &o->duration_ns);
-			break;
-		case OPT_NAME:
-		case OPT_JANK_NAME:
-			if (optarg[0] == '\0')
-				cli_usage_error("--%s: the name must not be empty",
-						c == OPT_NAME ? "name" : "jank-name");
-			*(c == OPT_NAME ? &o->name : &o->jank_name) = optarg;
-			break;
-		case OPT_JANK_EVERY:
-			cli_duration("jank-every", optarg, &o->jank_every_ns);
-			break;
-		case OPT_SLOW:
-			cli_duration("slow", optarg, &o->slow_ns);
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage(stdout);
-			exit(0);
-		case ':':
-			cli_usage_error("option '%s' requires a value", argv[optind - 1]);
-		default:
-			cli_bad_option(argv[optind - 1], load_long_options, OPT_RATE);
-		}
-	}
-	if (optind < argc)
-		cli_usage_error("unexpected argument '%s'", argv[optind]);
+	cli_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
 	if (o->jank_every_ns && o->slow_ns >= o->jank_every_ns)
 		cli_usage_error("--slow must be shorter than --jank-every");
 }

@@ -54,14 +54,10 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(
 )
 LTTNG_UST_TRACEPOINT_LOGLEVEL(jank, action_end, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
-LTTNG_UST_TRACEPOINT_EVENT(
-	jank, mark,
+LTTNG_UST_TRACEPOINT_EVENT(jank, mark,
 	LTTNG_UST_TP_ARGS(const char *, name, int64_t, value),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_string(name, name)
-		lttng_ust_field_integer(int64_t, value, value)
-	)
-)
+	LTTNG_UST_TP_FIELDS(lttng_ust_field_string(name, name)
+			    lttng_ust_field_integer(int64_t, value, value)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(jank, mark, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 /* clang-format on */
 
