@@ -143,7 +143,9 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 	if (top->tid == r->tid)
 		snprintf(buf, len, ", mostly %s (%.1f%%)", jank_state_name(top->state), share);
 	else if (b->nlocks && b->locks[0].ns * 2 >= top->ns)
-		snprintf(buf, len, ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32 " (%.16s), %s (%.1f%%)",
+		snprintf(buf, len,
+			 ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32
+			 " (%.16s), %s (%.1f%%)",
 			 b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state), share);
 	else
 		snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
@@ -179,9 +181,10 @@ static int journal_report(const struct jank_alert *a)
 {
 	const struct jank_verdict *r = a->report;
 	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
-	const char *bd_text = bd ? json_object_to_json_string_ext(
-				       bd, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-				 : "{}";
+	const char *bd_text =
+		bd ? json_object_to_json_string_ext(bd, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE)
+		   : "{}";
 	char msg[MESSAGE_LEN];
 	char *story = malloc(STORY_LEN);
 	int ret;
@@ -190,16 +193,16 @@ static int journal_report(const struct jank_alert *a)
 	if (story)
 		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
 	ret = sd_journal_send(
-	    "MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_JANK, "PRIORITY=4",
-	    "SYSLOG_IDENTIFIER=jankd", "JANK_KIND=%s", kind_name(r->kind), "JANK_ACTION=%s",
-	    a->action, "JANK_KEY=%s", r->key ? r->key : "", "JANK_DURATION_NS=%" PRId64,
-	    r->duration, "JANK_THRESHOLD_NS=%" PRId64, r->threshold, "JANK_PID=%" PRId32, r->pid,
-	    "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
-	    "JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
-	    "JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
-	    "JANK_INPUT=%s", a->input ? a->input : "",
-	    /* Last: without a capture, the NULL format ends the list here. */
-	    a->capture ? "JANK_CAPTURE=%s" : NULL, a->capture, NULL);
+		"MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_JANK, "PRIORITY=4",
+		"SYSLOG_IDENTIFIER=jankd", "JANK_KIND=%s", kind_name(r->kind), "JANK_ACTION=%s",
+		a->action, "JANK_KEY=%s", r->key ? r->key : "", "JANK_DURATION_NS=%" PRId64,
+		r->duration, "JANK_THRESHOLD_NS=%" PRId64, r->threshold, "JANK_PID=%" PRId32,
+		r->pid, "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
+		"JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
+		"JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
+		"JANK_INPUT=%s", a->input ? a->input : "",
+		/* Last: without a capture, the NULL format ends the list here. */
+		a->capture ? "JANK_CAPTURE=%s" : NULL, a->capture, NULL);
 	free(story);
 	json_object_put(bd);
 	return ret;
@@ -324,10 +327,10 @@ static struct window *window_get(struct jank_alerter *al, const char *action)
 static void window_close(struct jank_alerter *al, struct window *w, int64_t period)
 {
 	struct jank_alert a = {
-	    .kind = JANK_ALERT_SUPPRESSED,
-	    .action = w->action,
-	    .suppressed = w->suppressed,
-	    .period_ns = period,
+		.kind = JANK_ALERT_SUPPRESSED,
+		.action = w->action,
+		.suppressed = w->suppressed,
+		.period_ns = period,
 	};
 
 	if (w->suppressed)
@@ -363,10 +366,10 @@ void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, 
 {
 	const char *action = r->rule && r->rule->name ? r->rule->name : "?";
 	struct jank_alert a = {
-	    .kind = JANK_ALERT_REPORT,
-	    .report = r,
-	    .input = input,
-	    .action = action,
+		.kind = JANK_ALERT_REPORT,
+		.report = r,
+		.input = input,
+		.action = action,
 	};
 	int64_t now = al->clock(al->clock_data);
 	struct window *w = NULL;

@@ -49,11 +49,11 @@ enum jank_alert_kind {
 struct jank_alert {
 	enum jank_alert_kind kind;
 	const struct jank_verdict *report; /* REPORT */
-	const char *input;		  /* REPORT: the input it came from */
-	const char *capture;		  /* REPORT: its capture directory, or NULL */
-	const char *action;		  /* the rule's name */
-	uint64_t suppressed;		  /* SUPPRESSED: how many */
-	int64_t period_ns;		  /* SUPPRESSED: over how long */
+	const char *input;		   /* REPORT: the input it came from */
+	const char *capture;		   /* REPORT: its capture directory, or NULL */
+	const char *action;		   /* the rule's name */
+	uint64_t suppressed;		   /* SUPPRESSED: how many */
+	int64_t period_ns;		   /* SUPPRESSED: over how long */
 };
 
 /* A recent jank, for `jankctl status`. */

@@ -205,8 +205,8 @@ static int want_from_config(struct want *w, const struct jank_config *c)
 	w->buffer_size = c->capture.buffer_size;
 	if (w->mode == JANK_CAPTURE_ROTATION) {
 		const char *dir = c->capture.dir ? c->capture.dir : JANK_CAPTURE_DEFAULT_DIR;
-		int n =
-		    snprintf(w->output, sizeof(w->output), "%s/%s/%s", dir, ROTATING_DIR, w->name);
+		int n = snprintf(w->output, sizeof(w->output), "%s/%s/%s", dir, ROTATING_DIR,
+				 w->name);
 
 		if (n < 0 || (size_t)n >= sizeof(w->output))
 			return -ENAMETOOLONG;
@@ -319,7 +319,7 @@ static void post(struct jank_capture_worker *cp, struct msg *m)
 }
 
 static void post_log(struct jank_capture_worker *cp, int priority, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void post_log(struct jank_capture_worker *cp, int priority, const char *fmt, ...)
 {
@@ -364,12 +364,12 @@ static void followup(struct jank_capture_worker *cp, const struct msg *m)
 		 summary);
 	switch (cp->target) {
 	case JANK_ALERT_JOURNAL:
-		r = sd_journal_send("MESSAGE=%s", line,
-				    "MESSAGE_ID=" JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT, "PRIORITY=%d",
-				    m->rc == 0 ? LOG_INFO : LOG_WARNING, "SYSLOG_IDENTIFIER=jankd",
-				    "JANK_CAPTURE=%s", m->dir, "JANK_REPORT=%s", report,
-				    "JANK_ACTION=%s", action, "JANK_KEY=%s", key, "JANK_SUMMARY=%s",
-				    summary, "JANK_PARTIAL=%d", m->partial ? 1 : 0, NULL);
+		r = sd_journal_send(
+			"MESSAGE=%s", line, "MESSAGE_ID=" JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT,
+			"PRIORITY=%d", m->rc == 0 ? LOG_INFO : LOG_WARNING,
+			"SYSLOG_IDENTIFIER=jankd", "JANK_CAPTURE=%s", m->dir, "JANK_REPORT=%s",
+			report, "JANK_ACTION=%s", action, "JANK_KEY=%s", key, "JANK_SUMMARY=%s",
+			summary, "JANK_PARTIAL=%d", m->partial ? 1 : 0, NULL);
 		if (r >= 0)
 			return;
 		break; /* journald is away: stderr, as the alerts do */
@@ -488,7 +488,7 @@ static void session_down(struct jank_capture_worker *cp)
 }
 
 static void session_failed(struct jank_capture_worker *cp, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 static void session_failed(struct jank_capture_worker *cp, const char *fmt, ...)
 {
@@ -516,10 +516,10 @@ static uint64_t subbuf_size(uint64_t buffer)
 static int session_up(struct jank_capture_worker *cp, const struct want *w)
 {
 	struct jank_lttng_session_spec spec = {
-	    .name = w->name,
-	    .ust_events = (const char *const *)w->events,
-	    .n_ust_events = w->nevents,
-	    .kernel = true,
+		.name = w->name,
+		.ust_events = (const char *const *)w->events,
+		.n_ust_events = w->nevents,
+		.kernel = true,
 	};
 	char err[ERR_LEN] = "";
 	bool kernel_ok = false, owned = true;
@@ -554,11 +554,12 @@ static int session_up(struct jank_capture_worker *cp, const struct want *w)
 				session_failed(cp, "cannot create %s: %s", w->output, strerror(-r));
 				return r;
 			}
-			r = jank_lttng_session_create_rotating(&spec, w->output,
-							 (uint64_t)(w->period_ns / 1000), w->size,
-							 &kernel_ok, err, sizeof(err));
+			r = jank_lttng_session_create_rotating(
+				&spec, w->output, (uint64_t)(w->period_ns / 1000), w->size,
+				&kernel_ok, err, sizeof(err));
 		} else {
-			r = jank_lttng_session_create_snapshot(&spec, NULL, &kernel_ok, err, sizeof(err));
+			r = jank_lttng_session_create_snapshot(&spec, NULL, &kernel_ok, err,
+							       sizeof(err));
 		}
 		if (r < 0) {
 			session_failed(cp, "cannot create the capture session '%s': %s", w->name,
@@ -670,11 +671,12 @@ static bool chunk_covers(void *arg)
 static int collect_chunks(struct jank_capture_worker *cp, const char *name, const char *output,
 			  const char *dir, char *err, size_t len)
 {
-	struct jank_chunk_times pol = {.now_ns = jank_clock_realtime_ns(), .oldest_open_ns = INT64_MAX};
+	struct jank_chunk_times pol = { .now_ns = jank_clock_realtime_ns(),
+					.oldest_open_ns = INT64_MAX };
 	struct jank_chunk *chunks = NULL;
 	struct jank_interval *win;
 	char archives[PATH_MAX + 16];
-	struct cover cover = {0};
+	struct cover cover = { 0 };
 	size_t nwin = 0, kept = 0;
 	int n, r;
 
@@ -736,7 +738,7 @@ static int collect_chunks(struct jank_capture_worker *cp, const char *name, cons
 static void housekeeping(struct jank_capture_worker *cp)
 {
 	int64_t now = jank_clock_realtime_ns();
-	struct jank_chunk_times pol = {.oldest_open_ns = INT64_MAX};
+	struct jank_chunk_times pol = { .oldest_open_ns = INT64_MAX };
 	struct jank_chunk *chunks = NULL;
 	struct jank_interval *win;
 	char archives[PATH_MAX + 16], path[PATH_MAX + 128];
@@ -802,7 +804,8 @@ static void record(struct jank_capture_worker *cp, struct job *j)
 	else
 		r = jank_lttng_session_snapshot_record(name, j->dir, err, sizeof(err));
 	pthread_mutex_lock(&cp->lock);
-	r = jank_capture_policy_done(cp->policy, j->dir, r == 0, err, &out) == 0 && r == 0 ? 0 : -EIO;
+	r = jank_capture_policy_done(cp->policy, j->dir, r == 0, err, &out) == 0 && r == 0 ? 0
+											   : -EIO;
 	if (r == 0)
 		queue_push(&cp->reports, j);
 	pthread_cond_broadcast(&cp->cond);
@@ -928,7 +931,7 @@ static void policy_of(struct jank_capture_settings *p, const struct jank_config 
 }
 
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
-			enum jank_alert_target target, char *err, size_t len)
+			      enum jank_alert_target target, char *err, size_t len)
 {
 	struct jank_capture_settings p;
 	sigset_t all, old;
@@ -987,7 +990,7 @@ nomem:
 }
 
 void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
-			  enum jank_alert_target target)
+				enum jank_alert_target target)
 {
 	struct jank_capture_settings p;
 	struct job *j = calloc(1, sizeof(*j));
@@ -1096,9 +1099,9 @@ const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data)
 	if (v->log) {
 		prio = d == JANK_CAPTURE_START ? LOG_INFO
 		       : v->reason == JANK_CAPTURE_REASON_COOLDOWN ||
-			       v->reason == JANK_CAPTURE_REASON_HOURLY
-			   ? LOG_NOTICE
-			   : LOG_WARNING;
+				       v->reason == JANK_CAPTURE_REASON_HOURLY
+			       ? LOG_NOTICE
+			       : LOG_WARNING;
 		jank_log(prio, "%s", v->message);
 	}
 	if (d == JANK_CAPTURE_START || d == JANK_CAPTURE_JOIN) {
@@ -1188,8 +1191,9 @@ struct json_object *jank_capture_worker_status_json(struct jank_capture_worker *
 		memset(&st, 0, sizeof(st));
 		flight = NULL;
 	}
-	json_object_object_add(
-	    o, "session", cp->current.enabled ? json_object_new_string(cp->current.name) : NULL);
+	json_object_object_add(o, "session",
+			       cp->current.enabled ? json_object_new_string(cp->current.name)
+						   : NULL);
 	json_object_object_add(o, "session_owned", json_object_new_boolean(cp->owned));
 	json_object_object_add(o, "kernel", json_object_new_boolean(cp->kernel_ok));
 	if (cp->session_error[0])

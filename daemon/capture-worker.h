@@ -39,7 +39,7 @@
 #include "engine.h"
 
 #define JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT "5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d"
-#define JANK_CAPTURE_WORKER_DEFAULT_SESSION	"jankd-capture"
+#define JANK_CAPTURE_WORKER_DEFAULT_SESSION   "jankd-capture"
 
 struct jank_capture_worker;
 
@@ -53,11 +53,11 @@ struct jank_capture_worker *jank_capture_worker_new(struct event_base *base);
  * returned, as -errno with a message in `err`.
  */
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
-			enum jank_alert_target target, char *err, size_t len);
+			      enum jank_alert_target target, char *err, size_t len);
 
 /* Config reload: the new policy now, session changes on the recorder thread. */
 void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
-			  enum jank_alert_target target);
+				enum jank_alert_target target);
 
 /* The alerter's capture hook (jank_alert_capture_fn); `data` is the capture worker. */
 const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data);

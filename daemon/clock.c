@@ -23,7 +23,7 @@ int64_t jank_clock_realtime_ns(void)
 
 struct timeval jank_clock_timeval(int64_t ns)
 {
-	struct timeval tv = {.tv_sec = ns / 1000000000, .tv_usec = (ns % 1000000000) / 1000};
+	struct timeval tv = { .tv_sec = ns / 1000000000, .tv_usec = (ns % 1000000000) / 1000 };
 
 	return tv;
 }

@@ -123,7 +123,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	struct jank_control *ctl = data;
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
-	struct timeval tv = {CLIENT_TIMEOUT_S, 0};
+	struct timeval tv = { CLIENT_TIMEOUT_S, 0 };
 	struct client *cl;
 	char msg[160];
 
@@ -218,7 +218,7 @@ struct jank_control *jank_control_open(struct event_base *base, const char *path
 				       jank_control_fn fn, void *data, char *err, size_t errlen)
 {
 	struct jank_control *ctl = NULL;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t old_umask;
 	int fd = -1, r;
 

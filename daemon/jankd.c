@@ -40,19 +40,19 @@
 #define STATUS_LEN 512
 
 static const char usage[] =
-    "Usage: jankd --config FILE [--foreground] [--log-target=journal|stderr|json]\n"
-    "Watch LTTng live sessions and alert when a user action is too slow.\n"
-    "\n"
-    "  -c, --config FILE       the configuration (see jankd.conf(5))\n"
-    "  -f, --foreground        run in the foreground (jankd never forks: this is the default)\n"
-    "  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
-    "                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
-    "                          stderr); overrides [alerts] target\n"
-    "  -h, --help              show this help\n"
-    "  -V, --version           show the version\n"
-    "\n"
-    "Signals: HUP reloads the configuration, TERM or INT stops.\n"
-    "Exit status: 0 stopped cleanly, 1 bad usage or configuration, 2 failure while running.\n";
+	"Usage: jankd --config FILE [--foreground] [--log-target=journal|stderr|json]\n"
+	"Watch LTTng live sessions and alert when a user action is too slow.\n"
+	"\n"
+	"  -c, --config FILE       the configuration (see jankd.conf(5))\n"
+	"  -f, --foreground        run in the foreground (jankd never forks: this is the default)\n"
+	"  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
+	"                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
+	"                          stderr); overrides [alerts] target\n"
+	"  -h, --help              show this help\n"
+	"  -V, --version           show the version\n"
+	"\n"
+	"Signals: HUP reloads the configuration, TERM or INT stops.\n"
+	"Exit status: 0 stopped cleanly, 1 bad usage or configuration, 2 failure while running.\n";
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -101,8 +101,8 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		case 'l':
 			if (parse_target(optarg, &d->target) < 0)
 				die_usage(
-				    "bad --log-target '%s' (expected journal, stderr or json)",
-				    optarg);
+					"bad --log-target '%s' (expected journal, stderr or json)",
+					optarg);
 			d->target_from_cmdline = true;
 			break;
 		case 'h':
@@ -210,8 +210,9 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
 			 jank_live_input_url(d->inputs[i]),
-			 jank_live_input_last_error(d->inputs[i])[0] ? jank_live_input_last_error(d->inputs[i])
-								 : "no such live session yet");
+			 jank_live_input_last_error(d->inputs[i])[0]
+				 ? jank_live_input_last_error(d->inputs[i])
+				 : "no such live session yet");
 	}
 	become_ready(d, waiting);
 }
@@ -273,10 +274,10 @@ static char *on_request(const char *req, void *data)
 	} else if (!strcmp(req, "status json")) {
 		struct json_object *o = jank_status_json(d);
 
-		if (o &&
-		    asprintf(&reply, "%s\n",
-			     json_object_to_json_string_ext(
-				 o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		if (o && asprintf(&reply, "%s\n",
+				  json_object_to_json_string_ext(
+					  o, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 			reply = NULL;
 		json_object_put(o);
 		return reply;
@@ -438,13 +439,13 @@ static int live_create(struct jankd *d, char *err, size_t len)
 {
 	const struct jank_config *c = &d->config;
 	struct jank_lttng_session_spec spec = {
-	    .name = c->live.session,
-	    .relayd_url = c->live.relayd,
-	    .relayd_live_port = c->live.relayd_live_port,
-	    .live_timer_us = c->live.timer_ns / 1000,
-	    .tracefile_size = c->live.tracefile_size,
-	    .tracefile_count = c->live.tracefile_count,
-	    .kernel = true,
+		.name = c->live.session,
+		.relayd_url = c->live.relayd,
+		.relayd_live_port = c->live.relayd_live_port,
+		.live_timer_us = c->live.timer_ns / 1000,
+		.tracefile_size = c->live.tracefile_size,
+		.tracefile_count = c->live.tracefile_count,
+		.kernel = true,
 	};
 	const char **events = calloc(2 * c->nrules + 1, sizeof(*events));
 	char note[ERR_LEN];
@@ -456,7 +457,7 @@ static int live_create(struct jankd *d, char *err, size_t len)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->nrules; i++) {
-		const char *ev[2] = {c->rules[i].begin_event, c->rules[i].end_event};
+		const char *ev[2] = { c->rules[i].begin_event, c->rules[i].end_event };
 
 		for (int k = 0; k < 2; k++) {
 			bool seen = false;
@@ -470,8 +471,8 @@ static int live_create(struct jankd *d, char *err, size_t len)
 	spec.ust_events = events;
 	spec.n_ust_events = n;
 	note[0] = '\0';
-	r = jank_lttng_session_create_live(&spec, d->created_url, sizeof(d->created_url), &d->kernel_ok,
-				     note, sizeof(note));
+	r = jank_lttng_session_create_live(&spec, d->created_url, sizeof(d->created_url),
+					   &d->kernel_ok, note, sizeof(note));
 	free(events);
 	if (r < 0) {
 		snprintf(err, len, "cannot create the live session '%s': %s", c->live.session,
@@ -522,11 +523,11 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 	}
 	for (size_t i = 0; i < d->config.live.nurls + (d->created_url[0] != '\0'); i++) {
 		const char *url =
-		    i < d->config.live.nurls ? d->config.live.urls[i] : d->created_url;
+			i < d->config.live.nurls ? d->config.live.urls[i] : d->created_url;
 		char werr[256];
 		struct jank_live_input *w =
-		    jank_live_input_new(d->base, url, &ec, d->config.rules, d->config.nrules, d->alerter,
-				   werr, sizeof(werr));
+			jank_live_input_new(d->base, url, &ec, d->config.rules, d->config.nrules,
+					    d->alerter, werr, sizeof(werr));
 
 		if (!w) {
 			snprintf(err, len, "%.512s: %s", url, werr);
@@ -567,8 +568,8 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	d->control =
-	    jank_control_open(d->base, d->config.daemon.control_socket, on_request, d, err, len);
+	d->control = jank_control_open(d->base, d->config.daemon.control_socket, on_request, d, err,
+				       len);
 	if (!d->control)
 		return -EIO;
 	if (d->config.live.create) {
@@ -643,19 +644,19 @@ static void final_summary(struct jankd *d)
 				 jank_engine_rule(e, r)->name, h->count,
 				 jank_engine_rule_janks(e, r),
 				 jank_units_duration(jank_histogram_percentile(h, 50), p50,
-						      sizeof(p50)),
+						     sizeof(p50)),
 				 jank_units_duration(jank_histogram_percentile(h, 99), p99,
-						      sizeof(p99)),
+						     sizeof(p99)),
 				 jank_units_duration(h->count ? h->max : 0, max, sizeof(max)));
 		}
 		jank_log(LOG_INFO,
 			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
-			 " unsure, not reported), %" PRIu64
-			 " discarded events, %" PRIu64 " expired, %" PRIu64 " truncated, %" PRIu64
-			 " dropped, %" PRIu64 " disconnects",
+			 " unsure, not reported), %" PRIu64 " discarded events, %" PRIu64
+			 " expired, %" PRIu64 " truncated, %" PRIu64 " dropped, %" PRIu64
+			 " disconnects",
 			 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "", es.events,
-			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired, es.paths_truncated,
-			 es.actions_dropped, ws.disconnects);
+			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired,
+			 es.paths_truncated, es.actions_dropped, ws.disconnects);
 	}
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);
@@ -706,7 +707,7 @@ static void cleanup(struct jankd *d)
 
 int main(int argc, char **argv)
 {
-	struct jankd d = {.target = JANK_ALERT_JOURNAL, .exit_status = JANKD_EXIT_OK};
+	struct jankd d = { .target = JANK_ALERT_JOURNAL, .exit_status = JANKD_EXIT_OK };
 	char err[ERR_LEN];
 	int r;
 

@@ -256,9 +256,9 @@ static void pump(evutil_socket_t fd, short what, void *data)
 }
 
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
-				  const struct jank_engine_config *ec,
-				  const struct jank_rule *rules, size_t n, struct jank_alerter *al,
-				  char *err, size_t errlen)
+					    const struct jank_engine_config *ec,
+					    const struct jank_rule *rules, size_t n,
+					    struct jank_alerter *al, char *err, size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;
@@ -306,7 +306,8 @@ void jank_live_input_free(struct jank_live_input *w)
 	free(w);
 }
 
-void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn, void *data)
+void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
+				     void *data)
 {
 	w->attached_fn = fn;
 	w->attached_data = data;
@@ -319,7 +320,7 @@ void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns)
 
 int jank_live_input_start(struct jank_live_input *w)
 {
-	struct timeval tv = {0, 0};
+	struct timeval tv = { 0, 0 };
 
 	return event_add(w->pump, &tv) == 0 ? 0 : -EIO;
 }
@@ -349,12 +350,13 @@ void jank_live_input_update_rate(struct jank_live_input *w)
 	jank_engine_get_stats(w->engine, &s);
 	if (now > w->rate_mono)
 		w->events_per_sec =
-		    (double)(s.events - w->rate_events) * 1e9 / (double)(now - w->rate_mono);
+			(double)(s.events - w->rate_events) * 1e9 / (double)(now - w->rate_mono);
 	w->rate_events = s.events;
 	w->rate_mono = now;
 }
 
-int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules, size_t n)
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules,
+				  size_t n)
 {
 	return jank_engine_replace_rules(w->engine, rules, n);
 }
@@ -381,7 +383,7 @@ bool jank_live_input_attached(const struct jank_live_input *w)
 
 void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out)
 {
-	struct jank_reader_stats s = {0};
+	struct jank_reader_stats s = { 0 };
 
 	if (w->input)
 		jank_reader_get_stats(w->input, &s);
@@ -392,8 +394,9 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->disconnects = w->disconnects;
 	out->reconnects = w->reconnects;
 	out->events_per_sec = w->events_per_sec;
-	out->trace_now =
-	    w->anchor_ts == INT64_MIN ? INT64_MIN : w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono);
+	out->trace_now = w->anchor_ts == INT64_MIN
+				 ? INT64_MIN
+				 : w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono);
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)

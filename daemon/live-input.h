@@ -19,8 +19,8 @@
 
 enum jank_live_input_state {
 	JANK_LIVE_INPUT_CONNECTING = 0, /* not attached yet */
-	JANK_LIVE_INPUT_CONNECTED,	   /* data flows (or the session is found and idle) */
-	JANK_LIVE_INPUT_RECONNECTING,   /* the input failed; retrying with back-off */
+	JANK_LIVE_INPUT_CONNECTED,	/* data flows (or the session is found and idle) */
+	JANK_LIVE_INPUT_RECONNECTING,	/* the input failed; retrying with back-off */
 };
 
 struct jank_live_input;
@@ -44,11 +44,12 @@ struct jank_live_input_stats {
  * (message in err).
  */
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
-				  const struct jank_engine_config *ec,
-				  const struct jank_rule *rules, size_t n, struct jank_alerter *al,
-				  char *err, size_t errlen);
+					    const struct jank_engine_config *ec,
+					    const struct jank_rule *rules, size_t n,
+					    struct jank_alerter *al, char *err, size_t errlen);
 void jank_live_input_free(struct jank_live_input *w);
-void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn, void *data);
+void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
+				     void *data);
 /*
  * How far behind the host's clock the estimated trace time stays, so that an
  * action whose end is still in flight is not reported overdue (the live timer).
@@ -65,7 +66,8 @@ void jank_live_input_tick(struct jank_live_input *w);
 /* Periodic: recompute events/s over the time since the last call. */
 void jank_live_input_update_rate(struct jank_live_input *w);
 /* Config reload. Returns 0 or -errno (the old rules stay). */
-int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules, size_t n);
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules,
+				  size_t n);
 /* Config reload: the [graph] limits (see jank_engine_set_limits()). */
 void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c);
 

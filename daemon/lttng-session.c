@@ -38,29 +38,29 @@
 
 /* What the graph needs (DESIGN.md §4, §5): the live kernel event set. */
 static const char *const kernel_live_events[] = {
-    "sched_switch",
-    "sched_waking",
-    "sched_wakeup",
-    "sched_wakeup_new",
-    "sched_process_fork",
-    "sched_process_exec",
-    "sched_process_exit",
-    "sched_process_free",
-    "lttng_statedump_process_state",
-    "irq_handler_entry",
-    "irq_handler_exit",
-    "irq_softirq_entry",
-    "irq_softirq_exit",
-    "irq_softirq_raise",
-    "timer_hrtimer_expire_entry",
-    "timer_hrtimer_expire_exit",
+	"sched_switch",
+	"sched_waking",
+	"sched_wakeup",
+	"sched_wakeup_new",
+	"sched_process_fork",
+	"sched_process_exec",
+	"sched_process_exit",
+	"sched_process_free",
+	"lttng_statedump_process_state",
+	"irq_handler_entry",
+	"irq_handler_exit",
+	"irq_softirq_entry",
+	"irq_softirq_exit",
+	"irq_softirq_raise",
+	"timer_hrtimer_expire_entry",
+	"timer_hrtimer_expire_exit",
 };
 
 /* What a capture adds, for the offline report: I/O and network detail. */
 static const char *const kernel_capture_events[] = {
-    "block_rq_*",
-    "net_dev_queue",
-    "netif_receive_skb",
+	"block_rq_*",
+	"net_dev_queue",
+	"netif_receive_skb",
 };
 
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
@@ -83,9 +83,9 @@ enum session_kind {
  * closed the chunk: poll again after 5 ms, doubling up to 200 ms, for at
  * most PENDING_LIMIT_MS in all.
  */
-#define PENDING_FIRST_MS 5
-#define PENDING_STEP_MS	 200
-#define PENDING_LIMIT_MS 10000
+#define PENDING_FIRST_MS   5
+#define PENDING_STEP_MS	   200
+#define PENDING_LIMIT_MS   10000
 #define PENDING_LIMIT_TEXT "10 s"
 
 /* The state of one create call. */
@@ -122,7 +122,7 @@ static void sigpipe_block(struct sigpipe_guard *g)
 /* Consume a SIGPIPE raised while blocked (not one that was pending before), then unblock. */
 static void sigpipe_restore(struct sigpipe_guard *g)
 {
-	static const struct timespec zero = {0, 0};
+	static const struct timespec zero = { 0, 0 };
 	sigset_t set, pending;
 
 	sigemptyset(&set);
@@ -185,7 +185,7 @@ static int lttng_fail(char *err, size_t errlen, enum lttng_error_code code, cons
 {
 	if (code == LTTNG_ERR_NO_SESSIOND)
 		jank_errf(err, errlen, "cannot reach lttng-sessiond: is it running? (%s)",
-		     code_str(code));
+			  code_str(code));
 	else
 		jank_errf(err, errlen, "%s: %s", what, code_str(code));
 	return code_errno(code);
@@ -235,7 +235,7 @@ static int check_name(const char *name, char *err, size_t errlen)
 }
 
 static void add_note(struct build *b, int flag, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void add_note(struct build *b, int flag, const char *fmt, ...)
 {
@@ -289,7 +289,7 @@ static int check_spec(const struct jank_lttng_session_spec *spec, bool *kernel_o
 	}
 	if (strlen(spec->name) >= LTTNG_NAME_MAX || strchr(spec->name, '/')) {
 		jank_errf(err, errlen, "bad session name '%s' (at most %d characters, no '/')",
-		     spec->name, LTTNG_NAME_MAX - 1);
+			  spec->name, LTTNG_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < spec->n_ust_events; i++) {
@@ -310,7 +310,7 @@ static int check_spec(const struct jank_lttng_session_spec *spec, bool *kernel_o
 static int relayd_host(const char *url, char *scheme, size_t schemelen, char *host, size_t hostlen,
 		       char *err, size_t errlen)
 {
-	static const char *const schemes[] = {"net://", "net4://", "net6://"};
+	static const char *const schemes[] = { "net://", "net4://", "net6://" };
 	const char *h = NULL, *end;
 
 	for (size_t i = 0; i < N_ELEMENTS(schemes); i++) {
@@ -337,7 +337,8 @@ static int relayd_host(const char *url, char *scheme, size_t schemelen, char *ho
 	snprintf(host, hostlen, "%.*s", (int)(end - h), h);
 	return 0;
 bad:
-	jank_errf(err, errlen, "bad relayd URL '%s' (expected net://HOST[:CTRL-PORT[:DATA-PORT]])", url);
+	jank_errf(err, errlen, "bad relayd URL '%s' (expected net://HOST[:CTRL-PORT[:DATA-PORT]])",
+		  url);
 	return -EINVAL;
 }
 
@@ -470,12 +471,14 @@ static int open_domain(struct build *b, const char *session, enum lttng_domain_t
 
 static int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 {
-	static const enum lttng_event_context_type contexts[] = {
-	    LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME};
-	static const char *const context_names[] = {"vpid", "vtid", "procname"};
+	static const enum lttng_event_context_type contexts[] = { LTTNG_EVENT_CONTEXT_VPID,
+								  LTTNG_EVENT_CONTEXT_VTID,
+								  LTTNG_EVENT_CONTEXT_PROCNAME };
+	static const char *const context_names[] = { "vpid", "vtid", "procname" };
 	const struct jank_lttng_session_spec *spec = b->spec;
 	/* Always on: the lock events of the graph; in a capture, every jank event. */
-	const char *const extra[] = {"lttng_ust_pthread:*", b->kind != KIND_LIVE ? "jank:*" : NULL};
+	const char *const extra[] = { "lttng_ust_pthread:*",
+				      b->kind != KIND_LIVE ? "jank:*" : NULL };
 	struct lttng_handle *h;
 	char what[LTTNG_SYMBOL_NAME_LEN + 64];
 	enum lttng_error_code code;
@@ -489,8 +492,8 @@ static int setup_ust(struct build *b, const char *session, char *err, size_t err
 		goto fail;
 	}
 	for (size_t i = 0; i < spec->n_ust_events + N_ELEMENTS(extra); i++) {
-		const char *name =
-		    i < spec->n_ust_events ? spec->ust_events[i] : extra[i - spec->n_ust_events];
+		const char *name = i < spec->n_ust_events ? spec->ust_events[i]
+							  : extra[i - spec->n_ust_events];
 
 		if (!name || is_kernel_event(name))
 			continue;
@@ -514,9 +517,10 @@ fail:
 	code = lttng_code(ret);
 	if (code == LTTNG_ERR_RELAYD_CONNECT_FAIL || code == LTTNG_ERR_RELAYD_VERSION_FAIL) {
 		jank_errf(err, errlen,
-		     "session '%s': cannot reach lttng-relayd at %s: is it running? (%s)", session,
-		     spec->relayd_url ? spec->relayd_url : JANK_LTTNG_SESSION_DEFAULT_RELAYD,
-		     code_str(code));
+			  "session '%s': cannot reach lttng-relayd at %s: is it running? (%s)",
+			  session,
+			  spec->relayd_url ? spec->relayd_url : JANK_LTTNG_SESSION_DEFAULT_RELAYD,
+			  code_str(code));
 		return code_errno(code);
 	}
 	return lttng_fail(err, errlen, code, what);
@@ -545,8 +549,8 @@ static bool fatal_for_session(enum lttng_error_code code)
 static int enable_kernel_event(struct build *b, struct lttng_handle *h, const char *name,
 			       bool syscall)
 {
-	static const char *const prefixes[] = {"syscall_entry_", "syscall_exit_",
-					       "compat_syscall_entry_", "compat_syscall_exit_"};
+	static const char *const prefixes[] = { "syscall_entry_", "syscall_exit_",
+						"compat_syscall_entry_", "compat_syscall_exit_" };
 	const char *tp = name;
 	int ret;
 
@@ -576,8 +580,9 @@ static int enable_kernel_event(struct build *b, struct lttng_handle *h, const ch
  */
 static int setup_kernel(struct build *b, const char *session, char *err, size_t errlen)
 {
-	static const enum lttng_event_context_type contexts[] = {
-	    LTTNG_EVENT_CONTEXT_TID, LTTNG_EVENT_CONTEXT_PID, LTTNG_EVENT_CONTEXT_PROCNAME};
+	static const enum lttng_event_context_type contexts[] = { LTTNG_EVENT_CONTEXT_TID,
+								  LTTNG_EVENT_CONTEXT_PID,
+								  LTTNG_EVENT_CONTEXT_PROCNAME };
 	const struct jank_lttng_session_spec *spec = b->spec;
 	/* procname on every sched_switch is too much for the live session. */
 	size_t ncontexts = b->kind != KIND_LIVE ? 3 : 2;
@@ -618,7 +623,8 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 	if (ret < 0)
 		return lttng_fail(err, errlen, lttng_code(ret), session);
 	if (b->missing[0])
-		add_note(b, JANK_LTTNG_SESSION_PARTIAL, "kernel events unavailable: %s", b->missing);
+		add_note(b, JANK_LTTNG_SESSION_PARTIAL, "kernel events unavailable: %s",
+			 b->missing);
 	if (!b->kernel_ok)
 		add_note(b, JANK_LTTNG_SESSION_NO_KERNEL,
 			 "no kernel event could be enabled: user-space events only");
@@ -638,7 +644,7 @@ static void remove_schedules(const char *name)
 	if (lttng_rotation_schedules_get_count(list, &n) == LTTNG_ROTATION_STATUS_OK)
 		for (unsigned int i = 0; i < n; i++)
 			lttng_session_remove_rotation_schedule(
-			    name, lttng_rotation_schedules_get_at_index(list, i));
+				name, lttng_rotation_schedules_get_at_index(list, i));
 	lttng_rotation_schedules_destroy(list);
 }
 
@@ -649,7 +655,7 @@ static void remove_schedules(const char *name)
  */
 static bool stop_and_settle(const char *name)
 {
-	struct pending_wait w = {0};
+	struct pending_wait w = { 0 };
 
 	remove_schedules(name);
 	lttng_stop_tracing_no_wait(name);
@@ -689,13 +695,13 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 	status = lttng_destruction_handle_wait_for_completion(handle, DESTROY_TIMEOUT_MS);
 	if (status == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
 		lttng_destruction_handle_destroy(handle);
-		jank_errf(err, errlen, "session '%s': destruction still in progress after %d s", name,
-		     DESTROY_TIMEOUT_MS / 1000);
+		jank_errf(err, errlen, "session '%s': destruction still in progress after %d s",
+			  name, DESTROY_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
 	}
 	if (status != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED ||
 	    lttng_destruction_handle_get_result(handle, &result) !=
-		LTTNG_DESTRUCTION_HANDLE_STATUS_OK) {
+		    LTTNG_DESTRUCTION_HANDLE_STATUS_OK) {
 		lttng_destruction_handle_destroy(handle);
 		jank_errf(err, errlen, "session '%s': lost track of its destruction", name);
 		return -EIO;
@@ -704,18 +710,19 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 	if (result == LTTNG_ERR_ROTATION_PENDING) {
 		/* The session is gone all the same; only its last chunk was not closed. */
 		jank_errf(err, errlen,
-		     "session '%s' destroyed, but a rotation was still pending%s: its last chunk "
-		     "may be incomplete",
-		     name, settled ? "" : " after " PENDING_LIMIT_TEXT);
+			  "session '%s' destroyed, but a rotation was still pending%s: its last "
+			  "chunk "
+			  "may be incomplete",
+			  name, settled ? "" : " after " PENDING_LIMIT_TEXT);
 		return JANK_LTTNG_SESSION_UNSETTLED;
 	}
 	if (result != LTTNG_OK && result != LTTNG_ERR_SESS_NOT_FOUND)
 		return lttng_fail(err, errlen, result, what);
 	if (!settled) {
 		jank_errf(err, errlen,
-		     "session '%s' destroyed, but its data was still pending after " PENDING_LIMIT_TEXT
-		     ": its last chunk may be incomplete",
-		     name);
+			  "session '%s' destroyed, but its data was still pending "
+			  "after " PENDING_LIMIT_TEXT ": its last chunk may be incomplete",
+			  name);
 		return JANK_LTTNG_SESSION_UNSETTLED;
 	}
 	return 0;
@@ -740,8 +747,8 @@ static int create_session(struct build *b,
 		int r;
 
 		if (!desc) {
-			jank_errf(err, errlen, "cannot describe session '%s' (bad URL or out of memory)",
-			     name);
+			jank_errf(err, errlen,
+				  "cannot describe session '%s' (bad URL or out of memory)", name);
 			return -EINVAL;
 		}
 		code = lttng_create_session_ext(desc);
@@ -799,9 +806,10 @@ static struct lttng_session_descriptor *make_live(struct build *b, const void *a
 
 	(void)arg;
 	return lttng_session_descriptor_live_network_create(
-	    spec->name, spec->relayd_url ? spec->relayd_url : JANK_LTTNG_SESSION_DEFAULT_RELAYD, NULL,
-	    spec->live_timer_us ? (unsigned long long)spec->live_timer_us
-				: JANK_LTTNG_SESSION_DEFAULT_LIVE_TIMER_US);
+		spec->name, spec->relayd_url ? spec->relayd_url : JANK_LTTNG_SESSION_DEFAULT_RELAYD,
+		NULL,
+		spec->live_timer_us ? (unsigned long long)spec->live_timer_us
+				    : JANK_LTTNG_SESSION_DEFAULT_LIVE_TIMER_US);
 }
 
 typedef struct lttng_session_descriptor *(*make_fn)(struct build *b, const void *arg);
@@ -813,8 +821,8 @@ static int add_schedules(const char *name, uint64_t period_us, uint64_t size, ch
  * Create the session from `make`, add its rotation schedules (rotating),
  * then set it up and start it. A failure leaves no session behind.
  */
-static int build_session(struct build *b, make_fn make, const void *arg, bool *kernel_ok,
-			 char *err, size_t errlen)
+static int build_session(struct build *b, make_fn make, const void *arg, bool *kernel_ok, char *err,
+			 size_t errlen)
 {
 	char ignored[256];
 	int r;
@@ -832,10 +840,10 @@ static int build_session(struct build *b, make_fn make, const void *arg, bool *k
 	return setup_and_start(b, kernel_ok, err, errlen);
 }
 
-int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, char *url, size_t urllen,
-			     bool *kernel_ok, char *err, size_t errlen)
+int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, char *url,
+				   size_t urllen, bool *kernel_ok, char *err, size_t errlen)
 {
-	struct build b = {.spec = spec, .kind = KIND_LIVE};
+	struct build b = { .spec = spec, .kind = KIND_LIVE };
 	char scheme[8], host[256], hostname[HOST_NAME_MAX + 1];
 	const char *relayd;
 	unsigned port;
@@ -857,7 +865,8 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
 	r = relayd_host(relayd, scheme, sizeof(scheme), host, sizeof(host), err, errlen);
 	if (r < 0)
 		return r;
-	port = spec->relayd_live_port ? spec->relayd_live_port : JANK_LTTNG_SESSION_DEFAULT_LIVE_PORT;
+	port = spec->relayd_live_port ? spec->relayd_live_port
+				      : JANK_LTTNG_SESSION_DEFAULT_LIVE_PORT;
 	if (port > 65535) {
 		jank_errf(err, errlen, "bad relayd live port %u", port);
 		return -EINVAL;
@@ -871,7 +880,7 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
 	if ((size_t)snprintf(url, urllen, "%s://%s:%u/host/%s/%s", scheme, host, port, hostname,
 			     spec->name) >= urllen) {
 		jank_errf(err, errlen, "the live URL of session '%s' does not fit in %zu bytes",
-		     spec->name, urllen);
+			  spec->name, urllen);
 		return -ENAMETOOLONG;
 	}
 	return build_session(&b, make_live, NULL, kernel_ok, err, errlen);
@@ -886,10 +895,11 @@ static struct lttng_session_descriptor *make_snapshot(struct build *b, const voi
 	return lttng_session_descriptor_snapshot_create(b->spec->name);
 }
 
-int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spec, const char *output_dir,
-				 bool *kernel_ok, char *err, size_t errlen)
+int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spec,
+				       const char *output_dir, bool *kernel_ok, char *err,
+				       size_t errlen)
 {
-	struct build b = {.spec = spec, .kind = KIND_SNAPSHOT};
+	struct build b = { .spec = spec, .kind = KIND_SNAPSHOT };
 	int r;
 	SIGPIPE_GUARD(guard);
 
@@ -931,17 +941,17 @@ static int add_schedules(const char *name, uint64_t period_us, uint64_t size, ch
 		lttng_rotation_schedule_destroy(s);
 		if (st != LTTNG_ROTATION_STATUS_OK) {
 			jank_errf(err, errlen,
-			     "session '%s': cannot add a %s rotation schedule (status %d)", name,
-			     i == 0 ? "periodic" : "size", (int)st);
+				  "session '%s': cannot add a %s rotation schedule (status %d)",
+				  name, i == 0 ? "periodic" : "size", (int)st);
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spec, const char *output_dir,
-				 uint64_t period_us, uint64_t size, bool *kernel_ok, char *err,
-				 size_t errlen)
+int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spec,
+				       const char *output_dir, uint64_t period_us, uint64_t size,
+				       bool *kernel_ok, char *err, size_t errlen)
 {
 	struct build b = {
 		.spec = spec, .kind = KIND_ROTATING, .period_us = period_us, .rotate_size = size
@@ -953,20 +963,21 @@ int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spe
 	if (r < 0)
 		return r;
 	if (!output_dir || output_dir[0] != '/') {
-		jank_errf(err, errlen, "bad rotating session output '%s' (expected an absolute path)",
+		jank_errf(err, errlen,
+			  "bad rotating session output '%s' (expected an absolute path)",
 			  output_dir ? output_dir : "(null)");
 		return -EINVAL;
 	}
 	return build_session(&b, make_local, output_dir, kernel_ok, err, errlen);
 }
 
-int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void *arg, char *archive,
-			size_t archivelen, char *err, size_t errlen)
+int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void *arg,
+			      char *archive, size_t archivelen, char *err, size_t errlen)
 {
 	const struct lttng_trace_archive_location *loc = NULL;
 	struct lttng_rotation_handle *h = NULL;
 	enum lttng_rotation_state state = LTTNG_ROTATION_STATE_ONGOING;
-	struct pending_wait pending = {0};
+	struct pending_wait pending = { 0 };
 	char what[LTTNG_NAME_MAX + 64];
 	const char *path = NULL;
 	int r;
@@ -981,16 +992,17 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 			if (archive && archivelen)
 				archive[0] = '\0';
 			jank_errf(err, errlen,
-			     "session '%s': waited %d ms, until a rotation that started meanwhile "
-			     "archived the chunk",
-			     name, pending.waited_ms);
+				  "session '%s': waited %d ms, until a rotation that started "
+				  "meanwhile "
+				  "archived the chunk",
+				  name, pending.waited_ms);
 			return JANK_LTTNG_SESSION_WAITED | JANK_LTTNG_SESSION_COVERED;
 		}
 		if (!pending_wait_more(&pending)) {
 			jank_errf(err, errlen,
-			     "session '%s': a rotation was still pending after " PENDING_LIMIT_TEXT
-			     ", so none could start",
-			     name);
+				  "session '%s': a rotation was still pending "
+				  "after " PENDING_LIMIT_TEXT ", so none could start",
+				  name);
 			return -EBUSY;
 		}
 	}
@@ -999,7 +1011,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 		return lttng_fail(err, errlen, lttng_code(r), what);
 	}
 	for (int waited = 0; waited < ROTATE_TIMEOUT_MS; waited += ROTATE_POLL_MS) {
-		const struct timespec ts = {0, ROTATE_POLL_MS * 1000000L};
+		const struct timespec ts = { 0, ROTATE_POLL_MS * 1000000L };
 
 		if (lttng_rotation_handle_get_state(h, &state) != LTTNG_ROTATION_STATUS_OK)
 			state = LTTNG_ROTATION_STATE_ERROR;
@@ -1012,7 +1024,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 	    loc &&
 	    lttng_trace_archive_location_get_type(loc) == LTTNG_TRACE_ARCHIVE_LOCATION_TYPE_LOCAL &&
 	    lttng_trace_archive_location_local_get_absolute_path(loc, &path) ==
-		LTTNG_TRACE_ARCHIVE_LOCATION_STATUS_OK &&
+		    LTTNG_TRACE_ARCHIVE_LOCATION_STATUS_OK &&
 	    path)
 		snprintf(archive, archivelen, "%s", path);
 	else if (archive && archivelen)
@@ -1024,12 +1036,13 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 			jank_errf(err, errlen, "%s", "");
 			return 0;
 		}
-		jank_errf(err, errlen, "session '%s': waited %d ms for a rotation already in progress",
-		     name, pending.waited_ms);
+		jank_errf(err, errlen,
+			  "session '%s': waited %d ms for a rotation already in progress", name,
+			  pending.waited_ms);
 		return JANK_LTTNG_SESSION_WAITED;
 	case LTTNG_ROTATION_STATE_ONGOING:
 		jank_errf(err, errlen, "session '%s': the rotation did not end within %d s", name,
-		     ROTATE_TIMEOUT_MS / 1000);
+			  ROTATE_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
 	case LTTNG_ROTATION_STATE_EXPIRED:
 		jank_errf(err, errlen, "session '%s': lost track of the rotation", name);
@@ -1041,7 +1054,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 }
 
 int jank_lttng_session_snapshot_record(const char *name, const char *output_path, char *err,
-				 size_t errlen)
+				       size_t errlen)
 {
 	struct lttng_snapshot_output *out = NULL;
 	char what[LTTNG_NAME_MAX + 64];

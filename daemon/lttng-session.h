@@ -20,19 +20,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JANK_LTTNG_SESSION_DEFAULT_RELAYD	   "net://127.0.0.1"
-#define JANK_LTTNG_SESSION_DEFAULT_LIVE_PORT	   5344
+#define JANK_LTTNG_SESSION_DEFAULT_RELAYD	 "net://127.0.0.1"
+#define JANK_LTTNG_SESSION_DEFAULT_LIVE_PORT	 5344
 #define JANK_LTTNG_SESSION_DEFAULT_LIVE_TIMER_US 100000
 
 /* What a successful create did besides creating (the bits of a return value > 0). */
 enum jank_lttng_session_flag {
-	JANK_LTTNG_SESSION_REPLACED = 1 << 0,	 /* a session of that name existed: destroyed first */
-	JANK_LTTNG_SESSION_NO_KERNEL = 1 << 1, /* spec->kernel, but no kernel tracer: user space only */
-	JANK_LTTNG_SESSION_PARTIAL = 1 << 2,	 /* some kernel events are unavailable: the rest is on */
-	JANK_LTTNG_SESSION_ADJUSTED = 1 << 3,	 /* tracefile-size rounded up to the sub-buffer size */
+	JANK_LTTNG_SESSION_REPLACED = 1 << 0, /* a session of that name existed: destroyed first */
+	JANK_LTTNG_SESSION_NO_KERNEL =
+		1 << 1, /* spec->kernel, but no kernel tracer: user space only */
+	JANK_LTTNG_SESSION_PARTIAL = 1
+				     << 2, /* some kernel events are unavailable: the rest is on */
+	JANK_LTTNG_SESSION_ADJUSTED = 1 << 3, /* tracefile-size rounded up to the sub-buffer size */
 	JANK_LTTNG_SESSION_UNSETTLED = 1 << 4, /* destroyed while data or a rotation was pending */
-	JANK_LTTNG_SESSION_WAITED = 1 << 5,	 /* rotate: waited for a rotation already in progress */
-	JANK_LTTNG_SESSION_COVERED = 1 << 6,	 /* rotate: another rotation archived it: none started */
+	JANK_LTTNG_SESSION_WAITED = 1 << 5, /* rotate: waited for a rotation already in progress */
+	JANK_LTTNG_SESSION_COVERED = 1
+				     << 6, /* rotate: another rotation archived it: none started */
 };
 
 struct jank_lttng_session_spec {
@@ -68,8 +71,8 @@ struct jank_lttng_session_spec {
  * whether the kernel channel is on. A missing kernel tracer is not an error
  * (JANK_LTTNG_SESSION_NO_KERNEL). On failure nothing is left behind.
  */
-int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, char *url, size_t urllen,
-			     bool *kernel_ok, char *err, size_t errlen);
+int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, char *url,
+				   size_t urllen, bool *kernel_ok, char *err, size_t errlen);
 
 /*
  * Create and start a snapshot-mode (flight recorder) session: overwrite
@@ -80,8 +83,9 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
  * is the default output of `lttng snapshot record`. The relayd and live
  * fields of the spec are ignored.
  */
-int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spec, const char *output_dir,
-				 bool *kernel_ok, char *err, size_t errlen);
+int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spec,
+				       const char *output_dir, bool *kernel_ok, char *err,
+				       size_t errlen);
 
 /*
  * Create and start a rotating session ([capture] mode = rotation): a normal
@@ -90,9 +94,9 @@ int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spe
  * and whenever `size` bytes were written (0: never). lttng archives each
  * chunk as OUTPUT-DIR/archives/BEGIN-END-INDEX/.
  */
-int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spec, const char *output_dir,
-				 uint64_t period_us, uint64_t size, bool *kernel_ok, char *err,
-				 size_t errlen);
+int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spec,
+				       const char *output_dir, uint64_t period_us, uint64_t size,
+				       bool *kernel_ok, char *err, size_t errlen);
 
 /*
  * Rotate session `name` now, and wait (a bounded time) until the chunk is
@@ -107,8 +111,8 @@ int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spe
  * says so, no rotation is started and the return value is
  * JANK_LTTNG_SESSION_WAITED | JANK_LTTNG_SESSION_COVERED.
  */
-int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void *arg, char *archive,
-			size_t archivelen, char *err, size_t errlen);
+int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void *arg,
+			      char *archive, size_t archivelen, char *err, size_t errlen);
 
 /*
  * Record a snapshot of session `name` into the directory `output_path`
@@ -118,7 +122,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
  * whole (babeltrace2 and jankctl find the traces below it).
  */
 int jank_lttng_session_snapshot_record(const char *name, const char *output_path, char *err,
-				 size_t errlen);
+				       size_t errlen);
 
 /*
  * Stop and destroy session `name`. Its rotation schedules are removed

@@ -42,7 +42,7 @@ int jank_relayd_has_session(const char *url, char *err, size_t errlen)
 	host += 6;
 	session++;
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) !=
-		BT_PLUGIN_FIND_STATUS_OK ||
+		    BT_PLUGIN_FIND_STATUS_OK ||
 	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(plugin, "lttng-live"))) {
 		bt_current_thread_clear_error();
 		snprintf(err, errlen, "cannot load babeltrace2's lttng-live source");

@@ -207,7 +207,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
 	if (d->capture_worker)
-		json_object_object_add(o, "capture", jank_capture_worker_status_json(d->capture_worker));
+		json_object_object_add(o, "capture",
+				       jank_capture_worker_status_json(d->capture_worker));
 	jank_json_add_u64(o, "reloads", d->reloads);
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	json_object_object_add(o, "inputs", inputs);
@@ -328,27 +329,30 @@ static void input_text(FILE *f, struct json_object *in)
 
 		fprintf(f, "  %-*s %8" PRId64 " %8" PRId64 " %10s %10s %10s %10s %10s\n", w,
 			gs(r, "action"), gi(r, "count"), gi(r, "janks"),
-			jank_units_duration(gi(r, "p50_ns"), a, sizeof(a)), jank_units_duration(gi(r, "p90_ns"), b, sizeof(b)),
-			jank_units_duration(gi(r, "p99_ns"), c, sizeof(c)), jank_units_duration(gi(r, "max_ns"), d, sizeof(d)),
+			jank_units_duration(gi(r, "p50_ns"), a, sizeof(a)),
+			jank_units_duration(gi(r, "p90_ns"), b, sizeof(b)),
+			jank_units_duration(gi(r, "p99_ns"), c, sizeof(c)),
+			jank_units_duration(gi(r, "max_ns"), d, sizeof(d)),
 			t > 0 ? jank_units_duration(t, e, sizeof(e)) : "learning");
 	}
 	fprintf(f,
 		"  overdue %" PRId64 " (%" PRId64 " unsure, not reported), open %" PRId64
-		", expired %" PRId64 ", truncated %" PRId64 ", dropped %" PRId64 ", unmatched %" PRId64
-		", replaced %" PRId64 "\n",
-		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"), gi(in, "actions_expired"),
-		gi(in, "paths_truncated"), gi(in, "actions_dropped"), gi(in, "actions_unmatched"),
-		gi(in, "actions_replaced"));
+		", expired %" PRId64 ", truncated %" PRId64 ", dropped %" PRId64
+		", unmatched %" PRId64 ", replaced %" PRId64 "\n",
+		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"),
+		gi(in, "actions_expired"), gi(in, "paths_truncated"), gi(in, "actions_dropped"),
+		gi(in, "actions_unmatched"), gi(in, "actions_replaced"));
 	if (gi(in, "paths_incomplete"))
 		fprintf(f, "  %" PRId64 " paths incomplete (out of memory while computing them)\n",
 			gi(in, "paths_incomplete"));
-	fprintf(
-	    f,
-	    "  graph: %" PRId64 " threads, %" PRId64 " vertices, memory %s (peak %s); GC %" PRId64
-	    " steps, %" PRId64 " vertices freed, budget forced %" PRId64 " times\n",
-	    gi(g, "workers"), gi(g, "vertices"), bytes_text(gi(in, "memory_bytes"), m1, sizeof(m1)),
-	    bytes_text(gi(in, "memory_peak"), m2, sizeof(m2)), gi(g, "gc_steps"),
-	    gi(g, "freed_vertices"), gi(in, "budget_forced"));
+	fprintf(f,
+		"  graph: %" PRId64 " threads, %" PRId64
+		" vertices, memory %s (peak %s); GC %" PRId64 " steps, %" PRId64
+		" vertices freed, budget forced %" PRId64 " times\n",
+		gi(g, "workers"), gi(g, "vertices"),
+		bytes_text(gi(in, "memory_bytes"), m1, sizeof(m1)),
+		bytes_text(gi(in, "memory_peak"), m2, sizeof(m2)), gi(g, "gc_steps"),
+		gi(g, "freed_vertices"), gi(in, "budget_forced"));
 }
 
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
@@ -394,7 +398,8 @@ static void capture_text(FILE *f, struct json_object *c)
 		fprintf(f, "; chunks: %" PRId64 " kept, %" PRId64 " deleted", gi(c, "chunks_kept"),
 			gi(c, "chunks_deleted"));
 	if (gi(c, "rotations_waited"))
-		fprintf(f, "; %" PRId64 " waited for a scheduled rotation", gi(c, "rotations_waited"));
+		fprintf(f, "; %" PRId64 " waited for a scheduled rotation",
+			gi(c, "rotations_waited"));
 	if (flight && json_object_get_string(flight))
 		fprintf(f, "; recording %s", json_object_get_string(flight));
 	if (gs(c, "session_error")[0])

@@ -19,8 +19,8 @@ int jank_chunk_parse(const char *name, struct jank_chunk *out)
 	if (n < 43 || n >= sizeof(out->name) || name[20] != '-' || name[41] != '-' ||
 	    strspn(name + 42, "0123456789") != n - 42)
 		return -EINVAL;
-	if (jank_capture_parse_time(name, &b) != 20 || jank_capture_parse_time(name + 21, &e) != 20 ||
-	    e < b)
+	if (jank_capture_parse_time(name, &b) != 20 ||
+	    jank_capture_parse_time(name + 21, &e) != 20 || e < b)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, name, n + 1);
@@ -31,9 +31,8 @@ int jank_chunk_parse(const char *name, struct jank_chunk *out)
 	return errno ? -EINVAL : 0;
 }
 
-void jank_chunks_select(struct jank_chunk *chunks, size_t n,
-				const struct jank_interval *janks, size_t njanks,
-				const struct jank_chunk_times *p)
+void jank_chunks_select(struct jank_chunk *chunks, size_t n, const struct jank_interval *janks,
+			size_t njanks, const struct jank_chunk_times *p)
 {
 	int64_t limit = p->now_ns - p->retention_ns;
 
@@ -116,4 +115,3 @@ int jank_chunks_newest(const char *archives, uint64_t *index)
 	closedir(d);
 	return found;
 }
-

@@ -50,14 +50,14 @@ int jank_chunk_parse(const char *name, struct jank_chunk *out);
  * both now - retention and oldest_open - retention (an open action may still
  * become a jank); pending otherwise.
  */
-void jank_chunks_select(struct jank_chunk *chunks, size_t n,
-				const struct jank_interval *janks, size_t njanks,
-				const struct jank_chunk_times *p);
+void jank_chunks_select(struct jank_chunk *chunks, size_t n, const struct jank_interval *janks,
+			size_t njanks, const struct jank_chunk_times *p);
 
 /* The chunks of an archives/ directory, by index. *out is malloc'd. Returns the count or -errno. */
 int jank_chunks_scan(const char *archives, struct jank_chunk **out);
 
-/* The highest index of the chunks in `archives`: 1 with *index set, 0 when there is none, or -errno. */
+/* The highest index of the chunks in `archives`: 1 with *index set, 0 when there is none, or
+ * -errno. */
 int jank_chunks_newest(const char *archives, uint64_t *index);
 
 #endif

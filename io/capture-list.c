@@ -42,7 +42,7 @@ static int num(const char *s, size_t n)
 
 int jank_capture_parse_time(const char *s, int64_t *sec)
 {
-	struct tm tm = {0};
+	struct tm tm = { 0 };
 	int off = 0, len;
 	time_t t;
 
@@ -82,8 +82,8 @@ int jank_capture_parse_name(const char *name, int64_t *time_ns, char *action, si
 	int64_t sec;
 	long v;
 
-	if (strlen(name) < NAME_TIME_LEN + 4 || jank_capture_parse_time(name, &sec) != NAME_TIME_LEN ||
-	    name[NAME_TIME_LEN] != '-')
+	if (strlen(name) < NAME_TIME_LEN + 4 ||
+	    jank_capture_parse_time(name, &sec) != NAME_TIME_LEN || name[NAME_TIME_LEN] != '-')
 		return -EINVAL;
 	rest = name + NAME_TIME_LEN + 1;
 	dash = strrchr(rest, '-');
@@ -277,12 +277,12 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 							      : NULL);
 			json_object_object_add(o, "bytes",
 					       json_object_new_int64((int64_t)v[i].bytes));
-			json_object_object_add(
-			    o, "summary",
-			    json_object_get(jank_json_get(l[i].report, "summary", json_type_string)));
-			json_object_object_add(
-			    o, "error",
-			    json_object_get(jank_json_get(l[i].report, "error", json_type_string)));
+			json_object_object_add(o, "summary",
+					       json_object_get(jank_json_get(l[i].report, "summary",
+									     json_type_string)));
+			json_object_object_add(o, "error",
+					       json_object_get(jank_json_get(l[i].report, "error",
+									     json_type_string)));
 			jank_format_json_print(f, o);
 			continue;
 		}

@@ -38,10 +38,10 @@
 #define JANK_VERSION "unknown"
 #endif
 
-#define NS_PER_S      1000000000LL
-#define HOUR_NS	      (3600 * NS_PER_S)
-#define NAME_TIME_LEN 16 /* "20240501T120000Z" */
-#define JANK_DIRTREE_MODE      0750
+#define NS_PER_S	  1000000000LL
+#define HOUR_NS		  (3600 * NS_PER_S)
+#define NAME_TIME_LEN	  16 /* "20240501T120000Z" */
+#define JANK_DIRTREE_MODE 0750
 
 struct rule_slot {
 	char *name;
@@ -102,7 +102,7 @@ static int default_statfs(const char *path, uint64_t *avail, uint64_t *size, voi
 /* ---- The manager ---- */
 
 void jank_capture_settings_from_config(struct jank_capture_settings *p,
-				     const struct jank_config_capture *c)
+				       const struct jank_config_capture *c)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = c->mode;
@@ -173,7 +173,8 @@ void jank_capture_policy_free(struct jank_capture_policy *c)
 	free(c);
 }
 
-int jank_capture_policy_set_settings(struct jank_capture_policy *c, const struct jank_capture_settings *p)
+int jank_capture_policy_set_settings(struct jank_capture_policy *c,
+				     const struct jank_capture_settings *p)
 {
 	struct jank_capture_settings np;
 	int r = policy_copy(&np, p);
@@ -185,7 +186,8 @@ int jank_capture_policy_set_settings(struct jank_capture_policy *c, const struct
 	return 0;
 }
 
-void jank_capture_policy_set_statfs(struct jank_capture_policy *c, jank_capture_policy_statfs_fn fn, void *data)
+void jank_capture_policy_set_statfs(struct jank_capture_policy *c, jank_capture_policy_statfs_fn fn,
+				    void *data)
 {
 	c->statfs = fn ? fn : default_statfs;
 	c->statfs_data = fn ? data : NULL;
@@ -211,7 +213,8 @@ const char *jank_capture_policy_in_flight(const struct jank_capture_policy *c)
 	return c->flight[0] ? c->flight : NULL;
 }
 
-void jank_capture_policy_get_stats(const struct jank_capture_policy *c, struct jank_capture_stats *out)
+void jank_capture_policy_get_stats(const struct jank_capture_policy *c,
+				   struct jank_capture_stats *out)
 {
 	*out = c->stats;
 	out->in_flight = c->flight[0] != '\0';
@@ -291,8 +294,9 @@ static int starts_add(struct jank_capture_policy *c, int64_t now)
  * A refusal: counted always, logged when it opens an episode. `episode` is
  * the flag of the episode (per rule for the cooldown, global otherwise).
  */
-static enum jank_capture_decision refuse(struct jank_capture_policy *c, enum jank_capture_reason reason,
-					 bool *episode, struct jank_capture_answer *out)
+static enum jank_capture_decision refuse(struct jank_capture_policy *c,
+					 enum jank_capture_reason reason, bool *episode,
+					 struct jank_capture_answer *out)
 {
 	out->decision = JANK_CAPTURE_REFUSED;
 	out->reason = reason;
@@ -347,7 +351,8 @@ static struct json_object *rule_json(const struct jank_rule *ru)
 	e |= jank_json_add(o, "threshold", t);
 	if (t && ru->threshold.kind == JANK_THRESHOLD_ADAPTIVE) {
 		e |= jank_json_add_str(t, "kind", "adaptive");
-		e |= jank_json_add(t, "percentile", json_object_new_double(ru->threshold.percentile));
+		e |= jank_json_add(t, "percentile",
+				   json_object_new_double(ru->threshold.percentile));
 		e |= jank_json_add(t, "factor", json_object_new_double(ru->threshold.factor));
 		e |= jank_json_add_i64(t, "warmup", (int64_t)ru->threshold.warmup);
 	} else if (t) {
@@ -370,7 +375,8 @@ static struct json_object *action_json(const struct jank_verdict *r, bool full)
 	if (!o)
 		return NULL;
 	e |= jank_json_add_str(o, "action", r->rule ? r->rule->name : NULL);
-	e |= jank_json_add_str(o, "kind", r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	e |= jank_json_add_str(o, "kind",
+			       r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
 	e |= jank_json_add_str(o, "key", r->key);
 	e |= jank_json_add_i64(o, "tid", r->tid);
 	e |= jank_json_add_i64(o, "pid", r->pid);
@@ -442,7 +448,8 @@ static int meta_write(const char *dir, struct json_object *meta)
 
 /* ---- Decide ---- */
 
-static bool disk_low(const struct jank_capture_policy *c, uint64_t avail, uint64_t size, uint64_t *need)
+static bool disk_low(const struct jank_capture_policy *c, uint64_t avail, uint64_t size,
+		     uint64_t *need)
 {
 	uint64_t pct = (uint64_t)((double)size * c->policy.min_free_percent / 100.0);
 
@@ -507,7 +514,8 @@ int jank_capture_policy_prune(struct jank_capture_policy *c, const char *keep, u
 }
 
 /* The filesystem checks: free space, then the quota. Returns a reason or NONE. */
-static enum jank_capture_reason check_disk(struct jank_capture_policy *c, struct jank_capture_answer *out)
+static enum jank_capture_reason check_disk(struct jank_capture_policy *c,
+					   struct jank_capture_answer *out)
 {
 	uint64_t avail, size, need, total, freed;
 	char a[32], b[32], d[32];
@@ -524,8 +532,8 @@ static enum jank_capture_reason check_disk(struct jank_capture_policy *c, struct
 		snprintf(out->message, sizeof(out->message),
 			 "capture refused: the filesystem of %s has %s free of %s, under min-free "
 			 "(%s)",
-			 c->policy.dir, jank_units_size(avail, a, sizeof(a)), jank_units_size(size, b, sizeof(b)),
-			 jank_units_size(need, d, sizeof(d)));
+			 c->policy.dir, jank_units_size(avail, a, sizeof(a)),
+			 jank_units_size(size, b, sizeof(b)), jank_units_size(need, d, sizeof(d)));
 		return JANK_CAPTURE_REASON_DISK_FULL;
 	}
 	c->episode[JANK_CAPTURE_REASON_DISK_FULL] = false;
@@ -551,8 +559,8 @@ static enum jank_capture_reason check_disk(struct jank_capture_policy *c, struct
 }
 
 /* Create <dir>/<time>-<action>-<tid>, or with .2 to .9 after it on a clash. */
-static int make_capture_dir(struct jank_capture_policy *c, const struct jank_verdict *r, int64_t now,
-			    char *path, size_t len, const char **name)
+static int make_capture_dir(struct jank_capture_policy *c, const struct jank_verdict *r,
+			    int64_t now, char *path, size_t len, const char **name)
 {
 	char stamp[32], base[NAME_MAX + 1];
 	int n;
@@ -628,8 +636,9 @@ static void join(struct jank_capture_policy *c, const struct jank_verdict *r,
 	meta_write(c->flight, c->meta); /* best effort: the capture goes on without it */
 }
 
-enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c, const struct jank_verdict *r,
-					       int64_t now, struct jank_capture_answer *out)
+enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c,
+						      const struct jank_verdict *r, int64_t now,
+						      struct jank_capture_answer *out)
 {
 	const char *rule = r->rule && r->rule->name ? r->rule->name : "?";
 	enum jank_capture_reason reason;
@@ -716,8 +725,8 @@ enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy
 
 /* ---- Done ---- */
 
-int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok, const char *why,
-		      struct jank_capture_outcome *out)
+int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok,
+			     const char *why, struct jank_capture_outcome *out)
 {
 	char a[32], b[32], t[32];
 	uint64_t total = 0, freed = 0;
@@ -740,10 +749,10 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
 				 c->flight, why && why[0] ? why : "error", strerror(-r));
 		else
 			snprintf(
-			    out->message, sizeof(out->message),
-			    "capture failed: %s: %s; partial capture removed (further failures "
-			    "are counted, not logged, until a capture succeeds)",
-			    c->flight, why && why[0] ? why : "error");
+				out->message, sizeof(out->message),
+				"capture failed: %s: %s; partial capture removed (further failures "
+				"are counted, not logged, until a capture succeeds)",
+				c->flight, why && why[0] ? why : "error");
 		goto end;
 	}
 	c->failing = false;
@@ -765,8 +774,9 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
 		snprintf(out->message, sizeof(out->message),
 			 "capture complete: %s; quota %s: deleted the %d oldest capture%s (%s), "
 			 "%s in use",
-			 c->flight, jank_units_size(c->policy.quota, a, sizeof(a)), r, r > 1 ? "s" : "",
-			 jank_units_size(freed, b, sizeof(b)), jank_units_size(total, t, sizeof(t)));
+			 c->flight, jank_units_size(c->policy.quota, a, sizeof(a)), r,
+			 r > 1 ? "s" : "", jank_units_size(freed, b, sizeof(b)),
+			 jank_units_size(total, t, sizeof(t)));
 	} else {
 		snprintf(out->message, sizeof(out->message), "capture complete: %s", c->flight);
 	}
@@ -778,7 +788,7 @@ end:
 }
 
 int jank_capture_policy_keep_chunk(struct jank_capture_policy *c, const char *archives,
-			    const struct jank_chunk *chunk, const char *capture_dir)
+				   const struct jank_chunk *chunk, const char *capture_dir)
 {
 	struct json_object *chunks = NULL, *o;
 	char dst[PATH_MAX];

@@ -52,7 +52,7 @@ struct jank_capture_settings {
 
 /* The [capture] section as a policy; `p` points into `c`. */
 void jank_capture_settings_from_config(struct jank_capture_settings *p,
-				     const struct jank_config_capture *c);
+				       const struct jank_config_capture *c);
 
 enum jank_capture_decision {
 	JANK_CAPTURE_START = 0, /* take a capture into verdict.dir (made, with capture.json) */
@@ -108,14 +108,16 @@ struct jank_capture_policy;
  * unprivileged users and total size. Returns 0 or -errno. Tests inject one.
  */
 typedef int (*jank_capture_policy_statfs_fn)(const char *path, uint64_t *avail, uint64_t *size,
-				      void *data);
+					     void *data);
 
 /* Copies the policy. NULL on allocation failure. */
 struct jank_capture_policy *jank_capture_policy_new(const struct jank_capture_settings *p);
 void jank_capture_policy_free(struct jank_capture_policy *c);
 /* New policy (config reload): counters, cooldowns and the capture in flight stay. */
-int jank_capture_policy_set_settings(struct jank_capture_policy *c, const struct jank_capture_settings *p);
-void jank_capture_policy_set_statfs(struct jank_capture_policy *c, jank_capture_policy_statfs_fn fn, void *data);
+int jank_capture_policy_set_settings(struct jank_capture_policy *c,
+				     const struct jank_capture_settings *p);
+void jank_capture_policy_set_statfs(struct jank_capture_policy *c, jank_capture_policy_statfs_fn fn,
+				    void *data);
 /* The version written to capture.json (default: jankd's). */
 void jank_capture_policy_set_version(struct jank_capture_policy *c, const char *version);
 
@@ -127,8 +129,9 @@ const char *jank_capture_policy_dir(const struct jank_capture_policy *c);
  * On START the directory exists and holds capture.json (state "recording").
  * On JOIN, capture.json lists the jank under "joined". Returns the decision.
  */
-enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c, const struct jank_verdict *r,
-					       int64_t now, struct jank_capture_answer *out);
+enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c,
+						      const struct jank_verdict *r, int64_t now,
+						      struct jank_capture_answer *out);
 
 /* The capture in flight, or NULL. */
 const char *jank_capture_policy_in_flight(const struct jank_capture_policy *c);
@@ -139,8 +142,8 @@ const char *jank_capture_policy_in_flight(const struct jank_capture_policy *c);
  * quota. Failure (`why` says what failed): the directory is removed. Returns
  * 0, or -ENOENT when `dir` is not the capture in flight.
  */
-int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok, const char *why,
-		      struct jank_capture_outcome *out);
+int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok,
+			     const char *why, struct jank_capture_outcome *out);
 
 /*
  * Delete the oldest captures until the capture dir is under quota. `keep`
@@ -149,7 +152,8 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
  */
 int jank_capture_policy_prune(struct jank_capture_policy *c, const char *keep, uint64_t *bytes);
 
-void jank_capture_policy_get_stats(const struct jank_capture_policy *c, struct jank_capture_stats *out);
+void jank_capture_policy_get_stats(const struct jank_capture_policy *c,
+				   struct jank_capture_stats *out);
 const char *jank_capture_reason_name(enum jank_capture_reason r);
 
 /*

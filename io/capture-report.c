@@ -127,7 +127,8 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, JANK_CAPTURE_FILE);
 	if (stat(path, &st) != 0) {
-		jank_errf(err, errlen, "%s: no %s (not a capture directory)", dir, JANK_CAPTURE_FILE);
+		jank_errf(err, errlen, "%s: no %s (not a capture directory)", dir,
+			  JANK_CAPTURE_FILE);
 		return -ENOENT;
 	}
 	m->root = json_object_from_file(path);
@@ -143,7 +144,7 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 	fmt = jank_json_get_str(m->root, "format");
 	if (fmt && strncmp(fmt, "jank-capture/", 13) != 0) {
 		jank_errf(err, errlen, "%s: unknown format '%s' (expected %s)", path, fmt,
-			JANK_CAPTURE_FORMAT);
+			  JANK_CAPTURE_FORMAT);
 		return -EINVAL;
 	}
 	ro = jank_json_get(m->root, "rule", json_type_object);
@@ -269,7 +270,8 @@ static void summarize(struct out *o)
 	char d[32], t[32], th[64], head[256];
 
 	snprintf(head, sizeof(head), "%s%s%s%s %s", m->rule.name, m->key[0] ? " [" : "", m->key,
-		 m->key[0] ? "]" : "", jank_units_duration(r ? r->duration : m->duration, d, sizeof(d)));
+		 m->key[0] ? "]" : "",
+		 jank_units_duration(r ? r->duration : m->duration, d, sizeof(d)));
 	if (m->threshold > 0) {
 		size_t n = strlen(head);
 
@@ -343,7 +345,8 @@ static int report_json(FILE *f, void *data)
 	if (o->match)
 		e |= jank_json_add(an, "match", json_object_new_string(o->match));
 	if (o->rep && o->match && !strcmp(o->match, "end_event"))
-		e |= jank_json_add(an, "end_offset_ns", json_object_new_int64(o->rep->end - o->m->end));
+		e |= jank_json_add(an, "end_offset_ns",
+				   json_object_new_int64(o->rep->end - o->m->end));
 	if (o->note)
 		e |= jank_json_add(an, "note", json_object_new_string(o->note));
 	e |= jank_json_add(an, "events", json_object_new_int64((int64_t)o->in.events));
@@ -427,7 +430,8 @@ static void next_steps(FILE *f, const struct out *o)
 		thread_name(top->tid, top->comm, th, sizeof(th));
 		state_hint(top->state, &what, &grep);
 		fprintf(f, "  * Most of the time (%s) went to %s in %s:\n    %s\n",
-			jank_units_duration(top->ns, d, sizeof(d)), th, jank_state_name(top->state), what);
+			jank_units_duration(top->ns, d, sizeof(d)), th, jank_state_name(top->state),
+			what);
 		if (grep)
 			fprintf(f, "      babeltrace2 --begin=%s --end=%s %s | grep -E '%s'\n", b1,
 				b2, o->dir, grep);
@@ -444,7 +448,8 @@ static void next_steps(FILE *f, const struct out *o)
 		"  * Every event of the action's interval (captures record syscalls, block and "
 		"net):\n      babeltrace2 --begin=%s --end=%s %s\n",
 		b1, b2, o->dir);
-	fprintf(f, "  * The picture: %s/%s (open it in a browser)\n", o->dir, JANK_CAPTURE_REPORT_SVG);
+	fprintf(f, "  * The picture: %s/%s (open it in a browser)\n", o->dir,
+		JANK_CAPTURE_REPORT_SVG);
 }
 
 static int report_text(FILE *f, void *data)
@@ -452,7 +457,8 @@ static int report_text(FILE *f, void *data)
 	struct out *o = data;
 	const struct meta *m = o->m;
 	struct json_object *joined = jank_json_get(m->root, "joined", json_type_array);
-	const char *when = jank_json_get_str(m->root, "time"), *mode = jank_json_get_str(m->root, "mode");
+	const char *when = jank_json_get_str(m->root, "time"),
+		   *mode = jank_json_get_str(m->root, "mode");
 	const char *session = jank_json_get_str(m->root, "session"),
 		   *host = jank_json_get_str(m->root, "hostname");
 	const char *version = jank_json_get_str(m->root, "jankd_version");
@@ -505,7 +511,7 @@ static int report_svg(FILE *f, void *data)
 static int write_reports(struct out *o, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	struct svg_out so = {.o = o};
+	struct svg_out so = { .o = o };
 	const char *name;
 	int r;
 
@@ -674,7 +680,7 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 int jank_capture_report_write(const char *dir, struct jank_capture_report_result *res, char *err,
 			      size_t errlen)
 {
-	struct analysis a = {.dir = dir};
+	struct analysis a = { .dir = dir };
 	int r;
 
 	memset(res, 0, sizeof(*res));

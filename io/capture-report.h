@@ -47,6 +47,7 @@ struct jank_capture_report_result {
  * not hold the action (report.json and report.txt say why); -ENOMEM, -EIO.
  * Every error has a one-line message in `err`, which names the path.
  */
-int jank_capture_report_write(const char *dir, struct jank_capture_report_result *out, char *err, size_t errlen);
+int jank_capture_report_write(const char *dir, struct jank_capture_report_result *out, char *err,
+			      size_t errlen);
 
 #endif

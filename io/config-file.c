@@ -38,11 +38,8 @@ enum section_kind {
 };
 
 static const char *const section_names[SECTION_KIND_COUNT] = {
-    [SECTION_LIVE] = "live",
-    [SECTION_GRAPH] = "graph",
-    [SECTION_ALERTS] = "alerts",
-    [SECTION_CAPTURE] = "capture",
-    [SECTION_DAEMON] = "daemon",
+	[SECTION_LIVE] = "live",       [SECTION_GRAPH] = "graph",   [SECTION_ALERTS] = "alerts",
+	[SECTION_CAPTURE] = "capture", [SECTION_DAEMON] = "daemon",
 };
 
 struct parser;
@@ -81,7 +78,7 @@ struct parser {
 };
 
 static void fail(struct parser *p, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void fail(struct parser *p, unsigned line, const char *fmt, ...)
 {
@@ -101,8 +98,8 @@ static void fail(struct parser *p, unsigned line, const char *fmt, ...)
 
 static int parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = {"yes", "true", "on", "1"};
-	static const char *const no[] = {"no", "false", "off", "0"};
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
 
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		if (!strcasecmp(s, yes[i])) {
@@ -197,7 +194,7 @@ static int set_event_name(struct parser *p, const char *key, const char *v, char
 
 static bool live_url_ok(const char *v)
 {
-	static const char *const schemes[] = {"net://", "net4://", "net6://"};
+	static const char *const schemes[] = { "net://", "net4://", "net6://" };
 
 	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
 		size_t n = strlen(schemes[i]);
@@ -298,7 +295,7 @@ static int live_session(struct parser *p, const char *key, const char *v)
 /* The lttng output URL of the created session: where relayd listens. */
 static int live_relayd(struct parser *p, const char *key, const char *v)
 {
-	static const char *const schemes[] = {"net://", "net6://", "tcp://", "tcp6://"};
+	static const char *const schemes[] = { "net://", "net6://", "tcp://", "tcp6://" };
 	bool ok = false;
 
 	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
@@ -734,7 +731,8 @@ static const struct key_def *section_keys(enum section_kind kind)
 /* Checks that need the whole section: required keys. */
 static void section_end(struct parser *p)
 {
-	static const unsigned required[] = {ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_THRESHOLD};
+	static const unsigned required[] = { ACTION_KEY_BEGIN, ACTION_KEY_END,
+					     ACTION_KEY_THRESHOLD };
 
 	if (p->kind != SECTION_ACTION)
 		return;
@@ -999,7 +997,7 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen)
 {
-	struct parser p = {.c = c, .name = path};
+	struct parser p = { .c = c, .name = path };
 	struct stat st;
 	int r;
 
@@ -1021,7 +1019,7 @@ int jank_config_load(struct jank_config *c, const char *path, char *err, size_t 
 int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
 			    size_t errlen)
 {
-	struct parser p = {.c = c, .name = name, .text = text};
+	struct parser p = { .c = c, .name = name, .text = text };
 
 	jank_config_init(c);
 	c->path = strdup(name);

@@ -61,11 +61,11 @@ struct jank_config_capture {
 	enum jank_capture_mode mode;
 	char *dir;
 	int64_t cooldown_ns;
-	uint64_t max_per_hour;	  /* 0: no hourly limit */
+	uint64_t max_per_hour; /* 0: no hourly limit */
 	uint64_t quota;
 	/* Refuse to start a capture when the filesystem has less free space than this: */
-	uint64_t min_free;	  /* bytes (0: see min_free_percent) */
-	double min_free_percent;  /* of the filesystem's size; default 5 */
+	uint64_t min_free;	 /* bytes (0: see min_free_percent) */
+	double min_free_percent; /* of the filesystem's size; default 5 */
 	/* The capture session: adopted when it exists, else created (and owned) by jankd. */
 	char session[JANK_CONFIG_SESSION_LEN]; /* "": jankd-capture, always created */
 	char **events;			       /* events added to the capture session */
@@ -80,7 +80,8 @@ struct jank_config_capture {
 struct jank_config_daemon {
 	char control_socket[JANK_CONFIG_SOCKET_LEN]; /* default /run/jankd/control */
 	int64_t status_interval_ns;		     /* default 5 s */
-	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0: never) */
+	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0:
+				     never) */
 };
 
 struct jank_config {

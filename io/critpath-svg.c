@@ -210,7 +210,7 @@ static int cmp_ref(const void *a, const void *b)
 
 static size_t lane_of(const struct picture *pic, int32_t tid)
 {
-	struct lane_ref key = {tid, 0}, *r;
+	struct lane_ref key = { tid, 0 }, *r;
 
 	r = bsearch(&key, pic->refs, pic->nrefs, sizeof(*pic->refs), cmp_ref);
 	return r ? r->lane : 0;
@@ -256,14 +256,15 @@ static int build_lanes(struct picture *pic)
 	}
 	/* Distinct threads: sort the (tid, segment) pairs, then merge. */
 	for (size_t i = 0; i < p->n; i++)
-		pic->refs[i] = (struct lane_ref){p->segs[i].tid, i};
+		pic->refs[i] = (struct lane_ref){ p->segs[i].tid, i };
 	qsort(pic->refs, p->n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct jank_segment *sg = &p->segs[pic->refs[i].lane];
 
 		if (n == 0 || all[n - 1].tid != sg->tid)
-			all[n++] = (struct lane){
-			    sg->tid, sg->comm, 0, pic->refs[i].lane, 1, sg->tid == pic->r->tid};
+			all[n++] = (struct lane){ sg->tid, sg->comm,
+						  0,	   pic->refs[i].lane,
+						  1,	   sg->tid == pic->r->tid };
 		all[n - 1].ns += sg->end - sg->begin;
 		if (pic->refs[i].lane < all[n - 1].first)
 			all[n - 1].first = pic->refs[i].lane;
@@ -286,7 +287,7 @@ static int build_lanes(struct picture *pic)
 	if (keep < n) {
 		struct lane *o = &pic->lanes[pic->nlanes++];
 
-		*o = (struct lane){-1, "", 0, SIZE_MAX, n - keep, false};
+		*o = (struct lane){ -1, "", 0, SIZE_MAX, n - keep, false };
 		for (size_t i = keep; i < n; i++)
 			o->ns += all[i].ns;
 	}
@@ -298,7 +299,7 @@ static int build_lanes(struct picture *pic)
 	pic->nrefs = n;
 	qsort(pic->refs, n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < keep; i++) {
-		struct lane_ref key = {pic->lanes[i].tid, 0}, *r;
+		struct lane_ref key = { pic->lanes[i].tid, 0 }, *r;
 
 		r = bsearch(&key, pic->refs, n, sizeof(*pic->refs), cmp_ref);
 		if (r)
@@ -331,7 +332,7 @@ static int build(struct picture *pic, const struct jank_verdict *r)
 			continue;
 		}
 		pic->steps[pic->nsteps++] =
-		    (struct step){sg->tid, sg->state, sg->begin, sg->end, sg->comm, false};
+			(struct step){ sg->tid, sg->state, sg->begin, sg->end, sg->comm, false };
 	}
 	return 0;
 }
@@ -479,7 +480,7 @@ static double lane_y(size_t lane)
 static int64_t tick_step(int64_t span)
 {
 	for (int64_t p = 1; p <= INT64_MAX / 50; p *= 10) {
-		static const int m[] = {1, 2, 5};
+		static const int m[] = { 1, 2, 5 };
 
 		for (size_t i = 0; i < 3; i++)
 			if (span / (m[i] * p) <= 8)
@@ -515,8 +516,8 @@ static void title(FILE *f, const struct picture *pic, const char *subtitle)
 
 	snprintf(text, sizeof(text), "%s %s%s%s%s: %s%s",
 		 r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
-		 : r->over_threshold		? "JANK"
-						: "action",
+		 : r->over_threshold		 ? "JANK"
+						 : "action",
 		 r->rule && r->rule->name ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
 		 r->key && r->key[0] ? r->key : "", r->key && r->key[0] ? "]" : "",
 		 jank_units_duration(r->duration, d, sizeof(d)),
@@ -715,12 +716,12 @@ static void handoffs(FILE *f, const struct picture *pic)
 				x, y1, x, y2, other ? MUTED : INK, other ? "1" : "1.8",
 				other ? "arrow-light" : "arrow", a->tid, b->tid);
 		else
-			fprintf(
-			    f,
-			    "<line class=\"wait\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
-			    "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\">"
-			    "<title>tid %" PRId32 " waits for tid %" PRId32 "</title></line>\n",
-			    x, y1, x, y2, MUTED, a->tid, b->tid);
+			fprintf(f,
+				"<line class=\"wait\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+				"y2=\"%.1f\" "
+				"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\">"
+				"<title>tid %" PRId32 " waits for tid %" PRId32 "</title></line>\n",
+				x, y1, x, y2, MUTED, a->tid, b->tid);
 	}
 	fputs("</g>\n", f);
 }
@@ -755,14 +756,15 @@ static void device_waits(FILE *f, const struct picture *pic)
 			" waits %s (%s)</title></rect>\n",
 			x, y, w, BAR_H - 8, jank_svg_state_colour(s->state),
 			jank_svg_state_colour(s->state), s->tid,
-			jank_units_duration(s->end - s->begin, d, sizeof(d)), jank_state_name(s->state));
+			jank_units_duration(s->end - s->begin, d, sizeof(d)),
+			jank_state_name(s->state));
 		snprintf(label, sizeof(label), "tid %" PRId32 " waits %s", s->tid, d);
 		if (text_w(strlen(label), 12) + 10 <= w)
-			fprintf(
-			    f,
-			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
-			    "fill=\"%s\">%s</text>\n",
-			    x + w / 2, y + (BAR_H - 8) / 2.0 + 4.5, INK, label);
+			fprintf(f,
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
+				"text-anchor=\"middle\" "
+				"fill=\"%s\">%s</text>\n",
+				x + w / 2, y + (BAR_H - 8) / 2.0 + 4.5, INK, label);
 		/* The wait ended inside the action: the interrupt woke the thread. */
 		if (s->end < pic->p->end)
 			fprintf(f,
@@ -797,15 +799,18 @@ static void markers(FILE *f, const struct picture *pic, bool under)
 	char thr[48], d[32];
 	struct mark m[3];
 	size_t n = 0;
-	int top[3] = {MARK_Y + 4, MARK_Y + 4, MARK_Y + 4}, label_y[3] = {MARK_Y, MARK_Y, MARK_Y};
+	int top[3] = { MARK_Y + 4, MARK_Y + 4, MARK_Y + 4 },
+	    label_y[3] = { MARK_Y, MARK_Y, MARK_Y };
 
-	m[n++] = (struct mark){xof(pic, r->begin), "begin", INK, "start", 0};
-	m[n++] = (struct mark){
-	    xof(pic, r->end), r->kind == JANK_VERDICT_OVERDUE ? "last event" : "end", INK, "end", 0};
+	m[n++] = (struct mark){ xof(pic, r->begin), "begin", INK, "start", 0 };
+	m[n++] = (struct mark){ xof(pic, r->end),
+				r->kind == JANK_VERDICT_OVERDUE ? "last event" : "end", INK, "end",
+				0 };
 	if (r->threshold > 0 && r->threshold < r->duration) {
-		snprintf(thr, sizeof(thr), "threshold %s", jank_units_duration(r->threshold, d, sizeof(d)));
-		m[n++] =
-		    (struct mark){xof(pic, r->begin + r->threshold), thr, THRESH_INK, "middle", 0};
+		snprintf(thr, sizeof(thr), "threshold %s",
+			 jank_units_duration(r->threshold, d, sizeof(d)));
+		m[n++] = (struct mark){ xof(pic, r->begin + r->threshold), thr, THRESH_INK,
+					"middle", 0 };
 	}
 	for (size_t i = 0; i < n; i++)
 		m[i].w = text_w(strlen(m[i].label), 12);
@@ -896,7 +901,7 @@ static double legend_item(FILE *f, double x, double *y, const char *swatch, cons
 
 static double legend(FILE *f, const struct picture *pic, double y)
 {
-	int64_t per[JANK_STATE_COUNT] = {0}, total = pic->p->end - pic->p->begin;
+	int64_t per[JANK_STATE_COUNT] = { 0 }, total = pic->p->end - pic->p->begin;
 	int order[JANK_STATE_COUNT], n = 0;
 	bool waits = false, wakeups = false;
 	double x = MARGIN;
@@ -949,7 +954,7 @@ static double legend(FILE *f, const struct picture *pic, double y)
 int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_graph *g,
 		      const char *subtitle)
 {
-	struct picture pic = {0};
+	struct picture pic = { 0 };
 	int64_t begin, end, pad;
 	double height, y;
 	int ret;

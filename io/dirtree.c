@@ -227,8 +227,8 @@ int jank_dirtree_move(const char *from_dir, const char *name, const char *to_dir
 	return jank_dirtree_remove(src);
 }
 
-int jank_dirtree_write_file(const char *dir, const char *name,
-			    int (*fn)(FILE *f, void *data), void *data)
+int jank_dirtree_write_file(const char *dir, const char *name, int (*fn)(FILE *f, void *data),
+			    void *data)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	int r;

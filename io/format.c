@@ -114,7 +114,8 @@ struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 				json_object_put(l);
 				goto nomem_o;
 			}
-			r |= jank_json_add_str(l, "lock", lock_name(b->locks[i].lock, buf, sizeof(buf)));
+			r |= jank_json_add_str(l, "lock",
+					       lock_name(b->locks[i].lock, buf, sizeof(buf)));
 			r |= jank_json_add_i64(l, "ns", b->locks[i].ns);
 		}
 	}
@@ -218,7 +219,7 @@ int jank_format_json_print(FILE *f, struct json_object *o)
 		return -ENOMEM;
 	if (fprintf(f, "%s\n",
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+							      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		r = -EIO;
 	json_object_put(o);
 	return r;
@@ -257,7 +258,7 @@ static int interval_push(struct interval_buf *b, int64_t begin, int64_t end, uin
 		b->v = v;
 		b->cap = cap;
 	}
-	b->v[b->n++] = (struct interval){begin, end, state};
+	b->v[b->n++] = (struct interval){ begin, end, state };
 	return 0;
 }
 
@@ -476,7 +477,7 @@ static int put_json(FILE *f, struct json_object *o, bool comma)
 		return -ENOMEM;
 	if (fprintf(f, "%s%s", comma ? "," : "",
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+							      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		r = -EIO;
 	json_object_put(o);
 	return r;
@@ -656,7 +657,7 @@ static size_t count_steps(const struct jank_path *p)
 
 size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, size_t max_steps)
 {
-	struct story st = {.prev_tid = -1};
+	struct story st = { .prev_tid = -1 };
 	size_t total = p ? count_steps(p) : 0, used = 0;
 	char phrase[160];
 	struct step s;
@@ -677,7 +678,7 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
 
 static void story_text(FILE *f, const struct jank_path *p, const char *indent)
 {
-	struct story st = {.prev_tid = -1};
+	struct story st = { .prev_tid = -1 };
 	size_t total = count_steps(p);
 	char phrase[160];
 	struct step s;
@@ -694,12 +695,14 @@ static void story_text(FILE *f, const struct jank_path *p, const char *indent)
 	if (total > st.steps)
 		fprintf(f, "%s→ … %zu more steps (see --format json)\n", indent, total - st.steps);
 	if (p->truncated)
-		fprintf(
-		    f,
-		    "%s  (the path reached graph memory already freed: that part is 'unknown')\n",
-		    indent);
+		fprintf(f,
+			"%s  (the path reached graph memory already freed: that part is "
+			"'unknown')\n",
+			indent);
 	if (p->incomplete)
-		fprintf(f, "%s  (incomplete: out of memory while computing it; only its end is here)\n",
+		fprintf(f,
+			"%s  (incomplete: out of memory while computing it; only its end is "
+			"here)\n",
 			indent);
 }
 
@@ -755,15 +758,16 @@ static void breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	fprintf(f, "  waiting for locks:\n");
 	for (size_t i = 0; i < b->nlocks; i++)
 		fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
-			jank_units_duration(b->locks[i].ns, d, sizeof(d)), pct(b->locks[i].ns, total, p, sizeof(p)));
+			jank_units_duration(b->locks[i].ns, d, sizeof(d)),
+			pct(b->locks[i].ns, total, p, sizeof(p)));
 }
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 {
 	char d[32], t[32], th[64], w1[48], w2[48];
 	const char *verdict = r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
-			      : r->over_threshold	     ? "JANK"
-							     : "ok";
+			      : r->over_threshold	      ? "JANK"
+							      : "ok";
 
 	fprintf(f, "%s %s", verdict, r->rule ? r->rule->name : "?");
 	if (r->key && r->key[0])
@@ -772,7 +776,8 @@ void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 	if (r->kind == JANK_VERDICT_OVERDUE)
 		fprintf(f, " and still open");
 	if (r->threshold > 0)
-		fprintf(f, " (threshold %s, %.1fx)", jank_units_duration(r->threshold, t, sizeof(t)),
+		fprintf(f, " (threshold %s, %.1fx)",
+			jank_units_duration(r->threshold, t, sizeof(t)),
 			(double)r->duration / (double)r->threshold);
 	else
 		fprintf(f, " (no threshold yet)");
@@ -860,7 +865,8 @@ static int text_worker(FILE *f, size_t i, const struct jank_worker *w, const str
 
 		if (b->v[k].state == JANK_STATE_RUNNING)
 			running += len;
-		else if (b->v[k].state != JANK_STATE_UNKNOWN && b->v[k].state != JANK_STATE_PREEMPTED)
+		else if (b->v[k].state != JANK_STATE_UNKNOWN &&
+			 b->v[k].state != JANK_STATE_PREEMPTED)
 			waiting += len;
 	}
 	fprintf(f, "%8" PRId32 "  %-16s %-29s %12s %9zu %12s %12s\n", w->tid, w->comm,

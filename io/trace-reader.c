@@ -51,7 +51,7 @@
 #define EC_CACHE_SIZE  256
 #define PKT_CACHE_SIZE 256
 /* Offline: give back the mapped trace pages already read, this often (events). */
-#define RELEASE_EVERY  262144
+#define RELEASE_EVERY 262144
 
 enum field_scope {
 	SCOPE_NONE = 0,
@@ -85,7 +85,7 @@ struct sc_cache {
 	const bt_stream_class *sc; /* strong reference: keeps the pointer unique */
 	enum jank_domain domain;
 	bool has_clock;
-	bool fast_clock;	   /* 1 GHz clock: ns from origin = clock_base_ns + value */
+	bool fast_clock; /* 1 GHz clock: ns from origin = clock_base_ns + value */
 	int64_t clock_base_ns;
 	struct field_loc tid, pid, comm; /* common context */
 	struct field_loc cpu;		 /* packet context */
@@ -335,9 +335,9 @@ end:
  */
 static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 {
-	static const unsigned char magic_le[4] = {0x57, 0x1d, 0xd1, 0x75};
-	static const unsigned char magic_be[4] = {0x75, 0xd1, 0x1d, 0x57};
-	unsigned char head[8] = {0};
+	static const unsigned char magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
+	static const unsigned char magic_be[4] = { 0x75, 0xd1, 0x1d, 0x57 };
+	unsigned char head[8] = { 0 };
 	char path[PATH_MAX];
 	size_t n;
 	FILE *f;
@@ -356,7 +356,7 @@ static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 	if (n >= 6 && !memcmp(head, "/* CTF", 6))
 		return false;
 	jank_errf(why, len, "%s is not CTF metadata (no packet magic, no \"/* CTF\" signature)",
-		path);
+		  path);
 	return true;
 }
 
@@ -386,8 +386,8 @@ static int find_component_class(const char *plugin_name, const char *class_name,
 	if (st != BT_PLUGIN_FIND_STATUS_OK) {
 		bt_current_thread_clear_error();
 		jank_errf(err, len,
-			"cannot load the babeltrace2 plugin '%s' (is babeltrace2 installed?)",
-			plugin_name);
+			  "cannot load the babeltrace2 plugin '%s' (is babeltrace2 installed?)",
+			  plugin_name);
 		return -ENOENT;
 	}
 	if (type == 's')
@@ -396,7 +396,7 @@ static int find_component_class(const char *plugin_name, const char *class_name,
 		*cls = bt_plugin_borrow_filter_component_class_by_name_const(*plugin, class_name);
 	if (!*cls) {
 		jank_errf(err, len, "the babeltrace2 plugin '%s' has no component class '%s'",
-			plugin_name, class_name);
+			  plugin_name, class_name);
 		return -ENOENT;
 	}
 	return 0;
@@ -492,10 +492,10 @@ static int connect_graph(struct jank_reader *in, const bt_component_source **src
 
 		for (uint64_t p = 0; p < nports; p++) {
 			const bt_port_output *out =
-			    bt_component_source_borrow_output_port_by_index_const(srcs[i], p);
+				bt_component_source_borrow_output_port_by_index_const(srcs[i], p);
 			uint64_t nin = bt_component_filter_get_input_port_count(mux);
 			const bt_port_input *inp =
-			    bt_component_filter_borrow_input_port_by_index_const(mux, nin - 1);
+				bt_component_filter_borrow_input_port_by_index_const(mux, nin - 1);
 
 			if (bt_graph_connect_ports(in->graph, out, inp, NULL) !=
 			    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
@@ -593,7 +593,7 @@ static int collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 			      size_t n, struct trace_dir **out, size_t *nout, char *err,
 			      size_t errlen)
 {
-	struct path_list found = {0};
+	struct path_list found = { 0 };
 	struct trace_dir *v = NULL;
 	size_t nv = 0;
 	int r = 0;
@@ -610,7 +610,7 @@ static int collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 		if (!S_ISDIR(st.st_mode)) {
 			r = -ENOTDIR;
 			jank_errf(err, errlen, "%s: not a directory (give a CTF trace directory)",
-				paths[i]);
+				  paths[i]);
 			goto end;
 		}
 		path_list_fini(&found);
@@ -621,7 +621,8 @@ static int collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 		}
 		if (found.n == 0) {
 			r = -ENOENT;
-			jank_errf(err, errlen, "%s: no CTF trace found (no metadata file)", paths[i]);
+			jank_errf(err, errlen, "%s: no CTF trace found (no metadata file)",
+				  paths[i]);
 			goto end;
 		}
 		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
@@ -767,7 +768,7 @@ static struct jank_reader *reader_done(struct jank_reader *in, bool ok, const bt
 }
 
 struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
-				      struct jank_engine *engine, char *err, size_t errlen)
+					struct jank_engine *engine, char *err, size_t errlen)
 {
 	const bt_component_class_source *fs_cls;
 	const bt_component_source **srcs = NULL;
@@ -810,7 +811,7 @@ end:
 }
 
 struct jank_reader *jank_reader_new_live(const char *url, const char *session_not_found_action,
-				       struct jank_engine *engine, char *err, size_t errlen)
+					 struct jank_engine *engine, char *err, size_t errlen)
 {
 	const bt_component_class_source *live_cls;
 	const bt_component_source *src = NULL;
@@ -918,12 +919,12 @@ static bool find_member(const bt_field_class *fc, const char *name, enum field_s
 	n = bt_field_class_structure_get_member_count(fc);
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_field_class_structure_member *m =
-		    bt_field_class_structure_borrow_member_by_index_const(fc, i);
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
 
 		if (strcmp(bt_field_class_structure_member_get_name(m), name) != 0)
 			continue;
 		loc->type =
-		    value_type_of(bt_field_class_structure_member_borrow_field_class_const(m));
+			value_type_of(bt_field_class_structure_member_borrow_field_class_const(m));
 		loc->scope = loc->type == JANK_VALUE_NONE ? SCOPE_NONE : scope;
 		loc->index = (uint32_t)i;
 		return true;
@@ -1017,9 +1018,9 @@ static struct sc_cache *sc_cache_add(struct jank_reader *in, const bt_stream_cla
 	bt_stream_class_get_ref(sc);
 	c->domain = trace_domain(bt_stream_borrow_trace_const(stream));
 	c->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
-	c->fast_clock = c->has_clock &&
-			clock_base_ns(bt_stream_class_borrow_default_clock_class_const(sc),
-				      &c->clock_base_ns);
+	c->fast_clock =
+		c->has_clock && clock_base_ns(bt_stream_class_borrow_default_clock_class_const(sc),
+					      &c->clock_base_ns);
 	common = bt_stream_class_borrow_event_common_context_field_class_const(sc);
 	resolve_context_field(common, "vtid", "tid", &c->tid);
 	resolve_context_field(common, "vpid", "pid", &c->pid);
@@ -1089,15 +1090,15 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 {
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
 	const bt_field_class *specific =
-	    bt_event_class_borrow_specific_context_field_class_const(ec);
+		bt_event_class_borrow_specific_context_field_class_const(ec);
 	const bt_field_class *common =
-	    bt_stream_class_borrow_event_common_context_field_class_const(c->sc);
+		bt_stream_class_borrow_event_common_context_field_class_const(c->sc);
 	const char *name = bt_event_class_get_name(ec);
 	const char *const *fields = NULL;
 	unsigned nfields = 0;
 
-	cc->class_id =
-	    jank_engine_resolve_class(in->engine, c->domain, name ? name : "", &fields, &nfields);
+	cc->class_id = jank_engine_resolve_class(in->engine, c->domain, name ? name : "", &fields,
+						 &nfields);
 	if (cc->class_id == JANK_CLASS_INVALID)
 		return -ENOMEM;
 	cc->wanted = jank_engine_class_wanted(in->engine, cc->class_id);
@@ -1164,7 +1165,7 @@ static int clock_ns(struct jank_reader *in, const bt_clock_snapshot *cs, int64_t
 	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		bt_current_thread_clear_error();
 		jank_errf(in->err, sizeof(in->err), "%s: a timestamp overflows 64-bit nanoseconds",
-			in->name);
+			  in->name);
 		return -ERANGE;
 	}
 	return 0;
@@ -1210,9 +1211,8 @@ static inline int32_t packet_cpu(struct jank_reader *in, const struct sc_cache *
 }
 
 /* The caches of an event's class: from the address cache, else looked up (and added). */
-static int event_class_caches(struct jank_reader *in, const bt_event *ev,
-			      const bt_event_class *ec, struct sc_cache **c,
-			      struct class_cache **cc)
+static int event_class_caches(struct jank_reader *in, const bt_event *ev, const bt_event_class *ec,
+			      struct sc_cache **c, struct class_cache **cc)
 {
 	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
 	const bt_stream_class *sc;
@@ -1259,7 +1259,7 @@ static int handle_event(struct jank_reader *in, const bt_message *msg)
 		return 0;
 	if (!c->has_clock) {
 		jank_errf(in->err, sizeof(in->err), "%s: the trace's events have no timestamps",
-			in->name);
+			  in->name);
 		return -EINVAL;
 	}
 	r = event_ns(in, c, bt_message_event_borrow_default_clock_snapshot_const(msg), &jev.ts);
@@ -1267,7 +1267,7 @@ static int handle_event(struct jank_reader *in, const bt_message *msg)
 		return r;
 
 	jev.cpu = c->cpu.scope != SCOPE_NONE ? packet_cpu(in, c, bt_event_borrow_packet_const(ev))
-					      : -1;
+					     : -1;
 
 	if (cc->need_common || c->tid.scope || c->pid.scope || c->comm.scope)
 		common = bt_event_borrow_common_context_field_const(ev);
@@ -1276,7 +1276,8 @@ static int handle_event(struct jank_reader *in, const bt_message *msg)
 	jev.comm = NULL;
 	if (common && c->comm.scope != SCOPE_NONE)
 		jev.comm = bt_field_string_get_value(
-		    bt_field_structure_borrow_member_field_by_index_const(common, c->comm.index));
+			bt_field_structure_borrow_member_field_by_index_const(common,
+									      c->comm.index));
 
 	if (cc->need_payload)
 		payload = bt_event_borrow_payload_field_const(ev);
@@ -1400,12 +1401,12 @@ static int handle_discarded(struct jank_reader *in, const bt_message *msg, bool 
 		avail = bt_message_discarded_packets_get_count(msg, &count);
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
 			cs = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
-			    msg);
+				msg);
 	} else {
 		avail = bt_message_discarded_events_get_count(msg, &count);
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
 			cs = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
-			    msg);
+				msg);
 	}
 	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE || count == 0)
 		count = 1;
@@ -1553,8 +1554,8 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	if (r < 0) {
 		in->decode_error = true;
 		return r == -ENOMEM
-			   ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR
-			   : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+			       ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR
+			       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
@@ -1575,7 +1576,7 @@ static void set_run_error(struct jank_reader *in, bool nomem)
 	if (nomem && !reason[0])
 		snprintf(reason, sizeof(reason), "out of memory");
 	jank_errf(in->err, sizeof(in->err), "%s: cannot read the trace: %s",
-		component_label(in, component), reason);
+		  component_label(in, component), reason);
 }
 
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
@@ -1606,7 +1607,7 @@ enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 
 enum jank_reader_status jank_reader_run_all(struct jank_reader *in)
 {
-	const struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 1000000 };
 
 	for (;;) {
 		enum jank_reader_status st = jank_reader_run_once(in);

@@ -19,7 +19,7 @@
 enum jank_reader_status {
 	JANK_READER_STATUS_OK = 0, /* some messages were processed; call again */
 	JANK_READER_STATUS_AGAIN,  /* no data ready now (live); call again later */
-	JANK_READER_STATUS_END,	  /* every trace ended; the engine is finished */
+	JANK_READER_STATUS_END,	   /* every trace ended; the engine is finished */
 	JANK_READER_STATUS_ERROR,  /* see jank_reader_error() */
 };
 
@@ -41,14 +41,14 @@ struct jank_reader;
  * (which names the path) on failure.
  */
 struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
-				      struct jank_engine *engine, char *err, size_t errlen);
+					struct jank_engine *engine, char *err, size_t errlen);
 
 /*
  * Live input from an lttng-relayd URL (net://HOST/host/HOSTNAME/SESSION).
  * `session_not_found_action` is "continue", "fail" or "end" (NULL: "continue").
  */
 struct jank_reader *jank_reader_new_live(const char *url, const char *session_not_found_action,
-				       struct jank_engine *engine, char *err, size_t errlen);
+					 struct jank_engine *engine, char *err, size_t errlen);
 
 void jank_reader_free(struct jank_reader *in);
 

@@ -55,92 +55,92 @@ struct options {
 	bool tid_set, begin_set, end_set;
 	int32_t tid;
 	int64_t begin, end;
-	const char *socket; /* status */
-	const char *dir;    /* captures */
+	const char *socket;	   /* status */
+	const char *dir;	   /* captures */
 	const char *const *traces; /* the arguments: traces, or report's CAPTURE_DIR */
 	size_t ntraces;
 };
 
 static const char usage_main[] =
-    "Usage: jankctl COMMAND [OPTION]... TRACE...\n"
-    "Find out why user actions were slow, from LTTng traces (CTF).\n"
-    "\n"
-    "Commands:\n"
-    "  analyze   --config FILE [--all] [--format text|json] TRACE...\n"
-    "            apply the [action] rules of FILE; report the actions over threshold\n"
-    "  critpath  --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
-    "            the critical path of thread N: what it was waiting on\n"
-    "  graph     [--tid N] [--format json|text] TRACE...\n"
-    "            every thread's state intervals and the wakeup links between them\n"
-    "  status    [--socket PATH] [--format text|json]\n"
-    "            ask the running jankd: counts, latencies, recent janks, inputs\n"
-    "  report    CAPTURE_DIR\n"
-    "            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
-    "  captures  [--dir DIR] [--format text|json]\n"
-    "            list jankd's captures: action, duration, size, summary\n"
-    "\n"
-    "A TRACE is a CTF trace directory or a directory of traces (lttng output):\n"
-    "kernel and user-space traces given together are merged in time order.\n"
-    "\n"
-    "  -h, --help      show this help (jankctl COMMAND --help: the command's)\n"
-    "  -V, --version   show the version\n";
+	"Usage: jankctl COMMAND [OPTION]... TRACE...\n"
+	"Find out why user actions were slow, from LTTng traces (CTF).\n"
+	"\n"
+	"Commands:\n"
+	"  analyze   --config FILE [--all] [--format text|json] TRACE...\n"
+	"            apply the [action] rules of FILE; report the actions over threshold\n"
+	"  critpath  --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
+	"            the critical path of thread N: what it was waiting on\n"
+	"  graph     [--tid N] [--format json|text] TRACE...\n"
+	"            every thread's state intervals and the wakeup links between them\n"
+	"  status    [--socket PATH] [--format text|json]\n"
+	"            ask the running jankd: counts, latencies, recent janks, inputs\n"
+	"  report    CAPTURE_DIR\n"
+	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
+	"  captures  [--dir DIR] [--format text|json]\n"
+	"            list jankd's captures: action, duration, size, summary\n"
+	"\n"
+	"A TRACE is a CTF trace directory or a directory of traces (lttng output):\n"
+	"kernel and user-space traces given together are merged in time order.\n"
+	"\n"
+	"  -h, --help      show this help (jankctl COMMAND --help: the command's)\n"
+	"  -V, --version   show the version\n";
 
 static const char usage_analyze[] =
-    "Usage: jankctl analyze --config FILE [--all] [--format text|json] TRACE...\n"
-    "Apply the [action NAME] rules of FILE (see jankd.conf(5)) to the traces. Report each\n"
-    "action over its threshold, with its critical path, then a summary per rule.\n"
-    "\n"
-    "  -c, --config FILE     the rules (the [graph] section applies too)\n"
-    "  -a, --all             report every completed action, not only the slow ones\n"
-    "  -f, --format FORMAT   text (default) or json (one object per line)\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl analyze --config FILE [--all] [--format text|json] TRACE...\n"
+	"Apply the [action NAME] rules of FILE (see jankd.conf(5)) to the traces. Report each\n"
+	"action over its threshold, with its critical path, then a summary per rule.\n"
+	"\n"
+	"  -c, --config FILE     the rules (the [graph] section applies too)\n"
+	"  -a, --all             report every completed action, not only the slow ones\n"
+	"  -f, --format FORMAT   text (default) or json (one object per line)\n"
+	"  -h, --help            show this help\n";
 
 static const char usage_critpath[] =
-    "Usage: jankctl critpath --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
-    "The critical path of thread N over [begin, end]: what it was running or waiting on.\n"
-    "Times are nanoseconds from the trace clock's origin; the default interval is the\n"
-    "thread's whole life in the trace.\n"
-    "\n"
-    "  -t, --tid N           the thread\n"
-    "  -b, --begin NS        start of the interval\n"
-    "  -e, --end NS          end of the interval\n"
-    "  -f, --format FORMAT   text (default) or json\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl critpath --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
+	"The critical path of thread N over [begin, end]: what it was running or waiting on.\n"
+	"Times are nanoseconds from the trace clock's origin; the default interval is the\n"
+	"thread's whole life in the trace.\n"
+	"\n"
+	"  -t, --tid N           the thread\n"
+	"  -b, --begin NS        start of the interval\n"
+	"  -e, --end NS          end of the interval\n"
+	"  -f, --format FORMAT   text (default) or json\n"
+	"  -h, --help            show this help\n";
 
 static const char usage_status[] =
-    "Usage: jankctl status [--socket PATH] [--format text|json]\n"
-    "Ask the running jankd for its figures: per-rule counts and latency percentiles,\n"
-    "recent janks, events/s, graph memory, GC and drop counters, inputs and their state.\n"
-    "\n"
-    "  -s, --socket PATH     jankd's control socket (default " STATUS_SOCKET ")\n"
-    "  -f, --format FORMAT   text (default) or json\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl status [--socket PATH] [--format text|json]\n"
+	"Ask the running jankd for its figures: per-rule counts and latency percentiles,\n"
+	"recent janks, events/s, graph memory, GC and drop counters, inputs and their state.\n"
+	"\n"
+	"  -s, --socket PATH     jankd's control socket (default " STATUS_SOCKET ")\n"
+	"  -f, --format FORMAT   text (default) or json\n"
+	"  -h, --help            show this help\n";
 
 static const char usage_report[] =
-    "Usage: jankctl report CAPTURE_DIR\n"
-    "Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
-    "captured trace, compute its critical path, and write report.json, report.txt and\n"
-    "critical-path.svg into CAPTURE_DIR. jankd does this after each capture; run it again\n"
-    "after an upgrade, or on a copy of the capture.\n"
-    "\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl report CAPTURE_DIR\n"
+	"Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
+	"captured trace, compute its critical path, and write report.json, report.txt and\n"
+	"critical-path.svg into CAPTURE_DIR. jankd does this after each capture; run it again\n"
+	"after an upgrade, or on a copy of the capture.\n"
+	"\n"
+	"  -h, --help            show this help\n";
 
 static const char usage_captures[] =
-    "Usage: jankctl captures [--dir DIR] [--format text|json]\n"
-    "List the captures of jankd, oldest first: time, action, key, duration, size on disk,\n"
-    "state, and the report's one-line summary.\n"
-    "\n"
-    "  -d, --dir DIR         the capture directory (default " JANK_CAPTURE_DEFAULT_DIR ")\n"
-    "  -f, --format FORMAT   text (default) or json (one object per line)\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl captures [--dir DIR] [--format text|json]\n"
+	"List the captures of jankd, oldest first: time, action, key, duration, size on disk,\n"
+	"state, and the report's one-line summary.\n"
+	"\n"
+	"  -d, --dir DIR         the capture directory (default " JANK_CAPTURE_DEFAULT_DIR ")\n"
+	"  -f, --format FORMAT   text (default) or json (one object per line)\n"
+	"  -h, --help            show this help\n";
 
 static const char usage_graph[] =
-    "Usage: jankctl graph [--tid N] [--format json|text] TRACE...\n"
-    "The execution graph: each thread's state intervals and the wakeup links.\n"
-    "\n"
-    "  -t, --tid N           only thread N and the links that touch it\n"
-    "  -f, --format FORMAT   json (default) or text\n"
-    "  -h, --help            show this help\n";
+	"Usage: jankctl graph [--tid N] [--format json|text] TRACE...\n"
+	"The execution graph: each thread's state intervals and the wakeup links.\n"
+	"\n"
+	"  -t, --tid N           only thread N and the links that touch it\n"
+	"  -f, --format FORMAT   json (default) or text\n"
+	"  -h, --help            show this help\n";
 
 static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -434,8 +434,8 @@ static void print_stats(const struct jank_engine *e)
 
 static int cmd_analyze(int argc, char **argv)
 {
-	struct options o = {.format = FORMAT_TEXT};
-	struct analyze_ctx ctx = {0};
+	struct options o = { .format = FORMAT_TEXT };
+	struct analyze_ctx ctx = { 0 };
 	struct jank_engine_config ec;
 	struct jank_engine *e = NULL;
 	struct jank_config conf;
@@ -510,7 +510,6 @@ end:
 
 /* ---- critpath ---- */
 
-
 /*
  * The whole graph of the traces, for critpath and graph: an engine without
  * GC or rules, run to the end. Returns 0 with *e set (the caller frees it,
@@ -533,7 +532,7 @@ static int whole_graph(const struct options *o, struct jank_engine **e)
 
 static int cmd_critpath(int argc, char **argv)
 {
-	struct options o = {.format = FORMAT_TEXT};
+	struct options o = { .format = FORMAT_TEXT };
 	const struct jank_worker *w;
 	struct jank_breakdown b;
 	struct jank_engine *e;
@@ -577,7 +576,7 @@ static int cmd_critpath(int argc, char **argv)
 		r = jank_breakdown_compute(&p, &b);
 	if (r < 0) {
 		errorf("cannot compute the critical path of thread %" PRId32 ": %s", o.tid,
-			       strerror(-r));
+		       strerror(-r));
 		r = EXIT_BAD_INPUT;
 		goto end;
 	}
@@ -597,7 +596,7 @@ end:
 
 static int cmd_graph(int argc, char **argv)
 {
-	struct options o = {.format = FORMAT_JSON};
+	struct options o = { .format = FORMAT_JSON };
 	struct jank_engine *e;
 	int r;
 
@@ -632,8 +631,8 @@ end:
 /* Connect to jankd's control socket. Returns the fd, or -1 (message printed). */
 static int status_connect(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct timeval tv = {STATUS_TIMEOUT_S, 0};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { STATUS_TIMEOUT_S, 0 };
 	int fd, err;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -782,12 +781,9 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-	    {"analyze", cmd_analyze},
-	    {"critpath", cmd_critpath},
-	    {"graph", cmd_graph},
-	    {"status", cmd_status},
-	    {"report", cmd_report},
-	    {"captures", cmd_captures},
+		{ "analyze", cmd_analyze }, { "critpath", cmd_critpath },
+		{ "graph", cmd_graph },	    { "status", cmd_status },
+		{ "report", cmd_report },   { "captures", cmd_captures },
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 

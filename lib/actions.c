@@ -303,8 +303,8 @@ void jank_action_table_free(struct jank_action_table *t)
 	free(t);
 }
 
-static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule,
-				       const char *key, uint64_t h)
+static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule, const char *key,
+				       uint64_t h)
 {
 	for (struct jank_action *a = jank_hashmap_get(&t->by_hash, h); a; a = a->chain)
 		if (a->rule == rule && strcmp(a->key, key) == 0)

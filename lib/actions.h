@@ -16,7 +16,7 @@
 #include "histogram.h"
 
 #define JANK_RULE_MAX_KEYS 4
-#define JANK_KEY_LEN 96
+#define JANK_KEY_LEN	   96
 
 enum jank_threshold_kind {
 	JANK_THRESHOLD_FIXED = 0,
@@ -25,10 +25,10 @@ enum jank_threshold_kind {
 
 struct jank_threshold {
 	enum jank_threshold_kind kind;
-	int64_t ns;          /* FIXED: the threshold; ADAPTIVE: used during warm-up (0: none) */
-	double percentile;   /* ADAPTIVE: e.g. 99 */
-	double factor;       /* ADAPTIVE: e.g. 1.5 */
-	uint64_t warmup;     /* ADAPTIVE: samples before the percentile is trusted */
+	int64_t ns;	   /* FIXED: the threshold; ADAPTIVE: used during warm-up (0: none) */
+	double percentile; /* ADAPTIVE: e.g. 99 */
+	double factor;	   /* ADAPTIVE: e.g. 1.5 */
+	uint64_t warmup;   /* ADAPTIVE: samples before the percentile is trusted */
 };
 
 struct jank_rule {
@@ -36,9 +36,9 @@ struct jank_rule {
 	char *begin_event;
 	char *end_event;
 	char *keys[JANK_RULE_MAX_KEYS]; /* "tid" means the emitting thread */
-	unsigned nkeys;                 /* 0 means the default key: the thread */
-	char *match_field;              /* NULL: no match */
-	struct jank_value match_value;  /* INT or STR (owned) */
+	unsigned nkeys;			/* 0 means the default key: the thread */
+	char *match_field;		/* NULL: no match */
+	struct jank_value match_value;	/* INT or STR (owned) */
 	struct jank_threshold threshold;
 	bool capture;
 };

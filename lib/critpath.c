@@ -100,8 +100,8 @@ static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_
 }
 
 /* One backward step on the top frame. */
-static int step(const struct jank_graph *g, struct jank_path *p, struct frame **stack,
-		size_t *n, size_t *cap)
+static int step(const struct jank_graph *g, struct jank_path *p, struct frame **stack, size_t *n,
+		size_t *cap)
 {
 	struct frame *f = &(*stack)[*n - 1];
 	const struct jank_worker *w = f->w, *waker;
@@ -129,8 +129,8 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 		waker = jank_graph_find_serial(g, nv->from_serial);
 		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
 			p->truncated = true;
-			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1, hi,
-				    lock);
+			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1,
+				    hi, lock);
 		}
 		return push(stack, n, cap, waker, t1, hi, lock);
 	}
@@ -225,8 +225,8 @@ static int add_lock(struct jank_breakdown *out, uint64_t lock, int64_t d)
 			break;
 	if (j == out->nlocks) {
 		if (out->nlocks == out->locks_cap) {
-			size_t ncap =
-				jank_array_grow(&out->locks, sizeof(*out->locks), out->locks_cap, 4);
+			size_t ncap = jank_array_grow(&out->locks, sizeof(*out->locks),
+						      out->locks_cap, 4);
 
 			if (!ncap)
 				return -ENOMEM;
@@ -282,7 +282,8 @@ static int item_reserve(struct jank_breakdown *b)
 		memset(b->index, 0, ncap * sizeof(*b->index));
 		b->index_cap = ncap;
 		for (size_t i = 0; i < b->n; i++)
-			b->index[item_slot(b, b->items[i].tid, b->items[i].state)] = (uint32_t)i + 1;
+			b->index[item_slot(b, b->items[i].tid, b->items[i].state)] =
+				(uint32_t)i + 1;
 	}
 	return 0;
 }

@@ -48,8 +48,8 @@ struct jank_breakdown {
 	struct jank_breakdown_item *items; /* per (tid, state), largest first */
 	size_t n;
 	size_t cap;
-	uint32_t *index;   /* open addressing over items: position + 1, 0 when empty */
-	size_t index_cap;  /* a power of two, at least twice n */
+	uint32_t *index;  /* open addressing over items: position + 1, 0 when empty */
+	size_t index_cap; /* a power of two, at least twice n */
 	struct jank_breakdown_lock *locks; /* per mutex, largest first */
 	size_t nlocks;
 	size_t locks_cap;

@@ -32,13 +32,16 @@
 #include "locks.h"
 #include "model.h"
 
-#define GC_EVERY 1024
-#define GC_BUDGET 64
+#define GC_EVERY	   1024
+#define GC_BUDGET	   64
 #define GC_BUDGET_PRESSURE 1024
-#define BUDGET_ROUNDS 8
-#define MAX_ROLES 8
+#define BUDGET_ROUNDS	   8
+#define MAX_ROLES	   8
 
-enum { POS_NONE = -2, POS_TID = -1 };
+enum {
+	POS_NONE = -2,
+	POS_TID = -1
+};
 
 struct class_role {
 	uint32_t rule;
@@ -84,9 +87,9 @@ struct jank_engine {
 	uint64_t since_gc;
 	size_t gc_workers; /* workers after the last GC step */
 	uint64_t check_at; /* memory that makes the next event run a GC step */
-	bool forced;      /* over budget: the horizon ignores open actions */
-	int64_t first_ts; /* first event time */
-	int64_t loss_ts;  /* latest time events were lost (discarded, disconnected) */
+	bool forced;	   /* over budget: the horizon ignores open actions */
+	int64_t first_ts;  /* first event time */
+	int64_t loss_ts;   /* latest time events were lost (discarded, disconnected) */
 	bool started;
 	uint64_t generation;
 };
@@ -202,8 +205,7 @@ static bool same_rule(const struct jank_rule *a, const struct jank_rule *b)
 {
 	if (!same_str(a->name, b->name) || !same_str(a->begin_event, b->begin_event) ||
 	    !same_str(a->end_event, b->end_event) || a->nkeys != b->nkeys ||
-	    !same_str(a->match_field, b->match_field) ||
-	    a->match_value.type != b->match_value.type)
+	    !same_str(a->match_field, b->match_field) || a->match_value.type != b->match_value.type)
 		return false;
 	for (unsigned k = 0; k < a->nkeys; k++)
 		if (!same_str(a->keys[k], b->keys[k]))
@@ -264,11 +266,12 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		for (size_t i = 0; i < n; i++) {
 			if (from[i] == SIZE_MAX)
 				continue;
-			for (struct jank_action *a = jank_action_first(e->actions, (uint32_t)from[i]); a;
-			     a = a->next) {
+			for (struct jank_action *a =
+				     jank_action_first(e->actions, (uint32_t)from[i]);
+			     a; a = a->next) {
 				bool replaced;
-				struct jank_action *b =
-					jank_action_open(nt, (uint32_t)i, a->key, a->begin, &replaced);
+				struct jank_action *b = jank_action_open(nt, (uint32_t)i, a->key,
+									 a->begin, &replaced);
 
 				if (!b)
 					goto fail;
@@ -366,14 +369,15 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 				role->key_pos[0] = POS_TID;
 			for (unsigned k = 0; k < rule->nkeys; k++)
 				role->key_pos[k] = (int8_t)field_pos(ci, rule->keys[k]);
-			role->match_pos = rule->match_field ?
-						  (int8_t)field_pos(ci, rule->match_field) : POS_NONE;
+			role->match_pos = rule->match_field
+						  ? (int8_t)field_pos(ci, rule->match_field)
+						  : POS_NONE;
 		}
 	}
 }
 
-uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain,
-				   const char *name, const char *const **fields, unsigned *nfields)
+uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain, const char *name,
+				   const char *const **fields, unsigned *nfields)
 {
 	struct class_info *ci;
 	const char *const *tf;
@@ -441,7 +445,8 @@ static bool match_ok(const struct class_role *role, const struct jank_rule *rule
 	case JANK_VALUE_NONE:
 		return true; /* the class has no such field: the match does not apply */
 	case JANK_VALUE_STR:
-		return rule->match_value.type == JANK_VALUE_STR && strcmp(v->s, rule->match_value.s) == 0;
+		return rule->match_value.type == JANK_VALUE_STR &&
+		       strcmp(v->s, rule->match_value.s) == 0;
 	case JANK_VALUE_INT:
 	case JANK_VALUE_UINT:
 		return rule->match_value.type == JANK_VALUE_INT &&
@@ -492,8 +497,8 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		const char *name = rule->nkeys ? rule->keys[k] : "tid";
 		int pos = role->key_pos[k];
-		const struct jank_value *v = pos >= 0 && (unsigned)pos < ev->nfields ?
-						     &ev->fields[pos] : NULL;
+		const struct jank_value *v =
+			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
 		bool ok = (!k || key_put(buf, &len, ",")) && key_put(buf, &len, name) &&
 			  key_put(buf, &len, "=");
 
@@ -646,7 +651,8 @@ static void check_actions(struct jank_engine *e, int64_t now)
 
 		for (a = jank_action_first(e->actions, r); a; a = next) {
 			next = a->next;
-			if (e->cfg.action_timeout_ns > 0 && now - a->begin > e->cfg.action_timeout_ns) {
+			if (e->cfg.action_timeout_ns > 0 &&
+			    now - a->begin > e->cfg.action_timeout_ns) {
 				jank_action_close(e->actions, a);
 				e->stats.actions_expired++;
 				continue;
@@ -711,7 +717,8 @@ static void collect(struct jank_engine *e)
 		e->forced = true;
 		e->stats.budget_forced++;
 	}
-	for (int round = 0; sweep && bytes > e->cfg.memory_limit && round < BUDGET_ROUNDS; round++) {
+	for (int round = 0; sweep && bytes > e->cfg.memory_limit && round < BUDGET_ROUNDS;
+	     round++) {
 		uint64_t before = bytes;
 
 		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;

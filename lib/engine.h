@@ -27,17 +27,17 @@
 #define JANK_CLASS_INVALID UINT32_MAX
 
 struct jank_engine_config {
-	int64_t retention_ns;      /* keep at least this much graph behind now (default 2 s) */
-	uint64_t memory_limit;     /* hard budget in bytes for graph + open actions (default 256 MiB) */
+	int64_t retention_ns;  /* keep at least this much graph behind now (default 2 s) */
+	uint64_t memory_limit; /* hard budget in bytes for graph + open actions (default 256 MiB) */
 	int64_t action_timeout_ns; /* open actions older than this expire (default 60 s) */
 	int64_t overdue_grace_ns;  /* report an open action past threshold + this (0: never) */
-	bool gc;                   /* false keeps the whole graph (offline critpath/graph) */
-	bool report_all;           /* report every completed action, not only janks */
+	bool gc;		   /* false keeps the whole graph (offline critpath/graph) */
+	bool report_all;	   /* report every completed action, not only janks */
 };
 
 enum jank_verdict_kind {
 	JANK_VERDICT_COMPLETED = 0, /* the action ended */
-	JANK_VERDICT_OVERDUE,       /* still open past its threshold plus the grace time */
+	JANK_VERDICT_OVERDUE,	    /* still open past its threshold plus the grace time */
 };
 
 struct jank_verdict {
@@ -46,11 +46,11 @@ struct jank_verdict {
 	uint32_t rule_index;
 	const char *key;
 	int64_t begin;
-	int64_t end;       /* end event time, or now for an overdue action */
+	int64_t end; /* end event time, or now for an overdue action */
 	int64_t duration;
 	int64_t threshold; /* 0 when the rule has no threshold yet (adaptive warm-up) */
 	bool over_threshold;
-	int32_t tid;       /* thread the path was computed from (the end thread) */
+	int32_t tid; /* thread the path was computed from (the end thread) */
 	int32_t pid;
 	const char *comm;
 	const struct jank_path *path;
@@ -63,9 +63,9 @@ typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
 struct jank_engine_stats {
 	uint64_t events;
 	uint64_t actions_completed;
-	uint64_t janks;           /* over threshold */
+	uint64_t janks; /* over threshold */
 	uint64_t overdue;
-	uint64_t overdue_unsure;    /* past threshold + grace, not reported: events lost since begin */
+	uint64_t overdue_unsure; /* past threshold + grace, not reported: events lost since begin */
 	uint64_t actions_open;
 	uint64_t actions_expired;   /* open past action_timeout, dropped */
 	uint64_t actions_replaced;  /* begin repeated before end */
@@ -73,7 +73,7 @@ struct jank_engine_stats {
 	uint64_t actions_dropped;   /* open when their rule was replaced */
 	uint64_t paths_truncated;   /* reached freed graph */
 	uint64_t paths_incomplete;  /* out of memory while computing a path or its breakdown */
-	uint64_t budget_forced;     /* times the memory budget moved the horizon */
+	uint64_t budget_forced;	    /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
 	uint64_t memory_bytes;
 	uint64_t memory_peak;
@@ -120,8 +120,8 @@ const struct jank_layout *jank_engine_layout(const struct jank_engine *e);
  * care about get a valid id and no fields; their events may be skipped by the
  * caller when jank_engine_class_wanted() is false.
  */
-uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain,
-				   const char *name, const char *const **fields, unsigned *nfields);
+uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domain, const char *name,
+				   const char *const **fields, unsigned *nfields);
 bool jank_engine_class_wanted(const struct jank_engine *e, uint32_t class_id);
 const char *jank_engine_class_name(const struct jank_engine *e, uint32_t class_id);
 

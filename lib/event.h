@@ -67,10 +67,10 @@ struct jank_value {
 };
 
 struct jank_event {
-	int64_t ts;        /* ns from the trace clock's origin */
-	int32_t cpu;       /* packet context cpu_id, -1 when unknown */
-	int32_t tid;       /* context vtid/tid, -1 when absent */
-	int32_t pid;       /* context vpid/pid, -1 when absent */
+	int64_t ts;	   /* ns from the trace clock's origin */
+	int32_t cpu;	   /* packet context cpu_id, -1 when unknown */
+	int32_t tid;	   /* context vtid/tid, -1 when absent */
+	int32_t pid;	   /* context vpid/pid, -1 when absent */
 	const char *comm;  /* context procname, NULL when absent */
 	uint32_t class_id; /* from jank_engine_resolve_class() */
 	uint32_t nfields;

@@ -208,8 +208,7 @@ static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 			goto done;
 		}
 	}
-	if (w->next - w->base == w->cap &&
-	    ring_resize(g, w, w->cap ? w->cap * 2 : RING_MIN) < 0)
+	if (w->next - w->base == w->cap && ring_resize(g, w, w->cap ? w->cap * 2 : RING_MIN) < 0)
 		return UINT64_MAX;
 	v = slot(w, w->next++);
 	v->ts = ts;
@@ -271,8 +270,7 @@ void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint6
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
-void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx,
-			  uint64_t mutex)
+void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx, uint64_t mutex)
 {
 	if (w->nnotes == w->notes_cap) {
 		size_t ncap = jank_array_grow(&w->notes, sizeof(*w->notes), w->notes_cap, 4);

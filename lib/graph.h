@@ -21,14 +21,14 @@
 #include <stdbool.h>
 #include "state.h"
 
-#define JANK_COMM_LEN 16
+#define JANK_COMM_LEN  16
 #define JANK_NO_WORKER 0u
 
 struct jank_vertex {
 	int64_t ts;
 	uint64_t from_idx;    /* waker's vertex, valid when from_serial != 0 */
 	uint32_t from_serial; /* waker's worker serial, JANK_NO_WORKER if none */
-	uint8_t state;        /* state of the interval that starts here */
+	uint8_t state;	      /* state of the interval that starts here */
 };
 
 struct jank_worker {
@@ -48,13 +48,13 @@ struct jank_worker {
 
 	/* Vertex ring: absolute index i lives at ring[i & (cap - 1)]. */
 	struct jank_vertex *ring;
-	uint64_t base;  /* absolute index of the oldest retained vertex */
-	uint64_t next;  /* absolute index of the next vertex to append */
-	uint32_t cap;   /* power of two, 0 when no ring is allocated */
+	uint64_t base; /* absolute index of the oldest retained vertex */
+	uint64_t next; /* absolute index of the next vertex to append */
+	uint32_t cap;  /* power of two, 0 when no ring is allocated */
 
 	/* Graph bookkeeping. */
 	uint32_t parent_serial; /* forking parent, the waker at sched_wakeup_new */
-	bool exited;            /* sched_process_exit seen; freed by GC once idle */
+	bool exited;		/* sched_process_exit seen; freed by GC once idle */
 
 	/* User-space locks (locks.c): the pending request and the locks held. */
 	uint16_t locks_held;
@@ -68,7 +68,7 @@ struct jank_worker {
 };
 
 struct jank_lock_note {
-	uint64_t idx;   /* absolute index of a lock_wait vertex */
+	uint64_t idx;	/* absolute index of a lock_wait vertex */
 	uint64_t mutex; /* the mutex it waits for */
 };
 
@@ -78,7 +78,7 @@ struct jank_graph_stats {
 	uint64_t workers;
 	uint64_t retired_workers;
 	uint64_t vertices;
-	uint64_t bytes;          /* bytes the graph accounts for */
+	uint64_t bytes;		 /* bytes the graph accounts for */
 	uint64_t freed_vertices; /* by GC, over the graph's life */
 	uint64_t freed_workers;
 	uint64_t gc_steps;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define JANK_HIST_SUB_BITS 4
-#define JANK_HIST_BUCKETS ((64 - JANK_HIST_SUB_BITS + 1) << JANK_HIST_SUB_BITS)
+#define JANK_HIST_BUCKETS  ((64 - JANK_HIST_SUB_BITS + 1) << JANK_HIST_SUB_BITS)
 
 struct jank_histogram {
 	uint64_t count;

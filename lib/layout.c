@@ -55,11 +55,11 @@ static const struct name_type ust_names[] = {
 	{ NULL, JANK_EVENT_USER },
 };
 
-static const char *const switch_fields[] = { "prev_comm", "prev_tid", "prev_state", "next_comm",
-					     "next_tid", NULL };
+static const char *const switch_fields[] = { "prev_comm", "prev_tid", "prev_state",
+					     "next_comm", "next_tid", NULL };
 static const char *const wakeup_fields[] = { "comm", "tid", "target_cpu", NULL };
-static const char *const fork_fields[] = { "parent_tid", "parent_pid", "child_comm", "child_tid",
-					   "child_pid", NULL };
+static const char *const fork_fields[] = { "parent_tid", "parent_pid", "child_comm",
+					   "child_tid",	 "child_pid",  NULL };
 static const char *const exec_fields[] = { "filename", "tid", NULL };
 static const char *const exit_fields[] = { "comm", "tid", NULL };
 static const char *const statedump_fields[] = { "tid", "pid", "name", "status", NULL };

@@ -11,10 +11,10 @@
 
 enum jank_layout_version {
 	JANK_LAYOUT_UNKNOWN = 0,
-	JANK_LAYOUT_2_5,  /* sys_*, exit_syscall, softirq_*, hrtimer_*, no sched_waking */
-	JANK_LAYOUT_2_6,  /* syscall_entry_*, syscall_exit_* */
-	JANK_LAYOUT_2_7,  /* irq_softirq_*, timer_hrtimer_* */
-	JANK_LAYOUT_2_8,  /* sched_waking */
+	JANK_LAYOUT_2_5, /* sys_*, exit_syscall, softirq_*, hrtimer_*, no sched_waking */
+	JANK_LAYOUT_2_6, /* syscall_entry_*, syscall_exit_* */
+	JANK_LAYOUT_2_7, /* irq_softirq_*, timer_hrtimer_* */
+	JANK_LAYOUT_2_8, /* sched_waking */
 };
 
 struct jank_layout {
@@ -38,17 +38,48 @@ enum jank_event_type jank_layout_classify(const struct jank_layout *l, enum jank
 const char *const *jank_layout_fields(enum jank_event_type type);
 
 /* Field positions, per type. */
-enum { JANK_F_SWITCH_PREV_COMM, JANK_F_SWITCH_PREV_TID, JANK_F_SWITCH_PREV_STATE,
-       JANK_F_SWITCH_NEXT_COMM, JANK_F_SWITCH_NEXT_TID };
-enum { JANK_F_WAKEUP_COMM, JANK_F_WAKEUP_TID, JANK_F_WAKEUP_TARGET_CPU };
-enum { JANK_F_FORK_PARENT_TID, JANK_F_FORK_PARENT_PID, JANK_F_FORK_CHILD_COMM,
-       JANK_F_FORK_CHILD_TID, JANK_F_FORK_CHILD_PID };
-enum { JANK_F_EXEC_FILENAME, JANK_F_EXEC_TID };
-enum { JANK_F_EXIT_COMM, JANK_F_EXIT_TID };
-enum { JANK_F_STATEDUMP_TID, JANK_F_STATEDUMP_PID, JANK_F_STATEDUMP_NAME,
-       JANK_F_STATEDUMP_STATUS };
-enum { JANK_F_IRQ_IRQ };
-enum { JANK_F_SOFTIRQ_VEC };
-enum { JANK_F_MUTEX_MUTEX, JANK_F_MUTEX_STATUS };
+enum {
+	JANK_F_SWITCH_PREV_COMM,
+	JANK_F_SWITCH_PREV_TID,
+	JANK_F_SWITCH_PREV_STATE,
+	JANK_F_SWITCH_NEXT_COMM,
+	JANK_F_SWITCH_NEXT_TID
+};
+enum {
+	JANK_F_WAKEUP_COMM,
+	JANK_F_WAKEUP_TID,
+	JANK_F_WAKEUP_TARGET_CPU
+};
+enum {
+	JANK_F_FORK_PARENT_TID,
+	JANK_F_FORK_PARENT_PID,
+	JANK_F_FORK_CHILD_COMM,
+	JANK_F_FORK_CHILD_TID,
+	JANK_F_FORK_CHILD_PID
+};
+enum {
+	JANK_F_EXEC_FILENAME,
+	JANK_F_EXEC_TID
+};
+enum {
+	JANK_F_EXIT_COMM,
+	JANK_F_EXIT_TID
+};
+enum {
+	JANK_F_STATEDUMP_TID,
+	JANK_F_STATEDUMP_PID,
+	JANK_F_STATEDUMP_NAME,
+	JANK_F_STATEDUMP_STATUS
+};
+enum {
+	JANK_F_IRQ_IRQ
+};
+enum {
+	JANK_F_SOFTIRQ_VEC
+};
+enum {
+	JANK_F_MUTEX_MUTEX,
+	JANK_F_MUTEX_STATUS
+};
 
 #endif

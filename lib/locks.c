@@ -34,13 +34,13 @@
 struct lock {
 	int32_t vpid;
 	uint64_t mutex;
-	uint32_t holder;         /* worker serial, 0 when free */
-	uint32_t late_unlocker;  /* a holder whose unlock event is still to come */
-	uint32_t unlocker;       /* last releasing worker, when waiters remain */
-	uint64_t unlock_idx;     /* its vertex at the release */
+	uint32_t holder;	/* worker serial, 0 when free */
+	uint32_t late_unlocker; /* a holder whose unlock event is still to come */
+	uint32_t unlocker;	/* last releasing worker, when waiters remain */
+	uint64_t unlock_idx;	/* its vertex at the release */
 	int64_t unlock_ts;
 	uint32_t waiters;
-	struct lock *chain;      /* same hash */
+	struct lock *chain; /* same hash */
 };
 
 struct jank_locks {

@@ -146,8 +146,9 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
 {
 	int32_t prev = field_tid(ev, JANK_F_SWITCH_PREV_TID);
 	int32_t next = field_tid(ev, JANK_F_SWITCH_NEXT_TID);
-	int64_t prev_state = ev->nfields > JANK_F_SWITCH_PREV_STATE ?
-				     jank_value_as_int(&ev->fields[JANK_F_SWITCH_PREV_STATE], 1) : 1;
+	int64_t prev_state = ev->nfields > JANK_F_SWITCH_PREV_STATE
+				     ? jank_value_as_int(&ev->fields[JANK_F_SWITCH_PREV_STATE], 1)
+				     : 1;
 	struct jank_worker *w;
 
 	/* prev is nearly always the CPU's current thread: no need to look it up. */
@@ -242,7 +243,8 @@ static void on_fork(struct jank_model *m, const struct jank_event *ev)
 	if (parent) {
 		jank_worker_seen(parent, ev->ts);
 		if (parent->pid < 0)
-			parent->pid = (int32_t)jank_value_as_int(&ev->fields[JANK_F_FORK_PARENT_PID], -1);
+			parent->pid =
+				(int32_t)jank_value_as_int(&ev->fields[JANK_F_FORK_PARENT_PID], -1);
 	}
 	if (ctid <= 0)
 		return;
@@ -316,8 +318,10 @@ static void ctx_push(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kin
 		return;
 	}
 	c->stack[c->depth].kind = (uint8_t)kind;
-	c->stack[c->depth].vec = kind == JANK_CTX_SOFTIRQ ?
-		(uint8_t)jank_value_as_int(&ev->fields[JANK_F_SOFTIRQ_VEC], 255) : 0;
+	c->stack[c->depth].vec =
+		kind == JANK_CTX_SOFTIRQ
+			? (uint8_t)jank_value_as_int(&ev->fields[JANK_F_SOFTIRQ_VEC], 255)
+			: 0;
 	c->depth++;
 }
 

@@ -26,10 +26,10 @@ struct jank_ctx {
 };
 
 struct jank_cpu {
-	int32_t cur_tid;         /* -1 when unknown, 0 for idle */
+	int32_t cur_tid;	 /* -1 when unknown, 0 for idle */
 	struct jank_worker *cur; /* NULL when idle or unknown */
 	uint8_t depth;
-	uint8_t overflow;        /* contexts pushed beyond the stack */
+	uint8_t overflow; /* contexts pushed beyond the stack */
 	struct jank_ctx stack[JANK_IRQ_STACK_MAX];
 };
 
@@ -38,7 +38,7 @@ struct jank_model {
 	struct jank_cpu *cpus;
 	uint32_t ncpus;
 	uint64_t lost_contexts; /* exits with no matching entry */
-	bool kernel;            /* scheduler events seen: they hold the waits */
+	bool kernel;		/* scheduler events seen: they hold the waits */
 	struct jank_locks *locks;
 };
 

@@ -52,9 +52,8 @@ int jank_units_parse_duration(const char *s, int64_t *ns)
 {
 	/* Longest suffixes first so that "ms" is not read as "m" + "s". */
 	static const struct unit units[] = {
-		{ "ns", 1 },	   { "us", 1e3 },     { "µs", 1e3 },	{ "ms", 1e6 },
-		{ "sec", 1e9 },	   { "min", 60e9 },   { "s", 1e9 },	{ "m", 60e9 },
-		{ "h", 3600e9 },   { NULL, 0 },
+		{ "ns", 1 },	 { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },	{ "sec", 1e9 },
+		{ "min", 60e9 }, { "s", 1e9 },	{ "m", 60e9 }, { "h", 3600e9 }, { NULL, 0 },
 	};
 	double v;
 
@@ -67,10 +66,20 @@ int jank_units_parse_duration(const char *s, int64_t *ns)
 int jank_units_parse_size(const char *s, uint64_t *bytes)
 {
 	static const struct unit units[] = {
-		{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
-		{ "TiB", 1099511627776.0 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
-		{ "TB", 1e12 }, { "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 },
-		{ "B", 1 }, { "", 1 }, { NULL, 0 },
+		{ "KiB", 1024.0 },
+		{ "MiB", 1048576.0 },
+		{ "GiB", 1073741824.0 },
+		{ "TiB", 1099511627776.0 },
+		{ "KB", 1e3 },
+		{ "MB", 1e6 },
+		{ "GB", 1e9 },
+		{ "TB", 1e12 },
+		{ "K", 1024.0 },
+		{ "M", 1048576.0 },
+		{ "G", 1073741824.0 },
+		{ "B", 1 },
+		{ "", 1 },
+		{ NULL, 0 },
 	};
 	double v;
 
@@ -97,7 +106,7 @@ const char *jank_units_duration(int64_t ns, char *buf, size_t len)
 
 const char *jank_units_size(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;
 	unsigned u = 0;
 

@@ -34,10 +34,10 @@ int cli_parse_duration(const char *s, uint64_t *ns)
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-	    {"ns", 1},
-	    {"us", 1000},
-	    {"ms", 1000000},
-	    {"s", NSEC_PER_SEC},
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", NSEC_PER_SEC },
 	};
 	unsigned long long v;
 	char *end;
@@ -88,8 +88,9 @@ static void cli_duration(const char *opt, const char *arg, uint64_t *ns)
 	if (r == -ERANGE)
 		cli_usage_error("--%s: duration out of range: '%s'", opt, arg);
 	if (r < 0)
-		cli_usage_error("--%s: invalid duration '%s' (expected an integer and ns, us, ms or s)",
-				opt, arg);
+		cli_usage_error(
+			"--%s: invalid duration '%s' (expected an integer and ns, us, ms or s)",
+			opt, arg);
 }
 
 static void cli_count(const char *opt, const char *arg, uint64_t *n)

@@ -116,8 +116,8 @@ static void sleep_ns(uint64_t ns)
 {
 	uint64_t deadline = now_ns() + ns;
 	struct timespec ts = {
-	    .tv_sec = (time_t)(deadline / NSEC_PER_SEC),
-	    .tv_nsec = (long)(deadline % NSEC_PER_SEC),
+		.tv_sec = (time_t)(deadline / NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline % NSEC_PER_SEC),
 	};
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -134,27 +134,27 @@ static void sem_wait_intr(sem_t *sem)
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "Usage: jank-demo [OPTION]...\n"
-	    "Run instrumented actions (jank:action_begin/jank:action_end) on a worker thread.\n"
-	    "\n"
-	    "  --name NAME          action name (default: frame)\n"
-	    "  --cause CAUSE        what an action waits on: cpu, sleep, lock, io, pipe\n"
-	    "                       (default: sleep)\n"
-	    "  --count N            number of actions, ids 0..N-1 (default: 20)\n"
-	    "  --slow-every K       every K-th action is slow; 0: none (default: 5)\n"
-	    "  --normal DUR         duration of a normal action (default: 2ms)\n"
-	    "  --slow DUR           duration of a slow action (default: 50ms)\n"
-	    "  --interval DUR       idle gap between actions (default: 10ms)\n"
-	    "  --unfinished         the last action begins and never ends\n"
-	    "  --hold DUR           with --unfinished, time to wait before exiting (default: 5s)\n"
-	    "  --dir DIR            directory of the io cause's temp file (default: /tmp)\n"
-	    "  -h, --help           show this help and exit\n"
-	    "\n"
-	    "DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
-	    "Prints 'action <id> <name> <cause> <normal|slow> <measured_ns>' per action,\n"
-	    "then 'done <completed>'.\n");
+	fprintf(f,
+		"Usage: jank-demo [OPTION]...\n"
+		"Run instrumented actions (jank:action_begin/jank:action_end) on a worker thread.\n"
+		"\n"
+		"  --name NAME          action name (default: frame)\n"
+		"  --cause CAUSE        what an action waits on: cpu, sleep, lock, io, pipe\n"
+		"                       (default: sleep)\n"
+		"  --count N            number of actions, ids 0..N-1 (default: 20)\n"
+		"  --slow-every K       every K-th action is slow; 0: none (default: 5)\n"
+		"  --normal DUR         duration of a normal action (default: 2ms)\n"
+		"  --slow DUR           duration of a slow action (default: 50ms)\n"
+		"  --interval DUR       idle gap between actions (default: 10ms)\n"
+		"  --unfinished         the last action begins and never ends\n"
+		"  --hold DUR           with --unfinished, time to wait before exiting (default: "
+		"5s)\n"
+		"  --dir DIR            directory of the io cause's temp file (default: /tmp)\n"
+		"  -h, --help           show this help and exit\n"
+		"\n"
+		"DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
+		"Prints 'action <id> <name> <cause> <normal|slow> <measured_ns>' per action,\n"
+		"then 'done <completed>'.\n");
 }
 
 /* --cause: a name of demo_cause_names. */
@@ -166,7 +166,8 @@ static void parse_cause(const char *opt, const char *arg, void *target)
 			return;
 		}
 	}
-	cli_usage_error("--%s: unknown cause '%s' (expected cpu, sleep, lock, io or pipe)", opt, arg);
+	cli_usage_error("--%s: unknown cause '%s' (expected cpu, sleep, lock, io or pipe)", opt,
+			arg);
 }
 
 static void parse_args(int argc, char **argv, struct demo_opts *o)
@@ -455,7 +456,7 @@ static void *worker_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct demo d = {0};
+	struct demo d = { 0 };
 	pthread_t worker;
 	int r;
 

@@ -33,9 +33,9 @@
 #include "cli.h"
 #include "jank/jank.h"
 
-#define NSEC_PER_SEC  1000000000ULL
-#define TICK_NS       1000000ULL
-#define MAX_RATE      10000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+#define TICK_NS	     1000000ULL
+#define MAX_RATE     10000000ULL
 
 struct load_opts {
 	uint64_t rate;
@@ -65,8 +65,8 @@ static uint64_t clock_ns(clockid_t clock)
 static void sleep_until(uint64_t deadline)
 {
 	struct timespec ts = {
-	    .tv_sec = (time_t)(deadline / NSEC_PER_SEC),
-	    .tv_nsec = (long)(deadline % NSEC_PER_SEC),
+		.tv_sec = (time_t)(deadline / NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline % NSEC_PER_SEC),
 	};
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -139,21 +139,20 @@ static void *slow_thread(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: jank-load [OPTION]...\n"
-		"Emit jank events at a steady rate, with a slow action now and then.\n"
-		"\n"
-		"  --rate N             events per second (default: 100000)\n"
-		"  --duration DUR       how long to run (default: 10s)\n"
-		"  --name NAME          name of the short actions of the load (default: load)\n"
-		"  --jank-name NAME     name of the slow actions (default: frame)\n"
-		"  --jank-every DUR     one slow action per DUR; 0: none (default: 1s)\n"
-		"  --slow DUR           duration of a slow action (default: 50ms)\n"
-		"  -h, --help           show this help and exit\n"
-		"\n"
-		"DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
-		"Prints 'slow <id> <name> <end_realtime_ns> <measured_ns>' per slow action,\n"
-		"then 'done <events> <late_ticks>'.\n");
+	fprintf(f, "Usage: jank-load [OPTION]...\n"
+		   "Emit jank events at a steady rate, with a slow action now and then.\n"
+		   "\n"
+		   "  --rate N             events per second (default: 100000)\n"
+		   "  --duration DUR       how long to run (default: 10s)\n"
+		   "  --name NAME          name of the short actions of the load (default: load)\n"
+		   "  --jank-name NAME     name of the slow actions (default: frame)\n"
+		   "  --jank-every DUR     one slow action per DUR; 0: none (default: 1s)\n"
+		   "  --slow DUR           duration of a slow action (default: 50ms)\n"
+		   "  -h, --help           show this help and exit\n"
+		   "\n"
+		   "DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
+		   "Prints 'slow <id> <name> <end_realtime_ns> <measured_ns>' per slow action,\n"
+		   "then 'done <events> <late_ticks>'.\n");
 }
 
 /* --rate: a count, at most MAX_RATE. */
@@ -194,7 +193,7 @@ static void parse_args(int argc, char **argv, struct load_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct load l = {0};
+	struct load l = { 0 };
 	pthread_t load, slow;
 	int r;
 

@@ -66,8 +66,8 @@ static inline void jank_action_scope_end(struct jank_action_scope *scope)
  */
 #define JANK_ACTION_SCOPE(name, id)                                                                \
 	struct jank_action_scope JANK_CONCAT(jank_action_scope_, __COUNTER__)                      \
-	    __attribute__((cleanup(jank_action_scope_end), unused)) =                              \
-		jank_action_scope_begin((name), (id))
+		__attribute__((cleanup(jank_action_scope_end), unused)) =                          \
+			jank_action_scope_begin((name), (id))
 
 #endif /* __GNUC__ || __clang__ */
 

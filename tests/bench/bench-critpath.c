@@ -99,7 +99,7 @@ static void sched_switch(struct feed *f, int64_t ts, int cpu, int prev, int stat
 
 static void wake(struct feed *f, int64_t ts, int cpu, int tid, int target)
 {
-	const struct cls *cs[2] = {&f->waking, &f->wakeup};
+	const struct cls *cs[2] = { &f->waking, &f->wakeup };
 
 	for (int k = 0; k < 2; k++) {
 		struct jank_event ev;
@@ -234,8 +234,8 @@ static double measure(int64_t len, int nthreads, size_t *nsegs, int *ntids)
 
 int main(int argc, char **argv)
 {
-	static const int64_t lens[] = {1 * MS, 10 * MS, 100 * MS, 1000 * MS};
-	static const int threads[] = {1, 10, 100, 1000};
+	static const int64_t lens[] = { 1 * MS, 10 * MS, 100 * MS, 1000 * MS };
+	static const int threads[] = { 1, 10, 100, 1000 };
 	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
 	size_t nlens = quick ? 3 : 4;
 

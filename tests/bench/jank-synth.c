@@ -31,25 +31,47 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: jank-synth [OPTION]...\n"
-    "Write a jank-gen script of a synthetic kernel or user-space trace on stdout.\n"
-    "\n"
-    "  -d, --domain kernel|ust   the trace to write (default kernel)\n"
-    "  -n, --events N            events of both traces together (default 1000000)\n"
-    "  -c, --cpus N              CPUs (default 8)\n"
-    "  -t, --threads N           long-lived threads, in processes of 10 (default 1000)\n"
-    "  -r, --rate N              events per second of trace time (default 250000)\n"
-    "  -p, --packet N            events per packet and CPU (default 4096)\n"
-    "  -s, --seed N              random seed (default 1)\n"
-    "  -S, --stats               print the event mix on stderr at the end\n"
-    "  -h, --help                show this help\n";
+	"Usage: jank-synth [OPTION]...\n"
+	"Write a jank-gen script of a synthetic kernel or user-space trace on stdout.\n"
+	"\n"
+	"  -d, --domain kernel|ust   the trace to write (default kernel)\n"
+	"  -n, --events N            events of both traces together (default 1000000)\n"
+	"  -c, --cpus N              CPUs (default 8)\n"
+	"  -t, --threads N           long-lived threads, in processes of 10 (default 1000)\n"
+	"  -r, --rate N              events per second of trace time (default 250000)\n"
+	"  -p, --packet N            events per packet and CPU (default 4096)\n"
+	"  -s, --seed N              random seed (default 1)\n"
+	"  -S, --stats               print the event mix on stderr at the end\n"
+	"  -h, --help                show this help\n";
 
-enum domain { D_KERNEL, D_UST };
+enum domain {
+	D_KERNEL,
+	D_UST
+};
 
 /* Why a blocked thread waits; each but W_THREAD has a pool that wakeups pick from. */
-enum wait { W_NONE, W_IDLE, W_NET, W_DISK, W_TIMER, W_THREAD, W_COUNT };
-enum tstate { T_RUNNING, T_RUNNABLE, T_BLOCKED, T_FREE };
-enum sys { SYS_NONE, SYS_READ, SYS_FUTEX, SYS_NANOSLEEP, SYS_EPOLL };
+enum wait {
+	W_NONE,
+	W_IDLE,
+	W_NET,
+	W_DISK,
+	W_TIMER,
+	W_THREAD,
+	W_COUNT
+};
+enum tstate {
+	T_RUNNING,
+	T_RUNNABLE,
+	T_BLOCKED,
+	T_FREE
+};
+enum sys {
+	SYS_NONE,
+	SYS_READ,
+	SYS_FUTEX,
+	SYS_NANOSLEEP,
+	SYS_EPOLL
+};
 
 /* Event kinds, for the mix printed by --stats. */
 enum kind {
@@ -71,20 +93,20 @@ enum kind {
 };
 
 static const char *const kind_names[K_COUNT] = {
-    [K_SWITCH] = "sched_switch",
-    [K_WAKING] = "sched_waking",
-    [K_WAKEUP] = "sched_wakeup",
-    [K_WAKEUP_NEW] = "sched_wakeup_new",
-    [K_FORK] = "sched_process_fork",
-    [K_EXIT] = "sched_process_exit",
-    [K_FREE] = "sched_process_free",
-    [K_STATEDUMP] = "lttng_statedump_process_state",
-    [K_IRQ] = "irq_handler_*",
-    [K_SOFTIRQ] = "irq_softirq_*",
-    [K_HRTIMER] = "timer_hrtimer_expire_*",
-    [K_SYSCALL] = "syscall_entry/exit_*",
-    [K_ACTION] = "jank:action_begin/end (ust)",
-    [K_MARK] = "jank:mark (ust)",
+	[K_SWITCH] = "sched_switch",
+	[K_WAKING] = "sched_waking",
+	[K_WAKEUP] = "sched_wakeup",
+	[K_WAKEUP_NEW] = "sched_wakeup_new",
+	[K_FORK] = "sched_process_fork",
+	[K_EXIT] = "sched_process_exit",
+	[K_FREE] = "sched_process_free",
+	[K_STATEDUMP] = "lttng_statedump_process_state",
+	[K_IRQ] = "irq_handler_*",
+	[K_SOFTIRQ] = "irq_softirq_*",
+	[K_HRTIMER] = "timer_hrtimer_expire_*",
+	[K_SYSCALL] = "syscall_entry/exit_*",
+	[K_ACTION] = "jank:action_begin/end (ust)",
+	[K_MARK] = "jank:mark (ust)",
 };
 
 struct thr {
@@ -192,7 +214,7 @@ static void heap_add(struct sim *s, enum wait w, uint64_t at, int32_t i)
 		h->v[k] = h->v[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
-	h->v[k] = (struct due){.at = at, .i = i};
+	h->v[k] = (struct due){ .at = at, .i = i };
 }
 
 static int32_t heap_pop(struct sim *s, enum wait w)
@@ -528,7 +550,7 @@ static void interrupt(struct sim *s, uint32_t cpu, enum wait w)
 /* The wait whose next deadline has passed, or W_NONE. */
 static enum wait due_wait(const struct sim *s)
 {
-	static const enum wait timed[] = {W_NET, W_DISK, W_TIMER};
+	static const enum wait timed[] = { W_NET, W_DISK, W_TIMER };
 
 	for (unsigned k = 0; k < 3; k++) {
 		const struct heap *h = &s->heaps[timed[k]];
@@ -829,20 +851,25 @@ static int parse_u64(const char *arg, const char *what, uint64_t min, uint64_t m
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"domain", required_argument, NULL, 'd'}, {"events", required_argument, NULL, 'n'},
-	    {"cpus", required_argument, NULL, 'c'},   {"threads", required_argument, NULL, 't'},
-	    {"rate", required_argument, NULL, 'r'},   {"packet", required_argument, NULL, 'p'},
-	    {"seed", required_argument, NULL, 's'},   {"stats", no_argument, NULL, 'S'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+		{ "domain", required_argument, NULL, 'd' },
+		{ "events", required_argument, NULL, 'n' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "packet", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static char buf[1 << 20];
-	struct sim s = {.out = D_KERNEL,
-			.events = 1000000,
-			.ncpus = 8,
-			.nthreads = 1000,
-			.rate = 250000,
-			.packet = 4096,
-			.seed = 1};
+	struct sim s = { .out = D_KERNEL,
+			 .events = 1000000,
+			 .ncpus = 8,
+			 .nthreads = 1000,
+			 .rate = 250000,
+			 .packet = 4096,
+			 .seed = 1 };
 	uint64_t v;
 	int c;
 

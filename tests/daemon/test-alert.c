@@ -60,9 +60,9 @@ struct fixture {
 static struct jank_alerter *new_alerter(struct fixture *f, uint64_t count, int64_t period)
 {
 	struct jank_alert_config c = {
-	    .target = JANK_ALERT_STDERR,
-	    .rate_count = count,
-	    .rate_period_ns = period,
+		.target = JANK_ALERT_STDERR,
+		.rate_count = count,
+		.rate_period_ns = period,
 	};
 
 	f->al = jank_alerter_new(&c);
@@ -101,17 +101,17 @@ static void jank(struct fixture *f, const struct jank_rule *rule, int id)
 {
 	char key[32];
 	struct jank_verdict r = {
-	    .kind = JANK_VERDICT_COMPLETED,
-	    .rule = rule,
-	    .key = key,
-	    .begin = fake_now - 50 * MS,
-	    .end = fake_now,
-	    .duration = 50 * MS,
-	    .threshold = 16 * MS,
-	    .over_threshold = true,
-	    .tid = 42,
-	    .pid = 40,
-	    .comm = "worker",
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = rule,
+		.key = key,
+		.begin = fake_now - 50 * MS,
+		.end = fake_now,
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.over_threshold = true,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
 	};
 
 	snprintf(key, sizeof(key), "name=frame,id=%d", id);
@@ -269,7 +269,7 @@ static void capture(void **state)
 {
 	struct fixture *f = *state;
 	struct jank_alerter *al = new_alerter(f, 2, 10 * S);
-	struct hook h = {0};
+	struct hook h = { 0 };
 
 	jank(f, &f->frame, 0);
 	assert_string_equal(f->sent.capture, ""); /* no hook yet */
@@ -304,26 +304,34 @@ static void message_cause(void **state)
 {
 	struct jank_rule rule = { .name = "frame" };
 	struct jank_breakdown_item items[2] = {
-	    { .tid = 42, .state = JANK_STATE_TIMER, .ns = 45 * MS, .comm = "worker" },
-	    { .tid = 42, .state = JANK_STATE_RUNNING, .ns = 5 * MS, .comm = "worker" },
+		{ .tid = 42, .state = JANK_STATE_TIMER, .ns = 45 * MS, .comm = "worker" },
+		{ .tid = 42, .state = JANK_STATE_RUNNING, .ns = 5 * MS, .comm = "worker" },
 	};
 	struct jank_breakdown_lock lock = { .lock = 0x55d0, .ns = 45 * MS };
 	struct jank_breakdown b = { .items = items, .n = 2 };
 	struct jank_verdict r = {
-	    .kind = JANK_VERDICT_COMPLETED, .rule = &rule, .key = "name=frame,id=9",
-	    .duration = 50 * MS, .threshold = 16 * MS, .tid = 42, .pid = 40, .comm = "worker",
-	    .breakdown = &b,
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &rule,
+		.key = "name=frame,id=9",
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
+		.breakdown = &b,
 	};
 	char msg[512];
 
 	b.per_state[JANK_STATE_TIMER] = 45 * MS;
 	b.per_state[JANK_STATE_RUNNING] = 5 * MS;
 	jank_alert_message(&r, msg, sizeof(msg));
-	assert_string_equal(msg, "JANK frame [name=frame,id=9]: 50.0 ms (threshold 16.0 ms) on tid 42 "
-				 "(worker) pid 40, mostly timer (90.0%)");
+	assert_string_equal(msg,
+			    "JANK frame [name=frame,id=9]: 50.0 ms (threshold 16.0 ms) on tid 42 "
+			    "(worker) pid 40, mostly timer (90.0%)");
 
 	items[0] = (struct jank_breakdown_item){
-	    .tid = 7, .state = JANK_STATE_BLOCK_DEVICE, .ns = 45 * MS, .comm = "db"};
+		.tid = 7, .state = JANK_STATE_BLOCK_DEVICE, .ns = 45 * MS, .comm = "db"
+	};
 	b.per_state[JANK_STATE_TIMER] = 0;
 	b.per_state[JANK_STATE_BLOCK_DEVICE] = 45 * MS;
 	jank_alert_message(&r, msg, sizeof(msg));
@@ -334,27 +342,29 @@ static void message_cause(void **state)
 	b.locks = &lock;
 	b.nlocks = 1;
 	jank_alert_message(&r, msg, sizeof(msg));
-	assert_non_null(strstr(msg, "pid 40, mostly on lock 0x55d0 held by tid 7 (db), running (90.0%)"));
+	assert_non_null(
+		strstr(msg, "pid 40, mostly on lock 0x55d0 held by tid 7 (db), running (90.0%)"));
 
 	r.kind = JANK_VERDICT_OVERDUE;
 	r.breakdown = NULL;
 	jank_alert_message(&r, msg, sizeof(msg));
-	assert_string_equal(msg, "OVERDUE frame [name=frame,id=9]: 50.0 ms and still open (threshold "
-				 "16.0 ms) on tid 42 (worker) pid 40");
+	assert_string_equal(msg,
+			    "OVERDUE frame [name=frame,id=9]: 50.0 ms and still open (threshold "
+			    "16.0 ms) on tid 42 (worker) pid 40");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(storm, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_window, setup, teardown),
-	    cmocka_unit_test_setup_teardown(per_rule, setup, teardown),
-	    cmocka_unit_test_setup_teardown(flush_at_exit, setup, teardown),
-	    cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
-	    cmocka_unit_test_setup_teardown(recent, setup, teardown),
-	    cmocka_unit_test_setup_teardown(capture, setup, teardown),
-	    cmocka_unit_test(period_text),
-	    cmocka_unit_test(message_cause),
+		cmocka_unit_test_setup_teardown(storm, setup, teardown),
+		cmocka_unit_test_setup_teardown(new_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(per_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(flush_at_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
+		cmocka_unit_test_setup_teardown(recent, setup, teardown),
+		cmocka_unit_test_setup_teardown(capture, setup, teardown),
+		cmocka_unit_test(period_text),
+		cmocka_unit_test(message_cause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

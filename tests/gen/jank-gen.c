@@ -48,8 +48,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#define GEN_MAX_CPUS	4096
-#define GEN_ERR_LEN	1024
+#define GEN_MAX_CPUS 4096
+#define GEN_ERR_LEN  1024
 
 enum gen_type {
 	GEN_SINT,
@@ -99,9 +99,9 @@ struct gen_event_class {
 
 struct gen_stream {
 	bt_stream *stream;
-	bt_packet *packet;		/* open packet or NULL */
-	uint64_t packet_events;		/* events in the open packet */
-	uint64_t discarded;		/* for the next packet */
+	bt_packet *packet;	/* open packet or NULL */
+	uint64_t packet_events; /* events in the open packet */
+	uint64_t discarded;	/* for the next packet */
 	bool had_packet;
 };
 
@@ -112,7 +112,7 @@ struct gen {
 	char *line;
 	size_t line_cap;
 	unsigned long lineno;
-	bool held;			/* `line` is to be read again */
+	bool held; /* `line` is to be read again */
 	bool eof;
 
 	/* header */
@@ -123,12 +123,12 @@ struct gen {
 	unsigned int ncpus;
 	struct gen_ctx_field *ctx;
 	unsigned int nctx;
-	uint64_t packet_events;		/* 0: one packet per stream */
+	uint64_t packet_events; /* 0: one packet per stream */
 
 	/* per line scratch: parsed values, reused */
 	struct gen_value *vals;
 	unsigned int vals_cap;
-	int *ctx_slot;			/* index in vals of each context field */
+	int *ctx_slot; /* index in vals of each context field */
 
 	/* trace IR */
 	bt_self_message_iterator *self_iter;
@@ -138,7 +138,7 @@ struct gen {
 	bt_trace *trace;
 	struct gen_stream *streams;
 	struct gen_event_class **ec_table;
-	uint32_t ec_cap;		/* power of two */
+	uint32_t ec_cap; /* power of two */
 	uint32_t ec_count;
 
 	/* message queue, drained by the iterator's next method */
@@ -156,8 +156,7 @@ struct gen {
 	char err[GEN_ERR_LEN];
 };
 
-static int gen_error(struct gen *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int gen_error(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Record the first error, prefixed with the script name and line. */
 static int gen_error(struct gen *g, const char *fmt, ...)
@@ -167,8 +166,7 @@ static int gen_error(struct gen *g, const char *fmt, ...)
 
 	if (g->err[0])
 		return -EINVAL;
-	n = snprintf(g->err, sizeof(g->err), "%s:%lu: ", g->script_name,
-		     g->lineno);
+	n = snprintf(g->err, sizeof(g->err), "%s:%lu: ", g->script_name, g->lineno);
 	if (n < 0 || (size_t)n >= sizeof(g->err))
 		return -EINVAL;
 	va_start(ap, fmt);
@@ -313,8 +311,7 @@ static int parse_int(struct gen *g, const char *s, struct gen_value *v)
 	return 0;
 bad:
 	if (ret == -ERANGE)
-		return gen_error(g, "integer `%s%s` is out of range",
-				 neg ? "-" : "", s);
+		return gen_error(g, "integer `%s%s` is out of range", neg ? "-" : "", s);
 	return gen_error(g, "bad value `%s%s`: expected an integer, 0x... or \"string\"",
 			 neg ? "-" : "", s);
 }
@@ -341,22 +338,22 @@ static int parse_field(struct gen *g, char **p, struct gen_value *v)
 		val = s++;
 		for (;;) {
 			if (*s == '\0')
-				return gen_error(g, "unterminated string in field `%s`",
-						 v->name);
+				return gen_error(g, "unterminated string in field `%s`", v->name);
 			if (*s == '"')
 				break;
 			if (*s == '\\') {
 				s++;
 				if (*s != '"' && *s != '\\')
-					return gen_error(g, "bad escape in string of field `%s`: only \\\" and \\\\ are allowed",
+					return gen_error(g,
+							 "bad escape in string of field `%s`: only "
+							 "\\\" and \\\\ are allowed",
 							 v->name);
 			}
 			*dst++ = *s++;
 		}
 		s++;
 		if (*s && !is_space(*s))
-			return gen_error(g, "garbage after string of field `%s`",
-					 v->name);
+			return gen_error(g, "garbage after string of field `%s`", v->name);
 		*dst = '\0';
 		if (*s)
 			s++;
@@ -430,8 +427,7 @@ static int grow_vals(struct gen *g, unsigned int n)
 
 /* ------------------------------------------------------------- directives */
 
-static int env_set(struct gen *g, const char *key, bool is_int, int64_t i,
-		   const char *s)
+static int env_set(struct gen *g, const char *key, bool is_int, int64_t i, const char *s)
 {
 	struct gen_env *e = NULL, *env;
 	unsigned int k;
@@ -478,14 +474,10 @@ struct gen_env_default {
 };
 
 static const struct gen_env_default kernel_env[] = {
-	{ "domain", "kernel", 0 },
-	{ "tracer_name", "lttng-modules", 0 },
-	{ "tracer_major", NULL, 2 },
-	{ "tracer_minor", NULL, 13 },
-	{ "tracer_patchlevel", NULL, 0 },
-	{ "hostname", "jank-fixture", 0 },
-	{ "sysname", "Linux", 0 },
-	{ NULL, NULL, 0 },
+	{ "domain", "kernel", 0 },	  { "tracer_name", "lttng-modules", 0 },
+	{ "tracer_major", NULL, 2 },	  { "tracer_minor", NULL, 13 },
+	{ "tracer_patchlevel", NULL, 0 }, { "hostname", "jank-fixture", 0 },
+	{ "sysname", "Linux", 0 },	  { NULL, NULL, 0 },
 };
 
 static const struct gen_env_default ust_env[] = {
@@ -512,8 +504,7 @@ static int do_trace(struct gen *g, char *p)
 	else if (!strcmp(kind, "ust"))
 		d = ust_env;
 	else
-		return gen_error(g, "unknown trace kind `%s`: expected kernel or ust",
-				 kind);
+		return gen_error(g, "unknown trace kind `%s`: expected kernel or ust", kind);
 	for (; d->key; d++) {
 		ret = env_set(g, d->key, !d->s, d->i, d->s);
 		if (ret)
@@ -553,10 +544,8 @@ static int do_cpus(struct gen *g, char *p)
 	char *w = next_word(&p);
 	uint64_t n;
 
-	if (!w || !at_end(&p) || parse_udec(w, &n) || n < 1 ||
-	    n > GEN_MAX_CPUS)
-		return gen_error(g, "usage: @cpus N, with 1 <= N <= %d",
-				 GEN_MAX_CPUS);
+	if (!w || !at_end(&p) || parse_udec(w, &n) || n < 1 || n > GEN_MAX_CPUS)
+		return gen_error(g, "usage: @cpus N, with 1 <= N <= %d", GEN_MAX_CPUS);
 	g->ncpus = n;
 	return 0;
 }
@@ -582,15 +571,16 @@ static int do_context(struct gen *g, char *p)
 			else if (!strcmp(colon, "string"))
 				type = GEN_STR;
 			else
-				return gen_error(g, "@context %s: unknown type `%s`: expected int, uint or string",
+				return gen_error(g,
+						 "@context %s: unknown type `%s`: expected int, "
+						 "uint or string",
 						 w, colon);
 		}
 		if (!is_ident_str(w))
 			return gen_error(g, "@context: bad field name `%s`", w);
 		for (k = 0; k < g->nctx; k++)
 			if (!strcmp(g->ctx[k].name, w))
-				return gen_error(g, "@context: field `%s` declared twice",
-						 w);
+				return gen_error(g, "@context: field `%s` declared twice", w);
 		ctx = realloc(g->ctx, (g->nctx + 1) * sizeof(*ctx));
 		if (!ctx)
 			return gen_oom(g);
@@ -622,12 +612,11 @@ static int do_discarded(struct gen *g, char *p)
 	char *cpu = next_word(&p), *count = next_word(&p);
 	uint64_t c, n;
 
-	if (!cpu || !count || !at_end(&p) || parse_udec(cpu, &c) ||
-	    parse_udec(count, &n))
+	if (!cpu || !count || !at_end(&p) || parse_udec(cpu, &c) || parse_udec(count, &n))
 		return gen_error(g, "usage: @discarded CPU COUNT");
 	if (c >= g->ncpus)
-		return gen_error(g, "@discarded: CPU %" PRIu64 " out of range (@cpus %u)",
-				 c, g->ncpus);
+		return gen_error(g, "@discarded: CPU %" PRIu64 " out of range (@cpus %u)", c,
+				 g->ncpus);
 	if (n > UINT64_MAX - g->streams[c].discarded)
 		return gen_error(g, "@discarded: count out of range");
 	g->streams[c].discarded += n;
@@ -684,8 +673,7 @@ static int read_header(struct gen *g)
 
 /* ---------------------------------------------------------------- trace IR */
 
-static int add_member(struct gen *g, bt_field_class *st, const char *name,
-		      enum gen_type type)
+static int add_member(struct gen *g, bt_field_class *st, const char *name, enum gen_type type)
 {
 	bt_field_class *fc;
 	int ret = 0;
@@ -758,8 +746,7 @@ static int build_classes(struct gen *g, bt_self_component *self)
 		for (k = 0; k < g->nctx; k++)
 			if (add_member(g, ec_ctx, g->ctx[k].name, g->ctx[k].type))
 				goto end;
-		if (bt_stream_class_set_event_common_context_field_class(g->sc,
-									 ec_ctx))
+		if (bt_stream_class_set_event_common_context_field_class(g->sc, ec_ctx))
 			goto end;
 	}
 	ret = 0;
@@ -785,11 +772,9 @@ static int build_trace(struct gen *g)
 		struct gen_env *e = &g->env[k];
 
 		if (e->is_int)
-			ret = bt_trace_set_environment_entry_integer(g->trace,
-								     e->key, e->i);
+			ret = bt_trace_set_environment_entry_integer(g->trace, e->key, e->i);
 		else
-			ret = bt_trace_set_environment_entry_string(g->trace,
-								    e->key, e->s);
+			ret = bt_trace_set_environment_entry_string(g->trace, e->key, e->s);
 		if (ret)
 			return gen_oom(g);
 	}
@@ -854,32 +839,29 @@ static int ec_table_insert(struct gen *g, struct gen_event_class *e)
 		g->ec_table = t;
 		g->ec_cap = cap;
 	}
-	for (i = e->hash & (g->ec_cap - 1); g->ec_table[i];
-	     i = (i + 1) & (g->ec_cap - 1))
+	for (i = e->hash & (g->ec_cap - 1); g->ec_table[i]; i = (i + 1) & (g->ec_cap - 1))
 		;
 	g->ec_table[i] = e;
 	g->ec_count++;
 	return 0;
 }
 
-static struct gen_event_class *ec_table_find(struct gen *g, const char *name,
-					     uint32_t hash)
+static struct gen_event_class *ec_table_find(struct gen *g, const char *name, uint32_t hash)
 {
 	struct gen_event_class *e;
 	uint32_t i;
 
 	if (!g->ec_cap)
 		return NULL;
-	for (i = hash & (g->ec_cap - 1); (e = g->ec_table[i]);
-	     i = (i + 1) & (g->ec_cap - 1))
+	for (i = hash & (g->ec_cap - 1); (e = g->ec_table[i]); i = (i + 1) & (g->ec_cap - 1))
 		if (e->hash == hash && !strcmp(e->name, name))
 			return e;
 	return NULL;
 }
 
 /* A new event class whose payload is the non-context fields of this line. */
-static int new_event_class(struct gen *g, const char *name, uint32_t hash,
-			   unsigned int nvals, struct gen_event_class **out)
+static int new_event_class(struct gen *g, const char *name, uint32_t hash, unsigned int nvals,
+			   struct gen_event_class **out)
 {
 	struct gen_event_class *e;
 	bt_field_class *payload = NULL;
@@ -905,7 +887,7 @@ static int new_event_class(struct gen *g, const char *name, uint32_t hash,
 	for (k = 0; k < nvals; k++) {
 		struct gen_value *v = &g->vals[k];
 
-		if (!v->name)		/* a context field */
+		if (!v->name) /* a context field */
 			continue;
 		e->fnames[n] = strdup(v->name);
 		if (!e->fnames[n])
@@ -974,7 +956,7 @@ static int emit_packet_begin(struct gen *g, unsigned int cpu, uint64_t ts)
 	s->packet_events = 0;
 	s->had_packet = true;
 	return push(g, bt_message_packet_beginning_create_with_default_clock_snapshot(
-		g->self_iter, s->packet, ts));
+			       g->self_iter, s->packet, ts));
 }
 
 static int emit_packet_end(struct gen *g, unsigned int cpu, uint64_t ts)
@@ -982,8 +964,8 @@ static int emit_packet_end(struct gen *g, unsigned int cpu, uint64_t ts)
 	struct gen_stream *s = &g->streams[cpu];
 	int ret;
 
-	ret = push(g, bt_message_packet_end_create_with_default_clock_snapshot(
-		g->self_iter, s->packet, ts));
+	ret = push(g, bt_message_packet_end_create_with_default_clock_snapshot(g->self_iter,
+									       s->packet, ts));
 	bt_packet_put_ref(s->packet);
 	s->packet = NULL;
 	return ret;
@@ -1023,8 +1005,8 @@ static int ctx_value(struct gen *g, unsigned int k, struct gen_value *v)
 		v->type = GEN_UINT;
 		return 0;
 	}
-	return gen_error(g, "context field `%s` wants a %s value",
-			 g->ctx[k].name, gen_type_names[want]);
+	return gen_error(g, "context field `%s` wants a %s value", g->ctx[k].name,
+			 gen_type_names[want]);
 }
 
 /* TS CPU NAME [FIELD=VALUE ...] */
@@ -1048,10 +1030,11 @@ static int do_event(struct gen *g, char *p)
 		return gen_error(g, "bad timestamp `%s`: expected an unsigned decimal number of ns",
 				 ts_s);
 	if (parse_udec(cpu_s, &cpu) || cpu >= g->ncpus)
-		return gen_error(g, "CPU `%s` out of range: @cpus is %u",
-				 cpu_s, g->ncpus);
+		return gen_error(g, "CPU `%s` out of range: @cpus is %u", cpu_s, g->ncpus);
 	if (g->have_ts && ts < g->last_ts)
-		return gen_error(g, "timestamp %" PRIu64 " goes back in time (previous event at %" PRIu64 ")",
+		return gen_error(g,
+				 "timestamp %" PRIu64
+				 " goes back in time (previous event at %" PRIu64 ")",
 				 ts, g->last_ts);
 	if (strchr(name, '=') || strchr(name, '"'))
 		return gen_error(g, "bad event name `%s`", name);
@@ -1075,8 +1058,7 @@ static int do_event(struct gen *g, char *p)
 			if (strcmp(g->ctx[k].name, v->name))
 				continue;
 			if (g->ctx_slot[k] >= 0)
-				return gen_error(g, "field `%s` given twice",
-						 v->name);
+				return gen_error(g, "field `%s` given twice", v->name);
 			ret = ctx_value(g, k, v);
 			if (ret)
 				return ret;
@@ -1109,22 +1091,27 @@ static int do_event(struct gen *g, char *p)
 			if (!v->name)
 				continue;
 			if (n >= e->nfields)
-				return gen_error(g, "event `%s`: field `%s` is not in its first event (line %lu)",
+				return gen_error(g,
+						 "event `%s`: field `%s` is not in its first event "
+						 "(line %lu)",
 						 name, v->name, e->first_line);
 			if (strcmp(e->fnames[n], v->name))
-				return gen_error(g, "event `%s`: field %u is `%s`, was `%s` in its first event (line %lu)",
-						 name, n + 1, v->name,
-						 e->fnames[n], e->first_line);
+				return gen_error(g,
+						 "event `%s`: field %u is `%s`, was `%s` in its "
+						 "first event (line %lu)",
+						 name, n + 1, v->name, e->fnames[n], e->first_line);
 			if (e->ftypes[n] != v->type)
-				return gen_error(g, "event `%s`: field `%s` is %s, was %s in its first event (line %lu)",
-						 name, v->name,
-						 gen_type_names[v->type],
-						 gen_type_names[e->ftypes[n]],
-						 e->first_line);
+				return gen_error(g,
+						 "event `%s`: field `%s` is %s, was %s in its "
+						 "first event (line %lu)",
+						 name, v->name, gen_type_names[v->type],
+						 gen_type_names[e->ftypes[n]], e->first_line);
 			n++;
 		}
 		if (n != e->nfields)
-			return gen_error(g, "event `%s`: field `%s` is missing, it was in its first event (line %lu)",
+			return gen_error(g,
+					 "event `%s`: field `%s` is missing, it was in its first "
+					 "event (line %lu)",
 					 name, e->fnames[n], e->first_line);
 	}
 
@@ -1134,20 +1121,18 @@ static int do_event(struct gen *g, char *p)
 		if (ret)
 			return ret;
 	}
-	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
-		g->self_iter, e->ec, s->packet, ts);
+	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(g->self_iter, e->ec,
+									     s->packet, ts);
 	if (!msg)
 		return gen_oom(g);
 	ret = push(g, msg);
 	if (ret)
 		return ret;
 	if (g->nctx) {
-		ctx = bt_event_borrow_common_context_field(
-			bt_message_event_borrow_event(msg));
+		ctx = bt_event_borrow_common_context_field(bt_message_event_borrow_event(msg));
 		for (k = 0; k < g->nctx; k++) {
-			ret = set_field(g,
-				bt_field_structure_borrow_member_field_by_index(ctx, k),
-				&g->vals[g->ctx_slot[k]]);
+			ret = set_field(g, bt_field_structure_borrow_member_field_by_index(ctx, k),
+					&g->vals[g->ctx_slot[k]]);
 			if (ret)
 				return ret;
 		}
@@ -1156,9 +1141,8 @@ static int do_event(struct gen *g, char *p)
 	for (k = 0, n = 0; k < nvals; k++) {
 		if (!g->vals[k].name)
 			continue;
-		ret = set_field(g,
-			bt_field_structure_borrow_member_field_by_index(payload, n++),
-			&g->vals[k]);
+		ret = set_field(g, bt_field_structure_borrow_member_field_by_index(payload, n++),
+				&g->vals[k]);
 		if (ret)
 			return ret;
 	}
@@ -1197,8 +1181,7 @@ static int emit_end(struct gen *g)
 			if (ret)
 				return ret;
 		}
-		ret = push(g, bt_message_stream_end_create(g->self_iter,
-							    s->stream));
+		ret = push(g, bt_message_stream_end_create(g->self_iter, s->stream));
 		if (ret)
 			return ret;
 	}
@@ -1215,8 +1198,8 @@ static int step(struct gen *g)
 	if (!g->started) {
 		g->started = true;
 		for (k = 0; k < g->ncpus; k++) {
-			ret = push(g, bt_message_stream_beginning_create(
-				g->self_iter, g->streams[k].stream));
+			ret = push(g, bt_message_stream_beginning_create(g->self_iter,
+									 g->streams[k].stream));
 			if (ret)
 				return ret;
 		}
@@ -1235,11 +1218,9 @@ static int step(struct gen *g)
 					return ret;
 				continue;
 			}
-			if (!strcmp(w, "@trace") || !strcmp(w, "@env") ||
-			    !strcmp(w, "@cpus") || !strcmp(w, "@context") ||
-			    !strcmp(w, "@packet"))
-				return gen_error(g, "%s must come before the first event",
-						 w);
+			if (!strcmp(w, "@trace") || !strcmp(w, "@env") || !strcmp(w, "@cpus") ||
+			    !strcmp(w, "@context") || !strcmp(w, "@packet"))
+				return gen_error(g, "%s must come before the first event", w);
 			return gen_error(g, "unknown directive `%s`", w);
 		}
 		return do_event(g, p);
@@ -1253,8 +1234,8 @@ static int step(struct gen *g)
 /* ------------------------------------------------- component and iterator */
 
 static bt_message_iterator_class_next_method_status
-gen_iter_next(bt_self_message_iterator *self_iter, bt_message_array_const msgs,
-	      uint64_t capacity, uint64_t *count)
+gen_iter_next(bt_self_message_iterator *self_iter, bt_message_array_const msgs, uint64_t capacity,
+	      uint64_t *count)
 {
 	struct gen *g = bt_self_message_iterator_get_data(self_iter);
 	uint64_t n = 0;
@@ -1285,18 +1266,17 @@ gen_iter_next(bt_self_message_iterator *self_iter, bt_message_array_const msgs,
 	*count = n;
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 error:
-	bt_current_thread_error_append_cause_from_message_iterator(self_iter,
-		__FILE__, __LINE__, "%s", g->err[0] ? g->err : "jank-gen failed");
+	bt_current_thread_error_append_cause_from_message_iterator(
+		self_iter, __FILE__, __LINE__, "%s", g->err[0] ? g->err : "jank-gen failed");
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 }
 
 static bt_message_iterator_class_initialize_method_status
-gen_iter_init(bt_self_message_iterator *self_iter,
-	      bt_self_message_iterator_configuration *config,
+gen_iter_init(bt_self_message_iterator *self_iter, bt_self_message_iterator_configuration *config,
 	      bt_self_component_port_output *port)
 {
-	struct gen *g = bt_self_component_get_data(
-		bt_self_message_iterator_borrow_component(self_iter));
+	struct gen *g =
+		bt_self_component_get_data(bt_self_message_iterator_borrow_component(self_iter));
 
 	g->self_iter = self_iter;
 	bt_self_message_iterator_set_data(self_iter, g);
@@ -1314,8 +1294,7 @@ static void gen_iter_finalize(bt_self_message_iterator *self_iter)
 }
 
 static bt_component_class_initialize_method_status
-gen_comp_init(bt_self_component_source *self_src,
-	      bt_self_component_source_configuration *config,
+gen_comp_init(bt_self_component_source *self_src, bt_self_component_source_configuration *config,
 	      const bt_value *params, void *init_data)
 {
 	bt_self_component *self = bt_self_component_source_as_self_component(self_src);
@@ -1350,8 +1329,8 @@ static void gen_release_ir(struct gen *g)
 
 static void gen_comp_finalize(bt_self_component_source *self_src)
 {
-	gen_release_ir(bt_self_component_get_data(
-		bt_self_component_source_as_self_component(self_src)));
+	gen_release_ir(
+		bt_self_component_get_data(bt_self_component_source_as_self_component(self_src)));
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -1367,8 +1346,7 @@ static void print_bt_error(const char *what)
 		n = bt_error_get_cause_count(err);
 		/* The root cause is the last one. */
 		for (k = n; k > 0; k--) {
-			const bt_error_cause *c =
-				bt_error_borrow_cause_by_index(err, k - 1);
+			const bt_error_cause *c = bt_error_borrow_cause_by_index(err, k - 1);
 
 			fprintf(stderr, ": %s", bt_error_cause_get_message(c));
 		}
@@ -1390,8 +1368,7 @@ static int prepare_outdir(const char *path)
 	}
 	if (S_ISDIR(st.st_mode) && !rmdir(path))
 		return 0;
-	fprintf(stderr, "jank-gen: %s: output path exists and is not an empty directory\n",
-		path);
+	fprintf(stderr, "jank-gen: %s: output path exists and is not an empty directory\n", path);
 	return -EEXIST;
 }
 
@@ -1429,8 +1406,8 @@ static int run_graph(struct gen *g, const char *outdir)
 	bt_graph_run_status run;
 	int ret = -1;
 
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &plugin) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
 		print_bt_error("cannot find the babeltrace2 `ctf` plugin");
 		goto end;
 	}
@@ -1441,19 +1418,16 @@ static int run_graph(struct gen *g, const char *outdir)
 	}
 
 	iter_cls = bt_message_iterator_class_create(gen_iter_next);
-	if (!iter_cls ||
-	    bt_message_iterator_class_set_initialize_method(iter_cls, gen_iter_init) ||
+	if (!iter_cls || bt_message_iterator_class_set_initialize_method(iter_cls, gen_iter_init) ||
 	    bt_message_iterator_class_set_finalize_method(iter_cls, gen_iter_finalize))
 		goto oom;
 	src_cls = bt_component_class_source_create("jank-gen", iter_cls);
-	if (!src_cls ||
-	    bt_component_class_source_set_initialize_method(src_cls, gen_comp_init) ||
+	if (!src_cls || bt_component_class_source_set_initialize_method(src_cls, gen_comp_init) ||
 	    bt_component_class_source_set_finalize_method(src_cls, gen_comp_finalize))
 		goto oom;
 
 	params = bt_value_map_create();
-	if (!params ||
-	    bt_value_map_insert_string_entry(params, "path", outdir) ||
+	if (!params || bt_value_map_insert_string_entry(params, "path", outdir) ||
 	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto oom;
@@ -1461,9 +1435,8 @@ static int run_graph(struct gen *g, const char *outdir)
 	graph = bt_graph_create(0);
 	if (!graph)
 		goto oom;
-	if (bt_graph_add_source_component_with_initialize_method_data(graph,
-			src_cls, "jank-gen", NULL, g, BT_LOGGING_LEVEL_WARNING,
-			&src)) {
+	if (bt_graph_add_source_component_with_initialize_method_data(
+		    graph, src_cls, "jank-gen", NULL, g, BT_LOGGING_LEVEL_WARNING, &src)) {
 		if (g->err[0])
 			fprintf(stderr, "jank-gen: %s\n", g->err);
 		else
@@ -1478,15 +1451,14 @@ static int run_graph(struct gen *g, const char *outdir)
 	 */
 	trace = g->trace;
 	bt_trace_get_ref(trace);
-	if (bt_graph_add_sink_component(graph, sink_cls, "sink", params,
-					BT_LOGGING_LEVEL_ERROR, &sink)) {
+	if (bt_graph_add_sink_component(graph, sink_cls, "sink", params, BT_LOGGING_LEVEL_ERROR,
+					&sink)) {
 		print_bt_error("cannot create the sink.ctf.fs component");
 		goto end;
 	}
-	if (bt_graph_connect_ports(graph,
-			bt_component_source_borrow_output_port_by_index_const(src, 0),
-			bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-			NULL)) {
+	if (bt_graph_connect_ports(
+		    graph, bt_component_source_borrow_output_port_by_index_const(src, 0),
+		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
 		print_bt_error("cannot connect the components");
 		goto end;
 	}
@@ -1556,8 +1528,8 @@ int main(int argc, char **argv)
 		g.script_name = argv[1];
 		g.script = fopen(argv[1], "r");
 		if (!g.script) {
-			fprintf(stderr, "jank-gen: %s:0: cannot open: %s\n",
-				argv[1], strerror(errno));
+			fprintf(stderr, "jank-gen: %s:0: cannot open: %s\n", argv[1],
+				strerror(errno));
 			goto end;
 		}
 	}

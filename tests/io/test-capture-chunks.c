@@ -39,8 +39,9 @@ static void chunk_names(void **state)
 
 static struct jank_chunk chunk(int64_t begin_s, int64_t end_s, uint64_t index)
 {
-	struct jank_chunk c = {
-	    .begin_ns = T0 + begin_s * S, .end_ns = T0 + (end_s + 1) * S, .index = index};
+	struct jank_chunk c = { .begin_ns = T0 + begin_s * S,
+				.end_ns = T0 + (end_s + 1) * S,
+				.index = index };
 
 	snprintf(c.name, sizeof(c.name), "chunk-%llu", (unsigned long long)index);
 	return c;
@@ -51,15 +52,16 @@ static void chunk_selection(void **state)
 	/* Chunks of 10 s from T0; retention 2 s; now = T0 + 100 s. */
 	struct jank_chunk c[10];
 	struct jank_interval janks[] = {
-	    {T0 + 23 * S, T0 + 24 * S},		   /* from 21 s (retention): chunk 2 only */
-	    {T0 + 40 * S + 500 * MS, T0 + 51 * S}, /* begins in 4 minus retention: 3, 4, 5 */
+		{ T0 + 23 * S, T0 + 24 * S },		 /* from 21 s (retention): chunk 2 only */
+		{ T0 + 40 * S + 500 * MS, T0 + 51 * S }, /* begins in 4 minus retention: 3, 4, 5 */
 	};
-	struct jank_chunk_times p = {
-	    .retention_ns = 2 * S, .now_ns = T0 + 100 * S, .oldest_open_ns = INT64_MAX};
+	struct jank_chunk_times p = { .retention_ns = 2 * S,
+				      .now_ns = T0 + 100 * S,
+				      .oldest_open_ns = INT64_MAX };
 	const enum jank_chunk_fate want[10] = {
-	    JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,  JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,
-	    JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,	   JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,
-	    JANK_CHUNK_DELETE, JANK_CHUNK_PENDING,
+		JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,  JANK_CHUNK_KEEP,	  JANK_CHUNK_KEEP,
+		JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,    JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,
+		JANK_CHUNK_DELETE, JANK_CHUNK_PENDING,
 	};
 
 	(void)state;
@@ -88,8 +90,8 @@ static void chunk_selection(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(chunk_names),
-	    cmocka_unit_test(chunk_selection),
+		cmocka_unit_test(chunk_names),
+		cmocka_unit_test(chunk_selection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,7 @@ static void names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(names),
+		cmocka_unit_test(names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

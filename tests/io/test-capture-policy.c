@@ -67,15 +67,15 @@ static int setup(void **state)
 		return -1;
 	PATHF(f->dir, "%s/captures", f->tmp);
 	f->policy = (struct jank_capture_settings){
-	    .mode = JANK_CAPTURE_SNAPSHOT,
-	    .dir = f->dir,
-	    .cooldown_ns = 30 * S,
-	    .max_per_hour = 0,
-	    .quota = 1024 * MiB,
-	    .min_free_percent = 5,
-	    .session = "jankd-capture",
+		.mode = JANK_CAPTURE_SNAPSHOT,
+		.dir = f->dir,
+		.cooldown_ns = 30 * S,
+		.max_per_hour = 0,
+		.quota = 1024 * MiB,
+		.min_free_percent = 5,
+		.session = "jankd-capture",
 	};
-	f->fs = (struct fs){.avail = 50 * 1024 * MiB, .size = 100 * 1024 * MiB};
+	f->fs = (struct fs){ .avail = 50 * 1024 * MiB, .size = 100 * 1024 * MiB };
 	jank_rule_init(&f->frame);
 	f->frame.name = "frame";
 	f->frame.begin_event = "jank:action_begin";
@@ -113,17 +113,17 @@ static enum jank_capture_decision jank(struct fixture *f, const struct jank_rule
 				       struct jank_capture_answer *v)
 {
 	struct jank_verdict r = {
-	    .kind = JANK_VERDICT_COMPLETED,
-	    .rule = rule,
-	    .key = "name=frame,id=3",
-	    .begin = 1000 * MS,
-	    .end = 1045 * MS,
-	    .duration = 45 * MS,
-	    .threshold = 16 * MS,
-	    .over_threshold = true,
-	    .tid = 4312,
-	    .pid = 4300,
-	    .comm = "worker",
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = rule,
+		.key = "name=frame,id=3",
+		.begin = 1000 * MS,
+		.end = 1045 * MS,
+		.duration = 45 * MS,
+		.threshold = 16 * MS,
+		.over_threshold = true,
+		.tid = 4312,
+		.pid = 4300,
+		.comm = "worker",
 	};
 
 	return jank_capture_policy_decide(f->c, &r, now, v);
@@ -134,7 +134,8 @@ static void done(struct fixture *f, const char *dir, bool ok)
 	struct jank_capture_outcome o;
 
 	assert_int_equal(
-	    jank_capture_policy_done(f->c, dir, ok, ok ? NULL : "No space left on device", &o), 0);
+		jank_capture_policy_done(f->c, dir, ok, ok ? NULL : "No space left on device", &o),
+		0);
 }
 
 static bool exists(const char *path)
@@ -376,7 +377,8 @@ static void failures(void **state)
 		assert_int_equal(jank(f, &f->frame, T0 + i * S, &v), JANK_CAPTURE_START);
 		write_file(v.dir, "partial", 8192);
 		assert_int_equal(
-		    jank_capture_policy_done(f->c, v.dir, false, "No space left on device", &o), 0);
+			jank_capture_policy_done(f->c, v.dir, false, "No space left on device", &o),
+			0);
 		assert_int_equal(o.log, i == 0);
 		assert_non_null(strstr(o.message, "No space left on device"));
 		assert_false(exists(v.dir));
@@ -527,8 +529,8 @@ static void keep_chunks(void **state)
 	struct jank_chunk *chunks;
 	char archives[PATH_MAX], path[PATH_MAX];
 	struct json_object *m, *list;
-	const char *names[] = {"20240501T115950+0000-20240501T120000+0000-1",
-			       "20240501T120000+0000-20240501T120010+0000-2", "not-a-chunk"};
+	const char *names[] = { "20240501T115950+0000-20240501T120000+0000-1",
+				"20240501T120000+0000-20240501T120010+0000-2", "not-a-chunk" };
 	int n;
 
 	f->policy.mode = JANK_CAPTURE_ROTATION;
@@ -566,16 +568,16 @@ static void keep_chunks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(start_names_and_describes, setup, teardown),
-	    cmocka_unit_test_setup_teardown(join_in_flight, setup, teardown),
-	    cmocka_unit_test_setup_teardown(cooldown_per_rule, setup, teardown),
-	    cmocka_unit_test_setup_teardown(max_per_hour, setup, teardown),
-	    cmocka_unit_test_setup_teardown(min_free, setup, teardown),
-	    cmocka_unit_test_setup_teardown(failures, setup, teardown),
-	    cmocka_unit_test_setup_teardown(quota_oldest_first, setup, teardown),
-	    cmocka_unit_test_setup_teardown(quota_foreign_files, setup, teardown),
-	    cmocka_unit_test_setup_teardown(disabled_and_errors, setup, teardown),
-	    cmocka_unit_test_setup_teardown(keep_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(start_names_and_describes, setup, teardown),
+		cmocka_unit_test_setup_teardown(join_in_flight, setup, teardown),
+		cmocka_unit_test_setup_teardown(cooldown_per_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(max_per_hour, setup, teardown),
+		cmocka_unit_test_setup_teardown(min_free, setup, teardown),
+		cmocka_unit_test_setup_teardown(failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(quota_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(quota_foreign_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(disabled_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(keep_chunks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,26 +24,26 @@ static void config_min_free(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = snapshot\n", err, sizeof(err)),
-	    0);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nmode = snapshot\n", err,
+						 sizeof(err)),
+			 0);
 	assert_int_equal(c.capture.min_free, 0);
 	assert_true(c.capture.min_free_percent == 5.0);
 	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 2.5%\n", err, sizeof(err)),
-	    0);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 2.5%\n", err,
+						 sizeof(err)),
+			 0);
 	assert_true(c.capture.min_free_percent == 2.5);
 	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 1GiB\n", err, sizeof(err)),
-	    0);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 1GiB\n", err,
+						 sizeof(err)),
+			 0);
 	assert_int_equal(c.capture.min_free, 1024 * MiB);
 	assert_true(c.capture.min_free_percent == 0);
 	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 0\n", err, sizeof(err)),
-	    0);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = 0\n", err,
+						 sizeof(err)),
+			 0);
 	assert_int_equal(c.capture.min_free, 0);
 	assert_true(c.capture.min_free_percent == 0);
 	jank_config_fini(&c);
@@ -52,9 +52,9 @@ static void config_min_free(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "t.conf:3: bad min-free '120%' (expected a size such as 1GiB or "
 				 "a percentage such as 5%)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = lots\n", err, sizeof(err)),
-	    -EINVAL);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nmin-free = lots\n", err,
+						 sizeof(err)),
+			 -EINVAL);
 }
 
 /* [capture] session, events and buffer-size: what jankd's capture session is made of. */
@@ -65,7 +65,8 @@ static void config_session(void **state)
 
 	(void)state;
 	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nmode = none\n", err, sizeof(err)), 0);
+		jank_config_load_string(&c, "t.conf", "[capture]\nmode = none\n", err, sizeof(err)),
+		0);
 	assert_string_equal(c.capture.session, "");
 	assert_int_equal(c.capture.nevents, 0);
 	assert_int_equal(c.capture.buffer_size, 0);
@@ -97,23 +98,23 @@ static void config_session(void **state)
 	assert_int_equal(c.capture.rotation_size, 64 * MiB);
 	assert_int_equal(c.capture.retention_ns, 2 * S);
 	jank_config_fini(&c);
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nretention = 0\n", err, sizeof(err)),
-	    -EINVAL);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nretention = 0\n", err,
+						 sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad duration '0' for retention");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nsession = a/b\n", err, sizeof(err)),
-	    -EINVAL);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nsession = a/b\n", err,
+						 sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad session name 'a/b' (expected letters, digits and "
 				 "_-.:, at most 255)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a:b,,c\n", err, sizeof(err)),
-	    -EINVAL);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nevents = a:b,,c\n", err,
+						 sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad event list 'a:b,,c' for events (an element is "
 				 "empty or too long)");
-	assert_int_equal(
-	    jank_config_load_string(&c, "t.conf", "[capture]\nevents = a b\n", err, sizeof(err)),
-	    -EINVAL);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nevents = a b\n", err,
+						 sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad event name 'a b' for events");
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[capture]\nbuffer-size = big\n",
 						 err, sizeof(err)),
@@ -124,8 +125,8 @@ static void config_session(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(config_min_free),
-	    cmocka_unit_test(config_session),
+		cmocka_unit_test(config_min_free),
+		cmocka_unit_test(config_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

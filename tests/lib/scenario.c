@@ -8,15 +8,25 @@
 #include "scenario.h"
 
 const struct scn_layout scn_layout_current = {
-	.label = "lttng-modules 2.13", .major = 2, .minor = 13, .has_waking = true,
-	.softirq_entry = "irq_softirq_entry", .softirq_exit = "irq_softirq_exit",
-	.hrtimer_entry = "timer_hrtimer_expire_entry", .hrtimer_exit = "timer_hrtimer_expire_exit",
+	.label = "lttng-modules 2.13",
+	.major = 2,
+	.minor = 13,
+	.has_waking = true,
+	.softirq_entry = "irq_softirq_entry",
+	.softirq_exit = "irq_softirq_exit",
+	.hrtimer_entry = "timer_hrtimer_expire_entry",
+	.hrtimer_exit = "timer_hrtimer_expire_exit",
 };
 
 const struct scn_layout scn_layout_2_5 = {
-	.label = "lttng-modules 2.5", .major = 2, .minor = 5, .has_waking = false,
-	.softirq_entry = "softirq_entry", .softirq_exit = "softirq_exit",
-	.hrtimer_entry = "hrtimer_expire_entry", .hrtimer_exit = "hrtimer_expire_exit",
+	.label = "lttng-modules 2.5",
+	.major = 2,
+	.minor = 5,
+	.has_waking = false,
+	.softirq_entry = "softirq_entry",
+	.softirq_exit = "softirq_exit",
+	.hrtimer_entry = "hrtimer_expire_entry",
+	.hrtimer_exit = "hrtimer_expire_exit",
 };
 
 void scn_init(struct scn *s, const struct scn_layout *l, const struct jank_engine_config *cfg)
@@ -55,8 +65,8 @@ static unsigned class_of(struct scn *s, enum jank_domain d, const char *name)
 	return s->nclasses++;
 }
 
-void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid,
-		 const char *name, const struct scn_field *f, unsigned n)
+void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid, const char *name,
+		 const struct scn_field *f, unsigned n)
 {
 	unsigned c = class_of(s, d, name);
 	struct jank_event ev;
@@ -122,8 +132,8 @@ void scn_wakeup_new(struct scn *s, int64_t ts, int cpu, int tid)
 void scn_fork(struct scn *s, int64_t ts, int cpu, int parent, int child)
 {
 	scn_kernel(s, ts, cpu, "sched_process_fork", S("parent_comm", comm_of(parent)),
-		   I("parent_tid", parent), I("parent_pid", parent), S("child_comm", comm_of(child)),
-		   I("child_tid", child), I("child_pid", child));
+		   I("parent_tid", parent), I("parent_pid", parent),
+		   S("child_comm", comm_of(child)), I("child_tid", child), I("child_pid", child));
 }
 
 void scn_softirq(struct scn *s, int64_t ts, int cpu, int vec, bool entry)

@@ -55,13 +55,13 @@ struct scn_field {
 void scn_init(struct scn *s, const struct scn_layout *l, const struct jank_engine_config *cfg);
 void scn_fini(struct scn *s);
 /* Generic event; tid = -1 when the event has no tid context (kernel). */
-void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid,
-		 const char *name, const struct scn_field *f, unsigned n);
-#define scn_kernel(s, ts, cpu, name, ...)                                                         \
+void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid, const char *name,
+		 const struct scn_field *f, unsigned n);
+#define scn_kernel(s, ts, cpu, name, ...)                                                          \
 	scn_event_v((s), JANK_DOMAIN_KERNEL, (ts), (cpu), -1, (name),                              \
 		    (const struct scn_field[]){ __VA_ARGS__ },                                     \
 		    sizeof((const struct scn_field[]){ __VA_ARGS__ }) / sizeof(struct scn_field))
-#define scn_ust(s, ts, cpu, tid, name, ...)                                                       \
+#define scn_ust(s, ts, cpu, tid, name, ...)                                                        \
 	scn_event_v((s), JANK_DOMAIN_UST, (ts), (cpu), (tid), (name),                              \
 		    (const struct scn_field[]){ __VA_ARGS__ },                                     \
 		    sizeof((const struct scn_field[]){ __VA_ARGS__ }) / sizeof(struct scn_field))

@@ -128,9 +128,9 @@ static void default_key_and_threshold(void **state)
 	jank_engine_set_verdict_cb(s.e, count, &c);
 	begin(&s, 0, 1, "frame", 1);
 	begin(&s, 1, 2, "frame", 2);
-	end(&s, 5, 1, "frame", 9);   /* same thread, other id: still pairs (key = tid) */
-	end(&s, 30, 2, "frame", 2);  /* 29 ns: a jank */
-	end(&s, 40, 3, "frame", 3);  /* no begin */
+	end(&s, 5, 1, "frame", 9);  /* same thread, other id: still pairs (key = tid) */
+	end(&s, 30, 2, "frame", 2); /* 29 ns: a jank */
+	end(&s, 40, 3, "frame", 3); /* no begin */
 	assert_int_equal(c.completed, 1);
 	assert_string_equal(c.last_key, "tid=2");
 	struct jank_engine_stats st;

@@ -16,8 +16,16 @@
 #include <cmocka.h>
 #include "scenario.h"
 
-enum { A = 10, B = 20, C = 30, D = 40 };
-enum { RUNNABLE = 0, BLOCKED = 1 };
+enum {
+	A = 10,
+	B = 20,
+	C = 30,
+	D = 40
+};
+enum {
+	RUNNABLE = 0,
+	BLOCKED = 1
+};
 
 #define LAYOUT(state) ((const struct scn_layout *)*(state))
 
@@ -68,9 +76,9 @@ static void recursive_chain(void **state)
 	scn_switch(&s, 0, 1, 0, RUNNABLE, B);
 	scn_switch(&s, 5, 1, B, BLOCKED, C);
 	scn_switch(&s, 10, 0, A, BLOCKED, 0);
-	scn_wake(&s, 20, 1, B);          /* C wakes B */
+	scn_wake(&s, 20, 1, B); /* C wakes B */
 	scn_switch(&s, 25, 1, C, BLOCKED, B);
-	scn_wake(&s, 30, 1, A);          /* B wakes A */
+	scn_wake(&s, 30, 1, A); /* B wakes A */
 	scn_switch(&s, 35, 0, 0, RUNNABLE, A);
 	scn_path(&s, A, 0, 40, &p);
 	assert_path(&p, { A, "running", 0, 10 }, { C, "running", 10, 20 },
@@ -95,8 +103,8 @@ static void woken_from_interrupt(void **state, void (*ctx)(struct scn *, int64_t
 	ctx(&s, 21, false);
 	scn_switch(&s, 25, 0, 0, RUNNABLE, A);
 	scn_path(&s, A, 0, 30, &p);
-	assert_path(&p, { A, "running", 0, 10 }, { A, label, 10, 20 },
-		    { A, "preempted", 20, 25 }, { A, "running", 25, 30 });
+	assert_path(&p, { A, "running", 0, 10 }, { A, label, 10, 20 }, { A, "preempted", 20, 25 },
+		    { A, "running", 25, 30 });
 	jank_path_fini(&p);
 	scn_fini(&s);
 }
@@ -195,13 +203,13 @@ static void chain_reaches_gc_horizon(void **state)
 	scn_init(&s, LAYOUT(state), &cfg);
 	scn_switch(&s, 800, 0, 0, RUNNABLE, A);
 	scn_switch(&s, 900, 1, 0, RUNNABLE, B);
-	scn_switch(&s, 940, 1, B, RUNNABLE, C);  /* B preempted */
-	scn_switch(&s, 950, 0, A, BLOCKED, 0);   /* A waits */
-	scn_switch(&s, 970, 1, C, BLOCKED, B);   /* B runs again */
-	scn_wake(&s, 1000, 1, A);                /* B wakes A */
+	scn_switch(&s, 940, 1, B, RUNNABLE, C); /* B preempted */
+	scn_switch(&s, 950, 0, A, BLOCKED, 0);	/* A waits */
+	scn_switch(&s, 970, 1, C, BLOCKED, B);	/* B runs again */
+	scn_wake(&s, 1000, 1, A);		/* B wakes A */
 	scn_switch(&s, 1005, 0, 0, RUNNABLE, A);
 	scn_switch(&s, 1100, 0, A, BLOCKED, 0);
-	jank_engine_tick(s.e, 1100);             /* horizon = 980 */
+	jank_engine_tick(s.e, 1100); /* horizon = 980 */
 	scn_path(&s, A, 900, 1050, &p);
 	assert_true(p.truncated);
 	assert_path(&p, { A, "unknown", 900, 950 }, { B, "unknown", 950, 970 },
@@ -405,8 +413,8 @@ static void discarded_events(void **state)
 	jank_engine_discarded(s.e, 0, 20, 5);
 	scn_switch(&s, 30, 0, B, BLOCKED, A);
 	scn_path(&s, A, 0, 40, &p);
-	assert_path(&p, { A, "running", 0, 10 }, { A, "blocked", 10, 20 },
-		    { A, "unknown", 20, 30 }, { A, "running", 30, 40 });
+	assert_path(&p, { A, "running", 0, 10 }, { A, "blocked", 10, 20 }, { A, "unknown", 20, 30 },
+		    { A, "running", 30, 40 });
 	jank_path_fini(&p);
 	scn_fini(&s);
 }
@@ -445,7 +453,10 @@ static void breakdown(void **state)
  */
 static void breakdown_many_threads(void **state)
 {
-	enum { THREADS = 3000, ROUNDS = 3 };
+	enum {
+		THREADS = 3000,
+		ROUNDS = 3
+	};
 	struct jank_path p;
 	struct jank_breakdown b;
 	int64_t t = 0;
@@ -472,8 +483,9 @@ static void breakdown_many_threads(void **state)
 		assert_int_equal(b.per_state[JANK_STATE_RUNNING], THREADS * ROUNDS);
 		assert_int_equal(b.per_state[JANK_STATE_BLOCKED], 2 * THREADS * ROUNDS);
 		for (size_t j = 0; j < b.n; j++)
-			assert_int_equal(b.items[j].ns,
-					 b.items[j].state == JANK_STATE_BLOCKED ? 2 * ROUNDS : ROUNDS);
+			assert_int_equal(b.items[j].ns, b.items[j].state == JANK_STATE_BLOCKED
+								? 2 * ROUNDS
+								: ROUNDS);
 		/* Largest first: every blocked item before every running one. */
 		assert_int_equal(b.items[THREADS - 1].state, JANK_STATE_BLOCKED);
 		assert_int_equal(b.items[THREADS].state, JANK_STATE_RUNNING);

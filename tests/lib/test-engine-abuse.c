@@ -55,14 +55,14 @@ static void add_frame_rule(struct scn *s)
 static void print_stats(const char *what, const struct jank_engine_stats *st)
 {
 	print_message(
-	    "# %s: peak %llu KiB (budget %llu KiB), now %llu KiB; %llu workers, "
-	    "%llu vertices; freed %llu workers, %llu vertices; budget forced %llu times; "
-	    "actions: %llu open, %llu expired\n",
-	    what, (unsigned long long)st->memory_peak >> 10, (unsigned long long)LIMIT >> 10,
-	    (unsigned long long)st->memory_bytes >> 10, (unsigned long long)st->graph.workers,
-	    (unsigned long long)st->graph.vertices, (unsigned long long)st->graph.freed_workers,
-	    (unsigned long long)st->graph.freed_vertices, (unsigned long long)st->budget_forced,
-	    (unsigned long long)st->actions_open, (unsigned long long)st->actions_expired);
+		"# %s: peak %llu KiB (budget %llu KiB), now %llu KiB; %llu workers, "
+		"%llu vertices; freed %llu workers, %llu vertices; budget forced %llu times; "
+		"actions: %llu open, %llu expired\n",
+		what, (unsigned long long)st->memory_peak >> 10, (unsigned long long)LIMIT >> 10,
+		(unsigned long long)st->memory_bytes >> 10, (unsigned long long)st->graph.workers,
+		(unsigned long long)st->graph.vertices, (unsigned long long)st->graph.freed_workers,
+		(unsigned long long)st->graph.freed_vertices, (unsigned long long)st->budget_forced,
+		(unsigned long long)st->actions_open, (unsigned long long)st->actions_expired);
 }
 
 /*
@@ -163,7 +163,7 @@ static void blocked_whole_trace(void **state)
 	struct jank_path p;
 	struct scn s;
 	int64_t t = 1 * MS;
-	int cur[4] = {0, 0, 0, 0};
+	int cur[4] = { 0, 0, 0, 0 };
 
 	config(&cfg);
 	cfg.action_timeout_ns = 1000 * MS;
@@ -232,10 +232,10 @@ static void live_state_over_budget(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(short_lived_threads),
-	    cmocka_unit_test(never_ending_actions),
-	    cmocka_unit_test(blocked_whole_trace),
-	    cmocka_unit_test(live_state_over_budget),
+		cmocka_unit_test(short_lived_threads),
+		cmocka_unit_test(never_ending_actions),
+		cmocka_unit_test(blocked_whole_trace),
+		cmocka_unit_test(live_state_over_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

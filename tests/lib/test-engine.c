@@ -80,7 +80,11 @@ static void run(const struct workload_params *wp, const struct jank_engine_confi
 static void gc_invariance(void **state)
 {
 	struct workload_params wp = {
-		.seed = 42, .cpus = 4, .threads = 300, .events = 400000, .short_lived = 3000,
+		.seed = 42,
+		.cpus = 4,
+		.threads = 300,
+		.events = 400000,
+		.short_lived = 3000,
 	};
 	struct jank_engine_config on, off;
 	struct transcript a = { 0 }, b = { 0 };
@@ -88,8 +92,8 @@ static void gc_invariance(void **state)
 
 	jank_engine_config_defaults(&on);
 	on.report_all = true;
-	on.retention_ns = 200000;         /* ~2000 events of the workload */
-	on.action_timeout_ns = 2000000;   /* actions of freed threads never end */
+	on.retention_ns = 200000;	/* ~2000 events of the workload */
+	on.action_timeout_ns = 2000000; /* actions of freed threads never end */
 	off = on;
 	off.gc = false;
 	run(&wp, &on, &a, &sa);
@@ -117,7 +121,11 @@ static void gc_invariance(void **state)
 static void memory_budget(void **state)
 {
 	struct workload_params wp = {
-		.seed = 7, .cpus = 8, .threads = 2000, .events = 300000, .short_lived = 20000,
+		.seed = 7,
+		.cpus = 8,
+		.threads = 2000,
+		.events = 300000,
+		.short_lived = 20000,
 	};
 	struct jank_engine_config cfg;
 	struct transcript t = { 0 };
@@ -129,8 +137,9 @@ static void memory_budget(void **state)
 	cfg.memory_limit = 1 << 20;    /* ...but 1 MiB is all there is */
 	run(&wp, &cfg, &t, &st);
 	print_message("# graph %llu KiB, %llu workers, %llu vertices, %llu actions open\n",
-		      (unsigned long long)st.graph.bytes >> 10, (unsigned long long)st.graph.workers,
-		      (unsigned long long)st.graph.vertices, (unsigned long long)st.actions_open);
+		      (unsigned long long)st.graph.bytes >> 10,
+		      (unsigned long long)st.graph.workers, (unsigned long long)st.graph.vertices,
+		      (unsigned long long)st.actions_open);
 	print_message("# peak %llu KiB for a %llu KiB budget, forced %llu times, %u/%u paths "
 		      "truncated\n",
 		      (unsigned long long)st.memory_peak >> 10,
@@ -149,7 +158,11 @@ static void memory_budget(void **state)
 static void limits_at_runtime(void **state)
 {
 	struct workload_params wp = {
-		.seed = 9, .cpus = 4, .threads = 300, .events = 200000, .short_lived = 2000,
+		.seed = 9,
+		.cpus = 4,
+		.threads = 300,
+		.events = 200000,
+		.short_lived = 2000,
 	};
 	struct jank_engine_config cfg;
 	struct jank_engine_stats st;

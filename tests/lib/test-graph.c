@@ -49,7 +49,7 @@ static void vertex_ring(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(vertex_ring),
+		cmocka_unit_test(vertex_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

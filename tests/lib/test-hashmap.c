@@ -30,7 +30,7 @@ static void hashmap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(hashmap),
+		cmocka_unit_test(hashmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,7 +35,7 @@ static void histogram(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(histogram),
+		cmocka_unit_test(histogram),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,8 +28,7 @@ static void layouts(void **state)
 	memset(&l, 0, sizeof(l));
 	jank_layout_from_env(&l, 2, 13);
 	assert_int_equal(l.version, JANK_LAYOUT_2_8);
-	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "sys_read"),
-			 JANK_EVENT_USER);
+	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "sys_read"), JANK_EVENT_USER);
 	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "syscall_exit_read"),
 			 JANK_EVENT_SYSCALL_EXIT);
 	assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, "irq_softirq_entry"),
@@ -62,7 +61,7 @@ static void layouts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(layouts),
+		cmocka_unit_test(layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,16 +15,22 @@
 
 #define M 0x7f0000001000LL
 #define N 0x7f0000002000LL
-enum { T1 = 1, T2, T3, T4 };
+enum {
+	T1 = 1,
+	T2,
+	T3,
+	T4
+};
 
 static void mutex_ev(struct scn *s, int64_t ts, int tid, const char *what, int64_t mutex,
 		     int status)
 {
 	/* The scenario helper keeps class names by pointer: literals only. */
-	const char *name = strcmp(what, "lock_req") == 0 ? "lttng_ust_pthread:pthread_mutex_lock_req"
-			   : strcmp(what, "lock_acq") == 0 ? "lttng_ust_pthread:pthread_mutex_lock_acq"
-			   : strcmp(what, "unlock") == 0   ? "lttng_ust_pthread:pthread_mutex_unlock"
-							   : "lttng_ust_pthread:pthread_mutex_trylock";
+	const char *name =
+		strcmp(what, "lock_req") == 0	? "lttng_ust_pthread:pthread_mutex_lock_req"
+		: strcmp(what, "lock_acq") == 0 ? "lttng_ust_pthread:pthread_mutex_lock_acq"
+		: strcmp(what, "unlock") == 0	? "lttng_ust_pthread:pthread_mutex_unlock"
+						: "lttng_ust_pthread:pthread_mutex_trylock";
 
 	scn_event_v(s, JANK_DOMAIN_UST, ts, tid % 2, tid, name,
 		    (const struct scn_field[]){ I("mutex", mutex), I("status", status),
@@ -231,9 +237,9 @@ static void refines_kernel_wait(void **state)
 	scn_switch(&s, 0, 1, 0, 0, T2);
 	lock(&s, 1, 1, T1, M);
 	mutex_ev(&s, 10, T2, "lock_req", M, 0);
-	scn_switch(&s, 12, 1, T2, 1, 0);   /* T2 sleeps on the futex */
+	scn_switch(&s, 12, 1, T2, 1, 0); /* T2 sleeps on the futex */
 	unlock(&s, 50, T1, M);
-	scn_wake(&s, 50, 0, T2);           /* T1's futex wake */
+	scn_wake(&s, 50, 0, T2); /* T1's futex wake */
 	scn_switch(&s, 55, 1, 0, 0, T2);
 	mutex_ev(&s, 56, T2, "lock_acq", M, 0);
 	path_of(&s, T2, 10, 60, &p);

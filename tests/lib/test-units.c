@@ -68,9 +68,9 @@ static void format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(durations),
-	    cmocka_unit_test(sizes),
-	    cmocka_unit_test(format),
+		cmocka_unit_test(durations),
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

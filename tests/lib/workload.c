@@ -21,7 +21,12 @@ static unsigned below(struct rng *r, unsigned n)
 	return (unsigned)(next(r) % n);
 }
 
-enum tstate { T_BLOCKED, T_RUNNABLE, T_RUNNING, T_GONE };
+enum tstate {
+	T_BLOCKED,
+	T_RUNNABLE,
+	T_RUNNING,
+	T_GONE
+};
 
 struct thr {
 	int tid;
@@ -53,7 +58,8 @@ int64_t workload_run(struct scn *s, const struct workload_params *p)
 
 		ts += 1 + below(&r, 200);
 		if (ci < 0 || dice < 25) {
-			/* Switch: the current thread blocks or is preempted; pick a runnable one. */
+			/* Switch: the current thread blocks or is preempted; pick a runnable one.
+			 */
 			int prev = ci >= 0 ? t[ci].tid : 0;
 			int state = below(&r, 2);
 			unsigned start = below(&r, nthr);

@@ -26,8 +26,8 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct sigaction act = {.sa_handler = on_signal};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sigaction act = { .sa_handler = on_signal };
 	char buf[4096 + 1];
 	int fd, one = 1;
 
@@ -50,11 +50,11 @@ int main(int argc, char **argv)
 			struct cmsghdr h;
 			char b[CMSG_SPACE(sizeof(struct ucred))];
 		} control;
-		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf) - 1};
-		struct msghdr msg = {.msg_iov = &iov,
-				     .msg_iovlen = 1,
-				     .msg_control = &control,
-				     .msg_controllen = sizeof(control)};
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 1 };
+		struct msghdr msg = { .msg_iov = &iov,
+				      .msg_iovlen = 1,
+				      .msg_control = &control,
+				      .msg_controllen = sizeof(control) };
 		struct cmsghdr *c;
 		struct timespec ts;
 		long pid = -1;

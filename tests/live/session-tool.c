@@ -58,19 +58,19 @@ static int done(int r, const char *err)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"relayd", required_argument, NULL, 'r'},
-	    {"live-port", required_argument, NULL, 'p'},
-	    {"timer", required_argument, NULL, 't'},
-	    {"tracefile-size", required_argument, NULL, 's'},
-	    {"tracefile-count", required_argument, NULL, 'c'},
-	    {"subbuf-size", required_argument, NULL, 'S'},
-	    {"num-subbuf", required_argument, NULL, 'N'},
-	    {"kernel", no_argument, NULL, 'k'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"output", required_argument, NULL, 'o'},
-	    {NULL, 0, NULL, 0},
+		{ "relayd", required_argument, NULL, 'r' },
+		{ "live-port", required_argument, NULL, 'p' },
+		{ "timer", required_argument, NULL, 't' },
+		{ "tracefile-size", required_argument, NULL, 's' },
+		{ "tracefile-count", required_argument, NULL, 'c' },
+		{ "subbuf-size", required_argument, NULL, 'S' },
+		{ "num-subbuf", required_argument, NULL, 'N' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct jank_lttng_session_spec spec = {0};
+	struct jank_lttng_session_spec spec = { 0 };
 	const char *events[MAX_EVENTS];
 	const char *cmd, *output = NULL;
 	char err[1024] = "", url[1024] = "";
@@ -131,7 +131,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "live")) {
 		if (optind != argc)
 			return usage();
-		r = jank_lttng_session_create_live(&spec, url, sizeof(url), &kernel_ok, err, sizeof(err));
+		r = jank_lttng_session_create_live(&spec, url, sizeof(url), &kernel_ok, err,
+						   sizeof(err));
 		if (r >= 0)
 			printf("url %s\nkernel_ok %d\n", url, kernel_ok);
 		return done(r, err);
@@ -147,8 +148,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "record")) {
 		if (argc - optind > 1)
 			return usage();
-		r = jank_lttng_session_snapshot_record(spec.name, optind < argc ? argv[optind] : NULL,
-						 err, sizeof(err));
+		r = jank_lttng_session_snapshot_record(
+			spec.name, optind < argc ? argv[optind] : NULL, err, sizeof(err));
 		return done(r, err);
 	}
 	if (!strcmp(cmd, "destroy")) {
