@@ -1031,6 +1031,12 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 		archive[0] = '\0';
 	lttng_rotation_handle_destroy(h);
 	switch (state) {
+	case LTTNG_ROTATION_STATE_EXPIRED:
+		/*
+		 * A later rotation (the schedule's, say) is being archived or
+		 * was: rotations never overlap, so this one has ended. Only its
+		 * archive's location is no longer known.
+		 */
 	case LTTNG_ROTATION_STATE_COMPLETED:
 		if (!pending.waited_ms) {
 			jank_errf(err, errlen, "%s", "");
@@ -1044,9 +1050,6 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 		jank_errf(err, errlen, "session '%s': the rotation did not end within %d s", name,
 			  ROTATE_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
-	case LTTNG_ROTATION_STATE_EXPIRED:
-		jank_errf(err, errlen, "session '%s': lost track of the rotation", name);
-		return -EIO;
 	default:
 		jank_errf(err, errlen, "session '%s': the rotation failed", name);
 		return -EIO;
