@@ -1324,9 +1324,16 @@ static int trace_seen(struct jank_reader *in, const bt_trace *trace)
 	v[in->ntraces++] = trace;
 	bt_trace_get_ref(trace);
 	in->stats.traces++;
-	if (trace_domain(trace) == JANK_DOMAIN_KERNEL)
+	if (trace_domain(trace) == JANK_DOMAIN_KERNEL) {
+		const bt_value *rel =
+			bt_trace_borrow_environment_entry_value_by_name_const(trace, "kernel_release");
+
 		jank_engine_set_layout(in->engine, env_long(trace, "tracer_major"),
 				       env_long(trace, "tracer_minor"));
+		jank_engine_set_kernel(in->engine, rel && bt_value_is_string(rel)
+							   ? bt_value_string_get(rel)
+							   : NULL);
+	}
 	return 0;
 }
 

@@ -111,6 +111,17 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 	int r;
 
 	idx = jank_worker_find_before(w, hi);
+	if (idx == UINT64_MAX && w->born && w->base == 0) {
+		/*
+		 * Before a child's birth, the time was its parent's (forking it).
+		 * The parent's serial is older than the child's: this ends.
+		 */
+		waker = jank_graph_find_serial(g, w->parent_serial);
+		if (waker && waker->serial < w->serial) {
+			f->w = waker;
+			return 0;
+		}
+	}
 	if (idx == UINT64_MAX) {
 		/* Nothing known before hi: not seen yet, or freed by GC. */
 		if (w->base > 0)

@@ -123,7 +123,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 		free(e);
 		return NULL;
 	}
-	if (jank_model_init(&e->model, e->graph) < 0) {
+	if (jank_model_init(&e->model, e->graph, &e->layout) < 0) {
 		jank_model_fini(&e->model);
 		jank_graph_free(e->graph);
 		free(e);
@@ -314,6 +314,11 @@ void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void 
 void jank_engine_set_layout(struct jank_engine *e, long major, long minor)
 {
 	jank_layout_from_env(&e->layout, major, minor);
+}
+
+void jank_engine_set_kernel(struct jank_engine *e, const char *kernel_release)
+{
+	jank_layout_set_kernel(&e->layout, kernel_release);
 }
 
 const struct jank_layout *jank_engine_layout(const struct jank_engine *e)

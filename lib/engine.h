@@ -111,6 +111,8 @@ void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void 
 
 /* Trace environment (kernel domain): tracer_major/minor, -1 when absent. */
 void jank_engine_set_layout(struct jank_engine *e, long tracer_major, long tracer_minor);
+/* Trace environment (kernel domain): kernel_release, which decides how prev_state reads. */
+void jank_engine_set_kernel(struct jank_engine *e, const char *kernel_release);
 const struct jank_layout *jank_engine_layout(const struct jank_engine *e);
 
 /*

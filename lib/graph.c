@@ -34,6 +34,8 @@ struct jank_graph {
 	uint64_t freed_workers;
 	uint64_t gc_steps;
 	uint64_t retired;
+	jank_graph_free_fn free_hook;
+	void *free_data;
 };
 
 struct jank_graph *jank_graph_new(void)
@@ -109,6 +111,7 @@ struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	w->tid = tid;
 	w->pid = -1;
 	w->cpu = -1;
+	w->on_cpu = -1;
 	w->serial = g->next_serial++;
 	if (g->next_serial == JANK_NO_WORKER)
 		g->next_serial = 1;
@@ -385,11 +388,19 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		jank_hashmap_remove(&g->by_serial, w->serial);
 		if (w->retired)
 			g->retired--;
+		if (g->free_hook)
+			g->free_hook(w, g->free_data);
 		worker_free(g, w);
 		g->freed_workers++;
 		g->gc_cursor = i;
 	}
 	return visited;
+}
+
+void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void *data)
+{
+	g->free_hook = fn;
+	g->free_data = data;
 }
 
 size_t jank_graph_worker_count(const struct jank_graph *g)

@@ -55,6 +55,9 @@ struct jank_worker {
 	/* Graph bookkeeping. */
 	uint32_t parent_serial; /* forking parent, the waker at sched_wakeup_new */
 	bool exited;		/* sched_process_exit seen; freed by GC once idle */
+	bool born;		/* forked in the trace: its first vertex is its birth */
+	bool fork_wait;		/* forked, not yet woken (sched_wakeup_new) nor run */
+	int32_t on_cpu;		/* the model's: the CPU it is the current thread of, -1 */
 
 	/* User-space locks (locks.c): the pending request and the locks held. */
 	uint16_t locks_held;
@@ -155,6 +158,13 @@ typedef void (*jank_graph_worker_fn)(const struct jank_worker *w, void *data);
 void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data);
 typedef void (*jank_graph_worker_mut_fn)(struct jank_worker *w, void *data);
 void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data);
+
+/*
+ * Called before GC frees a worker, so that whoever keeps a pointer to it
+ * (the model's per-CPU current thread) lets go. One hook per graph.
+ */
+typedef void (*jank_graph_free_fn)(struct jank_worker *w, void *data);
+void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void *data);
 
 /*
  * Garbage collection: free vertices older than the horizon, keeping for each

@@ -13,6 +13,7 @@
  * detected version, so a trace with an odd environment still works. The
  * one ambiguous family, `sys_*`, is a syscall entry only in the old layout.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "layout.h"
 
@@ -124,6 +125,50 @@ void jank_layout_from_env(struct jank_layout *l, long major, long minor)
 		l->version = JANK_LAYOUT_2_6;
 	else
 		l->version = JANK_LAYOUT_2_5;
+}
+
+void jank_layout_set_kernel(struct jank_layout *l, const char *release)
+{
+	char *end;
+	long major, minor;
+
+	l->kernel_major = l->kernel_minor = 0;
+	if (!release)
+		return;
+	major = strtol(release, &end, 10);
+	if (end == release || *end != '.' || major <= 0 || major > 1000)
+		return;
+	minor = strtol(end + 1, &end, 10);
+	if (minor < 0 || minor > 1000)
+		return;
+	l->kernel_major = (int)major;
+	l->kernel_minor = (int)minor;
+}
+
+/*
+ * Task state bits as sched_switch reports them (include/linux/sched.h).
+ * Since 4.14 the kernel reports TASK_REPORT states: 1 S, 2 D, 4 T, 8 t,
+ * 16 X (EXIT_DEAD), 32 Z (EXIT_ZOMBIE), 64 P (parked), 128 I (idle), and
+ * 256 (TASK_REPORT_MAX) for any preemption. Before, it reports the raw
+ * task->state: 64 is TASK_DEAD, 128 TASK_WAKEKILL (always with 2), and a
+ * preemption is TASK_STATE_MAX alone (1024 on 3.x, 2048 or 4096 on 4.x).
+ * A preemption flag never comes with a sleeping bit. With the kernel
+ * unknown, 64 is read as TASK_DEAD: exits are far more frequent than parked
+ * kernel threads.
+ */
+enum jank_switch_out jank_layout_switch_out(const struct jank_layout *l, int64_t prev_state)
+{
+	bool modern = l->kernel_major > 4 || (l->kernel_major == 4 && l->kernel_minor >= 14);
+	int64_t exiting = modern ? 16 | 32 : 16 | 32 | 64;
+	int64_t sleeping = modern ? 1 | 2 | 64 | 128 : 1 | 2 | 128;
+
+	if (prev_state < 0)
+		return JANK_SWITCH_OUT_BLOCKED; /* not a state: keep the old reading */
+	if (prev_state & exiting)
+		return JANK_SWITCH_OUT_EXITING;
+	if (prev_state & sleeping)
+		return JANK_SWITCH_OUT_BLOCKED;
+	return JANK_SWITCH_OUT_PREEMPTED;
 }
 
 static bool has_prefix(const char *s, const char *prefix)

@@ -19,11 +19,24 @@ enum jank_layout_version {
 
 struct jank_layout {
 	enum jank_layout_version version;
-	bool from_env; /* version read from the trace environment */
+	bool from_env;	  /* version read from the trace environment */
+	int kernel_major; /* from the environment's kernel_release, 0 when unknown */
+	int kernel_minor;
+};
+
+/* What a sched_switch's prev_state says of the thread switched out. */
+enum jank_switch_out {
+	JANK_SWITCH_OUT_PREEMPTED, /* runnable: 0, a preemption flag, no sleeping bit */
+	JANK_SWITCH_OUT_BLOCKED,   /* a sleeping bit */
+	JANK_SWITCH_OUT_EXITING,   /* the thread is ending (EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD) */
 };
 
 /* From the environment's tracer_major/minor (lttng-modules). */
 void jank_layout_from_env(struct jank_layout *l, long major, long minor);
+/* From the environment's kernel_release, e.g. "4.4.3-1-ARCH"; NULL or junk: unknown. */
+void jank_layout_set_kernel(struct jank_layout *l, const char *release);
+/* Decode prev_state, whose bits depend on the kernel version (DESIGN.md section 4). */
+enum jank_switch_out jank_layout_switch_out(const struct jank_layout *l, int64_t prev_state);
 /* Refine an undetermined layout from an event class name. */
 void jank_layout_observe(struct jank_layout *l, const char *name);
 const char *jank_layout_name(enum jank_layout_version v);

@@ -3,18 +3,30 @@
  * System model: per-CPU current thread and interrupt-context stack, and the
  * translation of scheduler events into execution-graph operations.
  *
- *  - sched_switch: prev becomes preempted (prev_state 0) or blocked; next
- *    becomes running. A blocked thread switched in with no wakeup seen keeps
- *    its wait unresolved (no waker).
+ *  - sched_switch: prev becomes blocked when prev_state has a sleeping bit,
+ *    preempted otherwise (0, or the kernel's preemption flag), and ends
+ *    when it is exiting (layout.c decodes the bits); next becomes running.
+ *    A blocked thread switched in with no wakeup seen keeps its wait
+ *    unresolved (no waker).
+ *  - The CPU's current thread is what its switches say, corrected by the
+ *    `tid` context of kernel events when they disagree: some kernels do not
+ *    trace the switch out of the idle task, and events get lost.
  *  - sched_waking / sched_wakeup: the first of the two ends the wait. In an
  *    interrupt context, the wait is labelled by that context (timer,
- *    network, ...). In thread context, the thread current on the event's CPU
- *    is the waker: a vertical edge joins them. The wakee is then preempted
- *    (runnable) until it is switched in.
+ *    network, ...), except a NET_RX softirq that a thread raised in its own
+ *    context (a local send, on loopback): that thread is the waker, and its
+ *    `network` interval shows the hop. In thread context, the thread current
+ *    on the event's CPU is the waker: a vertical edge joins them. The wakee
+ *    is then preempted (runnable) until it is switched in.
  *  - sched_process_fork starts the child in a fork wait that
- *    sched_wakeup_new ends, with the parent as the waker.
+ *    sched_wakeup_new ends, with the parent as the waker; without
+ *    sched_wakeup_new, the child is runnable from its birth. A path that
+ *    reaches the child's birth goes on through the parent (critpath.c).
  *  - lttng_statedump_process_state gives the initial state of threads not
  *    seen yet.
+ *
+ * The per-CPU current thread is a pointer into the graph: the graph's free
+ * hook clears it before GC frees that worker.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,10 +59,22 @@ enum {
 
 #define MAX_CPUS 4096
 
-int jank_model_init(struct jank_model *m, struct jank_graph *g)
+/* The graph frees w: no CPU may keep it as its current thread. */
+static void forget_worker(struct jank_worker *w, void *data)
+{
+	struct jank_model *m = data;
+
+	if (w->on_cpu >= 0 && (uint32_t)w->on_cpu < m->ncpus && m->cpus[w->on_cpu].cur == w)
+		m->cpus[w->on_cpu].cur = NULL;
+	w->on_cpu = -1;
+}
+
+int jank_model_init(struct jank_model *m, struct jank_graph *g, const struct jank_layout *layout)
 {
 	memset(m, 0, sizeof(*m));
 	m->graph = g;
+	m->layout = layout;
+	jank_graph_set_free_hook(g, forget_worker, m);
 	m->locks = jank_locks_new(g);
 	return m->locks ? 0 : -ENOMEM;
 }
@@ -127,11 +151,15 @@ static void set_comm(struct jank_worker *w, const struct jank_value *v)
 		w->comm[JANK_COMM_LEN - 1] = '\0';
 }
 
+/* A thread id field; -1 when absent or out of range (Linux tids fit in 31 bits). */
 static int32_t field_tid(const struct jank_event *ev, unsigned pos)
 {
+	int64_t v;
+
 	if (pos >= ev->nfields)
 		return -1;
-	return (int32_t)jank_value_as_int(&ev->fields[pos], -1);
+	v = jank_value_as_int(&ev->fields[pos], -1);
+	return v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
 }
 
 /* The worker of a thread, or NULL for the idle thread and invalid ids. */
@@ -140,6 +168,57 @@ static struct jank_worker *thread(struct jank_model *m, int32_t tid, int64_t ts)
 	if (tid <= 0)
 		return NULL;
 	return jank_graph_get(m->graph, tid, ts);
+}
+
+/* The CPU's current thread becomes tid (w: its worker, NULL for idle or unknown). */
+static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
+			struct jank_worker *w)
+{
+	int32_t cpu = (int32_t)(c - m->cpus);
+
+	if (c->cur && c->cur->on_cpu == cpu)
+		c->cur->on_cpu = -1;
+	if (w && w->on_cpu >= 0 && w->on_cpu != cpu && (uint32_t)w->on_cpu < m->ncpus &&
+	    m->cpus[w->on_cpu].cur == w) {
+		/* It was the current thread elsewhere: it moved, unseen. */
+		m->cpus[w->on_cpu].cur = NULL;
+		m->cpus[w->on_cpu].cur_tid = -1;
+	}
+	c->cur_tid = tid;
+	c->cur = w;
+	if (w) {
+		w->on_cpu = cpu;
+		w->cpu = cpu;
+	}
+}
+
+static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts,
+		       int64_t prev_state)
+{
+	switch (jank_layout_switch_out(m->layout, prev_state)) {
+	case JANK_SWITCH_OUT_PREEMPTED:
+		jank_graph_transition(m->graph, w, ts, JANK_STATE_PREEMPTED);
+		break;
+	case JANK_SWITCH_OUT_BLOCKED:
+		jank_graph_transition(m->graph, w, ts, JANK_STATE_BLOCKED);
+		break;
+	case JANK_SWITCH_OUT_EXITING:
+		/* Neither waiting nor runnable: its life ends here. */
+		w->exited = true;
+		jank_graph_transition(m->graph, w, ts, JANK_STATE_UNKNOWN);
+		break;
+	}
+}
+
+static void switch_in(struct jank_model *m, struct jank_worker *w, int64_t ts)
+{
+	/* A child never woken by sched_wakeup_new was runnable since its birth. */
+	if (w->fork_wait) {
+		w->fork_wait = false;
+		if (w->state == JANK_STATE_BLOCKED)
+			jank_graph_relabel_open(w, JANK_STATE_PREEMPTED);
+	}
+	jank_graph_transition(m->graph, w, ts, JANK_STATE_RUNNING);
 }
 
 static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jank_event *ev)
@@ -158,23 +237,61 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
 		w = thread(m, prev, ev->ts);
 	if (w) {
 		set_comm(w, &ev->fields[JANK_F_SWITCH_PREV_COMM]);
-		jank_graph_transition(m->graph, w, ev->ts,
-				      prev_state == 0 ? JANK_STATE_PREEMPTED : JANK_STATE_BLOCKED);
+		switch_out(m, w, ev->ts, prev_state);
 	}
 	w = thread(m, next, ev->ts);
 	if (w) {
 		set_comm(w, &ev->fields[JANK_F_SWITCH_NEXT_COMM]);
-		/* A thread that was running elsewhere cannot run here too: it moved. */
-		if (w->state == JANK_STATE_RUNNING && w->cpu != ev->cpu && w->cpu >= 0 &&
-		    (uint32_t)w->cpu < m->ncpus && m->cpus[w->cpu].cur == w) {
-			m->cpus[w->cpu].cur = NULL;
-			m->cpus[w->cpu].cur_tid = -1;
-		}
-		jank_graph_transition(m->graph, w, ev->ts, JANK_STATE_RUNNING);
-		w->cpu = ev->cpu;
+		switch_in(m, w, ev->ts);
 	}
-	c->cur_tid = next;
-	c->cur = w;
+	set_current(m, c, next, w);
+}
+
+/*
+ * A kernel event's tid context names the thread that ran it. When the CPU's
+ * current thread disagrees, a switch was not traced (the kernel does not
+ * trace the idle task's switch-out) or was lost: the one the CPU ran is no
+ * longer running (its state from here is unknown), and the thread named is.
+ */
+static void repair_current(struct jank_model *m, struct jank_cpu *c, const struct jank_event *ev)
+{
+	struct jank_worker *w = NULL;
+
+	if (c->cur_tid >= 0)
+		m->repaired_current++; /* a disagreement, not the first sight of the CPU */
+	if (c->cur && c->cur->state == JANK_STATE_RUNNING)
+		jank_graph_transition(m->graph, c->cur, ev->ts, JANK_STATE_UNKNOWN);
+	if (ev->tid > 0) {
+		w = thread(m, ev->tid, ev->ts);
+		if (w)
+			switch_in(m, w, ev->ts);
+	}
+	set_current(m, c, ev->tid, w);
+}
+
+/*
+ * A NET_RX softirq that a thread raised in its own context (a local send:
+ * loopback, veth) wakes wakee: the sender is the waker. While the softirq
+ * runs on top of the sender's system call, the sender's time shows as
+ * `network` (the hop), from the softirq's entry until its exit. False when
+ * no thread raised it (a NIC's interrupt did): the wait is labelled then.
+ */
+static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct jank_ctx *x,
+			     struct jank_worker *wakee, int64_t ts)
+{
+	struct jank_worker *sender;
+
+	if (x->kind != JANK_CTX_SOFTIRQ || !x->sender)
+		return false;
+	sender = jank_graph_find_serial(m->graph, x->sender);
+	if (!sender || sender == wakee)
+		return false;
+	if (sender == c->cur && sender->state == JANK_STATE_RUNNING && sender->since <= x->entry_ts) {
+		jank_graph_transition(m->graph, sender, x->entry_ts, JANK_STATE_NETWORK);
+		x->hop = true;
+	}
+	jank_graph_link(m->graph, sender, wakee, ts, JANK_STATE_PREEMPTED);
+	return true;
 }
 
 /* End a wait at ts; the waker is an interrupt context, a thread, or unknown. */
@@ -189,7 +306,11 @@ static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_worke
 	if (!jank_state_is_wait(wakee->state))
 		return; /* already woken (waking then wakeup), or running */
 	if (c && c->depth > 0 && c->depth <= JANK_IRQ_STACK_MAX) {
-		jank_graph_relabel_open(wakee, jank_model_context_label(&c->stack[c->depth - 1]));
+		struct jank_ctx *x = &c->stack[c->depth - 1];
+
+		if (wake_from_sender(m, c, x, wakee, ts))
+			return;
+		jank_graph_relabel_open(wakee, jank_model_context_label(x));
 		jank_graph_transition(m->graph, wakee, ts, JANK_STATE_PREEMPTED);
 	} else if (c && c->depth > JANK_IRQ_STACK_MAX) {
 		jank_graph_relabel_open(wakee, JANK_STATE_INTERRUPTED);
@@ -223,6 +344,7 @@ static void on_wakeup_new(struct jank_model *m, struct jank_cpu *c, const struct
 	if (!w)
 		return;
 	set_comm(w, &ev->fields[JANK_F_WAKEUP_COMM]);
+	w->fork_wait = false;
 	parent = jank_graph_find_serial(m->graph, w->parent_serial);
 	if (!parent && c)
 		parent = c->cur;
@@ -257,6 +379,9 @@ static void on_fork(struct jank_model *m, const struct jank_event *ev)
 	set_comm(child, &ev->fields[JANK_F_FORK_CHILD_COMM]);
 	child->pid = (int32_t)jank_value_as_int(&ev->fields[JANK_F_FORK_CHILD_PID], ctid);
 	child->parent_serial = parent ? parent->serial : JANK_NO_WORKER;
+	/* Born here, unless the child was seen before (events out of order, tid reuse missed). */
+	child->born = child->next == child->base && child->first_seen == ev->ts;
+	child->fork_wait = true;
 	jank_graph_transition(m->graph, child, ev->ts, JANK_STATE_BLOCKED);
 }
 
@@ -294,10 +419,11 @@ static void on_statedump(struct jank_model *m, const struct jank_event *ev)
 		return; /* already known from the trace itself */
 	switch (jank_value_as_int(&ev->fields[JANK_F_STATEDUMP_STATUS], -1)) {
 	case STATEDUMP_WAIT_CPU:
+	case STATEDUMP_WAIT_FORK:
+		/* lttng-modules 2.13 reports a runnable task as "wait fork" too. */
 		s = JANK_STATE_PREEMPTED;
 		break;
 	case STATEDUMP_WAIT:
-	case STATEDUMP_WAIT_FORK:
 		s = JANK_STATE_BLOCKED;
 		break;
 	case STATEDUMP_RUN:
@@ -309,23 +435,71 @@ static void on_statedump(struct jank_model *m, const struct jank_event *ev)
 	jank_graph_transition(m->graph, w, ev->ts, s);
 }
 
-static void ctx_push(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kind kind,
-		     const struct jank_event *ev)
+/* The interrupt context an entry or exit event belongs to. */
+static enum jank_ctx_kind context_kind(enum jank_event_type type)
 {
-	if (c->depth >= JANK_IRQ_STACK_MAX) {
-		c->overflow++;
-		c->depth++;
-		return;
+	switch (type) {
+	case JANK_EVENT_SOFTIRQ_ENTRY:
+	case JANK_EVENT_SOFTIRQ_EXIT:
+		return JANK_CTX_SOFTIRQ;
+	case JANK_EVENT_HRTIMER_ENTRY:
+	case JANK_EVENT_HRTIMER_EXIT:
+		return JANK_CTX_HRTIMER;
+	case JANK_EVENT_IPI_ENTRY:
+	case JANK_EVENT_IPI_EXIT:
+		return JANK_CTX_IPI;
+	default:
+		return JANK_CTX_IRQ;
 	}
-	c->stack[c->depth].kind = (uint8_t)kind;
-	c->stack[c->depth].vec =
-		kind == JANK_CTX_SOFTIRQ
-			? (uint8_t)jank_value_as_int(&ev->fields[JANK_F_SOFTIRQ_VEC], 255)
-			: 0;
-	c->depth++;
 }
 
-static void ctx_pop(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kind kind)
+static uint8_t softirq_vec(const struct jank_event *ev)
+{
+	int64_t v = jank_value_as_int(&ev->fields[JANK_F_SOFTIRQ_VEC], 255);
+
+	return v < 0 || v > 255 ? 255 : (uint8_t)v;
+}
+
+/* A softirq raised: remember who raised NET_RX in thread context (a local send). */
+static void on_raise(struct jank_cpu *c, const struct jank_event *ev)
+{
+	if (softirq_vec(ev) == SOFTIRQ_NET_RX)
+		c->net_raiser = c->depth == 0 && c->cur ? c->cur->serial : JANK_NO_WORKER;
+}
+
+static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct jank_event *ev)
+{
+	struct jank_ctx *x;
+
+	/* Deeper than the stack: counted, so that the exits match; saturates. */
+	if (c->depth >= JANK_IRQ_STACK_MAX) {
+		if (c->depth < UINT32_MAX)
+			c->depth++;
+		return;
+	}
+	x = &c->stack[c->depth++];
+	memset(x, 0, sizeof(*x));
+	x->kind = (uint8_t)kind;
+	x->entry_ts = ev->ts;
+	if (kind == JANK_CTX_SOFTIRQ) {
+		x->vec = softirq_vec(ev);
+		if (x->vec == SOFTIRQ_NET_RX) {
+			x->sender = c->net_raiser;
+			c->net_raiser = JANK_NO_WORKER;
+		}
+	}
+}
+
+/* The sender's `network` hop (wake_from_sender) ends with the softirq. */
+static void end_hop(struct jank_model *m, const struct jank_ctx *x, int64_t ts)
+{
+	struct jank_worker *sender = jank_graph_find_serial(m->graph, x->sender);
+
+	if (sender && sender->state == JANK_STATE_NETWORK)
+		jank_graph_transition(m->graph, sender, ts, JANK_STATE_RUNNING);
+}
+
+static void ctx_pop(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kind kind, int64_t ts)
 {
 	if (c->depth == 0) {
 		/* The entry was before the trace began, or was lost. */
@@ -333,15 +507,55 @@ static void ctx_pop(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kind
 		return;
 	}
 	c->depth--;
-	if (c->depth >= JANK_IRQ_STACK_MAX) {
-		c->overflow--;
+	if (c->depth >= JANK_IRQ_STACK_MAX)
 		return;
-	}
 	/* Unwind to the matching kind when an exit was lost in between. */
 	while (c->stack[c->depth].kind != kind && c->depth > 0) {
 		m->lost_contexts++;
 		c->depth--;
 	}
+	if (c->stack[c->depth].hop)
+		end_hop(m, &c->stack[c->depth], ts);
+}
+
+/* Kernel events whose tid context, when present, names the thread on the CPU. */
+static bool names_current(enum jank_event_type type)
+{
+	switch (type) {
+	case JANK_EVENT_USER: /* may be a user-space event: its vtid is not a tid */
+	case JANK_EVENT_MUTEX_REQ:
+	case JANK_EVENT_MUTEX_ACQ:
+	case JANK_EVENT_MUTEX_UNLOCK:
+	case JANK_EVENT_MUTEX_TRYLOCK:
+	case JANK_EVENT_TYPE_COUNT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static void on_thread_exit(struct jank_model *m, const struct jank_event *ev)
+{
+	struct jank_worker *w = jank_graph_find(m->graph, field_tid(ev, JANK_F_EXIT_TID));
+
+	if (w) {
+		w->exited = true;
+		jank_worker_seen(w, ev->ts);
+	}
+}
+
+/* The kernel freed the thread: its tid may come back as another thread. */
+static void on_free(struct jank_model *m, const struct jank_event *ev)
+{
+	int32_t tid = field_tid(ev, JANK_F_EXIT_TID);
+	struct jank_worker *w = jank_graph_find(m->graph, tid);
+
+	if (!w)
+		return;
+	if (w->on_cpu >= 0 && (uint32_t)w->on_cpu < m->ncpus && m->cpus[w->on_cpu].cur == w)
+		m->cpus[w->on_cpu].cur = NULL;
+	w->on_cpu = -1;
+	jank_graph_retire(m->graph, tid);
 }
 
 void jank_model_process(struct jank_model *m, enum jank_event_type type,
@@ -349,6 +563,8 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 {
 	struct jank_cpu *c = cpu_get(m, ev->cpu);
 
+	if (c && ev->tid >= 0 && ev->tid != c->cur_tid && names_current(type))
+		repair_current(m, c, ev);
 	if (c && c->cur)
 		jank_worker_seen(c->cur, ev->ts);
 	switch (type) {
@@ -376,63 +592,33 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 	case JANK_EVENT_PROCESS_EXEC:
 		on_exec(m, ev);
 		break;
-	case JANK_EVENT_PROCESS_EXIT: {
-		struct jank_worker *w = jank_graph_find(m->graph, field_tid(ev, JANK_F_EXIT_TID));
-
-		if (w) {
-			w->exited = true;
-			jank_worker_seen(w, ev->ts);
-		}
+	case JANK_EVENT_PROCESS_EXIT:
+		on_thread_exit(m, ev);
 		break;
-	}
-	case JANK_EVENT_PROCESS_FREE: {
-		int32_t tid = field_tid(ev, JANK_F_EXIT_TID);
-		struct jank_worker *w = jank_graph_find(m->graph, tid);
-
-		if (!w)
-			break;
-		for (uint32_t i = 0; i < m->ncpus; i++)
-			if (m->cpus[i].cur == w)
-				m->cpus[i].cur = NULL;
-		jank_graph_retire(m->graph, tid);
+	case JANK_EVENT_PROCESS_FREE:
+		on_free(m, ev);
 		break;
-	}
 	case JANK_EVENT_STATEDUMP_PROCESS:
 		on_statedump(m, ev);
 		break;
 	case JANK_EVENT_IRQ_ENTRY:
-		if (c)
-			ctx_push(m, c, JANK_CTX_IRQ, ev);
-		break;
 	case JANK_EVENT_SOFTIRQ_ENTRY:
-		if (c)
-			ctx_push(m, c, JANK_CTX_SOFTIRQ, ev);
-		break;
 	case JANK_EVENT_HRTIMER_ENTRY:
-		if (c)
-			ctx_push(m, c, JANK_CTX_HRTIMER, ev);
-		break;
 	case JANK_EVENT_IPI_ENTRY:
 		if (c)
-			ctx_push(m, c, JANK_CTX_IPI, ev);
+			ctx_push(c, context_kind(type), ev);
 		break;
 	case JANK_EVENT_IRQ_EXIT:
-		if (c)
-			ctx_pop(m, c, JANK_CTX_IRQ);
-		break;
 	case JANK_EVENT_SOFTIRQ_EXIT:
-		if (c)
-			ctx_pop(m, c, JANK_CTX_SOFTIRQ);
-		break;
 	case JANK_EVENT_HRTIMER_EXIT:
-		if (c)
-			ctx_pop(m, c, JANK_CTX_HRTIMER);
-		break;
 	case JANK_EVENT_IPI_EXIT:
 		if (c)
-			ctx_pop(m, c, JANK_CTX_IPI);
+			ctx_pop(m, c, context_kind(type), ev->ts);
 		break;
 	case JANK_EVENT_SOFTIRQ_RAISE:
+		if (c)
+			on_raise(c, ev);
+		break;
 	case JANK_EVENT_SYSCALL_ENTRY:
 	case JANK_EVENT_SYSCALL_EXIT:
 	case JANK_EVENT_USER:
@@ -464,9 +650,11 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts)
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		if (cpu >= 0 && (uint32_t)cpu != i)
 			continue;
+		if (m->cpus[i].cur)
+			m->cpus[i].cur->on_cpu = -1;
 		m->cpus[i].cur = NULL;
 		m->cpus[i].cur_tid = -1;
 		m->cpus[i].depth = 0;
-		m->cpus[i].overflow = 0;
+		m->cpus[i].net_raiser = JANK_NO_WORKER;
 	}
 }
