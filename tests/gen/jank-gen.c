@@ -22,6 +22,9 @@
  *   @cpus N                    streams channel0_0 .. channel0_<N-1>, default 1
  *   @context NAME[:TYPE] ...   common event context; TYPE int (default), uint
  *                              or string; mandatory FIELD=VALUE on every event
+ *                              (or ctx.FIELD=VALUE: then a FIELD=VALUE on the
+ *                              same line is a payload field, as `tid` is in
+ *                              lttng-modules' sched_wakeup with a tid context)
  *   @packet EVENTS             a packet ends after EVENTS events of its stream
  *   TS CPU NAME [FIELD=VALUE ...]
  *   @discarded CPU COUNT       the CPU's open packet ends; its next packet
@@ -67,6 +70,7 @@ static const char *const gen_type_names[] = {
 struct gen_value {
 	const char *name;
 	enum gen_type type;
+	bool ctx; /* written ctx.NAME=VALUE */
 	union {
 		int64_t i;
 		uint64_t u;
@@ -324,6 +328,9 @@ static int parse_field(struct gen *g, char **p, struct gen_value *v)
 {
 	char *s = *p, *dst, *val;
 
+	v->ctx = !strncmp(s, "ctx.", 4);
+	if (v->ctx)
+		s += 4;
 	v->name = s;
 	if (!is_ident_start(*s))
 		goto bad_field;
@@ -1052,27 +1059,41 @@ static int do_event(struct gen *g, char *p)
 		if (ret)
 			return ret;
 		for (k = 0; k < nvals; k++)
-			if (g->vals[k].name && !strcmp(g->vals[k].name, v->name))
-				return gen_error(g, "field `%s` given twice", v->name);
-		for (k = 0; k < g->nctx; k++) {
-			if (strcmp(g->ctx[k].name, v->name))
-				continue;
-			if (g->ctx_slot[k] >= 0)
-				return gen_error(g, "field `%s` given twice", v->name);
-			ret = ctx_value(g, k, v);
-			if (ret)
-				return ret;
-			g->ctx_slot[k] = nvals;
-			nctx_seen++;
-			break;
-		}
+			if (g->vals[k].ctx == v->ctx && !strcmp(g->vals[k].name, v->name))
+				return gen_error(g, "field `%s%s` given twice",
+						 v->ctx ? "ctx." : "", v->name);
 		nvals++;
+	}
+	/* ctx.NAME is the context field; a bare NAME only when no ctx.NAME is there. */
+	for (n = 0; n < nvals; n++) {
+		struct gen_value *v = &g->vals[n];
+
+		for (k = 0; k < g->nctx; k++)
+			if (!strcmp(g->ctx[k].name, v->name))
+				break;
+		if (k == g->nctx) {
+			if (v->ctx)
+				return gen_error(
+					g, "`ctx.%s`: no such context field (declared by @context)",
+					v->name);
+			continue;
+		}
+		if (g->ctx_slot[k] >= 0 && (!v->ctx || g->vals[g->ctx_slot[k]].ctx))
+			continue;
+		if (g->ctx_slot[k] < 0)
+			nctx_seen++;
+		g->ctx_slot[k] = n;
 	}
 	if (nctx_seen != g->nctx) {
 		for (k = 0; g->ctx_slot[k] >= 0; k++)
 			;
 		return gen_error(g, "missing context field `%s` (declared by @context)",
 				 g->ctx[k].name);
+	}
+	for (k = 0; k < g->nctx; k++) {
+		ret = ctx_value(g, k, &g->vals[g->ctx_slot[k]]);
+		if (ret)
+			return ret;
 	}
 	/* Context values keep their slot but lose their name. */
 	for (k = 0; k < g->nctx; k++)

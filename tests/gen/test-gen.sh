@@ -110,6 +110,25 @@ check "ust: env domain and tracer" sh -c \
 	 grep -qF "tracer_name = \"lttng-ust\";" "$1" &&
 	 grep -qF "tracer_minor = 13;" "$1"' sh "$tmp/meta"
 
+# ------------------------------------ context fields named as payload fields
+# lttng-modules' kernel events carry a tid context and, some of them, a tid
+# payload field: ctx.tid is the context, a bare tid then the payload.
+cat >"$tmp/ctx.txt" <<'EOF'
+@trace kernel
+@context tid pid procname:string
+100 0 sched_wakeup comm="a" tid=43 prio=20 target_cpu=0 ctx.tid=7 ctx.pid=7 procname="x"
+200 0 sched_wakeup ctx.tid=8 comm="b" tid=44 prio=20 target_cpu=0 pid=8 ctx.procname="y"
+EOF
+"$GEN" "$tmp/ctx.txt" "$tmp/ctx" 2>"$tmp/err"
+check "ctx.NAME: jank-gen exits 0" test $? -eq 0 -a ! -s "$tmp/err"
+"$BT" --clock-cycles "$tmp/ctx" >"$tmp/out" 2>/dev/null
+cat >"$tmp/expect" <<'EOF'
+[00000000000000000100] (+????????????) jank-fixture sched_wakeup: { cpu_id = 0 }, { tid = 7, pid = 7, procname = "x" }, { comm = "a", tid = 43, prio = 20, target_cpu = 0 }
+[00000000000000000200] (+000000000100) jank-fixture sched_wakeup: { cpu_id = 0 }, { tid = 8, pid = 8, procname = "y" }, { comm = "b", tid = 44, prio = 20, target_cpu = 0 }
+EOF
+check "ctx.NAME is the context field, a bare NAME on the same line the payload" \
+	cmp -s "$tmp/out" "$tmp/expect"
+
 # ------------------------------------------------------------- bad scripts
 # bad NAME LINE SCRIPT: jank-gen fails with one line naming SCRIPT:LINE.
 bad() {
@@ -152,6 +171,14 @@ bad "field set change" 3 '@trace kernel
 bad "missing context field" 3 '@trace ust
 @context vpid vtid procname:string
 100 0 a vpid=1 procname="p"
+'
+bad "ctx. of an undeclared context field" 3 '@trace ust
+@context vtid
+100 0 a vtid=1 ctx.vpid=2
+'
+bad "a context field given twice as ctx." 3 '@trace kernel
+@context tid
+100 0 a ctx.tid=1 ctx.tid=2
 '
 bad "directive after the first event" 3 '@trace kernel
 100 0 a

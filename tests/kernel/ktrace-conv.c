@@ -1,0 +1,1167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ktrace-conv: what ktrace-record.sh saved of an ftrace instance (the raw
+ * ring-buffer pages of each CPU and the format of each event) becomes two
+ * jank-gen scripts: a kernel trace as lttng-modules 2.13 lays it out, with
+ * the tid, pid and procname contexts that jankd's sessions add, and a
+ * lttng-ust trace of the jank:* lines written to the instance's trace_marker.
+ *
+ * Usage: ktrace-conv RECDIR KERNEL_SCRIPT UST_SCRIPT
+ *
+ * The raw pages are read, not the text of the `trace` file: that prints
+ * microseconds and the letters of prev_state, where the pages hold the
+ * nanoseconds and the number the kernel computed (the same function as
+ * lttng-modules' on >= 5.18: TASK_REPORT_MAX, 256, for a preemption).
+ *
+ * Event names: softirq_* become irq_softirq_*, hrtimer_expire_* become
+ * timer_hrtimer_expire_*, netif_receive_skb becomes net_if_receive_skb;
+ * ftrace's *_pid payload fields are thread ids, named *_tid as lttng names
+ * them. What ftrace lacks or records otherwise, and how it is filled in:
+ *
+ *  - prio fields: ftrace records task->prio (120 for nice 0); lttng-modules
+ *    records prio - MAX_RT_PRIO (20): 100 is subtracted.
+ *  - tid context: common_pid, the current task of the CPU, as lttng's tid
+ *    context (also in interrupt context: the interrupted task; 0 in idle).
+ *  - pid context, and fork's parent_pid/child_pid (thread group ids in
+ *    lttng, thread ids in ftrace): from the /proc snapshot taken at record
+ *    start, then the kernel's saved_tgids (the instance sets record-tgid),
+ *    then forks (a child not in saved_tgids is taken as a process). The
+ *    idle task is 0.
+ *  - procname context: the comm of the thread, as the events say it: the
+ *    last sched_switch that named it, a wakeup, fork or exit naming it, the
+ *    basename of an exec'd file; before any of these, the /proc snapshot,
+ *    then saved_cmdlines, then the first comm the trace gives it.
+ *  - sched_process_fork: parent_ns_inum and child_ns_inum are the pid
+ *    namespace inode the recorder read from /proc/self/ns/pid; the vtids
+ *    sequence is left out (jank-gen has no sequences, jank does not read it).
+ *  - lttng_statedump_process_state: made from the /proc snapshot, one event
+ *    per thread at the first timestamp of the trace, between
+ *    lttng_statedump_start and lttng_statedump_end, in the context of the
+ *    recorder (lttng runs the statedump in the session daemon's context).
+ *    status as lttng-modules 2.13 computes it: a TASK_RUNNING task is
+ *    LTTNG_WAIT_FORK (1) unless it is a real-time one (LTTNG_WAIT_CPU, 2),
+ *    as its `rt.run_list` test does; S, D and I are LTTNG_WAIT (5); Z and X
+ *    are LTTNG_ZOMBIE (4) and LTTNG_DEAD (7); others LTTNG_UNNAMED (0).
+ *    type is kernel thread when PF_KTHREAD is set; mode is LTTNG_MODE_UNKNOWN
+ *    (5) and submode LTTNG_NONE (0), as lttng writes them;
+ *    file_table_address is 0.
+ *  - irq_handler_entry name: ftrace has it.
+ *  - block_rq_issue/complete: rwbs is lttng's RWBS_FLAG_* bits, parsed back
+ *    from ftrace's letters; block_rq_issue's tid is common_pid.
+ *  - net_dev_queue, net_if_receive_skb: the network_header variant is left
+ *    out.
+ *  - sched_process_exit: group_dead becomes 0 or 1.
+ *  - events lost: a page that says so starts with @discarded (its count
+ *    when the kernel stored one, else 1).
+ *
+ * The UST trace: a marker "jank:EVENT FIELD=VALUE..." becomes the event
+ * jank:EVENT with those fields, and the vpid, vtid and procname contexts of
+ * the thread that wrote it. Both scripts take the trace's CLOCK_MONOTONIC
+ * nanoseconds as timestamps, and jank-gen gives both the same clock.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+
+#define MAX_FIELDS 32
+#define COMM_LEN   16
+#define MAX_CPUS   4096
+
+/* Ring-buffer event header types (include/linux/ring_buffer.h). */
+#define RB_PADDING	 29
+#define RB_TIME_EXTEND	 30
+#define RB_TIME_STAMP	 31
+#define RB_MISSED_EVENTS (1ULL << 31)
+#define RB_MISSED_STORED (1ULL << 30)
+#define RB_COMMIT_MASK	 ((1ULL << 27) - 1)
+#define TS_MSB_SHIFT	 59
+
+/* lttng-modules RWBS_FLAG_*. */
+enum {
+	RWBS_WRITE = 1 << 0,
+	RWBS_DISCARD = 1 << 1,
+	RWBS_READ = 1 << 2,
+	RWBS_RAHEAD = 1 << 3,
+	RWBS_SYNC = 1 << 5,
+	RWBS_META = 1 << 6,
+	RWBS_SECURE = 1 << 7,
+	RWBS_FLUSH = 1 << 8,
+	RWBS_FUA = 1 << 9,
+	RWBS_PREFLUSH = 1 << 10,
+};
+
+/* lttng-modules enum lttng_process_status. */
+enum {
+	ST_UNNAMED = 0,
+	ST_WAIT_FORK = 1,
+	ST_WAIT_CPU = 2,
+	ST_ZOMBIE = 4,
+	ST_WAIT = 5,
+	ST_DEAD = 7,
+};
+
+enum fkind {
+	F_INT,
+	F_STR,	    /* char name[N] */
+	F_DATA_LOC, /* __data_loc char[]: u32 length << 16 | offset */
+	F_REL_LOC,  /* __rel_loc: the offset counts from the field's end */
+	F_TAIL,	    /* char name[]: up to the end of the record */
+};
+
+struct ffield {
+	char name[64];
+	enum fkind kind;
+	unsigned int offset, size;
+	bool is_signed;
+};
+
+enum conv {
+	C_NONE,
+	C_SWITCH,
+	C_WAKEUP,
+	C_FORK,
+	C_EXEC,
+	C_EXIT,
+	C_FREE,
+	C_IRQ_ENTRY,
+	C_IRQ_EXIT,
+	C_SOFTIRQ,
+	C_HRTIMER_ENTRY,
+	C_HRTIMER_EXIT,
+	C_RQ_ISSUE,
+	C_RQ_COMPLETE,
+	C_NET,
+	C_MARKER,
+};
+
+struct fevent {
+	char system[64], name[64];
+	unsigned int id;
+	unsigned int nfields;
+	struct ffield f[MAX_FIELDS];
+	enum conv conv;
+	const char *out_name; /* lttng-modules name */
+};
+
+struct rec {
+	uint64_t ts;
+	uint32_t cpu;
+	uint32_t seq;
+	uint32_t len;
+	uint32_t missed; /* events lost before this one */
+	const uint8_t *data;
+};
+
+struct thread {
+	int32_t tid;		   /* 0: free slot (tid 0 is kept apart) */
+	int32_t tgid;		   /* -1: unknown */
+	char comm[COMM_LEN];	   /* "": unknown */
+	char first_comm[COMM_LEN]; /* the first comm the trace gives */
+};
+
+static struct {
+	const char *dir;
+	struct fevent **by_id;
+	unsigned int max_id;
+	unsigned int subbuf;
+	unsigned int commit_size, data_off;
+	unsigned int ncpus;
+	struct rec *recs;
+	size_t nrecs, caprecs;
+	struct thread *threads;
+	size_t nthreads, capthreads; /* open addressing, power of two */
+	long long pidns;
+	int dumper_tid, dumper_pid;
+	char dumper_comm[COMM_LEN];
+	char hostname[256], release[256];
+	FILE *k, *u;
+} g;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ktrace-conv: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static FILE *open_in(const char *name, bool must)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", g.dir, name);
+	f = fopen(path, "r");
+	if (!f && must)
+		die("%s: %s", path, strerror(errno));
+	return f;
+}
+
+/* ------------------------------------------------------------- threads */
+
+static uint32_t hash_tid(int32_t tid)
+{
+	return (uint32_t)tid * 2654435761u;
+}
+
+static struct thread *thread_get(int32_t tid)
+{
+	size_t mask, i;
+
+	if (tid <= 0)
+		return NULL;
+	if (2 * (g.nthreads + 1) > g.capthreads) {
+		struct thread *old = g.threads;
+		size_t oldcap = g.capthreads;
+
+		g.capthreads = oldcap ? 2 * oldcap : 4096;
+		g.threads = calloc(g.capthreads, sizeof(*g.threads));
+		if (!g.threads)
+			die("out of memory");
+		g.nthreads = 0;
+		for (i = 0; i < oldcap; i++) {
+			if (old[i].tid) {
+				struct thread *t = thread_get(old[i].tid);
+
+				*t = old[i];
+			}
+		}
+		free(old);
+	}
+	mask = g.capthreads - 1;
+	for (i = hash_tid(tid) & mask; g.threads[i].tid; i = (i + 1) & mask)
+		if (g.threads[i].tid == tid)
+			return &g.threads[i];
+	g.threads[i].tid = tid;
+	g.threads[i].tgid = -1;
+	g.nthreads++;
+	return &g.threads[i];
+}
+
+static void set_comm(char *dst, const char *src)
+{
+	size_t n = strnlen(src, COMM_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* ------------------------------------------------------------- formats */
+
+static enum conv conv_of(const char *sys, const char *name, const char **out)
+{
+	static const struct {
+		const char *sys, *name, *out;
+		enum conv conv;
+	} t[] = {
+		{ "sched", "sched_switch", "sched_switch", C_SWITCH },
+		{ "sched", "sched_waking", "sched_waking", C_WAKEUP },
+		{ "sched", "sched_wakeup", "sched_wakeup", C_WAKEUP },
+		{ "sched", "sched_wakeup_new", "sched_wakeup_new", C_WAKEUP },
+		{ "sched", "sched_process_fork", "sched_process_fork", C_FORK },
+		{ "sched", "sched_process_exec", "sched_process_exec", C_EXEC },
+		{ "sched", "sched_process_exit", "sched_process_exit", C_EXIT },
+		{ "sched", "sched_process_free", "sched_process_free", C_FREE },
+		{ "irq", "irq_handler_entry", "irq_handler_entry", C_IRQ_ENTRY },
+		{ "irq", "irq_handler_exit", "irq_handler_exit", C_IRQ_EXIT },
+		{ "irq", "softirq_entry", "irq_softirq_entry", C_SOFTIRQ },
+		{ "irq", "softirq_exit", "irq_softirq_exit", C_SOFTIRQ },
+		{ "irq", "softirq_raise", "irq_softirq_raise", C_SOFTIRQ },
+		{ "timer", "hrtimer_expire_entry", "timer_hrtimer_expire_entry", C_HRTIMER_ENTRY },
+		{ "timer", "hrtimer_expire_exit", "timer_hrtimer_expire_exit", C_HRTIMER_EXIT },
+		{ "block", "block_rq_issue", "block_rq_issue", C_RQ_ISSUE },
+		{ "block", "block_rq_complete", "block_rq_complete", C_RQ_COMPLETE },
+		{ "net", "net_dev_queue", "net_dev_queue", C_NET },
+		{ "net", "netif_receive_skb", "net_if_receive_skb", C_NET },
+		{ "ftrace", "print", NULL, C_MARKER },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!strcmp(t[i].sys, sys) && !strcmp(t[i].name, name)) {
+			*out = t[i].out;
+			return t[i].conv;
+		}
+	}
+	*out = NULL;
+	return C_NONE;
+}
+
+/* "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" */
+static void parse_field(struct fevent *e, char *line, const char *path)
+{
+	char *decl = line + strlen("field:"), *semi, *name, *br;
+	struct ffield *f;
+	unsigned int off, size, sgn = 0;
+	char *o;
+
+	semi = strchr(decl, ';');
+	o = strstr(line, "offset:");
+	if (!semi || !o || sscanf(o, "offset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) < 2)
+		die("%s: bad field line: %s", path, line);
+	*semi = '\0';
+	name = strrchr(decl, ' ');
+	name = name ? name + 1 : decl;
+	if (e->nfields == MAX_FIELDS)
+		die("%s: too many fields", path);
+	f = &e->f[e->nfields++];
+	f->offset = off;
+	f->size = size;
+	f->is_signed = sgn;
+	br = strchr(name, '[');
+	if (!strncmp(decl, "__data_loc ", 11))
+		f->kind = F_DATA_LOC;
+	else if (!strncmp(decl, "__rel_loc ", 10))
+		f->kind = F_REL_LOC;
+	else if (br && strstr(decl, "char"))
+		f->kind = size ? F_STR : F_TAIL;
+	else
+		f->kind = F_INT;
+	if (br)
+		*br = '\0';
+	snprintf(f->name, sizeof(f->name), "%s", name);
+}
+
+static void load_format(const char *file)
+{
+	char path[4096], line[4096];
+	struct fevent *e = calloc(1, sizeof(*e));
+	const char *colon = strchr(file, ':');
+	bool have_id = false;
+	FILE *f;
+
+	if (!e)
+		die("out of memory");
+	if (!colon)
+		return;
+	snprintf(e->system, sizeof(e->system), "%.*s", (int)(colon - file), file);
+	snprintf(path, sizeof(path), "formats/%s", file);
+	f = open_in(path, true);
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		s[strcspn(s, "\n")] = '\0';
+		if (!strncmp(s, "name: ", 6))
+			snprintf(e->name, sizeof(e->name), "%s", s + 6);
+		else if (!strncmp(s, "ID: ", 4))
+			have_id = sscanf(s + 4, "%u", &e->id) == 1;
+		else if (!strncmp(s, "field:", 6))
+			parse_field(e, s, path);
+	}
+	fclose(f);
+	if (!have_id || !e->name[0] || e->id > 65535)
+		die("%s/%s: no name or ID", g.dir, path);
+	e->conv = conv_of(e->system, e->name, &e->out_name);
+	if (e->id >= g.max_id) {
+		unsigned int n = e->id + 1;
+
+		g.by_id = xrealloc(g.by_id, n * sizeof(*g.by_id));
+		memset(g.by_id + g.max_id, 0, (n - g.max_id) * sizeof(*g.by_id));
+		g.max_id = n;
+	}
+	g.by_id[e->id] = e;
+}
+
+static void load_formats(void)
+{
+	char path[4096];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/formats", g.dir);
+	dir = opendir(path);
+	if (!dir)
+		die("%s: %s", path, strerror(errno));
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			load_format(d->d_name);
+	closedir(dir);
+}
+
+static const struct ffield *field(const struct fevent *e, const char *name)
+{
+	for (unsigned int i = 0; i < e->nfields; i++)
+		if (!strcmp(e->f[i].name, name))
+			return &e->f[i];
+	die("event %s:%s has no field %s", e->system, e->name, name);
+}
+
+static bool has_field(const struct fevent *e, const char *name)
+{
+	for (unsigned int i = 0; i < e->nfields; i++)
+		if (!strcmp(e->f[i].name, name))
+			return true;
+	return false;
+}
+
+/* Integers are little-endian: these machines are x86_64 or aarch64. */
+static uint64_t rd(const uint8_t *p, unsigned int size)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < size && i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static int64_t fint(const struct rec *r, const struct fevent *e, const char *name)
+{
+	const struct ffield *f = field(e, name);
+	uint64_t v;
+
+	if (f->offset + f->size > r->len)
+		die("event %s: field %s past the record", e->name, name);
+	v = rd(r->data + f->offset, f->size);
+	if (f->is_signed && f->size < 8 && (v >> (8 * f->size - 1)) & 1)
+		v |= ~0ULL << (8 * f->size);
+	return (int64_t)v;
+}
+
+/* A string field, NUL-terminated into buf. */
+static const char *fstr(const struct rec *r, const struct fevent *e, const char *name, char *buf,
+			size_t n)
+{
+	const struct ffield *f = field(e, name);
+	size_t off = f->offset, len = f->size;
+
+	switch (f->kind) {
+	case F_INT:
+		die("event %s: field %s is not a string", e->name, name);
+	case F_STR:
+		break;
+	case F_DATA_LOC:
+	case F_REL_LOC: {
+		uint32_t loc = (uint32_t)rd(r->data + f->offset, 4);
+
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (f->kind == F_REL_LOC)
+			off += f->offset + f->size;
+		break;
+	}
+	case F_TAIL:
+		len = r->len > off ? r->len - off : 0;
+		break;
+	}
+	if (off > r->len)
+		len = 0;
+	else if (off + len > r->len)
+		len = r->len - off;
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, r->data + off, len);
+	buf[len] = '\0';
+	buf[strnlen(buf, len)] = '\0';
+	return buf;
+}
+
+/* ---------------------------------------------------------------- pages */
+
+static void add_rec(uint64_t ts, uint32_t cpu, const uint8_t *data, uint32_t len, uint32_t missed)
+{
+	struct rec *r;
+
+	if (g.nrecs == g.caprecs) {
+		g.caprecs = g.caprecs ? 2 * g.caprecs : 65536;
+		g.recs = xrealloc(g.recs, g.caprecs * sizeof(*g.recs));
+	}
+	r = &g.recs[g.nrecs];
+	r->ts = ts;
+	r->cpu = cpu;
+	r->seq = (uint32_t)g.nrecs;
+	r->data = data;
+	r->len = len;
+	r->missed = missed;
+	g.nrecs++;
+}
+
+/* One sub-buffer: header (timestamp, commit), then events. */
+static void read_page(const uint8_t *page, uint32_t cpu)
+{
+	uint64_t ts = rd(page, 8);
+	uint64_t commit = rd(page + 8, g.commit_size);
+	size_t len = commit & RB_COMMIT_MASK;
+	const uint8_t *p = page + g.data_off, *end;
+	uint32_t missed = 0;
+
+	if (len > g.subbuf - g.data_off)
+		die("cpu%u: page with %zu bytes of data", cpu, len);
+	end = p + len;
+	if (commit & RB_MISSED_EVENTS) {
+		missed = 1;
+		if ((commit & RB_MISSED_STORED) && len + 8 <= g.subbuf - g.data_off)
+			missed = (uint32_t)rd(end, 8);
+	}
+	while (p + 4 <= end) {
+		uint32_t hdr = (uint32_t)rd(p, 4);
+		uint32_t type_len = hdr & 31, delta = hdr >> 5;
+		uint32_t dlen;
+
+		switch (type_len) {
+		case RB_PADDING:
+			if (!delta)
+				return; /* the rest of the page is empty */
+			p += 4 + (uint32_t)rd(p + 4, 4);
+			continue;
+		case RB_TIME_EXTEND:
+			ts += ((uint64_t)rd(p + 4, 4) << 27) | delta;
+			p += 8;
+			continue;
+		case RB_TIME_STAMP: {
+			uint64_t abs = ((uint64_t)rd(p + 4, 4) << 27) | delta;
+
+			ts = abs | (ts & ~((1ULL << TS_MSB_SHIFT) - 1));
+			p += 8;
+			continue;
+		}
+		case 0:
+			dlen = (uint32_t)rd(p + 4, 4);
+			if (dlen < 4 || p + 4 + dlen > end)
+				die("cpu%u: bad event length %u", cpu, dlen);
+			ts += delta;
+			add_rec(ts, cpu, p + 8, dlen - 4, missed);
+			p += 4 + dlen;
+			break;
+		default:
+			dlen = type_len * 4;
+			if (p + 4 + dlen > end)
+				die("cpu%u: event past the page", cpu);
+			ts += delta;
+			add_rec(ts, cpu, p + 4, dlen, missed);
+			p += 4 + dlen;
+			break;
+		}
+		missed = 0;
+	}
+}
+
+static void load_cpu(uint32_t cpu)
+{
+	char name[64];
+	uint8_t *buf;
+	size_t n, cap = 1 << 20, len = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "cpu%u.raw", cpu);
+	f = open_in(name, true);
+	buf = xrealloc(NULL, cap);
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+	}
+	fclose(f);
+	if (len % g.subbuf)
+		die("%s: %zu bytes, not a whole number of %u-byte pages", name, len, g.subbuf);
+	/* buf is kept: the records point into it. */
+	for (size_t off = 0; off < len; off += g.subbuf)
+		read_page(buf + off, cpu);
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* --------------------------------------------------------------- inputs */
+
+static void load_info(void)
+{
+	char line[4096];
+	FILE *f = open_in("info", true);
+
+	g.subbuf = 4096;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, '=');
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		v[strcspn(v, "\n")] = '\0';
+		if (!strcmp(line, "subbuf_size"))
+			g.subbuf = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "ncpus"))
+			g.ncpus = (unsigned int)strtoul(v, NULL, 10);
+		else if (!strcmp(line, "pidns"))
+			g.pidns = strtoll(v, NULL, 10);
+		else if (!strcmp(line, "dumper_tid"))
+			g.dumper_tid = (int)strtol(v, NULL, 10);
+		else if (!strcmp(line, "dumper_comm"))
+			set_comm(g.dumper_comm, v);
+		else if (!strcmp(line, "hostname"))
+			snprintf(g.hostname, sizeof(g.hostname), "%s", v);
+		else if (!strcmp(line, "kernel_release"))
+			snprintf(g.release, sizeof(g.release), "%s", v);
+	}
+	fclose(f);
+	g.dumper_pid = g.dumper_tid;
+	if (!g.ncpus || g.ncpus > MAX_CPUS || g.subbuf < 64)
+		die("%s/info: bad ncpus or subbuf_size", g.dir);
+}
+
+/* header_page: where commit and data are (the commit size is a long's). */
+static void load_header_page(void)
+{
+	char line[512];
+	FILE *f = open_in("header_page", true);
+
+	g.commit_size = 8;
+	g.data_off = 16;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int off, size;
+		char *o = strstr(line, "offset:");
+
+		if (!o || sscanf(o, "offset:%u;\tsize:%u;", &off, &size) != 2)
+			continue;
+		if (strstr(line, " commit;"))
+			g.commit_size = size;
+		else if (strstr(line, " data;"))
+			g.data_off = off;
+	}
+	fclose(f);
+	if ((g.commit_size != 4 && g.commit_size != 8) || g.data_off >= g.subbuf)
+		die("%s/header_page: unexpected layout", g.dir);
+}
+
+struct proc {
+	int32_t tid, tgid, ppid;
+	char state;
+	char comm[COMM_LEN];
+	unsigned long flags;
+	int cpu, policy;
+};
+
+static struct proc *procs;
+static size_t nprocs;
+
+/* "/proc/PID/task/TID/stat:TID (COMM) S PPID ..." lines, from grep -H. */
+static void load_procs(void)
+{
+	char line[8192];
+	FILE *f = open_in("procs", true);
+
+	while (fgets(line, sizeof(line), f)) {
+		struct proc p = { 0 };
+		char *c, *rp, *s;
+		int field;
+
+		if (sscanf(line, "/proc/%d/task/%d/stat:", &p.tgid, &p.tid) != 2)
+			continue;
+		c = strchr(line, '(');
+		rp = strrchr(line, ')');
+		if (!c || !rp || rp < c)
+			continue;
+		snprintf(p.comm, sizeof(p.comm), "%.*s", (int)(rp - c - 1), c + 1);
+		s = rp + 2;
+		p.state = *s;
+		/* Fields after the comm: 3 state, 4 ppid, 9 flags, 39 processor, 41 policy. */
+		for (field = 3; s && *s; field++) {
+			if (field == 4)
+				p.ppid = (int32_t)strtol(s, NULL, 10);
+			else if (field == 9)
+				p.flags = strtoul(s, NULL, 10);
+			else if (field == 39)
+				p.cpu = (int)strtol(s, NULL, 10);
+			else if (field == 41)
+				p.policy = (int)strtol(s, NULL, 10);
+			s = strchr(s, ' ');
+			if (s)
+				s++;
+		}
+		procs = xrealloc(procs, (nprocs + 1) * sizeof(*procs));
+		procs[nprocs++] = p;
+		{
+			struct thread *t = thread_get(p.tid);
+
+			if (t) {
+				t->tgid = p.tgid;
+				set_comm(t->comm, p.comm);
+			}
+		}
+	}
+	fclose(f);
+}
+
+static void load_saved(void)
+{
+	char line[512];
+	FILE *f;
+
+	f = open_in("saved_tgids", false);
+	while (f && fgets(line, sizeof(line), f)) {
+		int pid, tgid;
+		struct thread *t;
+
+		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && (t = thread_get(pid)) && tgid > 0)
+			t->tgid = tgid;
+	}
+	if (f)
+		fclose(f);
+	f = open_in("saved_cmdlines", false);
+	while (f && fgets(line, sizeof(line), f)) {
+		int pid, n = 0;
+		struct thread *t;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%d %n", &pid, &n) == 1 && n && (t = thread_get(pid)) &&
+		    !t->comm[0] && strcmp(line + n, "<...>"))
+			set_comm(t->comm, line + n);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* --------------------------------------------------------------- output */
+
+/* A comm or string as a jank-gen string: escapes, no control characters. */
+static void put_str(FILE *o, const char *name, const char *s)
+{
+	fprintf(o, " %s=\"", name);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fputc('\\', o);
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, o);
+	}
+	fputc('"', o);
+}
+
+static void put_int(FILE *o, const char *name, int64_t v)
+{
+	fprintf(o, " %s=%" PRId64, name, v);
+}
+
+static void put_hex(FILE *o, const char *name, uint64_t v)
+{
+	fprintf(o, " %s=0x%" PRIx64, name, v);
+}
+
+static int32_t tgid_of(int32_t tid)
+{
+	struct thread *t = thread_get(tid);
+
+	if (tid == 0)
+		return 0;
+	return t && t->tgid > 0 ? t->tgid : tid;
+}
+
+static const char *comm_of(int32_t tid, uint32_t cpu, char *buf)
+{
+	struct thread *t;
+
+	if (tid == 0) {
+		snprintf(buf, COMM_LEN, "swapper/%u", cpu);
+		return buf;
+	}
+	t = thread_get(tid);
+	if (t && t->comm[0])
+		return t->comm;
+	if (t && t->first_comm[0])
+		return t->first_comm;
+	return "";
+}
+
+static void learn_comm(int32_t tid, const char *comm)
+{
+	struct thread *t = thread_get(tid);
+
+	if (t && comm[0])
+		set_comm(t->comm, comm);
+}
+
+static void begin_kernel(const struct rec *r, const char *name)
+{
+	fprintf(g.k, "%" PRIu64 " %u %s", r->ts, r->cpu, name);
+}
+
+static void end_kernel(const struct rec *r, int32_t tid)
+{
+	char buf[COMM_LEN];
+
+	fprintf(g.k, " ctx.tid=%d ctx.pid=%d", tid, tgid_of(tid));
+	put_str(g.k, "ctx.procname", comm_of(tid, r->cpu, buf));
+	fputc('\n', g.k);
+}
+
+static uint32_t rwbs_flags(const char *s)
+{
+	uint32_t v = 0;
+
+	if (s[0] == 'F' && s[1] && strchr("WDFRN", s[1])) {
+		v |= RWBS_PREFLUSH;
+		s++;
+	}
+	switch (*s) {
+	case 'W':
+		v |= RWBS_WRITE;
+		break;
+	case 'D':
+		v |= RWBS_DISCARD;
+		if (s[1] == 'E') {
+			v |= RWBS_SECURE;
+			s++;
+		}
+		break;
+	case 'F':
+		v |= RWBS_FLUSH;
+		break;
+	case 'R':
+		v |= RWBS_READ;
+		break;
+	default:
+		break;
+	}
+	if (*s)
+		s++;
+	for (; *s; s++) {
+		if (*s == 'F')
+			v |= RWBS_FUA;
+		else if (*s == 'A')
+			v |= RWBS_RAHEAD;
+		else if (*s == 'S')
+			v |= RWBS_SYNC;
+		else if (*s == 'M')
+			v |= RWBS_META;
+	}
+	return v;
+}
+
+static void marker(const struct rec *r, const struct fevent *e, int32_t tid)
+{
+	char buf[4096], cbuf[COMM_LEN];
+	char *s, *name;
+	size_t n;
+
+	fstr(r, e, "buf", buf, sizeof(buf));
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	if (strncmp(buf, "jank:", 5))
+		return;
+	name = buf;
+	s = buf + strcspn(buf, " ");
+	if (*s)
+		*s++ = '\0';
+	fprintf(g.u, "%" PRIu64 " %u %s %s vpid=%d vtid=%d", r->ts, r->cpu, name, s, tgid_of(tid),
+		tid);
+	put_str(g.u, "procname", comm_of(tid, r->cpu, cbuf));
+	fputc('\n', g.u);
+}
+
+static void convert(const struct rec *r)
+{
+	uint16_t id = (uint16_t)rd(r->data, 2);
+	const struct fevent *e = id < g.max_id ? g.by_id[id] : NULL;
+	char s1[256], s2[256];
+	int32_t tid;
+
+	if (!e || e->conv == C_NONE)
+		return;
+	tid = (int32_t)fint(r, e, "common_pid");
+	if (r->missed)
+		fprintf(g.k, "@discarded %u %u\n", r->cpu, r->missed);
+	switch (e->conv) {
+	case C_NONE:
+		return;
+	case C_MARKER:
+		marker(r, e, tid);
+		return;
+	case C_SWITCH: {
+		int32_t prev = (int32_t)fint(r, e, "prev_pid");
+		int32_t next = (int32_t)fint(r, e, "next_pid");
+
+		fstr(r, e, "prev_comm", s1, sizeof(s1));
+		fstr(r, e, "next_comm", s2, sizeof(s2));
+		learn_comm(prev, s1);
+		begin_kernel(r, e->out_name);
+		put_str(g.k, "prev_comm", s1);
+		put_int(g.k, "prev_tid", prev);
+		put_int(g.k, "prev_prio", fint(r, e, "prev_prio") - 100);
+		put_int(g.k, "prev_state", fint(r, e, "prev_state"));
+		put_str(g.k, "next_comm", s2);
+		put_int(g.k, "next_tid", next);
+		put_int(g.k, "next_prio", fint(r, e, "next_prio") - 100);
+		end_kernel(r, tid);
+		/* Events after the switch run next: name it from now on. */
+		learn_comm(next, s2);
+		return;
+	}
+	case C_WAKEUP: {
+		int32_t who = (int32_t)fint(r, e, "pid");
+
+		fstr(r, e, "comm", s1, sizeof(s1));
+		learn_comm(who, s1);
+		begin_kernel(r, e->out_name);
+		put_str(g.k, "comm", s1);
+		put_int(g.k, "tid", who);
+		put_int(g.k, "prio", fint(r, e, "prio") - 100);
+		put_int(g.k, "target_cpu", fint(r, e, "target_cpu"));
+		end_kernel(r, tid);
+		return;
+	}
+	case C_FORK: {
+		int32_t parent = (int32_t)fint(r, e, "parent_pid");
+		int32_t child = (int32_t)fint(r, e, "child_pid");
+		struct thread *ct = thread_get(child);
+
+		fstr(r, e, "parent_comm", s1, sizeof(s1));
+		fstr(r, e, "child_comm", s2, sizeof(s2));
+		learn_comm(child, s2);
+		if (ct && ct->tgid <= 0)
+			ct->tgid = child;
+		begin_kernel(r, e->out_name);
+		put_str(g.k, "parent_comm", s1);
+		put_int(g.k, "parent_tid", parent);
+		put_int(g.k, "parent_pid", tgid_of(parent));
+		put_int(g.k, "parent_ns_inum", g.pidns);
+		put_str(g.k, "child_comm", s2);
+		put_int(g.k, "child_tid", child);
+		put_int(g.k, "child_pid", tgid_of(child));
+		put_int(g.k, "child_ns_inum", g.pidns);
+		end_kernel(r, tid);
+		return;
+	}
+	case C_EXEC: {
+		const char *base;
+
+		fstr(r, e, "filename", s1, sizeof(s1));
+		base = strrchr(s1, '/');
+		learn_comm((int32_t)fint(r, e, "pid"), base ? base + 1 : s1);
+		begin_kernel(r, e->out_name);
+		put_str(g.k, "filename", s1);
+		put_int(g.k, "tid", fint(r, e, "pid"));
+		put_int(g.k, "old_tid", fint(r, e, "old_pid"));
+		end_kernel(r, tid);
+		return;
+	}
+	case C_EXIT:
+	case C_FREE:
+		fstr(r, e, "comm", s1, sizeof(s1));
+		begin_kernel(r, e->out_name);
+		put_str(g.k, "comm", s1);
+		put_int(g.k, "tid", fint(r, e, "pid"));
+		put_int(g.k, "prio", fint(r, e, "prio") - 100);
+		if (e->conv == C_EXIT)
+			put_int(g.k, "group_dead",
+				has_field(e, "group_dead") ? !!fint(r, e, "group_dead") : 0);
+		end_kernel(r, tid);
+		return;
+	case C_IRQ_ENTRY:
+		begin_kernel(r, e->out_name);
+		put_int(g.k, "irq", fint(r, e, "irq"));
+		put_str(g.k, "name", fstr(r, e, "name", s1, sizeof(s1)));
+		end_kernel(r, tid);
+		return;
+	case C_IRQ_EXIT:
+		begin_kernel(r, e->out_name);
+		put_int(g.k, "irq", fint(r, e, "irq"));
+		put_int(g.k, "ret", fint(r, e, "ret"));
+		end_kernel(r, tid);
+		return;
+	case C_SOFTIRQ:
+		begin_kernel(r, e->out_name);
+		put_int(g.k, "vec", fint(r, e, "vec"));
+		end_kernel(r, tid);
+		return;
+	case C_HRTIMER_ENTRY:
+		begin_kernel(r, e->out_name);
+		put_hex(g.k, "hrtimer", (uint64_t)fint(r, e, "hrtimer"));
+		put_int(g.k, "now", fint(r, e, "now"));
+		put_hex(g.k, "function", (uint64_t)fint(r, e, "function"));
+		end_kernel(r, tid);
+		return;
+	case C_HRTIMER_EXIT:
+		begin_kernel(r, e->out_name);
+		put_hex(g.k, "hrtimer", (uint64_t)fint(r, e, "hrtimer"));
+		end_kernel(r, tid);
+		return;
+	case C_RQ_ISSUE:
+		begin_kernel(r, e->out_name);
+		put_int(g.k, "dev", fint(r, e, "dev"));
+		put_int(g.k, "sector", fint(r, e, "sector"));
+		put_int(g.k, "nr_sector", fint(r, e, "nr_sector"));
+		put_int(g.k, "bytes", fint(r, e, "bytes"));
+		put_int(g.k, "tid", tid);
+		put_int(g.k, "rwbs", rwbs_flags(fstr(r, e, "rwbs", s1, sizeof(s1))));
+		put_str(g.k, "comm", fstr(r, e, "comm", s2, sizeof(s2)));
+		end_kernel(r, tid);
+		return;
+	case C_RQ_COMPLETE:
+		begin_kernel(r, e->out_name);
+		put_int(g.k, "dev", fint(r, e, "dev"));
+		put_int(g.k, "sector", fint(r, e, "sector"));
+		put_int(g.k, "nr_sector", fint(r, e, "nr_sector"));
+		put_int(g.k, "error", fint(r, e, "error"));
+		put_int(g.k, "rwbs", rwbs_flags(fstr(r, e, "rwbs", s1, sizeof(s1))));
+		end_kernel(r, tid);
+		return;
+	case C_NET:
+		begin_kernel(r, e->out_name);
+		put_hex(g.k, "skbaddr", (uint64_t)fint(r, e, "skbaddr"));
+		put_int(g.k, "len", fint(r, e, "len"));
+		put_str(g.k, "name", fstr(r, e, "name", s1, sizeof(s1)));
+		end_kernel(r, tid);
+		return;
+	}
+}
+
+/* The first comm the trace gives each thread, for its events before that. */
+static void first_comms(void)
+{
+	char s[COMM_LEN + 1];
+
+	for (size_t i = 0; i < g.nrecs; i++) {
+		const struct rec *r = &g.recs[i];
+		uint16_t id = (uint16_t)rd(r->data, 2);
+		const struct fevent *e = id < g.max_id ? g.by_id[id] : NULL;
+		const char *pid_f = NULL, *comm_f = NULL;
+		struct thread *t;
+
+		if (!e)
+			continue;
+		switch (e->conv) {
+		case C_SWITCH:
+			pid_f = "next_pid";
+			comm_f = "next_comm";
+			break;
+		case C_WAKEUP:
+		case C_EXIT:
+		case C_FREE:
+			pid_f = "pid";
+			comm_f = "comm";
+			break;
+		case C_FORK:
+			pid_f = "child_pid";
+			comm_f = "child_comm";
+			break;
+		default:
+			continue;
+		}
+		t = thread_get((int32_t)fint(r, e, pid_f));
+		if (t && !t->first_comm[0])
+			set_comm(t->first_comm, fstr(r, e, comm_f, s, sizeof(s)));
+		if (e->conv == C_SWITCH) {
+			t = thread_get((int32_t)fint(r, e, "prev_pid"));
+			if (t && !t->first_comm[0])
+				set_comm(t->first_comm, fstr(r, e, "prev_comm", s, sizeof(s)));
+		}
+	}
+}
+
+static void statedump(uint64_t ts)
+{
+	const struct rec r = { .ts = ts, .cpu = 0 };
+
+	begin_kernel(&r, "lttng_statedump_start");
+	end_kernel(&r, g.dumper_tid);
+	for (size_t i = 0; i < nprocs; i++) {
+		const struct proc *p = &procs[i];
+		int status;
+
+		switch (p->state) {
+		case 'R':
+			status = p->policy == 1 || p->policy == 2 ? ST_WAIT_CPU : ST_WAIT_FORK;
+			break;
+		case 'S':
+		case 'D':
+		case 'I':
+			status = ST_WAIT;
+			break;
+		case 'Z':
+			status = ST_ZOMBIE;
+			break;
+		case 'X':
+			status = ST_DEAD;
+			break;
+		default:
+			status = ST_UNNAMED;
+			break;
+		}
+		begin_kernel(&r, "lttng_statedump_process_state");
+		put_int(g.k, "tid", p->tid);
+		put_int(g.k, "pid", p->tgid);
+		put_int(g.k, "ppid", p->ppid);
+		put_str(g.k, "name", p->comm);
+		put_int(g.k, "type", p->flags & 0x00200000 ? 1 : 0);
+		put_int(g.k, "mode", 5);
+		put_int(g.k, "submode", 0);
+		put_int(g.k, "status", status);
+		put_int(g.k, "cpu", p->cpu);
+		put_hex(g.k, "file_table_address", 0);
+		end_kernel(&r, g.dumper_tid);
+	}
+	begin_kernel(&r, "lttng_statedump_end");
+	end_kernel(&r, g.dumper_tid);
+}
+
+int main(int argc, char **argv)
+{
+	struct thread *dt;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: ktrace-conv RECDIR KERNEL_SCRIPT UST_SCRIPT\n");
+		return 2;
+	}
+	g.dir = argv[1];
+	load_info();
+	load_header_page();
+	load_formats();
+	load_procs();
+	load_saved();
+	for (uint32_t cpu = 0; cpu < g.ncpus; cpu++)
+		load_cpu(cpu);
+	qsort(g.recs, g.nrecs, sizeof(*g.recs), rec_cmp);
+	first_comms();
+	dt = thread_get(g.dumper_tid);
+	if (dt && !dt->comm[0])
+		set_comm(dt->comm, g.dumper_comm);
+
+	g.k = fopen(argv[2], "w");
+	g.u = fopen(argv[3], "w");
+	if (!g.k || !g.u)
+		die("cannot write the scripts: %s", strerror(errno));
+	fprintf(g.k, "# made by ktrace-conv from the ftrace recording %s\n@trace kernel\n", g.dir);
+	fprintf(g.k, "@env hostname=\"%s\"\n@env kernel_release=\"%s\"\n", g.hostname, g.release);
+	fprintf(g.k, "@cpus %u\n@context tid pid procname:string\n", g.ncpus);
+	fprintf(g.u, "# made by ktrace-conv from the trace_marker lines of %s\n@trace ust\n",
+		g.dir);
+	fprintf(g.u, "@env hostname=\"%s\"\n@cpus %u\n@context vpid vtid procname:string\n",
+		g.hostname, g.ncpus);
+	if (g.nrecs)
+		statedump(g.recs[0].ts);
+	for (size_t i = 0; i < g.nrecs; i++)
+		convert(&g.recs[i]);
+	if (fclose(g.k) || fclose(g.u))
+		die("cannot write the scripts: %s", strerror(errno));
+	return 0;
+}

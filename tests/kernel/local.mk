@@ -1,0 +1,11 @@
+# tests/kernel: critical paths on real kernel data. ktrace-record.sh records
+# kwork's workloads with ftrace (root, tracefs), ktrace-conv turns the raw
+# pages into jank-gen scripts of an lttng-modules 2.13 trace, and
+# test-kernel.sh checks what jankctl says each action waited for.
+check_PROGRAMS += kernel/kwork kernel/ktrace-conv
+kernel_kwork_SOURCES = kernel/kwork.c
+kernel_kwork_CFLAGS = $(AM_CFLAGS) -pthread
+kernel_kwork_LDFLAGS = $(AM_LDFLAGS) -pthread
+kernel_ktrace_conv_SOURCES = kernel/ktrace-conv.c
+TESTS += kernel/test-kernel.sh
+EXTRA_DIST += kernel/test-kernel.sh kernel/ktrace-record.sh
