@@ -15,6 +15,7 @@ lib_tests = \
 	lib/test-histogram \
 	lib/test-layout \
 	lib/test-locks \
+	lib/test-model \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
@@ -48,6 +49,9 @@ lib_test_layout_LDADD = $(lib_ldadd)
 lib_test_locks_SOURCES = lib/test-locks.c $(lib_scenario)
 lib_test_locks_CFLAGS = $(lib_cflags)
 lib_test_locks_LDADD = $(lib_ldadd)
+lib_test_model_SOURCES = lib/test-model.c $(lib_scenario)
+lib_test_model_CFLAGS = $(lib_cflags)
+lib_test_model_LDADD = $(lib_ldadd)
 lib_test_units_SOURCES = lib/test-units.c
 lib_test_units_CFLAGS = $(lib_cflags)
 lib_test_units_LDADD = $(lib_ldadd)

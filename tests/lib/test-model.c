@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/model.c on what real kernels record (DESIGN.md sections 4 and 5):
+ * prev_state flags by kernel version, switches the kernel did not trace,
+ * fork chains, local network sends; and a CPU's current thread that exits
+ * and is freed by GC while the CPU still names it.
+ *
+ * Threads: A=10, B=20, C=30; times in arbitrary nanoseconds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "layout.h"
+#include "scenario.h"
+
+enum {
+	A = 10,
+	B = 20,
+	C = 30
+};
+enum {
+	RUNNABLE = 0,
+	SLEEPING = 1
+};
+enum {
+	NET_RX = 3
+};
+
+/* A kernel event with the tid context, as jankd's sessions record them. */
+#define scn_kernel_tid(s, ts, cpu, tid, name, ...)                                                 \
+	scn_event_v((s), JANK_DOMAIN_KERNEL, (ts), (cpu), (tid), (name),                           \
+		    (const struct scn_field[]){ __VA_ARGS__ },                                     \
+		    sizeof((const struct scn_field[]){ __VA_ARGS__ }) / sizeof(struct scn_field))
+
+/* prev_state as the kernel's version writes it. */
+static void prev_state_bits(void **state)
+{
+	struct jank_layout l = { 0 };
+
+	(void)state;
+	jank_layout_set_kernel(&l, "6.18.44-fc");
+	assert_int_equal(l.kernel_major, 6);
+	assert_int_equal(l.kernel_minor, 18);
+	assert_int_equal(jank_layout_switch_out(&l, 0), JANK_SWITCH_OUT_PREEMPTED);
+	assert_int_equal(jank_layout_switch_out(&l, 256), JANK_SWITCH_OUT_PREEMPTED); /* R+ */
+	assert_int_equal(jank_layout_switch_out(&l, 1), JANK_SWITCH_OUT_BLOCKED);
+	assert_int_equal(jank_layout_switch_out(&l, 2), JANK_SWITCH_OUT_BLOCKED);
+	assert_int_equal(jank_layout_switch_out(&l, 128), JANK_SWITCH_OUT_BLOCKED); /* idle */
+	assert_int_equal(jank_layout_switch_out(&l, 64), JANK_SWITCH_OUT_BLOCKED);  /* parked */
+	assert_int_equal(jank_layout_switch_out(&l, 16), JANK_SWITCH_OUT_EXITING);
+	assert_int_equal(jank_layout_switch_out(&l, 32), JANK_SWITCH_OUT_EXITING);
+	assert_int_equal(jank_layout_switch_out(&l, 4), JANK_SWITCH_OUT_PREEMPTED); /* stopped */
+
+	jank_layout_set_kernel(&l, "4.4.3-1-ARCH");
+	assert_int_equal(jank_layout_switch_out(&l, 2048), JANK_SWITCH_OUT_PREEMPTED);
+	assert_int_equal(jank_layout_switch_out(&l, 4096), JANK_SWITCH_OUT_PREEMPTED);
+	assert_int_equal(jank_layout_switch_out(&l, 64), JANK_SWITCH_OUT_EXITING);   /* TASK_DEAD */
+	assert_int_equal(jank_layout_switch_out(&l, 130), JANK_SWITCH_OUT_BLOCKED);  /* killable */
+	assert_int_equal(jank_layout_switch_out(&l, 1026), JANK_SWITCH_OUT_BLOCKED); /* TASK_IDLE */
+
+	jank_layout_set_kernel(&l, "3.13.0");
+	assert_int_equal(jank_layout_switch_out(&l, 1024), JANK_SWITCH_OUT_PREEMPTED);
+
+	/* Unknown kernel: 64 is an exit, the flags of every version are preemptions. */
+	jank_layout_set_kernel(&l, "not a version");
+	assert_int_equal(l.kernel_major, 0);
+	assert_int_equal(jank_layout_switch_out(&l, 64), JANK_SWITCH_OUT_EXITING);
+	assert_int_equal(jank_layout_switch_out(&l, 256), JANK_SWITCH_OUT_PREEMPTED);
+	assert_int_equal(jank_layout_switch_out(&l, 2048), JANK_SWITCH_OUT_PREEMPTED);
+}
+
+/* A thread preempted inside the kernel (R+) is preempted, never blocked. */
+static void preempted_in_kernel(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	jank_engine_set_kernel(s.e, "6.18.44");
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 10, 0, A, 256, B);
+	scn_switch(&s, 30, 0, B, SLEEPING, A);
+	scn_switch(&s, 40, 0, A, 16, 0); /* A exits */
+	scn_path(&s, A, 0, 40, &p);
+	assert_path(&p, { A, "running", 0, 10 }, { A, "preempted", 10, 30 },
+		    { A, "running", 30, 40 });
+	assert_true(jank_graph_find(jank_engine_graph(s.e), A)->exited);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * The kernel did not trace B's switch in out of the idle task. B, woken by
+ * a timer on an idle CPU, wakes A: the tid context of sched_waking names B,
+ * and the path goes to B's timer.
+ */
+static void untraced_switch_from_idle(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 1, 1, 0, RUNNABLE, B);
+	scn_switch(&s, 5, 1, B, SLEEPING, 0);
+	scn_switch(&s, 10, 0, A, SLEEPING, 0);
+	scn_hrtimer(&s, 29, 1, true);
+	scn_wake(&s, 30, 1, B);
+	scn_hrtimer(&s, 31, 1, false);
+	/* No sched_switch 0 -> B: B runs, and its waking of A says so. */
+	scn_kernel_tid(&s, 40, 1, B, "sched_waking", S("comm", "t10"), I("tid", A),
+		       I("target_cpu", 0));
+	scn_switch(&s, 45, 0, 0, RUNNABLE, A);
+	scn_path(&s, A, 10, 50, &p);
+	assert_path(&p, { B, "timer", 10, 30 }, { B, "preempted", 30, 40 },
+		    { A, "preempted", 40, 45 }, { A, "running", 45, 50 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/* Before a child's birth, its path is its parent's: a fork chain. */
+static void fork_chain(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_fork(&s, 10, 0, A, B);
+	scn_wakeup_new(&s, 12, 0, B);
+	scn_switch(&s, 14, 1, 0, RUNNABLE, B);
+	scn_fork(&s, 20, 1, B, C);
+	scn_wakeup_new(&s, 21, 1, C);
+	scn_switch(&s, 22, 1, B, SLEEPING, C);
+	scn_path(&s, C, 0, 30, &p);
+	assert_path(&p, { A, "running", 0, 12 }, { B, "preempted", 12, 14 },
+		    { B, "running", 14, 21 }, { C, "preempted", 21, 22 }, { C, "running", 22, 30 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/* Without sched_wakeup_new (many-threads has none), a new child is runnable from its birth. */
+static void child_without_wakeup_new(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_fork(&s, 10, 0, A, B);
+	scn_switch(&s, 25, 1, 0, RUNNABLE, B);
+	scn_path(&s, B, 10, 30, &p);
+	assert_path(&p, { B, "preempted", 10, 25 }, { B, "running", 25, 30 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Loopback: B sleeps 20, then sends; the NET_RX softirq it raised in its
+ * own context wakes A. The path follows B to its timer, and B's time in
+ * the softirq shows as the network hop.
+ */
+static void loopback_sender(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 1, 1, 0, RUNNABLE, B);
+	scn_switch(&s, 5, 1, B, SLEEPING, 0);
+	scn_switch(&s, 10, 0, A, SLEEPING, 0);
+	scn_hrtimer(&s, 29, 1, true);
+	scn_wake(&s, 30, 1, B);
+	scn_hrtimer(&s, 30, 1, false);
+	scn_switch(&s, 31, 1, 0, RUNNABLE, B);
+	scn_kernel(&s, 35, 1, "irq_softirq_raise", I("vec", NET_RX));
+	scn_softirq(&s, 36, 1, NET_RX, true);
+	scn_wake(&s, 37, 1, A);
+	scn_softirq(&s, 38, 1, NET_RX, false);
+	scn_switch(&s, 40, 0, 0, RUNNABLE, A);
+	scn_path(&s, A, 10, 45, &p);
+	assert_path(&p, { B, "timer", 10, 30 }, { B, "preempted", 30, 31 },
+		    { B, "running", 31, 36 }, { B, "network", 36, 37 }, { A, "preempted", 37, 40 },
+		    { A, "running", 40, 45 });
+	jank_path_fini(&p);
+	/* After the softirq, B runs again. */
+	scn_path(&s, B, 36, 45, &p);
+	assert_path(&p, { B, "network", 36, 38 }, { B, "running", 38, 45 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/* A NET_RX raised under a hard IRQ (a real NIC) stays `network` on the wakee. */
+static void nic_receive(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 10, 0, A, SLEEPING, 0);
+	scn_irq(&s, 20, 1, 30, true);
+	scn_kernel(&s, 21, 1, "irq_softirq_raise", I("vec", NET_RX));
+	scn_irq(&s, 22, 1, 30, false);
+	scn_softirq(&s, 23, 1, NET_RX, true);
+	scn_wake(&s, 24, 1, A);
+	scn_softirq(&s, 25, 1, NET_RX, false);
+	scn_switch(&s, 30, 0, 0, RUNNABLE, A);
+	scn_path(&s, A, 10, 35, &p);
+	assert_path(&p, { A, "network", 10, 24 }, { A, "preempted", 24, 30 },
+		    { A, "running", 30, 35 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * The CPU's current thread exits and is never switched out nor freed by
+ * the kernel in the trace; GC frees its worker; the next event on that CPU
+ * must not touch it (a use after free before: ../shared/repro/uaf-exit).
+ * Under ASan (CI), a stale pointer would abort here.
+ */
+static void current_thread_freed(void **state)
+{
+	struct jank_engine_config cfg;
+	struct scn s;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	cfg.retention_ns = 100;
+	scn_init(&s, &scn_layout_current, &cfg);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_kernel(&s, 10, 0, "sched_process_exit", S("comm", "t10"), I("tid", A));
+	/* Time passes on CPU 1 only, long enough for GC to free A. */
+	scn_switch(&s, 20, 1, 0, RUNNABLE, B);
+	for (int64_t t = 1000; t < 3000000; t += 1000) {
+		scn_switch(&s, t, 1, B, RUNNABLE, C);
+		scn_switch(&s, t + 500, 1, C, RUNNABLE, B);
+	}
+	assert_null(jank_graph_find_any(jank_engine_graph(s.e), A));
+	scn_switch(&s, 4000000, 0, A, SLEEPING, 0);
+	scn_wake(&s, 4000010, 0, A);
+	scn_fini(&s);
+}
+
+/* The same through tid reuse: a fork retires the old worker of the tid. */
+static void current_thread_reused(void **state)
+{
+	struct jank_engine_config cfg;
+	struct scn s;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	cfg.retention_ns = 100;
+	scn_init(&s, &scn_layout_current, &cfg);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 5, 1, 0, RUNNABLE, B);
+	scn_fork(&s, 10, 1, B, A); /* A's tid comes back: the running A's worker retires */
+	for (int64_t t = 1000; t < 3000000; t += 1000) {
+		scn_switch(&s, t, 1, B, RUNNABLE, C);
+		scn_switch(&s, t + 500, 1, C, RUNNABLE, B);
+	}
+	scn_kernel(&s, 4000000, 0, "sched_process_exit", S("comm", "t10"), I("tid", A));
+	scn_switch(&s, 4000010, 0, A, SLEEPING, 0);
+	scn_fini(&s);
+}
+
+/* 300 nested interrupt contexts: the depth does not wrap, and the wakeup is an interrupt's. */
+static void deep_interrupt_nesting(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 10, 0, A, SLEEPING, B);
+	for (int i = 0; i < 300; i++)
+		scn_irq(&s, 11, 0, i, true);
+	scn_wake(&s, 12, 0, A);
+	for (int i = 0; i < 300; i++)
+		scn_irq(&s, 13, 0, i, false);
+	scn_switch(&s, 20, 0, B, SLEEPING, A);
+	scn_path(&s, A, 10, 25, &p);
+	assert_path(&p, { A, "interrupted", 10, 12 }, { A, "preempted", 12, 20 },
+		    { A, "running", 20, 25 });
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(prev_state_bits),
+		cmocka_unit_test(preempted_in_kernel),
+		cmocka_unit_test(untraced_switch_from_idle),
+		cmocka_unit_test(fork_chain),
+		cmocka_unit_test(child_without_wakeup_new),
+		cmocka_unit_test(loopback_sender),
+		cmocka_unit_test(nic_receive),
+		cmocka_unit_test(current_thread_freed),
+		cmocka_unit_test(current_thread_reused),
+		cmocka_unit_test(deep_interrupt_nesting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
