@@ -10,7 +10,7 @@ trace=$SHARED_TRACES/many-threads
 [ -f "$trace/metadata" ] || plan_skip_all "$trace not present"
 command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found"
 
-plan 16
+plan 19
 
 "$JANKCTL" graph --format json "$trace" >"$tmp/graph.raw" 2>"$tmp/err"
 check "graph: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
@@ -113,3 +113,32 @@ bad=$(jqt '[.[] | select(.type == "action")
 		or (.breakdown.states | add) != .duration_ns
 		or .over_threshold != (.duration_ns > .threshold_ns))] | length' "$tmp/an.json" -s)
 check "analyze --all: duration, breakdown sum and verdict agree ($bad bad)" test "$bad" = 0
+
+# How each switch out is read, per prev_state (Linux 4.4: 2048 is the
+# preemption flag, 64 TASK_DEAD): the state of the interval that the switch
+# starts on the thread switched out. A wait may carry its waker's label
+# (timer, block_device, ...); "none" is a switch whose interval another
+# event at the same instant replaced, or a thread's end.
+if command -v "$BABELTRACE2" >/dev/null 2>&1; then
+	jqt '.workers[] | .tid as $t | .intervals[] | "\($t) \(.begin) \(.state)"' "$tmp/graph.json" \
+		-r | tr -d '"' >"$tmp/intervals"
+	"$BABELTRACE2" --clock-seconds "$trace" 2>/dev/null | grep 'sched_switch:' |
+		sed -E 's/^\[([0-9]+)\.([0-9]+)\].*prev_tid = ([0-9]+), .*prev_state = ([0-9]+).*/\1\2 \3 \4/' |
+		awk 'NR == FNR { st[$1 " " $2] = $3; next }
+			$2 != 0 { k = $2 " " $1; s = (k in st) ? st[k] : "none"
+				  if (s != "none" && s != "preempted" && s != "unknown") s = "wait"
+				  n[$3 " " s]++ }
+			END { for (x in n) print x, n[x] }' "$tmp/intervals" - | sort -n >"$tmp/classes"
+	diag "prev_state, state, switches: $(tr '\n' ';' <"$tmp/classes")"
+	count() { awk -v p="$1" -v s="$2" '$1 == p && $2 == s { print $3 }' "$tmp/classes"; }
+	check "prev_state 2048 (preempted in the kernel) and 0 read as preempted, never a wait" \
+		test "$(count 2048 preempted)" -gt 300 -a -z "$(count 2048 wait)" -a -z "$(count 0 wait)"
+	check "prev_state 1, 2 and 130 (sleeping) read as waits, never preempted" \
+		test "$(count 1 wait)" -gt 5000 -a -z "$(count 1 preempted)$(count 2 preempted)$(count 130 preempted)"
+	check "prev_state 64 (TASK_DEAD): the thread ends, neither waiting nor runnable" \
+		test -z "$(count 64 wait)$(count 64 preempted)"
+else
+	skip "prev_state 2048 and 0 read as preempted" "babeltrace2 not found"
+	skip "prev_state 1, 2 and 130 read as waits" "babeltrace2 not found"
+	skip "prev_state 64 ends the thread" "babeltrace2 not found"
+fi
