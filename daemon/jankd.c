@@ -652,11 +652,12 @@ static void final_summary(struct jankd *d)
 		jank_log(LOG_INFO,
 			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
 			 " unsure, not reported), %" PRIu64 " discarded events, %" PRIu64
-			 " expired, %" PRIu64 " truncated, %" PRIu64 " dropped, %" PRIu64
-			 " disconnects",
+			 " expired, %" PRIu64 " evicted by the memory budget, %" PRIu64
+			 " truncated, %" PRIu64 " dropped, %" PRIu64 " disconnects",
 			 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "", es.events,
 			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired,
-			 es.paths_truncated, es.actions_dropped, ws.disconnects);
+			 es.actions_evicted, es.paths_truncated, es.actions_dropped,
+			 ws.disconnects);
 	}
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);

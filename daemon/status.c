@@ -107,6 +107,7 @@ static struct json_object *input_json(const struct jank_live_input *w, struct ja
 	jank_json_add_u64(o, "actions_replaced", es->actions_replaced);
 	jank_json_add_u64(o, "actions_unmatched", es->actions_unmatched);
 	jank_json_add_u64(o, "actions_dropped", es->actions_dropped);
+	jank_json_add_u64(o, "actions_evicted", es->actions_evicted);
 	jank_json_add_u64(o, "paths_truncated", es->paths_truncated);
 	jank_json_add_u64(o, "paths_incomplete", es->paths_incomplete);
 	jank_json_add_u64(o, "budget_forced", es->budget_forced);
@@ -337,11 +338,12 @@ static void input_text(FILE *f, struct json_object *in)
 	}
 	fprintf(f,
 		"  overdue %" PRId64 " (%" PRId64 " unsure, not reported), open %" PRId64
-		", expired %" PRId64 ", truncated %" PRId64 ", dropped %" PRId64
-		", unmatched %" PRId64 ", replaced %" PRId64 "\n",
+		", expired %" PRId64 ", evicted by the memory budget %" PRId64
+		", truncated %" PRId64 ", dropped %" PRId64 ", unmatched %" PRId64
+		", replaced %" PRId64 "\n",
 		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"),
-		gi(in, "actions_expired"), gi(in, "paths_truncated"), gi(in, "actions_dropped"),
-		gi(in, "actions_unmatched"), gi(in, "actions_replaced"));
+		gi(in, "actions_expired"), gi(in, "actions_evicted"), gi(in, "paths_truncated"),
+		gi(in, "actions_dropped"), gi(in, "actions_unmatched"), gi(in, "actions_replaced"));
 	if (gi(in, "paths_incomplete"))
 		fprintf(f, "  %" PRId64 " paths incomplete (out of memory while computing them)\n",
 			gi(in, "paths_incomplete"));

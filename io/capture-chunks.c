@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "capture-chunks.h"
 #include "capture-list.h"
 
@@ -92,7 +93,7 @@ int jank_chunks_scan(const char *archives, struct jank_chunk **out)
 		v[n++] = ch;
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_chunk);
+	jank_sort(v, n, sizeof(*v), cmp_chunk);
 	*out = v;
 	return (int)n;
 }

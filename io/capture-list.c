@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <json-c/json.h>
+#include "array.h"
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
@@ -156,7 +157,7 @@ int jank_capture_list(const char *dir, struct jank_capture_entry **out, bool siz
 			jank_dirtree_du_at(fd, de->d_name, &v[n].bytes);
 		n++;
 	}
-	qsort(v, n, sizeof(*v), cmp_entry);
+	jank_sort(v, n, sizeof(*v), cmp_entry);
 end:
 	closedir(d);
 	if (r < 0) {

@@ -58,6 +58,7 @@ struct parser {
 	const char *text; /* ... or text */
 	char *line;
 	size_t linecap;
+	size_t linelen; /* bytes of `line`, a NUL byte among them included */
 	unsigned lineno;
 
 	enum section_kind kind;
@@ -619,8 +620,11 @@ static int action_threshold(struct parser *p, const char *key, const char *v)
 	struct jank_threshold t;
 
 	if (jank_threshold_parse(v, &t) < 0 || (t.kind == JANK_THRESHOLD_FIXED && t.ns <= 0)) {
-		if (v[0] == 'p' && isdigit((unsigned char)v[1]))
-			fail(p, p->lineno, "bad threshold '%s' (expected e.g. 16ms or p99*1.5)", v);
+		if (v[0] == 'p' || v[0] == 'P')
+			fail(p, p->lineno,
+			     "bad threshold '%s' (expected pPERCENTILE[*FACTOR], e.g. p99*1.5: a "
+			     "percentile above 0 and below 100, a factor above 0 and at most 1000)",
+			     v);
 		else
 			fail(p, p->lineno, "bad duration '%s' for threshold", v);
 		return -EINVAL;
@@ -741,6 +745,12 @@ static void section_end(struct parser *p)
 			fail(p, 0, "[%s]: missing '%s'", p->section, action_keys[required[i]].name);
 			return;
 		}
+	}
+	if (!strcmp(p->rule->begin_event, p->rule->end_event)) {
+		fail(p, p->rule_lines[p->c->nrules - 1],
+		     "[%s]: begin and end are the same event '%s' (an action needs two)",
+		     p->section, p->rule->begin_event);
+		return;
 	}
 	if (p->warmup_set)
 		p->rule->threshold.warmup = p->warmup;
@@ -930,6 +940,7 @@ static char *next_line(struct parser *p)
 	}
 	while (n && (p->line[n - 1] == '\n' || p->line[n - 1] == '\r'))
 		p->line[--n] = '\0';
+	p->linelen = (size_t)n;
 	return p->line;
 }
 
@@ -944,9 +955,18 @@ static char *reader(char *str, int num, void *stream)
 		return NULL;
 	}
 	p->lineno++;
+	if (memchr(line, '\0', p->linelen)) {
+		fail(p, p->lineno, "a NUL byte in the line (is this a text file?)");
+		line[0] = '\0';
+	}
 	while (isspace((unsigned char)*line))
 		line++;
 	n = strlen(line);
+	if (n && !strchr("[;#", line[0]) && !strchr(line, '=')) {
+		/* inih would take "key: value": one syntax only, key = value. */
+		fail(p, p->lineno, "syntax error (expected [section] or key = value)");
+		n = 0;
+	}
 	if (n + 2 > (size_t)num) {
 		fail(p, p->lineno, "line too long (at most %d characters)", num - 3);
 		line = "";
@@ -974,7 +994,7 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 
 	if (!p->failed && r > 0)
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
-	else if (p->failed && r > 0 && (unsigned)r < p->fail_at) {
+	else if (p->failed && r > 0 && (unsigned)r <= p->fail_at) {
 		/* inih found a syntax error before the line of ours: report the first. */
 		p->failed = false;
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
@@ -982,6 +1002,17 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 		fail(p, 0, "out of memory");
 	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create)
 		fail(p, 0, "[live]: 'url' and 'create = yes' exclude each other");
+	if (!p->failed) {
+		const char *ev;
+		size_t bad;
+
+		if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0)
+			fail(p, p->rule_lines[bad],
+			     "[action %s]: event '%s' cannot serve one more rule: at most %d rules "
+			     "begin or end on one event, reading at most %d key and match fields",
+			     c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
+			     JANK_MAX_FIELDS_PER_EVENT);
+	}
 	free(p->line);
 	free(p->rule_lines);
 	if (!p->failed)

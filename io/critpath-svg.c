@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "critpath-svg.h"
 #include "units.h"
 
@@ -257,7 +258,7 @@ static int build_lanes(struct picture *pic)
 	/* Distinct threads: sort the (tid, segment) pairs, then merge. */
 	for (size_t i = 0; i < p->n; i++)
 		pic->refs[i] = (struct lane_ref){ p->segs[i].tid, i };
-	qsort(pic->refs, p->n, sizeof(*pic->refs), cmp_ref);
+	jank_sort(pic->refs, p->n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct jank_segment *sg = &p->segs[pic->refs[i].lane];
 
@@ -273,10 +274,10 @@ static int build_lanes(struct picture *pic)
 	}
 	keep = n;
 	if (n > MAX_LANES) {
-		qsort(all, n, sizeof(*all), cmp_lane_ns);
+		jank_sort(all, n, sizeof(*all), cmp_lane_ns);
 		keep = MAX_LANES - 1;
 	}
-	qsort(all, keep, sizeof(*all), cmp_lane_first);
+	jank_sort(all, keep, sizeof(*all), cmp_lane_first);
 	pic->lanes = calloc(keep + 1, sizeof(*pic->lanes));
 	if (!pic->lanes) {
 		free(all);
@@ -297,7 +298,7 @@ static int build_lanes(struct picture *pic)
 		pic->refs[i].lane = keep < n ? keep : 0;
 	}
 	pic->nrefs = n;
-	qsort(pic->refs, n, sizeof(*pic->refs), cmp_ref);
+	jank_sort(pic->refs, n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < keep; i++) {
 		struct lane_ref key = { pic->lanes[i].tid, 0 }, *r;
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "array.h"
 #include "format.h"
 #include "json-util.h"
 #include "units.h"
@@ -398,7 +399,7 @@ static int graph_dump_collect(struct graph_dump *d, const struct jank_graph *g, 
 	jank_graph_foreach(g, collect_worker, d);
 	if (d->err)
 		return d->err;
-	qsort(d->workers, d->nworkers, sizeof(*d->workers), cmp_worker);
+	jank_sort(d->workers, d->nworkers, sizeof(*d->workers), cmp_worker);
 	for (size_t i = 0; i < d->nworkers; i++) {
 		r = collect_links(d, d->workers[i]);
 		if (r < 0)
@@ -409,7 +410,7 @@ static int graph_dump_collect(struct graph_dump *d, const struct jank_graph *g, 
 	d->nworkers = kept;
 	if (tid >= 0 && kept == 0)
 		return -ENOENT;
-	qsort(d->links, d->nlinks, sizeof(*d->links), cmp_link);
+	jank_sort(d->links, d->nlinks, sizeof(*d->links), cmp_link);
 	return 0;
 }
 
@@ -556,9 +557,11 @@ static const char *wall(int64_t ns, char *buf, size_t len)
 	struct tm tm;
 	time_t t;
 
-	if (frac < 0) {
-		frac += 1000000000;
-		s--;
+	if (ns < 0) {
+		/* Before the clock's origin: the sign, then the magnitude (no overflow). */
+		snprintf(buf, len, "-%" PRIu64 ".%09" PRIu64 " s", (uint64_t)0 - (uint64_t)s,
+			 (uint64_t)0 - (uint64_t)frac);
+		return buf;
 	}
 	t = (time_t)s;
 	if (s < 1000000000 || !localtime_r(&t, &tm)) {

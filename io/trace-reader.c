@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <babeltrace2/babeltrace.h>
+#include "array.h"
 #include "trace-reader.h"
 #include "errbuf.h"
 
@@ -145,6 +146,9 @@ struct jank_reader {
 	bool ended;
 	bool failed;
 	bool decode_error; /* err was set by the sink itself */
+	bool strict;	   /* a rule that cannot apply is an error */
+	jank_reader_notice_fn notice;
+	void *notice_data;
 	struct jank_reader_stats stats;
 	char err[INPUT_ERR_LEN];
 };
@@ -206,6 +210,16 @@ static void one_line(char *s)
  * the later causes only say which layer passed it on. `*component` is set to
  * the name of the component that appended the root cause, when known.
  */
+/* src.ctf.fs names an output port "[UUID | ]/path/of/the/stream": its file, or NULL. */
+static const char *stream_file(const char *port)
+{
+	const char *bar = port ? strstr(port, "| /") : NULL;
+
+	if (bar)
+		return bar + 2;
+	return port && port[0] == '/' ? port : NULL;
+}
+
 static void take_bt_error(char *buf, size_t len, char *component, size_t clen)
 {
 	const bt_error *error = bt_current_thread_take_error();
@@ -236,7 +250,13 @@ static void take_bt_error(char *buf, size_t len, char *component, size_t clen)
 			name = bt_error_cause_component_actor_get_component_name(cause);
 			break;
 		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
-			name = bt_error_cause_message_iterator_actor_get_component_name(cause);
+			/* src.ctf.fs names each output port after its stream's file. */
+			name = stream_file(
+				bt_error_cause_message_iterator_actor_get_component_output_port_name(
+					cause));
+			if (!name)
+				name = bt_error_cause_message_iterator_actor_get_component_name(
+					cause);
 			break;
 		case BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN:
 		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT_CLASS:
@@ -458,6 +478,8 @@ static const char *component_label(const struct jank_reader *in, const char *nam
 	unsigned long i;
 	char *endp;
 
+	if (name && name[0] == '/')
+		return name; /* a stream's file */
 	if (name && !strncmp(name, "src", 3)) {
 		i = strtoul(name + 3, &endp, 10);
 		if (endp != name + 3 && *endp == '\0' && i < in->nlabels)
@@ -625,7 +647,7 @@ static int collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 				  paths[i]);
 			goto end;
 		}
-		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+		jank_sort(found.v, found.n, sizeof(*found.v), cmp_str);
 		nvv = realloc(v, (nv + found.n) * sizeof(*v));
 		if (!nvv) {
 			r = -ENOMEM;
@@ -711,9 +733,27 @@ static size_t assign_components(struct trace_dir *v, size_t n)
 	return ncomp;
 }
 
+/* What a read error names: the trace directory (without its final '/'), or the path given. */
+static int add_run_label(struct jank_reader *in, const char *path)
+{
+	size_t n = strlen(path);
+	char *copy;
+	int r;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	copy = strndup(path, n);
+	if (!copy)
+		return -ENOMEM;
+	r = input_add_label(in, copy);
+	free(copy);
+	return r;
+}
+
 /*
  * Add the source component `comp`: src.ctf.fs over its directories. Its
- * label, for messages, is the path given by the user that holds them.
+ * label, for read errors, is its trace directory when it has one, else the
+ * path given by the user that holds them.
  */
 static int add_fs_source(struct jank_reader *in, const bt_component_class_source *fs_cls,
 			 const char *const *paths, const struct trace_dir *v, size_t n, size_t comp,
@@ -736,7 +776,7 @@ static int add_fs_source(struct jank_reader *in, const bt_component_class_source
 			label = paths[v[i].arg];
 	}
 	params = params_with_inputs(inputs, ninputs);
-	if (!params || input_add_label(in, label) < 0)
+	if (!params || add_run_label(in, ninputs == 1 ? inputs[0] : label) < 0)
 		goto nomem;
 	snprintf(cname, sizeof(cname), "src%zu", comp);
 	if (bt_graph_add_source_component(in->graph, fs_cls, cname, params, BT_LOGGING_LEVEL_NONE,
@@ -857,6 +897,14 @@ static void sc_cache_fini(struct sc_cache *c)
 	bt_stream_class_put_ref(c->sc);
 	free(c->dense);
 	free(c->sparse);
+}
+
+void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_notice_fn fn,
+			     void *data)
+{
+	in->strict = strict;
+	in->notice = fn;
+	in->notice_data = data;
 }
 
 void jank_reader_free(struct jank_reader *in)
@@ -1085,6 +1133,54 @@ static struct class_cache *class_slot(struct jank_reader *in, struct sc_cache *c
 	}
 }
 
+/* "a, b, c": the members of up to three structures, for messages. */
+static void member_names(char *buf, size_t len, const bt_field_class *const *fcs, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		uint64_t count;
+
+		if (!fcs[k] || bt_field_class_get_type(fcs[k]) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+			continue;
+		count = bt_field_class_structure_get_member_count(fcs[k]);
+		for (uint64_t i = 0; i < count && used < len; i++) {
+			const bt_field_class_structure_member *m =
+				bt_field_class_structure_borrow_member_by_index_const(fcs[k], i);
+			int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+					 bt_field_class_structure_member_get_name(m));
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
+/*
+ * The class has no field `index` of those the engine asked for: a rule
+ * keyed or matched on it cannot apply. Returns -ECANCELED when the reader is
+ * strict (in->err says why), else 0 (the notice callback was told).
+ */
+static int field_missing(struct jank_reader *in, uint32_t class_id, unsigned index,
+			 const bt_field_class *payload, const bt_field_class *specific,
+			 const bt_field_class *common)
+{
+	const bt_field_class *fcs[] = { payload, specific, common };
+	char have[256], msg[INPUT_ERR_LEN];
+
+	member_names(have, sizeof(have), fcs, 3);
+	if (!jank_engine_field_missing(in->engine, class_id, index, have, msg, sizeof(msg)))
+		return 0;
+	if (in->strict) {
+		jank_errf(in->err, sizeof(in->err), "%s", msg);
+		in->decode_error = true;
+		return -ECANCELED;
+	}
+	if (in->notice)
+		in->notice(msg, in->notice_data);
+	return 0;
+}
+
 static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_event_class *ec,
 			 struct class_cache *cc)
 {
@@ -1117,6 +1213,8 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 			cc->need_payload |= loc->scope == SCOPE_PAYLOAD;
 			cc->need_specific |= loc->scope == SCOPE_SPECIFIC_CTX;
 			cc->need_common |= loc->scope == SCOPE_COMMON_CTX;
+		} else if (field_missing(in, cc->class_id, i, payload, specific, common) < 0) {
+			return -ECANCELED;
 		}
 	}
 	cc->resolved = true;
@@ -1252,6 +1350,8 @@ static int handle_event(struct jank_reader *in, const bt_message *msg)
 		goto nomem;
 	if (!cc->resolved) {
 		r = resolve_class(in, c, ec, cc);
+		if (r == -ECANCELED)
+			return r;
 		if (r < 0)
 			goto nomem;
 	}
@@ -1325,8 +1425,8 @@ static int trace_seen(struct jank_reader *in, const bt_trace *trace)
 	bt_trace_get_ref(trace);
 	in->stats.traces++;
 	if (trace_domain(trace) == JANK_DOMAIN_KERNEL) {
-		const bt_value *rel =
-			bt_trace_borrow_environment_entry_value_by_name_const(trace, "kernel_release");
+		const bt_value *rel = bt_trace_borrow_environment_entry_value_by_name_const(
+			trace, "kernel_release");
 
 		jank_engine_set_layout(in->engine, env_long(trace, "tracer_major"),
 				       env_long(trace, "tracer_minor"));
@@ -1588,11 +1688,28 @@ static void set_run_error(struct jank_reader *in, bool nomem)
 
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 {
+	bt_graph_run_once_status st;
+
 	if (in->failed)
 		return JANK_READER_STATUS_ERROR;
 	if (in->ended)
 		return JANK_READER_STATUS_END;
-	switch (bt_graph_run_once(in->graph)) {
+	st = bt_graph_run_once(in->graph);
+	/*
+	 * babeltrace2 2.0 may return success and still leave an error on the
+	 * thread (a source that gave up on a corrupt packet); the next call
+	 * would abort on it. An error left behind is a failure.
+	 */
+	if (st != BT_GRAPH_RUN_ONCE_STATUS_ERROR && st != BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR) {
+		const bt_error *left = bt_current_thread_take_error();
+
+		if (left) {
+			bt_current_thread_move_error(left);
+			set_run_error(in, false);
+			return JANK_READER_STATUS_ERROR;
+		}
+	}
+	switch (st) {
 	case BT_GRAPH_RUN_ONCE_STATUS_OK:
 		return JANK_READER_STATUS_OK;
 	case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:

@@ -12,6 +12,7 @@
 #ifndef JANK_TRACE_READER_H
 #define JANK_TRACE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "engine.h"
@@ -51,6 +52,16 @@ struct jank_reader *jank_reader_new_live(const char *url, const char *session_no
 					 struct jank_engine *engine, char *err, size_t errlen);
 
 void jank_reader_free(struct jank_reader *in);
+
+/*
+ * A rule that cannot apply to an event class as the trace defines it (its
+ * key or match names a field the event lacks): with `strict` (jankctl), the
+ * input stops with that message as its error; else `fn` gets the message,
+ * once per rule and class (jankd logs it), and the rule ignores the class.
+ */
+typedef void (*jank_reader_notice_fn)(const char *msg, void *data);
+void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_notice_fn fn,
+			     void *data);
 
 /* Process one batch of messages. */
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in);

@@ -402,6 +402,9 @@ static void analyze_notes(const struct jank_engine *e)
 		{ s.actions_replaced, "action begins were repeated before their end" },
 		{ s.actions_open, "actions were still open at the end of the trace" },
 		{ s.actions_expired, "actions never ended (expired after the action timeout)" },
+		{ s.actions_evicted,
+		  "open actions were dropped, oldest first, because open actions "
+		  "alone took half of the memory limit" },
 		{ s.paths_truncated, "critical paths reached freed graph memory (truncated)" },
 		{ s.paths_incomplete, "critical paths are incomplete (out of memory)" },
 	};
@@ -530,6 +533,31 @@ static int whole_graph(const struct options *o, struct jank_engine **e)
 	return run_input(*e, o);
 }
 
+/* --begin and --end within the traces: a path outside them would be all unknown. */
+static int check_range(const struct jank_engine *e, const struct options *o)
+{
+	struct jank_engine_stats s;
+
+	jank_engine_get_stats(e, &s);
+	if (o->begin_set && o->begin > s.now) {
+		errorf("critpath: --begin %" PRId64 " is after the end of the traces (%" PRId64 ")",
+		       o->begin, s.now);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->end_set && o->end < s.first) {
+		errorf("critpath: --end %" PRId64 " is before the start of the traces (%" PRId64
+		       ")",
+		       o->end, s.first);
+		return EXIT_BAD_INPUT;
+	}
+	if (o->end_set && o->end > s.now) {
+		errorf("critpath: --end %" PRId64 " is after the end of the traces (%" PRId64 ")",
+		       o->end, s.now);
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
 static int cmd_critpath(int argc, char **argv)
 {
 	struct options o = { .format = FORMAT_TEXT };
@@ -549,11 +577,21 @@ static int cmd_critpath(int argc, char **argv)
 		errorf("critpath: --tid N is required (see jankctl critpath --help)");
 		return EXIT_USAGE;
 	}
+	if ((o.begin_set && o.begin < 0) || (o.end_set && o.end < 0)) {
+		errorf("critpath: --%s %" PRId64 " is negative (times are nanoseconds from the "
+		       "trace clock's origin)",
+		       o.begin_set && o.begin < 0 ? "begin" : "end",
+		       o.begin_set && o.begin < 0 ? o.begin : o.end);
+		return EXIT_USAGE;
+	}
 	if (o.begin_set && o.end_set && o.begin > o.end) {
 		errorf("critpath: --begin %" PRId64 " is after --end %" PRId64, o.begin, o.end);
 		return EXIT_USAGE;
 	}
 	r = whole_graph(&o, &e);
+	if (r)
+		goto end;
+	r = check_range(e, &o);
 	if (r)
 		goto end;
 	w = jank_graph_find_any(jank_engine_graph(e), o.tid);

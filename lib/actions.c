@@ -186,28 +186,94 @@ end:
 	return ret;
 }
 
+/* The distinct key and match fields that rules[0..n) read on `event`; -1 past `max`. */
+static int event_fields(const struct jank_rule *rules, size_t n, const char *event, int max)
+{
+	const char *seen[JANK_MAX_FIELDS_PER_EVENT + 1];
+	int count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct jank_rule *r = &rules[i];
+
+		if (strcmp(r->begin_event, event) && strcmp(r->end_event, event))
+			continue;
+		for (unsigned k = 0; k <= r->nkeys; k++) {
+			const char *f = k < r->nkeys ? r->keys[k] : r->match_field;
+			int j;
+
+			if (!f || !strcmp(f, "tid"))
+				continue;
+			for (j = 0; j < count && strcmp(seen[j], f); j++)
+				;
+			if (j < count)
+				continue;
+			if (count == max)
+				return -1;
+			seen[count++] = f;
+		}
+	}
+	return count;
+}
+
+int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const char **event)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (int end = 0; end < 2; end++) {
+			const char *ev = end ? rules[i].end_event : rules[i].begin_event;
+			size_t users = 0;
+
+			for (size_t j = 0; j <= i; j++)
+				users += !strcmp(rules[j].begin_event, ev) +
+					 !strcmp(rules[j].end_event, ev);
+			if (users > JANK_MAX_RULES_PER_EVENT ||
+			    event_fields(rules, i + 1, ev, JANK_MAX_FIELDS_PER_EVENT) < 0) {
+				*bad = i;
+				*event = ev;
+				return -E2BIG;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A decimal number, digits with at most one point ("99", "99.9", "1.5"):
+ * not strtod's whole language (nan, inf, exponents, hexadecimal). Returns
+ * the end of the number, or NULL.
+ */
+static const char *plain_decimal(const char *s, double *out)
+{
+	size_t digits = strspn(s, "0123456789"), n = digits;
+	char buf[32], *end;
+
+	if (s[n] == '.')
+		n += 1 + strspn(s + n + 1, "0123456789");
+	if (!digits || n >= sizeof(buf) || s[n - 1] == '.')
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*out = strtod(buf, &end);
+	return *end ? NULL : s + n;
+}
+
 int jank_threshold_parse(const char *s, struct jank_threshold *t)
 {
 	memset(t, 0, sizeof(*t));
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == 'p' || *s == 'P') {
-		char *end;
+		const char *end;
 		double pct, factor = 1.0;
 
-		errno = 0;
-		pct = strtod(s + 1, &end);
-		if (errno || end == s + 1 || pct <= 0 || pct >= 100)
+		end = plain_decimal(s + 1, &pct);
+		if (!end || !(pct > 0 && pct < 100))
 			return -EINVAL;
 		while (isspace((unsigned char)*end))
 			end++;
 		if (*end == '*') {
-			char *fend;
-
-			factor = strtod(end + 1, &fend);
-			if (fend == end + 1 || !(factor > 0) || !isfinite(factor))
+			end = plain_decimal(end + 1, &factor);
+			if (!end || !(factor > 0 && factor <= JANK_THRESHOLD_MAX_FACTOR))
 				return -EINVAL;
-			end = fend;
 		}
 		while (isspace((unsigned char)*end))
 			end++;
@@ -223,6 +289,16 @@ int jank_threshold_parse(const char *s, struct jank_threshold *t)
 	return jank_units_parse_duration(s, &t->ns) < 0 || t->ns <= 0 ? -EINVAL : 0;
 }
 
+/* A duration in ns from a double that may exceed int64_t (a large factor). */
+static int64_t clamp_ns(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	return (int64_t)v;
+}
+
 int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank_histogram *h)
 {
 	switch (t->kind) {
@@ -231,7 +307,7 @@ int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank
 	case JANK_THRESHOLD_ADAPTIVE:
 		if (h->count < t->warmup || h->count == 0)
 			return t->ns;
-		return (int64_t)((double)jank_histogram_percentile(h, t->percentile) * t->factor);
+		return clamp_ns((double)jank_histogram_percentile(h, t->percentile) * t->factor);
 	}
 	return 0;
 }

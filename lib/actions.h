@@ -23,6 +23,9 @@ enum jank_threshold_kind {
 	JANK_THRESHOLD_ADAPTIVE, /* factor × running percentile, after a warm-up */
 };
 
+/* The largest factor of an adaptive threshold: p99*1000 is already never reached. */
+#define JANK_THRESHOLD_MAX_FACTOR 1000.0
+
 struct jank_threshold {
 	enum jank_threshold_kind kind;
 	int64_t ns;	   /* FIXED: the threshold; ADAPTIVE: used during warm-up (0: none) */
@@ -42,6 +45,22 @@ struct jank_rule {
 	struct jank_threshold threshold;
 	bool capture;
 };
+
+/*
+ * What the engine can serve per event class: rules that begin or end on it
+ * (it decodes each event once for all of them), and the fields their keys
+ * and matches read there (an event is decoded into JANK_EVENT_MAX_FIELDS,
+ * some of which the model reads itself).
+ */
+#define JANK_MAX_RULES_PER_EVENT  8
+#define JANK_MAX_FIELDS_PER_EVENT 7
+
+/*
+ * Whether the engine can serve these rules together. Returns 0, or -E2BIG
+ * with *bad the index of the first rule it cannot serve and *event its
+ * event that is over a limit.
+ */
+int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const char **event);
 
 void jank_rule_init(struct jank_rule *r);
 void jank_rule_fini(struct jank_rule *r);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Growing arrays: the one way lib/ makes room in an array that fills up
- * (paths, the critical path's stack, breakdowns, event classes, lock notes).
- * Capacity doubles, so that n appends cost O(n) copies in all.
+ * Arrays: the one way jank makes room in an array that fills up (paths, the
+ * critical path's stack, breakdowns, event classes, lock notes), where
+ * capacity doubles so that n appends cost O(n) copies in all; and sorting.
  */
 #ifndef JANK_ARRAY_H
 #define JANK_ARRAY_H
@@ -29,6 +29,17 @@ static inline size_t jank_array_grow(void *arrp, size_t elem, size_t cap, size_t
 		return 0;
 	memcpy(arrp, &grown, sizeof(grown));
 	return ncap;
+}
+
+/*
+ * qsort, but an empty array may be NULL: qsort's arguments must point at an
+ * array even when it sorts nothing, and UBSan holds the project to that.
+ */
+static inline void jank_sort(void *base, size_t n, size_t size,
+			     int (*cmp)(const void *a, const void *b))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
 }
 
 #endif

@@ -331,8 +331,8 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 		out->items[j].ns += d;
 	}
 	if (out->n > 1)
-		qsort(out->items, out->n, sizeof(*out->items), cmp_item);
+		jank_sort(out->items, out->n, sizeof(*out->items), cmp_item);
 	if (out->nlocks > 1)
-		qsort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
+		jank_sort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
 	return 0;
 }

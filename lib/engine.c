@@ -36,7 +36,6 @@
 #define GC_BUDGET	   64
 #define GC_BUDGET_PRESSURE 1024
 #define BUDGET_ROUNDS	   8
-#define MAX_ROLES	   8
 
 enum {
 	POS_NONE = -2,
@@ -46,6 +45,7 @@ enum {
 struct class_role {
 	uint32_t rule;
 	bool end;
+	bool unusable; /* a key or match field the class lacks: its events are ignored */
 	int8_t key_pos[JANK_RULE_MAX_KEYS];
 	int8_t match_pos;
 };
@@ -56,7 +56,7 @@ struct class_info {
 	unsigned nroles;
 	bool wanted;
 	enum jank_domain domain;
-	struct class_role roles[MAX_ROLES];
+	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
 	char *name;
 	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
 	unsigned nfields;
@@ -153,6 +153,25 @@ void jank_engine_free(struct jank_engine *e)
 	free(e);
 }
 
+/* Whether the rules of `rs`, and `extra` when not NULL, fit the per-event limits. */
+static bool rules_fit(const struct rule_state *rs, size_t n, const struct jank_rule *extra)
+{
+	struct jank_rule *v = malloc((n + 1) * sizeof(*v));
+	const char *ev;
+	size_t bad;
+	bool fit;
+
+	if (!v)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		v[i] = rs[i].rule; /* shallow: only read */
+	if (extra)
+		v[n++] = *extra;
+	fit = jank_rules_check(v, n, &bad, &ev) == 0;
+	free(v);
+	return fit;
+}
+
 int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 {
 	struct rule_state *rs;
@@ -162,6 +181,8 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 		return -EBUSY;
 	if (!r->name || !r->begin_event || !r->end_event)
 		return -EINVAL;
+	if (!rules_fit(e->rules, e->nrules, r))
+		return -E2BIG;
 	rs = realloc(e->rules, (e->nrules + 1) * sizeof(*rs));
 	if (!rs)
 		return -ENOMEM;
@@ -238,8 +259,15 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 	uint64_t moved = 0;
 	int r = -ENOMEM;
 
+	const char *ev;
+	size_t bad;
+
 	if (!nrs || !from)
 		goto fail;
+	if (jank_rules_check(rules, n, &bad, &ev) < 0) {
+		r = -E2BIG;
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!rules[i].name || !rules[i].begin_event || !rules[i].end_event) {
 			r = -EINVAL;
@@ -363,7 +391,7 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 
 			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) != 0)
 				continue;
-			if (ci->nroles == MAX_ROLES)
+			if (ci->nroles == JANK_MAX_RULES_PER_EVENT)
 				return;
 			role = &ci->roles[ci->nroles++];
 			role->rule = (uint32_t)r;
@@ -421,6 +449,40 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;
+}
+
+int jank_engine_field_missing(struct jank_engine *e, uint32_t class_id, unsigned index,
+			      const char *available, char *msg, size_t len)
+{
+	struct class_info *ci;
+	int said = 0;
+
+	if (class_id >= e->nclasses)
+		return 0;
+	ci = &e->classes[class_id];
+	if (index >= ci->nfields)
+		return 0;
+	for (unsigned i = 0; i < ci->nroles; i++) {
+		struct class_role *role = &ci->roles[i];
+		const struct jank_rule *rule = &e->rules[role->rule].rule;
+		bool keyed = false;
+
+		for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++)
+			keyed |= role->key_pos[k] == (int8_t)index;
+		if (role->unusable || (!keyed && role->match_pos != (int8_t)index))
+			continue;
+		role->unusable = true;
+		e->stats.rules_unusable++;
+		if (!said && msg && len)
+			snprintf(msg, len,
+				 "[action %s]: event '%s' has no field '%s' (its fields: %s): the "
+				 "rule's %s cannot apply, so it ignores that event",
+				 rule->name, ci->name, ci->fields[index],
+				 available && *available ? available : "none",
+				 keyed ? "key" : "match");
+		said = 1;
+	}
+	return said;
 }
 
 bool jank_engine_class_wanted(const struct jank_engine *e, uint32_t class_id)
@@ -636,13 +698,14 @@ static uint64_t memory_bytes(const struct jank_engine *e)
 	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
 }
 
-static void expire_oldest(struct jank_engine *e)
+/* Open actions alone take half the memory budget: drop the oldest. */
+static void evict_oldest(struct jank_engine *e)
 {
 	struct jank_action *a = jank_action_oldest(e->actions);
 
 	if (a) {
 		jank_action_close(e->actions, a);
-		e->stats.actions_expired++;
+		e->stats.actions_evicted++;
 	}
 }
 
@@ -732,7 +795,7 @@ static void collect(struct jank_engine *e)
 		jank_graph_gc_step(e->graph, e->stats.horizon, jank_graph_worker_count(e->graph));
 		while (jank_action_table_bytes(e->actions) > e->cfg.memory_limit / 2 &&
 		       jank_action_count(e->actions) > 0)
-			expire_oldest(e);
+			evict_oldest(e);
 		bytes = memory_bytes(e);
 		if (bytes >= before && e->stats.horizon >= now)
 			break; /* what is left is current state: nothing older to free */
@@ -777,7 +840,8 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ci->type != JANK_EVENT_USER)
 		jank_model_process(&e->model, ci->type, ev);
 	for (unsigned i = 0; i < ci->nroles; i++)
-		on_action_event(e, &ci->roles[i], ev);
+		if (!ci->roles[i].unusable)
+			on_action_event(e, &ci->roles[i], ev);
 	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
 	if (++e->since_gc >= GC_EVERY ||
 	    (e->cfg.gc && !(e->since_gc & 3) && memory_bytes(e) > e->check_at))
@@ -821,6 +885,7 @@ void jank_engine_finish(struct jank_engine *e)
 void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats *out)
 {
 	*out = e->stats;
+	out->first = e->stats.events ? e->first_ts : INT64_MIN;
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
 	out->memory_bytes = memory_bytes(e);
 	if (out->memory_bytes > out->memory_peak)

@@ -71,14 +71,17 @@ struct jank_engine_stats {
 	uint64_t actions_replaced;  /* begin repeated before end */
 	uint64_t actions_unmatched; /* end without begin */
 	uint64_t actions_dropped;   /* open when their rule was replaced */
-	uint64_t paths_truncated;   /* reached freed graph */
-	uint64_t paths_incomplete;  /* out of memory while computing a path or its breakdown */
-	uint64_t budget_forced;	    /* times the memory budget moved the horizon */
+	uint64_t actions_evicted;   /* open, dropped by the memory budget (oldest first) */
+	uint64_t rules_unusable;  /* (rule, event class) pairs whose key or match field is absent */
+	uint64_t paths_truncated; /* reached freed graph */
+	uint64_t paths_incomplete; /* out of memory while computing a path or its breakdown */
+	uint64_t budget_forced;	   /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
 	uint64_t memory_bytes;
 	uint64_t memory_peak;
 	int64_t horizon;
-	int64_t now;
+	int64_t first; /* the first event's time, INT64_MIN before any */
+	int64_t now;   /* the latest event's time, INT64_MIN before any */
 	struct jank_graph_stats graph;
 };
 
@@ -108,6 +111,18 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 uint64_t jank_engine_generation(const struct jank_engine *e);
 
 void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data);
+
+/*
+ * The input layer found no field `index` of the fields it was asked for
+ * (jank_engine_resolve_class) in `class_id`, whose fields are `available`
+ * (a comma-separated list, for the message). A rule whose key or match
+ * reads that field cannot apply to the class: it ignores the class's events
+ * (rather than matching or pairing them all), and it is counted in
+ * rules_unusable. Returns 1 with a one-line message in `msg` when a rule
+ * was concerned (say it once: it is not repeated), 0 otherwise.
+ */
+int jank_engine_field_missing(struct jank_engine *e, uint32_t class_id, unsigned index,
+			      const char *available, char *msg, size_t len);
 
 /* Trace environment (kernel domain): tracer_major/minor, -1 when absent. */
 void jank_engine_set_layout(struct jank_engine *e, long tracer_major, long tracer_minor);

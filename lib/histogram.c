@@ -52,9 +52,9 @@ int64_t jank_histogram_percentile(const struct jank_histogram *h, double p)
 {
 	if (h->count == 0)
 		return 0;
-	if (p <= 0)
+	if (!(p > 0)) /* NaN too: a rank must come from a number */
 		return h->min;
-	if (p >= 100)
+	if (!(p < 100))
 		return h->max;
 	/* Rank of the sample at percentile p (nearest-rank method). */
 	uint64_t rank = (uint64_t)((p / 100.0) * (double)h->count + 0.999999);
