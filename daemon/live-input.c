@@ -84,6 +84,14 @@ struct jank_live_input {
 	char err[WATCH_ERR_LEN];
 };
 
+/* A rule that cannot apply to an event of the session: once per rule and event. */
+static void rule_notice(const char *msg, void *data)
+{
+	struct jank_live_input *w = data;
+
+	jank_log(LOG_WARNING, "%s: %s", w->url, msg);
+}
+
 static void schedule(struct jank_live_input *w, int64_t ns)
 {
 	struct timeval tv = jank_clock_timeval(ns);
@@ -224,6 +232,7 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			lost(w, err);
 			return;
 		}
+		jank_reader_set_notices(w->input, false, rule_notice, w);
 	}
 	for (int i = 0; i < PUMP_BATCHES; i++) {
 		switch (jank_reader_run_once(w->input)) {

@@ -343,6 +343,8 @@ static int run_input(struct jank_engine *e, const struct options *o)
 		errorf("%s", err);
 		return EXIT_BAD_INPUT;
 	}
+	/* Offline, a rule that cannot apply is a mistake of the config: say so and stop. */
+	jank_reader_set_notices(in, true, NULL, NULL);
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));
 		r = EXIT_BAD_INPUT;
