@@ -994,8 +994,14 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 
 	if (!p->failed && r > 0)
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
-	else if (p->failed && r > 0 && (unsigned)r <= p->fail_at) {
-		/* inih found a syntax error before the line of ours: report the first. */
+	else if (p->failed && r > 0 &&
+		 ((unsigned)r < p->fail_at || ((unsigned)r == p->fail_at && !p->fail_line))) {
+		/*
+		 * inih found a syntax error before the line of ours: report the
+		 * first. On the same line, ours wins (inih counts our refusal
+		 * as its error), unless ours names no line: a check at the end of
+		 * the file, which came after the last line's syntax error.
+		 */
 		p->failed = false;
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
 	} else if (!p->failed && r < 0)

@@ -43,6 +43,7 @@
 #include "array.h"
 #include "trace-reader.h"
 #include "errbuf.h"
+#include "time-limit.h"
 
 #define INPUT_ERR_LEN  512
 #define MAX_WALK_DEPTH 16
@@ -145,8 +146,9 @@ struct jank_reader {
 	uint64_t generation; /* the engine's, when the class caches were filled */
 	bool ended;
 	bool failed;
-	bool decode_error; /* err was set by the sink itself */
-	bool strict;	   /* a rule that cannot apply is an error */
+	bool decode_error;		/* err was set by the sink itself */
+	bool strict;			/* a rule that cannot apply is an error */
+	char limit_what[PATH_MAX + 16]; /* "reading NAME", for the time limit */
 	jank_reader_notice_fn notice;
 	void *notice_data;
 	struct jank_reader_stats stats;
@@ -469,6 +471,7 @@ static int input_set_name(struct jank_reader *in, const char *const *paths, size
 			strcat(p, " ");
 		strcat(p, paths[i]);
 	}
+	snprintf(in->limit_what, sizeof(in->limit_what), "reading %s", p);
 	return 0;
 }
 
@@ -585,7 +588,8 @@ static char *query_group(const bt_component_class_source *fs_cls, const char *di
 	bt_value *params = bt_value_map_create();
 	const bt_value *result = NULL, *group;
 	bt_query_executor *q = NULL;
-	char *ret = NULL;
+	bt_query_executor_query_status st;
+	char *ret = NULL, what[PATH_MAX + 64];
 
 	if (!params || bt_value_map_insert_string_entry(params, "input", dir) ||
 	    bt_value_map_insert_string_entry(params, "type", "directory"))
@@ -595,7 +599,11 @@ static char *query_group(const bt_component_class_source *fs_cls, const char *di
 	if (!q)
 		goto end;
 	bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
-	if (bt_query_executor_query(q, &result) != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+	snprintf(what, sizeof(what), "reading the metadata of %s", dir);
+	jank_time_limit_begin(what);
+	st = bt_query_executor_query(q, &result);
+	jank_time_limit_end();
+	if (st != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
 		goto end;
 	if (bt_value_get_type(result) != BT_VALUE_TYPE_MAP)
 		goto end;
@@ -761,7 +769,8 @@ static int add_fs_source(struct jank_reader *in, const bt_component_class_source
 {
 	const char **inputs = calloc(n, sizeof(*inputs));
 	const char *label = NULL;
-	char cname[32], reason[INPUT_ERR_LEN];
+	char cname[32], reason[INPUT_ERR_LEN], what[PATH_MAX + 64];
+	bt_graph_add_component_status st;
 	bt_value *params = NULL;
 	size_t ninputs = 0;
 	int r = 0;
@@ -779,8 +788,12 @@ static int add_fs_source(struct jank_reader *in, const bt_component_class_source
 	if (!params || add_run_label(in, ninputs == 1 ? inputs[0] : label) < 0)
 		goto nomem;
 	snprintf(cname, sizeof(cname), "src%zu", comp);
-	if (bt_graph_add_source_component(in->graph, fs_cls, cname, params, BT_LOGGING_LEVEL_NONE,
-					  src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	snprintf(what, sizeof(what), "opening the trace %s", label);
+	jank_time_limit_begin(what);
+	st = bt_graph_add_source_component(in->graph, fs_cls, cname, params, BT_LOGGING_LEVEL_NONE,
+					   src);
+	jank_time_limit_end();
+	if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(reason, sizeof(reason), NULL, 0);
 		jank_errf(err, errlen, "%s: not a CTF trace: %s", label, reason);
 		r = -EINVAL;
@@ -1694,7 +1707,12 @@ enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 		return JANK_READER_STATUS_ERROR;
 	if (in->ended)
 		return JANK_READER_STATUS_END;
+	/* Offline, a step that does not end is a trace babeltrace2 cannot read. */
+	if (in->ntrace_dirs)
+		jank_time_limit_begin(in->limit_what);
 	st = bt_graph_run_once(in->graph);
+	if (in->ntrace_dirs)
+		jank_time_limit_end();
 	/*
 	 * babeltrace2 2.0 may return success and still leave an error on the
 	 * thread (a source that gave up on a corrupt packet); the next call

@@ -30,6 +30,7 @@
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
+#include "time-limit.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
@@ -815,6 +816,39 @@ static int cmd_captures(int argc, char **argv)
 	return finish_output();
 }
 
+/*
+ * babeltrace2 did not return (a corrupt trace it loops on): say so and exit,
+ * since the stuck call can never be taken back.
+ */
+static void stuck(const char *what, unsigned seconds)
+{
+	char line[700];
+	int n = snprintf(line, sizeof(line),
+			 "jankctl: babeltrace2 did not return within %u s while %s: is the trace "
+			 "corrupt or truncated? (JANKCTL_TIME_LIMIT sets the limit)\n",
+			 seconds, what);
+
+	if (n > 0 &&
+	    write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		_exit(EXIT_BAD_INPUT);
+	_exit(EXIT_BAD_INPUT);
+}
+
+/* The time limit on babeltrace2's calls: JANKCTL_TIME_LIMIT seconds, 30 by default. */
+static void set_time_limit(void)
+{
+	const char *env = getenv("JANKCTL_TIME_LIMIT");
+	unsigned long s = 30;
+	char *end;
+
+	if (env && *env) {
+		s = strtoul(env, &end, 10);
+		if (*end || s == 0 || s > 86400)
+			s = 30;
+	}
+	jank_time_limit_set((unsigned)s, stuck);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -840,8 +874,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmd, cmds[i].name))
+		if (!strcmp(cmd, cmds[i].name)) {
+			set_time_limit();
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
 	if (cmd[0] == '-')
 		errorf("unknown option '%s' (see jankctl --help)", cmd);
 	else

@@ -192,8 +192,7 @@ static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
 	}
 }
 
-static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts,
-		       int64_t prev_state)
+static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts, int64_t prev_state)
 {
 	switch (jank_layout_switch_out(m->layout, prev_state)) {
 	case JANK_SWITCH_OUT_PREEMPTED:
@@ -286,7 +285,8 @@ static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct ja
 	sender = jank_graph_find_serial(m->graph, x->sender);
 	if (!sender || sender == wakee)
 		return false;
-	if (sender == c->cur && sender->state == JANK_STATE_RUNNING && sender->since <= x->entry_ts) {
+	if (sender == c->cur && sender->state == JANK_STATE_RUNNING &&
+	    sender->since <= x->entry_ts) {
 		jank_graph_transition(m->graph, sender, x->entry_ts, JANK_STATE_NETWORK);
 		x->hop = true;
 	}

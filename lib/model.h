@@ -42,7 +42,7 @@ struct jank_model {
 	const struct jank_layout *layout; /* the trace's, for prev_state */
 	struct jank_cpu *cpus;
 	uint32_t ncpus;
-	uint64_t lost_contexts;	  /* exits with no matching entry */
+	uint64_t lost_contexts;	   /* exits with no matching entry */
 	uint64_t repaired_current; /* CPUs whose current thread the tid context corrected */
 	bool kernel;		   /* scheduler events seen: they hold the waits */
 	struct jank_locks *locks;

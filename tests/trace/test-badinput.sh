@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 32
+plan 34
 
 J=$JANKCTL
 mkdir -p "$tmp/empty" "$tmp/notctf/sub" "$tmp/garbage"
@@ -89,14 +89,20 @@ if [ -n "$trace" ]; then
 		"$J" critpath --tid 999 "$trace"
 	e "graph: tid not in the trace" 1 "^jankctl: thread 999 not found in the trace$" -- \
 		"$J" graph --tid 999 "$trace"
-	e "critpath: interval outside the thread's life" 1 "^jankctl: the interval .* is empty" -- \
+	e "critpath: --begin after the traces" 1 "^jankctl: critpath: --begin 5000 is after the end of the traces \(2000\)$" -- \
 		"$J" critpath --tid 100 --begin 5000 "$trace"
+	e "critpath: --end before the traces" 1 "^jankctl: critpath: --end 5 is before the start of the traces" -- \
+		"$J" critpath --tid 100 --end 5 "$trace"
+	e "critpath: a negative --begin" 2 "^jankctl: critpath: --begin -1 is negative" -- \
+		"$J" critpath --tid 100 --begin -1 --end 9223372036854775807 "$trace"
 	"$J" critpath --tid 100 "$trace" >/dev/null 2>"$tmp/err"
 	check "critpath on the good trace succeeds silently" test $? -eq 0 -a ! -s "$tmp/err"
 else
 	skip "critpath: tid not in the trace" "jank-gen not built"
 	skip "graph: tid not in the trace" "jank-gen not built"
-	skip "critpath: interval outside the thread's life" "jank-gen not built"
+	skip "critpath: --begin after the traces" "jank-gen not built"
+	skip "critpath: --end before the traces" "jank-gen not built"
+	skip "critpath: a negative --begin" "jank-gen not built"
 	skip "critpath on the good trace succeeds silently" "jank-gen not built"
 fi
 if [ -d "$tmp/n" ]; then
