@@ -1,6 +1,7 @@
 # tests/trace: jankctl end to end on CTF traces (fixtures from gen/jank-gen, and
 # the real traces of ../shared/traces when present).
 TRACE_TESTS = \
+	trace/test-repro.sh \
 	trace/test-config.sh \
 	trace/test-badinput.sh \
 	trace/test-many-threads.sh \
