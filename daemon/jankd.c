@@ -88,7 +88,7 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
-	int c;
+	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:fl:hV", longopts, NULL)) != -1) {
@@ -106,11 +106,9 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 			d->target_from_cmdline = true;
 			break;
 		case 'h':
-			fputs(usage, stdout);
-			exit(JANKD_EXIT_OK);
 		case 'V':
-			printf("jankd (jank) %s\n", JANK_VERSION);
-			exit(JANKD_EXIT_OK);
+			say = c;
+			break;
 		case ':':
 			die_usage("option '%s' needs an argument", argv[optind - 1]);
 		case '?':
@@ -122,6 +120,14 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
+	if (say == 'h') {
+		fputs(usage, stdout);
+		exit(JANKD_EXIT_OK);
+	}
+	if (say == 'V') {
+		printf("jankd (jank) %s\n", JANK_VERSION);
+		exit(JANKD_EXIT_OK);
+	}
 	if (!d->config_path)
 		die_usage("--config FILE is required");
 }

@@ -222,6 +222,39 @@ static const char *stream_file(const char *port)
 	return port && port[0] == '/' ? port : NULL;
 }
 
+/*
+ * babeltrace2's messages speak of its internals. For the ones a user meets,
+ * say what happened and what to do first; keep the original as detail.
+ */
+static void explain(char *buf, size_t len, const char *msg)
+{
+	static const struct {
+		const char *says; /* a part of babeltrace2's message */
+		const char *means;
+	} known[] = {
+		{ "timestamp is less than muxer's",
+		  "timestamps go backwards between two of the traces: were they recorded with "
+		  "the same clock? (read them separately)" },
+		{ "Clock classes are not compatible",
+		  "the traces' clocks cannot be merged: were they recorded on the same host with "
+		  "the same clock? (read them separately)" },
+		{ "Expecting a clock class",
+		  "some traces have a clock and others none: they cannot be merged in time order" },
+		{ "Cannot handle state",
+		  "a packet cannot be decoded: the trace is corrupt or truncated" },
+		{ "Failed to create metadata decoder",
+		  "the trace's metadata cannot be read: is it complete?" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (strstr(msg, known[i].says)) {
+			snprintf(buf, len, "%s (babeltrace2: %s)", known[i].means, msg);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", msg);
+}
+
 static void take_bt_error(char *buf, size_t len, char *component, size_t clen)
 {
 	const bt_error *error = bt_current_thread_take_error();
@@ -242,7 +275,7 @@ static void take_bt_error(char *buf, size_t len, char *component, size_t clen)
 		if (msg && msg[0])
 			break;
 	}
-	snprintf(buf, len, "%s", msg && msg[0] ? msg : "unknown babeltrace2 error");
+	explain(buf, len, msg && msg[0] ? msg : "unknown babeltrace2 error");
 	one_line(buf);
 	if (cause && component && clen) {
 		const char *name = NULL;

@@ -865,12 +865,16 @@ int main(int argc, char **argv)
 		errorf("no command given (see jankctl --help)");
 		return EXIT_USAGE;
 	}
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		fputs(usage_main, stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-		printf("jankctl (jank) %s\n", JANK_VERSION);
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help") ||
+	    !strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		if (argc > 2) {
+			errorf("%s: unexpected argument '%s' (see jankctl --help)", cmd, argv[2]);
+			return EXIT_USAGE;
+		}
+		if (cmd[1] == 'V' || !strcmp(cmd, "--version"))
+			printf("jankctl (jank) %s\n", JANK_VERSION);
+		else
+			fputs(usage_main, stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
