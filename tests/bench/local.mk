@@ -7,7 +7,7 @@ bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
 
-EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/live-load.sh
+EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/live-load.sh bench/memory-budget.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
@@ -20,3 +20,10 @@ bench-live: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	bash $(srcdir)/bench/live-load.sh
 .PHONY: bench-live
+
+# Whether [graph] memory-limit holds on 1M open actions and 100k threads:
+# see memory-budget.sh (a minute).
+bench-memory: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	bash $(srcdir)/bench/memory-budget.sh
+.PHONY: bench-memory
