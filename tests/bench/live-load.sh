@@ -29,7 +29,6 @@ export top_srcdir top_builddir
 RATE=${LOAD_RATE:-100000}
 DURATION=${LOAD_DURATION:-600}
 SAMPLE=${LOAD_SAMPLE:-60}
-JQ=${JQ:-jq}
 LOAD=$top_builddir/probes/jank-load
 HZ=$(getconf CLK_TCK)
 
@@ -40,38 +39,20 @@ live_init
 [ -x "$LOAD" ] || plan_skip_all "$LOAD is not built (make -C probes)"
 live_require_jankd
 live_require_journald
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_start_daemons --journald
 
 session=jank-load-$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
+live_create_session "$session"
+# Rule frame flags the slow actions; rule load watches the others (none lasts 1 s).
+live_jankd_conf --journal "$(live_url "$session")" frame 30ms <<CONF
 [alerts]
-target = journal
 # One alert per slow action: no rate limit in the way of the measurement.
 rate-limit = 100/10s
-[daemon]
-control-socket = $sock
 [action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
 match = name == "frame"
-threshold = 30ms
-[action load]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-match = name == "load"
-threshold = 1s
+$(live_conf_rule load 'match = name == "load"' 'threshold = 1s')
 CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
 cpu_ticks() { # PID: utime + stime, in clock ticks
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
@@ -105,7 +86,7 @@ while live_alive "$load_pid"; do
 	t=$(now_ms) c=$(cpu_ticks "$LIVE_JANKD_PID") rss=$(rss_kib "$LIVE_JANKD_PID")
 	[ "$rss" -gt "$rss_max" ] && rss_max=$rss
 	[ -n "$rss_first" ] || rss_first=$rss
-	st=$(live_jankd_status "$sock" '"\(.inputs[0].events_read) \(.events_per_sec) \(.memory_bytes)"')
+	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.events_per_sec) \(.memory_bytes)"')
 	set -- $st
 	awk -v t="$(((t - t0) / 1000))" -v ev="$1" -v eps="$2" -v mem="$3" -v rss="$rss" \
 		-v cpu="$(((c - cp) * 1000 / HZ))" -v wall="$((t - tp))" 'BEGIN {
@@ -124,13 +105,13 @@ read -r _ emitted late <<<"$(grep '^done ' "$out")"
 # all that was emitted, or until its count has not moved for 10 s.
 received=-1 still=0
 while [ "$still" -lt 10 ]; do
-	r=$(live_jankd_status "$sock" .inputs[0].events_read)
+	r=$(live_jankd_status .inputs[0].events_read)
 	[ "$r" -ge "$emitted" ] && { received=$r; break; }
 	if [ "$r" = "$received" ]; then still=$((still + 1)); else still=0; fi
 	received=$r
 	sleep 1
 done
-st=$(live_jankd_status "$sock" \
+st=$(live_jankd_status \
 	'"\(.discarded_events) \(.inputs[0].rules[0].count) \(.inputs[0].rules[0].janks) \(.inputs[0].rules[1].count) \(.inputs[0].rules[1].janks)"')
 read -r discarded frames frame_janks loads load_janks <<<"$st"
 slow=$(grep -c '^slow ' "$out")
@@ -163,7 +144,5 @@ awk -v c="$((c1 - c0))" -v hz="$HZ" -v w="$((t1 - t0))" 'BEGIN {
 awk -v a="$rss_first" -v m="$rss_max" -v e="$rss_end" -v s="$SAMPLE" 'BEGIN {
 	printf "| jankd RSS after %d s / at the end / peak (MiB) | %.1f / %.1f / %.1f |\n", s, a / 1024, e / 1024, m / 1024 }'
 [ -s "$LIVE_TMP/missing.txt" ] && echo "# slow actions with no alert: $(cat "$LIVE_TMP/missing.txt")"
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-live_forget "$LIVE_JANKD_PID"
+live_stop_jankd
 exit 0

@@ -14,11 +14,13 @@
 #   live_start_sessiond --no-kernel
 #   plan N
 #   live_lttng create ... ; ...    # lttng with the test's LTTNG_HOME
+# A jankd test starts with live_setup_jankd instead, and writes jankd's config
+# with live_jankd_conf (see "journald and jankd" below).
 # Cleanup runs at exit (trap). Starting a daemon happens before `plan`: when
 # it fails, the test bails out with the daemon's log.
 #
 # Variables set: LIVE_TMP (private temp dir, removed at exit), LTTNG_HOME,
-# LIVE_DEMO (the jank-demo libtool wrapper), LIVE_SESSIOND_PID,
+# LIVE_DEMO (the jank-demo libtool wrapper), JQ (jq), LIVE_SESSIOND_PID,
 # LIVE_RELAYD_PID, LIVE_RELAYD_CTRL_PORT, LIVE_RELAYD_DATA_PORT,
 # LIVE_RELAYD_LIVE_PORT, LIVE_RELAYD_OUTPUT.
 # LIVE_KEEP_TMP=1 in the environment keeps LIVE_TMP for a post-mortem.
@@ -29,6 +31,7 @@ LIVE_STOP_TIMEOUT=${LIVE_STOP_TIMEOUT:-10}
 LIVE_RUNDIR=/var/run/lttng
 LIVE_PIDS=
 LIVE_TMP=
+JQ=${JQ:-jq}
 
 # Stop with "Bail out!" (an error, not a failed case) and the tail of a log.
 live_bail() {
@@ -58,6 +61,8 @@ live_init() {
 	trap live_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	LIVE_JANKD_SOCK=$LIVE_TMP/control
+	LIVE_JANKD_CONF=$LIVE_TMP/jankd.conf
 	LTTNG_HOME=$LIVE_TMP/home
 	mkdir -p "$LTTNG_HOME"
 	export LTTNG_HOME
@@ -66,6 +71,35 @@ live_init() {
 	exec 9>>"$LIVE_LOCK"
 	flock -w "$LIVE_LOCK_TIMEOUT" 9 ||
 		plan_skip_all "another live test held $LIVE_LOCK for ${LIVE_LOCK_TIMEOUT}s"
+}
+
+# live_require_demo: skip all unless jank-demo is built.
+live_require_demo() {
+	[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
+}
+
+# live_require_pthread_wrapper: skip all unless lttng-ust's pthread wrapper is
+# there; LIVE_PTHREAD_WRAPPER is its path, for LD_PRELOAD.
+live_require_pthread_wrapper() {
+	local f
+
+	for f in /usr/lib/*-linux-gnu/liblttng-ust-pthread-wrapper.so.1 \
+		/usr/lib/liblttng-ust-pthread-wrapper.so.1 \
+		/usr/local/lib/liblttng-ust-pthread-wrapper.so.1; do
+		if [ -e "$f" ]; then
+			LIVE_PTHREAD_WRAPPER=$f
+			return 0
+		fi
+	done
+	plan_skip_all "liblttng-ust-pthread-wrapper.so.1 not found (liblttng-ust1)"
+}
+
+# live_demo OUT ARGS...: run jank-demo ARGS; its stdout and stderr go to OUT.
+live_demo() {
+	local out=$1
+
+	shift
+	"$LIVE_DEMO" "$@" >"$out" 2>&1 9>&-
 }
 
 # True while process $1 exists and is not a zombie (an exited child of ours
@@ -241,7 +275,7 @@ live_stop_relayd() {
 	LIVE_RELAYD_PID=
 }
 
-# ---- journald and jankd (tests/live/test-jankd-*.sh) ----
+# ---- journald and jankd (tests/live/test-jankd-*.sh, test-capture*.sh) ----
 #
 # live_start_journald starts a systemd-journald of the test's own, in a
 # private mount namespace (tmpfs on /run/systemd, /run/log and, when it
@@ -252,14 +286,27 @@ live_stop_relayd() {
 # journald is used if one runs, else a journald started for the test (and
 # stopped at exit); tests filter entries by fields of their own either way.
 #
+# A jankd test: its own skips if any, live_setup_jankd [--journald], plan N,
+# live_create_session NAME, live_jankd_conf ... <<CONF (what its config has
+# of its own), live_run_jankd; at the end, check "SIGTERM: exit 0"
+# live_stop_jankd, and live_jankd_diag.
+#
 # Variables set: LIVE_JOURNALD_PID (empty: the host's), LIVE_JOURNAL_NS,
-# LIVE_JANKD_PID (live_start_jankd).
+# LIVE_JOURNAL (1 once live_start_journald ran), LIVE_JANKD_PID
+# (live_start_jankd), LIVE_JANKD_SOCK and LIVE_JANKD_CONF (live_init: jankd's
+# control socket and config file, in LIVE_TMP).
 
 LIVE_JOURNALD_BIN=${LIVE_JOURNALD_BIN:-/lib/systemd/systemd-journald}
 LIVE_JANKD=${LIVE_JANKD:-${top_builddir:-.}/daemon/jankd}
 LIVE_JANKCTL=${LIVE_JANKCTL:-${top_builddir:-.}/jankctl/jankctl}
 LIVE_JOURNAL_NS=
 LIVE_JOURNALD_PID=
+LIVE_JOURNAL=
+# MESSAGE_ID of jankd's journal entries: an alert, a summary of the alerts the
+# rate limit held back, and a capture's report.
+LIVE_JANK_ID=3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a
+LIVE_SUPPRESSED_ID=7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c
+LIVE_REPORT_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d
 
 # live_require_jankd: skip all unless jankd, jankctl and jq are there.
 live_require_jankd() {
@@ -276,6 +323,24 @@ live_require_journald() {
 		plan_skip_all "$LIVE_JOURNALD_BIN not found (install the Debian package systemd)"
 	command -v journalctl >/dev/null 2>&1 ||
 		plan_skip_all "journalctl not found (install the Debian package systemd)"
+}
+
+# live_start_daemons [--journald]: lttng-sessiond (without the kernel tracer),
+# lttng-relayd and, with --journald, systemd-journald.
+live_start_daemons() {
+	live_start_sessiond --no-kernel
+	live_start_relayd
+	[ "${1:-}" != --journald ] || live_start_journald
+}
+
+# live_setup_jankd [--journald]: live_init; skip all unless jank-demo and jankd
+# are built (and systemd-journald is there); then live_start_daemons.
+live_setup_jankd() {
+	live_init
+	live_require_demo
+	live_require_jankd
+	[ "${1:-}" != --journald ] || live_require_journald
+	live_start_daemons "$@"
 }
 
 # live_in_journal COMMAND...: run COMMAND where the test's journald gets its entries.
@@ -295,6 +360,7 @@ live_journalctl() {
 live_start_journald() {
 	local log=$LIVE_TMP/journald.log i
 
+	LIVE_JOURNAL=1
 	if command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 &&
 		unshare --mount true 2>/dev/null; then
 		# unshare and sh exec: $! is journald's PID.
@@ -361,14 +427,21 @@ live_wait() {
 	return 1
 }
 
-# live_create_session NAME: a user-space live session on the test's relayd
-# (jank:* events, contexts vpid/vtid/procname, 100 ms live timer), started.
+# live_start_session NAME [FILTER]: the session NAME, just created, records
+# the jank:* events (those that pass the lttng filter FILTER, if given) with
+# the contexts vpid/vtid/procname; start it.
+live_start_session() {
+	live_lttng enable-event --userspace --session="$1" 'jank:*' ${2:+--filter "$2"} &&
+		live_lttng add-context --userspace --session="$1" -t vpid -t vtid -t procname &&
+		live_lttng start "$1"
+}
+
+# live_create_session NAME [FILTER]: a user-space live session on the test's
+# relayd (100 ms live timer), started (live_start_session); bail out if not.
 live_create_session() {
 	live_lttng create "$1" --live=100000 \
 		--set-url="net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT" &&
-		live_lttng enable-event --userspace --session="$1" 'jank:*' &&
-		live_lttng add-context --userspace --session="$1" -t vpid -t vtid -t procname &&
-		live_lttng start "$1"
+		live_start_session "$@" || live_bail "cannot create the live session $1"
 }
 
 # live_url NAME: the lttng-live URL of session NAME on the test's relayd.
@@ -415,24 +488,160 @@ live_start_jankd() {
 	live_track "$LIVE_JANKD_PID"
 }
 
-# live_jankd_status SOCKET [FILTER]: jankctl status --format json, through jq FILTER.
+# live_jankd_status [FILTER]: jankctl status --format json (on LIVE_JANKD_SOCK),
+# through jq FILTER.
 live_jankd_status() {
-	"$LIVE_JANKCTL" status --socket "$1" --format json 2>/dev/null | "${JQ:-jq}" -r "${2:-.}"
+	"$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" --format json 2>/dev/null |
+		"$JQ" -r "${1:-.}"
 }
 
-# live_jankd_attached SOCKET: true once jankd said READY (every input attached).
+# live_jankd_attached: true once jankd said READY (every input attached).
 live_jankd_attached() {
 	local st
 
 	# Not a pipe into jq -e: jq 1.6 says yes to an empty input.
-	st=$("$LIVE_JANKCTL" status --socket "$1" --format json 2>/dev/null) && [ -n "$st" ] &&
-		echo "$st" | "${JQ:-jq}" -e '.ready and all(.inputs[]; .state == "connected")' \
-			>/dev/null
+	st=$("$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" --format json 2>/dev/null) &&
+		[ -n "$st" ] &&
+		echo "$st" | "$JQ" -e '.ready and all(.inputs[]; .state == "connected")' >/dev/null
 }
 
-# live_wait_jankd SOCKET: wait (10 s) until jankd is attached; bail out if it is not.
+# live_wait_jankd: wait (10 s) until jankd is attached; bail out if it is not.
 live_wait_jankd() {
-	live_wait 10 live_jankd_attached "$1" && return 0
+	live_wait 10 live_jankd_attached && return 0
 	live_alive "$LIVE_JANKD_PID" || live_bail "jankd exited" "$LIVE_TMP/jankd.err"
 	live_bail "jankd did not attach within 10s" "$LIVE_TMP/jankd.err"
+}
+
+# live_run_jankd [ARGS...]: start jankd with LIVE_JANKD_CONF and ARGS, and
+# wait until it is attached (live_wait_jankd).
+live_run_jankd() {
+	live_start_jankd --config "$LIVE_JANKD_CONF" "$@"
+	live_wait_jankd
+}
+
+# live_stop_jankd: SIGTERM to jankd, and wait for it; its exit status.
+# LIVE_JANKD_PID stays, for its journal entries (live_jankd_log).
+live_stop_jankd() {
+	local rc
+
+	kill -TERM "$LIVE_JANKD_PID"
+	wait "$LIVE_JANKD_PID"
+	rc=$?
+	live_forget "$LIVE_JANKD_PID"
+	return "$rc"
+}
+
+# live_reload_jankd [PATTERN]: SIGHUP to jankd, and wait (5 s) until a line of
+# its log matches PATTERN (default ^reloaded); a diag if none does.
+live_reload_jankd() {
+	local pattern=${1:-^reloaded}
+
+	kill -HUP "$LIVE_JANKD_PID"
+	live_wait 5 live_jankd_logged "$pattern" || diag "no '$pattern' in jankd's log after 5 s"
+}
+
+# live_jankd_log: what jankd (LIVE_JANKD_PID) logged to the test's journal.
+live_jankd_log() {
+	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
+}
+
+# live_jankd_logged PATTERN: true when a line of live_jankd_log matches PATTERN.
+live_jankd_logged() {
+	live_jankd_log | grep -q "$1"
+}
+
+# live_jank_entries RULE [FIELD=VALUE...]: the journal entries of jankd's rule
+# RULE (alerts, summaries, reports: FIELD=VALUE narrows), as JSON lines.
+live_jank_entries() {
+	local rule=$1
+
+	shift
+	live_journalctl -o json JANK_ACTION="$rule" "$@"
+}
+
+# live_jank_count RULE [FIELD=VALUE...]: how many live_jank_entries there are.
+live_jank_count() {
+	live_jank_entries "$@" | wc -l
+}
+
+# live_jank_at_least N RULE [FIELD=VALUE...]: true once live_jank_count is N or
+# more (a command for live_wait).
+live_jank_at_least() {
+	local n=$1
+
+	shift
+	[ "$(live_jank_count "$@")" -ge "$n" ]
+}
+
+# live_jankd_diag [FILE...]: when a case failed, jankd's log (in the journal,
+# if the test runs one, and on stderr), then FILE..., as TAP comments.
+live_jankd_diag() {
+	[ "$_tap_failed" = 1 ] || return 0
+	diag "jankd's log:"
+	[ -z "$LIVE_JOURNAL" ] || live_jankd_log | sed 's/^/#   /'
+	sed 's/^/#   /' "$LIVE_TMP/jankd.err" "$@"
+	return 0
+}
+
+# live_analyze_relayd: jankctl analyze, with jankd's config, of what relayd
+# stored: JSON lines in $LIVE_TMP/analyze.out, errors in analyze.err; its status.
+live_analyze_relayd() {
+	"$LIVE_JANKCTL" analyze --config "$LIVE_JANKD_CONF" --format json "$LIVE_RELAYD_OUTPUT" \
+		>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
+}
+
+# live_quote_times FILE: the JSON in FILE with its times (begin, end, ts) as
+# strings: jq 1.6 reads numbers as doubles.
+live_quote_times() {
+	sed -E 's/"(begin|end|ts)":(-?[0-9]+)/"\1":"\2"/g' "$1"
+}
+
+# ---- jankd's config ----
+
+# live_conf_rule NAME [LINE...]: the config section of a rule, [action NAME],
+# on jank-demo's actions (jank:action_begin/end, key name, id); then LINE...
+live_conf_rule() {
+	printf '[action %s]\nbegin = jank:action_begin\nend = jank:action_end\nkey = name, id\n' "$1"
+	shift
+	[ "$#" = 0 ] || printf '%s\n' "$@"
+}
+
+# live_jankd_conf [--journal] [--capture MODE DIR] URL RULE THRESHOLD: write
+# LIVE_JANKD_CONF: [live] url = URL (no url if URL is empty); [daemon]
+# control-socket = LIVE_JANKD_SOCK; the rule RULE (live_conf_rule) with that
+# threshold. --journal: [alerts] target = journal. --capture: [capture] mode =
+# MODE, dir = DIR, nothing held back (cooldown, max-per-hour, min-free 0), and
+# the rule captures. The config on stdin (a here-document, or </dev/null) is
+# merged in: its keys replace those of the same section, or are added to it;
+# its other sections come last.
+live_jankd_conf() {
+	local journal='' mode='' dir='' base=$LIVE_TMP/jankd.conf.base
+
+	while :; do
+		case "$1" in
+		--journal) journal=1 && shift ;;
+		--capture) mode=$2 dir=$3 && shift 3 ;;
+		*) break ;;
+		esac
+	done
+	{
+		echo "[live]"
+		[ -z "$1" ] || echo "url = $1"
+		[ -z "$journal" ] || printf '[alerts]\ntarget = journal\n'
+		[ -z "$mode" ] || printf '[capture]\nmode = %s\ndir = %s\ncooldown = 0\nmax-per-hour = 0\nmin-free = 0\n' \
+			"$mode" "$dir"
+		printf '[daemon]\ncontrol-socket = %s\n' "$LIVE_JANKD_SOCK"
+		live_conf_rule "$2" "threshold = $3" ${mode:+"capture = yes"}
+	} >"$base"
+	# First stdin, by section: its lines, and the line of each key. Then the
+	# base, with those keys in their place, the new ones at the section's end.
+	awk 'function key(l) { sub(/[ \t]*=.*/, "", l); return l }
+		function rest(s, i) { for (i = 1; i <= n[s]; i++) if (!((s, i) in used)) print line[s, i] }
+		more && /^\[.*\]$/ { sec = $0; if (!(sec in n)) { n[sec] = 0; order[++nsec] = sec }; next }
+		more { line[sec, ++n[sec]] = $0; if (/=/ && !/^[ \t]*#/) at[sec, key($0)] = n[sec]; next }
+		/^\[.*\]$/ { rest(cur); cur = $0; done[cur]; print; next }
+		/=/ && ((cur, key($0)) in at) { i = at[cur, key($0)]; used[cur, i]; print line[cur, i]; next }
+		{ print }
+		END { rest(cur); for (s = 1; s <= nsec; s++) if (!(order[s] in done)) { print order[s]; rest(order[s]) } }' \
+		more=1 - more=0 "$base" >"$LIVE_JANKD_CONF"
 }

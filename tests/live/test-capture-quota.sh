@@ -13,72 +13,35 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
-REPORT_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d
-
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 10
 
 session=quota-live-$$
 action=quota$$
 caps=$LIVE_TMP/captures
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
+live_create_session "$session"
 mkdir -p "$caps/not-a-capture"
 echo "keep me" >"$caps/notes.txt"
 # write_conf QUOTA COOLDOWN
 write_conf() {
-	cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal
+	live_jankd_conf --journal --capture snapshot "$caps" "$(live_url "$session")" "$action" 30ms <<CONF
 [capture]
-mode = snapshot
-dir = $caps
 cooldown = $2
-max-per-hour = 0
 quota = $1
-min-free = 0
 buffer-size = 16KiB
-[daemon]
-control-socket = $sock
-[action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 30ms
-capture = yes
 CONF
 }
 write_conf 1GiB 0
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
-jlog() {
-	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
-}
-followups() {
-	live_journalctl -o json MESSAGE_ID=$REPORT_ID JANK_ACTION="$action"
-}
-# have_followups N: N follow-up entries or more (a function: live_wait runs it again).
-have_followups() {
-	[ "$(followups | wc -l)" -ge "$1" ]
-}
 # jank K: one slow action (id K), then wait for its report; prints its capture.
 jank() {
-	"$LIVE_DEMO" --cause sleep --count 1 --slow-every 1 --slow 50ms --name "frame$1" \
-		>"$LIVE_TMP/demo$1.out" 2>&1 9>&-
-	live_wait 20 have_followups "$1" || diag "no report for jank $1 after 20 s" >&2
-	followups | "$JQ" -r --arg k "name=frame$1,id=0" 'select(.JANK_KEY == $k) | .JANK_CAPTURE'
+	live_demo "$LIVE_TMP/demo$1.out" --cause sleep --count 1 --slow-every 1 --slow 50ms --name "frame$1"
+	live_wait 20 live_jank_at_least "$1" "$action" MESSAGE_ID=$LIVE_REPORT_ID ||
+		diag "no report for jank $1 after 20 s" >&2
+	live_jank_entries "$action" MESSAGE_ID=$LIVE_REPORT_ID |
+		"$JQ" -r --arg k "name=frame$1,id=0" 'select(.JANK_KEY == $k) | .JANK_CAPTURE'
 }
 # captures: the capture directories, oldest first (their names sort by time).
 captures() {
@@ -98,11 +61,7 @@ size=$(du_bytes "$c")
 quota=$((size * 3 / 2))
 diag "quota: $quota bytes"
 write_conf "$quota" 0
-kill -HUP "$LIVE_JANKD_PID"
-reloaded() {
-	jlog | grep -q "^reloaded"
-}
-live_wait 5 reloaded || diag "no 'reloaded' in the log after 5 s"
+live_reload_jankd
 
 ok_all=true
 for k in 4 5 6; do
@@ -125,24 +84,16 @@ check "the 6th capture is complete, its report written" \
 	[ "$("$JQ" -r .state "$c/capture.json")" = complete -a -s "$c/report.txt" ]
 check "what is not a capture is left alone" \
 	[ -d "$caps/not-a-capture" -a "$(cat "$caps/notes.txt")" = "keep me" ]
-st=$(live_jankd_status "$sock" '.capture | [.started, .completed, .deleted, .failed] | @tsv')
+st=$(live_jankd_status '.capture | [.started, .completed, .deleted, .failed] | @tsv')
 check "jankctl status: 6 started, 6 complete, 5 deleted (got: $st)" \
 	[ "$st" = "$(printf '6\t6\t5\t0')" ]
-n=$(jlog | grep -c "^capture complete: .*; quota .*: deleted the 1 oldest capture")
+n=$(live_jankd_log | grep -c "^capture complete: .*; quota .*: deleted the 1 oldest capture")
 check "the deletions are logged with the capture that caused them ($n)" [ "$n" -ge 1 ]
-n=$(followups | wc -l)
+n=$(live_jank_count "$action" MESSAGE_ID=$LIVE_REPORT_ID)
 check "six reports announced" [ "$n" = 6 ]
 "$LIVE_JANKCTL" captures --dir "$caps" --format json >"$LIVE_TMP/list.json" 2>&1
 check "jankctl captures lists the one left" \
 	[ "$("$JQ" -r .name "$LIVE_TMP/list.json")" = "$(basename "$c")" ]
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
-if [ "$_tap_failed" = 1 ]; then
-	diag "jankd's log:"
-	jlog | sed 's/^/#   /'
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
-fi
+check "SIGTERM: exit 0" live_stop_jankd
+live_jankd_diag

@@ -19,59 +19,30 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
 SLOW=${RACE_SLOW:-20}
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 10
 
 session=race-live-$$
 action=race$$
 caps=$LIVE_TMP/captures
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal
-rate-limit = 100/1s
+live_create_session "$session"
+live_jankd_conf --journal --capture rotation "$caps" "$(live_url "$session")" "$action" 30ms <<CONF
 [capture]
-mode = rotation
-dir = $caps
-cooldown = 0
-max-per-hour = 0
-min-free = 0
 rotation-period = 100ms
 retention = 1s
-[daemon]
-control-socket = $sock
-[action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 30ms
-capture = yes
+[alerts]
+rate-limit = 100/1s
 CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
-jlog() {
-	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
-}
 status() {
-	live_jankd_status "$sock" "$1"
+	live_jankd_status "$1"
 }
 janks() {
-	live_journalctl -o json JANK_ACTION="$action" JANK_KIND=completed | wc -l
+	live_jank_count "$action" JANK_KIND=completed
 }
 # Every jank alerted, and every capture it started complete or failed, with its report.
 all_done() {
@@ -91,8 +62,8 @@ rm -f "$LIVE_TMP/hammer.stop"
 hammer=$!
 live_track "$hammer"
 
-"$LIVE_DEMO" --cause sleep --count $((SLOW * 15)) --slow-every 15 --normal 1ms --slow 50ms \
-	--interval 10ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count $((SLOW * 15)) --slow-every 15 --normal 1ms \
+	--slow 50ms --interval 10ms
 live_wait 30 all_done || diag "captures still in flight after 30 s"
 
 janks=$(janks)
@@ -105,7 +76,7 @@ waited=$(status .capture.rotations_waited)
 check "captures landed while a rotation was pending, and waited ($waited times)" \
 	[ "${waited:-0}" -gt 0 ]
 missing= unread=
-for c in $(live_journalctl -o json JANK_ACTION="$action" JANK_KIND=completed |
+for c in $(live_jank_entries "$action" JANK_KIND=completed |
 	"$JQ" -r '.JANK_CAPTURE // "none"' | sort -u); do
 	[ -f "$c/capture.json" ] && [ -n "$(ls "$c/chunks" 2>/dev/null)" ] || missing="$missing $c"
 	"$JQ" -e --arg a "$action" '.action == $a and .error == null and (.critical_path | length) > 0' \
@@ -113,25 +84,19 @@ for c in $(live_journalctl -o json JANK_ACTION="$action" JANK_KIND=completed |
 done
 check "every alert names a capture that holds chunks${missing:+ (not:$missing)}" [ -z "$missing" ]
 check "every capture holds its jank: the report found it${unread:+ (not:$unread)}" [ -z "$unread" ]
-n=$(jlog | grep -c "Rotation already pending\|capture failed") || true
+n=$(live_jankd_log | grep -c "Rotation already pending\|capture failed") || true
 check "the log has no failed capture and no 'Rotation already pending' ($n)" [ "$n" = 0 ]
 
 # Stop jankd while rotations are still being started.
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
+live_stop_jankd
 rc=$?
-live_forget "$LIVE_JANKD_PID"
 touch "$LIVE_TMP/hammer.stop"
 wait "$hammer"
 live_forget "$hammer"
 check "SIGTERM: exit 0" [ "$rc" = 0 ]
-n=$(jlog | grep -c "^destroyed the capture session 'jankd-capture'$") || true
+n=$(live_jankd_log | grep -c "^destroyed the capture session 'jankd-capture'$") || true
 check "the log says the capture session was destroyed, with no warning ($n)" [ "$n" = 1 ]
 n=$(live_lttng list 2>/dev/null | grep -c "jankd-capture") || true
 check "lttng lists no jankd-capture session" [ "$n" = 0 ]
 check "the rotating session's files are gone" [ ! -e "$caps/.rotating/jankd-capture" ]
-if [ "$_tap_failed" = 1 ]; then
-	diag "jankd's log:"
-	jlog | tail -40 | sed 's/^/#   /'
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
-fi
+live_jankd_diag

@@ -12,63 +12,26 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
 BT=${BABELTRACE2:-babeltrace2}
-REPORT_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d
 RETENTION=1
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
 command -v "$BT" >/dev/null 2>&1 || plan_skip_all "babeltrace2 not found"
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 11
 
 session=rot-live-$$
 action=rot$$
 caps=$LIVE_TMP/captures
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
 archives=$caps/.rotating/jankd-capture/archives
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal
+live_create_session "$session"
+live_jankd_conf --journal --capture rotation "$caps" "$(live_url "$session")" "$action" 30ms <<CONF
 [capture]
-mode = rotation
-dir = $caps
-cooldown = 0
-max-per-hour = 0
-min-free = 0
 rotation-period = 1s
 retention = ${RETENTION}s
-[daemon]
-control-socket = $sock
-[action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 30ms
-capture = yes
 CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
-jlog() {
-	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
-}
-followups() {
-	live_journalctl -o json MESSAGE_ID=$REPORT_ID JANK_ACTION="$action"
-}
-have_followups() {
-	[ "$(followups | wc -l)" -ge 2 ]
-}
 # chunk_times NAME: "BEGIN END" in seconds since the epoch (END rounded up).
 chunk_times() {
 	local b=${1%%-*} rest=${1#*-} e
@@ -80,9 +43,10 @@ iso() { # 20240501T120000+0200 -> 2024-05-01T12:00:00+0200
 	echo "$1" | sed -E 's/^(....)(..)(..)T(..)(..)(..)(.*)$/\1-\2-\3T\4:\5:\6\7/'
 }
 
-"$LIVE_DEMO" --cause sleep --count 300 --slow-every 150 --normal 1ms --slow 60ms \
-	--interval 20ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
-live_wait 20 have_followups || diag "not two reports after 20 s"
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count 300 --slow-every 150 --normal 1ms --slow 60ms \
+	--interval 20ms
+live_wait 20 live_jank_at_least 2 "$action" MESSAGE_ID=$LIVE_REPORT_ID ||
+	diag "not two reports after 20 s"
 # The archives that overlap no jank go after twice the retention.
 sleep $((2 * RETENTION + 3))
 
@@ -122,9 +86,9 @@ check "each capture keeps chunks, listed in capture.json, that overlap its jank"
 check "babeltrace2 reads each one, and finds the flagged begin and end" $bt_ok
 check "each report names the action, with a path" $report_ok
 check "the alerts name the captures" \
-	[ "$(live_journalctl -o json JANK_ACTION="$action" JANK_KIND=completed |
+	[ "$(live_jank_entries "$action" JANK_KIND=completed |
 		"$JQ" -r '.JANK_CAPTURE | sub(".*/"; "")' | sort | tr '\n' ' ')" = "$(sort "$LIVE_TMP/ls" | tr '\n' ' ')" ]
-check "two reports announced" [ "$(followups | wc -l)" = 2 ]
+check "two reports announced" [ "$(live_jank_count "$action" MESSAGE_ID=$LIVE_REPORT_ID)" = 2 ]
 
 now=$(date +%s)
 old=
@@ -133,22 +97,16 @@ for ch in $(ls "$archives" 2>/dev/null); do
 	[ "$2" -ge $((now - 2 * RETENTION - 3)) ] || old="$old $ch"
 done
 check "no old chunk is left in the rotating session's archives${old:+ (left:$old)}" [ -z "$old" ]
-st=$(live_jankd_status "$sock" '.capture | [.mode, .started, .completed, .failed, .chunks_kept > 0, .chunks_deleted > 0] | @tsv')
+st=$(live_jankd_status '.capture | [.mode, .started, .completed, .failed, .chunks_kept > 0, .chunks_deleted > 0] | @tsv')
 check "jankctl status: 2 captures, chunks kept and deleted (got: $st)" \
 	[ "$st" = "$(printf 'rotation\t2\t2\t0\ttrue\ttrue')" ]
-n=$(jlog | grep -c "^created the capture session 'jankd-capture' (rotation mode")
+n=$(live_jankd_log | grep -c "^created the capture session 'jankd-capture' (rotation mode")
 check "the log says it made a rotating session" [ "$n" = 1 ]
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
+check "SIGTERM: exit 0" live_stop_jankd
 check "the rotating session's files are gone, the captures stay" \
 	[ ! -e "$caps/.rotating/jankd-capture" -a "$(ls "$caps" | grep -c '^[0-9]')" = 2 ]
+live_jankd_diag
 if [ "$_tap_failed" = 1 ]; then
-	diag "jankd's log:"
-	jlog | sed 's/^/#   /'
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
 	find "$caps" -maxdepth 4 | sed 's/^/#   /' | head -50
 fi

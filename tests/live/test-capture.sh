@@ -21,20 +21,11 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
 BT=${BABELTRACE2:-babeltrace2}
-REPORT_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d
-JANK_ID=3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
 command -v "$BT" >/dev/null 2>&1 || plan_skip_all "babeltrace2 not found"
 command -v xmllint >/dev/null 2>&1 || plan_skip_all "xmllint not found (libxml2-utils)"
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 25
 
@@ -42,46 +33,34 @@ session=capture-live-$$
 capsession=capture-snap-$$
 action=cap$$
 caps=$LIVE_TMP/captures
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal
+conf=$LIVE_JANKD_CONF
+live_create_session "$session"
+# A 30 s cooldown, and jankd's own max-per-hour (20), not live_jankd_conf's 0.
+live_jankd_conf --journal --capture snapshot "$caps" "$(live_url "$session")" "$action" 30ms <<CONF
 [capture]
-mode = snapshot
 session = $capsession
-dir = $caps
 cooldown = 30s
-min-free = 0
-[daemon]
-control-socket = $sock
+max-per-hour = 20
 [action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
 match = name == "frame"
-threshold = 30ms
-capture = yes
 CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
 check "jankd created the capture session (snapshot mode)" \
 	sh -c 'lttng list "$1" 9>&- 2>/dev/null | grep -q "^Recording session $1: \[active snapshot\]"' - "$capsession"
 
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 10 --normal 1ms --slow 60ms \
-	--interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+# demo OUT: 10 actions, the 10th slow (60 ms).
+demo() {
+	live_demo "$1" --cause sleep --count 10 --slow-every 10 --normal 1ms --slow 60ms --interval 5ms
+}
+demo "$LIVE_TMP/demo.out"
 
+# followups: the reports announced for the action.
 followups() {
-	live_journalctl -o json MESSAGE_ID=$REPORT_ID JANK_ACTION="$action"
+	live_jank_entries "$action" MESSAGE_ID=$LIVE_REPORT_ID
 }
-have_followup() {
-	[ "$(followups | wc -l)" -ge 1 ]
-}
-live_wait 30 have_followup || diag "no report announced after 30 s"
+live_wait 30 live_jank_at_least 1 "$action" MESSAGE_ID=$LIVE_REPORT_ID ||
+	diag "no report announced after 30 s"
 sleep 1 # nothing more may come
 
 ls "$caps" >"$LIVE_TMP/ls" 2>/dev/null
@@ -127,7 +106,7 @@ check "critical-path.svg is well-formed XML" xmllint --noout "$cap/critical-path
 check "capture.json says complete" \
 	[ "$("$JQ" -r '.state + " " + .session' "$cap/capture.json")" = "complete $capsession" ]
 
-live_journalctl -o json MESSAGE_ID=$JANK_ID JANK_ACTION="$action" >"$LIVE_TMP/alerts.json"
+live_jank_entries "$action" MESSAGE_ID=$LIVE_JANK_ID >"$LIVE_TMP/alerts.json"
 got=$("$JQ" -r '"\(.JANK_KEY) \(.JANK_CAPTURE)"' "$LIVE_TMP/alerts.json")
 check "one alert, whose JANK_CAPTURE is the capture (got: $got)" \
 	[ "$got" = "name=frame,id=9 $cap" ]
@@ -140,18 +119,16 @@ check "the follow-up carries report.json's summary, also in MESSAGE" \
 	[ -n "$summary" -a "$("$JQ" -r .JANK_SUMMARY "$LIVE_TMP/followups.json")" = "$summary" -a \
 	"$("$JQ" -r '.MESSAGE | contains($s)' --arg s "$summary" "$LIVE_TMP/followups.json")" = true ]
 
-st=$(live_jankd_status "$sock" '.capture | [.session, .started, .completed, .failed, .reports] | @tsv')
+st=$(live_jankd_status '.capture | [.session, .started, .completed, .failed, .reports] | @tsv')
 check "jankctl status: 1 capture started, complete, 1 report (got: $st)" \
 	[ "$st" = "$(printf '%s\t1\t1\t0\t1' "$capsession")" ]
 "$LIVE_JANKCTL" captures --dir "$caps" --format json >"$LIVE_TMP/captures.json" 2>&1
 check "jankctl captures lists it, complete" \
 	[ "$("$JQ" -r '[.name, .state] | @tsv' "$LIVE_TMP/captures.json")" = "$(printf '%s\tcomplete' "$(basename "$cap")")" ]
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
+live_stop_jankd
 rc=$?
-live_forget "$LIVE_JANKD_PID"
-live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd >"$LIVE_TMP/log.txt"
+live_jankd_log >"$LIVE_TMP/log.txt"
 gone() {
 	[ "$rc" = 0 ] && ! lttng list 9>&- 2>/dev/null | grep -q "$capsession" &&
 		grep -q "^destroyed the capture session '$capsession'" "$LIVE_TMP/log.txt"
@@ -162,10 +139,8 @@ check "no kernel tracer: one warning ($n)" [ "$n" = 1 ]
 
 # ---- --log-target=json ----
 
-live_start_jankd --config "$conf" --log-target=json
-live_wait_jankd "$sock"
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 10 --normal 1ms --slow 60ms \
-	--interval 5ms >"$LIVE_TMP/demo2.out" 2>&1 9>&-
+live_run_jankd --log-target=json
+demo "$LIVE_TMP/demo2.out"
 have_report_line() {
 	grep -q '"type":"capture_report"' "$LIVE_TMP/jankd.out"
 }
@@ -177,10 +152,8 @@ check "json: the alert's \"capture\" is a new capture directory ($cap2)" \
 got=$("$JQ" -r 'select(.type == "capture_report") | [.action, .key, .capture, .report, (.summary | length > 0)] | @tsv' "$out")
 check "json: then a capture_report line with the report's path and summary" \
 	[ "$got" = "$(printf '%s\tname=frame,id=9\t%s\t%s/report.txt\ttrue' "$action" "$cap2" "$cap2")" ]
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
+live_stop_jankd
 rc=$?
-live_forget "$LIVE_JANKD_PID"
 check "json: SIGTERM, exit 0; nothing but JSON on stdout" \
 	[ "$rc" = 0 -a "$("$JQ" -c . "$out" 2>/dev/null | wc -l)" = "$(wc -l <"$out")" ]
 
@@ -188,18 +161,13 @@ check "json: SIGTERM, exit 0; nothing but JSON on stdout" \
 
 adopt=capture-adopt-$$
 live_lttng create "$adopt" --snapshot --output="$LIVE_TMP/adopt-out" &&
-	live_lttng enable-event --userspace --session="$adopt" 'jank:*' &&
-	live_lttng add-context --userspace --session="$adopt" -t vpid -t vtid -t procname &&
-	live_lttng start "$adopt" || live_bail "cannot create the snapshot session to adopt"
+	live_start_session "$adopt" || live_bail "cannot create the snapshot session to adopt"
 sed "s/^session = .*/session = $adopt/" "$conf" >"$LIVE_TMP/adopt.conf"
 live_start_jankd --config "$LIVE_TMP/adopt.conf"
-live_wait_jankd "$sock"
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 10 --normal 1ms --slow 60ms \
-	--interval 5ms >"$LIVE_TMP/demo3.out" 2>&1 9>&-
-have_two_followups() {
-	[ "$(followups | wc -l)" -ge 2 ]
-}
-live_wait 30 have_two_followups || diag "no report announced after 30 s"
+live_wait_jankd
+demo "$LIVE_TMP/demo3.out"
+live_wait 30 live_jank_at_least 2 "$action" MESSAGE_ID=$LIVE_REPORT_ID ||
+	diag "no report announced after 30 s"
 cap3=$(followups | "$JQ" -r .JANK_CAPTURE | tail -n 1)
 adopted() {
 	[ -n "$cap3" ] && [ "$cap3" != "$cap" ] && [ "$cap3" != "$cap2" ] &&
@@ -207,11 +175,9 @@ adopted() {
 		"$JQ" -e '.error == null' "$cap3/report.json" >/dev/null
 }
 check "a session named by [capture] session and there: the capture comes from it" adopted
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
+live_stop_jankd
 rc=$?
-live_forget "$LIVE_JANKD_PID"
-live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd >"$LIVE_TMP/log3.txt"
+live_jankd_log >"$LIVE_TMP/log3.txt"
 check "the log says it adopted it" grep -q "^adopted the existing capture session '$adopt'" \
 	"$LIVE_TMP/log3.txt"
 left_alone() {
@@ -232,8 +198,7 @@ rot_refused() {
 			"$LIVE_TMP/rot.out"
 }
 check "mode = rotation without a period or a size: exit 1, one line naming the file" rot_refused
+live_jankd_diag "$LIVE_TMP/log.txt"
 if [ "$_tap_failed" = 1 ]; then
-	diag "jankd's log:"
-	sed 's/^/#   /' "$LIVE_TMP/log.txt" "$LIVE_TMP/jankd.err"
 	sed 's/^/#   /' "$LIVE_TMP/bt.err" "$LIVE_TMP/rot.out" | head
 fi

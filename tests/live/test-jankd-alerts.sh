@@ -12,53 +12,37 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
 TOLERANCE_NS=2000000
 THRESHOLD_NS=30000000
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
 command -v runuser >/dev/null 2>&1 || plan_skip_all "runuser not found (util-linux)"
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 24
 
 session=jankd-alerts-$$
 action=alerts$$
+# In a directory of its own: the test loosens its modes.
 mkdir -p "$LIVE_TMP/run"
-sock=$LIVE_TMP/run/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[graph]
-overdue-grace = 500ms
-[alerts]
-target = journal
+LIVE_JANKD_SOCK=$LIVE_TMP/run/control
+sock=$LIVE_JANKD_SOCK
+live_create_session "$session"
+live_jankd_conf --journal "$(live_url "$session")" "$action" 30ms <<CONF
 [daemon]
-control-socket = $sock
 status-interval = 1s
 [action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
 match = name == "frame"
-threshold = 30ms
+[graph]
+overdue-grace = 500ms
 CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_run_jankd
 
 # entries [FIELD=VALUE...]: this test's alerts as JSON lines.
 entries() {
-	live_journalctl -o json JANK_ACTION="$action" "$@"
+	live_jank_entries "$action" "$@"
 }
 count_entries() {
-	entries "$@" | wc -l
+	live_jank_count "$action" "$@"
 }
 
 demo=$LIVE_TMP/demo.out
@@ -81,7 +65,7 @@ check "the alerts are the 5 slow actions (name=frame,id=9,19,29,39,49)" \
 field_is() { # FIELD VALUE: every alert has FIELD=VALUE
 	[ "$("$JQ" -r --arg v "$2" "select(.$1 != \$v) | 1" "$LIVE_TMP/alerts.json" | wc -l)" = 0 ]
 }
-check "MESSAGE_ID is the jank one" field_is MESSAGE_ID 3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a
+check "MESSAGE_ID is the jank one" field_is MESSAGE_ID "$LIVE_JANK_ID"
 check "PRIORITY=4" field_is PRIORITY 4
 check "SYSLOG_IDENTIFIER=jankd" field_is SYSLOG_IDENTIFIER jankd
 check "JANK_THRESHOLD_NS=$THRESHOLD_NS" field_is JANK_THRESHOLD_NS "$THRESHOLD_NS"
@@ -125,7 +109,7 @@ check "MESSAGE is one line that says what was slow" \
 
 # ---- jankctl status ----
 
-st=$(live_jankd_status "$sock" '[.events, .actions_completed, .janks,
+st=$(live_jankd_status '[.events, .actions_completed, .janks,
 	(.inputs[0].rules[0] | .action, .count, .janks), .inputs[0].state] | @tsv')
 check "jankctl status: 100 events, 50 actions, 5 janks for $action (got: $st)" \
 	[ "$st" = "$(printf '100\t50\t5\t%s\t50\t5\tconnected' "$action")" ]
@@ -171,12 +155,8 @@ check "still 5 completed alerts" [ "$(count_entries JANK_KIND=completed)" = 5 ]
 
 # ---- Stop ----
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: jankd exits 0" [ "$rc" = 0 ]
-live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd >"$LIVE_TMP/log.txt"
+check "SIGTERM: jankd exits 0" live_stop_jankd
+live_jankd_log >"$LIVE_TMP/log.txt"
 summary_ok() {
 	grep -q "^summary: $action: 51 actions, 5 janks, p50 .*, p99 .*, max " "$LIVE_TMP/log.txt" &&
 		grep -q "^summary: 103 events, 1 overdue (0 unsure, not reported), 0 discarded events, 0 expired" \
@@ -184,7 +164,4 @@ summary_ok() {
 }
 check "final summary: per rule, then the counters" summary_ok
 check "the control socket is gone" [ ! -e "$sock" ]
-if [ "$_tap_failed" = 1 ]; then
-	diag "jankd's log:"
-	sed 's/^/#   /' "$LIVE_TMP/log.txt" "$LIVE_TMP/jankd.err"
-fi
+live_jankd_diag

@@ -8,38 +8,18 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
-
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_start_sessiond --no-kernel
-live_start_relayd
+live_setup_jankd
 
 plan 8
 
 session=jankd-json-$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal        # the command line wins
-[daemon]
-control-socket = $sock
-[action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 20ms
-CONF
-live_start_jankd --config "$conf" --log-target=json
-live_wait_jankd "$sock"
+live_create_session "$session"
+# target = journal in the config: the command line wins.
+live_jankd_conf --journal "$(live_url "$session")" frame 20ms </dev/null
+live_run_jankd --log-target=json
 
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
-	--interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
+	--interval 5ms
 live_wait 10 [ "$(wc -l <"$LIVE_TMP/jankd.out")" -ge 2 ] || true
 sleep 1
 out=$LIVE_TMP/jankd.out
@@ -52,13 +32,10 @@ check "each is an action over its threshold (type action, over_threshold true)" 
 check "messages went to stderr, not stdout" grep -q "attached" "$LIVE_TMP/jankd.err"
 
 live_lttng destroy "$session"
-"$LIVE_JANKCTL" analyze --config "$conf" --format json "$LIVE_RELAYD_OUTPUT" \
-	>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
-check "jankctl analyze reads what relayd stored" [ $? = 0 ]
-# Times are quoted (jq 1.6 reads numbers as doubles), keys sorted, one object a line.
+check "jankctl analyze reads what relayd stored" live_analyze_relayd
+# Times are quoted, keys sorted, one object a line.
 normalize() {
-	sed -E 's/"(begin|end)":(-?[0-9]+)/"\1":"\2"/g' "$1" |
-		"$JQ" -S -c 'select(.type == "action")' | sort
+	live_quote_times "$1" | "$JQ" -S -c 'select(.type == "action")' | sort
 }
 normalize "$out" >"$LIVE_TMP/live.json"
 normalize "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.json"
@@ -71,11 +48,7 @@ if ! cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"; then
 	sed 's/^/#   /' "$LIVE_TMP/analyze.err"
 fi
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
+check "SIGTERM: exit 0" live_stop_jankd
 summary_on_stderr() {
 	[ "$(wc -l <"$out")" = 2 ] &&
 		grep -q '^jankd: summary: frame: 10 actions, 2 janks' "$LIVE_TMP/jankd.err"

@@ -9,43 +9,20 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
-wrapper=
-for f in /usr/lib/*-linux-gnu/liblttng-ust-pthread-wrapper.so.1 /usr/lib/liblttng-ust-pthread-wrapper.so.1; do
-	[ -e "$f" ] && wrapper=$f && break
-done
-
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-[ -n "$wrapper" ] || plan_skip_all "liblttng-ust-pthread-wrapper.so.1 not found (liblttng-ust1)"
-live_require_jankd
-live_start_sessiond --no-kernel
-live_start_relayd
+live_require_pthread_wrapper
+live_setup_jankd
 
 plan 6
 
 session=jankd-locks-$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-{ live_create_session "$session" &&
-	live_lttng enable-event --userspace --session="$session" 'lttng_ust_pthread:*'; } ||
-	live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[daemon]
-control-socket = $sock
-[action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 20ms
-CONF
-live_start_jankd --config "$conf" --log-target=json
-live_wait_jankd "$sock"
+live_create_session "$session"
+live_lttng enable-event --userspace --session="$session" 'lttng_ust_pthread:*' ||
+	live_bail "cannot record the pthread wrapper's events"
+live_jankd_conf "$(live_url "$session")" frame 20ms </dev/null
+live_run_jankd --log-target=json
 
-LD_PRELOAD=$wrapper "$LIVE_DEMO" --cause lock --count 10 --slow-every 5 --normal 2ms \
-	--slow 40ms --interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+LD_PRELOAD=$LIVE_PTHREAD_WRAPPER live_demo "$LIVE_TMP/demo.out" --cause lock --count 10 \
+	--slow-every 5 --normal 2ms --slow 40ms --interval 5ms
 out=$LIVE_TMP/jankd.out
 for _ in $(seq 100); do
 	[ "$(grep -c '"type":"action"' "$out")" -ge 2 ] && break
@@ -65,12 +42,9 @@ check "each alert's breakdown has the time waiting for that mutex" [ "$("$JQ" -r
 	(.breakdown.locks[0].ns > 0.8 * .duration_ns)' "$out" | sort -u)" = true ]
 
 live_lttng destroy "$session"
-"$LIVE_JANKCTL" analyze --config "$conf" --format json "$LIVE_RELAYD_OUTPUT" \
-	>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
-check "jankctl analyze reads what relayd stored" [ $? = 0 ]
+check "jankctl analyze reads what relayd stored" live_analyze_relayd
 paths() {
-	sed -E 's/"(begin|end)":(-?[0-9]+)/"\1":"\2"/g' "$1" |
-		"$JQ" -S -c 'select(.type == "action") | [.key, .critical_path]' | sort
+	live_quote_times "$1" | "$JQ" -S -c 'select(.type == "action") | [.key, .critical_path]' | sort
 }
 paths "$out" >"$LIVE_TMP/live.paths"
 paths "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.paths"
@@ -78,6 +52,4 @@ check "the recorded run gives the same paths as the live run" \
 	cmp -s "$LIVE_TMP/live.paths" "$LIVE_TMP/offline.paths"
 cmp -s "$LIVE_TMP/live.paths" "$LIVE_TMP/offline.paths" ||
 	diff "$LIVE_TMP/live.paths" "$LIVE_TMP/offline.paths" | sed 's/^/#   /' | head -10
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-live_forget "$LIVE_JANKD_PID"
+live_stop_jankd || true

@@ -8,43 +8,29 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
 live_require_notify_recv
-live_require_jankd
-live_start_sessiond --no-kernel
-live_start_relayd
+live_setup_jankd
 
 plan 11
 
 session=jankd-notify-$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
 notify=$LIVE_TMP/notify
 msgs=$LIVE_TMP/notify.out
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
+live_jankd_conf "$(live_url "$session")" frame 20ms <<CONF
 [daemon]
-control-socket = $sock
 status-interval = 500ms
-[action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 20ms
 CONF
-
 live_start_notify_recv "$notify" "$msgs"
 
 # The session does not exist yet: jankd waits for it, and must not say READY.
-NOTIFY_SOCKET=$notify WATCHDOG_USEC=1000000 live_start_jankd --config "$conf" --log-target=stderr
+NOTIFY_SOCKET=$notify WATCHDOG_USEC=1000000 live_start_jankd --config "$LIVE_JANKD_CONF" \
+	--log-target=stderr
 sleep 1.5
 check "no READY=1 while the session does not exist" [ "$(grep -c '^READY=1$' "$msgs")" = 0 ]
 check "WATCHDOG=1 even before READY (half of WATCHDOG_USEC: 500 ms)" \
 	[ "$(grep -c '^WATCHDOG=1$' "$msgs")" -ge 2 ]
 
-live_create_session "$session" || live_bail "cannot create the live session"
+live_create_session "$session"
 live_wait 10 grep -q '^READY=1$' "$msgs"
 check "READY=1 once the session exists and jankd is attached" grep -q '^READY=1$' "$msgs"
 # followed_by LINE PATTERN: a message line LINE, and the next line matches PATTERN.
@@ -53,8 +39,8 @@ followed_by() {
 }
 check "READY=1 comes with a STATUS=" followed_by READY=1 '^STATUS=inputs 1/1 connected'
 
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
-	--interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
+	--interval 5ms
 sleep 1.5
 check "STATUS= with the live figures: events/s, actions, janks, graph memory" \
 	grep -Eq '^STATUS=inputs 1/1 connected, [0-9]+ events/s, 20 events, 10 actions, 2 janks, 0 alerts suppressed, 0 events discarded, graph [0-9.]+ [KMG]?i?B$' \
@@ -75,13 +61,9 @@ check "SIGHUP: RELOADING=1 with MONOTONIC_USEC" followed_by RELOADING=1 '^MONOTO
 live_wait 5 [ "$(grep -c '^READY=1$' "$msgs")" -ge 2 ]
 check "then READY=1 again" [ "$(grep -c '^READY=1$' "$msgs")" = 2 ]
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
+check "SIGTERM: exit 0" live_stop_jankd
 check "STOPPING=1 on the way out" grep -q '^STOPPING=1$' "$msgs"
 if [ "$_tap_failed" = 1 ]; then
 	sed 's/^/#   /' "$msgs" | tail -30
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
 fi
+live_jankd_diag

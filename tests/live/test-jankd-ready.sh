@@ -8,38 +8,23 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
 live_require_notify_recv
-live_require_jankd
-live_start_sessiond --no-kernel
-live_start_relayd
+live_setup_jankd
 
 plan 9
 
 sa=jankd-ready-a-$$
 sb=jankd-ready-b-$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
 notify=$LIVE_TMP/notify
 msgs=$LIVE_TMP/notify.out
-live_create_session "$sa" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$sa"), $(live_url "$sb")
+live_create_session "$sa"
+live_jankd_conf "$(live_url "$sa"), $(live_url "$sb")" frame 20ms <<CONF
 [daemon]
-control-socket = $sock
 ready-timeout = 2s
-[action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 20ms
 CONF
-
 live_start_notify_recv "$notify" "$msgs"
 
-NOTIFY_SOCKET=$notify live_start_jankd --config "$conf" --log-target=stderr
+NOTIFY_SOCKET=$notify live_start_jankd --config "$LIVE_JANKD_CONF" --log-target=stderr
 sleep 1
 check "no READY=1 before ready-timeout while $sb is missing" [ "$(grep -c '^READY=1$' "$msgs")" = 0 ]
 live_wait 5 grep -q '^READY=1$' "$msgs" || true
@@ -48,26 +33,22 @@ check "a warning names the missing session" \
 	grep -q "$(live_url "$sb"): not attached yet (.*); watching for it" "$LIVE_TMP/jankd.err"
 check "and says jankd is ready with 1 session not attached" \
 	grep -q "ready: watching 2 live sessions (1 not attached yet), 1 rule" "$LIVE_TMP/jankd.err"
-check "status: ready; $sa connected, $sb not" [ "$(live_jankd_status "$sock" \
+check "status: ready; $sa connected, $sb not" [ "$(live_jankd_status \
 	'"\(.ready) \([.inputs[] | .state == "connected"] | map(tostring) | join(","))"')" = "true true,false" ]
 
-live_create_session "$sb" || live_bail "cannot create session $sb"
-live_wait 15 live_jankd_attached "$sock" || true
+live_create_session "$sb"
+live_wait 15 live_jankd_attached || true
 check "$sb appears: it is attached" grep -q "$(live_url "$sb"): attached$" "$LIVE_TMP/jankd.err"
-"$LIVE_DEMO" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
-	--interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
-live_wait 10 [ "$(live_jankd_status "$sock" '[.inputs[].actions_completed] | join(" ")')" = "10 10" ] ||
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
+	--interval 5ms
+live_wait 10 [ "$(live_jankd_status '[.inputs[].actions_completed] | join(" ")')" = "10 10" ] ||
 	true
 check "both sessions are watched: 10 actions each" \
-	[ "$(live_jankd_status "$sock" '[.inputs[].actions_completed] | join(" ")')" = "10 10" ]
+	[ "$(live_jankd_status '[.inputs[].actions_completed] | join(" ")')" = "10 10" ]
 check "READY=1 was said once" [ "$(grep -c '^READY=1$' "$msgs")" = 1 ]
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
+check "SIGTERM: exit 0" live_stop_jankd
 if [ "$_tap_failed" = 1 ]; then
 	sed 's/^/#   /' "$msgs" | tail -20
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
 fi
+live_jankd_diag

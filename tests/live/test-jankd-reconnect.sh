@@ -12,51 +12,22 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
-
-live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-live_require_jankd
-live_require_journald
-live_start_sessiond --no-kernel
-live_start_relayd
-live_start_journald
+live_setup_jankd --journald
 
 plan 15
 
 session=jankd-reconnect-$$
 action=reconnect$$
-sock=$LIVE_TMP/control
-conf=$LIVE_TMP/jankd.conf
-live_create_session "$session" || live_bail "cannot create the live session"
-cat >"$conf" <<CONF
-[live]
-url = $(live_url "$session")
-[alerts]
-target = journal
-[daemon]
-control-socket = $sock
-[action $action]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 30ms
-CONF
-live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_create_session "$session"
+live_jankd_conf --journal "$(live_url "$session")" "$action" 30ms </dev/null
+live_run_jankd
 
 alerts() {
-	live_journalctl -o json JANK_ACTION="$action" | wc -l
-}
-log() {
-	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd
-}
-logged() {
-	log | grep -q "$1"
+	live_jank_count "$action"
 }
 demo() {
-	"$LIVE_DEMO" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 60ms \
-		--interval 5ms >"$LIVE_TMP/demo.out" 2>&1 9>&-
+	live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms \
+		--slow 60ms --interval 5ms
 }
 
 demo
@@ -65,22 +36,22 @@ check "before: 2 alerts" [ "$(alerts)" = 2 ]
 
 kill -KILL "$LIVE_RELAYD_PID"
 live_stop_relayd
-live_wait 5 logged 'lost the live session' || true
-check "the loss is logged" logged "^$(live_url "$session"): lost the live session: .*; reconnecting$"
-check "status: reconnecting" [ "$(live_jankd_status "$sock" '.inputs[0].state')" = reconnecting ]
+live_wait 5 live_jankd_logged 'lost the live session' || true
+check "the loss is logged" live_jankd_logged "^$(live_url "$session"): lost the live session: .*; reconnecting$"
+check "status: reconnecting" [ "$(live_jankd_status '.inputs[0].state')" = reconnecting ]
 # jankd retries (1 s, 2 s, 4 s...) while relayd is away: still one line.
 sleep 4
 live_restart_relayd || live_bail "cannot restart lttng-relayd"
 # The session died with its relayd: destroy it (lttng may complain) and create it again.
 lttng destroy "$session" >/dev/null 2>&1 9>&-
-live_create_session "$session" || live_bail "cannot create the live session again"
-live_wait 40 logged 'reconnected$' || true
-check "the reconnection is logged" logged "^$(live_url "$session"): reconnected$"
-check "each logged once" [ "$(log | grep -c 'lost the live session')" = 1 -a \
-	"$(log | grep -c 'reconnected$')" = 1 ]
+live_create_session "$session"
+live_wait 40 live_jankd_logged 'reconnected$' || true
+check "the reconnection is logged" live_jankd_logged "^$(live_url "$session"): reconnected$"
+check "each logged once" [ "$(live_jankd_log | grep -c 'lost the live session')" = 1 -a \
+	"$(live_jankd_log | grep -c 'reconnected$')" = 1 ]
 # state_is "STATE DISCONNECTS RECONNECTS": what jankctl status says of the input.
 state_is() {
-	st=$(live_jankd_status "$sock" '.inputs[0] | "\(.state) \(.disconnects) \(.reconnects)"')
+	st=$(live_jankd_status '.inputs[0] | "\(.state) \(.disconnects) \(.reconnects)"')
 	[ "$st" = "$1" ]
 }
 live_wait 5 state_is "connected 1 1" || true
@@ -90,18 +61,18 @@ demo
 live_wait 10 [ "$(alerts)" -ge 4 ] || true
 sleep 0.5
 check "after: the 2 new janks are alerted" [ "$(alerts)" = 4 ]
-check "the same engine: 20 actions for the rule, 4 janks" [ "$(live_jankd_status "$sock" \
+check "the same engine: 20 actions for the rule, 4 janks" [ "$(live_jankd_status \
 	'.inputs[0].rules[0] | "\(.count) \(.janks)"')" = "20 4" ]
 
 # ---- The session alone goes away, and comes back ----
 
 live_lttng destroy "$session"
-live_wait 10 logged 'the live session is gone' || true
+live_wait 10 live_jankd_logged 'the live session is gone' || true
 check "a destroyed session is noticed and logged" \
-	logged "^$(live_url "$session"): the live session is gone (destroyed?); waiting for it to come back$"
-live_create_session "$session" || live_bail "cannot create the live session again"
-live_wait 10 [ "$(log | grep -c 'reconnected$')" = 2 ] || true
-check "its return is logged as a reconnection" [ "$(log | grep -c 'reconnected$')" = 2 ]
+	live_jankd_logged "^$(live_url "$session"): the live session is gone (destroyed?); waiting for it to come back$"
+live_create_session "$session"
+live_wait 10 [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ] || true
+check "its return is logged as a reconnection" [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ]
 demo
 live_wait 10 [ "$(alerts)" -ge 6 ] || true
 sleep 0.5
@@ -109,17 +80,10 @@ check "the janks in the new session are alerted" [ "$(alerts)" = 6 ]
 live_wait 5 state_is "connected 2 2" || true
 check "status: connected, 2 disconnects, 2 reconnects (got: $st)" state_is "connected 2 2"
 
-kill -TERM "$LIVE_JANKD_PID"
-wait "$LIVE_JANKD_PID"
-rc=$?
-live_forget "$LIVE_JANKD_PID"
-check "SIGTERM: exit 0" [ "$rc" = 0 ]
-check "the final summary counts the disconnects" logged ' 2 disconnects$'
+check "SIGTERM: exit 0" live_stop_jankd
+check "the final summary counts the disconnects" live_jankd_logged ' 2 disconnects$'
 check "no other warning or error" [ "$(live_journalctl -o json _PID="$LIVE_JANKD_PID" \
 	SYSLOG_IDENTIFIER=jankd | "$JQ" -r 'select((.PRIORITY | tonumber) <= 4 and
 	(.JANK_ACTION == null)) | .MESSAGE' |
 	grep -Evc 'lost the live session|the live session is gone')" = 0 ]
-if [ "$_tap_failed" = 1 ]; then
-	log | sed 's/^/#   /'
-	sed 's/^/#   /' "$LIVE_TMP/jankd.err"
-fi
+live_jankd_diag

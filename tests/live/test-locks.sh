@@ -8,15 +8,9 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
-JQ=${JQ:-jq}
-wrapper=
-for d in /usr/lib/x86_64-linux-gnu /usr/lib/*-linux-gnu /usr/lib /usr/local/lib; do
-	[ -e "$d/liblttng-ust-pthread-wrapper.so.1" ] && wrapper=$d/liblttng-ust-pthread-wrapper.so.1 && break
-done
-
 live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
-[ -n "$wrapper" ] || plan_skip_all "liblttng-ust-pthread-wrapper.so.1 not found (liblttng-ust1)"
+live_require_demo
+live_require_pthread_wrapper
 live_start_sessiond --no-kernel
 plan 6
 
@@ -24,23 +18,15 @@ trace=$LIVE_TMP/trace
 session=jank-locks-$$
 out=$LIVE_TMP/demo.out
 if live_lttng create "$session" --output="$trace" &&
-	live_lttng enable-event --userspace 'jank:*' &&
-	live_lttng enable-event --userspace 'lttng_ust_pthread:*' &&
-	live_lttng add-context --userspace -t vpid -t vtid -t procname &&
-	live_lttng start; then
-	LD_PRELOAD=$wrapper "$LIVE_DEMO" --cause lock --count 10 --slow-every 5 \
+	live_lttng enable-event --userspace --session="$session" 'lttng_ust_pthread:*' &&
+	live_start_session "$session"; then
+	LD_PRELOAD=$LIVE_PTHREAD_WRAPPER "$LIVE_DEMO" --cause lock --count 10 --slow-every 5 \
 		--normal 2ms --slow 40ms --interval 5ms > "$out" 2> "$out.err" 9>&-
 	live_lttng stop && live_lttng destroy "$session"
 fi
 check "jank-demo ran under the pthread wrapper" grep -q '^done 10$' "$out"
 
-cat > "$LIVE_TMP/locks.conf" <<CONF
-[action frame]
-begin = jank:action_begin
-end = jank:action_end
-key = name, id
-threshold = 20ms
-CONF
+live_conf_rule frame "threshold = 20ms" >"$LIVE_TMP/locks.conf"
 json=$("$top_builddir/jankctl/jankctl" analyze --config "$LIVE_TMP/locks.conf" --format json \
 	"$trace" 2> "$LIVE_TMP/jankctl.err")
 check "jankctl analyze reads the trace" [ -n "$json" ]

@@ -14,7 +14,7 @@ SLOW_NS=20000000
 TOLERANCE_NS=2000000
 
 live_init
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
+live_require_demo
 command -v "$BT" >/dev/null 2>&1 || plan_skip_all "$BT not found (install babeltrace2)"
 live_start_sessiond --no-kernel
 

@@ -17,7 +17,7 @@ TOOL=$top_builddir/tests/live/session-tool
 
 live_init
 [ -x "$TOOL" ] || plan_skip_all "$TOOL is not built (make -C tests check)"
-[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
+live_require_demo
 command -v "$BT" >/dev/null 2>&1 || plan_skip_all "$BT not found (install babeltrace2)"
 live_start_sessiond --no-kernel
 live_start_relayd
