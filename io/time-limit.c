@@ -1,36 +1,46 @@
 /* SPDX-License-Identifier: MIT */
-/* A time limit on calls that may never return (see time-limit.h). */
+/*
+ * A time limit on calls that may never return (see time-limit.h).
+ *
+ * Arming is on the path of every batch of events: it stores a time and a
+ * pointer, nothing more. The watchdog thread looks once a second.
+ */
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 #include "time-limit.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static jank_time_limit_fn handler;
 static unsigned limit_s;
-static bool armed;
-static struct timespec deadline;
-static char what[512];
+static _Atomic(int64_t) armed_at; /* CLOCK_MONOTONIC_COARSE seconds, 0: not armed */
+static _Atomic(const char *) armed_what;
+
+static int64_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec + 1; /* never 0 */
+}
 
 static void *watch(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&lock);
 	for (;;) {
-		while (!armed)
-			pthread_cond_wait(&changed, &lock);
-		/* ETIMEDOUT with the call still armed: it is stuck. */
-		if (pthread_cond_timedwait(&changed, &lock, &deadline) == ETIMEDOUT && armed) {
-			char copy[sizeof(what)];
+		int64_t since;
 
-			snprintf(copy, sizeof(copy), "%s", what);
-			pthread_mutex_unlock(&lock);
-			handler(copy, limit_s);
-			pthread_mutex_lock(&lock);
-			armed = false;
+		sleep(1);
+		since = atomic_load(&armed_at);
+		if (since && now_s() - since > (int64_t)limit_s) {
+			char what[512];
+
+			snprintf(what, sizeof(what), "%s", atomic_load(&armed_what));
+			handler(what, limit_s);
+			atomic_store(&armed_at, 0);
 		}
 	}
 	return NULL;
@@ -42,45 +52,34 @@ int jank_time_limit_set(unsigned seconds, jank_time_limit_fn on_expiry)
 	pthread_t t;
 	int r;
 
-	pthread_mutex_lock(&lock);
-	r = handler ? 0 : -1;
-	handler = on_expiry;
+	if (handler) {
+		limit_s = seconds;
+		handler = on_expiry;
+		return 0;
+	}
 	limit_s = seconds;
-	pthread_mutex_unlock(&lock);
-	if (r == 0)
-		return 0; /* the thread runs already */
+	handler = on_expiry;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	r = pthread_create(&t, &attr, watch, NULL);
 	pthread_attr_destroy(&attr);
 	if (r != 0) {
-		pthread_mutex_lock(&lock);
 		handler = NULL;
-		pthread_mutex_unlock(&lock);
 		return -r;
 	}
 	return 0;
 }
 
-void jank_time_limit_begin(const char *call)
+void jank_time_limit_begin(const char *what)
 {
-	pthread_mutex_lock(&lock);
-	if (handler) {
-		snprintf(what, sizeof(what), "%s", call);
-		clock_gettime(CLOCK_REALTIME, &deadline); /* pthread_cond_timedwait's clock */
-		deadline.tv_sec += limit_s;
-		armed = true;
-		pthread_cond_signal(&changed);
-	}
-	pthread_mutex_unlock(&lock);
+	if (!handler)
+		return;
+	atomic_store(&armed_what, what);
+	atomic_store(&armed_at, now_s());
 }
 
 void jank_time_limit_end(void)
 {
-	pthread_mutex_lock(&lock);
-	if (armed) {
-		armed = false;
-		pthread_cond_signal(&changed);
-	}
-	pthread_mutex_unlock(&lock);
+	if (handler)
+		atomic_store(&armed_at, 0);
 }

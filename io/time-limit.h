@@ -6,8 +6,10 @@
  * its deadline makes a watchdog thread call the process's handler, which
  * must not return into the stuck call (jankctl prints an error and exits).
  *
- * Off until a program sets a handler: the arming calls are then no-ops.
- * One call at a time is armed (jankctl reads its traces on one thread).
+ * Off until a program sets a handler (before any arming), and the arming
+ * calls are then no-ops. One call at a time is armed (jankctl reads its
+ * traces on one thread); `what` must live until jank_time_limit_end(). The
+ * limit is checked once a second: a call may run up to a second over.
  */
 #ifndef JANK_TIME_LIMIT_H
 #define JANK_TIME_LIMIT_H

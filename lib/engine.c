@@ -445,7 +445,13 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	for (tf = jank_layout_fields(ci->type); *tf; tf++)
 		ci->fields[ci->nfields++] = *tf;
 	add_roles(e, ci);
-	ci->wanted = ci->type != JANK_EVENT_USER || ci->nroles > 0;
+	/*
+	 * System calls mean nothing to the model: without a rule on them, the
+	 * input skips them before decoding (nearly half of a kernel trace).
+	 */
+	ci->wanted = ci->nroles > 0 ||
+		     (ci->type != JANK_EVENT_USER && ci->type != JANK_EVENT_SYSCALL_ENTRY &&
+		      ci->type != JANK_EVENT_SYSCALL_EXIT);
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;
