@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Build the libFuzzer targets of tests/fuzz in a clang build directory and
+# run each on its corpus (see README).
+#
+#   tests/fuzz/fuzz.sh [--seconds N] [--builddir DIR] [--if-available] [TARGET...]
+#
+# TARGET: config, engine, ctf (default: all three, one after the other).
+# DIR (default build-fuzz/ beside the sources) is configured with CC=clang
+# --enable-fuzzing when it has no Makefile. Each target runs N seconds
+# (default 60) on the corpus it grew in DIR (tests/fuzz/corpus-TARGET) and
+# the seeds of tests/fuzz/corpus/TARGET, and gives one line:
+#   PASS: fuzz-engine: 60 s, 123456 runs, 2057 exec/s, cov 812, ft 3021, corpus 210 (+12 new)
+#   FAIL: fuzz-engine: crash-..., then the first lines of the report
+#   SKIP: fuzz-engine: why   (--if-available, when clang or libFuzzer is missing)
+# Exit 0 when no target failed, 1 otherwise (or when the build failed).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=60 builddir=$top/build-fuzz if_available=no targets=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds) seconds=$2; shift ;;
+	--builddir) builddir=$2; shift ;;
+	--if-available) if_available=yes ;;
+	config | engine | ctf) targets="$targets $1" ;;
+	*) echo "usage: fuzz.sh [--seconds N] [--builddir DIR] [--if-available] [config|engine|ctf]..." >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+targets=${targets:-config engine ctf}
+CC=${FUZZ_CC:-clang}
+
+# Without clang and libFuzzer: an error, or a skip for CI.
+unavailable() {
+	if [ "$if_available" = yes ]; then
+		for t in $targets; do echo "SKIP: fuzz-$t: $1"; done
+		exit 0
+	fi
+	echo "fuzz.sh: $1" >&2
+	exit 1
+}
+probe=$(mktemp -d) || exit 1
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n' >"$probe/p.c"
+if ! command -v "$CC" >/dev/null 2>&1; then
+	rm -rf "$probe"
+	unavailable "$CC not found (install the Debian packages clang and libclang-rt-14-dev)"
+fi
+if ! "$CC" -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >/dev/null 2>&1; then
+	rm -rf "$probe"
+	unavailable "$CC cannot link libFuzzer targets (clang and the Debian package libclang-rt-14-dev are needed)"
+fi
+rm -rf "$probe"
+
+mkdir -p "$builddir" || exit 1
+builddir=$(cd "$builddir" && pwd)
+if [ ! -f "$builddir/Makefile" ]; then
+	(cd "$top" && { [ -x configure ] && [ configure -nt configure.ac ] || ./bootstrap >/dev/null; }) ||
+		{ echo "fuzz.sh: ./bootstrap failed" >&2; exit 1; }
+	(cd "$builddir" && CC=$CC "$top/configure" --enable-fuzzing >configure.out 2>&1) ||
+		{ tail -20 "$builddir/configure.out"; echo "fuzz.sh: configure failed" >&2; exit 1; }
+fi
+if ! "$builddir/config.status" --config | grep -q -- --enable-fuzzing; then
+	echo "fuzz.sh: $builddir is not configured with --enable-fuzzing" >&2
+	exit 1
+fi
+log=$builddir/tests/fuzz/make.out
+mkdir -p "$builddir/tests/fuzz"
+jobs=$(nproc 2>/dev/null || echo 2)
+{ make -C "$builddir/lib" -j"$jobs" && make -C "$builddir/io" -j"$jobs" &&
+	make -C "$builddir/tests" -j"$jobs" gen/jank-gen &&
+	make -C "$builddir/tests/fuzz" -j"$jobs"; } >"$log" 2>&1 ||
+	{ tail -30 "$log"; echo "fuzz.sh: the build failed (see $log)" >&2; exit 1; }
+
+rc=0
+for t in $targets; do
+	bin=$builddir/tests/fuzz/fuzz-$t
+	work=$builddir/tests/fuzz/corpus-$t
+	art=$builddir/tests/fuzz/artifacts
+	out=$builddir/tests/fuzz/fuzz-$t.log
+	mkdir -p "$work" "$art"
+	case $t in
+	ctf) opts="-timeout=60 -max_len=16384" ;;
+	*) opts="-timeout=10 -max_len=4096" ;;
+	esac
+	dict=
+	[ -f "$top/tests/fuzz/$t.dict" ] && dict=-dict=$top/tests/fuzz/$t.dict
+	before=$(ls "$art" | wc -l)
+	# shellcheck disable=SC2086
+	"$bin" -max_total_time="$seconds" -print_final_stats=1 $dict \
+		-artifact_prefix="$art/$t-" $opts "$work" "$top/tests/fuzz/corpus/$t" >"$out" 2>&1
+	status=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out")
+	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out")
+	new=$(sed -n 's/^stat::new_units_added: *//p' "$out")
+	last=$(grep -E '^#[0-9]+.*cov: ' "$out" | tail -1)
+	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
+	if [ "$status" = 0 ] && [ "$(ls "$art" | wc -l)" = "$before" ]; then
+		echo "PASS: fuzz-$t: $seconds s, ${runs:-?} runs, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?} (+${new:-0} new)"
+		continue
+	fi
+	rc=1
+	found=$(ls -t "$art" | head -1)
+	echo "FAIL: fuzz-$t: exit $status after ${runs:-?} runs${found:+, input saved as $art/$found} (log: $out)"
+	grep -m 1 -A 8 -E 'ERROR: |runtime error|invariant broken|deadly signal|ALARM|out-of-memory' "$out" |
+		sed 's/^/#   /'
+done
+exit $rc
