@@ -738,7 +738,9 @@ static void section_end(struct parser *p)
 	static const unsigned required[] = { ACTION_KEY_BEGIN, ACTION_KEY_END,
 					     ACTION_KEY_THRESHOLD };
 
-	if (p->kind != SECTION_ACTION)
+	/* A refused value leaves its key marked seen but unset: the first
+	 * error is the one to report. */
+	if (p->kind != SECTION_ACTION || p->failed)
 		return;
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		if (!(p->seen & (1ull << required[i]))) {

@@ -251,6 +251,8 @@ static void forget_classes(struct jank_engine *e)
 	e->generation++;
 }
 
+static void note_peak(struct jank_engine *e);
+
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
 	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
@@ -262,6 +264,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 	const char *ev;
 	size_t bad;
 
+	note_peak(e);
 	if (!nrs || !from)
 		goto fail;
 	if (jank_rules_check(rules, n, &bad, &ev) < 0) {
@@ -595,11 +598,18 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 	}
 }
 
-static void fill_thread_info(const struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+/*
+ * The pid and comm of an action's thread. An event of the thread marks it
+ * seen: a thread that exited without a final switch is then kept by GC
+ * while its action is open, as it is without GC.
+ */
+static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 			     int32_t *pid, char *comm)
 {
-	const struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+	struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 
+	if (w && ev && ev->tid == tid)
+		jank_worker_seen(w, ev->ts);
 	if (ev && ev->pid >= 0)
 		*pid = ev->pid;
 	else if (w && w->pid >= 0)
@@ -702,6 +712,19 @@ static uint64_t memory_bytes(const struct jank_engine *e)
 {
 	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
 	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
+}
+
+/*
+ * Every call that can free memory (an event ends an action or a lock
+ * record, new rules, a collection) notes the peak first, so that
+ * jank_engine_get_stats() never reports a peak lower than an earlier one.
+ */
+static void note_peak(struct jank_engine *e)
+{
+	uint64_t bytes = memory_bytes(e);
+
+	if (bytes > e->stats.memory_peak)
+		e->stats.memory_peak = bytes;
 }
 
 /* Open actions alone take half the memory budget: drop the oldest. */
@@ -819,17 +842,11 @@ static void collect(struct jank_engine *e)
 
 static void maintain(struct jank_engine *e)
 {
-	/* The peak is reached just before a collection. */
-	uint64_t bytes = memory_bytes(e);
-
-	if (bytes > e->stats.memory_peak)
-		e->stats.memory_peak = bytes;
+	note_peak(e);
 	e->since_gc = 0;
 	check_actions(e, e->stats.now);
 	collect(e);
-	bytes = memory_bytes(e);
-	if (bytes > e->stats.memory_peak)
-		e->stats.memory_peak = bytes;
+	note_peak(e);
 }
 
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
@@ -839,6 +856,7 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ev->class_id >= e->nclasses)
 		return;
 	ci = &e->classes[ev->class_id];
+	note_peak(e); /* before this event frees anything: the peak never goes down */
 	if (e->stats.events++ == 0)
 		e->first_ts = ev->ts;
 	if (ev->ts > e->stats.now)
@@ -856,6 +874,7 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 
 void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
 {
+	note_peak(e);
 	e->stats.discarded_events += count;
 	if (ts > e->loss_ts)
 		e->loss_ts = ts;

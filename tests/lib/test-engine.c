@@ -198,12 +198,98 @@ static void limits_at_runtime(void **state)
 	scn_fini(&s);
 }
 
+/* The events of the fuzz-engine reproducer (tests/fuzz/corpus/engine/regress-exited-thread). */
+static void run_exited(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	struct scn s;
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
+	scn_init(&s, &scn_layout_current, cfg);
+	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_wake(&s, 1000000001, 1, 1);
+	scn_kernel(&s, 1000000007, 0, "sched_process_exit", S("comm", "app"), I("tid", 1),
+		   I("prio", 120));
+	scn_ust(&s, 1000000008, 0, 1, "jank:action_begin", S("name", "frame"), I("id", 1));
+	jank_engine_tick(s.e, 1016777224);
+	scn_ust(&s, 8532969992, 1, 1, "jank:action_end", S("name", "frame"), I("id", 1));
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+/*
+ * A thread that exited with no final switch, then opened an action: GC
+ * must keep it while the action is open (it freed it whole, and the path
+ * said `unknown` where the run without GC said `preempted`).
+ */
+static void gc_keeps_exited_thread_of_open_action(void **state)
+{
+	struct jank_engine_config on, off;
+	struct transcript a = { 0 }, b = { 0 };
+
+	jank_engine_config_defaults(&on);
+	on.report_all = true;
+	on.retention_ns = 1000000; /* the tick is past it */
+	off = on;
+	off.gc = false;
+	run_exited(&on, &a);
+	run_exited(&off, &b);
+	assert_int_equal(a.reports, 1);
+	assert_int_equal(b.reports, 1);
+	assert_string_equal(a.buf, b.buf);
+	free(a.buf);
+	free(b.buf);
+}
+
+/* memory_peak never goes down, even when memory is freed between two collections. */
+static void peak_never_decreases(void **state)
+{
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct jank_rule r;
+	struct scn s;
+	uint64_t peak;
+
+	jank_engine_config_defaults(&cfg);
+	scn_init(&s, &scn_layout_current, &cfg);
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_rule_set_keys(&r, "id"), 0);
+	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
+	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	for (int i = 0; i < 2000; i++)
+		scn_ust(&s, 1000 + i, 0, 7, "jank:action_begin", I("id", i));
+	jank_engine_get_stats(s.e, &st);
+	peak = st.memory_peak;
+	assert_true(peak >= st.memory_bytes);
+	/* New rules drop the open actions: memory goes down, the peak stays. */
+	assert_int_equal(jank_engine_replace_rules(s.e, NULL, 0), 0);
+	jank_engine_get_stats(s.e, &st);
+	print_message("# %llu KiB after the rules went, peak %llu KiB\n",
+		      (unsigned long long)st.memory_bytes >> 10,
+		      (unsigned long long)st.memory_peak >> 10);
+	assert_true(st.memory_bytes < peak);
+	assert_true(st.memory_peak >= peak);
+	for (unsigned i = 0; i < r.nkeys; i++)
+		free(r.keys[i]);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gc_invariance),
 		cmocka_unit_test(memory_budget),
 		cmocka_unit_test(limits_at_runtime),
+		cmocka_unit_test(gc_keeps_exited_thread_of_open_action),
+		cmocka_unit_test(peak_never_decreases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,6 +175,19 @@ end = b
 threshold = p99*1.5
 warmup = lots
 X
+# Found by fuzz-config: a refused begin or end was then compared as NULL.
+bad begin-not-event 1 ":2: bad event name 'a b' for begin$" <<'X'
+[action a]
+begin = a b
+end = x
+threshold = 1ms
+X
+bad end-empty 1 ":3: empty value for 'end' in section \[action a\]$" <<'X'
+[action a]
+begin = x
+end =
+threshold = 1ms
+X
 bad no-action 1 ": no \[action \.\.\.\] section$" <<'X'
 [graph]
 retention = 2s
