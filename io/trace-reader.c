@@ -44,6 +44,7 @@
 #include "trace-reader.h"
 #include "errbuf.h"
 #include "time-limit.h"
+#include "trace-merge.h"
 
 #define INPUT_ERR_LEN  512
 #define MAX_WALK_DEPTH 16
@@ -151,6 +152,7 @@ struct jank_reader {
 	char limit_what[PATH_MAX + 16]; /* "reading NAME", for the time limit */
 	jank_reader_notice_fn notice;
 	void *notice_data;
+	struct jank_merge_ops merge_ops;
 	struct jank_reader_stats stats;
 	char err[INPUT_ERR_LEN];
 };
@@ -417,8 +419,9 @@ static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 
 /* ---- Graph construction ---- */
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *data);
+static int message_time(const bt_message *msg, int64_t *ts, void *data);
+static int take_message(const bt_message *msg, int64_t ts, bool timed, void *data);
+static void merge_error(const char *what, void *data);
 
 /*
  * babeltrace2 2.0 keeps one process-wide list of the component classes of
@@ -532,51 +535,34 @@ static const char *component_label(const struct jank_reader *in, const char *nam
 static int connect_graph(struct jank_reader *in, const bt_component_source **srcs, size_t nsrcs,
 			 char *err, size_t len)
 {
-	const bt_component_class_filter *mux_cls;
-	const bt_component_filter *mux = NULL;
 	const bt_component_sink *sink = NULL;
-	const bt_plugin *plugin = NULL;
 	char reason[INPUT_ERR_LEN];
-	int r;
+	size_t nports = 0, k = 0;
 
-	r = find_component_class("utils", "muxer", 'f', (const void **)&mux_cls, &plugin, err, len);
-	if (r < 0)
-		goto end;
-	if (bt_graph_add_filter_component(in->graph, mux_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+	for (size_t i = 0; i < nsrcs; i++)
+		nports += bt_component_source_get_output_port_count(srcs[i]);
+	in->merge_ops = (struct jank_merge_ops){
+		.time = message_time, .take = take_message, .error = merge_error, .data = in
+	};
+	if (jank_merge_add(in->graph, "jank", nports, &in->merge_ops, &sink) < 0)
 		goto bt_error;
 	for (size_t i = 0; i < nsrcs; i++) {
-		uint64_t nports = bt_component_source_get_output_port_count(srcs[i]);
+		uint64_t n = bt_component_source_get_output_port_count(srcs[i]);
 
-		for (uint64_t p = 0; p < nports; p++) {
-			const bt_port_output *out =
-				bt_component_source_borrow_output_port_by_index_const(srcs[i], p);
-			uint64_t nin = bt_component_filter_get_input_port_count(mux);
-			const bt_port_input *inp =
-				bt_component_filter_borrow_input_port_by_index_const(mux, nin - 1);
-
-			if (bt_graph_connect_ports(in->graph, out, inp, NULL) !=
-			    BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		for (uint64_t p = 0; p < n; p++, k++)
+			if (bt_graph_connect_ports(
+				    in->graph,
+				    bt_component_source_borrow_output_port_by_index_const(srcs[i],
+											  p),
+				    bt_component_sink_borrow_input_port_by_index_const(sink, k),
+				    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
 				goto bt_error;
-		}
 	}
-	if (bt_graph_add_simple_sink_component(in->graph, "jank", NULL, sink_consume, NULL, in,
-					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		goto bt_error;
-	if (bt_graph_connect_ports(in->graph,
-				   bt_component_filter_borrow_output_port_by_name_const(mux, "out"),
-				   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		goto bt_error;
-	r = 0;
-	goto end;
+	return 0;
 bt_error:
 	take_bt_error(reason, sizeof(reason), NULL, 0);
 	jank_errf(err, len, "%s: cannot build the babeltrace2 graph: %s", in->name, reason);
-	r = -EIO;
-end:
-	bt_plugin_put_ref(plugin);
-	return r;
+	return -EIO;
 }
 
 static bt_value *params_with_inputs(const char *const *inputs, size_t n)
@@ -1381,7 +1367,8 @@ static int event_class_caches(struct jank_reader *in, const bt_event *ev, const 
 	return 0;
 }
 
-static int handle_event(struct jank_reader *in, const bt_message *msg)
+/* An event at ts (from message_time: the merge ordered it by that time). */
+static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t ts, bool timed)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
@@ -1403,14 +1390,12 @@ static int handle_event(struct jank_reader *in, const bt_message *msg)
 	}
 	if (!cc->wanted)
 		return 0;
-	if (!c->has_clock) {
+	if (!timed) {
 		jank_errf(in->err, sizeof(in->err), "%s: the trace's events have no timestamps",
 			  in->name);
 		return -EINVAL;
 	}
-	r = event_ns(in, c, bt_message_event_borrow_default_clock_snapshot_const(msg), &jev.ts);
-	if (r < 0)
-		return r;
+	jev.ts = ts;
 
 	jev.cpu = c->cpu.scope != SCOPE_NONE ? packet_cpu(in, c, bt_event_borrow_packet_const(ev))
 					     : -1;
@@ -1588,11 +1573,11 @@ static int handle_inactivity(struct jank_reader *in, const bt_message *msg)
 	return 0;
 }
 
-static int handle_message(struct jank_reader *in, const bt_message *msg)
+static int handle_message(struct jank_reader *in, const bt_message *msg, int64_t ts, bool timed)
 {
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		return handle_event(in, msg);
+		return handle_event(in, msg, ts, timed);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		return handle_stream_beginning(in, msg);
 	case BT_MESSAGE_TYPE_STREAM_END:
@@ -1671,46 +1656,89 @@ static void release_trace_pages(const struct jank_reader *in)
 	fclose(f);
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *data)
+/*
+ * The time the merge orders a message by (trace-merge.h): an event's own
+ * (through the stream class's fast clock when it has one), the beginning of
+ * a packet or of a discarded range, an inactivity's. 1 with *ts, 0 for none.
+ */
+static int message_time(const bt_message *msg, int64_t *ts, void *data)
 {
 	struct jank_reader *in = data;
-	bt_message_array_const msgs;
-	uint64_t count = 0;
-	int r = 0;
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream_class *sc;
 
-	/* Rules only change between two batches: one compare per batch. */
-	if (in->generation != jank_engine_generation(in->engine))
-		forget_classes(in);
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT: {
+		const bt_event *ev = bt_message_event_borrow_event_const(msg);
+		struct class_cache *cc;
+		struct sc_cache *c;
 
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		if (event_class_caches(in, ev, bt_event_borrow_class_const(ev), &c, &cc) < 0) {
+			jank_errf(in->err, sizeof(in->err), "out of memory");
+			in->decode_error = true;
+			return -ENOMEM;
+		}
+		if (!c->has_clock)
+			return 0;
+		return event_ns(in, c, bt_message_event_borrow_default_clock_snapshot_const(msg),
+				ts) < 0
+			       ? -EINVAL
+			       : 1;
+	}
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc))
+			cs = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
 		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg)));
+		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc))
+			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+	case BT_MESSAGE_TYPE_STREAM_END:
+		break; /* no time needed: they go as soon as they head their stream */
 	}
-	for (uint64_t i = 0; i < count; i++) {
-		if (r == 0)
-			r = handle_message(in, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	if (in->ntrace_dirs && in->stats.events - in->released_at >= RELEASE_EVERY) {
-		in->released_at = in->stats.events;
-		release_trace_pages(in);
-	}
-	if (r < 0) {
+	if (!cs)
+		return 0;
+	return clock_ns(in, cs, ts) < 0 ? -EINVAL : 1;
+}
+
+static int take_message(const bt_message *msg, int64_t ts, bool timed, void *data)
+{
+	struct jank_reader *in = data;
+	int r = handle_message(in, msg, ts, timed);
+
+	if (r < 0)
 		in->decode_error = true;
-		return r == -ENOMEM
-			       ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR
-			       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	return r;
+}
+
+static void merge_error(const char *what, void *data)
+{
+	struct jank_reader *in = data;
+
+	jank_errf(in->err, sizeof(in->err), "%s: %s", in->name, what);
+	in->decode_error = true;
 }
 
 /* ---- Driving ---- */
@@ -1740,12 +1768,20 @@ enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 		return JANK_READER_STATUS_ERROR;
 	if (in->ended)
 		return JANK_READER_STATUS_END;
+	/* Rules only change between two batches: one compare per batch. */
+	if (in->generation != jank_engine_generation(in->engine))
+		forget_classes(in);
 	/* Offline, a step that does not end is a trace babeltrace2 cannot read. */
 	if (in->ntrace_dirs)
 		jank_time_limit_begin(in->limit_what);
 	st = bt_graph_run_once(in->graph);
-	if (in->ntrace_dirs)
+	if (in->ntrace_dirs) {
 		jank_time_limit_end();
+		if (in->stats.events - in->released_at >= RELEASE_EVERY) {
+			in->released_at = in->stats.events;
+			release_trace_pages(in);
+		}
+	}
 	/*
 	 * babeltrace2 2.0 may return success and still leave an error on the
 	 * thread (a source that gave up on a corrupt packet); the next call

@@ -7,7 +7,8 @@ bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
 
-EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/live-load.sh bench/memory-budget.sh
+EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
+	bench/memory-budget.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
