@@ -61,7 +61,11 @@ sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$unit" >"$tmp/verify/jankd.servi
 cp "$relayd_unit" "$tmp/verify/"
 MANPATH=$mandir: systemd-analyze verify "$tmp/verify/jankd.service" \
 	"$tmp/verify/jank-relayd.service" >"$tmp/verify.out" 2>&1
-[ ! -s "$tmp/verify.out" ]
+# What other packages provide may be missing here (a build chroot has no
+# procps or lttng-tools): said, not counted against the units.
+others='Command (/bin/kill|lttng-relayd) is not executable|'"Command 'man lttng-relayd\\(8\\)' failed"
+grep -E "$others" "$tmp/verify.out" | sed 's/^/# not installed here: /'
+! grep -Ev "$others" "$tmp/verify.out" | grep -q .
 result "systemd-analyze verify: no complaint" || sed 's/^/# /' "$tmp/verify.out"
 # --offline: the unit file alone, not the running system (PID 1 may not be systemd).
 systemd-analyze security --offline=yes --threshold=25 "$tmp/verify/jankd.service" \
