@@ -292,9 +292,14 @@ alert_keys() {
 		sed -n 's/^JANK_KEY=//p' | sort
 }
 
-# demo_alerted PID: jank-demo's two slow frames (ids 4 and 9) were alerted by PID.
+# demo_alerted PID: jank-demo's two slow frames (ids 4 and 9) were alerted by
+# PID. (A normal frame that a loaded host made slower than 16 ms is alerted
+# too, rightly: not an error.)
 demo_alerted() {
-	[ "$(alert_keys "$1" | tr '\n' ' ')" = "name=frame,id=4 name=frame,id=9 " ]
+	local keys
+
+	keys=$(alert_keys "$1")
+	echo "$keys" | grep -qx 'name=frame,id=4' && echo "$keys" | grep -qx 'name=frame,id=9'
 }
 
 run_demo() {
@@ -304,6 +309,7 @@ run_demo() {
 
 # On failure: the unit's state and the end of its journal.
 show_jankd() {
+	diag "$(ct systemctl show -p MainPID -p NRestarts jankd.service | tr '\n' ' ')"
 	ct systemctl status --no-pager -l jankd.service 2>&1 | sed 's/^/#   /' | head -n 20
 	journal_jankd -n 30 -o short-monotonic 2>&1 | sed 's/^/#   /'
 }
@@ -359,6 +365,7 @@ pid1=$(jankd_pid)
 run_demo demo1
 if wait_for 15 demo_alerted "$pid1"; then
 	ok "jank-demo's two slow frames are alerted in journalctl -u jankd"
+	diag "alerts: $(alert_keys "$pid1" | tr '\n' ' ')"
 else
 	fail "jank-demo's two slow frames are alerted in journalctl -u jankd"
 	diag "alerts of pid $pid1: $(alert_keys "$pid1" | tr '\n' ' ')"
@@ -462,9 +469,11 @@ else
 fi
 if [ -n "$pid2" ] && run_demo demo2 && wait_for 15 demo_alerted "$pid2"; then
 	ok "the restarted jankd alerts again"
+	diag "alerts: $(alert_keys "$pid2" | tr '\n' ' ')"
 else
 	fail "the restarted jankd alerts again"
 	diag "alerts of pid ${pid2:-none}: $(alert_keys "${pid2:-0}" | tr '\n' ' ')"
+	[ -f "$tmp/demo2.out" ] && sed 's/^/#   /' "$tmp/demo2.out"
 	show_jankd
 fi
 
