@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 39
+plan 41
 
 mkdir "$tmp/empty"
 
