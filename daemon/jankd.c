@@ -8,9 +8,9 @@
  * the engines see time pass while no event flows, the status and watchdog
  * timers, the signals (HUP reloads, TERM/INT stop) and the control socket.
  *
- * Exit status: 0 clean stop; 1 bad usage or bad config at start (systemd's
- * unit keeps 1 out of its restarts: it will not get better by itself);
- * 2 failure while running.
+ * Exit status (io/exit-status.h, shared with jankctl): 0 clean stop; 1 bad
+ * config at start; 2 bad usage (systemd's unit keeps 1 and 2 out of its
+ * restarts: they will not get better by themselves); 3 failure while running.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
@@ -52,7 +52,8 @@ static const char usage[] =
 	"  -V, --version           show the version\n"
 	"\n"
 	"Signals: HUP reloads the configuration, TERM or INT stops.\n"
-	"Exit status: 0 stopped cleanly, 1 bad usage or configuration, 2 failure while running.\n";
+	"Exit status: 0 stopped cleanly, 1 bad configuration, 2 bad usage, 3 failure while "
+	"running.\n";
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -65,7 +66,7 @@ static void die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs(" (see jankd --help)\n", stderr);
-	exit(JANKD_EXIT_CONFIG);
+	exit(JANK_EXIT_USAGE);
 }
 
 static int parse_target(const char *s, enum jank_alert_target *t)
@@ -122,11 +123,11 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		die_usage("unexpected argument '%s'", argv[optind]);
 	if (say == 'h') {
 		fputs(usage, stdout);
-		exit(JANKD_EXIT_OK);
+		exit(JANK_EXIT_OK);
 	}
 	if (say == 'V') {
 		printf("jankd (jank) %s\n", JANK_VERSION);
-		exit(JANKD_EXIT_OK);
+		exit(JANK_EXIT_OK);
 	}
 	if (!d->config_path)
 		die_usage("--config FILE is required");
@@ -714,7 +715,7 @@ static void cleanup(struct jankd *d)
 
 int main(int argc, char **argv)
 {
-	struct jankd d = { .target = JANK_ALERT_JOURNAL, .exit_status = JANKD_EXIT_OK };
+	struct jankd d = { .target = JANK_ALERT_JOURNAL, .exit_status = JANK_EXIT_OK };
 	char err[ERR_LEN];
 	int r;
 
@@ -723,7 +724,7 @@ int main(int argc, char **argv)
 	    check_config(&d.config, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);
 		jank_config_fini(&d.config);
-		return JANKD_EXIT_CONFIG;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	if (!d.target_from_cmdline)
 		d.target = d.config.alerts.target;
@@ -734,14 +735,14 @@ int main(int argc, char **argv)
 	r = start(&d, err, sizeof(err));
 	if (r < 0) {
 		jank_log(LOG_ERR, "cannot start: %s", err);
-		d.exit_status = JANKD_EXIT_RUNTIME;
+		d.exit_status = JANK_EXIT_FAILURE;
 		if (d.session_created[0])
 			live_destroy(&d);
 		goto end;
 	}
 	if (event_base_dispatch(d.base) < 0) {
 		jank_log(LOG_ERR, "the event loop failed");
-		d.exit_status = JANKD_EXIT_RUNTIME;
+		d.exit_status = JANK_EXIT_FAILURE;
 	}
 	stop(&d);
 end:

@@ -12,12 +12,8 @@
 #include "alert.h"
 #include "config-file.h"
 #include "control-socket.h"
+#include "exit-status.h"
 #include "live-input.h"
-
-/* Exit statuses (jankd(8)); systemd's unit keeps 1 out of its restarts. */
-#define JANKD_EXIT_OK	   0
-#define JANKD_EXIT_CONFIG  1 /* bad usage or bad config at start: restarting will not help */
-#define JANKD_EXIT_RUNTIME 2 /* a failure while running */
 
 struct jankd {
 	const char *config_path;

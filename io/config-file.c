@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <ini.h>
 #include "config-file.h"
@@ -67,14 +68,22 @@ struct parser {
 	unsigned section_first_line[SECTION_KIND_COUNT];
 	uint64_t seen; /* keys seen in this section, by index in its key table */
 	struct jank_rule *rule;
-	unsigned *rule_lines; /* header line of each rule, for duplicate names */
+	bool overriding;	 /* this [action NAME] is one of an earlier file */
+	unsigned *rule_lines;	 /* header line of each rule ... */
+	const char **rule_files; /* ... and its file, for messages */
 	bool live_create_seen;
+	unsigned fileno; /* 0: the file, then each drop-in */
+	/* Where each was last set, for the message when they clash. */
+	const char *live_url_file, *live_create_file;
+	unsigned live_url_line, live_create_line;
+	uint64_t live_url_at, live_create_at; /* fileno << 32 | line */
 	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;
 
 	bool failed;
-	unsigned fail_line; /* 0: the message names no line */
-	unsigned fail_at;   /* the line being read when the error was found */
+	const char *fail_name; /* the file of the message */
+	unsigned fail_line;    /* 0: the message names no line */
+	unsigned fail_at;      /* the line being read when the error was found */
 	char msg[CONFIG_MSG_LEN];
 };
 
@@ -88,6 +97,7 @@ static void fail(struct parser *p, unsigned line, const char *fmt, ...)
 	if (p->failed)
 		return;
 	p->failed = true;
+	p->fail_name = p->name;
 	p->fail_line = line;
 	p->fail_at = p->lineno;
 	va_start(ap, fmt);
@@ -166,6 +176,15 @@ static int set_bool(struct parser *p, const char *key, const char *v, bool *out)
 	return 0;
 }
 
+static void free_list(char ***list, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*list)[i]);
+	free(*list);
+	*list = NULL;
+	*n = 0;
+}
+
 static int set_string(struct parser *p, const char *v, char **out)
 {
 	char *s = strdup(v);
@@ -211,6 +230,12 @@ static int live_url(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_live *l = &p->c->live;
 	const char *s = v;
+
+	/* A drop-in's url replaces the list of an earlier file. */
+	free_list(&l->urls, &l->nurls);
+	p->live_url_file = p->name;
+	p->live_url_line = p->lineno;
+	p->live_url_at = (uint64_t)p->fileno << 32 | p->lineno;
 
 	for (;;) {
 		const char *comma = strchr(s, ',');
@@ -260,6 +285,9 @@ static int live_url(struct parser *p, const char *key, const char *v)
 static int live_create(struct parser *p, const char *key, const char *v)
 {
 	p->live_create_seen = true;
+	p->live_create_file = p->name;
+	p->live_create_line = p->lineno;
+	p->live_create_at = (uint64_t)p->fileno << 32 | p->lineno;
 	return set_bool(p, key, v, &p->c->live.create);
 }
 
@@ -457,6 +485,8 @@ static int capture_events(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_capture *c = &p->c->capture;
 	const char *s = v;
+
+	free_list(&c->events, &c->nevents); /* a drop-in's list replaces the earlier one */
 
 	for (;;) {
 		const char *comma = strchr(s, ',');
@@ -742,14 +772,15 @@ static void section_end(struct parser *p)
 	 * error is the one to report. */
 	if (p->kind != SECTION_ACTION || p->failed)
 		return;
-	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+	/* A drop-in's [action NAME] of an earlier file changes some of its keys. */
+	for (size_t i = 0; !p->overriding && i < sizeof(required) / sizeof(required[0]); i++) {
 		if (!(p->seen & (1ull << required[i]))) {
 			fail(p, 0, "[%s]: missing '%s'", p->section, action_keys[required[i]].name);
 			return;
 		}
 	}
 	if (!strcmp(p->rule->begin_event, p->rule->end_event)) {
-		fail(p, p->rule_lines[p->c->nrules - 1],
+		fail(p, p->section_line,
 		     "[%s]: begin and end are the same event '%s' (an action needs two)",
 		     p->section, p->rule->begin_event);
 		return;
@@ -774,12 +805,19 @@ static int add_rule(struct parser *p, const char *name)
 	struct jank_rule *v;
 	unsigned *lines;
 
+	const char **files;
+
 	for (size_t i = 0; i < c->nrules; i++) {
-		if (!strcmp(c->rules[i].name, name)) {
+		if (strcmp(c->rules[i].name, name) != 0)
+			continue;
+		if (p->rule_files[i] == p->name) {
 			fail(p, p->lineno, "duplicate action name '%s' (first at line %u)", name,
 			     p->rule_lines[i]);
 			return -EEXIST;
 		}
+		p->rule = &c->rules[i];
+		p->overriding = true;
+		return 0;
 	}
 	v = realloc(c->rules, (c->nrules + 1) * sizeof(*v));
 	if (!v)
@@ -789,11 +827,16 @@ static int add_rule(struct parser *p, const char *name)
 	if (!lines)
 		goto nomem;
 	p->rule_lines = lines;
+	files = realloc(p->rule_files, (c->nrules + 1) * sizeof(*files));
+	if (!files)
+		goto nomem;
+	p->rule_files = files;
 	jank_rule_init(&v[c->nrules]);
 	v[c->nrules].name = strdup(name);
 	if (!v[c->nrules].name)
 		goto nomem;
 	lines[c->nrules] = p->lineno;
+	files[c->nrules] = p->name;
 	p->rule = &v[c->nrules++];
 	return 0;
 nomem:
@@ -810,6 +853,7 @@ static void section_begin(struct parser *p, char *name)
 	p->kind = SECTION_BAD;
 	p->seen = 0;
 	p->rule = NULL;
+	p->overriding = false;
 	p->warmup_set = false;
 	p->section_line = p->lineno;
 	while (isspace((unsigned char)*name))
@@ -990,13 +1034,21 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
-static int parse(struct jank_config *c, struct parser *p, char *err, size_t errlen)
+/* Parse one file (or string) into p->c; the first error is kept in p. */
+static void parse_file(struct parser *p)
 {
-	int r = ini_parse_stream(reader, p, handler, p);
+	int r;
 
+	/* What is per file: the line count, the sections seen, the open section. */
+	p->lineno = 0;
+	p->kind = SECTION_NONE;
+	p->rule = NULL;
+	p->overriding = false;
+	memset(p->section_first_line, 0, sizeof(p->section_first_line));
+	r = ini_parse_stream(reader, p, handler, p);
 	if (!p->failed && r > 0)
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
-	else if (p->failed && r > 0 &&
+	else if (p->failed && p->fail_name == p->name && r > 0 &&
 		 ((unsigned)r < p->fail_at || ((unsigned)r == p->fail_at && !p->fail_line))) {
 		/*
 		 * inih found a syntax error before the line of ours: report the
@@ -1008,51 +1060,154 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
 	} else if (!p->failed && r < 0)
 		fail(p, 0, "out of memory");
-	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create)
-		fail(p, 0, "[live]: 'url' and 'create = yes' exclude each other");
+}
+
+/* Checks across every file, then the message of the first error, if any. */
+static int finish(struct jank_config *c, struct parser *p, char *err, size_t errlen)
+{
+	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create) {
+		bool create_last = p->live_create_at > p->live_url_at;
+
+		p->name = create_last ? p->live_create_file : p->live_url_file;
+		fail(p, create_last ? p->live_create_line : p->live_url_line,
+		     "[live]: 'url' and 'create = yes' exclude each other");
+	}
 	if (!p->failed) {
 		const char *ev;
 		size_t bad;
 
-		if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0)
+		if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0) {
+			p->name = p->rule_files[bad];
 			fail(p, p->rule_lines[bad],
 			     "[action %s]: event '%s' cannot serve one more rule: at most %d rules "
 			     "begin or end on one event, reading at most %d key and match fields",
 			     c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
 			     JANK_MAX_FIELDS_PER_EVENT);
+		}
 	}
 	free(p->line);
 	free(p->rule_lines);
+	free(p->rule_files);
 	if (!p->failed)
 		return 0;
 	if (p->fail_line)
-		snprintf(err, errlen, "%s:%u: %s", p->name, p->fail_line, p->msg);
+		snprintf(err, errlen, "%s:%u: %s", p->fail_name, p->fail_line, p->msg);
 	else
-		snprintf(err, errlen, "%s: %s", p->name, p->msg);
+		snprintf(err, errlen, "%s: %s", p->fail_name, p->msg);
 	jank_config_fini(c);
 	jank_config_init(c);
 	return -EINVAL;
 }
 
+/* Opens a file to read, or says why not in err. */
+static FILE *open_config(const char *path, char *err, size_t errlen, int *r)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+		return f;
+	*r = !f ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (*r == -EINVAL)
+		snprintf(err, errlen, "%s: not a regular file", path);
+	else
+		snprintf(err, errlen, "%s: %s", path, strerror(-*r));
+	if (f)
+		fclose(f);
+	return NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The drop-ins of `path`: conf.d/ beside it, its *.conf files in the byte
+ * order of their names (hidden files left out). No conf.d is no drop-in.
+ */
+static int list_dropins(struct jank_config *c, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct dirent *d;
+	DIR *dp;
+	int r = 0;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s/conf.d", (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), "conf.d");
+	dp = opendir(dir);
+	if (!dp) {
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	while ((d = readdir(dp))) {
+		size_t n = strlen(d->d_name);
+		char **v;
+
+		if (d->d_name[0] == '.' || n <= 5 || strcmp(d->d_name + n - 5, ".conf") != 0)
+			continue;
+		v = realloc(c->dropins, (c->ndropins + 1) * sizeof(*v));
+		if (v) {
+			c->dropins = v;
+			v[c->ndropins] = malloc(strlen(dir) + n + 2);
+		}
+		if (!v || !v[c->ndropins]) {
+			snprintf(err, errlen, "%s: out of memory", dir);
+			r = -ENOMEM;
+			break;
+		}
+		sprintf(v[c->ndropins++], "%s/%s", dir, d->d_name);
+	}
+	closedir(dp);
+	if (c->ndropins)
+		qsort(c->dropins, c->ndropins, sizeof(*c->dropins), by_name);
+	return r;
+}
+
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen)
 {
 	struct parser p = { .c = c, .name = path };
-	struct stat st;
-	int r;
+	int r = 0;
 
 	jank_config_init(c);
-	p.file = fopen(path, "r");
-	if (!p.file || fstat(fileno(p.file), &st) != 0 || S_ISDIR(st.st_mode)) {
-		r = !p.file || !S_ISDIR(st.st_mode) ? -errno : -EISDIR;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
-		if (p.file)
-			fclose(p.file);
+	p.file = open_config(path, err, errlen, &r);
+	if (!p.file)
+		return r;
+	c->path = strdup(path);
+	parse_file(&p);
+	fclose(p.file);
+	if (!p.failed && (r = list_dropins(c, path, err, errlen)) < 0) {
+		p.failed = true; /* err says why */
+		p.fail_name = NULL;
+	}
+	for (size_t i = 0; !p.failed && i < c->ndropins; i++) {
+		p.name = c->dropins[i];
+		p.file = open_config(p.name, err, errlen, &r);
+		if (!p.file) {
+			p.failed = true;
+			p.fail_name = NULL;
+			break;
+		}
+		p.fileno = i + 1;
+		parse_file(&p);
+		fclose(p.file);
+	}
+	if (p.failed && !p.fail_name) {
+		/* The message is in err already. */
+		free(p.line);
+		free(p.rule_lines);
+		free(p.rule_files);
+		jank_config_fini(c);
+		jank_config_init(c);
 		return r;
 	}
-	c->path = strdup(path);
-	r = parse(c, &p, err, errlen);
-	fclose(p.file);
-	return r;
+	return finish(c, &p, err, errlen);
 }
 
 int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
@@ -1062,7 +1217,8 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 
 	jank_config_init(c);
 	c->path = strdup(name);
-	return parse(c, &p, err, errlen);
+	parse_file(&p);
+	return finish(c, &p, err, errlen);
 }
 
 /* ---- The rest ---- */
@@ -1111,6 +1267,7 @@ void jank_config_fini(struct jank_config *c)
 		free(c->capture.events[i]);
 	free(c->capture.events);
 	free(c->path);
+	free_list(&c->dropins, &c->ndropins);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -86,6 +86,8 @@ struct jank_config_daemon {
 
 struct jank_config {
 	char *path;
+	char **dropins; /* the drop-ins read after it (conf.d/ *.conf), in order */
+	size_t ndropins;
 	struct jank_config_live live;
 	struct jank_config_graph graph;
 	struct jank_config_alerts alerts;
@@ -100,9 +102,13 @@ void jank_config_init(struct jank_config *c);
 void jank_config_fini(struct jank_config *c);
 
 /*
- * Parse `path` into `c` (initialised by the call). Returns 0, or -errno and
- * a one-line message in `err`: "FILE:LINE: unknown key 'foo' in section
- * [graph]", "FILE: No such file or directory", ...
+ * Parse `path` into `c` (initialised by the call), then its drop-ins: the
+ * *.conf files of conf.d/ beside it, in the byte order of their names. A
+ * drop-in may add [action NAME] sections, change keys of an earlier file's
+ * action (the others stay), and set keys of any other section again (a list
+ * such as [live] url is replaced whole). Returns 0, or -errno and a one-line
+ * message in `err`: "FILE:LINE: unknown key 'foo' in section [graph]",
+ * "FILE: No such file or directory", ..., FILE being the drop-in at fault.
  */
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
 

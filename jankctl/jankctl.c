@@ -30,14 +30,13 @@
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
+#include "exit-status.h"
 #include "time-limit.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
 
-#define EXIT_BAD_INPUT	 1
-#define EXIT_USAGE	 2
 #define ERR_LEN		 1024
 #define STATUS_SOCKET	 "/run/jankd/control"
 #define STATUS_TIMEOUT_S 10
@@ -191,27 +190,27 @@ static int option_error(const char *cmd, int c, char **argv)
 	else
 		errorf("%s: unknown option '%s' (see jankctl %s --help)", cmd, argv[optind - 1],
 		       cmd);
-	return EXIT_USAGE;
+	return JANK_EXIT_USAGE;
 }
 
-/* --format text|json: 0 and *json, or EXIT_USAGE after the one-line error. */
+/* --format text|json: 0 and *json, or JANK_EXIT_USAGE after the one-line error. */
 static int parse_format(const char *cmd, const char *arg, bool *json)
 {
 	if (strcmp(arg, "text") && strcmp(arg, "json")) {
 		errorf("%s: bad --format '%s' (expected text or json)", cmd, arg);
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	*json = !strcmp(arg, "json");
 	return 0;
 }
 
-/* A command that takes no arguments: 0, or EXIT_USAGE after the one-line error. */
+/* A command that takes no arguments: 0, or JANK_EXIT_USAGE after the one-line error. */
 static int no_arguments(const char *cmd, const struct options *o)
 {
 	if (o->ntraces == 0)
 		return 0;
 	errorf("%s: unexpected argument '%s' (see jankctl %s --help)", cmd, o->traces[0], cmd);
-	return EXIT_USAGE;
+	return JANK_EXIT_USAGE;
 }
 
 /* Where the value of -c, -s or -d goes. */
@@ -228,7 +227,7 @@ static bool *flag_option(struct options *o, int c)
 
 /*
  * Parse a command's options. `allowed` lists the short options of the
- * command. Returns 0, 1 when --help was printed, or EXIT_USAGE.
+ * command. Returns 0, 1 when --help was printed, or JANK_EXIT_USAGE.
  */
 static int parse_options(int argc, char **argv, const char *cmd, const char *allowed,
 			 const char *usage, struct options *o)
@@ -266,7 +265,7 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 				errorf("%s: option '-%c' does not apply to this command "
 				       "(see jankctl %s --help)",
 				       cmd, c, cmd);
-			return EXIT_USAGE;
+			return JANK_EXIT_USAGE;
 		}
 		li = -1;
 		switch (c) {
@@ -284,14 +283,14 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 			bool json;
 
 			if (parse_format(cmd, optarg, &json))
-				return EXIT_USAGE;
+				return JANK_EXIT_USAGE;
 			o->format = json ? FORMAT_JSON : FORMAT_TEXT;
 			break;
 		}
 		case 't':
 			if (parse_tid(optarg, &o->tid) < 0) {
 				errorf("%s: bad --tid '%s' (expected a thread id)", cmd, optarg);
-				return EXIT_USAGE;
+				return JANK_EXIT_USAGE;
 			}
 			o->tid_set = true;
 			break;
@@ -302,7 +301,7 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 				       "clock's "
 				       "origin)",
 				       cmd, c == 'b' ? "begin" : "end", optarg);
-				return EXIT_USAGE;
+				return JANK_EXIT_USAGE;
 			}
 			*(c == 'b' ? &o->begin_set : &o->end_set) = true;
 			break;
@@ -326,12 +325,12 @@ static int parse_trace_options(int argc, char **argv, const char *cmd, const cha
 
 	if (r == 0 && o->ntraces == 0) {
 		errorf("%s: no TRACE given (see jankctl %s --help)", cmd, cmd);
-		r = EXIT_USAGE;
+		r = JANK_EXIT_USAGE;
 	}
 	return r;
 }
 
-/* Run the input to its end. Returns 0 or EXIT_BAD_INPUT (message printed). */
+/* Run the input to its end. Returns 0 or JANK_EXIT_BAD_INPUT (message printed). */
 static int run_input(struct jank_engine *e, const struct options *o)
 {
 	struct jank_reader_stats stats;
@@ -342,20 +341,20 @@ static int run_input(struct jank_engine *e, const struct options *o)
 	in = jank_reader_new_ctf(o->traces, o->ntraces, e, err, sizeof(err));
 	if (!in) {
 		errorf("%s", err);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	/* Offline, a rule that cannot apply is a mistake of the config: say so and stop. */
 	jank_reader_set_notices(in, true, NULL, NULL);
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	jank_reader_get_stats(in, &stats);
 	if (stats.events_used == 0) {
 		errorf("%s: no events the engine can use (%" PRIu64 " events read)",
 		       jank_reader_name(in), stats.events);
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 	}
 end:
 	jank_reader_free(in);
@@ -366,7 +365,7 @@ static int finish_output(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		errorf("cannot write the output: %s", strerror(errno));
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_FAILURE;
 	}
 	return 0;
 }
@@ -454,15 +453,15 @@ static int cmd_analyze(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	if (!o.config) {
 		errorf("analyze: --config FILE is required (see jankctl analyze --help)");
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	if (jank_config_load(&conf, o.config, err, sizeof(err)) < 0) {
 		errorf("%s", err);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	if (jank_config_check(&conf, err, sizeof(err)) < 0) {
 		errorf("%s", err);
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	jank_engine_config_defaults(&ec);
@@ -474,7 +473,7 @@ static int cmd_analyze(int argc, char **argv)
 	e = jank_engine_new(&ec);
 	if (!e) {
 		errorf("out of memory");
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_FAILURE;
 		goto end;
 	}
 	for (size_t i = 0; i < conf.nrules; i++) {
@@ -482,7 +481,7 @@ static int cmd_analyze(int argc, char **argv)
 
 		if (a < 0) {
 			errorf("%s: [action %s]: %s", o.config, conf.rules[i].name, strerror(-a));
-			r = EXIT_BAD_INPUT;
+			r = JANK_EXIT_BAD_INPUT;
 			goto end;
 		}
 	}
@@ -493,7 +492,7 @@ static int cmd_analyze(int argc, char **argv)
 		goto end;
 	if (ctx.err) {
 		errorf("out of memory");
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_FAILURE;
 		goto end;
 	}
 	if (o.format == FORMAT_JSON) {
@@ -520,7 +519,7 @@ end:
 /*
  * The whole graph of the traces, for critpath and graph: an engine without
  * GC or rules, run to the end. Returns 0 with *e set (the caller frees it,
- * whatever the result), or EXIT_BAD_INPUT after the message.
+ * whatever the result), or JANK_EXIT_BAD_INPUT after the message.
  */
 static int whole_graph(const struct options *o, struct jank_engine **e)
 {
@@ -532,7 +531,7 @@ static int whole_graph(const struct options *o, struct jank_engine **e)
 	*e = jank_engine_new(&ec);
 	if (!*e) {
 		errorf("out of memory");
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_FAILURE;
 	}
 	return run_input(*e, o);
 }
@@ -546,18 +545,18 @@ static int check_range(const struct jank_engine *e, const struct options *o)
 	if (o->begin_set && o->begin > s.now) {
 		errorf("critpath: --begin %" PRId64 " is after the end of the traces (%" PRId64 ")",
 		       o->begin, s.now);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	if (o->end_set && o->end < s.first) {
 		errorf("critpath: --end %" PRId64 " is before the start of the traces (%" PRId64
 		       ")",
 		       o->end, s.first);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	if (o->end_set && o->end > s.now) {
 		errorf("critpath: --end %" PRId64 " is after the end of the traces (%" PRId64 ")",
 		       o->end, s.now);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	return 0;
 }
@@ -579,18 +578,18 @@ static int cmd_critpath(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	if (!o.tid_set) {
 		errorf("critpath: --tid N is required (see jankctl critpath --help)");
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	if ((o.begin_set && o.begin < 0) || (o.end_set && o.end < 0)) {
 		errorf("critpath: --%s %" PRId64 " is negative (times are nanoseconds from the "
 		       "trace clock's origin)",
 		       o.begin_set && o.begin < 0 ? "begin" : "end",
 		       o.begin_set && o.begin < 0 ? o.begin : o.end);
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	if (o.begin_set && o.end_set && o.begin > o.end) {
 		errorf("critpath: --begin %" PRId64 " is after --end %" PRId64, o.begin, o.end);
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	r = whole_graph(&o, &e);
 	if (r)
@@ -601,7 +600,7 @@ static int cmd_critpath(int argc, char **argv)
 	w = jank_graph_find_any(jank_engine_graph(e), o.tid);
 	if (!w) {
 		errorf("thread %" PRId32 " not found in the trace", o.tid);
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	begin = o.begin_set ? o.begin : w->first_seen;
@@ -610,7 +609,7 @@ static int cmd_critpath(int argc, char **argv)
 		errorf("the interval [%" PRId64 ", %" PRId64 "] is empty: thread %" PRId32
 		       " was seen from %" PRId64 " to %" PRId64,
 		       begin, end, o.tid, w->first_seen, w->last_seen);
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	r = jank_critpath_compute_worker(jank_engine_graph(e), w, begin, end, &p);
@@ -619,7 +618,7 @@ static int cmd_critpath(int argc, char **argv)
 	if (r < 0) {
 		errorf("cannot compute the critical path of thread %" PRId32 ": %s", o.tid,
 		       strerror(-r));
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	if (o.format == FORMAT_JSON)
@@ -654,12 +653,12 @@ static int cmd_graph(int argc, char **argv)
 		r = jank_format_graph_text(stdout, jank_engine_graph(e), o.tid_set ? o.tid : -1);
 	if (r == -ENOENT) {
 		errorf("thread %" PRId32 " not found in the trace", o.tid);
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	if (r < 0) {
 		errorf("cannot write the graph: %s", strerror(-r));
-		r = EXIT_BAD_INPUT;
+		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
 	r = finish_output();
@@ -715,13 +714,13 @@ static int cmd_status(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	if (no_arguments("status", &o))
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	path = o.socket;
 	req = o.format == FORMAT_JSON ? "status json\n" : "status\n";
-	r = EXIT_BAD_INPUT;
+	r = JANK_EXIT_FAILURE; /* jankd cannot be reached, or did not answer */
 	fd = status_connect(path);
 	if (fd < 0)
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_FAILURE;
 	/* A refusal may come before the request is read: still read the reply then. */
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req) && errno != EPIPE &&
 	    errno != ECONNRESET) {
@@ -785,13 +784,13 @@ static int cmd_report(int argc, char **argv)
 	if (o.ntraces != 1) {
 		errorf("report: %s (see jankctl report --help)",
 		       o.ntraces ? "one CAPTURE_DIR at a time" : "no CAPTURE_DIR given");
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	dir = o.traces[0];
 	r = jank_capture_report_write(dir, &res, err, sizeof(err));
 	if (r < 0) {
 		errorf("%s", err);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	printf("%s\n", res.summary);
 	printf("wrote %s/{%s,%s,%s}\n", dir, JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
@@ -809,10 +808,10 @@ static int cmd_captures(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	if (no_arguments("captures", &o))
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	if (jank_capture_list_print(stdout, o.dir, o.format == FORMAT_JSON, err, sizeof(err)) < 0) {
 		errorf("%s", err);
-		return EXIT_BAD_INPUT;
+		return JANK_EXIT_BAD_INPUT;
 	}
 	return finish_output();
 }
@@ -831,8 +830,8 @@ static void stuck(const char *what, unsigned seconds)
 
 	if (n > 0 &&
 	    write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		_exit(EXIT_BAD_INPUT);
-	_exit(EXIT_BAD_INPUT);
+		_exit(JANK_EXIT_BAD_INPUT);
+	_exit(JANK_EXIT_BAD_INPUT);
 }
 
 /* The time limit on babeltrace2's calls: JANKCTL_TIME_LIMIT seconds, 30 by default. */
@@ -864,13 +863,13 @@ int main(int argc, char **argv)
 
 	if (!cmd) {
 		errorf("no command given (see jankctl --help)");
-		return EXIT_USAGE;
+		return JANK_EXIT_USAGE;
 	}
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help") ||
 	    !strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		if (argc > 2) {
 			errorf("%s: unexpected argument '%s' (see jankctl --help)", cmd, argv[2]);
-			return EXIT_USAGE;
+			return JANK_EXIT_USAGE;
 		}
 		if (cmd[1] == 'V' || !strcmp(cmd, "--version"))
 			printf("jankctl (jank) %s\n", JANK_VERSION);
@@ -889,5 +888,5 @@ int main(int argc, char **argv)
 		errorf("unknown command '%s' (expected analyze, critpath, graph, status, report "
 		       "or captures)",
 		       cmd);
-	return EXIT_USAGE;
+	return JANK_EXIT_USAGE;
 }

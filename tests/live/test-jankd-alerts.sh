@@ -119,14 +119,15 @@ check "jankctl status (text): the rule's row says 50 actions, 5 janks" \
 check "jankctl status (text): the recent janks" \
 	grep -q "$action \[name=frame,id=49\]" "$LIVE_TMP/status.txt"
 
-# one_error RC PATTERN: exit status 1 and one line on stderr matching PATTERN.
+# one_error RC PATTERN: exit status 3 (jankd cannot be reached or refused)
+# and one line on stderr matching PATTERN.
 one_error() {
-	[ "$1" = 1 ] && [ "$(wc -l <"$LIVE_TMP/nobody.out")" = 1 ] &&
+	[ "$1" = 3 ] && [ "$(wc -l <"$LIVE_TMP/nobody.out")" = 1 ] &&
 		grep -q "$2" "$LIVE_TMP/nobody.out"
 }
 runuser -u nobody -- "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
 rc=$?
-check "nobody cannot reach the socket (mode 0600): exit 1, one line" \
+check "nobody cannot reach the socket (mode 0600): exit 3, one line" \
 	one_error "$rc" "^jankctl: cannot connect to $sock: Permission denied"
 # Loosen the modes by hand: jankd itself must still refuse (SO_PEERCRED).
 chmod 0755 "$LIVE_TMP" "$LIVE_TMP/run"
@@ -134,7 +135,7 @@ chmod 0666 "$sock"
 runuser -u nobody -- "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
 rc=$?
 chmod 0700 "$LIVE_TMP"
-check "with the socket 0666, jankd refuses uid $(id -u nobody) itself: exit 1, one line" \
+check "with the socket 0666, jankd refuses uid $(id -u nobody) itself: exit 3, one line" \
 	one_error "$rc" "^jankctl: jankd: permission denied"
 sed 's/^/#   /' "$LIVE_TMP/nobody.out"
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # tests/live/test-jankd-config.sh: jankd's start-up errors.
 #
-# A malformed config or a bad command line is refused at once with exit
-# status 1 (jankd(8): systemd's unit keeps 1 out of its restarts) and one
-# line on stderr that names the file and the line. Needs neither root nor
+# A malformed config (or drop-in) is refused at once with exit status 1, a
+# bad command line with 2 (jankd(8): systemd's unit keeps both out of its
+# restarts), and one line on stderr that names the file and the line. Needs neither root nor
 # lttng: jankd stops before it attaches to anything.
 . "$top_srcdir/tests/tap.sh"
 
@@ -13,17 +13,20 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-plan 17
+plan 18
 
-# refused DESCRIPTION PATTERN ARGS...: exit 1, nothing on stdout, one line on
-# stderr that matches the extended regex PATTERN, no control socket left.
+# refused [--usage] DESCRIPTION PATTERN ARGS...: exit 1 (2 with --usage),
+# nothing on stdout, one line on stderr that matches the extended regex
+# PATTERN, no control socket left.
 refused() {
-	local desc=$1 pattern=$2 rc
+	local want=1 desc pattern rc
 
+	[ "$1" = --usage ] && want=2 && shift
+	desc=$1 pattern=$2
 	shift 2
 	timeout 10 "$JANKD" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+	if [ "$rc" = "$want" ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
 		grep -Eq -- "$pattern" "$tmp/err" && [ ! -e "$tmp/control" ]; then
 		ok "$desc"
 	else
@@ -114,12 +117,27 @@ X
 refused "no url and no create = yes" "^jankd: $tmp/no-live.conf: \[live\]: no 'url' and no 'create = yes'" \
 	--config "$tmp/no-live.conf"
 
+# A drop-in (conf.d/ beside the config) is read as jankctl reads it: its
+# errors name it and its line.
+mkdir -p "$tmp/etc/conf.d"
+cat >"$tmp/etc/jankd.conf" <<X
+[live]
+url = net://localhost/host/h/s
+[daemon]
+control-socket = $tmp/control
+$good_rule
+X
+printf '[action frame]\nthreshold = soon\n' >"$tmp/etc/conf.d/50-app.conf"
+refused "a drop-in's error: its FILE:LINE" \
+	"^jankd: $tmp/etc/conf.d/50-app.conf:2: bad duration 'soon' for threshold$" \
+	--config "$tmp/etc/jankd.conf"
+
 refused "missing file" "^jankd: $tmp/nope.conf: No such file or directory$" --config "$tmp/nope.conf"
-refused "no --config" "^jankd: --config FILE is required" --foreground
-refused "unknown option" "^jankd: unknown option '--daemonize'" --config "$tmp/no-live.conf" --daemonize
-refused "bad --log-target" "^jankd: bad --log-target 'syslog'" --config "$tmp/no-live.conf" \
+refused --usage "no --config" "^jankd: --config FILE is required" --foreground
+refused --usage "unknown option" "^jankd: unknown option '--daemonize'" --config "$tmp/no-live.conf" --daemonize
+refused --usage "bad --log-target" "^jankd: bad --log-target 'syslog'" --config "$tmp/no-live.conf" \
 	--log-target=syslog
-refused "stray argument" "^jankd: unexpected argument 'extra'" --config "$tmp/no-live.conf" extra
+refused --usage "stray argument" "^jankd: unexpected argument 'extra'" --config "$tmp/no-live.conf" extra
 
 # prints ARGS -- PATTERN: exit 0 and stdout matching PATTERN.
 prints() {
@@ -130,7 +148,7 @@ prints() {
 }
 check "--help: exit 0, usage" prints --help '^Usage: jankd --config FILE'
 check "--help documents the exit statuses" prints --help \
-	'^Exit status: 0 stopped cleanly, 1 bad usage or configuration, 2 failure while running'
+	'^Exit status: 0 stopped cleanly, 1 bad configuration, 2 bad usage, 3 failure while running'
 check "--version: exit 0" prints --version '^jankd \(jank\) [0-9]'
 
 # The journal catalog of the MESSAGE_IDs parses, and documents both.

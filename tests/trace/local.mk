@@ -3,6 +3,7 @@
 TRACE_TESTS = \
 	trace/test-repro.sh \
 	trace/test-config.sh \
+	trace/test-config-dropins.sh \
 	trace/test-badinput.sh \
 	trace/test-many-threads.sh \
 	trace/test-gc-ctf.sh \

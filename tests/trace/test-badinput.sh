@@ -1,13 +1,14 @@
 #!/bin/sh
 # jankctl on bad input: a missing, empty or non-CTF trace, a trace with no
 # usable events, unknown options and commands, bad option values, a thread
-# that is not in the trace. Each fails with a non-zero status (1 for bad
-# input, 2 for usage errors), is not killed by a signal, and writes exactly
+# that is not in the trace, no jankd to ask. Each fails with a non-zero
+# status (1 for bad input, 2 for usage errors, 3 when jankd cannot be
+# reached), is not killed by a signal, and writes exactly
 # one line on stderr, which starts with "jankctl: ".
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 34
+plan 35
 
 J=$JANKCTL
 mkdir -p "$tmp/empty" "$tmp/notctf/sub" "$tmp/garbage"
@@ -77,6 +78,8 @@ e "bad --format" 2 "^jankctl: graph: bad --format 'xml'" -- \
 	"$J" graph --format xml "$tmp/empty"
 e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text or json\)$" -- \
 	"$J" status --format yaml
+e "status: no jankd on the socket" 3 "^jankctl: cannot connect to $tmp/nosock: No such file or directory" -- \
+	"$J" status --socket "$tmp/nosock"
 e "status: stray argument" 2 "^jankctl: status: unexpected argument 'now' \(see jankctl status --help\)$" -- \
 	"$J" status now
 e "captures: bad --format" 2 "^jankctl: captures: bad --format 'csv' \(expected text or json\)$" -- \

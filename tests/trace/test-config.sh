@@ -260,7 +260,7 @@ expect_error "[live] create = yes accepted" 1 "no CTF trace found" -- \
 printf '[live]\nurl = net://h/host/x/s\ncreate = yes\n[action a]\nbegin=x\nend=y\nthreshold=1ms\n' \
 	>"$tmp/both.conf"
 expect_error "[live] url and create = yes exclude each other" 1 \
-	"^jankctl: $tmp/both.conf: \[live\]: 'url' and 'create = yes' exclude each other$" -- \
+	"^jankctl: $tmp/both.conf:3: \[live\]: 'url' and 'create = yes' exclude each other$" -- \
 	"$JANKCTL" analyze --config "$tmp/both.conf" "$tmp/empty"
 
 # A syntax error before a semantic one: the first line wins.

@@ -75,9 +75,9 @@ result "systemd-analyze security: jankd.service's exposure is 2.5 or less" ||
 diag "$(grep 'Overall exposure' "$tmp/security.out")"
 
 grep -qx 'Type=notify' "$unit" && grep -qx 'WatchdogSec=30s' "$unit" &&
-	grep -qx 'Restart=on-failure' "$unit" && grep -qx 'RestartPreventExitStatus=1' "$unit" &&
+	grep -qx 'Restart=on-failure' "$unit" && grep -qx 'RestartPreventExitStatus=1 2' "$unit" &&
 	grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit"
-result "Type=notify, WatchdogSec=30s, Restart=on-failure but not on exit 1, reload by HUP"
+result "Type=notify, WatchdogSec=30s, Restart=on-failure but not on exit 1 or 2, reload by HUP"
 grep -qx 'Wants=lttng-sessiond.service jank-relayd.service' "$unit" &&
 	grep -q '^After=.*lttng-sessiond.service jank-relayd.service' "$unit" &&
 	grep -qx 'StateDirectory=jankd' "$unit" && grep -qx 'RuntimeDirectory=jankd' "$unit" &&
