@@ -13,6 +13,7 @@
 #include "config-file.h"
 #include "control-socket.h"
 #include "live-input.h"
+#include "metrics-server.h"
 
 /* Exit statuses (jankd(8)); systemd's unit keeps 1 out of its restarts. */
 #define JANKD_EXIT_OK	   0
@@ -31,11 +32,13 @@ struct jankd {
 	struct jank_live_input **inputs;
 	size_t ninputs;
 	struct jank_control *control;
+	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
 
 	bool ready; /* READY=1 was sent */
 	int64_t start_mono;
+	int64_t start_real; /* wall clock at start: process_start_time_seconds */
 	uint64_t reloads;
 	uint64_t reload_errors;
 	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */
