@@ -75,7 +75,7 @@ e "critpath without --tid" 2 "^jankctl: critpath: --tid N is required" -- \
 	"$J" critpath "$tmp/empty"
 e "bad --format" 2 "^jankctl: graph: bad --format 'xml'" -- \
 	"$J" graph --format xml "$tmp/empty"
-e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text or json\)$" -- \
+e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text, json, openmetrics or prometheus\)$" -- \
 	"$J" status --format yaml
 e "status: stray argument" 2 "^jankctl: status: unexpected argument 'now' \(see jankctl status --help\)$" -- \
 	"$J" status now
