@@ -44,7 +44,7 @@ struct jank_metrics_server {
 	jank_metrics_server_fn fn;
 	void *data;
 	struct conn *conns;
-	size_t nconns;
+	size_t nconns; /* those within the limit: the others are being closed */
 	struct jank_metrics_http_stats stats;
 };
 
@@ -68,7 +68,7 @@ static void conn_free(struct conn *c)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	s->nconns--;
+	s->nconns -= !c->excess;
 	event_free(c->deadline);
 	bufferevent_decref(c->bev);
 	free(c);
@@ -145,7 +145,7 @@ static struct bufferevent *new_conn(struct event_base *base, void *data)
 	if (c->next)
 		c->next->prev = c;
 	s->conns = c;
-	s->nconns++;
+	s->nconns += !c->excess;
 	arm_deadline(c, c->excess ? 0 : JANK_METRICS_SERVER_TIMEOUT_S);
 	return c->bev;
 }
