@@ -318,8 +318,7 @@ static int metrics_open(struct jankd *d, char *err, size_t len)
 		jank_metrics_server_open(d->base, m->host, m->port, render_metrics, d, err, len);
 	if (!d->metrics)
 		return -EIO;
-	jank_log(LOG_INFO, "metrics at http://%s%s%s:%u/metrics", strchr(m->host, ':') ? "[" : "",
-		 m->host, strchr(m->host, ':') ? "]" : "", m->port);
+	jank_log(LOG_INFO, "metrics at http://%s/metrics", jank_metrics_server_address(d->metrics));
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct jank_metrics_server {
 	struct event *sweep;
 	jank_metrics_server_fn fn;
 	void *data;
+	char address[JANK_METRICS_SERVER_ADDRESS_LEN]; /* HOST:PORT, [HOST]:PORT for IPv6 */
 	struct conn *conns;
 	size_t nconns; /* those within the limit: the others are being closed */
 	struct jank_metrics_http_stats stats;
@@ -229,6 +230,8 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 	s->base = base;
 	s->fn = fn;
 	s->data = data;
+	snprintf(s->address, sizeof(s->address), "%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
+		 strchr(host, ':') ? "]" : "", port);
 	evhttp_set_timeout_tv(s->http, &tv);
 	evhttp_set_max_headers_size(s->http, JANK_METRICS_SERVER_MAX_HEADERS);
 	evhttp_set_max_body_size(s->http, 0);
@@ -237,8 +240,7 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 	evhttp_set_gencb(s->http, on_request, s);
 	errno = 0;
 	if (!evhttp_bind_socket_with_handle(s->http, host, (ev_uint16_t)port)) {
-		snprintf(err, errlen, "cannot listen on %s%s%s:%u: %s",
-			 strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port,
+		snprintf(err, errlen, "cannot listen on %s: %s", s->address,
 			 errno ? strerror(errno) : "no such address");
 		evhttp_free(s->http);
 		event_free(s->sweep);
@@ -257,6 +259,11 @@ void jank_metrics_server_close(struct jank_metrics_server *s)
 		conn_free(s->conns);
 	event_free(s->sweep);
 	free(s);
+}
+
+const char *jank_metrics_server_address(const struct jank_metrics_server *s)
+{
+	return s->address;
 }
 
 void jank_metrics_server_get_stats(const struct jank_metrics_server *s,

@@ -22,6 +22,7 @@
 #define JANK_METRICS_SERVER_MAX_CONNECTIONS 16
 #define JANK_METRICS_SERVER_TIMEOUT_S	    5
 #define JANK_METRICS_SERVER_MAX_HEADERS	    8192
+#define JANK_METRICS_SERVER_ADDRESS_LEN	    64
 
 /* The exposition in format f, malloc'ed (its length in *len); NULL: out of memory. */
 typedef char *(*jank_metrics_server_fn)(enum jank_metrics_format f, size_t *len, void *data);
@@ -35,6 +36,8 @@ struct jank_metrics_server;
 struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, const char *host,
 						     unsigned port, jank_metrics_server_fn fn,
 						     void *data, char *err, size_t errlen);
+/* Where it listens: "127.0.0.1:9479", "[::1]:9479". */
+const char *jank_metrics_server_address(const struct jank_metrics_server *s);
 /* Close every connection and stop listening. */
 void jank_metrics_server_close(struct jank_metrics_server *s);
 void jank_metrics_server_get_stats(const struct jank_metrics_server *s,
