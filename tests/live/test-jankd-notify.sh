@@ -80,6 +80,8 @@ wait "$LIVE_JANKD_PID"
 rc=$?
 live_forget "$LIVE_JANKD_PID"
 check "SIGTERM: exit 0" [ "$rc" = 0 ]
+# notify-recv writes what it receives on its own time: give it a moment.
+live_wait 2 grep -q '^STOPPING=1$' "$msgs" || true
 check "STOPPING=1 on the way out" grep -q '^STOPPING=1$' "$msgs"
 if [ "$_tap_failed" = 1 ]; then
 	sed 's/^/#   /' "$msgs" | tail -30
