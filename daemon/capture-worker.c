@@ -1166,6 +1166,15 @@ void jank_capture_worker_free(struct jank_capture_worker *cp)
 
 /* ---- Status ---- */
 
+void jank_capture_worker_get_stats(struct jank_capture_worker *cp, struct jank_capture_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&cp->lock);
+	if (cp->policy)
+		jank_capture_policy_get_stats(cp->policy, out);
+	pthread_mutex_unlock(&cp->lock);
+}
+
 struct json_object *jank_capture_worker_status_json(struct jank_capture_worker *cp)
 {
 	struct json_object *o = json_object_new_object();

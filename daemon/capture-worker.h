@@ -35,6 +35,7 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 #include "alert.h"
+#include "capture-policy.h"
 #include "config-file.h"
 #include "engine.h"
 
@@ -70,6 +71,9 @@ const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data);
 void jank_capture_worker_stop(struct jank_capture_worker *cp);
 /* Stops first when needed. */
 void jank_capture_worker_free(struct jank_capture_worker *cp);
+
+/* The capture policy's counters (zeros before captures were ever on). */
+void jank_capture_worker_get_stats(struct jank_capture_worker *cp, struct jank_capture_stats *out);
 
 /* The "capture" object of `jankctl status` (a new reference), NULL on allocation failure. */
 struct json_object *jank_capture_worker_status_json(struct jank_capture_worker *cp);

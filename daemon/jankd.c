@@ -273,11 +273,16 @@ static char *on_request(const char *req, void *data)
 {
 	struct jankd *d = data;
 	char *reply = NULL;
+	size_t len;
 
 	while (*req == ' ' || *req == '\t')
 		req++;
 	if (!strcmp(req, "status")) {
 		return jank_status_text(d);
+	} else if (!strcmp(req, "status openmetrics")) {
+		return jank_status_metrics(d, JANK_METRICS_OPENMETRICS, &len);
+	} else if (!strcmp(req, "status prometheus")) {
+		return jank_status_metrics(d, JANK_METRICS_PROMETHEUS, &len);
 	} else if (!strcmp(req, "status json")) {
 		struct json_object *o = jank_status_json(d);
 
@@ -289,10 +294,39 @@ static char *on_request(const char *req, void *data)
 		json_object_put(o);
 		return reply;
 	}
-	if (asprintf(&reply, "error: unknown request '%.64s' (expected status or status json)\n",
+	if (asprintf(&reply,
+		     "error: unknown request '%.64s' (expected status, status json, status "
+		     "openmetrics or status prometheus)\n",
 		     req) < 0)
 		return NULL;
 	return reply;
+}
+
+/* ---- Metrics endpoint ---- */
+
+static char *render_metrics(enum jank_metrics_format f, size_t *len, void *data)
+{
+	return jank_status_metrics(data, f, len);
+}
+
+static int metrics_open(struct jankd *d, char *err, size_t len)
+{
+	const struct jank_config_metrics *m = &d->config.metrics;
+
+	if (!m->host[0])
+		return 0;
+	d->metrics =
+		jank_metrics_server_open(d->base, m->host, m->port, render_metrics, d, err, len);
+	if (!d->metrics)
+		return -EIO;
+	jank_log(LOG_INFO, "metrics at http://%s/metrics", jank_metrics_server_address(d->metrics));
+	return 0;
+}
+
+static bool same_metrics(const struct jank_config_metrics *a, const struct jank_config_metrics *b)
+{
+	return !strcmp(a->host, b->host) && a->port == b->port &&
+	       a->listen_public == b->listen_public;
 }
 
 /* ---- Reload ---- */
@@ -346,6 +380,8 @@ static void reload_ignored(const struct jankd *d, const struct jank_config *nc)
 	if (strcmp(d->config.daemon.control_socket, nc->daemon.control_socket))
 		jank_log(LOG_WARNING,
 			 "reload: changes to [daemon] control-socket need a restart; ignored");
+	if (!same_metrics(&d->config.metrics, &nc->metrics))
+		jank_log(LOG_WARNING, "reload: changes to [metrics] need a restart; ignored");
 	if (d->target_from_cmdline && nc->alerts.target != d->target)
 		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
 			 jank_alert_target_name(d->target));
@@ -579,6 +615,9 @@ static int start(struct jankd *d, char *err, size_t len)
 				       len);
 	if (!d->control)
 		return -EIO;
+	r = metrics_open(d, err, len);
+	if (r < 0)
+		return r;
 	if (d->config.live.create) {
 		r = live_create(d, err, len);
 		if (r < 0)
@@ -691,6 +730,7 @@ static void cleanup(struct jankd *d)
 		jank_live_input_free(d->inputs[i]);
 	free(d->inputs);
 	jank_control_close(d->control);
+	jank_metrics_server_close(d->metrics);
 	jank_capture_worker_free(d->capture_worker); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
@@ -731,6 +771,7 @@ int main(int argc, char **argv)
 	jank_log_set_journal(d.target == JANK_ALERT_JOURNAL);
 	signal(SIGPIPE, SIG_IGN);
 	d.start_mono = jank_clock_monotonic_ns();
+	d.start_real = jank_clock_realtime_ns();
 
 	r = start(&d, err, sizeof(err));
 	if (r < 0) {

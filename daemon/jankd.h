@@ -14,6 +14,7 @@
 #include "control-socket.h"
 #include "exit-status.h"
 #include "live-input.h"
+#include "metrics-server.h"
 
 struct jankd {
 	const char *config_path;
@@ -27,11 +28,13 @@ struct jankd {
 	struct jank_live_input **inputs;
 	size_t ninputs;
 	struct jank_control *control;
+	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
 
 	bool ready; /* READY=1 was sent */
 	int64_t start_mono;
+	int64_t start_real; /* wall clock at start: process_start_time_seconds */
 	uint64_t reloads;
 	uint64_t reload_errors;
 	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */

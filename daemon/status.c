@@ -16,25 +16,12 @@
 #include "format.h"
 #include "status.h"
 #include "json-util.h"
+#include "metrics.h"
 #include "units.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
-
-/* Resident set size from /proc/self/statm, 0 when unknown. */
-static uint64_t rss_bytes(void)
-{
-	unsigned long size = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-		resident = 0;
-	fclose(f);
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 /* ---- JSON ---- */
 
@@ -156,6 +143,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	struct json_object *recent = json_object_new_array();
 	struct json_object *alerts = json_object_new_object();
 	struct jank_alerter_stats as;
+	struct jank_metrics_process proc;
 	uint64_t events = 0, actions = 0, janks = 0, overdue = 0, memory = 0, discarded = 0;
 	uint64_t attached = 0;
 	double rate = 0;
@@ -196,7 +184,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(o, "overdue", overdue);
 	jank_json_add_u64(o, "discarded_events", discarded);
 	jank_json_add_u64(o, "memory_bytes", memory);
-	jank_json_add_u64(o, "rss_bytes", rss_bytes());
+	jank_metrics_process_read(&proc, d->start_real);
+	jank_json_add_u64(o, "rss_bytes", proc.rss_bytes);
 	jank_alerter_get_stats(d->alerter, &as);
 	put_str(alerts, "target", jank_alert_target_name(d->target));
 	jank_json_add_u64(alerts, "rate_limit_count", d->config.alerts.rate_limit_count);
@@ -476,6 +465,77 @@ char *jank_status_text(const struct jankd *d)
 	fclose(f);
 	json_object_put(o);
 	return buf;
+}
+
+/* ---- Metrics ---- */
+
+/* One input's figures; its rules go to `rules` (room for all of them). */
+static void metrics_input(const struct jank_live_input *w, struct jank_metrics_input *in,
+			  struct jank_metrics_rule *rules)
+{
+	const struct jank_engine *e = jank_live_input_engine(w);
+	struct jank_live_input_stats ws;
+	struct jank_engine_stats es;
+
+	jank_live_input_get_stats(w, &ws);
+	jank_engine_get_stats(e, &es);
+	in->url = jank_live_input_url(w);
+	in->connected = ws.state == JANK_LIVE_INPUT_CONNECTED;
+	in->events = es.events;
+	in->discarded_events = es.discarded_events;
+	in->disconnects = ws.disconnects;
+	in->reconnects = ws.reconnects;
+	in->memory_bytes = es.memory_bytes;
+	in->budget_forced = es.budget_forced;
+	in->actions_open = es.actions_open;
+	in->rules = rules;
+	in->nrules = jank_engine_rule_count(e);
+	for (size_t i = 0; i < in->nrules; i++) {
+		rules[i].action = jank_engine_rule(e, i)->name;
+		rules[i].hist = jank_engine_rule_histogram(e, i);
+		rules[i].stats = jank_engine_rule_stats(e, i);
+		rules[i].threshold_ns =
+			jank_threshold_current(&jank_engine_rule(e, i)->threshold, rules[i].hist);
+	}
+}
+
+char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
+{
+	struct jank_metrics m = {
+		.version = JANK_VERSION,
+		.ninputs = d->ninputs,
+		.memory_limit = d->config.graph.memory_limit,
+	};
+	struct jank_metrics_input *inputs = calloc(d->ninputs + 1, sizeof(*inputs));
+	struct jank_metrics_rule *rules = NULL;
+	struct jank_metrics_http_stats hs;
+	struct jank_capture_stats cs;
+	size_t nrules = 0;
+	char *text = NULL;
+
+	for (size_t i = 0; i < d->ninputs; i++)
+		nrules += jank_engine_rule_count(jank_live_input_engine(d->inputs[i]));
+	rules = calloc(nrules + 1, sizeof(*rules));
+	if (!inputs || !rules)
+		goto end;
+	for (size_t i = 0, k = 0; i < d->ninputs; k += inputs[i++].nrules)
+		metrics_input(d->inputs[i], &inputs[i], rules + k);
+	m.inputs = inputs;
+	jank_alerter_get_stats(d->alerter, &m.alerts);
+	if (d->capture_worker) {
+		jank_capture_worker_get_stats(d->capture_worker, &cs);
+		m.captures = &cs;
+	}
+	if (d->metrics) {
+		jank_metrics_server_get_stats(d->metrics, &hs);
+		m.http = &hs;
+	}
+	jank_metrics_process_read(&m.process, d->start_real);
+	text = jank_metrics_render(&m, f, len);
+end:
+	free(inputs);
+	free(rules);
+	return text;
 }
 
 void jank_status_line(const struct jankd *d, char *buf, size_t len)

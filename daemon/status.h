@@ -15,6 +15,11 @@
 struct json_object *jank_status_json(const struct jankd *d);
 /* The same for humans: a malloc'ed string, NULL on allocation failure. */
 char *jank_status_text(const struct jankd *d);
+/*
+ * The metrics (metrics.h) of the endpoint and of `jankctl status --format
+ * openmetrics|prometheus`: malloc'ed, its length in *len; NULL on allocation failure.
+ */
+char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len);
 /* One line for sd_notify STATUS=: "attached 1/1, 250 events/s, ..." */
 void jank_status_line(const struct jankd *d, char *buf, size_t len);
 

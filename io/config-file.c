@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 #include <ini.h>
 #include "config-file.h"
 #include "units.h"
@@ -33,6 +34,7 @@ enum section_kind {
 	SECTION_ALERTS,
 	SECTION_CAPTURE,
 	SECTION_DAEMON,
+	SECTION_METRICS,
 	SECTION_ACTION,
 	SECTION_BAD, /* an error was reported on its header; its keys are ignored */
 	SECTION_KIND_COUNT,
@@ -40,7 +42,7 @@ enum section_kind {
 
 static const char *const section_names[SECTION_KIND_COUNT] = {
 	[SECTION_LIVE] = "live",       [SECTION_GRAPH] = "graph",   [SECTION_ALERTS] = "alerts",
-	[SECTION_CAPTURE] = "capture", [SECTION_DAEMON] = "daemon",
+	[SECTION_CAPTURE] = "capture", [SECTION_DAEMON] = "daemon", [SECTION_METRICS] = "metrics",
 };
 
 struct parser;
@@ -77,6 +79,8 @@ struct parser {
 	const char *live_url_file, *live_create_file;
 	unsigned live_url_line, live_create_line;
 	uint64_t live_url_at, live_create_at; /* fileno << 32 | line */
+	unsigned metrics_listen_line; /* [metrics] listen, checked at the section's end */
+	bool metrics_loopback;
 	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;
 
@@ -612,6 +616,79 @@ static int daemon_ready_timeout(struct parser *p, const char *key, const char *v
 	return set_duration(p, key, v, &p->c->daemon.ready_timeout_ns, true);
 }
 
+/* ---- [metrics] ---- */
+
+/* A numeric address, "[v6]" or "localhost": the address into host, and whether it is loopback. */
+static int parse_host(const char *s, size_t n, char *host, bool *loopback)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	char buf[JANK_CONFIG_HOST_LEN];
+
+	if (n == 9 && !strncmp(s, "localhost", 9)) {
+		snprintf(host, JANK_CONFIG_HOST_LEN, "127.0.0.1");
+		*loopback = true;
+		return 0;
+	}
+	if (n > 2 && s[0] == '[' && s[n - 1] == ']') {
+		if (n - 2 >= sizeof(buf))
+			return -EINVAL;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n - 2), s + 1);
+		if (inet_pton(AF_INET6, buf, a) != 1)
+			return -EINVAL;
+		/* ::1, or ::ffff:127.x.y.z */
+		*loopback = IN6_IS_ADDR_LOOPBACK((struct in6_addr *)a) ||
+			    (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a) && a[12] == 127);
+	} else {
+		if (n >= sizeof(buf))
+			return -EINVAL;
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+		if (inet_pton(AF_INET, buf, a) != 1)
+			return -EINVAL;
+		*loopback = a[0] == 127;
+	}
+	memcpy(host, buf, strlen(buf) + 1);
+	return 0;
+}
+
+/* ADDRESS:PORT; whether a non-loopback address is allowed is checked at the section's end. */
+static int metrics_listen(struct parser *p, const char *key, const char *v)
+{
+	struct jank_config_metrics *m = &p->c->metrics;
+	const char *colon = strrchr(v, ':');
+	uint64_t port;
+
+	if (!colon || parse_uint(colon + 1, &port) < 0 || port == 0 || port > 65535 ||
+	    parse_host(v, (size_t)(colon - v), m->host, &p->metrics_loopback) < 0) {
+		m->host[0] = '\0';
+		fail(p, p->lineno,
+		     "bad listen '%s' (expected ADDRESS:PORT: 127.0.0.1:9479, [::1]:9479 or "
+		     "localhost:9479)",
+		     v);
+		return -EINVAL;
+	}
+	m->port = (unsigned)port;
+	p->metrics_listen_line = p->lineno;
+	return 0;
+}
+
+static int metrics_listen_public(struct parser *p, const char *key, const char *v)
+{
+	return set_bool(p, key, v, &p->c->metrics.listen_public);
+}
+
+/* The endpoint tells about the host's programs: beyond loopback only when asked. */
+static void metrics_end(struct parser *p)
+{
+	const struct jank_config_metrics *m = &p->c->metrics;
+
+	if (!m->host[0] || p->metrics_loopback || m->listen_public)
+		return;
+	fail(p, p->metrics_listen_line,
+	     "[metrics] listen: %s is not a loopback address: whoever reaches it can read "
+	     "jankd's metrics (say listen-public = yes to serve it there)",
+	     m->host);
+}
+
 /* ---- [action NAME] ---- */
 
 static int action_begin(struct parser *p, const char *key, const char *v)
@@ -718,6 +795,11 @@ static const struct key_def capture_keys[] = {
 	{ "retention", capture_retention },
 	{ NULL, NULL },
 };
+static const struct key_def metrics_keys[] = {
+	{ "listen", metrics_listen },
+	{ "listen-public", metrics_listen_public },
+	{ NULL, NULL },
+};
 static const struct key_def daemon_keys[] = {
 	{ "control-socket", daemon_control_socket },
 	{ "status-interval", daemon_status_interval },
@@ -750,6 +832,8 @@ static const struct key_def *section_keys(enum section_kind kind)
 		return capture_keys;
 	case SECTION_DAEMON:
 		return daemon_keys;
+	case SECTION_METRICS:
+		return metrics_keys;
 	case SECTION_ACTION:
 		return action_keys;
 	case SECTION_NONE:
@@ -768,6 +852,8 @@ static void section_end(struct parser *p)
 	static const unsigned required[] = { ACTION_KEY_BEGIN, ACTION_KEY_END,
 					     ACTION_KEY_THRESHOLD };
 
+	if (p->kind == SECTION_METRICS)
+		metrics_end(p);
 	/* A refused value leaves its key marked seen but unset: the first
 	 * error is the one to report. */
 	if (p->kind != SECTION_ACTION || p->failed)
@@ -881,7 +967,7 @@ static void section_begin(struct parser *p, char *name)
 			p->kind = SECTION_ACTION;
 		return;
 	}
-	for (int k = SECTION_LIVE; k <= SECTION_DAEMON; k++) {
+	for (int k = SECTION_LIVE; k <= SECTION_METRICS; k++) {
 		if (strcmp(name, section_names[k]) != 0)
 			continue;
 		if (p->section_first_line[k]) {
@@ -894,8 +980,8 @@ static void section_begin(struct parser *p, char *name)
 		return;
 	}
 	fail(p, p->lineno,
-	     "unknown section [%s] (expected [live], [graph], [alerts], [capture], [daemon] or "
-	     "[action NAME])",
+	     "unknown section [%s] (expected [live], [graph], [alerts], [capture], [daemon], "
+	     "[metrics] or [action NAME])",
 	     name);
 }
 

@@ -2,7 +2,7 @@
 /*
  * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
  *
- * Sections: [live], [graph], [alerts], [capture], [daemon], and one
+ * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], and one
  * [action NAME] per rule. Unknown sections and keys are errors; every error names the file
  * and, when it comes from one line, the line.
  */
@@ -84,6 +84,15 @@ struct jank_config_daemon {
 				     never) */
 };
 
+#define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */
+
+/* The OpenMetrics endpoint; off unless [metrics] listen is set. */
+struct jank_config_metrics {
+	char host[JANK_CONFIG_HOST_LEN]; /* a numeric address; "": off */
+	unsigned port;
+	bool listen_public; /* a non-loopback host was asked for */
+};
+
 struct jank_config {
 	char *path;
 	char **dropins; /* the drop-ins read after it (conf.d/ *.conf), in order */
@@ -93,6 +102,7 @@ struct jank_config {
 	struct jank_config_alerts alerts;
 	struct jank_config_capture capture;
 	struct jank_config_daemon daemon;
+	struct jank_config_metrics metrics;
 	struct jank_rule *rules; /* one per [action NAME], in file order */
 	size_t nrules;
 };

@@ -44,6 +44,8 @@
 enum format {
 	FORMAT_TEXT = 0,
 	FORMAT_JSON,
+	FORMAT_OPENMETRICS, /* status only */
+	FORMAT_PROMETHEUS,  /* status only */
 };
 
 struct options {
@@ -72,7 +74,7 @@ static const char usage_main[] =
 	"            the critical path of thread N: what it was waiting on\n"
 	"  graph     [--tid N] [--format json|text] TRACE...\n"
 	"            every thread's state intervals and the wakeup links between them\n"
-	"  status    [--socket PATH] [--format text|json]\n"
+	"  status    [--socket PATH] [--format text|json|openmetrics|prometheus]\n"
 	"            ask the running jankd: counts, latencies, recent janks, inputs\n"
 	"  report    CAPTURE_DIR\n"
 	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
@@ -108,12 +110,14 @@ static const char usage_critpath[] =
 	"  -h, --help            show this help\n";
 
 static const char usage_status[] =
-	"Usage: jankctl status [--socket PATH] [--format text|json]\n"
+	"Usage: jankctl status [--socket PATH] [--format text|json|openmetrics|prometheus]\n"
 	"Ask the running jankd for its figures: per-rule counts and latency percentiles,\n"
 	"recent janks, events/s, graph memory, GC and drop counters, inputs and their state.\n"
+	"openmetrics and prometheus print its metrics as its [metrics] endpoint serves them\n"
+	"(node_exporter's textfile collector reads the prometheus format).\n"
 	"\n"
 	"  -s, --socket PATH     jankd's control socket (default " STATUS_SOCKET ")\n"
-	"  -f, --format FORMAT   text (default) or json\n"
+	"  -f, --format FORMAT   text (default), json, openmetrics or prometheus\n"
 	"  -h, --help            show this help\n";
 
 static const char usage_report[] =
@@ -193,15 +197,21 @@ static int option_error(const char *cmd, int c, char **argv)
 	return JANK_EXIT_USAGE;
 }
 
-/* --format text|json: 0 and *json, or JANK_EXIT_USAGE after the one-line error. */
-static int parse_format(const char *cmd, const char *arg, bool *json)
+/* --format text|json, and for status openmetrics|prometheus: 0, or JANK_EXIT_USAGE after the error. */
+static int parse_format(const char *cmd, const char *arg, enum format *f)
 {
-	if (strcmp(arg, "text") && strcmp(arg, "json")) {
-		errorf("%s: bad --format '%s' (expected text or json)", cmd, arg);
-		return JANK_EXIT_USAGE;
+	static const char *const names[] = { "text", "json", "openmetrics", "prometheus" };
+	bool status = !strcmp(cmd, "status");
+
+	for (int i = FORMAT_TEXT; i <= (status ? FORMAT_PROMETHEUS : FORMAT_JSON); i++) {
+		if (!strcmp(arg, names[i])) {
+			*f = i;
+			return 0;
+		}
 	}
-	*json = !strcmp(arg, "json");
-	return 0;
+	errorf("%s: bad --format '%s' (expected %s)", cmd, arg,
+	       status ? "text, json, openmetrics or prometheus" : "text or json");
+	return JANK_EXIT_USAGE;
 }
 
 /* A command that takes no arguments: 0, or JANK_EXIT_USAGE after the one-line error. */
@@ -279,14 +289,10 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		case 'S':
 			*flag_option(o, c) = true;
 			break;
-		case 'f': {
-			bool json;
-
-			if (parse_format(cmd, optarg, &json))
+		case 'f':
+			if (parse_format(cmd, optarg, &o->format))
 				return JANK_EXIT_USAGE;
-			o->format = json ? FORMAT_JSON : FORMAT_TEXT;
 			break;
-		}
 		case 't':
 			if (parse_tid(optarg, &o->tid) < 0) {
 				errorf("%s: bad --tid '%s' (expected a thread id)", cmd, optarg);
@@ -704,6 +710,12 @@ static int status_connect(const char *path)
 
 static int cmd_status(int argc, char **argv)
 {
+	static const char *const status_requests[] = {
+		[FORMAT_TEXT] = "status\n",
+		[FORMAT_JSON] = "status json\n",
+		[FORMAT_OPENMETRICS] = "status openmetrics\n",
+		[FORMAT_PROMETHEUS] = "status prometheus\n",
+	};
 	struct options o = { .socket = STATUS_SOCKET };
 	const char *path, *req;
 	char *reply = NULL;
@@ -716,7 +728,7 @@ static int cmd_status(int argc, char **argv)
 	if (no_arguments("status", &o))
 		return JANK_EXIT_USAGE;
 	path = o.socket;
-	req = o.format == FORMAT_JSON ? "status json\n" : "status\n";
+	req = status_requests[o.format];
 	r = JANK_EXIT_FAILURE; /* jankd cannot be reached, or did not answer */
 	fd = status_connect(path);
 	if (fd < 0)

@@ -65,7 +65,7 @@ struct class_info {
 struct rule_state {
 	struct jank_rule rule;
 	struct jank_histogram hist;
-	uint64_t janks;
+	struct jank_rule_stats stats;
 };
 
 struct jank_engine {
@@ -192,7 +192,7 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 	if (ret < 0)
 		return ret;
 	jank_histogram_init(&rs->hist);
-	rs->janks = 0;
+	memset(&rs->stats, 0, sizeof(rs->stats));
 	return (int)e->nrules++;
 }
 
@@ -213,7 +213,12 @@ const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine
 
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i)
 {
-	return i < e->nrules ? e->rules[i].janks : 0;
+	return i < e->nrules ? e->rules[i].stats.janks : 0;
+}
+
+const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].stats : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -285,7 +290,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 			if (same_rule(&rules[i], &e->rules[j].rule)) {
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
-				nrs[i].janks = e->rules[j].janks;
+				nrs[i].stats = e->rules[j].stats;
 				break;
 			}
 	}
@@ -697,7 +702,9 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	jank_histogram_add(&rs->hist, duration);
 	e->stats.actions_completed++;
 	if (over) {
-		rs->janks++;
+		rs->stats.janks++;
+		rs->stats.last_jank_ns = duration;
+		memcpy(rs->stats.last_jank_key, key, sizeof(key));
 		e->stats.janks++;
 	}
 	if (over || e->cfg.report_all) {
@@ -733,6 +740,7 @@ static void evict_oldest(struct jank_engine *e)
 	struct jank_action *a = jank_action_oldest(e->actions);
 
 	if (a) {
+		e->rules[a->rule].stats.evicted++;
 		jank_action_close(e->actions, a);
 		e->stats.actions_evicted++;
 	}
@@ -751,6 +759,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			if (e->cfg.action_timeout_ns > 0 &&
 			    now - a->begin > e->cfg.action_timeout_ns) {
 				jank_action_close(e->actions, a);
+				rs->stats.expired++;
 				e->stats.actions_expired++;
 				continue;
 			}
@@ -768,6 +777,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 				e->stats.overdue_unsure++;
 				continue;
 			}
+			rs->stats.overdue++;
 			e->stats.overdue++;
 			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
 			       threshold, true);

@@ -60,6 +60,17 @@ struct jank_verdict {
 
 typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
 
+/* What became of one rule's actions (its histogram has the completed ones). */
+struct jank_rule_stats {
+	uint64_t janks;	  /* completed over threshold */
+	uint64_t overdue; /* reported overdue */
+	uint64_t expired; /* open past action_timeout, dropped */
+	uint64_t evicted; /* open, dropped by the memory budget */
+	/* The latest jank (completed over threshold), for exemplars: 0 and "" before one. */
+	int64_t last_jank_ns;
+	char last_jank_key[JANK_KEY_LEN];
+};
+
 struct jank_engine_stats {
 	uint64_t events;
 	uint64_t actions_completed;
@@ -97,6 +108,8 @@ size_t jank_engine_rule_count(const struct jank_engine *e);
 const struct jank_rule *jank_engine_rule(const struct jank_engine *e, size_t i);
 const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine *e, size_t i);
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
+/* NULL past the last rule. */
+const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i);
 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.

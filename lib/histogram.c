@@ -9,7 +9,7 @@
 
 #define SUB (1u << JANK_HIST_SUB_BITS)
 
-static unsigned bucket_of(uint64_t v)
+unsigned jank_histogram_bucket(uint64_t v)
 {
 	if (v < SUB)
 		return (unsigned)v;
@@ -19,8 +19,7 @@ static unsigned bucket_of(uint64_t v)
 	return (e - JANK_HIST_SUB_BITS + 1) * SUB + sub;
 }
 
-/* Largest value that falls in bucket b. */
-static uint64_t bucket_high(unsigned b)
+uint64_t jank_histogram_bucket_high(unsigned b)
 {
 	if (b < SUB)
 		return b;
@@ -45,7 +44,8 @@ void jank_histogram_add(struct jank_histogram *h, int64_t ns)
 	if (h->count == 0 || (int64_t)v > h->max)
 		h->max = (int64_t)v;
 	h->count++;
-	h->buckets[bucket_of(v)]++;
+	h->sum = h->sum + v < h->sum ? UINT64_MAX : h->sum + v;
+	h->buckets[jank_histogram_bucket(v)]++;
 }
 
 int64_t jank_histogram_percentile(const struct jank_histogram *h, double p)
@@ -65,7 +65,7 @@ int64_t jank_histogram_percentile(const struct jank_histogram *h, double p)
 	for (unsigned b = 0; b < JANK_HIST_BUCKETS; b++) {
 		seen += h->buckets[b];
 		if (seen >= rank) {
-			int64_t v = (int64_t)bucket_high(b);
+			int64_t v = (int64_t)jank_histogram_bucket_high(b);
 
 			if (v > h->max)
 				v = h->max;

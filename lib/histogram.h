@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Log-scaled latency histogram: 16 linear sub-buckets per power of two, so a
- * percentile is within 1/16 (6.25%) of the true value. Max is exact.
+ * percentile is within 1/16 (6.25%) of the true value. Max and sum are exact.
  */
 #ifndef JANK_HISTOGRAM_H
 #define JANK_HISTOGRAM_H
@@ -15,6 +15,7 @@ struct jank_histogram {
 	uint64_t count;
 	int64_t min;
 	int64_t max;
+	uint64_t sum; /* of the values (negative ones count as 0), saturated */
 	uint64_t buckets[JANK_HIST_BUCKETS];
 };
 
@@ -22,5 +23,9 @@ void jank_histogram_init(struct jank_histogram *h);
 void jank_histogram_add(struct jank_histogram *h, int64_t ns);
 /* p in [0, 100]. Returns 0 for an empty histogram. */
 int64_t jank_histogram_percentile(const struct jank_histogram *h, double p);
+
+/* The bucket of value v, and the largest value of bucket b (b < JANK_HIST_BUCKETS). */
+unsigned jank_histogram_bucket(uint64_t v);
+uint64_t jank_histogram_bucket_high(unsigned b);
 
 #endif

@@ -1,9 +1,14 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
-daemon_tests = daemon/test-alert
+daemon_tests = daemon/test-alert daemon/test-metrics
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
 daemon_test_alert_SOURCES = daemon/test-alert.c
 daemon_test_alert_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 daemon_test_alert_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
+	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lm
+
+daemon_test_metrics_SOURCES = daemon/test-metrics.c
+daemon_test_metrics_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
+daemon_test_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
 	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lm

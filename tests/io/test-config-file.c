@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io/config-file.c: the [capture] keys (the other sections are tested end to
- * end through jankctl, tests/trace/test-config.sh).
+ * io/config-file.c: the [capture] and [metrics] keys (the other sections are
+ * tested end to end through jankctl, tests/trace/test-config.sh).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -122,11 +122,78 @@ static void config_session(void **state)
 	assert_string_equal(err, "t.conf:2: bad size 'big' for buffer-size");
 }
 
+/* config: one line per key after [metrics]; 0 or -EINVAL, the message in err. */
+static int load_metrics(struct jank_config *c, const char *keys, char *err, size_t len)
+{
+	char text[256];
+	int r;
+
+	snprintf(text, sizeof(text), "[metrics]\n%s", keys);
+	r = jank_config_load_string(c, "t.conf", text, err, len);
+	if (r == 0)
+		jank_config_fini(c);
+	return r;
+}
+
+/* [metrics] listen: off by default; loopback unless listen-public = yes. */
+static void config_metrics(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[metrics]\n", err, sizeof(err)), 0);
+	assert_string_equal(c.metrics.host, "");
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[metrics]\nlisten = 127.0.0.1:9479\n", err,
+						 sizeof(err)),
+			 0);
+	assert_string_equal(c.metrics.host, "127.0.0.1");
+	assert_int_equal(c.metrics.port, 9479);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[metrics]\nlisten = [::1]:80\n",
+						 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.metrics.host, "::1");
+	jank_config_fini(&c);
+	assert_int_equal(load_metrics(&c, "listen = localhost:1\n", err, sizeof(err)), 0);
+	assert_int_equal(load_metrics(&c, "listen = 127.9.9.9:1\n", err, sizeof(err)), 0);
+	assert_int_equal(load_metrics(&c, "listen = [::ffff:127.0.0.1]:1\n", err, sizeof(err)), 0);
+	/* Beyond loopback, only when asked for; the error names the listen line. */
+	assert_int_equal(
+		load_metrics(&c, "listen = 0.0.0.0:9479\nlisten-public = yes\n", err, sizeof(err)),
+		0);
+	assert_int_equal(
+		load_metrics(&c, "listen-public = on\nlisten = [::]:9479\n", err, sizeof(err)), 0);
+	assert_int_equal(load_metrics(&c, "listen = 0.0.0.0:9479\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:2: [metrics] listen: 0.0.0.0 is not a loopback address: "
+				 "whoever reaches it can read jankd's metrics (say listen-public = "
+				 "yes to serve it there)");
+	assert_int_equal(load_metrics(&c, "\nlisten = [2001:db8::1]:9479\nlisten-public = no\n",
+				      err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: [metrics] listen: 2001:db8::1 is not a loopback "
+				 "address: whoever reaches it can read jankd's metrics (say "
+				 "listen-public = yes to serve it there)");
+	/* Malformed */
+	static const char *const bad[] = { "listen = 127.0.0.1\n",	 "listen = 127.0.0.1:0\n",
+					   "listen = 127.0.0.1:65536\n", "listen = ::1:9479\n",
+					   "listen = host.example:80\n", "listen = :80\n",
+					   "listen-public = maybe\n" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(load_metrics(&c, bad[i], err, sizeof(err)), -EINVAL);
+	assert_int_equal(load_metrics(&c, "listen = 127.0.0.1:x\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad listen '127.0.0.1:x' (expected ADDRESS:PORT: "
+				 "127.0.0.1:9479, [::1]:9479 or localhost:9479)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_min_free),
 		cmocka_unit_test(config_session),
+		cmocka_unit_test(config_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,13 @@ static void default_key_and_threshold(void **state)
 	assert_int_equal(st.janks, 1);
 	assert_int_equal(st.actions_unmatched, 1);
 	assert_int_equal(jank_histogram_percentile(jank_engine_rule_histogram(s.e, 0), 100), 29);
+	/* Per rule: the jank, the latest one's key and duration (exemplars), the histogram's sum.
+	 */
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->janks, 1);
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->last_jank_ns, 29);
+	assert_string_equal(jank_engine_rule_stats(s.e, 0)->last_jank_key, "tid=2");
+	assert_int_equal(jank_engine_rule_histogram(s.e, 0)->sum, 5 + 29);
+	assert_null(jank_engine_rule_stats(s.e, 1));
 	scn_fini(&s);
 }
 
@@ -202,6 +209,7 @@ static void expiry(void **state)
 	jank_engine_get_stats(s.e, &st);
 	assert_int_equal(st.actions_expired, 20); /* begun at 0..19 */
 	assert_int_equal(st.actions_open, 30);
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->expired, 20);
 	scn_fini(&s);
 }
 
@@ -228,6 +236,7 @@ static void overdue(void **state)
 	assert_int_equal(c.overdue, 1);
 	jank_engine_tick(s.e, 260);
 	assert_int_equal(c.overdue, 2);
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->overdue, 2);
 	end(&s, 300, 1, "frame", 1);
 	assert_int_equal(c.completed, 1);
 	scn_fini(&s);

@@ -123,6 +123,9 @@ static void run_never_ending(const struct jank_engine_config *cfg, struct jank_e
 	}
 	jank_engine_finish(s.e);
 	jank_engine_get_stats(s.e, st);
+	/* The rule's own counts are the engine's: it is the only rule. */
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->evicted, st->actions_evicted);
+	assert_int_equal(jank_engine_rule_stats(s.e, 0)->expired, st->actions_expired);
 	scn_fini(&s);
 }
 

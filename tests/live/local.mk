@@ -12,7 +12,8 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-reload.sh \
 	live/test-jankd-reconnect.sh \
 	live/test-jankd-multi.sh \
-	live/test-jankd-ready.sh
+	live/test-jankd-ready.sh \
+	live/test-metrics.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
@@ -25,6 +26,10 @@ TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-se
 	$(CAPTURE_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
 	live/test-session.sh $(CAPTURE_LIVE_TESTS)
+
+# Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
+check_PROGRAMS += live/http-abuse
+live_http_abuse_SOURCES = live/http-abuse.c
 
 # A NOTIFY_SOCKET for test-jankd-notify.sh: prints what sd_notify sends.
 check_PROGRAMS += live/notify-recv

@@ -62,6 +62,8 @@ live_wait 5 [ "$(grep -c '^READY=1$' "$msgs")" -ge 2 ]
 check "then READY=1 again" [ "$(grep -c '^READY=1$' "$msgs")" = 2 ]
 
 check "SIGTERM: exit 0" live_stop_jankd
+# notify-recv writes what it receives on its own time: give it a moment.
+live_wait 2 grep -q '^STOPPING=1$' "$msgs" || true
 check "STOPPING=1 on the way out" grep -q '^STOPPING=1$' "$msgs"
 if [ "$_tap_failed" = 1 ]; then
 	sed 's/^/#   /' "$msgs" | tail -30

@@ -76,7 +76,7 @@ e "critpath without --tid" 2 "^jankctl: critpath: --tid N is required" -- \
 	"$J" critpath "$tmp/empty"
 e "bad --format" 2 "^jankctl: graph: bad --format 'xml'" -- \
 	"$J" graph --format xml "$tmp/empty"
-e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text or json\)$" -- \
+e "status: bad --format" 2 "^jankctl: status: bad --format 'yaml' \(expected text, json, openmetrics or prometheus\)$" -- \
 	"$J" status --format yaml
 e "status: no jankd on the socket" 3 "^jankctl: cannot connect to $tmp/nosock: No such file or directory" -- \
 	"$J" status --socket "$tmp/nosock"

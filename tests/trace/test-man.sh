@@ -90,7 +90,10 @@ check "jankd.8 and jankctl.1 list every critical-path state${missing:+ (missing:
 
 awk '/^static const char \*const section_names\[/ { on = 1; next }
 	on && /^};/ { exit }
-	on && match($0, /= *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[= "]/, "", s); print s }' \
+	on { line = $0 # clang-format puts several on a line
+		while (match(line, /= *"[a-z]+"/)) {
+			s = substr(line, RSTART, RLENGTH); gsub(/[= "]/, "", s); print s
+			line = substr(line, RSTART + RLENGTH) } }' \
 	"$CONFIG_C" >"$tmp/sections"
 awk '/^static const struct key_def [a-z]+_keys\[\] = \{/ {
 		sec = $0; sub(/.*key_def /, "", sec); sub(/_keys.*/, "", sec); next }

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The renderer of jankd's metrics (metrics.h). A family is written once,
+ * metadata first, then its samples for every input and rule; the two
+ * formats differ only in the metadata lines, the exemplars and "# EOF".
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <ctype.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "metrics.h"
+
+#define OCTAVE_FIRST 10 /* the smallest power-of-two bound: 2^10 - 1 ns, about 1 us */
+#define OCTAVE_LAST  36 /* the largest: 2^36 - 1 ns, about 69 s */
+#define NUM_LEN	     32
+
+enum family_type {
+	COUNTER = 0,
+	GAUGE,
+	HISTOGRAM,
+	INFO,
+};
+
+/* A metric family: its name without the _total or _info of its samples. */
+struct family {
+	const char *name;
+	enum family_type type;
+	const char *unit; /* OpenMetrics' UNIT, a suffix of the name; NULL: none */
+	const char *help;
+};
+
+struct label {
+	const char *name;
+	const char *value;
+};
+
+struct out {
+	FILE *f;
+	enum jank_metrics_format fmt;
+};
+
+/* ---- Lines ---- */
+
+/* Escape backslash and newline, and double quotes when `quote` (label values, OpenMetrics help). */
+static void put_escaped(FILE *f, const char *s, bool quote)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '"' && quote)
+			fputs("\\\"", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static const char *sample_suffix(enum family_type t)
+{
+	return t == COUNTER ? "_total" : t == INFO ? "_info" : "";
+}
+
+static void put_family(struct out *o, const struct family *fam)
+{
+	static const char *const om_types[] = { "counter", "gauge", "histogram", "info" };
+	static const char *const text_types[] = { "counter", "gauge", "histogram", "gauge" };
+	bool om = o->fmt == JANK_METRICS_OPENMETRICS;
+	/* The text format names the family like its samples: x_total, x_info. */
+	const char *suffix = om ? "" : sample_suffix(fam->type);
+
+	fprintf(o->f, "# HELP %s%s ", fam->name, suffix);
+	put_escaped(o->f, fam->help, om);
+	fprintf(o->f, "\n# TYPE %s%s %s\n", fam->name, suffix,
+		om ? om_types[fam->type] : text_types[fam->type]);
+	if (om && fam->unit)
+		fprintf(o->f, "# UNIT %s %s\n", fam->name, fam->unit);
+}
+
+static void put_labels(FILE *f, const struct label *l, size_t n, const char *le)
+{
+	if (n == 0 && !le)
+		return;
+	fputc('{', f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s%s=\"", i ? "," : "", l[i].name);
+		put_escaped(f, l[i].value, true);
+		fputc('"', f);
+	}
+	if (le)
+		fprintf(f, "%sle=\"%s\"", n ? "," : "", le);
+	fputc('}', f);
+}
+
+/* One sample line, without its newline (an exemplar may follow). */
+static void put_sample(struct out *o, const struct family *fam, const char *suffix,
+		       const struct label *l, size_t n, const char *le, const char *value)
+{
+	fprintf(o->f, "%s%s", fam->name, suffix);
+	put_labels(o->f, l, n, le);
+	fprintf(o->f, " %s", value);
+}
+
+static void put_u64(struct out *o, const struct family *fam, const struct label *l, size_t n,
+		    uint64_t v)
+{
+	char num[NUM_LEN];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	put_sample(o, fam, sample_suffix(fam->type), l, n, NULL, num);
+	fputc('\n', o->f);
+}
+
+/* Nanoseconds as exact decimal seconds: 16000000 is "0.016", 2^10 - 1 is "0.000001023". */
+static const char *seconds(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t frac = ns % 1000000000;
+	int digits = 9;
+
+	while (digits > 0 && frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	if (digits)
+		snprintf(buf, len, "%" PRIu64 ".%0*" PRIu64, ns / 1000000000, digits, frac);
+	else
+		snprintf(buf, len, "%" PRIu64, ns / 1000000000);
+	return buf;
+}
+
+static void put_seconds(struct out *o, const struct family *fam, const struct label *l, size_t n,
+			int64_t ns)
+{
+	char num[NUM_LEN];
+
+	put_sample(o, fam, sample_suffix(fam->type), l, n, NULL,
+		   seconds(ns > 0 ? (uint64_t)ns : 0, num, sizeof(num)));
+	fputc('\n', o->f);
+}
+
+/* ---- Histograms ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t jank_metrics_bucket_bounds(int64_t threshold_ns, uint64_t *bounds)
+{
+	size_t n = 0, k = 0;
+
+	for (unsigned e = OCTAVE_FIRST; e <= OCTAVE_LAST; e++)
+		bounds[n++] = (1ull << e) - 1;
+	if (threshold_ns > 0) {
+		unsigned b = jank_histogram_bucket((uint64_t)threshold_ns);
+
+		if (b > 0)
+			bounds[n++] = jank_histogram_bucket_high(b - 1);
+		bounds[n++] = jank_histogram_bucket_high(b);
+	}
+	qsort(bounds, n, sizeof(*bounds), cmp_u64);
+	for (size_t i = 0; i < n; i++) /* a threshold edge may be an octave's */
+		if (k == 0 || bounds[i] != bounds[k - 1])
+			bounds[k++] = bounds[i];
+	return k;
+}
+
+/* ` # {key="..."} 0.06`: the latest jank, on the bucket that holds it. */
+static void put_exemplar(struct out *o, const struct jank_rule_stats *st)
+{
+	char num[NUM_LEN];
+
+	fputs(" # {key=\"", o->f);
+	put_escaped(o->f, st->last_jank_key, true); /* JANK_KEY_LEN: within the 128-character cap */
+	fprintf(o->f, "\"} %s", seconds((uint64_t)st->last_jank_ns, num, sizeof(num)));
+}
+
+static void put_histogram(struct out *o, const struct family *fam, const struct label *l, size_t n,
+			  const struct jank_metrics_rule *r)
+{
+	uint64_t bounds[JANK_METRICS_MAX_BOUNDS], cum = 0;
+	size_t nb = jank_metrics_bucket_bounds(r->threshold_ns, bounds);
+	bool exemplar = o->fmt == JANK_METRICS_OPENMETRICS && r->stats->janks > 0;
+	char le[NUM_LEN], num[NUM_LEN];
+	unsigned b = 0;
+
+	for (size_t i = 0; i <= nb; i++) {
+		bool last = i == nb; /* +Inf */
+
+		while (b < JANK_HIST_BUCKETS &&
+		       (last || jank_histogram_bucket_high(b) <= bounds[i]))
+			cum += r->hist->buckets[b++];
+		snprintf(num, sizeof(num), "%" PRIu64, cum);
+		put_sample(o, fam, "_bucket", l, n,
+			   last ? "+Inf" : seconds(bounds[i], le, sizeof(le)), num);
+		if (exemplar && (last || (uint64_t)r->stats->last_jank_ns <= bounds[i])) {
+			put_exemplar(o, r->stats);
+			exemplar = false;
+		}
+		fputc('\n', o->f);
+	}
+	put_sample(o, fam, "_sum", l, n, NULL, seconds(r->hist->sum, num, sizeof(num)));
+	fputc('\n', o->f);
+	snprintf(num, sizeof(num), "%" PRIu64, r->hist->count);
+	put_sample(o, fam, "_count", l, n, NULL, num);
+	fputc('\n', o->f);
+}
+
+/* ---- Families ---- */
+
+enum rule_figure {
+	RULE_DURATION = 0,
+	RULE_THRESHOLD,
+	RULE_JANKS,
+	RULE_OVERDUE,
+	RULE_EXPIRED,
+	RULE_EVICTED,
+	RULE_FIGURES,
+};
+
+/* clang-format off */
+static const struct family rule_families[RULE_FIGURES] = {
+	[RULE_DURATION] = { "jank_action_duration_seconds", HISTOGRAM, "seconds",
+		"How long the completed actions of each rule took, from begin to end. The bucket "
+		"bounds are edges of jank's own log-scaled buckets: the counts are exact." },
+	[RULE_THRESHOLD] = { "jank_action_threshold_seconds", GAUGE, "seconds",
+		"The rule's threshold: an action that takes longer is a jank (0 while an adaptive "
+		"threshold learns)." },
+	[RULE_JANKS] = { "jank_janks", COUNTER, NULL,
+		"Completed actions that took longer than their rule's threshold." },
+	[RULE_OVERDUE] = { "jank_overdue_actions", COUNTER, NULL,
+		"Actions reported overdue: still open past their threshold plus overdue-grace." },
+	[RULE_EXPIRED] = { "jank_expired_actions", COUNTER, NULL,
+		"Open actions dropped after action-timeout (their end never came)." },
+	[RULE_EVICTED] = { "jank_evicted_actions", COUNTER, NULL,
+		"Open actions dropped by the memory budget, oldest first." },
+};
+/* clang-format on */
+
+static void put_rule(struct out *o, enum rule_figure fig, const struct label *l, size_t n,
+		     const struct jank_metrics_rule *r)
+{
+	const struct family *fam = &rule_families[fig];
+
+	switch (fig) {
+	case RULE_DURATION:
+		put_histogram(o, fam, l, n, r);
+		break;
+	case RULE_THRESHOLD:
+		put_seconds(o, fam, l, n, r->threshold_ns);
+		break;
+	case RULE_JANKS:
+		put_u64(o, fam, l, n, r->stats->janks);
+		break;
+	case RULE_OVERDUE:
+		put_u64(o, fam, l, n, r->stats->overdue);
+		break;
+	case RULE_EXPIRED:
+		put_u64(o, fam, l, n, r->stats->expired);
+		break;
+	case RULE_EVICTED:
+	case RULE_FIGURES:
+		put_u64(o, fam, l, n, r->stats->evicted);
+		break;
+	}
+}
+
+/* Per rule; labelled by input too when there are several. */
+static void put_rules(struct out *o, const struct jank_metrics *m)
+{
+	size_t nrules = 0;
+
+	for (size_t i = 0; i < m->ninputs; i++)
+		nrules += m->inputs[i].nrules;
+	if (nrules == 0)
+		return;
+	for (int fig = 0; fig < RULE_FIGURES; fig++) {
+		put_family(o, &rule_families[fig]);
+		for (size_t i = 0; i < m->ninputs; i++) {
+			const struct jank_metrics_input *in = &m->inputs[i];
+
+			for (size_t r = 0; r < in->nrules; r++) {
+				struct label l[2] = { { "action", in->rules[r].action },
+						      { "input", in->url } };
+
+				put_rule(o, fig, l, m->ninputs > 1 ? 2 : 1, &in->rules[r]);
+			}
+		}
+	}
+}
+
+enum input_figure {
+	INPUT_CONNECTED = 0,
+	INPUT_EVENTS,
+	INPUT_DISCARDED,
+	INPUT_DISCONNECTS,
+	INPUT_RECONNECTS,
+	INPUT_OPEN,
+	INPUT_MEMORY,
+	INPUT_BUDGET,
+	INPUT_FIGURES,
+};
+
+/* clang-format off */
+static const struct family input_families[INPUT_FIGURES] = {
+	[INPUT_CONNECTED] = { "jank_input_connected", GAUGE, NULL,
+		"1 while the live session is attached, 0 while jankd waits for it or reconnects." },
+	[INPUT_EVENTS] = { "jank_input_events", COUNTER, NULL,
+		"Events of the live session that the engine processed." },
+	[INPUT_DISCARDED] = { "jank_input_discarded_events", COUNTER, NULL,
+		"Events the tracer discarded (its buffers were full): jankd never saw them." },
+	[INPUT_DISCONNECTS] = { "jank_input_disconnects", COUNTER, NULL,
+		"Times the live session was lost (relayd gone, session destroyed)." },
+	[INPUT_RECONNECTS] = { "jank_input_reconnects", COUNTER, NULL,
+		"Times jankd attached the live session again after losing it." },
+	[INPUT_OPEN] = { "jank_open_actions", GAUGE, NULL,
+		"Actions begun and not ended yet." },
+	[INPUT_MEMORY] = { "jank_graph_memory_bytes", GAUGE, "bytes",
+		"Memory of the execution graph and the open actions, as the engine counts it." },
+	[INPUT_BUDGET] = { "jank_graph_budget_forced_collections", COUNTER, NULL,
+		"Times the memory budget made the garbage collection free the graph early." },
+};
+/* clang-format on */
+
+static uint64_t input_figure(const struct jank_metrics_input *in, enum input_figure fig)
+{
+	switch (fig) {
+	case INPUT_CONNECTED:
+		return in->connected;
+	case INPUT_EVENTS:
+		return in->events;
+	case INPUT_DISCARDED:
+		return in->discarded_events;
+	case INPUT_DISCONNECTS:
+		return in->disconnects;
+	case INPUT_RECONNECTS:
+		return in->reconnects;
+	case INPUT_OPEN:
+		return in->actions_open;
+	case INPUT_MEMORY:
+		return in->memory_bytes;
+	case INPUT_BUDGET:
+	case INPUT_FIGURES:
+		break;
+	}
+	return in->budget_forced;
+}
+
+static void put_inputs(struct out *o, const struct jank_metrics *m)
+{
+	if (m->ninputs == 0)
+		return;
+	for (int fig = 0; fig < INPUT_FIGURES; fig++) {
+		put_family(o, &input_families[fig]);
+		for (size_t i = 0; i < m->ninputs; i++) {
+			struct label l = { "input", m->inputs[i].url };
+
+			put_u64(o, &input_families[fig], &l, 1, input_figure(&m->inputs[i], fig));
+		}
+	}
+}
+
+/* A family of one unlabelled sample. */
+static void put_single(struct out *o, const struct family *fam, uint64_t v)
+{
+	put_family(o, fam);
+	put_u64(o, fam, NULL, 0, v);
+}
+
+static void put_captures(struct out *o, const struct jank_capture_stats *c)
+{
+	static const struct family started = { "jank_captures_started", COUNTER, NULL,
+					       "Captures started (a trace and its report)." };
+	static const struct family joined = { "jank_captures_joined", COUNTER, NULL,
+					      "Janks that joined the capture being recorded." };
+	static const struct family completed = { "jank_captures_completed", COUNTER, NULL,
+						 "Captures recorded completely." };
+	static const struct family failed = { "jank_captures_failed", COUNTER, NULL,
+					      "Captures that failed (their directory removed)." };
+	static const struct family refused = {
+		"jank_captures_refused", COUNTER, NULL,
+		"Janks that got no capture, by reason (cooldown, hourly, disk-full, quota, error)."
+	};
+	static const struct family disk = { "jank_captures_disk_usage_bytes", GAUGE, "bytes",
+					    "Size of the capture directory, as last measured." };
+
+	if (!c)
+		return;
+	put_single(o, &started, c->started);
+	put_single(o, &joined, c->joined);
+	put_single(o, &completed, c->completed);
+	put_single(o, &failed, c->failed);
+	put_family(o, &refused);
+	for (int r = JANK_CAPTURE_REASON_COOLDOWN; r < JANK_CAPTURE_REASON_COUNT; r++) {
+		struct label l = { "reason", jank_capture_reason_name(r) };
+
+		put_u64(o, &refused, &l, 1, c->refused[r]);
+	}
+	put_single(o, &disk, c->bytes);
+}
+
+static void put_daemon(struct out *o, const struct jank_metrics *m)
+{
+	static const struct family limit = {
+		"jank_graph_memory_limit_bytes", GAUGE, "bytes",
+		"The memory budget of each input's graph and open actions ([graph] memory-limit)."
+	};
+	static const struct family sent = { "jank_alerts_sent", COUNTER, NULL,
+					    "Alerts sent (journal, stderr or JSON)." };
+	static const struct family suppressed = {
+		"jank_alerts_suppressed", COUNTER, NULL,
+		"Janks not alerted by the rate limit (counted in a summary instead)."
+	};
+	static const struct family build = { "jank_build", INFO, NULL, "jankd's version." };
+	struct label version = { "version", m->version ? m->version : "unknown" };
+
+	put_single(o, &limit, m->memory_limit);
+	put_single(o, &sent, m->alerts.sent);
+	put_single(o, &suppressed, m->alerts.suppressed);
+	put_family(o, &build);
+	put_u64(o, &build, &version, 1, 1);
+}
+
+static void put_http(struct out *o, const struct jank_metrics_http_stats *h)
+{
+	static const struct family requests = { "jank_metrics_requests", COUNTER, NULL,
+						"Requests the metrics endpoint answered." };
+	static const struct family rejected = {
+		"jank_metrics_connections_rejected", COUNTER, NULL,
+		"Connections to the metrics endpoint closed at once: too many were open."
+	};
+	static const struct family timed_out = {
+		"jank_metrics_connections_timed_out", COUNTER, NULL,
+		"Connections to the metrics endpoint closed because no request came in time."
+	};
+
+	if (!h)
+		return;
+	put_single(o, &requests, h->requests);
+	put_single(o, &rejected, h->rejected);
+	put_single(o, &timed_out, h->timed_out);
+}
+
+/* The names client libraries use for a process, so that dashboards find them. */
+static void put_process(struct out *o, const struct jank_metrics_process *p)
+{
+	static const struct family rss = { "process_resident_memory_bytes", GAUGE, "bytes",
+					   "Resident memory size in bytes." };
+	static const struct family cpu = { "process_cpu_seconds", COUNTER, "seconds",
+					   "Total user and system CPU time spent in seconds." };
+	static const struct family start = {
+		"process_start_time_seconds", GAUGE, "seconds",
+		"Start time of the process since unix epoch in seconds."
+	};
+	static const struct family fds = { "process_open_fds", GAUGE, NULL,
+					   "Number of open file descriptors." };
+
+	put_single(o, &rss, p->rss_bytes);
+	put_family(o, &cpu);
+	put_seconds(o, &cpu, NULL, 0, p->cpu_ns);
+	put_family(o, &start);
+	put_seconds(o, &start, NULL, 0, p->start_time_ns);
+	if (p->open_fds >= 0)
+		put_single(o, &fds, (uint64_t)p->open_fds);
+}
+
+char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format f, size_t *len)
+{
+	struct out o = { .fmt = f };
+	char *buf = NULL;
+	size_t n = 0;
+
+	o.f = open_memstream(&buf, &n);
+	if (!o.f)
+		return NULL;
+	put_rules(&o, m);
+	put_inputs(&o, m);
+	put_daemon(&o, m);
+	put_captures(&o, m->captures);
+	put_http(&o, m->http);
+	put_process(&o, &m->process);
+	if (f == JANK_METRICS_OPENMETRICS)
+		fputs("# EOF\n", o.f);
+	if (ferror(o.f)) {
+		fclose(o.f);
+		free(buf);
+		return NULL;
+	}
+	fclose(o.f);
+	*len = n;
+	return buf;
+}
+
+const char *jank_metrics_content_type(enum jank_metrics_format f)
+{
+	return f == JANK_METRICS_OPENMETRICS
+		       ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+		       : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- Accept ---- */
+
+/* The q of one media range "type/subtype;a=b;q=0.5" (1 without q). */
+static double media_q(const char *params, size_t len)
+{
+	for (const char *s = params; s && s < params + len; s = memchr(s, ';', params + len - s)) {
+		s++;
+		while (s < params + len && isspace((unsigned char)*s))
+			s++;
+		if (s + 2 <= params + len && !strncasecmp(s, "q=", 2))
+			return strtod(s + 2, NULL);
+	}
+	return 1;
+}
+
+enum jank_metrics_format jank_metrics_negotiate(const char *accept)
+{
+	static const char om_type[] = "application/openmetrics-text";
+	double om = 0, text = 0;
+
+	for (const char *s = accept; s && *s;) {
+		size_t len = strcspn(s, ",");
+		size_t type = strcspn(s, ";,");
+		double q;
+
+		while (type && isspace((unsigned char)*s)) {
+			s++;
+			len--;
+			type--;
+		}
+		while (type && isspace((unsigned char)s[type - 1]))
+			type--;
+		q = media_q(s + type, len - type);
+		if (type == strlen(om_type) && !strncasecmp(s, om_type, type))
+			om = q > om ? q : om;
+		else if ((type == 10 && !strncasecmp(s, "text/plain", 10)) ||
+			 (type == 6 && !strncasecmp(s, "text/*", 6)) ||
+			 (type == 3 && !strncmp(s, "*/*", 3)))
+			text = q > text ? q : text;
+		s += len + (s[len] == ',');
+	}
+	return om > 0 && om >= text ? JANK_METRICS_OPENMETRICS : JANK_METRICS_PROMETHEUS;
+}
+
+/* ---- This process ---- */
+
+static uint64_t rss_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static int64_t open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int64_t n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+void jank_metrics_process_read(struct jank_metrics_process *p, int64_t start_time_ns)
+{
+	struct timespec ts;
+
+	p->rss_bytes = rss_bytes();
+	p->cpu_ns = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0
+			    ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec
+			    : 0;
+	p->start_time_ns = start_time_ns;
+	p->open_fds = open_fds();
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/metrics.c: the renderer of the metrics endpoint, on figures made
+ * by hand. Names, HELP and TYPE per format, the histogram's cumulative
+ * counts against the values put in, escaping, exemplars, content negotiation.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "metrics.h"
+
+#define MS 1000000LL
+
+struct fixture {
+	struct jank_histogram hist[2];
+	struct jank_rule_stats stats[2];
+	struct jank_metrics_rule rules[2];
+	struct jank_metrics_input inputs[2];
+	struct jank_capture_stats captures;
+	struct jank_metrics_http_stats http;
+	struct jank_metrics m;
+	int64_t values[1000];
+	size_t nvalues;
+};
+
+/* 1000 durations from 0.2 ms to 60 ms, some right at the threshold's edges. */
+static void fill(struct fixture *f)
+{
+	for (size_t i = 0; i < 1000; i++) {
+		int64_t v = 200000 + (int64_t)(i * i) * 60;
+
+		if (i % 100 == 7)
+			v = 16 * MS; /* the threshold itself: not a jank */
+		if (i % 100 == 8)
+			v = (int64_t)jank_histogram_bucket_high(jank_histogram_bucket(16 * MS));
+		f->values[f->nvalues++] = v;
+		jank_histogram_add(&f->hist[0], v);
+	}
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	jank_histogram_init(&f->hist[0]);
+	jank_histogram_init(&f->hist[1]);
+	fill(f);
+	f->stats[0].janks = 3;
+	f->stats[0].overdue = 2;
+	f->stats[0].expired = 1;
+	f->stats[0].evicted = 4;
+	f->stats[0].last_jank_ns = 45 * MS;
+	snprintf(f->stats[0].last_jank_key, sizeof(f->stats[0].last_jank_key), "name=frame,id=49");
+	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0], 16 * MS };
+	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0 };
+	f->inputs[0] = (struct jank_metrics_input){
+		.url = "net://127.0.0.1/host/h/s",
+		.connected = true,
+		.events = 2000,
+		.discarded_events = 5,
+		.disconnects = 1,
+		.reconnects = 1,
+		.memory_bytes = 4096,
+		.budget_forced = 7,
+		.rules = f->rules,
+		.nrules = 2,
+	};
+	f->captures.started = 2;
+	f->captures.refused[JANK_CAPTURE_REASON_COOLDOWN] = 9;
+	f->captures.bytes = 1 << 20;
+	f->http.requests = 11;
+	f->m = (struct jank_metrics){
+		.version = "0.1.0",
+		.inputs = f->inputs,
+		.ninputs = 1,
+		.memory_limit = 256 << 20,
+		.captures = &f->captures,
+		.http = &f->http,
+	};
+	f->m.alerts.sent = 3;
+	jank_metrics_process_read(&f->m.process, 1700000000LL * 1000000000);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static char *render(struct fixture *f, enum jank_metrics_format fmt)
+{
+	size_t len = 0;
+	char *text = jank_metrics_render(&f->m, fmt, &len);
+
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	return text;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *s = text; (s = strstr(s, line)); s++)
+		if ((s == text || s[-1] == '\n') && (s[n] == '\n' || s[n] == ' '))
+			return true;
+	return false;
+}
+
+/* The family a sample belongs to has a TYPE: its name, less a suffix of the sample names. */
+static bool sample_typed(const char *text, const char *name)
+{
+	static const char *const suffixes[] = {
+		"", "_total", "_info", "_bucket", "_sum", "_count"
+	};
+	char line[256];
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(name), k = strlen(suffixes[i]);
+
+		if (n < k || strcmp(name + n - k, suffixes[i]))
+			continue;
+		snprintf(line, sizeof(line), "# TYPE %.*s", (int)(n - k), name);
+		if (has_line(text, line))
+			return true;
+	}
+	return false;
+}
+
+/* Every sample has a family with a TYPE. */
+static void check_families(const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+	unsigned samples = 0;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+
+		if (l[0] == '#')
+			continue;
+		assert_int_equal(sscanf(l, "%127[a-zA-Z0-9_:]", name), 1);
+		if (!sample_typed(text, name))
+			fail_msg("no TYPE for %s", name);
+		samples++;
+	}
+	assert_true(samples > 40);
+	free(copy);
+}
+
+static void openmetrics_names(void **state)
+{
+	char *t = render(*state, JANK_METRICS_OPENMETRICS);
+
+	check_families(t);
+	assert_true(has_line(t, "# TYPE jank_janks counter"));
+	assert_true(has_line(t, "# HELP jank_janks Completed actions that took longer than their "
+				"rule's threshold."));
+	assert_true(has_line(t, "jank_janks_total{action=\"frame\"} 3"));
+	assert_true(has_line(t, "jank_overdue_actions_total{action=\"frame\"} 2"));
+	assert_true(has_line(t, "jank_expired_actions_total{action=\"frame\"} 1"));
+	assert_true(has_line(t, "jank_evicted_actions_total{action=\"frame\"} 4"));
+	assert_true(has_line(t, "# TYPE jank_action_duration_seconds histogram"));
+	assert_true(has_line(t, "# UNIT jank_action_duration_seconds seconds"));
+	assert_true(has_line(t, "jank_action_threshold_seconds{action=\"frame\"} 0.016"));
+	assert_true(has_line(t, "jank_action_threshold_seconds{action=\"io\"} 0"));
+	assert_true(
+		has_line(t, "jank_input_events_total{input=\"net://127.0.0.1/host/h/s\"} 2000"));
+	assert_true(has_line(t,
+			     "jank_graph_budget_forced_collections_total{input=\"net://127.0.0.1/"
+			     "host/h/s\"} 7"));
+	assert_true(has_line(t, "jank_captures_refused_total{reason=\"cooldown\"} 9"));
+	assert_true(has_line(t, "jank_captures_disk_usage_bytes 1048576"));
+	assert_true(has_line(t, "jank_alerts_sent_total 3"));
+	assert_true(has_line(t, "jank_metrics_requests_total 11"));
+	assert_true(has_line(t, "# TYPE jank_build info"));
+	assert_true(has_line(t, "jank_build_info{version=\"0.1.0\"} 1"));
+	assert_true(has_line(t, "# TYPE process_cpu_seconds counter"));
+	assert_true(has_line(t, "process_start_time_seconds 1700000000"));
+	assert_non_null(strstr(t, "\nprocess_resident_memory_bytes "));
+	assert_non_null(strstr(t, "\nprocess_cpu_seconds_total "));
+	assert_string_equal(t + strlen(t) - 6, "# EOF\n");
+	free(t);
+}
+
+static void prometheus_names(void **state)
+{
+	char *t = render(*state, JANK_METRICS_PROMETHEUS);
+
+	check_families(t);
+	assert_true(has_line(t, "# TYPE jank_janks_total counter"));
+	assert_true(has_line(t, "# HELP jank_janks_total Completed actions that took longer than "
+				"their rule's threshold."));
+	assert_true(has_line(t, "jank_janks_total{action=\"frame\"} 3"));
+	assert_true(has_line(t, "# TYPE jank_build_info gauge"));
+	assert_true(has_line(t, "# TYPE process_cpu_seconds_total counter"));
+	assert_null(strstr(t, "# EOF"));
+	assert_null(strstr(t, "# UNIT"));
+	assert_null(strstr(t, " # {")); /* no exemplars in this format */
+	free(t);
+}
+
+/* Each bucket holds exactly the values up to its bound; +Inf, _count and _sum are all of them. */
+static void histogram_counts(void **state)
+{
+	struct fixture *f = *state;
+	char *t = render(f, JANK_METRICS_PROMETHEUS), *save = NULL;
+	uint64_t last = 0, sum = 0, below = 0, above = UINT64_MAX;
+	unsigned buckets = 0;
+	double prev = -1, total_sum = 0;
+
+	for (size_t i = 0; i < f->nvalues; i++)
+		sum += (uint64_t)f->values[i];
+	for (char *l = strtok_r(t, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char le[32];
+		uint64_t count, exact = 0;
+
+		if (sscanf(l, "jank_action_duration_seconds_sum{action=\"frame\"} %lf",
+			   &total_sum) == 1)
+			continue;
+		if (sscanf(l, "jank_action_duration_seconds_count{action=\"frame\"} %" SCNu64,
+			   &count) == 1) {
+			assert_int_equal(count, f->nvalues);
+			continue;
+		}
+		if (sscanf(l,
+			   "jank_action_duration_seconds_bucket{action=\"frame\",le=\"%31[^\"]\"} "
+			   "%" SCNu64,
+			   le, &count) != 2)
+			continue;
+		buckets++;
+		if (!strcmp(le, "+Inf")) {
+			assert_int_equal(count, f->nvalues);
+			continue;
+		}
+		/* le is exact decimal seconds of an integer ns bound */
+		uint64_t bound = (uint64_t)(strtod(le, NULL) * 1e9 + 0.5);
+
+		assert_true(strtod(le, NULL) > prev);
+		prev = strtod(le, NULL);
+		for (size_t i = 0; i < f->nvalues; i++)
+			exact += (uint64_t)f->values[i] <= bound;
+		assert_int_equal(count, exact);
+		assert_true(count >= last);
+		last = count;
+		if (bound < 16 * MS)
+			below = bound;
+		else if (above == UINT64_MAX)
+			above = bound;
+	}
+	assert_true(buckets > 20 && buckets <= JANK_METRICS_MAX_BOUNDS + 1);
+	assert_true(total_sum > (double)sum / 1e9 - 1e-6 && total_sum < (double)sum / 1e9 + 1e-6);
+	/* The threshold is bracketed within one of the engine's buckets (1/16 of an octave). */
+	assert_true(below < 16 * MS && above >= 16 * MS);
+	assert_true(above - below <= 16 * MS / 16);
+	free(t);
+}
+
+static void bucket_bounds(void **state)
+{
+	uint64_t b[JANK_METRICS_MAX_BOUNDS];
+	size_t n = jank_metrics_bucket_bounds(0, b);
+
+	(void)state;
+	assert_int_equal(n, 27);
+	assert_int_equal(b[0], 1023);
+	/* A threshold on an octave's edge adds one bound, not two equal ones. */
+	n = jank_metrics_bucket_bounds((1 << 20) - 1, b);
+	assert_int_equal(n, 28);
+	for (size_t i = 1; i < n; i++)
+		assert_true(b[i] > b[i - 1]);
+	for (size_t i = 0; i < n; i++) /* each is the end of one of the engine's buckets */
+		assert_int_equal(jank_histogram_bucket_high(jank_histogram_bucket(b[i])), b[i]);
+}
+
+static void escaping(void **state)
+{
+	struct fixture *f = *state;
+	char *t;
+
+	f->rules[0].action = "a\"b\\c\nd";
+	f->inputs[0].url = "net://h/host/x/s\"1";
+	snprintf(f->stats[0].last_jank_key, sizeof(f->stats[0].last_jank_key), "name=\"x\\y\"");
+	t = render(f, JANK_METRICS_OPENMETRICS);
+	assert_true(has_line(t, "jank_janks_total{action=\"a\\\"b\\\\c\\nd\"} 3"));
+	assert_true(has_line(t, "jank_input_events_total{input=\"net://h/host/x/s\\\"1\"} 2000"));
+	assert_non_null(strstr(t, " # {key=\"name=\\\"x\\\\y\\\"\"} 0.045\n"));
+	free(t);
+}
+
+/* With several inputs, a rule's figures say which input they are from. */
+static void several_inputs(void **state)
+{
+	struct fixture *f = *state;
+	char *t;
+
+	f->inputs[1] = f->inputs[0];
+	f->inputs[1].url = "net://127.0.0.1/host/h/other";
+	f->inputs[1].nrules = 1;
+	f->m.ninputs = 2;
+	t = render(f, JANK_METRICS_OPENMETRICS);
+	check_families(t);
+	assert_true(has_line(t, "jank_janks_total{action=\"frame\",input=\"net://127.0.0.1/host/h/"
+				"s\"} 3"));
+	assert_true(has_line(t, "jank_janks_total{action=\"frame\",input=\"net://127.0.0.1/host/h/"
+				"other\"} 3"));
+	/* One TYPE per family, however many inputs. */
+	assert_null(strstr(strstr(t, "# TYPE jank_janks ") + 1, "# TYPE jank_janks "));
+	free(t);
+}
+
+/* The last jank is an exemplar of the bucket that holds it, and of that one only. */
+static void exemplar(void **state)
+{
+	char *t = render(*state, JANK_METRICS_OPENMETRICS), *s = strstr(t, " # {"), *line;
+
+	assert_non_null(s);
+	assert_null(strstr(s + 1, " # {"));
+	for (line = s; line > t && line[-1] != '\n'; line--)
+		;
+	assert_true(!strncmp(
+		line, "jank_action_duration_seconds_bucket{action=\"frame\",le=\"0.067108863\"}",
+		strlen("jank_action_duration_seconds_bucket{action=\"frame\",le=\"0."
+		       "067108863\"}")));
+	assert_true(!strncmp(s, " # {key=\"name=frame,id=49\"} 0.045\n",
+			     strlen(" # {key=\"name=frame,id=49\"} 0.045\n")));
+	free(t);
+}
+
+static void negotiate(void **state)
+{
+	(void)state;
+	/* What Prometheus 2.42 sends */
+	assert_int_equal(
+		jank_metrics_negotiate(
+			"application/openmetrics-text;version=1.0.0,application/"
+			"openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,"
+			"*/*;q=0.1"),
+		JANK_METRICS_OPENMETRICS);
+	assert_int_equal(jank_metrics_negotiate(NULL), JANK_METRICS_PROMETHEUS);
+	assert_int_equal(jank_metrics_negotiate("*/*"), JANK_METRICS_PROMETHEUS);
+	assert_int_equal(jank_metrics_negotiate("application/openmetrics-text; q=0"),
+			 JANK_METRICS_PROMETHEUS);
+	assert_int_equal(
+		jank_metrics_negotiate("text/plain;q=0.9, application/openmetrics-text;q=0.5"),
+		JANK_METRICS_PROMETHEUS);
+	assert_int_equal(jank_metrics_negotiate(" Application/OpenMetrics-Text ; version=1.0.0"),
+			 JANK_METRICS_OPENMETRICS);
+	assert_string_equal(jank_metrics_content_type(JANK_METRICS_OPENMETRICS),
+			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
+	assert_string_equal(jank_metrics_content_type(JANK_METRICS_PROMETHEUS),
+			    "text/plain; version=0.0.4; charset=utf-8");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(openmetrics_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(prometheus_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(histogram_counts, setup, teardown),
+		cmocka_unit_test(bucket_bounds),
+		cmocka_unit_test_setup_teardown(escaping, setup, teardown),
+		cmocka_unit_test_setup_teardown(several_inputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(exemplar, setup, teardown),
+		cmocka_unit_test(negotiate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
