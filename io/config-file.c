@@ -79,7 +79,7 @@ struct parser {
 	const char *live_url_file, *live_create_file;
 	unsigned live_url_line, live_create_line;
 	uint64_t live_url_at, live_create_at; /* fileno << 32 | line */
-	unsigned metrics_listen_line; /* [metrics] listen, checked at the section's end */
+	unsigned metrics_listen_line;	      /* [metrics] listen, checked at the section's end */
 	bool metrics_loopback;
 	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;

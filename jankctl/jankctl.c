@@ -197,7 +197,8 @@ static int option_error(const char *cmd, int c, char **argv)
 	return JANK_EXIT_USAGE;
 }
 
-/* --format text|json, and for status openmetrics|prometheus: 0, or JANK_EXIT_USAGE after the error. */
+/* --format text|json, and for status openmetrics|prometheus: 0, or JANK_EXIT_USAGE after the error.
+ */
 static int parse_format(const char *cmd, const char *arg, enum format *f)
 {
 	static const char *const names[] = { "text", "json", "openmetrics", "prometheus" };
