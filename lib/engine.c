@@ -66,6 +66,8 @@ struct rule_state {
 	struct jank_rule rule;
 	struct jank_histogram hist;
 	uint64_t janks;
+	struct jank_baseline baseline;
+	int64_t learn_at; /* the next normal action ending at or after this is learnt */
 };
 
 struct jank_engine {
@@ -83,6 +85,8 @@ struct jank_engine {
 	void *report_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
+	struct jank_profile profile;
+	struct jank_suspects suspects;
 	struct jank_engine_stats stats;
 	uint64_t since_gc;
 	size_t gc_workers; /* workers after the last GC step */
@@ -106,6 +110,7 @@ void jank_engine_config_defaults(struct jank_engine_config *c)
 	c->overdue_grace_ns = 0;
 	c->gc = true;
 	c->report_all = false;
+	c->baseline = true;
 }
 
 struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
@@ -131,6 +136,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	}
 	jank_path_init(&e->path);
 	jank_breakdown_init(&e->breakdown);
+	jank_profile_init(&e->profile);
 	e->stats.horizon = INT64_MIN;
 	e->loss_ts = INT64_MIN;
 	e->stats.now = INT64_MIN;
@@ -150,6 +156,7 @@ void jank_engine_free(struct jank_engine *e)
 	jank_graph_free(e->graph);
 	jank_path_fini(&e->path);
 	jank_breakdown_fini(&e->breakdown);
+	jank_profile_fini(&e->profile);
 	free(e);
 }
 
@@ -192,6 +199,8 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 	if (ret < 0)
 		return ret;
 	jank_histogram_init(&rs->hist);
+	jank_baseline_init(&rs->baseline);
+	rs->learn_at = INT64_MIN;
 	rs->janks = 0;
 	return (int)e->nrules++;
 }
@@ -214,6 +223,11 @@ const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i)
 {
 	return i < e->nrules ? e->rules[i].janks : 0;
+}
+
+const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].baseline : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -277,12 +291,16 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		if (r < 0)
 			goto fail;
 		jank_histogram_init(&nrs[i].hist);
+		jank_baseline_init(&nrs[i].baseline);
+		nrs[i].learn_at = INT64_MIN;
 		from[i] = SIZE_MAX;
 		for (size_t j = 0; j < e->nrules; j++)
 			if (same_rule(&rules[i], &e->rules[j].rule)) {
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].janks = e->rules[j].janks;
+				nrs[i].baseline = e->rules[j].baseline;
+				nrs[i].learn_at = e->rules[j].learn_at;
 				break;
 			}
 	}
@@ -608,21 +626,89 @@ static void fill_thread_info(const struct jank_engine *e, int32_t tid, const str
 	}
 }
 
-static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
-		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
-		   int64_t end, int64_t threshold, bool over)
+/*
+ * The path of an action over [begin, end] from thread tid, its breakdown and
+ * its profile, in the engine's scratch. Returns true when out of memory
+ * made any of them partial. -ENOENT (no such thread) still gives a path:
+ * one `unknown` segment.
+ */
+static bool analyse(struct jank_engine *e, int32_t tid, int64_t begin, int64_t end)
 {
-	struct jank_verdict rep;
 	bool incomplete;
 
-	/* -ENOENT (no such thread) still gives a path: one `unknown` segment. */
-	incomplete = jank_critpath_compute(e->graph, tid, a->begin, end, &e->path) == -ENOMEM;
+	incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
+	incomplete |=
+		jank_profile_build(&e->profile, &e->path, &e->breakdown, e->graph, tid) == -ENOMEM;
+	return incomplete;
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct jank_cpu_share *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * Who had the CPU while the path was preempted: for each preempted
+ * segment, the threads that ran on the CPU its thread got at the end of it
+ * (the thread's last CPU when it was still waiting), most time first.
+ */
+static void find_ran(struct jank_engine *e)
+{
+	struct jank_cpu_share v[32];
+	size_t n = 0;
+	int32_t hint = -1;
+
+	for (size_t i = 0; i < e->path.n; i++) {
+		const struct jank_segment *s = &e->path.segs[i];
+		const struct jank_worker *w;
+		int32_t cpu;
+
+		if (s->state != JANK_STATE_PREEMPTED)
+			continue;
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, hint);
+		if (cpu < 0 && (w = jank_graph_find(e->graph, s->tid)))
+			cpu = w->cpu;
+		if (cpu < 0)
+			continue;
+		hint = cpu;
+		jank_model_cpu_shares(&e->model, cpu, s->begin, s->end, v, &n, 32);
+	}
+	jank_sort(v, n, sizeof(*v), cmp_share);
+	e->profile.nran = 0;
+	for (size_t i = 0; i < n && i < JANK_RAN_MAX; i++) {
+		struct jank_ran *r = &e->profile.ran[e->profile.nran++];
+		const struct jank_worker *w = jank_graph_find_serial(e->graph, v[i].serial);
+
+		r->tid = v[i].tid;
+		r->ns = v[i].ns;
+		r->comm[0] = '\0';
+		if (w)
+			memcpy(r->comm, w->comm, JANK_COMM_LEN);
+	}
+}
+
+/* A report of the action in the engine's scratch (analyse()); slow ones get suspects. */
+static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
+		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
+		   int64_t end, int64_t threshold, bool over, bool incomplete)
+{
+	struct jank_verdict rep;
+
 	if (e->path.truncated)
 		e->stats.paths_truncated++;
 	if (incomplete)
 		e->stats.paths_incomplete++;
 	memset(&rep, 0, sizeof(rep));
+	if (over && e->cfg.baseline) {
+		find_ran(e);
+		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
+		rep.suspects = &e->suspects;
+	}
 	rep.kind = kind;
 	rep.rule = &e->rules[rule].rule;
 	rep.rule_index = rule;
@@ -637,6 +723,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.comm = comm;
 	rep.path = &e->path;
 	rep.breakdown = &e->breakdown;
+	rep.profile = &e->profile;
 	rep.incomplete = incomplete;
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);
@@ -676,6 +763,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	bool over = threshold > 0 && duration > threshold;
 	int32_t pid = a->pid;
 	char comm[JANK_COMM_LEN];
+	bool learn;
 
 	memcpy(comm, a->comm, JANK_COMM_LEN);
 	jank_histogram_add(&rs->hist, duration);
@@ -684,16 +772,27 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		rs->janks++;
 		e->stats.janks++;
 	}
-	if (over || e->cfg.report_all) {
+	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
+	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
+	if (over || e->cfg.report_all || learn) {
+		bool incomplete = analyse(e, tid, a->begin, ev->ts);
+
 		fill_thread_info(e, tid, ev, &pid, comm);
-		report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts, threshold,
-		       over);
+		if (over || e->cfg.report_all)
+			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
+			       threshold, over, incomplete);
+		/* A normal action teaches its rule's baseline, unless its path is partial. */
+		if (learn && !incomplete && !e->path.truncated) {
+			jank_baseline_learn(&rs->baseline, &e->profile);
+			rs->learn_at = ev->ts + JANK_BASELINE_GAP_NS;
+		}
 	}
 	jank_action_close(e->actions, a);
 }
 
 static uint64_t memory_bytes(const struct jank_engine *e)
 {
+	/* The CPUs' histories are a fixed cost (jank_model_bytes), outside the budget. */
 	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
 	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
 }
@@ -741,7 +840,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			}
 			e->stats.overdue++;
 			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
-			       threshold, true);
+			       threshold, true, analyse(e, a->tid, a->begin, now));
 		}
 	}
 }
