@@ -628,7 +628,8 @@ static void fill_thread_info(const struct jank_engine *e, int32_t tid, const str
 
 /*
  * The path of an action over [begin, end] from thread tid, its breakdown and
- * its profile, in the engine's scratch. Returns true when out of memory
+ * (for baselines, or every action's report) its profile, in the engine's
+ * scratch. Returns true when out of memory
  * made any of them partial. -ENOENT (no such thread) still gives a path:
  * one `unknown` segment.
  */
@@ -638,8 +639,9 @@ static bool analyse(struct jank_engine *e, int32_t tid, int64_t begin, int64_t e
 
 	incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
-	incomplete |=
-		jank_profile_build(&e->profile, &e->path, &e->breakdown, e->graph, tid) == -ENOMEM;
+	if (e->cfg.baseline || e->cfg.report_all)
+		incomplete |= jank_profile_build(&e->profile, &e->path, &e->breakdown, e->graph,
+						 tid) == -ENOMEM;
 	return incomplete;
 }
 
@@ -652,31 +654,57 @@ static int cmp_share(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* Preempted segments whose CPU is looked for on every CPU, at most, per action. */
+#define RAN_SCANS 32
+
+/*
+ * The CPU a preempted segment waited for: the one its thread was switched
+ * in on at the segment's end. Tried first: the thread's last CPU, then the
+ * previous segment's; then every CPU, RAN_SCANS times per action at most
+ * (then the thread's last CPU stands).
+ */
+static int32_t waited_cpu(struct jank_engine *e, const struct jank_segment *s, int32_t *hint,
+			  unsigned *scans)
+{
+	const struct jank_worker *w = jank_graph_find(e->graph, s->tid);
+	int32_t last = w ? w->cpu : -1, cpu = -1;
+
+	if (last >= 0)
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, last, false);
+	if (cpu < 0 && *hint >= 0 && *hint != last)
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, *hint, false);
+	if (cpu < 0 && *scans < RAN_SCANS) {
+		(*scans)++;
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, -1, true);
+	}
+	if (cpu < 0)
+		cpu = last;
+	if (cpu >= 0)
+		*hint = cpu;
+	return cpu;
+}
+
 /*
  * Who had the CPU while the path was preempted: for each preempted
- * segment, the threads that ran on the CPU its thread got at the end of it
- * (the thread's last CPU when it was still waiting), most time first.
+ * segment, the threads that ran on the CPU its thread waited for, most time
+ * first.
  */
 static void find_ran(struct jank_engine *e)
 {
 	struct jank_cpu_share v[32];
 	size_t n = 0;
 	int32_t hint = -1;
+	unsigned scans = 0;
 
 	for (size_t i = 0; i < e->path.n; i++) {
 		const struct jank_segment *s = &e->path.segs[i];
-		const struct jank_worker *w;
 		int32_t cpu;
 
 		if (s->state != JANK_STATE_PREEMPTED)
 			continue;
-		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, hint);
-		if (cpu < 0 && (w = jank_graph_find(e->graph, s->tid)))
-			cpu = w->cpu;
-		if (cpu < 0)
-			continue;
-		hint = cpu;
-		jank_model_cpu_shares(&e->model, cpu, s->begin, s->end, v, &n, 32);
+		cpu = waited_cpu(e, s, &hint, &scans);
+		if (cpu >= 0)
+			jank_model_cpu_shares(&e->model, cpu, s->begin, s->end, v, &n, 32);
 	}
 	jank_sort(v, n, sizeof(*v), cmp_share);
 	e->profile.nran = 0;
@@ -723,7 +751,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.comm = comm;
 	rep.path = &e->path;
 	rep.breakdown = &e->breakdown;
-	rep.profile = &e->profile;
+	rep.profile = e->cfg.baseline || e->cfg.report_all ? &e->profile : NULL;
 	rep.incomplete = incomplete;
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);

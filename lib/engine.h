@@ -58,7 +58,8 @@ struct jank_verdict {
 	const char *comm;
 	const struct jank_path *path;
 	const struct jank_breakdown *breakdown;
-	const struct jank_profile *profile; /* the breakdown in components (baseline.h) */
+	/* The breakdown in components (baseline.h); NULL with baselines off, but for report_all. */
+	const struct jank_profile *profile;
 	/* Over threshold or overdue, with baselines on: what differs from the normal actions. */
 	const struct jank_suspects *suspects;
 	bool incomplete; /* out of memory: the path or breakdown is partial (counted) */

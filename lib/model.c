@@ -784,12 +784,13 @@ static bool switched_in(const struct jank_cpu *c, int32_t tid, int64_t ts)
 	return false;
 }
 
-int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t hint)
+int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t cpu,
+			      bool others)
 {
-	if (hint >= 0 && (uint32_t)hint < m->ncpus && switched_in(&m->cpus[hint], tid, ts))
-		return hint;
-	for (uint32_t i = 0; i < m->ncpus; i++)
-		if ((int32_t)i != hint && switched_in(&m->cpus[i], tid, ts))
+	if (cpu >= 0 && (uint32_t)cpu < m->ncpus && switched_in(&m->cpus[cpu], tid, ts))
+		return cpu;
+	for (uint32_t i = 0; others && i < m->ncpus; i++)
+		if ((int32_t)i != cpu && switched_in(&m->cpus[i], tid, ts))
 			return (int32_t)i;
 	return -1;
 }

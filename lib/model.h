@@ -92,8 +92,12 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts);
  */
 bool jank_model_cpu_shares(const struct jank_model *m, int32_t cpu, int64_t a, int64_t b,
 			   struct jank_cpu_share *v, size_t *n, size_t max);
-/* The CPU whose history has `tid` switched in at exactly ts (`hint` is tried first), or -1. */
-int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t hint);
+/*
+ * Whether `tid` was switched in on `cpu` at exactly ts, by its history:
+ * `cpu`, or -1. With `others`, every other CPU is looked at too (O(CPUs)).
+ */
+int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t cpu,
+			      bool others);
 /* Bytes of the per-CPU records and their histories. */
 uint64_t jank_model_bytes(const struct jank_model *m);
 /* State that a wakeup from the given interrupt context gives the wakee's wait. */

@@ -363,9 +363,11 @@ static void cpu_history(void **state)
 	assert_true(jank_model_cpu_shares(&m, 0, 1000, 1500, v, &n, 8));
 	assert_int_equal(share_of(v, n, B), 1200);
 	assert_int_equal(share_of(v, n, C), 700);
-	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 1), 0);
-	assert_int_equal(jank_model_switch_cpu(&m, A, 1700, -1), -1);
-	assert_int_equal(jank_model_switch_cpu(&m, B, 1000, 0), 1);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 1, true), 0);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 1, false), -1);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 0, false), 0);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1700, -1, true), -1);
+	assert_int_equal(jank_model_switch_cpu(&m, B, 1000, 0, true), 1);
 	/* The ring wraps: the oldest switches are gone. */
 	for (int i = 0; i < JANK_CPU_HISTORY; i++)
 		model_switch(&m, 2000 + 2 * i, 0, i % 2 ? C : A, RUNNABLE, i % 2 ? A : C);
