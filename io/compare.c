@@ -262,9 +262,16 @@ const char *jank_compare_label(const struct jank_cmp_row *r, char *buf, size_t l
 
 /* ---- Text ---- */
 
+/* A duration for the table: "0" when there was none, so that the others stand out. */
 static const char *dur(double ns, char *buf, size_t len)
 {
-	return jank_units_duration((int64_t)(ns + (ns < 0 ? -0.5 : 0.5)), buf, len);
+	int64_t v = (int64_t)(ns + (ns < 0 ? -0.5 : 0.5));
+
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	return jank_units_duration(v, buf, len);
 }
 
 static void text_row(FILE *f, const char *label, const struct jank_cmp_stats g[2], double diff)
@@ -289,7 +296,7 @@ void jank_compare_text(FILE *f, const struct jank_compare *c, const char *title,
 	fprintf(f, "%s\n\n", title);
 	for (int g = 0; g < 2; g++)
 		snprintf(head[g], sizeof(head[g]), "%s (%zu)", c->names[g], c->dur[g].n);
-	fprintf(f, "%-40s %-29s  %-29s\n", "", head[0], head[1]);
+	fprintf(f, "%-40s %-29s  %s\n", "", head[0], head[1]);
 	fprintf(f, "%-40s %9s %9s %9s  %9s %9s %9s  %10s\n", "component", "mean", "p50", "p99",
 		"mean", "p50", "p99", "difference");
 	text_row(f, "duration", c->dur_stats, c->dur_stats[0].mean - c->dur_stats[1].mean);

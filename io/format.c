@@ -146,7 +146,7 @@ const char *jank_format_names(const char *process, const char *thread, char *buf
 	return buf;
 }
 
-/* "(normally 210 us, 190x)", "(normally none)" */
+/* "(normally 200 us, 200x)", "(normally none)" */
 static const char *normally(const struct jank_suspect *s, char *buf, size_t len)
 {
 	char d[32];

@@ -49,7 +49,7 @@ int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid);
 const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
 /*
  * One suspect in words: "+39.8 ms block_device waiting on db (normally
- * 210 us, 190x)", "+20.0 ms preempted (normally none), CPU taken by tid 812
+ * 200 us, 200x)", "+20.0 ms preempted (normally none), CPU taken by tid 812
  * (hog)", "+50.0 ms waiting for lock 0x55d0 held by db (normally 1.00 us)".
  * `ss` gives who had the CPU (preempted suspects). Returns buf.
  */
