@@ -172,19 +172,15 @@ static struct jank_worker *thread(struct jank_model *m, int32_t tid, int64_t ts)
 	return jank_graph_get(m->graph, tid, ts);
 }
 
-/* Room for one more run in the CPU's history: it doubles until full, then wraps. */
-static bool runs_room(struct jank_cpu *c)
+/* The CPU's history is full: double it (it wraps once at JANK_CPU_HISTORY). */
+static void runs_grow(struct jank_cpu *c)
 {
-	struct jank_cpu_run *v;
-	uint32_t ncap;
+	uint32_t ncap = c->runs_cap ? c->runs_cap * 2 : 64;
+	struct jank_cpu_run *v = malloc(ncap * sizeof(*v));
 
-	if (c->nruns < c->runs_cap || c->runs_cap == JANK_CPU_HISTORY || c->runs_fixed)
-		return c->runs_cap > 0;
-	ncap = c->runs_cap ? c->runs_cap * 2 : 64;
-	v = malloc(ncap * sizeof(*v));
 	if (!v) {
 		c->runs_fixed = true; /* out of memory: the ring wraps at its size from now on */
-		return c->runs_cap > 0;
+		return;
 	}
 	/* Not wrapped yet (it grows only when full): runs 0 .. nruns - 1 move as they are. */
 	for (uint64_t i = 0; i < c->nruns; i++)
@@ -192,14 +188,15 @@ static bool runs_room(struct jank_cpu *c)
 	free(c->runs);
 	c->runs = v;
 	c->runs_cap = ncap;
-	return true;
 }
 
 static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct jank_worker *w)
 {
 	struct jank_cpu_run *r;
 
-	if (!runs_room(c))
+	if (c->nruns >= c->runs_cap && c->runs_cap < JANK_CPU_HISTORY && !c->runs_fixed)
+		runs_grow(c);
+	if (!c->runs_cap)
 		return;
 	r = &c->runs[c->nruns++ & (c->runs_cap - 1)];
 	r->ts = ts;
