@@ -22,6 +22,12 @@
  * or the doubling of a few rings or tables). The cadence is counted in
  * events, not in wall time, so a given event stream always gives the same
  * result.
+ *
+ * Baselines (baseline.h): a normal action, at most one per rule and
+ * JANK_BASELINE_GAP_NS, costs its path, breakdown and profile, which its
+ * rule's baseline learns; an action over its threshold gets its suspects,
+ * and who had the CPU while its path was preempted (the model's CPU
+ * histories).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +42,7 @@
 #define GC_BUDGET	   64
 #define GC_BUDGET_PRESSURE 1024
 #define BUDGET_ROUNDS	   8
+#define RAN_SCANS	   32 /* preempted segments looked for on every CPU, per action */
 
 enum {
 	POS_NONE = -2,
@@ -629,9 +636,8 @@ static void fill_thread_info(const struct jank_engine *e, int32_t tid, const str
 /*
  * The path of an action over [begin, end] from thread tid, its breakdown and
  * (for baselines, or every action's report) its profile, in the engine's
- * scratch. Returns true when out of memory
- * made any of them partial. -ENOENT (no such thread) still gives a path:
- * one `unknown` segment.
+ * scratch. Returns true when out of memory made any of them partial.
+ * -ENOENT (no such thread) still gives a path: one `unknown` segment.
  */
 static bool analyse(struct jank_engine *e, int32_t tid, int64_t begin, int64_t end)
 {
@@ -653,9 +659,6 @@ static int cmp_share(const void *a, const void *b)
 		return x->ns > y->ns ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
-
-/* Preempted segments whose CPU is looked for on every CPU, at most, per action. */
-#define RAN_SCANS 32
 
 /*
  * The CPU a preempted segment waited for: the one its thread was switched
