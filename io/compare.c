@@ -274,7 +274,8 @@ static const char *dur(double ns, char *buf, size_t len)
 	return jank_units_duration(v, buf, len);
 }
 
-static void text_row(FILE *f, const char *label, const struct jank_cmp_stats g[2], double diff)
+/* g: the two groups' statistics. */
+static void text_row(FILE *f, const char *label, const struct jank_cmp_stats *g, double diff)
 {
 	char v[7][32];
 
