@@ -152,11 +152,13 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 			 top->comm, jank_state_name(top->state), share);
 }
 
-/* "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
- * (99.8%)" */
+/*
+ * "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
+ * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)"
+ */
 void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
-	char d[32], t[32], tail[160];
+	char d[32], t[32], tail[160], sus[256] = "";
 	int n;
 
 	jank_units_duration(r->duration, d, sizeof(d));
@@ -172,23 +174,47 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 		     r->kind == JANK_VERDICT_OVERDUE ? " and still open" : "", t, r->tid);
 	if (n < 0 || (size_t)n >= len)
 		return;
-	snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s",
+	if (r->suspects) {
+		char line[224];
+
+		jank_format_suspects_line(r->suspects, line, sizeof(line));
+		snprintf(sus, sizeof(sus), "; %s%s",
+			 r->suspects->ready && r->suspects->n ? "suspect: " : "", line);
+	}
+	snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s%s",
 		 r->comm && r->comm[0] ? " (" : "", r->comm ? r->comm : "",
-		 r->comm && r->comm[0] ? ")" : "", r->pid, tail);
+		 r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus);
 }
+
+struct optional_field {
+	const char *format; /* NULL ends sd_journal_send's list */
+	const char *value;
+};
 
 static int journal_report(const struct jank_alert *a)
 {
 	const struct jank_verdict *r = a->report;
 	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
+	struct json_object *sus = r->suspects ? jank_format_suspects_json(r->suspects) : NULL;
 	const char *bd_text =
 		bd ? json_object_to_json_string_ext(bd, JSON_C_TO_STRING_PLAIN |
 								JSON_C_TO_STRING_NOSLASHESCAPE)
 		   : "{}";
+	/* The fields a jank may lack come last, packed: the first NULL format ends the list. */
+	struct optional_field opt[3] = { { NULL, NULL } };
+	size_t nopt = 0;
 	char msg[MESSAGE_LEN];
 	char *story = malloc(STORY_LEN);
 	int ret;
 
+	if (sus)
+		opt[nopt++] = (struct optional_field){
+			"JANK_SUSPECTS=%s",
+			json_object_to_json_string_ext(sus, JSON_C_TO_STRING_PLAIN |
+								    JSON_C_TO_STRING_NOSLASHESCAPE)
+		};
+	if (a->capture)
+		opt[nopt++] = (struct optional_field){ "JANK_CAPTURE=%s", a->capture };
 	jank_alert_message(r, msg, sizeof(msg));
 	if (story)
 		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
@@ -200,11 +226,11 @@ static int journal_report(const struct jank_alert *a)
 		r->pid, "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
 		"JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
 		"JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
-		"JANK_INPUT=%s", a->input ? a->input : "",
-		/* Last: without a capture, the NULL format ends the list here. */
-		a->capture ? "JANK_CAPTURE=%s" : NULL, a->capture, NULL);
+		"JANK_INPUT=%s", a->input ? a->input : "", opt[0].format, opt[0].value,
+		opt[1].format, opt[1].value, NULL);
 	free(story);
 	json_object_put(bd);
+	json_object_put(sus);
 	return ret;
 }
 

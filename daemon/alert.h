@@ -14,8 +14,9 @@
  *   MESSAGE, MESSAGE_ID, PRIORITY=4, SYSLOG_IDENTIFIER=jankd, JANK_KIND
  *   (completed|overdue), JANK_ACTION, JANK_KEY, JANK_DURATION_NS,
  *   JANK_THRESHOLD_NS, JANK_PID, JANK_TID, JANK_COMM, JANK_BEGIN_NS,
- *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT, and
- *   JANK_CAPTURE (the capture directory, when the jank took or joined one);
+ *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT,
+ *   JANK_SUSPECTS (JSON: what was different from the rule's normal actions),
+ *   and JANK_CAPTURE (the capture directory, when the jank took or joined one);
  *   summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
  *   JANK_SUPPRESSED, JANK_PERIOD_NS.
  */
@@ -116,7 +117,9 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
 
 /*
  * The alert's one-line MESSAGE: kind, action, key, duration, threshold,
- * thread, and what the path mostly was (see format_cause() in alert.c).
+ * thread, what the path mostly was (see format_cause() in alert.c), and the
+ * top suspect ("; suspect: +40.0 ms block_device waiting on db (normally
+ * none)", or "; no baseline yet (3 of 10 normal actions)").
  */
 void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len);
 /* "10 s", "1.50 s", "500 ms": a window length as the summaries say it. */

@@ -192,6 +192,9 @@ struct found {
 	struct jank_verdict rep; /* path, breakdown and strings point below */
 	struct jank_path path;
 	struct jank_breakdown bd;
+	struct jank_profile pf;	  /* for suspects against the whole capture */
+	struct jank_suspects sus; /* the engine's own are overwritten by the next jank */
+	bool has_sus;
 	char key[JANK_KEY_LEN];
 	char comm[JANK_COMM_LEN];
 	int err;
@@ -228,10 +231,13 @@ static void on_report(const struct jank_verdict *r, void *data)
 	diff = r->end > fd->m->end ? r->end - fd->m->end : fd->m->end - r->end;
 	if (fd->ok && diff >= fd->diff)
 		return;
-	if (path_copy(&fd->path, r->path) < 0) {
+	if (path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
 		fd->err = -ENOMEM;
 		return;
 	}
+	fd->has_sus = r->suspects != NULL;
+	if (r->suspects)
+		fd->sus = *r->suspects;
 	fd->ok = true;
 	fd->diff = diff;
 	fd->rep = *r;
@@ -249,6 +255,8 @@ struct out {
 	const char *error; /* why there is no path */
 	const char *note;  /* about a partial path */
 	const char *match; /* "end_event" or "recorded_interval" */
+	const char
+		*baseline; /* suspects against the normal actions "before" it, or the "capture"'s */
 	struct jank_reader_stats in;
 	char summary[JANK_CAPTURE_REPORT_SUMMARY_LEN];
 	char cause[240];
@@ -349,6 +357,8 @@ static int report_json(FILE *f, void *data)
 				   json_object_new_int64(o->rep->end - o->m->end));
 	if (o->note)
 		e |= jank_json_add(an, "note", json_object_new_string(o->note));
+	if (o->baseline)
+		e |= jank_json_add(an, "baseline", json_object_new_string(o->baseline));
 	e |= jank_json_add(an, "events", json_object_new_int64((int64_t)o->in.events));
 	e |= jank_json_add(an, "traces", json_object_new_int64((int64_t)o->in.traces));
 	e |= jank_json_add(an, "jankctl_version", json_object_new_string(JANK_VERSION));
@@ -484,7 +494,17 @@ static int report_text(FILE *f, void *data)
 			json_object_array_length(joined) + (size_t)more, JANK_CAPTURE_FILE);
 	fprintf(f, "  trace     %" PRIu64 " events in %" PRIu64 " trace%s\n", o->in.events,
 		o->in.traces, o->in.traces == 1 ? "" : "s");
-	fprintf(f, "  summary   %s\n\n", o->summary);
+	fprintf(f, "  summary   %s\n", o->summary);
+	if (o->rep && o->rep->suspects) {
+		char line[256];
+
+		fprintf(f, "  suspect   %s%s\n",
+			jank_format_suspects_line(o->rep->suspects, line, sizeof(line)),
+			o->baseline && !strcmp(o->baseline, "capture")
+				? " (against the normal actions of the whole capture)"
+				: "");
+	}
+	fputc('\n', f);
 	if (!o->rep) {
 		fprintf(f, "No critical path: %s.\n", o->error);
 		return 0;
@@ -647,6 +667,28 @@ static int path_over_interval(struct analysis *a)
 	return 0;
 }
 
+/*
+ * What was different: the engine compared the action with the normal ones
+ * before it. When they were too few (a short capture), or the capture lacks
+ * the action's end, compare it with all the normal actions of the capture.
+ */
+static int suspects(struct analysis *a)
+{
+	const struct jank_baseline *b = jank_engine_rule_baseline(a->e, 0);
+
+	if (a->fd.has_sus && a->fd.sus.ready) {
+		a->o.baseline = "before";
+		return 0;
+	}
+	if (!a->fd.has_sus && jank_profile_build(&a->fd.pf, &a->fd.path, &a->fd.bd,
+						 jank_engine_graph(a->e), a->m.tid) < 0)
+		return -ENOMEM;
+	jank_baseline_suspects(b, &a->fd.pf, &a->fd.sus);
+	a->fd.has_sus = true;
+	a->o.baseline = "capture";
+	return 0;
+}
+
 /* The flagged action's verdict: 0 (a->o.rep set), 1 (no path: a->o.error), or -errno. */
 static int analyse(struct analysis *a, char *err, size_t errlen)
 {
@@ -664,7 +706,7 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 		if (r != 0)
 			return r;
 	}
-	if (jank_breakdown_compute(&a->fd.path, &a->fd.bd) < 0) {
+	if (jank_breakdown_compute(&a->fd.path, &a->fd.bd) < 0 || suspects(a) < 0) {
 		jank_errf(err, errlen, "%s: out of memory", a->dir);
 		return -ENOMEM;
 	}
@@ -672,6 +714,8 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 	a->rep.rule_index = 0;
 	a->rep.path = &a->fd.path;
 	a->rep.breakdown = &a->fd.bd;
+	a->rep.profile = &a->fd.pf;
+	a->rep.suspects = a->fd.has_sus ? &a->fd.sus : NULL;
 	a->o.rep = &a->rep;
 	a->o.g = jank_engine_graph(a->e);
 	return 0;
@@ -689,6 +733,7 @@ int jank_capture_report_write(const char *dir, struct jank_capture_report_result
 	a.fd.m = &a.m;
 	jank_path_init(&a.fd.path);
 	jank_breakdown_init(&a.fd.bd);
+	jank_profile_init(&a.fd.pf);
 	r = meta_load(&a.m, dir, err, errlen);
 	if (r == 0)
 		r = analyse(&a, err, errlen);
@@ -709,6 +754,7 @@ int jank_capture_report_write(const char *dir, struct jank_capture_report_result
 	jank_engine_free(a.e);
 	jank_path_fini(&a.fd.path);
 	jank_breakdown_fini(&a.fd.bd);
+	jank_profile_fini(&a.fd.pf);
 	meta_fini(&a.m);
 	return r;
 }

@@ -26,140 +26,22 @@
 #include <string.h>
 #include "array.h"
 #include "critpath-svg.h"
+#include "svg.h"
 #include "units.h"
 
-#define WIDTH	   1200
-#define MARGIN	   16
-#define PLOT_X0	   232
-#define PLOT_X1	   (WIDTH - 32)
-#define TITLE_Y	   30
-#define SUB_Y	   52
-#define MARK_Y	   84 /* baseline of the marker labels */
-#define LANES_Y	   94
-#define LANE_H	   48
-#define BAR_Y	   11 /* bar top, within a lane */
-#define BAR_H	   26
-#define MIN_SEG_W  3.0
-#define MAX_LANES  20	/* thread lanes; the rest share the last one */
-#define EM_RATIO   0.62 /* average glyph width / font size, a little wide on purpose */
-#define FONT	   "DejaVu Sans, Verdana, Arial, sans-serif"
-#define INK	   "#212121"
-#define MUTED	   "#5f6368"
-#define GRID	   "#e3e3e3"
-#define THRESH_INK "#d50000"
-
-/* clang-format off */
-static const char *const colours[JANK_STATE_COUNT] = {
-	[JANK_STATE_UNKNOWN] = "#e0e0e0",
-	[JANK_STATE_RUNNING] = "#2e7d32",
-	[JANK_STATE_PREEMPTED] = "#f9a825",
-	[JANK_STATE_BLOCKED] = "#757575",
-	[JANK_STATE_TIMER] = "#1565c0",
-	[JANK_STATE_NETWORK] = "#00838f",
-	[JANK_STATE_BLOCK_DEVICE] = "#d84315",
-	[JANK_STATE_INTERRUPTED] = "#6d4c41",
-	[JANK_STATE_IPI] = "#5e35b1",
-	[JANK_STATE_USER_INPUT] = "#f06292",
-	[JANK_STATE_LOCK_WAIT] = "#ad1457",
-};
-/* clang-format on */
-
-/* States whose colour is light: dark text on them. */
-static bool light_fill(enum jank_state s)
-{
-	return s == JANK_STATE_UNKNOWN || s == JANK_STATE_PREEMPTED || s == JANK_STATE_USER_INPUT;
-}
-
-const char *jank_svg_state_colour(enum jank_state s)
-{
-	return (unsigned)s < JANK_STATE_COUNT ? colours[s] : colours[JANK_STATE_UNKNOWN];
-}
-
-/* ---- Text ---- */
-
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* Overlong three-byte forms and UTF-16 surrogates are not valid either. */
-	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
-		return 0;
-	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
-/* Characters of s as jank_svg_escape() writes them. */
-static size_t text_chars(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (*p) {
-		size_t l = utf8_len(p);
-
-		p += l ? l : 1;
-		n++;
-	}
-	return n;
-}
-
-void jank_svg_escape(FILE *f, const char *s, size_t max_chars)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t total = text_chars((const char *)p), n = 0;
-
-	for (; *p; n++) {
-		size_t l = utf8_len(p);
-
-		if (max_chars && total > max_chars && n + 1 == max_chars) {
-			fputs("…", f);
-			return;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			if (l == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7f)
-				fputc('?', f);
-			else
-				fwrite(p, 1, l, f);
-		}
-		p += l ? l : 1;
-	}
-}
-
-static double text_w(size_t chars, double size)
-{
-	return (double)chars * size * EM_RATIO;
-}
+#define WIDTH	  1200
+#define MARGIN	  16
+#define PLOT_X0	  232
+#define PLOT_X1	  (WIDTH - 32)
+#define TITLE_Y	  30
+#define SUB_Y	  52
+#define MARK_Y	  84 /* baseline of the marker labels */
+#define LANES_Y	  94
+#define LANE_H	  48
+#define BAR_Y	  11 /* bar top, within a lane */
+#define BAR_H	  26
+#define MIN_SEG_W 3.0
+#define MAX_LANES 20 /* thread lanes; the rest share the last one */
 
 /* ---- The path as steps and lanes ---- */
 
@@ -477,43 +359,13 @@ static double lane_y(size_t lane)
 	return LANES_Y + (double)lane * LANE_H;
 }
 
-/* A tick step of 1, 2 or 5 × 10^k ns: at most 8 steps over the span. */
-static int64_t tick_step(int64_t span)
-{
-	for (int64_t p = 1; p <= INT64_MAX / 50; p *= 10) {
-		static const int m[] = { 1, 2, 5 };
-
-		for (size_t i = 0; i < 3; i++)
-			if (span / (m[i] * p) <= 8)
-				return m[i] * p;
-	}
-	return span > 0 ? span : 1;
-}
-
-static void tick_unit(int64_t step, int64_t *div, const char **unit)
-{
-	if (step >= 1000000000) {
-		*div = 1000000000;
-		*unit = "s";
-	} else if (step >= 1000000) {
-		*div = 1000000;
-		*unit = "ms";
-	} else if (step >= 1000) {
-		*div = 1000;
-		*unit = "µs";
-	} else {
-		*div = 1;
-		*unit = "ns";
-	}
-}
-
 /* ---- Drawing ---- */
 
 static void title(FILE *f, const struct picture *pic, const char *subtitle)
 {
 	const struct jank_verdict *r = pic->r;
 	char d[32], t[32], text[512];
-	size_t max = (size_t)((WIDTH - 2 * MARGIN) / text_w(1, 18) / 1.08);
+	size_t max = (size_t)((WIDTH - 2 * MARGIN) / jank_svg_text_w(1, 18) / 1.08);
 
 	snprintf(text, sizeof(text), "%s %s%s%s%s: %s%s",
 		 r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
@@ -531,13 +383,14 @@ static void title(FILE *f, const struct picture *pic, const char *subtitle)
 			 (double)r->duration / (double)r->threshold);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"18\" font-weight=\"bold\" fill=\"%s\">",
-		MARGIN, TITLE_Y, INK);
+		MARGIN, TITLE_Y, JANK_SVG_INK);
 	jank_svg_escape(f, text, max);
 	fputs("</text>\n", f);
 	if (subtitle && subtitle[0]) {
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"%s\">", MARGIN, SUB_Y,
-			MUTED);
-		jank_svg_escape(f, subtitle, (size_t)((WIDTH - 2 * MARGIN) / text_w(1, 13)));
+			JANK_SVG_MUTED);
+		jank_svg_escape(f, subtitle,
+				(size_t)((WIDTH - 2 * MARGIN) / jank_svg_text_w(1, 13)));
 		fputs("</text>\n", f);
 	}
 }
@@ -566,9 +419,9 @@ static void lanes(FILE *f, const struct picture *pic)
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\" "
 			"fill=\"%s\">%s</text>\n",
-			MARGIN, y + 21, INK, tid);
+			MARGIN, y + 21, JANK_SVG_INK, tid);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", MARGIN,
-			y + 38, MUTED);
+			y + 38, JANK_SVG_MUTED);
 		jank_svg_escape(f,
 				l->tid < 0   ? "the least on the path"
 				: l->comm[0] ? l->comm
@@ -596,9 +449,9 @@ static void lanes(FILE *f, const struct picture *pic)
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\" "
 			"font-style=\"italic\" fill=\"%s\">%s</text>\n",
-			MARGIN, y + 21, INK, name);
+			MARGIN, y + 21, JANK_SVG_INK, name);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">%s</text>\n",
-			MARGIN, y + 38, MUTED, what);
+			MARGIN, y + 38, JANK_SVG_MUTED, what);
 		fputs("</g>\n", f);
 	}
 	fputs("</g>\n", f);
@@ -606,16 +459,16 @@ static void lanes(FILE *f, const struct picture *pic)
 
 static void grid(FILE *f, const struct picture *pic, int64_t begin, int64_t end)
 {
-	int64_t step = tick_step(end - begin), div;
+	int64_t step = jank_svg_tick_step(end - begin), div;
 	double top = LANES_Y, bottom = pic->lanes_bottom;
 	const char *unit;
 
-	tick_unit(step, &div, &unit);
+	jank_svg_tick_unit(step, &div, &unit);
 	fputs("<g id=\"axis\">\n", f);
 	fprintf(f,
 		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
 		"stroke-width=\"1\"/>\n",
-		PLOT_X0, bottom + 4, PLOT_X1, bottom + 4, MUTED);
+		PLOT_X0, bottom + 4, PLOT_X1, bottom + 4, JANK_SVG_MUTED);
 	for (int64_t k = 0; begin + k * step <= end; k++) {
 		double x = xof(pic, begin + k * step);
 		int64_t v = k * step / div;
@@ -623,20 +476,20 @@ static void grid(FILE *f, const struct picture *pic, int64_t begin, int64_t end)
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"1\"/>\n",
-			x, top, x, bottom, GRID);
+			x, top, x, bottom, JANK_SVG_GRID);
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"1\"/>\n",
-			x, bottom + 4, x, bottom + 10, MUTED);
+			x, bottom + 4, x, bottom + 10, JANK_SVG_MUTED);
 		fprintf(f,
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
 			"fill=\"%s\">%" PRId64 " %s</text>\n",
-			x, bottom + 25, INK, v, unit);
+			x, bottom + 25, JANK_SVG_INK, v, unit);
 	}
 	fprintf(f,
 		"<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" fill=\"%s\">time "
 		"since the action began</text>\n",
-		PLOT_X0 - 12, bottom + 25, MUTED);
+		PLOT_X0 - 12, bottom + 25, JANK_SVG_MUTED);
 	fputs("</g>\n", f);
 }
 
@@ -670,14 +523,15 @@ static void segments(FILE *f, const struct picture *pic)
 		fprintf(f, "): %s %s</title></rect>\n", name, d);
 		/* Inside the bar: "state duration", or the duration alone, when it fits. */
 		snprintf(label, sizeof(label), "%s %s", name, d);
-		if (text_w(strlen(label), 12) + 10 > w)
+		if (jank_svg_text_w(strlen(label), 12) + 10 > w)
 			snprintf(label, sizeof(label), "%s", d);
-		if (text_w(strlen(label), 12) + 10 > w)
+		if (jank_svg_text_w(strlen(label), 12) + 10 > w)
 			continue;
 		fprintf(f,
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
 			"fill=\"%s\" pointer-events=\"none\">",
-			x + w / 2, y + BAR_H / 2.0 + 4.5, light_fill(s->state) ? INK : "#ffffff");
+			x + w / 2, y + BAR_H / 2.0 + 4.5,
+			jank_svg_light_fill(s->state) ? JANK_SVG_INK : "#ffffff");
 		jank_svg_escape(f, label, 0);
 		fputs("</text>\n", f);
 	}
@@ -714,15 +568,16 @@ static void handoffs(FILE *f, const struct picture *pic)
 				"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%s\" "
 				"marker-end=\"url(#%s)\"><title>tid %" PRId32 " wakes tid %" PRId32
 				"</title></line>\n",
-				x, y1, x, y2, other ? MUTED : INK, other ? "1" : "1.8",
-				other ? "arrow-light" : "arrow", a->tid, b->tid);
+				x, y1, x, y2, other ? JANK_SVG_MUTED : JANK_SVG_INK,
+				other ? "1" : "1.8", other ? "arrow-light" : "arrow", a->tid,
+				b->tid);
 		else
 			fprintf(f,
 				"<line class=\"wait\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
 				"y2=\"%.1f\" "
 				"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\">"
 				"<title>tid %" PRId32 " waits for tid %" PRId32 "</title></line>\n",
-				x, y1, x, y2, MUTED, a->tid, b->tid);
+				x, y1, x, y2, JANK_SVG_MUTED, a->tid, b->tid);
 	}
 	fputs("</g>\n", f);
 }
@@ -760,12 +615,12 @@ static void device_waits(FILE *f, const struct picture *pic)
 			jank_units_duration(s->end - s->begin, d, sizeof(d)),
 			jank_state_name(s->state));
 		snprintf(label, sizeof(label), "tid %" PRId32 " waits %s", s->tid, d);
-		if (text_w(strlen(label), 12) + 10 <= w)
+		if (jank_svg_text_w(strlen(label), 12) + 10 <= w)
 			fprintf(f,
 				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
 				"text-anchor=\"middle\" "
 				"fill=\"%s\">%s</text>\n",
-				x + w / 2, y + (BAR_H - 8) / 2.0 + 4.5, INK, label);
+				x + w / 2, y + (BAR_H - 8) / 2.0 + 4.5, JANK_SVG_INK, label);
 		/* The wait ended inside the action: the interrupt woke the thread. */
 		if (s->end < pic->p->end)
 			fprintf(f,
@@ -773,8 +628,8 @@ static void device_waits(FILE *f, const struct picture *pic)
 				"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.8\" "
 				"marker-end=\"url(#arrow)\"><title>%s wakes tid %" PRId32
 				"</title></line>\n",
-				x + w - 1, y, x + w - 1, ty, INK, jank_state_name(s->state),
-				s->tid);
+				x + w - 1, y, x + w - 1, ty, JANK_SVG_INK,
+				jank_state_name(s->state), s->tid);
 	}
 	fputs("</g>\n", f);
 }
@@ -803,18 +658,18 @@ static void markers(FILE *f, const struct picture *pic, bool under)
 	int top[3] = { MARK_Y + 4, MARK_Y + 4, MARK_Y + 4 },
 	    label_y[3] = { MARK_Y, MARK_Y, MARK_Y };
 
-	m[n++] = (struct mark){ xof(pic, r->begin), "begin", INK, "start", 0 };
+	m[n++] = (struct mark){ xof(pic, r->begin), "begin", JANK_SVG_INK, "start", 0 };
 	m[n++] = (struct mark){ xof(pic, r->end),
-				r->kind == JANK_VERDICT_OVERDUE ? "last event" : "end", INK, "end",
-				0 };
+				r->kind == JANK_VERDICT_OVERDUE ? "last event" : "end",
+				JANK_SVG_INK, "end", 0 };
 	if (r->threshold > 0 && r->threshold < r->duration) {
 		snprintf(thr, sizeof(thr), "threshold %s",
 			 jank_units_duration(r->threshold, d, sizeof(d)));
-		m[n++] = (struct mark){ xof(pic, r->begin + r->threshold), thr, THRESH_INK,
+		m[n++] = (struct mark){ xof(pic, r->begin + r->threshold), thr, JANK_SVG_RED,
 					"middle", 0 };
 	}
 	for (size_t i = 0; i < n; i++)
-		m[i].w = text_w(strlen(m[i].label), 12);
+		m[i].w = jank_svg_text_w(strlen(m[i].label), 12);
 	/*
 	 * Begin reads rightwards, end leftwards; the threshold is centred on its
 	 * line between them, or on a row above them when it would touch either.
@@ -861,7 +716,7 @@ static void markers(FILE *f, const struct picture *pic, bool under)
  */
 static double legend_item(FILE *f, double x, double *y, const char *swatch, const char *text)
 {
-	double w = 22 + text_w(text_chars(text), 12) + 24;
+	double w = 22 + jank_svg_text_w(jank_svg_text_chars(text), 12) + 24;
 
 	if (x + w > WIDTH - MARGIN && x > MARGIN) {
 		x = MARGIN;
@@ -873,28 +728,29 @@ static double legend_item(FILE *f, double x, double *y, const char *swatch, cons
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"1.8\" marker-end=\"url(#arrow)\"/>\n",
-			x, *y - 4, x + 15, *y - 4, INK);
+			x, *y - 4, x + 15, *y - 4, JANK_SVG_INK);
 	else if (!strcmp(swatch, "wait"))
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\n",
-			x, *y - 4, x + 16, *y - 4, MUTED);
+			x, *y - 4, x + 16, *y - 4, JANK_SVG_MUTED);
 	else if (!strcmp(swatch, "device"))
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"10\" fill=\"%s\" "
 			"fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1\"/>\n",
-			x, *y - 9, MUTED, MUTED);
+			x, *y - 9, JANK_SVG_MUTED, JANK_SVG_MUTED);
 	else if (!strcmp(swatch, "threshold"))
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-			x + 8, *y - 13, x + 8, *y + 4, THRESH_INK);
+			x + 8, *y - 13, x + 8, *y + 4, JANK_SVG_RED);
 	else
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\" "
 			"stroke=\"#9e9e9e\" stroke-width=\"0.5\"/>\n",
 			x, *y - 11, swatch);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", x + 22, *y, INK);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", x + 22, *y,
+		JANK_SVG_INK);
 	jank_svg_escape(f, text, 0);
 	fputs("</text>\n", f);
 	return x + w;
@@ -956,6 +812,7 @@ int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_g
 		      const char *subtitle)
 {
 	struct picture pic = { 0 };
+	char doc_title[128];
 	int64_t begin, end, pad;
 	double height, y;
 	int ret;
@@ -976,14 +833,9 @@ int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_g
 	y = pic.lanes_bottom + 62; /* the legend's first row, under the axis */
 	height = legend(NULL, &pic, y) + 18;
 
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-		"height=\"%.0f\" viewBox=\"0 0 %d %.0f\" font-family=\"%s\">\n",
-		WIDTH, height, WIDTH, height, FONT);
-	fputs("<title>", f);
-	jank_svg_escape(f, r->rule && r->rule->name ? r->rule->name : "action", 0);
-	fputs(": critical path</title>\n", f);
+	snprintf(doc_title, sizeof(doc_title), "%s: critical path",
+		 r->rule && r->rule->name ? r->rule->name : "action");
+	jank_svg_begin(f, WIDTH, height, doc_title);
 	fprintf(f,
 		"<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
 		"markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
@@ -991,8 +843,7 @@ int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_g
 		"<marker id=\"arrow-light\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
 		"markerWidth=\"8\" markerHeight=\"8\" orient=\"auto\">"
 		"<path d=\"M0,0 L10,5 L0,10 z\" fill=\"%s\"/></marker></defs>\n",
-		INK, MUTED);
-	fprintf(f, "<rect width=\"%d\" height=\"%.0f\" fill=\"#ffffff\"/>\n", WIDTH, height);
+		JANK_SVG_INK, JANK_SVG_MUTED);
 	title(f, &pic, subtitle);
 	lanes(f, &pic);
 	grid(f, &pic, begin, end);
@@ -1002,8 +853,7 @@ int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_g
 	device_waits(f, &pic);
 	markers(f, &pic, false);
 	legend(f, &pic, y);
-	fputs("</svg>\n", f);
-	ret = ferror(f) ? -EIO : 0;
+	ret = jank_svg_end(f);
 end:
 	free(pic.steps);
 	free(pic.lanes);

@@ -4,24 +4,15 @@
  * capture report): one lane per thread on the path, coloured state segments,
  * wakeup arrows from the waker's lane to the woken thread's lane, the
  * action's begin, end and threshold marked, a time axis in readable units,
- * and a legend with the time spent per state. 1200 px wide; plain SVG 1.1,
- * no script, no external resource.
+ * and a legend with the time spent per state. 1200 px wide, in the style
+ * of svg.h.
  */
 #ifndef JANK_CRITPATH_SVG_H
 #define JANK_CRITPATH_SVG_H
 
 #include <stdio.h>
 #include "engine.h"
-
-/* The fill colour of a state ("#2e7d32"), as README lists them. */
-const char *jank_svg_state_colour(enum jank_state s);
-
-/*
- * Write `s` as XML character data or attribute text: & < > " ' are escaped,
- * control characters and bytes that are not UTF-8 become '?'. At most
- * `max_chars` characters (0: no limit); a cut string ends with "…".
- */
-void jank_svg_escape(FILE *f, const char *s, size_t max_chars);
+#include "svg.h"
 
 /*
  * The picture of r->path. `g` (may be NULL) is the graph the path was

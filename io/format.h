@@ -17,7 +17,10 @@
 #include <json-c/json.h>
 #include "engine.h"
 
-/* {"type":"action","action","key","begin","end","duration_ns",...,"critical_path","breakdown"} */
+/*
+ * {"type":"action","action","key","begin","end","duration_ns",...,"critical_path","breakdown"},
+ * and "suspects" (jank_format_suspects_json) when the verdict has them
+ */
 struct json_object *jank_format_verdict_json(const struct jank_verdict *r);
 /* {"type":"summary","action","count","over_threshold","p50_ns","p90_ns","p99_ns","max_ns"} */
 struct json_object *jank_format_summary_json(const struct jank_engine *e, size_t rule);
@@ -41,6 +44,28 @@ int jank_format_json_print(FILE *f, struct json_object *o);
 int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid);
 /* The same graph as a table for humans. */
 int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid);
+
+/* A thread by its names: "db", or "renderer/db" when its process is named otherwise. */
+const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
+/*
+ * One suspect in words: "+39.8 ms block_device waiting on db (normally
+ * 200 us, 200x)", "+20.0 ms preempted (normally none), CPU taken by tid 812
+ * (hog)", "+50.0 ms waiting for lock 0x55d0 held by db (normally 1.00 us)".
+ * `ss` gives who had the CPU (preempted suspects). Returns buf.
+ */
+const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,
+				char *buf, size_t len);
+/*
+ * The suspects in one line: the top one in words, "no baseline yet (3 of 10
+ * normal actions)", or "nothing above normal (15 normal actions)". Returns buf.
+ */
+const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf, size_t len);
+/*
+ * {"ready","normal_actions","needed","normal_duration_ns","summary",
+ * "items":[{"kind","state"|"lock","process","thread","tid","own","ns",
+ * "normal_ns","delta_ns","ratio","text"}],"cpu_taken_by":[{"tid","comm","ns"}]}
+ */
+struct json_object *jank_format_suspects_json(const struct jank_suspects *ss);
 
 /* One action as a block of text: header, the path as a story, the breakdown. */
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);

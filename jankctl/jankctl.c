@@ -3,6 +3,7 @@
  * jankctl: the engine, offline, on CTF traces.
  *
  *   analyze   apply the action rules of a config file; report janks
+ *   compare   the slow actions of a rule against its normal ones, or two traces
  *   critpath  the critical path of one thread over an interval
  *   graph     the execution graph: state intervals and wakeup links
  *   status    ask a running jankd, over its control socket
@@ -30,6 +31,8 @@
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
+#include "compare.h"
+#include "compare-svg.h"
 #include "exit-status.h"
 #include "time-limit.h"
 
@@ -59,6 +62,9 @@ struct options {
 	int64_t begin, end;
 	const char *socket;	   /* status */
 	const char *dir;	   /* captures */
+	const char *action;	   /* compare: the rule */
+	const char *before;	   /* compare: the trace to compare with */
+	const char *svg;	   /* compare: the picture's file */
 	const char *const *traces; /* the arguments: traces, or report's CAPTURE_DIR */
 	size_t ntraces;
 };
@@ -70,6 +76,8 @@ static const char usage_main[] =
 	"Commands:\n"
 	"  analyze   --config FILE [--all] [--format text|json] TRACE...\n"
 	"            apply the [action] rules of FILE; report the actions over threshold\n"
+	"  compare   --config FILE [--action NAME] [--before TRACE] [--svg FILE] TRACE...\n"
+	"            what the slow actions spend more time on than the normal ones\n"
 	"  critpath  --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
 	"            the critical path of thread N: what it was waiting on\n"
 	"  graph     [--tid N] [--format json|text] TRACE...\n"
@@ -95,6 +103,23 @@ static const char usage_analyze[] =
 	"  -c, --config FILE     the rules (the [graph] section applies too)\n"
 	"  -a, --all             report every completed action, not only the slow ones\n"
 	"  -f, --format FORMAT   text (default) or json (one object per line)\n"
+	"  -h, --help            show this help\n";
+
+static const char usage_compare[] =
+	"Usage: jankctl compare --config FILE [--action NAME] [--before TRACE] [--svg FILE]\n"
+	"                       [--format text|json] TRACE...\n"
+	"Compare the actions of one [action NAME] rule of FILE, component by component: time per\n"
+	"state, per interrupt hop (timer, network, block_device...), per thread (by process and\n"
+	"thread name) and state, per lock. Without --before: the slow actions (over the rule's\n"
+	"threshold) against the normal ones of TRACE. With --before: the actions of TRACE (after)\n"
+	"against those of the --before trace. For each component and group: the mean, p50 and\n"
+	"p99 per action, and the difference of the means, largest increase first.\n"
+	"\n"
+	"  -c, --config FILE     the rules (the [graph] section applies too)\n"
+	"  -A, --action NAME     the rule (default: the only rule of FILE)\n"
+	"  -B, --before TRACE    the trace to compare with (a directory of traces too)\n"
+	"  -o, --svg FILE        also draw the two groups as stacked bars side by side\n"
+	"  -f, --format FORMAT   text (default) or json (one object)\n"
 	"  -h, --help            show this help\n";
 
 static const char usage_critpath[] =
@@ -224,10 +249,23 @@ static int no_arguments(const char *cmd, const struct options *o)
 	return JANK_EXIT_USAGE;
 }
 
-/* Where the value of -c, -s or -d goes. */
+/* Where the value of -c, -s, -d, -A, -B or -o goes. */
 static const char **string_option(struct options *o, int c)
 {
-	return c == 'c' ? &o->config : c == 's' ? &o->socket : &o->dir;
+	switch (c) {
+	case 'c':
+		return &o->config;
+	case 's':
+		return &o->socket;
+	case 'A':
+		return &o->action;
+	case 'B':
+		return &o->before;
+	case 'o':
+		return &o->svg;
+	default:
+		return &o->dir;
+	}
 }
 
 /* The flag that -a, -G or -S sets. */
@@ -253,6 +291,9 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		{ "end", required_argument, NULL, 'e' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "action", required_argument, NULL, 'A' },
+		{ "before", required_argument, NULL, 'B' },
+		{ "svg", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Hidden, for the tests and the benchmarks; analyze only. */
 		{ "no-gc", no_argument, NULL, 'G' },
@@ -261,7 +302,7 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 	};
 	/* clang-format on */
 	/* Leading ':' reports a missing argument as ':', and opterr = 0 keeps getopt quiet. */
-	static const char optstring[] = ":c:af:t:b:e:s:d:h";
+	static const char optstring[] = ":c:af:t:b:e:s:d:A:B:o:h";
 	int c, li = -1;
 
 	opterr = 0;
@@ -283,6 +324,9 @@ static int parse_options(int argc, char **argv, const char *cmd, const char *all
 		case 'c':
 		case 's':
 		case 'd':
+		case 'A':
+		case 'B':
+		case 'o':
 			*string_option(o, c) = optarg;
 			break;
 		case 'a':
@@ -337,15 +381,16 @@ static int parse_trace_options(int argc, char **argv, const char *cmd, const cha
 	return r;
 }
 
-/* Run the input to its end. Returns 0 or JANK_EXIT_BAD_INPUT (message printed). */
-static int run_input(struct jank_engine *e, const struct options *o)
+/* Run the traces through the engine to their end. Returns 0 or JANK_EXIT_BAD_INPUT (message
+ * printed). */
+static int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 {
 	struct jank_reader_stats stats;
 	struct jank_reader *in;
 	char err[ERR_LEN];
 	int r = 0;
 
-	in = jank_reader_new_ctf(o->traces, o->ntraces, e, err, sizeof(err));
+	in = jank_reader_new_ctf(traces, ntraces, e, err, sizeof(err));
 	if (!in) {
 		errorf("%s", err);
 		return JANK_EXIT_BAD_INPUT;
@@ -366,6 +411,11 @@ static int run_input(struct jank_engine *e, const struct options *o)
 end:
 	jank_reader_free(in);
 	return r;
+}
+
+static int run_input(struct jank_engine *e, const struct options *o)
+{
+	return run_traces(e, o->traces, o->ntraces);
 }
 
 static int finish_output(void)
@@ -445,52 +495,75 @@ static void print_stats(const struct jank_engine *e)
 		s.graph.freed_workers, s.graph.gc_steps);
 }
 
+/* The rules of --config, loaded and checked. Returns 0, or EXIT_* after the message. */
+static int config_load(const char *cmd, const struct options *o, struct jank_config *conf)
+{
+	char err[ERR_LEN];
+
+	if (!o->config) {
+		errorf("%s: --config FILE is required (see jankctl %s --help)", cmd, cmd);
+		return JANK_EXIT_USAGE;
+	}
+	if (jank_config_load(conf, o->config, err, sizeof(err)) < 0) {
+		errorf("%s", err);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	if (jank_config_check(conf, err, sizeof(err)) < 0) {
+		errorf("%s", err);
+		jank_config_fini(conf);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+/* An engine with the config's limits and rules. NULL after the message. */
+static struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
+					 bool report_all)
+{
+	struct jank_engine_config ec;
+	struct jank_engine *e;
+
+	jank_engine_config_defaults(&ec);
+	jank_config_apply_engine(conf, &ec);
+	/* Offline, an action still open at the end is a note, not an overdue report. */
+	ec.overdue_grace_ns = 0;
+	ec.gc = !o->no_gc;
+	ec.report_all = report_all;
+	e = jank_engine_new(&ec);
+	if (!e) {
+		errorf("out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < conf->nrules; i++) {
+		int a = jank_engine_add_rule(e, &conf->rules[i]);
+
+		if (a < 0) {
+			errorf("%s: [action %s]: %s", o->config, conf->rules[i].name, strerror(-a));
+			jank_engine_free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
 	struct options o = { .format = FORMAT_TEXT };
 	struct analyze_ctx ctx = { 0 };
-	struct jank_engine_config ec;
 	struct jank_engine *e = NULL;
 	struct jank_config conf;
-	char err[ERR_LEN];
 	int r;
 
 	r = parse_trace_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
 	if (r)
 		return r == 1 ? 0 : r;
-	if (!o.config) {
-		errorf("analyze: --config FILE is required (see jankctl analyze --help)");
-		return JANK_EXIT_USAGE;
-	}
-	if (jank_config_load(&conf, o.config, err, sizeof(err)) < 0) {
-		errorf("%s", err);
-		return JANK_EXIT_BAD_INPUT;
-	}
-	if (jank_config_check(&conf, err, sizeof(err)) < 0) {
-		errorf("%s", err);
+	r = config_load("analyze", &o, &conf);
+	if (r)
+		return r;
+	e = config_engine(&conf, &o, o.all);
+	if (!e) {
 		r = JANK_EXIT_BAD_INPUT;
 		goto end;
-	}
-	jank_engine_config_defaults(&ec);
-	jank_config_apply_engine(&conf, &ec);
-	/* Offline, an action still open at the end is a note, not an overdue report. */
-	ec.overdue_grace_ns = 0;
-	ec.gc = !o.no_gc;
-	ec.report_all = o.all;
-	e = jank_engine_new(&ec);
-	if (!e) {
-		errorf("out of memory");
-		r = JANK_EXIT_FAILURE;
-		goto end;
-	}
-	for (size_t i = 0; i < conf.nrules; i++) {
-		int a = jank_engine_add_rule(e, &conf.rules[i]);
-
-		if (a < 0) {
-			errorf("%s: [action %s]: %s", o.config, conf.rules[i].name, strerror(-a));
-			r = JANK_EXIT_BAD_INPUT;
-			goto end;
-		}
 	}
 	ctx.format = o.format;
 	jank_engine_set_verdict_cb(e, on_report, &ctx);
@@ -517,6 +590,165 @@ static int cmd_analyze(int argc, char **argv)
 	r = finish_output();
 end:
 	jank_engine_free(e);
+	jank_config_fini(&conf);
+	return r;
+}
+
+/* ---- compare ---- */
+
+struct compare_ctx {
+	size_t rule;
+	bool split; /* slow against normal; else every action goes to `group` */
+	enum jank_cmp_group group;
+	struct jank_compare *cmp;
+	int err;
+};
+
+static void on_compare(const struct jank_verdict *r, void *data)
+{
+	struct compare_ctx *ctx = data;
+	enum jank_cmp_group g = ctx->group;
+
+	if (r->rule_index != ctx->rule || r->kind != JANK_VERDICT_COMPLETED || !r->profile ||
+	    r->incomplete)
+		return;
+	if (ctx->split)
+		g = r->over_threshold ? JANK_CMP_A : JANK_CMP_B;
+	if (jank_compare_add(ctx->cmp, g, r->profile) < 0)
+		ctx->err = -ENOMEM;
+}
+
+/* The rule to compare: --action, or the only one. Returns 0, or EXIT_* after the message. */
+static int compare_rule(const struct jank_config *conf, const struct options *o, size_t *rule)
+{
+	for (size_t i = 0; o->action && i < conf->nrules; i++)
+		if (!strcmp(conf->rules[i].name, o->action)) {
+			*rule = i;
+			return 0;
+		}
+	if (o->action) {
+		errorf("compare: %s has no [action %s]", o->config, o->action);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	if (conf->nrules != 1) {
+		errorf("compare: %s has %zu rules: name one with --action", o->config,
+		       conf->nrules);
+		return JANK_EXIT_USAGE;
+	}
+	*rule = 0;
+	return 0;
+}
+
+/* The actions of the rule in the traces, into the comparison. Returns 0 or EXIT_*. */
+static int compare_pass(const struct jank_config *conf, const struct options *o,
+			struct compare_ctx *ctx, const char *const *traces, size_t n)
+{
+	struct jank_engine *e = config_engine(conf, o, true);
+	int r;
+
+	if (!e)
+		return JANK_EXIT_BAD_INPUT;
+	jank_engine_set_verdict_cb(e, on_compare, ctx);
+	r = run_traces(e, traces, n);
+	jank_engine_free(e);
+	if (r == 0 && ctx->err) {
+		errorf("out of memory");
+		r = JANK_EXIT_BAD_INPUT;
+	}
+	return r;
+}
+
+/* Both groups have actions, or the one-line error says which is empty. */
+static int compare_groups(const struct jank_compare *cmp, const char *action)
+{
+	size_t a = jank_compare_count(cmp, JANK_CMP_A), b = jank_compare_count(cmp, JANK_CMP_B);
+
+	if (a && b)
+		return 0;
+	errorf("compare: no %s '%s' action (%zu %s): nothing to compare",
+	       jank_compare_name(cmp, a ? JANK_CMP_B : JANK_CMP_A), action, a ? a : b,
+	       jank_compare_name(cmp, a ? JANK_CMP_A : JANK_CMP_B));
+	return JANK_EXIT_BAD_INPUT;
+}
+
+static int compare_svg(const struct jank_compare *cmp, const char *path, const char *title)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f) {
+		errorf("compare: cannot write %s: %s", path, strerror(errno));
+		return JANK_EXIT_BAD_INPUT;
+	}
+	r = jank_svg_compare(f, cmp, title);
+	if (fclose(f) != 0 && r == 0)
+		r = -EIO;
+	if (r < 0) {
+		errorf("compare: cannot write %s: %s", path, strerror(-r));
+		return JANK_EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+static int compare_output(const struct jank_compare *cmp, const struct options *o,
+			  const char *action)
+{
+	char title[512];
+	int r = 0;
+
+	if (o->before)
+		snprintf(title, sizeof(title), "%s: %zu actions after against %zu before", action,
+			 jank_compare_count(cmp, JANK_CMP_A), jank_compare_count(cmp, JANK_CMP_B));
+	else
+		snprintf(title, sizeof(title),
+			 "%s: %zu slow actions (over the threshold) against %zu normal ones",
+			 action, jank_compare_count(cmp, JANK_CMP_A),
+			 jank_compare_count(cmp, JANK_CMP_B));
+	if (o->format == FORMAT_JSON)
+		jank_format_json_print(stdout, jank_compare_json(cmp, action));
+	else
+		jank_compare_text(stdout, cmp, title, 25);
+	if (o->svg)
+		r = compare_svg(cmp, o->svg, title);
+	return r ? r : finish_output();
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	struct options o = { .format = FORMAT_TEXT };
+	struct compare_ctx ctx = { 0 };
+	struct jank_config conf;
+	const char *action;
+	int r;
+
+	r = parse_trace_options(argc, argv, "compare", "cABofh", usage_compare, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	r = config_load("compare", &o, &conf);
+	if (r)
+		return r;
+	r = compare_rule(&conf, &o, &ctx.rule);
+	if (r)
+		goto end;
+	action = conf.rules[ctx.rule].name;
+	ctx.split = !o.before;
+	ctx.cmp =
+		o.before ? jank_compare_new("after", "before") : jank_compare_new("slow", "normal");
+	r = ctx.cmp ? compare_pass(&conf, &o, &ctx, o.traces, o.ntraces) : JANK_EXIT_BAD_INPUT;
+	if (r == 0 && o.before) {
+		ctx.group = JANK_CMP_B;
+		r = compare_pass(&conf, &o, &ctx, &o.before, 1);
+	}
+	if (r == 0)
+		r = compare_groups(ctx.cmp, action);
+	if (r == 0 && jank_compare_finish(ctx.cmp) < 0) {
+		errorf("out of memory");
+		r = JANK_EXIT_BAD_INPUT;
+	}
+	if (r == 0)
+		r = compare_output(ctx.cmp, &o, action);
+end:
+	jank_compare_free(ctx.cmp);
 	jank_config_fini(&conf);
 	return r;
 }
@@ -868,9 +1100,10 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{ "analyze", cmd_analyze }, { "critpath", cmd_critpath },
-		{ "graph", cmd_graph },	    { "status", cmd_status },
-		{ "report", cmd_report },   { "captures", cmd_captures },
+		{ "analyze", cmd_analyze },   { "compare", cmd_compare },
+		{ "critpath", cmd_critpath }, { "graph", cmd_graph },
+		{ "status", cmd_status },     { "report", cmd_report },
+		{ "captures", cmd_captures },
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -898,8 +1131,8 @@ int main(int argc, char **argv)
 	if (cmd[0] == '-')
 		errorf("unknown option '%s' (see jankctl --help)", cmd);
 	else
-		errorf("unknown command '%s' (expected analyze, critpath, graph, status, report "
-		       "or captures)",
+		errorf("unknown command '%s' (expected analyze, compare, critpath, graph, status, "
+		       "report or captures)",
 		       cmd);
 	return JANK_EXIT_USAGE;
 }

@@ -22,6 +22,12 @@
  * or the doubling of a few rings or tables). The cadence is counted in
  * events, not in wall time, so a given event stream always gives the same
  * result.
+ *
+ * Baselines (baseline.h): a normal action, at most one per rule and
+ * JANK_BASELINE_GAP_NS, costs its path, breakdown and profile, which its
+ * rule's baseline learns; an action over its threshold gets its suspects,
+ * and who had the CPU while its path was preempted (the model's CPU
+ * histories).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +42,7 @@
 #define GC_BUDGET	   64
 #define GC_BUDGET_PRESSURE 1024
 #define BUDGET_ROUNDS	   8
+#define RAN_SCANS	   32 /* preempted segments looked for on every CPU, per action */
 
 enum {
 	POS_NONE = -2,
@@ -66,6 +73,8 @@ struct rule_state {
 	struct jank_rule rule;
 	struct jank_histogram hist;
 	struct jank_rule_stats stats;
+	struct jank_baseline baseline;
+	int64_t learn_at; /* the next normal action ending at or after this is learnt */
 };
 
 struct jank_engine {
@@ -83,6 +92,8 @@ struct jank_engine {
 	void *report_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
+	struct jank_profile profile;
+	struct jank_suspects suspects;
 	struct jank_engine_stats stats;
 	uint64_t since_gc;
 	size_t gc_workers; /* workers after the last GC step */
@@ -106,6 +117,7 @@ void jank_engine_config_defaults(struct jank_engine_config *c)
 	c->overdue_grace_ns = 0;
 	c->gc = true;
 	c->report_all = false;
+	c->baseline = true;
 }
 
 struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
@@ -131,6 +143,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	}
 	jank_path_init(&e->path);
 	jank_breakdown_init(&e->breakdown);
+	jank_profile_init(&e->profile);
 	e->stats.horizon = INT64_MIN;
 	e->loss_ts = INT64_MIN;
 	e->stats.now = INT64_MIN;
@@ -150,6 +163,7 @@ void jank_engine_free(struct jank_engine *e)
 	jank_graph_free(e->graph);
 	jank_path_fini(&e->path);
 	jank_breakdown_fini(&e->breakdown);
+	jank_profile_fini(&e->profile);
 	free(e);
 }
 
@@ -193,6 +207,8 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 		return ret;
 	jank_histogram_init(&rs->hist);
 	memset(&rs->stats, 0, sizeof(rs->stats));
+	jank_baseline_init(&rs->baseline);
+	rs->learn_at = INT64_MIN;
 	return (int)e->nrules++;
 }
 
@@ -219,6 +235,11 @@ uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i)
 const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i)
 {
 	return i < e->nrules ? &e->rules[i].stats : NULL;
+}
+
+const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].baseline : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -285,12 +306,16 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		if (r < 0)
 			goto fail;
 		jank_histogram_init(&nrs[i].hist);
+		jank_baseline_init(&nrs[i].baseline);
+		nrs[i].learn_at = INT64_MIN;
 		from[i] = SIZE_MAX;
 		for (size_t j = 0; j < e->nrules; j++)
 			if (same_rule(&rules[i], &e->rules[j].rule)) {
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].stats = e->rules[j].stats;
+				nrs[i].baseline = e->rules[j].baseline;
+				nrs[i].learn_at = e->rules[j].learn_at;
 				break;
 			}
 	}
@@ -629,21 +654,113 @@ static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct ja
 	}
 }
 
-static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
-		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
-		   int64_t end, int64_t threshold, bool over)
+/*
+ * The path of an action over [begin, end] from thread tid, its breakdown and
+ * (for baselines, or every action's report) its profile, in the engine's
+ * scratch. Returns true when out of memory made any of them partial.
+ * -ENOENT (no such thread) still gives a path: one `unknown` segment.
+ */
+static bool analyse(struct jank_engine *e, int32_t tid, int64_t begin, int64_t end)
 {
-	struct jank_verdict rep;
 	bool incomplete;
 
-	/* -ENOENT (no such thread) still gives a path: one `unknown` segment. */
-	incomplete = jank_critpath_compute(e->graph, tid, a->begin, end, &e->path) == -ENOMEM;
+	incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
+	if (e->cfg.baseline || e->cfg.report_all)
+		incomplete |= jank_profile_build(&e->profile, &e->path, &e->breakdown, e->graph,
+						 tid) == -ENOMEM;
+	return incomplete;
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct jank_cpu_share *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * The CPU a preempted segment waited for: the one its thread was switched
+ * in on at the segment's end. Tried first: the thread's last CPU, then the
+ * previous segment's; then every CPU, RAN_SCANS times per action at most
+ * (then the thread's last CPU stands).
+ */
+static int32_t waited_cpu(struct jank_engine *e, const struct jank_segment *s, int32_t *hint,
+			  unsigned *scans)
+{
+	const struct jank_worker *w = jank_graph_find(e->graph, s->tid);
+	int32_t last = w ? w->cpu : -1, cpu = -1;
+
+	if (last >= 0)
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, last, false);
+	if (cpu < 0 && *hint >= 0 && *hint != last)
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, *hint, false);
+	if (cpu < 0 && *scans < RAN_SCANS) {
+		(*scans)++;
+		cpu = jank_model_switch_cpu(&e->model, s->tid, s->end, -1, true);
+	}
+	if (cpu < 0)
+		cpu = last;
+	if (cpu >= 0)
+		*hint = cpu;
+	return cpu;
+}
+
+/*
+ * Who had the CPU while the path was preempted: for each preempted
+ * segment, the threads that ran on the CPU its thread waited for, most time
+ * first.
+ */
+static void find_ran(struct jank_engine *e)
+{
+	struct jank_cpu_share v[32];
+	size_t n = 0;
+	int32_t hint = -1;
+	unsigned scans = 0;
+
+	for (size_t i = 0; i < e->path.n; i++) {
+		const struct jank_segment *s = &e->path.segs[i];
+		int32_t cpu;
+
+		if (s->state != JANK_STATE_PREEMPTED)
+			continue;
+		cpu = waited_cpu(e, s, &hint, &scans);
+		if (cpu >= 0)
+			jank_model_cpu_shares(&e->model, cpu, s->begin, s->end, v, &n, 32);
+	}
+	jank_sort(v, n, sizeof(*v), cmp_share);
+	e->profile.nran = 0;
+	for (size_t i = 0; i < n && i < JANK_RAN_MAX; i++) {
+		struct jank_ran *r = &e->profile.ran[e->profile.nran++];
+		const struct jank_worker *w = jank_graph_find_serial(e->graph, v[i].serial);
+
+		r->tid = v[i].tid;
+		r->ns = v[i].ns;
+		r->comm[0] = '\0';
+		if (w)
+			memcpy(r->comm, w->comm, JANK_COMM_LEN);
+	}
+}
+
+/* A report of the action in the engine's scratch (analyse()); slow ones get suspects. */
+static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
+		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
+		   int64_t end, int64_t threshold, bool over, bool incomplete)
+{
+	struct jank_verdict rep;
+
 	if (e->path.truncated)
 		e->stats.paths_truncated++;
 	if (incomplete)
 		e->stats.paths_incomplete++;
 	memset(&rep, 0, sizeof(rep));
+	if (over && e->cfg.baseline) {
+		find_ran(e);
+		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
+		rep.suspects = &e->suspects;
+	}
 	rep.kind = kind;
 	rep.rule = &e->rules[rule].rule;
 	rep.rule_index = rule;
@@ -658,6 +775,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.comm = comm;
 	rep.path = &e->path;
 	rep.breakdown = &e->breakdown;
+	rep.profile = e->cfg.baseline || e->cfg.report_all ? &e->profile : NULL;
 	rep.incomplete = incomplete;
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);
@@ -697,6 +815,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	bool over = threshold > 0 && duration > threshold;
 	int32_t pid = a->pid;
 	char comm[JANK_COMM_LEN];
+	bool learn;
 
 	memcpy(comm, a->comm, JANK_COMM_LEN);
 	jank_histogram_add(&rs->hist, duration);
@@ -707,16 +826,27 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		memcpy(rs->stats.last_jank_key, key, sizeof(key));
 		e->stats.janks++;
 	}
-	if (over || e->cfg.report_all) {
+	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
+	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
+	if (over || e->cfg.report_all || learn) {
+		bool incomplete = analyse(e, tid, a->begin, ev->ts);
+
 		fill_thread_info(e, tid, ev, &pid, comm);
-		report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts, threshold,
-		       over);
+		if (over || e->cfg.report_all)
+			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
+			       threshold, over, incomplete);
+		/* A normal action teaches its rule's baseline, unless its path is partial. */
+		if (learn && !incomplete && !e->path.truncated) {
+			jank_baseline_learn(&rs->baseline, &e->profile);
+			rs->learn_at = ev->ts + JANK_BASELINE_GAP_NS;
+		}
 	}
 	jank_action_close(e->actions, a);
 }
 
 static uint64_t memory_bytes(const struct jank_engine *e)
 {
+	/* The CPUs' histories are a fixed cost (jank_model_bytes), outside the budget. */
 	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
 	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
 }
@@ -780,7 +910,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			rs->stats.overdue++;
 			e->stats.overdue++;
 			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
-			       threshold, true);
+			       threshold, true, analyse(e, a->tid, a->begin, now));
 		}
 	}
 }

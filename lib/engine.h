@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include "event.h"
 #include "actions.h"
+#include "baseline.h"
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
@@ -33,6 +34,8 @@ struct jank_engine_config {
 	int64_t overdue_grace_ns;  /* report an open action past threshold + this (0: never) */
 	bool gc;		   /* false keeps the whole graph (offline critpath/graph) */
 	bool report_all;	   /* report every completed action, not only janks */
+	bool baseline; /* learn each rule's normal actions, name a slow one's suspects (default on)
+			*/
 };
 
 enum jank_verdict_kind {
@@ -55,6 +58,10 @@ struct jank_verdict {
 	const char *comm;
 	const struct jank_path *path;
 	const struct jank_breakdown *breakdown;
+	/* The breakdown in components (baseline.h); NULL with baselines off, but for report_all. */
+	const struct jank_profile *profile;
+	/* Over threshold or overdue, with baselines on: what differs from the normal actions. */
+	const struct jank_suspects *suspects;
 	bool incomplete; /* out of memory: the path or breakdown is partial (counted) */
 };
 
@@ -110,6 +117,8 @@ const struct jank_histogram *jank_engine_rule_histogram(const struct jank_engine
 uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
 /* NULL past the last rule. */
 const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i);
+/* What the rule's normal actions look like so far (NULL past the last rule). */
+const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i);
 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.

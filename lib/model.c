@@ -83,6 +83,8 @@ void jank_model_fini(struct jank_model *m)
 {
 	jank_locks_free(m->locks);
 	m->locks = NULL;
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		free(m->cpus[i].runs);
 	free(m->cpus);
 	m->cpus = NULL;
 	m->ncpus = 0;
@@ -170,11 +172,45 @@ static struct jank_worker *thread(struct jank_model *m, int32_t tid, int64_t ts)
 	return jank_graph_get(m->graph, tid, ts);
 }
 
+/* The CPU's history is full: double it (it wraps once at JANK_CPU_HISTORY). */
+static void runs_grow(struct jank_cpu *c)
+{
+	uint32_t ncap = c->runs_cap ? c->runs_cap * 2 : 64;
+	struct jank_cpu_run *v = malloc(ncap * sizeof(*v));
+
+	if (!v) {
+		c->runs_fixed = true; /* out of memory: the ring wraps at its size from now on */
+		return;
+	}
+	/* Not wrapped yet (it grows only when full): runs 0 .. nruns - 1 move as they are. */
+	for (uint64_t i = 0; i < c->nruns; i++)
+		v[i] = c->runs[i];
+	free(c->runs);
+	c->runs = v;
+	c->runs_cap = ncap;
+}
+
+static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct jank_worker *w)
+{
+	struct jank_cpu_run *r;
+
+	if (c->nruns >= c->runs_cap && c->runs_cap < JANK_CPU_HISTORY && !c->runs_fixed)
+		runs_grow(c);
+	if (!c->runs_cap)
+		return;
+	r = &c->runs[c->nruns++ & (c->runs_cap - 1)];
+	r->ts = ts;
+	r->tid = tid;
+	r->serial = w ? w->serial : JANK_NO_WORKER;
+}
+
 /* The CPU's current thread becomes tid (w: its worker, NULL for idle or unknown). */
 static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
-			struct jank_worker *w)
+			struct jank_worker *w, int64_t ts)
 {
 	int32_t cpu = (int32_t)(c - m->cpus);
+
+	record_run(c, ts, tid, w);
 
 	if (c->cur && c->cur->on_cpu == cpu)
 		c->cur->on_cpu = -1;
@@ -243,7 +279,7 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
 		set_comm(w, &ev->fields[JANK_F_SWITCH_NEXT_COMM]);
 		switch_in(m, w, ev->ts);
 	}
-	set_current(m, c, next, w);
+	set_current(m, c, next, w, ev->ts);
 }
 
 /*
@@ -265,7 +301,7 @@ static void repair_current(struct jank_model *m, struct jank_cpu *c, const struc
 		if (w)
 			switch_in(m, w, ev->ts);
 	}
-	set_current(m, c, ev->tid, w);
+	set_current(m, c, ev->tid, w, ev->ts);
 }
 
 /*
@@ -652,9 +688,115 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts)
 			continue;
 		if (m->cpus[i].cur)
 			m->cpus[i].cur->on_cpu = -1;
+		record_run(&m->cpus[i], ts, -1, NULL);
 		m->cpus[i].cur = NULL;
 		m->cpus[i].cur_tid = -1;
 		m->cpus[i].depth = 0;
 		m->cpus[i].net_raiser = JANK_NO_WORKER;
 	}
+}
+
+/* Index of the last run at or before t in the CPU's ring, or UINT64_MAX. */
+static uint64_t run_at(const struct jank_cpu *c, int64_t t)
+{
+	uint64_t lo = c->nruns > c->runs_cap ? c->nruns - c->runs_cap : 0, hi = c->nruns;
+
+	if (lo == hi || c->runs[lo & (c->runs_cap - 1)].ts > t)
+		return UINT64_MAX;
+	/* ts(lo) <= t; ts(hi) > t or hi == nruns. */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (c->runs[mid & (c->runs_cap - 1)].ts <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void share_add(struct jank_cpu_share *v, size_t *n, size_t max, const struct jank_cpu_run *r,
+		      int64_t ns)
+{
+	size_t i;
+
+	if (r->tid <= 0 || ns <= 0)
+		return;
+	for (i = 0; i < *n; i++)
+		if (v[i].tid == r->tid)
+			break;
+	if (i == *n) {
+		if (*n == max)
+			return;
+		v[(*n)++] = (struct jank_cpu_share){ r->tid, r->serial, 0 };
+	}
+	v[i].ns += ns;
+}
+
+bool jank_model_cpu_shares(const struct jank_model *m, int32_t cpu, int64_t a, int64_t b,
+			   struct jank_cpu_share *v, size_t *n, size_t max)
+{
+	const struct jank_cpu *c;
+	uint64_t first, i;
+	bool whole = true;
+
+	if (cpu < 0 || (uint32_t)cpu >= m->ncpus || b <= a)
+		return false;
+	c = &m->cpus[cpu];
+	first = run_at(c, a);
+	if (first == UINT64_MAX) {
+		/* Older than the history: count from its oldest run within [a, b). */
+		whole = false;
+		first = c->nruns > c->runs_cap ? c->nruns - c->runs_cap : 0;
+	}
+	for (i = first; i < c->nruns; i++) {
+		const struct jank_cpu_run *r = &c->runs[i & (c->runs_cap - 1)];
+		int64_t from = r->ts > a ? r->ts : a, to = b;
+
+		if (r->ts >= b)
+			break;
+		if (i + 1 < c->nruns && c->runs[(i + 1) & (c->runs_cap - 1)].ts < b)
+			to = c->runs[(i + 1) & (c->runs_cap - 1)].ts;
+		share_add(v, n, max, r, to - from);
+	}
+	return whole;
+}
+
+/* Whether the CPU's history has tid switched in at exactly ts. */
+static bool switched_in(const struct jank_cpu *c, int32_t tid, int64_t ts)
+{
+	uint64_t lo = c->nruns > c->runs_cap ? c->nruns - c->runs_cap : 0;
+
+	/* Several switches may share an instant: look back over them. */
+	for (uint64_t i = run_at(c, ts); i != UINT64_MAX && i >= lo; i--) {
+		const struct jank_cpu_run *r = &c->runs[i & (c->runs_cap - 1)];
+
+		if (r->ts != ts)
+			return false;
+		if (r->tid == tid)
+			return true;
+		if (i == 0)
+			break;
+	}
+	return false;
+}
+
+int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t cpu,
+			      bool others)
+{
+	if (cpu >= 0 && (uint32_t)cpu < m->ncpus && switched_in(&m->cpus[cpu], tid, ts))
+		return cpu;
+	for (uint32_t i = 0; others && i < m->ncpus; i++)
+		if ((int32_t)i != cpu && switched_in(&m->cpus[i], tid, ts))
+			return (int32_t)i;
+	return -1;
+}
+
+uint64_t jank_model_bytes(const struct jank_model *m)
+{
+	uint64_t bytes = (uint64_t)m->ncpus * sizeof(*m->cpus);
+
+	for (uint32_t i = 0; i < m->ncpus; i++)
+		bytes += (uint64_t)m->cpus[i].runs_cap * sizeof(struct jank_cpu_run);
+	return bytes;
 }

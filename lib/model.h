@@ -7,6 +7,8 @@
 #ifndef JANK_MODEL_H
 #define JANK_MODEL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "event.h"
 #include "graph.h"
@@ -29,12 +31,37 @@ struct jank_ctx {
 	int64_t entry_ts; /* when the context began */
 };
 
+/* A switch-in: who ran on a CPU from ts on. */
+struct jank_cpu_run {
+	int64_t ts;
+	int32_t tid;	 /* 0: idle; -1: unknown (events lost) */
+	uint32_t serial; /* its worker, JANK_NO_WORKER for idle or unknown */
+};
+
+/*
+ * The last switch-ins of each CPU are kept, to say who had a CPU while a
+ * thread waited for it: a ring that doubles from 64 up to this many (32 KiB
+ * per CPU), which covers the last few hundred milliseconds of a busy CPU.
+ */
+#define JANK_CPU_HISTORY 2048
+
+/* Time a thread ran on a CPU (jank_model_cpu_shares). */
+struct jank_cpu_share {
+	int32_t tid;
+	uint32_t serial;
+	int64_t ns;
+};
+
 struct jank_cpu {
 	int32_t cur_tid;	 /* -1 when unknown, 0 for idle */
 	struct jank_worker *cur; /* NULL when idle or unknown */
 	uint32_t depth;		 /* interrupt contexts entered, including those beyond the stack */
 	uint32_t net_raiser;	 /* serial of the thread that raised NET_RX here, 0 */
 	struct jank_ctx stack[JANK_IRQ_STACK_MAX];
+	struct jank_cpu_run *runs; /* ring: run i is at runs[i & (runs_cap - 1)] */
+	uint64_t nruns;		   /* recorded ever */
+	uint32_t runs_cap;
+	bool runs_fixed; /* a doubling failed: the ring keeps its size */
 };
 
 struct jank_model {
@@ -57,6 +84,22 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 int32_t jank_model_current_tid(const struct jank_model *m, int32_t cpu);
 /* Events were lost on a CPU (-1: any): forget what may have changed unseen. */
 void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts);
+/*
+ * Who ran on `cpu` over [a, b): the time of each thread is added to `v`
+ * (merged by tid; *n entries, at most `max`; idle and unknown left out).
+ * Returns false when the history does not reach back to a (then only the
+ * part it covers is added).
+ */
+bool jank_model_cpu_shares(const struct jank_model *m, int32_t cpu, int64_t a, int64_t b,
+			   struct jank_cpu_share *v, size_t *n, size_t max);
+/*
+ * Whether `tid` was switched in on `cpu` at exactly ts, by its history:
+ * `cpu`, or -1. With `others`, every other CPU is looked at too (O(CPUs)).
+ */
+int32_t jank_model_switch_cpu(const struct jank_model *m, int32_t tid, int64_t ts, int32_t cpu,
+			      bool others);
+/* Bytes of the per-CPU records and their histories. */
+uint64_t jank_model_bytes(const struct jank_model *m);
 /* State that a wakeup from the given interrupt context gives the wakee's wait. */
 enum jank_state jank_model_context_label(const struct jank_ctx *c);
 

@@ -353,6 +353,58 @@ static void message_cause(void **state)
 			    "16.0 ms) on tid 42 (worker) pid 40");
 }
 
+/* MESSAGE ends with the top suspect in words, or says there is no baseline yet. */
+static void message_suspect(void **state)
+{
+	struct jank_rule rule = { .name = "frame" };
+	struct jank_suspects ss = {
+		.ready = true, .normal = 30, .normal_duration = 4 * MS, .n = 1
+	};
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &rule,
+		.key = "name=frame,id=9",
+		.duration = 45 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
+		.suspects = &ss,
+	};
+	struct jank_suspect *s = &ss.items[0];
+	char msg[512];
+
+	(void)state;
+	s->comp.key = (struct jank_comp_key){ JANK_COMP_THREAD, JANK_STATE_BLOCK_DEVICE,
+					      jank_comp_identity("renderer", "db") };
+	strcpy(s->comp.process, "renderer");
+	strcpy(s->comp.thread, "db");
+	s->comp.ns = 40 * MS;
+	s->normal = 0.2 * MS;
+	s->delta = 40 * MS - 200000;
+	s->ratio = 200;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg,
+			    "JANK frame [name=frame,id=9]: 45.0 ms (threshold 16.0 ms) on tid 42 "
+			    "(worker) pid 40; suspect: +39.8 ms block_device waiting on "
+			    "renderer/db (normally 200 us, 200x)");
+
+	/* Its own preemption: who took the CPU. */
+	s->comp.key.state = JANK_STATE_PREEMPTED;
+	s->own = true;
+	s->normal = 0;
+	ss.ran[0] = (struct jank_ran){ .tid = 812, .ns = 39 * MS, .comm = "hog" };
+	ss.nran = 1;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "; suspect: +39.8 ms preempted (normally none), CPU taken by "
+				    "tid 812 (hog)"));
+
+	ss.ready = false;
+	ss.normal = 3;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "pid 40; no baseline yet (3 of 10 normal actions)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(capture, setup, teardown),
 		cmocka_unit_test(period_text),
 		cmocka_unit_test(message_cause),
+		cmocka_unit_test(message_suspect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

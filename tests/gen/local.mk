@@ -5,3 +5,7 @@ gen_jank_gen_CFLAGS = $(AM_CFLAGS) $(BABELTRACE2_CFLAGS)
 gen_jank_gen_LDADD = $(BABELTRACE2_LIBS)
 TESTS += gen/test-gen.sh
 EXTRA_DIST += gen/test-gen.sh
+# jank-causes: scripts of a workload whose slow actions have known causes
+# (trace/test-suspects.sh checks that jank names them).
+noinst_PROGRAMS += gen/jank-causes
+gen_jank_causes_SOURCES = gen/jank-causes.c

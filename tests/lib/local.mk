@@ -7,6 +7,7 @@ lib_scenario = lib/scenario.c lib/scenario.h
 
 lib_tests = \
 	lib/test-actions \
+	lib/test-baseline \
 	lib/test-critpath \
 	lib/test-engine \
 	lib/test-engine-abuse \
@@ -23,6 +24,9 @@ TESTS += $(lib_tests)
 lib_test_actions_SOURCES = lib/test-actions.c $(lib_scenario)
 lib_test_actions_CFLAGS = $(lib_cflags)
 lib_test_actions_LDADD = $(lib_ldadd)
+lib_test_baseline_SOURCES = lib/test-baseline.c
+lib_test_baseline_CFLAGS = $(lib_cflags)
+lib_test_baseline_LDADD = $(lib_ldadd)
 lib_test_critpath_SOURCES = lib/test-critpath.c $(lib_scenario)
 lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)

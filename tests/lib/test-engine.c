@@ -2,7 +2,9 @@
 /*
  * Garbage collection: for every action inside the retention window, the
  * critical path is byte-identical with GC on and with GC off, while GC keeps
- * memory bounded; and the hard memory budget holds.
+ * memory bounded; and the hard memory budget holds. Baselines: the engine
+ * learns normal actions (at most one a millisecond), and gives slow ones
+ * their suspects.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -198,6 +200,121 @@ static void limits_at_runtime(void **state)
 	scn_fini(&s);
 }
 
+enum {
+	UI = 10,
+	HOG = 20
+};
+
+struct seen {
+	unsigned reports, with_suspects;
+	struct jank_suspects last;
+	bool last_profile;
+};
+
+static void seen_cb(const struct jank_verdict *r, void *data)
+{
+	struct seen *v = data;
+
+	v->reports++;
+	v->last_profile = r->profile != NULL;
+	if (r->suspects) {
+		v->with_suspects++;
+		v->last = *r->suspects;
+	}
+}
+
+/* A frame of UI on CPU 0 from t: `hog` ns of it preempted by HOG. Returns its end. */
+static int64_t ui_frame(struct scn *s, int64_t t, int64_t len, int64_t hog)
+{
+	scn_switch(s, t, 0, 0, 1, UI);
+	scn_ust(s, t + 10000, 0, UI, "jank:action_begin", S("name", "frame"));
+	if (hog) {
+		scn_switch(s, t + 100000, 0, UI, 0, HOG);
+		scn_switch(s, t + 100000 + hog, 0, HOG, 1, UI);
+	}
+	scn_ust(s, t + len, 0, UI, "jank:action_end", S("name", "frame"));
+	scn_switch(s, t + len + 1000, 0, UI, 1, 0);
+	return t + len + 1000;
+}
+
+static void suspects_engine(struct scn *s, bool baseline, bool all, struct seen *v)
+{
+	struct jank_engine_config cfg;
+	struct jank_rule r;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.gc = false;
+	cfg.baseline = baseline;
+	cfg.report_all = all;
+	scn_init(s, &scn_layout_current, &cfg);
+	jank_rule_init(&r);
+	r.name = "frame";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_threshold_parse("5ms", &r.threshold), 0);
+	assert_int_equal(jank_engine_add_rule(s->e, &r), 0);
+	memset(v, 0, sizeof(*v));
+	jank_engine_set_verdict_cb(s->e, seen_cb, v);
+}
+
+static void suspects(void **state)
+{
+	const int64_t MS = 1000000;
+	struct seen v;
+	struct scn s;
+	int64_t t = 1000 * MS;
+	struct jank_rule r;
+
+	suspects_engine(&s, true, false, &v);
+	/* Slow before 10 normal frames: no baseline yet. */
+	for (int i = 0; i < 5; i++)
+		t = ui_frame(&s, t + 2 * MS, 2 * MS, 0);
+	t = ui_frame(&s, t + 2 * MS, 12 * MS, 10 * MS);
+	assert_int_equal(v.with_suspects, 1);
+	assert_false(v.last.ready);
+	assert_int_equal(v.last.normal, 5);
+	for (int i = 0; i < 7; i++)
+		t = ui_frame(&s, t + 2 * MS, 2 * MS, 0);
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 12);
+	/* Two normal frames less than 1 ms apart: only the first is learnt. */
+	t = ui_frame(&s, t + 2 * MS, 200000, 0);
+	t = ui_frame(&s, t + 100000, 200000, 0);
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 13);
+	/* The hog preempts a frame: its own preemption, and who took the CPU. */
+	t = ui_frame(&s, t + 2 * MS, 12 * MS, 10 * MS);
+	assert_int_equal(v.reports, 2);
+	assert_true(v.last.ready);
+	assert_int_equal(v.last.items[0].comp.key.kind, JANK_COMP_THREAD);
+	assert_int_equal(v.last.items[0].comp.key.state, JANK_STATE_PREEMPTED);
+	assert_true(v.last.items[0].own);
+	assert_int_equal(v.last.items[0].delta, 10 * MS);
+	assert_int_equal(v.last.nran, 1);
+	assert_int_equal(v.last.ran[0].tid, HOG);
+	assert_int_equal(v.last.ran[0].ns, 10 * MS);
+	/* Slow frames teach nothing; a reload that keeps the rule keeps what was learnt. */
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 13);
+	memcpy(&r, jank_engine_rule(s.e, 0), sizeof(r));
+	assert_int_equal(jank_engine_replace_rules(s.e, &r, 1), 0);
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 13);
+	scn_fini(&s);
+
+	/* Off: no suspects. --all: normal actions have a profile, no suspects. */
+	suspects_engine(&s, false, false, &v);
+	for (int i = 0; i < 12; i++)
+		t = ui_frame(&s, t + 2 * MS, 2 * MS, 0);
+	t = ui_frame(&s, t + 2 * MS, 12 * MS, 10 * MS);
+	assert_int_equal(v.reports, 1);
+	assert_int_equal(v.with_suspects, 0);
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 0);
+	scn_fini(&s);
+	suspects_engine(&s, true, true, &v);
+	t = ui_frame(&s, t + 2 * MS, 2 * MS, 0);
+	assert_int_equal(v.reports, 1);
+	assert_int_equal(v.with_suspects, 0);
+	assert_true(v.last_profile);
+	scn_fini(&s);
+}
+
 /* The events of the fuzz-engine reproducer (tests/fuzz/corpus/engine/regress-exited-thread). */
 static void run_exited(const struct jank_engine_config *cfg, struct transcript *t)
 {
@@ -288,6 +405,7 @@ int main(void)
 		cmocka_unit_test(gc_invariance),
 		cmocka_unit_test(memory_budget),
 		cmocka_unit_test(limits_at_runtime),
+		cmocka_unit_test(suspects),
 		cmocka_unit_test(gc_keeps_exited_thread_of_open_action),
 		cmocka_unit_test(peak_never_decreases),
 	};

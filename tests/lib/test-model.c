@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "layout.h"
+#include "model.h"
 #include "scenario.h"
 
 enum {
@@ -299,6 +300,87 @@ static void deep_interrupt_nesting(void **state)
 	scn_fini(&s);
 }
 
+/* A sched_switch straight into a model (no engine): what the CPU history records. */
+static void model_switch(struct jank_model *m, int64_t ts, int cpu, int prev, int state, int next)
+{
+	struct jank_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = ts;
+	ev.cpu = cpu;
+	ev.tid = -1;
+	ev.pid = -1;
+	ev.nfields = JANK_F_SWITCH_NEXT_TID + 1;
+	ev.fields[JANK_F_SWITCH_PREV_COMM] =
+		(struct jank_value){ .type = JANK_VALUE_STR, .s = "p" };
+	ev.fields[JANK_F_SWITCH_PREV_TID] =
+		(struct jank_value){ .type = JANK_VALUE_INT, .i = prev };
+	ev.fields[JANK_F_SWITCH_PREV_STATE] =
+		(struct jank_value){ .type = JANK_VALUE_INT, .i = state };
+	ev.fields[JANK_F_SWITCH_NEXT_COMM] =
+		(struct jank_value){ .type = JANK_VALUE_STR, .s = "n" };
+	ev.fields[JANK_F_SWITCH_NEXT_TID] =
+		(struct jank_value){ .type = JANK_VALUE_INT, .i = next };
+	jank_model_process(m, JANK_EVENT_SCHED_SWITCH, &ev);
+}
+
+static int64_t share_of(const struct jank_cpu_share *v, size_t n, int32_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tid == tid)
+			return v[i].ns;
+	return 0;
+}
+
+/*
+ * Who ran on a CPU over an interval, from its last switch-ins: B and C took
+ * CPU 0 from A (idle time is not counted); the CPU A came back on is found
+ * from its switch-in. Past JANK_CPU_HISTORY switches, an older interval is
+ * only partly covered, and says so.
+ */
+static void cpu_history(void **state)
+{
+	struct jank_graph *g = jank_graph_new();
+	struct jank_layout l;
+	struct jank_model m;
+	struct jank_cpu_share v[8];
+	size_t n = 0;
+
+	(void)state;
+	jank_layout_from_env(&l, 2, 13);
+	assert_int_equal(jank_model_init(&m, g, &l), 0);
+	model_switch(&m, 100, 0, 0, 0, A);
+	model_switch(&m, 200, 0, A, RUNNABLE, B);
+	model_switch(&m, 1200, 0, B, SLEEPING, 0);
+	model_switch(&m, 1300, 0, 0, 0, C);
+	model_switch(&m, 1800, 0, C, SLEEPING, A);
+	model_switch(&m, 1000, 1, 0, 0, B); /* another CPU */
+	assert_true(jank_model_cpu_shares(&m, 0, 200, 1800, v, &n, 8));
+	assert_int_equal(n, 2);
+	assert_int_equal(share_of(v, n, B), 1000);
+	assert_int_equal(share_of(v, n, C), 500);
+	/* Merged by tid across calls; a part of an interval counts its part. */
+	assert_true(jank_model_cpu_shares(&m, 0, 1000, 1500, v, &n, 8));
+	assert_int_equal(share_of(v, n, B), 1200);
+	assert_int_equal(share_of(v, n, C), 700);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 1, true), 0);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 1, false), -1);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1800, 0, false), 0);
+	assert_int_equal(jank_model_switch_cpu(&m, A, 1700, -1, true), -1);
+	assert_int_equal(jank_model_switch_cpu(&m, B, 1000, 0, true), 1);
+	/* The ring wraps: the oldest switches are gone. */
+	for (int i = 0; i < JANK_CPU_HISTORY; i++)
+		model_switch(&m, 2000 + 2 * i, 0, i % 2 ? C : A, RUNNABLE, i % 2 ? A : C);
+	assert_true(jank_model_bytes(&m) >= JANK_CPU_HISTORY * sizeof(struct jank_cpu_run));
+	n = 0;
+	assert_false(jank_model_cpu_shares(&m, 0, 200, 1800, v, &n, 8));
+	assert_int_equal(n, 0);
+	assert_true(jank_model_cpu_shares(&m, 0, 2100, 2110, v, &n, 8));
+	assert_int_equal(share_of(v, n, A) + share_of(v, n, C), 10);
+	jank_model_fini(&m);
+	jank_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +394,7 @@ int main(void)
 		cmocka_unit_test(current_thread_freed),
 		cmocka_unit_test(current_thread_reused),
 		cmocka_unit_test(deep_interrupt_nesting),
+		cmocka_unit_test(cpu_history),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

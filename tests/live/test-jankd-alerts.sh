@@ -5,7 +5,7 @@
 # of jank:* events; jankd attached to it; jank-demo as the traced program.
 #   - 50 actions, 5 over the threshold: exactly those 5 alerts in journald,
 #     with the fields of DESIGN §10 and durations within 2 ms of what
-#     jank-demo measured itself;
+#     jank-demo measured itself, and what was different (JANK_SUSPECTS);
 #   - jankctl status: the counts; the control socket refuses other users;
 #   - an action that never ends: one overdue alert;
 #   - SIGTERM: exit 0 and a final summary.
@@ -18,7 +18,7 @@ THRESHOLD_NS=30000000
 command -v runuser >/dev/null 2>&1 || plan_skip_all "runuser not found (util-linux)"
 live_setup_jankd --journald
 
-plan 24
+plan 25
 
 session=jankd-alerts-$$
 action=alerts$$
@@ -99,6 +99,12 @@ check "JANK_CRITICAL_PATH names the thread; JANK_BREAKDOWN is JSON with states" 
 check "MESSAGE is one line that says what was slow" \
 	[ "$("$JQ" -r --arg a "$action" 'select((.MESSAGE | test("^JANK " + $a + " \\[name=frame,id=[0-9]+\\]: [0-9.]+ ms \\(threshold 30.0 ms\\) on tid [0-9]+"))
 		and (.MESSAGE | contains("\n") | not)) | 1' "$LIVE_TMP/alerts.json" | wc -l)" = 5 ]
+
+check "JANK_SUSPECTS is JSON, and MESSAGE ends with its top suspect (or 'no baseline yet')" \
+	[ "$("$JQ" -r '(.JANK_SUSPECTS | fromjson) as $s |
+		select(($s.summary | test("^(no baseline yet|nothing above normal|\\+)")) and
+		(.MESSAGE | endswith((if $s.ready and ($s.items | length) > 0 then "; suspect: "
+			else "; " end) + $s.summary))) | 1' "$LIVE_TMP/alerts.json" | wc -l)" = 5 ]
 
 # Alert latency: from the action's end (trace clock: realtime-based) to the entry's
 # arrival in journald (__REALTIME_TIMESTAMP, us).

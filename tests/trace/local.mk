@@ -10,6 +10,7 @@ TRACE_TESTS = \
 	trace/test-jankctl.sh \
 	trace/test-scenarios.sh \
 	trace/test-demo.sh \
+	trace/test-suspects.sh \
 	trace/test-report.sh \
 	trace/test-systemd.sh \
 	trace/test-man.sh

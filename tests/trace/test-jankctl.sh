@@ -70,7 +70,9 @@ cat >"$tmp/an.expect" <<X
  "breakdown":{"states":{"running":4006,"preempted":1004},
   "threads":[{"tid":100,"comm":"app","state":"running","ns":2004},
              {"tid":200,"comm":"db","state":"running","ns":2002},
-             {"tid":100,"comm":"app","state":"preempted","ns":1004}]}}
+             {"tid":100,"comm":"app","state":"preempted","ns":1004}]},
+ "suspects":{"ready":false,"normal_actions":1,"needed":10,"normal_duration_ns":100,
+  "summary":"no baseline yet (1 of 10 normal actions)","items":[],"cpu_taken_by":[]}}
 X
 "$JQ" -c 'select(.type == "action")' "$tmp/an.json" >"$tmp/an.actions"
 check "analyze: one jank, its report exact (path through the waker, times to the ns)" \

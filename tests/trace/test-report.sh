@@ -173,16 +173,22 @@ check "captures: size on disk and summary" \
 check "captures: a table" sh -c 'head -1 "$1" | grep -q "^time (UTC) .*summary$" &&
 	grep -q "^2024-05-01 12:00:00Z  req .* 40.0 ms .* complete .*67.5% running on tid 103 (c)$" "$1"' - "$tmp/list"
 
-# ---- The demo's slow frame 3: worker waits for db, which waits for the disk ----
+# ---- The demo's slow frame 15: worker waits for db, which waits for the disk ----
 c4=$tmp/demo/20240501T120000Z-frame-4312
 "$top_srcdir/tests/data/demo/demo-trace.sh" "$tmp"
 make_capture "$c4" "$tmp/kernel.script" "$tmp/ust.script"
 sed -e 's/"req"/"frame"/g' -e 's/"ns": 10000000/"ns": 16000000/' -e 's/: 10000000/: 16000000/' >"$c4/capture.json" <<X
-$(capture_json 20240501T120000Z-frame-4312 name=frame,id=3 4312 1028350000 1073340000 completed '{ "field": "name", "value": "frame" }')
+$(capture_json 20240501T120000Z-frame-4312 name=frame,id=15 4312 1028350000 1073340000 completed '{ "field": "name", "value": "frame" }')
 X
 "$JANKCTL" report "$c4" >"$tmp/out" 2>"$tmp/err"
 check "demo: the frame waited 40 ms for the disk, in db" [ "$("$JQ" -r '.critical_path[] |
 	select(.state == "block_device") | "\(.comm) \(.end - .begin)"' <"$c4/report.json")" = "db 40010000" ]
+check "demo: report.json names what was different, against the 15 frames before" \
+	[ "$("$JQ" -rc '[.analysis.baseline, .suspects.normal_actions, .suspects.summary]' <"$c4/report.json")" = \
+	'["before",15,"+40.0 ms block_device waiting on db (normally none)"]' ]
+check "demo: report.txt too, in its header and after the breakdown" sh -c '
+	grep -q "^  suspect   +40.0 ms block_device waiting on db (normally none)$" "$1" &&
+	grep -q "^  what was different (against 15 normal actions, mean " "$1"' - "$c4/report.txt"
 check "demo: two lanes, worker and db" \
 	[ "$(grep -o '<g class="lane" data-tid="[0-9]*"' "$c4/critical-path.svg" | grep -o '[0-9]*' | tr '\n' ' ')" = "4312 4377 " ]
 

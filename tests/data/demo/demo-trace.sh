@@ -4,9 +4,11 @@
 #
 # The story: a renderer app (pid 4300) draws frames on its thread "worker"
 # (tid 4312); each frame is a jank:action_begin/end pair. Most frames take
-# 4 ms. Frame 3 waits for the app's "db" thread (tid 4377), which waits for
-# the disk. Frame 6 is preempted by a "backup" process (tid 5100) hogging
-# the CPU. The demo config flags frames over 16 ms.
+# 4 ms. Frame 15 waits for the app's "db" thread (tid 4377), which waits for
+# the disk. Frame 18 is preempted by a "backup" process (tid 5100) hogging
+# the CPU. The demo config flags frames over 16 ms. The first 12 frames
+# (0-11) are normal: jank learns from them what a normal frame looks like
+# (it needs 10), and says what was different in frames 15 and 18.
 set -eu
 dir=${1:?usage: demo-trace.sh DIR}
 k=$dir/kernel.script
@@ -43,18 +45,34 @@ timer_wake() { # ts cpu comm tid: an hrtimer expires and wakes tid
 	kev "$(($1 + 3 * US))" "$2" "timer_hrtimer_expire_exit hrtimer=0xffff8800"
 }
 
+# A normal frame: the timer wakes the worker, which draws for `dur` ns.
+frame() { # ts id dur; prints the next frame's ts
+	timer_wake "$1" 0 worker 4312
+	switch "$(($1 + 10 * US))" 0 swapper/0 0 0 worker 4312
+	uev "$(($1 + 20 * US))" jank:action_begin "$2"
+	uev "$(($1 + 10 * US + $3))" jank:action_end "$2"
+	switch "$(($1 + 10 * US + $3 + 50 * US))" 0 worker 4312 1 swapper/0 0
+	echo "$(($1 + 10 * US + $3 + 5 * MS))"
+}
+
+w=$((t - 126 * MS))
 for tid in 4312 4377 5100; do
 	case $tid in 4312) n=worker p=4300 ;; 4377) n=db p=4300 ;; 5100) n=backup p=5100 ;; esac
-	kev "$t" 0 "lttng_statedump_process_state tid=$tid pid=$p name=\"$n\" status=5"
+	kev "$w" 0 "lttng_statedump_process_state tid=$tid pid=$p name=\"$n\" status=5"
+done
+# The twelve frames before the story: normal ones, ending before t.
+for id in 0 1 2 3 4 5 6 7 8 9 10 11; do
+	w=$(frame "$((w + 1 * MS))" "$id" "$((4 * MS + id % 4 * 100 * US))")
 done
 t=$((t + 1 * MS))
 
-for id in 0 1 2 3 4 5 6 7; do
+for i in 0 1 2 3 4 5 6 7; do
+	id=$((i + 12))
 	timer_wake "$t" 0 worker 4312
 	t=$((t + 10 * US))
 	switch "$t" 0 swapper/0 0 0 worker 4312
 	uev "$((t + 10 * US))" jank:action_begin "$id"
-	case $id in
+	case $i in
 	3)	# The worker hands a query to db and waits; db waits for the disk.
 		waking "$((t + 1 * MS))" 0 db 4377 1
 		switch "$((t + 1 * MS + 10 * US))" 1 swapper/1 0 0 db 4377
@@ -77,7 +95,7 @@ for id in 0 1 2 3 4 5 6 7; do
 		switch "$((t + 21 * MS))" 0 backup 5100 1 worker 4312
 		end=$((t + 24 * MS))
 		;;
-	*)	end=$((t + 4 * MS + id * 100 * US))
+	*)	end=$((t + 4 * MS + i * 100 * US))
 		;;
 	esac
 	uev "$end" jank:action_end "$id"

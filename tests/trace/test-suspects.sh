@@ -1,0 +1,128 @@
+#!/bin/sh
+# What was different, checked against known causes: tests/gen/jank-causes
+# writes frames that each wait on the disk (through another thread), a
+# mutex, the CPU (a hog), a timer and another process; a slow frame has one
+# of them take 12 to 30 ms instead of under 1 (or 3.5 in a spike). jankctl
+# analyze must name the injected cause as the top suspect of at least 95% of
+# the slow frames (the rate is printed), and jankctl compare must show it,
+# slow against normal, and after against before.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/trace/lib.sh"
+CAUSES=$top_builddir/tests/gen/jank-causes
+
+cat >"$tmp/causes.conf" <<'EOF'
+[action frame]
+begin = jank:action_begin
+end = jank:action_end
+key = name, id
+match = name == "frame"
+threshold = 12ms
+EOF
+
+# gen NAME ARGS...: DIR $tmp/NAME with its trace and truth.
+gen() {
+	name=$1
+	shift
+	mkdir -p "$tmp/$name" && "$CAUSES" "$@" "$tmp/$name" &&
+		"$JANK_GEN" "$tmp/$name/kernel.script" "$tmp/$name/trace/kernel" &&
+		"$JANK_GEN" "$tmp/$name/ust.script" "$tmp/$name/trace/ust"
+}
+
+# The cause that a frame's top suspect names: disk, lock, cpu, timer, chain, or what it is.
+NAMED='select(.type == "action") | .suspects as $s | $s.items[0] as $t |
+	"\(.key) \(if ($s.ready | not) then "no-baseline"
+	elif $t == null then "none"
+	elif $t.kind == "lock" then "lock"
+	elif $t.state == "block_device" then "disk"
+	elif $t.state == "preempted" and ($s.cpu_taken_by[0].comm // "") == "hog" then "cpu"
+	elif $t.state == "timer" then "timer"
+	elif $t.thread == "srv" then "chain"
+	else "\($t.kind):\($t.state):\($t.thread // "")" end)"'
+
+total=0 named=0
+for seed in 1 2 3; do
+	gen "s$seed" -n 500 -s "$seed" || { echo "Bail out! cannot generate seed $seed"; exit 1; }
+	"$JANKCTL" analyze --config "$tmp/causes.conf" --format json "$tmp/s$seed/trace" \
+		>"$tmp/s$seed.json" 2>"$tmp/err"
+	"$JQ" -r "$NAMED" <"$tmp/s$seed.json" | sort >"$tmp/s$seed.named"
+	sort "$tmp/s$seed/truth" >"$tmp/s$seed.truth"
+	check "seed $seed: the slow frames, and only they, are flagged ($(wc -l <"$tmp/s$seed.truth"))" \
+		[ "$(cut -d' ' -f1 "$tmp/s$seed.named")" = "$(cut -d' ' -f1 "$tmp/s$seed.truth")" ]
+	join "$tmp/s$seed.truth" "$tmp/s$seed.named" >"$tmp/s$seed.joined"
+	n=$(wc -l <"$tmp/s$seed.joined")
+	ok=$(awk '$2 == $3' "$tmp/s$seed.joined" | wc -l)
+	total=$((total + n)) named=$((named + ok))
+	awk '$2 != $3 { print "# seed '"$seed"': " $1 " was slow for its " $2 ", the top suspect says " $3 }' \
+		"$tmp/s$seed.joined"
+done
+rate=$(awk -v a="$named" -v b="$total" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')
+echo "# top suspect = injected cause: $named of $total slow frames ($rate%)"
+for c in disk lock cpu timer chain; do
+	cn=$(cat "$tmp"/s?.joined | awk -v c="$c" '$2 == c' | wc -l)
+	co=$(cat "$tmp"/s?.joined | awk -v c="$c" '$2 == c && $3 == c' | wc -l)
+	echo "#   $c: $co of $cn"
+done
+check "the top suspect names the injected cause of at least 95% of the slow frames ($rate%)" \
+	[ "$((named * 100))" -ge "$((total * 95))" ]
+check "every cause was injected" [ "$(cut -d' ' -f2 "$tmp"/s?.truth | sort -u | tr '\n' ' ')" = "chain cpu disk lock timer " ]
+
+# The CPU hog is named by its tid, and the text says it in words.
+"$JANKCTL" analyze --config "$tmp/causes.conf" "$tmp/s1/trace" >"$tmp/s1.txt"
+check "text: a preempted frame says who took the CPU" \
+	grep -Eq '^    \+[0-9.]+ ms preempted \(normally [0-9.]+ us, [0-9]+x\), CPU taken by tid 3001 \(hog\)$' "$tmp/s1.txt"
+check "text: a lock, by address and holder" \
+	grep -Eq '^    \+[0-9.]+ ms waiting for lock 0x7f00dead0000 held by app/worker \(normally ' "$tmp/s1.txt"
+check "text: another process, by its names" \
+	grep -Eq '^    \+[0-9.]+ ms running waiting on server/srv \(normally ' "$tmp/s1.txt"
+
+# ---- jankctl compare: slow against normal ----
+"$JANKCTL" compare --config "$tmp/causes.conf" --format json --svg "$tmp/s1.svg" "$tmp/s1/trace" \
+	>"$tmp/cmp.json" 2>"$tmp/err"
+check "compare: one JSON object, the slow and normal counts of analyze" [ "$("$JQ" -rc \
+	'[.type, .action, (.groups[] | .name, .count)]' <"$tmp/cmp.json")" = \
+	"[\"compare\",\"frame\",\"slow\",$(wc -l <"$tmp/s1.truth"),\"normal\",$((500 - $(wc -l <"$tmp/s1.truth")))]" ]
+check "compare: slow frames spend more in each cause's component than normal ones" [ "$("$JQ" -r '
+	[.components[] | select(.difference_ns > 1000000) |
+	 if .kind == "lock" then "lock" elif .state == "block_device" then "disk"
+	 elif .state == "timer" then "timer" elif .thread == "srv" then "chain"
+	 elif .state == "preempted" then "cpu" else empty end] | unique | join(" ")' <"$tmp/cmp.json")" = \
+	"chain cpu disk lock timer" ]
+check "compare: mean, p50, p99 per group; differences largest first" "$JQ" -e '
+	(.components | map(.difference_ns) | . == (sort | reverse)) and
+	all(.components[]; .slow.p50_ns <= .slow.p99_ns and .normal.p50_ns <= .normal.p99_ns) and
+	.groups[0].duration.mean_ns > .groups[1].duration.mean_ns' "$tmp/cmp.json"
+check "compare --svg: a well-formed picture with two bars" sh -c \
+	'xmllint --noout "$1" && [ "$(grep -c "<g class=\"bar\"" "$1")" = 2 ]' - "$tmp/s1.svg"
+"$JANKCTL" compare --config "$tmp/causes.conf" "$tmp/s1/trace" >"$tmp/cmp.txt" 2>"$tmp/err"
+check "compare: a table for humans" sh -c 'grep -q "^frame: [0-9]* slow actions (over the threshold) against [0-9]* normal ones$" "$1" &&
+	grep -Eq "^component +mean +p50 +p99 +mean +p50 +p99 +difference$" "$1" &&
+	grep -Eq "^duration +[0-9.]+ ms .* \+[0-9.]+ ms$" "$1" &&
+	grep -Eq "^lock 0x7f00dead0000 \(held by app/worker\) " "$1"' - "$tmp/cmp.txt"
+
+# ---- jankctl compare --before: a regression on the disk ----
+gen before -n 200 -s 7 -p 0 && gen after -n 200 -s 8 -p 20 -c disk ||
+	{ echo "Bail out! cannot generate before/after"; exit 1; }
+"$JANKCTL" compare --config "$tmp/causes.conf" --before "$tmp/before/trace" --format json \
+	"$tmp/after/trace" >"$tmp/ba.json" 2>"$tmp/err"
+check "compare --before: after against before, all the actions of each" [ "$("$JQ" -rc \
+	'[.groups[] | .name, .count]' <"$tmp/ba.json")" = '["after",200,"before",200]' ]
+check "compare --before: the largest increase is db's disk wait" [ "$("$JQ" -rc \
+	'[.components[] | select(.kind == "thread")][0] | [.thread, .state]' <"$tmp/ba.json")" = '["db","block_device"]' ]
+
+# ---- Bad input ----
+expect_error "compare: no slow action in the trace" 1 \
+	"^jankctl: compare: no slow 'frame' action \(200 normal\): nothing to compare\$" -- \
+	"$JANKCTL" compare --config "$tmp/causes.conf" "$tmp/before/trace"
+cat "$tmp/causes.conf" >"$tmp/two.conf"
+sed 's/\[action frame\]/[action other]/' "$tmp/causes.conf" >>"$tmp/two.conf"
+expect_error "compare: two rules and no --action" 2 \
+	"^jankctl: compare: $tmp/two.conf has 2 rules: name one with --action\$" -- \
+	"$JANKCTL" compare --config "$tmp/two.conf" "$tmp/s1/trace"
+expect_error "compare: an unknown --action" 1 "^jankctl: compare: $tmp/causes.conf has no \[action nope\]\$" -- \
+	"$JANKCTL" compare --config "$tmp/causes.conf" --action nope "$tmp/s1/trace"
+expect_error "compare: --svg where it cannot be written" 1 "^jankctl: compare: cannot write $tmp/nope/x.svg: " -- \
+	"$JANKCTL" compare --config "$tmp/causes.conf" --svg "$tmp/nope/x.svg" "$tmp/s1/trace"
+expect_error "compare: --tid does not apply" 2 "^jankctl: compare: option '--tid' does not apply" -- \
+	"$JANKCTL" compare --config "$tmp/causes.conf" --tid 1 "$tmp/s1/trace"
+
+plan "$_tap_n"
