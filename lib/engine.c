@@ -638,7 +638,7 @@ static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct ja
 {
 	struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 
-	if (w && ev && ev->tid == tid)
+	if (w && ev)
 		jank_worker_seen(w, ev->ts);
 	if (ev && ev->pid >= 0)
 		*pid = ev->pid;

@@ -340,7 +340,13 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 {
 	uint64_t old_base = w->base;
 
-	if ((w->retired || w->exited) && w->last_seen < horizon)
+	/*
+	 * Gone for good: retired (freed by the kernel, its tid reused), or past
+	 * its final switch (state unknown from there on). A thread that exited
+	 * without a final switch seen keeps its last state like a live one: an
+	 * action that ends on its tid reads it, with GC as without.
+	 */
+	if ((w->retired || (w->exited && w->state == JANK_STATE_UNKNOWN)) && w->last_seen < horizon)
 		return true;
 	while (w->next - w->base >= 2 && slot(w, w->base + 1)->ts <= horizon)
 		w->base++;

@@ -226,11 +226,7 @@ static void load_config(struct jank_config *c, const struct text *conf)
 {
 	char err[ERR_LEN];
 
-	bool skip =
-		conf->n && fuzz_known("begin-null") && fuzz_config_bad_event_name(conf->p, conf->n);
-
-	if (conf->n && !skip &&
-	    jank_config_load_string(c, "fuzz.conf", conf->p, err, sizeof(err)) == 0) {
+	if (conf->n && jank_config_load_string(c, "fuzz.conf", conf->p, err, sizeof(err)) == 0) {
 		if (jank_config_check(c, err, sizeof(err)) == 0)
 			return;
 		jank_config_fini(c);

@@ -363,6 +363,60 @@ static void gc_keeps_exited_thread_of_open_action(void **state)
 	free(b.buf);
 }
 
+/*
+ * The same, when another thread began the action (a key pairs them): the
+ * exited thread that ends it was seen long before the horizon, and GC must
+ * still keep its last state (it freed it whole: `unknown` with GC,
+ * `running` without).
+ */
+static void run_exited_other(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	const int64_t T = 1000000000;
+	struct scn s;
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = "req";
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_rule_set_keys(&r, "id"), 0);
+	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
+	scn_init(&s, &scn_layout_current, cfg);
+	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	for (unsigned i = 0; i < r.nkeys; i++)
+		free(r.keys[i]);
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_switch(&s, T, 0, 0, 0, 1);
+	scn_switch(&s, T, 1, 0, 0, 3);
+	scn_kernel(&s, T + 1000, 2, "sched_process_exit", S("comm", "app"), I("tid", 1),
+		   I("prio", 120));
+	scn_ust(&s, T + 100000000, 1, 3, "jank:action_begin", I("id", 7));
+	jank_engine_tick(s.e, T + 100000050);
+	scn_ust(&s, T + 100000100, 0, 1, "jank:action_end", I("id", 7));
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void gc_keeps_exited_thread_that_ends_an_action(void **state)
+{
+	struct jank_engine_config on, off;
+	struct transcript a = { 0 }, b = { 0 };
+
+	jank_engine_config_defaults(&on);
+	on.report_all = true;
+	on.retention_ns = 1000000;
+	off = on;
+	off.gc = false;
+	run_exited_other(&on, &a);
+	run_exited_other(&off, &b);
+	assert_int_equal(a.reports, 1);
+	assert_int_equal(b.reports, 1);
+	assert_string_equal(a.buf, b.buf);
+	assert_non_null(strstr(a.buf, "/running/"));
+	free(a.buf);
+	free(b.buf);
+}
+
 /* memory_peak never goes down, even when memory is freed between two collections. */
 static void peak_never_decreases(void **state)
 {
@@ -407,6 +461,7 @@ int main(void)
 		cmocka_unit_test(limits_at_runtime),
 		cmocka_unit_test(suspects),
 		cmocka_unit_test(gc_keeps_exited_thread_of_open_action),
+		cmocka_unit_test(gc_keeps_exited_thread_that_ends_an_action),
 		cmocka_unit_test(peak_never_decreases),
 	};
 
