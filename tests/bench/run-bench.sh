@@ -190,7 +190,7 @@ say
 : >"$work/before.rows"
 : >"$work/runs.log"
 # The GC is measured on the second trace of the series (steady state), or the first.
-first= gc_trace=
+first= gc_trace= syscalls=
 for n in $SIZES; do
 	d=$work/len-$n
 	synth "$d" "$n" 16 2000 400000 || continue
@@ -216,8 +216,8 @@ if [ "$SHAPES" != 0 ]; then
 	d=$work/syscalls
 	synth "$d" 2000000 8 400 2270000 &&
 		CONF=$top_srcdir/tests/bench/syscalls.conf \
-			compare "2M events, 8 CPUs, 400 threads, syscall rule (syscalls.conf)" "$d" 2000000
-	rm -rf "$d"
+			compare "2M events, 8 CPUs, 400 threads, syscall rule (syscalls.conf)" "$d" 2000000 &&
+		syscalls=$d # kept for the instruction counts
 fi
 if [ -f "$MANY/metadata" ]; then
 	n=$("$BT" "$MANY" 2>/dev/null | wc -l)
@@ -273,34 +273,49 @@ say
 say
 
 # Instructions (callgrind): deterministic, unlike times on a shared machine.
-if [ "${BENCH_CALLGRIND:-1}" != 0 ] && [ -n "$first" ] && command -v valgrind >/dev/null 2>&1; then
-	ir() {
-		valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$@" >/dev/null \
-			2>"$work/cg.err" || return 1
-		awk '/Collected :/ { print $NF }' "$work/cg.err"
-	}
-	bt_ir=$(ir "$BT" "$first" -c sink.utils.dummy)
-	j_ir=$(ir "$JANKCTL" analyze --config "$CONF" "$first")
-	say "### Instructions (callgrind: deterministic)"
-	say
-	say "Instructions executed on the first trace of the length series: a figure that"
-	say "the load of a shared machine does not move. Ratio: babeltrace2's over jank's."
-	say
-	say "| program | instructions | per event | ratio |"
-	say "|---|---:|---:|---:|"
-	n=$(basename "$first" | sed 's/^len-//')
+ir() {
+	valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$@" >/dev/null \
+		2>"$work/cg.err" || return 1
+	awk '/Collected :/ { print $NF }' "$work/cg.err"
+}
+# ir_rows TRACE CONF EVENTS: the table rows of babeltrace2, jank (and before) on TRACE.
+ir_rows() {
+	local trace=$1 conf=$2 n=$3 bt_ir j_ir x_ir
+	bt_ir=$(ir "$BT" "$trace" -c sink.utils.dummy)
+	j_ir=$(ir "$JANKCTL" analyze --config "$conf" "$trace")
 	awk -v b="$bt_ir" -v j="$j_ir" -v n="$n" 'BEGIN {
 		printf "| babeltrace2 (decode, merge) | %.3fG | %.0f | |\n", b / 1e9, b / n
 		printf "| jank (decode, merge, analyse) | %.3fG | %.0f | %.3f |\n", j / 1e9, j / n, b / j
 	}' | tee -a "$report"
 	if [ -n "$BEFORE" ]; then
-		x_ir=$(ir "$BEFORE" analyze --config "$CONF" "$first")
+		x_ir=$(ir "$BEFORE" analyze --config "$conf" "$trace")
 		awk -v b="$bt_ir" -v x="$x_ir" -v n="$n" 'BEGIN {
 			printf "| jank before | %.3fG | %.0f | %.3f |\n", x / 1e9, x / n, b / x
 		}' | tee -a "$report"
 	fi
+}
+if [ "${BENCH_CALLGRIND:-1}" != 0 ] && [ -n "$first" ] && command -v valgrind >/dev/null 2>&1; then
+	say "### Instructions (callgrind: deterministic)"
 	say
+	say "Instructions executed, a figure that the load of a shared machine does not"
+	say "move. Ratio: babeltrace2's over jank's."
+	say
+	say "On the first trace of the length series ($(basename "$first" | sed 's/^len-//') events):"
+	say
+	say "| program | instructions | per event | ratio |"
+	say "|---|---:|---:|---:|"
+	ir_rows "$first" "$CONF" "$(basename "$first" | sed 's/^len-//')"
+	say
+	if [ -n "$syscalls" ]; then
+		say "On the syscall-heavy trace (2M events, syscalls.conf):"
+		say
+		say "| program | instructions | per event | ratio |"
+		say "|---|---:|---:|---:|"
+		ir_rows "$syscalls" "$top_srcdir/tests/bench/syscalls.conf" 2000000
+		say
+	fi
 fi
+[ -n "$syscalls" ] && rm -rf "$syscalls"
 
 # GC: share of the analysis spent in jank_graph_gc_step (and what it calls).
 say "### Garbage collection"
