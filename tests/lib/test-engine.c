@@ -56,22 +56,30 @@ static void record(const struct jank_verdict *r, void *data)
 	append(t, "\n");
 }
 
-static void run(const struct workload_params *wp, const struct jank_engine_config *cfg,
-		struct transcript *t, struct jank_engine_stats *st)
+/* Add the rule "frame" (jank:action_begin to jank:action_end) to the scenario's engine. */
+static void add_frame_rule(struct scn *s, const char *keys, const char *threshold)
 {
-	struct scn s;
 	struct jank_rule r;
 
 	jank_rule_init(&r);
 	r.name = "frame";
 	r.begin_event = "jank:action_begin";
 	r.end_event = "jank:action_end";
-	assert_int_equal(jank_rule_set_keys(&r, "name, id"), 0);
-	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
-	scn_init(&s, &scn_layout_current, cfg);
-	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	if (keys)
+		assert_int_equal(jank_rule_set_keys(&r, keys), 0);
+	assert_int_equal(jank_threshold_parse(threshold, &r.threshold), 0);
+	assert_int_equal(jank_engine_add_rule(s->e, &r), 0);
 	for (unsigned i = 0; i < r.nkeys; i++)
 		free(r.keys[i]);
+}
+
+static void run(const struct workload_params *wp, const struct jank_engine_config *cfg,
+		struct transcript *t, struct jank_engine_stats *st)
+{
+	struct scn s;
+
+	scn_init(&s, &scn_layout_current, cfg);
+	add_frame_rule(&s, "name, id", "1s");
 	jank_engine_set_verdict_cb(s.e, record, t);
 	workload_run(&s, wp);
 	jank_engine_finish(s.e);
@@ -240,19 +248,13 @@ static int64_t ui_frame(struct scn *s, int64_t t, int64_t len, int64_t hog)
 static void suspects_engine(struct scn *s, bool baseline, bool all, struct seen *v)
 {
 	struct jank_engine_config cfg;
-	struct jank_rule r;
 
 	jank_engine_config_defaults(&cfg);
 	cfg.gc = false;
 	cfg.baseline = baseline;
 	cfg.report_all = all;
 	scn_init(s, &scn_layout_current, &cfg);
-	jank_rule_init(&r);
-	r.name = "frame";
-	r.begin_event = "jank:action_begin";
-	r.end_event = "jank:action_end";
-	assert_int_equal(jank_threshold_parse("5ms", &r.threshold), 0);
-	assert_int_equal(jank_engine_add_rule(s->e, &r), 0);
+	add_frame_rule(s, NULL, "5ms");
 	memset(v, 0, sizeof(*v));
 	jank_engine_set_verdict_cb(s->e, seen_cb, v);
 }
@@ -319,15 +321,9 @@ static void suspects(void **state)
 static void run_exited(const struct jank_engine_config *cfg, struct transcript *t)
 {
 	struct scn s;
-	struct jank_rule r;
 
-	jank_rule_init(&r);
-	r.name = "frame";
-	r.begin_event = "jank:action_begin";
-	r.end_event = "jank:action_end";
-	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
 	scn_init(&s, &scn_layout_current, cfg);
-	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	add_frame_rule(&s, NULL, "1s");
 	jank_engine_set_verdict_cb(s.e, record, t);
 	scn_wake(&s, 1000000001, 1, 1);
 	scn_kernel(&s, 1000000007, 0, "sched_process_exit", S("comm", "app"), I("tid", 1),
@@ -344,23 +340,32 @@ static void run_exited(const struct jank_engine_config *cfg, struct transcript *
  * must keep it while the action is open (it freed it whole, and the path
  * said `unknown` where the run without GC said `preempted`).
  */
-static void gc_keeps_exited_thread_of_open_action(void **state)
+/*
+ * Runs a scenario with GC and without (retention 1 ms, which its tick is
+ * past): one verdict each, the same. Returns the verdict, to free.
+ */
+static char *twins(void (*scenario)(const struct jank_engine_config *, struct transcript *))
 {
 	struct jank_engine_config on, off;
 	struct transcript a = { 0 }, b = { 0 };
 
 	jank_engine_config_defaults(&on);
 	on.report_all = true;
-	on.retention_ns = 1000000; /* the tick is past it */
+	on.retention_ns = 1000000;
 	off = on;
 	off.gc = false;
-	run_exited(&on, &a);
-	run_exited(&off, &b);
+	scenario(&on, &a);
+	scenario(&off, &b);
 	assert_int_equal(a.reports, 1);
 	assert_int_equal(b.reports, 1);
 	assert_string_equal(a.buf, b.buf);
-	free(a.buf);
 	free(b.buf);
+	return a.buf;
+}
+
+static void gc_keeps_exited_thread_of_open_action(void **state)
+{
+	free(twins(run_exited));
 }
 
 /*
@@ -373,18 +378,9 @@ static void run_exited_other(const struct jank_engine_config *cfg, struct transc
 {
 	const int64_t T = 1000000000;
 	struct scn s;
-	struct jank_rule r;
 
-	jank_rule_init(&r);
-	r.name = "req";
-	r.begin_event = "jank:action_begin";
-	r.end_event = "jank:action_end";
-	assert_int_equal(jank_rule_set_keys(&r, "id"), 0);
-	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
 	scn_init(&s, &scn_layout_current, cfg);
-	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
-	for (unsigned i = 0; i < r.nkeys; i++)
-		free(r.keys[i]);
+	add_frame_rule(&s, "id", "1s");
 	jank_engine_set_verdict_cb(s.e, record, t);
 	scn_switch(&s, T, 0, 0, 0, 1);
 	scn_switch(&s, T, 1, 0, 0, 3);
@@ -399,22 +395,10 @@ static void run_exited_other(const struct jank_engine_config *cfg, struct transc
 
 static void gc_keeps_exited_thread_that_ends_an_action(void **state)
 {
-	struct jank_engine_config on, off;
-	struct transcript a = { 0 }, b = { 0 };
+	char *verdict = twins(run_exited_other);
 
-	jank_engine_config_defaults(&on);
-	on.report_all = true;
-	on.retention_ns = 1000000;
-	off = on;
-	off.gc = false;
-	run_exited_other(&on, &a);
-	run_exited_other(&off, &b);
-	assert_int_equal(a.reports, 1);
-	assert_int_equal(b.reports, 1);
-	assert_string_equal(a.buf, b.buf);
-	assert_non_null(strstr(a.buf, "/running/"));
-	free(a.buf);
-	free(b.buf);
+	assert_non_null(strstr(verdict, "/running/"));
+	free(verdict);
 }
 
 /* memory_peak never goes down, even when memory is freed between two collections. */
@@ -422,19 +406,12 @@ static void peak_never_decreases(void **state)
 {
 	struct jank_engine_config cfg;
 	struct jank_engine_stats st;
-	struct jank_rule r;
 	struct scn s;
 	uint64_t peak;
 
 	jank_engine_config_defaults(&cfg);
 	scn_init(&s, &scn_layout_current, &cfg);
-	jank_rule_init(&r);
-	r.name = "frame";
-	r.begin_event = "jank:action_begin";
-	r.end_event = "jank:action_end";
-	assert_int_equal(jank_rule_set_keys(&r, "id"), 0);
-	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
-	assert_int_equal(jank_engine_add_rule(s.e, &r), 0);
+	add_frame_rule(&s, "id", "1s");
 	for (int i = 0; i < 2000; i++)
 		scn_ust(&s, 1000 + i, 0, 7, "jank:action_begin", I("id", i));
 	jank_engine_get_stats(s.e, &st);
@@ -448,8 +425,6 @@ static void peak_never_decreases(void **state)
 		      (unsigned long long)st.memory_peak >> 10);
 	assert_true(st.memory_bytes < peak);
 	assert_true(st.memory_peak >= peak);
-	for (unsigned i = 0; i < r.nkeys; i++)
-		free(r.keys[i]);
 	scn_fini(&s);
 }
 
