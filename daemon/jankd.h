@@ -12,7 +12,7 @@
 #include "alert.h"
 #include "config-file.h"
 #include "control-socket.h"
-#include "live-input.h"
+#include "fleet.h"
 
 /* Exit statuses (jankd(8)); systemd's unit keeps 1 out of its restarts. */
 #define JANKD_EXIT_OK	   0
@@ -22,14 +22,14 @@
 struct jankd {
 	const char *config_path;
 	struct jank_config config;
+	char *config_text; /* the file as read: what the workers get */
 	enum jank_alert_target target;
 	bool target_from_cmdline;
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
 	struct jank_capture_worker *capture_worker;
-	struct jank_live_input **inputs;
-	size_t ninputs;
+	struct jank_fleet *fleet; /* the inputs, each in a worker process */
 	struct jank_control *control;
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
@@ -41,6 +41,8 @@ struct jankd {
 	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */
 	char created_url[JANK_CONFIG_URL_LEN];	       /* its live URL */
 	bool kernel_ok;				       /* it has a kernel channel */
+	char hostname[JANK_CONFIG_SESSION_LEN];	       /* captures record this host only */
+	bool capture_here; /* the verdict being alerted is of this host */
 	int exit_status;
 };
 

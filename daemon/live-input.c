@@ -52,7 +52,6 @@ struct jank_live_input {
 	struct event *pump;
 	struct jank_engine *engine;
 	struct jank_reader *input;
-	struct jank_alerter *alerter;
 	enum jank_live_input_state state;
 	bool attached; /* attached at least once */
 	bool quiet;    /* the current outage was logged */
@@ -97,13 +96,6 @@ static void schedule(struct jank_live_input *w, int64_t ns)
 	struct timeval tv = jank_clock_timeval(ns);
 
 	event_add(w->pump, &tv);
-}
-
-static void on_report(const struct jank_verdict *r, void *data)
-{
-	struct jank_live_input *w = data;
-
-	jank_alerter_report(w->alerter, r, w->url);
 }
 
 /* Fold the reader's counters into the input's, and free it. */
@@ -266,8 +258,8 @@ static void pump(evutil_socket_t fd, short what, void *data)
 
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n,
-					    struct jank_alerter *al, char *err, size_t errlen)
+					    const struct jank_rule *rules, size_t n, jank_verdict_fn fn,
+					    void *data, char *err, size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;
@@ -275,7 +267,6 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	if (!w)
 		goto nomem;
 	w->base = base;
-	w->alerter = al;
 	w->url = strdup(url);
 	w->engine = jank_engine_new(ec);
 	w->pump = event_new(base, -1, 0, pump, w);
@@ -288,7 +279,7 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 			goto fail;
 		}
 	}
-	jank_engine_set_verdict_cb(w->engine, on_report, w);
+	jank_engine_set_verdict_cb(w->engine, fn, data);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;

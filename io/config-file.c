@@ -69,6 +69,8 @@ struct parser {
 	struct jank_rule *rule;
 	unsigned *rule_lines; /* header line of each rule, for duplicate names */
 	bool live_create_seen;
+	unsigned discover_line; /* [live] discover, for the checks of the whole file */
+	unsigned patterns_line; /* the first of [live] hosts and sessions */
 	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;
 
@@ -206,30 +208,61 @@ static bool live_url_ok(const char *v)
 	return false;
 }
 
+/*
+ * The next element of the comma-separated list at *s, blanks trimmed, into
+ * buf: 1, or 0 at the list's end, or -EINVAL for an empty or too long one.
+ */
+static int next_item(const char **s, char *buf, size_t len)
+{
+	const char *comma, *b = *s;
+	size_t n;
+
+	if (!b)
+		return 0;
+	comma = strchr(b, ',');
+	n = comma ? (size_t)(comma - b) : strlen(b);
+	while (n && isspace((unsigned char)*b)) {
+		b++;
+		n--;
+	}
+	while (n && isspace((unsigned char)b[n - 1]))
+		n--;
+	if (n == 0 || n >= len)
+		return -EINVAL;
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	*s = comma ? comma + 1 : NULL;
+	return 1;
+}
+
+/* Append a copy of `v` to the array *list of *n strings. */
+static int list_add(struct parser *p, char ***list, size_t *n, const char *v)
+{
+	char **l = realloc(*list, (*n + 1) * sizeof(*l));
+
+	if (!l) {
+		fail(p, p->lineno, "out of memory");
+		return -ENOMEM;
+	}
+	*list = l;
+	l[*n] = NULL;
+	if (set_string(p, v, &l[*n]) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 /* A comma-separated list of live URLs: one session (or host) each. */
 static int live_url(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_live *l = &p->c->live;
+	char url[JANK_CONFIG_URL_LEN];
 	const char *s = v;
+	int r;
 
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t n = comma ? (size_t)(comma - s) : strlen(s);
-		char url[JANK_CONFIG_URL_LEN];
-		char **urls;
-
-		while (n && isspace((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n && isspace((unsigned char)s[n - 1]))
-			n--;
-		if (n == 0) {
-			fail(p, p->lineno, "bad url list '%s' (an element is empty)", v);
-			return -EINVAL;
-		}
-		snprintf(url, sizeof(url), "%.*s", (int)n, s);
-		if (n >= sizeof(url) || !live_url_ok(url)) {
+	(void)key;
+	while ((r = next_item(&s, url, sizeof(url))) > 0) {
+		if (!live_url_ok(url)) {
 			fail(p, p->lineno,
 			     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)",
 			     url);
@@ -241,20 +274,12 @@ static int live_url(struct parser *p, const char *key, const char *v)
 				return -EINVAL;
 			}
 		}
-		urls = realloc(l->urls, (l->nurls + 1) * sizeof(*urls));
-		if (!urls) {
-			fail(p, p->lineno, "out of memory");
+		if (list_add(p, &l->urls, &l->nurls, url) < 0)
 			return -ENOMEM;
-		}
-		l->urls = urls;
-		urls[l->nurls] = NULL;
-		if (set_string(p, url, &urls[l->nurls]) < 0)
-			return -ENOMEM;
-		l->nurls++;
-		if (!comma)
-			return 0;
-		s = comma + 1;
 	}
+	if (r < 0)
+		fail(p, p->lineno, "bad url list '%s' (an element is empty or too long)", v);
+	return r;
 }
 
 static int live_create(struct parser *p, const char *key, const char *v)
@@ -340,6 +365,76 @@ static int live_tracefile_count(struct parser *p, const char *key, const char *v
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The relayd whose sessions are discovered: net://HOST[:LIVE-PORT], no path. */
+static int live_discover(struct parser *p, const char *key, const char *v)
+{
+	static const char *const schemes[] = { "net://", "net4://", "net6://" };
+	bool ok = false;
+
+	(void)key;
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != ':')
+			ok = !strpbrk(v + n, "/, \t");
+	}
+	if (!ok || strlen(v) >= sizeof(p->c->live.discover)) {
+		fail(p, p->lineno,
+		     "bad discover '%s' (expected net://RELAYD-HOST[:LIVE-PORT], without a path)",
+		     v);
+		return -EINVAL;
+	}
+	memcpy(p->c->live.discover, v, strlen(v) + 1);
+	p->discover_line = p->lineno;
+	return 0;
+}
+
+/* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. */
+static int set_patterns(struct parser *p, const char *key, const char *v, char ***list, size_t *n)
+{
+	char pat[JANK_CONFIG_SESSION_LEN];
+	const char *s = v;
+	int r;
+
+	while ((r = next_item(&s, pat, sizeof(pat))) > 0) {
+		if (strpbrk(pat, "/ \t\"'")) {
+			fail(p, p->lineno,
+			     "bad pattern '%s' for %s (a glob such as web-* : no blanks, quotes "
+			     "or '/')",
+			     pat, key);
+			return -EINVAL;
+		}
+		if (list_add(p, list, n, pat) < 0)
+			return -ENOMEM;
+	}
+	if (r < 0)
+		fail(p, p->lineno, "bad pattern list '%s' for %s (an element is empty or too long)",
+		     v, key);
+	return r;
+}
+
+static int live_hosts(struct parser *p, const char *key, const char *v)
+{
+	p->patterns_line = p->patterns_line ? p->patterns_line : p->lineno;
+	return set_patterns(p, key, v, &p->c->live.hosts, &p->c->live.nhosts);
+}
+
+static int live_sessions(struct parser *p, const char *key, const char *v)
+{
+	p->patterns_line = p->patterns_line ? p->patterns_line : p->lineno;
+	return set_patterns(p, key, v, &p->c->live.sessions, &p->c->live.nsessions);
+}
+
+static int live_discover_interval(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->live.discover_interval_ns, false);
+}
+
+static int live_worker_timeout(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->live.worker_timeout_ns, false);
 }
 
 /* ---- [graph] ---- */
@@ -457,40 +552,23 @@ static int capture_events(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_capture *c = &p->c->capture;
 	const char *s = v;
+	char name[256];
+	char *ev = NULL;
+	int r;
 
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t n = comma ? (size_t)(comma - s) : strlen(s);
-		char name[256];
-		char **events;
-
-		while (n && isspace((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n && isspace((unsigned char)s[n - 1]))
-			n--;
-		if (n == 0 || n >= sizeof(name)) {
-			fail(p, p->lineno,
-			     "bad event list '%s' for %s (an element is empty or too long)", v,
-			     key);
+	while ((r = next_item(&s, name, sizeof(name))) > 0) {
+		if (set_event_name(p, key, name, &ev) < 0)
 			return -EINVAL;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		events = realloc(c->events, (c->nevents + 1) * sizeof(*events));
-		if (!events) {
-			fail(p, p->lineno, "out of memory");
-			return -ENOMEM;
-		}
-		c->events = events;
-		events[c->nevents] = NULL;
-		if (set_event_name(p, key, name, &events[c->nevents]) < 0)
-			return -EINVAL;
-		c->nevents++;
-		if (!comma)
-			return 0;
-		s = comma + 1;
+		r = list_add(p, &c->events, &c->nevents, ev);
+		free(ev);
+		ev = NULL;
+		if (r < 0)
+			return r;
 	}
+	if (r < 0)
+		fail(p, p->lineno, "bad event list '%s' for %s (an element is empty or too long)",
+		     v, key);
+	return r;
 }
 
 static int capture_buffer_size(struct parser *p, const char *key, const char *v)
@@ -659,6 +737,11 @@ static const struct key_def live_keys[] = {
 	{ "relayd-live-port", live_relayd_live_port },
 	{ "tracefile-size", live_tracefile_size },
 	{ "tracefile-count", live_tracefile_count },
+	{ "discover", live_discover },
+	{ "hosts", live_hosts },
+	{ "sessions", live_sessions },
+	{ "discover-interval", live_discover_interval },
+	{ "worker-timeout", live_worker_timeout },
 	{ NULL, NULL },
 };
 static const struct key_def graph_keys[] = {
@@ -1008,6 +1091,12 @@ static int parse(struct jank_config *c, struct parser *p, char *err, size_t errl
 		fail(p, 0, "out of memory");
 	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create)
 		fail(p, 0, "[live]: 'url' and 'create = yes' exclude each other");
+	if (!p->failed && p->discover_line && (c->live.nurls || c->live.create))
+		fail(p, p->discover_line,
+		     "[live]: 'discover' excludes 'url' and 'create = yes' (one jankd watches "
+		     "one relayd's sessions)");
+	if (!p->failed && p->patterns_line && !p->discover_line)
+		fail(p, p->patterns_line, "[live]: 'hosts' and 'sessions' need 'discover'");
 	if (!p->failed) {
 		const char *ev;
 		size_t bad;
@@ -1077,6 +1166,8 @@ void jank_config_init(struct jank_config *c)
 	c->live.relayd_live_port = 5344;
 	c->live.tracefile_size = 64ull << 20;
 	c->live.tracefile_count = 4;
+	c->live.discover_interval_ns = 2 * 1000000000LL;
+	c->live.worker_timeout_ns = 10 * 1000000000LL;
 	c->graph.retention_ns = ec.retention_ns;
 	c->graph.memory_limit = ec.memory_limit;
 	c->graph.action_timeout_ns = ec.action_timeout_ns;
@@ -1104,6 +1195,12 @@ void jank_config_fini(struct jank_config *c)
 	for (size_t i = 0; i < c->live.nurls; i++)
 		free(c->live.urls[i]);
 	free(c->live.urls);
+	for (size_t i = 0; i < c->live.nhosts; i++)
+		free(c->live.hosts[i]);
+	free(c->live.hosts);
+	for (size_t i = 0; i < c->live.nsessions; i++)
+		free(c->live.sessions[i]);
+	free(c->live.sessions);
 	free(c->capture.dir);
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		free(c->capture.events[i]);

@@ -42,6 +42,15 @@ struct jank_config_live {
 	unsigned relayd_live_port;	       /* default 5344 */
 	uint64_t tracefile_size;	       /* bytes, default 64 MiB */
 	uint64_t tracefile_count;	       /* default 4 */
+	/* Discovery: every session of this relayd whose host and name match. */
+	char discover[JANK_CONFIG_URL_LEN]; /* net://HOST[:LIVE-PORT], "" when none */
+	char **hosts;			    /* glob patterns (fnmatch); none: every host */
+	size_t nhosts;
+	char **sessions; /* glob patterns; none: every session */
+	size_t nsessions;
+	int64_t discover_interval_ns; /* how often relayd's sessions are listed (default 2 s) */
+	/* Each input runs in a worker process: one silent this long is restarted. */
+	int64_t worker_timeout_ns; /* default 10 s */
 };
 
 struct jank_config_graph {
