@@ -239,7 +239,8 @@ static void text_alert(FILE *f, const struct jank_alert *a)
 	if (a->kind == JANK_ALERT_REPORT) {
 		jank_format_verdict_text(f, a->report);
 		if (a->host)
-			fprintf(f, "  host %s, session %s\n", a->host, a->session ? a->session : "?");
+			fprintf(f, "  host %s, session %s\n", a->host,
+				a->session ? a->session : "?");
 		if (a->capture)
 			fprintf(f, "  capture: %s\n", a->capture);
 	} else {
@@ -257,8 +258,8 @@ static void json_alert(const struct jank_alert *a)
 		o = jank_format_verdict_json(a->report);
 		if (o && a->host) {
 			json_object_object_add(o, "host", json_object_new_string(a->host));
-			json_object_object_add(o, "session",
-					       json_object_new_string(a->session ? a->session : ""));
+			json_object_object_add(
+				o, "session", json_object_new_string(a->session ? a->session : ""));
 		}
 		if (o && a->capture)
 			json_object_object_add(o, "capture", json_object_new_string(a->capture));
@@ -271,8 +272,7 @@ static void json_alert(const struct jank_alert *a)
 					       json_object_new_int64((int64_t)a->suppressed));
 			json_object_object_add(o, "period_ns", json_object_new_int64(a->period_ns));
 			if (a->host)
-				json_object_object_add(o, "host",
-						       json_object_new_string(a->host));
+				json_object_object_add(o, "host", json_object_new_string(a->host));
 		}
 	}
 	if (jank_format_json_print(stdout, o) < 0)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alerted.h"
 #include "array.h"
 #include "clock.h"
 #include "fleet.h"
@@ -23,12 +24,9 @@
 #include "worker-proc.h"
 #include "worker-proto.h"
 
-#define CHECK_NS	 1000000000LL	     /* silent workers are looked for this often */
-#define MISSING_POLLS	 2		     /* lists in a row without a session: gone */
-#define REPLAY_WINDOW_NS (600 * 1000000000LL) /* further back than this is no replay */
-#define OVERDUE_RING	 32
-#define SIG_LEN		 (64 + JANK_KEY_LEN + 24)
-#define ERR_LEN		 512
+#define CHECK_NS      1000000000LL /* silent workers are looked for this often */
+#define MISSING_POLLS 2		   /* lists in a row without a session: gone */
+#define ERR_LEN	      512
 
 struct jank_fleet_input {
 	struct jank_fleet *fleet;
@@ -42,12 +40,7 @@ struct jank_fleet_input {
 	bool seen;		    /* in the list being read */
 	unsigned missing;	    /* lists in a row that lacked it */
 
-	/* What was alerted: the last completed verdict, and recent overdue ones. */
-	int64_t alerted_end;
-	char alerted[SIG_LEN];
-	char overdue[OVERDUE_RING][SIG_LEN];
-	size_t noverdue;
-	uint64_t duplicates;
+	struct jank_alerted alerted; /* by this input's workers, so far */
 };
 
 struct jank_fleet {
@@ -66,8 +59,8 @@ struct jank_fleet {
 	size_t n, cap;
 
 	struct jank_proc *discovery;
-	bool listed;	 /* relayd answered once */
-	bool list_down;	 /* it stopped answering: logged */
+	bool listed;	/* relayd answered once */
+	bool list_down; /* it stopped answering: logged */
 	uint64_t polls, poll_errors;
 	size_t nlisted; /* sessions in the last list */
 	char list_error[ERR_LEN];
@@ -125,6 +118,7 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 		return NULL;
 	in->fleet = f;
 	in->discovered = discovered;
+	jank_alerted_init(&in->alerted);
 	in->url = strdup(url);
 	in->status = first_status(url);
 	if (!in->url || !in->status || split_url(url, &in->host, &in->session) < 0 ||
@@ -138,33 +132,6 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	return in;
 }
 
-/* "rule\nkey\nbegin": what identifies an action across workers. */
-static void signature(const struct jank_verdict *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s\n%s\n%" PRId64, v->rule->name, v->key ? v->key : "", v->begin);
-}
-
-/* Alerted already (by this worker or one before it)? If not, remember it. */
-static bool duplicate(struct jank_fleet_input *in, const struct jank_verdict *v)
-{
-	char sig[SIG_LEN];
-
-	signature(v, sig, sizeof(sig));
-	if (v->kind == JANK_VERDICT_OVERDUE) {
-		for (size_t i = 0; i < in->noverdue && i < OVERDUE_RING; i++)
-			if (!strcmp(in->overdue[i], sig))
-				return true;
-		memcpy(in->overdue[in->noverdue++ % OVERDUE_RING], sig, sizeof(sig));
-		return false;
-	}
-	if (in->alerted[0] && in->alerted_end - v->end < REPLAY_WINDOW_NS &&
-	    (v->end < in->alerted_end || (v->end == in->alerted_end && !strcmp(sig, in->alerted))))
-		return true;
-	in->alerted_end = v->end;
-	memcpy(in->alerted, sig, sizeof(sig));
-	return false;
-}
-
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
@@ -176,9 +143,7 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 	if (r < 0)
 		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url,
 			 strerror(-r));
-	else if (duplicate(in, &pv.v))
-		in->duplicates++;
-	else
+	else if (!jank_alerted_check(&in->alerted, &pv.v))
 		f->verdict_fn(in, &pv.v, f->data);
 	jank_proto_verdict_fini(&pv);
 }
@@ -321,8 +286,7 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 		return;
 	}
 	in->seen = true;
-	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host,
-		 session);
+	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host, session);
 	jank_proc_start(in->proc);
 }
 
@@ -355,7 +319,8 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		f->poll_errors++;
 		snprintf(f->list_error, sizeof(f->list_error), "%s", err ? err : "no list");
 		if (!f->list_down)
-			jank_log(LOG_WARNING, "discovery: cannot list the sessions of %s: %s; retrying",
+			jank_log(LOG_WARNING,
+				 "discovery: cannot list the sessions of %s: %s; retrying",
 				 f->live->discover, f->list_error);
 		f->list_down = true;
 		return;
@@ -528,8 +493,8 @@ int jank_fleet_start(struct jank_fleet *f)
 		char name[JANK_CONFIG_URL_LEN + 16];
 
 		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
-		f->discovery = jank_proc_new(f->base, name, f->live->worker_timeout_ns,
-					     &discovery_ops, f);
+		f->discovery =
+			jank_proc_new(f->base, name, f->live->worker_timeout_ns, &discovery_ops, f);
 		if (!f->discovery)
 			return -ENOMEM;
 		jank_proc_start(f->discovery);
@@ -673,7 +638,7 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
 	jank_json_add_bool(o, "discovered", in->discovered);
 	if (!in->fresh || in->removing)
 		jank_json_add_str(o, "state", stale_state(in));
-	jank_json_add_u64(o, "duplicates_dropped", in->duplicates);
+	jank_json_add_u64(o, "duplicates_dropped", in->alerted.duplicates);
 	jank_json_add(o, "worker", proc_json(in->proc));
 	return o;
 }
@@ -718,7 +683,7 @@ struct json_object *jank_fleet_json(const struct jank_fleet *f)
 		restarts += s.starts ? s.starts - 1 : 0;
 		crashes += s.crashes;
 		timeouts += s.timeouts;
-		dups += f->inputs[i]->duplicates;
+		dups += f->inputs[i]->alerted.duplicates;
 	}
 	jank_json_add_u64(o, "workers", running);
 	jank_json_add_u64(o, "restarts", restarts);

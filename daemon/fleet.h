@@ -12,11 +12,8 @@
  *
  * What the supervisor keeps of an input: the last status its worker sent
  * (the heartbeat), for `jankctl status` and the final summary, and the
- * verdicts it alerted, so that nothing alerts twice: a worker restarted, or
- * reconnected, may read again the last packets it had read. A completed
- * verdict that does not end after the last one alerted for that input, or
- * an overdue one already alerted (same rule, key and begin), is a duplicate:
- * dropped and counted.
+ * verdicts it alerted, so that nothing alerts twice (alerted.h): a worker
+ * restarted, or reconnected, may read again the last packets it had read.
  */
 #ifndef JANK_FLEET_H
 #define JANK_FLEET_H

@@ -41,7 +41,7 @@
 #define JANK_VERSION "unknown"
 #endif
 
-#define TICK_NS	   100000000LL /* rate-limit windows close this often */
+#define TICK_NS	   100000000LL	/* rate-limit windows close this often */
 #define STOP_NS	   5000000000LL /* workers have this long to stop */
 #define ERR_LEN	   1024
 #define STATUS_LEN 512
@@ -150,8 +150,8 @@ static int check_config(const struct jank_config *c, char *err, size_t len)
 
 	if (r == 0 && c->live.nurls == 0 && !c->live.create && !c->live.discover[0]) {
 		snprintf(err, len,
-			 "%s: [live]: no 'url', no 'create = yes' and no 'discover': no live session "
-			 "to watch",
+			 "%s: [live]: no 'url' and no 'create = yes' and no 'discover': no live "
+			 "session to watch",
 			 c->path);
 		r = -EINVAL;
 	}
@@ -240,8 +240,8 @@ static void become_ready(struct jankd *d, size_t waiting)
 	notify_status(d, true);
 	if (waiting)
 		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
-	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", n,
-		 n == 1 ? "" : "s", note, d->config.nrules, d->config.nrules == 1 ? "" : "s");
+	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", n, n == 1 ? "" : "s",
+		 note, d->config.nrules, d->config.nrules == 1 ? "" : "s");
 }
 
 /* An input attached, or relayd's first list came: is everything there? */
@@ -268,9 +268,9 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	if (d->ready)
 		return;
-	if (jank_fleet_discovering(d->fleet) && !jank_fleet_ready(d->fleet, &waiting) &&
-	    !waiting)
-		jank_log(LOG_WARNING, "%s: relayd has not listed its sessions yet; watching for them",
+	if (jank_fleet_discovering(d->fleet) && !jank_fleet_ready(d->fleet, &waiting) && !waiting)
+		jank_log(LOG_WARNING,
+			 "%s: relayd has not listed its sessions yet; watching for them",
 			 d->config.live.discover);
 	waiting = 0;
 	for (size_t i = 0; i < jank_fleet_count(d->fleet); i++) {
@@ -281,7 +281,8 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_fleet_input_url(in), err && err[0] ? err : "no such live session yet");
+			 jank_fleet_input_url(in),
+			 err && err[0] ? err : "no such live session yet");
 	}
 	become_ready(d, waiting);
 }
@@ -694,8 +695,7 @@ static int start(struct jankd *d, char *err, size_t len)
 	jank_log(LOG_INFO, "jankd %s started: %s, %zu rule%s, %zu input%s, alerts to %s%s",
 		 JANK_VERSION, d->config_path, d->config.nrules, d->config.nrules == 1 ? "" : "s",
 		 jank_fleet_count(d->fleet), jank_fleet_count(d->fleet) == 1 ? "" : "s",
-		 jank_alert_target_name(d->target),
-		 watchdog_us ? ", watchdog on" : "");
+		 jank_alert_target_name(d->target), watchdog_us ? ", watchdog on" : "");
 	return 0;
 }
 
@@ -762,8 +762,8 @@ static void final_summary(struct jankd *d)
 		jank_log(LOG_INFO,
 			 "summary: %" PRId64 " worker restarts (%" PRId64 " crashed, %" PRId64
 			 " silent), %" PRId64 " duplicate verdicts dropped",
-			 count_of(fl, "restarts"), count_of(fl, "crashes"), count_of(fl, "timeouts"),
-			 count_of(fl, "duplicates_dropped"));
+			 count_of(fl, "restarts"), count_of(fl, "crashes"),
+			 count_of(fl, "timeouts"), count_of(fl, "duplicates_dropped"));
 	json_object_put(fl);
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);

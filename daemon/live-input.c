@@ -258,8 +258,9 @@ static void pump(evutil_socket_t fd, short what, void *data)
 
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n, jank_verdict_fn fn,
-					    void *data, char *err, size_t errlen)
+					    const struct jank_rule *rules, size_t n,
+					    jank_verdict_fn fn, void *data, char *err,
+					    size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;

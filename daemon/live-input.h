@@ -44,8 +44,9 @@ struct jank_live_input_stats {
  */
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n, jank_verdict_fn fn,
-					    void *data, char *err, size_t errlen);
+					    const struct jank_rule *rules, size_t n,
+					    jank_verdict_fn fn, void *data, char *err,
+					    size_t errlen);
 void jank_live_input_free(struct jank_live_input *w);
 void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
 				     void *data);

@@ -125,9 +125,10 @@ static struct json_object *hosts_json(struct json_object *inputs)
 			json_object_array_add(list, json_object_get(h));
 		}
 		json_object_object_add(h, "inputs", json_object_new_int64(num(h, "inputs") + 1));
-		json_object_object_add(h, "connected",
-				       json_object_new_int64(num(h, "connected") +
-							     (state && !strcmp(state, "connected"))));
+		json_object_object_add(
+			h, "connected",
+			json_object_new_int64(num(h, "connected") +
+					      (state && !strcmp(state, "connected"))));
 		json_object_object_add(h, "events",
 				       json_object_new_int64(num(h, "events") + num(in, "events")));
 		json_object_object_add(h, "janks",
@@ -293,7 +294,8 @@ static void worker_text(FILE *f, struct json_object *in)
 			gi(w, "restarts"), gi(w, "restarts") == 1 ? "" : "s", gi(w, "crashes"),
 			gi(w, "timeouts"));
 	if (gi(in, "duplicates_dropped"))
-		fprintf(f, "; %" PRId64 " duplicate verdicts dropped", gi(in, "duplicates_dropped"));
+		fprintf(f, "; %" PRId64 " duplicate verdicts dropped",
+			gi(in, "duplicates_dropped"));
 	fputc(')', f);
 }
 
@@ -436,7 +438,8 @@ static void patterns_text(FILE *f, struct json_object *a)
 	size_t n = a ? json_object_array_length(a) : 0;
 
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(a, i)));
 	if (n == 0)
 		fputc('*', f);
 }
@@ -452,7 +455,8 @@ static void discovery_text(FILE *f, struct json_object *disc)
 	patterns_text(f, go(disc, "hosts"));
 	fprintf(f, "; sessions ");
 	patterns_text(f, go(disc, "sessions"));
-	fprintf(f, "): %" PRId64 " sessions listed, every %s, %" PRId64 " polls, %" PRId64 " failed",
+	fprintf(f,
+		"): %" PRId64 " sessions listed, every %s, %" PRId64 " polls, %" PRId64 " failed",
 		gi(disc, "sessions_listed"),
 		jank_alert_period_text(gi(disc, "interval_ns"), p, sizeof(p)), gi(disc, "polls"),
 		gi(disc, "errors"));
@@ -474,8 +478,8 @@ static void inputs_text(FILE *f, struct json_object *hosts, struct json_object *
 		fprintf(f,
 			"\nhost %s: %" PRId64 " input%s, %" PRId64 " connected, %" PRId64
 			" events, %" PRId64 " janks\n",
-			name, gi(ho, "inputs"), gi(ho, "inputs") == 1 ? "" : "s", gi(ho, "connected"),
-			gi(ho, "events"), gi(ho, "janks"));
+			name, gi(ho, "inputs"), gi(ho, "inputs") == 1 ? "" : "s",
+			gi(ho, "connected"), gi(ho, "events"), gi(ho, "janks"));
 		for (size_t i = 0; i < ni; i++) {
 			struct json_object *in = json_object_array_get_idx(inputs, i);
 

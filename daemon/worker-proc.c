@@ -136,7 +136,9 @@ static void failed(struct jank_proc *p, const char *what)
 	char next[32];
 
 	if (!p->failing)
-		jank_log(LOG_WARNING, "%s: worker %s; restarting it in %s (further failures are counted, not logged, until it works again)",
+		jank_log(LOG_WARNING,
+			 "%s: worker %s; restarting it in %s (further failures are counted, not "
+			 "logged, until it works again)",
 			 p->name, what, jank_units_duration(p->backoff_ns, next, sizeof(next)));
 	p->failing = true;
 }

@@ -38,13 +38,13 @@ struct jank_proc_ops {
 };
 
 struct jank_proc_stats {
-	pid_t pid;	    /* 0: none now */
-	uint64_t starts;    /* workers started */
-	uint64_t crashes;   /* exited or died by themselves */
-	uint64_t timeouts;  /* killed for their silence */
-	int64_t silent_ns;  /* since the last message (0 without a worker) */
-	bool failing;	    /* an episode of failures is going on */
-	int last_status;    /* the last worker's wait status, -1 when none ended */
+	pid_t pid;	   /* 0: none now */
+	uint64_t starts;   /* workers started */
+	uint64_t crashes;  /* exited or died by themselves */
+	uint64_t timeouts; /* killed for their silence */
+	int64_t silent_ns; /* since the last message (0 without a worker) */
+	bool failing;	   /* an episode of failures is going on */
+	int last_status;   /* the last worker's wait status, -1 when none ended */
 };
 
 /* `name` prefixes the log lines ("URL: worker ..."). NULL on allocation failure. */

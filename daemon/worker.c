@@ -24,12 +24,16 @@
 #include "worker-proto.h"
 #include "worker.h"
 
-#define TICK_NS		100000000LL  /* engines check open actions this often */
-#define STATUS_MIN_NS	250000000LL  /* a changed status goes out this soon */
-#define HEARTBEAT_NS	1000000000LL /* and any status at least this often */
-#define ERR_LEN		1024
+#define TICK_NS	      100000000LL  /* engines check open actions this often */
+#define STATUS_MIN_NS 250000000LL  /* a changed status goes out this soon */
+#define HEARTBEAT_NS  1000000000LL /* and any status at least this often */
+#define ERR_LEN	      1024
 
-enum mode { MODE_NONE = 0, MODE_INPUT, MODE_DISCOVER };
+enum mode {
+	MODE_NONE = 0,
+	MODE_INPUT,
+	MODE_DISCOVER
+};
 
 struct worker {
 	struct event_base *base;
@@ -39,8 +43,9 @@ struct worker {
 	int64_t interval_ns;
 	struct jank_live_input *input;
 	struct event *ev_tick, *ev_status, *ev_discover;
-	int64_t sent_mono; /* the last status */
-	int64_t rate_mono; /* the last events/s */
+	struct event *ev_now; /* a status at once, after what is being done */
+	int64_t sent_mono;    /* the last status */
+	int64_t rate_mono;    /* the last events/s */
 	uint64_t sent_events, sent_janks;
 	int sent_state;
 	bool sent_attached;
@@ -64,13 +69,20 @@ static void flush_out(struct worker *w)
 		;
 }
 
+/*
+ * A log line says the input changed (attached, lost...): its status follows
+ * at once, once the change is made, so that the two agree.
+ */
 static void send_log(int priority, const char *line, void *data)
 {
 	struct json_object *msg = jank_proto_new("log");
+	struct worker *w = data;
 
 	jank_json_add_i64(msg, "priority", priority);
 	jank_json_add_str(msg, "message", line);
-	send_msg(data, msg);
+	send_msg(w, msg);
+	if (w->ev_now)
+		event_active(w->ev_now, EV_TIMEOUT, 0);
 }
 
 static void send_status(struct worker *w)
@@ -122,6 +134,13 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 		send_status(w);
 }
 
+static void on_status_now(evutil_socket_t fd, short what, void *data)
+{
+	(void)fd;
+	(void)what;
+	send_status(data);
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *data)
 {
 	struct worker *w = data;
@@ -166,8 +185,7 @@ static void on_discover(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	r = list ? jank_relayd_list_sessions(w->url, add_session, list, err, sizeof(err))
-		 : -ENOMEM;
+	r = list ? jank_relayd_list_sessions(w->url, add_session, list, err, sizeof(err)) : -ENOMEM;
 	jank_json_add_bool(msg, "ok", r == 0);
 	if (r == 0) {
 		jank_json_add(msg, "sessions", list);
@@ -218,7 +236,8 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 	jank_live_input_set_attached_cb(w->input, on_attached, w);
 	jank_live_input_set_clock_margin(w->input, margin_ns);
 	w->rate_mono = jank_clock_monotonic_ns();
-	if (jank_live_input_start(w->input) < 0 || add_timer(w, &w->ev_tick, TICK_NS, on_tick) < 0) {
+	if (jank_live_input_start(w->input) < 0 ||
+	    add_timer(w, &w->ev_tick, TICK_NS, on_tick) < 0) {
 		snprintf(err, len, "cannot start the event loop");
 		return -EIO;
 	}
@@ -245,8 +264,8 @@ static int start(struct worker *w, struct json_object *msg, char *err, size_t le
 		return r;
 	if (!strcmp(mode, "discover")) {
 		w->mode = MODE_DISCOVER;
-		r = add_timer(w, &w->ev_discover, w->interval_ns > 0 ? w->interval_ns : HEARTBEAT_NS,
-			      on_discover);
+		r = add_timer(w, &w->ev_discover,
+			      w->interval_ns > 0 ? w->interval_ns : HEARTBEAT_NS, on_discover);
 		if (r == 0)
 			on_discover(-1, 0, w);
 	} else {
@@ -256,6 +275,8 @@ static int start(struct worker *w, struct json_object *msg, char *err, size_t le
 	jank_config_fini(&c);
 	if (r == 0)
 		r = add_timer(w, &w->ev_status, STATUS_MIN_NS, on_status);
+	if (r == 0 && !(w->ev_now = evtimer_new(w->base, on_status_now, w)))
+		r = -ENOMEM;
 	if (r == 0)
 		send_status(w);
 	return r;

@@ -71,7 +71,7 @@ struct parser {
 	bool live_create_seen;
 	unsigned discover_line; /* [live] discover, for the checks of the whole file */
 	unsigned patterns_line; /* the first of [live] hosts and sessions */
-	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
+	bool warmup_set;	/* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;
 
 	bool failed;
