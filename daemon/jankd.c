@@ -51,7 +51,7 @@ static const char usage[] =
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
 	"  -c, --config FILE       the configuration (see jankd.conf(5))\n"
-	"  -f, --foreground        run in the foreground (jankd never forks: this is the default)\n"
+	"  -f, --foreground        run in the foreground (jankd does not daemonize: the default)\n"
 	"  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
 	"                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
 	"                          stderr); overrides [alerts] target\n"
