@@ -616,14 +616,17 @@ static struct json_object *proc_json(const struct jank_proc *p)
 	return o;
 }
 
-/* What the input's state is when its worker has not said it yet. */
-static const char *stale_state(const struct jank_fleet_input *in)
+const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 {
 	struct jank_proc_stats s;
+	const char *state = jank_json_get_str(in->status, "state");
 
-	jank_proc_get_stats(in->proc, &s);
 	if (in->removing)
 		return "let go";
+	if (in->fresh && jank_proc_running(in->proc) && state)
+		return state;
+	/* The worker is gone, or the new one has not said anything yet. */
+	jank_proc_get_stats(in->proc, &s);
 	return s.starts > 1 || s.failing ? "restarting" : "connecting";
 }
 
@@ -636,8 +639,7 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
 	jank_json_add_str(o, "host", in->host);
 	jank_json_add_str(o, "session", in->session);
 	jank_json_add_bool(o, "discovered", in->discovered);
-	if (!in->fresh || in->removing)
-		jank_json_add_str(o, "state", stale_state(in));
+	jank_json_add_str(o, "state", jank_fleet_input_state(in));
 	jank_json_add_u64(o, "duplicates_dropped", in->alerted.duplicates);
 	jank_json_add(o, "worker", proc_json(in->proc));
 	return o;

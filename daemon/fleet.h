@@ -69,6 +69,12 @@ const char *jank_fleet_input_url(const struct jank_fleet_input *in);
 const char *jank_fleet_input_host(const struct jank_fleet_input *in);
 const char *jank_fleet_input_session(const struct jank_fleet_input *in);
 bool jank_fleet_input_attached(const struct jank_fleet_input *in);
+/*
+ * Its state: the one its worker said last ("connected"...), or, while it
+ * has no worker or the new one said nothing yet, "restarting" (or
+ * "connecting" at first), and "let go" once discovery let it go.
+ */
+const char *jank_fleet_input_state(const struct jank_fleet_input *in);
 /* The worker's last status object (borrowed, never NULL): see input-status.h. */
 struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
 /* The input as `jankctl status` shows it: that status, its host, session and worker. */

@@ -90,10 +90,10 @@ static int64_t num(struct json_object *o, const char *k)
 	return v;
 }
 
-static void add_input(struct totals *t, struct json_object *in)
+/* `in`: an input's status; `state`: what it is now. */
+static void add_input(struct totals *t, struct json_object *in, const char *state)
 {
 	struct json_object *rate = jank_json_get(in, "events_per_sec", json_type_double);
-	const char *state = jank_json_get_str(in, "state");
 
 	t->events += num(in, "events");
 	t->actions += num(in, "actions_completed");
@@ -164,7 +164,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
 		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
 
-		add_input(&t, in);
+		add_input(&t, in, jank_json_get_str(in, "state"));
 		json_object_array_add(inputs, in);
 	}
 	jank_json_add_i64(o, "inputs_connected", t.connected);
@@ -540,8 +540,11 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 	struct totals t = { 0 };
 	char m[32];
 
-	for (size_t i = 0; i < n; i++)
-		add_input(&t, jank_fleet_input_status(jank_fleet_get(d->fleet, i)));
+	for (size_t i = 0; i < n; i++) {
+		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+
+		add_input(&t, jank_fleet_input_status(in), jank_fleet_input_state(in));
+	}
 	jank_alerter_get_stats(d->alerter, &as);
 	snprintf(buf, len,
 		 "inputs %" PRId64 "/%zu connected, %.0f events/s, %" PRId64 " events, %" PRId64

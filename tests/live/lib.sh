@@ -706,13 +706,19 @@ live_host_start() {
 
 # live_host_session NAME SESSION: on host NAME, a user-space live session
 # (live_create_session's) on the test's relayd; its consumer daemons tracked.
+# LIVE_HOST_CHANNEL, if set, holds lttng enable-channel options for its
+# channel (say, --tracefile-size and --tracefile-count to bound relayd's disk).
 live_host_session() {
 	local out=$LIVE_TMP/hosts/$1/lttng.out p
 
 	{
 		live_host "$1" lttng create "$2" --live=100000 \
 			--set-url="net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT" &&
-			live_host "$1" lttng enable-event --userspace --session="$2" 'jank:*' &&
+			{ [ -z "${LIVE_HOST_CHANNEL:-}" ] ||
+				live_host "$1" lttng enable-channel --userspace --session="$2" \
+					$LIVE_HOST_CHANNEL jank; } &&
+			live_host "$1" lttng enable-event --userspace --session="$2" \
+				${LIVE_HOST_CHANNEL:+--channel=jank} 'jank:*' &&
 			live_host "$1" lttng add-context --userspace --session="$2" \
 				-t vpid -t vtid -t procname &&
 			live_host "$1" lttng start "$2"
