@@ -22,19 +22,33 @@ static const char *entry_str(const bt_value *v, const char *key)
 	return s && bt_value_get_type(s) == BT_VALUE_TYPE_STRING ? bt_value_string_get(s) : NULL;
 }
 
+/*
+ * babeltrace2's ctf plugin, found once: finding it loads every plugin file
+ * again, and an idle input asks relayd every second or so.
+ */
+static const bt_plugin *ctf_plugin(void)
+{
+	static const bt_plugin *plugin;
+
+	if (!plugin && bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
+				      &plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+		bt_current_thread_clear_error();
+		plugin = NULL;
+	}
+	return plugin;
+}
+
 /* The query's result, a new reference; NULL with a message and *r set. */
 static const bt_value *query_sessions(const char *relay, int *r, char *err, size_t errlen)
 {
+	const bt_plugin *plugin = ctf_plugin();
 	const bt_component_class_source *cls;
-	const bt_plugin *plugin = NULL;
 	bt_query_executor *q = NULL;
 	const bt_value *result = NULL;
 	bt_value *params = NULL;
 
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) !=
-		    BT_PLUGIN_FIND_STATUS_OK ||
+	if (!plugin ||
 	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(plugin, "lttng-live"))) {
-		bt_current_thread_clear_error();
 		snprintf(err, errlen, "cannot load babeltrace2's lttng-live source");
 		*r = -ENOENT;
 		goto end;
@@ -62,7 +76,6 @@ static const bt_value *query_sessions(const char *relay, int *r, char *err, size
 end:
 	bt_query_executor_put_ref(q);
 	bt_value_put_ref(params);
-	bt_plugin_put_ref(plugin);
 	return result;
 }
 

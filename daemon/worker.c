@@ -26,7 +26,8 @@
 
 #define TICK_NS	      100000000LL  /* engines check open actions this often */
 #define STATUS_MIN_NS 250000000LL  /* a changed status goes out this soon */
-#define HEARTBEAT_NS  1000000000LL /* and any status at least this often */
+#define HEARTBEAT_NS  1000000000LL /* some message at least this often */
+#define FULL_NS	      5000000000LL /* the whole status at least this often */
 #define ERR_LEN	      1024
 
 enum mode {
@@ -44,9 +45,11 @@ struct worker {
 	struct jank_live_input *input;
 	struct event *ev_tick, *ev_status, *ev_discover;
 	struct event *ev_now; /* a status at once, after what is being done */
-	int64_t sent_mono;    /* the last status */
+	int64_t sent_mono;    /* the last whole status */
+	int64_t beat_mono;    /* the last message */
 	int64_t rate_mono;    /* the last events/s */
 	uint64_t sent_events, sent_janks;
+	double sent_rate;
 	int sent_state;
 	bool sent_attached;
 };
@@ -56,6 +59,7 @@ static void send_msg(struct worker *w, struct json_object *msg)
 	if (msg)
 		jank_proto_put(bufferevent_get_output(w->bev), msg);
 	json_object_put(msg);
+	w->beat_mono = jank_clock_monotonic_ns();
 }
 
 /* Before exiting: what is still buffered goes out, blocking. */
@@ -98,6 +102,7 @@ static void send_status(struct worker *w)
 		w->sent_events = es.events;
 		w->sent_janks = es.janks + es.overdue;
 		w->sent_state = ws.state;
+		w->sent_rate = ws.events_per_sec;
 		w->sent_attached = jank_live_input_attached(w->input);
 		jank_json_add(msg, "input", jank_input_status_json(w->input));
 	}
@@ -115,7 +120,7 @@ static bool status_changed(const struct worker *w)
 	jank_live_input_get_stats(w->input, &ws);
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
 	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
-	       (int)ws.state != w->sent_state ||
+	       (int)ws.state != w->sent_state || ws.events_per_sec != w->sent_rate ||
 	       jank_live_input_attached(w->input) != w->sent_attached;
 }
 
@@ -130,8 +135,10 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 		jank_live_input_update_rate(w->input);
 		w->rate_mono = now;
 	}
-	if (now - w->sent_mono >= HEARTBEAT_NS || status_changed(w))
+	if (now - w->sent_mono >= FULL_NS || status_changed(w))
 		send_status(w);
+	else if (now - w->beat_mono >= HEARTBEAT_NS)
+		send_msg(w, jank_proto_new("status")); /* idle: the heartbeat alone */
 }
 
 static void on_status_now(evutil_socket_t fd, short what, void *data)
@@ -194,7 +201,6 @@ static void on_discover(evutil_socket_t fd, short what, void *data)
 		jank_json_add_str(msg, "error", r == -ENOMEM ? "out of memory" : err);
 	}
 	send_msg(w, msg);
-	w->sent_mono = jank_clock_monotonic_ns();
 }
 
 /* ---- Messages from the supervisor ---- */
@@ -364,6 +370,7 @@ int jank_worker_main(int argc, char **argv)
 	/* Die with the supervisor, even if it died before this line. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ppid <= 1 || getppid() != ppid)
 		return 1;
+	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

@@ -14,9 +14,10 @@
 #          worker, alert latency (jank-load's end of the slow frame to the
 #          alert's arrival in journald) p50/p99/max, events emitted, read,
 #          discarded by the tracer, and lost.
-# At the first size, the same load at FLEET_SCALE_RATE per host is run with
-# jankd (and its workers) on one core, then on two (taskset): how the
-# throughput scales with the cores.
+# At the first size, FLEET_SCALE_HOSTS of the hosts run FLEET_SCALE_RATE
+# events per second each, more than one core of jankd reads, with jankd
+# (and its workers) on one core, then on two (taskset): how the throughput
+# scales with the cores (events read per second while the load runs).
 #
 # CPU: utime + stime of jankd and of its workers (and of workers that ended,
 # through jankd's cutime), over wall time, as a share of one core. RSS
@@ -26,8 +27,8 @@
 # cores.
 #
 # Environment: FLEET_HOSTS, FLEET_RATE (10000), FLEET_DURATION (60),
-# FLEET_IDLE (30), FLEET_SCALE_RATE (40000), FLEET_OUT (append the report
-# there too).
+# FLEET_IDLE (30), FLEET_SCALE_HOSTS (4), FLEET_SCALE_RATE (150000),
+# FLEET_OUT (append the report there too).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -39,7 +40,8 @@ SIZES=${FLEET_HOSTS:-8 32 64}
 RATE=${FLEET_RATE:-10000}
 DURATION=${FLEET_DURATION:-60}
 IDLE=${FLEET_IDLE:-30}
-SCALE_RATE=${FLEET_SCALE_RATE:-40000}
+SCALE_HOSTS=${FLEET_SCALE_HOSTS:-4}
+SCALE_RATE=${FLEET_SCALE_RATE:-150000}
 LOAD=$top_builddir/probes/jank-load
 HZ=$(getconf CLK_TCK)
 
@@ -51,8 +53,9 @@ live_require_journald
 live_require_hosts
 live_start_relayd
 live_start_journald
-# relayd's disk: at most 2 files of 16 MiB per stream.
-LIVE_HOST_CHANNEL="--tracefile-size=16777216 --tracefile-count=2"
+# relayd's disk: at most 4 files of 16 MiB per stream; room for the
+# scaling run's rate in the ring buffers (8 sub-buffers of 1 MiB per CPU).
+LIVE_HOST_CHANNEL="--subbuf-size=1M --num-subbuf=8 --tracefile-size=16777216 --tracefile-count=4"
 
 prefix=bench-$$
 session=jank
@@ -162,12 +165,17 @@ idle() {
 	live_stop_jankd >/dev/null
 }
 
-# load N RATE [CPUS]: N hosts at RATE events/s each for DURATION s; a row of the load table.
+events_read() {
+	live_jankd_status '[.inputs[].events_read] | add'
+}
+
+# load N RATE [CPUS]: N hosts (of those watched) at RATE events/s each for
+# DURATION s; a row of the load table.
 load() {
 	local n=$1 rate=$2 cpus=${3:-} i pids="" t0 c0 t1 c1 m emitted=0 read=-1 r still=0 st
-	local la
+	local la r0 r1
 
-	start_jankd "$n" "$cpus"
+	start_jankd "$nhosts" "$cpus"
 	sleep 2
 	la=$(loadavg)
 	for i in $(seq "$n"); do
@@ -175,18 +183,18 @@ load() {
 			--jank-every 1s --slow 50ms >"$LIVE_TMP/load-$i.out" 2>&1 &
 		pids="$pids $!"
 	done
-	t0=$(now_ms) c0=$(cpu)
+	t0=$(now_ms) c0=$(cpu) r0=$(events_read)
 	sleep $((DURATION / 2))
 	m=$(mem) # under load
 	wait $pids
-	t1=$(now_ms) c1=$(cpu)
+	t1=$(now_ms) c1=$(cpu) r1=$(events_read)
 	for i in $(seq "$n"); do
 		emitted=$((emitted + $(awk '/^done / { print $2 }' "$LIVE_TMP/load-$i.out")))
 	done
 	# The last packets come with the live timer: wait until all is read, or
 	# nothing moved for 10 s.
 	while [ "$still" -lt 10 ]; do
-		r=$(live_jankd_status '[.inputs[].events_read] | add')
+		r=$(events_read)
 		[ "$r" -ge "$emitted" ] && { read=$r; break; }
 		if [ "$r" = "$read" ]; then still=$((still + 1)); else still=0; fi
 		read=$r
@@ -206,7 +214,7 @@ load() {
 	set -- $m
 	awk -v n="$n" -v rate="$rate" -v cpus="${cpus:-all}" -v c="$((c1 - c0))" -v hz="$HZ" \
 		-v w="$((t1 - t0))" -v srss="$1" -v wrss="$2" -v wpss="$3" -v spss="$4" -v nw="$5" \
-		-v em="$emitted" -v rd="$read" -v st="$st" -v la="$la" \
+		-v em="$emitted" -v rd="$read" -v st="$st" -v la="$la" -v thr="$((r1 - r0))" \
 		-v slow="$(wc -l <"$LIVE_TMP/slow.txt")" -v alerted="$(wc -l <"$LIVE_TMP/lat.txt")" '
 		function pct(p, r) { if (!NR) return "-"; r = int((p * NR + 99) / 100); return v[r < 1 ? 1 : r] }
 		{ v[NR] = $1 }
@@ -214,7 +222,7 @@ load() {
 			split(st, s, " ")
 			cpu = 100 * c / hz * 1000 / w
 			printf "| %d x %d/s | %s | %.1f%% | %.2f%% | %.0f | %.1f | %.2f | %.2f | %s / %s / %s | %d | %d | %d | %d | %d / %d | %d | %s |\n",
-				n, rate, cpus, cpu, cpu / n, rd / (w / 1000), srss / 1024, wrss / nw / 1024,
+				n, rate, cpus, cpu, cpu / n, thr / (w / 1000), srss / 1024, wrss / nw / 1024,
 				wpss / nw / 1024, pct(50), pct(99), pct(100), em, rd, s[1], em - rd,
 				alerted, slow, s[2], la }' "$LIVE_TMP/lat.txt" >>"$report.load"
 }
@@ -227,8 +235,8 @@ for size in $SIZES; do
 	idle "$size"
 	load "$size" "$RATE"
 	if [ "$first" = 1 ]; then
-		load "$size" "$SCALE_RATE" 0
-		load "$size" "$SCALE_RATE" 0,1
+		load "$SCALE_HOSTS" "$SCALE_RATE" 0
+		load "$SCALE_HOSTS" "$SCALE_RATE" 0,1
 		first=0
 	fi
 done
@@ -244,7 +252,7 @@ done
 	echo
 	echo "Under load ($DURATION s; one 50 ms slow frame per host and second; latency in ms):"
 	echo
-	echo "| hosts x events/s | CPUs | jankd CPU | per host | events/s read | supervisor RSS (MiB) | worker RSS (MiB) | worker PSS (MiB) | latency p50 / p99 / max | emitted | read | discarded | lost | alerted / slow | restarts | load average |"
+	echo "| loaded hosts x events/s | CPUs | jankd CPU | per loaded host | events/s read | supervisor RSS (MiB) | worker RSS (MiB) | worker PSS (MiB) | latency p50 / p99 / max | emitted | read | discarded | lost | alerted / slow | restarts | load average |"
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
 	cat "$report.load"
 } | tee ${FLEET_OUT:+-a "$FLEET_OUT"}

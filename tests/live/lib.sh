@@ -723,8 +723,9 @@ live_host_session() {
 				-t vpid -t vtid -t procname &&
 			live_host "$1" lttng start "$2"
 	} >"$out" 2>&1 || live_bail "host $1: cannot create the live session $2" "$out"
+	# Stopped last, after their sessiond (which stops them itself).
 	for p in $(ps -o pid= --ppid "$(live_host_pid "$1")"); do
-		live_track "$p"
+		LIVE_PIDS="$p $LIVE_PIDS"
 	done
 }
 
