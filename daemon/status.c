@@ -422,8 +422,9 @@ static void recent_text(FILE *f, struct json_object *recent)
 		struct json_object *x = json_object_array_get_idx(recent, i);
 		const char *key = gs(x, "key");
 
-		fprintf(f, "  %s  %s%s%s%s  %s%s%s  %s\n", clock_text(gi(x, "end"), t, sizeof(t)),
-			gs(x, "action"), key[0] ? " [" : "", key, key[0] ? "]" : "",
+		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n",
+			clock_text(gi(x, "end"), t, sizeof(t)), gs(x, "action"), key[0] ? " [" : "",
+			key, key[0] ? "]" : "", gs(x, "host")[0] ? " on " : "", gs(x, "host"),
 			jank_units_duration(gi(x, "duration_ns"), d, sizeof(d)),
 			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
 			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",

@@ -432,9 +432,17 @@ static int live_discover_interval(struct parser *p, const char *key, const char 
 	return set_duration(p, key, v, &p->c->live.discover_interval_ns, false);
 }
 
+/* Workers send something every second: a timeout shorter than 2 s would kill sound ones. */
 static int live_worker_timeout(struct parser *p, const char *key, const char *v)
 {
-	return set_duration(p, key, v, &p->c->live.worker_timeout_ns, false);
+	int r = set_duration(p, key, v, &p->c->live.worker_timeout_ns, false);
+
+	if (r == 0 && p->c->live.worker_timeout_ns < 2000000000LL) {
+		fail(p, p->lineno, "bad %s '%s' (at least 2s: a worker speaks every second)", key,
+		     v);
+		r = -EINVAL;
+	}
+	return r;
 }
 
 /* ---- [graph] ---- */

@@ -184,6 +184,12 @@ static void config_discover(void **state)
 						 sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad duration '0' for worker-timeout");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\nworker-timeout = 1s\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(
+		err,
+		"t.conf:2: bad worker-timeout '1s' (at least 2s: a worker speaks every second)");
 }
 
 int main(void)

@@ -90,7 +90,8 @@ check "jankd.8 and jankctl.1 list every critical-path state${missing:+ (missing:
 
 awk '/^static const char \*const section_names\[/ { on = 1; next }
 	on && /^};/ { exit }
-	on && match($0, /= *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[= "]/, "", s); print s }' \
+	on { l = $0; while (match(l, /= *"[a-z]+"/)) { s = substr(l, RSTART, RLENGTH)
+		l = substr(l, RSTART + RLENGTH); gsub(/[= "]/, "", s); print s } }' \
 	"$CONFIG_C" >"$tmp/sections"
 awk '/^static const struct key_def [a-z]+_keys\[\] = \{/ {
 		sec = $0; sub(/.*key_def /, "", sec); sub(/_keys.*/, "", sec); next }
