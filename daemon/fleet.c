@@ -18,6 +18,7 @@
 #include "array.h"
 #include "clock.h"
 #include "fleet.h"
+#include "input-figures.h"
 #include "json-util.h"
 #include "log.h"
 #include "units.h"
@@ -35,6 +36,8 @@ struct jank_fleet_input {
 	struct jank_proc *proc;
 	struct json_object *status; /* the worker's last */
 	bool fresh;		    /* ... and it is from the current worker */
+	bool from_worker;	    /* ... and not first_status() */
+	struct json_object *past;   /* the counters of the workers that ended */
 	bool attached;		    /* once */
 	bool removing;		    /* discovery let it go */
 	bool seen;		    /* in the list being read */
@@ -90,6 +93,7 @@ static void input_free(struct jank_fleet_input *in)
 		return;
 	jank_proc_free(in->proc);
 	json_object_put(in->status);
+	json_object_put(in->past);
 	free(in->url);
 	free(in->host);
 	free(in->session);
@@ -121,7 +125,8 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	jank_alerted_init(&in->alerted);
 	in->url = strdup(url);
 	in->status = first_status(url);
-	if (!in->url || !in->status || split_url(url, &in->host, &in->session) < 0 ||
+	in->past = json_object_new_object();
+	if (!in->url || !in->status || !in->past || split_url(url, &in->host, &in->session) < 0 ||
 	    (f->n == f->cap &&
 	     !(f->cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8))) ||
 	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
@@ -159,6 +164,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	json_object_put(in->status);
 	in->status = json_object_get(st);
 	in->fresh = true;
+	in->from_worker = true;
 	if (state && !strcmp(state, "connected"))
 		jank_proc_recovered(in->proc, "attached again");
 	if (a && json_object_get_boolean(a) && !in->attached) {
@@ -193,9 +199,17 @@ static struct json_object *start_msg(struct jank_fleet *f, const char *mode, con
 static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
+	struct json_object *st;
 
 	(void)p;
 	in->fresh = false;
+	/* A worker ended: keep its counters, the new one starts from zero. */
+	if (in->from_worker && (st = first_status(in->url))) {
+		jank_figures_fold(in->past, in->status);
+		json_object_put(in->status);
+		in->status = st;
+		in->from_worker = false;
+	}
 	return start_msg(in->fleet, "input", in->url);
 }
 
@@ -632,9 +646,9 @@ const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 
 struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
 {
-	struct json_object *o = NULL;
+	struct json_object *o = jank_figures_merge(in->status, in->past);
 
-	if (json_object_deep_copy(in->status, &o, NULL) != 0)
+	if (!o)
 		return NULL;
 	jank_json_add_str(o, "host", in->host);
 	jank_json_add_str(o, "session", in->session);

@@ -77,7 +77,11 @@ bool jank_fleet_input_attached(const struct jank_fleet_input *in);
 const char *jank_fleet_input_state(const struct jank_fleet_input *in);
 /* The worker's last status object (borrowed, never NULL): see input-status.h. */
 struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
-/* The input as `jankctl status` shows it: that status, its host, session and worker. */
+/*
+ * The input as `jankctl status` shows it (a new object): that status, with
+ * the counters of its workers that ended (input-figures.h), its state, host,
+ * session and worker.
+ */
 struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
 /* The workers and the discovery, for `jankctl status` ("fleet"). */
 struct json_object *jank_fleet_json(const struct jank_fleet *f);

@@ -715,10 +715,10 @@ static int64_t count_of(struct json_object *o, const char *k)
 	return v;
 }
 
-/* The summary lines of one input, from its worker's last status. */
+/* The summary lines of one input, from its workers' last status. */
 static void input_summary(const struct jank_fleet_input *in, bool named)
 {
-	struct json_object *st = jank_fleet_input_status(in);
+	struct json_object *st = jank_fleet_input_json(in);
 	struct json_object *rules = jank_json_get(st, "rules", json_type_array);
 	const char *of = named ? " of " : "", *url = named ? jank_fleet_input_url(in) : "";
 
@@ -745,6 +745,7 @@ static void input_summary(const struct jank_fleet_input *in, bool named)
 		 count_of(st, "actions_expired"), count_of(st, "actions_evicted"),
 		 count_of(st, "paths_truncated"), count_of(st, "actions_dropped"),
 		 count_of(st, "disconnects"));
+	json_object_put(st);
 }
 
 /* One line per rule (and input), then the counters. */

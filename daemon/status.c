@@ -542,9 +542,10 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 	char m[32];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
 
-		add_input(&t, jank_fleet_input_status(in), jank_fleet_input_state(in));
+		add_input(&t, in, jank_json_get_str(in, "state"));
+		json_object_put(in);
 	}
 	jank_alerter_get_stats(d->alerter, &as);
 	snprintf(buf, len,

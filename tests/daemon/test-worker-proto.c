@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/worker-proto.c and alerted.c: what the workers and the supervisor
- * say to each other (frames, verdicts), and the verdicts that must not be
- * alerted twice.
+ * daemon/worker-proto.c, alerted.c and input-figures.c: what the workers
+ * and the supervisor say to each other (frames, verdicts), the verdicts
+ * that must not be alerted twice, and an input's counters over its workers.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,6 +15,8 @@
 #include <cmocka.h>
 #include "alerted.h"
 #include "format.h"
+#include "input-figures.h"
+#include "json-util.h"
 #include "worker-proto.h"
 
 #define MS 1000000LL
@@ -181,12 +183,54 @@ static void alerted(void **state)
 	assert_int_equal(a.duplicates, 3);
 }
 
+/* Two workers ended, a third runs: the counters add up, the percentiles are the third's. */
+static void figures(void **state)
+{
+	struct json_object *past = json_object_new_object(), *now, *m, *r;
+	const char *w1 = "{\"events\":100,\"janks\":2,\"state\":\"connected\",\"rules\":"
+			 "[{\"action\":\"frame\",\"count\":50,\"janks\":2,\"p99_ns\":9}]}";
+	const char *w2 = "{\"events\":10,\"rules\":[{\"action\":\"frame\",\"count\":5,"
+			 "\"janks\":0},{\"action\":\"gone\",\"count\":7}]}";
+	int64_t v;
+
+	(void)state;
+	m = json_tokener_parse(w1);
+	jank_figures_fold(past, m);
+	json_object_put(m);
+	m = json_tokener_parse(w2);
+	jank_figures_fold(past, m);
+	json_object_put(m);
+	now = json_tokener_parse("{\"events\":1,\"state\":\"connected\",\"rules\":"
+				 "[{\"action\":\"frame\",\"count\":1,\"janks\":1,\"p99_ns\":3}]}");
+	m = jank_figures_merge(now, past);
+	assert_true(jank_json_get_i64(m, "events", &v));
+	assert_int_equal(v, 111);
+	assert_true(jank_json_get_i64(m, "janks", &v));
+	assert_int_equal(v, 2);
+	assert_string_equal(jank_json_get_str(m, "state"), "connected");
+	r = json_object_array_get_idx(jank_json_get(m, "rules", json_type_array), 0);
+	assert_true(jank_json_get_i64(r, "count", &v));
+	assert_int_equal(v, 56);
+	assert_true(jank_json_get_i64(r, "janks", &v));
+	assert_int_equal(v, 3);
+	assert_true(jank_json_get_i64(r, "p99_ns", &v));
+	assert_int_equal(v, 3);
+	assert_int_equal(json_object_array_length(jank_json_get(m, "rules", json_type_array)), 1);
+	/* The current status is not changed. */
+	assert_true(jank_json_get_i64(now, "events", &v));
+	assert_int_equal(v, 1);
+	json_object_put(m);
+	json_object_put(now);
+	json_object_put(past);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frames),
 		cmocka_unit_test(verdict_round_trip),
 		cmocka_unit_test(alerted),
+		cmocka_unit_test(figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
