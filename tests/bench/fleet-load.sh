@@ -20,7 +20,9 @@
 # scales with the cores (events read per second while the load runs).
 #
 # CPU: utime + stime of jankd and of its workers (and of workers that ended,
-# through jankd's cutime), over wall time, as a share of one core. RSS
+# through jankd's cutime), over wall time, as a share of one core; the same
+# for relayd, for the hosts' lttng daemons (sessiond and consumerd), and for
+# the load generators; and the machine's busy share of its cores. RSS
 # counts the pages a process shares with others (the libraries) once per
 # process; PSS shares them out, and is what a host really costs. The
 # machine's load average is printed with each run: other work shares these
@@ -28,7 +30,8 @@
 #
 # Environment: FLEET_HOSTS, FLEET_RATE (10000), FLEET_DURATION (60),
 # FLEET_IDLE (30), FLEET_SCALE_HOSTS (4), FLEET_SCALE_RATE (150000),
-# FLEET_OUT (append the report there too).
+# FLEET_TICK (jank-load's --tick: 10ms, so that 64 loads do not spend the
+# machine on their own wakeups), FLEET_OUT (append the report there too).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -42,6 +45,7 @@ DURATION=${FLEET_DURATION:-60}
 IDLE=${FLEET_IDLE:-30}
 SCALE_HOSTS=${FLEET_SCALE_HOSTS:-4}
 SCALE_RATE=${FLEET_SCALE_RATE:-150000}
+TICK=${FLEET_TICK:-10ms}
 LOAD=$top_builddir/probes/jank-load
 HZ=$(getconf CLK_TCK)
 
@@ -139,6 +143,36 @@ mem() {
 	done
 	echo "$srss $wrss $wpss $spss $n"
 }
+# ticks PID...: their utime + stime, in clock ticks.
+ticks() {
+	local p t=0
+
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+# lttng_ticks: the hosts' sessionds and their consumer daemons.
+lttng_ticks() {
+	local i s
+
+	for i in $(seq "$nhosts"); do
+		s=$(live_host_pid "$(host_name "$i")")
+		echo "$s $(ps -o pid= --ppid "$s")"
+	done | xargs echo | { read -r pids; ticks $pids; }
+}
+# children_ticks FILE: what this shell's waited-for children had used when
+# `times >FILE` ran (its second line), in clock ticks. (`times` itself must
+# run in this shell, not in a $(...) subshell.)
+children_ticks() {
+	awk -v hz="$HZ" 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) {
+		split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%d\n", t * hz }' "$1"
+}
+# machine: "BUSY TOTAL" jiffies of all CPUs (/proc/stat).
+machine() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+}
 now_ms() {
 	date +%s%3N
 }
@@ -173,21 +207,26 @@ events_read() {
 # DURATION s; a row of the load table.
 load() {
 	local n=$1 rate=$2 cpus=${3:-} i pids="" t0 c0 t1 c1 m emitted=0 read=-1 r still=0 st
-	local la r0 r1
+	local la r0 r1 y0 y1 l0 l1 g0 g1 b0 b1 a0 a1
 
 	start_jankd "$nhosts" "$cpus"
 	sleep 2
 	la=$(loadavg)
+	times >"$LIVE_TMP/times.0"
 	for i in $(seq "$n"); do
 		live_host "$(host_name "$i")" "$LOAD" --rate "$rate" --duration "${DURATION}s" \
-			--jank-every 1s --slow 50ms >"$LIVE_TMP/load-$i.out" 2>&1 &
+			--tick "$TICK" --jank-every 1s --slow 50ms >"$LIVE_TMP/load-$i.out" 2>&1 &
 		pids="$pids $!"
 	done
-	t0=$(now_ms) c0=$(cpu) r0=$(events_read)
+	t0=$(now_ms) c0=$(cpu) r0=$(events_read) y0=$(ticks "$LIVE_RELAYD_PID") l0=$(lttng_ticks)
+	read -r b0 a0 <<<"$(machine)"
 	sleep $((DURATION / 2))
 	m=$(mem) # under load
 	wait $pids
-	t1=$(now_ms) c1=$(cpu) r1=$(events_read)
+	t1=$(now_ms) c1=$(cpu) r1=$(events_read) y1=$(ticks "$LIVE_RELAYD_PID") l1=$(lttng_ticks)
+	read -r b1 a1 <<<"$(machine)"
+	times >"$LIVE_TMP/times.1"
+	g0=$(children_ticks "$LIVE_TMP/times.0") g1=$(children_ticks "$LIVE_TMP/times.1")
 	for i in $(seq "$n"); do
 		emitted=$((emitted + $(awk '/^done / { print $2 }' "$LIVE_TMP/load-$i.out")))
 	done
@@ -211,6 +250,12 @@ load() {
 	awk 'NR == FNR { at[$1] = $2; next } ($1 in at) { print (at[$1] * 1000 - $2) / 1e6 }' \
 		"$LIVE_TMP/alerts.txt" "$LIVE_TMP/slow.txt" | sort -n >"$LIVE_TMP/lat.txt"
 	live_stop_jankd >/dev/null
+	awk -v n="$n" -v rate="$rate" -v hz="$HZ" -v w="$((t1 - t0))" -v j="$((c1 - c0))" \
+		-v y="$((y1 - y0))" -v l="$((l1 - l0))" -v g="$((g1 - g0))" -v b="$((b1 - b0))" \
+		-v a="$((a1 - a0))" -v cpus="${cpus:-all}" 'BEGIN {
+		f = 100 * 1000 / hz / w
+		printf "| %d x %d/s | %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.0f%% |\n", n, rate, cpus,
+			j * f, y * f, l * f, g * f, 100 * b / a }' >>"$report.cpu"
 	set -- $m
 	awk -v n="$n" -v rate="$rate" -v cpus="${cpus:-all}" -v c="$((c1 - c0))" -v hz="$HZ" \
 		-v w="$((t1 - t0))" -v srss="$1" -v wrss="$2" -v wpss="$3" -v spss="$4" -v nw="$5" \
@@ -229,6 +274,7 @@ load() {
 
 : >"$report.idle"
 : >"$report.load"
+: >"$report.cpu"
 first=1
 for size in $SIZES; do
 	add_hosts "$size"
@@ -255,5 +301,11 @@ done
 	echo "| loaded hosts x events/s | CPUs | jankd CPU | per loaded host | events/s read | supervisor RSS (MiB) | worker RSS (MiB) | worker PSS (MiB) | latency p50 / p99 / max | emitted | read | discarded | lost | alerted / slow | restarts | load average |"
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
 	cat "$report.load"
+	echo
+	echo "Where the CPU went during the load (share of one core; busy: of all $(nproc) cores):"
+	echo
+	echo "| loaded hosts x events/s | CPUs | jankd | lttng-relayd | sessiond + consumerd | jank-load | machine busy |"
+	echo "|---|---|---:|---:|---:|---:|---:|"
+	cat "$report.cpu"
 } | tee ${FLEET_OUT:+-a "$FLEET_OUT"}
 exit 0
