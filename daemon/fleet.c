@@ -126,9 +126,13 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	in->url = strdup(url);
 	in->status = first_status(url);
 	in->past = json_object_new_object();
-	if (!in->url || !in->status || !in->past || split_url(url, &in->host, &in->session) < 0 ||
-	    (f->n == f->cap &&
-	     !(f->cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8))) ||
+	if (f->n == f->cap) {
+		size_t cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8);
+
+		f->cap = cap ? cap : f->cap;
+	}
+	if (f->n == f->cap || !in->url || !in->status || !in->past ||
+	    split_url(url, &in->host, &in->session) < 0 ||
 	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
 		input_free(in);
 		return NULL;
