@@ -29,6 +29,7 @@
 
 struct window {
 	char *action;
+	char *host; /* NULL: reports without a host */
 	bool open;
 	int64_t start;
 	uint64_t sent;
@@ -72,8 +73,10 @@ void jank_alerter_free(struct jank_alerter *al)
 {
 	if (!al)
 		return;
-	for (size_t i = 0; i < al->nwindows; i++)
+	for (size_t i = 0; i < al->nwindows; i++) {
 		free(al->windows[i].action);
+		free(al->windows[i].host);
+	}
 	free(al->windows);
 	free(al);
 }
@@ -226,7 +229,8 @@ static int journal_report(const struct jank_alert *a)
 		r->pid, "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
 		"JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
 		"JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
-		"JANK_INPUT=%s", a->input ? a->input : "", opt[0].format, opt[0].value,
+		"JANK_INPUT=%s", a->input ? a->input : "", "JANK_HOST=%s", a->host ? a->host : "",
+		"JANK_SESSION=%s", a->session ? a->session : "", opt[0].format, opt[0].value,
 		opt[1].format, opt[1].value, NULL);
 	free(story);
 	json_object_put(bd);
@@ -238,9 +242,9 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
 {
 	char p[32];
 
-	snprintf(buf, len, "%" PRIu64 " more jank%s of %s suppressed in the last %s", a->suppressed,
-		 a->suppressed == 1 ? "" : "s", a->action,
-		 jank_alert_period_text(a->period_ns, p, sizeof(p)));
+	snprintf(buf, len, "%" PRIu64 " more jank%s of %s%s%s suppressed in the last %s",
+		 a->suppressed, a->suppressed == 1 ? "" : "s", a->action, a->host ? " on " : "",
+		 a->host ? a->host : "", jank_alert_period_text(a->period_ns, p, sizeof(p)));
 }
 
 static int journal_summary(const struct jank_alert *a)
@@ -251,7 +255,7 @@ static int journal_summary(const struct jank_alert *a)
 	return sd_journal_send("MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_SUPPRESSED,
 			       "PRIORITY=4", "SYSLOG_IDENTIFIER=jankd", "JANK_ACTION=%s", a->action,
 			       "JANK_SUPPRESSED=%" PRIu64, a->suppressed, "JANK_PERIOD_NS=%" PRId64,
-			       a->period_ns, NULL);
+			       a->period_ns, a->host ? "JANK_HOST=%s" : NULL, a->host, NULL);
 }
 
 static void text_alert(FILE *f, const struct jank_alert *a)
@@ -260,6 +264,9 @@ static void text_alert(FILE *f, const struct jank_alert *a)
 
 	if (a->kind == JANK_ALERT_REPORT) {
 		jank_format_verdict_text(f, a->report);
+		if (a->host)
+			fprintf(f, "  host %s, session %s\n", a->host,
+				a->session ? a->session : "?");
 		if (a->capture)
 			fprintf(f, "  capture: %s\n", a->capture);
 	} else {
@@ -275,6 +282,11 @@ static void json_alert(const struct jank_alert *a)
 
 	if (a->kind == JANK_ALERT_REPORT) {
 		o = jank_format_verdict_json(a->report);
+		if (o && a->host) {
+			json_object_object_add(o, "host", json_object_new_string(a->host));
+			json_object_object_add(
+				o, "session", json_object_new_string(a->session ? a->session : ""));
+		}
 		if (o && a->capture)
 			json_object_object_add(o, "capture", json_object_new_string(a->capture));
 	} else {
@@ -285,6 +297,8 @@ static void json_alert(const struct jank_alert *a)
 			json_object_object_add(o, "count",
 					       json_object_new_int64((int64_t)a->suppressed));
 			json_object_object_add(o, "period_ns", json_object_new_int64(a->period_ns));
+			if (a->host)
+				json_object_object_add(o, "host", json_object_new_string(a->host));
 		}
 	}
 	if (jank_format_json_print(stdout, o) < 0)
@@ -330,12 +344,17 @@ static void emit(struct jank_alerter *al, const struct jank_alert *a)
 
 /* ---- Rate limiting ---- */
 
-static struct window *window_get(struct jank_alerter *al, const char *action)
+static bool same_host(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static struct window *window_get(struct jank_alerter *al, const char *action, const char *host)
 {
 	struct window *v;
 
 	for (size_t i = 0; i < al->nwindows; i++)
-		if (!strcmp(al->windows[i].action, action))
+		if (!strcmp(al->windows[i].action, action) && same_host(al->windows[i].host, host))
 			return &al->windows[i];
 	v = realloc(al->windows, (al->nwindows + 1) * sizeof(*v));
 	if (!v)
@@ -344,8 +363,12 @@ static struct window *window_get(struct jank_alerter *al, const char *action)
 	v = &v[al->nwindows];
 	memset(v, 0, sizeof(*v));
 	v->action = strdup(action);
-	if (!v->action)
+	v->host = host ? strdup(host) : NULL;
+	if (!v->action || (host && !v->host)) {
+		free(v->action);
+		free(v->host);
 		return NULL;
+	}
 	al->nwindows++;
 	return v;
 }
@@ -355,6 +378,7 @@ static void window_close(struct jank_alerter *al, struct window *w, int64_t peri
 	struct jank_alert a = {
 		.kind = JANK_ALERT_SUPPRESSED,
 		.action = w->action,
+		.host = w->host,
 		.suppressed = w->suppressed,
 		.period_ns = period,
 	};
@@ -366,9 +390,10 @@ static void window_close(struct jank_alerter *al, struct window *w, int64_t peri
 	w->suppressed = 0;
 }
 
-static void record_recent(struct jank_alerter *al, const struct jank_verdict *r, bool suppressed,
-			  const char *capture)
+static void record_recent(struct jank_alerter *al, const struct jank_alert *a, bool suppressed)
 {
+	const struct jank_verdict *r = a->report;
+	const char *capture = a->capture;
 	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
 
 	memset(x, 0, sizeof(*x));
@@ -384,17 +409,22 @@ static void record_recent(struct jank_alerter *al, const struct jank_verdict *r,
 	snprintf(x->action, sizeof(x->action), "%s",
 		 r->rule && r->rule->name ? r->rule->name : "?");
 	snprintf(x->key, sizeof(x->key), "%s", r->key ? r->key : "");
+	snprintf(x->host, sizeof(x->host), "%s", a->host ? a->host : "");
+	snprintf(x->session, sizeof(x->session), "%s", a->session ? a->session : "");
 	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);
 	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
 }
 
-void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input)
+void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict *r,
+			      const struct jank_alert_origin *o)
 {
 	const char *action = r->rule && r->rule->name ? r->rule->name : "?";
 	struct jank_alert a = {
 		.kind = JANK_ALERT_REPORT,
 		.report = r,
-		.input = input,
+		.input = o->input,
+		.host = o->host,
+		.session = o->session,
 		.action = action,
 	};
 	int64_t now = al->clock(al->clock_data);
@@ -405,7 +435,7 @@ void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, 
 	if (al->capture)
 		a.capture = al->capture(r, al->capture_data);
 	if (al->cfg.rate_count > 0 && al->cfg.rate_period_ns > 0)
-		w = window_get(al, action);
+		w = window_get(al, action, o->host);
 	if (w) {
 		if (w->open && now - w->start >= al->cfg.rate_period_ns)
 			window_close(al, w, al->cfg.rate_period_ns);
@@ -416,14 +446,21 @@ void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, 
 		if (w->sent >= al->cfg.rate_count) {
 			w->suppressed++;
 			al->stats.suppressed++;
-			record_recent(al, r, true, a.capture);
+			record_recent(al, &a, true);
 			return;
 		}
 		w->sent++;
 	}
 	/* No window (no limit, or no memory for one): send; better too many than none. */
-	record_recent(al, r, false, a.capture);
+	record_recent(al, &a, false);
 	emit(al, &a);
+}
+
+void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input)
+{
+	const struct jank_alert_origin o = { .input = input };
+
+	jank_alerter_report_from(al, r, &o);
 }
 
 void jank_alerter_tick(struct jank_alerter *al)

@@ -16,9 +16,13 @@
  *   JANK_THRESHOLD_NS, JANK_PID, JANK_TID, JANK_COMM, JANK_BEGIN_NS,
  *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT,
  *   JANK_SUSPECTS (JSON: what was different from the rule's normal actions),
- *   and JANK_CAPTURE (the capture directory, when the jank took or joined one);
- *   summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
- *   JANK_SUPPRESSED, JANK_PERIOD_NS.
+ *   JANK_HOST and JANK_SESSION (the traced host and its live session, when
+ *   known), and JANK_CAPTURE (the capture directory, when the jank took or
+ *   joined one); summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
+ *   JANK_SUPPRESSED, JANK_PERIOD_NS, and JANK_HOST when known.
+ *
+ * With hosts (reports from an origin with a host), the windows are per rule
+ * and host: a storm on one host does not hide the janks of the others.
  */
 #ifndef JANK_ALERT_H
 #define JANK_ALERT_H
@@ -51,6 +55,8 @@ struct jank_alert {
 	enum jank_alert_kind kind;
 	const struct jank_verdict *report; /* REPORT */
 	const char *input;		   /* REPORT: the input it came from */
+	const char *host;		   /* the traced host, or NULL */
+	const char *session;		   /* REPORT: its live session, or NULL */
 	const char *capture;		   /* REPORT: its capture directory, or NULL */
 	const char *action;		   /* the rule's name */
 	uint64_t suppressed;		   /* SUPPRESSED: how many */
@@ -66,6 +72,8 @@ struct jank_recent {
 	char comm[16];
 	char action[64];
 	char key[96];
+	char host[JANK_CONFIG_SESSION_LEN];    /* "" when unknown */
+	char session[JANK_CONFIG_SESSION_LEN]; /* idem */
 	char story[JANK_ALERT_STORY_LEN];
 	char capture[PATH_MAX]; /* "" when none */
 };
@@ -101,7 +109,17 @@ void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, voi
 /* Ask `fn` for each report's capture (jankd's capture worker); NULL: no captures. */
 void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data);
 
-/* An engine report: send it, or count it against its rule's window. */
+/* Where a report comes from: the input (its live URL), the host and session it watches. */
+struct jank_alert_origin {
+	const char *input;
+	const char *host;    /* NULL when unknown */
+	const char *session; /* NULL when unknown */
+};
+
+/* An engine report: send it, or count it against its rule's (and host's) window. */
+void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict *r,
+			      const struct jank_alert_origin *o);
+/* The same, from an input whose host is unknown. */
 void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input);
 /* Close the windows that are over: one summary each that suppressed something. */
 void jank_alerter_tick(struct jank_alerter *al);

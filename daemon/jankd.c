@@ -4,9 +4,11 @@
  * runs the engine on their events, and alerts (journald, stderr or JSON
  * Lines) when a user action is too slow or still open past its threshold.
  *
- * One thread, one libevent loop: the input pumps (live-input.c), a tick that lets
- * the engines see time pass while no event flows, the status and watchdog
- * timers, the signals (HUP reloads, TERM/INT stop) and the control socket.
+ * The supervisor: one libevent loop that never waits for an input. Each
+ * input runs in a worker process of its own (fleet.c, worker.c), which
+ * sends its verdicts, status and log lines; the loop alerts, captures,
+ * answers the control socket, sends sd_notify's status and watchdog, and
+ * handles the signals (HUP reloads, TERM/INT stop).
  *
  * Exit status (io/exit-status.h, shared with jankctl): 0 clean stop; 1 bad
  * config at start; 2 bad usage (systemd's unit keeps 1 and 2 out of its
@@ -21,21 +23,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include "clock.h"
 #include "capture-worker.h"
 #include "jankd.h"
+#include "json-util.h"
 #include "log.h"
 #include "lttng-session.h"
 #include "status.h"
 #include "units.h"
+#include "worker.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
 
-#define TICK_NS	   100000000LL /* engines check open actions this often */
+#define TICK_NS	   100000000LL	/* rate-limit windows close this often */
+#define STOP_NS	   5000000000LL /* workers have this long to stop */
 #define ERR_LEN	   1024
 #define STATUS_LEN 512
 
@@ -44,7 +51,7 @@ static const char usage[] =
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
 	"  -c, --config FILE       the configuration (see jankd.conf(5))\n"
-	"  -f, --foreground        run in the foreground (jankd never forks: this is the default)\n"
+	"  -f, --foreground        run in the foreground (jankd does not daemonize: the default)\n"
 	"  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
 	"                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
 	"                          stderr); overrides [alerts] target\n"
@@ -142,11 +149,36 @@ static int check_config(const struct jank_config *c, char *err, size_t len)
 {
 	int r = jank_config_check(c, err, len);
 
-	if (r == 0 && c->live.nurls == 0 && !c->live.create) {
+	if (r == 0 && c->live.nurls == 0 && !c->live.create && !c->live.discover[0]) {
 		snprintf(err, len,
-			 "%s: [live]: no 'url' and no 'create = yes': no live session to watch",
+			 "%s: [live]: no 'url' and no 'create = yes' and no 'discover': no live "
+			 "session to watch",
 			 c->path);
 		r = -EINVAL;
+	}
+	return r;
+}
+
+/*
+ * Load and check the file and its drop-ins into `c`, keeping their texts in
+ * `src`: the workers read their rules from those very texts. Returns 0 or
+ * -errno with a message.
+ */
+static int load_config(struct jank_config *c, struct jank_config_sources *src, const char *path,
+		       char *err, size_t len)
+{
+	int r = jank_config_read(path, src, err, len);
+
+	if (r < 0) {
+		jank_config_init(c);
+		return r;
+	}
+	r = jank_config_load_sources(c, src, err, len);
+	if (r == 0)
+		r = check_config(c, err, len);
+	if (r < 0) {
+		jank_config_fini(c);
+		jank_config_sources_fini(src);
 	}
 	return r;
 }
@@ -171,30 +203,25 @@ static void notify_status(struct jankd *d, bool ready)
 /* READY=1, once: every input is attached, or `waiting` of them are not yet. */
 static void become_ready(struct jankd *d, size_t waiting)
 {
+	size_t n = jank_fleet_count(d->fleet);
 	char note[48] = "";
 
 	d->ready = true;
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_update_rate(d->inputs[i]);
 	notify_status(d, true);
 	if (waiting)
 		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
-	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", d->ninputs,
-		 d->ninputs == 1 ? "" : "s", note, d->config.nrules,
-		 d->config.nrules == 1 ? "" : "s");
+	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", n, n == 1 ? "" : "s",
+		 note, d->config.nrules, d->config.nrules == 1 ? "" : "s");
 }
 
-static void on_attached(struct jank_live_input *w, void *data)
+/* An input attached, or relayd's first list came: is everything there? */
+static void on_fleet_change(void *data)
 {
 	struct jankd *d = data;
+	size_t waiting;
 
-	(void)w;
-	if (d->ready)
-		return;
-	for (size_t i = 0; i < d->ninputs; i++)
-		if (!jank_live_input_attached(d->inputs[i]))
-			return;
-	become_ready(d, 0);
+	if (!d->ready && jank_fleet_ready(d->fleet, &waiting))
+		become_ready(d, 0);
 }
 
 /*
@@ -211,17 +238,46 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	if (d->ready)
 		return;
-	for (size_t i = 0; i < d->ninputs; i++) {
-		if (jank_live_input_attached(d->inputs[i]))
+	if (jank_fleet_discovering(d->fleet) && !jank_fleet_ready(d->fleet, &waiting) && !waiting)
+		jank_log(LOG_WARNING,
+			 "%s: relayd has not listed its sessions yet; watching for them",
+			 d->config.live.discover);
+	waiting = 0;
+	for (size_t i = 0; i < jank_fleet_count(d->fleet); i++) {
+		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+		const char *err = jank_json_get_str(jank_fleet_input_status(in), "last_error");
+
+		if (jank_fleet_input_attached(in))
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_live_input_url(d->inputs[i]),
-			 jank_live_input_last_error(d->inputs[i])[0]
-				 ? jank_live_input_last_error(d->inputs[i])
-				 : "no such live session yet");
+			 jank_fleet_input_url(in),
+			 err && err[0] ? err : "no such live session yet");
 	}
 	become_ready(d, waiting);
+}
+
+/* ---- Verdicts from the workers ---- */
+
+/* Captures record this host: a jank of another host gets none. */
+static const char *capture_hook(const struct jank_verdict *r, void *data)
+{
+	struct jankd *d = data;
+
+	return d->capture_here ? jank_capture_worker_jank(r, d->capture_worker) : NULL;
+}
+
+static void on_verdict(const struct jank_fleet_input *in, const struct jank_verdict *r, void *data)
+{
+	struct jankd *d = data;
+	const struct jank_alert_origin o = {
+		.input = jank_fleet_input_url(in),
+		.host = jank_fleet_input_host(in),
+		.session = jank_fleet_input_session(in),
+	};
+
+	d->capture_here = !strcmp(o.host, d->hostname);
+	jank_alerter_report_from(d->alerter, r, &o);
 }
 
 /* ---- Timers ---- */
@@ -232,8 +288,6 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_tick(d->inputs[i]);
 	jank_alerter_tick(d->alerter);
 }
 
@@ -243,8 +297,6 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_update_rate(d->inputs[i]);
 	notify_status(d, false);
 }
 
@@ -336,10 +388,19 @@ static bool same_live(const struct jank_config_live *a, const struct jank_config
 	if (a->nurls != b->nurls || a->create != b->create || a->timer_ns != b->timer_ns ||
 	    strcmp(a->session, b->session) || strcmp(a->relayd, b->relayd) ||
 	    a->relayd_live_port != b->relayd_live_port || a->tracefile_size != b->tracefile_size ||
-	    a->tracefile_count != b->tracefile_count)
+	    a->tracefile_count != b->tracefile_count || strcmp(a->discover, b->discover) ||
+	    a->nhosts != b->nhosts || a->nsessions != b->nsessions ||
+	    a->discover_interval_ns != b->discover_interval_ns ||
+	    a->worker_timeout_ns != b->worker_timeout_ns)
 		return false;
 	for (size_t i = 0; i < a->nurls; i++)
 		if (strcmp(a->urls[i], b->urls[i]))
+			return false;
+	for (size_t i = 0; i < a->nhosts; i++)
+		if (strcmp(a->hosts[i], b->hosts[i]))
+			return false;
+	for (size_t i = 0; i < a->nsessions; i++)
+		if (strcmp(a->sessions[i], b->sessions[i]))
 			return false;
 	return true;
 }
@@ -351,7 +412,7 @@ static bool same_graph(const struct jank_config_graph *a, const struct jank_conf
 	       a->overdue_grace_ns == b->overdue_grace_ns;
 }
 
-/* Apply the [graph] limits of `nc` to every engine, when they changed. */
+/* Take the [graph] limits of `nc` (the workers get them with the rules). */
 static void reload_graph(struct jankd *d, const struct jank_config *nc)
 {
 	struct jank_engine_config ec;
@@ -361,8 +422,6 @@ static void reload_graph(struct jankd *d, const struct jank_config *nc)
 		return;
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(nc, &ec);
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_set_limits(d->inputs[i], &ec);
 	d->config.graph = nc->graph;
 	jank_log(LOG_INFO,
 		 "reload: [graph] retention %s, memory-limit %" PRIu64
@@ -389,25 +448,19 @@ static void reload_ignored(const struct jankd *d, const struct jank_config *nc)
 
 /*
  * Take the rules, [alerts], [capture] and status-interval of `nc` (what was
- * there before goes into `nc`, which the caller frees), and apply them.
+ * there before goes into `nc`, which the caller frees), and apply them; the
+ * workers get the new text, and take its rules and [graph] limits.
  */
-static void reload_take(struct jankd *d, struct jank_config *nc)
+static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src)
 {
 	struct jank_config_capture cap = d->config.capture;
 	struct jank_rule *rules = d->config.rules;
 	size_t nrules = d->config.nrules;
 	struct jank_alert_config ac;
+	struct jank_config_sources old = d->config_sources;
 
-	for (size_t i = 0; i < d->ninputs; i++) {
-		int r = jank_live_input_replace_rules(d->inputs[i], nc->rules, nc->nrules);
-
-		if (r < 0) {
-			/* Only memory can fail here; that input keeps its rules. */
-			jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay",
-				 jank_live_input_url(d->inputs[i]), strerror(-r));
-			d->reload_errors++;
-		}
-	}
+	d->config_sources = *src;
+	*src = old;
 	d->config.rules = nc->rules;
 	d->config.nrules = nc->nrules;
 	nc->rules = rules;
@@ -421,6 +474,10 @@ static void reload_take(struct jankd *d, struct jank_config *nc)
 	}
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
+	if (jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
+		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
+		d->reload_errors++;
+	}
 	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
 	if (nc->daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
 		d->config.daemon.status_interval_ns = nc->daemon.status_interval_ns;
@@ -432,22 +489,22 @@ static void reload_take(struct jankd *d, struct jank_config *nc)
 static void reload(struct jankd *d)
 {
 	struct jank_config nc;
+	struct jank_config_sources src;
 	char err[ERR_LEN];
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
 	jank_log(LOG_INFO, "reloading %s", d->config_path);
-	r = jank_config_load(&nc, d->config_path, err, sizeof(err));
-	if (r == 0 && (r = check_config(&nc, err, sizeof(err))) < 0)
-		jank_config_fini(&nc);
+	r = load_config(&nc, &src, d->config_path, err, sizeof(err));
 	if (r < 0) {
 		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
 		d->reload_errors++;
 	} else {
 		reload_ignored(d, &nc);
 		reload_graph(d, &nc);
-		reload_take(d, &nc);
+		reload_take(d, &nc, &src);
 		jank_config_fini(&nc);
+		jank_config_sources_fini(&src);
 		d->reloads++;
 		jank_log(LOG_INFO, "reloaded %s: %zu rule%s", d->config_path, d->config.nrules,
 			 d->config.nrules == 1 ? "" : "s");
@@ -551,40 +608,26 @@ static void live_destroy(struct jankd *d)
 	d->session_created[0] = '\0';
 }
 
+/* The inputs, each in its worker: [live] url, the created session, or discovery. */
 static int start_inputs(struct jankd *d, char *err, size_t len)
 {
-	struct jank_engine_config ec;
+	int r = 0;
 
-	jank_engine_config_defaults(&ec);
-	jank_config_apply_engine(&d->config, &ec);
-	ec.gc = true;
-	ec.report_all = false;
-	d->inputs = calloc(d->config.live.nurls + 1, sizeof(*d->inputs));
-	if (!d->inputs) {
+	d->fleet = jank_fleet_new(d->base, on_verdict, on_fleet_change, d);
+	if (!d->fleet || jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < d->config.live.nurls + (d->created_url[0] != '\0'); i++) {
-		const char *url =
-			i < d->config.live.nurls ? d->config.live.urls[i] : d->created_url;
-		char werr[256];
-		struct jank_live_input *w =
-			jank_live_input_new(d->base, url, &ec, d->config.rules, d->config.nrules,
-					    d->alerter, werr, sizeof(werr));
-
-		if (!w) {
-			snprintf(err, len, "%.512s: %s", url, werr);
-			return -ENOMEM;
-		}
-		d->inputs[d->ninputs++] = w;
-		jank_live_input_set_attached_cb(w, on_attached, d);
-		jank_live_input_set_clock_margin(w, d->config.live.timer_ns);
+	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
+		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
+	if (r == 0 && d->created_url[0])
+		r = jank_fleet_add_url(d->fleet, d->created_url);
+	if (r == 0)
+		r = jank_fleet_start(d->fleet);
+	if (r < 0) {
+		snprintf(err, len, "cannot start the inputs: %s", strerror(-r));
+		return r;
 	}
-	for (size_t i = 0; i < d->ninputs; i++)
-		if (jank_live_input_start(d->inputs[i]) < 0) {
-			snprintf(err, len, "cannot start the event loop");
-			return -EIO;
-		}
 	return 0;
 }
 
@@ -632,7 +675,7 @@ static int start(struct jankd *d, char *err, size_t len)
 	r = jank_capture_worker_start(d->capture_worker, &d->config, d->target, err, len);
 	if (r < 0)
 		return r;
-	jank_alerter_set_capture(d->alerter, jank_capture_worker_jank, d->capture_worker);
+	jank_alerter_set_capture(d->alerter, capture_hook, d);
 	r = start_inputs(d, err, len);
 	if (r < 0)
 		return r;
@@ -660,51 +703,78 @@ static int start(struct jankd *d, char *err, size_t len)
 	}
 	jank_log(LOG_INFO, "jankd %s started: %s, %zu rule%s, %zu input%s, alerts to %s%s",
 		 JANK_VERSION, d->config_path, d->config.nrules, d->config.nrules == 1 ? "" : "s",
-		 d->ninputs, d->ninputs == 1 ? "" : "s", jank_alert_target_name(d->target),
-		 watchdog_us ? ", watchdog on" : "");
+		 jank_fleet_count(d->fleet), jank_fleet_count(d->fleet) == 1 ? "" : "s",
+		 jank_alert_target_name(d->target), watchdog_us ? ", watchdog on" : "");
 	return 0;
+}
+
+static const char *duration_of(struct json_object *o, const char *k, char *buf, size_t len)
+{
+	int64_t ns = 0;
+
+	jank_json_get_i64(o, k, &ns);
+	return jank_units_duration(ns, buf, len);
+}
+
+static int64_t count_of(struct json_object *o, const char *k)
+{
+	int64_t v = 0;
+
+	jank_json_get_i64(o, k, &v);
+	return v;
+}
+
+/* The summary lines of one input, from its workers' last status. */
+static void input_summary(const struct jank_fleet_input *in, bool named)
+{
+	struct json_object *st = jank_fleet_input_json(in);
+	struct json_object *rules = jank_json_get(st, "rules", json_type_array);
+	const char *of = named ? " of " : "", *url = named ? jank_fleet_input_url(in) : "";
+
+	for (size_t r = 0; rules && r < json_object_array_length(rules); r++) {
+		struct json_object *ru = json_object_array_get_idx(rules, r);
+		const char *name = jank_json_get_str(ru, "action");
+		char p50[32], p99[32], max[32];
+
+		jank_log(LOG_INFO,
+			 "summary%s%s: %s: %" PRId64 " actions, %" PRId64
+			 " janks, p50 %s, p99 %s, max %s",
+			 of, url, name ? name : "?", count_of(ru, "count"), count_of(ru, "janks"),
+			 duration_of(ru, "p50_ns", p50, sizeof(p50)),
+			 duration_of(ru, "p99_ns", p99, sizeof(p99)),
+			 duration_of(ru, "max_ns", max, sizeof(max)));
+	}
+	jank_log(LOG_INFO,
+		 "summary%s%s: %" PRId64 " events, %" PRId64 " overdue (%" PRId64
+		 " unsure, not reported), %" PRId64 " discarded events, %" PRId64
+		 " expired, %" PRId64 " evicted by the memory budget, %" PRId64
+		 " truncated, %" PRId64 " dropped, %" PRId64 " disconnects",
+		 of, url, count_of(st, "events"), count_of(st, "overdue"),
+		 count_of(st, "overdue_unsure"), count_of(st, "discarded_events"),
+		 count_of(st, "actions_expired"), count_of(st, "actions_evicted"),
+		 count_of(st, "paths_truncated"), count_of(st, "actions_dropped"),
+		 count_of(st, "disconnects"));
+	json_object_put(st);
 }
 
 /* One line per rule (and input), then the counters. */
 static void final_summary(struct jankd *d)
 {
+	size_t n = jank_fleet_count(d->fleet);
 	struct jank_alerter_stats as;
+	struct json_object *fl;
 
 	jank_alerter_get_stats(d->alerter, &as);
-	for (size_t i = 0; i < d->ninputs; i++) {
-		const struct jank_engine *e = jank_live_input_engine(d->inputs[i]);
-		const char *url = jank_live_input_url(d->inputs[i]);
-		struct jank_live_input_stats ws;
-		struct jank_engine_stats es;
-
-		jank_engine_get_stats(e, &es);
-		jank_live_input_get_stats(d->inputs[i], &ws);
-		for (size_t r = 0; r < jank_engine_rule_count(e); r++) {
-			const struct jank_histogram *h = jank_engine_rule_histogram(e, r);
-			char p50[32], p99[32], max[32];
-
-			jank_log(LOG_INFO,
-				 "summary%s%s: %s: %" PRIu64 " actions, %" PRIu64
-				 " janks, p50 %s, p99 %s, max %s",
-				 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "",
-				 jank_engine_rule(e, r)->name, h->count,
-				 jank_engine_rule_janks(e, r),
-				 jank_units_duration(jank_histogram_percentile(h, 50), p50,
-						     sizeof(p50)),
-				 jank_units_duration(jank_histogram_percentile(h, 99), p99,
-						     sizeof(p99)),
-				 jank_units_duration(h->count ? h->max : 0, max, sizeof(max)));
-		}
+	for (size_t i = 0; i < n; i++)
+		input_summary(jank_fleet_get(d->fleet, i), n > 1);
+	fl = jank_fleet_json(d->fleet);
+	if (count_of(fl, "restarts") || count_of(fl, "duplicates_dropped"))
 		jank_log(LOG_INFO,
-			 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
-			 " unsure, not reported), %" PRIu64 " discarded events, %" PRIu64
-			 " expired, %" PRIu64 " evicted by the memory budget, %" PRIu64
-			 " truncated, %" PRIu64 " dropped, %" PRIu64 " disconnects",
-			 d->ninputs > 1 ? " of " : "", d->ninputs > 1 ? url : "", es.events,
-			 es.overdue, es.overdue_unsure, es.discarded_events, es.actions_expired,
-			 es.actions_evicted, es.paths_truncated, es.actions_dropped,
-			 ws.disconnects);
-	}
+			 "summary: %" PRId64 " worker restarts (%" PRId64 " crashed, %" PRId64
+			 " silent), %" PRId64 " duplicate verdicts dropped",
+			 count_of(fl, "restarts"), count_of(fl, "crashes"),
+			 count_of(fl, "timeouts"), count_of(fl, "duplicates_dropped"));
+	json_object_put(fl);
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);
 }
@@ -712,11 +782,12 @@ static void final_summary(struct jankd *d)
 static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_stop(d->inputs[i]);
+	/* The workers' last verdicts are alerted, and their last figures kept. */
+	if (d->fleet)
+		jank_fleet_stop(d->fleet, STOP_NS);
 	/* The snapshot in flight and the reports not written yet finish first. */
 	jank_capture_worker_stop(d->capture_worker);
-	if (d->alerter) {
+	if (d->alerter && d->fleet) {
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
 	}
@@ -726,9 +797,7 @@ static void stop(struct jankd *d)
 
 static void cleanup(struct jankd *d)
 {
-	for (size_t i = 0; i < d->ninputs; i++)
-		jank_live_input_free(d->inputs[i]);
-	free(d->inputs);
+	jank_fleet_free(d->fleet);
 	jank_control_close(d->control);
 	jank_metrics_server_close(d->metrics);
 	jank_capture_worker_free(d->capture_worker); /* stops it first when start() failed */
@@ -750,6 +819,7 @@ static void cleanup(struct jankd *d)
 	if (d->base)
 		event_base_free(d->base);
 	jank_config_fini(&d->config);
+	jank_config_sources_fini(&d->config_sources);
 	libevent_global_shutdown();
 }
 
@@ -759,11 +829,11 @@ int main(int argc, char **argv)
 	char err[ERR_LEN];
 	int r;
 
+	if (argc > 1 && !strcmp(argv[1], JANK_WORKER_ARG))
+		return jank_worker_main(argc, argv);
 	parse_options(argc, argv, &d);
-	if (jank_config_load(&d.config, d.config_path, err, sizeof(err)) < 0 ||
-	    check_config(&d.config, err, sizeof(err)) < 0) {
+	if (load_config(&d.config, &d.config_sources, d.config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);
-		jank_config_fini(&d.config);
 		return JANK_EXIT_BAD_INPUT;
 	}
 	if (!d.target_from_cmdline)
@@ -772,6 +842,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	d.start_mono = jank_clock_monotonic_ns();
 	d.start_real = jank_clock_realtime_ns();
+	if (gethostname(d.hostname, sizeof(d.hostname) - 1) < 0)
+		d.hostname[0] = '\0';
 
 	r = start(&d, err, sizeof(err));
 	if (r < 0) {

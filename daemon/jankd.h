@@ -13,20 +13,20 @@
 #include "config-file.h"
 #include "control-socket.h"
 #include "exit-status.h"
-#include "live-input.h"
+#include "fleet.h"
 #include "metrics-server.h"
 
 struct jankd {
 	const char *config_path;
 	struct jank_config config;
+	struct jank_config_sources config_sources; /* the files as read: what the workers get */
 	enum jank_alert_target target;
 	bool target_from_cmdline;
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
 	struct jank_capture_worker *capture_worker;
-	struct jank_live_input **inputs;
-	size_t ninputs;
+	struct jank_fleet *fleet; /* the inputs, each in a worker process */
 	struct jank_control *control;
 	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
 	struct event *ev_hup, *ev_term, *ev_int;
@@ -40,6 +40,8 @@ struct jankd {
 	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */
 	char created_url[JANK_CONFIG_URL_LEN];	       /* its live URL */
 	bool kernel_ok;				       /* it has a kernel channel */
+	char hostname[JANK_CONFIG_SESSION_LEN];	       /* captures record this host only */
+	bool capture_here; /* the verdict being alerted is of this host */
 	int exit_status;
 };
 

@@ -5,7 +5,10 @@
  *   OK     messages were processed: run again at once, but through the loop
  *          (a zero timeout), so that signals, timers and the control socket
  *          get their turn every PUMP_BATCHES batches;
- *   AGAIN  no data yet: back off, from AGAIN_MIN_NS doubling to AGAIN_MAX_NS;
+ *   AGAIN  no data yet: back off, from AGAIN_MIN_NS doubling to AGAIN_MAX_NS,
+ *          or to IDLE_POLL_NS once no event came for IDLE_AFTER_NS: each
+ *          try is a few round trips to relayd (one per stream), which is
+ *          most of what an idle input costs;
  *   END, ERROR
  *          relayd went away: log it once, free the input, and build a new
  *          one after RECONNECT_MIN_NS, doubling to RECONNECT_MAX_NS while it
@@ -40,6 +43,8 @@
 #define PUMP_BATCHES	 32
 #define AGAIN_MIN_NS	 10000000LL    /* 10 ms */
 #define AGAIN_MAX_NS	 40000000LL    /* 40 ms: at most this late after a live-timer flush */
+#define IDLE_AFTER_NS	 2000000000LL  /* no event for this long: idle */
+#define IDLE_POLL_NS	 250000000LL   /* an idle input's first packet waits at most this */
 #define RECONNECT_MIN_NS 1000000000LL  /* 1 s */
 #define RECONNECT_MAX_NS 30000000000LL /* 30 s */
 #define PROBE_EVERY_NS	 1000000000LL  /* 1 s */
@@ -52,7 +57,6 @@ struct jank_live_input {
 	struct event *pump;
 	struct jank_engine *engine;
 	struct jank_reader *input;
-	struct jank_alerter *alerter;
 	enum jank_live_input_state state;
 	bool attached; /* attached at least once */
 	bool quiet;    /* the current outage was logged */
@@ -64,6 +68,8 @@ struct jank_live_input {
 
 	int64_t again_ns;
 	int64_t reconnect_ns;
+	int64_t event_mono;   /* when the last event came */
+	uint64_t events_seen; /* by the current input */
 
 	/* Trace clock estimate: the last event's time and when it was received. */
 	int64_t anchor_ts;
@@ -99,13 +105,6 @@ static void schedule(struct jank_live_input *w, int64_t ns)
 	event_add(w->pump, &tv);
 }
 
-static void on_report(const struct jank_verdict *r, void *data)
-{
-	struct jank_live_input *w = data;
-
-	jank_alerter_report(w->alerter, r, w->url);
-}
-
 /* Fold the reader's counters into the input's, and free it. */
 static void drop_input(struct jank_live_input *w)
 {
@@ -118,6 +117,7 @@ static void drop_input(struct jank_live_input *w)
 	w->discarded_past += s.discarded;
 	jank_reader_free(w->input);
 	w->input = NULL;
+	w->events_seen = 0;
 }
 
 /* The input failed or ended: say it once, then retry with back-off. */
@@ -180,6 +180,34 @@ static void advance_clock(struct jank_live_input *w)
 	}
 }
 
+/*
+ * Did events come since the last call? Messages without events (relayd's
+ * beacons of an idle stream, every live timer tick) are no reason to ask
+ * relayd again at once.
+ */
+static bool got_events(struct jank_live_input *w)
+{
+	struct jank_reader_stats s;
+
+	jank_reader_get_stats(w->input, &s);
+	if (s.events == w->events_seen)
+		return false;
+	w->events_seen = s.events;
+	return true;
+}
+
+/* No data: try again later, the later the longer nothing came. */
+static void back_off(struct jank_live_input *w)
+{
+	int64_t cap = jank_clock_monotonic_ns() - w->event_mono > IDLE_AFTER_NS ? IDLE_POLL_NS
+										: AGAIN_MAX_NS;
+
+	schedule(w, w->again_ns < cap ? w->again_ns : cap);
+	w->again_ns *= 2;
+	if (w->again_ns > cap)
+		w->again_ns = cap;
+}
+
 /* Not attached, no data: does relayd list the session? */
 /* Does relayd list the session? At most every PROBE_EVERY_NS; -EAGAIN: not asked. */
 static int probe(struct jank_live_input *w, int64_t now)
@@ -237,17 +265,17 @@ static void pump(evutil_socket_t fd, short what, void *data)
 	for (int i = 0; i < PUMP_BATCHES; i++) {
 		switch (jank_reader_run_once(w->input)) {
 		case JANK_READER_STATUS_OK:
-			w->again_ns = AGAIN_MIN_NS;
 			w->ok_mono = jank_clock_monotonic_ns();
+			if (got_events(w)) {
+				w->again_ns = AGAIN_MIN_NS;
+				w->event_mono = w->ok_mono;
+			}
 			up(w);
 			continue;
 		case JANK_READER_STATUS_AGAIN:
 			advance_clock(w);
 			idle(w);
-			schedule(w, w->again_ns);
-			w->again_ns *= 2;
-			if (w->again_ns > AGAIN_MAX_NS)
-				w->again_ns = AGAIN_MAX_NS;
+			back_off(w);
 			return;
 		case JANK_READER_STATUS_END:
 			advance_clock(w);
@@ -267,7 +295,8 @@ static void pump(evutil_socket_t fd, short what, void *data)
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
 					    const struct jank_rule *rules, size_t n,
-					    struct jank_alerter *al, char *err, size_t errlen)
+					    jank_verdict_fn fn, void *data, char *err,
+					    size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;
@@ -275,7 +304,6 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	if (!w)
 		goto nomem;
 	w->base = base;
-	w->alerter = al;
 	w->url = strdup(url);
 	w->engine = jank_engine_new(ec);
 	w->pump = event_new(base, -1, 0, pump, w);
@@ -288,7 +316,7 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 			goto fail;
 		}
 	}
-	jank_engine_set_verdict_cb(w->engine, on_report, w);
+	jank_engine_set_verdict_cb(w->engine, fn, data);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <event2/event.h>
-#include "alert.h"
 #include "engine.h"
 #include "trace-reader.h"
 
@@ -40,13 +39,14 @@ struct jank_live_input_stats {
 
 /*
  * A live input: the live session at `url`, with an engine configured by `ec`
- * and the `n` rules. Nothing runs before jank_live_input_start(). NULL on failure
- * (message in err).
+ * and the `n` rules, whose verdicts go to `fn`. Nothing runs before
+ * jank_live_input_start(). NULL on failure (message in err).
  */
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
 					    const struct jank_rule *rules, size_t n,
-					    struct jank_alerter *al, char *err, size_t errlen);
+					    jank_verdict_fn fn, void *data, char *err,
+					    size_t errlen);
 void jank_live_input_free(struct jank_live_input *w);
 void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
 				     void *data);

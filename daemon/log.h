@@ -15,4 +15,11 @@
 void jank_log_set_journal(bool journal);
 void jank_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Send every line to `fn` instead (a worker process hands its lines to
+ * jankd's supervisor, which logs them); NULL: back to the target.
+ */
+typedef void (*jank_log_sink_fn)(int priority, const char *line, void *data);
+void jank_log_set_sink(jank_log_sink_fn fn, void *data);
+
 #endif

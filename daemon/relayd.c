@@ -12,53 +12,55 @@
 #include <babeltrace2/babeltrace.h>
 #include "relayd.h"
 
-static bool entry_is(const bt_value *v, const char *key, const char *want, size_t len)
+static const char *entry_str(const bt_value *v, const char *key)
 {
 	const bt_value *s;
 
 	if (bt_value_get_type(v) != BT_VALUE_TYPE_MAP)
-		return false;
+		return NULL;
 	s = bt_value_map_borrow_entry_value_const(v, key);
-	return s && bt_value_get_type(s) == BT_VALUE_TYPE_STRING &&
-	       strlen(bt_value_string_get(s)) == len && !strncmp(bt_value_string_get(s), want, len);
+	return s && bt_value_get_type(s) == BT_VALUE_TYPE_STRING ? bt_value_string_get(s) : NULL;
 }
 
-int jank_relayd_has_session(const char *url, char *err, size_t errlen)
+/*
+ * babeltrace2's ctf plugin, found once: finding it loads every plugin file
+ * again, and an idle input asks relayd every second or so.
+ */
+static const bt_plugin *ctf_plugin(void)
 {
-	const char *host = strstr(url, "/host/"), *session;
+	static const bt_plugin *plugin;
+
+	if (!plugin && bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
+				      &plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+		bt_current_thread_clear_error();
+		plugin = NULL;
+	}
+	return plugin;
+}
+
+/* The query's result, a new reference; NULL with a message and *r set. */
+static const bt_value *query_sessions(const char *relay, int *r, char *err, size_t errlen)
+{
+	const bt_plugin *plugin = ctf_plugin();
 	const bt_component_class_source *cls;
-	const bt_plugin *plugin = NULL;
 	bt_query_executor *q = NULL;
 	const bt_value *result = NULL;
 	bt_value *params = NULL;
-	char relay[1024];
-	int r = -EINVAL;
 
-	if (!host || (size_t)(host - url) >= sizeof(relay) || !(session = strchr(host + 6, '/'))) {
-		snprintf(err, errlen, "%s: not a live URL", url);
-		return -EINVAL;
-	}
-	snprintf(relay, sizeof(relay), "%.*s", (int)(host - url), url);
-	host += 6;
-	session++;
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) !=
-		    BT_PLUGIN_FIND_STATUS_OK ||
+	if (!plugin ||
 	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(plugin, "lttng-live"))) {
-		bt_current_thread_clear_error();
 		snprintf(err, errlen, "cannot load babeltrace2's lttng-live source");
-		r = -ENOENT;
+		*r = -ENOENT;
 		goto end;
 	}
 	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "url", relay)) {
-		r = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto end;
-	}
-	q = bt_query_executor_create(bt_component_class_source_as_component_class_const(cls),
-				     "sessions", params);
+	q = params && !bt_value_map_insert_string_entry(params, "url", relay)
+		    ? bt_query_executor_create(
+			      bt_component_class_source_as_component_class_const(cls), "sessions",
+			      params)
+		    : NULL;
 	if (!q) {
-		r = -ENOMEM;
+		*r = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto end;
 	}
@@ -67,21 +69,67 @@ int jank_relayd_has_session(const char *url, char *err, size_t errlen)
 	    bt_value_get_type(result) != BT_VALUE_TYPE_ARRAY) {
 		bt_current_thread_clear_error();
 		snprintf(err, errlen, "%s: relayd does not answer", relay);
-		r = -ECONNREFUSED;
-		goto end;
-	}
-	r = 0;
-	for (uint64_t i = 0; i < bt_value_array_get_length(result); i++) {
-		const bt_value *v = bt_value_array_borrow_element_by_index_const(result, i);
-
-		if (entry_is(v, "target-hostname", host, (size_t)(session - 1 - host)) &&
-		    entry_is(v, "session-name", session, strlen(session)))
-			r = 1;
+		*r = -ECONNREFUSED;
+		bt_value_put_ref(result);
+		result = NULL;
 	}
 end:
-	bt_value_put_ref(result);
 	bt_query_executor_put_ref(q);
 	bt_value_put_ref(params);
-	bt_plugin_put_ref(plugin);
-	return r;
+	return result;
+}
+
+int jank_relayd_list_sessions(const char *relay, jank_relayd_session_fn fn, void *data, char *err,
+			      size_t errlen)
+{
+	int r = 0;
+	const bt_value *result = query_sessions(relay, &r, err, errlen);
+
+	if (!result)
+		return r;
+	for (uint64_t i = 0; i < bt_value_array_get_length(result); i++) {
+		const bt_value *v = bt_value_array_borrow_element_by_index_const(result, i);
+		const char *host = entry_str(v, "target-hostname");
+		const char *session = entry_str(v, "session-name");
+
+		if (host && session)
+			fn(host, session, data);
+	}
+	bt_value_put_ref(result);
+	return 0;
+}
+
+struct wanted {
+	const char *host;
+	size_t host_len;
+	const char *session;
+	bool found;
+};
+
+static void compare(const char *host, const char *session, void *data)
+{
+	struct wanted *w = data;
+
+	if (strlen(host) == w->host_len && !strncmp(host, w->host, w->host_len) &&
+	    !strcmp(session, w->session))
+		w->found = true;
+}
+
+int jank_relayd_has_session(const char *url, char *err, size_t errlen)
+{
+	const char *host = strstr(url, "/host/"), *session;
+	struct wanted w = { 0 };
+	char relay[1024];
+	int r;
+
+	if (!host || (size_t)(host - url) >= sizeof(relay) || !(session = strchr(host + 6, '/'))) {
+		snprintf(err, errlen, "%s: not a live URL", url);
+		return -EINVAL;
+	}
+	snprintf(relay, sizeof(relay), "%.*s", (int)(host - url), url);
+	w.host = host + 6;
+	w.host_len = (size_t)(session - w.host);
+	w.session = session + 1;
+	r = jank_relayd_list_sessions(relay, compare, &w, err, errlen);
+	return r < 0 ? r : w.found;
 }

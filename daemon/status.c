@@ -4,6 +4,7 @@
  * jank_status_text() prints that very object for humans, so that the two
  * formats cannot disagree.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "clock.h"
 #include "capture-worker.h"
 #include "format.h"
+#include "input-figures.h"
 #include "status.h"
 #include "json-util.h"
 #include "metrics.h"
@@ -36,83 +38,6 @@ static void put_double(struct json_object *o, const char *k, double v)
 	json_object_object_add(o, k, json_object_new_double((double)llround(v * 10) / 10));
 }
 
-static struct json_object *rule_json(const struct jank_engine *e, size_t i)
-{
-	const struct jank_rule *r = jank_engine_rule(e, i);
-	const struct jank_histogram *h = jank_engine_rule_histogram(e, i);
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	put_str(o, "action", r->name);
-	jank_json_add_u64(o, "count", h->count);
-	jank_json_add_u64(o, "janks", jank_engine_rule_janks(e, i));
-	jank_json_add_i64(o, "threshold_ns", jank_threshold_current(&r->threshold, h));
-	put_str(o, "threshold_kind",
-		r->threshold.kind == JANK_THRESHOLD_ADAPTIVE ? "adaptive" : "fixed");
-	jank_json_add_i64(o, "p50_ns", jank_histogram_percentile(h, 50));
-	jank_json_add_i64(o, "p90_ns", jank_histogram_percentile(h, 90));
-	jank_json_add_i64(o, "p99_ns", jank_histogram_percentile(h, 99));
-	jank_json_add_i64(o, "max_ns", h->count ? h->max : 0);
-	return o;
-}
-
-static struct json_object *input_json(const struct jank_live_input *w, struct jank_engine_stats *es)
-{
-	const struct jank_engine *e = jank_live_input_engine(w);
-	struct json_object *o = json_object_new_object();
-	struct json_object *graph = json_object_new_object();
-	struct json_object *rules = json_object_new_array();
-	struct jank_live_input_stats ws;
-
-	if (!o || !graph || !rules) {
-		json_object_put(o);
-		json_object_put(graph);
-		json_object_put(rules);
-		return NULL;
-	}
-	jank_live_input_get_stats(w, &ws);
-	jank_engine_get_stats(e, es);
-	put_str(o, "url", jank_live_input_url(w));
-	put_str(o, "state", jank_live_input_state_name(ws.state));
-	if (jank_live_input_last_error(w)[0])
-		put_str(o, "last_error", jank_live_input_last_error(w));
-	jank_json_add_u64(o, "events", es->events);
-	jank_json_add_u64(o, "events_read", ws.events_read);
-	put_double(o, "events_per_sec", ws.events_per_sec);
-	jank_json_add_u64(o, "discarded_events", es->discarded_events);
-	jank_json_add_u64(o, "disconnects", ws.disconnects);
-	jank_json_add_u64(o, "reconnects", ws.reconnects);
-	if (ws.trace_now != INT64_MIN)
-		jank_json_add_i64(o, "trace_now", ws.trace_now);
-	jank_json_add_u64(o, "actions_completed", es->actions_completed);
-	jank_json_add_u64(o, "janks", es->janks);
-	jank_json_add_u64(o, "overdue", es->overdue);
-	jank_json_add_u64(o, "overdue_unsure", es->overdue_unsure);
-	jank_json_add_u64(o, "actions_open", es->actions_open);
-	jank_json_add_u64(o, "actions_expired", es->actions_expired);
-	jank_json_add_u64(o, "actions_replaced", es->actions_replaced);
-	jank_json_add_u64(o, "actions_unmatched", es->actions_unmatched);
-	jank_json_add_u64(o, "actions_dropped", es->actions_dropped);
-	jank_json_add_u64(o, "actions_evicted", es->actions_evicted);
-	jank_json_add_u64(o, "paths_truncated", es->paths_truncated);
-	jank_json_add_u64(o, "paths_incomplete", es->paths_incomplete);
-	jank_json_add_u64(o, "budget_forced", es->budget_forced);
-	jank_json_add_u64(o, "memory_bytes", es->memory_bytes);
-	jank_json_add_u64(o, "memory_peak", es->memory_peak);
-	jank_json_add_u64(graph, "workers", es->graph.workers);
-	jank_json_add_u64(graph, "vertices", es->graph.vertices);
-	jank_json_add_u64(graph, "bytes", es->graph.bytes);
-	jank_json_add_u64(graph, "freed_vertices", es->graph.freed_vertices);
-	jank_json_add_u64(graph, "freed_workers", es->graph.freed_workers);
-	jank_json_add_u64(graph, "gc_steps", es->graph.gc_steps);
-	json_object_object_add(o, "graph", graph);
-	for (size_t i = 0; i < jank_engine_rule_count(e); i++)
-		json_object_array_add(rules, rule_json(e, i));
-	json_object_object_add(o, "rules", rules);
-	return o;
-}
-
 static struct json_object *recent_json(const struct jank_recent *x)
 {
 	struct json_object *o = json_object_new_object();
@@ -130,10 +55,77 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	jank_json_add_i64(o, "tid", x->tid);
 	jank_json_add_i64(o, "pid", x->pid);
 	put_str(o, "comm", x->comm);
+	if (x->host[0])
+		put_str(o, "host", x->host);
+	if (x->session[0])
+		put_str(o, "session", x->session);
 	put_str(o, "critical_path", x->story);
 	if (x->capture[0])
 		put_str(o, "capture", x->capture);
 	return o;
+}
+
+/* The figures that add up over the inputs. */
+struct totals {
+	int64_t events, actions, janks, overdue, memory, discarded, connected;
+	double rate;
+};
+
+static int64_t num(struct json_object *o, const char *k)
+{
+	int64_t v = 0;
+
+	jank_json_get_i64(o, k, &v);
+	return v;
+}
+
+/* `in`: an input's status; `state`: what it is now. */
+static void add_input(struct totals *t, struct json_object *in, const char *state)
+{
+	struct json_object *rate = jank_json_get(in, "events_per_sec", json_type_double);
+
+	t->events += num(in, "events");
+	t->actions += num(in, "actions_completed");
+	t->janks += num(in, "janks");
+	t->overdue += num(in, "overdue");
+	t->memory += num(in, "memory_bytes");
+	t->discarded += num(in, "discarded_events");
+	t->rate += rate ? json_object_get_double(rate) : (double)num(in, "events_per_sec");
+	t->connected += state && !strcmp(state, "connected");
+}
+
+/* Per host: how many inputs, connected, and their events and janks. */
+static struct json_object *hosts_json(struct json_object *inputs)
+{
+	struct json_object *hosts = json_object_new_object();
+	struct json_object *list = json_object_new_array();
+
+	for (size_t i = 0; hosts && i < json_object_array_length(inputs); i++) {
+		struct json_object *in = json_object_array_get_idx(inputs, i), *h;
+		const char *host = jank_json_get_str(in, "host");
+		const char *state = jank_json_get_str(in, "state");
+
+		if (!host)
+			continue;
+		if (!json_object_object_get_ex(hosts, host, &h)) {
+			h = json_object_new_object();
+			jank_json_add_str(h, "host", host);
+			json_object_object_add(hosts, host, h);
+			json_object_array_add(list, json_object_get(h));
+		}
+		json_object_object_add(h, "inputs", json_object_new_int64(num(h, "inputs") + 1));
+		json_object_object_add(
+			h, "connected",
+			json_object_new_int64(num(h, "connected") +
+					      (state && !strcmp(state, "connected"))));
+		json_object_object_add(h, "events",
+				       json_object_new_int64(num(h, "events") + num(in, "events")));
+		json_object_object_add(h, "janks",
+				       json_object_new_int64(num(h, "janks") + num(in, "janks") +
+							     num(in, "overdue")));
+	}
+	json_object_put(hosts);
+	return list;
 }
 
 struct json_object *jank_status_json(const struct jankd *d)
@@ -144,9 +136,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	struct json_object *alerts = json_object_new_object();
 	struct jank_alerter_stats as;
 	struct jank_metrics_process proc;
-	uint64_t events = 0, actions = 0, janks = 0, overdue = 0, memory = 0, discarded = 0;
-	uint64_t attached = 0;
-	double rate = 0;
+	struct totals t = { 0 };
 
 	if (!o || !inputs || !recent || !alerts) {
 		json_object_put(o);
@@ -161,29 +151,20 @@ struct json_object *jank_status_json(const struct jankd *d)
 	put_str(o, "config", d->config_path);
 	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
-	for (size_t i = 0; i < d->ninputs; i++) {
-		struct jank_engine_stats es;
-		struct jank_live_input_stats ws;
+	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
+		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
 
-		json_object_array_add(inputs, input_json(d->inputs[i], &es));
-		jank_live_input_get_stats(d->inputs[i], &ws);
-		events += es.events;
-		actions += es.actions_completed;
-		janks += es.janks;
-		overdue += es.overdue;
-		memory += es.memory_bytes;
-		discarded += es.discarded_events;
-		rate += ws.events_per_sec;
-		attached += ws.state == JANK_LIVE_INPUT_CONNECTED;
+		add_input(&t, in, jank_json_get_str(in, "state"));
+		json_object_array_add(inputs, in);
 	}
-	jank_json_add_u64(o, "inputs_connected", attached);
-	jank_json_add_u64(o, "events", events);
-	put_double(o, "events_per_sec", rate);
-	jank_json_add_u64(o, "actions_completed", actions);
-	jank_json_add_u64(o, "janks", janks);
-	jank_json_add_u64(o, "overdue", overdue);
-	jank_json_add_u64(o, "discarded_events", discarded);
-	jank_json_add_u64(o, "memory_bytes", memory);
+	jank_json_add_i64(o, "inputs_connected", t.connected);
+	jank_json_add_i64(o, "events", t.events);
+	put_double(o, "events_per_sec", t.rate);
+	jank_json_add_i64(o, "actions_completed", t.actions);
+	jank_json_add_i64(o, "janks", t.janks);
+	jank_json_add_i64(o, "overdue", t.overdue);
+	jank_json_add_i64(o, "discarded_events", t.discarded);
+	jank_json_add_i64(o, "memory_bytes", t.memory);
 	jank_metrics_process_read(&proc, d->start_real);
 	jank_json_add_u64(o, "rss_bytes", proc.rss_bytes);
 	jank_alerter_get_stats(d->alerter, &as);
@@ -201,6 +182,9 @@ struct json_object *jank_status_json(const struct jankd *d)
 				       jank_capture_worker_status_json(d->capture_worker));
 	jank_json_add_u64(o, "reloads", d->reloads);
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
+	if (d->fleet)
+		jank_json_add(o, "fleet", jank_fleet_json(d->fleet));
+	jank_json_add(o, "hosts", hosts_json(inputs));
 	json_object_object_add(o, "inputs", inputs);
 	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
 		const struct jank_recent *x = jank_alerter_recent(d->alerter, i);
@@ -290,6 +274,22 @@ static const char *clock_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
+static void worker_text(FILE *f, struct json_object *in)
+{
+	struct json_object *w = go(in, "worker");
+
+	fprintf(f, " (worker pid %" PRId64, gi(w, "pid"));
+	if (gi(w, "restarts"))
+		fprintf(f, ", %" PRId64 " restart%s: %" PRId64 " crashed, %" PRId64 " silent",
+			gi(w, "restarts"), gi(w, "restarts") == 1 ? "" : "s", gi(w, "crashes"),
+			gi(w, "timeouts"));
+	if (gi(in, "duplicates_dropped"))
+		fprintf(f, "; %" PRId64 " duplicate verdicts dropped",
+			gi(in, "duplicates_dropped"));
+	fputc(')', f);
+}
+
 static void input_text(FILE *f, struct json_object *in)
 {
 	struct json_object *g = go(in, "graph"), *rules = go(in, "rules");
@@ -300,6 +300,7 @@ static void input_text(FILE *f, struct json_object *in)
 	fprintf(f, "\ninput %s: %s", gs(in, "url"), gs(in, "state"));
 	if (gs(in, "last_error")[0])
 		fprintf(f, " (last error: %s)", gs(in, "last_error"));
+	worker_text(f, in);
 	fprintf(f,
 		"\n  events %" PRId64 " (%.1f/s), %" PRId64 " read, discarded %" PRId64
 		", disconnects %" PRId64 ", reconnects %" PRId64 "\n",
@@ -412,14 +413,71 @@ static void recent_text(FILE *f, struct json_object *recent)
 		struct json_object *x = json_object_array_get_idx(recent, i);
 		const char *key = gs(x, "key");
 
-		fprintf(f, "  %s  %s%s%s%s  %s%s%s  %s\n", clock_text(gi(x, "end"), t, sizeof(t)),
-			gs(x, "action"), key[0] ? " [" : "", key, key[0] ? "]" : "",
+		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n",
+			clock_text(gi(x, "end"), t, sizeof(t)), gs(x, "action"), key[0] ? " [" : "",
+			key, key[0] ? "]" : "", gs(x, "host")[0] ? " on " : "", gs(x, "host"),
 			jank_units_duration(gi(x, "duration_ns"), d, sizeof(d)),
 			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
 			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
 			gs(x, "critical_path"));
 		if (gs(x, "capture")[0])
 			fprintf(f, "      capture %s\n", gs(x, "capture"));
+	}
+}
+
+static void patterns_text(FILE *f, struct json_object *a)
+{
+	size_t n = a ? json_object_array_length(a) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(a, i)));
+	if (n == 0)
+		fputc('*', f);
+}
+
+/* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
+static void discovery_text(FILE *f, struct json_object *disc)
+{
+	char p[32];
+
+	if (!disc)
+		return;
+	fprintf(f, "discovery of %s (hosts ", gs(disc, "relayd"));
+	patterns_text(f, go(disc, "hosts"));
+	fprintf(f, "; sessions ");
+	patterns_text(f, go(disc, "sessions"));
+	fprintf(f,
+		"): %" PRId64 " sessions listed, every %s, %" PRId64 " polls, %" PRId64 " failed",
+		gi(disc, "sessions_listed"),
+		jank_alert_period_text(gi(disc, "interval_ns"), p, sizeof(p)), gi(disc, "polls"),
+		gi(disc, "errors"));
+	if (gs(disc, "last_error")[0])
+		fprintf(f, " (last error: %s)", gs(disc, "last_error"));
+	fputc('\n', f);
+}
+
+/* The inputs, grouped by host. */
+static void inputs_text(FILE *f, struct json_object *hosts, struct json_object *inputs)
+{
+	size_t nh = hosts ? json_object_array_length(hosts) : 0;
+	size_t ni = inputs ? json_object_array_length(inputs) : 0;
+
+	for (size_t h = 0; h < nh; h++) {
+		struct json_object *ho = json_object_array_get_idx(hosts, h);
+		const char *name = gs(ho, "host");
+
+		fprintf(f,
+			"\nhost %s: %" PRId64 " input%s, %" PRId64 " connected, %" PRId64
+			" events, %" PRId64 " janks\n",
+			name, gi(ho, "inputs"), gi(ho, "inputs") == 1 ? "" : "s",
+			gi(ho, "connected"), gi(ho, "events"), gi(ho, "janks"));
+		for (size_t i = 0; i < ni; i++) {
+			struct json_object *in = json_object_array_get_idx(inputs, i);
+
+			if (!strcmp(gs(in, "host"), name))
+				input_text(f, in);
+		}
 	}
 }
 
@@ -459,8 +517,8 @@ char *jank_status_text(const struct jankd *d)
 	fprintf(f, "\nreloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
 		gi(o, "reload_errors"));
 	capture_text(f, go(o, "capture"));
-	for (size_t i = 0; inputs && i < json_object_array_length(inputs); i++)
-		input_text(f, json_object_array_get_idx(inputs, i));
+	discovery_text(f, go(go(o, "fleet"), "discovery"));
+	inputs_text(f, go(o, "hosts"), inputs);
 	recent_text(f, go(o, "recent"));
 	fclose(f);
 	json_object_put(o);
@@ -469,58 +527,123 @@ char *jank_status_text(const struct jankd *d)
 
 /* ---- Metrics ---- */
 
-/* One input's figures; its rules go to `rules` (room for all of them). */
-static void metrics_input(const struct jank_live_input *w, struct jank_metrics_input *in,
-			  struct jank_metrics_rule *rules)
-{
-	const struct jank_engine *e = jank_live_input_engine(w);
-	struct jank_live_input_stats ws;
-	struct jank_engine_stats es;
+/*
+ * The metrics of the inputs come from the figures their workers sent last
+ * (jank_fleet_input_json(): the current worker's plus those of the workers
+ * before it), not from engines: those live in the workers.
+ */
+struct metrics_inputs {
+	struct json_object **json; /* one per input, put at the end */
+	struct jank_metrics_input *inputs;
+	struct jank_metrics_rule *rules;
+	struct jank_histogram *hists;
+	struct jank_rule_stats *stats;
+	size_t n;
+};
 
-	jank_live_input_get_stats(w, &ws);
-	jank_engine_get_stats(e, &es);
-	in->url = jank_live_input_url(w);
-	in->connected = ws.state == JANK_LIVE_INPUT_CONNECTED;
-	in->events = es.events;
-	in->discarded_events = es.discarded_events;
-	in->disconnects = ws.disconnects;
-	in->reconnects = ws.reconnects;
-	in->memory_bytes = es.memory_bytes;
-	in->budget_forced = es.budget_forced;
-	in->actions_open = es.actions_open;
-	in->rules = rules;
-	in->nrules = jank_engine_rule_count(e);
-	for (size_t i = 0; i < in->nrules; i++) {
-		rules[i].action = jank_engine_rule(e, i)->name;
-		rules[i].hist = jank_engine_rule_histogram(e, i);
-		rules[i].stats = jank_engine_rule_stats(e, i);
-		rules[i].threshold_ns =
-			jank_threshold_current(&jank_engine_rule(e, i)->threshold, rules[i].hist);
+static uint64_t get_u64(struct json_object *o, const char *key)
+{
+	int64_t v = 0;
+
+	return jank_json_get_i64(o, key, &v) && v > 0 ? (uint64_t)v : 0;
+}
+
+static void metrics_rule(struct json_object *r, struct jank_metrics_rule *mr,
+			 struct jank_histogram *h, struct jank_rule_stats *rs)
+{
+	const char *key = jank_json_get_str(r, "last_jank_key");
+	int64_t v = 0;
+
+	jank_figures_histogram(r, h);
+	memset(rs, 0, sizeof(*rs));
+	rs->janks = get_u64(r, "janks");
+	rs->overdue = get_u64(r, "overdue");
+	rs->expired = get_u64(r, "expired");
+	rs->evicted = get_u64(r, "evicted");
+	if (jank_json_get_i64(r, "last_jank_ns", &v))
+		rs->last_jank_ns = v;
+	snprintf(rs->last_jank_key, sizeof(rs->last_jank_key), "%s", key ? key : "");
+	mr->action = jank_json_get_str(r, "action");
+	mr->hist = h;
+	mr->stats = rs;
+	/* An adaptive threshold still learning says 0 (the engine's "none yet"). */
+	mr->threshold_ns = jank_json_get_i64(r, "threshold_ns", &v) && v > 0 ? v : 0;
+}
+
+static void metrics_inputs_free(struct metrics_inputs *mi)
+{
+	for (size_t i = 0; mi->json && i < mi->n; i++)
+		json_object_put(mi->json[i]);
+	free(mi->json);
+	free(mi->inputs);
+	free(mi->rules);
+	free(mi->hists);
+	free(mi->stats);
+}
+
+static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
+{
+	size_t n = d->fleet ? jank_fleet_count(d->fleet) : 0, nrules = 0, k = 0;
+
+	memset(mi, 0, sizeof(*mi));
+	mi->json = calloc(n + 1, sizeof(*mi->json));
+	mi->inputs = calloc(n + 1, sizeof(*mi->inputs));
+	if (!mi->json || !mi->inputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *rules;
+
+		mi->json[i] = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
+		if (!mi->json[i])
+			return -ENOMEM;
+		mi->n = i + 1;
+		rules = jank_json_get(mi->json[i], "rules", json_type_array);
+		nrules += rules ? json_object_array_length(rules) : 0;
 	}
+	mi->rules = calloc(nrules + 1, sizeof(*mi->rules));
+	mi->hists = calloc(nrules + 1, sizeof(*mi->hists));
+	mi->stats = calloc(nrules + 1, sizeof(*mi->stats));
+	if (!mi->rules || !mi->hists || !mi->stats)
+		return -ENOMEM;
+	for (size_t i = 0; i < mi->n; i++) {
+		struct json_object *o = mi->json[i];
+		struct json_object *rules = jank_json_get(o, "rules", json_type_array);
+		struct jank_metrics_input *in = &mi->inputs[i];
+		const char *state = jank_json_get_str(o, "state");
+
+		in->url = jank_json_get_str(o, "url");
+		in->connected = state && !strcmp(state, "connected");
+		in->events = get_u64(o, "events");
+		in->discarded_events = get_u64(o, "discarded_events");
+		in->disconnects = get_u64(o, "disconnects");
+		in->reconnects = get_u64(o, "reconnects");
+		in->memory_bytes = get_u64(o, "memory_bytes");
+		in->budget_forced = get_u64(o, "budget_forced");
+		in->actions_open = get_u64(o, "actions_open");
+		in->rules = mi->rules + k;
+		in->nrules = rules ? json_object_array_length(rules) : 0;
+		for (size_t r = 0; r < in->nrules; r++, k++)
+			metrics_rule(json_object_array_get_idx(rules, r), &mi->rules[k],
+				     &mi->hists[k], &mi->stats[k]);
+	}
+	return 0;
 }
 
 char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
 {
 	struct jank_metrics m = {
 		.version = JANK_VERSION,
-		.ninputs = d->ninputs,
 		.memory_limit = d->config.graph.memory_limit,
 	};
-	struct jank_metrics_input *inputs = calloc(d->ninputs + 1, sizeof(*inputs));
-	struct jank_metrics_rule *rules = NULL;
 	struct jank_metrics_http_stats hs;
 	struct jank_capture_stats cs;
-	size_t nrules = 0;
+	struct metrics_inputs mi;
 	char *text = NULL;
 
-	for (size_t i = 0; i < d->ninputs; i++)
-		nrules += jank_engine_rule_count(jank_live_input_engine(d->inputs[i]));
-	rules = calloc(nrules + 1, sizeof(*rules));
-	if (!inputs || !rules)
+	if (metrics_inputs_read(d, &mi) < 0)
 		goto end;
-	for (size_t i = 0, k = 0; i < d->ninputs; k += inputs[i++].nrules)
-		metrics_input(d->inputs[i], &inputs[i], rules + k);
-	m.inputs = inputs;
+	m.inputs = mi.inputs;
+	m.ninputs = mi.n;
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	if (d->capture_worker) {
 		jank_capture_worker_get_stats(d->capture_worker, &cs);
@@ -533,37 +656,28 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	jank_metrics_process_read(&m.process, d->start_real);
 	text = jank_metrics_render(&m, f, len);
 end:
-	free(inputs);
-	free(rules);
+	metrics_inputs_free(&mi);
 	return text;
 }
 
 void jank_status_line(const struct jankd *d, char *buf, size_t len)
 {
-	uint64_t events = 0, actions = 0, janks = 0, memory = 0, attached = 0, discarded = 0;
+	size_t n = d->fleet ? jank_fleet_count(d->fleet) : 0;
 	struct jank_alerter_stats as;
-	double rate = 0;
+	struct totals t = { 0 };
 	char m[32];
 
-	for (size_t i = 0; i < d->ninputs; i++) {
-		struct jank_engine_stats es;
-		struct jank_live_input_stats ws;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
 
-		jank_engine_get_stats(jank_live_input_engine(d->inputs[i]), &es);
-		jank_live_input_get_stats(d->inputs[i], &ws);
-		events += es.events;
-		actions += es.actions_completed;
-		janks += es.janks + es.overdue;
-		memory += es.memory_bytes;
-		discarded += es.discarded_events;
-		rate += ws.events_per_sec;
-		attached += ws.state == JANK_LIVE_INPUT_CONNECTED;
+		add_input(&t, in, jank_json_get_str(in, "state"));
+		json_object_put(in);
 	}
 	jank_alerter_get_stats(d->alerter, &as);
 	snprintf(buf, len,
-		 "inputs %" PRIu64 "/%zu connected, %.0f events/s, %" PRIu64 " events, %" PRIu64
-		 " actions, %" PRIu64 " janks, %" PRIu64 " alerts suppressed, %" PRIu64
+		 "inputs %" PRId64 "/%zu connected, %.0f events/s, %" PRId64 " events, %" PRId64
+		 " actions, %" PRId64 " janks, %" PRIu64 " alerts suppressed, %" PRId64
 		 " events discarded, graph %s",
-		 attached, d->ninputs, rate, events, actions, janks, as.suppressed, discarded,
-		 bytes_text((int64_t)memory, m, sizeof(m)));
+		 t.connected, n, t.rate, t.events, t.actions, t.janks + t.overdue, as.suppressed,
+		 t.discarded, bytes_text(t.memory, m, sizeof(m)));
 }

@@ -57,8 +57,8 @@ struct key_def {
 struct parser {
 	struct jank_config *c;
 	const char *name; /* the file, in messages */
-	FILE *file;	  /* one of file ... */
-	const char *text; /* ... or text */
+	const char *text; /* what is left of the file's text */
+	const char *end;
 	char *line;
 	size_t linecap;
 	size_t linelen; /* bytes of `line`, a NUL byte among them included */
@@ -81,6 +81,9 @@ struct parser {
 	uint64_t live_url_at, live_create_at; /* fileno << 32 | line */
 	unsigned metrics_listen_line;	      /* [metrics] listen, checked at the section's end */
 	bool metrics_loopback;
+	/* [live] discover, and the first of hosts and sessions, for the checks of the whole. */
+	const char *discover_file, *patterns_file;
+	unsigned discover_line, patterns_line;
 	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
 	uint64_t warmup;
 
@@ -229,36 +232,66 @@ static bool live_url_ok(const char *v)
 	return false;
 }
 
+/*
+ * The next element of the comma-separated list at *s, blanks trimmed, into
+ * buf: 1, or 0 at the list's end, or -EINVAL for an empty or too long one.
+ */
+static int next_item(const char **s, char *buf, size_t len)
+{
+	const char *comma, *b = *s;
+	size_t n;
+
+	if (!b)
+		return 0;
+	comma = strchr(b, ',');
+	n = comma ? (size_t)(comma - b) : strlen(b);
+	while (n && isspace((unsigned char)*b)) {
+		b++;
+		n--;
+	}
+	while (n && isspace((unsigned char)b[n - 1]))
+		n--;
+	if (n == 0 || n >= len)
+		return -EINVAL;
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	*s = comma ? comma + 1 : NULL;
+	return 1;
+}
+
+/* Append a copy of `v` to the array *list of *n strings. */
+static int list_add(struct parser *p, char ***list, size_t *n, const char *v)
+{
+	char **l = realloc(*list, (*n + 1) * sizeof(*l));
+
+	if (!l) {
+		fail(p, p->lineno, "out of memory");
+		return -ENOMEM;
+	}
+	*list = l;
+	l[*n] = NULL;
+	if (set_string(p, v, &l[*n]) < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 /* A comma-separated list of live URLs: one session (or host) each. */
 static int live_url(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_live *l = &p->c->live;
+	char url[JANK_CONFIG_URL_LEN];
 	const char *s = v;
+	int r;
 
+	(void)key;
 	/* A drop-in's url replaces the list of an earlier file. */
 	free_list(&l->urls, &l->nurls);
 	p->live_url_file = p->name;
 	p->live_url_line = p->lineno;
 	p->live_url_at = (uint64_t)p->fileno << 32 | p->lineno;
-
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t n = comma ? (size_t)(comma - s) : strlen(s);
-		char url[JANK_CONFIG_URL_LEN];
-		char **urls;
-
-		while (n && isspace((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n && isspace((unsigned char)s[n - 1]))
-			n--;
-		if (n == 0) {
-			fail(p, p->lineno, "bad url list '%s' (an element is empty)", v);
-			return -EINVAL;
-		}
-		snprintf(url, sizeof(url), "%.*s", (int)n, s);
-		if (n >= sizeof(url) || !live_url_ok(url)) {
+	while ((r = next_item(&s, url, sizeof(url))) > 0) {
+		if (!live_url_ok(url)) {
 			fail(p, p->lineno,
 			     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)",
 			     url);
@@ -270,20 +303,12 @@ static int live_url(struct parser *p, const char *key, const char *v)
 				return -EINVAL;
 			}
 		}
-		urls = realloc(l->urls, (l->nurls + 1) * sizeof(*urls));
-		if (!urls) {
-			fail(p, p->lineno, "out of memory");
+		if (list_add(p, &l->urls, &l->nurls, url) < 0)
 			return -ENOMEM;
-		}
-		l->urls = urls;
-		urls[l->nurls] = NULL;
-		if (set_string(p, url, &urls[l->nurls]) < 0)
-			return -ENOMEM;
-		l->nurls++;
-		if (!comma)
-			return 0;
-		s = comma + 1;
 	}
+	if (r < 0)
+		fail(p, p->lineno, "bad url list '%s' (an element is empty or too long)", v);
+	return r;
 }
 
 static int live_create(struct parser *p, const char *key, const char *v)
@@ -372,6 +397,96 @@ static int live_tracefile_count(struct parser *p, const char *key, const char *v
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The relayd whose sessions are discovered: net://HOST[:LIVE-PORT], no path. */
+static int live_discover(struct parser *p, const char *key, const char *v)
+{
+	static const char *const schemes[] = { "net://", "net4://", "net6://" };
+	bool ok = false;
+
+	(void)key;
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != ':')
+			ok = !strpbrk(v + n, "/, \t");
+	}
+	if (!ok || strlen(v) >= sizeof(p->c->live.discover)) {
+		fail(p, p->lineno,
+		     "bad discover '%s' (expected net://RELAYD-HOST[:LIVE-PORT], without a path)",
+		     v);
+		return -EINVAL;
+	}
+	memcpy(p->c->live.discover, v, strlen(v) + 1);
+	p->discover_file = p->name;
+	p->discover_line = p->lineno;
+	return 0;
+}
+
+/* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. */
+static int set_patterns(struct parser *p, const char *key, const char *v, char ***list, size_t *n)
+{
+	char pat[JANK_CONFIG_SESSION_LEN];
+	const char *s = v;
+	int r;
+
+	while ((r = next_item(&s, pat, sizeof(pat))) > 0) {
+		if (strpbrk(pat, "/ \t\"'")) {
+			fail(p, p->lineno,
+			     "bad pattern '%s' for %s (a glob such as web-* : no blanks, quotes "
+			     "or '/')",
+			     pat, key);
+			return -EINVAL;
+		}
+		if (list_add(p, list, n, pat) < 0)
+			return -ENOMEM;
+	}
+	if (r < 0)
+		fail(p, p->lineno, "bad pattern list '%s' for %s (an element is empty or too long)",
+		     v, key);
+	return r;
+}
+
+/* Where hosts or sessions was first set, for the message when there is no discover. */
+static void note_patterns(struct parser *p)
+{
+	if (!p->patterns_line) {
+		p->patterns_file = p->name;
+		p->patterns_line = p->lineno;
+	}
+}
+
+static int live_hosts(struct parser *p, const char *key, const char *v)
+{
+	note_patterns(p);
+	free_list(&p->c->live.hosts, &p->c->live.nhosts); /* a drop-in's list replaces */
+	return set_patterns(p, key, v, &p->c->live.hosts, &p->c->live.nhosts);
+}
+
+static int live_sessions(struct parser *p, const char *key, const char *v)
+{
+	note_patterns(p);
+	free_list(&p->c->live.sessions, &p->c->live.nsessions);
+	return set_patterns(p, key, v, &p->c->live.sessions, &p->c->live.nsessions);
+}
+
+static int live_discover_interval(struct parser *p, const char *key, const char *v)
+{
+	return set_duration(p, key, v, &p->c->live.discover_interval_ns, false);
+}
+
+/* Workers send something every second: a timeout shorter than 2 s would kill sound ones. */
+static int live_worker_timeout(struct parser *p, const char *key, const char *v)
+{
+	int r = set_duration(p, key, v, &p->c->live.worker_timeout_ns, false);
+
+	if (r == 0 && p->c->live.worker_timeout_ns < 2000000000LL) {
+		fail(p, p->lineno, "bad %s '%s' (at least 2s: a worker speaks every second)", key,
+		     v);
+		r = -EINVAL;
+	}
+	return r;
 }
 
 /* ---- [graph] ---- */
@@ -489,42 +604,24 @@ static int capture_events(struct parser *p, const char *key, const char *v)
 {
 	struct jank_config_capture *c = &p->c->capture;
 	const char *s = v;
+	char name[256];
+	char *ev = NULL;
+	int r;
 
 	free_list(&c->events, &c->nevents); /* a drop-in's list replaces the earlier one */
-
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t n = comma ? (size_t)(comma - s) : strlen(s);
-		char name[256];
-		char **events;
-
-		while (n && isspace((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n && isspace((unsigned char)s[n - 1]))
-			n--;
-		if (n == 0 || n >= sizeof(name)) {
-			fail(p, p->lineno,
-			     "bad event list '%s' for %s (an element is empty or too long)", v,
-			     key);
+	while ((r = next_item(&s, name, sizeof(name))) > 0) {
+		if (set_event_name(p, key, name, &ev) < 0)
 			return -EINVAL;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		events = realloc(c->events, (c->nevents + 1) * sizeof(*events));
-		if (!events) {
-			fail(p, p->lineno, "out of memory");
-			return -ENOMEM;
-		}
-		c->events = events;
-		events[c->nevents] = NULL;
-		if (set_event_name(p, key, name, &events[c->nevents]) < 0)
-			return -EINVAL;
-		c->nevents++;
-		if (!comma)
-			return 0;
-		s = comma + 1;
+		r = list_add(p, &c->events, &c->nevents, ev);
+		free(ev);
+		ev = NULL;
+		if (r < 0)
+			return r;
 	}
+	if (r < 0)
+		fail(p, p->lineno, "bad event list '%s' for %s (an element is empty or too long)",
+		     v, key);
+	return r;
 }
 
 static int capture_buffer_size(struct parser *p, const char *key, const char *v)
@@ -766,6 +863,11 @@ static const struct key_def live_keys[] = {
 	{ "relayd-live-port", live_relayd_live_port },
 	{ "tracefile-size", live_tracefile_size },
 	{ "tracefile-count", live_tracefile_count },
+	{ "discover", live_discover },
+	{ "hosts", live_hosts },
+	{ "sessions", live_sessions },
+	{ "discover-interval", live_discover_interval },
+	{ "worker-timeout", live_worker_timeout },
 	{ NULL, NULL },
 };
 static const struct key_def graph_keys[] = {
@@ -1042,34 +1144,27 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 0;
 }
 
-/* The next raw line from the file or the string, without its newline; NULL at the end. */
+/* The next raw line of the text, without its newline; NULL at the end. */
 static char *next_line(struct parser *p)
 {
-	ssize_t n;
+	const char *nl;
+	size_t n;
 
-	if (p->file) {
-		n = getline(&p->line, &p->linecap, p->file);
-		if (n < 0)
+	if (!p->text || p->text >= p->end)
+		return NULL;
+	nl = memchr(p->text, '\n', (size_t)(p->end - p->text));
+	n = nl ? (size_t)(nl - p->text) + 1 : (size_t)(p->end - p->text);
+	if (n + 1 > p->linecap) {
+		char *l = realloc(p->line, n + 1);
+
+		if (!l)
 			return NULL;
-	} else {
-		const char *nl;
-
-		if (!p->text || !*p->text)
-			return NULL;
-		nl = strchr(p->text, '\n');
-		n = nl ? nl - p->text + 1 : (ssize_t)strlen(p->text);
-		if ((size_t)n + 1 > p->linecap) {
-			char *l = realloc(p->line, n + 1);
-
-			if (!l)
-				return NULL;
-			p->line = l;
-			p->linecap = n + 1;
-		}
-		memcpy(p->line, p->text, n);
-		p->line[n] = '\0';
-		p->text += n;
+		p->line = l;
+		p->linecap = n + 1;
 	}
+	memcpy(p->line, p->text, n);
+	p->line[n] = '\0';
+	p->text += n;
 	while (n && (p->line[n - 1] == '\n' || p->line[n - 1] == '\r'))
 		p->line[--n] = '\0';
 	p->linelen = (size_t)n;
@@ -1158,6 +1253,16 @@ static int finish(struct jank_config *c, struct parser *p, char *err, size_t err
 		fail(p, create_last ? p->live_create_line : p->live_url_line,
 		     "[live]: 'url' and 'create = yes' exclude each other");
 	}
+	if (!p->failed && p->discover_line && (c->live.nurls || c->live.create)) {
+		p->name = p->discover_file;
+		fail(p, p->discover_line,
+		     "[live]: 'discover' excludes 'url' and 'create = yes' (one jankd watches "
+		     "one relayd's sessions)");
+	}
+	if (!p->failed && p->patterns_line && !p->discover_line) {
+		p->name = p->patterns_file;
+		fail(p, p->patterns_line, "[live]: 'hosts' and 'sessions' need 'discover'");
+	}
 	if (!p->failed) {
 		const char *ev;
 		size_t bad;
@@ -1185,22 +1290,59 @@ static int finish(struct jank_config *c, struct parser *p, char *err, size_t err
 	return -EINVAL;
 }
 
-/* Opens a file to read, or says why not in err. */
-static FILE *open_config(const char *path, char *err, size_t errlen, int *r)
+#define CONFIG_MAX_BYTES (16 << 20) /* a config is a few KiB: more is not one */
+
+/* Read a whole file into src, or say why not in err. */
+static int read_file(const char *path, struct jank_config_source *src, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	struct stat st;
+	size_t cap = 4096, n;
+	int r = 0;
 
-	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
-		return f;
-	*r = !f ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	if (*r == -EINVAL)
-		snprintf(err, errlen, "%s: not a regular file", path);
-	else
-		snprintf(err, errlen, "%s: %s", path, strerror(-*r));
+	memset(src, 0, sizeof(*src));
+	if (!f || fstat(fileno(f), &st) != 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	if (r == 0 && (!(src->name = strdup(path)) || !(src->text = malloc(cap))))
+		r = -ENOMEM;
+	while (r == 0 && (n = fread(src->text + src->len, 1, cap - src->len - 1, f)) > 0) {
+		src->len += n;
+		if (src->len + 1 < cap)
+			continue;
+		if (cap >= CONFIG_MAX_BYTES) {
+			r = -EFBIG;
+		} else {
+			char *t = realloc(src->text, cap *= 2);
+
+			if (!t)
+				r = -ENOMEM;
+			else
+				src->text = t;
+		}
+	}
+	if (r == 0 && ferror(f))
+		r = -EIO;
 	if (f)
 		fclose(f);
-	return NULL;
+	if (r == 0) {
+		src->text[src->len] = '\0';
+		return 0;
+	}
+	if (r == -EINVAL)
+		snprintf(err, errlen, "%s: not a regular file", path);
+	else if (r == -EFBIG)
+		snprintf(err, errlen, "%s: larger than %d MiB: not a configuration", path,
+			 CONFIG_MAX_BYTES >> 20);
+	else
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	free(src->name);
+	free(src->text);
+	memset(src, 0, sizeof(*src));
+	return r;
 }
 
 static int by_name(const void *a, const void *b)
@@ -1212,7 +1354,7 @@ static int by_name(const void *a, const void *b)
  * The drop-ins of `path`: conf.d/ beside it, its *.conf files in the byte
  * order of their names (hidden files left out). No conf.d is no drop-in.
  */
-static int list_dropins(struct jank_config *c, const char *path, char *err, size_t errlen)
+static int list_dropins(const char *path, char ***names, size_t *count, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
@@ -1220,6 +1362,8 @@ static int list_dropins(struct jank_config *c, const char *path, char *err, size
 	DIR *dp;
 	int r = 0;
 
+	*names = NULL;
+	*count = 0;
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s/conf.d", (int)(slash - path), path);
 	else
@@ -1238,73 +1382,111 @@ static int list_dropins(struct jank_config *c, const char *path, char *err, size
 
 		if (d->d_name[0] == '.' || n <= 5 || strcmp(d->d_name + n - 5, ".conf") != 0)
 			continue;
-		v = realloc(c->dropins, (c->ndropins + 1) * sizeof(*v));
+		v = realloc(*names, (*count + 1) * sizeof(*v));
 		if (v) {
-			c->dropins = v;
-			v[c->ndropins] = malloc(strlen(dir) + n + 2);
+			*names = v;
+			v[*count] = malloc(strlen(dir) + n + 2);
 		}
-		if (!v || !v[c->ndropins]) {
+		if (!v || !v[*count]) {
 			snprintf(err, errlen, "%s: out of memory", dir);
 			r = -ENOMEM;
 			break;
 		}
-		sprintf(v[c->ndropins++], "%s/%s", dir, d->d_name);
+		sprintf(v[(*count)++], "%s/%s", dir, d->d_name);
 	}
 	closedir(dp);
-	if (c->ndropins)
-		qsort(c->dropins, c->ndropins, sizeof(*c->dropins), by_name);
+	if (*count)
+		qsort(*names, *count, sizeof(**names), by_name);
 	return r;
+}
+
+int jank_config_read(const char *path, struct jank_config_sources *s, char *err, size_t errlen)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	r = list_dropins(path, &names, &n, err, errlen);
+	if (r == 0 && !(s->v = calloc(n + 1, sizeof(*s->v))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i <= n; i++) {
+		r = read_file(i ? names[i - 1] : path, &s->v[i], err, errlen);
+		if (r == 0)
+			s->n = i + 1;
+	}
+	free_list(&names, &n);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	if (r < 0)
+		jank_config_sources_fini(s);
+	return r;
+}
+
+void jank_config_sources_fini(struct jank_config_sources *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].text);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+int jank_config_load_sources(struct jank_config *c, const struct jank_config_sources *s, char *err,
+			     size_t errlen)
+{
+	struct parser p = { .c = c };
+
+	jank_config_init(c);
+	if (s->n == 0) {
+		snprintf(err, errlen, "no configuration");
+		return -EINVAL;
+	}
+	c->path = strdup(s->v[0].name);
+	c->dropins = calloc(s->n, sizeof(*c->dropins));
+	for (size_t i = 1; c->dropins && i < s->n; i++)
+		if ((c->dropins[i - 1] = strdup(s->v[i].name)))
+			c->ndropins = i;
+	if (!c->path || !c->dropins || c->ndropins != s->n - 1) {
+		jank_config_fini(c);
+		jank_config_init(c);
+		snprintf(err, errlen, "%s: out of memory", s->v[0].name);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; !p.failed && i < s->n; i++) {
+		/* Names that live as long as the config: the messages keep them. */
+		p.name = i ? c->dropins[i - 1] : c->path;
+		p.text = s->v[i].text;
+		p.end = s->v[i].text + s->v[i].len;
+		p.fileno = (unsigned)i;
+		parse_file(&p);
+	}
+	return finish(c, &p, err, errlen);
 }
 
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen)
 {
-	struct parser p = { .c = c, .name = path };
-	int r = 0;
+	struct jank_config_sources s;
+	int r = jank_config_read(path, &s, err, errlen);
 
-	jank_config_init(c);
-	p.file = open_config(path, err, errlen, &r);
-	if (!p.file)
-		return r;
-	c->path = strdup(path);
-	parse_file(&p);
-	fclose(p.file);
-	if (!p.failed && (r = list_dropins(c, path, err, errlen)) < 0) {
-		p.failed = true; /* err says why */
-		p.fail_name = NULL;
-	}
-	for (size_t i = 0; !p.failed && i < c->ndropins; i++) {
-		p.name = c->dropins[i];
-		p.file = open_config(p.name, err, errlen, &r);
-		if (!p.file) {
-			p.failed = true;
-			p.fail_name = NULL;
-			break;
-		}
-		p.fileno = i + 1;
-		parse_file(&p);
-		fclose(p.file);
-	}
-	if (p.failed && !p.fail_name) {
-		/* The message is in err already. */
-		free(p.line);
-		free(p.rule_lines);
-		free(p.rule_files);
-		jank_config_fini(c);
+	if (r < 0) {
 		jank_config_init(c);
 		return r;
 	}
-	return finish(c, &p, err, errlen);
+	r = jank_config_load_sources(c, &s, err, errlen);
+	jank_config_sources_fini(&s);
+	return r;
 }
 
 int jank_config_load_string(struct jank_config *c, const char *name, const char *text, char *err,
 			    size_t errlen)
 {
-	struct parser p = { .c = c, .name = name, .text = text };
+	struct jank_config_source src = { .name = (char *)name, .text = (char *)text };
+	struct jank_config_sources s = { .v = &src, .n = 1 };
 
-	jank_config_init(c);
-	c->path = strdup(name);
-	parse_file(&p);
-	return finish(c, &p, err, errlen);
+	src.len = strlen(text);
+	return jank_config_load_sources(c, &s, err, errlen);
 }
 
 /* ---- The rest ---- */
@@ -1321,6 +1503,8 @@ void jank_config_init(struct jank_config *c)
 	c->live.relayd_live_port = 5344;
 	c->live.tracefile_size = 64ull << 20;
 	c->live.tracefile_count = 4;
+	c->live.discover_interval_ns = 2 * 1000000000LL;
+	c->live.worker_timeout_ns = 10 * 1000000000LL;
 	c->graph.retention_ns = ec.retention_ns;
 	c->graph.memory_limit = ec.memory_limit;
 	c->graph.action_timeout_ns = ec.action_timeout_ns;
@@ -1348,6 +1532,12 @@ void jank_config_fini(struct jank_config *c)
 	for (size_t i = 0; i < c->live.nurls; i++)
 		free(c->live.urls[i]);
 	free(c->live.urls);
+	for (size_t i = 0; i < c->live.nhosts; i++)
+		free(c->live.hosts[i]);
+	free(c->live.hosts);
+	for (size_t i = 0; i < c->live.nsessions; i++)
+		free(c->live.sessions[i]);
+	free(c->live.sessions);
 	free(c->capture.dir);
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		free(c->capture.events[i]);

@@ -42,6 +42,15 @@ struct jank_config_live {
 	unsigned relayd_live_port;	       /* default 5344 */
 	uint64_t tracefile_size;	       /* bytes, default 64 MiB */
 	uint64_t tracefile_count;	       /* default 4 */
+	/* Discovery: every session of this relayd whose host and name match. */
+	char discover[JANK_CONFIG_URL_LEN]; /* net://HOST[:LIVE-PORT], "" when none */
+	char **hosts;			    /* glob patterns (fnmatch); none: every host */
+	size_t nhosts;
+	char **sessions; /* glob patterns; none: every session */
+	size_t nsessions;
+	int64_t discover_interval_ns; /* how often relayd's sessions are listed (default 2 s) */
+	/* Each input runs in a worker process: one silent this long is restarted. */
+	int64_t worker_timeout_ns; /* default 10 s */
 };
 
 struct jank_config_graph {
@@ -121,6 +130,30 @@ void jank_config_fini(struct jank_config *c);
  * "FILE: No such file or directory", ..., FILE being the drop-in at fault.
  */
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
+
+/*
+ * The same in two steps, for a program that hands the very text it checked
+ * to another (jankd's workers): read the file and its drop-ins whole, then
+ * parse those texts.
+ */
+struct jank_config_source {
+	char *name; /* the file, in messages */
+	char *text; /* its bytes, NUL-terminated */
+	size_t len; /* without that NUL (one inside is an error of the parse) */
+};
+
+struct jank_config_sources {
+	struct jank_config_source *v; /* the file, then its drop-ins in order */
+	size_t n;
+};
+
+/* Returns 0, or -errno and the message (a file that cannot be read, a conf.d that cannot be
+ * listed). */
+int jank_config_read(const char *path, struct jank_config_sources *s, char *err, size_t errlen);
+void jank_config_sources_fini(struct jank_config_sources *s);
+/* As jank_config_load() parses the files: s->v[0] is the file, the others its drop-ins. */
+int jank_config_load_sources(struct jank_config *c, const struct jank_config_sources *s, char *err,
+			     size_t errlen);
 
 /*
  * What a loaded config must also be, for jankd and jankctl alike: at least

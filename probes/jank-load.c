@@ -4,8 +4,10 @@
  *
  * A load thread (jank-load) emits --rate events per second for --duration,
  * as back-to-back actions --name (begin and end, ids 0, 1, ...), paced every
- * millisecond against CLOCK_MONOTONIC: each tick emits what the elapsed time
- * calls for, so a late tick is made up at the next one. A second thread
+ * --tick (a millisecond) against CLOCK_MONOTONIC: each tick emits what the
+ * elapsed time calls for, so a late tick is made up at the next one. (Many
+ * loads on one machine, as a simulated fleet, want longer ticks: each is a
+ * wakeup.) A second thread
  * (jank-worker) runs one slow action --jank-name of --slow every --jank-every,
  * sleeping through it.
  *
@@ -14,7 +16,7 @@
  *   done <events> <late_ticks>
  * end_realtime_ns is CLOCK_REALTIME just after jank_action_end(), for
  * measuring how long an alert takes to reach its reader. late_ticks counts
- * the ticks that began over a millisecond late (the pace slipped).
+ * the ticks that began over a tick late (the pace slipped).
  *
  * Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.
  */
@@ -34,7 +36,6 @@
 #include "jank/jank.h"
 
 #define NSEC_PER_SEC 1000000000ULL
-#define TICK_NS	     1000000ULL
 #define MAX_RATE     10000000ULL
 
 struct load_opts {
@@ -44,6 +45,7 @@ struct load_opts {
 	const char *jank_name;
 	uint64_t jank_every_ns;
 	uint64_t slow_ns;
+	uint64_t tick_ns;
 };
 
 struct load {
@@ -101,8 +103,8 @@ static void *load_thread(void *arg)
 		}
 		if (now >= end)
 			break;
-		tick += TICK_NS;
-		if (clock_ns(CLOCK_MONOTONIC) > tick + TICK_NS)
+		tick += l->opts.tick_ns;
+		if (clock_ns(CLOCK_MONOTONIC) > tick + l->opts.tick_ns)
 			l->late_ticks++;
 		sleep_until(tick);
 	}
@@ -148,6 +150,7 @@ static void usage(FILE *f)
 		   "  --jank-name NAME     name of the slow actions (default: frame)\n"
 		   "  --jank-every DUR     one slow action per DUR; 0: none (default: 1s)\n"
 		   "  --slow DUR           duration of a slow action (default: 50ms)\n"
+		   "  --tick DUR           emit what is due this often (default: 1ms)\n"
 		   "  -h, --help           show this help and exit\n"
 		   "\n"
 		   "DUR is an integer with a unit: ns, us, ms or s (e.g. 50ms).\n"
@@ -176,6 +179,7 @@ static void parse_args(int argc, char **argv, struct load_opts *o)
 		{ "jank-name", CLI_NAME, &o->jank_name, NULL },
 		{ "jank-every", CLI_DURATION, &o->jank_every_ns, NULL },
 		{ "slow", CLI_DURATION, &o->slow_ns, NULL },
+		{ "tick", CLI_DURATION, &o->tick_ns, NULL },
 	};
 
 	*o = (struct load_opts){
@@ -185,10 +189,13 @@ static void parse_args(int argc, char **argv, struct load_opts *o)
 		.jank_name = "frame",
 		.jank_every_ns = NSEC_PER_SEC,
 		.slow_ns = 50000000,
+		.tick_ns = 1000000,
 	};
 	cli_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), usage);
 	if (o->jank_every_ns && o->slow_ns >= o->jank_every_ns)
 		cli_usage_error("--slow must be shorter than --jank-every");
+	if (o->tick_ns == 0 || o->tick_ns > NSEC_PER_SEC)
+		cli_usage_error("--tick must be above 0 and at most 1s");
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@ bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
 
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
-	bench/memory-budget.sh
+	bench/memory-budget.sh bench/fleet-load.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
@@ -21,6 +21,15 @@ bench-live: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	bash $(srcdir)/bench/live-load.sh
 .PHONY: bench-live
+
+# One jankd and a fleet of simulated hosts on one relayd: 8, 32 and 64 hosts
+# idle and at 10,000 events/s each, and 1 against 2 cores; FLEET_HOSTS,
+# FLEET_RATE, FLEET_DURATION, FLEET_IDLE, FLEET_SCALE_RATE, FLEET_OUT: see
+# fleet-load.sh (root; about 15 minutes).
+bench-fleet: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	bash $(srcdir)/bench/fleet-load.sh
+.PHONY: bench-fleet
 
 # Whether [graph] memory-limit holds on 1M open actions and 100k threads:
 # see memory-budget.sh (a minute).

@@ -1,5 +1,5 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
-daemon_tests = daemon/test-alert daemon/test-metrics
+daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -12,3 +12,10 @@ daemon_test_metrics_SOURCES = daemon/test-metrics.c
 daemon_test_metrics_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 daemon_test_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
 	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) -lm
+# The messages between jankd's supervisor and its workers, and their dedup.
+daemon_test_worker_proto_SOURCES = daemon/test-worker-proto.c
+daemon_test_worker_proto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) \
+	$(LIBEVENT_CFLAGS)
+daemon_test_worker_proto_LDADD = $(top_builddir)/daemon/libjankd.la \
+	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) \
+	$(JSONC_LIBS) $(LIBEVENT_LIBS) -lm

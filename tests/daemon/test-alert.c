@@ -118,6 +118,51 @@ static void jank(struct fixture *f, const struct jank_rule *rule, int id)
 	jank_alerter_report(f->al, &r, "net://localhost/host/h/s");
 }
 
+/* A jank of `rule` on `host`, at the current fake time. */
+static void jank_on(struct fixture *f, const struct jank_rule *rule, const char *host)
+{
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = rule,
+		.key = "name=frame,id=1",
+		.begin = fake_now - 50 * MS,
+		.end = fake_now,
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.over_threshold = true,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
+	};
+	const struct jank_alert_origin o = { .input = "net://r/host/x/s",
+					     .host = host,
+					     .session = "s" };
+
+	jank_alerter_report_from(f->al, &r, &o);
+}
+
+/* With hosts, a window per rule and host: a storm on web-1 does not hide db-1's janks. */
+static void per_host(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 2, 10 * S);
+	const struct jank_recent *x;
+
+	for (int i = 0; i < 5; i++)
+		jank_on(f, &f->frame, "web-1");
+	assert_int_equal(f->sent.reports, 2);
+	jank_on(f, &f->frame, "db-1");
+	assert_int_equal(f->sent.reports, 3);
+	x = jank_alerter_recent(al, 0);
+	assert_string_equal(x->host, "db-1");
+	assert_string_equal(x->session, "s");
+	fake_now += 10 * S;
+	jank_alerter_tick(al);
+	assert_int_equal(f->sent.summaries, 1);
+	assert_string_equal(f->sent.text,
+			    "3 more janks of frame on web-1 suppressed in the last 10 s");
+}
+
 /* 100 janks in 1 s with 10/10s: 10 alerts, then one summary of 90 when the window ends. */
 static void storm(void **state)
 {
@@ -416,6 +461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(recent, setup, teardown),
 		cmocka_unit_test_setup_teardown(capture, setup, teardown),
 		cmocka_unit_test(period_text),
+		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
 		cmocka_unit_test(message_suspect),
 	};

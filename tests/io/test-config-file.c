@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io/config-file.c: the [capture] and [metrics] keys (the other sections are
- * tested end to end through jankctl, tests/trace/test-config.sh).
+ * io/config-file.c: the [capture] and [metrics] keys and [live] discovery (the
+ * other sections are tested end to end through jankctl,
+ * tests/trace/test-config.sh).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -188,12 +189,83 @@ static void config_metrics(void **state)
 				 "127.0.0.1:9479, [::1]:9479 or localhost:9479)");
 }
 
+/* [live] discover, hosts, sessions: the relayd of a fleet, and which of its sessions. */
+static void config_discover(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(
+		jank_config_load_string(&c, "t.conf", "[live]\ncreate = yes\n", err, sizeof(err)),
+		0);
+	assert_string_equal(c.live.discover, "");
+	assert_int_equal(c.live.nhosts, 0);
+	assert_int_equal(c.live.discover_interval_ns, 2 * S);
+	assert_int_equal(c.live.worker_timeout_ns, 10 * S);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[live]\ndiscover = net://relay:5344\n"
+						 "hosts = web-*, db-?\nsessions = jank\n"
+						 "discover-interval = 500ms\nworker-timeout = 3s\n",
+						 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.live.discover, "net://relay:5344");
+	assert_int_equal(c.live.nhosts, 2);
+	assert_string_equal(c.live.hosts[0], "web-*");
+	assert_string_equal(c.live.hosts[1], "db-?");
+	assert_int_equal(c.live.nsessions, 1);
+	assert_string_equal(c.live.sessions[0], "jank");
+	assert_int_equal(c.live.discover_interval_ns, S / 2);
+	assert_int_equal(c.live.worker_timeout_ns, 3 * S);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[live]\ndiscover = net://relay/host/h/s\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad discover 'net://relay/host/h/s' (expected "
+				 "net://RELAYD-HOST[:LIVE-PORT], without a path)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[live]\ndiscover = net://r\nhosts = a b\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: bad pattern 'a b' for hosts (a glob such as web-* : "
+				 "no blanks, quotes or '/')");
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[live]\ndiscover = net://r\nsessions = a,,b\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: bad pattern list 'a,,b' for sessions (an element is "
+				 "empty or too long)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\n\nhosts = web-*\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: [live]: 'hosts' and 'sessions' need 'discover'");
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[live]\ncreate = yes\ndiscover = net://r\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: [live]: 'discover' excludes 'url' and 'create = yes' "
+				 "(one jankd watches one relayd's sessions)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\nworker-timeout = 0\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad duration '0' for worker-timeout");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\nworker-timeout = 1s\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(
+		err,
+		"t.conf:2: bad worker-timeout '1s' (at least 2s: a worker speaks every second)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_min_free),
 		cmocka_unit_test(config_session),
 		cmocka_unit_test(config_metrics),
+		cmocka_unit_test(config_discover),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -645,3 +645,94 @@ live_jankd_conf() {
 		END { rest(cur); for (s = 1; s <= nsec; s++) if (!(order[s] in done)) { print order[s]; rest(order[s]) } }' \
 		more=1 - more=0 "$base" >"$LIVE_JANKD_CONF"
 }
+
+# ---- Simulated hosts (tests/live/test-fleet.sh, make bench-fleet) ----
+#
+# A simulated host is an lttng-sessiond (no kernel tracer) in a UTS namespace
+# of its own, whose hostname is the host's name, and a mount namespace with
+# tmpfs over /run/lttng (the sockets of the sessiond, and of the traced apps)
+# and /dev/shm (lttng-ust's shared memory), with a LTTNG_HOME of its own.
+# Its sessions stream to the test's relayd over loopback, under its name.
+# The programs and the lttng commands of a host run in its namespaces
+# (live_host, through nsenter). The sessiond's consumer daemons are tracked
+# too, so that cleanup stops them even after their sessiond was killed.
+#
+# Files: $LIVE_TMP/hosts/NAME/{pid,home,sessiond.log}.
+
+# live_require_hosts: skip all unless namespaces can be made here.
+live_require_hosts() {
+	command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 ||
+		plan_skip_all "unshare and nsenter not found (install the Debian package util-linux)"
+	unshare --uts --mount true 2>/dev/null ||
+		plan_skip_all "cannot make UTS and mount namespaces here"
+}
+
+# live_host_pid NAME: the PID of host NAME's sessiond.
+live_host_pid() {
+	cat "$LIVE_TMP/hosts/$1/pid"
+}
+
+# live_host NAME COMMAND...: run COMMAND on host NAME.
+live_host() {
+	local dir=$LIVE_TMP/hosts/$1
+
+	shift
+	LTTNG_HOME=$dir/home nsenter --target "$(cat "$dir/pid")" --uts --mount -- "$@" 9>&-
+}
+
+# live_host_start NAME: start host NAME and wait until its sessiond answers.
+live_host_start() {
+	local dir=$LIVE_TMP/hosts/$1 pid i
+
+	mkdir -p "$dir/home"
+	# unshare and sh exec: $! is the sessiond's PID.
+	LTTNG_HOME=$dir/home unshare --uts --mount --propagation private sh -c '
+		set -e
+		hostname "$1"
+		mkdir -p /run/lttng
+		mount -t tmpfs -o mode=0755 tmpfs /run/lttng
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+		exec lttng-sessiond --no-kernel' sh "$1" >"$dir/sessiond.log" 2>&1 9>&- &
+	pid=$!
+	live_track "$pid"
+	echo "$pid" >"$dir/pid"
+	for i in $(seq 100); do
+		live_alive "$pid" || live_bail "host $1: lttng-sessiond exited at startup" "$dir/sessiond.log"
+		live_host "$1" lttng list >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	live_bail "host $1: lttng-sessiond did not answer within 10s" "$dir/sessiond.log"
+}
+
+# live_host_session NAME SESSION: on host NAME, a user-space live session
+# (live_create_session's) on the test's relayd; its consumer daemons tracked.
+# LIVE_HOST_CHANNEL, if set, holds lttng enable-channel options for its
+# channel (say, --tracefile-size and --tracefile-count to bound relayd's disk).
+live_host_session() {
+	local out=$LIVE_TMP/hosts/$1/lttng.out p
+
+	{
+		live_host "$1" lttng create "$2" --live=100000 \
+			--set-url="net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT" &&
+			{ [ -z "${LIVE_HOST_CHANNEL:-}" ] ||
+				live_host "$1" lttng enable-channel --userspace --session="$2" \
+					$LIVE_HOST_CHANNEL jank; } &&
+			live_host "$1" lttng enable-event --userspace --session="$2" \
+				${LIVE_HOST_CHANNEL:+--channel=jank} 'jank:*' &&
+			live_host "$1" lttng add-context --userspace --session="$2" \
+				-t vpid -t vtid -t procname &&
+			live_host "$1" lttng start "$2"
+	} >"$out" 2>&1 || live_bail "host $1: cannot create the live session $2" "$out"
+	# Stopped last, after their sessiond (which stops them itself).
+	for p in $(ps -o pid= --ppid "$(live_host_pid "$1")"); do
+		LIVE_PIDS="$p $LIVE_PIDS"
+	done
+}
+
+# live_host_demo NAME OUT ARGS...: jank-demo ARGS on host NAME, output to OUT.
+live_host_demo() {
+	local name=$1 out=$2
+
+	shift 2
+	live_host "$name" "$LIVE_DEMO" "$@" >"$out" 2>&1
+}

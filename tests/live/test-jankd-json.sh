@@ -10,7 +10,7 @@
 
 live_setup_jankd
 
-plan 8
+plan 9
 
 session=jankd-json-$$
 live_create_session "$session"
@@ -33,9 +33,12 @@ check "messages went to stderr, not stdout" grep -q "attached" "$LIVE_TMP/jankd.
 
 live_lttng destroy "$session"
 check "jankctl analyze reads what relayd stored" live_analyze_relayd
-# Times are quoted, keys sorted, one object a line.
+check "each alert names its host and session" [ "$("$JQ" -r --arg h "$(hostname)" --arg s "$session" \
+	'select(.host == $h and .session == $s) | 1' "$out" | wc -l)" = 2 ]
+# Times are quoted, keys sorted, one object a line; jankd's own fields (host,
+# session: where the action was seen) aside.
 normalize() {
-	live_quote_times "$1" | "$JQ" -S -c 'select(.type == "action")' | sort
+	live_quote_times "$1" | "$JQ" -S -c 'select(.type == "action") | del(.host, .session)' | sort
 }
 normalize "$out" >"$LIVE_TMP/live.json"
 normalize "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.json"

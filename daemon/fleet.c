@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jankd's inputs and their workers (see fleet.h).
+ *
+ * Workers are only ever read from: the loop never waits for one. SIGCHLD
+ * reaps them, a timer every second kills those silent past the timeout, and
+ * an input that discovery let go is freed once its worker is gone (from a
+ * zero timeout, never inside the worker's own callbacks).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "alerted.h"
+#include "array.h"
+#include "clock.h"
+#include "fleet.h"
+#include "input-figures.h"
+#include "json-util.h"
+#include "log.h"
+#include "units.h"
+#include "worker-proc.h"
+#include "worker-proto.h"
+
+#define CHECK_NS      1000000000LL /* silent workers are looked for this often */
+#define MISSING_POLLS 2		   /* lists in a row without a session: gone */
+#define ERR_LEN	      512
+
+struct jank_fleet_input {
+	struct jank_fleet *fleet;
+	char *url, *host, *session;
+	bool discovered;
+	struct jank_proc *proc;
+	struct json_object *status; /* the worker's last */
+	bool fresh;		    /* ... and it is from the current worker */
+	bool from_worker;	    /* ... and not first_status() */
+	struct json_object *past;   /* the counters of the workers that ended */
+	bool attached;		    /* once */
+	bool removing;		    /* discovery let it go */
+	bool seen;		    /* in the list being read */
+	unsigned missing;	    /* lists in a row that lacked it */
+
+	struct jank_alerted alerted; /* by this input's workers, so far */
+};
+
+struct jank_fleet {
+	struct event_base *base;
+	jank_fleet_verdict_fn verdict_fn;
+	jank_fleet_change_fn change_fn;
+	void *data;
+
+	struct json_object
+		*config; /* [{name, text}, ...]: the file and drop-ins, for the workers */
+	const struct jank_rule *rules;
+	size_t nrules;
+	const struct jank_config_live *live;
+
+	struct jank_fleet_input **inputs;
+	size_t n, cap;
+
+	struct jank_proc *discovery;
+	bool listed;	/* relayd answered once */
+	bool list_down; /* it stopped answering: logged */
+	uint64_t polls, poll_errors;
+	size_t nlisted; /* sessions in the last list */
+	char list_error[ERR_LEN];
+
+	struct event *ev_sigchld, *ev_check, *ev_sweep;
+	bool stopping;
+};
+
+/* ---- Inputs ---- */
+
+/* HOST and SESSION of net://RELAYD/host/HOST/SESSION. */
+static int split_url(const char *url, char **host, char **session)
+{
+	const char *h = strstr(url, "/host/"), *s;
+
+	if (!h || !(s = strchr(h + 6, '/')))
+		return -EINVAL;
+	h += 6;
+	*host = strndup(h, (size_t)(s - h));
+	*session = strdup(s + 1);
+	return *host && *session ? 0 : -ENOMEM;
+}
+
+static void input_free(struct jank_fleet_input *in)
+{
+	if (!in)
+		return;
+	jank_proc_free(in->proc);
+	json_object_put(in->status);
+	json_object_put(in->past);
+	free(in->url);
+	free(in->host);
+	free(in->session);
+	free(in);
+}
+
+/* The status an input has before its worker says anything. */
+static struct json_object *first_status(const char *url)
+{
+	struct json_object *o = json_object_new_object();
+
+	jank_json_add_str(o, "url", url);
+	jank_json_add_str(o, "state", "connecting");
+	jank_json_add_bool(o, "attached", false);
+	jank_json_add(o, "rules", json_object_new_array());
+	return o;
+}
+
+static const struct jank_proc_ops input_ops;
+
+static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
+{
+	struct jank_fleet_input *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->fleet = f;
+	in->discovered = discovered;
+	jank_alerted_init(&in->alerted);
+	in->url = strdup(url);
+	in->status = first_status(url);
+	in->past = json_object_new_object();
+	if (f->n == f->cap) {
+		size_t cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8);
+
+		f->cap = cap ? cap : f->cap;
+	}
+	if (f->n == f->cap || !in->url || !in->status || !in->past ||
+	    split_url(url, &in->host, &in->session) < 0 ||
+	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
+		input_free(in);
+		return NULL;
+	}
+	f->inputs[f->n++] = in;
+	return in;
+}
+
+static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	struct jank_proto_verdict pv;
+	int r;
+
+	r = jank_proto_verdict_decode(jank_json_get(msg, "verdict", json_type_object), f->rules,
+				      f->nrules, &pv);
+	if (r < 0)
+		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url,
+			 strerror(-r));
+	else if (!jank_alerted_check(&in->alerted, &pv.v))
+		f->verdict_fn(in, &pv.v, f->data);
+	jank_proto_verdict_fini(&pv);
+}
+
+static void on_status(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct json_object *st = jank_json_get(msg, "input", json_type_object);
+	struct json_object *a = jank_json_get(st, "attached", json_type_boolean);
+	const char *state = jank_json_get_str(st, "state");
+
+	if (!st)
+		return;
+	json_object_put(in->status);
+	in->status = json_object_get(st);
+	in->fresh = true;
+	in->from_worker = true;
+	if (state && !strcmp(state, "connected"))
+		jank_proc_recovered(in->proc, "attached again");
+	if (a && json_object_get_boolean(a) && !in->attached) {
+		in->attached = true;
+		in->fleet->change_fn(in->fleet->data);
+	}
+}
+
+static void on_log(struct json_object *msg)
+{
+	const char *line = jank_json_get_str(msg, "message");
+	int64_t prio = LOG_INFO;
+
+	jank_json_get_i64(msg, "priority", &prio);
+	if (line)
+		jank_log((int)prio, "%s", line);
+}
+
+static struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
+{
+	struct json_object *o = jank_proto_new("start");
+
+	jank_json_add_str(o, "mode", mode);
+	jank_json_add_str(o, "url", url);
+	jank_json_add(o, "config", json_object_get(f->config));
+	jank_json_add_i64(o, "margin_ns", f->live->timer_ns);
+	jank_json_add_i64(o, "interval_ns", f->live->discover_interval_ns);
+	return o;
+}
+
+static struct json_object *input_start_msg(struct jank_proc *p, void *data)
+{
+	struct jank_fleet_input *in = data;
+	struct json_object *st;
+
+	(void)p;
+	in->fresh = false;
+	/* A worker ended: keep its counters, the new one starts from zero. */
+	if (in->from_worker && (st = first_status(in->url))) {
+		jank_figures_fold(in->past, in->status);
+		json_object_put(in->status);
+		in->status = st;
+		in->from_worker = false;
+	}
+	return start_msg(in->fleet, "input", in->url);
+}
+
+static void input_message(struct jank_proc *p, struct json_object *msg, void *data)
+{
+	const char *type = jank_proto_type(msg);
+
+	(void)p;
+	if (!strcmp(type, "verdict"))
+		on_verdict(data, msg);
+	else if (!strcmp(type, "status"))
+		on_status(data, msg);
+	else if (!strcmp(type, "log"))
+		on_log(msg);
+}
+
+static void input_gone(struct jank_proc *p, void *data)
+{
+	struct jank_fleet_input *in = data;
+
+	(void)p;
+	if (in->removing)
+		event_active(in->fleet->ev_sweep, EV_TIMEOUT, 0);
+}
+
+static const struct jank_proc_ops input_ops = {
+	.start_msg = input_start_msg,
+	.message = input_message,
+	.gone = input_gone,
+};
+
+/* Free the inputs that discovery let go, once their workers are gone. */
+static void on_sweep(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_fleet *f = data;
+	size_t k = 0;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc))
+			input_free(f->inputs[i]);
+		else
+			f->inputs[k++] = f->inputs[i];
+	}
+	f->n = k;
+}
+
+/* ---- Discovery ---- */
+
+static bool match_any(char *const *pats, size_t n, const char *s)
+{
+	if (n == 0)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(pats[i], s, 0) == 0)
+			return true;
+	return false;
+}
+
+static struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->inputs[i]->url, url))
+			return f->inputs[i];
+	return NULL;
+}
+
+/* A session relayd lists: watch it if it matches, and it is new. */
+static void listed(struct jank_fleet *f, const char *host, const char *session)
+{
+	const struct jank_config_live *l = f->live;
+	char url[JANK_CONFIG_URL_LEN + 2 * JANK_CONFIG_SESSION_LEN];
+	struct jank_fleet_input *in;
+
+	if (!match_any(l->hosts, l->nhosts, host) || !match_any(l->sessions, l->nsessions, session))
+		return;
+	snprintf(url, sizeof(url), "%s/host/%s/%s", l->discover, host, session);
+	in = input_find(f, url);
+	if (in) {
+		in->seen = true;
+		in->missing = 0;
+		return;
+	}
+	in = input_add(f, url, true);
+	if (!in) {
+		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
+		return;
+	}
+	in->seen = true;
+	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host, session);
+	jank_proc_start(in->proc);
+}
+
+/* After a list: the discovered inputs it lacked twice in a row are let go. */
+static void let_go(struct jank_fleet *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct jank_fleet_input *in = f->inputs[i];
+
+		if (!in->discovered || in->removing || in->seen || ++in->missing < MISSING_POLLS)
+			continue;
+		jank_log(LOG_NOTICE, "%s: relayd no longer lists the session (destroyed): let go",
+			 in->url);
+		in->removing = true;
+		jank_proc_stop(in->proc);
+		if (jank_proc_done(in->proc))
+			event_active(f->ev_sweep, EV_TIMEOUT, 0);
+	}
+}
+
+static void on_sessions(struct jank_fleet *f, struct json_object *msg)
+{
+	struct json_object *ok = jank_json_get(msg, "ok", json_type_boolean);
+	struct json_object *list = jank_json_get(msg, "sessions", json_type_array);
+	const char *err = jank_json_get_str(msg, "error");
+	bool first = !f->listed;
+
+	f->polls++;
+	if (!ok || !json_object_get_boolean(ok) || !list) {
+		f->poll_errors++;
+		snprintf(f->list_error, sizeof(f->list_error), "%s", err ? err : "no list");
+		if (!f->list_down)
+			jank_log(LOG_WARNING,
+				 "discovery: cannot list the sessions of %s: %s; retrying",
+				 f->live->discover, f->list_error);
+		f->list_down = true;
+		return;
+	}
+	if (f->list_down)
+		jank_log(LOG_NOTICE, "discovery: %s answers again", f->live->discover);
+	f->list_down = false;
+	f->list_error[0] = '\0';
+	f->nlisted = json_object_array_length(list);
+	for (size_t i = 0; i < f->n; i++)
+		f->inputs[i]->seen = false;
+	for (size_t i = 0; i < f->nlisted; i++) {
+		struct json_object *pair = json_object_array_get_idx(list, i);
+		const char *host = json_object_get_string(json_object_array_get_idx(pair, 0));
+		const char *session = json_object_get_string(json_object_array_get_idx(pair, 1));
+
+		if (host && session && !f->stopping)
+			listed(f, host, session);
+	}
+	let_go(f);
+	jank_proc_recovered(f->discovery, "lists the sessions again");
+	f->listed = true;
+	if (first)
+		f->change_fn(f->data);
+}
+
+static struct json_object *discovery_start_msg(struct jank_proc *p, void *data)
+{
+	struct jank_fleet *f = data;
+
+	(void)p;
+	return start_msg(f, "discover", f->live->discover);
+}
+
+static void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
+{
+	const char *type = jank_proto_type(msg);
+
+	(void)p;
+	if (!strcmp(type, "sessions"))
+		on_sessions(data, msg);
+	else if (!strcmp(type, "log"))
+		on_log(msg);
+}
+
+static void discovery_gone(struct jank_proc *p, void *data)
+{
+	(void)p;
+	(void)data;
+}
+
+static const struct jank_proc_ops discovery_ops = {
+	.start_msg = discovery_start_msg,
+	.message = discovery_message,
+	.gone = discovery_gone,
+};
+
+/* ---- The fleet ---- */
+
+static void on_sigchld(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_fleet *f = data;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < f->n; i++)
+		jank_proc_reap(f->inputs[i]->proc);
+	if (f->discovery)
+		jank_proc_reap(f->discovery);
+}
+
+static void on_check(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_fleet *f = data;
+	int64_t now = jank_clock_monotonic_ns();
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < f->n; i++)
+		jank_proc_check(f->inputs[i]->proc, now);
+	if (f->discovery)
+		jank_proc_check(f->discovery, now);
+}
+
+struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
+				  jank_fleet_change_fn change, void *data)
+{
+	struct jank_fleet *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->base = base;
+	f->verdict_fn = verdict;
+	f->change_fn = change;
+	f->data = data;
+	f->ev_sigchld = evsignal_new(base, SIGCHLD, on_sigchld, f);
+	f->ev_check = event_new(base, -1, EV_PERSIST, on_check, f);
+	f->ev_sweep = evtimer_new(base, on_sweep, f);
+	if (!f->ev_sigchld || !f->ev_check || !f->ev_sweep || evsignal_add(f->ev_sigchld, NULL)) {
+		jank_fleet_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void jank_fleet_free(struct jank_fleet *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		input_free(f->inputs[i]);
+	free(f->inputs);
+	jank_proc_free(f->discovery);
+	if (f->ev_sigchld)
+		event_free(f->ev_sigchld);
+	if (f->ev_check)
+		event_free(f->ev_check);
+	if (f->ev_sweep)
+		event_free(f->ev_sweep);
+	json_object_put(f->config);
+	free(f);
+}
+
+/* The texts a worker parses (worker.c), as a JSON array of {name, text}. */
+static struct json_object *sources_json(const struct jank_config_sources *src)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < src->n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (!o || jank_json_add_str(o, "name", src->v[i].name) < 0 ||
+		    jank_json_add(o, "text",
+				  json_object_new_string_len(src->v[i].text, (int)src->v[i].len)) <
+			    0 ||
+		    json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
+			  const struct jank_config_sources *src)
+{
+	struct json_object *config = sources_json(src);
+	bool reload = f->config != NULL;
+
+	if (!config)
+		return -ENOMEM;
+	json_object_put(f->config);
+	f->config = config;
+	f->rules = c->rules;
+	f->nrules = c->nrules;
+	f->live = &c->live;
+	for (size_t i = 0; i < f->n; i++) {
+		struct json_object *msg = jank_proto_new("reload");
+
+		jank_json_add(msg, "config", json_object_get(f->config));
+		if (reload)
+			jank_proc_send(f->inputs[i]->proc, msg);
+		else
+			json_object_put(msg);
+		jank_proc_set_timeout(f->inputs[i]->proc, c->live.worker_timeout_ns);
+	}
+	if (f->discovery)
+		jank_proc_set_timeout(f->discovery, c->live.worker_timeout_ns);
+	return 0;
+}
+
+int jank_fleet_add_url(struct jank_fleet *f, const char *url)
+{
+	return input_add(f, url, false) ? 0 : -ENOMEM;
+}
+
+int jank_fleet_start(struct jank_fleet *f)
+{
+	struct timeval tv = jank_clock_timeval(CHECK_NS);
+
+	if (event_add(f->ev_check, &tv) != 0)
+		return -ENOMEM;
+	if (f->live->discover[0]) {
+		char name[JANK_CONFIG_URL_LEN + 16];
+
+		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
+		f->discovery =
+			jank_proc_new(f->base, name, f->live->worker_timeout_ns, &discovery_ops, f);
+		if (!f->discovery)
+			return -ENOMEM;
+		jank_proc_start(f->discovery);
+	}
+	for (size_t i = 0; i < f->n; i++)
+		jank_proc_start(f->inputs[i]->proc);
+	return 0;
+}
+
+static bool all_done(const struct jank_fleet *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!jank_proc_done(f->inputs[i]->proc))
+			return false;
+	return !f->discovery || jank_proc_done(f->discovery);
+}
+
+/* Run the loop until every worker is gone, or until `deadline`. */
+static void wait_done(struct jank_fleet *f, int64_t deadline)
+{
+	struct event *ev = evtimer_new(f->base, on_check, f);
+	struct timeval tv = jank_clock_timeval(100000000LL);
+
+	while (ev && !all_done(f) && jank_clock_monotonic_ns() < deadline) {
+		evtimer_add(ev, &tv); /* wakes the loop at least this often */
+		event_base_loop(f->base, EVLOOP_ONCE);
+	}
+	if (ev)
+		event_free(ev);
+}
+
+void jank_fleet_stop(struct jank_fleet *f, int64_t timeout_ns)
+{
+	int64_t deadline = jank_clock_monotonic_ns() + timeout_ns;
+
+	f->stopping = true;
+	if (f->discovery)
+		jank_proc_retire(f->discovery);
+	for (size_t i = 0; i < f->n; i++)
+		jank_proc_stop(f->inputs[i]->proc);
+	wait_done(f, deadline);
+	if (all_done(f))
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		if (jank_proc_done(f->inputs[i]->proc))
+			continue;
+		jank_log(LOG_WARNING, "%s: the worker did not stop in time: killed",
+			 f->inputs[i]->url);
+		jank_proc_retire(f->inputs[i]->proc);
+	}
+	wait_done(f, jank_clock_monotonic_ns() + 1000000000LL);
+}
+
+bool jank_fleet_ready(const struct jank_fleet *f, size_t *waiting)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		w += !f->inputs[i]->attached && !f->inputs[i]->removing;
+	*waiting = w;
+	return w == 0 && (!f->discovery || f->listed);
+}
+
+bool jank_fleet_discovering(const struct jank_fleet *f)
+{
+	return f->live && f->live->discover[0];
+}
+
+size_t jank_fleet_count(const struct jank_fleet *f)
+{
+	return f->n;
+}
+
+const struct jank_fleet_input *jank_fleet_get(const struct jank_fleet *f, size_t i)
+{
+	return i < f->n ? f->inputs[i] : NULL;
+}
+
+const char *jank_fleet_input_url(const struct jank_fleet_input *in)
+{
+	return in->url;
+}
+
+const char *jank_fleet_input_host(const struct jank_fleet_input *in)
+{
+	return in->host;
+}
+
+const char *jank_fleet_input_session(const struct jank_fleet_input *in)
+{
+	return in->session;
+}
+
+bool jank_fleet_input_attached(const struct jank_fleet_input *in)
+{
+	return in->attached;
+}
+
+struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in)
+{
+	return in->status;
+}
+
+/* ---- Status ---- */
+
+static struct json_object *proc_json(const struct jank_proc *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct jank_proc_stats s;
+
+	jank_proc_get_stats(p, &s);
+	jank_json_add_i64(o, "pid", s.pid);
+	jank_json_add_u64(o, "starts", s.starts);
+	jank_json_add_u64(o, "restarts", s.starts ? s.starts - 1 : 0);
+	jank_json_add_u64(o, "crashes", s.crashes);
+	jank_json_add_u64(o, "timeouts", s.timeouts);
+	jank_json_add_i64(o, "silent_ns", s.silent_ns);
+	jank_json_add_bool(o, "failing", s.failing);
+	return o;
+}
+
+const char *jank_fleet_input_state(const struct jank_fleet_input *in)
+{
+	struct jank_proc_stats s;
+	const char *state = jank_json_get_str(in->status, "state");
+
+	if (in->removing)
+		return "let go";
+	if (in->fresh && jank_proc_running(in->proc) && state)
+		return state;
+	/* The worker is gone, or the new one has not said anything yet. */
+	jank_proc_get_stats(in->proc, &s);
+	return s.starts > 1 || s.failing ? "restarting" : "connecting";
+}
+
+struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
+{
+	struct json_object *o = jank_figures_merge(in->status, in->past);
+
+	if (!o)
+		return NULL;
+	jank_json_add_str(o, "host", in->host);
+	jank_json_add_str(o, "session", in->session);
+	jank_json_add_bool(o, "discovered", in->discovered);
+	jank_json_add_str(o, "state", jank_fleet_input_state(in));
+	jank_json_add_u64(o, "duplicates_dropped", in->alerted.duplicates);
+	jank_json_add(o, "worker", proc_json(in->proc));
+	return o;
+}
+
+static struct json_object *patterns_json(char *const *pats, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_string(pats[i]));
+	return a;
+}
+
+static struct json_object *discovery_json(const struct jank_fleet *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	jank_json_add_str(o, "relayd", f->live->discover);
+	jank_json_add(o, "hosts", patterns_json(f->live->hosts, f->live->nhosts));
+	jank_json_add(o, "sessions", patterns_json(f->live->sessions, f->live->nsessions));
+	jank_json_add_i64(o, "interval_ns", f->live->discover_interval_ns);
+	jank_json_add_bool(o, "listed", f->listed);
+	jank_json_add_u64(o, "polls", f->polls);
+	jank_json_add_u64(o, "errors", f->poll_errors);
+	jank_json_add_u64(o, "sessions_listed", f->nlisted);
+	if (f->list_error[0])
+		jank_json_add_str(o, "last_error", f->list_error);
+	jank_json_add(o, "worker", proc_json(f->discovery));
+	return o;
+}
+
+struct json_object *jank_fleet_json(const struct jank_fleet *f)
+{
+	struct json_object *o = json_object_new_object();
+	uint64_t running = 0, restarts = 0, crashes = 0, timeouts = 0, dups = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct jank_proc_stats s;
+
+		jank_proc_get_stats(f->inputs[i]->proc, &s);
+		running += s.pid != 0;
+		restarts += s.starts ? s.starts - 1 : 0;
+		crashes += s.crashes;
+		timeouts += s.timeouts;
+		dups += f->inputs[i]->alerted.duplicates;
+	}
+	jank_json_add_u64(o, "workers", running);
+	jank_json_add_u64(o, "restarts", restarts);
+	jank_json_add_u64(o, "crashes", crashes);
+	jank_json_add_u64(o, "timeouts", timeouts);
+	jank_json_add_u64(o, "duplicates_dropped", dups);
+	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
+	if (f->discovery)
+		jank_json_add(o, "discovery", discovery_json(f));
+	return o;
+}

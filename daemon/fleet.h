@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jankd's inputs, each run by a worker process (worker.h, worker-proc.h),
+ * and the discovery of a relayd's sessions ([live] discover).
+ *
+ * An input is one live session: a URL of [live] url, the session jankd
+ * created, or a (host, session) that the discovery worker found on relayd
+ * and that [live] hosts and sessions match. The discovery worker lists
+ * relayd's sessions every [live] discover-interval: a new one gets its input
+ * and worker at once; one missing from two lists in a row is let go (its
+ * worker stops, the input is forgotten).
+ *
+ * What the supervisor keeps of an input: the last status its worker sent
+ * (the heartbeat), for `jankctl status` and the final summary, and the
+ * verdicts it alerted, so that nothing alerts twice (alerted.h): a worker
+ * restarted, or reconnected, may read again the last packets it had read.
+ */
+#ifndef JANK_FLEET_H
+#define JANK_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+#include "config-file.h"
+#include "engine.h"
+
+struct jank_fleet;
+struct jank_fleet_input;
+
+/* A verdict of `in` to alert (never a duplicate). */
+typedef void (*jank_fleet_verdict_fn)(const struct jank_fleet_input *in,
+				      const struct jank_verdict *r, void *data);
+/* Something that READY=1 waits for happened: an input attached, relayd's first list came. */
+typedef void (*jank_fleet_change_fn)(void *data);
+
+struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
+				  jank_fleet_change_fn change, void *data);
+/* Kills the workers still running: jank_fleet_stop() first for a clean stop. */
+void jank_fleet_free(struct jank_fleet *f);
+
+/*
+ * The configuration: its text goes to the workers, which read their rules
+ * and [graph] limits from it; `c` gives the rules verdicts are rebuilt with,
+ * [live] (which must live as long as the fleet) and the worker timeout. At a
+ * reload, the running workers get the new text. Returns 0 or -ENOMEM.
+ */
+int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
+			  const struct jank_config_sources *src);
+/* Watch the live session at `url`. Returns 0 or -ENOMEM. */
+int jank_fleet_add_url(struct jank_fleet *f, const char *url);
+/* Start the workers: the inputs added, and the discovery of [live] discover. */
+int jank_fleet_start(struct jank_fleet *f);
+/*
+ * Stop: each worker is asked to stop (its last status and verdicts come
+ * in), and the loop runs until they all have, or `timeout_ns` passed (the
+ * others are killed).
+ */
+void jank_fleet_stop(struct jank_fleet *f, int64_t timeout_ns);
+
+/* Every input attached once, and, with discovery, relayd listed once; `waiting`: inputs not. */
+bool jank_fleet_ready(const struct jank_fleet *f, size_t *waiting);
+bool jank_fleet_discovering(const struct jank_fleet *f);
+
+size_t jank_fleet_count(const struct jank_fleet *f);
+const struct jank_fleet_input *jank_fleet_get(const struct jank_fleet *f, size_t i);
+
+const char *jank_fleet_input_url(const struct jank_fleet_input *in);
+const char *jank_fleet_input_host(const struct jank_fleet_input *in);
+const char *jank_fleet_input_session(const struct jank_fleet_input *in);
+bool jank_fleet_input_attached(const struct jank_fleet_input *in);
+/*
+ * Its state: the one its worker said last ("connected"...), or, while it
+ * has no worker or the new one said nothing yet, "restarting" (or
+ * "connecting" at first), and "let go" once discovery let it go.
+ */
+const char *jank_fleet_input_state(const struct jank_fleet_input *in);
+/* The worker's last status object (borrowed, never NULL): see input-status.h. */
+struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
+/*
+ * The input as `jankctl status` shows it (a new object): that status, with
+ * the counters of its workers that ended (input-figures.h), its state, host,
+ * session and worker.
+ */
+struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
+/* The workers and the discovery, for `jankctl status` ("fleet"). */
+struct json_object *jank_fleet_json(const struct jank_fleet *f);
+
+#endif

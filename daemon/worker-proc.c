@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One worker process, seen from the supervisor (see worker-proc.h).
+ *
+ * posix_spawn, not fork: the supervisor has threads (the capture worker's),
+ * and a child forked from them could inherit a lock one of them held
+ * (babeltrace2's plugin loading, glib); exec gives the worker a clean
+ * process, and what it shares with the others (the libraries' pages) stays
+ * shared. A worker is gone when both its end of the socket is drained and
+ * its process reaped, in either order: a verdict sent just before an abort
+ * is still read.
+ */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, strsignal */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <event2/bufferevent.h>
+#include "clock.h"
+#include "log.h"
+#include "units.h"
+#include "worker-proc.h"
+#include "worker-proto.h"
+#include "worker.h"
+
+#define RESTART_MIN_NS 1000000000LL  /* 1 s */
+#define RESTART_MAX_NS 30000000000LL /* 30 s */
+
+extern char **environ;
+
+struct jank_proc {
+	struct event_base *base;
+	char *name;
+	int64_t timeout_ns;
+	const struct jank_proc_ops *ops;
+	void *data;
+
+	pid_t pid; /* 0: none */
+	struct bufferevent *bev;
+	bool eof, reaped;
+	bool silenced; /* killed for its silence */
+	bool ending;   /* stop or retire: no restart */
+	bool done;
+	int last_status;
+	int64_t heard_mono;
+
+	struct event *ev_restart;
+	int64_t backoff_ns;
+	bool failing;
+	uint64_t episode_restarts;
+	uint64_t starts, crashes, timeouts;
+};
+
+static void start_later(struct jank_proc *p)
+{
+	struct timeval tv = jank_clock_timeval(p->backoff_ns);
+
+	event_add(p->ev_restart, &tv);
+	p->backoff_ns *= 2;
+	if (p->backoff_ns > RESTART_MAX_NS)
+		p->backoff_ns = RESTART_MAX_NS;
+}
+
+static void on_restart(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_proc *p = data;
+
+	(void)fd;
+	(void)what;
+	if (!p->ending && !p->pid) {
+		p->episode_restarts++;
+		jank_proc_start(p);
+	}
+}
+
+struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64_t timeout_ns,
+				const struct jank_proc_ops *ops, void *data)
+{
+	struct jank_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->base = base;
+	p->name = strdup(name);
+	p->timeout_ns = timeout_ns;
+	p->ops = ops;
+	p->data = data;
+	p->last_status = -1;
+	p->backoff_ns = RESTART_MIN_NS;
+	p->ev_restart = evtimer_new(base, on_restart, p);
+	if (!p->name || !p->ev_restart) {
+		jank_proc_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void jank_proc_free(struct jank_proc *p)
+{
+	if (!p)
+		return;
+	if (p->pid && !p->reaped) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0); /* SIGKILL: at once */
+	}
+	if (p->bev)
+		bufferevent_free(p->bev);
+	if (p->ev_restart)
+		event_free(p->ev_restart);
+	free(p->name);
+	free(p);
+}
+
+/* ---- Ending ---- */
+
+static const char *status_text(int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "died of signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	else
+		snprintf(buf, len, "ended (wait status %d)", st);
+	return buf;
+}
+
+/* Log the first failure of an episode; the next ones are counted only. */
+static void failed(struct jank_proc *p, const char *what)
+{
+	char next[32];
+
+	if (!p->failing)
+		jank_log(LOG_WARNING,
+			 "%s: worker %s; restarting it in %s (further failures are counted, not "
+			 "logged, until it works again)",
+			 p->name, what, jank_units_duration(p->backoff_ns, next, sizeof(next)));
+	p->failing = true;
+}
+
+/* Both the socket drained and the process reaped: the worker is gone. */
+static void maybe_gone(struct jank_proc *p)
+{
+	char what[128];
+
+	if (!p->eof || !p->reaped)
+		return;
+	p->pid = 0;
+	if (p->ending) {
+		p->done = true;
+		p->ops->gone(p, p->data);
+		return;
+	}
+	if (!p->silenced) {
+		p->crashes++;
+		failed(p, status_text(p->last_status, what, sizeof(what)));
+	}
+	start_later(p);
+}
+
+static void on_message(struct jank_proc *p)
+{
+	struct json_object *msg;
+	int r;
+
+	p->heard_mono = jank_clock_monotonic_ns();
+	while ((r = jank_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
+		p->ops->message(p, msg, p->data);
+		json_object_put(msg);
+	}
+	if (r < 0 && !p->reaped && !p->silenced) {
+		jank_log(LOG_ERR, "%s: worker pid %ld sent a bad message: killed", p->name,
+			 (long)p->pid);
+		kill(p->pid, SIGKILL);
+		bufferevent_disable(p->bev, EV_READ);
+	}
+}
+
+static void on_read(struct bufferevent *bev, void *data)
+{
+	(void)bev;
+	on_message(data);
+}
+
+/* The worker's end closed: it exited, died, or is about to. */
+static void on_event(struct bufferevent *bev, short what, void *data)
+{
+	struct jank_proc *p = data;
+
+	(void)bev;
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	on_message(p);
+	bufferevent_free(p->bev);
+	p->bev = NULL;
+	p->eof = true;
+	if (!p->reaped)
+		kill(p->pid, SIGKILL); /* without its socket it is of no use */
+	maybe_gone(p);
+}
+
+void jank_proc_reap(struct jank_proc *p)
+{
+	int st;
+
+	if (!p->pid || p->reaped || waitpid(p->pid, &st, WNOHANG) != p->pid)
+		return;
+	p->reaped = true;
+	p->last_status = st;
+	maybe_gone(p);
+}
+
+/* ---- Starting ---- */
+
+static pid_t spawn(int fd, const char *name, int *err)
+{
+	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
+	char *argv[] = { arg0, arg1, ppid, (char *)name, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none;
+	pid_t pid = 0;
+
+	snprintf(ppid, sizeof(ppid), "%ld", (long)getpid());
+	sigemptyset(&none);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	*err = posix_spawn_file_actions_adddup2(&fa, fd, JANK_WORKER_FD);
+	if (!*err)
+		*err = posix_spawn_file_actions_addclosefrom_np(&fa, JANK_WORKER_FD + 1);
+	if (!*err)
+		*err = posix_spawnattr_setsigmask(&at, &none);
+	if (!*err)
+		*err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+	if (!*err)
+		*err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return *err ? 0 : pid;
+}
+
+/* A socketpair whose worker end is not JANK_WORKER_FD already (dup2 would keep its CLOEXEC). */
+static int make_pair(int sv[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	if (sv[1] == JANK_WORKER_FD) {
+		int fd = fcntl(sv[1], F_DUPFD_CLOEXEC, JANK_WORKER_FD + 1);
+
+		close(sv[1]);
+		sv[1] = fd;
+		if (fd < 0) {
+			close(sv[0]);
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* No worker could be made: counted as a crash, and tried again later. */
+static int start_failed(struct jank_proc *p, int r)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "cannot start: %s", strerror(-r));
+	p->crashes++;
+	failed(p, what);
+	start_later(p);
+	return r;
+}
+
+int jank_proc_start(struct jank_proc *p)
+{
+	int sv[2], r = make_pair(sv);
+	pid_t pid;
+
+	if (r < 0)
+		return start_failed(p, r);
+	pid = spawn(sv[1], p->name, &r);
+	close(sv[1]);
+	if (!pid) {
+		close(sv[0]);
+		return start_failed(p, -r);
+	}
+	p->pid = pid;
+	p->eof = p->reaped = p->silenced = false;
+	p->heard_mono = jank_clock_monotonic_ns();
+	p->starts++;
+	if (evutil_make_socket_nonblocking(sv[0]) < 0 ||
+	    !(p->bev = bufferevent_socket_new(p->base, sv[0], BEV_OPT_CLOSE_ON_FREE))) {
+		/* Reaped as a crash, and started again. */
+		close(sv[0]);
+		p->eof = true;
+		kill(pid, SIGKILL);
+		return -ENOMEM;
+	}
+	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
+	bufferevent_enable(p->bev, EV_READ);
+	jank_proc_send(p, p->ops->start_msg(p, p->data));
+	return 0;
+}
+
+void jank_proc_send(struct jank_proc *p, struct json_object *msg)
+{
+	if (msg && p->bev && !p->eof && jank_proto_put(bufferevent_get_output(p->bev), msg) < 0)
+		jank_log(LOG_ERR, "%s: out of memory: a message to the worker is lost", p->name);
+	json_object_put(msg);
+}
+
+/* ---- Watching ---- */
+
+void jank_proc_check(struct jank_proc *p, int64_t now)
+{
+	char d[32], what[160];
+
+	if (!p->pid || p->reaped || p->silenced || now - p->heard_mono <= p->timeout_ns)
+		return;
+	kill(p->pid, SIGKILL);
+	p->silenced = true;
+	if (p->ending)
+		return;
+	p->timeouts++;
+	snprintf(what, sizeof(what), "pid %ld silent for %s (blocked on relayd?): killed",
+		 (long)p->pid, jank_units_duration(now - p->heard_mono, d, sizeof(d)));
+	failed(p, what);
+}
+
+void jank_proc_recovered(struct jank_proc *p, const char *how)
+{
+	if (p->failing)
+		jank_log(LOG_NOTICE, "%s: worker pid %ld %s, after %llu restart%s", p->name,
+			 (long)p->pid, how, (unsigned long long)p->episode_restarts,
+			 p->episode_restarts == 1 ? "" : "s");
+	p->failing = false;
+	p->episode_restarts = 0;
+	p->backoff_ns = RESTART_MIN_NS;
+}
+
+void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns)
+{
+	p->timeout_ns = timeout_ns;
+}
+
+/* ---- Ending on purpose ---- */
+
+static void end(struct jank_proc *p, bool kill_it)
+{
+	p->ending = true;
+	event_del(p->ev_restart);
+	if (!p->pid) {
+		p->done = true;
+		return;
+	}
+	if (kill_it && !p->reaped)
+		kill(p->pid, SIGKILL);
+	else
+		jank_proc_send(p, jank_proto_new("stop"));
+}
+
+void jank_proc_stop(struct jank_proc *p)
+{
+	end(p, false);
+}
+
+void jank_proc_retire(struct jank_proc *p)
+{
+	end(p, true);
+}
+
+bool jank_proc_done(const struct jank_proc *p)
+{
+	return p->done;
+}
+
+bool jank_proc_running(const struct jank_proc *p)
+{
+	return p->pid != 0;
+}
+
+const char *jank_proc_name(const struct jank_proc *p)
+{
+	return p->name;
+}
+
+void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out)
+{
+	out->pid = p->pid;
+	out->starts = p->starts;
+	out->crashes = p->crashes;
+	out->timeouts = p->timeouts;
+	out->silent_ns = p->pid ? jank_clock_monotonic_ns() - p->heard_mono : 0;
+	out->failing = p->failing;
+	out->last_status = p->last_status;
+}

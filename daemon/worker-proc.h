@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's side of one worker process (worker.h): it starts it,
+ * reads its messages without ever blocking, and restarts it when it dies or
+ * goes silent.
+ *
+ * Start: jankd execs itself as a worker (posix_spawn of /proc/self/exe, the
+ * socketpair on the worker's JANK_WORKER_FD), and sends it the "start"
+ * message that the owner's start_msg() makes.
+ *
+ * Heartbeat: any message counts. A worker silent for longer than the
+ * timeout (jank_proc_check, called every second) is killed (SIGKILL); a
+ * worker that exits or dies is gone once it is reaped (jank_proc_reap, on
+ * SIGCHLD) and all it sent has been read. Either way it is counted, and
+ * started again after a back-off: 1 s, doubling up to 30 s while it keeps
+ * failing. The first failure of an episode is logged, the others counted;
+ * the owner ends the episode with jank_proc_recovered() once the new worker
+ * works (logged too, with the count).
+ */
+#ifndef JANK_WORKER_PROC_H
+#define JANK_WORKER_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+
+struct jank_proc;
+
+struct jank_proc_ops {
+	/* The "start" message of a new worker (a new object), NULL on allocation failure. */
+	struct json_object *(*start_msg)(struct jank_proc *p, void *data);
+	/* A message from the worker (borrowed). */
+	void (*message)(struct jank_proc *p, struct json_object *msg, void *data);
+	/* The worker is gone for good: jank_proc_stop() or jank_proc_retire() was called. */
+	void (*gone)(struct jank_proc *p, void *data);
+};
+
+struct jank_proc_stats {
+	pid_t pid;	   /* 0: none now */
+	uint64_t starts;   /* workers started */
+	uint64_t crashes;  /* exited or died by themselves */
+	uint64_t timeouts; /* killed for their silence */
+	int64_t silent_ns; /* since the last message (0 without a worker) */
+	bool failing;	   /* an episode of failures is going on */
+	int last_status;   /* the last worker's wait status, -1 when none ended */
+};
+
+/* `name` prefixes the log lines ("URL: worker ..."). NULL on allocation failure. */
+struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64_t timeout_ns,
+				const struct jank_proc_ops *ops, void *data);
+/* Kills the worker if there is one (without waiting). */
+void jank_proc_free(struct jank_proc *p);
+
+/* Start the worker. Returns 0, or -errno (logged; retried with back-off). */
+int jank_proc_start(struct jank_proc *p);
+/* Send a message (taken). Dropped when there is no worker. */
+void jank_proc_send(struct jank_proc *p, struct json_object *msg);
+/* Kill a worker silent past the timeout. */
+void jank_proc_check(struct jank_proc *p, int64_t now);
+/* SIGCHLD: reap the worker if it ended. */
+void jank_proc_reap(struct jank_proc *p);
+/* The worker works again: end the failure episode, reset the back-off. */
+void jank_proc_recovered(struct jank_proc *p, const char *how);
+void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns);
+
+/* Ask the worker to stop ("stop"); gone() once it has, no restart. */
+void jank_proc_stop(struct jank_proc *p);
+/* Kill it; gone() once reaped, no restart. */
+void jank_proc_retire(struct jank_proc *p);
+/* No worker and none to come: stopped, retired, or never started. */
+bool jank_proc_done(const struct jank_proc *p);
+/* A worker runs (started, not gone yet). */
+bool jank_proc_running(const struct jank_proc *p);
+
+const char *jank_proc_name(const struct jank_proc *p);
+void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What jankd's supervisor and its worker processes say to each other over
+ * their socketpair (see worker.h and fleet.h).
+ *
+ * A message is a frame: its length, 4 bytes in network order, then that many
+ * bytes of JSON text, one object whose "type" says what it is.
+ *
+ * Worker to supervisor:
+ *   hello     {pid}: first, once
+ *   status    {input: the per-input object of `jankctl status`}, at least
+ *             every second: it is also the heartbeat (any message is)
+ *   verdict   {verdict: the verdict as `jankctl analyze --format json` prints
+ *             it}: a jank or an overdue action, to alert and maybe capture
+ *   log       {priority, message}: one of the worker's log lines
+ *   sessions  {ok, sessions: [[host, session]...] or error}: a discovery
+ *             worker's list of relayd's live sessions
+ * Supervisor to worker:
+ *   start     {mode: "input" or "discover", url, config (the text of the
+ *             configuration file), config_name, margin_ns, interval_ns}
+ *   reload    {config, config_name}: new rules and [graph] limits
+ *   stop      finish: a last status, then exit
+ */
+#ifndef JANK_WORKER_PROTO_H
+#define JANK_WORKER_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <event2/buffer.h>
+#include <json-c/json.h>
+#include "actions.h"
+#include "critpath.h"
+#include "engine.h"
+
+#define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
+
+/* A new message {"type": type}; NULL on allocation failure. */
+struct json_object *jank_proto_new(const char *type);
+/* The type of a message, "" when it has none. */
+const char *jank_proto_type(struct json_object *msg);
+
+/* Append `msg` to `out` as one frame. Returns 0 or -ENOMEM. */
+int jank_proto_put(struct evbuffer *out, struct json_object *msg);
+/*
+ * Take the next whole frame from `in`: 1 and a new object in *msg (put it),
+ * 0 when the frame is not all there yet, -EPROTO for a frame too big or not
+ * a JSON object.
+ */
+int jank_proto_take(struct evbuffer *in, struct json_object **msg);
+
+/* A verdict rebuilt from its JSON, with all it points to. */
+struct jank_proto_verdict {
+	struct jank_verdict v;
+	struct jank_path path;
+	struct jank_breakdown breakdown;
+	struct jank_rule stub; /* the rule, when the receiver has none of that name */
+	char key[JANK_KEY_LEN];
+	char comm[JANK_COMM_LEN];
+};
+
+/*
+ * Rebuild the verdict of a "verdict" message's object `o`: its rule is the
+ * one of `rules` with the same name (or a stub of that name, which captures
+ * nothing: the rule was removed meanwhile), its breakdown is computed again
+ * from the path, as the engine does. Returns 0, or -EINVAL (a field is
+ * missing) or -ENOMEM. Free with jank_proto_verdict_fini() either way.
+ */
+int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
+			      struct jank_proto_verdict *out);
+void jank_proto_verdict_fini(struct jank_proto_verdict *pv);
+
+#endif

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The worker process of one input (see worker.h). Everything that can block
+ * or abort on relayd's account (babeltrace2's live source and its queries)
+ * runs here; the supervisor only ever reads what this process sends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <event2/bufferevent.h>
+#include "clock.h"
+#include "config-file.h"
+#include "format.h"
+#include "input-status.h"
+#include "json-util.h"
+#include "log.h"
+#include "relayd.h"
+#include "worker-proto.h"
+#include "worker.h"
+
+#define TICK_NS	      100000000LL  /* engines check open actions this often */
+#define STATUS_MIN_NS 250000000LL  /* a changed status goes out this soon */
+#define HEARTBEAT_NS  1000000000LL /* some message at least this often */
+#define FULL_NS	      5000000000LL /* the whole status at least this often */
+#define ERR_LEN	      1024
+
+enum mode {
+	MODE_NONE = 0,
+	MODE_INPUT,
+	MODE_DISCOVER
+};
+
+struct worker {
+	struct event_base *base;
+	struct bufferevent *bev;
+	enum mode mode;
+	char url[JANK_CONFIG_URL_LEN];
+	int64_t interval_ns;
+	struct jank_live_input *input;
+	struct event *ev_tick, *ev_status, *ev_discover;
+	struct event *ev_now; /* a status at once, after what is being done */
+	int64_t sent_mono;    /* the last whole status */
+	int64_t beat_mono;    /* the last message */
+	int64_t rate_mono;    /* the last events/s */
+	uint64_t sent_events, sent_janks;
+	double sent_rate;
+	int sent_state;
+	bool sent_attached;
+};
+
+static void send_msg(struct worker *w, struct json_object *msg)
+{
+	if (msg)
+		jank_proto_put(bufferevent_get_output(w->bev), msg);
+	json_object_put(msg);
+	w->beat_mono = jank_clock_monotonic_ns();
+}
+
+/* Before exiting: what is still buffered goes out, blocking. */
+static void flush_out(struct worker *w)
+{
+	struct evbuffer *out = bufferevent_get_output(w->bev);
+	int fd = bufferevent_getfd(w->bev);
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	while (evbuffer_get_length(out) > 0 && evbuffer_write(out, fd) > 0)
+		;
+}
+
+/*
+ * A log line says the input changed (attached, lost...): its status follows
+ * at once, once the change is made, so that the two agree.
+ */
+static void send_log(int priority, const char *line, void *data)
+{
+	struct json_object *msg = jank_proto_new("log");
+	struct worker *w = data;
+
+	jank_json_add_i64(msg, "priority", priority);
+	jank_json_add_str(msg, "message", line);
+	send_msg(w, msg);
+	if (w->ev_now)
+		event_active(w->ev_now, EV_TIMEOUT, 0);
+}
+
+static void send_status(struct worker *w)
+{
+	struct json_object *msg = jank_proto_new("status");
+
+	if (w->input) {
+		struct jank_live_input_stats ws;
+		struct jank_engine_stats es;
+
+		jank_live_input_get_stats(w->input, &ws);
+		jank_engine_get_stats(jank_live_input_engine(w->input), &es);
+		w->sent_events = es.events;
+		w->sent_janks = es.janks + es.overdue;
+		w->sent_state = ws.state;
+		w->sent_rate = ws.events_per_sec;
+		w->sent_attached = jank_live_input_attached(w->input);
+		jank_json_add(msg, "input", jank_input_status_json(w->input));
+	}
+	w->sent_mono = jank_clock_monotonic_ns();
+	send_msg(w, msg);
+}
+
+static bool status_changed(const struct worker *w)
+{
+	struct jank_live_input_stats ws;
+	struct jank_engine_stats es;
+
+	if (!w->input)
+		return false;
+	jank_live_input_get_stats(w->input, &ws);
+	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
+	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
+	       (int)ws.state != w->sent_state || ws.events_per_sec != w->sent_rate ||
+	       jank_live_input_attached(w->input) != w->sent_attached;
+}
+
+static void on_status(evutil_socket_t fd, short what, void *data)
+{
+	struct worker *w = data;
+	int64_t now = jank_clock_monotonic_ns();
+
+	(void)fd;
+	(void)what;
+	if (w->input && now - w->rate_mono >= HEARTBEAT_NS) {
+		jank_live_input_update_rate(w->input);
+		w->rate_mono = now;
+	}
+	if (now - w->sent_mono >= FULL_NS || status_changed(w))
+		send_status(w);
+	else if (now - w->beat_mono >= HEARTBEAT_NS)
+		send_msg(w, jank_proto_new("status")); /* idle: the heartbeat alone */
+}
+
+static void on_status_now(evutil_socket_t fd, short what, void *data)
+{
+	(void)fd;
+	(void)what;
+	send_status(data);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *data)
+{
+	struct worker *w = data;
+
+	(void)fd;
+	(void)what;
+	jank_live_input_tick(w->input);
+}
+
+static void on_verdict(const struct jank_verdict *r, void *data)
+{
+	struct json_object *msg = jank_proto_new("verdict");
+
+	jank_json_add(msg, "verdict", jank_format_verdict_json(r));
+	send_msg(data, msg);
+}
+
+static void on_attached(struct jank_live_input *in, void *data)
+{
+	(void)in;
+	send_status(data);
+}
+
+/* ---- Discovery ---- */
+
+static void add_session(const char *host, const char *session, void *data)
+{
+	struct json_object *pair = json_object_new_array();
+
+	json_object_array_add(pair, json_object_new_string(host));
+	json_object_array_add(pair, json_object_new_string(session));
+	json_object_array_add(data, pair);
+}
+
+static void on_discover(evutil_socket_t fd, short what, void *data)
+{
+	struct worker *w = data;
+	struct json_object *msg = jank_proto_new("sessions");
+	struct json_object *list = json_object_new_array();
+	char err[ERR_LEN];
+	int r;
+
+	(void)fd;
+	(void)what;
+	r = list ? jank_relayd_list_sessions(w->url, add_session, list, err, sizeof(err)) : -ENOMEM;
+	jank_json_add_bool(msg, "ok", r == 0);
+	if (r == 0) {
+		jank_json_add(msg, "sessions", list);
+	} else {
+		json_object_put(list);
+		jank_json_add_str(msg, "error", r == -ENOMEM ? "out of memory" : err);
+	}
+	send_msg(w, msg);
+}
+
+/* ---- Messages from the supervisor ---- */
+
+static int add_timer(struct worker *w, struct event **ev, int64_t ns, event_callback_fn fn)
+{
+	struct timeval tv = jank_clock_timeval(ns);
+
+	*ev = event_new(w->base, -1, EV_PERSIST, fn, w);
+	return *ev && event_add(*ev, &tv) == 0 ? 0 : -ENOMEM;
+}
+
+/* The texts of the configuration file and its drop-ins: the supervisor checked them already. */
+static int load_config(struct json_object *msg, struct jank_config *c, char *err, size_t len)
+{
+	struct json_object *a = jank_json_get(msg, "config", json_type_array);
+	size_t n = a ? json_object_array_length(a) : 0;
+	struct jank_config_sources s = { .v = calloc(n + 1, sizeof(*s.v)), .n = n };
+	int r;
+
+	if (!n || !s.v) {
+		free(s.v);
+		snprintf(err, len, "no configuration");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct json_object *t = jank_json_get(o, "text", json_type_string);
+		const char *name = jank_json_get_str(o, "name");
+
+		/* Borrowed from msg, read only. */
+		s.v[i].name = (char *)(name ? name : "config");
+		s.v[i].text = (char *)(t ? json_object_get_string(t) : "");
+		s.v[i].len = t ? (size_t)json_object_get_string_len(t) : 0;
+	}
+	r = jank_config_load_sources(c, &s, err, len);
+	free(s.v);
+	return r;
+}
+
+static int start_input(struct worker *w, const struct jank_config *c, int64_t margin_ns, char *err,
+		       size_t len)
+{
+	struct jank_engine_config ec;
+
+	jank_engine_config_defaults(&ec);
+	jank_config_apply_engine(c, &ec);
+	ec.gc = true;
+	ec.report_all = false;
+	w->input = jank_live_input_new(w->base, w->url, &ec, c->rules, c->nrules, on_verdict, w,
+				       err, len);
+	if (!w->input)
+		return -ENOMEM;
+	jank_live_input_set_attached_cb(w->input, on_attached, w);
+	jank_live_input_set_clock_margin(w->input, margin_ns);
+	w->rate_mono = jank_clock_monotonic_ns();
+	if (jank_live_input_start(w->input) < 0 ||
+	    add_timer(w, &w->ev_tick, TICK_NS, on_tick) < 0) {
+		snprintf(err, len, "cannot start the event loop");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int start(struct worker *w, struct json_object *msg, char *err, size_t len)
+{
+	const char *mode = jank_json_get_str(msg, "mode");
+	const char *url = jank_json_get_str(msg, "url");
+	struct jank_config c;
+	int64_t margin = 0;
+	int r;
+
+	if (w->mode != MODE_NONE || !mode || !url || strlen(url) >= sizeof(w->url)) {
+		snprintf(err, len, "bad start message");
+		return -EPROTO;
+	}
+	memcpy(w->url, url, strlen(url) + 1);
+	jank_json_get_i64(msg, "margin_ns", &margin);
+	jank_json_get_i64(msg, "interval_ns", &w->interval_ns);
+	r = load_config(msg, &c, err, len);
+	if (r < 0)
+		return r;
+	if (!strcmp(mode, "discover")) {
+		w->mode = MODE_DISCOVER;
+		r = add_timer(w, &w->ev_discover,
+			      w->interval_ns > 0 ? w->interval_ns : HEARTBEAT_NS, on_discover);
+		if (r == 0)
+			on_discover(-1, 0, w);
+	} else {
+		w->mode = MODE_INPUT;
+		r = start_input(w, &c, margin, err, len);
+	}
+	jank_config_fini(&c);
+	if (r == 0)
+		r = add_timer(w, &w->ev_status, STATUS_MIN_NS, on_status);
+	if (r == 0 && !(w->ev_now = evtimer_new(w->base, on_status_now, w)))
+		r = -ENOMEM;
+	if (r == 0)
+		send_status(w);
+	return r;
+}
+
+/* New rules and [graph] limits; a failure leaves the old ones (and says so). */
+static void reload(struct worker *w, struct json_object *msg)
+{
+	struct jank_engine_config ec;
+	struct jank_config c;
+	char err[ERR_LEN];
+	int r;
+
+	if (!w->input)
+		return;
+	if (load_config(msg, &c, err, sizeof(err)) < 0) {
+		jank_log(LOG_ERR, "%s: cannot read the new configuration: %s; its rules stay",
+			 w->url, err);
+		return;
+	}
+	r = jank_live_input_replace_rules(w->input, c.rules, c.nrules);
+	if (r < 0)
+		jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay", w->url,
+			 strerror(-r));
+	jank_engine_config_defaults(&ec);
+	jank_config_apply_engine(&c, &ec);
+	jank_live_input_set_limits(w->input, &ec);
+	jank_config_fini(&c);
+	send_status(w);
+}
+
+static void finish(struct worker *w, int status) __attribute__((noreturn));
+
+static void finish(struct worker *w, int status)
+{
+	if (w->input) {
+		jank_live_input_stop(w->input);
+		jank_live_input_update_rate(w->input);
+		send_status(w);
+	}
+	flush_out(w);
+	_exit(status);
+}
+
+static void on_read(struct bufferevent *bev, void *data)
+{
+	struct worker *w = data;
+	struct json_object *msg;
+	char err[ERR_LEN];
+	int r;
+
+	while ((r = jank_proto_take(bufferevent_get_input(bev), &msg)) > 0) {
+		const char *type = jank_proto_type(msg);
+
+		if (!strcmp(type, "start") && start(w, msg, err, sizeof(err)) < 0) {
+			jank_log(LOG_ERR, "%s: the worker cannot start: %s", w->url, err);
+			json_object_put(msg);
+			finish(w, 1);
+		} else if (!strcmp(type, "reload")) {
+			reload(w, msg);
+		} else if (!strcmp(type, "stop")) {
+			json_object_put(msg);
+			finish(w, 0);
+		}
+		json_object_put(msg);
+	}
+	if (r < 0)
+		_exit(1);
+}
+
+/* The supervisor is gone: nobody to work for. */
+static void on_event(struct bufferevent *bev, short what, void *data)
+{
+	(void)bev;
+	(void)data;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		_exit(0);
+}
+
+int jank_worker_main(int argc, char **argv)
+{
+	struct worker w = { 0 };
+	long ppid = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+
+	/* Die with the supervisor, even if it died before this line. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ppid <= 1 || getppid() != ppid)
+		return 1;
+	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	/* sd_notify is the supervisor's alone. */
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+	w.base = event_base_new();
+	if (!w.base || evutil_make_socket_nonblocking(JANK_WORKER_FD) < 0)
+		return 1;
+	w.bev = bufferevent_socket_new(w.base, JANK_WORKER_FD, BEV_OPT_CLOSE_ON_FREE);
+	if (!w.bev)
+		return 1;
+	bufferevent_setcb(w.bev, on_read, NULL, on_event, &w);
+	bufferevent_enable(w.bev, EV_READ);
+	jank_log_set_journal(false);
+	jank_log_set_sink(send_log, &w);
+	event_base_dispatch(w.base);
+	return 1;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A worker process of jankd: one live input (its babeltrace2 graph and its
+ * engine), or the discovery of a relayd's sessions, away from the
+ * supervisor, so that a relayd that stops answering, or a babeltrace2 that
+ * hangs or aborts, takes only that input down (fleet.h restarts it).
+ *
+ * jankd execs itself as `jankd --worker PPID [NAME]` with the socketpair to
+ * its supervisor on JANK_WORKER_FD (NAME only shows in ps). The worker waits
+ * for its "start" message (worker-proto.h), then loops over its input:
+ *
+ *   input     pumps the live input (live-input.c) and runs its engine's
+ *             ticks; sends each verdict at once, its status when it
+ *             changed (at most every 250 ms) and at least every second;
+ *   discover  lists relayd's live sessions every interval_ns and sends the
+ *             list, and a status every second.
+ *
+ * Its log lines go to the supervisor, which logs them. It ignores SIGINT,
+ * SIGTERM and SIGHUP (the supervisor says when to stop), and dies with the
+ * supervisor (PR_SET_PDEATHSIG, and the end of its socket).
+ */
+#ifndef JANK_WORKER_H
+#define JANK_WORKER_H
+
+#define JANK_WORKER_FD	3
+#define JANK_WORKER_ARG "--worker"
+
+/* The main of a worker process (argv[1] is JANK_WORKER_ARG). Returns its exit status. */
+int jank_worker_main(int argc, char **argv);
+
+#endif
