@@ -224,6 +224,53 @@ static void figures(void **state)
 	json_object_put(past);
 }
 
+/*
+ * The metrics of an input outlive its workers: each rule's histogram (sum,
+ * min, max, buckets) and its overdue, expired and evicted counts add up.
+ */
+static void figures_histograms(void **state)
+{
+	struct json_object *past = json_object_new_object(), *now, *m, *r;
+	unsigned b1 = jank_histogram_bucket(1000), b2 = jank_histogram_bucket(5000000);
+	struct jank_histogram h;
+	char w1[512], w2[512];
+	int64_t v;
+
+	(void)state;
+	snprintf(w1, sizeof(w1),
+		 "{\"rules\":[{\"action\":\"frame\",\"count\":3,\"overdue\":1,\"expired\":2,"
+		 "\"histogram\":{\"sum\":5002000,\"min\":1000,\"max\":5000000,"
+		 "\"buckets\":[[%u,2],[%u,1]]}}]}",
+		 b1, b2);
+	snprintf(w2, sizeof(w2),
+		 "{\"rules\":[{\"action\":\"frame\",\"count\":1,\"evicted\":4,"
+		 "\"histogram\":{\"sum\":900,\"min\":900,\"max\":900,\"buckets\":[[%u,1]]}}]}",
+		 jank_histogram_bucket(900));
+	m = json_tokener_parse(w1);
+	jank_figures_fold(past, m);
+	json_object_put(m);
+	now = json_tokener_parse(w2);
+	m = jank_figures_merge(now, past);
+	r = json_object_array_get_idx(jank_json_get(m, "rules", json_type_array), 0);
+	assert_true(jank_figures_histogram(r, &h));
+	assert_int_equal(h.count, 4);
+	assert_int_equal(h.sum, 5002900);
+	assert_int_equal(h.min, 900);
+	assert_int_equal(h.max, 5000000);
+	assert_int_equal(h.buckets[b1], 2 + (jank_histogram_bucket(900) == b1));
+	assert_true(h.buckets[jank_histogram_bucket(900)] >= 1);
+	assert_int_equal(h.buckets[b2], 1);
+	assert_true(jank_json_get_i64(r, "overdue", &v) && v == 1);
+	assert_true(jank_json_get_i64(r, "expired", &v) && v == 2);
+	assert_true(jank_json_get_i64(r, "evicted", &v) && v == 4);
+	/* A rule without a histogram reads as an empty one. */
+	assert_false(jank_figures_histogram(now, &h));
+	assert_int_equal(h.count, 0);
+	json_object_put(m);
+	json_object_put(now);
+	json_object_put(past);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +278,7 @@ int main(void)
 		cmocka_unit_test(verdict_round_trip),
 		cmocka_unit_test(alerted),
 		cmocka_unit_test(figures),
+		cmocka_unit_test(figures_histograms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
