@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,44 +21,6 @@ bool fuzz_known(const char *bug)
 	for (const char *s = known; (s = strstr(s, bug)); s += n)
 		if ((s == known || s[-1] == ',') && (s[n] == ',' || s[n] == '\0'))
 			return true;
-	return false;
-}
-
-bool fuzz_config_bad_event_name(const char *text, size_t size)
-{
-	const char *end = text + size;
-
-	for (const char *l = text, *nl; l < end; l = nl + 1) {
-		const char *v;
-		size_t k;
-
-		nl = memchr(l, '\n', (size_t)(end - l));
-		if (!nl)
-			nl = end;
-		while (l < nl && isspace((unsigned char)*l))
-			l++;
-		k = nl - l >= 5 && !memcmp(l, "begin", 5) ? 5
-		    : nl - l >= 3 && !memcmp(l, "end", 3) ? 3
-							  : 0;
-		if (!k)
-			continue;
-		for (v = l + k; v < nl && isspace((unsigned char)*v); v++)
-			;
-		/* inih ends a name at '=' or ':'. */
-		if (v == nl || (*v != '=' && *v != ':'))
-			continue;
-		v++;
-		while (v < nl && isspace((unsigned char)*v))
-			v++;
-		/* Empty, or a blank, a quote, a comma or a NUL in the name (or a comment: also
-		 * bad). */
-		if (v == nl)
-			return true;
-		for (const char *c = v; c < nl; c++)
-			if (strchr(" \t\v\f\r\"',#;", *c) &&
-			    (c + 1 < nl || !isspace((unsigned char)*c)))
-				return true;
-	}
 	return false;
 }
 

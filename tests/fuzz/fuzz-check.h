@@ -18,12 +18,6 @@ _Noreturn void fuzz_fail(const char *file, int line, const char *what);
  * its check is then skipped, so that fuzzing can go past it until it is fixed.
  */
 bool fuzz_known(const char *bug);
-/*
- * Known bug "begin-null": a config with an [action] whose begin or end is
- * empty or not an event name (io/config-file.c section_end() then compares
- * a NULL name). True when the n bytes of `text` have such a line.
- */
-bool fuzz_config_bad_event_name(const char *text, size_t n);
 
 /*
  * The segments tile [begin, end]: in time order, each non-empty, each
