@@ -183,6 +183,19 @@ static bool run_gen(const char *script, const char *outdir)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* The number after @cpus (the line is not NUL-terminated). */
+static unsigned long cpus(const char *s, size_t n)
+{
+	unsigned long v = 0;
+	size_t i = 0;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	for (; i < n && s[i] >= '0' && s[i] <= '9' && v <= MAX_CPUS; i++)
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	return v;
+}
+
 /*
  * Split the input into scripts (at `@trace` lines) and the config (`#@`
  * lines). Returns the number of scripts, 0 when the input is skipped.
@@ -203,7 +216,7 @@ static size_t split(const uint8_t *data, size_t size, struct text *scripts, stru
 				text_put(conf, "\n", 1);
 			continue;
 		}
-		if (len >= 5 && !memcmp(line, "@cpus", 5) && strtol(line + 5, NULL, 10) > MAX_CPUS)
+		if (len >= 5 && !memcmp(line, "@cpus", 5) && cpus(line + 5, len - 5) > MAX_CPUS)
 			return 0;
 		if ((len >= 6 && !memcmp(line, "@trace", 6) && n < MAX_TRACES &&
 		     (n == 0 || strstr(scripts[n - 1].p, "@trace"))) ||

@@ -85,7 +85,8 @@ for t in $targets; do
 	esac
 	dict=
 	[ -f "$top/tests/fuzz/$t.dict" ] && dict=-dict=$top/tests/fuzz/$t.dict
-	before=$(ls "$art" | wc -l)
+	stamp=$art/.$t.start
+	: >"$stamp"
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$seconds" -print_final_stats=1 $dict \
 		-artifact_prefix="$art/$t-" $opts "$work" "$top/tests/fuzz/corpus/$t" >"$out" 2>&1
@@ -97,13 +98,13 @@ for t in $targets; do
 	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
-	if [ "$status" = 0 ] && [ "$(ls "$art" | wc -l)" = "$before" ]; then
+	found=$(find "$art" -name "$t-*" -newer "$stamp" | head -1)
+	if [ "$status" = 0 ] && [ -z "$found" ]; then
 		echo "PASS: fuzz-$t: $seconds s, ${runs:-?} runs, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?} (+${new:-0} new)"
 		continue
 	fi
 	rc=1
-	found=$(ls -t "$art" | head -1)
-	echo "FAIL: fuzz-$t: exit $status after ${runs:-?} runs${found:+, input saved as $art/$found} (log: $out)"
+	echo "FAIL: fuzz-$t: exit $status after ${runs:-?} runs${found:+, input saved as $found} (log: $out)"
 	grep -m 1 -A 8 -E 'ERROR: |runtime error|invariant broken|deadly signal|ALARM|out-of-memory' "$out" |
 		sed 's/^/#   /'
 done
