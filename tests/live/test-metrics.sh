@@ -57,6 +57,7 @@ session=jankd-metrics-$$
 action=metrics$$
 mkdir -p "$LIVE_TMP/run"
 sock=$LIVE_TMP/run/control
+LIVE_JANKD_SOCK=$sock
 conf=$LIVE_TMP/jankd.conf
 mport=$(free_port) || live_bail "no free port"
 pport=$(free_port) || live_bail "no free port"
@@ -82,7 +83,7 @@ key = name, id
 threshold = 30ms
 CONF
 live_start_jankd --config "$conf"
-live_wait_jankd "$sock"
+live_wait_jankd
 
 cat >"$LIVE_TMP/prometheus.yml" <<YML
 global:
@@ -112,7 +113,7 @@ promql() {
 }
 # status FILTER: jankctl status --format json through jq.
 status() {
-	live_jankd_status "$sock" "$1"
+	live_jankd_status "$1"
 }
 # demo NAME: 20 actions, every 4th slow (60 ms against 30): 5 janks.
 demo() {
