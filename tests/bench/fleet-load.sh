@@ -29,7 +29,7 @@
 # cores.
 #
 # Environment: FLEET_HOSTS, FLEET_RATE (10000), FLEET_DURATION (60),
-# FLEET_IDLE (30), FLEET_SCALE_HOSTS (4), FLEET_SCALE_RATE (150000),
+# FLEET_IDLE (30), FLEET_SCALE_HOSTS (4; 0: no scaling run), FLEET_SCALE_RATE (150000),
 # FLEET_TICK (jank-load's --tick: 10ms, so that 64 loads do not spend the
 # machine on their own wakeups), FLEET_OUT (append the report there too).
 set -u
@@ -250,6 +250,9 @@ load() {
 	awk 'NR == FNR { at[$1] = $2; next } ($1 in at) { print (at[$1] * 1000 - $2) / 1e6 }' \
 		"$LIVE_TMP/alerts.txt" "$LIVE_TMP/slow.txt" | sort -n >"$LIVE_TMP/lat.txt"
 	live_stop_jankd >/dev/null
+	# What happened to the workers, as jankd logged it.
+	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd |
+		grep -E ': worker |lost the live session|live session is gone|let go|did not stop' | sed "s/^/- $n x $rate\/s: /" >>"$report.log"
 	awk -v n="$n" -v rate="$rate" -v hz="$HZ" -v w="$((t1 - t0))" -v j="$((c1 - c0))" \
 		-v y="$((y1 - y0))" -v l="$((l1 - l0))" -v g="$((g1 - g0))" -v b="$((b1 - b0))" \
 		-v a="$((a1 - a0))" -v cpus="${cpus:-all}" 'BEGIN {
@@ -275,12 +278,13 @@ load() {
 : >"$report.idle"
 : >"$report.load"
 : >"$report.cpu"
+: >"$report.log"
 first=1
 for size in $SIZES; do
 	add_hosts "$size"
 	idle "$size"
 	load "$size" "$RATE"
-	if [ "$first" = 1 ]; then
+	if [ "$first" = 1 ] && [ "$SCALE_HOSTS" -gt 0 ]; then
 		load "$SCALE_HOSTS" "$SCALE_RATE" 0
 		load "$SCALE_HOSTS" "$SCALE_RATE" 0,1
 		first=0
@@ -307,5 +311,11 @@ done
 	echo "| loaded hosts x events/s | CPUs | jankd | lttng-relayd | sessiond + consumerd | jank-load | machine busy |"
 	echo "|---|---|---:|---:|---:|---:|---:|"
 	cat "$report.cpu"
+	if [ -s "$report.log" ]; then
+		echo
+		echo "What jankd logged of its workers during the loads:"
+		echo
+		cat "$report.log"
+	fi
 } | tee ${FLEET_OUT:+-a "$FLEET_OUT"}
 exit 0
