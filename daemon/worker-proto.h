@@ -6,10 +6,9 @@
  * A message is a frame: its length, 4 bytes in network order, then that many
  * bytes of JSON text, one object whose "type" says what it is.
  *
- * Worker to supervisor:
- *   hello     {pid}: first, once
- *   status    {input: the per-input object of `jankctl status`}, at least
- *             every second: it is also the heartbeat (any message is)
+ * Worker to supervisor (any message is a heartbeat; one comes every second):
+ *   status    {input: the per-input object of `jankctl status`}, when it
+ *             changed and at least every 5 s; without "input", a heartbeat
  *   verdict   {verdict: the verdict as `jankctl analyze --format json` prints
  *             it}: a jank or an overdue action, to alert and maybe capture
  *   log       {priority, message}: one of the worker's log lines

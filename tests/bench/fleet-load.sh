@@ -22,14 +22,14 @@
 # CPU: utime + stime of jankd and of its workers (and of workers that ended,
 # through jankd's cutime), over wall time, as a share of one core; the same
 # for relayd, for the hosts' lttng daemons (sessiond and consumerd), and for
-# the load generators; and the machine's busy share of its cores. RSS
+# the load generators. RSS
 # counts the pages a process shares with others (the libraries) once per
 # process; PSS shares them out, and is what a host really costs. The
 # machine's load average is printed with each run: other work shares these
 # cores.
 #
 # Environment: FLEET_HOSTS, FLEET_RATE (10000), FLEET_DURATION (60),
-# FLEET_IDLE (30), FLEET_SCALE_HOSTS (4), FLEET_SCALE_RATE (150000),
+# FLEET_IDLE (30), FLEET_SCALE_HOSTS (4; 0: no scaling run), FLEET_SCALE_RATE (150000),
 # FLEET_TICK (jank-load's --tick: 10ms, so that 64 loads do not spend the
 # machine on their own wakeups), FLEET_OUT (append the report there too).
 set -u
@@ -169,10 +169,6 @@ children_ticks() {
 		split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
 		printf "%d\n", t * hz }' "$1"
 }
-# machine: "BUSY TOTAL" jiffies of all CPUs (/proc/stat).
-machine() {
-	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
-}
 now_ms() {
 	date +%s%3N
 }
@@ -207,7 +203,7 @@ events_read() {
 # DURATION s; a row of the load table.
 load() {
 	local n=$1 rate=$2 cpus=${3:-} i pids="" t0 c0 t1 c1 m emitted=0 read=-1 r still=0 st
-	local la r0 r1 y0 y1 l0 l1 g0 g1 b0 b1 a0 a1
+	local la r0 r1 y0 y1 l0 l1 g0 g1
 
 	start_jankd "$nhosts" "$cpus"
 	sleep 2
@@ -219,12 +215,10 @@ load() {
 		pids="$pids $!"
 	done
 	t0=$(now_ms) c0=$(cpu) r0=$(events_read) y0=$(ticks "$LIVE_RELAYD_PID") l0=$(lttng_ticks)
-	read -r b0 a0 <<<"$(machine)"
 	sleep $((DURATION / 2))
 	m=$(mem) # under load
 	wait $pids
 	t1=$(now_ms) c1=$(cpu) r1=$(events_read) y1=$(ticks "$LIVE_RELAYD_PID") l1=$(lttng_ticks)
-	read -r b1 a1 <<<"$(machine)"
 	times >"$LIVE_TMP/times.1"
 	g0=$(children_ticks "$LIVE_TMP/times.0") g1=$(children_ticks "$LIVE_TMP/times.1")
 	for i in $(seq "$n"); do
@@ -250,12 +244,15 @@ load() {
 	awk 'NR == FNR { at[$1] = $2; next } ($1 in at) { print (at[$1] * 1000 - $2) / 1e6 }' \
 		"$LIVE_TMP/alerts.txt" "$LIVE_TMP/slow.txt" | sort -n >"$LIVE_TMP/lat.txt"
 	live_stop_jankd >/dev/null
+	# What happened to the workers, as jankd logged it.
+	live_journalctl -o cat _PID="$LIVE_JANKD_PID" SYSLOG_IDENTIFIER=jankd |
+		grep -E ': worker |lost the live session|live session is gone|let go|did not stop' | sed "s/^/- $n x $rate\/s: /" >>"$report.log"
 	awk -v n="$n" -v rate="$rate" -v hz="$HZ" -v w="$((t1 - t0))" -v j="$((c1 - c0))" \
-		-v y="$((y1 - y0))" -v l="$((l1 - l0))" -v g="$((g1 - g0))" -v b="$((b1 - b0))" \
-		-v a="$((a1 - a0))" -v cpus="${cpus:-all}" 'BEGIN {
+		-v y="$((y1 - y0))" -v l="$((l1 - l0))" -v g="$((g1 - g0))" \
+		-v cpus="${cpus:-all}" 'BEGIN {
 		f = 100 * 1000 / hz / w
-		printf "| %d x %d/s | %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.0f%% |\n", n, rate, cpus,
-			j * f, y * f, l * f, g * f, 100 * b / a }' >>"$report.cpu"
+		printf "| %d x %d/s | %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", n, rate, cpus,
+			j * f, y * f, l * f, g * f }' >>"$report.cpu"
 	set -- $m
 	awk -v n="$n" -v rate="$rate" -v cpus="${cpus:-all}" -v c="$((c1 - c0))" -v hz="$HZ" \
 		-v w="$((t1 - t0))" -v srss="$1" -v wrss="$2" -v wpss="$3" -v spss="$4" -v nw="$5" \
@@ -275,12 +272,13 @@ load() {
 : >"$report.idle"
 : >"$report.load"
 : >"$report.cpu"
+: >"$report.log"
 first=1
 for size in $SIZES; do
 	add_hosts "$size"
 	idle "$size"
 	load "$size" "$RATE"
-	if [ "$first" = 1 ]; then
+	if [ "$first" = 1 ] && [ "$SCALE_HOSTS" -gt 0 ]; then
 		load "$SCALE_HOSTS" "$SCALE_RATE" 0
 		load "$SCALE_HOSTS" "$SCALE_RATE" 0,1
 		first=0
@@ -302,10 +300,16 @@ done
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|"
 	cat "$report.load"
 	echo
-	echo "Where the CPU went during the load (share of one core; busy: of all $(nproc) cores):"
+	echo "Where the CPU went during the load (share of one core):"
 	echo
-	echo "| loaded hosts x events/s | CPUs | jankd | lttng-relayd | sessiond + consumerd | jank-load | machine busy |"
-	echo "|---|---|---:|---:|---:|---:|---:|"
+	echo "| loaded hosts x events/s | CPUs | jankd | lttng-relayd | sessiond + consumerd | jank-load |"
+	echo "|---|---|---:|---:|---:|---:|"
 	cat "$report.cpu"
+	if [ -s "$report.log" ]; then
+		echo
+		echo "What jankd logged of its workers during the loads:"
+		echo
+		cat "$report.log"
+	fi
 } | tee ${FLEET_OUT:+-a "$FLEET_OUT"}
 exit 0
