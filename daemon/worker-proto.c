@@ -128,6 +128,78 @@ static int path_decode(struct json_object *segs, struct jank_path *p)
 	return 0;
 }
 
+static double get_double(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static void copy_str(char *dst, size_t len, struct json_object *o, const char *key)
+{
+	const char *v = jank_json_get_str(o, key);
+
+	snprintf(dst, len, "%s", v ? v : "");
+}
+
+/* One item of jank_format_suspects_json(); -EINVAL when its kind or state is unknown. */
+static int suspect_decode(struct json_object *o, struct jank_suspect *s)
+{
+	const char *kind = jank_json_get_str(o, "kind");
+	const char *state = jank_json_get_str(o, "state");
+	const char *lock = jank_json_get_str(o, "lock");
+	struct jank_comp *c = &s->comp;
+	int k = -1, st = state ? jank_state_from_name(state) : 0;
+
+	for (int i = 0; kind && i < JANK_COMP_KIND_COUNT; i++)
+		if (!strcmp(kind, jank_comp_kind_name(i)))
+			k = i;
+	if (k < 0 || st < 0)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	c->key.kind = (uint8_t)k;
+	c->key.state = k == JANK_COMP_LOCK ? 0 : (uint8_t)st;
+	copy_str(c->process, sizeof(c->process), o, "process");
+	copy_str(c->thread, sizeof(c->thread), o, "thread");
+	if (k == JANK_COMP_LOCK)
+		c->key.id = lock ? strtoull(lock, NULL, 16) : 0;
+	else if (k == JANK_COMP_THREAD)
+		c->key.id = jank_comp_identity(c->process, c->thread);
+	c->tid = (int32_t)get_i64(o, "tid");
+	c->ns = get_i64(o, "ns");
+	s->own = get_bool(o, "own");
+	s->normal = (double)get_i64(o, "normal_ns");
+	s->delta = get_i64(o, "delta_ns");
+	s->ratio = get_double(o, "ratio");
+	return 0;
+}
+
+/* The inverse of jank_format_suspects_json(), for the alert the supervisor sends. */
+static int suspects_decode(struct json_object *o, struct jank_suspects *ss)
+{
+	struct json_object *items = jank_json_get(o, "items", json_type_array);
+	struct json_object *ran = jank_json_get(o, "cpu_taken_by", json_type_array);
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ready = get_bool(o, "ready");
+	ss->normal = (uint64_t)get_i64(o, "normal_actions");
+	ss->normal_duration = (double)get_i64(o, "normal_duration_ns");
+	for (size_t i = 0;
+	     items && i < json_object_array_length(items) && ss->n < JANK_SUSPECTS_MAX; i++)
+		if (suspect_decode(json_object_array_get_idx(items, i), &ss->items[ss->n]) == 0)
+			ss->n++;
+	for (size_t i = 0; ran && i < json_object_array_length(ran) && ss->nran < JANK_RAN_MAX;
+	     i++) {
+		struct json_object *r = json_object_array_get_idx(ran, i);
+		struct jank_ran *to = &ss->ran[ss->nran++];
+
+		to->tid = (int32_t)get_i64(r, "tid");
+		to->ns = get_i64(r, "ns");
+		copy_str(to->comm, sizeof(to->comm), r, "comm");
+	}
+	return 0;
+}
+
 /* The receiver's own rule of that name, or a stub that only names it. */
 static const struct jank_rule *rule_find(struct jank_proto_verdict *pv, const char *name,
 					 const struct jank_rule *rules, size_t n, uint32_t *index)
@@ -188,6 +260,9 @@ int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rul
 		v->incomplete = true;
 	v->path = &pv->path;
 	v->breakdown = &pv->breakdown;
+	if (jank_json_get(o, "suspects", json_type_object) &&
+	    suspects_decode(jank_json_get(o, "suspects", json_type_object), &pv->suspects) == 0)
+		v->suspects = &pv->suspects;
 	return 0;
 }
 

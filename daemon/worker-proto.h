@@ -28,6 +28,7 @@
 #include <event2/buffer.h>
 #include <json-c/json.h>
 #include "actions.h"
+#include "baseline.h"
 #include "critpath.h"
 #include "engine.h"
 
@@ -52,7 +53,8 @@ struct jank_proto_verdict {
 	struct jank_verdict v;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
-	struct jank_rule stub; /* the rule, when the receiver has none of that name */
+	struct jank_suspects suspects; /* v.suspects points here when the verdict had them */
+	struct jank_rule stub;	       /* the rule, when the receiver has none of that name */
 	char key[JANK_KEY_LEN];
 	char comm[JANK_COMM_LEN];
 };

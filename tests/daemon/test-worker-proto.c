@@ -80,10 +80,30 @@ static void verdict_round_trip(void **state)
 		.comm = "app",
 		.path = &path,
 	};
+	struct jank_suspects ss = {
+		.ready = true,
+		.normal = 40,
+		.normal_duration = 2000000,
+		.items = {
+			{ .comp = { .key = { .kind = JANK_COMP_THREAD, .state = JANK_STATE_BLOCKED },
+				    .ns = 40000000, .tid = 9, .process = "db", .thread = "db-io" },
+			  .normal = 200000, .delta = 39800000, .ratio = 200 },
+			{ .comp = { .key = { .kind = JANK_COMP_LOCK, .id = 0xab0 }, .ns = 250,
+				    .tid = 9, .process = "db", .thread = "db" },
+			  .normal = 0, .delta = 250, .ratio = 0.25 },
+			{ .comp = { .key = { .kind = JANK_COMP_STATE, .state = JANK_STATE_PREEMPTED },
+				    .ns = 12000000 },
+			  .normal = 100000, .delta = 11900000, .ratio = 120 },
+		},
+		.n = 3,
+		.ran = { { .tid = 812, .ns = 12000000, .comm = "hog" } },
+		.nran = 1,
+	};
 	struct jank_proto_verdict pv;
-	struct json_object *o;
+	struct json_object *o, *a, *b;
 
 	(void)state;
+	ss.items[0].comp.key.id = jank_comp_identity("db", "db-io");
 	jank_rule_init(&sent_rule);
 	sent_rule.name = "frame";
 	jank_rule_init(&mine[0]);
@@ -116,6 +136,19 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.breakdown.n, bd.n);
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
+	assert_null(pv.v.suspects);
+	jank_proto_verdict_fini(&pv);
+	json_object_put(o);
+	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
+	v.suspects = &ss;
+	o = jank_format_verdict_json(&v);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	assert_non_null(pv.v.suspects);
+	a = jank_format_suspects_json(&ss);
+	b = jank_format_suspects_json(pv.v.suspects);
+	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
+	json_object_put(a);
+	json_object_put(b);
 	jank_proto_verdict_fini(&pv);
 	/* A rule the receiver no longer has: a stub of that name, which captures nothing. */
 	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv), 0);
