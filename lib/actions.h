@@ -81,6 +81,7 @@ struct jank_action {
 	int64_t begin;
 	int32_t tid;
 	int32_t pid;
+	uint32_t serial; /* the graph's worker of tid at the begin; 0: none */
 	bool overdue_reported;
 	char comm[16];
 	char key[JANK_KEY_LEN];

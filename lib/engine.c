@@ -633,8 +633,8 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
  * seen: a thread that exited without a final switch is then kept by GC
  * while its action is open, as it is without GC.
  */
-static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
-			     int32_t *pid, char *comm)
+static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+				 int32_t *pid, char *comm)
 {
 	struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 
@@ -652,6 +652,7 @@ static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct ja
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}
+	return w ? w->serial : JANK_NO_WORKER;
 }
 
 /*
@@ -660,11 +661,27 @@ static void fill_thread_info(struct jank_engine *e, int32_t tid, const struct ja
  * scratch. Returns true when out of memory made any of them partial.
  * -ENOENT (no such thread) still gives a path: one `unknown` segment.
  */
-static bool analyse(struct jank_engine *e, int32_t tid, int64_t begin, int64_t end)
+static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
+		    int64_t end)
 {
+	const struct jank_worker *w = jank_graph_find(e->graph, tid);
 	bool incomplete;
 
-	incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
+	/*
+	 * No live thread: it may have ended (final switch) while its action
+	 * was open. Its worker from the begin, kept by GC as long as the
+	 * action is open (it was seen at the begin), tells what it did.
+	 */
+	if (!w && serial != JANK_NO_WORKER) {
+		w = jank_graph_find_serial(e->graph, serial);
+		if (w && w->tid != tid)
+			w = NULL;
+	}
+	if (w)
+		incomplete = jank_critpath_compute_worker(e->graph, w, begin, end, &e->path) ==
+			     -ENOMEM;
+	else
+		incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
 	if (e->cfg.baseline || e->cfg.report_all)
 		incomplete |= jank_profile_build(&e->profile, &e->path, &e->breakdown, e->graph,
@@ -802,7 +819,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
-		fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		a->serial = fill_thread_info(e, tid, ev, &a->pid, a->comm);
 		return;
 	}
 	a = jank_action_find(e->actions, role->rule, key);
@@ -829,7 +846,8 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
 	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
 	if (over || e->cfg.report_all || learn) {
-		bool incomplete = analyse(e, tid, a->begin, ev->ts);
+		bool incomplete = analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_WORKER,
+					  a->begin, ev->ts);
 
 		fill_thread_info(e, tid, ev, &pid, comm);
 		if (over || e->cfg.report_all)
@@ -910,7 +928,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			rs->stats.overdue++;
 			e->stats.overdue++;
 			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
-			       threshold, true, analyse(e, a->tid, a->begin, now));
+			       threshold, true, analyse(e, a->tid, a->serial, a->begin, now));
 		}
 	}
 }

@@ -341,12 +341,12 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	uint64_t old_base = w->base;
 
 	/*
-	 * Gone for good: retired (freed by the kernel, its tid reused), or past
-	 * its final switch (state unknown from there on). A thread that exited
-	 * without a final switch seen keeps its last state like a live one: an
-	 * action that ends on its tid reads it, with GC as without.
+	 * Gone for good: retired (past its final switch, freed by the kernel,
+	 * or its tid reused). A thread that exited without a final switch seen
+	 * keeps its last state like a live one, whatever that state is: an
+	 * action that ends on its tid reads it, or its pid, with GC as without.
 	 */
-	if ((w->retired || (w->exited && w->state == JANK_STATE_UNKNOWN)) && w->last_seen < horizon)
+	if (w->retired && w->last_seen < horizon)
 		return true;
 	while (w->next - w->base >= 2 && slot(w, w->base + 1)->ts <= horizon)
 		w->base++;

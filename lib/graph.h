@@ -44,7 +44,7 @@ struct jank_worker {
 
 	int64_t first_seen;
 	int64_t last_seen;
-	bool retired; /* freed by the kernel, or its tid was reused */
+	bool retired; /* final switch seen, freed by the kernel, or its tid reused */
 
 	/* Vertex ring: absolute index i lives at ring[i & (cap - 1)]. */
 	struct jank_vertex *ring;
@@ -54,7 +54,7 @@ struct jank_worker {
 
 	/* Graph bookkeeping. */
 	uint32_t parent_serial; /* forking parent, the waker at sched_wakeup_new */
-	bool exited;		/* sched_process_exit seen; freed by GC once idle */
+	bool exited;		/* sched_process_exit or its final switch seen */
 	bool born;		/* forked in the trace: its first vertex is its birth */
 	bool fork_wait;		/* forked, not yet woken (sched_wakeup_new) nor run */
 	int32_t on_cpu;		/* the model's: the CPU it is the current thread of, -1 */

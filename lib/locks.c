@@ -183,7 +183,8 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 	} else if (waited && k->holder && k->holder != w->serial) {
 		/* The holder's unlock event is late: the handoff happens now. */
 		from = jank_graph_find_serial(l->g, k->holder);
-		if (from) {
+		/* A retired holder may be freed by GC: followed with GC or without, never. */
+		if (from && !from->retired) {
 			jank_graph_link(l->g, from, w, ts, JANK_STATE_RUNNING);
 			if (from->locks_held)
 				from->locks_held--;
@@ -191,7 +192,7 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 		k->late_unlocker = k->holder;
 	} else if (waited && k->unlocker && k->unlock_ts >= w->lock_req) {
 		from = jank_graph_find_serial(l->g, k->unlocker);
-		if (from)
+		if (from && !from->retired)
 			jank_graph_link_from(l->g, from, k->unlock_idx, w, k->unlock_ts,
 					     JANK_STATE_PREEMPTED);
 	}

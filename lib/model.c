@@ -59,6 +59,17 @@ enum {
 
 #define MAX_CPUS 4096
 
+/*
+ * A worker the model refers to (a CPU's current thread, a fork parent, the
+ * raiser of a softirq), unless retired: GC frees retired workers once they
+ * leave the window, and what the model does must not depend on whether it
+ * did (without GC, they stay).
+ */
+static struct jank_worker *live(struct jank_worker *w)
+{
+	return w && !w->retired ? w : NULL;
+}
+
 /* The graph frees w: no CPU may keep it as its current thread. */
 static void forget_worker(struct jank_worker *w, void *data)
 {
@@ -238,9 +249,14 @@ static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts, 
 		jank_graph_transition(m->graph, w, ts, JANK_STATE_BLOCKED);
 		break;
 	case JANK_SWITCH_OUT_EXITING:
-		/* Neither waiting nor runnable: its life ends here. */
+		/*
+		 * Neither waiting nor runnable: its life ends here. The tid, seen
+		 * again, is another thread (its fork or the free were not traced):
+		 * retired now, the same with GC (which frees it) as without.
+		 */
 		w->exited = true;
 		jank_graph_transition(m->graph, w, ts, JANK_STATE_UNKNOWN);
+		jank_graph_retire(m->graph, w->tid);
 		break;
 	}
 }
@@ -294,7 +310,7 @@ static void repair_current(struct jank_model *m, struct jank_cpu *c, const struc
 
 	if (c->cur_tid >= 0)
 		m->repaired_current++; /* a disagreement, not the first sight of the CPU */
-	if (c->cur && c->cur->state == JANK_STATE_RUNNING)
+	if (live(c->cur) && c->cur->state == JANK_STATE_RUNNING)
 		jank_graph_transition(m->graph, c->cur, ev->ts, JANK_STATE_UNKNOWN);
 	if (ev->tid > 0) {
 		w = thread(m, ev->tid, ev->ts);
@@ -318,7 +334,7 @@ static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct ja
 
 	if (x->kind != JANK_CTX_SOFTIRQ || !x->sender)
 		return false;
-	sender = jank_graph_find_serial(m->graph, x->sender);
+	sender = live(jank_graph_find_serial(m->graph, x->sender));
 	if (!sender || sender == wakee)
 		return false;
 	if (sender == c->cur && sender->state == JANK_STATE_RUNNING &&
@@ -366,7 +382,7 @@ static void on_wakeup(struct jank_model *m, struct jank_cpu *c, const struct jan
 	if (!w)
 		return;
 	set_comm(w, &ev->fields[JANK_F_WAKEUP_COMM]);
-	end_wait(m, c, w, c ? c->cur : NULL, ev->ts);
+	end_wait(m, c, w, c ? live(c->cur) : NULL, ev->ts);
 	target = jank_value_as_int(&ev->fields[JANK_F_WAKEUP_TARGET_CPU], -1);
 	if (target >= 0 && w->state != JANK_STATE_RUNNING)
 		w->cpu = (int32_t)target;
@@ -381,9 +397,9 @@ static void on_wakeup_new(struct jank_model *m, struct jank_cpu *c, const struct
 		return;
 	set_comm(w, &ev->fields[JANK_F_WAKEUP_COMM]);
 	w->fork_wait = false;
-	parent = jank_graph_find_serial(m->graph, w->parent_serial);
+	parent = live(jank_graph_find_serial(m->graph, w->parent_serial));
 	if (!parent && c)
-		parent = c->cur;
+		parent = live(c->cur);
 	/* The fork wait is ended by the parent even when the event fires in an interrupt. */
 	if (parent && parent != w && jank_state_is_wait(w->state))
 		jank_graph_link(m->graph, parent, w, ev->ts, JANK_STATE_PREEMPTED);
@@ -500,7 +516,7 @@ static uint8_t softirq_vec(const struct jank_event *ev)
 static void on_raise(struct jank_cpu *c, const struct jank_event *ev)
 {
 	if (softirq_vec(ev) == SOFTIRQ_NET_RX)
-		c->net_raiser = c->depth == 0 && c->cur ? c->cur->serial : JANK_NO_WORKER;
+		c->net_raiser = c->depth == 0 && live(c->cur) ? c->cur->serial : JANK_NO_WORKER;
 }
 
 static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct jank_event *ev)
@@ -529,7 +545,7 @@ static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct j
 /* The sender's `network` hop (wake_from_sender) ends with the softirq. */
 static void end_hop(struct jank_model *m, const struct jank_ctx *x, int64_t ts)
 {
-	struct jank_worker *sender = jank_graph_find_serial(m->graph, x->sender);
+	struct jank_worker *sender = live(jank_graph_find_serial(m->graph, x->sender));
 
 	if (sender && sender->state == JANK_STATE_NETWORK)
 		jank_graph_transition(m->graph, sender, ts, JANK_STATE_RUNNING);
@@ -601,7 +617,7 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 
 	if (c && ev->tid >= 0 && ev->tid != c->cur_tid && names_current(type))
 		repair_current(m, c, ev);
-	if (c && c->cur)
+	if (c && live(c->cur))
 		jank_worker_seen(c->cur, ev->ts);
 	switch (type) {
 	case JANK_EVENT_SCHED_SWITCH:

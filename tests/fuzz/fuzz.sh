@@ -3,28 +3,37 @@
 # Build the libFuzzer targets of tests/fuzz in a clang build directory and
 # run each on its corpus (see README).
 #
-#   tests/fuzz/fuzz.sh [--seconds N] [--builddir DIR] [--if-available] [TARGET...]
+#   tests/fuzz/fuzz.sh [--seconds N | --runs N [--seed S]] [--builddir DIR]
+#                      [--if-available] [TARGET...]
 #
 # TARGET: config, engine, ctf (default: all three, one after the other).
 # DIR (default build-fuzz/ beside the sources) is configured with CC=clang
 # --enable-fuzzing when it has no Makefile. Each target runs N seconds
 # (default 60) on the corpus it grew in DIR (tests/fuzz/corpus-TARGET) and
-# the seeds of tests/fuzz/corpus/TARGET, and gives one line:
+# the seeds of tests/fuzz/corpus/TARGET. With --runs, it runs N inputs from
+# the seeds alone with the random seed S (default 1): the same inputs at
+# every run of the same sources, a regression test (./check) rather than a
+# search. Each target gives one line:
 #   PASS: fuzz-engine: 60 s, 123456 runs, 2057 exec/s, cov 812, ft 3021, corpus 210 (+12 new)
 #   FAIL: fuzz-engine: crash-..., then the first lines of the report
 #   SKIP: fuzz-engine: why   (--if-available, when clang or libFuzzer is missing)
 # Exit 0 when no target failed, 1 otherwise (or when the build failed).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-seconds=60 builddir=$top/build-fuzz if_available=no targets=
+seconds=60 runs= seed=1 builddir=$top/build-fuzz if_available=no targets=
+usage() {
+	echo "usage: fuzz.sh [--seconds N | --runs N [--seed S]] [--builddir DIR] [--if-available] [config|engine|ctf]..." >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--seconds) seconds=$2; shift ;;
-	--builddir) builddir=$2; shift ;;
+	--seconds) [ $# -ge 2 ] || usage; seconds=$2; shift ;;
+	--runs) [ $# -ge 2 ] || usage; runs=$2; shift ;;
+	--seed) [ $# -ge 2 ] || usage; seed=$2; shift ;;
+	--builddir) [ $# -ge 2 ] || usage; builddir=$2; shift ;;
 	--if-available) if_available=yes ;;
 	config | engine | ctf) targets="$targets $1" ;;
-	*) echo "usage: fuzz.sh [--seconds N] [--builddir DIR] [--if-available] [config|engine|ctf]..." >&2
-	   exit 2 ;;
+	*) usage ;;
 	esac
 	shift
 done
@@ -87,11 +96,24 @@ for t in $targets; do
 	[ -f "$top/tests/fuzz/$t.dict" ] && dict=-dict=$top/tests/fuzz/$t.dict
 	stamp=$art/.$t.start
 	: >"$stamp"
+	start=$(date +%s)
+	if [ -n "$runs" ]; then
+		# A fresh corpus directory: what an earlier run grew must not
+		# change the inputs.
+		work=$builddir/tests/fuzz/corpus-$t-runs
+		rm -rf "$work" && mkdir -p "$work"
+		# Comparison operands (-use_cmp) hold addresses, which differ at
+		# every run: without them, the same seed gives the same inputs.
+		limit="-runs=$runs -seed=$seed -reload=0 -use_cmp=0 -use_memmem=0"
+	else
+		limit="-max_total_time=$seconds"
+	fi
 	# shellcheck disable=SC2086
-	"$bin" -max_total_time="$seconds" -print_final_stats=1 $dict \
+	"$bin" $limit -print_final_stats=1 $dict \
 		-artifact_prefix="$art/$t-" $opts "$work" "$top/tests/fuzz/corpus/$t" >"$out" 2>&1
 	status=$?
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out")
+	took=$(( $(date +%s) - start ))
+	nruns=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out")
 	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out")
 	new=$(sed -n 's/^stat::new_units_added: *//p' "$out")
 	last=$(grep -E '^#[0-9]+.*cov: ' "$out" | tail -1)
@@ -100,11 +122,11 @@ for t in $targets; do
 	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
 	found=$(find "$art" -name "$t-*" -newer "$stamp" | head -1)
 	if [ "$status" = 0 ] && [ -z "$found" ]; then
-		echo "PASS: fuzz-$t: $seconds s, ${runs:-?} runs, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?} (+${new:-0} new)"
+		echo "PASS: fuzz-$t: $took s, ${nruns:-?} runs${runs:+ (seed $seed)}, ${speed:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?} (+${new:-0} new)"
 		continue
 	fi
 	rc=1
-	echo "FAIL: fuzz-$t: exit $status after ${runs:-?} runs${found:+, input saved as $found} (log: $out)"
+	echo "FAIL: fuzz-$t: exit $status after ${nruns:-?} runs${found:+, input saved as $found} (log: $out)"
 	grep -m 1 -A 8 -E 'ERROR: |runtime error|invariant broken|deadly signal|ALARM|out-of-memory' "$out" |
 		sed 's/^/#   /'
 done

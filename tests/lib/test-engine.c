@@ -43,8 +43,9 @@ static void record(const struct jank_verdict *r, void *data)
 
 	t->reports++;
 	t->truncated += r->path->truncated;
-	snprintf(line, sizeof(line), "%s %s %lld..%lld:", r->rule->name, r->key,
-		 (long long)r->begin, (long long)r->end);
+	snprintf(line, sizeof(line), "%s %s %lld..%lld tid %d pid %d comm %s:", r->rule->name,
+		 r->key, (long long)r->begin, (long long)r->end, r->tid, r->pid,
+		 r->comm ? r->comm : "-");
 	append(t, line);
 	for (size_t i = 0; i < r->path->n; i++) {
 		const struct jank_segment *s = &r->path->segs[i];
@@ -401,6 +402,104 @@ static void gc_keeps_exited_thread_that_ends_an_action(void **state)
 	free(verdict);
 }
 
+/*
+ * The events of the fuzz-engine reproducer regress-exited-parent: a thread
+ * known only as a fork parent (its pid from there) exits, GC runs, and the
+ * thread runs again and does an action with no tid context. GC freed it
+ * (it had exited and its state was unknown), and the action said pid -1
+ * where the run without GC said 1. A thread without its final switch stays.
+ */
+static void run_exited_parent(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	const int64_t T = 1000000000;
+	struct scn s;
+
+	scn_init(&s, &scn_layout_current, cfg);
+	add_frame_rule(&s, NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_fork(&s, T, 1, 1, 5);
+	scn_kernel(&s, T, 1, "sched_process_exit", S("comm", "t1"), I("tid", 1), I("prio", 120));
+	jank_engine_tick(s.e, T + 2000000);
+	scn_switch(&s, T + 2000000, 0, 0, 0, 1);
+	scn_ust(&s, T + 2000010, 0, -1, "jank:action_begin", S("name", "frame"), I("id", 1));
+	scn_ust(&s, T + 2000020, 0, -1, "jank:action_end", S("name", "frame"), I("id", 1));
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void gc_keeps_exited_fork_parent(void **state)
+{
+	char *verdict = twins(run_exited_parent);
+
+	assert_non_null(strstr(verdict, "tid 1 pid 1 "));
+	free(verdict);
+}
+
+/*
+ * Past its final switch, a thread is gone: its tid seen again is another
+ * thread, with GC (which freed the first) as without. The second knows
+ * nothing of the first's pid.
+ */
+static void run_dead_tid_again(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	const int64_t T = 1000000000;
+	struct scn s;
+
+	scn_init(&s, &scn_layout_current, cfg);
+	jank_engine_set_kernel(s.e, "6.18.44");
+	add_frame_rule(&s, NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_fork(&s, T, 1, 1, 5);
+	scn_switch(&s, T + 10, 0, 0, 0, 1);
+	scn_switch(&s, T + 20, 0, 1, 16, 0); /* 1's final switch */
+	jank_engine_tick(s.e, T + 2000000);
+	scn_switch(&s, T + 2000000, 0, 0, 0, 1);
+	scn_ust(&s, T + 2000010, 0, -1, "jank:action_begin", S("name", "frame"), I("id", 1));
+	scn_ust(&s, T + 2000020, 0, -1, "jank:action_end", S("name", "frame"), I("id", 1));
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void dead_tid_seen_again_is_another_thread(void **state)
+{
+	char *verdict = twins(run_dead_tid_again);
+
+	assert_non_null(strstr(verdict, "tid 1 pid -1 "));
+	free(verdict);
+}
+
+/*
+ * A thread begins an action and ends (its final switch) before the end: the
+ * overdue report still follows what it did until then, from its worker of
+ * the begin, with GC as without.
+ */
+static void run_overdue_dead(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	const int64_t T = 1000000000;
+	struct jank_engine_config c = *cfg;
+	struct scn s;
+
+	c.overdue_grace_ns = 1000000;
+	scn_init(&s, &scn_layout_current, &c);
+	jank_engine_set_kernel(s.e, "6.18.44");
+	add_frame_rule(&s, NULL, "1ms");
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_switch(&s, T, 0, 0, 0, 1);
+	scn_ust(&s, T + 10, 0, 1, "jank:action_begin", S("name", "frame"), I("id", 1));
+	scn_switch(&s, T + 500000, 0, 1, 16, 0); /* 1's final switch */
+	jank_engine_tick(s.e, T + 1000000000);
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void overdue_path_of_dead_thread(void **state)
+{
+	char *verdict = twins(run_overdue_dead);
+
+	assert_non_null(strstr(verdict, " 1/t1/running/1000000010/1000500000"));
+	free(verdict);
+}
+
 /* memory_peak never goes down, even when memory is freed between two collections. */
 static void peak_never_decreases(void **state)
 {
@@ -437,6 +536,9 @@ int main(void)
 		cmocka_unit_test(suspects),
 		cmocka_unit_test(gc_keeps_exited_thread_of_open_action),
 		cmocka_unit_test(gc_keeps_exited_thread_that_ends_an_action),
+		cmocka_unit_test(gc_keeps_exited_fork_parent),
+		cmocka_unit_test(dead_tid_seen_again_is_another_thread),
+		cmocka_unit_test(overdue_path_of_dead_thread),
 		cmocka_unit_test(peak_never_decreases),
 	};
 
