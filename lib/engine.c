@@ -661,8 +661,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
  * scratch. Returns true when out of memory made any of them partial.
  * -ENOENT (no such thread) still gives a path: one `unknown` segment.
  */
-static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
-		    int64_t end)
+static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end)
 {
 	const struct jank_worker *w = jank_graph_find(e->graph, tid);
 	bool incomplete;
@@ -678,8 +677,8 @@ static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t
 			w = NULL;
 	}
 	if (w)
-		incomplete = jank_critpath_compute_worker(e->graph, w, begin, end, &e->path) ==
-			     -ENOMEM;
+		incomplete =
+			jank_critpath_compute_worker(e->graph, w, begin, end, &e->path) == -ENOMEM;
 	else
 		incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
