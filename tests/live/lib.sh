@@ -224,6 +224,19 @@ live_port_listening() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
+# live_random_port: a port to listen on, below the kernel's ephemeral range
+# (ip_local_port_range), where the local end of an outgoing connection
+# (other tests', the consumers') may sit without listening: ss would not
+# see it, and the bind would fail.
+live_random_port() {
+	local low
+
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	case $low in '' | *[!0-9]*) low=32768 ;; esac
+	[ "$low" -gt 12000 ] || low=32768
+	echo $((10000 + (RANDOM * 32768 + RANDOM) % (low - 10003)))
+}
+
 # live_start_relayd [ARGS...]: start lttng-relayd on three free loopback
 # ports (control, data, live), writing under LIVE_RELAYD_OUTPUT.
 live_start_relayd() {
@@ -235,7 +248,7 @@ live_start_relayd() {
 	LIVE_RELAYD_OUTPUT=$LIVE_TMP/relayd
 	mkdir -p "$LIVE_RELAYD_OUTPUT"
 	for _ in 1 2 3 4 5; do
-		base=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		base=$(live_random_port)
 		if live_port_listening "$base" || live_port_listening $((base + 1)) ||
 			live_port_listening $((base + 2)); then
 			continue

@@ -40,7 +40,7 @@ free_port() {
 	local p
 
 	for _ in $(seq 20); do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		p=$(live_random_port)
 		live_port_listening "$p" || {
 			echo "$p"
 			return 0
