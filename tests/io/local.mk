@@ -1,5 +1,6 @@
 # tests/io: the modules of io/ on their own (temporary directories, a fake
-# clock and statvfs, configs from strings).
+# clock and statvfs, configs from strings, engine structs built by hand,
+# synthetic babeltrace2 sources in memory).
 io_ldadd = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) \
 	$(JSONC_LIBS) -lm
 io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
@@ -15,7 +16,8 @@ io_tests = \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
-	io/test-time-limit
+	io/test-time-limit \
+	io/test-trace-merge
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
@@ -52,3 +54,6 @@ io_test_svg_LDADD = $(io_ldadd)
 io_test_time_limit_SOURCES = io/test-time-limit.c
 io_test_time_limit_CFLAGS = $(io_cflags)
 io_test_time_limit_LDADD = $(io_ldadd)
+io_test_trace_merge_SOURCES = io/test-trace-merge.c
+io_test_trace_merge_CFLAGS = $(io_cflags) $(BABELTRACE2_CFLAGS)
+io_test_trace_merge_LDADD = $(io_ldadd) $(BABELTRACE2_LIBS)
