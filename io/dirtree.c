@@ -26,8 +26,17 @@ int jank_dirtree_make(const char *path)
 			return -errno;
 		*s = '/';
 	}
-	if (mkdir(tmp, JANK_DIRTREE_MODE) != 0 && errno != EEXIST)
-		return -errno;
+	if (mkdir(tmp, JANK_DIRTREE_MODE) != 0) {
+		struct stat st;
+
+		if (errno != EEXIST)
+			return -errno;
+		/* As mkdir -p: what is there must be a directory. */
+		if (stat(tmp, &st) != 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -EEXIST;
+	}
 	return 0;
 }
 

@@ -120,12 +120,15 @@ double jank_svg_text_w(size_t chars, double size)
 
 int64_t jank_svg_tick_step(int64_t span)
 {
-	for (int64_t p = 1; p <= INT64_MAX / 50; p *= 10) {
+	/* Up to p = 10^18: 5 × 10^18 still fits, and 2 × 10^18 suits any span. */
+	for (int64_t p = 1;; p *= 10) {
 		static const int m[] = { 1, 2, 5 };
 
 		for (size_t i = 0; i < 3; i++)
 			if (span / (m[i] * p) <= 8)
 				return m[i] * p;
+		if (p > INT64_MAX / 10)
+			break;
 	}
 	return span > 0 ? span : 1;
 }

@@ -1,5 +1,6 @@
 # tests/io: the modules of io/ on their own (temporary directories, a fake
-# clock and statvfs, configs from strings).
+# clock and statvfs, configs from strings, engine structs built by hand,
+# synthetic babeltrace2 sources in memory).
 io_ldadd = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) \
 	$(JSONC_LIBS) -lm
 io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
@@ -8,7 +9,15 @@ io_tests = \
 	io/test-capture-chunks \
 	io/test-capture-list \
 	io/test-capture-policy \
-	io/test-config-file
+	io/test-compare \
+	io/test-config-file \
+	io/test-dirtree \
+	io/test-errbuf \
+	io/test-format \
+	io/test-json-util \
+	io/test-svg \
+	io/test-time-limit \
+	io/test-trace-merge
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
@@ -21,6 +30,30 @@ io_test_capture_list_LDADD = $(io_ldadd)
 io_test_capture_policy_SOURCES = io/test-capture-policy.c
 io_test_capture_policy_CFLAGS = $(io_cflags)
 io_test_capture_policy_LDADD = $(io_ldadd)
+io_test_compare_SOURCES = io/test-compare.c
+io_test_compare_CFLAGS = $(io_cflags)
+io_test_compare_LDADD = $(io_ldadd)
 io_test_config_file_SOURCES = io/test-config-file.c
 io_test_config_file_CFLAGS = $(io_cflags)
 io_test_config_file_LDADD = $(io_ldadd)
+io_test_dirtree_SOURCES = io/test-dirtree.c
+io_test_dirtree_CFLAGS = $(io_cflags)
+io_test_dirtree_LDADD = $(io_ldadd)
+io_test_errbuf_SOURCES = io/test-errbuf.c
+io_test_errbuf_CFLAGS = $(io_cflags)
+io_test_errbuf_LDADD = $(io_ldadd)
+io_test_format_SOURCES = io/test-format.c
+io_test_format_CFLAGS = $(io_cflags)
+io_test_format_LDADD = $(io_ldadd)
+io_test_json_util_SOURCES = io/test-json-util.c
+io_test_json_util_CFLAGS = $(io_cflags)
+io_test_json_util_LDADD = $(io_ldadd)
+io_test_svg_SOURCES = io/test-svg.c
+io_test_svg_CFLAGS = $(io_cflags)
+io_test_svg_LDADD = $(io_ldadd)
+io_test_time_limit_SOURCES = io/test-time-limit.c
+io_test_time_limit_CFLAGS = $(io_cflags)
+io_test_time_limit_LDADD = $(io_ldadd)
+io_test_trace_merge_SOURCES = io/test-trace-merge.c
+io_test_trace_merge_CFLAGS = $(io_cflags) $(BABELTRACE2_CFLAGS)
+io_test_trace_merge_LDADD = $(io_ldadd) $(BABELTRACE2_LIBS)
