@@ -1,5 +1,6 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
-daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto
+daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
+	daemon/test-alerted daemon/test-clock daemon/test-log
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -19,3 +20,18 @@ daemon_test_worker_proto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) 
 daemon_test_worker_proto_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) \
 	$(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+
+# The daemon's modules that run without a daemon, one test program each.
+daemon_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) $(LIBEVENT_CFLAGS)
+daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
+	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+daemon_test_alerted_SOURCES = daemon/test-alerted.c
+daemon_test_alerted_CFLAGS = $(daemon_cflags)
+daemon_test_alerted_LDADD = $(daemon_ldadd)
+daemon_test_clock_SOURCES = daemon/test-clock.c
+daemon_test_clock_CFLAGS = $(daemon_cflags)
+daemon_test_clock_LDADD = $(daemon_ldadd)
+# stderr is a temporary file while the test logs to it.
+daemon_test_log_SOURCES = daemon/test-log.c
+daemon_test_log_CFLAGS = $(daemon_cflags)
+daemon_test_log_LDADD = $(daemon_ldadd)
