@@ -1,6 +1,7 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
-	daemon/test-alerted daemon/test-clock daemon/test-log
+	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
+	daemon/test-input-status
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -35,3 +36,16 @@ daemon_test_clock_LDADD = $(daemon_ldadd)
 daemon_test_log_SOURCES = daemon/test-log.c
 daemon_test_log_CFLAGS = $(daemon_cflags)
 daemon_test_log_LDADD = $(daemon_ldadd)
+daemon_test_input_figures_SOURCES = daemon/test-input-figures.c
+daemon_test_input_figures_CFLAGS = $(daemon_cflags)
+daemon_test_input_figures_LDADD = $(daemon_ldadd)
+# The live input and its engine are fakes: their getters are wrapped.
+daemon_test_input_status_SOURCES = daemon/test-input-status.c
+daemon_test_input_status_CFLAGS = $(daemon_cflags) $(BABELTRACE2_CFLAGS)
+daemon_test_input_status_LDADD = $(daemon_ldadd)
+daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
+	-Wl,--wrap=jank_live_input_engine,--wrap=jank_live_input_url \
+	-Wl,--wrap=jank_live_input_attached,--wrap=jank_live_input_last_error \
+	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
+	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
+	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats
