@@ -1,7 +1,7 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
-	daemon/test-input-status
+	daemon/test-input-status daemon/test-fleet
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -49,3 +49,8 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
 	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
 	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats
+# fleet.c is compiled in (its message handlers are static); no worker is spawned.
+daemon_test_fleet_SOURCES = daemon/test-fleet.c
+daemon_test_fleet_CFLAGS = $(daemon_cflags)
+daemon_test_fleet_LDADD = $(daemon_ldadd)
+daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running
