@@ -1,7 +1,7 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
-	daemon/test-input-status daemon/test-fleet
+	daemon/test-input-status daemon/test-fleet daemon/test-status
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -54,3 +54,7 @@ daemon_test_fleet_SOURCES = daemon/test-fleet.c
 daemon_test_fleet_CFLAGS = $(daemon_cflags)
 daemon_test_fleet_LDADD = $(daemon_ldadd)
 daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running
+# status.c is jankd's own (not in libjankd): compiled in.
+daemon_test_status_SOURCES = daemon/test-status.c
+daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS)
+daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
