@@ -1,7 +1,8 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
-	daemon/test-input-status daemon/test-fleet daemon/test-status
+	daemon/test-input-status daemon/test-fleet daemon/test-status \
+	daemon/test-worker-proc
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -58,3 +59,7 @@ daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank
 daemon_test_status_SOURCES = daemon/test-status.c
 daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS)
 daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
+# worker-proc.c is compiled in; forked children stand for the workers.
+daemon_test_worker_proc_SOURCES = daemon/test-worker-proc.c
+daemon_test_worker_proc_CFLAGS = $(daemon_cflags)
+daemon_test_worker_proc_LDADD = $(daemon_ldadd)
