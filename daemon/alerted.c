@@ -10,11 +10,15 @@ void jank_alerted_init(struct jank_alerted *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* "rule\nkey\nbegin": what names an action, whichever worker judged it. */
+/*
+ * "begin\nkey\nrule": what names an action, whichever worker judged it. The
+ * begin and the key (under JANK_KEY_LEN) come first: only a rule name, which
+ * has no length limit, may be cut.
+ */
 static void signature(const struct jank_verdict *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s\n%s\n%" PRId64, v->rule && v->rule->name ? v->rule->name : "?",
-		 v->key ? v->key : "", v->begin);
+	snprintf(buf, len, "%" PRId64 "\n%s\n%s", v->begin, v->key ? v->key : "",
+		 v->rule && v->rule->name ? v->rule->name : "?");
 }
 
 static bool overdue_seen(struct jank_alerted *a, const char *sig)

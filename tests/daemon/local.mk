@@ -1,5 +1,8 @@
 # tests/daemon: jankd's modules on their own (fake clock, recording sink).
-daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto
+daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
+	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
+	daemon/test-input-status daemon/test-fleet daemon/test-status \
+	daemon/test-worker-proc daemon/test-relayd
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -19,3 +22,48 @@ daemon_test_worker_proto_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) 
 daemon_test_worker_proto_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) \
 	$(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+
+# The daemon's modules that run without a daemon, one test program each.
+daemon_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) $(LIBEVENT_CFLAGS)
+daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
+	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+daemon_test_alerted_SOURCES = daemon/test-alerted.c
+daemon_test_alerted_CFLAGS = $(daemon_cflags)
+daemon_test_alerted_LDADD = $(daemon_ldadd)
+daemon_test_clock_SOURCES = daemon/test-clock.c
+daemon_test_clock_CFLAGS = $(daemon_cflags)
+daemon_test_clock_LDADD = $(daemon_ldadd)
+# stderr is a temporary file while the test logs to it.
+daemon_test_log_SOURCES = daemon/test-log.c
+daemon_test_log_CFLAGS = $(daemon_cflags)
+daemon_test_log_LDADD = $(daemon_ldadd)
+daemon_test_input_figures_SOURCES = daemon/test-input-figures.c
+daemon_test_input_figures_CFLAGS = $(daemon_cflags)
+daemon_test_input_figures_LDADD = $(daemon_ldadd)
+# The live input and its engine are fakes: their getters are wrapped.
+daemon_test_input_status_SOURCES = daemon/test-input-status.c
+daemon_test_input_status_CFLAGS = $(daemon_cflags) $(BABELTRACE2_CFLAGS)
+daemon_test_input_status_LDADD = $(daemon_ldadd)
+daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
+	-Wl,--wrap=jank_live_input_engine,--wrap=jank_live_input_url \
+	-Wl,--wrap=jank_live_input_attached,--wrap=jank_live_input_last_error \
+	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
+	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
+	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats
+# fleet.c is compiled in (its message handlers are static); no worker is spawned.
+daemon_test_fleet_SOURCES = daemon/test-fleet.c
+daemon_test_fleet_CFLAGS = $(daemon_cflags)
+daemon_test_fleet_LDADD = $(daemon_ldadd)
+daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running
+# status.c is jankd's own (not in libjankd): compiled in.
+daemon_test_status_SOURCES = daemon/test-status.c
+daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS)
+daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
+# worker-proc.c is compiled in; forked children stand for the workers.
+daemon_test_worker_proc_SOURCES = daemon/test-worker-proc.c
+daemon_test_worker_proc_CFLAGS = $(daemon_cflags)
+daemon_test_worker_proc_LDADD = $(daemon_ldadd)
+# No relayd: URL validation, and a port where nothing listens.
+daemon_test_relayd_SOURCES = daemon/test-relayd.c
+daemon_test_relayd_CFLAGS = $(daemon_cflags)
+daemon_test_relayd_LDADD = $(daemon_ldadd)

@@ -17,6 +17,7 @@ lib_tests = \
 	lib/test-layout \
 	lib/test-locks \
 	lib/test-model \
+	lib/test-state \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
@@ -56,6 +57,9 @@ lib_test_locks_LDADD = $(lib_ldadd)
 lib_test_model_SOURCES = lib/test-model.c $(lib_scenario)
 lib_test_model_CFLAGS = $(lib_cflags)
 lib_test_model_LDADD = $(lib_ldadd)
+lib_test_state_SOURCES = lib/test-state.c
+lib_test_state_CFLAGS = $(lib_cflags)
+lib_test_state_LDADD = $(lib_ldadd)
 lib_test_units_SOURCES = lib/test-units.c
 lib_test_units_CFLAGS = $(lib_cflags)
 lib_test_units_LDADD = $(lib_ldadd)

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/fleet.c: jankd's inputs as the supervisor keeps them, without
+ * worker processes. fleet.c is compiled in here, so that the test plays the
+ * workers' messages (status, verdict, log, sessions) into its handlers;
+ * jank_proc_start and jank_proc_running are wrapped (-Wl,--wrap): no
+ * process is ever spawned.
+ */
+#include "fleet.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define S 1000000000LL
+
+/* ---- Fakes ---- */
+
+static unsigned proc_starts;
+static bool procs_running;
+
+int __wrap_jank_proc_start(struct jank_proc *p);
+int __wrap_jank_proc_start(struct jank_proc *p)
+{
+	(void)p;
+	proc_starts++;
+	return 0;
+}
+
+bool __wrap_jank_proc_running(const struct jank_proc *p);
+bool __wrap_jank_proc_running(const struct jank_proc *p)
+{
+	(void)p;
+	return procs_running;
+}
+
+struct fixture {
+	struct event_base *base;
+	struct jank_fleet *f;
+	struct jank_config c;
+	struct jank_config_sources src;
+	char *hosts[1], *sessions[1];
+	unsigned changes;
+	unsigned verdicts;
+	char last_key[64];
+	unsigned logs;
+	int log_priority;
+	char log_line[512];
+};
+
+static void on_verdict_cb(const struct jank_fleet_input *in, const struct jank_verdict *v,
+			  void *data)
+{
+	struct fixture *x = data;
+
+	assert_non_null(in);
+	x->verdicts++;
+	snprintf(x->last_key, sizeof(x->last_key), "%s", v->key);
+}
+
+static void on_change_cb(void *data)
+{
+	struct fixture *x = data;
+
+	x->changes++;
+}
+
+static void log_sink(int priority, const char *line, void *data)
+{
+	struct fixture *x = data;
+
+	x->logs++;
+	x->log_priority = priority;
+	snprintf(x->log_line, sizeof(x->log_line), "%s", line);
+}
+
+static int setup(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	proc_starts = 0;
+	procs_running = false;
+	x->base = event_base_new();
+	if (!x->base)
+		return -1;
+	jank_config_init(&x->c);
+	x->c.live.worker_timeout_ns = 10 * S;
+	x->c.live.timer_ns = S;
+	x->f = jank_fleet_new(x->base, on_verdict_cb, on_change_cb, x);
+	if (!x->f || jank_fleet_set_config(x->f, &x->c, &x->src) < 0)
+		return -1;
+	jank_log_set_sink(log_sink, x);
+	*state = x;
+	return 0;
+}
+
+/* With [live] discover net://relay:5344, hosts web-*, sessions jank*. */
+static int setup_discovery(void **state)
+{
+	struct fixture *x;
+
+	if (setup(state) < 0)
+		return -1;
+	x = *state;
+	snprintf(x->c.live.discover, sizeof(x->c.live.discover), "net://relay:5344");
+	x->hosts[0] = "web-*";
+	x->sessions[0] = "jank*";
+	x->c.live.hosts = x->hosts;
+	x->c.live.nhosts = 1;
+	x->c.live.sessions = x->sessions;
+	x->c.live.nsessions = 1;
+	x->c.live.discover_interval_ns = 2 * S;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+
+	jank_log_set_sink(NULL, NULL);
+	jank_fleet_free(x->f);
+	x->c.live.hosts = x->c.live.sessions = NULL;
+	x->c.live.nhosts = x->c.live.nsessions = 0;
+	jank_config_fini(&x->c);
+	event_base_free(x->base);
+	free(x);
+	return 0;
+}
+
+static struct json_object *parse(const char *text)
+{
+	struct json_object *o = json_tokener_parse(text);
+
+	assert_non_null(o);
+	return o;
+}
+
+/* Play a message of the worker of input i. */
+static void from_worker(struct fixture *x, size_t i, const char *text)
+{
+	struct json_object *msg = parse(text);
+	struct jank_fleet_input *in = x->f->inputs[i];
+
+	input_message(in->proc, msg, in);
+	json_object_put(msg);
+}
+
+/* Play a message of the discovery worker. */
+static void from_discovery(struct fixture *x, const char *text)
+{
+	struct json_object *msg = parse(text);
+
+	discovery_message(x->f->discovery, msg, x->f);
+	json_object_put(msg);
+}
+
+/* A new worker for input i: the supervisor makes its start message. */
+static struct json_object *restart(struct fixture *x, size_t i)
+{
+	struct jank_fleet_input *in = x->f->inputs[i];
+
+	return input_start_msg(in->proc, in);
+}
+
+static int64_t num(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("no \"%s\"", k);
+	return json_object_get_int64(v);
+}
+
+static const char *str(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("no \"%s\"", k);
+	return json_object_get_string(v);
+}
+
+static struct json_object *input_json(struct fixture *x, size_t i)
+{
+	struct json_object *o = jank_fleet_input_json(jank_fleet_get(x->f, i));
+
+	assert_non_null(o);
+	return o;
+}
+
+/* ---- Inputs ---- */
+
+static void add_url(void **state)
+{
+	struct fixture *x = *state;
+	const struct jank_fleet_input *in;
+	struct json_object *o, *w;
+	size_t waiting = 99;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://relay:5344/host/web-1/jank"), 0);
+	assert_int_equal(jank_fleet_count(x->f), 1);
+	in = jank_fleet_get(x->f, 0);
+	assert_non_null(in);
+	assert_null(jank_fleet_get(x->f, 1));
+	assert_string_equal(jank_fleet_input_url(in), "net://relay:5344/host/web-1/jank");
+	assert_string_equal(jank_fleet_input_host(in), "web-1");
+	assert_string_equal(jank_fleet_input_session(in), "jank");
+	assert_false(jank_fleet_input_attached(in));
+	assert_string_equal(jank_fleet_input_state(in), "connecting");
+	assert_false(jank_fleet_ready(x->f, &waiting));
+	assert_int_equal(waiting, 1);
+	assert_false(jank_fleet_discovering(x->f));
+
+	o = input_json(x, 0);
+	assert_string_equal(str(o, "url"), "net://relay:5344/host/web-1/jank");
+	assert_string_equal(str(o, "state"), "connecting");
+	assert_string_equal(str(o, "host"), "web-1");
+	assert_string_equal(str(o, "session"), "jank");
+	assert_false(json_object_get_boolean(json_object_object_get(o, "discovered")));
+	assert_false(json_object_get_boolean(json_object_object_get(o, "attached")));
+	assert_int_equal(num(o, "duplicates_dropped"), 0);
+	assert_int_equal(json_object_array_length(json_object_object_get(o, "rules")), 0);
+	w = json_object_object_get(o, "worker");
+	assert_int_equal(num(w, "pid"), 0);
+	assert_int_equal(num(w, "starts"), 0);
+	assert_int_equal(num(w, "restarts"), 0);
+	json_object_put(o);
+
+	/* A session name may hold a slash: all after the host is the session. */
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/a/b"), 0);
+	assert_string_equal(jank_fleet_input_host(jank_fleet_get(x->f, 1)), "h");
+	assert_string_equal(jank_fleet_input_session(jank_fleet_get(x->f, 1)), "a/b");
+	assert_int_equal(jank_fleet_count(x->f), 2);
+}
+
+static void bad_url(void **state)
+{
+	struct fixture *x = *state;
+
+	assert_true(jank_fleet_add_url(x->f, "net://relay:5344/jank") < 0);
+	assert_true(jank_fleet_add_url(x->f, "net://relay:5344/host/web-1") < 0);
+	assert_int_equal(jank_fleet_count(x->f), 0);
+}
+
+static void fleet_json_plain(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *o;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	o = jank_fleet_json(x->f);
+	assert_int_equal(num(o, "workers"), 0);
+	assert_int_equal(num(o, "restarts"), 0);
+	assert_int_equal(num(o, "crashes"), 0);
+	assert_int_equal(num(o, "timeouts"), 0);
+	assert_int_equal(num(o, "duplicates_dropped"), 0);
+	assert_int_equal(num(o, "worker_timeout_ns"), 10 * S);
+	assert_false(json_object_object_get_ex(o, "discovery", NULL));
+	json_object_put(o);
+}
+
+/* ---- What the workers say ---- */
+
+static void status_attaches(void **state)
+{
+	struct fixture *x = *state;
+	size_t waiting;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	assert_int_equal(jank_fleet_start(x->f), 0);
+	assert_int_equal(proc_starts, 1);
+	procs_running = true;
+	/* A status without its input object changes nothing. */
+	from_worker(x, 0, "{\"type\": \"status\"}");
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"url\": \"net://r/host/h/s\","
+		    " \"state\": \"connecting\", \"attached\": false, \"events\": 0}}");
+	assert_int_equal(x->changes, 0);
+	assert_false(jank_fleet_input_attached(jank_fleet_get(x->f, 0)));
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"url\": \"net://r/host/h/s\","
+		    " \"state\": \"connected\", \"attached\": true, \"events\": 7}}");
+	assert_int_equal(x->changes, 1);
+	assert_true(jank_fleet_input_attached(jank_fleet_get(x->f, 0)));
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connected");
+	assert_int_equal(num(jank_fleet_input_status(jank_fleet_get(x->f, 0)), "events"), 7);
+	assert_true(jank_fleet_ready(x->f, &waiting));
+	assert_int_equal(waiting, 0);
+	/* Attached once: no second change, even after a reconnection. */
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"state\": \"reconnecting\","
+		    " \"attached\": true}}");
+	assert_int_equal(x->changes, 1);
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "reconnecting");
+	/* No worker running: its last word no longer holds. */
+	procs_running = false;
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
+}
+
+/* A restarted worker starts from zero: the input's figures go on from the past ones. */
+static void restart_folds(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *start, *o;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	procs_running = true;
+	start = restart(x, 0);
+	assert_string_equal(str(start, "type"), "start");
+	assert_string_equal(str(start, "mode"), "input");
+	assert_string_equal(str(start, "url"), "net://r/host/h/s");
+	assert_int_equal(num(start, "margin_ns"), S);
+	assert_true(json_object_is_type(json_object_object_get(start, "config"), json_type_array));
+	json_object_put(start);
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"state\": \"connected\","
+		    " \"attached\": true, \"events\": 100, \"janks\": 3, \"actions_open\": 4,"
+		    " \"rules\": [{\"action\": \"frame\", \"count\": 10, \"janks\": 3}]}}");
+	/* The worker dies; the new one is started. */
+	json_object_put(restart(x, 0));
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
+	o = input_json(x, 0);
+	assert_int_equal(num(o, "events"), 100);
+	assert_int_equal(num(o, "janks"), 3);
+	/* A gauge of a dead worker is no longer: actions_open is not carried over. */
+	assert_false(json_object_object_get_ex(o, "actions_open", NULL));
+	json_object_put(o);
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"state\": \"connected\","
+		    " \"attached\": true, \"events\": 5, \"janks\": 1, \"actions_open\": 1,"
+		    " \"rules\": [{\"action\": \"frame\", \"count\": 2, \"janks\": 1}]}}");
+	o = input_json(x, 0);
+	assert_int_equal(num(o, "events"), 105);
+	assert_int_equal(num(o, "janks"), 4);
+	assert_int_equal(num(o, "actions_open"), 1);
+	assert_int_equal(
+		num(json_object_array_get_idx(json_object_object_get(o, "rules"), 0), "count"), 12);
+	json_object_put(o);
+	/* Two restarts in a row, the second worker silent: nothing counted twice. */
+	json_object_put(restart(x, 0));
+	json_object_put(restart(x, 0));
+	o = input_json(x, 0);
+	assert_int_equal(num(o, "events"), 105);
+	assert_int_equal(num(o, "janks"), 4);
+	json_object_put(o);
+}
+
+static const char verdict_msg[] =
+	"{\"type\": \"verdict\", \"verdict\": {\"action\": \"frame\", \"key\": \"tid=1\","
+	" \"kind\": \"completed\", \"begin\": 1000, \"end\": 2000, \"duration_ns\": 1000,"
+	" \"tid\": 1, \"pid\": 1, \"comm\": \"app\"}}";
+
+/* A verdict read again by a new worker is dropped, and counted. */
+static void verdicts_once(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *o;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	from_worker(x, 0, verdict_msg);
+	assert_int_equal(x->verdicts, 1);
+	assert_string_equal(x->last_key, "tid=1");
+	json_object_put(restart(x, 0));
+	from_worker(x, 0, verdict_msg);
+	assert_int_equal(x->verdicts, 1);
+	o = input_json(x, 0);
+	assert_int_equal(num(o, "duplicates_dropped"), 1);
+	json_object_put(o);
+	o = jank_fleet_json(x->f);
+	assert_int_equal(num(o, "duplicates_dropped"), 1);
+	json_object_put(o);
+	/* One that cannot be read is logged, not alerted. */
+	x->logs = 0;
+	from_worker(x, 0, "{\"type\": \"verdict\", \"verdict\": {\"action\": \"frame\"}}");
+	assert_int_equal(x->verdicts, 1);
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_ERR);
+	assert_string_equal(x->log_line, "net://r/host/h/s: a verdict from the worker cannot be "
+					 "read: Invalid argument");
+}
+
+/* A worker's log line is logged by the supervisor, at its priority. */
+static void worker_log(void **state)
+{
+	struct fixture *x = *state;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	from_worker(x, 0, "{\"type\": \"log\", \"priority\": 4, \"message\": \"hello\"}");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, 4);
+	assert_string_equal(x->log_line, "hello");
+	/* Without a priority: info. Without a message: nothing. */
+	from_worker(x, 0, "{\"type\": \"log\", \"message\": \"again\"}");
+	assert_int_equal(x->log_priority, LOG_INFO);
+	from_worker(x, 0, "{\"type\": \"log\"}");
+	assert_int_equal(x->logs, 2);
+	/* Unknown types are ignored. */
+	from_worker(x, 0, "{\"type\": \"nonsense\", \"message\": \"x\"}");
+	assert_int_equal(x->logs, 2);
+}
+
+/* ---- Discovery ---- */
+
+static void patterns(void **state)
+{
+	char *pats[] = { "web-*", "db-[0-9]" };
+
+	(void)state;
+	assert_true(match_any(pats, 0, "anything"));
+	assert_true(match_any(pats, 2, "web-1"));
+	assert_true(match_any(pats, 2, "web-"));
+	assert_true(match_any(pats, 2, "db-7"));
+	assert_false(match_any(pats, 2, "db-12"));
+	assert_false(match_any(pats, 2, "xweb-1"));
+	assert_false(match_any(pats, 1, "db-7"));
+}
+
+static const char list_all[] = "{\"type\": \"sessions\", \"ok\": true, \"sessions\": ["
+			       "[\"web-1\", \"jank\"], [\"db-1\", \"jank\"],"
+			       " [\"web-2\", \"other\"], [\"web-3\", \"jank-2\"]]}";
+
+static void discover(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *o, *d;
+	size_t waiting;
+
+	assert_true(jank_fleet_discovering(x->f));
+	assert_int_equal(jank_fleet_start(x->f), 0);
+	assert_int_equal(proc_starts, 1); /* the discovery worker */
+	assert_false(jank_fleet_ready(x->f, &waiting));
+	assert_int_equal(waiting, 0);
+	from_discovery(x, list_all);
+	assert_int_equal(x->changes, 1);
+	assert_int_equal(jank_fleet_count(x->f), 2);
+	assert_int_equal(proc_starts, 3);
+	assert_string_equal(jank_fleet_input_url(jank_fleet_get(x->f, 0)),
+			    "net://relay:5344/host/web-1/jank");
+	assert_string_equal(jank_fleet_input_url(jank_fleet_get(x->f, 1)),
+			    "net://relay:5344/host/web-3/jank-2");
+	o = input_json(x, 1);
+	assert_true(json_object_get_boolean(json_object_object_get(o, "discovered")));
+	assert_string_equal(str(o, "host"), "web-3");
+	assert_string_equal(str(o, "session"), "jank-2");
+	json_object_put(o);
+	/* Listed and found, but not attached yet. */
+	assert_false(jank_fleet_ready(x->f, &waiting));
+	assert_int_equal(waiting, 2);
+	/* The same list again: nothing new, no second change. */
+	from_discovery(x, list_all);
+	assert_int_equal(jank_fleet_count(x->f), 2);
+	assert_int_equal(proc_starts, 3);
+	assert_int_equal(x->changes, 1);
+
+	o = jank_fleet_json(x->f);
+	d = json_object_object_get(o, "discovery");
+	assert_non_null(d);
+	assert_string_equal(str(d, "relayd"), "net://relay:5344");
+	assert_string_equal(json_object_to_json_string(json_object_object_get(d, "hosts")),
+			    "[ \"web-*\" ]");
+	assert_string_equal(json_object_to_json_string(json_object_object_get(d, "sessions")),
+			    "[ \"jank*\" ]");
+	assert_int_equal(num(d, "interval_ns"), 2 * S);
+	assert_true(json_object_get_boolean(json_object_object_get(d, "listed")));
+	assert_int_equal(num(d, "polls"), 2);
+	assert_int_equal(num(d, "errors"), 0);
+	assert_int_equal(num(d, "sessions_listed"), 4);
+	assert_false(json_object_object_get_ex(d, "last_error", NULL));
+	json_object_put(o);
+}
+
+/* A session missing from two lists in a row is let go; one list is not enough. */
+static void let_go_after_two(void **state)
+{
+	struct fixture *x = *state;
+	static const char without_web3[] = "{\"type\": \"sessions\", \"ok\": true, \"sessions\": "
+					   "[[\"web-1\", \"jank\"]]}";
+	size_t waiting;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://relay:5344/host/web-9/jank"), 0);
+	assert_int_equal(jank_fleet_start(x->f), 0);
+	from_discovery(x, list_all);
+	assert_int_equal(jank_fleet_count(x->f), 3);
+	from_discovery(x, without_web3);
+	from_discovery(x, list_all);
+	from_discovery(x, without_web3);
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 2)), "connecting");
+	x->logs = 0;
+	from_discovery(x, without_web3);
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 2)), "let go");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_NOTICE);
+	assert_string_equal(x->log_line, "net://relay:5344/host/web-3/jank-2: relayd no longer "
+					 "lists the session (destroyed): let go");
+	/* An input let go is waited for by nobody. */
+	jank_fleet_ready(x->f, &waiting);
+	assert_int_equal(waiting, 2);
+	/* Its worker is gone (it had none): freed by the next turn of the loop. */
+	event_base_loop(x->base, EVLOOP_NONBLOCK);
+	assert_int_equal(jank_fleet_count(x->f), 2);
+	/* The input of [live] url is never let go, though no list has it. */
+	assert_string_equal(jank_fleet_input_url(jank_fleet_get(x->f, 0)),
+			    "net://relay:5344/host/web-9/jank");
+	assert_string_equal(jank_fleet_input_url(jank_fleet_get(x->f, 1)),
+			    "net://relay:5344/host/web-1/jank");
+	/* It comes back: a new input. */
+	from_discovery(x, list_all);
+	assert_int_equal(jank_fleet_count(x->f), 3);
+	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 2)), "connecting");
+}
+
+static void discovery_errors(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *o, *d;
+	size_t waiting;
+
+	assert_int_equal(jank_fleet_start(x->f), 0);
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": false, \"error\": \"refused\"}");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_WARNING);
+	assert_string_equal(x->log_line, "discovery: cannot list the sessions of net://relay:5344: "
+					 "refused; retrying");
+	/* Logged once per outage. */
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true}");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->changes, 0);
+	assert_false(jank_fleet_ready(x->f, &waiting));
+	o = jank_fleet_json(x->f);
+	d = json_object_object_get(o, "discovery");
+	assert_int_equal(num(d, "polls"), 2);
+	assert_int_equal(num(d, "errors"), 2);
+	assert_string_equal(str(d, "last_error"), "no list");
+	assert_false(json_object_get_boolean(json_object_object_get(d, "listed")));
+	json_object_put(o);
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": []}");
+	assert_int_equal(x->logs, 2);
+	assert_int_equal(x->log_priority, LOG_NOTICE);
+	assert_string_equal(x->log_line, "discovery: net://relay:5344 answers again");
+	assert_int_equal(x->changes, 1);
+	assert_true(jank_fleet_ready(x->f, &waiting));
+	o = jank_fleet_json(x->f);
+	d = json_object_object_get(o, "discovery");
+	assert_false(json_object_object_get_ex(d, "last_error", NULL));
+	assert_int_equal(num(d, "sessions_listed"), 0);
+	json_object_put(o);
+}
+
+/* Stopping: no session listed then is watched. */
+static void no_discovery_while_stopping(void **state)
+{
+	struct fixture *x = *state;
+
+	assert_int_equal(jank_fleet_start(x->f), 0);
+	jank_fleet_stop(x->f, 0);
+	from_discovery(x, list_all);
+	assert_int_equal(jank_fleet_count(x->f), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(add_url, setup, teardown),
+		cmocka_unit_test_setup_teardown(bad_url, setup, teardown),
+		cmocka_unit_test_setup_teardown(fleet_json_plain, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_attaches, setup, teardown),
+		cmocka_unit_test_setup_teardown(restart_folds, setup, teardown),
+		cmocka_unit_test_setup_teardown(verdicts_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(worker_log, setup, teardown),
+		cmocka_unit_test(patterns),
+		cmocka_unit_test_setup_teardown(discover, setup_discovery, teardown),
+		cmocka_unit_test_setup_teardown(let_go_after_two, setup_discovery, teardown),
+		cmocka_unit_test_setup_teardown(discovery_errors, setup_discovery, teardown),
+		cmocka_unit_test_setup_teardown(no_discovery_while_stopping, setup_discovery,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

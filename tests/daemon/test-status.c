@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/status.c: what `jankctl status` and sd_notify's STATUS= show.
+ * status.c belongs to jankd, not to libjankd: it is compiled in here, with a
+ * hand-made daemon context (an alerter, a fleet whose inputs have no
+ * worker), and its text formatting is driven with hand-made JSON.
+ */
+#include "status.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define S  1000000000LL
+#define MS 1000000LL
+
+/* ---- Pieces of text ---- */
+
+static void bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(bytes_text(0, b, sizeof(b)), "0 B");
+	assert_string_equal(bytes_text(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(bytes_text(1024, b, sizeof(b)), "1.0 KiB");
+	assert_string_equal(bytes_text(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
+	assert_string_equal(bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
+	assert_string_equal(bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
+	assert_string_equal(bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
+	assert_string_equal(bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
+}
+
+static void uptime(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(uptime_text(0, b, sizeof(b)), "0s");
+	assert_string_equal(uptime_text(S - 1, b, sizeof(b)), "0s");
+	assert_string_equal(uptime_text(59 * S, b, sizeof(b)), "59s");
+	assert_string_equal(uptime_text(60 * S, b, sizeof(b)), "1m 00s");
+	assert_string_equal(uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
+	assert_string_equal(uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
+	assert_string_equal(uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
+	assert_string_equal(uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
+	assert_string_equal(uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
+	assert_string_equal(uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
+}
+
+static void trace_clock(void **state)
+{
+	char b[48];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	/* LTTng's clock: ns since the epoch. */
+	assert_string_equal(clock_text(1700000000LL * S + 123456789, b, sizeof(b)),
+			    "2023-11-14 22:13:20.123");
+	assert_string_equal(clock_text(1000000000LL * S, b, sizeof(b)), "2001-09-09 01:46:40.000");
+	/* A clock that is not the epoch's (a trace from boot): seconds. */
+	assert_string_equal(clock_text(1500 * MS, b, sizeof(b)), "1.500 s");
+	assert_string_equal(clock_text(0, b, sizeof(b)), "0.000 s");
+	assert_string_equal(clock_text(1000000000LL * S - 1, b, sizeof(b)), "1000000000.000 s");
+}
+
+/* ---- Sections of the text, from JSON ---- */
+
+static struct json_object *parse(const char *text)
+{
+	struct json_object *o = json_tokener_parse(text);
+
+	assert_non_null(o);
+	return o;
+}
+
+/* What `fn` prints of `json`. */
+static char *render(void (*fn)(FILE *, struct json_object *), const char *json)
+{
+	struct json_object *o = json ? parse(json) : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, o);
+	fclose(f);
+	json_object_put(o);
+	return buf;
+}
+
+static void check_render(void (*fn)(FILE *, struct json_object *), const char *json,
+			 const char *expected)
+{
+	char *s = render(fn, json);
+
+	assert_string_equal(s, expected);
+	free(s);
+}
+
+static void worker(void **state)
+{
+	(void)state;
+	check_render(worker_text, "{\"worker\": {\"pid\": 12}}", " (worker pid 12)");
+	check_render(
+		worker_text,
+		"{\"worker\": {\"pid\": 12, \"restarts\": 1, \"crashes\": 1, \"timeouts\": 0}}",
+		" (worker pid 12, 1 restart: 1 crashed, 0 silent)");
+	check_render(
+		worker_text,
+		"{\"worker\": {\"pid\": 0, \"restarts\": 3, \"crashes\": 1, \"timeouts\": 2},"
+		" \"duplicates_dropped\": 5}",
+		" (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts dropped)");
+	check_render(worker_text, "{}", " (worker pid 0)");
+}
+
+static void input(void **state)
+{
+	(void)state;
+	check_render(
+		input_text,
+		"{\"url\": \"net://r/host/h/s\", \"state\": \"connected\", \"worker\": {\"pid\": "
+		"9},"
+		" \"events\": 1000, \"events_per_sec\": 12.5, \"events_read\": 1001,"
+		" \"discarded_events\": 2, \"disconnects\": 3, \"reconnects\": 4,"
+		" \"overdue\": 5, \"overdue_unsure\": 6, \"actions_open\": 7,"
+		" \"actions_expired\": 8, \"actions_evicted\": 9, \"paths_truncated\": 10,"
+		" \"actions_dropped\": 11, \"actions_unmatched\": 12, \"actions_replaced\": 13,"
+		" \"memory_bytes\": 2048, \"memory_peak\": 3145728, \"budget_forced\": 14,"
+		" \"graph\": {\"workers\": 15, \"vertices\": 16, \"gc_steps\": 17,"
+		" \"freed_vertices\": 18},"
+		" \"rules\": [{\"action\": \"frame\", \"count\": 100, \"janks\": 3,"
+		"   \"p50_ns\": 1000000, \"p90_ns\": 2000000, \"p99_ns\": 16000000,"
+		"   \"max_ns\": 20000000, \"threshold_ns\": 16000000},"
+		"  {\"action\": \"a-very-long-action\", \"count\": 0, \"janks\": 0,"
+		"   \"threshold_ns\": 0}]}",
+		"\ninput net://r/host/h/s: connected (worker pid 9)\n"
+		"  events 1000 (12.5/s), 1001 read, discarded 2, disconnects 3, reconnects 4\n"
+		"  action                count    janks        p50        p90        p99        "
+		"max "
+		" threshold\n"
+		"  frame                   100        3    1.00 ms    2.00 ms    16.0 ms    20.0 "
+		"ms "
+		"   16.0 ms\n"
+		"  a-very-long-action        0        0       0 ns       0 ns       0 ns       0 "
+		"ns "
+		"  learning\n"
+		"  overdue 5 (6 unsure, not reported), open 7, expired 8, evicted by the memory "
+		"budget 9, truncated 10, dropped 11, unmatched 12, replaced 13\n"
+		"  graph: 15 threads, 16 vertices, memory 2.0 KiB (peak 3.00 MiB); GC 17 steps, 18 "
+		"vertices freed, budget forced 14 times\n");
+}
+
+static void input_error(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = render(input_text, "{\"url\": \"u\", \"state\": \"reconnecting\", \"last_error\": "
+			       "\"relayd went away\", \"paths_incomplete\": 2}");
+	assert_non_null(strstr(s, "\ninput u: reconnecting (last error: relayd went away) (worker "
+				  "pid 0)\n"));
+	assert_non_null(strstr(s, "\n  2 paths incomplete (out of memory while computing them)\n"));
+	/* No rules: the header alone, at the narrowest width. */
+	assert_non_null(strstr(s, "\n  action    count    janks "));
+	free(s);
+}
+
+static void capture(void **state)
+{
+	(void)state;
+	check_render(capture_text, NULL, "");
+	check_render(capture_text, "{\"mode\": \"none\"}",
+		     "captures: off ([capture] mode = none)\n");
+	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": null}",
+		     "captures: off (no rule says capture = yes)\n");
+	check_render(
+		capture_text,
+		"{\"mode\": \"snapshot\", \"session\": \"jank-capture\", \"dir\": \"/var/c\","
+		" \"started\": 3, \"joined\": 1, \"completed\": 2, \"failed\": 1,"
+		" \"bytes\": 1048576, \"refused\": {\"cooldown\": 5, \"quota\": 0, \"busy\": 2},"
+		" \"reports\": 1, \"reports_without_path\": 0}",
+		"captures (snapshot, session jank-capture, in /var/c): 3 started, 1 joined, 2 "
+		"complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, busy 2; 1 report "
+		"written\n");
+	check_render(capture_text,
+		     "{\"mode\": \"rotation\", \"session_error\": \"no sessiond\", \"dir\": \"d\","
+		     " \"refused\": {\"cooldown\": 0},"
+		     " \"deleted\": 4, \"reports\": 1, \"reports_without_path\": 1,"
+		     " \"reports_failed\": 3, \"chunks_kept\": 6, \"chunks_deleted\": 7,"
+		     " \"rotations_waited\": 8, \"in_flight\": \"frame-42\"}",
+		     "captures (rotation, session none, in d): 0 started, 0 joined, 0 complete, 0 "
+		     "failed, 0 B on disk, 4 deleted by the quota; 2 reports written, 3 failed; "
+		     "chunks: 6 kept, 7 deleted; 8 waited for a scheduled rotation; recording "
+		     "frame-42\n  the capture session is down: no sessiond\n");
+}
+
+static void recent(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	check_render(recent_text, NULL, "\nno jank yet\n");
+	check_render(recent_text, "[]", "\nno jank yet\n");
+	check_render(
+		recent_text,
+		"[{\"kind\": \"overdue\", \"suppressed\": true, \"action\": \"frame\","
+		"  \"key\": \"tid=7\", \"end\": 1700000000123456789, \"duration_ns\": 250000000,"
+		"  \"host\": \"web-1\", \"critical_path\": \"tid 7 blocked 90%\","
+		"  \"capture\": \"/c/frame-1\"},"
+		" {\"kind\": \"completed\", \"suppressed\": false, \"action\": \"io\", \"key\": "
+		"\"\","
+		"  \"end\": 5000000000, \"duration_ns\": 1500, \"critical_path\": \"\"}]",
+		"\nrecent janks, newest first:\n"
+		"  2023-11-14 22:13:20.123  frame [tid=7] on web-1  250 ms (overdue) (suppressed)  "
+		"tid 7 blocked 90%\n"
+		"      capture /c/frame-1\n"
+		"  5.000 s  io  1.50 us  \n");
+}
+
+static void discovery(void **state)
+{
+	(void)state;
+	check_render(discovery_text, NULL, "");
+	check_render(discovery_text,
+		     "{\"relayd\": \"net://relay:5344\", \"hosts\": [\"web-*\", \"db-?\"],"
+		     " \"sessions\": [], \"interval_ns\": 2000000000, \"sessions_listed\": 12,"
+		     " \"polls\": 40, \"errors\": 1, \"last_error\": \"refused\"}",
+		     "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 sessions "
+		     "listed, every 2 s, 40 polls, 1 failed (last error: refused)\n");
+}
+
+/* Per host: inputs, connected ones, events, and janks with the overdue. */
+static void hosts(void **state)
+{
+	struct json_object *in = parse(
+		"[{\"host\": \"a\", \"state\": \"connected\", \"events\": 10, \"janks\": 1,"
+		"  \"overdue\": 2},"
+		" {\"host\": \"b\", \"state\": \"restarting\", \"events\": 5},"
+		" {\"state\": \"connected\", \"events\": 1000},"
+		" {\"host\": \"a\", \"state\": \"connecting\", \"events\": 1, \"janks\": 4}]");
+	struct json_object *h = hosts_json(in);
+
+	(void)state;
+	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN),
+			    "[{\"host\":\"a\",\"inputs\":2,\"connected\":1,\"events\":11,"
+			    "\"janks\":7},{\"host\":\"b\",\"inputs\":1,\"connected\":0,"
+			    "\"events\":5,\"janks\":0}]");
+	json_object_put(h);
+	json_object_put(in);
+}
+
+/* ---- The whole report, of a daemon context ---- */
+
+struct fixture {
+	struct jankd d;
+	char *text;
+};
+
+static void no_verdict(const struct jank_fleet_input *in, const struct jank_verdict *v, void *data)
+{
+	(void)in;
+	(void)v;
+	(void)data;
+}
+
+static void no_change(void *data)
+{
+	(void)data;
+}
+
+static int setup(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+	struct jank_alert_config ac = {
+		.target = JANK_ALERT_STDERR,
+		.rate_count = 5,
+		.rate_period_ns = 60 * S,
+	};
+	static struct jank_config_sources src;
+
+	if (!x)
+		return -1;
+	jank_config_init(&x->d.config);
+	x->d.config.alerts.rate_limit_count = 5;
+	x->d.config.alerts.rate_limit_period_ns = 60 * S;
+	x->d.config.live.worker_timeout_ns = 10 * S;
+	x->d.config_path = "/etc/jank/jankd.conf";
+	x->d.target = JANK_ALERT_STDERR;
+	x->d.start_mono = jank_clock_monotonic_ns() - 125 * S;
+	x->d.start_real = jank_clock_realtime_ns() - 125 * S;
+	x->d.base = event_base_new();
+	x->d.alerter = jank_alerter_new(&ac);
+	if (!x->d.base || !x->d.alerter)
+		return -1;
+	x->d.fleet = jank_fleet_new(x->d.base, no_verdict, no_change, x);
+	if (!x->d.fleet || jank_fleet_set_config(x->d.fleet, &x->d.config, &src) < 0 ||
+	    jank_fleet_add_url(x->d.fleet, "net://relay/host/web-1/jank") < 0 ||
+	    jank_fleet_add_url(x->d.fleet, "net://relay/host/web-2/jank") < 0)
+		return -1;
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+
+	free(x->text);
+	jank_fleet_free(x->d.fleet);
+	jank_alerter_free(x->d.alerter);
+	event_base_free(x->d.base);
+	jank_config_fini(&x->d.config);
+	free(x);
+	return 0;
+}
+
+static int64_t field_i64(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("no \"%s\"", k);
+	return json_object_get_int64(v);
+}
+
+static const char *field_str(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("no \"%s\"", k);
+	return json_object_get_string(v);
+}
+
+static void status_json(void **state)
+{
+	struct fixture *x = *state;
+	struct json_object *o = jank_status_json(&x->d), *al, *in, *h;
+
+	assert_non_null(o);
+	assert_string_equal(field_str(o, "type"), "status");
+	assert_string_equal(field_str(o, "version"), JANK_VERSION);
+	assert_int_equal(field_i64(o, "pid"), getpid());
+	assert_string_equal(field_str(o, "config"), "/etc/jank/jankd.conf");
+	assert_true(field_i64(o, "uptime_ns") >= 125 * S && field_i64(o, "uptime_ns") < 185 * S);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "ready")));
+	assert_int_equal(field_i64(o, "inputs_connected"), 0);
+	assert_int_equal(field_i64(o, "events"), 0);
+	assert_int_equal(field_i64(o, "janks"), 0);
+	assert_true(field_i64(o, "rss_bytes") > 0);
+	al = json_object_object_get(o, "alerts");
+	assert_string_equal(field_str(al, "target"), "stderr");
+	assert_int_equal(field_i64(al, "rate_limit_count"), 5);
+	assert_int_equal(field_i64(al, "rate_limit_period_ns"), 60 * S);
+	assert_int_equal(field_i64(al, "sent"), 0);
+	/* No capture worker: no "capture". */
+	assert_false(json_object_object_get_ex(o, "capture", NULL));
+	assert_int_equal(field_i64(json_object_object_get(o, "fleet"), "workers"), 0);
+	in = json_object_object_get(o, "inputs");
+	assert_int_equal(json_object_array_length(in), 2);
+	assert_string_equal(field_str(json_object_array_get_idx(in, 1), "host"), "web-2");
+	assert_string_equal(field_str(json_object_array_get_idx(in, 1), "state"), "connecting");
+	h = json_object_object_get(o, "hosts");
+	assert_int_equal(json_object_array_length(h), 2);
+	assert_string_equal(field_str(json_object_array_get_idx(h, 0), "host"), "web-1");
+	assert_int_equal(field_i64(json_object_array_get_idx(h, 0), "inputs"), 1);
+	assert_int_equal(json_object_array_length(json_object_object_get(o, "recent")), 0);
+	json_object_put(o);
+}
+
+static void status_text(void **state)
+{
+	struct fixture *x = *state;
+	char head[256];
+
+	x->text = jank_status_text(&x->d);
+	assert_non_null(x->text);
+	/* Up 125 s when the context was made, a little more now. */
+	snprintf(head, sizeof(head), "jankd %s (pid %ld), up 2m 0", JANK_VERSION, (long)getpid());
+	assert_memory_equal(x->text, head, strlen(head));
+	assert_non_null(strchr("567", x->text[strlen(head)]));
+	assert_non_null(strstr(x->text,
+			       "s, config /etc/jank/jankd.conf\n"
+			       "events 0 (0.0/s), actions 0, janks 0, overdue 0, discarded "
+			       "events 0\ngraph memory 0 B, RSS "));
+	assert_non_null(strstr(x->text, "\nalerts to stderr: 0 sent, 0 suppressed (0 summaries), "
+					"rate limit 5 per 60 s\nreloads 0, rejected 0\n"));
+	assert_non_null(strstr(x->text,
+			       "\nhost web-1: 1 input, 0 connected, 0 events, 0 janks\n"
+			       "\ninput net://relay/host/web-1/jank: connecting (worker pid "
+			       "0)\n"));
+	assert_non_null(strstr(x->text, "\nhost web-2: 1 input, 0 connected, 0 events, 0 janks\n"));
+	assert_null(strstr(x->text, "captures"));
+	assert_null(strstr(x->text, "discovery"));
+	assert_non_null(strstr(x->text, "\nno jank yet\n"));
+	assert_int_equal(x->text[strlen(x->text) - 1], '\n');
+}
+
+static void status_line(void **state)
+{
+	struct fixture *x = *state;
+	char line[512], small[16];
+
+	jank_status_line(&x->d, line, sizeof(line));
+	assert_string_equal(line, "inputs 0/2 connected, 0 events/s, 0 events, 0 actions, 0 janks, "
+				  "0 alerts suppressed, 0 events discarded, graph 0 B");
+	/* Cut, never overflowed. */
+	jank_status_line(&x->d, small, sizeof(small));
+	assert_string_equal(small, "inputs 0/2 conn");
+}
+
+static void status_metrics(void **state)
+{
+	struct fixture *x = *state;
+	size_t len = 0;
+
+	x->text = jank_status_metrics(&x->d, JANK_METRICS_PROMETHEUS, &len);
+	assert_non_null(x->text);
+	assert_int_equal(len, strlen(x->text));
+	assert_non_null(strstr(x->text, "net://relay/host/web-2/jank"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bytes),
+		cmocka_unit_test(uptime),
+		cmocka_unit_test(trace_clock),
+		cmocka_unit_test(worker),
+		cmocka_unit_test(input),
+		cmocka_unit_test(input_error),
+		cmocka_unit_test(capture),
+		cmocka_unit_test(recent),
+		cmocka_unit_test(discovery),
+		cmocka_unit_test(hosts),
+		cmocka_unit_test_setup_teardown(status_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_metrics, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/worker-proc.c: the supervisor's side of a worker, without spawning
+ * jankd. worker-proc.c is compiled in here: a forked child that only waits
+ * stands for the worker, the test says when its socket closed, and the
+ * restart timer never fires (the loop is not run), so nothing is spawned.
+ */
+#include "worker-proc.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define S 1000000000LL
+
+struct fixture {
+	struct event_base *base;
+	struct jank_proc *p;
+	unsigned gone;
+	unsigned logs;
+	int log_priority;
+	char log_line[512];
+};
+
+static struct json_object *start_msg(struct jank_proc *p, void *data)
+{
+	(void)p;
+	(void)data;
+	return jank_proto_new("start");
+}
+
+static void message(struct jank_proc *p, struct json_object *msg, void *data)
+{
+	(void)p;
+	(void)msg;
+	(void)data;
+}
+
+static void gone(struct jank_proc *p, void *data)
+{
+	struct fixture *x = data;
+
+	assert_ptr_equal(p, x->p);
+	x->gone++;
+}
+
+static const struct jank_proc_ops ops = { .start_msg = start_msg,
+					  .message = message,
+					  .gone = gone };
+
+static void log_sink(int priority, const char *line, void *data)
+{
+	struct fixture *x = data;
+
+	x->logs++;
+	x->log_priority = priority;
+	snprintf(x->log_line, sizeof(x->log_line), "%s", line);
+}
+
+static int setup(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->base = event_base_new()))
+		return -1;
+	x->p = jank_proc_new(x->base, "net://r/host/h/s", 10 * S, &ops, x);
+	if (!x->p)
+		return -1;
+	jank_log_set_sink(log_sink, x);
+	*state = x;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+
+	jank_log_set_sink(NULL, NULL);
+	jank_proc_free(x->p);
+	event_base_free(x->base);
+	free(x);
+	return 0;
+}
+
+/* A child that waits to be killed stands for the worker. */
+static pid_t fake_worker(struct jank_proc *p)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	p->pid = pid;
+	p->eof = p->reaped = p->silenced = false;
+	p->heard_mono = jank_clock_monotonic_ns();
+	p->starts++;
+	return pid;
+}
+
+/* Its socket closed (what on_event() sees). */
+static void socket_closed(struct jank_proc *p)
+{
+	p->eof = true;
+	maybe_gone(p);
+}
+
+/* Wait until jank_proc_reap() has reaped the child (SIGCHLD would call it). */
+static void reap(struct jank_proc *p)
+{
+	for (int i = 0; i < 1000 && p->pid && !p->reaped; i++) {
+		jank_proc_reap(p);
+		if (!p->reaped)
+			usleep(2000);
+	}
+	assert_true(p->reaped);
+}
+
+static void status_texts(void **state)
+{
+	char b[128];
+
+	(void)state;
+	assert_string_equal(status_text(0, b, sizeof(b)), "exited with status 0");
+	assert_string_equal(status_text(3 << 8, b, sizeof(b)), "exited with status 3");
+	snprintf(b, sizeof(b), "died of signal 9 (%s)", strsignal(9));
+	{
+		char got[128];
+
+		assert_string_equal(status_text(9, got, sizeof(got)), b);
+	}
+	snprintf(b, sizeof(b), "died of signal 11 (%s)", strsignal(11));
+	{
+		char got[128];
+
+		assert_string_equal(status_text(11 | 0x80, got, sizeof(got)), b); /* core dumped */
+	}
+	/* Stopped: neither exited nor signaled. */
+	assert_string_equal(status_text(0x137f, b, sizeof(b)), "ended (wait status 4991)");
+}
+
+static void fresh(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+
+	assert_string_equal(jank_proc_name(x->p), "net://r/host/h/s");
+	assert_false(jank_proc_running(x->p));
+	assert_false(jank_proc_done(x->p));
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.pid, 0);
+	assert_int_equal(s.starts, 0);
+	assert_int_equal(s.crashes, 0);
+	assert_int_equal(s.timeouts, 0);
+	assert_int_equal(s.silent_ns, 0);
+	assert_false(s.failing);
+	assert_int_equal(s.last_status, -1);
+	/* Without a worker: messages are dropped, and no timeout can strike. */
+	jank_proc_send(x->p, jank_proto_new("reload"));
+	jank_proc_check(x->p, INT64_MAX);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.timeouts, 0);
+	assert_int_equal(x->logs, 0);
+}
+
+/* Back-off: 1 s, doubling up to 30 s; a recovery resets it. */
+static void backoff(void **state)
+{
+	struct fixture *x = *state;
+	static const int64_t expect[] = { 2, 4, 8, 16, 30, 30, 30 };
+
+	assert_int_equal(x->p->backoff_ns, 1 * S);
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		start_later(x->p);
+		assert_int_equal(x->p->backoff_ns, expect[i] * S);
+		assert_true(evtimer_pending(x->p->ev_restart, NULL));
+	}
+	jank_proc_recovered(x->p, "attached again");
+	assert_int_equal(x->p->backoff_ns, 1 * S);
+	/* Not failing: nothing to log. */
+	assert_int_equal(x->logs, 0);
+}
+
+/* A worker that dies: counted, logged once per episode, restarted later. */
+static void crash(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	pid_t pid = fake_worker(x->p);
+
+	assert_true(jank_proc_running(x->p));
+	kill(pid, SIGKILL);
+	reap(x->p);
+	/* Reaped, but its socket not drained yet: not gone. */
+	assert_true(jank_proc_running(x->p));
+	assert_false(evtimer_pending(x->p->ev_restart, NULL));
+	socket_closed(x->p);
+	assert_false(jank_proc_running(x->p));
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.crashes, 1);
+	assert_true(s.failing);
+	assert_true(WIFSIGNALED(s.last_status) && WTERMSIG(s.last_status) == SIGKILL);
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_WARNING);
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want),
+			 "net://r/host/h/s: worker died of signal 9 (%s); restarting it in 1.00 s "
+			 "(further failures are counted, not logged, until it works again)",
+			 strsignal(SIGKILL));
+		assert_string_equal(x->log_line, want);
+	}
+	assert_true(evtimer_pending(x->p->ev_restart, NULL));
+	assert_int_equal(x->p->backoff_ns, 2 * S);
+	assert_int_equal(x->gone, 0);
+
+	/* It dies again, the other way round (socket first): counted, not logged. */
+	pid = fake_worker(x->p);
+	socket_closed(x->p);
+	assert_true(jank_proc_running(x->p));
+	kill(pid, SIGKILL);
+	reap(x->p);
+	assert_false(jank_proc_running(x->p));
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.crashes, 2);
+	assert_int_equal(s.starts, 2);
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->p->backoff_ns, 4 * S);
+
+	/* It works again: logged with the count, the back-off reset. */
+	x->p->episode_restarts = 2;
+	pid = fake_worker(x->p);
+	jank_proc_recovered(x->p, "attached again");
+	assert_int_equal(x->logs, 2);
+	assert_int_equal(x->log_priority, LOG_NOTICE);
+	{
+		char want[256];
+
+		snprintf(want, sizeof(want),
+			 "net://r/host/h/s: worker pid %ld attached again, after 2 restarts",
+			 (long)pid);
+		assert_string_equal(x->log_line, want);
+	}
+	jank_proc_get_stats(x->p, &s);
+	assert_false(s.failing);
+	assert_int_equal(x->p->backoff_ns, 1 * S);
+	/* jank_proc_free() kills and reaps the one still running. */
+}
+
+/* A worker silent past the timeout is killed, counted as a timeout, not a crash. */
+static void silent(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	int64_t heard;
+
+	fake_worker(x->p);
+	heard = x->p->heard_mono;
+	jank_proc_check(x->p, heard + 10 * S);
+	assert_int_equal(x->logs, 0);
+	jank_proc_check(x->p, heard + 10 * S + 1);
+	assert_true(x->p->silenced);
+	assert_int_equal(x->logs, 1);
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want),
+			 "net://r/host/h/s: worker pid %ld silent for 10.0 s (blocked on relayd?): "
+			 "killed; restarting it in 1.00 s (further failures are counted, not "
+			 "logged, until it works again)",
+			 (long)x->p->pid);
+		assert_string_equal(x->log_line, want);
+	}
+	/* Checked again before it is reaped: killed once, counted once. */
+	jank_proc_check(x->p, heard + 20 * S);
+	reap(x->p);
+	socket_closed(x->p);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.timeouts, 1);
+	assert_int_equal(s.crashes, 0);
+	assert_int_equal(x->logs, 1);
+	assert_true(evtimer_pending(x->p->ev_restart, NULL));
+}
+
+/* Stopped: no restart, gone() once the worker is. */
+static void stop(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	pid_t pid = fake_worker(x->p);
+
+	jank_proc_stop(x->p);
+	assert_false(jank_proc_done(x->p));
+	/* Its exit, as asked. */
+	kill(pid, SIGTERM);
+	reap(x->p);
+	socket_closed(x->p);
+	assert_true(jank_proc_done(x->p));
+	assert_int_equal(x->gone, 1);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.crashes, 0);
+	assert_false(evtimer_pending(x->p->ev_restart, NULL));
+	assert_int_equal(x->logs, 0);
+}
+
+/* Retired: killed; stopping one with no worker is done at once (no gone()). */
+static void retire(void **state)
+{
+	struct fixture *x = *state;
+
+	fake_worker(x->p);
+	jank_proc_retire(x->p);
+	reap(x->p);
+	assert_true(WIFSIGNALED(x->p->last_status));
+	socket_closed(x->p);
+	assert_true(jank_proc_done(x->p));
+	assert_int_equal(x->gone, 1);
+}
+
+static void stop_without_worker(void **state)
+{
+	struct fixture *x = *state;
+
+	start_later(x->p);
+	jank_proc_stop(x->p);
+	assert_true(jank_proc_done(x->p));
+	assert_false(jank_proc_running(x->p));
+	/* The pending restart is cancelled. */
+	assert_false(evtimer_pending(x->p->ev_restart, NULL));
+	assert_int_equal(x->gone, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(status_texts),
+		cmocka_unit_test_setup_teardown(fresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(backoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(silent, setup, teardown),
+		cmocka_unit_test_setup_teardown(stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(retire, setup, teardown),
+		cmocka_unit_test_setup_teardown(stop_without_worker, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
