@@ -373,13 +373,15 @@ static void capture_text(FILE *f, struct json_object *c)
 		bytes_text(gi(c, "bytes"), b, sizeof(b)));
 	if (gi(c, "deleted"))
 		fprintf(f, ", %" PRId64 " deleted by the quota", gi(c, "deleted"));
-	json_object_object_foreach(refused, reason, n)
-	{
-		if (!json_object_get_int64(n))
-			continue;
-		fprintf(f, "%s %s %" PRId64, first ? "; refused:" : ",", reason,
-			json_object_get_int64(n));
-		first = 0;
+	if (json_object_is_type(refused, json_type_object)) {
+		json_object_object_foreach(refused, reason, n)
+		{
+			if (!json_object_get_int64(n))
+				continue;
+			fprintf(f, "%s %s %" PRId64, first ? "; refused:" : ",", reason,
+				json_object_get_int64(n));
+			first = 0;
+		}
 	}
 	fprintf(f, "; %" PRId64 " report%s written",
 		gi(c, "reports") + gi(c, "reports_without_path"),

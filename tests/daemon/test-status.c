@@ -186,6 +186,14 @@ static void capture(void **state)
 		"captures (snapshot, session jank-capture, in /var/c): 3 started, 1 joined, 2 "
 		"complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, busy 2; 1 report "
 		"written\n");
+	/* From a worker that says less: no refusals at all, or not an object. */
+	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\"}",
+		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
+		     "failed, 0 B on disk; 0 reports written\n");
+	check_render(capture_text,
+		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\", \"refused\": 3}",
+		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
+		     "failed, 0 B on disk; 0 reports written\n");
 	check_render(capture_text,
 		     "{\"mode\": \"rotation\", \"session_error\": \"no sessiond\", \"dir\": \"d\","
 		     " \"refused\": {\"cooldown\": 0},"
