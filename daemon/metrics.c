@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "metrics.h"
 
@@ -306,6 +307,8 @@ enum input_figure {
 	INPUT_OPEN,
 	INPUT_MEMORY,
 	INPUT_BUDGET,
+	INPUT_RESTARTS,
+	INPUT_WORKER_RSS,
 	INPUT_FIGURES,
 };
 
@@ -327,6 +330,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Memory of the execution graph and the open actions, as the engine counts it." },
 	[INPUT_BUDGET] = { "jank_graph_budget_forced_collections", COUNTER, NULL,
 		"Times the memory budget made the garbage collection free the graph early." },
+	[INPUT_RESTARTS] = { "jank_input_worker_restarts", COUNTER, NULL,
+		"Times the input's worker process was started again (it died or stopped answering)." },
+	[INPUT_WORKER_RSS] = { "jank_input_worker_resident_memory_bytes", GAUGE, "bytes",
+		"Resident memory of the input's worker process (0 while none runs)." },
 };
 /* clang-format on */
 
@@ -347,6 +354,10 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->actions_open;
 	case INPUT_MEMORY:
 		return in->memory_bytes;
+	case INPUT_RESTARTS:
+		return in->worker_restarts;
+	case INPUT_WORKER_RSS:
+		return in->worker_rss_bytes;
 	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;
@@ -449,6 +460,18 @@ static void put_http(struct out *o, const struct jank_metrics_http_stats *h)
 	put_single(o, &timed_out, h->timed_out);
 }
 
+static void put_workers(struct out *o, const struct jank_metrics *m)
+{
+	static const struct family cpu = {
+		"jank_workers_cpu_seconds", COUNTER, "seconds",
+		"User and system CPU time of jankd's worker processes: the running ones and those "
+		"that ended (process_cpu_seconds is the supervisor's alone)."
+	};
+
+	put_family(o, &cpu);
+	put_seconds(o, &cpu, NULL, 0, m->workers_cpu_ns);
+}
+
 /* The names client libraries use for a process, so that dashboards find them. */
 static void put_process(struct out *o, const struct jank_metrics_process *p)
 {
@@ -486,6 +509,7 @@ char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format
 	put_daemon(&o, m);
 	put_captures(&o, m->captures);
 	put_http(&o, m->http);
+	put_workers(&o, m);
 	put_process(&o, &m->process);
 	if (f == JANK_METRICS_OPENMETRICS)
 		fputs("# EOF\n", o.f);
@@ -589,4 +613,57 @@ void jank_metrics_process_read(struct jank_metrics_process *p, int64_t start_tim
 			    : 0;
 	p->start_time_ns = start_time_ns;
 	p->open_fds = open_fds();
+}
+
+uint64_t jank_metrics_pid_rss(pid_t pid)
+{
+	unsigned long size = 0, resident = 0;
+	char path[64];
+	FILE *f;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+int64_t jank_metrics_pid_cpu_ns(pid_t pid)
+{
+	unsigned long long utime = 0, stime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024], *p;
+	size_t n;
+	FILE *f;
+
+	if (pid <= 0 || hz <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the comm, which may hold spaces and parentheses: the state, then 10 fields. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+			 &stime) != 2)
+		return 0;
+	return (int64_t)((utime + stime) * (1000000000ULL / (unsigned long long)hz));
+}
+
+int64_t jank_metrics_children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }

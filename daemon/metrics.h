@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "alert.h"
 #include "capture-policy.h"
 #include "engine.h"
@@ -50,6 +51,8 @@ struct jank_metrics_input {
 	uint64_t memory_bytes;
 	uint64_t budget_forced;
 	uint64_t actions_open;
+	uint64_t worker_restarts;  /* its worker process started again */
+	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };
@@ -77,6 +80,8 @@ struct jank_metrics {
 	const struct jank_capture_stats *captures;  /* NULL: leave the capture metrics out */
 	const struct jank_metrics_http_stats *http; /* NULL: no endpoint */
 	struct jank_metrics_process process;
+	/* The workers' CPU: the running ones', and every reaped child's. */
+	int64_t workers_cpu_ns;
 };
 
 /* The exposition, malloc'ed, its length in *len; NULL when out of memory. */
@@ -95,5 +100,11 @@ size_t jank_metrics_bucket_bounds(int64_t threshold_ns, uint64_t *bounds);
 
 /* This process's figures from /proc and its clocks; `start_time_ns` is passed through. */
 void jank_metrics_process_read(struct jank_metrics_process *p, int64_t start_time_ns);
+/* Resident memory of process pid (/proc/PID/statm); 0 when it is gone. */
+uint64_t jank_metrics_pid_rss(pid_t pid);
+/* User and system CPU time of process pid (/proc/PID/stat), in ns; 0 when it is gone. */
+int64_t jank_metrics_pid_cpu_ns(pid_t pid);
+/* User and system CPU time of the children this process has reaped, in ns. */
+int64_t jank_metrics_children_cpu_ns(void);
 
 #endif

@@ -541,6 +541,7 @@ struct metrics_inputs {
 	struct jank_histogram *hists;
 	struct jank_rule_stats *stats;
 	size_t n;
+	int64_t workers_cpu_ns; /* of the running workers */
 };
 
 static uint64_t get_u64(struct json_object *o, const char *key)
@@ -612,6 +613,8 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 		struct json_object *rules = jank_json_get(o, "rules", json_type_array);
 		struct jank_metrics_input *in = &mi->inputs[i];
 		const char *state = jank_json_get_str(o, "state");
+		struct json_object *worker;
+		int64_t pid;
 
 		in->url = jank_json_get_str(o, "url");
 		in->connected = state && !strcmp(state, "connected");
@@ -622,6 +625,13 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 		in->memory_bytes = get_u64(o, "memory_bytes");
 		in->budget_forced = get_u64(o, "budget_forced");
 		in->actions_open = get_u64(o, "actions_open");
+		worker = jank_json_get(o, "worker", json_type_object);
+		pid = 0;
+		if (worker)
+			jank_json_get_i64(worker, "pid", &pid);
+		in->worker_restarts = worker ? get_u64(worker, "restarts") : 0;
+		in->worker_rss_bytes = jank_metrics_pid_rss((pid_t)pid);
+		mi->workers_cpu_ns += jank_metrics_pid_cpu_ns((pid_t)pid);
 		in->rules = mi->rules + k;
 		in->nrules = rules ? json_object_array_length(rules) : 0;
 		for (size_t r = 0; r < in->nrules; r++, k++)
@@ -646,6 +656,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 		goto end;
 	m.inputs = mi.inputs;
 	m.ninputs = mi.n;
+	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	if (d->capture_worker) {
 		jank_capture_worker_get_stats(d->capture_worker, &cs);

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "metrics.h"
 
@@ -71,6 +74,8 @@ static int setup(void **state)
 		.reconnects = 1,
 		.memory_bytes = 4096,
 		.budget_forced = 7,
+		.worker_restarts = 2,
+		.worker_rss_bytes = 8 << 20,
 		.rules = f->rules,
 		.nrules = 2,
 	};
@@ -87,6 +92,7 @@ static int setup(void **state)
 		.http = &f->http,
 	};
 	f->m.alerts.sent = 3;
+	f->m.workers_cpu_ns = 1500 * MS;
 	jank_metrics_process_read(&f->m.process, 1700000000LL * 1000000000);
 	*state = f;
 	return 0;
@@ -179,6 +185,12 @@ static void openmetrics_names(void **state)
 	assert_true(has_line(t,
 			     "jank_graph_budget_forced_collections_total{input=\"net://127.0.0.1/"
 			     "host/h/s\"} 7"));
+	assert_true(has_line(
+		t, "jank_input_worker_restarts_total{input=\"net://127.0.0.1/host/h/s\"} 2"));
+	assert_true(has_line(t, "jank_input_worker_resident_memory_bytes{input=\"net://127.0.0.1/"
+				"host/h/s\"} 8388608"));
+	assert_true(has_line(t, "# TYPE jank_workers_cpu_seconds counter"));
+	assert_true(has_line(t, "jank_workers_cpu_seconds_total 1.5"));
 	assert_true(has_line(t, "jank_captures_refused_total{reason=\"cooldown\"} 9"));
 	assert_true(has_line(t, "jank_captures_disk_usage_bytes 1048576"));
 	assert_true(has_line(t, "jank_alerts_sent_total 3"));
@@ -337,6 +349,43 @@ static void exemplar(void **state)
 	free(t);
 }
 
+/* A process's figures from /proc: this one, a child that burnt CPU, one that is gone. */
+static void process_figures(void **state)
+{
+	int64_t before = jank_metrics_children_cpu_ns(), self;
+	volatile unsigned long spin = 0;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_true(jank_metrics_pid_rss(getpid()) > 1 << 20);
+	for (unsigned long i = 0; i < 200000000UL && jank_metrics_pid_cpu_ns(getpid()) < 20 * MS;
+	     i++)
+		spin += i;
+	self = jank_metrics_pid_cpu_ns(getpid());
+	assert_true(self >= 20 * MS);
+	assert_true(self < 3600LL * 1000 * MS);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+		do {
+			spin++;
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+		} while ((t.tv_sec - t0.tv_sec) * 1000 * MS + (t.tv_nsec - t0.tv_nsec) < 50 * MS);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* Reaped: its CPU is the children's now, and its /proc entry is gone. */
+	assert_true(jank_metrics_children_cpu_ns() - before >= 40 * MS);
+	assert_int_equal(jank_metrics_pid_rss(pid), 0);
+	assert_int_equal(jank_metrics_pid_cpu_ns(pid), 0);
+	assert_int_equal(jank_metrics_pid_rss(0), 0);
+	assert_int_equal(jank_metrics_pid_cpu_ns(-1), 0);
+}
+
 static void negotiate(void **state)
 {
 	(void)state;
@@ -372,6 +421,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(escaping, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(exemplar, setup, teardown),
+		cmocka_unit_test(process_figures),
 		cmocka_unit_test(negotiate),
 	};
 

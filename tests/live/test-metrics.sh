@@ -105,7 +105,7 @@ live_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$pport/-/ready" ||
 	live_bail "prometheus did not become ready" "$LIVE_TMP/prometheus.log"
 diag "prometheus pid $prom_pid on 127.0.0.1:$pport, jankd's metrics on 127.0.0.1:$mport"
 
-plan 29
+plan 30
 
 # promql QUERY: the first result's value, "" when none.
 promql() {
@@ -159,6 +159,16 @@ check "Prometheus's jank_action_duration_seconds_count is jankctl status's count
 	[ "$(promql "jank_action_duration_seconds_count{action=\"$action\"}")" = \
 	"$(status '.inputs[0].rules[0].count')" ]
 check "up{job=\"jank\"} is 1" [ "$(promql 'up{job="jank"}')" = 1 ]
+wpid=$(status '.inputs[0].worker.pid')
+wrss=$(promql 'jank_input_worker_resident_memory_bytes')
+wcpu=$(promql 'jank_workers_cpu_seconds_total')
+worker_figures() {
+	[ -n "$wrss" ] && [ -n "$wcpu" ] && [ "$wrss" -gt 1048576 ] &&
+		awk -v c="$wcpu" 'BEGIN { exit !(c > 0) }' &&
+		[ "$(promql 'jank_input_worker_restarts_total')" = 0 ]
+}
+check "the worker (pid $wpid): its resident memory (${wrss:-?} B), CPU (${wcpu:-?} s), 0 restarts" \
+	worker_figures
 
 curl -sf "$endpoint" >"$LIVE_TMP/metrics.txt"
 # bucket_of SECONDS: the index of the first bucket bound at or above it.
