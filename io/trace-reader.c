@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The babeltrace2 input layer: source(s) → flt.utils.muxer → a simple sink
- * whose consume function pulls one batch of messages and decodes it.
+ * The babeltrace2 input layer: source(s) → jank's merging sink
+ * (io/trace-merge.c), which takes the messages of every port in time order
+ * and hands each to this module to decode.
  *
  * The sources are src.ctf.fs (one component per path given, with every CTF
  * trace found under the path as its inputs) or src.ctf.lttng-live; nothing
@@ -528,9 +529,9 @@ static const char *component_label(const struct jank_reader *in, const char *nam
 }
 
 /*
- * Connect every output port of the sources to the muxer, and the muxer to a
- * simple sink. The muxer adds an input port each time one is connected, so
- * the free one is always the last.
+ * Connect every output port of the sources to an input port of the merging
+ * sink (io/trace-merge.c), made with as many input ports as the sources
+ * have output ports.
  */
 static int connect_graph(struct jank_reader *in, const bt_component_source **srcs, size_t nsrcs,
 			 char *err, size_t len)

@@ -15,18 +15,17 @@
 # case; KTRACE_KEEP=1: keep the recordings (the directory is printed);
 # KTRACE_DISK_DIR: where the disk case reads (default: the test's /tmp dir).
 #
-# Against the engine of this branch (lib/ as of its first commit), on the
-# 6.18 kernel of the development VMs, these fail, as the design expects them
-# to until the engine follows it:
+# What the cases caught in the engine before it followed DESIGN.md §4-§6
+# (the 6.18 kernel of the development VMs), and must not again:
 #  - cpu-kernel: a preemption inside the kernel is prev_state 256
-#    (TASK_REPORT_MAX); the engine takes it for a sleep, A is `blocked`.
-#  - udp, tcp: the NET_RX softirq that wakes A runs on top of B's send; the
-#    engine labels A's wait `network` and does not follow B to its sleep.
+#    (TASK_REPORT_MAX); it was taken for a sleep, A `blocked`.
+#  - udp, tcp: the NET_RX softirq that wakes A runs on top of B's send; A's
+#    wait was labelled `network`, and B was not followed to its sleep.
 #  - timer, idle-waker, futex, chain, fork, fork-chain, when the CPUs idle:
 #    this kernel does not trace the switch out of the idle task, so the
 #    thread that wakes A (B, back from its sleep on an idle CPU) is not the
 #    CPU's current thread for an engine that trusts sched_switch only; A's
-#    wait stays `blocked`. The tid context names B (DESIGN.md §4). On a busy
+#    wait stayed `blocked`. The tid context names B (DESIGN.md §4). On a busy
 #    machine (no idle CPU) these pass; idle-waker is then skipped.
 . "$top_srcdir/tests/tap.sh"
 
@@ -37,10 +36,7 @@ if [ ! -d "$tfs/instances" ]; then
 	[ -d "$tfs/instances" ] || plan_skip_all "no tracefs at $tfs"
 fi
 
-if [ -z "${JANKCTL:-}" ]; then
-	JANKCTL=$top_builddir/daemon/jankctl
-	[ -x "$top_builddir/jankctl/jankctl" ] && JANKCTL=$top_builddir/jankctl/jankctl
-fi
+JANKCTL=${JANKCTL:-$top_builddir/jankctl/jankctl}
 GEN=$top_builddir/tests/gen/jank-gen
 KWORK=$top_builddir/tests/kernel/kwork
 KCONV=$top_builddir/tests/kernel/ktrace-conv
