@@ -576,19 +576,6 @@ enum jank_metrics_format jank_metrics_negotiate(const char *accept)
 
 /* ---- This process ---- */
 
-static uint64_t rss_bytes(void)
-{
-	unsigned long size = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-		resident = 0;
-	fclose(f);
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 static int64_t open_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -607,7 +594,7 @@ void jank_metrics_process_read(struct jank_metrics_process *p, int64_t start_tim
 {
 	struct timespec ts;
 
-	p->rss_bytes = rss_bytes();
+	p->rss_bytes = jank_metrics_pid_rss(getpid());
 	p->cpu_ns = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0
 			    ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec
 			    : 0;

@@ -403,28 +403,44 @@ static void gc_keeps_exited_thread_that_ends_an_action(void **state)
 }
 
 /*
- * The events of the fuzz-engine reproducer regress-exited-parent: a thread
- * known only as a fork parent (its pid from there) exits, GC runs, and the
- * thread runs again and does an action with no tid context. GC freed it
- * (it had exited and its state was unknown), and the action said pid -1
- * where the run without GC said 1. A thread without its final switch stays.
+ * Thread 1 is forked from (its pid 1 known from there), then ends: by
+ * sched_process_exit alone, or by its final switch too. GC runs past it,
+ * and thread 1 runs again and does an action with no tid context.
  */
-static void run_exited_parent(const struct jank_engine_config *cfg, struct transcript *t)
+static void run_tid_again(const struct jank_engine_config *cfg, struct transcript *t,
+			  bool final_switch)
 {
 	const int64_t T = 1000000000;
 	struct scn s;
 
 	scn_init(&s, &scn_layout_current, cfg);
+	jank_engine_set_kernel(s.e, "6.18.44");
 	add_frame_rule(&s, NULL, "1s");
 	jank_engine_set_verdict_cb(s.e, record, t);
 	scn_fork(&s, T, 1, 1, 5);
-	scn_kernel(&s, T, 1, "sched_process_exit", S("comm", "t1"), I("tid", 1), I("prio", 120));
+	if (final_switch) {
+		scn_switch(&s, T + 10, 0, 0, 0, 1);
+		scn_switch(&s, T + 20, 0, 1, 16, 0);
+	} else {
+		scn_kernel(&s, T, 1, "sched_process_exit", S("comm", "t1"), I("tid", 1),
+			   I("prio", 120));
+	}
 	jank_engine_tick(s.e, T + 2000000);
 	scn_switch(&s, T + 2000000, 0, 0, 0, 1);
 	scn_ust(&s, T + 2000010, 0, -1, "jank:action_begin", S("name", "frame"), I("id", 1));
 	scn_ust(&s, T + 2000020, 0, -1, "jank:action_end", S("name", "frame"), I("id", 1));
 	jank_engine_finish(s.e);
 	scn_fini(&s);
+}
+
+/*
+ * The fuzz-engine reproducer regress-exited-parent: GC freed the thread
+ * (it had exited, its state unknown), and the action said pid -1 where the
+ * run without GC said 1. A thread without its final switch stays.
+ */
+static void run_exited_parent(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	run_tid_again(cfg, t, false);
 }
 
 static void gc_keeps_exited_fork_parent(void **state)
@@ -442,22 +458,7 @@ static void gc_keeps_exited_fork_parent(void **state)
  */
 static void run_dead_tid_again(const struct jank_engine_config *cfg, struct transcript *t)
 {
-	const int64_t T = 1000000000;
-	struct scn s;
-
-	scn_init(&s, &scn_layout_current, cfg);
-	jank_engine_set_kernel(s.e, "6.18.44");
-	add_frame_rule(&s, NULL, "1s");
-	jank_engine_set_verdict_cb(s.e, record, t);
-	scn_fork(&s, T, 1, 1, 5);
-	scn_switch(&s, T + 10, 0, 0, 0, 1);
-	scn_switch(&s, T + 20, 0, 1, 16, 0); /* 1's final switch */
-	jank_engine_tick(s.e, T + 2000000);
-	scn_switch(&s, T + 2000000, 0, 0, 0, 1);
-	scn_ust(&s, T + 2000010, 0, -1, "jank:action_begin", S("name", "frame"), I("id", 1));
-	scn_ust(&s, T + 2000020, 0, -1, "jank:action_end", S("name", "frame"), I("id", 1));
-	jank_engine_finish(s.e);
-	scn_fini(&s);
+	run_tid_again(cfg, t, true);
 }
 
 static void dead_tid_seen_again_is_another_thread(void **state)
