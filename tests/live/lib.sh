@@ -73,6 +73,39 @@ live_init() {
 		plan_skip_all "another live test held $LIVE_LOCK for ${LIVE_LOCK_TIMEOUT}s"
 }
 
+# live_isolate: run this test in namespaces of its own. Call it first, before
+# live_init. The test script is run again, as PID 1's child, in private
+# mount, UTS, IPC, PID and network namespaces (loopback only), with /proc of
+# the new PID namespace and tmpfs on /run (lttng's run directory, journald's
+# socket), /dev/shm (lttng-ust's buffers) and /var/log/journal: its
+# journald, sessiond and relayd are its own, never the host's, and it needs
+# no lock against the other live tests. Every process it started dies with
+# its PID namespace, whatever happens to the test. Skips all when such
+# namespaces cannot be made here (or without root: live_init says so).
+live_isolate() {
+	[ -z "${LIVE_ISOLATED:-}" ] || return 0
+	[ "$(id -u)" = 0 ] || return 0
+	[ -z "${JANK_SKIP_LIVE:-}" ] || return 0
+	command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1 ||
+		plan_skip_all "unshare or ip not found (install util-linux and iproute2)"
+	unshare --mount --uts --ipc --pid --net --fork true 2>/dev/null ||
+		plan_skip_all "cannot make mount, UTS, IPC, PID and network namespaces here"
+	exec unshare --mount --propagation private --uts --ipc --pid --net --fork \
+		env LIVE_ISOLATED=1 LIVE_LOCK="${TMPDIR:-/tmp}/jank-isolated.$$.lock" sh -c '
+		set -e
+		mount -t proc proc /proc
+		mount -t tmpfs -o mode=0755 tmpfs /run
+		mkdir -p /run/lock /run/lttng
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+		[ ! -d /var/log/journal ] || mount -t tmpfs -o mode=0755 tmpfs /var/log/journal
+		hostname jank-isolated
+		ip link set lo up
+		shell=$1
+		shift
+		trap "rm -f \"\$LIVE_LOCK\"" EXIT
+		"$shell" "$@"' sh "$(readlink /proc/$$/exe)" "$0" "$@"
+}
+
 # live_require_demo: skip all unless jank-demo is built.
 live_require_demo() {
 	[ -x "$LIVE_DEMO" ] || plan_skip_all "$LIVE_DEMO is not built (make -C probes)"
