@@ -26,6 +26,7 @@
 #include "worker-proto.h"
 
 #define CHECK_NS      1000000000LL /* silent workers are looked for this often */
+#define STALL_NS      3000000000LL /* a connected input's worker silent this long: stalled */
 #define MISSING_POLLS 2		   /* lists in a row without a session: gone */
 #define ERR_LEN	      512
 
@@ -44,6 +45,12 @@ struct jank_fleet_input {
 	unsigned missing;	    /* lists in a row that lacked it */
 
 	struct jank_alerted alerted; /* by this input's workers, so far */
+
+	/* Stalled: its trace time still (the worker says so, or is blocked). */
+	bool stalled;
+	int64_t stalled_mono; /* when it last advanced, before the stall */
+	int64_t stalled_real; /* the same, on the wall clock */
+	uint64_t stalls;
 };
 
 struct jank_fleet {
@@ -409,6 +416,58 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
 		jank_proc_reap(f->discovery);
 }
 
+/*
+ * Since when (monotonic) the input's trace time has stood still, or 0: its
+ * worker says so (nothing came from relayd for a while, not even a
+ * beacon), or the worker has been silent for STALL_NS while connected: it
+ * is blocked reading from relayd (stopped, or its host's link down).
+ * -1: not connected (a new worker, or the session lost: said elsewhere).
+ */
+static int64_t stalled_since(const struct jank_fleet_input *in, int64_t now)
+{
+	struct jank_proc_stats s;
+	int64_t since_real = 0;
+	const char *state = jank_json_get_str(in->status, "state");
+
+	if (!in->fresh || !state || strcmp(state, "connected"))
+		return -1;
+	jank_json_get_i64(in->status, "stalled_since", &since_real);
+	if (since_real > 0)
+		return now - (jank_clock_realtime_ns() - since_real);
+	jank_proc_get_stats(in->proc, &s);
+	if (jank_proc_running(in->proc) && s.silent_ns >= STALL_NS)
+		return now - s.silent_ns;
+	return 0;
+}
+
+/* Say once that an input stalled, and once that it resumed. */
+static void check_stalled(struct jank_fleet_input *in, int64_t now)
+{
+	int64_t since = stalled_since(in, now);
+	char d[32];
+
+	if (since < 0) {
+		/* A worker restart goes on with the stall; a lost session ends it. */
+		if (in->fresh)
+			in->stalled = false;
+		return;
+	}
+	if (since && !in->stalled) {
+		in->stalled = true;
+		in->stalled_mono = since;
+		in->stalled_real = jank_clock_realtime_ns() - (now - since);
+		in->stalls++;
+		jank_log(LOG_WARNING,
+			 "%s: stalled: no event and no beacon for %s (relayd or the traced host "
+			 "is not sending); its open actions wait for the trace to advance",
+			 in->url, jank_units_duration(now - since, d, sizeof(d)));
+	} else if (!since && in->stalled) {
+		in->stalled = false;
+		jank_log(LOG_NOTICE, "%s: resumed after %s stalled", in->url,
+			 jank_units_duration(now - in->stalled_mono, d, sizeof(d)));
+	}
+}
+
 static void on_check(evutil_socket_t fd, short what, void *data)
 {
 	struct jank_fleet *f = data;
@@ -416,8 +475,10 @@ static void on_check(evutil_socket_t fd, short what, void *data)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < f->n; i++)
+	for (size_t i = 0; i < f->n; i++) {
 		jank_proc_check(f->inputs[i]->proc, now);
+		check_stalled(f->inputs[i], now);
+	}
 	if (f->discovery)
 		jank_proc_check(f->discovery, now);
 }
@@ -673,6 +734,10 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
 	jank_json_add_bool(o, "discovered", in->discovered);
 	jank_json_add_str(o, "state", jank_fleet_input_state(in));
 	jank_json_add_u64(o, "duplicates_dropped", in->alerted.duplicates);
+	json_object_object_del(o, "stalled_since");
+	if (in->stalled)
+		jank_json_add_i64(o, "stalled_since", in->stalled_real);
+	jank_json_add_u64(o, "stalls", in->stalls);
 	jank_json_add(o, "worker", proc_json(in->proc));
 	return o;
 }

@@ -135,6 +135,9 @@ struct json_object *jank_input_status_json(const struct jank_live_input *w)
 	jank_json_add_u64(o, "reconnects", ws.reconnects);
 	if (ws.trace_now != INT64_MIN)
 		jank_json_add_i64(o, "trace_now", ws.trace_now);
+	if (ws.stalled_since)
+		jank_json_add_i64(o, "stalled_since", ws.stalled_since);
+	jank_json_add_u64(o, "stalls", ws.stalls);
 	engine_json(o, &es);
 	jank_json_add(o, "graph", graph_json(&es.graph));
 	for (size_t i = 0; i < jank_engine_rule_count(e); i++)

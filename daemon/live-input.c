@@ -25,11 +25,18 @@
  * asked at most every PROBE_EVERY_NS while not attached) and the input ran
  * once since: a session without streams yet only ever says "try again".
  *
- * Trace time while no event flows: LTTng's clock runs with the host's
- * monotonic clock, so "now" in trace time is the last event's time plus the
- * monotonic time elapsed since it was received. That is never ahead of the
- * real trace time (the event was received after it happened); a margin (the
- * live timer) keeps it behind events still in flight.
+ * The input's own time is how far its stream has advanced: its events, and
+ * the inactivity beacons that the tracer's live timer sends for a stream
+ * with nothing new. Open actions are checked (overdue) against that time
+ * only, never against the wall clock: while relayd or the traced host is
+ * stopped, the trace does not advance, and an action open across the stall
+ * is not late. A real hang still shows: the hung thread's stream stays
+ * quiet, but the beacons keep advancing the time.
+ *
+ * Stalled: connected, but the input's time has not advanced for STALL_NS
+ * (or four live timer periods, whichever is longer) after it had advanced
+ * before. The supervisor logs it (daemon/fleet.c), as it does when the
+ * worker is blocked on relayd; status and metrics say since when.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +45,7 @@
 #include "clock.h"
 #include "log.h"
 #include "relayd.h"
+#include "units.h"
 #include "live-input.h"
 
 #define PUMP_BATCHES	 32
@@ -49,6 +57,7 @@
 #define RECONNECT_MAX_NS 30000000000LL /* 30 s */
 #define PROBE_EVERY_NS	 1000000000LL  /* 1 s */
 #define SILENCE_NS	 2000000000LL  /* connected, no message for this long: still there? */
+#define STALL_NS	 3000000000LL  /* connected, the input's time still: stalled */
 #define WATCH_ERR_LEN	 512
 
 struct jank_live_input {
@@ -71,10 +80,18 @@ struct jank_live_input {
 	int64_t event_mono;   /* when the last event came */
 	uint64_t events_seen; /* by the current input */
 
-	/* Trace clock estimate: the last event's time and when it was received. */
+	/* The last event's time, and when it was received. */
 	int64_t anchor_ts;
 	int64_t anchor_mono;
-	int64_t margin_ns;
+	int64_t margin_ns; /* the live timer period, when known */
+
+	/* The input's own time (events and beacons), and when it last advanced. */
+	int64_t input_ts;
+	int64_t advance_mono;
+	bool stalled;
+	int64_t stalled_mono; /* its last advance before the stall */
+	int64_t stalled_real; /* wall time of the last advance before the stall */
+	uint64_t stalls;
 
 	/* Counters of the inputs already freed, and of the connection. */
 	uint64_t events_read_past;
@@ -126,6 +143,8 @@ static void lost(struct jank_live_input *w, const char *why)
 	snprintf(w->err, sizeof(w->err), "%s", why);
 	drop_input(w);
 	w->found = false;
+	w->stalled = false; /* not stalled: gone, and said so */
+	w->stalled_real = 0;
 	if (w->state == JANK_LIVE_INPUT_CONNECTED) {
 		jank_log(LOG_WARNING, "%s: lost the live session: %s; reconnecting", w->url, why);
 		w->state = JANK_LIVE_INPUT_RECONNECTING;
@@ -168,15 +187,35 @@ static void up(struct jank_live_input *w)
 		w->attached_fn(w, w->attached_data);
 }
 
-/* Events arrived: move the trace clock's anchor. */
+/* How long a connected input's time may stand still before it is stalled. */
+static int64_t stall_after(const struct jank_live_input *w)
+{
+	return 4 * w->margin_ns > STALL_NS ? 4 * w->margin_ns : STALL_NS;
+}
+
+/* The supervisor says it in the journal (it also sees a worker blocked on relayd). */
+static void resumed(struct jank_live_input *w)
+{
+	w->stalled = false;
+	w->stalled_real = 0;
+}
+
+/* Events or beacons arrived: move the anchor and the input's time. */
 static void advance_clock(struct jank_live_input *w)
 {
 	struct jank_reader_stats s;
+	int64_t now = jank_clock_monotonic_ns();
 
 	jank_reader_get_stats(w->input, &s);
 	if (s.last_ts != INT64_MIN && s.last_ts > w->anchor_ts) {
 		w->anchor_ts = s.last_ts;
-		w->anchor_mono = jank_clock_monotonic_ns();
+		w->anchor_mono = now;
+	}
+	if (s.advanced_ts != INT64_MIN && s.advanced_ts > w->input_ts) {
+		w->input_ts = s.advanced_ts;
+		w->advance_mono = now;
+		if (w->stalled)
+			resumed(w);
 	}
 }
 
@@ -230,6 +269,8 @@ static void check_gone(struct jank_live_input *w, int64_t now)
 	w->state = JANK_LIVE_INPUT_RECONNECTING;
 	w->disconnects++;
 	w->quiet = true;
+	w->stalled = false;
+	w->stalled_real = 0;
 	if (w->anchor_ts != INT64_MIN)
 		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
 }
@@ -321,6 +362,7 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;
 	w->anchor_ts = INT64_MIN;
+	w->input_ts = INT64_MIN;
 	w->rate_mono = jank_clock_monotonic_ns();
 	return w;
 nomem:
@@ -368,15 +410,23 @@ void jank_live_input_stop(struct jank_live_input *w)
 	drop_input(w);
 }
 
+/* Connected, the input's time still for too long: say it once. */
+static void check_stalled(struct jank_live_input *w, int64_t now)
+{
+	if (w->stalled || w->state != JANK_LIVE_INPUT_CONNECTED || w->input_ts == INT64_MIN ||
+	    now - w->advance_mono < stall_after(w))
+		return;
+	w->stalled = true;
+	w->stalled_mono = w->advance_mono;
+	w->stalled_real = jank_clock_realtime_ns() - (now - w->advance_mono);
+	w->stalls++;
+}
+
 void jank_live_input_tick(struct jank_live_input *w)
 {
-	int64_t now;
-
-	if (w->state != JANK_LIVE_INPUT_CONNECTED || w->anchor_ts == INT64_MIN)
-		return;
-	now = w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono) - w->margin_ns;
-	if (now > w->anchor_ts)
-		jank_engine_tick(w->engine, now);
+	check_stalled(w, jank_clock_monotonic_ns());
+	if (w->state == JANK_LIVE_INPUT_CONNECTED && w->input_ts != INT64_MIN)
+		jank_engine_tick(w->engine, w->input_ts);
 }
 
 void jank_live_input_update_rate(struct jank_live_input *w)
@@ -431,9 +481,9 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->disconnects = w->disconnects;
 	out->reconnects = w->reconnects;
 	out->events_per_sec = w->events_per_sec;
-	out->trace_now = w->anchor_ts == INT64_MIN
-				 ? INT64_MIN
-				 : w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono);
+	out->trace_now = w->input_ts;
+	out->stalled_since = w->stalled_real;
+	out->stalls = w->stalls;
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)

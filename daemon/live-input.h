@@ -34,7 +34,9 @@ struct jank_live_input_stats {
 	uint64_t disconnects;
 	uint64_t reconnects;
 	double events_per_sec; /* engine events, over the last rate period */
-	int64_t trace_now;     /* estimated trace time, INT64_MIN: unknown */
+	int64_t trace_now;     /* the input's own time (events, beacons), INT64_MIN: unknown */
+	int64_t stalled_since; /* wall-clock ns of its last advance, when stalled; else 0 */
+	uint64_t stalls;       /* times it stalled */
 };
 
 /*
@@ -51,8 +53,8 @@ void jank_live_input_free(struct jank_live_input *w);
 void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
 				     void *data);
 /*
- * How far behind the host's clock the estimated trace time stays, so that an
- * action whose end is still in flight is not reported overdue (the live timer).
+ * The live timer period, when known: an input is stalled only after four
+ * periods (and at least 3 s) without an event or a beacon.
  */
 void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
 
@@ -61,7 +63,10 @@ int jank_live_input_start(struct jank_live_input *w);
 /* Stop: free the input (the engine stays, for the final summary). */
 void jank_live_input_stop(struct jank_live_input *w);
 
-/* Periodic: run the engine's checks at the estimated trace time (overdue actions). */
+/*
+ * Periodic: run the engine's checks (overdue actions) at the input's own
+ * time, and notice a stall (see live-input.c).
+ */
 void jank_live_input_tick(struct jank_live_input *w);
 /* Periodic: recompute events/s over the time since the last call. */
 void jank_live_input_update_rate(struct jank_live_input *w);

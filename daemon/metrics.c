@@ -309,6 +309,8 @@ enum input_figure {
 	INPUT_BUDGET,
 	INPUT_RESTARTS,
 	INPUT_WORKER_RSS,
+	INPUT_STALLED,
+	INPUT_STALLS,
 	INPUT_FIGURES,
 };
 
@@ -334,6 +336,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Times the input's worker process was started again (it died or stopped answering)." },
 	[INPUT_WORKER_RSS] = { "jank_input_worker_resident_memory_bytes", GAUGE, "bytes",
 		"Resident memory of the input's worker process (0 while none runs)." },
+	[INPUT_STALLED] = { "jank_input_stalled_since_seconds", GAUGE, "seconds",
+		"While the input is stalled (connected, its trace time still), the Unix time it last advanced; 0 otherwise." },
+	[INPUT_STALLS] = { "jank_input_stalls", COUNTER, NULL,
+		"Times the input stalled: no event and no beacon for several live timer periods." },
 };
 /* clang-format on */
 
@@ -358,6 +364,10 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->worker_restarts;
 	case INPUT_WORKER_RSS:
 		return in->worker_rss_bytes;
+	case INPUT_STALLED:
+		return in->stalled_since_s;
+	case INPUT_STALLS:
+		return in->stalls;
 	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;

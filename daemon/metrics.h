@@ -53,6 +53,8 @@ struct jank_metrics_input {
 	uint64_t actions_open;
 	uint64_t worker_restarts;  /* its worker process started again */
 	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
+	uint64_t stalled_since_s;  /* Unix time of its last advance while stalled, else 0 */
+	uint64_t stalls;
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };

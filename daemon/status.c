@@ -290,6 +290,15 @@ static void worker_text(FILE *f, struct json_object *in)
 	fputc(')', f);
 }
 
+/* ", stalled for 12.0 s": the input is connected, its trace time still. */
+static void stalled_text(FILE *f, int64_t since_real)
+{
+	char d[32];
+
+	fprintf(f, ", stalled for %s (no event or beacon)",
+		jank_units_duration(jank_clock_realtime_ns() - since_real, d, sizeof(d)));
+}
+
 static void input_text(FILE *f, struct json_object *in)
 {
 	struct json_object *g = go(in, "graph"), *rules = go(in, "rules");
@@ -298,6 +307,8 @@ static void input_text(FILE *f, struct json_object *in)
 	int w = 6;
 
 	fprintf(f, "\ninput %s: %s", gs(in, "url"), gs(in, "state"));
+	if (gi(in, "stalled_since"))
+		stalled_text(f, gi(in, "stalled_since"));
 	if (gs(in, "last_error")[0])
 		fprintf(f, " (last error: %s)", gs(in, "last_error"));
 	worker_text(f, in);
@@ -622,6 +633,8 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 		in->discarded_events = get_u64(o, "discarded_events");
 		in->disconnects = get_u64(o, "disconnects");
 		in->reconnects = get_u64(o, "reconnects");
+		in->stalled_since_s = get_u64(o, "stalled_since") / 1000000000u;
+		in->stalls = get_u64(o, "stalls");
 		in->memory_bytes = get_u64(o, "memory_bytes");
 		in->budget_forced = get_u64(o, "budget_forced");
 		in->actions_open = get_u64(o, "actions_open");

@@ -52,6 +52,7 @@ struct worker {
 	double sent_rate;
 	int sent_state;
 	bool sent_attached;
+	int64_t sent_stalled;
 };
 
 static void send_msg(struct worker *w, struct json_object *msg)
@@ -104,6 +105,7 @@ static void send_status(struct worker *w)
 		w->sent_state = ws.state;
 		w->sent_rate = ws.events_per_sec;
 		w->sent_attached = jank_live_input_attached(w->input);
+		w->sent_stalled = ws.stalled_since;
 		jank_json_add(msg, "input", jank_input_status_json(w->input));
 	}
 	w->sent_mono = jank_clock_monotonic_ns();
@@ -121,7 +123,8 @@ static bool status_changed(const struct worker *w)
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
 	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
 	       (int)ws.state != w->sent_state || ws.events_per_sec != w->sent_rate ||
-	       jank_live_input_attached(w->input) != w->sent_attached;
+	       jank_live_input_attached(w->input) != w->sent_attached ||
+	       ws.stalled_since != w->sent_stalled;
 }
 
 static void on_status(evutil_socket_t fd, short what, void *data)

@@ -145,6 +145,7 @@ struct jank_reader {
 	uint64_t released_at; /* events read at the last release_trace_pages() */
 
 	int64_t last_ts;
+	int64_t advanced_ts; /* the latest inactivity beacon (see jank_reader_stats) */
 	uint64_t generation; /* the engine's, when the class caches were filled */
 	bool ended;
 	bool failed;
@@ -469,6 +470,7 @@ static struct jank_reader *input_alloc(struct jank_engine *engine)
 		return NULL;
 	in->engine = engine;
 	in->last_ts = INT64_MIN;
+	in->advanced_ts = INT64_MIN;
 	in->generation = jank_engine_generation(engine);
 	in->graph = bt_graph_create(0);
 	if (!in->graph) {
@@ -1569,6 +1571,8 @@ static int handle_inactivity(struct jank_reader *in, const bt_message *msg)
 		     &ts);
 	if (r < 0)
 		return r;
+	if (ts > in->advanced_ts)
+		in->advanced_ts = ts;
 	if (in->stats.events_used && ts > in->last_ts)
 		jank_engine_tick(in->engine, ts);
 	return 0;
@@ -1851,4 +1855,5 @@ void jank_reader_get_stats(const struct jank_reader *in, struct jank_reader_stat
 {
 	*out = in->stats;
 	out->last_ts = in->last_ts;
+	out->advanced_ts = in->last_ts > in->advanced_ts ? in->last_ts : in->advanced_ts;
 }

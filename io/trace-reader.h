@@ -31,6 +31,12 @@ struct jank_reader_stats {
 	uint64_t discarded;   /* discarded events and packets reported by the tracer */
 	uint64_t traces;
 	int64_t last_ts; /* time of the last event given to the engine, INT64_MIN: none */
+	/*
+	 * How far the input's own time has advanced: the latest of its events
+	 * and of its inactivity beacons (live: the tracer says a stream had
+	 * nothing up to then). INT64_MIN: not yet.
+	 */
+	int64_t advanced_ts;
 };
 
 struct jank_reader;
