@@ -434,6 +434,7 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->trace_now = w->anchor_ts == INT64_MIN
 				 ? INT64_MIN
 				 : w->anchor_ts + (jank_clock_monotonic_ns() - w->anchor_mono);
+	out->last_event = w->anchor_ts;
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)

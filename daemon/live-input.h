@@ -35,6 +35,7 @@ struct jank_live_input_stats {
 	uint64_t reconnects;
 	double events_per_sec; /* engine events, over the last rate period */
 	int64_t trace_now;     /* estimated trace time, INT64_MIN: unknown */
+	int64_t last_event;    /* the latest event read, INT64_MIN: none */
 };
 
 /*

@@ -309,6 +309,8 @@ enum input_figure {
 	INPUT_BUDGET,
 	INPUT_RESTARTS,
 	INPUT_WORKER_RSS,
+	INPUT_SKIPPED,
+	INPUT_LOST,
 	INPUT_FIGURES,
 };
 
@@ -334,6 +336,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Times the input's worker process was started again (it died or stopped answering)." },
 	[INPUT_WORKER_RSS] = { "jank_input_worker_resident_memory_bytes", GAUGE, "bytes",
 		"Resident memory of the input's worker process (0 while none runs)." },
+	[INPUT_SKIPPED] = { "jank_input_skipped_seconds", COUNTER, "seconds",
+		"Trace time no worker read: a replaced worker's successor starts at relayd's newest packets." },
+	[INPUT_LOST] = { "jank_input_actions_lost", COUNTER, NULL,
+		"Actions open in a worker that was replaced: their ends cannot be matched." },
 };
 /* clang-format on */
 
@@ -358,6 +364,9 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->worker_restarts;
 	case INPUT_WORKER_RSS:
 		return in->worker_rss_bytes;
+	case INPUT_LOST:
+		return in->actions_lost;
+	case INPUT_SKIPPED: /* put_seconds() */
 	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;
@@ -374,7 +383,12 @@ static void put_inputs(struct out *o, const struct jank_metrics *m)
 		for (size_t i = 0; i < m->ninputs; i++) {
 			struct label l = { "input", m->inputs[i].url };
 
-			put_u64(o, &input_families[fig], &l, 1, input_figure(&m->inputs[i], fig));
+			if (fig == INPUT_SKIPPED)
+				put_seconds(o, &input_families[fig], &l, 1,
+					    m->inputs[i].skipped_ns);
+			else
+				put_u64(o, &input_families[fig], &l, 1,
+					input_figure(&m->inputs[i], fig));
 		}
 	}
 }

@@ -53,6 +53,8 @@ struct jank_metrics_input {
 	uint64_t actions_open;
 	uint64_t worker_restarts;  /* its worker process started again */
 	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
+	int64_t skipped_ns;	   /* of events its worker restarts skipped */
+	uint64_t actions_lost;	   /* open when a worker was replaced: never judged */
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };
