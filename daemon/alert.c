@@ -189,6 +189,18 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 		 r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus);
 }
 
+void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len)
+{
+	char d[32];
+
+	if (skipped_ns <= 0) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len, "; %s of it was skipped by a worker restart: the path may be incomplete",
+		 jank_units_duration(skipped_ns, d, sizeof(d)));
+}
+
 struct optional_field {
 	const char *format; /* NULL ends sd_journal_send's list */
 	const char *value;
@@ -204,9 +216,9 @@ static int journal_report(const struct jank_alert *a)
 								JSON_C_TO_STRING_NOSLASHESCAPE)
 		   : "{}";
 	/* The fields a jank may lack come last, packed: the first NULL format ends the list. */
-	struct optional_field opt[3] = { { NULL, NULL } };
+	struct optional_field opt[4] = { { NULL, NULL } };
 	size_t nopt = 0;
-	char msg[MESSAGE_LEN];
+	char msg[MESSAGE_LEN + 128], skipped[24];
 	char *story = malloc(STORY_LEN);
 	int ret;
 
@@ -218,7 +230,15 @@ static int journal_report(const struct jank_alert *a)
 		};
 	if (a->capture)
 		opt[nopt++] = (struct optional_field){ "JANK_CAPTURE=%s", a->capture };
-	jank_alert_message(r, msg, sizeof(msg));
+	else if (a->capture_failed)
+		opt[nopt++] =
+			(struct optional_field){ "JANK_CAPTURE_FAILED=%s", a->capture_failed };
+	if (a->skipped_ns > 0) {
+		snprintf(skipped, sizeof(skipped), "%" PRId64, a->skipped_ns);
+		opt[nopt++] = (struct optional_field){ "JANK_SKIPPED_NS=%s", skipped };
+	}
+	jank_alert_message(r, msg, MESSAGE_LEN);
+	jank_alert_skipped_text(a->skipped_ns, msg + strlen(msg), sizeof(msg) - strlen(msg));
 	if (story)
 		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
 	ret = sd_journal_send(
@@ -231,7 +251,7 @@ static int journal_report(const struct jank_alert *a)
 		"JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
 		"JANK_INPUT=%s", a->input ? a->input : "", "JANK_HOST=%s", a->host ? a->host : "",
 		"JANK_SESSION=%s", a->session ? a->session : "", opt[0].format, opt[0].value,
-		opt[1].format, opt[1].value, NULL);
+		opt[1].format, opt[1].value, opt[2].format, opt[2].value, NULL);
 	free(story);
 	json_object_put(bd);
 	json_object_put(sus);
@@ -269,6 +289,16 @@ static void text_alert(FILE *f, const struct jank_alert *a)
 				a->session ? a->session : "?");
 		if (a->capture)
 			fprintf(f, "  capture: %s\n", a->capture);
+		else if (a->capture_failed)
+			fprintf(f, "  capture failed: %s\n", a->capture_failed);
+		if (a->skipped_ns > 0) {
+			char d[32];
+
+			fprintf(f,
+				"  %s of the action was skipped by a worker restart: the path may "
+				"be incomplete\n",
+				jank_units_duration(a->skipped_ns, d, sizeof(d)));
+		}
 	} else {
 		jank_alert_summary_text(a, msg, sizeof(msg));
 		fprintf(f, "jankd: %s\n", msg);
@@ -289,6 +319,12 @@ static void json_alert(const struct jank_alert *a)
 		}
 		if (o && a->capture)
 			json_object_object_add(o, "capture", json_object_new_string(a->capture));
+		else if (o && a->capture_failed)
+			json_object_object_add(o, "capture_failed",
+					       json_object_new_string(a->capture_failed));
+		if (o && a->skipped_ns > 0)
+			json_object_object_add(o, "skipped_ns",
+					       json_object_new_int64(a->skipped_ns));
 	} else {
 		o = json_object_new_object();
 		if (o) {
@@ -413,6 +449,7 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 	snprintf(x->session, sizeof(x->session), "%s", a->session ? a->session : "");
 	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);
 	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
+	x->skipped_ns = a->skipped_ns;
 }
 
 void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict *r,
@@ -426,6 +463,7 @@ void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict
 		.host = o->host,
 		.session = o->session,
 		.action = action,
+		.skipped_ns = o->skipped_ns,
 	};
 	int64_t now = al->clock(al->clock_data);
 	struct window *w = NULL;
@@ -433,7 +471,7 @@ void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict
 	al->stats.reports++;
 	/* Every jank, suppressed or not, goes to the capture policy. */
 	if (al->capture)
-		a.capture = al->capture(r, al->capture_data);
+		a.capture = al->capture(r, &a.capture_failed, al->capture_data);
 	if (al->cfg.rate_count > 0 && al->cfg.rate_period_ns > 0)
 		w = window_get(al, action, o->host);
 	if (w) {

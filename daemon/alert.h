@@ -17,8 +17,11 @@
  *   JANK_END_NS, JANK_CRITICAL_PATH, JANK_BREAKDOWN (JSON), JANK_INPUT,
  *   JANK_SUSPECTS (JSON: what was different from the rule's normal actions),
  *   JANK_HOST and JANK_SESSION (the traced host and its live session, when
- *   known), and JANK_CAPTURE (the capture directory, when the jank took or
- *   joined one); summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
+ *   known), JANK_CAPTURE (the capture directory, when the jank took or
+ *   joined one) or JANK_CAPTURE_FAILED (why the capture it was to take
+ *   could not be made), and JANK_SKIPPED_NS (how much of the action a worker
+ *   restart skipped: its path may be incomplete; the MESSAGE says so too);
+ *   summaries: MESSAGE, MESSAGE_ID, PRIORITY=4, JANK_ACTION,
  *   JANK_SUPPRESSED, JANK_PERIOD_NS, and JANK_HOST when known.
  *
  * With hosts (reports from an origin with a host), the windows are per rule
@@ -58,6 +61,8 @@ struct jank_alert {
 	const char *host;		   /* the traced host, or NULL */
 	const char *session;		   /* REPORT: its live session, or NULL */
 	const char *capture;		   /* REPORT: its capture directory, or NULL */
+	const char *capture_failed;	   /* REPORT: why its capture failed at once, or NULL */
+	int64_t skipped_ns;		   /* REPORT: of the action, skipped by a restart */
 	const char *action;		   /* the rule's name */
 	uint64_t suppressed;		   /* SUPPRESSED: how many */
 	int64_t period_ns;		   /* SUPPRESSED: over how long */
@@ -76,6 +81,7 @@ struct jank_recent {
 	char session[JANK_CONFIG_SESSION_LEN]; /* idem */
 	char story[JANK_ALERT_STORY_LEN];
 	char capture[PATH_MAX]; /* "" when none */
+	int64_t skipped_ns;	/* of the action, skipped by a worker restart */
 };
 
 struct jank_alerter_stats {
@@ -89,10 +95,13 @@ struct jank_alerter_stats {
 typedef void (*jank_alert_sink_fn)(const struct jank_alert *a, void *data);
 /*
  * Asked once per report, before its alert is sent or counted: the capture
- * directory the jank took or joined, or NULL. The string must stay valid
- * until the next call. The alert never waits for the capture itself.
+ * directory the jank took or joined, or NULL; with NULL, *failed may say why
+ * the capture the jank was to take could not be made (else it stays NULL).
+ * The strings must stay valid until the next call. The alert never waits
+ * for the capture itself.
  */
-typedef const char *(*jank_alert_capture_fn)(const struct jank_verdict *r, void *data);
+typedef const char *(*jank_alert_capture_fn)(const struct jank_verdict *r, const char **failed,
+					     void *data);
 typedef int64_t (*jank_alert_clock_fn)(void *data);
 
 struct jank_alerter;
@@ -114,6 +123,7 @@ struct jank_alert_origin {
 	const char *input;
 	const char *host;    /* NULL when unknown */
 	const char *session; /* NULL when unknown */
+	int64_t skipped_ns;  /* of the action, in a range a worker restart skipped (0: none) */
 };
 
 /* An engine report: send it, or count it against its rule's (and host's) window. */
@@ -140,6 +150,12 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
  * none)", or "; no baseline yet (3 of 10 normal actions)").
  */
 void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len);
+/*
+ * The sentence an alert's MESSAGE ends with when a worker restart skipped
+ * part of the action: "; 1.20 s of it was skipped by a worker restart: the
+ * path may be incomplete". "" when `skipped_ns` is 0.
+ */
+void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len);
 /* "10 s", "1.50 s", "500 ms": a window length as the summaries say it. */
 const char *jank_alert_period_text(int64_t ns, char *buf, size_t len);
 

@@ -92,6 +92,7 @@ struct job {
 enum msg_kind {
 	MSG_LOG,
 	MSG_REPORT,
+	MSG_FAILED, /* a capture failed: its follow-up entry says why */
 };
 
 /* From a worker to the loop. */
@@ -99,11 +100,11 @@ struct msg {
 	struct msg *next;
 	enum msg_kind kind;
 	int priority;	    /* LOG */
-	char *text;	    /* LOG: the line; REPORT: the error, if any */
+	char *text;	    /* LOG: the line; REPORT: the error, if any; FAILED: why */
 	int rc;		    /* REPORT: jank_capture_report_write()'s */
 	bool partial;	    /* REPORT */
-	char dir[PATH_MAX]; /* REPORT */
-	char *action, *key; /* REPORT */
+	char dir[PATH_MAX]; /* REPORT, FAILED */
+	char *action, *key; /* REPORT, FAILED */
 	char summary[JANK_CAPTURE_REPORT_SUMMARY_LEN];
 };
 
@@ -144,7 +145,8 @@ struct jank_capture_worker {
 	size_t njanks;
 
 	/* Loop thread only. */
-	char dir[PATH_MAX]; /* what jank_capture_worker_jank() returned last */
+	char dir[PATH_MAX];		   /* what jank_capture_worker_jank() returned last */
+	char failed[JANK_CAPTURE_MSG_LEN]; /* ... or why its capture failed at once */
 	bool no_session_episode;
 	bool report_failing;
 
@@ -397,6 +399,49 @@ static void followup(struct jank_capture_worker *cp, const struct msg *m)
 	fprintf(stderr, "jankd: %s\n", line);
 }
 
+/*
+ * The follow-up entry of a capture that failed: the alerts named its
+ * directory, which holds only capture.json now ("failed", and why).
+ */
+static void followup_failed(struct jank_capture_worker *cp, const struct msg *m)
+{
+	const char *action = m->action ? m->action : "?", *key = m->key ? m->key : "";
+	const char *why = m->text ? m->text : "error";
+	char line[MSG_LEN];
+	struct json_object *o;
+	int r;
+
+	snprintf(line, sizeof(line), "capture of %s [%s] failed: %s: %s", action, key, m->dir, why);
+	switch (cp->target) {
+	case JANK_ALERT_JOURNAL:
+		r = sd_journal_send("MESSAGE=%s", line,
+				    "MESSAGE_ID=" JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT,
+				    "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=jankd",
+				    "JANK_CAPTURE=%s", m->dir, "JANK_CAPTURE_FAILED=%s", why,
+				    "JANK_ACTION=%s", action, "JANK_KEY=%s", key, NULL);
+		if (r >= 0)
+			return;
+		break;
+	case JANK_ALERT_STDERR:
+		break;
+	case JANK_ALERT_JSON:
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_object_object_add(o, "type", json_object_new_string("capture_failed"));
+		json_object_object_add(o, "action", json_object_new_string(action));
+		json_object_object_add(o, "key", json_object_new_string(key));
+		json_object_object_add(o, "capture", json_object_new_string(m->dir));
+		json_object_object_add(o, "capture_failed", json_object_new_string(why));
+		r = jank_format_json_print(stdout, o);
+		fflush(stdout);
+		if (r >= 0)
+			return;
+		break;
+	}
+	fprintf(stderr, "jankd: %s\n", line);
+}
+
 static void handle_report(struct jank_capture_worker *cp, const struct msg *m)
 {
 	bool first;
@@ -440,6 +485,8 @@ static void drain(struct jank_capture_worker *cp)
 		next = m->next;
 		if (m->kind == MSG_LOG)
 			jank_log(m->priority, "%s", m->text);
+		else if (m->kind == MSG_FAILED)
+			followup_failed(cp, m);
 		else
 			handle_report(cp, m);
 		msg_free(m);
@@ -783,6 +830,23 @@ static void housekeeping(struct jank_capture_worker *cp)
 	free(win);
 }
 
+/* Hand the loop a capture that failed (takes j), for its follow-up entry. */
+static void post_failed(struct jank_capture_worker *cp, struct job *j, const char *why)
+{
+	struct msg *m = calloc(1, sizeof(*m));
+
+	if (m) {
+		m->kind = MSG_FAILED;
+		m->text = strdup(why);
+		snprintf(m->dir, sizeof(m->dir), "%s", j->dir);
+		m->action = j->action;
+		m->key = j->key;
+		j->action = j->key = NULL;
+		post(cp, m);
+	}
+	job_free(j);
+}
+
 static void record(struct jank_capture_worker *cp, struct job *j)
 {
 	struct jank_capture_outcome out;
@@ -813,7 +877,7 @@ static void record(struct jank_capture_worker *cp, struct job *j)
 	if (out.log)
 		post_log(cp, r == 0 ? LOG_INFO : LOG_WARNING, "%s", out.message);
 	if (r < 0)
-		job_free(j);
+		post_failed(cp, j, err[0] ? err : "the capture was not recorded"); /* takes j */
 }
 
 static void *recorder_main(void *data)
@@ -1042,7 +1106,7 @@ static void keep_jank(struct jank_capture_worker *cp, const struct jank_verdict 
 	snprintf(k->dir, sizeof(k->dir), "%s", dir);
 }
 
-const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data)
+const char *jank_capture_worker_jank(const struct jank_verdict *r, const char **failed, void *data)
 {
 	struct jank_capture_worker *cp = data;
 	struct jank_capture_answer *v;
@@ -1107,6 +1171,10 @@ const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data)
 	if (d == JANK_CAPTURE_START || d == JANK_CAPTURE_JOIN) {
 		snprintf(cp->dir, sizeof(cp->dir), "%s", v->dir);
 		ret = cp->dir;
+	} else if (d == JANK_CAPTURE_REFUSED && v->reason == JANK_CAPTURE_REASON_ERROR && failed) {
+		/* Not a rule of the policy: the capture was to be taken and could not be. */
+		snprintf(cp->failed, sizeof(cp->failed), "%s", v->message);
+		*failed = cp->failed;
 	}
 	free(v);
 	return ret;

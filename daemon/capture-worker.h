@@ -19,7 +19,9 @@
  * The workers hand their log lines and finished reports back to the loop
  * through a pipe; the loop logs them and sends the follow-up entry of each
  * report (MESSAGE_ID JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT: JANK_CAPTURE,
- * JANK_REPORT, JANK_ACTION, JANK_KEY, JANK_SUMMARY).
+ * JANK_REPORT, JANK_ACTION, JANK_KEY, JANK_SUMMARY), or of each capture that
+ * failed (the same MESSAGE_ID: JANK_CAPTURE, JANK_CAPTURE_FAILED with why,
+ * JANK_ACTION, JANK_KEY; the directory holds only capture.json, "failed").
  *
  * The capture session exists only when [capture] mode is snapshot or
  * rotation and some rule says capture = yes. It is the session named by [capture] session
@@ -60,8 +62,12 @@ int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_
 void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
 				enum jank_alert_target target);
 
-/* The alerter's capture hook (jank_alert_capture_fn); `data` is the capture worker. */
-const char *jank_capture_worker_jank(const struct jank_verdict *r, void *data);
+/*
+ * The alerter's capture hook (jank_alert_capture_fn); `data` is the capture
+ * worker. *failed (when not NULL) says why a capture could not be made at
+ * all (the policy's "error" refusals: the directory cannot be written).
+ */
+const char *jank_capture_worker_jank(const struct jank_verdict *r, const char **failed, void *data);
 
 /*
  * Stop: the workers finish what they were given (the snapshot in flight, the

@@ -21,6 +21,7 @@
 #include "input-figures.h"
 #include "json-util.h"
 #include "log.h"
+#include "skipped.h"
 #include "units.h"
 #include "worker-proc.h"
 #include "worker-proto.h"
@@ -51,6 +52,7 @@ struct jank_fleet_input {
 	int64_t stalled_mono; /* when it last advanced, before the stall */
 	int64_t stalled_real; /* the same, on the wall clock */
 	uint64_t stalls;
+	struct jank_skipped skipped; /* what their restarts skipped */
 };
 
 struct jank_fleet {
@@ -130,6 +132,7 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	in->fleet = f;
 	in->discovered = discovered;
 	jank_alerted_init(&in->alerted);
+	jank_skipped_init(&in->skipped);
 	in->url = strdup(url);
 	in->status = first_status(url);
 	in->past = json_object_new_object();
@@ -148,6 +151,35 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	return in;
 }
 
+/* Say once what a restart skipped: the new worker read its first event. */
+static void say_skipped(const struct jank_fleet_input *in, const struct jank_skipped_range *r)
+{
+	char d[32];
+
+	jank_log(LOG_WARNING,
+		 "input %s: %s of events skipped after a worker restart (trace time %" PRId64
+		 " to %" PRId64 " ns: the new worker reads from relayd's newest packets); %" PRIu64
+		 " open action%s lost",
+		 in->url, jank_units_duration(r->to - r->from, d, sizeof(d)), r->from, r->to,
+		 r->lost, r->lost == 1 ? "" : "s");
+}
+
+/* The current worker read events from `first` to `last` (INT64_MIN: not said). */
+static void progress(struct jank_fleet_input *in, int64_t first, int64_t last, uint64_t open)
+{
+	struct jank_skipped_range r;
+
+	if (jank_skipped_progress(&in->skipped, first, last, open, &r))
+		say_skipped(in, &r);
+}
+
+static int64_t get_time(struct json_object *o, const char *key)
+{
+	int64_t v;
+
+	return jank_json_get_i64(o, key, &v) ? v : INT64_MIN;
+}
+
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
@@ -156,11 +188,17 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 
 	r = jank_proto_verdict_decode(jank_json_get(msg, "verdict", json_type_object), f->rules,
 				      f->nrules, &pv);
-	if (r < 0)
+	if (r < 0) {
 		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url,
 			 strerror(-r));
-	else if (!jank_alerted_check(&in->alerted, &pv.v))
-		f->verdict_fn(in, &pv.v, f->data);
+	} else {
+		/* A completed action ends at an event the worker read. */
+		progress(in, get_time(msg, "first_event_ns"),
+			 pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
+			 in->skipped.open);
+		if (!jank_alerted_check(&in->alerted, &pv.v))
+			f->verdict_fn(in, &pv.v, f->data);
+	}
 	jank_proto_verdict_fini(&pv);
 }
 
@@ -169,9 +207,13 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	struct json_object *st = jank_json_get(msg, "input", json_type_object);
 	struct json_object *a = jank_json_get(st, "attached", json_type_boolean);
 	const char *state = jank_json_get_str(st, "state");
+	int64_t open = 0;
 
 	if (!st)
 		return;
+	jank_json_get_i64(st, "actions_open", &open);
+	progress(in, get_time(st, "first_event_ns"), get_time(st, "last_event_ns"),
+		 open > 0 ? (uint64_t)open : 0);
 	json_object_put(in->status);
 	in->status = json_object_get(st);
 	in->fresh = true;
@@ -213,7 +255,9 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 
 	(void)p;
 	in->fresh = false;
-	/* A worker ended: keep its counters, the new one starts from zero. */
+	/* A worker ended: the new one reads from relayd's newest packets, past a gap. */
+	jank_skipped_worker_ended(&in->skipped);
+	/* Keep its counters, the new one starts from zero. */
 	if (in->from_worker && (st = first_status(in->url))) {
 		jank_figures_fold(in->past, in->status);
 		json_object_put(in->status);
@@ -691,6 +735,16 @@ struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in)
 	return in->status;
 }
 
+int64_t jank_fleet_input_skipped(const struct jank_fleet_input *in, int64_t begin, int64_t end)
+{
+	return jank_skipped_overlap(&in->skipped, begin, end);
+}
+
+int64_t jank_fleet_input_skipped_total(const struct jank_fleet_input *in)
+{
+	return in->skipped.total_ns;
+}
+
 /* ---- Status ---- */
 
 static struct json_object *proc_json(const struct jank_proc *p)
@@ -738,6 +792,11 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
 	if (in->stalled)
 		jank_json_add_i64(o, "stalled_since", in->stalled_real);
 	jank_json_add_u64(o, "stalls", in->stalls);
+	json_object_object_add(o, "skipped_seconds",
+			       json_object_new_double((double)in->skipped.total_ns / 1e9));
+	jank_json_add_i64(o, "skipped_ns", in->skipped.total_ns);
+	jank_json_add_u64(o, "skipped_ranges", in->skipped.nranges);
+	jank_json_add_u64(o, "actions_lost", in->skipped.lost);
 	jank_json_add(o, "worker", proc_json(in->proc));
 	return o;
 }

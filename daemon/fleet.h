@@ -79,9 +79,17 @@ const char *jank_fleet_input_state(const struct jank_fleet_input *in);
 /* The worker's last status object (borrowed, never NULL): see input-status.h. */
 struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
 /*
+ * What its worker restarts skipped (skipped.h): the ns of the action
+ * [begin, end] that fall in a skipped range (0: none, the path is whole as
+ * far as restarts go), and the skipped ns in all.
+ */
+int64_t jank_fleet_input_skipped(const struct jank_fleet_input *in, int64_t begin, int64_t end);
+int64_t jank_fleet_input_skipped_total(const struct jank_fleet_input *in);
+/*
  * The input as `jankctl status` shows it (a new object): that status, with
  * the counters of its workers that ended (input-figures.h), its state, host,
- * session and worker.
+ * session and worker, and what restarts skipped (skipped_seconds,
+ * skipped_ranges, actions_lost).
  */
 struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
 /* The workers and the discovery, for `jankctl status` ("fleet"). */

@@ -138,6 +138,11 @@ struct json_object *jank_input_status_json(const struct jank_live_input *w)
 	if (ws.stalled_since)
 		jank_json_add_i64(o, "stalled_since", ws.stalled_since);
 	jank_json_add_u64(o, "stalls", ws.stalls);
+	/* The ends of what this worker read: a restart's skipped range starts at the last. */
+	if (es.first != INT64_MIN)
+		jank_json_add_i64(o, "first_event_ns", es.first);
+	if (ws.last_event != INT64_MIN)
+		jank_json_add_i64(o, "last_event_ns", ws.last_event);
 	engine_json(o, &es);
 	jank_json_add(o, "graph", graph_json(&es.graph));
 	for (size_t i = 0; i < jank_engine_rule_count(e); i++)

@@ -260,11 +260,11 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 /* ---- Verdicts from the workers ---- */
 
 /* Captures record this host: a jank of another host gets none. */
-static const char *capture_hook(const struct jank_verdict *r, void *data)
+static const char *capture_hook(const struct jank_verdict *r, const char **failed, void *data)
 {
 	struct jankd *d = data;
 
-	return d->capture_here ? jank_capture_worker_jank(r, d->capture_worker) : NULL;
+	return d->capture_here ? jank_capture_worker_jank(r, failed, d->capture_worker) : NULL;
 }
 
 static void on_verdict(const struct jank_fleet_input *in, const struct jank_verdict *r, void *data)
@@ -274,6 +274,7 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 		.input = jank_fleet_input_url(in),
 		.host = jank_fleet_input_host(in),
 		.session = jank_fleet_input_session(in),
+		.skipped_ns = jank_fleet_input_skipped(in, r->begin, r->end),
 	};
 
 	d->capture_here = !strcmp(o.host, d->hostname);

@@ -484,6 +484,7 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->trace_now = w->input_ts;
 	out->stalled_since = w->stalled_real;
 	out->stalls = w->stalls;
+	out->last_event = w->anchor_ts;
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)

@@ -37,6 +37,7 @@ struct jank_live_input_stats {
 	int64_t trace_now;     /* the input's own time (events, beacons), INT64_MIN: unknown */
 	int64_t stalled_since; /* wall-clock ns of its last advance, when stalled; else 0 */
 	uint64_t stalls;       /* times it stalled */
+	int64_t last_event;    /* the latest event read, INT64_MIN: none */
 };
 
 /*

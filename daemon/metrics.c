@@ -311,6 +311,8 @@ enum input_figure {
 	INPUT_WORKER_RSS,
 	INPUT_STALLED,
 	INPUT_STALLS,
+	INPUT_SKIPPED,
+	INPUT_LOST,
 	INPUT_FIGURES,
 };
 
@@ -340,6 +342,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"While the input is stalled (connected, its trace time still), the Unix time it last advanced; 0 otherwise." },
 	[INPUT_STALLS] = { "jank_input_stalls", COUNTER, NULL,
 		"Times the input stalled: no event and no beacon for several live timer periods." },
+	[INPUT_SKIPPED] = { "jank_input_skipped_seconds", COUNTER, "seconds",
+		"Trace time no worker read: a replaced worker's successor starts at relayd's newest packets." },
+	[INPUT_LOST] = { "jank_input_actions_lost", COUNTER, NULL,
+		"Actions open in a worker that was replaced: their ends cannot be matched." },
 };
 /* clang-format on */
 
@@ -368,6 +374,9 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->stalled_since_s;
 	case INPUT_STALLS:
 		return in->stalls;
+	case INPUT_LOST:
+		return in->actions_lost;
+	case INPUT_SKIPPED: /* put_seconds() */
 	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;
@@ -384,7 +393,12 @@ static void put_inputs(struct out *o, const struct jank_metrics *m)
 		for (size_t i = 0; i < m->ninputs; i++) {
 			struct label l = { "input", m->inputs[i].url };
 
-			put_u64(o, &input_families[fig], &l, 1, input_figure(&m->inputs[i], fig));
+			if (fig == INPUT_SKIPPED)
+				put_seconds(o, &input_families[fig], &l, 1,
+					    m->inputs[i].skipped_ns);
+			else
+				put_u64(o, &input_families[fig], &l, 1,
+					input_figure(&m->inputs[i], fig));
 		}
 	}
 }

@@ -62,6 +62,8 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	put_str(o, "critical_path", x->story);
 	if (x->capture[0])
 		put_str(o, "capture", x->capture);
+	if (x->skipped_ns > 0)
+		jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
 	return o;
 }
 
@@ -345,6 +347,12 @@ static void input_text(FILE *f, struct json_object *in)
 		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"),
 		gi(in, "actions_expired"), gi(in, "actions_evicted"), gi(in, "paths_truncated"),
 		gi(in, "actions_dropped"), gi(in, "actions_unmatched"), gi(in, "actions_replaced"));
+	if (gi(in, "skipped_ranges"))
+		fprintf(f,
+			"  skipped after worker restarts: %.1f s of events in %" PRId64
+			" gap%s, %" PRId64 " open actions lost\n",
+			gd(in, "skipped_seconds"), gi(in, "skipped_ranges"),
+			gi(in, "skipped_ranges") == 1 ? "" : "s", gi(in, "actions_lost"));
 	if (gi(in, "paths_incomplete"))
 		fprintf(f, "  %" PRId64 " paths incomplete (out of memory while computing them)\n",
 			gi(in, "paths_incomplete"));
@@ -435,6 +443,11 @@ static void recent_text(FILE *f, struct json_object *recent)
 			gs(x, "critical_path"));
 		if (gs(x, "capture")[0])
 			fprintf(f, "      capture %s\n", gs(x, "capture"));
+		if (gi(x, "skipped_ns") > 0)
+			fprintf(f,
+				"      %s of it skipped by a worker restart: path may be "
+				"incomplete\n",
+				jank_units_duration(gi(x, "skipped_ns"), d, sizeof(d)));
 	}
 }
 
@@ -638,6 +651,8 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 		in->memory_bytes = get_u64(o, "memory_bytes");
 		in->budget_forced = get_u64(o, "budget_forced");
 		in->actions_open = get_u64(o, "actions_open");
+		in->skipped_ns = (int64_t)get_u64(o, "skipped_ns");
+		in->actions_lost = get_u64(o, "actions_lost");
 		worker = jank_json_get(o, "worker", json_type_object);
 		pid = 0;
 		if (worker)

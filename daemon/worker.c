@@ -53,6 +53,8 @@ struct worker {
 	int sent_state;
 	bool sent_attached;
 	int64_t sent_stalled;
+	int64_t first_event; /* the engine's first event, once first_known */
+	bool first_known;
 };
 
 static void send_msg(struct worker *w, struct json_object *msg)
@@ -163,9 +165,22 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 static void on_verdict(const struct jank_verdict *r, void *data)
 {
 	struct json_object *msg = jank_proto_new("verdict");
+	struct worker *w = data;
+	struct jank_engine_stats es;
 
 	jank_json_add(msg, "verdict", jank_format_verdict_json(r));
-	send_msg(data, msg);
+	/*
+	 * This worker's first event: a verdict may come before the status that
+	 * says it, and the supervisor needs it to know what a restart skipped.
+	 */
+	if (!w->first_known) {
+		jank_engine_get_stats(jank_live_input_engine(w->input), &es);
+		w->first_event = es.first;
+		w->first_known = es.first != INT64_MIN;
+	}
+	if (w->first_known)
+		jank_json_add_i64(msg, "first_event_ns", w->first_event);
+	send_msg(w, msg);
 }
 
 static void on_attached(struct jank_live_input *in, void *data)

@@ -43,6 +43,13 @@
 #define NAME_TIME_LEN	  16 /* "20240501T120000Z" */
 #define JANK_DIRTREE_MODE 0750
 
+#define GIVEN_NAMES 16 /* names remembered, beyond what the capture dir holds */
+
+struct given_name {
+	char base[NAME_MAX + 1];
+	int suffix; /* 1: the name without a suffix */
+};
+
 struct rule_slot {
 	char *name;
 	int64_t last_start; /* valid when started */
@@ -70,6 +77,10 @@ struct jank_capture_policy {
 	char flight[PATH_MAX]; /* the capture in flight, "" when none */
 	struct json_object *meta;
 	uint64_t joined_more;
+
+	/* The last names given (without their suffix), and their suffixes: never given again. */
+	struct given_name given[GIVEN_NAMES];
+	size_t ngiven; /* ever */
 
 	struct jank_capture_stats stats;
 };
@@ -558,19 +569,41 @@ static enum jank_capture_reason check_disk(struct jank_capture_policy *c,
 	return JANK_CAPTURE_REASON_NONE;
 }
 
-/* Create <dir>/<time>-<action>-<tid>, or with .2 to .9 after it on a clash. */
+/* Remember a name given: `base` with the suffix `i` (1: none). */
+static void give_name(struct jank_capture_policy *c, const char *base, int i)
+{
+	struct given_name *g = NULL;
+
+	for (size_t k = 0; k < c->ngiven && k < GIVEN_NAMES; k++)
+		if (!strcmp(base, c->given[k].base))
+			g = &c->given[k];
+	if (!g) {
+		g = &c->given[c->ngiven++ % GIVEN_NAMES];
+		snprintf(g->base, sizeof(g->base), "%s", base);
+	}
+	g->suffix = i;
+}
+
+/*
+ * Create <dir>/<time>-<action>-<tid>, or with .2 to .9 after it: on a clash,
+ * and after the names this policy gave already, so that a name is never
+ * given twice even when its capture is gone (failed, or deleted).
+ */
 static int make_capture_dir(struct jank_capture_policy *c, const struct jank_verdict *r,
 			    int64_t now, char *path, size_t len, const char **name)
 {
 	char stamp[32], base[NAME_MAX + 1];
-	int n;
+	int n, from = 1;
 
 	fmt_utc(now, true, stamp, sizeof(stamp));
 	n = snprintf(base, sizeof(base), "%s-%s-%" PRId32, stamp,
 		     r->rule && r->rule->name ? r->rule->name : "action", r->tid);
 	if (n < 0 || (size_t)n >= sizeof(base) - 2)
 		return -ENAMETOOLONG;
-	for (int i = 1; i <= 9; i++) {
+	for (size_t k = 0; k < c->ngiven && k < GIVEN_NAMES; k++)
+		if (!strcmp(base, c->given[k].base) && c->given[k].suffix >= from)
+			from = c->given[k].suffix + 1;
+	for (int i = from; i <= 9; i++) {
 		int m = i == 1 ? snprintf(path, len, "%s/%s", c->policy.dir, base)
 			       : snprintf(path, len, "%s/%s.%d", c->policy.dir, base, i);
 
@@ -578,6 +611,7 @@ static int make_capture_dir(struct jank_capture_policy *c, const struct jank_ver
 			return -ENAMETOOLONG;
 		if (mkdir(path, JANK_DIRTREE_MODE) == 0) {
 			*name = strrchr(path, '/') + 1;
+			give_name(c, base, i);
 			return 0;
 		}
 		if (errno != EEXIST)
@@ -725,6 +759,57 @@ enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy
 
 /* ---- Done ---- */
 
+/* Remove everything in `dir` but its capture.json. Returns 0 or the first -errno. */
+static int empty_but_meta(const char *dir)
+{
+	struct dirent *de;
+	int r = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		int e;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, JANK_CAPTURE_FILE))
+			continue;
+		e = jank_dirtree_join(path, sizeof(path), dir, de->d_name);
+		if (e == 0)
+			e = jank_dirtree_remove(path);
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * A capture failed: its partial trace is removed, and its directory stays
+ * with a capture.json that says "failed" and why, so that the alerts that
+ * named it never point at nothing (the quota deletes it like any capture).
+ * When even that cannot be written, the directory goes. Returns 0 (kept) or
+ * -errno (removed, or not even that).
+ */
+static int keep_failed(struct jank_capture_policy *c, const char *why, bool *removed)
+{
+	int r = empty_but_meta(c->flight);
+
+	*removed = false;
+	if (r == 0 && c->meta) {
+		json_object_object_add(c->meta, "state", json_object_new_string("failed"));
+		json_object_object_add(c->meta, "error", json_object_new_string(why));
+		r = meta_write(c->flight, c->meta);
+	} else if (r == 0) {
+		r = -ENOMEM;
+	}
+	if (r == 0)
+		return 0;
+	*removed = jank_dirtree_remove(c->flight) == 0;
+	return r;
+}
+
 int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok,
 			     const char *why, struct jank_capture_outcome *out)
 {
@@ -736,23 +821,27 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
 	if (!c->flight[0] || strcmp(dir, c->flight) != 0)
 		return -ENOENT;
 	if (!ok) {
-		r = jank_dirtree_remove(c->flight);
+		const char *reason = why && why[0] ? why : "error";
+		bool removed;
+
+		r = keep_failed(c, reason, &removed);
 		c->stats.failed++;
 		out->log = !c->failing;
 		if (!c->failing) {
 			c->failing = true;
 			c->stats.failure_episodes++;
 		}
-		if (r < 0)
+		if (r == 0)
 			snprintf(out->message, sizeof(out->message),
-				 "capture failed: %s: %s; cannot remove the partial capture: %s",
-				 c->flight, why && why[0] ? why : "error", strerror(-r));
+				 "capture failed: %s: %s; partial capture removed, its "
+				 "capture.json says it failed (further failures are counted, not "
+				 "logged, until a capture succeeds)",
+				 c->flight, reason);
 		else
-			snprintf(
-				out->message, sizeof(out->message),
-				"capture failed: %s: %s; partial capture removed (further failures "
-				"are counted, not logged, until a capture succeeds)",
-				c->flight, why && why[0] ? why : "error");
+			snprintf(out->message, sizeof(out->message),
+				 "capture failed: %s: %s; cannot mark it failed (%s): %s",
+				 c->flight, reason, strerror(-r),
+				 removed ? "partial capture removed" : "cannot remove it either");
 		goto end;
 	}
 	c->failing = false;

@@ -18,8 +18,9 @@
  * It names the capture directories, and it drives the cooldown and the hourly
  * limit; a clock stepped backwards restarts those windows at the new time.
  *
- * A capture directory is <dir>/<UTC YYYYmmddTHHMMSSZ>-<action>-<tid>/ and
- * holds capture.json (see README, "Captures"), the trace, and the report
+ * A capture directory is <dir>/<UTC YYYYmmddTHHMMSSZ>-<action>-<tid>/ (then
+ * .2 to .9 when that name was taken or given already: a policy never gives
+ * a name twice) and holds capture.json (see README, "Captures"), the trace, and the report
  * files. Only directories named that way are ever deleted.
  */
 #ifndef JANK_CAPTURE_POLICY_H
@@ -91,7 +92,7 @@ struct jank_capture_stats {
 	uint64_t started;
 	uint64_t joined;
 	uint64_t completed;
-	uint64_t failed;	   /* snapshot failures: partial directory removed */
+	uint64_t failed;	   /* snapshot failures: trace removed, capture.json says failed */
 	uint64_t failure_episodes; /* runs of failures, each logged once */
 	uint64_t refused[JANK_CAPTURE_REASON_COUNT];  /* janks refused, per reason */
 	uint64_t episodes[JANK_CAPTURE_REASON_COUNT]; /* refusal episodes (each logged once) */
@@ -139,8 +140,11 @@ const char *jank_capture_policy_in_flight(const struct jank_capture_policy *c);
 /*
  * The capture in flight ended. ok: capture.json says "complete", and the
  * quota deletes the oldest captures (never this one) until the dir is under
- * quota. Failure (`why` says what failed): the directory is removed. Returns
- * 0, or -ENOENT when `dir` is not the capture in flight.
+ * quota. Failure (`why` says what failed): what the directory holds is
+ * removed but its capture.json, which then says "failed" and gives `why` as
+ * "error" (the directory goes too only when that cannot be written): the
+ * alerts that named the capture never name a directory that is gone.
+ * Returns 0, or -ENOENT when `dir` is not the capture in flight.
  */
 int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, bool ok,
 			     const char *why, struct jank_capture_outcome *out);

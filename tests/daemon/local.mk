@@ -2,7 +2,7 @@
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
-	daemon/test-worker-proc daemon/test-relayd
+	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -30,6 +30,9 @@ daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.
 daemon_test_alerted_SOURCES = daemon/test-alerted.c
 daemon_test_alerted_CFLAGS = $(daemon_cflags)
 daemon_test_alerted_LDADD = $(daemon_ldadd)
+daemon_test_skipped_SOURCES = daemon/test-skipped.c
+daemon_test_skipped_CFLAGS = $(daemon_cflags)
+daemon_test_skipped_LDADD = $(daemon_ldadd)
 daemon_test_clock_SOURCES = daemon/test-clock.c
 daemon_test_clock_CFLAGS = $(daemon_cflags)
 daemon_test_clock_LDADD = $(daemon_ldadd)

@@ -20,11 +20,13 @@
 struct sent {
 	unsigned reports;
 	unsigned summaries;
-	uint64_t suppressed; /* of the last summary */
-	int64_t period_ns;   /* of the last summary */
-	char action[64];     /* of the last alert */
-	char text[256];	     /* the last summary's message */
-	char capture[64];    /* of the last alert, "" when none */
+	uint64_t suppressed;	 /* of the last summary */
+	int64_t period_ns;	 /* of the last summary */
+	char action[64];	 /* of the last alert */
+	char text[256];		 /* the last summary's message */
+	char capture[64];	 /* of the last alert, "" when none */
+	char capture_failed[64]; /* of the last alert, "" when none */
+	int64_t skipped_ns;	 /* of the last alert */
 };
 
 static int64_t fake_now;
@@ -43,6 +45,9 @@ static void sink(const struct jank_alert *a, void *data)
 	if (a->kind == JANK_ALERT_REPORT) {
 		s->reports++;
 		snprintf(s->capture, sizeof(s->capture), "%s", a->capture ? a->capture : "");
+		snprintf(s->capture_failed, sizeof(s->capture_failed), "%s",
+			 a->capture_failed ? a->capture_failed : "");
+		s->skipped_ns = a->skipped_ns;
 		return;
 	}
 	s->summaries++;
@@ -298,12 +303,16 @@ struct hook {
 	char dir[64];
 };
 
-static const char *capture_hook(const struct jank_verdict *r, void *data)
+static const char *capture_hook(const struct jank_verdict *r, const char **failed, void *data)
 {
 	struct hook *h = data;
 
 	h->calls++;
-	/* Even ids get a capture. */
+	/* Even ids get a capture, 9 one that fails at once, other odd ids none. */
+	if (r->key[strlen(r->key) - 1] == '9') {
+		*failed = "cannot create a capture: No space left on device";
+		return NULL;
+	}
 	if (r->key[strlen(r->key) - 1] % 2)
 		return NULL;
 	snprintf(h->dir, sizeof(h->dir), "/captures/%s", r->key);
@@ -331,6 +340,53 @@ static void capture(void **state)
 	assert_string_equal(jank_alerter_recent(al, 1)->capture, "/captures/name=frame,id=4");
 	assert_string_equal(jank_alerter_recent(al, 0)->capture, "");
 	assert_true(jank_alerter_recent(al, 0)->suppressed);
+}
+
+/* A capture that failed at once is named as failed, never as a directory. */
+static void capture_failed(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 0, 0);
+	struct hook h = { 0 };
+
+	jank_alerter_set_capture(al, capture_hook, &h);
+	jank(f, &f->frame, 9);
+	assert_string_equal(f->sent.capture, "");
+	assert_string_equal(f->sent.capture_failed,
+			    "cannot create a capture: No space left on device");
+	jank(f, &f->frame, 2);
+	assert_string_equal(f->sent.capture, "/captures/name=frame,id=2");
+	assert_string_equal(f->sent.capture_failed, "");
+}
+
+/* What a worker restart skipped of the action reaches the alert and the recent janks. */
+static void skipped(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &f->frame,
+		.key = "name=frame,id=1",
+		.begin = 10 * S,
+		.end = 13 * S,
+		.duration = 3 * S,
+		.tid = 42,
+	};
+	struct jank_alert_origin o = { .input = "net://r/host/x/s", .skipped_ns = 1200 * MS };
+	char buf[160];
+
+	new_alerter(f, 0, 0);
+	jank_alerter_report_from(f->al, &r, &o);
+	assert_int_equal(f->sent.skipped_ns, 1200 * MS);
+	assert_int_equal(jank_alerter_recent(f->al, 0)->skipped_ns, 1200 * MS);
+	o.skipped_ns = 0;
+	jank_alerter_report_from(f->al, &r, &o);
+	assert_int_equal(f->sent.skipped_ns, 0);
+	jank_alert_skipped_text(1200 * MS, buf, sizeof(buf));
+	assert_string_equal(buf, "; 1.20 s of it was skipped by a worker restart: the path may be "
+				 "incomplete");
+	jank_alert_skipped_text(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
 }
 
 static void period_text(void **state)
@@ -460,6 +516,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
 		cmocka_unit_test_setup_teardown(recent, setup, teardown),
 		cmocka_unit_test_setup_teardown(capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(capture_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(skipped, setup, teardown),
 		cmocka_unit_test(period_text),
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),

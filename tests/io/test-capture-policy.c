@@ -363,25 +363,42 @@ static void min_free(void **state)
 	assert_int_equal(jank(f, &f->frame, T0 + 50 * S, &v), JANK_CAPTURE_START);
 }
 
-/* A capture that fails is removed; failures are logged once until one succeeds. */
+/*
+ * A capture that fails loses its trace but keeps its directory, whose
+ * capture.json says "failed" and why; failures are logged once until one
+ * succeeds.
+ */
 static void failures(void **state)
 {
 	struct fixture *f = *state;
 	struct jank_capture_answer v;
 	struct jank_capture_outcome o;
 	struct jank_capture_stats st;
+	struct json_object *m;
+	char path[PATH_MAX];
 
 	f->policy.cooldown_ns = 0;
 	new_capture(f);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(jank(f, &f->frame, T0 + i * S, &v), JANK_CAPTURE_START);
 		write_file(v.dir, "partial", 8192);
+		PATHF(path, "%s/kernel", v.dir);
+		assert_int_equal(mkdir(path, 0755), 0);
+		write_file(path, "stream_0", 4096);
 		assert_int_equal(
 			jank_capture_policy_done(f->c, v.dir, false, "No space left on device", &o),
 			0);
 		assert_int_equal(o.log, i == 0);
 		assert_non_null(strstr(o.message, "No space left on device"));
-		assert_false(exists(v.dir));
+		assert_true(exists(v.dir));
+		PATHF(path, "%s/partial", v.dir);
+		assert_false(exists(path));
+		PATHF(path, "%s/kernel", v.dir);
+		assert_false(exists(path));
+		m = read_meta(v.dir);
+		assert_string_equal(get_str(m, "state", NULL), "failed");
+		assert_string_equal(get_str(m, "error", NULL), "No space left on device");
+		json_object_put(m);
 	}
 	assert_int_equal(jank(f, &f->frame, T0 + 10 * S, &v), JANK_CAPTURE_START);
 	done(f, v.dir, true);
@@ -395,6 +412,44 @@ static void failures(void **state)
 	assert_int_equal(st.completed, 1);
 	/* done() of a capture that is not in flight. */
 	assert_int_equal(jank_capture_policy_done(f->c, v.dir, true, NULL, &o), -ENOENT);
+}
+
+/*
+ * Names are never given twice: not to a capture in the same second of the
+ * same action and thread, nor after the capture that had the name is gone.
+ */
+static void unique_names(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	char base[PATH_MAX], want[PATH_MAX];
+
+	f->policy.cooldown_ns = 0;
+	new_capture(f);
+	PATHF(base, "%s/20240501T120000Z-frame-4312", f->dir);
+	assert_int_equal(jank(f, &f->frame, T0, &v), JANK_CAPTURE_START);
+	assert_string_equal(v.dir, base);
+	done(f, v.dir, false);
+	/* The failed capture is deleted (as the quota would): its name stays given. */
+	assert_int_equal(jank_dirtree_remove(base), 0);
+	assert_int_equal(jank(f, &f->frame, T0 + 100 * MS, &v), JANK_CAPTURE_START);
+	PATHF(want, "%s.2", base);
+	assert_string_equal(v.dir, want);
+	done(f, v.dir, true);
+	assert_int_equal(jank(f, &f->frame, T0 + 200 * MS, &v), JANK_CAPTURE_START);
+	PATHF(want, "%s.3", base);
+	assert_string_equal(v.dir, want);
+	done(f, v.dir, true);
+	/* Another second: its own name. */
+	assert_int_equal(jank(f, &f->frame, T0 + S, &v), JANK_CAPTURE_START);
+	PATHF(want, "%s/20240501T120001Z-frame-4312", f->dir);
+	assert_string_equal(v.dir, want);
+	done(f, v.dir, true);
+	/* Back in the first second (the clock stepped back): a name not given yet there. */
+	assert_int_equal(jank(f, &f->frame, T0 + 300 * MS, &v), JANK_CAPTURE_START);
+	PATHF(want, "%s.4", base);
+	assert_string_equal(v.dir, want);
+	done(f, v.dir, true);
 }
 
 static void make_old_capture(struct fixture *f, const char *name, size_t bytes)
@@ -574,6 +629,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(max_per_hour, setup, teardown),
 		cmocka_unit_test_setup_teardown(min_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(unique_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(quota_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(quota_foreign_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(disabled_and_errors, setup, teardown),

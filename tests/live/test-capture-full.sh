@@ -3,8 +3,11 @@
 #
 # The capture dir is a 512 KiB tmpfs. A burst of 20000 actions fills the
 # flight recorder (2 MiB per CPU) with more than the filesystem holds, so
-# every snapshot fails (ENOSPC): the partial capture is removed, the failure
-# is logged once however many follow, and every jank is still alerted.
+# every snapshot fails (ENOSPC): the partial trace is removed, the capture's
+# directory stays with its capture.json saying "failed" and why (so that no
+# alert names a directory that is gone), a follow-up entry says
+# JANK_CAPTURE_FAILED, the failure is logged once however many follow, every
+# jank is still alerted, and no two captures share a name.
 # Then a file fills the filesystem: captures are refused (under min-free),
 # logged once, janks still alerted. jankd keeps monitoring throughout and
 # stops cleanly.
@@ -34,7 +37,7 @@ trap tiny_cleanup EXIT
 
 live_start_daemons --journald
 
-plan 11
+plan 14
 
 session=full-live-$$
 action=full$$
@@ -85,9 +88,24 @@ check "it says why, and that the partial capture was removed" \
 	sh -c 'grep "^capture failed: " | grep -q "Snapshot record failed.*partial capture removed"' <<EOF
 $(live_jankd_log)
 EOF
+# failed_only: each capture directory holds only capture.json, which says "failed" and why.
+failed_only() {
+	local d
+
+	for d in "$caps"/*/; do
+		[ "$(ls -A "$d")" = capture.json ] &&
+			"$JQ" -e '.state == "failed" and (.error | length > 0)' "$d/capture.json" \
+				>/dev/null || return 1
+	done
+}
 left=$(find "$caps" -mindepth 1 -maxdepth 1 | wc -l)
-check "no partial capture is left on the filesystem ($left entries)" [ "$left" = 0 ]
+check "no partial trace is left: 3 directories, each only a capture.json saying failed ($left)" \
+	eval '[ "$left" = 3 ] && failed_only'
 check "the three janks were alerted" [ "$(alerts)" = 3 ]
+n=$(live_journalctl -o json JANK_ACTION="$action" \
+	MESSAGE_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d |
+	"$JQ" -r 'select(.JANK_CAPTURE_FAILED != null and .JANK_CAPTURE != null) | 1' | wc -l)
+check "three follow-up entries say JANK_CAPTURE_FAILED ($n)" [ "$n" = 3 ]
 
 # Fill the filesystem: below min-free (5%), captures are refused.
 dd if=/dev/zero of="$tiny/filler" bs=4k count=1000 2>/dev/null
@@ -105,6 +123,15 @@ check "jankd still monitors: status answers, its input is connected" \
 	[ "$(status '.inputs[0].state')" = connected ]
 n=$(live_jankd_log | grep -c '^capture failed: ')
 check "still one failure line in all ($n)" [ "$n" = 1 ]
+live_jank_entries "$action" MESSAGE_ID=$LIVE_JANK_ID | "$JQ" -r '.JANK_CAPTURE // empty' \
+	>"$LIVE_TMP/named"
+gone=0
+while read -r d; do
+	[ -d "$d" ] || gone=$((gone + 1))
+done <"$LIVE_TMP/named"
+check "no alert names a capture directory that does not exist ($gone of $(wc -l <"$LIVE_TMP/named"))" \
+	[ "$gone" = 0 -a -s "$LIVE_TMP/named" ]
+check "no two alerts share a capture name" [ "$(sort "$LIVE_TMP/named" | uniq -d | wc -l)" = 0 ]
 
 check "SIGTERM: exit 0" live_stop_jankd
 live_jankd_diag
