@@ -15,7 +15,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
 	live/test-fleet.sh \
-	live/test-fault-stall.sh
+	live/test-fault-stall.sh \
 	live/test-fault-worker.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \

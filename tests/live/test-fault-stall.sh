@@ -18,7 +18,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 14
+plan 13
 
 session=stall-$$
 action=stall$$
