@@ -14,6 +14,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
+live_isolate "$@"
 live_init
 live_require_demo
 live_require_jankd

@@ -6,7 +6,10 @@
 # watching a live session, and jank-demo making 300 actions, one in ten
 # slow. relayd is stopped (SIGSTOP) for 10 s in the middle: the trace stops
 # advancing for jankd, only the wall clock goes on. Then the same with the
-# consumer daemons stopped instead: relayd answers, with nothing new. An action open across
+# consumer daemons stopped instead: relayd answers, with nothing new.
+# (worker-timeout is longer than the stall: past it, the blocked worker is
+# replaced, and what it could not read is skipped, as test-fault-worker.sh
+# shows.) An action open across
 # the stall must not be reported overdue (it took 20 ms); the input is said
 # to be stalled (status, metrics, once in the journal) and, once relayd
 # resumes, every slow action is alerted from its real events, and no other.
@@ -26,6 +29,8 @@ live_create_session "$session"
 live_jankd_conf --journal "$(live_url "$session")" "$action" 50ms <<CONF
 [action $action]
 match = name == "frame"
+[live]
+worker-timeout = 30s
 [alerts]
 rate-limit = 100/10s
 [graph]
