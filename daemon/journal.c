@@ -417,8 +417,9 @@ static void outage_end(void)
 	J.outage = false;
 	snprintf(line, sizeof(line),
 		 "journald is accepting entries again after %s: %" PRIu64
-		 " entr%s delivered late, %" PRIu64 " dropped (the oldest, the queue was full)",
-		 jank_units_duration(ns, d, sizeof(d)), late, late == 1 ? "y" : "ies", dropped);
+		 " entr%s delivered late, %" PRIu64 " dropped%s",
+		 jank_units_duration(ns, d, sizeof(d)), late, late == 1 ? "y" : "ies", dropped,
+		 dropped ? " (the oldest: the queue was full)" : "");
 	say(0, "%s", line);
 	jank_journal_entry_init(&e);
 	jank_journal_entry_add(&e, "MESSAGE", line);
