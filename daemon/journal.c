@@ -30,9 +30,6 @@
 #define KEY_MAX	  64	      /* journald's limit on a field name */
 #define LINE_LEN  512
 
-/* The entry that closes an outage (documented in jankd.catalog). */
-#define MESSAGE_ID_BACK "b2d8e4f6a1c3457e9b0d2f4a6c8e1b3d"
-
 /* ---- Entries ---- */
 
 void jank_journal_entry_init(struct jank_journal_entry *e)
@@ -423,7 +420,7 @@ static void outage_end(void)
 	say(0, "%s", line);
 	jank_journal_entry_init(&e);
 	jank_journal_entry_add(&e, "MESSAGE", line);
-	jank_journal_entry_add(&e, "MESSAGE_ID", MESSAGE_ID_BACK);
+	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_JOURNAL_MESSAGE_ID_BACK);
 	jank_journal_entry_addf(&e, "PRIORITY", "%d", dropped ? LOG_WARNING : LOG_NOTICE);
 	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
 	jank_journal_entry_addf(&e, "JANK_LATE", "%" PRIu64, late);

@@ -35,6 +35,8 @@
 #include <stdint.h>
 
 #define JANK_JOURNAL_SOCKET	   "/run/systemd/journal/socket"
+/* The entry that ends an outage (JANK_LATE, JANK_DROPPED, JANK_OUTAGE_NS; jankd.catalog). */
+#define JANK_JOURNAL_MESSAGE_ID_BACK "1df63e5a65df72967fdf789074ae3d3c"
 #define JANK_JOURNAL_QUEUE_ENTRIES 1024
 #define JANK_JOURNAL_QUEUE_BYTES   (4u << 20)
 /*
