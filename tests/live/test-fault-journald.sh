@@ -39,7 +39,11 @@ LIVE_JOURNAL_NS=/proc/$anchor/ns/mnt
 session=fault-journald-$$
 action=faultj$$
 sock=$LIVE_JANKD_SOCK
-mport=$(live_random_port)
+# The network namespace is the test's own: the first free port after relayd's.
+mport=$((LIVE_RELAYD_LIVE_PORT + 1))
+while live_port_listening "$mport"; do
+	mport=$((mport + 1))
+done
 live_create_session "$session"
 live_jankd_conf --journal "$(live_url "$session")" "$action" 30ms <<CONF
 [alerts]
@@ -80,11 +84,22 @@ status() {
 	st=$(timeout 2 "$LIVE_JANKCTL" status --socket "$sock" --format json 2>/dev/null) &&
 		[ -n "$st" ] && echo "$st" | "$JQ" -r "$1"
 }
+# count FILTER: a number from status, -1 when jankd did not answer or has no such figure.
+count() {
+	local n
+
+	n=$(status "$1")
+	case $n in
+	'' | *[!0-9]*) echo -1 ;;
+	*) echo "$n" ;;
+	esac
+}
 # metric NAME: a sample of the metrics endpoint (within 2 s), e.g.
 # 'jank_alerts_total{outcome="queued"}'.
 metric() {
 	timeout 2 curl -sf "http://127.0.0.1:$mport/metrics" >"$LIVE_TMP/metrics.txt" &&
-		awk -v m="$1" '$1 == m { print $2 }' "$LIVE_TMP/metrics.txt"
+		awk -v m="$1" '$1 == m { print $2; found = 1 } END { if (!found) print -1 }' \
+			"$LIVE_TMP/metrics.txt"
 }
 
 # Warm up: alerts reach journald.
@@ -114,9 +129,9 @@ done
 wait "$demo_pid"
 live_forget "$demo_pid"
 # The last slow actions' verdicts: jankd has them all before journald comes back.
-live_wait 5 [ "$(status .janks)" -ge 32 ] || true
+live_wait 5 [ "$(count .janks)" -ge 32 ] || true
 queued_during=$(metric 'jank_alerts_total{outcome="queued"}')
-status_queued=$(status .journal.alerts.queued)
+status_queued=$(count .journal.alerts.queued)
 diag "stall: $polls polls, $unanswered unanswered, $queueing saw 'queueing'," \
 	"$metrics_down metrics failures; queued: metrics $queued_during, status $status_queued"
 check "jankctl status answered within 2 s throughout the stall ($polls polls)" \
@@ -124,7 +139,7 @@ check "jankctl status answered within 2 s throughout the stall ($polls polls)" \
 check "the metrics endpoint answered within 2 s throughout the stall" [ "$metrics_down" = 0 ]
 check "status said 'queueing' during the stall" [ "$queueing" -gt 0 ]
 check "during the stall: jank_alerts_total{outcome=\"queued\"} > 0 ($queued_during), as in status" \
-	[ "${queued_during:-0}" -gt 0 -a "$queued_during" = "$status_queued" ]
+	[ "${queued_during:--1}" -gt 0 -a "$queued_during" = "$status_queued" ]
 sent_during=$(metric 'jank_alerts_total{outcome="sent"}')
 
 kill -CONT "$LIVE_JOURNALD_PID"
@@ -135,12 +150,12 @@ live_wait 5 [ "$(status .journal.state)" = accepting ] || true
 sent_after=$(metric 'jank_alerts_total{outcome="sent"}')
 dropped=$(metric 'jank_alerts_total{outcome="dropped"}')
 check "metrics after: sent $sent_during -> $sent_after (2 + 30 alerts), none dropped" \
-	[ "$sent_after" = 32 -a "$sent_after" -gt "$sent_during" -a "$dropped" = 0 ]
+	[ "$sent_after" = 32 -a "${sent_after:--1}" -gt "${sent_during:--1}" -a "$dropped" = 0 ]
 back=$(live_journalctl -o json MESSAGE_ID=1df63e5a65df72967fdf789074ae3d3c _PID="$LIVE_JANKD_PID")
 diag "$(echo "$back" | "$JQ" -r .MESSAGE)"
 back_ok() {
 	[ "$(echo "$back" | grep -c .)" = 1 ] &&
-		[ "$(echo "$back" | "$JQ" -r .JANK_LATE)" -ge "$status_queued" ] &&
+		[ "$(echo "$back" | "$JQ" -r .JANK_LATE)" -ge "$status_queued" ] 2>/dev/null &&
 		[ "$(echo "$back" | "$JQ" -r .JANK_DROPPED)" = 0 ]
 }
 check "one entry says journald is back, with the entries delivered late, none dropped" back_ok
@@ -156,11 +171,11 @@ check "the outage was announced once on stderr" \
 kill -KILL "$LIVE_JOURNALD_PID"
 wait "$LIVE_JOURNALD_PID" 2>/dev/null
 live_forget "$LIVE_JOURNALD_PID"
-queued_before=$(status .journal.alerts.queued)
+queued_before=$(count .journal.alerts.queued)
 demo restart --count 10 --slow-every 2 --interval 5ms
-live_wait 10 [ "$(status .journal.alerts.queued)" -ge $((queued_before + 5)) ] || true
+live_wait 10 [ "$(count .journal.alerts.queued)" -ge $((queued_before + 5)) ] || true
 check "journald gone: the 5 alerts wait in jankd (status: $(status .journal.state))" \
-	[ "$(status .journal.alerts.queued)" -ge $((queued_before + 5)) ]
+	[ "$queued_before" -ge 0 -a "$(count .journal.alerts.queued)" -ge $((queued_before + 5)) ]
 # A new journald where the old one was (the same mount namespace, as jankd's).
 nsenter --mount="$LIVE_JOURNAL_NS" -- sh -c 'rm -f /run/systemd/journal/socket && exec "$0"' \
 	"$LIVE_JOURNALD_BIN" >"$LIVE_TMP/journald2.log" 2>&1 9>&- &
@@ -172,17 +187,17 @@ live_wait 20 has_all_keys restart || true
 check "the alerts made while journald was away reach the new one" all_of restart 5
 check "the new journald has the news too (2 outages)" \
 	[ "$(live_journalctl -o cat MESSAGE_ID=1df63e5a65df72967fdf789074ae3d3c | wc -l)" = 2 -a \
-	"$(status .journal.outages)" = 2 ]
+	"$(count .journal.outages)" = 2 ]
 
 # ---- (c) SIGTERM while journald is stopped ----
 
 kill -STOP "$LIVE_JOURNALD_PID"
-janks=$(status .janks)
+janks=$(count .janks)
 demo stop --count 30 --slow-every 2 --interval 5ms
-live_wait 10 [ "$(status .janks)" -ge $((janks + 15)) ] || true
-live_wait 5 [ "$(status .journal.queue_entries)" -gt 0 ] || true
-check "journald stopped: alerts wait in jankd ($(status .journal.queue_entries))" \
-	[ "$(status .journal.queue_entries)" -gt 0 ]
+live_wait 10 [ "$(count .janks)" -ge $((janks + 15)) ] || true
+live_wait 5 [ "$(count .journal.queue_entries)" -gt 0 ] || true
+check "journald stopped: alerts wait in jankd ($(count .journal.queue_entries))" \
+	[ "$(count .journal.queue_entries)" -gt 0 ]
 kill -TERM "$LIVE_JANKD_PID"
 t0=$(date +%s)
 live_wait 10 eval '! live_alive "$LIVE_JANKD_PID"' || true
