@@ -334,8 +334,9 @@ static void emit(struct jank_alerter *al, const struct jank_alert *a)
 		/* Never lost: no journald to be reached, say it once and write the alert here. */
 		al->stats.journal_errors++;
 		if (!al->journal_warned)
-			fprintf(stderr, "jankd: cannot send alerts to journald (%s is not there): "
-					"writing them on stderr\n",
+			fprintf(stderr,
+				"jankd: cannot send alerts to journald (%s is not there): "
+				"writing them on stderr\n",
 				JANK_JOURNAL_SOCKET);
 		al->journal_warned = true;
 		text_alert(stderr, a);

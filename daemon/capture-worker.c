@@ -386,7 +386,7 @@ static void followup(struct jank_capture_worker *cp, const struct msg *m)
 	case JANK_ALERT_JOURNAL:
 		if (followup_journal(m, line, report, action, key, summary) != JANK_JOURNAL_STDERR)
 			return; /* sent, or waiting for journald (journal.c) */
-		break; /* no journald: stderr, as the alerts do */
+		break;		/* no journald: stderr, as the alerts do */
 	case JANK_ALERT_STDERR:
 		break;
 	case JANK_ALERT_JSON:

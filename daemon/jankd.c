@@ -44,7 +44,7 @@
 
 #define TICK_NS	   100000000LL	/* rate-limit windows close this often */
 #define STOP_NS	   5000000000LL /* workers have this long to stop */
-#define JOURNAL_DRAIN_NS 1000000000LL /* at exit, journald has this long to take what waits */
+#define DRAIN_NS   1000000000LL /* at exit, journald has this long to take what waits */
 #define ERR_LEN	   1024
 #define STATUS_LEN 512
 
@@ -865,6 +865,6 @@ int main(int argc, char **argv)
 end:
 	cleanup(&d);
 	/* Entries still waiting for journald: a second more, then stderr. */
-	jank_journal_drain(JOURNAL_DRAIN_NS);
+	jank_journal_drain(DRAIN_NS);
 	return d.exit_status;
 }

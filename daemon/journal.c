@@ -25,9 +25,9 @@
 #include "journal.h"
 #include "units.h"
 
-#define RETRY_NS  50000000LL  /* at exit, journald is tried again this often */
-#define STDERR_MS 200	      /* at exit, how long stderr may take to accept an entry */
-#define KEY_MAX	  64	      /* journald's limit on a field name */
+#define RETRY_NS  50000000LL /* at exit, journald is tried again this often */
+#define STDERR_MS 200	     /* at exit, how long stderr may take to accept an entry */
+#define KEY_MAX	  64	     /* journald's limit on a field name */
 #define LINE_LEN  512
 
 /* ---- Entries ---- */
@@ -252,8 +252,8 @@ static struct {
 	pthread_mutex_t lock;
 	bool ready; /* the queue is set up */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int fd;	    /* connected to journald, -1: not now */
-	int err;    /* why the last send failed (-errno) */
+	int fd;	 /* connected to journald, -1: not now */
+	int err; /* why the last send failed (-errno) */
 	bool reached;
 	bool outage;
 	int64_t outage_start;
@@ -400,8 +400,7 @@ static void outage_begin(void)
 	    strerror(-J.err), J.q.max_entries, jank_units_size(J.q.max_bytes, b, sizeof(b)));
 }
 
-static enum jank_journal_result deliver_locked(enum jank_journal_class cls, char *data,
-					       size_t len);
+static enum jank_journal_result deliver_locked(enum jank_journal_class cls, char *data, size_t len);
 
 /* The queue is empty again: say how the outage went, in the journal and on stderr. */
 static void outage_end(void)

@@ -34,11 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JANK_JOURNAL_SOCKET	   "/run/systemd/journal/socket"
+#define JANK_JOURNAL_SOCKET "/run/systemd/journal/socket"
 /* The entry that ends an outage (JANK_LATE, JANK_DROPPED, JANK_OUTAGE_NS; jankd.catalog). */
 #define JANK_JOURNAL_MESSAGE_ID_BACK "1df63e5a65df72967fdf789074ae3d3c"
-#define JANK_JOURNAL_QUEUE_ENTRIES 1024
-#define JANK_JOURNAL_QUEUE_BYTES   (4u << 20)
+#define JANK_JOURNAL_QUEUE_ENTRIES   1024
+#define JANK_JOURNAL_QUEUE_BYTES     (4u << 20)
 /*
  * A datagram must fit the socket's send buffer (about 208 KiB by default):
  * a value is cut at JANK_JOURNAL_FIELD_MAX bytes, and a field that would
@@ -137,8 +137,8 @@ struct jank_journal_stats {
 enum jank_journal_result {
 	JANK_JOURNAL_SENT = 0,
 	JANK_JOURNAL_QUEUED, /* it waits (or was dropped at once: counted) */
-	/* journald was never reached, or can never take this entry: the caller writes it on stderr */
-	JANK_JOURNAL_STDERR,
+	JANK_JOURNAL_STDERR, /* no journald reached yet, or the entry is too big: the caller
+				writes it on stderr */
 };
 
 /* Hand over one entry (its buffer is taken, `e` is empty after). Never blocks. */

@@ -154,10 +154,10 @@ static void queue_drop_oldest(void **state)
 	assert_null(jank_journal_queue_head(&q));
 	for (int i = 1; i <= 3; i++) {
 		snprintf(name, sizeof(name), "e%d", i);
-		assert_int_equal(jank_journal_queue_push(&q, dup_str(name), 2,
-							 i == 1 ? JANK_JOURNAL_ALERT
-								: JANK_JOURNAL_OTHER),
-				 0);
+		assert_int_equal(
+			jank_journal_queue_push(&q, dup_str(name), 2,
+						i == 1 ? JANK_JOURNAL_ALERT : JANK_JOURNAL_OTHER),
+			0);
 	}
 	assert_int_equal(q.n, 3);
 	assert_int_equal(q.bytes, 6);
@@ -202,8 +202,8 @@ static void queue_bytes(void **state)
 	assert_int_equal(q.bytes, 8);
 	assert_string_equal(jank_journal_queue_head(&q)->data, "bbbb");
 	/* Larger than the whole queue: dropped itself, the others stay. */
-	assert_int_equal(jank_journal_queue_push(&q, dup_str("0123456789a"), 11, JANK_JOURNAL_OTHER),
-			 1);
+	assert_int_equal(
+		jank_journal_queue_push(&q, dup_str("0123456789a"), 11, JANK_JOURNAL_OTHER), 1);
 	assert_int_equal(q.n, 2);
 	assert_int_equal(q.dropped[JANK_JOURNAL_OTHER], 1);
 	assert_int_equal(q.dropped[JANK_JOURNAL_ALERT], 1);
@@ -339,11 +339,10 @@ static void stopped_then_back(void **state)
 			assert_non_null(field(buf, (size_t)n, "MESSAGE", v, sizeof(v)));
 			if (!strncmp(v, "journald is accepting entries again", 35)) {
 				assert_int_equal(expect, total);
-				assert_string_equal(field(buf, (size_t)n, "JANK_LATE", v, sizeof(v)),
-						    "8");
-				assert_string_equal(field(buf, (size_t)n, "JANK_DROPPED", v,
-							  sizeof(v)),
-						    "12");
+				assert_string_equal(
+					field(buf, (size_t)n, "JANK_LATE", v, sizeof(v)), "8");
+				assert_string_equal(
+					field(buf, (size_t)n, "JANK_DROPPED", v, sizeof(v)), "12");
 				got_back = 1;
 				continue;
 			}
