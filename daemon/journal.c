@@ -25,9 +25,10 @@
 #include "journal.h"
 #include "units.h"
 
-#define RETRY_NS  50000000LL /* at exit, journald is tried again this often */
-#define STDERR_MS 200	     /* at exit, how long stderr may take to accept an entry */
-#define KEY_MAX	  64	     /* journald's limit on a field name */
+#define RETRY_NS  50000000LL   /* at exit, journald is tried again this often */
+#define OUTAGE_NS 1000000000LL /* entries waited this long: journald is not just behind */
+#define STDERR_MS 200	       /* at exit, how long stderr may take to accept an entry */
+#define KEY_MAX	  64	       /* journald's limit on a field name */
 #define LINE_LEN  512
 
 /* ---- Entries ---- */
@@ -255,10 +256,11 @@ static struct {
 	int fd;	 /* connected to journald, -1: not now */
 	int err; /* why the last send failed (-errno) */
 	bool reached;
-	bool outage;
-	int64_t outage_start;
+	bool backlog; /* entries wait */
+	bool outage;  /* ... and it was announced: an outage */
+	int64_t backlog_start;
 	uint64_t outages;
-	uint64_t late_before, dropped_before; /* the totals when the outage began */
+	uint64_t late_before, dropped_before; /* the totals when the backlog began */
 	struct jank_journal_queue q;
 	struct jank_journal_counts counts[JANK_JOURNAL_CLASSES];
 } J = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
@@ -385,15 +387,31 @@ static int journal_send(const char *data, size_t len)
 	return J.err = -e;
 }
 
-static void outage_begin(void)
+/* The first entry waits: journald may only be a little behind (a burst). */
+static void backlog_begin(void)
+{
+	J.backlog = true;
+	J.backlog_start = jank_clock_monotonic_ns();
+	J.late_before = total_late();
+	J.dropped_before = total_dropped();
+}
+
+/*
+ * An outage: entries have waited OUTAGE_NS, or one was dropped. Said once
+ * per outage, on stderr (which may well be journald too: only if it takes
+ * the line at once).
+ */
+static void outage_check(void)
 {
 	char b[32];
 
+	if (!J.backlog || J.outage)
+		return;
+	if (jank_clock_monotonic_ns() - J.backlog_start < OUTAGE_NS &&
+	    total_dropped() == J.dropped_before)
+		return;
 	J.outage = true;
 	J.outages++;
-	J.outage_start = jank_clock_monotonic_ns();
-	J.late_before = total_late();
-	J.dropped_before = total_dropped();
 	say(0,
 	    "journald is not accepting entries (%s); queueing up to %zu entries (%s) in "
 	    "memory, the oldest dropped beyond",
@@ -402,15 +420,18 @@ static void outage_begin(void)
 
 static enum jank_journal_result deliver_locked(enum jank_journal_class cls, char *data, size_t len);
 
-/* The queue is empty again: say how the outage went, in the journal and on stderr. */
-static void outage_end(void)
+/* The queue is empty again: after an outage, say how it went, in the journal and on stderr. */
+static void backlog_end(void)
 {
 	struct jank_journal_entry e;
 	uint64_t late = total_late() - J.late_before, dropped = total_dropped() - J.dropped_before;
-	int64_t ns = jank_clock_monotonic_ns() - J.outage_start;
+	int64_t ns = jank_clock_monotonic_ns() - J.backlog_start;
 	char line[LINE_LEN], d[32];
+	bool outage = J.outage;
 
-	J.outage = false;
+	J.backlog = J.outage = false;
+	if (!outage)
+		return; /* a burst journald caught up with: nothing to say */
 	snprintf(line, sizeof(line),
 		 "journald is accepting entries again after %s: %" PRIu64
 		 " entr%s delivered late, %" PRIu64 " dropped%s",
@@ -445,6 +466,7 @@ static void flush_locked(void)
 			else
 				J.q.dropped[it->cls]++;
 		} else if (r < 0) {
+			outage_check();
 			return;
 		} else {
 			J.counts[it->cls].sent++;
@@ -452,8 +474,8 @@ static void flush_locked(void)
 		}
 		jank_journal_queue_pop(&J.q);
 	}
-	if (J.outage)
-		outage_end();
+	if (J.backlog)
+		backlog_end();
 }
 
 static enum jank_journal_result deliver_locked(enum jank_journal_class cls, char *data, size_t len)
@@ -476,9 +498,10 @@ static enum jank_journal_result deliver_locked(enum jank_journal_class cls, char
 	}
 	/* Behind the others, or journald is away: wait. */
 	J.counts[cls].queued++;
+	if (!J.backlog)
+		backlog_begin();
 	jank_journal_queue_push(&J.q, data, len, cls);
-	if (!J.outage)
-		outage_begin();
+	outage_check();
 	return JANK_JOURNAL_QUEUED;
 }
 
@@ -508,7 +531,7 @@ enum jank_journal_result jank_journal_send(enum jank_journal_class cls,
 void jank_journal_retry(void)
 {
 	pthread_mutex_lock(&J.lock);
-	if (J.ready && (J.q.n || J.outage))
+	if (J.ready && J.backlog)
 		flush_locked();
 	pthread_mutex_unlock(&J.lock);
 }
@@ -571,9 +594,10 @@ void jank_journal_get_stats(struct jank_journal_stats *s)
 	s->pending_bytes = J.q.bytes;
 	s->outages = J.outages;
 	s->reached = J.reached;
+	s->backlog = J.backlog;
 	s->outage = J.outage;
-	if (J.outage)
-		s->outage_ns = jank_clock_monotonic_ns() - J.outage_start;
+	if (J.backlog)
+		s->backlog_ns = jank_clock_monotonic_ns() - J.backlog_start;
 	pthread_mutex_unlock(&J.lock);
 }
 
@@ -586,9 +610,9 @@ void jank_journal_reset(const char *path, size_t max_entries, size_t max_bytes)
 		jank_journal_queue_fini(&J.q);
 	J.fd = -1;
 	J.err = 0;
-	J.reached = J.outage = false;
+	J.reached = J.backlog = J.outage = false;
 	J.outages = J.late_before = J.dropped_before = 0;
-	J.outage_start = 0;
+	J.backlog_start = 0;
 	memset(J.counts, 0, sizeof(J.counts));
 	setup_locked(path, max_entries, max_bytes);
 	pthread_mutex_unlock(&J.lock);

@@ -12,10 +12,11 @@
  * loop's next tick (every 100 ms) and before each new entry. When the queue
  * is full, the oldest entry is dropped and counted.
  *
- * An outage begins when an entry has to wait: one warning on stderr. It
- * ends when the queue is empty again: one entry (and a line on stderr) says
- * how long it lasted, how many entries were delivered late and how many
- * were dropped. When journald is restarted, the socket is connected again
+ * A burst journald catches up with within a second is no news. Entries
+ * that wait longer (or one dropped) make an outage: one warning on stderr.
+ * It ends when the queue is empty again: one entry (and a line on stderr)
+ * says how long it lasted, how many entries were delivered late and how
+ * many were dropped. When journald is restarted, the socket is connected again
  * and the queue goes to the new journald; what the old one had not read
  * from its socket is lost with it (the kernel frees it).
  *
@@ -130,8 +131,9 @@ struct jank_journal_stats {
 	uint64_t pending_bytes; /* their size */
 	uint64_t outages;	/* times journald stopped accepting entries */
 	bool reached;		/* journald was reached once */
-	bool outage;		/* it is not accepting entries now */
-	int64_t outage_ns;	/* for how long (monotonic) */
+	bool backlog;		/* entries wait now */
+	int64_t backlog_ns;	/* since when (monotonic) */
+	bool outage;		/* ... for OUTAGE_NS or more, or one was dropped */
 };
 
 enum jank_journal_result {

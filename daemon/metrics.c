@@ -472,8 +472,8 @@ static void put_journal(struct out *o, const struct jank_journal_stats *j)
 					       "Entries waiting in jankd's memory for journald." };
 	static const struct family outages = {
 		"jank_journal_outages", COUNTER, NULL,
-		"Times journald stopped accepting entries (its socket's queue was full, or it was "
-		"gone)."
+		"Times journald stopped accepting entries for a second or more (its socket's queue "
+		"was full, or it was gone), or entries were dropped."
 	};
 	struct jank_journal_counts all = { 0 };
 

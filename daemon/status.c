@@ -162,9 +162,9 @@ static struct json_object *journal_json(void)
 		all.to_stderr += j.counts[c].to_stderr;
 		all.truncated += j.counts[c].truncated;
 	}
-	put_str(o, "state", j.outage ? "queueing" : j.reached ? "accepting" : "unreached");
+	put_str(o, "state", j.backlog ? "queueing" : j.reached ? "accepting" : "unreached");
 	jank_json_add_u64(o, "outages", j.outages);
-	jank_json_add_i64(o, "outage_ns", j.outage_ns);
+	jank_json_add_i64(o, "queueing_ns", j.backlog_ns);
 	jank_json_add_u64(o, "queue_entries", j.pending);
 	jank_json_add_u64(o, "queue_bytes", j.pending_bytes);
 	jank_json_add(o, "alerts", journal_counts_json(&j.counts[JANK_JOURNAL_ALERT]));
@@ -542,7 +542,7 @@ static void journal_text(FILE *f, struct json_object *j, bool target)
 		return;
 	if (!strcmp(state, "queueing"))
 		fprintf(f, "journald: NOT accepting entries for %s, %" PRId64 " waiting (%s)",
-			jank_units_duration(gi(j, "outage_ns"), d, sizeof(d)),
+			jank_units_duration(gi(j, "queueing_ns"), d, sizeof(d)),
 			gi(j, "queue_entries"), bytes_text(gi(j, "queue_bytes"), b, sizeof(b)));
 	else if (!strcmp(state, "accepting"))
 		fprintf(f, "journald: accepting entries");
