@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <systemd/sd-journal.h>
 #include "clock.h"
+#include "journal.h"
 #include "alert.h"
 #include "log.h"
 #include "format.h"
@@ -201,61 +201,60 @@ void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len)
 		 jank_units_duration(skipped_ns, d, sizeof(d)));
 }
 
-struct optional_field {
-	const char *format; /* NULL ends sd_journal_send's list */
-	const char *value;
-};
+static const char *json_text(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
 
-static int journal_report(const struct jank_alert *a)
+/* One entry for journald (daemon/journal.c: never blocks; what must wait is queued). */
+static enum jank_journal_result journal_report(const struct jank_alert *a)
 {
 	const struct jank_verdict *r = a->report;
 	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
 	struct json_object *sus = r->suspects ? jank_format_suspects_json(r->suspects) : NULL;
-	const char *bd_text =
-		bd ? json_object_to_json_string_ext(bd, JSON_C_TO_STRING_PLAIN |
-								JSON_C_TO_STRING_NOSLASHESCAPE)
-		   : "{}";
-	/* The fields a jank may lack come last, packed: the first NULL format ends the list. */
-	struct optional_field opt[4] = { { NULL, NULL } };
-	size_t nopt = 0;
+	struct jank_journal_entry e;
 	char msg[MESSAGE_LEN + 128], skipped[24];
 	char *story = malloc(STORY_LEN);
-	int ret;
 
-	if (sus)
-		opt[nopt++] = (struct optional_field){
-			"JANK_SUSPECTS=%s",
-			json_object_to_json_string_ext(sus, JSON_C_TO_STRING_PLAIN |
-								    JSON_C_TO_STRING_NOSLASHESCAPE)
-		};
-	if (a->capture)
-		opt[nopt++] = (struct optional_field){ "JANK_CAPTURE=%s", a->capture };
-	else if (a->capture_failed)
-		opt[nopt++] =
-			(struct optional_field){ "JANK_CAPTURE_FAILED=%s", a->capture_failed };
-	if (a->skipped_ns > 0) {
-		snprintf(skipped, sizeof(skipped), "%" PRId64, a->skipped_ns);
-		opt[nopt++] = (struct optional_field){ "JANK_SKIPPED_NS=%s", skipped };
-	}
 	jank_alert_message(r, msg, MESSAGE_LEN);
 	jank_alert_skipped_text(a->skipped_ns, msg + strlen(msg), sizeof(msg) - strlen(msg));
 	if (story)
 		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
-	ret = sd_journal_send(
-		"MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_JANK, "PRIORITY=4",
-		"SYSLOG_IDENTIFIER=jankd", "JANK_KIND=%s", kind_name(r->kind), "JANK_ACTION=%s",
-		a->action, "JANK_KEY=%s", r->key ? r->key : "", "JANK_DURATION_NS=%" PRId64,
-		r->duration, "JANK_THRESHOLD_NS=%" PRId64, r->threshold, "JANK_PID=%" PRId32,
-		r->pid, "JANK_TID=%" PRId32, r->tid, "JANK_COMM=%s", r->comm ? r->comm : "",
-		"JANK_BEGIN_NS=%" PRId64, r->begin, "JANK_END_NS=%" PRId64, r->end,
-		"JANK_CRITICAL_PATH=%s", story ? story : "", "JANK_BREAKDOWN=%s", bd_text,
-		"JANK_INPUT=%s", a->input ? a->input : "", "JANK_HOST=%s", a->host ? a->host : "",
-		"JANK_SESSION=%s", a->session ? a->session : "", opt[0].format, opt[0].value,
-		opt[1].format, opt[1].value, opt[2].format, opt[2].value, NULL);
+	jank_journal_entry_init(&e);
+	jank_journal_entry_add(&e, "MESSAGE", msg);
+	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_ALERT_MESSAGE_ID_JANK);
+	jank_journal_entry_add(&e, "PRIORITY", "4");
+	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
+	jank_journal_entry_add(&e, "JANK_KIND", kind_name(r->kind));
+	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
+	jank_journal_entry_add(&e, "JANK_KEY", r->key ? r->key : "");
+	jank_journal_entry_addf(&e, "JANK_DURATION_NS", "%" PRId64, r->duration);
+	jank_journal_entry_addf(&e, "JANK_THRESHOLD_NS", "%" PRId64, r->threshold);
+	jank_journal_entry_addf(&e, "JANK_PID", "%" PRId32, r->pid);
+	jank_journal_entry_addf(&e, "JANK_TID", "%" PRId32, r->tid);
+	jank_journal_entry_add(&e, "JANK_COMM", r->comm ? r->comm : "");
+	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
+	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
+	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
+	jank_journal_entry_add(&e, "JANK_BREAKDOWN", bd ? json_text(bd) : "{}");
+	jank_journal_entry_add(&e, "JANK_INPUT", a->input ? a->input : "");
+	jank_journal_entry_add(&e, "JANK_HOST", a->host ? a->host : "");
+	jank_journal_entry_add(&e, "JANK_SESSION", a->session ? a->session : "");
+	if (sus)
+		jank_journal_entry_add(&e, "JANK_SUSPECTS", json_text(sus));
+	if (a->capture)
+		jank_journal_entry_add(&e, "JANK_CAPTURE", a->capture);
+	else if (a->capture_failed)
+		jank_journal_entry_add(&e, "JANK_CAPTURE_FAILED", a->capture_failed);
+	if (a->skipped_ns > 0) {
+		snprintf(skipped, sizeof(skipped), "%" PRId64, a->skipped_ns);
+		jank_journal_entry_add(&e, "JANK_SKIPPED_NS", skipped);
+	}
 	free(story);
 	json_object_put(bd);
 	json_object_put(sus);
-	return ret;
+	return jank_journal_send(JANK_JOURNAL_ALERT, &e);
 }
 
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
@@ -267,15 +266,23 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
 		 a->host ? a->host : "", jank_alert_period_text(a->period_ns, p, sizeof(p)));
 }
 
-static int journal_summary(const struct jank_alert *a)
+static enum jank_journal_result journal_summary(const struct jank_alert *a)
 {
+	struct jank_journal_entry e;
 	char msg[MESSAGE_LEN];
 
 	jank_alert_summary_text(a, msg, sizeof(msg));
-	return sd_journal_send("MESSAGE=%s", msg, "MESSAGE_ID=" JANK_ALERT_MESSAGE_ID_SUPPRESSED,
-			       "PRIORITY=4", "SYSLOG_IDENTIFIER=jankd", "JANK_ACTION=%s", a->action,
-			       "JANK_SUPPRESSED=%" PRIu64, a->suppressed, "JANK_PERIOD_NS=%" PRId64,
-			       a->period_ns, a->host ? "JANK_HOST=%s" : NULL, a->host, NULL);
+	jank_journal_entry_init(&e);
+	jank_journal_entry_add(&e, "MESSAGE", msg);
+	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_ALERT_MESSAGE_ID_SUPPRESSED);
+	jank_journal_entry_add(&e, "PRIORITY", "4");
+	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
+	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
+	jank_journal_entry_addf(&e, "JANK_SUPPRESSED", "%" PRIu64, a->suppressed);
+	jank_journal_entry_addf(&e, "JANK_PERIOD_NS", "%" PRId64, a->period_ns);
+	if (a->host)
+		jank_journal_entry_add(&e, "JANK_HOST", a->host);
+	return jank_journal_send(JANK_JOURNAL_ALERT, &e);
 }
 
 static void text_alert(FILE *f, const struct jank_alert *a)
@@ -344,7 +351,7 @@ static void json_alert(const struct jank_alert *a)
 
 static void emit(struct jank_alerter *al, const struct jank_alert *a)
 {
-	int r;
+	enum jank_journal_result r;
 
 	if (a->kind == JANK_ALERT_REPORT)
 		al->stats.sent++;
@@ -357,15 +364,15 @@ static void emit(struct jank_alerter *al, const struct jank_alert *a)
 	switch (al->cfg.target) {
 	case JANK_ALERT_JOURNAL:
 		r = a->kind == JANK_ALERT_REPORT ? journal_report(a) : journal_summary(a);
-		if (r >= 0)
-			return;
-		/* Never lost: journald is away, say it once and write the alert here. */
+		if (r != JANK_JOURNAL_STDERR)
+			return; /* sent, or waiting for journald in jankd's memory */
+		/* Never lost: no journald to be reached, say it once and write the alert here. */
 		al->stats.journal_errors++;
 		if (!al->journal_warned)
 			fprintf(stderr,
-				"jankd: cannot send alerts to journald (%s): writing them "
-				"on stderr\n",
-				strerror(-r));
+				"jankd: cannot send alerts to journald (%s is not there): "
+				"writing them on stderr\n",
+				JANK_JOURNAL_SOCKET);
 		al->journal_warned = true;
 		text_alert(stderr, a);
 		return;

@@ -37,12 +37,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <systemd/sd-journal.h>
 #include "clock.h"
 #include "capture-policy.h"
 #include "dirtree.h"
 #include "json-util.h"
 #include "capture-worker.h"
+#include "journal.h"
 #include "log.h"
 #include "format.h"
 #include "capture-report.h"
@@ -353,6 +353,26 @@ static void post_log(struct jank_capture_worker *cp, int priority, const char *f
 
 /* ---- The follow-up entry of a report (loop thread) ---- */
 
+static enum jank_journal_result followup_journal(const struct msg *m, const char *line,
+						 const char *report, const char *action,
+						 const char *key, const char *summary)
+{
+	struct jank_journal_entry e;
+
+	jank_journal_entry_init(&e);
+	jank_journal_entry_add(&e, "MESSAGE", line);
+	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
+	jank_journal_entry_addf(&e, "PRIORITY", "%d", m->rc == 0 ? LOG_INFO : LOG_WARNING);
+	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
+	jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
+	jank_journal_entry_add(&e, "JANK_REPORT", report);
+	jank_journal_entry_add(&e, "JANK_ACTION", action);
+	jank_journal_entry_add(&e, "JANK_KEY", key);
+	jank_journal_entry_add(&e, "JANK_SUMMARY", summary);
+	jank_journal_entry_add(&e, "JANK_PARTIAL", m->partial ? "1" : "0");
+	return jank_journal_send(JANK_JOURNAL_OTHER, &e);
+}
+
 static void followup(struct jank_capture_worker *cp, const struct msg *m)
 {
 	char report[PATH_MAX + 16], line[MSG_LEN];
@@ -366,15 +386,9 @@ static void followup(struct jank_capture_worker *cp, const struct msg *m)
 		 summary);
 	switch (cp->target) {
 	case JANK_ALERT_JOURNAL:
-		r = sd_journal_send(
-			"MESSAGE=%s", line, "MESSAGE_ID=" JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT,
-			"PRIORITY=%d", m->rc == 0 ? LOG_INFO : LOG_WARNING,
-			"SYSLOG_IDENTIFIER=jankd", "JANK_CAPTURE=%s", m->dir, "JANK_REPORT=%s",
-			report, "JANK_ACTION=%s", action, "JANK_KEY=%s", key, "JANK_SUMMARY=%s",
-			summary, "JANK_PARTIAL=%d", m->partial ? 1 : 0, NULL);
-		if (r >= 0)
-			return;
-		break; /* journald is away: stderr, as the alerts do */
+		if (followup_journal(m, line, report, action, key, summary) != JANK_JOURNAL_STDERR)
+			return; /* sent, or waiting for journald (journal.c) */
+		break;		/* no journald: stderr, as the alerts do */
 	case JANK_ALERT_STDERR:
 		break;
 	case JANK_ALERT_JSON:
@@ -413,15 +427,22 @@ static void followup_failed(struct jank_capture_worker *cp, const struct msg *m)
 
 	snprintf(line, sizeof(line), "capture of %s [%s] failed: %s: %s", action, key, m->dir, why);
 	switch (cp->target) {
-	case JANK_ALERT_JOURNAL:
-		r = sd_journal_send("MESSAGE=%s", line,
-				    "MESSAGE_ID=" JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT,
-				    "PRIORITY=%d", LOG_WARNING, "SYSLOG_IDENTIFIER=jankd",
-				    "JANK_CAPTURE=%s", m->dir, "JANK_CAPTURE_FAILED=%s", why,
-				    "JANK_ACTION=%s", action, "JANK_KEY=%s", key, NULL);
-		if (r >= 0)
-			return;
+	case JANK_ALERT_JOURNAL: {
+		struct jank_journal_entry e;
+
+		jank_journal_entry_init(&e);
+		jank_journal_entry_add(&e, "MESSAGE", line);
+		jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
+		jank_journal_entry_addf(&e, "PRIORITY", "%d", LOG_WARNING);
+		jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
+		jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
+		jank_journal_entry_add(&e, "JANK_CAPTURE_FAILED", why);
+		jank_journal_entry_add(&e, "JANK_ACTION", action);
+		jank_journal_entry_add(&e, "JANK_KEY", key);
+		if (jank_journal_send(JANK_JOURNAL_OTHER, &e) != JANK_JOURNAL_STDERR)
+			return; /* sent, or waiting for journald (journal.c) */
 		break;
+	}
 	case JANK_ALERT_STDERR:
 		break;
 	case JANK_ALERT_JSON:

@@ -31,6 +31,7 @@
 #include "capture-worker.h"
 #include "jankd.h"
 #include "json-util.h"
+#include "journal.h"
 #include "log.h"
 #include "lttng-session.h"
 #include "status.h"
@@ -43,6 +44,7 @@
 
 #define TICK_NS	   100000000LL	/* rate-limit windows close this often */
 #define STOP_NS	   5000000000LL /* workers have this long to stop */
+#define DRAIN_NS   1000000000LL /* at exit, journald has this long to take what waits */
 #define ERR_LEN	   1024
 #define STATUS_LEN 512
 
@@ -290,6 +292,8 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_alerter_tick(d->alerter);
+	/* What journald did not take yet (journal.c): it never waits for journald. */
+	jank_journal_retry();
 }
 
 static void on_status(evutil_socket_t fd, short what, void *data)
@@ -861,5 +865,7 @@ int main(int argc, char **argv)
 	stop(&d);
 end:
 	cleanup(&d);
+	/* Entries still waiting for journald: a second more, then stderr. */
+	jank_journal_drain(DRAIN_NS);
 	return d.exit_status;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Diagnostics of jankd. With journald as the target, each line is an entry
- * with PRIORITY and SYSLOG_IDENTIFIER=jankd; when journald cannot take it
- * (not running), the line goes to stderr instead, so nothing is lost.
+ * with PRIORITY and SYSLOG_IDENTIFIER=jankd, handed to journal.c: it never
+ * blocks, and what journald does not take at once waits in jankd's memory.
+ * When no journald can be reached at all, the line goes to stderr instead.
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <systemd/sd-journal.h>
+#include "journal.h"
 #include "log.h"
 
 #define LOG_LINE_LEN 1024
@@ -26,6 +27,17 @@ void jank_log_set_journal(bool journal)
 	log_journal = journal;
 }
 
+static enum jank_journal_result journal_line(int priority, const char *msg)
+{
+	struct jank_journal_entry e;
+
+	jank_journal_entry_init(&e);
+	jank_journal_entry_add(&e, "MESSAGE", msg);
+	jank_journal_entry_addf(&e, "PRIORITY", "%d", priority);
+	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
+	return jank_journal_send(JANK_JOURNAL_OTHER, &e);
+}
+
 void jank_log(int priority, const char *fmt, ...)
 {
 	char msg[LOG_LINE_LEN];
@@ -38,8 +50,7 @@ void jank_log(int priority, const char *fmt, ...)
 		log_sink(priority, msg, log_sink_data);
 		return;
 	}
-	if (log_journal && sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", priority,
-					   "SYSLOG_IDENTIFIER=jankd", NULL) >= 0)
+	if (log_journal && journal_line(priority, msg) != JANK_JOURNAL_STDERR)
 		return;
 	fprintf(stderr, "jankd: %s\n", msg);
 }

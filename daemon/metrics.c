@@ -464,6 +464,57 @@ static void put_daemon(struct out *o, const struct jank_metrics *m)
 	put_u64(o, &build, &version, 1, 1);
 }
 
+/* The four outcomes of jank_alerts_total and jank_journal_entries_total. */
+static void put_outcomes(struct out *o, const struct family *fam,
+			 const struct jank_journal_counts *c)
+{
+	static const char *const names[] = { "sent", "queued", "dropped", "stderr" };
+	const uint64_t v[] = { c->sent, c->queued, c->dropped, c->to_stderr };
+
+	put_family(o, fam);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct label l = { "outcome", names[i] };
+
+		put_u64(o, fam, &l, 1, v[i]);
+	}
+}
+
+static void put_journal(struct out *o, const struct jank_journal_stats *j)
+{
+	static const struct family alerts = {
+		"jank_alerts", COUNTER, NULL,
+		"Alerts for journald, by outcome: sent (journald took it, at once or late), queued "
+		"(it had to wait in jankd's memory), dropped (the oldest of a full queue), stderr "
+		"(no journald to reach, or still queued at exit)."
+	};
+	static const struct family entries = {
+		"jank_journal_entries", COUNTER, NULL,
+		"Every entry for journald (alerts, log lines, capture reports), by outcome, as "
+		"jank_alerts."
+	};
+	static const struct family pending = { "jank_journal_queue_entries", GAUGE, NULL,
+					       "Entries waiting in jankd's memory for journald." };
+	static const struct family outages = {
+		"jank_journal_outages", COUNTER, NULL,
+		"Times journald stopped accepting entries for a second or more (its socket's queue "
+		"was full, or it was gone), or entries were dropped."
+	};
+	struct jank_journal_counts all = { 0 };
+
+	if (!j)
+		return;
+	for (int c = 0; c < JANK_JOURNAL_CLASSES; c++) {
+		all.sent += j->counts[c].sent;
+		all.queued += j->counts[c].queued;
+		all.dropped += j->counts[c].dropped;
+		all.to_stderr += j->counts[c].to_stderr;
+	}
+	put_outcomes(o, &alerts, &j->counts[JANK_JOURNAL_ALERT]);
+	put_outcomes(o, &entries, &all);
+	put_single(o, &pending, j->pending);
+	put_single(o, &outages, j->outages);
+}
+
 static void put_http(struct out *o, const struct jank_metrics_http_stats *h)
 {
 	static const struct family requests = { "jank_metrics_requests", COUNTER, NULL,
@@ -531,6 +582,7 @@ char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format
 	put_rules(&o, m);
 	put_inputs(&o, m);
 	put_daemon(&o, m);
+	put_journal(&o, m->journal);
 	put_captures(&o, m->captures);
 	put_http(&o, m->http);
 	put_workers(&o, m);

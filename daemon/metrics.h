@@ -25,6 +25,7 @@
 #include "alert.h"
 #include "capture-policy.h"
 #include "engine.h"
+#include "journal.h"
 
 enum jank_metrics_format {
 	JANK_METRICS_OPENMETRICS = 0, /* application/openmetrics-text 1.0.0 */
@@ -81,6 +82,7 @@ struct jank_metrics {
 	size_t ninputs;
 	uint64_t memory_limit; /* [graph] memory-limit, per input */
 	struct jank_alerter_stats alerts;
+	const struct jank_journal_stats *journal;   /* NULL: leave the journald metrics out */
 	const struct jank_capture_stats *captures;  /* NULL: leave the capture metrics out */
 	const struct jank_metrics_http_stats *http; /* NULL: no endpoint */
 	struct jank_metrics_process process;

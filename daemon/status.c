@@ -16,6 +16,7 @@
 #include "capture-worker.h"
 #include "format.h"
 #include "input-figures.h"
+#include "journal.h"
 #include "status.h"
 #include "json-util.h"
 #include "metrics.h"
@@ -130,6 +131,49 @@ static struct json_object *hosts_json(struct json_object *inputs)
 	return list;
 }
 
+static struct json_object *journal_counts_json(const struct jank_journal_counts *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	jank_json_add_u64(o, "sent", c->sent);
+	jank_json_add_u64(o, "queued", c->queued);
+	jank_json_add_u64(o, "late", c->late);
+	jank_json_add_u64(o, "dropped", c->dropped);
+	jank_json_add_u64(o, "stderr", c->to_stderr);
+	jank_json_add_u64(o, "truncated", c->truncated);
+	return o;
+}
+
+/* Delivery to journald (journal.h): its state, the queue, what went where. */
+static struct json_object *journal_json(void)
+{
+	struct json_object *o = json_object_new_object();
+	struct jank_journal_counts all = { 0 };
+	struct jank_journal_stats j;
+
+	if (!o)
+		return NULL;
+	jank_journal_get_stats(&j);
+	for (int c = 0; c < JANK_JOURNAL_CLASSES; c++) {
+		all.sent += j.counts[c].sent;
+		all.queued += j.counts[c].queued;
+		all.late += j.counts[c].late;
+		all.dropped += j.counts[c].dropped;
+		all.to_stderr += j.counts[c].to_stderr;
+		all.truncated += j.counts[c].truncated;
+	}
+	put_str(o, "state", j.backlog ? "queueing" : j.reached ? "accepting" : "unreached");
+	jank_json_add_u64(o, "outages", j.outages);
+	jank_json_add_i64(o, "queueing_ns", j.backlog_ns);
+	jank_json_add_u64(o, "queue_entries", j.pending);
+	jank_json_add_u64(o, "queue_bytes", j.pending_bytes);
+	jank_json_add(o, "alerts", journal_counts_json(&j.counts[JANK_JOURNAL_ALERT]));
+	jank_json_add(o, "entries", journal_counts_json(&all));
+	return o;
+}
+
 struct json_object *jank_status_json(const struct jankd *d)
 {
 	struct json_object *o = json_object_new_object();
@@ -179,6 +223,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(alerts, "summaries", as.summaries);
 	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
+	jank_json_add(o, "journal", journal_json());
 	if (d->capture_worker)
 		json_object_object_add(o, "capture",
 				       jank_capture_worker_status_json(d->capture_worker));
@@ -507,6 +552,37 @@ static void inputs_text(FILE *f, struct json_object *hosts, struct json_object *
 	}
 }
 
+/*
+ * "journald: accepting entries, 1 outage; alerts 12 sent (3 late), 3 queued, 0 dropped,
+ * 0 on stderr": with alerts to the journal, or once anything went there.
+ */
+static void journal_text(FILE *f, struct json_object *j, bool target)
+{
+	struct json_object *al = go(j, "alerts"), *all = go(j, "entries");
+	const char *state = gs(j, "state");
+	char d[32], b[32];
+
+	if (!j || (!target && !gi(all, "sent") && !gi(all, "queued") && !gi(all, "stderr")))
+		return;
+	if (!strcmp(state, "queueing"))
+		fprintf(f, "journald: NOT accepting entries for %s, %" PRId64 " waiting (%s)",
+			jank_units_duration(gi(j, "queueing_ns"), d, sizeof(d)),
+			gi(j, "queue_entries"), bytes_text(gi(j, "queue_bytes"), b, sizeof(b)));
+	else if (!strcmp(state, "accepting"))
+		fprintf(f, "journald: accepting entries");
+	else
+		fprintf(f, "journald: not reached (entries on stderr)");
+	fprintf(f,
+		", %" PRId64 " outage%s; alerts %" PRId64 " sent (%" PRId64 " late), %" PRId64
+		" queued, %" PRId64 " dropped, %" PRId64 " on stderr",
+		gi(j, "outages"), gi(j, "outages") == 1 ? "" : "s", gi(al, "sent"), gi(al, "late"),
+		gi(al, "queued"), gi(al, "dropped"), gi(al, "stderr"));
+	if (gi(all, "dropped") > gi(al, "dropped"))
+		fprintf(f, "; %" PRId64 " other entries dropped",
+			gi(all, "dropped") - gi(al, "dropped"));
+	fputc('\n', f);
+}
+
 char *jank_status_text(const struct jankd *d)
 {
 	struct json_object *o = jank_status_json(d), *al, *inputs;
@@ -540,7 +616,9 @@ char *jank_status_text(const struct jankd *d)
 		jank_alert_period_text(gi(al, "rate_limit_period_ns"), p, sizeof(p)));
 	if (gi(al, "journal_errors"))
 		fprintf(f, ", %" PRId64 " refused by journald", gi(al, "journal_errors"));
-	fprintf(f, "\nreloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
+	fputc('\n', f);
+	journal_text(f, go(o, "journal"), !strcmp(gs(al, "target"), "journal"));
+	fprintf(f, "reloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
 		gi(o, "reload_errors"));
 	capture_text(f, go(o, "capture"));
 	discovery_text(f, go(go(o, "fleet"), "discovery"));
@@ -677,6 +755,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	};
 	struct jank_metrics_http_stats hs;
 	struct jank_capture_stats cs;
+	struct jank_journal_stats js;
 	struct metrics_inputs mi;
 	char *text = NULL;
 
@@ -686,6 +765,8 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	m.ninputs = mi.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	jank_alerter_get_stats(d->alerter, &m.alerts);
+	jank_journal_get_stats(&js);
+	m.journal = &js;
 	if (d->capture_worker) {
 		jank_capture_worker_get_stats(d->capture_worker, &cs);
 		m.captures = &cs;

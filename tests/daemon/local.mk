@@ -2,7 +2,7 @@
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
-	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped
+	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -66,6 +66,10 @@ daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
 daemon_test_worker_proc_SOURCES = daemon/test-worker-proc.c
 daemon_test_worker_proc_CFLAGS = $(daemon_cflags)
 daemon_test_worker_proc_LDADD = $(daemon_ldadd)
+# A datagram socket in a temporary directory stands for journald.
+daemon_test_journal_SOURCES = daemon/test-journal.c
+daemon_test_journal_CFLAGS = $(daemon_cflags)
+daemon_test_journal_LDADD = $(daemon_ldadd)
 # No relayd: URL validation, and a port where nothing listens.
 daemon_test_relayd_SOURCES = daemon/test-relayd.c
 daemon_test_relayd_CFLAGS = $(daemon_cflags)

@@ -25,10 +25,13 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-full.sh \
 	live/test-capture-rotation.sh \
 	live/test-capture-rotation-race.sh
+# Faults of the daemons around jankd, each test in namespaces of its own (live_isolate).
+FAULT_LIVE_TESTS = \
+	live/test-fault-journald.sh
 TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
-	$(CAPTURE_LIVE_TESTS)
+	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
-	live/test-session.sh $(CAPTURE_LIVE_TESTS)
+	live/test-session.sh $(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 
 # Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
 check_PROGRAMS += live/http-abuse
