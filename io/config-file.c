@@ -107,8 +107,11 @@ static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	return r;
 }
 
-static const struct jank_conf_type live_urls = { "url list", live_urls_parse, jank_conf_list_equal,
-						 jank_conf_list_fini };
+static const struct jank_conf_type live_urls = { .name = "url list",
+						 .parse = live_urls_parse,
+						 .equal = jank_conf_list_equal,
+						 .free = jank_conf_list_fini,
+						 .second = true };
 
 /* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
 static int session_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -129,8 +132,9 @@ static int session_parse(struct jank_conf_parser *p, const struct jank_conf_key 
 	return 0;
 }
 
-static const struct jank_conf_type session_name = { "session name", session_parse,
-						    jank_conf_array_equal, NULL };
+static const struct jank_conf_type session_name = { .name = "session name",
+						    .parse = session_parse,
+						    .equal = jank_conf_array_equal };
 
 /* The lttng output URL of the created session: where relayd listens. */
 static int relayd_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -151,8 +155,9 @@ static int relayd_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return 0;
 }
 
-static const struct jank_conf_type relayd_url = { "relayd url", relayd_parse, jank_conf_array_equal,
-						  NULL };
+static const struct jank_conf_type relayd_url = { .name = "relayd url",
+						  .parse = relayd_parse,
+						  .equal = jank_conf_array_equal };
 
 /* The relayd whose sessions are discovered: net://HOST[:LIVE-PORT], no path. */
 static int discover_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -171,8 +176,9 @@ static int discover_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	return 0;
 }
 
-static const struct jank_conf_type discover_url = { "discover url", discover_parse,
-						    jank_conf_array_equal, NULL };
+static const struct jank_conf_type discover_url = { .name = "discover url",
+						    .parse = discover_parse,
+						    .equal = jank_conf_array_equal };
 
 /* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. A drop-in's replaces. */
 static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -202,8 +208,11 @@ static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	return r;
 }
 
-static const struct jank_conf_type patterns = { "pattern list", patterns_parse,
-						jank_conf_list_equal, jank_conf_list_fini };
+static const struct jank_conf_type patterns = { .name = "pattern list",
+						.parse = patterns_parse,
+						.equal = jank_conf_list_equal,
+						.free = jank_conf_list_fini,
+						.second = true };
 
 /* Workers send something every second: a timeout shorter than 2 s would kill sound ones. */
 static int worker_timeout_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
@@ -219,8 +228,9 @@ static int worker_timeout_parse(struct jank_conf_parser *p, const struct jank_co
 	return r;
 }
 
-static const struct jank_conf_type worker_timeout = { "worker timeout", worker_timeout_parse,
-						      jank_conf_bytes_equal, NULL };
+static const struct jank_conf_type worker_timeout = { .name = "worker timeout",
+						      .parse = worker_timeout_parse,
+						      .equal = jank_conf_bytes_equal };
 
 /* "10/10s": at most 10 per 10 seconds; the count at offset, the period at offset2. */
 static int rate_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -247,7 +257,9 @@ bad:
 	return -EINVAL;
 }
 
-static const struct jank_conf_type rate = { "rate", rate_parse, jank_conf_bytes_equal, NULL };
+static const struct jank_conf_type rate = {
+	.name = "rate", .parse = rate_parse, .equal = jank_conf_bytes_equal, .second = true
+};
 
 /* An absolute path, into a char * (a size of sizeof(char *)) or a char array. */
 static int path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -260,8 +272,10 @@ static int path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
-static const struct jank_conf_type abs_path = { "path", path_parse, jank_conf_str_equal,
-						jank_conf_str_fini };
+static const struct jank_conf_type abs_path = { .name = "path",
+						.parse = path_parse,
+						.equal = jank_conf_str_equal,
+						.free = jank_conf_str_fini };
 
 static int socket_path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 			     const char *v, void *sec)
@@ -275,8 +289,9 @@ static int socket_path_parse(struct jank_conf_parser *p, const struct jank_conf_
 	return 0;
 }
 
-static const struct jank_conf_type socket_path = { "socket path", socket_path_parse,
-						   jank_conf_array_equal, NULL };
+static const struct jank_conf_type socket_path = { .name = "socket path",
+						   .parse = socket_path_parse,
+						   .equal = jank_conf_array_equal };
 
 /* An event name: no blanks, no quotes. */
 static bool event_name_ok(const char *v)
@@ -297,8 +312,10 @@ static int event_parse(struct jank_conf_parser *p, const struct jank_conf_key *k
 	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
-static const struct jank_conf_type event = { "event", event_parse, jank_conf_str_equal,
-					     jank_conf_str_fini };
+static const struct jank_conf_type event = { .name = "event",
+					     .parse = event_parse,
+					     .equal = jank_conf_str_equal,
+					     .free = jank_conf_str_fini };
 
 /* Event names, comma-separated: provider:event (user space) or a kernel event; wildcards
  * allowed. A drop-in's list replaces the earlier one. */
@@ -326,8 +343,11 @@ static int events_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return r;
 }
 
-static const struct jank_conf_type events = { "event list", events_parse, jank_conf_list_equal,
-					      jank_conf_list_fini };
+static const struct jank_conf_type events = { .name = "event list",
+					      .parse = events_parse,
+					      .equal = jank_conf_list_equal,
+					      .free = jank_conf_list_fini,
+					      .second = true };
 
 /* "5%" of the filesystem (the double at offset2), or a size such as "1GiB" (the bytes at
  * offset); "0" never refuses. */
@@ -369,8 +389,10 @@ bad:
 	return -EINVAL;
 }
 
-static const struct jank_conf_type min_free = { "size or percentage", min_free_parse,
-						jank_conf_bytes_equal, NULL };
+static const struct jank_conf_type min_free = { .name = "size or percentage",
+						.parse = min_free_parse,
+						.equal = jank_conf_bytes_equal,
+						.second = true };
 
 /* A numeric address, "[v6]" or "localhost": the address into host. */
 static int parse_host(const char *s, size_t n, char *host)
@@ -432,8 +454,10 @@ static int listen_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return 0;
 }
 
-static const struct jank_conf_type listen_address = { "address:port", listen_parse,
-						      jank_conf_bytes_equal, NULL };
+static const struct jank_conf_type listen_address = { .name = "address:port",
+						      .parse = listen_parse,
+						      .equal = jank_conf_bytes_equal,
+						      .second = true };
 
 /* [action NAME] key: the fields that pair a begin with its end. */
 static int rule_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -461,8 +485,9 @@ static bool rule_keys_equal(const struct jank_conf_key *k, const void *a, const 
 	return true;
 }
 
-static const struct jank_conf_type rule_keys = { "field list", rule_keys_parse, rule_keys_equal,
-						 NULL };
+static const struct jank_conf_type rule_keys = {
+	.name = "field list", .parse = rule_keys_parse, .equal = rule_keys_equal, .second = true
+};
 
 /* [action NAME] match: FIELD == VALUE. */
 static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
@@ -490,7 +515,9 @@ static bool match_equal(const struct jank_conf_key *k, const void *a, const void
 	return u->type == JANK_VALUE_STR ? !strcmp(u->s, w->s) : u->i == w->i;
 }
 
-static const struct jank_conf_type match = { "match", match_parse, match_equal, NULL };
+static const struct jank_conf_type match = {
+	.name = "match", .parse = match_parse, .equal = match_equal, .second = true
+};
 
 /*
  * [action NAME] threshold: a duration, or pPERCENTILE[*FACTOR]. The warmup
@@ -525,8 +552,9 @@ static bool threshold_equal(const struct jank_conf_key *k, const void *a, const 
 	       x->factor == y->factor;
 }
 
-static const struct jank_conf_type threshold = { "threshold", threshold_parse, threshold_equal,
-						 NULL };
+static const struct jank_conf_type threshold = { .name = "threshold",
+						 .parse = threshold_parse,
+						 .equal = threshold_equal };
 
 /* ---- Checks at a section's end ---- */
 

@@ -577,8 +577,9 @@ static int duration_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_duration = { "duration", duration_parse,
-						   jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_duration = { .name = "duration",
+						   .parse = duration_parse,
+						   .equal = jank_conf_bytes_equal };
 
 static int size_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		      void *sec)
@@ -597,7 +598,9 @@ static int size_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_size = { "size", size_parse, jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_size = { .name = "size",
+					       .parse = size_parse,
+					       .equal = jank_conf_bytes_equal };
 
 static int bool_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		      void *sec)
@@ -610,7 +613,9 @@ static int bool_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_bool = { "bool", bool_parse, jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_bool = { .name = "bool",
+					       .parse = bool_parse,
+					       .equal = jank_conf_bytes_equal };
 
 static int uint_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		      void *sec)
@@ -631,7 +636,9 @@ static int uint_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_uint = { "uint", uint_parse, jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_uint = { .name = "uint",
+					       .parse = uint_parse,
+					       .equal = jank_conf_bytes_equal };
 
 static int port_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		      void *sec)
@@ -647,7 +654,9 @@ static int port_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_port = { "port", port_parse, jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_port = { .name = "port",
+					       .parse = port_parse,
+					       .equal = jank_conf_bytes_equal };
 
 static int enum_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		      void *sec)
@@ -672,7 +681,9 @@ static int enum_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 	return -EINVAL;
 }
 
-const struct jank_conf_type jank_conf_enum = { "enum", enum_parse, jank_conf_bytes_equal, NULL };
+const struct jank_conf_type jank_conf_enum = { .name = "enum",
+					       .parse = enum_parse,
+					       .equal = jank_conf_bytes_equal };
 
 /* ---- Helpers for strings and lists ---- */
 

@@ -44,6 +44,7 @@ struct jank_conf_type {
 		     void *sec);
 	bool (*equal)(const struct jank_conf_key *k, const void *a, const void *b);
 	void (*free)(const struct jank_conf_key *k, void *sec); /* NULL: nothing owned */
+	bool second; /* it fills a second field too, at offset2 (the row must give it) */
 };
 
 /* Flags of a key. */
