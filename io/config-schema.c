@@ -119,6 +119,8 @@ static void free_keys(const struct jank_conf_schema *s, const struct jank_conf_s
 			s->keys[i].type->free(&s->keys[i], base);
 	if (sec->fini)
 		sec->fini(base);
+	else if (sec->named) /* what open_instance() allocated */
+		free(*(char **)((char *)base + sec->name_offset));
 }
 
 void jank_conf_fini(const struct jank_conf_schema *s, void *root)

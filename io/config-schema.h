@@ -76,7 +76,8 @@ struct jank_conf_section {
 	size_t name_offset;  /* of the instance's name (char *) */
 	/* Before the defaults of the keys (unnamed: at init; named: per new instance). */
 	void (*init)(void *sec);
-	/* After the keys' destructors (named: per instance; it frees the name). */
+	/* After the keys' destructors (named: per instance; it then frees the name, which
+	 * is freed for it when there is none). */
 	void (*fini)(void *sec);
 	/* Checks that need the whole section, when it ends (not after an error). */
 	void (*end)(struct jank_conf_parser *p, void *sec);
