@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jankd's captures (README "Captures", DESIGN.md §9): the capture session,
+ * jankd's captures (README "Captures"; ARCHITECTURE, steps 6 to 8): the capture session,
  * the capture policy (capture.h), and the two worker threads that keep
  * lttng-ctl and the offline analysis off the event loop.
  *

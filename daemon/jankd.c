@@ -380,54 +380,92 @@ static int metrics_open(struct jankd *d, char *err, size_t len)
 	return 0;
 }
 
-static bool same_metrics(const struct jank_config_metrics *a, const struct jank_config_metrics *b)
-{
-	return !strcmp(a->host, b->host) && a->port == b->port &&
-	       a->listen_public == b->listen_public;
-}
-
 /* ---- Reload ---- */
 
-static bool same_live(const struct jank_config_live *a, const struct jank_config_live *b)
+/* What a reload changes, key by key (the schema of io/config-file.c). */
+struct reload_diff {
+	bool key[JANK_CONF_MAX_ROWS];	      /* per key of the schema: its value changed */
+	bool restart[JANK_CONF_MAX_SECTIONS]; /* per section: a key that needs a restart did */
+	bool changed[JANK_CONF_MAX_SECTIONS]; /* per section: a key applied at once did */
+};
+
+static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_key *k,
+		    const char *instance, void *data)
 {
-	if (a->nurls != b->nurls || a->create != b->create || a->timer_ns != b->timer_ns ||
-	    strcmp(a->session, b->session) || strcmp(a->relayd, b->relayd) ||
-	    a->relayd_live_port != b->relayd_live_port || a->tracefile_size != b->tracefile_size ||
-	    a->tracefile_count != b->tracefile_count || strcmp(a->discover, b->discover) ||
-	    a->nhosts != b->nhosts || a->nsessions != b->nsessions ||
-	    a->discover_interval_ns != b->discover_interval_ns ||
-	    a->worker_timeout_ns != b->worker_timeout_ns)
-		return false;
-	for (size_t i = 0; i < a->nurls; i++)
-		if (strcmp(a->urls[i], b->urls[i]))
-			return false;
-	for (size_t i = 0; i < a->nhosts; i++)
-		if (strcmp(a->hosts[i], b->hosts[i]))
-			return false;
-	for (size_t i = 0; i < a->nsessions; i++)
-		if (strcmp(a->sessions[i], b->sessions[i]))
+	struct reload_diff *rd = data;
+	size_t i = (size_t)(sec - jank_config_schema.sections);
+
+	(void)instance;
+	if (k)
+		rd->key[k - jank_config_schema.keys] = true;
+	if (k && k->reload == JANK_CONF_RESTART)
+		rd->restart[i] = true;
+	else
+		rd->changed[i] = true; /* or an instance added or removed */
+}
+
+static bool section_changed(const struct reload_diff *rd, const char *name)
+{
+	const struct jank_conf_section *sec = jank_conf_section_find(&jank_config_schema, name);
+
+	return rd->changed[sec - jank_config_schema.sections];
+}
+
+static bool key_changed(const struct reload_diff *rd, const char *section, const char *name)
+{
+	const struct jank_conf_key *k = jank_conf_key_find(&jank_config_schema, section, name);
+
+	return rd->key[k - jank_config_schema.keys];
+}
+
+/* Whether every key of the section needs a restart: then the message names the section only. */
+static bool all_restart(const struct jank_conf_section *sec)
+{
+	const struct jank_conf_schema *s = &jank_config_schema;
+
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (!strcmp(s->keys[i].section, sec->name) &&
+		    s->keys[i].reload != JANK_CONF_RESTART)
 			return false;
 	return true;
 }
 
-static bool same_graph(const struct jank_config_graph *a, const struct jank_config_graph *b)
+/* Say which changes of the new config wait for a restart, or lose to the command line. */
+static void reload_ignored(const struct jankd *d, const struct jank_config *nc,
+			   const struct reload_diff *rd)
 {
-	return a->retention_ns == b->retention_ns && a->memory_limit == b->memory_limit &&
-	       a->action_timeout_ns == b->action_timeout_ns &&
-	       a->overdue_grace_ns == b->overdue_grace_ns;
+	const struct jank_conf_schema *s = &jank_config_schema;
+
+	for (size_t i = 0; i < s->nsections; i++) {
+		const struct jank_conf_section *sec = &s->sections[i];
+
+		if (!rd->restart[i])
+			continue;
+		if (all_restart(sec)) {
+			jank_log(LOG_WARNING, "reload: changes to [%s] need a restart; ignored",
+				 sec->name);
+			continue;
+		}
+		for (size_t k = 0; k < s->nkeys; k++)
+			if (rd->key[k] && s->keys[k].reload == JANK_CONF_RESTART &&
+			    !strcmp(s->keys[k].section, sec->name))
+				jank_log(LOG_WARNING,
+					 "reload: changes to [%s] %s need a restart; ignored",
+					 sec->name, s->keys[k].name);
+	}
+	if (d->target_from_cmdline && nc->alerts.target != d->target)
+		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
+			 jank_alert_target_name(d->target));
 }
 
-/* Take the [graph] limits of `nc` (the workers get them with the rules). */
-static void reload_graph(struct jankd *d, const struct jank_config *nc)
+/* Say the [graph] limits of the new config (the workers get them with the rules). */
+static void reload_graph(const struct jank_config *nc)
 {
 	struct jank_engine_config ec;
 	char rt[32], to[32], gr[32];
 
-	if (same_graph(&d->config.graph, &nc->graph))
-		return;
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(nc, &ec);
-	d->config.graph = nc->graph;
 	jank_log(LOG_INFO,
 		 "reload: [graph] retention %s, memory-limit %" PRIu64
 		 " bytes, action-timeout %s, overdue-grace %s",
@@ -436,43 +474,28 @@ static void reload_graph(struct jankd *d, const struct jank_config *nc)
 		 jank_units_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
 }
 
-/* Say which changes of `nc` wait for a restart, or lose to the command line. */
-static void reload_ignored(const struct jankd *d, const struct jank_config *nc)
-{
-	if (!same_live(&d->config.live, &nc->live))
-		jank_log(LOG_WARNING, "reload: changes to [live] need a restart; ignored");
-	if (strcmp(d->config.daemon.control_socket, nc->daemon.control_socket))
-		jank_log(LOG_WARNING,
-			 "reload: changes to [daemon] control-socket need a restart; ignored");
-	if (!same_metrics(&d->config.metrics, &nc->metrics))
-		jank_log(LOG_WARNING, "reload: changes to [metrics] need a restart; ignored");
-	if (d->target_from_cmdline && nc->alerts.target != d->target)
-		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
-			 jank_alert_target_name(d->target));
-}
-
 /*
- * Take the rules, [alerts], [capture] and status-interval of `nc` (what was
- * there before goes into `nc`, which the caller frees), and apply them; the
- * workers get the new text, and take its rules and [graph] limits.
+ * Take every key of `nc` that applies at once, and every named section
+ * (the rules) whole; what was there before goes into `nc`, which the
+ * caller frees. Then apply them: the alerter, the workers (the new text:
+ * its rules and [graph] limits), the capture worker, the status timer.
  */
-static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src)
+static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src,
+			const struct reload_diff *rd)
 {
-	struct jank_config_capture cap = d->config.capture;
-	struct jank_rule *rules = d->config.rules;
-	size_t nrules = d->config.nrules;
-	struct jank_alert_config ac;
+	const struct jank_conf_schema *s = &jank_config_schema;
 	struct jank_config_sources old = d->config_sources;
+	struct jank_alert_config ac;
 
 	d->config_sources = *src;
 	*src = old;
-	d->config.rules = nc->rules;
-	d->config.nrules = nc->nrules;
-	nc->rules = rules;
-	nc->nrules = nrules;
-	d->config.alerts = nc->alerts;
-	d->config.capture = nc->capture;
-	nc->capture = cap;
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (!jank_conf_section_find(s, s->keys[i].section)->named &&
+		    s->keys[i].reload == JANK_CONF_LIVE)
+			jank_conf_take(s, &s->keys[i], &d->config, nc);
+	for (size_t i = 0; i < s->nsections; i++)
+		if (s->sections[i].named)
+			jank_conf_take_section(&s->sections[i], &d->config, nc);
 	if (!d->target_from_cmdline) {
 		d->target = d->config.alerts.target;
 		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL);
@@ -484,10 +507,8 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		d->reload_errors++;
 	}
 	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
-	if (nc->daemon.status_interval_ns != d->config.daemon.status_interval_ns) {
-		d->config.daemon.status_interval_ns = nc->daemon.status_interval_ns;
+	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
-	}
 }
 
 /* SIGHUP: a config that loads and passes the checks replaces the old one; else nothing changes. */
@@ -505,9 +526,14 @@ static void reload(struct jankd *d)
 		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
 		d->reload_errors++;
 	} else {
-		reload_ignored(d, &nc);
-		reload_graph(d, &nc);
-		reload_take(d, &nc, &src);
+		struct reload_diff rd;
+
+		memset(&rd, 0, sizeof(rd));
+		jank_conf_diff(&jank_config_schema, &d->config, &nc, on_diff, &rd);
+		reload_ignored(d, &nc, &rd);
+		if (section_changed(&rd, "graph"))
+			reload_graph(&nc);
+		reload_take(d, &nc, &src, &rd);
 		jank_config_fini(&nc);
 		jank_config_sources_fini(&src);
 		d->reloads++;

@@ -30,31 +30,12 @@
 #include <lttng/lttng.h>
 #include "lttng-session.h"
 #include "errbuf.h"
+#include "layout.h"
 
 #define UST_CHANNEL	   "jank-ust"
 #define KERNEL_CHANNEL	   "jank-kernel"
 #define DESTROY_TIMEOUT_MS 10000
 #define NOTE_LEN	   512
-
-/* What the graph needs (DESIGN.md §4, §5): the live kernel event set. */
-static const char *const kernel_live_events[] = {
-	"sched_switch",
-	"sched_waking",
-	"sched_wakeup",
-	"sched_wakeup_new",
-	"sched_process_fork",
-	"sched_process_exec",
-	"sched_process_exit",
-	"sched_process_free",
-	"lttng_statedump_process_state",
-	"irq_handler_entry",
-	"irq_handler_exit",
-	"irq_softirq_entry",
-	"irq_softirq_exit",
-	"irq_softirq_raise",
-	"timer_hrtimer_expire_entry",
-	"timer_hrtimer_expire_exit",
-};
 
 /* What a capture adds, for the offline report: I/O and network detail. */
 static const char *const kernel_capture_events[] = {
@@ -585,7 +566,8 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 								  LTTNG_EVENT_CONTEXT_PROCNAME };
 	const struct jank_lttng_session_spec *spec = b->spec;
 	/* procname on every sched_switch is too much for the live session. */
-	size_t ncontexts = b->kind != KIND_LIVE ? 3 : 2;
+	size_t ncontexts = b->kind != KIND_LIVE ? 3 : 2, n;
+	const char *live[JANK_LAYOUT_MAX_KERNEL_EVENTS];
 	struct lttng_handle *h;
 	enum lttng_error_code code;
 	int ret;
@@ -603,8 +585,10 @@ static int setup_kernel(struct build *b, const char *session, char *err, size_t 
 		return 0;
 	}
 
-	for (size_t i = 0; i < N_ELEMENTS(kernel_live_events) && ret >= 0; i++)
-		ret = enable_kernel_event(b, h, kernel_live_events[i], false);
+	/* What the model reads (lib/layout.c's table), IPIs included. */
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, live, N_ELEMENTS(live));
+	for (size_t i = 0; i < n && ret >= 0; i++)
+		ret = enable_kernel_event(b, h, live[i], false);
 	if (b->kind != KIND_LIVE) {
 		if (ret >= 0)
 			ret = enable_kernel_event(b, h, "*", true);

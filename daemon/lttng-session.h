@@ -59,12 +59,13 @@ struct jank_lttng_session_spec {
 };
 
 /*
- * Create, set up and start a live session on relayd (DESIGN.md §9, §12):
+ * Create, set up and start a live session on relayd (ARCHITECTURE, step 1;
+ * jankd.conf(5), [live] create):
  * a per-UID user-space channel with the rule events, lttng_ust_pthread:*
  * and the contexts vpid, vtid and procname; with spec->kernel, a kernel
- * channel with the scheduler, interrupt and statedump events the graph
- * needs. Both channels keep at most tracefile_count files of
- * tracefile_size bytes per stream on relayd.
+ * channel with the scheduler, interrupt, IPI and statedump events the model
+ * reads (jank_layout_kernel_events(), lib/layout.c). Both channels keep at most tracefile_count
+ * files of tracefile_size bytes per stream on relayd.
  *
  * On success, `url` gets the lttng-live URL to attach to,
  * net://HOST:LIVE-PORT/host/HOSTNAME/NAME, and *kernel_ok (may be NULL)

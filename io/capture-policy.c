@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture policy and bookkeeping (see capture.h).
+ * Capture policy and bookkeeping (see capture-policy.h).
  *
  * The checks of jank_capture_policy_decide() run in a fixed order, cheapest first:
  * disabled, in flight (join), the rule's cooldown, the hourly limit, then the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture reports (see report.h).
+ * Capture reports (see capture-report.h).
  *
  * The flagged action is looked for with report_all on, so that every
  * completed action of the rule is seen, and with the threshold recorded at

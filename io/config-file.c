@@ -1,236 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The INI configuration, parsed with inih.
+ * jank's configuration: its schema (the table of sections and keys at the
+ * end of the types below), the types of value only jank has (live URLs,
+ * session names, rates, thresholds...), and the checks across keys and
+ * files. The INI reading is io/ini-reader.c's, the table's machinery
+ * io/config-schema.c's.
  *
- * inih does the tokenising; we feed it lines through our own reader, which
- * counts them and tracks the section headers, so that every message can name
- * the exact line, and so that sections without keys are validated too. The
- * reader also strips leading blanks, which turns off inih's continuation
- * lines: an indented `key = value` is a key of its own, as users expect.
- *
- * The first error wins; the parse goes on only because inih does.
+ * A new key is one row of `keys` (and its field, and jankd.conf(5)); a new
+ * section one row of `sections` and its struct.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <dirent.h>
-#include <sys/stat.h>
 #include <arpa/inet.h>
-#include <ini.h>
 #include "config-file.h"
 #include "units.h"
 
-#define CONFIG_MSG_LEN 512
+#define fail	jank_conf_fail
+#define LINE(p) jank_conf_lineno(p)
 
-enum section_kind {
-	SECTION_NONE = 0, /* before the first header */
-	SECTION_LIVE,
-	SECTION_GRAPH,
-	SECTION_ALERTS,
-	SECTION_CAPTURE,
-	SECTION_DAEMON,
-	SECTION_METRICS,
-	SECTION_ACTION,
-	SECTION_BAD, /* an error was reported on its header; its keys are ignored */
-	SECTION_KIND_COUNT,
-};
-
-static const char *const section_names[SECTION_KIND_COUNT] = {
-	[SECTION_LIVE] = "live",       [SECTION_GRAPH] = "graph",   [SECTION_ALERTS] = "alerts",
-	[SECTION_CAPTURE] = "capture", [SECTION_DAEMON] = "daemon", [SECTION_METRICS] = "metrics",
-};
-
-struct parser;
-typedef int (*key_fn)(struct parser *p, const char *key, const char *value);
-
-/* One key of a section: its name and the function that checks and stores its value. */
-struct key_def {
-	const char *name;
-	key_fn set;
-};
-
-struct parser {
-	struct jank_config *c;
-	const char *name; /* the file, in messages */
-	const char *text; /* what is left of the file's text */
-	const char *end;
-	char *line;
-	size_t linecap;
-	size_t linelen; /* bytes of `line`, a NUL byte among them included */
-	unsigned lineno;
-
-	enum section_kind kind;
-	char section[128]; /* as users write it: "graph", "action frame" */
-	unsigned section_line;
-	unsigned section_first_line[SECTION_KIND_COUNT];
-	uint64_t seen; /* keys seen in this section, by index in its key table */
-	struct jank_rule *rule;
-	bool overriding;	 /* this [action NAME] is one of an earlier file */
-	unsigned *rule_lines;	 /* header line of each rule ... */
-	const char **rule_files; /* ... and its file, for messages */
-	bool live_create_seen;
-	unsigned fileno; /* 0: the file, then each drop-in */
-	/* Where each was last set, for the message when they clash. */
-	const char *live_url_file, *live_create_file;
-	unsigned live_url_line, live_create_line;
-	uint64_t live_url_at, live_create_at; /* fileno << 32 | line */
-	unsigned metrics_listen_line;	      /* [metrics] listen, checked at the section's end */
-	bool metrics_loopback;
-	/* [live] discover, and the first of hosts and sessions, for the checks of the whole. */
-	const char *discover_file, *patterns_file;
-	unsigned discover_line, patterns_line;
-	bool warmup_set; /* [action NAME] warmup, applied at the section's end */
-	uint64_t warmup;
-
-	bool failed;
-	const char *fail_name; /* the file of the message */
-	unsigned fail_line;    /* 0: the message names no line */
-	unsigned fail_at;      /* the line being read when the error was found */
-	char msg[CONFIG_MSG_LEN];
-};
-
-static void fail(struct parser *p, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void fail(struct parser *p, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->failed)
-		return;
-	p->failed = true;
-	p->fail_name = p->name;
-	p->fail_line = line;
-	p->fail_at = p->lineno;
-	va_start(ap, fmt);
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- Values ---- */
-
-static int parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*out = true;
-			return 0;
-		}
-		if (!strcasecmp(s, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int parse_uint(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	return 0;
-}
-
-static int set_duration(struct parser *p, const char *key, const char *v, int64_t *out,
-			bool allow_zero)
-{
-	int64_t ns;
-
-	if (allow_zero && !strcmp(v, "0")) { /* "off": no unit needed */
-		*out = 0;
-		return 0;
-	}
-	if (jank_units_parse_duration(v, &ns) < 0 || ns < 0 || (ns == 0 && !allow_zero)) {
-		fail(p, p->lineno, "bad duration '%s' for %s", v, key);
-		return -EINVAL;
-	}
-	*out = ns;
-	return 0;
-}
-
-static int set_size(struct parser *p, const char *key, const char *v, uint64_t *out)
-{
-	uint64_t bytes;
-
-	if (jank_units_parse_size(v, &bytes) < 0 || bytes == 0) {
-		fail(p, p->lineno, "bad size '%s' for %s", v, key);
-		return -EINVAL;
-	}
-	*out = bytes;
-	return 0;
-}
-
-static int set_bool(struct parser *p, const char *key, const char *v, bool *out)
-{
-	if (parse_bool(v, out) < 0) {
-		fail(p, p->lineno, "bad value '%s' for %s (expected yes or no)", v, key);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void free_list(char ***list, size_t *n)
-{
-	for (size_t i = 0; i < *n; i++)
-		free((*list)[i]);
-	free(*list);
-	*list = NULL;
-	*n = 0;
-}
-
-static int set_string(struct parser *p, const char *v, char **out)
-{
-	char *s = strdup(v);
-
-	if (!s) {
-		fail(p, p->lineno, "out of memory");
-		return -ENOMEM;
-	}
-	free(*out);
-	*out = s;
-	return 0;
-}
-
-/* An event name: no blanks, no quotes. */
-static int set_event_name(struct parser *p, const char *key, const char *v, char **out)
-{
-	for (const char *s = v; *s; s++) {
-		if (isspace((unsigned char)*s) || *s == '"' || *s == '\'' || *s == ',') {
-			fail(p, p->lineno, "bad event name '%s' for %s", v, key);
-			return -EINVAL;
-		}
-	}
-	return set_string(p, v, out);
-}
-
-/* ---- [live] ---- */
-
-static bool live_url_ok(const char *v)
-{
-	static const char *const schemes[] = { "net://", "net4://", "net6://" };
-
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
-		size_t n = strlen(schemes[i]);
-
-		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && strstr(v + n, "/host/"))
-			return true;
-	}
-	return false;
-}
+/* ---- Values of jank's own ---- */
 
 /*
  * The next element of the comma-separated list at *s, blanks trimmed, into
@@ -259,274 +51,190 @@ static int next_item(const char **s, char *buf, size_t len)
 	return 1;
 }
 
-/* Append a copy of `v` to the array *list of *n strings. */
-static int list_add(struct parser *p, char ***list, size_t *n, const char *v)
+/* Whether v starts with one of the schemes, something that is not in `not_first` after it. */
+static bool has_scheme(const char *v, const char *const *schemes, const char *not_first,
+		       size_t *after)
 {
-	char **l = realloc(*list, (*n + 1) * sizeof(*l));
+	for (size_t i = 0; schemes[i]; i++) {
+		size_t n = strlen(schemes[i]);
 
-	if (!l) {
-		fail(p, p->lineno, "out of memory");
-		return -ENOMEM;
+		if (!strncmp(v, schemes[i], n) && v[n] && !strchr(not_first, v[n])) {
+			*after = n;
+			return true;
+		}
 	}
-	*list = l;
-	l[*n] = NULL;
-	if (set_string(p, v, &l[*n]) < 0)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
+	return false;
 }
 
-/* A comma-separated list of live URLs: one session (or host) each. */
-static int live_url(struct parser *p, const char *key, const char *v)
+static const char *const live_schemes[] = { "net://", "net4://", "net6://", NULL };
+
+/* A string into the char array of k->size at k's offset. */
+static void copy_array(const struct jank_conf_key *k, void *sec, const char *v)
 {
-	struct jank_config_live *l = &p->c->live;
+	memcpy(JANK_CONF_FIELD(sec, k, char), v, strlen(v) + 1);
+}
+
+/* [live] url: a comma-separated list of live URLs, one session (or host) each. */
+static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
+{
+	char ***urls = JANK_CONF_FIELD(sec, k, char **);
+	size_t *n = JANK_CONF_FIELD2(sec, k, size_t), after;
 	char url[JANK_CONFIG_URL_LEN];
 	const char *s = v;
 	int r;
 
-	(void)key;
 	/* A drop-in's url replaces the list of an earlier file. */
-	free_list(&l->urls, &l->nurls);
-	p->live_url_file = p->name;
-	p->live_url_line = p->lineno;
-	p->live_url_at = (uint64_t)p->fileno << 32 | p->lineno;
+	jank_conf_list_free(urls, n);
 	while ((r = next_item(&s, url, sizeof(url))) > 0) {
-		if (!live_url_ok(url)) {
-			fail(p, p->lineno,
+		if (!has_scheme(url, live_schemes, "/", &after) || !strstr(url + after, "/host/")) {
+			fail(p, LINE(p),
 			     "bad url '%s' (expected net://RELAYD-HOST/host/HOSTNAME/SESSION)",
 			     url);
 			return -EINVAL;
 		}
-		for (size_t i = 0; i < l->nurls; i++) {
-			if (!strcmp(l->urls[i], url)) {
-				fail(p, p->lineno, "url '%s' is listed twice", url);
+		for (size_t i = 0; i < *n; i++) {
+			if (!strcmp((*urls)[i], url)) {
+				fail(p, LINE(p), "url '%s' is listed twice", url);
 				return -EINVAL;
 			}
 		}
-		if (list_add(p, &l->urls, &l->nurls, url) < 0)
+		if (jank_conf_list_add(p, urls, n, url) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
-		fail(p, p->lineno, "bad url list '%s' (an element is empty or too long)", v);
+		fail(p, LINE(p), "bad url list '%s' (an element is empty or too long)", v);
 	return r;
 }
 
-static int live_create(struct parser *p, const char *key, const char *v)
-{
-	p->live_create_seen = true;
-	p->live_create_file = p->name;
-	p->live_create_line = p->lineno;
-	p->live_create_at = (uint64_t)p->fileno << 32 | p->lineno;
-	return set_bool(p, key, v, &p->c->live.create);
-}
-
-static int live_timer(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->live.timer_ns, false);
-}
+static const struct jank_conf_type live_urls = { .name = "url list",
+						 .parse = live_urls_parse,
+						 .equal = jank_conf_list_equal,
+						 .free = jank_conf_list_fini,
+						 .second = true };
 
 /* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
-static int set_session_name(struct parser *p, const char *v, char *out)
+static int session_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			 void *sec)
 {
-	size_t n = strlen(v);
-	bool ok = n < JANK_CONFIG_SESSION_LEN && v[0] != '.' && v[0] != '-';
+	bool ok = strlen(v) < k->size && v[0] != '.' && v[0] != '-';
 
 	for (const char *s = v; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
 			ok = false;
 	if (!ok) {
-		fail(p, p->lineno,
-		     "bad session name '%s' (expected letters, digits and _-.:, at most %d)", v,
-		     JANK_CONFIG_SESSION_LEN - 1);
+		fail(p, LINE(p),
+		     "bad session name '%s' (expected letters, digits and _-.:, at most %zu)", v,
+		     k->size - 1);
 		return -EINVAL;
 	}
-	memcpy(out, v, n + 1);
+	copy_array(k, sec, v);
 	return 0;
 }
 
-static int live_session(struct parser *p, const char *key, const char *v)
-{
-	(void)key;
-	return set_session_name(p, v, p->c->live.session);
-}
+static const struct jank_conf_type session_name = { .name = "session name",
+						    .parse = session_parse,
+						    .equal = jank_conf_array_equal };
 
 /* The lttng output URL of the created session: where relayd listens. */
-static int live_relayd(struct parser *p, const char *key, const char *v)
+static int relayd_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			void *sec)
 {
-	static const char *const schemes[] = { "net://", "net6://", "tcp://", "tcp6://" };
-	bool ok = false;
+	static const char *const schemes[] = { "net://", "net6://", "tcp://", "tcp6://", NULL };
+	size_t after;
+	bool ok = has_scheme(v, schemes, "/:", &after);
 
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
-		size_t n = strlen(schemes[i]);
-
-		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != '/' && v[n] != ':')
-			ok = true;
-	}
 	for (const char *s = v; *s; s++)
 		if (isspace((unsigned char)*s) || *s == ',')
 			ok = false;
-	if (!ok || strlen(v) >= sizeof(p->c->live.relayd)) {
-		fail(p, p->lineno, "bad relayd '%s' (expected an lttng URL such as net://HOST)", v);
+	if (!ok || strlen(v) >= k->size) {
+		fail(p, LINE(p), "bad relayd '%s' (expected an lttng URL such as net://HOST)", v);
 		return -EINVAL;
 	}
-	memcpy(p->c->live.relayd, v, strlen(v) + 1);
+	copy_array(k, sec, v);
 	return 0;
 }
 
-static int live_relayd_live_port(struct parser *p, const char *key, const char *v)
-{
-	uint64_t port;
-
-	if (parse_uint(v, &port) < 0 || port == 0 || port > 65535) {
-		fail(p, p->lineno, "bad port '%s' for %s (expected 1 to 65535)", v, key);
-		return -EINVAL;
-	}
-	p->c->live.relayd_live_port = (unsigned)port;
-	return 0;
-}
-
-static int live_tracefile_size(struct parser *p, const char *key, const char *v)
-{
-	return set_size(p, key, v, &p->c->live.tracefile_size);
-}
-
-static int live_tracefile_count(struct parser *p, const char *key, const char *v)
-{
-	if (parse_uint(v, &p->c->live.tracefile_count) < 0 || p->c->live.tracefile_count == 0) {
-		fail(p, p->lineno, "bad number '%s' for %s (expected 1 or more)", v, key);
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct jank_conf_type relayd_url = { .name = "relayd url",
+						  .parse = relayd_parse,
+						  .equal = jank_conf_array_equal };
 
 /* The relayd whose sessions are discovered: net://HOST[:LIVE-PORT], no path. */
-static int live_discover(struct parser *p, const char *key, const char *v)
+static int discover_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			  void *sec)
 {
-	static const char *const schemes[] = { "net://", "net4://", "net6://" };
-	bool ok = false;
+	size_t after;
+	bool ok = has_scheme(v, live_schemes, ":", &after) && !strpbrk(v + after, "/, \t");
 
-	(void)key;
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
-		size_t n = strlen(schemes[i]);
-
-		if (!strncmp(v, schemes[i], n) && v[n] && v[n] != ':')
-			ok = !strpbrk(v + n, "/, \t");
-	}
-	if (!ok || strlen(v) >= sizeof(p->c->live.discover)) {
-		fail(p, p->lineno,
+	if (!ok || strlen(v) >= k->size) {
+		fail(p, LINE(p),
 		     "bad discover '%s' (expected net://RELAYD-HOST[:LIVE-PORT], without a path)",
 		     v);
 		return -EINVAL;
 	}
-	memcpy(p->c->live.discover, v, strlen(v) + 1);
-	p->discover_file = p->name;
-	p->discover_line = p->lineno;
+	copy_array(k, sec, v);
 	return 0;
 }
 
-/* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. */
-static int set_patterns(struct parser *p, const char *key, const char *v, char ***list, size_t *n)
+static const struct jank_conf_type discover_url = { .name = "discover url",
+						    .parse = discover_parse,
+						    .equal = jank_conf_array_equal };
+
+/* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. A drop-in's replaces. */
+static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			  void *sec)
 {
+	char ***list = JANK_CONF_FIELD(sec, k, char **);
+	size_t *n = JANK_CONF_FIELD2(sec, k, size_t);
 	char pat[JANK_CONFIG_SESSION_LEN];
 	const char *s = v;
 	int r;
 
+	jank_conf_list_free(list, n);
 	while ((r = next_item(&s, pat, sizeof(pat))) > 0) {
 		if (strpbrk(pat, "/ \t\"'")) {
-			fail(p, p->lineno,
+			fail(p, LINE(p),
 			     "bad pattern '%s' for %s (a glob such as web-* : no blanks, quotes "
 			     "or '/')",
-			     pat, key);
+			     pat, k->name);
 			return -EINVAL;
 		}
-		if (list_add(p, list, n, pat) < 0)
+		if (jank_conf_list_add(p, list, n, pat) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
-		fail(p, p->lineno, "bad pattern list '%s' for %s (an element is empty or too long)",
-		     v, key);
+		fail(p, LINE(p), "bad pattern list '%s' for %s (an element is empty or too long)",
+		     v, k->name);
 	return r;
 }
 
-/* Where hosts or sessions was first set, for the message when there is no discover. */
-static void note_patterns(struct parser *p)
-{
-	if (!p->patterns_line) {
-		p->patterns_file = p->name;
-		p->patterns_line = p->lineno;
-	}
-}
-
-static int live_hosts(struct parser *p, const char *key, const char *v)
-{
-	note_patterns(p);
-	free_list(&p->c->live.hosts, &p->c->live.nhosts); /* a drop-in's list replaces */
-	return set_patterns(p, key, v, &p->c->live.hosts, &p->c->live.nhosts);
-}
-
-static int live_sessions(struct parser *p, const char *key, const char *v)
-{
-	note_patterns(p);
-	free_list(&p->c->live.sessions, &p->c->live.nsessions);
-	return set_patterns(p, key, v, &p->c->live.sessions, &p->c->live.nsessions);
-}
-
-static int live_discover_interval(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->live.discover_interval_ns, false);
-}
+static const struct jank_conf_type patterns = { .name = "pattern list",
+						.parse = patterns_parse,
+						.equal = jank_conf_list_equal,
+						.free = jank_conf_list_fini,
+						.second = true };
 
 /* Workers send something every second: a timeout shorter than 2 s would kill sound ones. */
-static int live_worker_timeout(struct parser *p, const char *key, const char *v)
+static int worker_timeout_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
+				const char *v, void *sec)
 {
-	int r = set_duration(p, key, v, &p->c->live.worker_timeout_ns, false);
+	int r = jank_conf_duration.parse(p, k, v, sec);
 
-	if (r == 0 && p->c->live.worker_timeout_ns < 2000000000LL) {
-		fail(p, p->lineno, "bad %s '%s' (at least 2s: a worker speaks every second)", key,
+	if (r == 0 && *JANK_CONF_FIELD(sec, k, int64_t) < 2000000000LL) {
+		fail(p, LINE(p), "bad %s '%s' (at least 2s: a worker speaks every second)", k->name,
 		     v);
 		r = -EINVAL;
 	}
 	return r;
 }
 
-/* ---- [graph] ---- */
+static const struct jank_conf_type worker_timeout = { .name = "worker timeout",
+						      .parse = worker_timeout_parse,
+						      .equal = jank_conf_bytes_equal };
 
-static int graph_retention(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->graph.retention_ns, false);
-}
-
-static int graph_memory_limit(struct parser *p, const char *key, const char *v)
-{
-	return set_size(p, key, v, &p->c->graph.memory_limit);
-}
-
-static int graph_action_timeout(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->graph.action_timeout_ns, false);
-}
-
-static int graph_overdue_grace(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->graph.overdue_grace_ns, true);
-}
-
-/* ---- [alerts] ---- */
-
-static int alerts_target(struct parser *p, const char *key, const char *v)
-{
-	for (int t = JANK_ALERT_JOURNAL; t <= JANK_ALERT_JSON; t++) {
-		if (!strcmp(v, jank_alert_target_name(t))) {
-			p->c->alerts.target = t;
-			return 0;
-		}
-	}
-	fail(p, p->lineno, "bad value '%s' for target (expected journal, stderr or json)", v);
-	return -EINVAL;
-}
-
-/* "10/10s": at most 10 alerts per 10 seconds. */
-static int alerts_rate_limit(struct parser *p, const char *key, const char *v)
+/* "10/10s": at most 10 per 10 seconds; the count at offset, the period at offset2. */
+static int rate_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+		      void *sec)
 {
 	const char *slash = strchr(v, '/');
 	char count[32];
@@ -537,125 +245,117 @@ static int alerts_rate_limit(struct parser *p, const char *key, const char *v)
 		goto bad;
 	memcpy(count, v, slash - v);
 	count[slash - v] = '\0';
-	if (parse_uint(count, &n) < 0 || n == 0)
+	if (jank_conf_parse_uint(count, &n) < 0 || n == 0)
 		goto bad;
 	if (jank_units_parse_duration(slash + 1, &ns) < 0 || ns <= 0)
 		goto bad;
-	p->c->alerts.rate_limit_count = n;
-	p->c->alerts.rate_limit_period_ns = ns;
+	*JANK_CONF_FIELD(sec, k, uint64_t) = n;
+	*JANK_CONF_FIELD2(sec, k, int64_t) = ns;
 	return 0;
 bad:
-	fail(p, p->lineno, "bad rate-limit '%s' (expected COUNT/DURATION, e.g. 10/10s)", v);
+	fail(p, LINE(p), "bad %s '%s' (expected COUNT/DURATION, e.g. 10/10s)", k->name, v);
 	return -EINVAL;
 }
 
-/* ---- [capture] ---- */
+static const struct jank_conf_type rate = {
+	.name = "rate", .parse = rate_parse, .equal = jank_conf_bytes_equal, .second = true
+};
 
-static int capture_mode(struct parser *p, const char *key, const char *v)
-{
-	for (int m = JANK_CAPTURE_SNAPSHOT; m <= JANK_CAPTURE_NONE; m++) {
-		if (!strcmp(v, jank_capture_mode_name(m))) {
-			p->c->capture.mode = m;
-			return 0;
-		}
-	}
-	fail(p, p->lineno, "bad value '%s' for mode (expected snapshot, rotation or none)", v);
-	return -EINVAL;
-}
-
-static int capture_dir(struct parser *p, const char *key, const char *v)
+/* An absolute path, into a char * (a size of sizeof(char *)) or a char array. */
+static int path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+		      void *sec)
 {
 	if (v[0] != '/') {
-		fail(p, p->lineno, "bad dir '%s' (expected an absolute path)", v);
+		fail(p, LINE(p), "bad %s '%s' (expected an absolute path)", k->name, v);
 		return -EINVAL;
 	}
-	return set_string(p, v, &p->c->capture.dir);
+	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
-static int capture_cooldown(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->capture.cooldown_ns, true);
-}
+static const struct jank_conf_type abs_path = { .name = "path",
+						.parse = path_parse,
+						.equal = jank_conf_str_equal,
+						.free = jank_conf_str_fini };
 
-static int capture_max_per_hour(struct parser *p, const char *key, const char *v)
+static int socket_path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
+			     const char *v, void *sec)
 {
-	if (parse_uint(v, &p->c->capture.max_per_hour) < 0) {
-		fail(p, p->lineno, "bad number '%s' for max-per-hour", v);
+	if (v[0] != '/' || strlen(v) >= k->size) {
+		fail(p, LINE(p), "bad %s '%s' (expected an absolute path, at most %zu)", k->name, v,
+		     k->size - 1);
 		return -EINVAL;
 	}
+	copy_array(k, sec, v);
 	return 0;
 }
 
-static int capture_quota(struct parser *p, const char *key, const char *v)
+static const struct jank_conf_type socket_path = { .name = "socket path",
+						   .parse = socket_path_parse,
+						   .equal = jank_conf_array_equal };
+
+/* An event name: no blanks, no quotes. */
+static bool event_name_ok(const char *v)
 {
-	return set_size(p, key, v, &p->c->capture.quota);
+	for (const char *s = v; *s; s++)
+		if (isspace((unsigned char)*s) || *s == '"' || *s == '\'' || *s == ',')
+			return false;
+	return true;
 }
 
-/* The capture session to adopt (or to create under that name). */
-static int capture_session(struct parser *p, const char *key, const char *v)
+static int event_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+		       void *sec)
 {
-	(void)key;
-	return set_session_name(p, v, p->c->capture.session);
+	if (!event_name_ok(v)) {
+		fail(p, LINE(p), "bad event name '%s' for %s", v, k->name);
+		return -EINVAL;
+	}
+	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
-/* More events for the capture session, comma-separated: provider:event (user space) or a kernel
- * event name; wildcards allowed. */
-static int capture_events(struct parser *p, const char *key, const char *v)
+static const struct jank_conf_type event = { .name = "event",
+					     .parse = event_parse,
+					     .equal = jank_conf_str_equal,
+					     .free = jank_conf_str_fini };
+
+/* Event names, comma-separated: provider:event (user space) or a kernel event; wildcards
+ * allowed. A drop-in's list replaces the earlier one. */
+static int events_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			void *sec)
 {
-	struct jank_config_capture *c = &p->c->capture;
+	char ***list = JANK_CONF_FIELD(sec, k, char **);
+	size_t *n = JANK_CONF_FIELD2(sec, k, size_t);
 	const char *s = v;
 	char name[256];
-	char *ev = NULL;
 	int r;
 
-	free_list(&c->events, &c->nevents); /* a drop-in's list replaces the earlier one */
+	jank_conf_list_free(list, n);
 	while ((r = next_item(&s, name, sizeof(name))) > 0) {
-		if (set_event_name(p, key, name, &ev) < 0)
+		if (!event_name_ok(name)) {
+			fail(p, LINE(p), "bad event name '%s' for %s", name, k->name);
 			return -EINVAL;
-		r = list_add(p, &c->events, &c->nevents, ev);
-		free(ev);
-		ev = NULL;
-		if (r < 0)
-			return r;
+		}
+		if (jank_conf_list_add(p, list, n, name) < 0)
+			return -ENOMEM;
 	}
 	if (r < 0)
-		fail(p, p->lineno, "bad event list '%s' for %s (an element is empty or too long)",
-		     v, key);
+		fail(p, LINE(p), "bad event list '%s' for %s (an element is empty or too long)", v,
+		     k->name);
 	return r;
 }
 
-static int capture_buffer_size(struct parser *p, const char *key, const char *v)
-{
-	if (!strcmp(v, "0")) {
-		p->c->capture.buffer_size = 0;
-		return 0;
-	}
-	return set_size(p, key, v, &p->c->capture.buffer_size);
-}
+static const struct jank_conf_type events = { .name = "event list",
+					      .parse = events_parse,
+					      .equal = jank_conf_list_equal,
+					      .free = jank_conf_list_fini,
+					      .second = true };
 
-static int capture_rotation_period(struct parser *p, const char *key, const char *v)
+/* "5%" of the filesystem (the double at offset2), or a size such as "1GiB" (the bytes at
+ * offset); "0" never refuses. */
+static int min_free_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			  void *sec)
 {
-	return set_duration(p, key, v, &p->c->capture.rotation_period_ns, true);
-}
-
-static int capture_rotation_size(struct parser *p, const char *key, const char *v)
-{
-	if (!strcmp(v, "0")) {
-		p->c->capture.rotation_size = 0;
-		return 0;
-	}
-	return set_size(p, key, v, &p->c->capture.rotation_size);
-}
-
-static int capture_retention(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->capture.retention_ns, false);
-}
-
-/* "5%" of the filesystem, or a size such as "1GiB"; "0" never refuses. */
-static int capture_min_free(struct parser *p, const char *key, const char *v)
-{
-	struct jank_config_capture *c = &p->c->capture;
+	uint64_t *bytes = JANK_CONF_FIELD(sec, k, uint64_t);
+	double *percent = JANK_CONF_FIELD2(sec, k, double);
 	size_t n = strlen(v);
 
 	if (n > 1 && v[n - 1] == '%') {
@@ -670,773 +370,405 @@ static int capture_min_free(struct parser *p, const char *key, const char *v)
 		pct = strtod(num, &end);
 		if (errno || *end || pct < 0 || pct >= 100)
 			goto bad;
-		c->min_free = 0;
-		c->min_free_percent = pct;
+		*bytes = 0;
+		*percent = pct;
 		return 0;
 	}
 	if (!strcmp(v, "0")) {
-		c->min_free = 0;
-		c->min_free_percent = 0;
+		*bytes = 0;
+		*percent = 0;
 		return 0;
 	}
-	if (jank_units_parse_size(v, &c->min_free) < 0)
+	if (jank_units_parse_size(v, bytes) < 0)
 		goto bad;
-	c->min_free_percent = 0;
+	*percent = 0;
 	return 0;
 bad:
-	fail(p, p->lineno,
-	     "bad min-free '%s' (expected a size such as 1GiB or a percentage such as 5%%)", v);
+	fail(p, LINE(p), "bad %s '%s' (expected a size such as 1GiB or a percentage such as 5%%)",
+	     k->name, v);
 	return -EINVAL;
 }
 
-/* ---- [daemon] ---- */
+static const struct jank_conf_type min_free = { .name = "size or percentage",
+						.parse = min_free_parse,
+						.equal = jank_conf_bytes_equal,
+						.second = true };
 
-static int daemon_control_socket(struct parser *p, const char *key, const char *v)
-{
-	if (v[0] != '/' || strlen(v) >= sizeof(p->c->daemon.control_socket)) {
-		fail(p, p->lineno,
-		     "bad control-socket '%s' (expected an absolute path, at most %zu)", v,
-		     sizeof(p->c->daemon.control_socket) - 1);
-		return -EINVAL;
-	}
-	memcpy(p->c->daemon.control_socket, v, strlen(v) + 1);
-	return 0;
-}
-
-static int daemon_status_interval(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->daemon.status_interval_ns, false);
-}
-
-static int daemon_ready_timeout(struct parser *p, const char *key, const char *v)
-{
-	return set_duration(p, key, v, &p->c->daemon.ready_timeout_ns, true);
-}
-
-/* ---- [metrics] ---- */
-
-/* A numeric address, "[v6]" or "localhost": the address into host, and whether it is loopback. */
-static int parse_host(const char *s, size_t n, char *host, bool *loopback)
+/* A numeric address, "[v6]" or "localhost": the address into host. */
+static int parse_host(const char *s, size_t n, char *host)
 {
 	unsigned char a[sizeof(struct in6_addr)];
 	char buf[JANK_CONFIG_HOST_LEN];
+	int family = AF_INET;
 
 	if (n == 9 && !strncmp(s, "localhost", 9)) {
 		snprintf(host, JANK_CONFIG_HOST_LEN, "127.0.0.1");
-		*loopback = true;
 		return 0;
 	}
 	if (n > 2 && s[0] == '[' && s[n - 1] == ']') {
-		if (n - 2 >= sizeof(buf))
-			return -EINVAL;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(n - 2), s + 1);
-		if (inet_pton(AF_INET6, buf, a) != 1)
-			return -EINVAL;
-		/* ::1, or ::ffff:127.x.y.z */
-		*loopback = IN6_IS_ADDR_LOOPBACK((struct in6_addr *)a) ||
-			    (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a) && a[12] == 127);
-	} else {
-		if (n >= sizeof(buf))
-			return -EINVAL;
-		snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
-		if (inet_pton(AF_INET, buf, a) != 1)
-			return -EINVAL;
-		*loopback = a[0] == 127;
+		s++;
+		n -= 2;
+		family = AF_INET6;
 	}
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+	if (inet_pton(family, buf, a) != 1)
+		return -EINVAL;
 	memcpy(host, buf, strlen(buf) + 1);
 	return 0;
 }
 
-/* ADDRESS:PORT; whether a non-loopback address is allowed is checked at the section's end. */
-static int metrics_listen(struct parser *p, const char *key, const char *v)
+/* 127.0.0.0/8, ::1 or ::ffff:127.x.y.z. */
+static bool host_is_loopback(const char *host)
 {
-	struct jank_config_metrics *m = &p->c->metrics;
+	unsigned char a[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, host, a) == 1)
+		return a[0] == 127;
+	if (inet_pton(AF_INET6, host, a) == 1)
+		return IN6_IS_ADDR_LOOPBACK((struct in6_addr *)a) ||
+		       (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a) && a[12] == 127);
+	return false;
+}
+
+/* ADDRESS:PORT, the address at offset (a char array), the port (unsigned) at offset2; whether
+ * a non-loopback address is allowed is checked at the section's end. */
+static int listen_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			void *sec)
+{
+	char *host = JANK_CONF_FIELD(sec, k, char);
 	const char *colon = strrchr(v, ':');
 	uint64_t port;
 
-	if (!colon || parse_uint(colon + 1, &port) < 0 || port == 0 || port > 65535 ||
-	    parse_host(v, (size_t)(colon - v), m->host, &p->metrics_loopback) < 0) {
-		m->host[0] = '\0';
-		fail(p, p->lineno,
-		     "bad listen '%s' (expected ADDRESS:PORT: 127.0.0.1:9479, [::1]:9479 or "
+	if (!colon || jank_conf_parse_uint(colon + 1, &port) < 0 || port == 0 || port > 65535 ||
+	    parse_host(v, (size_t)(colon - v), host) < 0) {
+		host[0] = '\0';
+		fail(p, LINE(p),
+		     "bad %s '%s' (expected ADDRESS:PORT: 127.0.0.1:9479, [::1]:9479 or "
 		     "localhost:9479)",
-		     v);
+		     k->name, v);
 		return -EINVAL;
 	}
-	m->port = (unsigned)port;
-	p->metrics_listen_line = p->lineno;
+	*JANK_CONF_FIELD2(sec, k, unsigned) = (unsigned)port;
 	return 0;
 }
 
-static int metrics_listen_public(struct parser *p, const char *key, const char *v)
+static const struct jank_conf_type listen_address = { .name = "address:port",
+						      .parse = listen_parse,
+						      .equal = jank_conf_bytes_equal,
+						      .second = true };
+
+/* [action NAME] key: the fields that pair a begin with its end. */
+static int rule_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
 {
-	return set_bool(p, key, v, &p->c->metrics.listen_public);
-}
-
-/* The endpoint tells about the host's programs: beyond loopback only when asked. */
-static void metrics_end(struct parser *p)
-{
-	const struct jank_config_metrics *m = &p->c->metrics;
-
-	if (!m->host[0] || p->metrics_loopback || m->listen_public)
-		return;
-	fail(p, p->metrics_listen_line,
-	     "[metrics] listen: %s is not a loopback address: whoever reaches it can read "
-	     "jankd's metrics (say listen-public = yes to serve it there)",
-	     m->host);
-}
-
-/* ---- [action NAME] ---- */
-
-static int action_begin(struct parser *p, const char *key, const char *v)
-{
-	return set_event_name(p, key, v, &p->rule->begin_event);
-}
-
-static int action_end(struct parser *p, const char *key, const char *v)
-{
-	return set_event_name(p, key, v, &p->rule->end_event);
-}
-
-static int action_key(struct parser *p, const char *key, const char *v)
-{
-	if (jank_rule_set_keys(p->rule, v) < 0) {
-		fail(p, p->lineno,
-		     "bad key '%s' (expected up to %d field names separated by commas)", v,
-		     JANK_RULE_MAX_KEYS);
+	(void)k;
+	if (jank_rule_set_keys(sec, v) < 0) {
+		fail(p, LINE(p), "bad key '%s' (expected up to %d field names separated by commas)",
+		     v, JANK_RULE_MAX_KEYS);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int action_match(struct parser *p, const char *key, const char *v)
+static bool rule_keys_equal(const struct jank_conf_key *k, const void *a, const void *b)
 {
-	if (jank_rule_set_match(p->rule, v) < 0) {
-		fail(p, p->lineno,
-		     "bad match '%s' (expected FIELD == \"string\" or FIELD == NUMBER)", v);
-		return -EINVAL;
-	}
-	return 0;
-}
+	const struct jank_rule *x = a, *y = b;
 
-static int action_threshold(struct parser *p, const char *key, const char *v)
-{
-	struct jank_threshold t;
-
-	if (jank_threshold_parse(v, &t) < 0 || (t.kind == JANK_THRESHOLD_FIXED && t.ns <= 0)) {
-		if (v[0] == 'p' || v[0] == 'P')
-			fail(p, p->lineno,
-			     "bad threshold '%s' (expected pPERCENTILE[*FACTOR], e.g. p99*1.5: a "
-			     "percentile above 0 and below 100, a factor above 0 and at most 1000)",
-			     v);
-		else
-			fail(p, p->lineno, "bad duration '%s' for threshold", v);
-		return -EINVAL;
-	}
-	p->rule->threshold = t;
-	return 0;
-}
-
-static int action_capture(struct parser *p, const char *key, const char *v)
-{
-	return set_bool(p, key, v, &p->rule->capture);
-}
-
-/* Samples an adaptive threshold learns from before it applies; kept until the section ends. */
-static int action_warmup(struct parser *p, const char *key, const char *v)
-{
-	if (parse_uint(v, &p->warmup) < 0) {
-		fail(p, p->lineno, "bad number '%s' for warmup", v);
-		return -EINVAL;
-	}
-	p->warmup_set = true;
-	return 0;
-}
-
-/* clang-format off */
-static const struct key_def live_keys[] = {
-	{ "url", live_url },
-	{ "create", live_create },
-	{ "timer", live_timer },
-	{ "session", live_session },
-	{ "relayd", live_relayd },
-	{ "relayd-live-port", live_relayd_live_port },
-	{ "tracefile-size", live_tracefile_size },
-	{ "tracefile-count", live_tracefile_count },
-	{ "discover", live_discover },
-	{ "hosts", live_hosts },
-	{ "sessions", live_sessions },
-	{ "discover-interval", live_discover_interval },
-	{ "worker-timeout", live_worker_timeout },
-	{ NULL, NULL },
-};
-static const struct key_def graph_keys[] = {
-	{ "retention", graph_retention },
-	{ "memory-limit", graph_memory_limit },
-	{ "action-timeout", graph_action_timeout },
-	{ "overdue-grace", graph_overdue_grace },
-	{ NULL, NULL },
-};
-static const struct key_def alerts_keys[] = {
-	{ "target", alerts_target },
-	{ "rate-limit", alerts_rate_limit },
-	{ NULL, NULL },
-};
-static const struct key_def capture_keys[] = {
-	{ "mode", capture_mode },
-	{ "dir", capture_dir },
-	{ "cooldown", capture_cooldown },
-	{ "max-per-hour", capture_max_per_hour },
-	{ "quota", capture_quota },
-	{ "min-free", capture_min_free },
-	{ "session", capture_session },
-	{ "events", capture_events },
-	{ "buffer-size", capture_buffer_size },
-	{ "rotation-period", capture_rotation_period },
-	{ "rotation-size", capture_rotation_size },
-	{ "retention", capture_retention },
-	{ NULL, NULL },
-};
-static const struct key_def metrics_keys[] = {
-	{ "listen", metrics_listen },
-	{ "listen-public", metrics_listen_public },
-	{ NULL, NULL },
-};
-static const struct key_def daemon_keys[] = {
-	{ "control-socket", daemon_control_socket },
-	{ "status-interval", daemon_status_interval },
-	{ "ready-timeout", daemon_ready_timeout },
-	{ NULL, NULL },
-};
-enum { ACTION_KEY_BEGIN, ACTION_KEY_END, ACTION_KEY_KEY, ACTION_KEY_MATCH, ACTION_KEY_THRESHOLD };
-static const struct key_def action_keys[] = {
-	[ACTION_KEY_BEGIN] = { "begin", action_begin },
-	[ACTION_KEY_END] = { "end", action_end },
-	[ACTION_KEY_KEY] = { "key", action_key },
-	[ACTION_KEY_MATCH] = { "match", action_match },
-	[ACTION_KEY_THRESHOLD] = { "threshold", action_threshold },
-	{ "capture", action_capture },
-	{ "warmup", action_warmup },
-	{ NULL, NULL },
-};
-/* clang-format on */
-
-static const struct key_def *section_keys(enum section_kind kind)
-{
-	switch (kind) {
-	case SECTION_LIVE:
-		return live_keys;
-	case SECTION_GRAPH:
-		return graph_keys;
-	case SECTION_ALERTS:
-		return alerts_keys;
-	case SECTION_CAPTURE:
-		return capture_keys;
-	case SECTION_DAEMON:
-		return daemon_keys;
-	case SECTION_METRICS:
-		return metrics_keys;
-	case SECTION_ACTION:
-		return action_keys;
-	case SECTION_NONE:
-	case SECTION_BAD:
-	case SECTION_KIND_COUNT:
-		break;
-	}
-	return NULL;
-}
-
-/* ---- Sections ---- */
-
-/* Checks that need the whole section: required keys. */
-static void section_end(struct parser *p)
-{
-	static const unsigned required[] = { ACTION_KEY_BEGIN, ACTION_KEY_END,
-					     ACTION_KEY_THRESHOLD };
-
-	if (p->kind == SECTION_METRICS)
-		metrics_end(p);
-	/* A refused value leaves its key marked seen but unset: the first
-	 * error is the one to report. */
-	if (p->kind != SECTION_ACTION || p->failed)
-		return;
-	/* A drop-in's [action NAME] of an earlier file changes some of its keys. */
-	for (size_t i = 0; !p->overriding && i < sizeof(required) / sizeof(required[0]); i++) {
-		if (!(p->seen & (1ull << required[i]))) {
-			fail(p, 0, "[%s]: missing '%s'", p->section, action_keys[required[i]].name);
-			return;
-		}
-	}
-	if (!strcmp(p->rule->begin_event, p->rule->end_event)) {
-		fail(p, p->section_line,
-		     "[%s]: begin and end are the same event '%s' (an action needs two)",
-		     p->section, p->rule->begin_event);
-		return;
-	}
-	if (p->warmup_set)
-		p->rule->threshold.warmup = p->warmup;
-}
-
-static bool valid_action_name(const char *s)
-{
-	if (!*s)
+	(void)k;
+	if (x->nkeys != y->nkeys)
 		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_-.:", *s))
+	for (unsigned i = 0; i < x->nkeys; i++)
+		if (strcmp(x->keys[i], y->keys[i]) != 0)
 			return false;
 	return true;
 }
 
-static int add_rule(struct parser *p, const char *name)
+static const struct jank_conf_type rule_keys = {
+	.name = "field list", .parse = rule_keys_parse, .equal = rule_keys_equal, .second = true
+};
+
+/* [action NAME] match: FIELD == VALUE. */
+static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+		       void *sec)
 {
-	struct jank_config *c = p->c;
-	struct jank_rule *v;
-	unsigned *lines;
-
-	const char **files;
-
-	for (size_t i = 0; i < c->nrules; i++) {
-		if (strcmp(c->rules[i].name, name) != 0)
-			continue;
-		if (p->rule_files[i] == p->name) {
-			fail(p, p->lineno, "duplicate action name '%s' (first at line %u)", name,
-			     p->rule_lines[i]);
-			return -EEXIST;
-		}
-		p->rule = &c->rules[i];
-		p->overriding = true;
-		return 0;
+	(void)k;
+	if (jank_rule_set_match(sec, v) < 0) {
+		fail(p, LINE(p), "bad match '%s' (expected FIELD == \"string\" or FIELD == NUMBER)",
+		     v);
+		return -EINVAL;
 	}
-	v = realloc(c->rules, (c->nrules + 1) * sizeof(*v));
-	if (!v)
-		goto nomem;
-	c->rules = v;
-	lines = realloc(p->rule_lines, (c->nrules + 1) * sizeof(*lines));
-	if (!lines)
-		goto nomem;
-	p->rule_lines = lines;
-	files = realloc(p->rule_files, (c->nrules + 1) * sizeof(*files));
-	if (!files)
-		goto nomem;
-	p->rule_files = files;
-	jank_rule_init(&v[c->nrules]);
-	v[c->nrules].name = strdup(name);
-	if (!v[c->nrules].name)
-		goto nomem;
-	lines[c->nrules] = p->lineno;
-	files[c->nrules] = p->name;
-	p->rule = &v[c->nrules++];
-	return 0;
-nomem:
-	fail(p, p->lineno, "out of memory");
-	return -ENOMEM;
-}
-
-/* A header line, "[ name ]" with the brackets stripped: start a section. */
-static void section_begin(struct parser *p, char *name)
-{
-	char *end;
-
-	section_end(p);
-	p->kind = SECTION_BAD;
-	p->seen = 0;
-	p->rule = NULL;
-	p->overriding = false;
-	p->warmup_set = false;
-	p->section_line = p->lineno;
-	while (isspace((unsigned char)*name))
-		name++;
-	end = name + strlen(name);
-	while (end > name && isspace((unsigned char)end[-1]))
-		*--end = '\0';
-	snprintf(p->section, sizeof(p->section), "%s", name);
-
-	if (!strncmp(name, "action", 6) && (name[6] == '\0' || isspace((unsigned char)name[6]))) {
-		char *rule = name + 6;
-
-		while (isspace((unsigned char)*rule))
-			rule++;
-		if (!valid_action_name(rule)) {
-			fail(p, p->lineno,
-			     "bad action name in [%s] (expected [action NAME], NAME made of "
-			     "letters, "
-			     "digits and _-.:)",
-			     name);
-			return;
-		}
-		snprintf(p->section, sizeof(p->section), "action %s", rule);
-		if (add_rule(p, rule) == 0)
-			p->kind = SECTION_ACTION;
-		return;
-	}
-	for (int k = SECTION_LIVE; k <= SECTION_METRICS; k++) {
-		if (strcmp(name, section_names[k]) != 0)
-			continue;
-		if (p->section_first_line[k]) {
-			fail(p, p->lineno, "duplicate section [%s] (first at line %u)", name,
-			     p->section_first_line[k]);
-			return;
-		}
-		p->section_first_line[k] = p->lineno;
-		p->kind = k;
-		return;
-	}
-	fail(p, p->lineno,
-	     "unknown section [%s] (expected [live], [graph], [alerts], [capture], [daemon], "
-	     "[metrics] or [action NAME])",
-	     name);
-}
-
-/* ---- inih plumbing ---- */
-
-/* Cut an inline comment: '#' or ';' after a blank, outside double quotes. */
-static void strip_comment(char *v)
-{
-	bool quoted = false;
-	size_t n;
-
-	for (char *s = v; *s; s++) {
-		if (*s == '"')
-			quoted = !quoted;
-		else if (!quoted && (*s == '#' || *s == ';') && s > v &&
-			 isspace((unsigned char)s[-1])) {
-			*s = '\0';
-			break;
-		}
-	}
-	n = strlen(v);
-	while (n && isspace((unsigned char)v[n - 1]))
-		v[--n] = '\0';
-}
-
-static int handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct parser *p = user;
-	const struct key_def *keys;
-	char v[CONFIG_MSG_LEN];
-
-	(void)section; /* ours, tracked by the reader, is the same one */
-	if (p->kind == SECTION_BAD)
-		return 1;
-	if (p->kind == SECTION_NONE) {
-		fail(p, p->lineno, "key '%s' outside of any section", name);
-		return 0;
-	}
-	snprintf(v, sizeof(v), "%s", value ? value : "");
-	strip_comment(v);
-	keys = section_keys(p->kind);
-	for (unsigned i = 0; keys && keys[i].name; i++) {
-		if (strcmp(keys[i].name, name) != 0)
-			continue;
-		if (p->seen & (1ull << i)) {
-			fail(p, p->lineno, "duplicate key '%s' in section [%s]", name, p->section);
-			return 0;
-		}
-		p->seen |= 1ull << i;
-		if (!v[0]) {
-			fail(p, p->lineno, "empty value for '%s' in section [%s]", name,
-			     p->section);
-			return 0;
-		}
-		return keys[i].set(p, name, v) == 0;
-	}
-	fail(p, p->lineno, "unknown key '%s' in section [%s]", name, p->section);
 	return 0;
 }
 
-/* The next raw line of the text, without its newline; NULL at the end. */
-static char *next_line(struct parser *p)
+static bool match_equal(const struct jank_conf_key *k, const void *a, const void *b)
 {
-	const char *nl;
-	size_t n;
+	const struct jank_rule *x = a, *y = b;
+	const struct jank_value *u = &x->match_value, *w = &y->match_value;
 
-	if (!p->text || p->text >= p->end)
-		return NULL;
-	nl = memchr(p->text, '\n', (size_t)(p->end - p->text));
-	n = nl ? (size_t)(nl - p->text) + 1 : (size_t)(p->end - p->text);
-	if (n + 1 > p->linecap) {
-		char *l = realloc(p->line, n + 1);
-
-		if (!l)
-			return NULL;
-		p->line = l;
-		p->linecap = n + 1;
-	}
-	memcpy(p->line, p->text, n);
-	p->line[n] = '\0';
-	p->text += n;
-	while (n && (p->line[n - 1] == '\n' || p->line[n - 1] == '\r'))
-		p->line[--n] = '\0';
-	p->linelen = (size_t)n;
-	return p->line;
+	(void)k;
+	if (!x->match_field || !y->match_field)
+		return x->match_field == y->match_field;
+	if (strcmp(x->match_field, y->match_field) != 0 || u->type != w->type)
+		return false;
+	return u->type == JANK_VALUE_STR ? !strcmp(u->s, w->s) : u->i == w->i;
 }
 
-static char *reader(char *str, int num, void *stream)
-{
-	struct parser *p = stream;
-	char *line = next_line(p);
-	size_t n;
-
-	if (!line) {
-		section_end(p);
-		return NULL;
-	}
-	p->lineno++;
-	if (memchr(line, '\0', p->linelen)) {
-		fail(p, p->lineno, "a NUL byte in the line (is this a text file?)");
-		line[0] = '\0';
-	}
-	while (isspace((unsigned char)*line))
-		line++;
-	n = strlen(line);
-	if (n && !strchr("[;#", line[0]) && !strchr(line, '=')) {
-		/* inih would take "key: value": one syntax only, key = value. */
-		fail(p, p->lineno, "syntax error (expected [section] or key = value)");
-		n = 0;
-	}
-	if (n + 2 > (size_t)num) {
-		fail(p, p->lineno, "line too long (at most %d characters)", num - 3);
-		line = "";
-		n = 0;
-	}
-	if (line[0] == '[') {
-		char *close = strchr(line, ']');
-
-		if (close) {
-			char name[CONFIG_MSG_LEN];
-
-			snprintf(name, sizeof(name), "%.*s", (int)(close - line - 1), line + 1);
-			section_begin(p, name);
-		}
-	}
-	memcpy(str, line, n);
-	str[n] = '\n';
-	str[n + 1] = '\0';
-	return str;
-}
-
-/* Parse one file (or string) into p->c; the first error is kept in p. */
-static void parse_file(struct parser *p)
-{
-	int r;
-
-	/* What is per file: the line count, the sections seen, the open section. */
-	p->lineno = 0;
-	p->kind = SECTION_NONE;
-	p->rule = NULL;
-	p->overriding = false;
-	memset(p->section_first_line, 0, sizeof(p->section_first_line));
-	r = ini_parse_stream(reader, p, handler, p);
-	if (!p->failed && r > 0)
-		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
-	else if (p->failed && p->fail_name == p->name && r > 0 &&
-		 ((unsigned)r < p->fail_at || ((unsigned)r == p->fail_at && !p->fail_line))) {
-		/*
-		 * inih found a syntax error before the line of ours: report the
-		 * first. On the same line, ours wins (inih counts our refusal
-		 * as its error), unless ours names no line: a check at the end of
-		 * the file, which came after the last line's syntax error.
-		 */
-		p->failed = false;
-		fail(p, (unsigned)r, "syntax error (expected [section] or key = value)");
-	} else if (!p->failed && r < 0)
-		fail(p, 0, "out of memory");
-}
-
-/* Checks across every file, then the message of the first error, if any. */
-static int finish(struct jank_config *c, struct parser *p, char *err, size_t errlen)
-{
-	if (!p->failed && c->live.nurls && p->live_create_seen && c->live.create) {
-		bool create_last = p->live_create_at > p->live_url_at;
-
-		p->name = create_last ? p->live_create_file : p->live_url_file;
-		fail(p, create_last ? p->live_create_line : p->live_url_line,
-		     "[live]: 'url' and 'create = yes' exclude each other");
-	}
-	if (!p->failed && p->discover_line && (c->live.nurls || c->live.create)) {
-		p->name = p->discover_file;
-		fail(p, p->discover_line,
-		     "[live]: 'discover' excludes 'url' and 'create = yes' (one jankd watches "
-		     "one relayd's sessions)");
-	}
-	if (!p->failed && p->patterns_line && !p->discover_line) {
-		p->name = p->patterns_file;
-		fail(p, p->patterns_line, "[live]: 'hosts' and 'sessions' need 'discover'");
-	}
-	if (!p->failed) {
-		const char *ev;
-		size_t bad;
-
-		if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0) {
-			p->name = p->rule_files[bad];
-			fail(p, p->rule_lines[bad],
-			     "[action %s]: event '%s' cannot serve one more rule: at most %d rules "
-			     "begin or end on one event, reading at most %d key and match fields",
-			     c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
-			     JANK_MAX_FIELDS_PER_EVENT);
-		}
-	}
-	free(p->line);
-	free(p->rule_lines);
-	free(p->rule_files);
-	if (!p->failed)
-		return 0;
-	if (p->fail_line)
-		snprintf(err, errlen, "%s:%u: %s", p->fail_name, p->fail_line, p->msg);
-	else
-		snprintf(err, errlen, "%s: %s", p->fail_name, p->msg);
-	jank_config_fini(c);
-	jank_config_init(c);
-	return -EINVAL;
-}
-
-#define CONFIG_MAX_BYTES (16 << 20) /* a config is a few KiB: more is not one */
-
-/* Read a whole file into src, or say why not in err. */
-static int read_file(const char *path, struct jank_config_source *src, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	struct stat st;
-	size_t cap = 4096, n;
-	int r = 0;
-
-	memset(src, 0, sizeof(*src));
-	if (!f || fstat(fileno(f), &st) != 0)
-		r = -errno;
-	else if (S_ISDIR(st.st_mode))
-		r = -EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
-	if (r == 0 && (!(src->name = strdup(path)) || !(src->text = malloc(cap))))
-		r = -ENOMEM;
-	while (r == 0 && (n = fread(src->text + src->len, 1, cap - src->len - 1, f)) > 0) {
-		src->len += n;
-		if (src->len + 1 < cap)
-			continue;
-		if (cap >= CONFIG_MAX_BYTES) {
-			r = -EFBIG;
-		} else {
-			char *t = realloc(src->text, cap *= 2);
-
-			if (!t)
-				r = -ENOMEM;
-			else
-				src->text = t;
-		}
-	}
-	if (r == 0 && ferror(f))
-		r = -EIO;
-	if (f)
-		fclose(f);
-	if (r == 0) {
-		src->text[src->len] = '\0';
-		return 0;
-	}
-	if (r == -EINVAL)
-		snprintf(err, errlen, "%s: not a regular file", path);
-	else if (r == -EFBIG)
-		snprintf(err, errlen, "%s: larger than %d MiB: not a configuration", path,
-			 CONFIG_MAX_BYTES >> 20);
-	else
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
-	free(src->name);
-	free(src->text);
-	memset(src, 0, sizeof(*src));
-	return r;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static const struct jank_conf_type match = {
+	.name = "match", .parse = match_parse, .equal = match_equal, .second = true
+};
 
 /*
- * The drop-ins of `path`: conf.d/ beside it, its *.conf files in the byte
- * order of their names (hidden files left out). No conf.d is no drop-in.
+ * [action NAME] threshold: a duration, or pPERCENTILE[*FACTOR]. The warmup
+ * is a key of its own: the one set before or after stays.
  */
-static int list_dropins(const char *path, char ***names, size_t *count, char *err, size_t errlen)
+static int threshold_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[4096];
-	struct dirent *d;
-	DIR *dp;
-	int r = 0;
+	struct jank_threshold *out = JANK_CONF_FIELD(sec, k, struct jank_threshold), t;
 
-	*names = NULL;
-	*count = 0;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s/conf.d", (int)(slash - path), path);
-	else
-		snprintf(dir, sizeof(dir), "conf.d");
-	dp = opendir(dir);
-	if (!dp) {
-		if (errno == ENOENT)
-			return 0;
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
-		return r;
+	if (jank_threshold_parse(v, &t) < 0 || (t.kind == JANK_THRESHOLD_FIXED && t.ns <= 0)) {
+		if (v[0] == 'p' || v[0] == 'P')
+			fail(p, LINE(p),
+			     "bad threshold '%s' (expected pPERCENTILE[*FACTOR], e.g. p99*1.5: a "
+			     "percentile above 0 and below 100, a factor above 0 and at most 1000)",
+			     v);
+		else
+			fail(p, LINE(p), "bad duration '%s' for %s", v, k->name);
+		return -EINVAL;
 	}
-	while ((d = readdir(dp))) {
-		size_t n = strlen(d->d_name);
-		char **v;
-
-		if (d->d_name[0] == '.' || n <= 5 || strcmp(d->d_name + n - 5, ".conf") != 0)
-			continue;
-		v = realloc(*names, (*count + 1) * sizeof(*v));
-		if (v) {
-			*names = v;
-			v[*count] = malloc(strlen(dir) + n + 2);
-		}
-		if (!v || !v[*count]) {
-			snprintf(err, errlen, "%s: out of memory", dir);
-			r = -ENOMEM;
-			break;
-		}
-		sprintf(v[(*count)++], "%s/%s", dir, d->d_name);
-	}
-	closedir(dp);
-	if (*count)
-		qsort(*names, *count, sizeof(**names), by_name);
-	return r;
+	t.warmup = out->warmup;
+	*out = t;
+	return 0;
 }
 
-int jank_config_read(const char *path, struct jank_config_sources *s, char *err, size_t errlen)
+static bool threshold_equal(const struct jank_conf_key *k, const void *a, const void *b)
 {
-	char **names = NULL;
-	size_t n = 0;
+	const struct jank_threshold *x = JANK_CONF_FIELD(a, k, const struct jank_threshold);
+	const struct jank_threshold *y = JANK_CONF_FIELD(b, k, const struct jank_threshold);
+
+	return x->kind == y->kind && x->ns == y->ns && x->percentile == y->percentile &&
+	       x->factor == y->factor;
+}
+
+static const struct jank_conf_type threshold = { .name = "threshold",
+						 .parse = threshold_parse,
+						 .equal = threshold_equal };
+
+/* ---- Checks at a section's end ---- */
+
+/* The endpoint tells about the host's programs: beyond loopback only when asked. */
+static void metrics_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_config_metrics *m = sec;
+	struct jank_conf_where w;
+
+	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
+		return;
+	w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "listen"));
+	jank_ini_fail_in(&p->ini, w.file, w.line,
+			 "[metrics] listen: %s is not a loopback address: whoever reaches it can "
+			 "read jankd's metrics (say listen-public = yes to serve it there)",
+			 m->host);
+}
+
+static void action_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_rule *r = sec;
+
+	if (!strcmp(r->begin_event, r->end_event))
+		fail(p, p->section_line,
+		     "[%s]: begin and end are the same event '%s' (an action needs two)",
+		     p->section, r->begin_event);
+}
+
+/* [graph]'s defaults are the engine's. */
+static void graph_init(void *sec)
+{
+	struct jank_config_graph *g = sec;
+	struct jank_engine_config ec;
+
+	jank_engine_config_defaults(&ec);
+	g->retention_ns = ec.retention_ns;
+	g->memory_limit = ec.memory_limit;
+	g->action_timeout_ns = ec.action_timeout_ns;
+}
+
+static void rule_fini(void *sec)
+{
+	jank_rule_fini(sec);
+}
+
+/* ---- The schema ---- */
+
+static const char *const alert_targets[] = { "journal", "stderr", "json", NULL };
+static const char *const capture_modes[] = { "snapshot", "rotation", "none", NULL };
+
+#define FIELD(type, f)	.offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
+#define FIELD2(type, f) .offset2 = offsetof(type, f), .size2 = sizeof(((type *)0)->f)
+#define LIVE(f)		FIELD(struct jank_config_live, f)
+#define LIVE2(f)	FIELD2(struct jank_config_live, f)
+#define GRAPH(f)	FIELD(struct jank_config_graph, f)
+#define ALERTS(f)	FIELD(struct jank_config_alerts, f)
+#define ALERTS2(f)	FIELD2(struct jank_config_alerts, f)
+#define CAPTURE(f)	FIELD(struct jank_config_capture, f)
+#define CAPTURE2(f)	FIELD2(struct jank_config_capture, f)
+#define DAEMON(f)	FIELD(struct jank_config_daemon, f)
+#define METRICS(f)	FIELD(struct jank_config_metrics, f)
+#define METRICS2(f)	FIELD2(struct jank_config_metrics, f)
+#define ACTION(f)	FIELD(struct jank_rule, f)
+#define ACTION2(f)	FIELD2(struct jank_rule, f)
+#define ZERO		.flags = JANK_CONF_ZERO
+#define REQUIRED	.flags = JANK_CONF_REQUIRED
+
+/* A key: its section, its name, its type, what a reload does with a change, its default (NULL:
+ * zero, or the section's init), and its field. */
+#define K(sec, key, ty, reload_, def_, ...)                                                        \
+	{                                                                                          \
+		.section = sec, .name = key, .type = &(ty), .reload = JANK_CONF_##reload_,         \
+		.def = def_, __VA_ARGS__                                                           \
+	}
+
+/* clang-format off */
+static const struct jank_conf_section sections[] = {
+	{ "live", .offset = offsetof(struct jank_config, live) },
+	{ "graph", .offset = offsetof(struct jank_config, graph), .init = graph_init },
+	{ "alerts", .offset = offsetof(struct jank_config, alerts) },
+	{ "capture", .offset = offsetof(struct jank_config, capture) },
+	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
+	{ "metrics", .offset = offsetof(struct jank_config, metrics), .end = metrics_end },
+	{ "action", .named = true, .offset = offsetof(struct jank_config, rules),
+	  .count_offset = offsetof(struct jank_config, nrules), .size = sizeof(struct jank_rule),
+	  .name_offset = offsetof(struct jank_rule, name), .fini = rule_fini, .end = action_end },
+};
+
+static const struct jank_conf_key keys[] = {
+	/* [live]: the inputs are set up at start; a change needs a restart. */
+	K("live", "url",               live_urls,          RESTART, NULL, LIVE(urls), LIVE2(nurls)),
+	K("live", "create",            jank_conf_bool,     RESTART, "no", LIVE(create)),
+	K("live", "timer",             jank_conf_duration, RESTART, "100ms", LIVE(timer_ns)),
+	K("live", "session",           session_name,       RESTART, "jankd-live", LIVE(session)),
+	K("live", "relayd",            relayd_url,         RESTART, "net://127.0.0.1", LIVE(relayd)),
+	K("live", "relayd-live-port",  jank_conf_port,     RESTART, "5344", LIVE(relayd_live_port)),
+	K("live", "tracefile-size",    jank_conf_size,     RESTART, "64MiB", LIVE(tracefile_size)),
+	K("live", "tracefile-count",   jank_conf_uint,     RESTART, "4", LIVE(tracefile_count), .min = 1),
+	K("live", "discover",          discover_url,       RESTART, NULL, LIVE(discover)),
+	K("live", "hosts",             patterns,           RESTART, NULL, LIVE(hosts), LIVE2(nhosts)),
+	K("live", "sessions",          patterns,           RESTART, NULL, LIVE(sessions), LIVE2(nsessions)),
+	K("live", "discover-interval", jank_conf_duration, RESTART, "2s", LIVE(discover_interval_ns)),
+	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
+	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
+	K("graph", "retention",        jank_conf_duration, LIVE, NULL, GRAPH(retention_ns)),
+	K("graph", "memory-limit",     jank_conf_size,     LIVE, NULL, GRAPH(memory_limit)),
+	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
+	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
+	/* [alerts]: the alerter takes them (a --log-target wins over target). */
+	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = alert_targets),
+	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
+	/* [capture]: the capture worker takes them, and sets its session up again. */
+	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = capture_modes),
+	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
+	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
+	K("capture", "max-per-hour",   jank_conf_uint,     LIVE, "20", CAPTURE(max_per_hour)),
+	K("capture", "quota",          jank_conf_size,     LIVE, "2GiB", CAPTURE(quota)),
+	K("capture", "min-free",       min_free,           LIVE, "5%", CAPTURE(min_free), CAPTURE2(min_free_percent)),
+	K("capture", "session",        session_name,       LIVE, NULL, CAPTURE(session)),
+	K("capture", "events",         events,             LIVE, NULL, CAPTURE(events), CAPTURE2(nevents)),
+	K("capture", "buffer-size",    jank_conf_size,     LIVE, NULL, CAPTURE(buffer_size), ZERO),
+	K("capture", "rotation-period", jank_conf_duration, LIVE, "10s", CAPTURE(rotation_period_ns), ZERO),
+	K("capture", "rotation-size",  jank_conf_size,     LIVE, NULL, CAPTURE(rotation_size), ZERO),
+	K("capture", "retention",      jank_conf_duration, LIVE, "10s", CAPTURE(retention_ns)),
+	/* [daemon]: the socket is bound, and READY=1 sent, at start. */
+	K("daemon", "control-socket",  socket_path,        RESTART, "/run/jankd/control", DAEMON(control_socket)),
+	K("daemon", "status-interval", jank_conf_duration, LIVE, "5s", DAEMON(status_interval_ns)),
+	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
+	/* [metrics]: the endpoint listens from the start. */
+	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
+	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
+	/* [action NAME]: each rule; the workers take them all whole. */
+	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
+	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),
+	K("action", "key",             rule_keys,          LIVE, NULL, ACTION(keys), ACTION2(nkeys)),
+	K("action", "match",           match,              LIVE, NULL, ACTION(match_field), ACTION2(match_value)),
+	K("action", "threshold",       threshold,          LIVE, NULL, ACTION(threshold), REQUIRED),
+	K("action", "capture",         jank_conf_bool,     LIVE, NULL, ACTION(capture)),
+	K("action", "warmup",          jank_conf_uint,     LIVE, "100", ACTION(threshold.warmup)),
+};
+/* clang-format on */
+
+const struct jank_conf_schema jank_config_schema = {
+	.sections = sections,
+	.nsections = sizeof(sections) / sizeof(sections[0]),
+	.keys = keys,
+	.nkeys = sizeof(keys) / sizeof(keys[0]),
+};
+
+/* ---- Loading ---- */
+
+/* The checks across keys and files, once every file is read without an error. */
+static void check_across(const struct jank_config *c, struct jank_conf_parser *p)
+{
+	const struct jank_conf_schema *s = &jank_config_schema;
+	struct jank_conf_where url = jank_conf_last(p, jank_conf_key_find(s, "live", "url"));
+	struct jank_conf_where create = jank_conf_last(p, jank_conf_key_find(s, "live", "create"));
+	struct jank_conf_where disc = jank_conf_last(p, jank_conf_key_find(s, "live", "discover"));
+	struct jank_conf_where hosts = jank_conf_first(p, jank_conf_key_find(s, "live", "hosts"));
+	struct jank_conf_where sess = jank_conf_first(p, jank_conf_key_find(s, "live", "sessions"));
+	const struct jank_conf_section *action = jank_conf_section_find(s, "action");
+	const struct jank_conf_where *at = p->instance[action - s->sections];
+	struct jank_ini *ini = &p->ini;
+	const char *ev;
+	size_t bad;
+
+	if (c->live.nurls && create.file && c->live.create) {
+		const struct jank_conf_where *last = create.order > url.order ? &create : &url;
+
+		jank_ini_fail_in(ini, last->file, last->line,
+				 "[live]: 'url' and 'create = yes' exclude each other");
+	}
+	if (disc.file && (c->live.nurls || c->live.create))
+		jank_ini_fail_in(ini, disc.file, disc.line,
+				 "[live]: 'discover' excludes 'url' and 'create = yes' (one jankd "
+				 "watches one relayd's sessions)");
+	if ((hosts.file || sess.file) && !disc.file) {
+		/* Where hosts or sessions was first set. */
+		const struct jank_conf_where *first =
+			!sess.file || (hosts.file && hosts.order < sess.order) ? &hosts : &sess;
+
+		jank_ini_fail_in(ini, first->file, first->line,
+				 "[live]: 'hosts' and 'sessions' need 'discover'");
+	}
+	if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0)
+		jank_ini_fail_in(
+			ini, at[bad].file, at[bad].line,
+			"[action %s]: event '%s' cannot serve one more rule: at most %d "
+			"rules begin or end on one event, reading at most %d key and match "
+			"fields",
+			c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
+			JANK_MAX_FIELDS_PER_EVENT);
+}
+
+/* The message of the first error, if any. */
+static int finish(struct jank_config *c, struct jank_conf_parser *p, char *err, size_t errlen)
+{
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	r = list_dropins(path, &names, &n, err, errlen);
-	if (r == 0 && !(s->v = calloc(n + 1, sizeof(*s->v))))
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i <= n; i++) {
-		r = read_file(i ? names[i - 1] : path, &s->v[i], err, errlen);
-		if (r == 0)
-			s->n = i + 1;
+	if (!p->ini.failed)
+		check_across(c, p);
+	r = jank_ini_error(&p->ini, err, errlen);
+	jank_conf_parser_fini(p);
+	if (r < 0) {
+		jank_config_fini(c);
+		jank_config_init(c);
 	}
-	free_list(&names, &n);
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", path);
-	if (r < 0)
-		jank_config_sources_fini(s);
 	return r;
-}
-
-void jank_config_sources_fini(struct jank_config_sources *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].name);
-		free(s->v[i].text);
-	}
-	free(s->v);
-	memset(s, 0, sizeof(*s));
 }
 
 int jank_config_load_sources(struct jank_config *c, const struct jank_config_sources *s, char *err,
 			     size_t errlen)
 {
-	struct parser p = { .c = c };
+	struct jank_conf_parser p;
 
 	jank_config_init(c);
 	if (s->n == 0) {
@@ -1454,14 +786,12 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 		snprintf(err, errlen, "%s: out of memory", s->v[0].name);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; !p.failed && i < s->n; i++) {
-		/* Names that live as long as the config: the messages keep them. */
-		p.name = i ? c->dropins[i - 1] : c->path;
-		p.text = s->v[i].text;
-		p.end = s->v[i].text + s->v[i].len;
-		p.fileno = (unsigned)i;
-		parse_file(&p);
-	}
+	jank_conf_parser_init(&p, &jank_config_schema, c);
+	/* Names that live as long as the config: the messages keep them. */
+	for (size_t i = 0; !p.ini.failed && i < s->n; i++)
+		jank_conf_parse(&p, i ? c->dropins[i - 1] : c->path, s->v[i].text, s->v[i].len);
+	if (p.ini.failed && !p.ini.fail_name) /* the parser's own allocation */
+		p.ini.fail_name = c->path;
 	return finish(c, &p, err, errlen);
 }
 
@@ -1493,57 +823,15 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 
 void jank_config_init(struct jank_config *c)
 {
-	struct jank_engine_config ec;
-
 	memset(c, 0, sizeof(*c));
-	jank_engine_config_defaults(&ec);
-	c->live.timer_ns = 100 * 1000000LL;
-	snprintf(c->live.session, sizeof(c->live.session), "jankd-live");
-	snprintf(c->live.relayd, sizeof(c->live.relayd), "net://127.0.0.1");
-	c->live.relayd_live_port = 5344;
-	c->live.tracefile_size = 64ull << 20;
-	c->live.tracefile_count = 4;
-	c->live.discover_interval_ns = 2 * 1000000000LL;
-	c->live.worker_timeout_ns = 10 * 1000000000LL;
-	c->graph.retention_ns = ec.retention_ns;
-	c->graph.memory_limit = ec.memory_limit;
-	c->graph.action_timeout_ns = ec.action_timeout_ns;
-	c->graph.overdue_grace_ns = 1000000000LL;
-	c->alerts.target = JANK_ALERT_JOURNAL;
-	c->alerts.rate_limit_count = 10;
-	c->alerts.rate_limit_period_ns = 10 * 1000000000LL;
-	c->capture.mode = JANK_CAPTURE_SNAPSHOT;
-	c->capture.cooldown_ns = 30 * 1000000000LL;
-	c->capture.max_per_hour = 20;
-	c->capture.quota = 2ull << 30;
-	c->capture.min_free_percent = 5;
-	c->capture.rotation_period_ns = 10 * 1000000000LL;
-	c->capture.retention_ns = 10 * 1000000000LL;
-	snprintf(c->daemon.control_socket, sizeof(c->daemon.control_socket), "/run/jankd/control");
-	c->daemon.status_interval_ns = 5 * 1000000000LL;
-	c->daemon.ready_timeout_ns = 10 * 1000000000LL;
+	jank_conf_init(&jank_config_schema, c);
 }
 
 void jank_config_fini(struct jank_config *c)
 {
-	for (size_t i = 0; i < c->nrules; i++)
-		jank_rule_fini(&c->rules[i]);
-	free(c->rules);
-	for (size_t i = 0; i < c->live.nurls; i++)
-		free(c->live.urls[i]);
-	free(c->live.urls);
-	for (size_t i = 0; i < c->live.nhosts; i++)
-		free(c->live.hosts[i]);
-	free(c->live.hosts);
-	for (size_t i = 0; i < c->live.nsessions; i++)
-		free(c->live.sessions[i]);
-	free(c->live.sessions);
-	free(c->capture.dir);
-	for (size_t i = 0; i < c->capture.nevents; i++)
-		free(c->capture.events[i]);
-	free(c->capture.events);
+	jank_conf_fini(&jank_config_schema, c);
 	free(c->path);
-	free_list(&c->dropins, &c->ndropins);
+	jank_conf_list_free(&c->dropins, &c->ndropins);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1568,28 +856,12 @@ int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)
 
 const char *jank_alert_target_name(enum jank_alert_target t)
 {
-	switch (t) {
-	case JANK_ALERT_JOURNAL:
-		return "journal";
-	case JANK_ALERT_STDERR:
-		return "stderr";
-	case JANK_ALERT_JSON:
-		return "json";
-	}
-	return "?";
+	return t >= JANK_ALERT_JOURNAL && t <= JANK_ALERT_JSON ? alert_targets[t] : "?";
 }
 
 const char *jank_capture_mode_name(enum jank_capture_mode m)
 {
-	switch (m) {
-	case JANK_CAPTURE_SNAPSHOT:
-		return "snapshot";
-	case JANK_CAPTURE_ROTATION:
-		return "rotation";
-	case JANK_CAPTURE_NONE:
-		return "none";
-	}
-	return "?";
+	return m >= JANK_CAPTURE_SNAPSHOT && m <= JANK_CAPTURE_NONE ? capture_modes[m] : "?";
 }
 
 int jank_config_check(const struct jank_config *c, char *err, size_t errlen)

@@ -5,6 +5,10 @@
  * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], and one
  * [action NAME] per rule. Unknown sections and keys are errors; every error names the file
  * and, when it comes from one line, the line.
+ *
+ * Every section and key is a row of jank_config_schema (io/config-file.c), which
+ * says where its value goes in these structs, its default, and whether a
+ * running jankd applies a change to it at a reload or needs a restart.
  */
 #ifndef JANK_CONFIG_FILE_H
 #define JANK_CONFIG_FILE_H
@@ -13,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "actions.h"
+#include "config-schema.h"
 #include "engine.h"
+#include "ini-reader.h"
 
 enum jank_alert_target {
 	JANK_ALERT_JOURNAL = 0,
@@ -133,25 +139,10 @@ int jank_config_load(struct jank_config *c, const char *path, char *err, size_t 
 
 /*
  * The same in two steps, for a program that hands the very text it checked
- * to another (jankd's workers): read the file and its drop-ins whole, then
- * parse those texts.
+ * to another (jankd's workers): read the file and its drop-ins whole
+ * (jank_config_read(), io/ini-reader.h), then parse those texts: s->v[0] is
+ * the file, the others its drop-ins.
  */
-struct jank_config_source {
-	char *name; /* the file, in messages */
-	char *text; /* its bytes, NUL-terminated */
-	size_t len; /* without that NUL (one inside is an error of the parse) */
-};
-
-struct jank_config_sources {
-	struct jank_config_source *v; /* the file, then its drop-ins in order */
-	size_t n;
-};
-
-/* Returns 0, or -errno and the message (a file that cannot be read, a conf.d that cannot be
- * listed). */
-int jank_config_read(const char *path, struct jank_config_sources *s, char *err, size_t errlen);
-void jank_config_sources_fini(struct jank_config_sources *s);
-/* As jank_config_load() parses the files: s->v[0] is the file, the others its drop-ins. */
 int jank_config_load_sources(struct jank_config *c, const struct jank_config_sources *s, char *err,
 			     size_t errlen);
 
@@ -169,6 +160,9 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_config *ec);
 /* Add every rule to the engine. Returns 0 or -errno. */
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e);
+
+/* jank's sections and keys (io/config-schema.h), over struct jank_config. */
+extern const struct jank_conf_schema jank_config_schema;
 
 const char *jank_alert_target_name(enum jank_alert_target t);
 const char *jank_capture_mode_name(enum jank_capture_mode m);

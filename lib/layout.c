@@ -20,40 +20,48 @@
 struct name_type {
 	const char *name;
 	enum jank_event_type type;
+	/* The layouts that have this name (UNKNOWN: no bound), for the sessions to enable. */
+	enum jank_layout_version since, until;
 };
 
+#define V(x) JANK_LAYOUT_##x
+
+/* clang-format off */
 static const struct name_type kernel_names[] = {
-	{ "sched_switch", JANK_EVENT_SCHED_SWITCH },
-	{ "sched_wakeup", JANK_EVENT_SCHED_WAKEUP },
-	{ "sched_waking", JANK_EVENT_SCHED_WAKING },
-	{ "sched_wakeup_new", JANK_EVENT_SCHED_WAKEUP_NEW },
-	{ "sched_process_fork", JANK_EVENT_PROCESS_FORK },
-	{ "sched_process_exec", JANK_EVENT_PROCESS_EXEC },
-	{ "sched_process_exit", JANK_EVENT_PROCESS_EXIT },
-	{ "sched_process_free", JANK_EVENT_PROCESS_FREE },
-	{ "lttng_statedump_process_state", JANK_EVENT_STATEDUMP_PROCESS },
-	{ "irq_handler_entry", JANK_EVENT_IRQ_ENTRY },
-	{ "irq_handler_exit", JANK_EVENT_IRQ_EXIT },
-	{ "irq_softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY },
-	{ "irq_softirq_exit", JANK_EVENT_SOFTIRQ_EXIT },
-	{ "irq_softirq_raise", JANK_EVENT_SOFTIRQ_RAISE },
-	{ "softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY },
-	{ "softirq_exit", JANK_EVENT_SOFTIRQ_EXIT },
-	{ "softirq_raise", JANK_EVENT_SOFTIRQ_RAISE },
-	{ "timer_hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY },
-	{ "timer_hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT },
-	{ "hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY },
-	{ "hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT },
-	{ "exit_syscall", JANK_EVENT_SYSCALL_EXIT },
-	{ NULL, JANK_EVENT_USER },
+	{ "sched_switch", JANK_EVENT_SCHED_SWITCH, 0, 0 },
+	{ "sched_waking", JANK_EVENT_SCHED_WAKING, V(2_8), 0 },
+	{ "sched_wakeup", JANK_EVENT_SCHED_WAKEUP, 0, 0 },
+	{ "sched_wakeup_new", JANK_EVENT_SCHED_WAKEUP_NEW, 0, 0 },
+	{ "sched_process_fork", JANK_EVENT_PROCESS_FORK, 0, 0 },
+	{ "sched_process_exec", JANK_EVENT_PROCESS_EXEC, 0, 0 },
+	{ "sched_process_exit", JANK_EVENT_PROCESS_EXIT, 0, 0 },
+	{ "sched_process_free", JANK_EVENT_PROCESS_FREE, 0, 0 },
+	{ "lttng_statedump_process_state", JANK_EVENT_STATEDUMP_PROCESS, 0, 0 },
+	{ "irq_handler_entry", JANK_EVENT_IRQ_ENTRY, 0, 0 },
+	{ "irq_handler_exit", JANK_EVENT_IRQ_EXIT, 0, 0 },
+	{ "irq_softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY, V(2_7), 0 },
+	{ "irq_softirq_exit", JANK_EVENT_SOFTIRQ_EXIT, V(2_7), 0 },
+	{ "irq_softirq_raise", JANK_EVENT_SOFTIRQ_RAISE, V(2_7), 0 },
+	{ "softirq_entry", JANK_EVENT_SOFTIRQ_ENTRY, 0, V(2_6) },
+	{ "softirq_exit", JANK_EVENT_SOFTIRQ_EXIT, 0, V(2_6) },
+	{ "softirq_raise", JANK_EVENT_SOFTIRQ_RAISE, 0, V(2_6) },
+	{ "timer_hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY, V(2_7), 0 },
+	{ "timer_hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT, V(2_7), 0 },
+	{ "hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY, 0, V(2_6) },
+	{ "hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT, 0, V(2_6) },
+	{ "exit_syscall", JANK_EVENT_SYSCALL_EXIT, 0, V(2_5) },
+	/* Families known by their prefix (jank_layout_classify), enabled by a wildcard. */
+	{ "x86_irq_vectors_*", JANK_EVENT_IPI_ENTRY, V(2_8), 0 }, /* _entry and _exit */
+	{ NULL, JANK_EVENT_USER, 0, 0 },
 };
+/* clang-format on */
 
 static const struct name_type ust_names[] = {
-	{ "lttng_ust_pthread:pthread_mutex_lock_req", JANK_EVENT_MUTEX_REQ },
-	{ "lttng_ust_pthread:pthread_mutex_lock_acq", JANK_EVENT_MUTEX_ACQ },
-	{ "lttng_ust_pthread:pthread_mutex_unlock", JANK_EVENT_MUTEX_UNLOCK },
-	{ "lttng_ust_pthread:pthread_mutex_trylock", JANK_EVENT_MUTEX_TRYLOCK },
-	{ NULL, JANK_EVENT_USER },
+	{ "lttng_ust_pthread:pthread_mutex_lock_req", JANK_EVENT_MUTEX_REQ, 0, 0 },
+	{ "lttng_ust_pthread:pthread_mutex_lock_acq", JANK_EVENT_MUTEX_ACQ, 0, 0 },
+	{ "lttng_ust_pthread:pthread_mutex_unlock", JANK_EVENT_MUTEX_UNLOCK, 0, 0 },
+	{ "lttng_ust_pthread:pthread_mutex_trylock", JANK_EVENT_MUTEX_TRYLOCK, 0, 0 },
+	{ NULL, JANK_EVENT_USER, 0, 0 },
 };
 
 static const char *const switch_fields[] = { "prev_comm", "prev_tid", "prev_state",
@@ -219,6 +227,20 @@ const char *jank_layout_name(enum jank_layout_version v)
 		break;
 	}
 	return "unknown";
+}
+
+size_t jank_layout_kernel_events(enum jank_layout_version v, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	if (v == JANK_LAYOUT_UNKNOWN)
+		v = JANK_LAYOUT_2_8;
+	for (const struct name_type *t = kernel_names; t->name && n + 1 < max; t++)
+		if ((!t->since || v >= t->since) && (!t->until || v <= t->until))
+			names[n++] = t->name;
+	if (max)
+		names[n] = NULL;
+	return n;
 }
 
 static enum jank_event_type lookup(const struct name_type *t, const char *name)

@@ -7,6 +7,7 @@
 #define JANK_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "event.h"
 
 enum jank_layout_version {
@@ -35,11 +36,20 @@ enum jank_switch_out {
 void jank_layout_from_env(struct jank_layout *l, long major, long minor);
 /* From the environment's kernel_release, e.g. "4.4.3-1-ARCH"; NULL or junk: unknown. */
 void jank_layout_set_kernel(struct jank_layout *l, const char *release);
-/* Decode prev_state, whose bits depend on the kernel version (DESIGN.md section 4). */
+/* Decode prev_state, whose bits depend on the kernel version (the table is in layout.c). */
 enum jank_switch_out jank_layout_switch_out(const struct jank_layout *l, int64_t prev_state);
 /* Refine an undetermined layout from an event class name. */
 void jank_layout_observe(struct jank_layout *l, const char *name);
 const char *jank_layout_name(enum jank_layout_version v);
+
+/*
+ * The kernel events of layout v that the model reads, as a session enables
+ * them (x86_irq_vectors_* for the IPIs; system calls are the rules' own):
+ * at most max - 1 names into `names`, NULL-terminated; returns how many.
+ * UNKNOWN is the newest layout.
+ */
+#define JANK_LAYOUT_MAX_KERNEL_EVENTS 32
+size_t jank_layout_kernel_events(enum jank_layout_version v, const char **names, size_t max);
 
 /* What an event class means in a domain; JANK_EVENT_USER when nothing. */
 enum jank_event_type jank_layout_classify(const struct jank_layout *l, enum jank_domain domain,

@@ -11,6 +11,7 @@ io_tests = \
 	io/test-capture-policy \
 	io/test-compare \
 	io/test-config-file \
+	io/test-config-schema \
 	io/test-dirtree \
 	io/test-errbuf \
 	io/test-format \
@@ -36,6 +37,9 @@ io_test_compare_LDADD = $(io_ldadd)
 io_test_config_file_SOURCES = io/test-config-file.c
 io_test_config_file_CFLAGS = $(io_cflags)
 io_test_config_file_LDADD = $(io_ldadd)
+io_test_config_schema_SOURCES = io/test-config-schema.c
+io_test_config_schema_CFLAGS = $(io_cflags)
+io_test_config_schema_LDADD = $(io_ldadd)
 io_test_dirtree_SOURCES = io/test-dirtree.c
 io_test_dirtree_CFLAGS = $(io_cflags)
 io_test_dirtree_LDADD = $(io_ldadd)

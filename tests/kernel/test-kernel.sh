@@ -5,8 +5,8 @@
 # procname contexts jankd adds) plus a lttng-ust trace of its markers, made
 # into CTF by jank-gen, and analysed by `jankctl analyze --all`. For each
 # case the test checks what the path of each action follows and how each
-# wait is labelled, as DESIGN.md §4-§6 say, never raw percentages. A case
-# passes when at least 95% of its actions (24 by default) are right; the
+# wait is labelled (ARCHITECTURE, steps 3 and 4: lib/model.c, lib/critpath.c),
+# never raw percentages. A case passes when at least 95% of its actions (24 by default) are right; the
 # counts and the first wrong paths are printed as diagnostics, and so are
 # facts of the recorded data (prev_state values, the contexts of wakeups).
 # Root and tracefs are needed; the test is skipped without them.
@@ -15,7 +15,8 @@
 # case; KTRACE_KEEP=1: keep the recordings (the directory is printed);
 # KTRACE_DISK_DIR: where the disk case reads (default: the test's /tmp dir).
 #
-# What the cases caught in the engine before it followed DESIGN.md §4-§6
+# What the cases caught in the engine before it read kernels as lib/layout.c
+# and lib/model.c now do
 # (the 6.18 kernel of the development VMs), and must not again:
 #  - cpu-kernel: a preemption inside the kernel is prev_state 256
 #    (TASK_REPORT_MAX); it was taken for a sleep, A `blocked`.
@@ -25,7 +26,7 @@
 #    this kernel does not trace the switch out of the idle task, so the
 #    thread that wakes A (B, back from its sleep on an idle CPU) is not the
 #    CPU's current thread for an engine that trusts sched_switch only; A's
-#    wait stayed `blocked`. The tid context names B (DESIGN.md §4). On a busy
+#    wait stayed `blocked`. The tid context names B (lib/model.c). On a busy
 #    machine (no idle CPU) these pass; idle-waker is then skipped.
 . "$top_srcdir/tests/tap.sh"
 

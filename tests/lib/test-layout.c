@@ -58,10 +58,62 @@ static void layouts(void **state)
 }
 
 /* The ring grows, GC drops old vertices but keeps the one that straddles the horizon. */
+/* The events a session enables: the names of each layout, that mean something in it. */
+static void kernel_events(void **state)
+{
+	const char *names[JANK_LAYOUT_MAX_KERNEL_EVENTS];
+	struct jank_layout l = { 0 };
+	bool types[JANK_EVENT_TYPE_COUNT] = { false };
+	size_t n;
+
+	(void)state;
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	assert_true(n > 10 && n < JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	assert_null(names[n]);
+	jank_layout_from_env(&l, 2, 13);
+	for (size_t i = 0; i < n; i++) {
+		enum jank_event_type t = jank_layout_classify(&l, JANK_DOMAIN_KERNEL, names[i]);
+
+		if (!strcmp(names[i], "x86_irq_vectors_*")) { /* a wildcard: its events */
+			assert_int_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL,
+							      "x86_irq_vectors_reschedule_entry"),
+					 JANK_EVENT_IPI_ENTRY);
+			t = jank_layout_classify(&l, JANK_DOMAIN_KERNEL,
+						 "x86_irq_vectors_reschedule_exit");
+			types[JANK_EVENT_IPI_ENTRY] = true;
+		}
+		if (t == JANK_EVENT_USER)
+			fail_msg("%s: enabled, but means nothing in the 2.8 layout", names[i]);
+		types[t] = true;
+	}
+	/* Every kernel event the model reads, but the system calls (the rules' own). */
+	for (int t = JANK_EVENT_SCHED_SWITCH; t <= JANK_EVENT_IPI_EXIT; t++)
+		if (!types[t])
+			fail_msg("event type %d: no event of the 2.8 layout enables it", t);
+	/* Names of other layouts stay out. */
+	for (size_t i = 0; i < n; i++) {
+		assert_string_not_equal(names[i], "softirq_entry");
+		assert_string_not_equal(names[i], "exit_syscall");
+	}
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_5, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	memset(&l, 0, sizeof(l));
+	jank_layout_from_env(&l, 2, 5);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_not_equal(jank_layout_classify(&l, JANK_DOMAIN_KERNEL, names[i]),
+				     JANK_EVENT_USER);
+		assert_string_not_equal(names[i], "sched_waking");
+		assert_string_not_equal(names[i], "irq_softirq_entry");
+	}
+	/* A short array: what fits, NULL-terminated. */
+	assert_int_equal(jank_layout_kernel_events(JANK_LAYOUT_2_8, names, 3), 2);
+	assert_null(names[2]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
+		cmocka_unit_test(kernel_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

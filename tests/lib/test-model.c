@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/model.c on what real kernels record (DESIGN.md sections 4 and 5):
+ * lib/model.c on what real kernels record (lib/layout.c's notes on prev_state;
+ * ARCHITECTURE, step 3):
  * prev_state flags by kernel version, switches the kernel did not trace,
  * fork chains, local network sends; and a CPU's current thread that exits
  * and is freed by GC while the CPU still names it.

@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/trace/lib.sh"
 
 MAN=$top_srcdir/man
-CONFIG_C=$top_srcdir/io/config-file.c
+CONFIG_C=$top_srcdir/io/config-file.c # the schema's tables
 EXAMPLE=$top_srcdir/systemd/jankd.conf
 JANKD=${JANKD:-$top_builddir/daemon/jankd}
 
@@ -86,20 +86,18 @@ done
 check "jankd.8 and jankctl.1 list every critical-path state${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 
-# ---- jankd.conf(5): the key tables of config.c ----
+# ---- jankd.conf(5): the schema's tables in config-file.c ----
 
-awk '/^static const char \*const section_names\[/ { on = 1; next }
+# The schema's tables: { "live", ... } rows of `sections`, K("live", "url", ...) rows of `keys`.
+awk '/^static const struct jank_conf_section sections\[\] = \{/ { on = 1; next }
 	on && /^};/ { exit }
-	on { line = $0 # clang-format puts several on a line
-		while (match(line, /= *"[a-z]+"/)) {
-			s = substr(line, RSTART, RLENGTH); gsub(/[= "]/, "", s); print s
-			line = substr(line, RSTART + RLENGTH) } }' \
+	on && match($0, /^\t\{ *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[\t{ "]/, "", s); print s }' \
 	"$CONFIG_C" >"$tmp/sections"
-awk '/^static const struct key_def [a-z]+_keys\[\] = \{/ {
-		sec = $0; sub(/.*key_def /, "", sec); sub(/_keys.*/, "", sec); next }
-	sec != "" && /^};/ { sec = ""; next }
-	sec != "" && match($0, /\{ *"[a-z-]+"/) {
-		k = substr($0, RSTART, RLENGTH); sub(/^\{ *"/, "", k); sub(/"$/, "", k); print sec, k }' \
+awk '/^static const struct jank_conf_key keys\[\] = \{/ { on = 1; next }
+	on && /^};/ { exit }
+	on && match($0, /K\("[a-z]+", *"[a-z-]+"/) {
+		k = substr($0, RSTART, RLENGTH); gsub(/K\(|"|,/, " ", k); split(k, f, " ")
+		print f[1], f[2] }' \
 	"$CONFIG_C" >"$tmp/keys"
 diag "config.c: $(wc -l <"$tmp/sections") sections, $(wc -l <"$tmp/keys") keys"
 
