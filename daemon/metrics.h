@@ -56,8 +56,8 @@ struct jank_metrics_input {
 	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
 	uint64_t stalled_since_s;  /* Unix time of its last advance while stalled, else 0 */
 	uint64_t stalls;
-	int64_t skipped_ns;	   /* of events its worker restarts skipped */
-	uint64_t actions_lost;	   /* open when a worker was replaced: never judged */
+	int64_t skipped_ns;    /* of events its worker restarts skipped */
+	uint64_t actions_lost; /* open when a worker was replaced: never judged */
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };
