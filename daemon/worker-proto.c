@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Frames and verdicts between jankd's supervisor and its workers (see
- * worker-proto.h). The verdict travels as io/format.c writes it for
+ * worker-proto.h). The verdict travels as io/format-verdict.c writes it for
  * `jankctl analyze --format json`, so there is one JSON form of a verdict;
  * this file reads it back.
  */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Output of reports, critical paths and graphs, as JSON (json-c) and as text
- * for humans. Shared by jankctl and jankd.
+ * for humans. Shared by jankctl and jankd. One file per object, as the
+ * sections below: format-verdict.c, format-summary.c, format-path.c,
+ * format-suspects.c, format-graph.c; format.c has what they share.
  *
  * The *_json functions return a new json_object that the caller owns (put it
  * with json_object_put(), or hand it to jank_format_json_print()); NULL on
@@ -17,13 +19,25 @@
 #include <json-c/json.h>
 #include "engine.h"
 
+/* ---- A verdict (format-verdict.c) ---- */
+
 /*
  * {"type":"action","action","key","begin","end","duration_ns",...,"critical_path","breakdown"},
  * and "suspects" (jank_format_suspects_json) when the verdict has them
  */
 struct json_object *jank_format_verdict_json(const struct jank_verdict *r);
+/* One action as a block of text: header, the path as a story, the breakdown. */
+void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);
+
+/* ---- The per-rule summary (format-summary.c) ---- */
+
 /* {"type":"summary","action","count","over_threshold","p50_ns","p90_ns","p99_ns","max_ns"} */
 struct json_object *jank_format_summary_json(const struct jank_engine *e, size_t rule);
+/* The per-rule table: count, janks, p50, p90, p99, max. */
+void jank_format_summary_text(FILE *f, const struct jank_engine *e);
+
+/* ---- A critical path (format-path.c) ---- */
+
 /* [{"tid","comm","state","begin","end"}, ...] */
 struct json_object *jank_format_segments_json(const struct jank_path *p);
 /* {"states":{"running":NS,...},"threads":[{"tid","comm","state","ns"}, ...]} */
@@ -31,22 +45,17 @@ struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b);
 /* {"tid","begin","end","segments":[...],"breakdown":{...}} (+"truncated":true) */
 struct json_object *jank_format_critpath_json(const struct jank_path *p,
 					      const struct jank_breakdown *b);
-/* Print `o` on one line (JSON Lines) and put it. Returns 0 or -errno. */
-int jank_format_json_print(FILE *f, struct json_object *o);
-
+/* A thread interval's critical path as a story and a breakdown. */
+void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b);
 /*
- * The graph, {"workers":[{"tid","comm","intervals":[{"begin","end","state"}]}],
- * "links":[{"from_tid","to_tid","ts","state"}]}, written as it is built so
- * that a big graph never sits in memory as JSON. `tid` < 0: every worker;
- * else only that thread's workers and the links that touch it.
- * Returns 0, -ENOENT when `tid` has no worker, -ENOMEM, or -EIO.
+ * The path as a one-line story (for alerts): "tid 4312 (worker) running
+ * 2.10 ms → waiting for tid 77 (db): running 18.2 ms → ...", cut after
+ * `max_steps` steps. Returns the length it needed, like snprintf.
  */
-int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid);
-/* The same graph as a table for humans. */
-int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid);
+size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, size_t max_steps);
 
-/* A thread by its names: "db", or "renderer/db" when its process is named otherwise. */
-const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
+/* ---- Suspects (format-suspects.c) ---- */
+
 /*
  * One suspect in words: "+39.8 ms block_device waiting on db (normally
  * 200 us, 200x)", "+20.0 ms preempted (normally none), CPU taken by tid 812
@@ -67,18 +76,24 @@ const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf,
  */
 struct json_object *jank_format_suspects_json(const struct jank_suspects *ss);
 
-/* One action as a block of text: header, the path as a story, the breakdown. */
-void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);
-/* The per-rule table: count, janks, p50, p90, p99, max. */
-void jank_format_summary_text(FILE *f, const struct jank_engine *e);
-/* A thread interval's critical path as a story and a breakdown. */
-void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b);
+/* ---- The execution graph (format-graph.c) ---- */
 
 /*
- * The path as a one-line story (for alerts): "tid 4312 (worker) running
- * 2.10 ms → waiting for tid 77 (db): running 18.2 ms → ...", cut after
- * `max_steps` steps. Returns the length it needed, like snprintf.
+ * The graph, {"workers":[{"tid","comm","intervals":[{"begin","end","state"}]}],
+ * "links":[{"from_tid","to_tid","ts","state"}]}, written as it is built so
+ * that a big graph never sits in memory as JSON. `tid` < 0: every worker;
+ * else only that thread's workers and the links that touch it.
+ * Returns 0, -ENOENT when `tid` has no worker, -ENOMEM, or -EIO.
  */
-size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, size_t max_steps);
+int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid);
+/* The same graph as a table for humans. */
+int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid);
+
+/* ---- Shared (format.c) ---- */
+
+/* Print `o` on one line (JSON Lines) and put it. Returns 0 or -errno. */
+int jank_format_json_print(FILE *f, struct json_object *o);
+/* A thread by its names: "db", or "renderer/db" when its process is named otherwise. */
+const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
 
 #endif

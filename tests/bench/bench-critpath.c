@@ -5,7 +5,7 @@
  * of the action and the number of threads on its path.
  *
  * Each case builds a graph through the engine's input protocol (classes
- * resolved once, events filled field by field, as io/trace-reader.c does):
+ * resolved once, events filled field by field, as io/trace-decode.c does):
  * thread T0 runs an action of length L and hands work to T1, which hands it
  * to T2, ..., T(K-1), which answers back down the chain: the path of T0 over
  * the action visits the K threads. Every running thread is preempted by a

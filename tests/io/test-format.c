@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io/format.c: reports, critical paths, suspects and graphs as JSON and as
+ * io/format*.c: reports, critical paths, suspects and graphs as JSON and as
  * text, from engine structs built by hand (and a small graph and an engine
  * without events).
  */

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A critical path, as JSON (its segments, its breakdown) and as text: the
+ * story of the path ("tid 4312 (worker) running 2.10 ms → waiting for tid
+ * 77 (db): running 18.2 ms → ..."), consecutive segments of one thread in
+ * one state told as one step, then where the time went, per state, per
+ * thread and per lock. A verdict's text (format-verdict.c) tells its path
+ * the same way.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "format-int.h"
+#include "format.h"
+#include "json-util.h"
+#include "units.h"
+
+#define STORY_STEPS_TEXT       20
+#define BREAKDOWN_THREADS_TEXT 8
+
+/* ---- JSON ---- */
+
+static struct json_object *segment_json(const struct jank_segment *s)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[24];
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= jank_json_add_i64(o, "tid", s->tid);
+	r |= jank_json_add_str(o, "comm", s->comm);
+	r |= jank_json_add_str(o, "state", jank_state_name(s->state));
+	r |= jank_json_add_i64(o, "begin", s->begin);
+	r |= jank_json_add_i64(o, "end", s->end);
+	if (s->lock)
+		r |= jank_json_add_str(o, "lock", format_lock(s->lock, buf, sizeof(buf)));
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+struct json_object *jank_format_segments_json(const struct jank_path *p)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t i = 0; p && i < p->n; i++) {
+		struct json_object *s = segment_json(&p->segs[i]);
+
+		if (!s || json_object_array_add(a, s) != 0) {
+			json_object_put(s);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *states = json_object_new_object();
+	struct json_object *threads = json_object_new_array();
+	int r = 0;
+
+	if (!o || !states || !threads)
+		goto nomem;
+	for (int s = 0; b && s < JANK_STATE_COUNT; s++)
+		if (b->per_state[s])
+			r |= jank_json_add_i64(states, jank_state_name(s), b->per_state[s]);
+	for (size_t i = 0; b && i < b->n; i++) {
+		const struct jank_breakdown_item *it = &b->items[i];
+		struct json_object *t = json_object_new_object();
+
+		if (!t || json_object_array_add(threads, t) != 0) {
+			json_object_put(t);
+			goto nomem;
+		}
+		r |= jank_json_add_i64(t, "tid", it->tid);
+		r |= jank_json_add_str(t, "comm", it->comm);
+		r |= jank_json_add_str(t, "state", jank_state_name(it->state));
+		r |= jank_json_add_i64(t, "ns", it->ns);
+	}
+	r |= jank_json_add(o, "states", states);
+	states = NULL;
+	r |= jank_json_add(o, "threads", threads);
+	threads = NULL;
+	if (b && b->nlocks) {
+		struct json_object *locks = json_object_new_array();
+		char buf[24];
+
+		r |= jank_json_add(o, "locks", locks);
+		for (size_t i = 0; locks && i < b->nlocks; i++) {
+			struct json_object *l = json_object_new_object();
+
+			if (!l || json_object_array_add(locks, l) != 0) {
+				json_object_put(l);
+				goto nomem_o;
+			}
+			r |= jank_json_add_str(l, "lock",
+					       format_lock(b->locks[i].lock, buf, sizeof(buf)));
+			r |= jank_json_add_i64(l, "ns", b->locks[i].ns);
+		}
+	}
+	if (r)
+		goto nomem;
+	return o;
+nomem:
+	json_object_put(states);
+	json_object_put(threads);
+nomem_o:
+	json_object_put(o);
+	return NULL;
+}
+
+struct json_object *jank_format_critpath_json(const struct jank_path *p,
+					      const struct jank_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= jank_json_add_i64(o, "tid", p->tid);
+	r |= jank_json_add_i64(o, "begin", p->begin);
+	r |= jank_json_add_i64(o, "end", p->end);
+	if (p->truncated)
+		r |= jank_json_add_bool(o, "truncated", true);
+	if (p->incomplete)
+		r |= jank_json_add_bool(o, "incomplete", true);
+	r |= jank_json_add(o, "segments", jank_format_segments_json(p));
+	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- Text ---- */
+
+/* A step of the story: consecutive segments on the same thread in the same state. */
+struct step {
+	int32_t tid;
+	uint8_t state;
+	int64_t ns;
+	uint64_t lock;
+	const char *comm;
+};
+
+static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
+{
+	s->tid = p->segs[i].tid;
+	s->state = p->segs[i].state;
+	s->comm = p->segs[i].comm;
+	s->lock = p->segs[i].lock;
+	s->ns = 0;
+	for (; i < p->n && p->segs[i].tid == s->tid && p->segs[i].state == s->state &&
+	       p->segs[i].lock == s->lock;
+	     i++)
+		s->ns += p->segs[i].end - p->segs[i].begin;
+	return i;
+}
+
+/* The threads the story has mentioned so far, to say "waiting for" or "back on". */
+struct story {
+	int32_t seen[32];
+	size_t nseen;
+	int32_t prev_tid;
+	size_t steps;
+};
+
+static bool story_seen(struct story *st, int32_t tid)
+{
+	for (size_t i = 0; i < st->nseen; i++)
+		if (st->seen[i] == tid)
+			return true;
+	if (st->nseen < sizeof(st->seen) / sizeof(st->seen[0]))
+		st->seen[st->nseen++] = tid;
+	return false;
+}
+
+/* One step as a phrase: "waiting for tid 77 (db): running 18.2 ms". */
+static void step_phrase(struct story *st, const struct step *s, char *buf, size_t len)
+{
+	char d[32], th[64];
+
+	jank_units_duration(s->ns, d, sizeof(d));
+	format_thread(s->tid, s->comm, th, sizeof(th));
+	if (st->steps == 0)
+		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
+	else if (s->tid == st->prev_tid)
+		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
+	else if (story_seen(st, s->tid))
+		snprintf(buf, len, "back on %s: %s %s", th, jank_state_name(s->state), d);
+	else if (s->lock)
+		snprintf(buf, len, "waiting for lock 0x%" PRIx64 " held by %s: %s %s", s->lock, th,
+			 jank_state_name(s->state), d);
+	else
+		snprintf(buf, len, "waiting for %s: %s %s", th, jank_state_name(s->state), d);
+	if (st->steps == 0)
+		story_seen(st, s->tid);
+	st->prev_tid = s->tid;
+	st->steps++;
+}
+
+static size_t count_steps(const struct jank_path *p)
+{
+	struct step s;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i = next_step(p, i, &s))
+		n++;
+	return n;
+}
+
+size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, size_t max_steps)
+{
+	struct story st = { .prev_tid = -1 };
+	size_t total = p ? count_steps(p) : 0, used = 0;
+	char phrase[160];
+	struct step s;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; p && i < p->n && st.steps < max_steps;) {
+		i = next_step(p, i, &s);
+		step_phrase(&st, &s, phrase, sizeof(phrase));
+		used += snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+				 "%s%s", st.steps > 1 ? " → " : "", phrase);
+	}
+	if (total > st.steps)
+		used += snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+				 " → … (%zu more steps)", total - st.steps);
+	return used;
+}
+
+void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
+{
+	struct story st = { .prev_tid = -1 };
+	size_t total = count_steps(p);
+	char phrase[160];
+	struct step s;
+
+	if (p->n == 0) {
+		fprintf(f, "%s(empty path)\n", indent);
+		return;
+	}
+	for (size_t i = 0; i < p->n && st.steps < STORY_STEPS_TEXT;) {
+		i = next_step(p, i, &s);
+		step_phrase(&st, &s, phrase, sizeof(phrase));
+		fprintf(f, "%s%s %s\n", indent, st.steps == 1 ? " " : "→", phrase);
+	}
+	if (total > st.steps)
+		fprintf(f, "%s→ … %zu more steps (see --format json)\n", indent, total - st.steps);
+	if (p->truncated)
+		fprintf(f,
+			"%s  (the path reached graph memory already freed: that part is "
+			"'unknown')\n",
+			indent);
+	if (p->incomplete)
+		fprintf(f,
+			"%s  (incomplete: out of memory while computing it; only its end is "
+			"here)\n",
+			indent);
+}
+
+/* "84.2%", and "<0.1%" for a share too small to print but not nothing. */
+static const char *pct(int64_t part, int64_t whole, char *buf, size_t len)
+{
+	double p = whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+
+	if (part > 0 && p < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else
+		snprintf(buf, len, "%.1f%%", p);
+	return buf;
+}
+
+void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t total)
+{
+	char d[32], th[64], p[16];
+	int order[JANK_STATE_COUNT], n = 0;
+
+	if (!b)
+		return;
+	/* States by time spent, largest first. */
+	for (int s = 0; s < JANK_STATE_COUNT; s++)
+		if (b->per_state[s] > 0)
+			order[n++] = s;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && b->per_state[order[j]] > b->per_state[order[j - 1]]; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	fprintf(f, "  where the time went:\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "    %-14s %12s %7s\n", jank_state_name(order[i]),
+			jank_units_duration(b->per_state[order[i]], d, sizeof(d)),
+			pct(b->per_state[order[i]], total, p, sizeof(p)));
+	if (b->n == 0)
+		return;
+	fprintf(f, "  by thread:\n");
+	for (size_t i = 0; i < b->n && i < BREAKDOWN_THREADS_TEXT; i++) {
+		const struct jank_breakdown_item *it = &b->items[i];
+
+		fprintf(f, "    %-28s %-14s %12s %7s\n",
+			format_thread(it->tid, it->comm, th, sizeof(th)),
+			jank_state_name(it->state), jank_units_duration(it->ns, d, sizeof(d)),
+			pct(it->ns, total, p, sizeof(p)));
+	}
+	if (b->n > BREAKDOWN_THREADS_TEXT)
+		fprintf(f, "    … %zu more\n", b->n - BREAKDOWN_THREADS_TEXT);
+	if (b->nlocks == 0)
+		return;
+	fprintf(f, "  waiting for locks:\n");
+	for (size_t i = 0; i < b->nlocks; i++)
+		fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
+			jank_units_duration(b->locks[i].ns, d, sizeof(d)),
+			pct(b->locks[i].ns, total, p, sizeof(p)));
+}
+
+void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b)
+{
+	char d[32], w1[48], w2[48];
+	const char *comm = p->n ? NULL : "";
+
+	/* The thread's own name: from its first segment on itself. */
+	for (size_t i = 0; !comm && i < p->n; i++)
+		if (p->segs[i].tid == p->tid)
+			comm = p->segs[i].comm;
+	fprintf(f, "critical path of tid %" PRId32 "%s%s%s over %s\n", p->tid,
+		comm && comm[0] ? " (" : "", comm && comm[0] ? comm : "",
+		comm && comm[0] ? ")" : "", jank_units_duration(p->end - p->begin, d, sizeof(d)));
+	fprintf(f, "  from %s to %s\n", format_wall(p->begin, w1, sizeof(w1)),
+		format_wall(p->end, w2, sizeof(w2)));
+	format_story_text(f, p, "    ");
+	format_breakdown_text(f, b, p->end - p->begin);
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finding the CTF traces an offline input reads: every directory under the
+ * paths given that holds a `metadata` file (symbolic links below the top
+ * are not followed), its metadata checked before src.ctf.fs sees it, and its
+ * group, the trace UUID src.ctf.fs reports: the directories of one trace
+ * (the chunks of a rotated session) go to one source component, those of
+ * different traces to different ones (trace-source.c makes them).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <babeltrace2/babeltrace.h>
+#include "array.h"
+#include "errbuf.h"
+#include "time-limit.h"
+#include "trace-reader-int.h"
+
+#define MAX_WALK_DEPTH 16
+
+struct path_list {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+static int path_list_add(struct path_list *l, const char *path)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(path);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void path_list_fini(struct path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Collect every directory under `dir` (itself included) that holds a
+ * `metadata` file. Symbolic links below the top are not followed, so a link
+ * loop cannot trap the walk.
+ */
+static int find_traces(const char *dir, int depth, struct path_list *out)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int r = 0;
+
+	if (depth > MAX_WALK_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return depth == 0 ? -errno : 0;
+	if (snprintf(path, sizeof(path), "%s/metadata", dir) < (int)sizeof(path) &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		r = path_list_add(out, dir);
+		goto end; /* a trace's subdirectories (index/) hold no other trace */
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		r = find_traces(path, depth + 1, out);
+		if (r < 0)
+			goto end;
+	}
+end:
+	closedir(d);
+	return r;
+}
+
+/*
+ * Check the metadata file before src.ctf.fs sees it: on garbage, src.ctf.fs
+ * only says "Cannot create trace" (the details go to its log) and reads
+ * uninitialised memory on the way. CTF metadata is either packetized (it
+ * starts with the packet magic) or text that starts with the signature
+ * comment of CTF 1.8.
+ */
+static bool metadata_looks_bad(const char *dir, char *why, size_t len)
+{
+	static const unsigned char magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
+	static const unsigned char magic_be[4] = { 0x75, 0xd1, 0x1d, 0x57 };
+	unsigned char head[8] = { 0 };
+	char path[PATH_MAX];
+	size_t n;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/metadata", dir) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "rb");
+	if (!f) {
+		jank_errf(why, len, "%s: %s", path, strerror(errno));
+		return true;
+	}
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n >= 4 && (!memcmp(head, magic_le, 4) || !memcmp(head, magic_be, 4)))
+		return false;
+	if (n >= 6 && !memcmp(head, "/* CTF", 6))
+		return false;
+	jank_errf(why, len, "%s is not CTF metadata (no packet magic, no \"/* CTF\" signature)",
+		  path);
+	return true;
+}
+
+/*
+ * The group src.ctf.fs gives a trace directory (its trace UUID) through the
+ * babeltrace.support-info query: directories of the same trace (the chunks of
+ * a rotated session) must go to one component, and directories of different
+ * traces must not (src.ctf.fs refuses traces whose UUIDs differ). NULL when
+ * there is none or the query fails (the component will say why).
+ */
+static char *query_group(const bt_component_class_source *fs_cls, const char *dir)
+{
+	bt_value *params = bt_value_map_create();
+	const bt_value *result = NULL, *group;
+	bt_query_executor *q = NULL;
+	bt_query_executor_query_status st;
+	char *ret = NULL, what[PATH_MAX + 64];
+
+	if (!params || bt_value_map_insert_string_entry(params, "input", dir) ||
+	    bt_value_map_insert_string_entry(params, "type", "directory"))
+		goto end;
+	q = bt_query_executor_create(bt_component_class_source_as_component_class_const(fs_cls),
+				     "babeltrace.support-info", params);
+	if (!q)
+		goto end;
+	bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
+	snprintf(what, sizeof(what), "reading the metadata of %s", dir);
+	jank_time_limit_begin(what);
+	st = bt_query_executor_query(q, &result);
+	jank_time_limit_end();
+	if (st != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+		goto end;
+	if (bt_value_get_type(result) != BT_VALUE_TYPE_MAP)
+		goto end;
+	group = bt_value_map_borrow_entry_value_const(result, "group");
+	if (group && bt_value_get_type(group) == BT_VALUE_TYPE_STRING)
+		ret = strdup(bt_value_string_get(group));
+end:
+	bt_current_thread_clear_error();
+	bt_value_put_ref(result);
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	return ret;
+}
+
+/* The trace directories under each path, and their groups (trace-reader-int.h). */
+int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const char *const *paths,
+			      size_t n, struct trace_dir **out, size_t *nout, char *err,
+			      size_t errlen)
+{
+	struct path_list found = { 0 };
+	struct trace_dir *v = NULL;
+	size_t nv = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		struct trace_dir *nvv;
+
+		if (stat(paths[i], &st) != 0) {
+			r = -errno;
+			jank_errf(err, errlen, "%s: %s", paths[i], strerror(errno));
+			goto end;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			r = -ENOTDIR;
+			jank_errf(err, errlen, "%s: not a directory (give a CTF trace directory)",
+				  paths[i]);
+			goto end;
+		}
+		path_list_fini(&found);
+		r = find_traces(paths[i], 0, &found);
+		if (r < 0) {
+			jank_errf(err, errlen, "%s: %s", paths[i], strerror(-r));
+			goto end;
+		}
+		if (found.n == 0) {
+			r = -ENOENT;
+			jank_errf(err, errlen, "%s: no CTF trace found (no metadata file)",
+				  paths[i]);
+			goto end;
+		}
+		jank_sort(found.v, found.n, sizeof(*found.v), cmp_str);
+		nvv = realloc(v, (nv + found.n) * sizeof(*v));
+		if (!nvv) {
+			r = -ENOMEM;
+			jank_errf(err, errlen, "out of memory");
+			goto end;
+		}
+		v = nvv;
+		for (size_t k = 0; k < found.n; k++) {
+			char why[INPUT_ERR_LEN];
+
+			/* Garbage metadata trips src.ctf.fs into reading uninitialised memory. */
+			if (metadata_looks_bad(found.v[k], why, sizeof(why))) {
+				r = -EINVAL;
+				jank_errf(err, errlen, "%s: not a CTF trace: %s", paths[i], why);
+				goto end;
+			}
+			v[nv].dir = found.v[k];
+			found.v[k] = NULL;
+			v[nv].arg = i;
+			v[nv].group = query_group(fs_cls, v[nv].dir);
+			v[nv].comp = 0;
+			nv++;
+		}
+	}
+end:
+	path_list_fini(&found);
+	*out = v;
+	*nout = nv;
+	return r;
+}
+
+void reader_trace_dirs_free(struct trace_dir *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].dir);
+		free(v[i].group);
+	}
+	free(v);
+}
+
+/* One component per group, one per directory without a group. */
+size_t reader_assign_components(struct trace_dir *v, size_t n)
+{
+	size_t ncomp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].comp = ncomp;
+		for (size_t k = 0; v[i].group && k < i; k++) {
+			if (v[k].group && !strcmp(v[k].group, v[i].group)) {
+				v[i].comp = v[k].comp;
+				break;
+			}
+		}
+		if (v[i].comp == ncomp)
+			ncomp++;
+	}
+	return ncomp;
+}

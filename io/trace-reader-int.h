@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace reader's insides, shared by its files and by nothing else:
+ *
+ *   trace-find.c    which CTF trace directories a path holds, and which of
+ *                   them make one trace (their group)
+ *   trace-source.c  the babeltrace2 graph: its sources, the merging sink,
+ *                   jank_reader_new_ctf/new_live() and jank_reader_free()
+ *   trace-decode.c  event classes resolved once, then each message decoded
+ *                   into a jank_event for the engine (the hot path)
+ *   trace-error.c   babeltrace2's errors as one line a user can act on
+ *   trace-reader.c  driving the graph, releasing read pages, the figures
+ *
+ * The hot path (message_time and take_message, called by the merge for
+ * every message) lives in trace-decode.c whole: its helpers are static there.
+ */
+#ifndef JANK_TRACE_READER_INT_H
+#define JANK_TRACE_READER_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+#include "event.h"
+#include "trace-merge.h"
+#include "trace-reader.h"
+
+#define INPUT_ERR_LEN 512
+/* Direct-mapped caches by address (powers of two). */
+#define EC_CACHE_SIZE  256
+#define PKT_CACHE_SIZE 256
+
+enum field_scope {
+	SCOPE_NONE = 0,
+	SCOPE_PAYLOAD,
+	SCOPE_SPECIFIC_CTX,
+	SCOPE_COMMON_CTX,
+};
+
+/* Where a field lives in an event, resolved once per event class. */
+struct field_loc {
+	uint8_t scope; /* enum field_scope */
+	uint8_t type;  /* enum jank_value_type */
+	uint32_t index;
+};
+
+struct class_cache {
+	bool resolved;
+	bool wanted;
+	bool need_payload, need_specific, need_common;
+	uint32_t class_id;
+	uint32_t nfields;
+	struct field_loc loc[JANK_EVENT_MAX_FIELDS];
+};
+
+struct sparse_class {
+	uint64_t id;
+	struct class_cache cache;
+};
+
+struct sc_cache {
+	const bt_stream_class *sc; /* strong reference: keeps the pointer unique */
+	enum jank_domain domain;
+	bool has_clock;
+	bool fast_clock; /* 1 GHz clock: ns from origin = clock_base_ns + value */
+	int64_t clock_base_ns;
+	struct field_loc tid, pid, comm; /* common context */
+	struct field_loc cpu;		 /* packet context */
+	struct class_cache *dense;	 /* indexed by event class id */
+	size_t ndense;
+	struct sparse_class *sparse;
+	size_t nsparse;
+};
+
+struct stream_rec {
+	const bt_stream *stream; /* strong reference */
+	int32_t cpu;		 /* of the stream's last packet, -1 */
+};
+
+/* An event class's caches; both pointers are invalidated when their arrays move. */
+struct ec_cache_entry {
+	const bt_event_class *ec;
+	struct sc_cache *sc;
+	struct class_cache *cc;
+};
+
+/*
+ * A packet's CPU. babeltrace2 recycles packet objects, but every packet's
+ * beginning message comes before its events and rewrites its entry.
+ */
+struct pkt_cache_entry {
+	const bt_packet *packet;
+	int32_t cpu;
+};
+
+struct jank_reader {
+	struct jank_engine *engine;
+	bt_graph *graph;
+	char *name;
+	char **labels; /* per source component: the path it reads */
+	size_t nlabels;
+
+	struct sc_cache *scs;
+	size_t nscs;
+	struct sc_cache *last_sc;
+
+	const bt_trace **traces; /* strong references */
+	size_t ntraces;
+
+	struct stream_rec *streams;
+	size_t nstreams;
+
+	struct ec_cache_entry ec_cache[EC_CACHE_SIZE];
+	struct pkt_cache_entry pkt_cache[PKT_CACHE_SIZE];
+
+	char **trace_dirs; /* offline: canonical trace directories, with a final '/' */
+	size_t ntrace_dirs;
+	uint64_t released_at; /* events read at the last release_trace_pages() */
+
+	int64_t last_ts;
+	int64_t advanced_ts; /* the latest inactivity beacon (see jank_reader_stats) */
+	uint64_t generation; /* the engine's, when the class caches were filled */
+	bool ended;
+	bool failed;
+	bool decode_error;		/* err was set by the sink itself */
+	bool strict;			/* a rule that cannot apply is an error */
+	char limit_what[PATH_MAX + 16]; /* "reading NAME", for the time limit */
+	jank_reader_notice_fn notice;
+	void *notice_data;
+	struct jank_merge_ops merge_ops;
+	struct jank_reader_stats stats;
+	char err[INPUT_ERR_LEN];
+};
+
+/* ---- trace-error.c ---- */
+
+/*
+ * Take the current thread's babeltrace2 error and keep one line of it: the
+ * root cause (the first appended), which says what is wrong with the input;
+ * the later causes only say which layer passed it on. `*component` is set to
+ * the name of the component that appended the root cause, when known.
+ */
+void reader_take_bt_error(char *buf, size_t len, char *component, size_t clen);
+
+/* ---- trace-find.c ---- */
+
+/* A trace directory found under a path given by the user. */
+struct trace_dir {
+	char *dir;
+	size_t arg;  /* index of the path it was found under */
+	char *group; /* the trace's UUID as src.ctf.fs reports it, NULL: none */
+	size_t comp; /* source component it goes to */
+};
+
+/*
+ * The trace directories under each of the `n` paths, in name order per
+ * path, with their groups. Returns 0, or -errno with the one-line message
+ * in `err`; *out (free it with reader_trace_dirs_free()) holds what was
+ * found either way.
+ */
+int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const char *const *paths,
+			      size_t n, struct trace_dir **out, size_t *nout, char *err,
+			      size_t errlen);
+void reader_trace_dirs_free(struct trace_dir *v, size_t n);
+/* Give each directory its component: one per group, one per directory without a group. */
+size_t reader_assign_components(struct trace_dir *v, size_t n);
+
+/* ---- trace-decode.c ---- */
+
+/* The merge's callbacks (trace-merge.h), with the reader as their data. */
+int reader_message_time(const bt_message *msg, int64_t *ts, void *data);
+int reader_take_message(const bt_message *msg, int64_t ts, bool timed, void *data);
+void reader_merge_error(const char *what, void *data);
+/* The engine's rules were replaced: resolve every class again on its next event. */
+void reader_forget_classes(struct jank_reader *in);
+/* Drop the caches and the references to traces and streams (after the graph). */
+void reader_decode_fini(struct jank_reader *in);
+
+#endif

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every jankctl command does the same way: its errors (one line on
+ * stderr), its options (one getopt table for all, each command naming the
+ * ones it takes), running traces through an engine to their end, and
+ * flushing its output. Declared in jankctl.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "exit-status.h"
+#include "jankctl.h"
+#include "trace-reader.h"
+
+void errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("jankctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_tid(const char *s, int32_t *out)
+{
+	int64_t v;
+
+	if (parse_i64(s, &v) < 0 || v < 0 || v > INT32_MAX)
+		return -EINVAL;
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* The one-line error for a bad option of a command (getopt returned ':' or '?'). */
+static int option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		errorf("%s: option '%s' needs an argument (see jankctl %s --help)", cmd,
+		       argv[optind - 1], cmd);
+	else if (optopt)
+		errorf("%s: unknown option '-%c' (see jankctl %s --help)", cmd, optopt, cmd);
+	else
+		errorf("%s: unknown option '%s' (see jankctl %s --help)", cmd, argv[optind - 1],
+		       cmd);
+	return JANK_EXIT_USAGE;
+}
+
+/* --format text|json, and for status openmetrics|prometheus: 0, or JANK_EXIT_USAGE after the error.
+ */
+static int parse_format(const char *cmd, const char *arg, enum format *f)
+{
+	static const char *const names[] = { "text", "json", "openmetrics", "prometheus" };
+	bool status = !strcmp(cmd, "status");
+
+	for (int i = FORMAT_TEXT; i <= (status ? FORMAT_PROMETHEUS : FORMAT_JSON); i++) {
+		if (!strcmp(arg, names[i])) {
+			*f = i;
+			return 0;
+		}
+	}
+	errorf("%s: bad --format '%s' (expected %s)", cmd, arg,
+	       status ? "text, json, openmetrics or prometheus" : "text or json");
+	return JANK_EXIT_USAGE;
+}
+
+int no_arguments(const char *cmd, const struct options *o)
+{
+	if (o->ntraces == 0)
+		return 0;
+	errorf("%s: unexpected argument '%s' (see jankctl %s --help)", cmd, o->traces[0], cmd);
+	return JANK_EXIT_USAGE;
+}
+
+/* Where the value of -c, -s, -d, -A, -B or -o goes. */
+static const char **string_option(struct options *o, int c)
+{
+	switch (c) {
+	case 'c':
+		return &o->config;
+	case 's':
+		return &o->socket;
+	case 'A':
+		return &o->action;
+	case 'B':
+		return &o->before;
+	case 'o':
+		return &o->svg;
+	default:
+		return &o->dir;
+	}
+}
+
+/* The flag that -a, -G or -S sets. */
+static bool *flag_option(struct options *o, int c)
+{
+	return c == 'a' ? &o->all : c == 'G' ? &o->no_gc : &o->stats;
+}
+
+int parse_options(int argc, char **argv, const char *cmd, const char *allowed, const char *usage,
+		  struct options *o)
+{
+	/* clang-format off */
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "begin", required_argument, NULL, 'b' },
+		{ "end", required_argument, NULL, 'e' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "action", required_argument, NULL, 'A' },
+		{ "before", required_argument, NULL, 'B' },
+		{ "svg", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		/* Hidden, for the tests and the benchmarks; analyze only. */
+		{ "no-gc", no_argument, NULL, 'G' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* clang-format on */
+	/* Leading ':' reports a missing argument as ':', and opterr = 0 keeps getopt quiet. */
+	static const char optstring[] = ":c:af:t:b:e:s:d:A:B:o:h";
+	int c, li = -1;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, optstring, longopts, &li)) != -1) {
+		if (c != '?' && c != ':' && !strchr(allowed, c)) {
+			if (li >= 0)
+				errorf("%s: option '--%s' does not apply to this command "
+				       "(see jankctl %s --help)",
+				       cmd, longopts[li].name, cmd);
+			else
+				errorf("%s: option '-%c' does not apply to this command "
+				       "(see jankctl %s --help)",
+				       cmd, c, cmd);
+			return JANK_EXIT_USAGE;
+		}
+		li = -1;
+		switch (c) {
+		case 'c':
+		case 's':
+		case 'd':
+		case 'A':
+		case 'B':
+		case 'o':
+			*string_option(o, c) = optarg;
+			break;
+		case 'a':
+		case 'G':
+		case 'S':
+			*flag_option(o, c) = true;
+			break;
+		case 'f':
+			if (parse_format(cmd, optarg, &o->format))
+				return JANK_EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_tid(optarg, &o->tid) < 0) {
+				errorf("%s: bad --tid '%s' (expected a thread id)", cmd, optarg);
+				return JANK_EXIT_USAGE;
+			}
+			o->tid_set = true;
+			break;
+		case 'b':
+		case 'e':
+			if (parse_i64(optarg, c == 'b' ? &o->begin : &o->end) < 0) {
+				errorf("%s: bad --%s '%s' (expected nanoseconds from the trace "
+				       "clock's "
+				       "origin)",
+				       cmd, c == 'b' ? "begin" : "end", optarg);
+				return JANK_EXIT_USAGE;
+			}
+			*(c == 'b' ? &o->begin_set : &o->end_set) = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return option_error(cmd, c, argv);
+		}
+	}
+	o->traces = (const char *const *)argv + optind;
+	o->ntraces = (size_t)(argc - optind);
+	return 0;
+}
+
+int parse_trace_options(int argc, char **argv, const char *cmd, const char *allowed,
+			const char *usage, struct options *o)
+{
+	int r = parse_options(argc, argv, cmd, allowed, usage, o);
+
+	if (r == 0 && o->ntraces == 0) {
+		errorf("%s: no TRACE given (see jankctl %s --help)", cmd, cmd);
+		r = JANK_EXIT_USAGE;
+	}
+	return r;
+}
+
+int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
+{
+	struct jank_reader_stats stats;
+	struct jank_reader *in;
+	char err[ERR_LEN];
+	int r = 0;
+
+	in = jank_reader_new_ctf(traces, ntraces, e, err, sizeof(err));
+	if (!in) {
+		errorf("%s", err);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	/* Offline, a rule that cannot apply is a mistake of the config: say so and stop. */
+	jank_reader_set_notices(in, true, NULL, NULL);
+	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
+		errorf("%s", jank_reader_error(in));
+		r = JANK_EXIT_BAD_INPUT;
+		goto end;
+	}
+	jank_reader_get_stats(in, &stats);
+	if (stats.events_used == 0) {
+		errorf("%s: no events the engine can use (%" PRIu64 " events read)",
+		       jank_reader_name(in), stats.events);
+		r = JANK_EXIT_BAD_INPUT;
+	}
+end:
+	jank_reader_free(in);
+	return r;
+}
+
+int finish_output(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		errorf("cannot write the output: %s", strerror(errno));
+		return JANK_EXIT_FAILURE;
+	}
+	return 0;
+}
