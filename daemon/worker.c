@@ -51,6 +51,7 @@ struct worker {
 	uint64_t sent_events, sent_janks;
 	double sent_rate;
 	int sent_state;
+	int sent_problem;
 	bool sent_attached;
 };
 
@@ -102,6 +103,7 @@ static void send_status(struct worker *w)
 		w->sent_events = es.events;
 		w->sent_janks = es.janks + es.overdue;
 		w->sent_state = ws.state;
+		w->sent_problem = ws.problem;
 		w->sent_rate = ws.events_per_sec;
 		w->sent_attached = jank_live_input_attached(w->input);
 		jank_json_add(msg, "input", jank_input_status_json(w->input));
@@ -120,7 +122,8 @@ static bool status_changed(const struct worker *w)
 	jank_live_input_get_stats(w->input, &ws);
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
 	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
-	       (int)ws.state != w->sent_state || ws.events_per_sec != w->sent_rate ||
+	       (int)ws.state != w->sent_state || (int)ws.problem != w->sent_problem ||
+	       ws.events_per_sec != w->sent_rate ||
 	       jank_live_input_attached(w->input) != w->sent_attached;
 }
 
@@ -358,6 +361,9 @@ static void on_read(struct bufferevent *bev, void *data)
 			finish(w, 1);
 		} else if (!strcmp(type, "reload")) {
 			reload(w, msg);
+		} else if (!strcmp(type, "retry")) {
+			if (w->input)
+				jank_live_input_retry(w->input);
 		} else if (!strcmp(type, "stop")) {
 			json_object_put(msg);
 			finish(w, 0);

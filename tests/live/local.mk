@@ -23,10 +23,15 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-full.sh \
 	live/test-capture-rotation.sh \
 	live/test-capture-rotation-race.sh
+# Faults, each in namespaces of its own (live_isolate): a daemon jankd depends
+# on dies and comes back.
+FAULT_LIVE_TESTS = \
+	live/test-fault-relayd.sh \
+	live/test-fault-sessiond.sh
 TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
-	$(CAPTURE_LIVE_TESTS)
+	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
-	live/test-session.sh $(CAPTURE_LIVE_TESTS)
+	live/test-session.sh $(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 
 # Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
 check_PROGRAMS += live/http-abuse
