@@ -735,7 +735,11 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 			  name, settled ? "" : " after " PENDING_LIMIT_TEXT);
 		return JANK_LTTNG_SESSION_UNSETTLED;
 	}
-	if (result != LTTNG_OK && result != LTTNG_ERR_SESS_NOT_FOUND) {
+	if (result == LTTNG_ERR_SESS_NOT_FOUND) {
+		jank_errf(err, errlen, "session '%s' did not exist", name);
+		return JANK_LTTNG_SESSION_ABSENT;
+	}
+	if (result != LTTNG_OK) {
 		/*
 		 * A live session whose relayd restarted: its consumer cannot
 		 * rotate or close the last chunk, and says so, but the session
