@@ -757,6 +757,8 @@ static void final_summary(struct jankd *d)
 static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
+	/* Its session is not created again while the workers stop. */
+	jank_live_keeper_halt(d->keeper);
 	/* The workers' last verdicts are alerted, and their last figures kept. */
 	if (d->fleet)
 		jank_fleet_stop(d->fleet, STOP_NS);

@@ -505,6 +505,18 @@ void jank_live_keeper_status(struct jank_live_keeper *k, struct json_object *in)
 	pthread_mutex_unlock(&k->lock);
 }
 
+void jank_live_keeper_halt(struct jank_live_keeper *k)
+{
+	if (!k || !k->running)
+		return;
+	pthread_mutex_lock(&k->lock);
+	k->stopping = true;
+	pthread_cond_broadcast(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+	pthread_join(k->thread, NULL);
+	k->running = false;
+}
+
 void jank_live_keeper_stop(struct jank_live_keeper *k)
 {
 	char err[ERR_LEN];
@@ -512,14 +524,7 @@ void jank_live_keeper_stop(struct jank_live_keeper *k)
 
 	if (!k || k->stopped)
 		return;
-	if (k->running) {
-		pthread_mutex_lock(&k->lock);
-		k->stopping = true;
-		pthread_cond_broadcast(&k->cond);
-		pthread_mutex_unlock(&k->lock);
-		pthread_join(k->thread, NULL);
-		k->running = false;
-	}
+	jank_live_keeper_halt(k);
 	k->stopped = true;
 	drain(k);
 	if (!k->url[0])

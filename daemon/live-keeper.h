@@ -69,6 +69,8 @@ void jank_live_keeper_input(struct jank_live_keeper *k, enum jank_live_input_pro
  */
 void jank_live_keeper_status(struct jank_live_keeper *k, struct json_object *in);
 
+/* Stop the thread: the session is no longer created again (jankd is stopping). */
+void jank_live_keeper_halt(struct jank_live_keeper *k);
 /*
  * Stop the thread, then destroy the session, and say what happened
  * (destroyed, already gone, or could not). Safe to call twice.
