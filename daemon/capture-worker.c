@@ -55,6 +55,13 @@
 #define ROTATING_DIR	".rotating"
 #define HOUSEKEEPING_S	1
 #define MAX_JANKS	1024 /* captured janks remembered for their chunks */
+/*
+ * The capture session jankd owns is looked for this often; while lttng-
+ * sessiond is away, or the session cannot be made again, the next look
+ * backs off, doubling up to WATCH_MAX_NS.
+ */
+#define WATCH_NS     2000000000LL
+#define WATCH_MAX_NS 30000000000LL
 
 /* What the config asks of the capture session. */
 struct want {
@@ -162,6 +169,14 @@ struct jank_capture_worker {
 
 	/* Recorder thread only. */
 	uint64_t chunks_seen; /* rotation: 1 + the highest chunk index seen, 0: none yet */
+	struct want lost;     /* the session jankd owned, gone with lttng-sessiond: to make again */
+	bool retrying;	      /* making it again: failures are logged by the caller, once */
+	bool again_failing;   /* ... and it failed: logged */
+	bool sessiond_away;   /* logged */
+	int64_t watch_ns;     /* until the next look */
+	int64_t watch_mono;   /* the last look */
+	bool watch_now;	      /* a snapshot failed: look at once */
+	uint64_t recreated;   /* under the lock */
 };
 
 /* ---- Wants ---- */
@@ -542,6 +557,11 @@ static void session_down(struct jank_capture_worker *cp)
 		if (r < 0)
 			post_log(cp, LOG_WARNING, "cannot destroy the capture session '%s': %s",
 				 old.name, err);
+		else if (r & JANK_LTTNG_SESSION_ABSENT)
+			post_log(cp, LOG_NOTICE,
+				 "the capture session '%s' was gone already (lttng-sessiond "
+				 "restarted?): nothing to destroy",
+				 old.name);
 		else if (r > 0)
 			post_log(cp, LOG_WARNING, "capture session: %s", err);
 		else
@@ -569,7 +589,8 @@ static void session_failed(struct jank_capture_worker *cp, const char *fmt, ...)
 	pthread_mutex_lock(&cp->lock);
 	snprintf(cp->session_error, sizeof(cp->session_error), "%s", why);
 	pthread_mutex_unlock(&cp->lock);
-	post_log(cp, LOG_ERR, "captures are off until a reload: %s", why);
+	if (!cp->retrying)
+		post_log(cp, LOG_ERR, "captures are off until a reload: %s", why);
 }
 
 static uint64_t subbuf_size(uint64_t buffer)
@@ -668,12 +689,115 @@ static void session_apply(struct jank_capture_worker *cp, const struct want *w)
 	/* cp->current is written by this thread only: reading it needs no lock. */
 	if (cp->current.enabled && w->enabled && want_equal(&cp->current, w))
 		return;
+	want_fini(&cp->lost); /* the config says what to make now */
+	cp->sessiond_away = false;
+	cp->again_failing = false;
+	cp->watch_ns = WATCH_NS;
 	session_down(cp);
 	pthread_mutex_lock(&cp->lock);
 	cp->session_error[0] = '\0';
 	pthread_mutex_unlock(&cp->lock);
 	if (w->enabled)
 		session_up(cp, w);
+}
+
+/* Nothing wrong (any more): the next look after WATCH_NS. */
+static void watch_ok(struct jank_capture_worker *cp)
+{
+	if (cp->sessiond_away)
+		post_log(cp, LOG_NOTICE, "lttng-sessiond answers again, with the capture session");
+	cp->sessiond_away = false;
+	cp->watch_ns = WATCH_NS;
+}
+
+static void watch_later(struct jank_capture_worker *cp)
+{
+	cp->watch_ns = cp->watch_ns * 2 > WATCH_MAX_NS ? WATCH_MAX_NS : cp->watch_ns * 2;
+}
+
+/* Make the lost session again; a failure is logged once, and retried later. */
+static void session_again(struct jank_capture_worker *cp)
+{
+	struct want w;
+
+	if (want_copy(&w, &cp->lost) < 0)
+		return;
+	cp->retrying = true;
+	if (session_up(cp, &w) == 0) {
+		want_fini(&cp->lost);
+		pthread_mutex_lock(&cp->lock);
+		cp->recreated++;
+		pthread_mutex_unlock(&cp->lock);
+		post_log(cp, LOG_NOTICE, "created the capture session '%s' again", w.name);
+		cp->again_failing = false;
+		watch_ok(cp);
+	} else {
+		if (!cp->again_failing)
+			post_log(cp, LOG_WARNING,
+				 "cannot create the capture session again: %s; retrying",
+				 cp->session_error);
+		cp->again_failing = true;
+		watch_later(cp);
+	}
+	cp->retrying = false;
+	want_fini(&w);
+}
+
+/*
+ * The capture session jankd created dies with lttng-sessiond: look for it,
+ * and make it again once lttng-sessiond is back (recorder thread). A session
+ * jankd adopted is not its to make.
+ */
+static void session_watch(struct jank_capture_worker *cp)
+{
+	char err[ERR_LEN] = "";
+	int r;
+
+	cp->watch_mono = jank_clock_monotonic_ns();
+	cp->watch_now = false;
+	if (cp->lost.enabled) {
+		session_again(cp);
+		return;
+	}
+	if (!cp->current.enabled || !cp->owned)
+		return;
+	r = jank_lttng_session_exists(cp->current.name, err, sizeof(err));
+	if (r < 0) {
+		if (!cp->sessiond_away)
+			post_log(cp, LOG_WARNING,
+				 "%s: the capture session '%s' will be created again once "
+				 "lttng-sessiond is back",
+				 err, cp->current.name);
+		cp->sessiond_away = true;
+		watch_later(cp);
+		return;
+	}
+	if (r == 1) {
+		watch_ok(cp);
+		return;
+	}
+	post_log(cp, LOG_WARNING,
+		 "the capture session '%s' is gone from lttng-sessiond (restarted?): creating it "
+		 "again",
+		 cp->current.name);
+	pthread_mutex_lock(&cp->lock);
+	cp->lost = cp->current; /* its events move over */
+	memset(&cp->current, 0, sizeof(cp->current));
+	snprintf(cp->session_error, sizeof(cp->session_error),
+		 "gone from lttng-sessiond; being created again");
+	pthread_mutex_unlock(&cp->lock);
+	cp->owned = false;
+	cp->chunks_seen = 0;
+	cp->sessiond_away = false;
+	session_again(cp);
+}
+
+/* Time for a look at the session? */
+static bool watch_due(const struct jank_capture_worker *cp)
+{
+	if (!cp->lost.enabled && !(cp->current.enabled && cp->owned))
+		return false;
+	return cp->watch_now || jank_clock_monotonic_ns() - cp->watch_mono >= cp->watch_ns;
 }
 
 /* ---- Workers ---- */
@@ -888,6 +1012,9 @@ static void record(struct jank_capture_worker *cp, struct job *j)
 		r = collect_chunks(cp, name, output, j->dir, err, sizeof(err));
 	else
 		r = jank_lttng_session_snapshot_record(name, j->dir, err, sizeof(err));
+	/* The session may have died with lttng-sessiond: look at once. */
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		cp->watch_now = true;
 	pthread_mutex_lock(&cp->lock);
 	r = jank_capture_policy_done(cp->policy, j->dir, r == 0, err, &out) == 0 && r == 0 ? 0
 											   : -EIO;
@@ -908,12 +1035,14 @@ static void *recorder_main(void *data)
 	struct job *j;
 
 	for (;;) {
-		bool rotating;
+		bool rotating, watching;
 
 		pthread_mutex_lock(&cp->lock);
 		rotating = cp->current.enabled && cp->current.mode == JANK_CAPTURE_ROTATION;
+		/* cp->current and cp->lost are this thread's to write. */
+		watching = cp->lost.enabled || (cp->current.enabled && cp->owned);
 		if (!cp->jobs.head && !cp->stopping) {
-			if (rotating) {
+			if (rotating || watching) {
 				struct timespec until;
 
 				clock_gettime(CLOCK_REALTIME, &until);
@@ -929,6 +1058,8 @@ static void *recorder_main(void *data)
 			return NULL;
 		}
 		pthread_mutex_unlock(&cp->lock);
+		if (watch_due(cp))
+			session_watch(cp);
 		if (rotating && jank_clock_realtime_ns() - last >= HOUSEKEEPING_S * 1000000000LL) {
 			housekeeping(cp);
 			last = jank_clock_realtime_ns();
@@ -1247,6 +1378,7 @@ void jank_capture_worker_free(struct jank_capture_worker *cp)
 		close(cp->wake[1]);
 	jank_capture_policy_free(cp->policy);
 	want_fini(&cp->current);
+	want_fini(&cp->lost);
 	free(cp->janks);
 	pthread_cond_destroy(&cp->cond);
 	pthread_mutex_destroy(&cp->lock);
@@ -1293,6 +1425,7 @@ struct json_object *jank_capture_worker_status_json(struct jank_capture_worker *
 			       cp->current.enabled ? json_object_new_string(cp->current.name)
 						   : NULL);
 	json_object_object_add(o, "session_owned", json_object_new_boolean(cp->owned));
+	jank_json_add_u64(o, "session_recreated", cp->recreated);
 	json_object_object_add(o, "kernel", json_object_new_boolean(cp->kernel_ok));
 	if (cp->session_error[0])
 		json_object_object_add(o, "session_error",

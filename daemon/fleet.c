@@ -620,6 +620,14 @@ int jank_fleet_add_url(struct jank_fleet *f, const char *url)
 	return input_add(f, url, false) ? 0 : -ENOMEM;
 }
 
+void jank_fleet_retry(struct jank_fleet *f, const char *url)
+{
+	struct jank_fleet_input *in = input_find(f, url);
+
+	if (in && !in->removing)
+		jank_proc_send(in->proc, jank_proto_new("retry"));
+}
+
 int jank_fleet_start(struct jank_fleet *f)
 {
 	struct timeval tv = jank_clock_timeval(CHECK_NS);

@@ -50,6 +50,11 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 			  const struct jank_config_sources *src);
 /* Watch the live session at `url`. Returns 0 or -ENOMEM. */
 int jank_fleet_add_url(struct jank_fleet *f, const char *url);
+/*
+ * The input of `url`, if any, tries to attach now (its session was just
+ * created again): its worker's back-off does not hold it back.
+ */
+void jank_fleet_retry(struct jank_fleet *f, const char *url);
 /* Start the workers: the inputs added, and the discovery of [live] discover. */
 int jank_fleet_start(struct jank_fleet *f);
 /*

@@ -124,6 +124,11 @@ struct json_object *jank_input_status_json(const struct jank_live_input *w)
 	put_str(o, "state", jank_live_input_state_name(ws.state));
 	if (jank_live_input_last_error(w)[0])
 		put_str(o, "last_error", jank_live_input_last_error(w));
+	/* What is wrong now, and since when (wall clock, ns): not the first error ever. */
+	if (ws.problem) {
+		put_str(o, "problem", jank_live_input_problem_name(ws.problem));
+		jank_json_add_i64(o, "problem_since", ws.problem_since);
+	}
 	jank_json_add_bool(o, "attached", jank_live_input_attached(w));
 	jank_json_add_u64(o, "events", es.events);
 	jank_json_add_u64(o, "events_read", ws.events_read);

@@ -33,7 +33,6 @@
 #include "json-util.h"
 #include "journal.h"
 #include "log.h"
-#include "lttng-session.h"
 #include "status.h"
 #include "units.h"
 #include "worker.h"
@@ -562,81 +561,57 @@ static void on_signal(evutil_socket_t sig, short what, void *data)
 /* ---- Start and stop ---- */
 
 /*
- * [live] create = yes: create the live session (lttng-session.c) with the events of
- * the rules, and watch it. Its live URL goes to d->created_url; the config
+ * [live] create = yes: the live session jankd owns (live-keeper.c), created
+ * now and again whenever lttng-sessiond or lttng-relayd lost it. The config
  * stays as written, so that a reload compares like with like.
  */
+static void on_keeper_retry(const char *url, void *data)
+{
+	struct jankd *d = data;
+
+	if (d->fleet)
+		jank_fleet_retry(d->fleet, url);
+}
+
+/* Every second: the keeper learns what the session's input says (relayd's side). */
+static void on_keep(evutil_socket_t fd, short what, void *data)
+{
+	struct jankd *d = data;
+	const char *url = jank_live_keeper_url(d->keeper);
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
+		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+		struct json_object *st = jank_fleet_input_status(in);
+		int64_t since = 0;
+
+		if (strcmp(jank_fleet_input_url(in), url))
+			continue;
+		jank_json_get_i64(st, "problem_since", &since);
+		jank_live_keeper_input(
+			d->keeper,
+			jank_live_input_problem_from_name(jank_json_get_str(st, "problem")), since);
+	}
+}
+
 static int live_create(struct jankd *d, char *err, size_t len)
 {
-	const struct jank_config *c = &d->config;
-	struct jank_lttng_session_spec spec = {
-		.name = c->live.session,
-		.relayd_url = c->live.relayd,
-		.relayd_live_port = c->live.relayd_live_port,
-		.live_timer_us = c->live.timer_ns / 1000,
-		.tracefile_size = c->live.tracefile_size,
-		.tracefile_count = c->live.tracefile_count,
-		.kernel = true,
-	};
-	const char **events = calloc(2 * c->nrules + 1, sizeof(*events));
-	char note[ERR_LEN];
-	size_t n = 0;
 	int r;
 
-	if (!events) {
+	d->keeper = jank_live_keeper_new(d->base, &d->config, on_keeper_retry, d);
+	if (!d->keeper) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < c->nrules; i++) {
-		const char *ev[2] = { c->rules[i].begin_event, c->rules[i].end_event };
-
-		for (int k = 0; k < 2; k++) {
-			bool seen = false;
-
-			for (size_t j = 0; j < n; j++)
-				seen |= !strcmp(events[j], ev[k]);
-			if (!seen)
-				events[n++] = ev[k];
-		}
-	}
-	spec.ust_events = events;
-	spec.n_ust_events = n;
-	note[0] = '\0';
-	r = jank_lttng_session_create_live(&spec, d->created_url, sizeof(d->created_url),
-					   &d->kernel_ok, note, sizeof(note));
-	free(events);
-	if (r < 0) {
-		snprintf(err, len, "cannot create the live session '%s': %s", c->live.session,
-			 note);
-		return r;
-	}
-	snprintf(d->session_created, sizeof(d->session_created), "%s", c->live.session);
-	if (r > 0 && note[0])
-		jank_log(LOG_WARNING, "live session '%s': %s", c->live.session, note);
-	else if (!d->kernel_ok)
-		jank_log(LOG_WARNING,
-			 "live session '%s': no kernel tracer: user-space events only (no "
-			 "scheduler events: critical paths stay on the action's own thread)",
-			 c->live.session);
-	jank_log(LOG_INFO, "created the live session '%s' (%s)", c->live.session, d->created_url);
-	return 0;
-}
-
-static void live_destroy(struct jankd *d)
-{
-	char err[ERR_LEN];
-	int r;
-
-	err[0] = '\0';
-	r = jank_lttng_session_destroy(d->session_created, err, sizeof(err));
+	r = jank_live_keeper_start(d->keeper, err, len);
 	if (r < 0)
-		jank_log(LOG_WARNING, "cannot destroy the live session '%s': %s",
-			 d->session_created, err);
-	else if (r > 0)
-		jank_log(LOG_WARNING, "live session: %s", err);
-	else
-		jank_log(LOG_INFO, "destroyed the live session '%s'", d->session_created);
-	d->session_created[0] = '\0';
+		return r;
+	if (add_timer(d, &d->ev_keep, 1000000000LL, on_keep) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* The inputs, each in its worker: [live] url, the created session, or discovery. */
@@ -651,8 +626,8 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 	}
 	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
 		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
-	if (r == 0 && d->created_url[0])
-		r = jank_fleet_add_url(d->fleet, d->created_url);
+	if (r == 0 && d->keeper)
+		r = jank_fleet_add_url(d->fleet, jank_live_keeper_url(d->keeper));
 	if (r == 0)
 		r = jank_fleet_start(d->fleet);
 	if (r < 0) {
@@ -813,6 +788,8 @@ static void final_summary(struct jankd *d)
 static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
+	/* Its session is not created again while the workers stop. */
+	jank_live_keeper_halt(d->keeper);
 	/* The workers' last verdicts are alerted, and their last figures kept. */
 	if (d->fleet)
 		jank_fleet_stop(d->fleet, STOP_NS);
@@ -822,8 +799,8 @@ static void stop(struct jankd *d)
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
 	}
-	if (d->session_created[0])
-		live_destroy(d);
+	/* The keeper stops recreating, and destroys the session (or says it was gone). */
+	jank_live_keeper_stop(d->keeper);
 }
 
 static void cleanup(struct jankd *d)
@@ -847,6 +824,9 @@ static void cleanup(struct jankd *d)
 		event_free(d->ev_watchdog);
 	if (d->ev_ready)
 		event_free(d->ev_ready);
+	if (d->ev_keep)
+		event_free(d->ev_keep);
+	jank_live_keeper_free(d->keeper);
 	if (d->base)
 		event_base_free(d->base);
 	jank_config_fini(&d->config);
@@ -880,8 +860,7 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		jank_log(LOG_ERR, "cannot start: %s", err);
 		d.exit_status = JANK_EXIT_FAILURE;
-		if (d.session_created[0])
-			live_destroy(&d);
+		jank_live_keeper_stop(d.keeper);
 		goto end;
 	}
 	if (event_base_dispatch(d.base) < 0) {

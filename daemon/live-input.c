@@ -21,6 +21,11 @@
  * relayd is asked; if it no longer lists the session, that is logged once,
  * and its return is logged as a reconnection.
  *
+ * The problem of the moment (status: "problem", since when): while not
+ * connected, relayd is asked whenever the input fails and at every probe,
+ * so that the status says what is wrong now (relayd unreachable, or the
+ * session missing from a relayd that answers), not the first error seen.
+ *
  * Attached: data flowed, or relayd lists the session (jank_relayd_has_session,
  * asked at most every PROBE_EVERY_NS while not attached) and the input ran
  * once since: a session without streams yet only ever says "try again".
@@ -67,9 +72,11 @@ struct jank_live_input {
 	struct jank_engine *engine;
 	struct jank_reader *input;
 	enum jank_live_input_state state;
-	bool attached; /* attached at least once */
-	bool quiet;    /* the current outage was logged */
-	bool found;    /* relayd lists the session: the next run attaches to it */
+	enum jank_live_input_problem problem;
+	int64_t problem_since; /* wall clock */
+	bool attached;	       /* attached at least once */
+	bool quiet;	       /* the current outage was logged */
+	bool found;	       /* relayd lists the session: the next run attaches to it */
 	int64_t probe_mono;
 	int64_t ok_mono; /* when the input last said OK */
 	jank_live_input_attached_fn attached_fn;
@@ -137,11 +144,38 @@ static void drop_input(struct jank_live_input *w)
 	w->events_seen = 0;
 }
 
+/* What is wrong now, and why; since when, if it is new. */
+static void set_problem(struct jank_live_input *w, enum jank_live_input_problem p, const char *why)
+{
+	if (p != w->problem)
+		w->problem_since = p == JANK_LIVE_INPUT_OK ? 0 : jank_clock_realtime_ns();
+	w->problem = p;
+	snprintf(w->err, sizeof(w->err), "%s", why);
+}
+
+/* Does relayd list the session? The answer as the problem of the moment; its result. */
+static int ask_relayd(struct jank_live_input *w, int64_t now, const char *failed)
+{
+	char err[WATCH_ERR_LEN];
+	int r;
+
+	w->probe_mono = now;
+	r = jank_relayd_has_session(w->url, err, sizeof(err));
+	if (r < 0)
+		set_problem(w, JANK_LIVE_INPUT_RELAYD_UNREACHABLE, failed ? failed : err);
+	else if (r == 0)
+		set_problem(w, JANK_LIVE_INPUT_SESSION_MISSING,
+			    "relayd answers, but does not list the session");
+	else if (failed)
+		set_problem(w, JANK_LIVE_INPUT_ATTACH_FAILED, failed);
+	return r;
+}
+
 /* The input failed or ended: say it once, then retry with back-off. */
 static void lost(struct jank_live_input *w, const char *why)
 {
-	snprintf(w->err, sizeof(w->err), "%s", why);
 	drop_input(w);
+	ask_relayd(w, jank_clock_monotonic_ns(), why);
 	w->found = false;
 	w->stalled = false; /* not stalled: gone, and said so */
 	w->stalled_real = 0;
@@ -182,7 +216,7 @@ static void up(struct jank_live_input *w)
 	w->reconnect_ns = RECONNECT_MIN_NS;
 	w->quiet = false;
 	w->found = false;
-	w->err[0] = '\0';
+	set_problem(w, JANK_LIVE_INPUT_OK, "");
 	if (first && w->attached_fn)
 		w->attached_fn(w, w->attached_data);
 }
@@ -247,16 +281,12 @@ static void back_off(struct jank_live_input *w)
 		w->again_ns = cap;
 }
 
-/* Not attached, no data: does relayd list the session? */
 /* Does relayd list the session? At most every PROBE_EVERY_NS; -EAGAIN: not asked. */
 static int probe(struct jank_live_input *w, int64_t now)
 {
-	char err[WATCH_ERR_LEN];
-
 	if (w->probe_mono && now - w->probe_mono < PROBE_EVERY_NS)
 		return -EAGAIN;
-	w->probe_mono = now;
-	return jank_relayd_has_session(w->url, err, sizeof(err));
+	return ask_relayd(w, now, NULL);
 }
 
 /* Connected, and silent for a while: was the session destroyed? */
@@ -404,6 +434,16 @@ int jank_live_input_start(struct jank_live_input *w)
 	return event_add(w->pump, &tv) == 0 ? 0 : -EIO;
 }
 
+void jank_live_input_retry(struct jank_live_input *w)
+{
+	if (w->state == JANK_LIVE_INPUT_CONNECTED)
+		return;
+	w->reconnect_ns = RECONNECT_MIN_NS;
+	w->again_ns = AGAIN_MIN_NS;
+	w->probe_mono = 0;
+	schedule(w, 0);
+}
+
 void jank_live_input_stop(struct jank_live_input *w)
 {
 	event_del(w->pump);
@@ -485,6 +525,8 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->stalled_since = w->stalled_real;
 	out->stalls = w->stalls;
 	out->last_event = w->anchor_ts;
+	out->problem = w->state == JANK_LIVE_INPUT_CONNECTED ? JANK_LIVE_INPUT_OK : w->problem;
+	out->problem_since = out->problem ? w->problem_since : 0;
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)
@@ -503,4 +545,28 @@ const char *jank_live_input_state_name(enum jank_live_input_state s)
 		return "reconnecting";
 	}
 	return "?";
+}
+
+const char *jank_live_input_problem_name(enum jank_live_input_problem p)
+{
+	switch (p) {
+	case JANK_LIVE_INPUT_OK:
+		return "";
+	case JANK_LIVE_INPUT_RELAYD_UNREACHABLE:
+		return "relayd unreachable";
+	case JANK_LIVE_INPUT_SESSION_MISSING:
+		return "session missing";
+	case JANK_LIVE_INPUT_ATTACH_FAILED:
+		return "cannot attach";
+	}
+	return "?";
+}
+
+enum jank_live_input_problem jank_live_input_problem_from_name(const char *name)
+{
+	for (int p = JANK_LIVE_INPUT_RELAYD_UNREACHABLE; name && p <= JANK_LIVE_INPUT_ATTACH_FAILED;
+	     p++)
+		if (!strcmp(name, jank_live_input_problem_name(p)))
+			return p;
+	return JANK_LIVE_INPUT_OK;
 }

@@ -22,6 +22,18 @@ enum jank_live_input_state {
 	JANK_LIVE_INPUT_RECONNECTING,	/* the input failed; retrying with back-off */
 };
 
+/*
+ * What keeps an input from its session now (none while connected): relayd
+ * does not answer, or answers without listing the session (destroyed, its
+ * relayd or its sessiond restarted), or lists it but the input failed.
+ */
+enum jank_live_input_problem {
+	JANK_LIVE_INPUT_OK = 0,
+	JANK_LIVE_INPUT_RELAYD_UNREACHABLE,
+	JANK_LIVE_INPUT_SESSION_MISSING,
+	JANK_LIVE_INPUT_ATTACH_FAILED,
+};
+
 struct jank_live_input;
 
 /* Called once, the first time the input attaches. */
@@ -38,6 +50,8 @@ struct jank_live_input_stats {
 	int64_t stalled_since; /* wall-clock ns of its last advance, when stalled; else 0 */
 	uint64_t stalls;       /* times it stalled */
 	int64_t last_event;    /* the latest event read, INT64_MIN: none */
+	enum jank_live_input_problem problem;
+	int64_t problem_since; /* wall clock (ns) when this problem began, 0: none */
 };
 
 /*
@@ -61,6 +75,11 @@ void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
 
 /* Start pumping the input. Returns 0 or -errno. */
 int jank_live_input_start(struct jank_live_input *w);
+/*
+ * Try to attach now, whatever the back-off says (the session was just
+ * created again): nothing when connected.
+ */
+void jank_live_input_retry(struct jank_live_input *w);
 /* Stop: free the input (the engine stays, for the final summary). */
 void jank_live_input_stop(struct jank_live_input *w);
 
@@ -84,5 +103,9 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 /* The last input error, "" when none. */
 const char *jank_live_input_last_error(const struct jank_live_input *w);
 const char *jank_live_input_state_name(enum jank_live_input_state s);
+/* "relayd unreachable", "session missing", "cannot attach", "" for none. */
+const char *jank_live_input_problem_name(enum jank_live_input_problem p);
+/* The problem of that name (as a status says it); JANK_LIVE_INPUT_OK for "" or an unknown one. */
+enum jank_live_input_problem jank_live_input_problem_from_name(const char *name);
 
 #endif

@@ -174,6 +174,17 @@ static struct json_object *journal_json(void)
 	return o;
 }
 
+/* Input i as `jankctl status` shows it: for the session jankd owns, with what its keeper knows. */
+static struct json_object *input_json(const struct jankd *d, size_t i)
+{
+	const struct jank_fleet_input *fi = jank_fleet_get(d->fleet, i);
+	struct json_object *in = jank_fleet_input_json(fi);
+
+	if (in && d->keeper && !strcmp(jank_fleet_input_url(fi), jank_live_keeper_url(d->keeper)))
+		jank_live_keeper_status(d->keeper, in);
+	return in;
+}
+
 struct json_object *jank_status_json(const struct jankd *d)
 {
 	struct json_object *o = json_object_new_object();
@@ -198,7 +209,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
 	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
-		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
+		struct json_object *in = input_json(d, i);
 
 		add_input(&t, in, jank_json_get_str(in, "state"));
 		json_object_array_add(inputs, in);
@@ -321,6 +332,18 @@ static const char *clock_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* ": relayd unreachable since 2024-05-02 08:00:01.123 (12s)": what is wrong now. */
+static void problem_text(FILE *f, struct json_object *in)
+{
+	int64_t since = gi(in, "problem_since"), age = jank_clock_realtime_ns() - since;
+	char a[48], b[32];
+
+	fprintf(f, ": %s", gs(in, "problem"));
+	if (since > 0)
+		fprintf(f, " since %s (%s)", clock_text(since, a, sizeof(a)),
+			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
+}
+
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
 static void worker_text(FILE *f, struct json_object *in)
 {
@@ -356,6 +379,8 @@ static void input_text(FILE *f, struct json_object *in)
 	fprintf(f, "\ninput %s: %s", gs(in, "url"), gs(in, "state"));
 	if (gi(in, "stalled_since"))
 		stalled_text(f, gi(in, "stalled_since"));
+	if (gs(in, "problem")[0])
+		problem_text(f, in);
 	if (gs(in, "last_error")[0])
 		fprintf(f, " (last error: %s)", gs(in, "last_error"));
 	worker_text(f, in);
@@ -698,7 +723,7 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *rules;
 
-		mi->json[i] = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
+		mi->json[i] = input_json(d, i);
 		if (!mi->json[i])
 			return -ENOMEM;
 		mi->n = i + 1;
@@ -790,7 +815,7 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 	char m[32];
 
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
+		struct json_object *in = input_json(d, i);
 
 		add_input(&t, in, jank_json_get_str(in, "state"));
 		json_object_put(in);

@@ -18,6 +18,8 @@
  *   start     {mode: "input" or "discover", url, config (the text of the
  *             configuration file), config_name, margin_ns, interval_ns}
  *   reload    {config, config_name}: new rules and [graph] limits
+ *   retry     attach now, whatever the back-off says (the session was
+ *             created again)
  *   stop      finish: a last status, then exit
  */
 #ifndef JANK_WORKER_PROTO_H

@@ -14,9 +14,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
-	live/test-fleet.sh \
-	live/test-fault-stall.sh \
-	live/test-fault-worker.sh
+	live/test-fleet.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
@@ -25,9 +23,14 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-full.sh \
 	live/test-capture-rotation.sh \
 	live/test-capture-rotation-race.sh
-# Faults of the daemons around jankd, each test in namespaces of its own (live_isolate).
+# Faults of the daemons around jankd, each test in namespaces of its own
+# (live_isolate): a daemon jankd depends on dies, stops or comes back.
 FAULT_LIVE_TESTS = \
-	live/test-fault-journald.sh
+	live/test-fault-journald.sh \
+	live/test-fault-relayd.sh \
+	live/test-fault-sessiond.sh \
+	live/test-fault-stall.sh \
+	live/test-fault-worker.sh
 TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
