@@ -260,6 +260,23 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 	return push(wk, w, t0, hi, f->lock, flow, true);
 }
 
+/*
+ * Where the wait whose last edge starts at vertex idx began, from lo on: a
+ * vertex that nothing came into (another thread's split, a relabelled
+ * interval) between two edges of the same wait state does not end it.
+ */
+static int64_t wait_start(const struct jank_worker *w, uint64_t idx, int64_t lo)
+{
+	const struct jank_vertex *v = jank_worker_vertex(w, idx), *prev;
+
+	while (v->ts > lo && v->from_serial == JANK_NO_WORKER &&
+	       (prev = jank_worker_vertex(w, idx - 1)) && prev->state == v->state) {
+		v = prev;
+		idx--;
+	}
+	return v->ts > lo ? v->ts : lo;
+}
+
 /* One backward step on the top frame. */
 static int step(struct walk *wk)
 {
@@ -303,6 +320,7 @@ static int step(struct walk *wk)
 	nv = incoming(w, idx + 1, hi, false);
 	lock = v->state == JANK_STATE_LOCK_WAIT ? jank_worker_lock_of(w, idx) : f->lock;
 	if (jank_state_is_wait(v->state) && nv && wk->n < MAX_DEPTH) {
+		t1 = wait_start(w, idx, f->lo);
 		f->hi = t1;
 		f->flow_done = false;
 		waker = jank_graph_find_serial(wk->g, nv->from_serial);

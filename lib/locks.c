@@ -227,7 +227,8 @@ static void cond_woken(struct jank_locks *l, struct jank_worker *w, struct lock 
 {
 	struct jank_worker *from = jank_graph_find_serial(l->g, k->released_by);
 
-	if (!from || from->retired || from == w)
+	/* Its own events after the release: it was woken already, and they tell the rest. */
+	if (!from || from->retired || from == w || w->ust_last >= k->released_ts)
 		return;
 	jank_graph_relabel_since(w, w->ust_last, JANK_STATE_UNKNOWN, JANK_STATE_BLOCKED);
 	jank_graph_link_from(l->g, from, k->released_idx, w, k->released_ts, JANK_STATE_UNKNOWN);
