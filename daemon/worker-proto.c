@@ -95,7 +95,22 @@ static bool get_bool(struct json_object *o, const char *k)
 	return v && json_object_get_boolean(v);
 }
 
-static int segment_decode(struct json_object *s, struct jank_segment *out)
+/* The segment's flow and span, as labels of p (0: none, UINT32_MAX: no memory). */
+static int labels_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
+{
+	const char *flow = jank_json_get_str(s, "flow");
+	struct json_object *span = jank_json_get(s, "span", json_type_object);
+	const char *action = span ? jank_json_get_str(span, "action") : NULL;
+	const char *key = span ? jank_json_get_str(span, "key") : NULL;
+
+	if (flow && !(out->flow = jank_path_label(p, flow, "")))
+		return -ENOMEM;
+	if (action && !(out->span = jank_path_label(p, action, key ? key : "")))
+		return -ENOMEM;
+	return 0;
+}
+
+static int segment_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
 {
 	const char *comm = jank_json_get_str(s, "comm");
 	const char *state = jank_json_get_str(s, "state");
@@ -111,7 +126,7 @@ static int segment_decode(struct json_object *s, struct jank_segment *out)
 	out->end = get_i64(s, "end");
 	out->lock = lock ? strtoull(lock, NULL, 16) : 0;
 	snprintf(out->comm, sizeof(out->comm), "%s", comm ? comm : "");
-	return 0;
+	return labels_decode(s, p, out);
 }
 
 static int path_decode(struct json_object *segs, struct jank_path *p)
@@ -121,9 +136,13 @@ static int path_decode(struct json_object *segs, struct jank_path *p)
 	while (p->cap < n)
 		if (!(p->cap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, n)))
 			return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (segment_decode(json_object_array_get_idx(segs, i), &p->segs[i]) < 0)
-			return -EINVAL;
+	p->nlabels = 0;
+	for (size_t i = 0; i < n; i++) {
+		int r = segment_decode(json_object_array_get_idx(segs, i), p, &p->segs[i]);
+
+		if (r < 0)
+			return r;
+	}
 	p->n = n;
 	return 0;
 }

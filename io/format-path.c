@@ -7,6 +7,7 @@
  * thread and per lock. A verdict's text (format-verdict.c) tells its path
  * the same way.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,9 +21,25 @@
 
 /* ---- JSON ---- */
 
-static struct json_object *segment_json(const struct jank_segment *s)
+/* The segment's span: {"action", "key"}, the innermost open action of its thread. */
+static int add_span(struct json_object *o, const struct jank_label *l)
+{
+	struct json_object *span = json_object_new_object();
+	int r;
+
+	if (!span)
+		return -ENOMEM;
+	r = jank_json_add_str(span, "action", l->name);
+	r |= jank_json_add_str(span, "key", l->key);
+	r |= jank_json_add(o, "span", span);
+	return r;
+}
+
+static struct json_object *segment_json(const struct jank_path *p, const struct jank_segment *s)
 {
 	struct json_object *o = json_object_new_object();
+	const struct jank_label *flow = jank_path_label_of(p, s->flow);
+	const struct jank_label *span = jank_path_label_of(p, s->span);
 	char buf[24];
 	int r = 0;
 
@@ -35,6 +52,10 @@ static struct json_object *segment_json(const struct jank_segment *s)
 	r |= jank_json_add_i64(o, "end", s->end);
 	if (s->lock)
 		r |= jank_json_add_str(o, "lock", format_lock(s->lock, buf, sizeof(buf)));
+	if (flow)
+		r |= jank_json_add_str(o, "flow", flow->name);
+	if (span)
+		r |= add_span(o, span);
 	if (r) {
 		json_object_put(o);
 		return NULL;
@@ -49,7 +70,7 @@ struct json_object *jank_format_segments_json(const struct jank_path *p)
 	if (!a)
 		return NULL;
 	for (size_t i = 0; p && i < p->n; i++) {
-		struct json_object *s = segment_json(&p->segs[i]);
+		struct json_object *s = segment_json(p, &p->segs[i]);
 
 		if (!s || json_object_array_add(a, s) != 0) {
 			json_object_put(s);
@@ -150,10 +171,14 @@ struct step {
 	int64_t ns;
 	uint64_t lock;
 	const char *comm;
+	const char *flow; /* the flow that brought the path to the thread, NULL */
 };
 
 static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 {
+	const struct jank_label *flow = jank_path_label_of(p, p->segs[i].flow);
+
+	s->flow = flow ? flow->name : NULL;
 	s->tid = p->segs[i].tid;
 	s->state = p->segs[i].state;
 	s->comm = p->segs[i].comm;
@@ -193,6 +218,9 @@ static void step_phrase(struct story *st, const struct step *s, char *buf, size_
 	format_thread(s->tid, s->comm, th, sizeof(th));
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
+	else if (s->flow && s->tid != st->prev_tid)
+		snprintf(buf, len, "via flow %s to %s: %s %s", s->flow, th,
+			 jank_state_name(s->state), d);
 	else if (s->tid == st->prev_tid)
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
 	else if (story_seen(st, s->tid))
@@ -202,7 +230,7 @@ static void step_phrase(struct story *st, const struct step *s, char *buf, size_
 			 jank_state_name(s->state), d);
 	else
 		snprintf(buf, len, "waiting for %s: %s %s", th, jank_state_name(s->state), d);
-	if (st->steps == 0)
+	if (st->steps == 0 || s->flow)
 		story_seen(st, s->tid);
 	st->prev_tid = s->tid;
 	st->steps++;

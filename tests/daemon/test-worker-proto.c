@@ -65,6 +65,7 @@ static void verdict_round_trip(void **state)
 		  .comm = "db" },
 	};
 	struct jank_path path = { .tid = 7, .begin = 100, .end = 400, .segs = segs, .n = 2 };
+	const struct jank_label *l;
 	struct jank_breakdown bd;
 	struct jank_rule sent_rule, mine[2];
 	struct jank_verdict v = {
@@ -104,6 +105,9 @@ static void verdict_round_trip(void **state)
 
 	(void)state;
 	ss.items[0].comp.key.id = jank_comp_identity("db", "db-io");
+	/* db was reached through a flow, in one of its own actions. */
+	segs[1].flow = jank_path_label(&path, "queue", "");
+	segs[1].span = jank_path_label(&path, "query", "id=4");
 	jank_rule_init(&sent_rule);
 	sent_rule.name = "frame";
 	jank_rule_init(&mine[0]);
@@ -133,6 +137,15 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.path.segs[1].lock, 0xab0);
 	assert_int_equal(pv.path.segs[1].state, JANK_STATE_LOCK_WAIT);
 	assert_string_equal(pv.path.segs[1].comm, "db");
+	assert_int_equal(pv.path.segs[0].flow, 0);
+	assert_int_equal(pv.path.segs[0].span, 0);
+	l = jank_path_label_of(&pv.path, pv.path.segs[1].flow);
+	assert_non_null(l);
+	assert_string_equal(l->name, "queue");
+	l = jank_path_label_of(&pv.path, pv.path.segs[1].span);
+	assert_non_null(l);
+	assert_string_equal(l->name, "query");
+	assert_string_equal(l->key, "id=4");
 	assert_int_equal(pv.breakdown.n, bd.n);
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
@@ -161,6 +174,7 @@ static void verdict_round_trip(void **state)
 	jank_proto_verdict_fini(&pv);
 	json_object_put(o);
 	jank_breakdown_fini(&bd);
+	free(path.labels);
 }
 
 static struct jank_verdict completed(const struct jank_rule *r, const char *key, int64_t end)
