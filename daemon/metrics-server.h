@@ -9,10 +9,10 @@
  * JANK_METRICS_SERVER_MAX_CONNECTIONS connections (past it, a new one
  * evicts the oldest idle connection of the peer holding the most; it is
  * closed at once only when every connection is being answered), at most
- * JANK_METRICS_SERVER_MAX_PER_PEER of them from one address, a request must arrive whole within JANK_METRICS_SERVER_TIMEOUT_S
- * of the connection or of the previous reply (a slowloris is closed then),
- * headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and
- * no body. The answer is rendered on the loop, in well under a millisecond.
+ * JANK_METRICS_SERVER_MAX_PER_PEER of them from one address, a request must arrive whole within
+ * JANK_METRICS_SERVER_TIMEOUT_S of the connection or of the previous reply (a slowloris is closed
+ * then), headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and no body. The
+ * answer is rendered on the loop, in well under a millisecond.
  */
 #ifndef JANK_METRICS_SERVER_H
 #define JANK_METRICS_SERVER_H
