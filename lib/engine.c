@@ -731,13 +731,8 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	for (tf = jank_layout_fields(ci->type); *tf; tf++)
 		ci->fields[ci->nfields++] = *tf;
 	add_roles(e, ci);
-	/*
-	 * System calls mean nothing to the model: without a rule on them, the
-	 * input skips them before decoding (nearly half of a kernel trace).
-	 */
-	ci->wanted = ci->nroles > 0 ||
-		     (ci->type != JANK_EVENT_USER && ci->type != JANK_EVENT_SYSCALL_ENTRY &&
-		      ci->type != JANK_EVENT_SYSCALL_EXIT);
+	/* System calls tell the model whether a thread is in user mode (model.c). */
+	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;

@@ -86,6 +86,15 @@ struct jank_worker {
 	bool exited;		/* sched_process_exit or its final switch seen */
 	bool born;		/* forked in the trace: its first vertex is its birth */
 	bool fork_wait;		/* forked, not yet woken (sched_wakeup_new) nor run */
+	/*
+	 * The model's (model.c): in user mode since user_since (its last system
+	 * call exit), as far as the trace tells; and 1 + the index of a wait that
+	 * an untraced interrupt ended (labelled `interrupted`), until its system
+	 * call exits (-ETIMEDOUT: `timer`), 0 when none.
+	 */
+	bool user_mode;
+	int64_t user_since;
+	uint64_t irq_wait;
 
 	/* User-space locks (locks.c): the pending request and the locks held. */
 	bool lock_contended;
