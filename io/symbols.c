@@ -49,8 +49,9 @@ struct binary {
 	char *path;
 	uint8_t build_id[JANK_SYMBOLS_MAX_BUILD_ID];
 	size_t build_id_len;
-	char *debug_link; /* from the trace; NULL: the binary's own, if any */
-	unsigned refs;	  /* mappings */
+	char *debug_link;  /* from the trace; NULL: the binary's own, if any */
+	char *symbol_file; /* the file its symbols came from, once opened */
+	unsigned refs;	   /* mappings */
 	enum bin_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -150,6 +151,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 /* ---- Opening binaries ---- */
 
 struct candidate {
+	char path[PATH_MAX];
 	int fd;
 	Elf *elf;
 	uint64_t start, end; /* the PT_LOAD segments: first p_vaddr (page-aligned), highest end */
@@ -240,6 +242,7 @@ static bool candidate_open(struct jank_symbols *s, const char *path, struct cand
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (c->fd < 0)
 		return false;
@@ -451,6 +454,10 @@ static void binary_open(struct jank_symbols *s, struct binary *b)
 		s->st.bad_files++;
 		goto out;
 	}
+	if (!b->symbol_file || strcmp(b->symbol_file, use->path) != 0) {
+		free_counted(s, b->symbol_file);
+		b->symbol_file = dup_counted(s, use->path); /* NULL: only not listed */
+	}
 	b->cost = use->cost;
 	s->open_bytes += b->cost;
 	s->st.binaries_open++;
@@ -509,6 +516,7 @@ static void binary_put(struct jank_symbols *s, struct binary *b)
 		b->next->prev = b->prev;
 	free_counted(s, b->path);
 	free_counted(s, b->debug_link);
+	free_counted(s, b->symbol_file);
 	s->book_bytes -= sizeof(*b);
 	s->st.binaries--;
 	free(b);
@@ -977,6 +985,18 @@ void jank_symbols_free(struct jank_symbols *s)
 	free(s->debug_dirs);
 	free(s->root);
 	free(s);
+}
+
+int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_binary_fn fn,
+				 void *data)
+{
+	for (const struct binary *b = s->binaries; b; b = b->next) {
+		int r = fn(b->path, b->build_id, b->build_id_len, b->symbol_file, data);
+
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out)

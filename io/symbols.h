@@ -127,6 +127,18 @@ int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, 
 enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpid, uint64_t addr,
 					     char *buf, size_t len);
 
+/*
+ * Each binary the mappings refer to, newest first: its path as mapped, the
+ * build-id the trace gave (len 0: none), and the file its symbols came from
+ * (NULL: not opened yet, or no usable file), e.g. for a capture to keep
+ * copies that jank_symbols_set_root() finds elsewhere. Stops at the first
+ * nonzero return of FN, and returns it; else 0.
+ */
+typedef int (*jank_symbols_binary_fn)(const char *path, const uint8_t *build_id, size_t len,
+				      const char *symbol_file, void *data);
+int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_binary_fn fn,
+				 void *data);
+
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
 
 #endif

@@ -315,6 +315,30 @@ static void stripped_binaries(void **state)
 	jank_symbols_free(s);
 }
 
+struct listing {
+	int n, with_id, stop_at;
+	char from[8]; /* per binary: 'd' debug file, 'b' the binary, '-' none */
+};
+
+static int list_binary(const char *path, const uint8_t *id, size_t len, const char *file,
+		       void *data)
+{
+	struct listing *l = data;
+	char want[PATH_MAX];
+
+	if (l->stop_at)
+		return 7;
+	assert_string_equal(path, at("prog-stripped"));
+	snprintf(want, sizeof(want), "%s/.build-id/01/%s.debug", at("debug"), BUILD_ID_HEX + 2);
+	l->from[l->n++] = !file ? '-' : strcmp(file, want) == 0 ? 'd' : 'b';
+	if (len) {
+		assert_int_equal(len, sizeof(build_id));
+		assert_memory_equal(id, build_id, len);
+		l->with_id++;
+	}
+	return 0;
+}
+
 static void separate_debug_files(void **state)
 {
 	struct jank_symbols *s = fresh();
@@ -333,6 +357,18 @@ static void separate_debug_files(void **state)
 						  NULL, 0, NULL, true),
 			 0);
 	expect(s, 2, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	/* Both mappings' binaries came from the debug file. */
+	{
+		struct listing l = { 0 };
+
+		assert_int_equal(jank_symbols_for_each_binary(s, list_binary, &l), 0);
+		assert_int_equal(l.n, 2);
+		assert_int_equal(l.with_id, 1);
+		assert_int_equal(l.from[0], 'd');
+		assert_int_equal(l.from[1], 'd');
+		l.stop_at = 1;
+		assert_int_equal(jank_symbols_for_each_binary(s, list_binary, &l), 7);
+	}
 	jank_symbols_free(s);
 
 	/* By debug link, beside the binary (no debug directory). */
