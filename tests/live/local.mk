@@ -31,9 +31,9 @@ FAULT_LIVE_TESTS = \
 	live/test-fault-sessiond.sh \
 	live/test-fault-stall.sh \
 	live/test-fault-worker.sh
-TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
+TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
-EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
+EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
 	live/test-session.sh $(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 
 # Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
@@ -49,3 +49,8 @@ check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
 live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
+
+# Addresses symbolized from a trace's lttng-ust statedump: test-symbols.sh.
+check_PROGRAMS += live/symbolize-trace
+live_symbolize_trace_SOURCES = live/symbolize-trace.c
+live_symbolize_trace_LDADD = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
