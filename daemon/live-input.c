@@ -96,6 +96,7 @@ struct jank_live_input {
 	int64_t input_ts;
 	int64_t advance_mono;
 	bool stalled;
+	bool advanced; /* since the input (re)attached: a session without streams sends nothing */
 	int64_t stalled_mono; /* its last advance before the stall */
 	int64_t stalled_real; /* wall time of the last advance before the stall */
 	uint64_t stalls;
@@ -178,6 +179,7 @@ static void lost(struct jank_live_input *w, const char *why)
 	ask_relayd(w, jank_clock_monotonic_ns(), why);
 	w->found = false;
 	w->stalled = false; /* not stalled: gone, and said so */
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->state == JANK_LIVE_INPUT_CONNECTED) {
 		jank_log(LOG_WARNING, "%s: lost the live session: %s; reconnecting", w->url, why);
@@ -248,6 +250,7 @@ static void advance_clock(struct jank_live_input *w)
 	if (s.advanced_ts != INT64_MIN && s.advanced_ts > w->input_ts) {
 		w->input_ts = s.advanced_ts;
 		w->advance_mono = now;
+		w->advanced = true;
 		if (w->stalled)
 			resumed(w);
 	}
@@ -300,6 +303,7 @@ static void check_gone(struct jank_live_input *w, int64_t now)
 	w->disconnects++;
 	w->quiet = true;
 	w->stalled = false;
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->anchor_ts != INT64_MIN)
 		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
@@ -453,7 +457,7 @@ void jank_live_input_stop(struct jank_live_input *w)
 /* Connected, the input's time still for too long: say it once. */
 static void check_stalled(struct jank_live_input *w, int64_t now)
 {
-	if (w->stalled || w->state != JANK_LIVE_INPUT_CONNECTED || w->input_ts == INT64_MIN ||
+	if (w->stalled || !w->advanced || w->state != JANK_LIVE_INPUT_CONNECTED ||
 	    now - w->advance_mono < stall_after(w))
 		return;
 	w->stalled = true;
