@@ -44,6 +44,11 @@ live_http_abuse_SOURCES = live/http-abuse.c
 check_PROGRAMS += live/notify-recv
 live_notify_recv_SOURCES = live/notify-recv.c
 
+# A relayd of the test's own: the live viewer protocol over a CTF trace
+# directory, with faults on demand (test-mock-relayd.sh).
+check_PROGRAMS += live/mock-relayd
+live_mock_relayd_SOURCES = live/mock-relayd.c
+
 # daemon/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
 check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
