@@ -345,6 +345,8 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			continue;
 		case JANK_READER_STATUS_AGAIN:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* the step read events, then found nothing more */
 			idle(w);
 			back_off(w);
 			return;
