@@ -18,10 +18,13 @@
  * that reconnects does not read the same packets again). Once a stream has no packet left, a
  * request for its next index gets an inactivity beacon (--idle beacon, the
  * default: status INACTIVE, timestamp the trace's end plus
- * --beacon-offset) or "retry" (--idle retry).
+ * --beacon-offset, plus the time since the first attach with
+ * --beacon-advance yes, as a live timer's beacons do) or "retry" (--idle
+ * retry).
  *
- * Faults, on demand: --after-packets N (packet replies served, over all
- * connections) then, once:
+ * Faults, on demand: once --after-packets N packet replies were served (over
+ * all connections) and --after-ms MS passed since the first attach, at the
+ * next request of a viewer (or right after that packet reply), once:
  *   close    every viewer connection is closed; later ones are served
  *   stall    the next reply on that connection stops halfway; the
  *            connection stays open, silent (--for MS: then closed)
@@ -33,7 +36,8 @@
  *            metadata-len (metadata OK, length 0), packet-len (packet OK,
  *            length 0), index-size (a packet twice its size, past the end
  *            of its file), index-status (an unknown status),
- *            sessions-count (a list of 1000 sessions, one sent)
+ *            sessions-count (a list of 1000 sessions, one sent, then
+ *            the connection closed)
  * Other options: --session NAME and --hostname HOST (what LIST_SESSIONS
  * says; defaults "mock" and the trace's env hostname), --live-timer US,
  * --metadata-chunk BYTES (the metadata in replies of at most BYTES),
@@ -161,7 +165,8 @@ struct conn {
 	uint64_t metadata_sent;
 	bool announced[MAX_STREAMS];
 	bool metadata_announced;
-	size_t next[MAX_STREAMS]; /* the next packet of each stream */
+	unsigned metadata_replies; /* with data, since the last "no new metadata" */
+	size_t next[MAX_STREAMS];  /* the next packet of each stream */
 };
 
 static struct {
@@ -177,8 +182,10 @@ static struct {
 	uint64_t trace_end;
 	int64_t beacon_offset;
 	bool idle_retry;
+	bool beacon_advance;
 	/* Faults. */
 	uint64_t after_packets;
+	int64_t after_ms;
 	enum fault then;
 	const char *malformed;
 	int64_t for_ms;
@@ -641,7 +648,8 @@ static bool pending_streams(const struct conn *c)
 
 static void fire(struct conn *c)
 {
-	if (M.fired || M.then == F_NONE || M.packets_served < M.after_packets)
+	if (M.fired || M.then == F_NONE || M.packets_served < M.after_packets ||
+	    (M.after_ms && (!M.first_attach || now_ms() - M.first_attach < M.after_ms)))
 		return;
 	M.fired = true;
 	switch (M.then) {
@@ -711,7 +719,8 @@ static bool do_list_sessions(struct conn *c)
 		put_str(&b, M.hostname, HOST_MAX);
 		put_str(&b, M.session, NAME_MAX_);
 	}
-	return reply(c, &b);
+	/* A list shorter than its count: then the end of the connection. */
+	return reply(c, &b) && !malformed("sessions-count");
 }
 
 static bool do_create_session(struct conn *c)
@@ -820,6 +829,13 @@ static bool do_metadata(struct conn *c, const unsigned char *p)
 	n = M.metadata_len - c->metadata_sent;
 	if (M.metadata_chunk && n > M.metadata_chunk)
 		n = M.metadata_chunk;
+	if (n) {
+		c->metadata_replies++;
+	} else if (c->metadata_replies) {
+		say("conn %d: metadata: %" PRIu64 " bytes in %u replies", c->id, c->metadata_sent,
+		    c->metadata_replies);
+		c->metadata_replies = 0;
+	}
 	put64(&b, n);
 	put32(&b, n ? METADATA_OK : METADATA_NO_NEW);
 	put(&b, M.metadata + c->metadata_sent, n);
@@ -875,6 +891,9 @@ static bool do_next_index(struct conn *c, const unsigned char *p)
 	} else if (c->next[i] >= s->npackets && !M.idle_retry && s->npackets) {
 		struct packet pk = { .ts_end = M.trace_end + (uint64_t)M.beacon_offset,
 				     .class_id = s->packets[0].class_id };
+
+		if (M.beacon_advance)
+			pk.ts_end += (uint64_t)(now_ms() - M.first_attach) * 1000000;
 
 		put_index(&b, &pk, INDEX_INACTIVE, flags);
 	} else {
@@ -953,6 +972,11 @@ static bool serve(struct conn *c)
 	}
 	if (size && !recv_all(c->fd, p, size))
 		return false;
+	if (c->viewer) {
+		fire(c);
+		if (c->fd < 0)
+			return true; /* closed by the fault */
+	}
 	switch (cmd) {
 	case CMD_CONNECT:
 		return do_connect(c, p);
@@ -1035,9 +1059,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mock-relayd [--port-file FILE] [--session NAME] [--hostname HOST]\n"
 		"       [--live-timer US] [--idle beacon|retry] [--beacon-offset NS]\n"
+		"       [--beacon-advance yes|no]\n"
 		"       [--metadata-chunk BYTES] [--no-streams MS] [--late NAME]... [--late-after "
 		"N]\n"
-		"       [--after-packets N --then close|stall|vanish|quiet|malformed [--for MS]\n"
+		"       [--after-packets N] [--after-ms MS]\n"
+		"       [--then close|stall|vanish|quiet|malformed [--for MS]\n"
 		"        [--malformed metadata-len|packet-len|index-size|index-status|"
 		"sessions-count]] TRACE_DIR\n");
 	exit(2);
@@ -1079,6 +1105,8 @@ int main(int argc, char **argv)
 			M.live_timer = (uint32_t)number(v);
 		else if (!strcmp(o, "--idle") && (!strcmp(v, "beacon") || !strcmp(v, "retry")))
 			M.idle_retry = !strcmp(v, "retry");
+		else if (!strcmp(o, "--beacon-advance") && (!strcmp(v, "yes") || !strcmp(v, "no")))
+			M.beacon_advance = !strcmp(v, "yes");
 		else if (!strcmp(o, "--beacon-offset"))
 			M.beacon_offset = number(v);
 		else if (!strcmp(o, "--metadata-chunk"))
@@ -1091,6 +1119,8 @@ int main(int argc, char **argv)
 			M.late_after = (uint64_t)number(v);
 		else if (!strcmp(o, "--after-packets"))
 			M.after_packets = (uint64_t)number(v);
+		else if (!strcmp(o, "--after-ms"))
+			M.after_ms = number(v);
 		else if (!strcmp(o, "--for"))
 			M.for_ms = number(v);
 		else if (!strcmp(o, "--malformed"))
