@@ -349,15 +349,21 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			continue;
 		case JANK_READER_STATUS_AGAIN:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* the step read events, then found nothing more */
 			idle(w);
 			back_off(w);
 			return;
 		case JANK_READER_STATUS_END:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* events came in the step that failed: it was attached */
 			lost(w, "the session ended (destroyed, or relayd closed it)");
 			return;
 		case JANK_READER_STATUS_ERROR:
 			advance_clock(w);
+			if (got_events(w))
+				up(w);
 			snprintf(err, sizeof(err), "%s", jank_reader_error(w->input));
 			lost(w, err);
 			return;
