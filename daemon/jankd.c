@@ -80,7 +80,7 @@ static void die_usage(const char *fmt, ...)
 
 static int parse_target(const char *s, enum jank_alert_target *t)
 {
-	for (int i = JANK_ALERT_JOURNAL; i <= JANK_ALERT_JSON; i++) {
+	for (int i = JANK_ALERT_JOURNAL; i < JANK_ALERT_TARGETS; i++) {
 		if (!strcmp(s, jank_alert_target_name(i))) {
 			*t = i;
 			return 0;
@@ -506,7 +506,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
 		d->reload_errors++;
 	}
-	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
+	jank_capture_worker_reload(d->capture_worker, &d->config);
 	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 }
@@ -703,7 +703,7 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capture_worker_start(d->capture_worker, &d->config, d->target, err, len);
+	r = jank_capture_worker_start(d->capture_worker, &d->config, d->alerter, err, len);
 	if (r < 0)
 		return r;
 	jank_alerter_set_capture(d->alerter, capture_hook, d);
