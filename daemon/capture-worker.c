@@ -42,7 +42,6 @@
 #include "dirtree.h"
 #include "json-util.h"
 #include "capture-worker.h"
-#include "journal.h"
 #include "log.h"
 #include "format.h"
 #include "capture-report.h"

@@ -103,13 +103,13 @@ struct json_object *jank_figures_json(const struct jank_input_figures *f);
 /* ---- The table (for the decoder, worker-proto.c) ---- */
 
 enum jank_figure_type {
-	JANK_FIGURE_U64,       /* a count: an integer in [0, INT64_MAX] */
-	JANK_FIGURE_I64,       /* an integer in [min, max] */
-	JANK_FIGURE_RATE,      /* a number in [0, max], printed to 0.1 */
-	JANK_FIGURE_BOOL,      /* true or false */
-	JANK_FIGURE_STR,       /* a string shorter than `size` bytes, no control character */
-	JANK_FIGURE_ENUM,      /* one of `names`, stored as an int */
-	JANK_FIGURE_OBJECT,    /* the `size` fields that follow, in an object */
+	JANK_FIGURE_U64,    /* a count: an integer in [0, INT64_MAX] */
+	JANK_FIGURE_I64,    /* an integer in [min, max] */
+	JANK_FIGURE_RATE,   /* a number in [0, max], printed to 0.1 */
+	JANK_FIGURE_BOOL,   /* true or false */
+	JANK_FIGURE_STR,    /* a string shorter than `size` bytes, no control character but tab */
+	JANK_FIGURE_ENUM,   /* one of `names`, stored as an int */
+	JANK_FIGURE_OBJECT, /* the `size` fields that follow, in an object */
 	JANK_FIGURE_HISTOGRAM, /* a rule's struct jank_histogram: sum, min, max, buckets */
 	JANK_FIGURE_RULES,     /* the rules, an array of objects of jank_figures_rule_fields */
 };

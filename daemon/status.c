@@ -28,48 +28,6 @@
 #define JANK_VERSION "unknown"
 #endif
 
-/* ---- JSON ---- */
-
-/* Status strings are never null: "" stands for none. */
-static void put_str(struct json_object *o, const char *k, const char *v)
-{
-	jank_json_add_str(o, k, v ? v : "");
-}
-
-static void put_double(struct json_object *o, const char *k, double v)
-{
-	json_object_object_add(o, k, json_object_new_double((double)llround(v * 10) / 10));
-}
-
-static struct json_object *recent_json(const struct jank_recent *x)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	put_str(o, "kind", x->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
-	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
-	put_str(o, "action", x->action);
-	put_str(o, "key", x->key);
-	jank_json_add_i64(o, "begin", x->begin);
-	jank_json_add_i64(o, "end", x->end);
-	jank_json_add_i64(o, "duration_ns", x->duration);
-	jank_json_add_i64(o, "threshold_ns", x->threshold);
-	jank_json_add_i64(o, "tid", x->tid);
-	jank_json_add_i64(o, "pid", x->pid);
-	put_str(o, "comm", x->comm);
-	if (x->host[0])
-		put_str(o, "host", x->host);
-	if (x->session[0])
-		put_str(o, "session", x->session);
-	put_str(o, "critical_path", x->story);
-	if (x->capture[0])
-		put_str(o, "capture", x->capture);
-	if (x->skipped_ns > 0)
-		jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
-	return o;
-}
-
 /* ---- The figures, gathered once ---- */
 
 /* The figures that add up over the inputs (or a host's inputs). */
@@ -154,6 +112,46 @@ nomem:
 }
 
 /* ---- JSON ---- */
+
+/* Status strings are never null: "" stands for none. */
+static void put_str(struct json_object *o, const char *k, const char *v)
+{
+	jank_json_add_str(o, k, v ? v : "");
+}
+
+static void put_double(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double((double)llround(v * 10) / 10));
+}
+
+static struct json_object *recent_json(const struct jank_recent *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	put_str(o, "kind", x->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
+	put_str(o, "action", x->action);
+	put_str(o, "key", x->key);
+	jank_json_add_i64(o, "begin", x->begin);
+	jank_json_add_i64(o, "end", x->end);
+	jank_json_add_i64(o, "duration_ns", x->duration);
+	jank_json_add_i64(o, "threshold_ns", x->threshold);
+	jank_json_add_i64(o, "tid", x->tid);
+	jank_json_add_i64(o, "pid", x->pid);
+	put_str(o, "comm", x->comm);
+	if (x->host[0])
+		put_str(o, "host", x->host);
+	if (x->session[0])
+		put_str(o, "session", x->session);
+	put_str(o, "critical_path", x->story);
+	if (x->capture[0])
+		put_str(o, "capture", x->capture);
+	if (x->skipped_ns > 0)
+		jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
+	return o;
+}
 
 static struct json_object *hosts_json(const struct status *s)
 {

@@ -93,7 +93,7 @@ static int bad(char *err, size_t len, const char *what, const char *key)
 	return -EINVAL;
 }
 
-/* A string of the table: shorter than its buffer, no control character. */
+/* A string of the table: shorter than its buffer, no control character but tabs. */
 static int str_decode(struct json_object *v, const struct jank_figure_field *d, char *to, char *err,
 		      size_t len)
 {
@@ -103,7 +103,7 @@ static int str_decode(struct json_object *v, const struct jank_figure_field *d, 
 	if (n >= d->size || strlen(s) != n)
 		return bad(err, len, "is too long", d->key);
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
 			return bad(err, len, "has a control character", d->key);
 	memcpy(to, s, n + 1);
 	return 0;

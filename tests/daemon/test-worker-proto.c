@@ -388,7 +388,7 @@ static void figures_checked(void **state)
 	rejected("rules.1.last_jank_ns", "-1", "\"last_jank_ns\" is out of range");
 }
 
-/* A rate that is a whole number may come as an integer; an object is no figures. */
+/* A rate that is a whole number may come as an integer; the figures must be an object. */
 static void figures_lenient(void **state)
 {
 	struct jank_input_figures f, back;
@@ -402,6 +402,10 @@ static void figures_lenient(void **state)
 	set(o, "events_per_sec", "12");
 	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_true(back.events_per_sec == 12.0);
+	/* A tab is no control character a rule's name may not hold. */
+	set(o, "rules.0.action", "\"frame\\tfast\"");
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_string_equal(back.rules[0].action, "frame\tfast");
 	json_object_put(o);
 	o = json_object_new_array();
 	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
