@@ -53,6 +53,22 @@
  *  - sched_process_exit: group_dead becomes 0 or 1.
  *  - events lost: a page that says so starts with @discarded (its count
  *    when the kernel stored one, else 1).
+ *  - syscalls:sys_enter_NAME and sys_exit_NAME (recorded with -e) become
+ *    syscall_entry_NAME and syscall_exit_NAME, lttng-modules' names; their
+ *    fields are ftrace's (the arguments, named as the kernel's
+ *    SYSCALL_DEFINE, ret), pointers and unsigned longs in hexadecimal:
+ *    lttng-modules' own per-system-call field lists are not followed.
+ *  - stacks (recorded with -u, -k; info says userstacktrace=1,
+ *    stacktrace=1): ftrace writes a ftrace:kernel_stack and then a
+ *    ftrace:user_stack record right after each event (but trace_marker
+ *    writes), on its CPU; each is given to the innermost event of its CPU
+ *    still waiting for one, written by the same task (an interrupt between
+ *    an event and its stacks writes its events and their stacks in
+ *    between). Every kernel event then has the contexts callstack_kernel
+ *    and callstack_user, as lttng-modules 2.13 adds them to all the events
+ *    of a channel (put_stack() says the layout); an event with no stack
+ *    record (the statedump's) has empty ones. The count of stack records
+ *    given and not given to an event is a comment of the kernel script.
  *
  * The UST trace: a marker "jank:EVENT FIELD=VALUE..." becomes the event
  * jank:EVENT with those fields, and the vpid, vtid and procname contexts of
