@@ -277,6 +277,10 @@ symbolize() {
 # stack_checks: what the stacks of the stack case name.
 stack_checks() {
 	d=$tmp/stack
+	if [ $st -eq 0 ] && ! command -v nm >/dev/null 2>&1; then
+		st=77
+		why="nm (binutils) not found"
+	fi
 	if [ $st -ne 0 ]; then
 		for w in "A's reads: libc, then do_blocking_read, case_stack, main" \
 			"B's sleeps: libc, then slow_path, writer_b" \
