@@ -33,7 +33,8 @@
  *    then saved_cmdlines, then the first comm the trace gives it.
  *  - sched_process_fork: parent_ns_inum and child_ns_inum are the pid
  *    namespace inode the recorder read from /proc/self/ns/pid; the vtids
- *    sequence is left out (jank-gen has no sequences, jank does not read it).
+ *    sequence of signed integers is left out (jank-gen has only unsigned
+ *    arrays, jank does not read it).
  *  - lttng_statedump_process_state: made from the /proc snapshot, one event
  *    per thread at the first timestamp of the trace, between
  *    lttng_statedump_start and lttng_statedump_end, in the context of the
