@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Alerts as journald entries ([alerts] target = journal; the fields are in
- * alert.h and capture-worker.h, the MESSAGE_IDs in jankd.catalog), sent
+ * alert.h and capturer.h, the MESSAGE_IDs in jankd.catalog), sent
  * through daemon/journal.c: never blocking; what must wait is queued. Until
  * journald has been reached once, an operation fails (-1) and the alerter
  * writes the alert on stderr.

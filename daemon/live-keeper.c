@@ -7,7 +7,7 @@
  * the keeper thread makes every lttng-ctl call once jankd runs (a call may
  * wait on a daemon that is starting or dying). They share the fields under
  * `lock`; the keeper hands its log lines and its retry requests to the loop
- * through a pipe, as the capture worker does.
+ * through a pipe, as the capturer does.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
