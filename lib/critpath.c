@@ -331,7 +331,7 @@ static int emit(struct walk *wk, const struct jank_worker *w, int32_t tid, enum 
 	while (e > b) {
 		int64_t since = INT64_MIN, stack_since = INT64_MIN;
 		const struct jank_span *s = w ? jank_worker_span_before(w, e, &since) : NULL;
-		uint32_t stack = w && w->nstk ? jank_worker_stack_before(w, e, &stack_since) : 0;
+		uint32_t stack = w && w->fn ? jank_worker_stack_before(w, e, &stack_since) : 0;
 		int64_t sb = since > b ? since : b;
 		uint32_t sl = s ? cached_label(wk, s, s->name, s->key) : 0;
 		int r;

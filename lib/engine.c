@@ -1406,7 +1406,7 @@ static void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 /* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
 static void stack_now(struct jank_engine *e, struct jank_worker *w, int64_t ts)
 {
-	jank_graph_stack_set(e->graph, w, ts, w->fn_ctx ? w->fn_ctx : w->fn_shadow);
+	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
 }
 
 /*
@@ -1422,36 +1422,40 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	struct jank_stacks *t = jank_graph_stacks(e->graph);
 	int32_t tid = emitting_tid(e, ev);
 	struct jank_worker *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	struct jank_thread_stacks *f;
 	uint64_t addr;
 	uint32_t id;
 
-	if (!w || ev->nfields < 1 || ev->fields[0].type != JANK_VALUE_UINT)
+	if (!w || ev->nfields < 1 ||
+	    (ev->fields[0].type != JANK_VALUE_UINT && ev->fields[0].type != JANK_VALUE_INT))
 		return;
-	addr = ev->fields[0].u;
+	f = w->fn ? w->fn : jank_worker_stacks(e->graph, w);
+	if (!f)
+		return;
+	addr = (uint64_t)jank_value_as_int(&ev->fields[0], 0);
 	e->stats.function_events++;
 	if (entry) {
-		if (w->fn_over) {
-			w->fn_over++;
+		if (f->over) {
+			f->over++;
 			return;
 		}
-		id = jank_stacks_push(t, w->fn_shadow, ev->pid >= 0 ? ev->pid : w->pid, addr,
-				      false);
+		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
 		if (!id) {
-			w->fn_over = 1;
+			f->over = 1;
 			return;
 		}
-		w->fn_shadow = id;
+		f->shadow = id;
 	} else {
-		if (w->fn_over) {
-			w->fn_over--;
+		if (f->over) {
+			f->over--;
 			return;
 		}
-		for (id = w->fn_shadow; id; id = jank_stacks_parent(t, id))
+		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
 			if (jank_stacks_node(t, id)->addr == addr)
 				break;
-		if (id != w->fn_shadow)
+		if (id != f->shadow)
 			e->stats.function_resyncs++;
-		w->fn_shadow = jank_stacks_parent(t, id); /* 0 when none matched: cleared */
+		f->shadow = jank_stacks_parent(t, id); /* 0 when none matched: cleared */
 	}
 	stack_now(e, w, ev->ts);
 }
@@ -1492,8 +1496,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
 		w = jank_graph_find(e->graph, (int32_t)jank_value_as_int(
 						      &ev->fields[JANK_F_EXIT_TID], -1));
-		if (w && (w->fn_shadow || w->fn_ctx || w->fn_over)) {
-			w->fn_shadow = w->fn_ctx = w->fn_over = 0;
+		if (w && w->fn) {
+			w->fn->shadow = w->fn->ctx = w->fn->over = 0;
 			stack_now(e, w, ev->ts);
 		}
 		return;
@@ -1509,15 +1513,15 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 			return;
 		tid = emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
-		if (w && w->fn_ctx) {
-			w->fn_ctx = 0;
+		if (w && w->fn && w->fn->ctx) {
+			w->fn->ctx = 0;
 			stack_now(e, w, ev->ts);
 		}
 		return;
 	}
 	tid = emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
-	if (!w)
+	if (!w || !jank_worker_stacks(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
 	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
@@ -1525,7 +1529,7 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (k)
 		stack = push_context(t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
-	w->fn_ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
+	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
 	stack_now(e, w, ev->ts);
 }
 

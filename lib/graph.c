@@ -101,8 +101,11 @@ static void worker_free(struct jank_graph *g, struct jank_worker *w)
 	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
 	g->worker_bytes -= sizeof(*w);
 	spans_free(g, w);
-	g->ring_bytes -= (uint64_t)w->stk_cap * sizeof(*w->stk);
-	free(w->stk);
+	if (w->fn) {
+		g->ring_bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
+		free(w->fn->v);
+		free(w->fn);
+	}
 	free(w->notes);
 	free(w->ring);
 	free(w);
@@ -495,85 +498,109 @@ const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g)
 	return &g->stacks;
 }
 
+struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w)
+{
+	if (!w->fn) {
+		w->fn = calloc(1, sizeof(*w->fn));
+		if (w->fn)
+			g->ring_bytes += sizeof(*w->fn);
+	}
+	return w->fn;
+}
+
 /* Called for every function entry and exit: no allocation but the list's doubling. */
 void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack)
 {
-	struct jank_stack_change *last = w->nstk ? &w->stk[w->nstk - 1] : NULL;
+	struct jank_thread_stacks *f = w->fn;
+	struct jank_stack_change *last = f && f->n ? &f->v[f->n - 1] : NULL;
 
 	if (last ? last->stack == stack : stack == JANK_NO_STACK)
+		return;
+	if (!f && !(f = jank_worker_stacks(g, w)))
 		return;
 	if (last && ts <= last->ts) {
 		/* The same instant (or a late one): no zero-length stack is kept. */
 		last->stack = stack;
-		if (w->nstk >= 2 && w->stk[w->nstk - 2].stack == stack)
-			w->nstk--;
-		else if (w->nstk == 1 && stack == JANK_NO_STACK)
-			w->nstk = 0;
+		if (f->n >= 2 && f->v[f->n - 2].stack == stack)
+			f->n--;
+		else if (f->n == 1 && stack == JANK_NO_STACK)
+			f->n = 0;
 		return;
 	}
-	if (w->nstk == w->stk_cap) {
-		size_t ncap = jank_array_grow(&w->stk, sizeof(*w->stk), w->stk_cap, 4);
+	if (f->n == f->cap) {
+		size_t ncap = jank_array_grow(&f->v, sizeof(*f->v), f->cap, 4);
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - w->stk_cap) * sizeof(*w->stk);
-		w->stk_cap = (uint32_t)ncap;
+		g->ring_bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
+		f->cap = (uint32_t)ncap;
 	}
-	w->stk[w->nstk].ts = ts;
-	w->stk[w->nstk].stack = stack;
-	w->nstk++;
+	f->v[f->n].ts = ts;
+	f->v[f->n].stack = stack;
+	f->n++;
 }
 
 uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since)
 {
-	uint32_t lo = 0, hi = w->nstk;
+	const struct jank_thread_stacks *f = w->fn;
+	uint32_t lo = 0, hi = f ? f->n : 0;
 
 	*since = INT64_MIN;
-	if (!hi || w->stk[0].ts >= t)
+	if (!hi || f->v[0].ts >= t)
 		return JANK_NO_STACK;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (w->stk[mid].ts < t)
+		if (f->v[mid].ts < t)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	*since = w->stk[lo].ts;
-	return w->stk[lo].stack;
+	*since = f->v[lo].ts;
+	return f->v[lo].stack;
 }
 
-/* As spans: keep the last change at or before the horizon; a quarter-full list shrinks. */
+/*
+ * As spans: keep the last change at or before the horizon; a quarter-full
+ * list shrinks; a thread with no stack now and none to remember frees its
+ * record.
+ */
 static void gc_stacks(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
 {
-	uint32_t drop = 0, ncap = w->stk_cap;
+	struct jank_thread_stacks *f = w->fn;
+	uint32_t drop = 0, ncap = f->cap;
 
-	while (drop + 1 < w->nstk && w->stk[drop + 1].ts <= horizon)
+	while (drop + 1 < f->n && f->v[drop + 1].ts <= horizon)
 		drop++;
 	if (drop) {
-		memmove(w->stk, w->stk + drop, (w->nstk - drop) * sizeof(*w->stk));
-		w->nstk -= drop;
+		memmove(f->v, f->v + drop, (f->n - drop) * sizeof(*f->v));
+		f->n -= drop;
 	}
-	if (w->nstk == 1 && w->stk[0].stack == JANK_NO_STACK && w->stk[0].ts <= horizon)
-		w->nstk = 0;
-	while (ncap > 4 && w->nstk * 4 <= ncap)
+	if (f->n == 1 && f->v[0].stack == JANK_NO_STACK && f->v[0].ts <= horizon)
+		f->n = 0;
+	while (ncap > 4 && f->n * 4 <= ncap)
 		ncap /= 2;
-	if (w->nstk == 0)
+	if (f->n == 0)
 		ncap = 0;
-	if (ncap == w->stk_cap)
-		return;
-	if (ncap == 0) {
-		free(w->stk);
-		w->stk = NULL;
-	} else {
-		struct jank_stack_change *v = realloc(w->stk, ncap * sizeof(*v));
+	if (ncap != f->cap) {
+		if (ncap == 0) {
+			free(f->v);
+			f->v = NULL;
+		} else {
+			struct jank_stack_change *v = realloc(f->v, ncap * sizeof(*v));
 
-		if (!v)
-			return;
-		w->stk = v;
+			if (!v)
+				return;
+			f->v = v;
+		}
+		g->ring_bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
+		f->cap = ncap;
 	}
-	g->ring_bytes -= (uint64_t)(w->stk_cap - ncap) * sizeof(*w->stk);
-	w->stk_cap = ncap;
+	if (!f->n && !f->shadow && !f->ctx && !f->over) {
+		g->ring_bytes -= sizeof(*f);
+		free(f);
+		w->fn = NULL;
+	}
 }
 
 void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx, uint64_t mutex)
@@ -723,7 +750,7 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	}
 	if (sp)
 		gc_spans(g, w, horizon);
-	if (w->stk_cap)
+	if (w->fn)
 		gc_stacks(g, w, horizon);
 	if (w->nnotes && w->notes[0].idx < w->base) {
 		uint32_t keep = 0;

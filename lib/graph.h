@@ -100,12 +100,12 @@ struct jank_worker {
 	 * call exits (-ETIMEDOUT: `timer`), 0 when none.
 	 */
 	bool user_mode;
-	int64_t user_since;
-	uint64_t irq_wait;
-
 	/* User-space locks (locks.c): the pending request and the locks held. */
 	bool lock_contended;
 	uint16_t locks_held;
+	int64_t user_since;
+	uint64_t irq_wait;
+
 	uint64_t lock_mutex; /* mutex of the pending request, 0 when none */
 	int64_t lock_req;    /* time of the pending request */
 	/* Which mutex each lock_wait vertex waits for, oldest first. */
@@ -125,12 +125,16 @@ struct jank_worker {
 	 * system call exits; it wins over the shadow stack), and the thread's
 	 * stack over time, oldest first.
 	 */
-	uint32_t fn_shadow;
-	uint32_t fn_over;
-	uint32_t fn_ctx;
-	uint32_t nstk;
-	uint32_t stk_cap;
-	struct jank_stack_change *stk;
+	struct jank_thread_stacks *fn; /* NULL until it has one (most threads) */
+};
+
+struct jank_thread_stacks {
+	uint32_t shadow;
+	uint32_t over;
+	uint32_t ctx;
+	uint32_t n;
+	uint32_t cap;
+	struct jank_stack_change *v;
 };
 
 /* The innermost span of a thread over time (oldest first), and its open spans (innermost last). */
@@ -261,6 +265,8 @@ const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int
 struct jank_stacks *jank_graph_stacks(struct jank_graph *g);
 const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g);
 void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack);
+/* w's call stack record, made on first use; NULL when out of memory. */
+struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w);
 uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
