@@ -237,6 +237,10 @@ static int want_from_config(struct want *w, const struct jank_config *c)
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		if (want_add_event(w, c->capture.events[i]) < 0)
 			goto nomem;
+	/* The report names the functions as the alert did. */
+	for (size_t i = 0; c->graph.functions && jank_function_events[i]; i++)
+		if (want_add_event(w, jank_function_events[i]) < 0)
+			goto nomem;
 	return 0;
 nomem:
 	want_fini(w);

@@ -242,6 +242,63 @@ uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
 	return (uint32_t)p->nlabels;
 }
 
+/* dst's array *dv (capacity *dcap) holds n elements of src's. */
+static int copy_array(void *dv, size_t *dcap, const void *sv, size_t n, size_t elem)
+{
+	void *v;
+
+	memcpy(&v, dv, sizeof(v));
+	if (*dcap < n) {
+		void *nv = realloc(v, n * elem);
+
+		if (!nv)
+			return -ENOMEM;
+		v = nv;
+		memcpy(dv, &v, sizeof(v));
+		*dcap = n;
+	}
+	if (n)
+		memcpy(v, sv, n * elem);
+	return 0;
+}
+
+int jank_path_copy(struct jank_path *dst, const struct jank_path *src)
+{
+	if (copy_array(&dst->segs, &dst->cap, src->segs, src->n, sizeof(*src->segs)) < 0 ||
+	    copy_array(&dst->labels, &dst->labels_cap, src->labels, src->nlabels,
+		       sizeof(*src->labels)) < 0 ||
+	    copy_array(&dst->frames, &dst->frames_cap, src->frames, src->nframes,
+		       sizeof(*src->frames)) < 0 ||
+	    copy_array(&dst->frame_index, &dst->frame_index_cap, src->frame_index,
+		       src->frame_index_cap, sizeof(*src->frame_index)) < 0 ||
+	    copy_array(&dst->stack_frames, &dst->stack_frames_cap, src->stack_frames,
+		       src->nstack_frames, sizeof(*src->stack_frames)) < 0 ||
+	    copy_array(&dst->stacks, &dst->stacks_cap, src->stacks, src->nstacks,
+		       sizeof(*src->stacks)) < 0)
+		return -ENOMEM;
+	/* The index is a copy of src's: the same capacity, or rebuilt empty. */
+	if (dst->frame_index_cap != src->frame_index_cap) {
+		free(dst->frame_index);
+		dst->frame_index = NULL;
+		dst->frame_index_cap = 0;
+		if (src->frame_index_cap &&
+		    copy_array(&dst->frame_index, &dst->frame_index_cap, src->frame_index,
+			       src->frame_index_cap, sizeof(*src->frame_index)) < 0)
+			return -ENOMEM;
+	}
+	dst->n = src->n;
+	dst->nlabels = src->nlabels;
+	dst->nframes = src->nframes;
+	dst->nstack_frames = src->nstack_frames;
+	dst->nstacks = src->nstacks;
+	dst->tid = src->tid;
+	dst->begin = src->begin;
+	dst->end = src->end;
+	dst->truncated = src->truncated;
+	dst->incomplete = src->incomplete;
+	return 0;
+}
+
 const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id)
 {
 	return id && id <= p->nlabels ? &p->labels[id - 1] : NULL;
@@ -778,6 +835,7 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 	out->n = 0;
 	out->nlocks = 0;
 	out->nfunctions = 0;
+	out->path = p;
 	if (out->index)
 		memset(out->index, 0, out->index_cap * sizeof(*out->index));
 	for (size_t i = 0; i < p->n; i++) {

@@ -122,6 +122,7 @@ struct jank_breakdown {
 	size_t nlocks;
 	size_t locks_cap;
 	struct jank_breakdown_fn *functions; /* per innermost function, largest first */
+	const struct jank_path *path; /* the path computed from: its frames name the functions */
 	size_t nfunctions;
 	size_t functions_cap;
 };
@@ -153,6 +154,8 @@ uint32_t jank_path_innermost(const struct jank_path *p, uint32_t stack);
  * address in hex ("0x4011d6"). Frames never stay nameless.
  */
 void jank_path_name_frames(struct jank_path *p, jank_frame_namer namer, void *data);
+/* dst becomes a copy of src (segments, labels, frames and stacks). 0 or -ENOMEM. */
+int jank_path_copy(struct jank_path *dst, const struct jank_path *src);
 
 /*
  * Compute the path of thread `tid` over [begin, end], walking backwards from
