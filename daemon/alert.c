@@ -155,8 +155,8 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 			     b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state),
 			     share);
 	else
-		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)",
-			     top->tid, top->comm, jank_state_name(top->state), share);
+		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
+			     top->comm, jank_state_name(top->state), share);
 	fn = jank_format_top_function(b, &fn_ns);
 	if (fn && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ", in %.64s (%s)", fn,

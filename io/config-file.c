@@ -583,12 +583,15 @@ static void action_end(struct jank_conf_parser *p, void *sec)
 		     p->section, r->begin_event);
 }
 
-/* [graph]'s defaults are the engine's. */
 const char *const jank_function_events[] = {
-	"lttng_ust_cyg_profile:*", "lttng_ust_cyg_profile_fast:*", "lttng_ust_statedump:*",
-	"lttng_ust_dl:*", NULL,
+	"lttng_ust_cyg_profile:*",
+	"lttng_ust_cyg_profile_fast:*",
+	"lttng_ust_statedump:*",
+	"lttng_ust_dl:*",
+	NULL,
 };
 
+/* [graph]'s defaults are the engine's. */
 static void graph_init(void *sec)
 {
 	struct jank_config_graph *g = sec;

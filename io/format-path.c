@@ -60,9 +60,9 @@ const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max
 
 const char *format_function(const struct jank_breakdown *b, size_t i)
 {
-	const struct jank_frame *fr =
-		b && b->path && i < b->nfunctions ? jank_path_frame_of(b->path, b->functions[i].frame)
-						  : NULL;
+	const struct jank_frame *fr = b && b->path && i < b->nfunctions
+					      ? jank_path_frame_of(b->path, b->functions[i].frame)
+					      : NULL;
 
 	return fr ? fr->name : "";
 }
@@ -316,7 +316,8 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 	if (s->stack) {
 		size_t n = strlen(d);
 
-		snprintf(d + n, sizeof(d) - n, " in %s", format_stack(p, s->stack, 3, fn, sizeof(fn)));
+		snprintf(d + n, sizeof(d) - n, " in %s",
+			 format_stack(p, s->stack, 3, fn, sizeof(fn)));
 	}
 	format_thread(s->tid, s->comm, th, sizeof(th));
 	if (st->steps == 0)

@@ -45,7 +45,8 @@ static enum jank_value_type value_type_of(const bt_field_class *fc)
 	/* Call stacks (callstack_user, callstack_kernel): arrays of unsigned integers. */
 	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
 	    bt_field_class_type_is(
-		    bt_field_class_get_type(bt_field_class_array_borrow_element_field_class_const(fc)),
+		    bt_field_class_get_type(
+			    bt_field_class_array_borrow_element_field_class_const(fc)),
 		    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 		return JANK_VALUE_ARRAY;
 	return JANK_VALUE_NONE;
@@ -323,7 +324,7 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 
 /* An array of unsigned integers into buf (at most JANK_READER_ARRAY_MAX of them). */
 static __attribute__((noinline)) void read_array(const bt_field *f, uint64_t *buf,
-						   struct jank_value *v)
+						 struct jank_value *v)
 {
 	uint64_t n = bt_field_array_get_length(f);
 

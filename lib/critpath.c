@@ -614,8 +614,8 @@ static int step(struct walk *wk)
 		waker = jank_graph_find_serial(wk->g, nv->from_serial);
 		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
 			wk->p->truncated = true;
-			return emit_one(wk, waker, waker ? waker->tid : w->tid,
-					JANK_STATE_UNKNOWN, t1, hi, lock, 0, 0, 0);
+			return emit_one(wk, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN,
+					t1, hi, lock, 0, 0, 0);
 		}
 		return push(wk, waker, t1, hi, lock, JANK_NO_FLOW, false);
 	}

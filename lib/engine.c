@@ -65,7 +65,8 @@ struct class_info {
 	bool wanted;
 	enum jank_domain domain;
 	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
-	int8_t cs_user, cs_kernel; /* kernel: the callstack contexts' field positions, or POS_NONE */
+	int8_t cs_user,
+		cs_kernel; /* kernel: the callstack contexts' field positions, or POS_NONE */
 	char *name;
 	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
 	unsigned nfields;
@@ -1494,8 +1495,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	int32_t tid;
 
 	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
-		w = jank_graph_find(e->graph, (int32_t)jank_value_as_int(
-						      &ev->fields[JANK_F_EXIT_TID], -1));
+		w = jank_graph_find(e->graph,
+				    (int32_t)jank_value_as_int(&ev->fields[JANK_F_EXIT_TID], -1));
 		if (w && w->fn) {
 			w->fn->shadow = w->fn->ctx = w->fn->over = 0;
 			stack_now(e, w, ev->ts);

@@ -50,8 +50,8 @@ static int index_grow(struct jank_stacks *t)
 		return free(index), -1;
 	for (uint32_t id = 1; id <= t->n; id++) {
 		const struct jank_stack_node *n = &t->nodes[id - 1];
-		uint32_t h = (uint32_t)node_hash(n->parent, n->pid, n->addr, n->kernel) &
-			     (ncap - 1);
+		uint32_t h =
+			(uint32_t)node_hash(n->parent, n->pid, n->addr, n->kernel) & (ncap - 1);
 
 		while (index[h])
 			h = (h + 1) & (ncap - 1);

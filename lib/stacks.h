@@ -57,7 +57,7 @@ uint32_t jank_stacks_push(struct jank_stacks *t, uint32_t parent, int32_t pid, u
 			  bool kernel);
 
 static inline const struct jank_stack_node *jank_stacks_node(const struct jank_stacks *t,
-							       uint32_t id)
+							     uint32_t id)
 {
 	return id && id <= t->n ? &t->nodes[id - 1] : NULL;
 }

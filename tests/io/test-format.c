@@ -247,7 +247,11 @@ static void jank_path_frames_set_names(struct jank_path *p)
 static void functions(void **state)
 {
 	struct jank_segment fs[] = {
-		{ .tid = 10, .state = JANK_STATE_RUNNING, .begin = 0, .end = 200 * US, .comm = "req" },
+		{ .tid = 10,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = 0,
+		  .end = 200 * US,
+		  .comm = "req" },
 		{ .tid = 10,
 		  .state = JANK_STATE_RUNNING,
 		  .begin = 200 * US,

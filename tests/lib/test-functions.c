@@ -329,17 +329,16 @@ static void record(const struct jank_verdict *r, void *data)
 	struct transcript *t = data;
 
 	t->reports++;
-	t->len += (size_t)snprintf(t->buf + t->len, sizeof(t->buf) - t->len, "%s %s:",
-				   r->rule->name, r->key);
+	t->len += (size_t)snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
+				   "%s %s:", r->rule->name, r->key);
 	for (size_t i = 0; i < r->path->n && t->len < sizeof(t->buf) - 600; i++) {
 		const struct jank_segment *s = &r->path->segs[i];
 		char st[512];
 
-		t->len += (size_t)snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
-					   " %d/%s/%lld/%lld/%s", s->tid,
-					   jank_state_name(s->state), (long long)s->begin,
-					   (long long)s->end,
-					   stack_text((struct jank_path *)r->path, i, st, sizeof(st)));
+		t->len += (size_t)snprintf(
+			t->buf + t->len, sizeof(t->buf) - t->len, " %d/%s/%lld/%lld/%s", s->tid,
+			jank_state_name(s->state), (long long)s->begin, (long long)s->end,
+			stack_text((struct jank_path *)r->path, i, st, sizeof(st)));
 	}
 	for (size_t i = 0; i < r->breakdown->nfunctions && t->len < sizeof(t->buf) - 100; i++)
 		t->len += (size_t)snprintf(
@@ -444,9 +443,9 @@ static void gc_twins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(nested_calls),	       cmocka_unit_test(lost_entries_and_exits),
-		cmocka_unit_test(deep_recursion),      cmocka_unit_test(exit_inside_function),
-		cmocka_unit_test(callstack_contexts),  cmocka_unit_test(short_calls_merge),
+		cmocka_unit_test(nested_calls),	      cmocka_unit_test(lost_entries_and_exits),
+		cmocka_unit_test(deep_recursion),     cmocka_unit_test(exit_inside_function),
+		cmocka_unit_test(callstack_contexts), cmocka_unit_test(short_calls_merge),
 		cmocka_unit_test(gc_twins),
 	};
 
