@@ -42,7 +42,6 @@
 #include "dirtree.h"
 #include "json-util.h"
 #include "capture-worker.h"
-#include "journal.h"
 #include "log.h"
 #include "format.h"
 #include "capture-report.h"
@@ -136,8 +135,8 @@ struct jank_capture_worker {
 	struct queue reports; /* analyst's (JOB_RECORD jobs whose snapshot is complete) */
 	struct msg *msgs, **msgs_tail;
 
+	struct jank_alerter *alerter; /* where the follow-ups go */
 	/* The config, as last applied. */
-	enum jank_alert_target target;
 	enum jank_capture_mode mode;
 	struct jank_capture_policy *policy;
 
@@ -370,116 +369,31 @@ static void post_log(struct jank_capture_worker *cp, int priority, const char *f
 	post(cp, m);
 }
 
-/* ---- The follow-up entry of a report (loop thread) ---- */
+/* ---- The follow-up of a report, or of a capture that failed (loop thread) ---- */
 
-static enum jank_journal_result followup_journal(const struct msg *m, const char *line,
-						 const char *report, const char *action,
-						 const char *key, const char *summary)
-{
-	struct jank_journal_entry e;
-
-	jank_journal_entry_init(&e);
-	jank_journal_entry_add(&e, "MESSAGE", line);
-	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
-	jank_journal_entry_addf(&e, "PRIORITY", "%d", m->rc == 0 ? LOG_INFO : LOG_WARNING);
-	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-	jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
-	jank_journal_entry_add(&e, "JANK_REPORT", report);
-	jank_journal_entry_add(&e, "JANK_ACTION", action);
-	jank_journal_entry_add(&e, "JANK_KEY", key);
-	jank_journal_entry_add(&e, "JANK_SUMMARY", summary);
-	jank_journal_entry_add(&e, "JANK_PARTIAL", m->partial ? "1" : "0");
-	return jank_journal_send(JANK_JOURNAL_OTHER, &e);
-}
-
+/* Through the alerter: to its target (or its test sink), as the alerts go. */
 static void followup(struct jank_capture_worker *cp, const struct msg *m)
 {
-	char report[PATH_MAX + 16], line[MSG_LEN];
-	const char *summary = m->summary[0] ? m->summary : (m->text ? m->text : "");
-	const char *action = m->action ? m->action : "?", *key = m->key ? m->key : "";
-	struct json_object *o;
-	int r;
+	char report[PATH_MAX + 16];
+	struct jank_followup fu = {
+		.failed = m->kind == MSG_FAILED,
+		.dir = m->dir,
+		.action = m->action ? m->action : "?",
+		.key = m->key ? m->key : "",
+		.report = report,
+		.partial = m->partial,
+		.ok = m->rc == 0,
+	};
 
 	snprintf(report, sizeof(report), "%s/%s", m->dir, JANK_CAPTURE_REPORT_TEXT);
-	snprintf(line, sizeof(line), "capture report of %s [%s]: %s: %s", action, key, report,
-		 summary);
-	switch (cp->target) {
-	case JANK_ALERT_JOURNAL:
-		if (followup_journal(m, line, report, action, key, summary) != JANK_JOURNAL_STDERR)
-			return; /* sent, or waiting for journald (journal.c) */
-		break;		/* no journald: stderr, as the alerts do */
-	case JANK_ALERT_STDERR:
-		break;
-	case JANK_ALERT_JSON:
-		o = json_object_new_object();
-		if (!o)
-			break;
-		json_object_object_add(o, "type", json_object_new_string("capture_report"));
-		json_object_object_add(o, "action", json_object_new_string(action));
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "capture", json_object_new_string(m->dir));
-		json_object_object_add(o, "report", json_object_new_string(report));
-		json_object_object_add(o, "summary", json_object_new_string(summary));
-		json_object_object_add(o, "partial", json_object_new_boolean(m->partial));
-		if (m->rc != 0 && m->text)
-			json_object_object_add(o, "error", json_object_new_string(m->text));
-		r = jank_format_json_print(stdout, o);
-		fflush(stdout);
-		if (r >= 0)
-			return;
-		break;
+	if (fu.failed) {
+		fu.error = m->text ? m->text : "error";
+	} else {
+		fu.summary = m->summary[0] ? m->summary : (m->text ? m->text : "");
+		fu.error = m->rc != 0 ? m->text : NULL;
 	}
-	fprintf(stderr, "jankd: %s\n", line);
-}
-
-/*
- * The follow-up entry of a capture that failed: the alerts named its
- * directory, which holds only capture.json now ("failed", and why).
- */
-static void followup_failed(struct jank_capture_worker *cp, const struct msg *m)
-{
-	const char *action = m->action ? m->action : "?", *key = m->key ? m->key : "";
-	const char *why = m->text ? m->text : "error";
-	char line[MSG_LEN];
-	struct json_object *o;
-	int r;
-
-	snprintf(line, sizeof(line), "capture of %s [%s] failed: %s: %s", action, key, m->dir, why);
-	switch (cp->target) {
-	case JANK_ALERT_JOURNAL: {
-		struct jank_journal_entry e;
-
-		jank_journal_entry_init(&e);
-		jank_journal_entry_add(&e, "MESSAGE", line);
-		jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
-		jank_journal_entry_addf(&e, "PRIORITY", "%d", LOG_WARNING);
-		jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-		jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
-		jank_journal_entry_add(&e, "JANK_CAPTURE_FAILED", why);
-		jank_journal_entry_add(&e, "JANK_ACTION", action);
-		jank_journal_entry_add(&e, "JANK_KEY", key);
-		if (jank_journal_send(JANK_JOURNAL_OTHER, &e) != JANK_JOURNAL_STDERR)
-			return; /* sent, or waiting for journald (journal.c) */
-		break;
-	}
-	case JANK_ALERT_STDERR:
-		break;
-	case JANK_ALERT_JSON:
-		o = json_object_new_object();
-		if (!o)
-			break;
-		json_object_object_add(o, "type", json_object_new_string("capture_failed"));
-		json_object_object_add(o, "action", json_object_new_string(action));
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "capture", json_object_new_string(m->dir));
-		json_object_object_add(o, "capture_failed", json_object_new_string(why));
-		r = jank_format_json_print(stdout, o);
-		fflush(stdout);
-		if (r >= 0)
-			return;
-		break;
-	}
-	fprintf(stderr, "jankd: %s\n", line);
+	if (cp->alerter)
+		jank_alerter_followup(cp->alerter, &fu);
 }
 
 static void handle_report(struct jank_capture_worker *cp, const struct msg *m)
@@ -526,7 +440,7 @@ static void drain(struct jank_capture_worker *cp)
 		if (m->kind == MSG_LOG)
 			jank_log(m->priority, "%s", m->text);
 		else if (m->kind == MSG_FAILED)
-			followup_failed(cp, m);
+			followup(cp, m);
 		else
 			handle_report(cp, m);
 		msg_free(m);
@@ -1151,7 +1065,7 @@ static void policy_of(struct jank_capture_settings *p, const struct jank_config 
 }
 
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
-			      enum jank_alert_target target, char *err, size_t len)
+			      struct jank_alerter *alerter, char *err, size_t len)
 {
 	struct jank_capture_settings p;
 	sigset_t all, old;
@@ -1160,7 +1074,7 @@ int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_
 
 	if (want_from_config(&w, c) < 0)
 		goto nomem;
-	cp->target = target;
+	cp->alerter = alerter;
 	cp->mode = c->capture.mode;
 	cp->retention_ns = c->capture.retention_ns;
 	policy_of(&p, c, &w);
@@ -1209,13 +1123,11 @@ nomem:
 	return -ENOMEM;
 }
 
-void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
-				enum jank_alert_target target)
+void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c)
 {
 	struct jank_capture_settings p;
 	struct job *j = calloc(1, sizeof(*j));
 
-	cp->target = target;
 	if (!j || want_from_config(&j->want, c) < 0) {
 		free(j);
 		jank_log(LOG_ERR, "reload: out of memory: [capture] stays as it was");

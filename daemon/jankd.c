@@ -79,7 +79,7 @@ static void die_usage(const char *fmt, ...)
 
 static int parse_target(const char *s, enum jank_alert_target *t)
 {
-	for (int i = JANK_ALERT_JOURNAL; i <= JANK_ALERT_JSON; i++) {
+	for (int i = JANK_ALERT_JOURNAL; i < JANK_ALERT_TARGETS; i++) {
 		if (!strcmp(s, jank_alert_target_name(i))) {
 			*t = i;
 			return 0;
@@ -246,14 +246,13 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	waiting = 0;
 	for (size_t i = 0; i < jank_fleet_count(d->fleet); i++) {
 		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
-		const char *err = jank_json_get_str(jank_fleet_input_status(in), "last_error");
+		const char *err = jank_fleet_input_status(in)->last_error;
 
 		if (jank_fleet_input_attached(in))
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_fleet_input_url(in),
-			 err && err[0] ? err : "no such live session yet");
+			 jank_fleet_input_url(in), err[0] ? err : "no such live session yet");
 	}
 	become_ready(d, waiting);
 }
@@ -505,7 +504,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
 		d->reload_errors++;
 	}
-	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
+	jank_capture_worker_reload(d->capture_worker, &d->config);
 	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 }
@@ -583,15 +582,12 @@ static void on_keep(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
 		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
-		struct json_object *st = jank_fleet_input_status(in);
-		int64_t since = 0;
+		const struct jank_input_figures *st = jank_fleet_input_status(in);
 
 		if (strcmp(jank_fleet_input_url(in), url))
 			continue;
-		jank_json_get_i64(st, "problem_since", &since);
-		jank_live_keeper_input(
-			d->keeper,
-			jank_live_input_problem_from_name(jank_json_get_str(st, "problem")), since);
+		jank_live_keeper_input(d->keeper, jank_live_input_problem_from_name(st->problem),
+				       st->problem_since);
 	}
 }
 
@@ -678,7 +674,7 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capture_worker_start(d->capture_worker, &d->config, d->target, err, len);
+	r = jank_capture_worker_start(d->capture_worker, &d->config, d->alerter, err, len);
 	if (r < 0)
 		return r;
 	jank_alerter_set_capture(d->alerter, capture_hook, d);
@@ -714,53 +710,39 @@ static int start(struct jankd *d, char *err, size_t len)
 	return 0;
 }
 
-static const char *duration_of(struct json_object *o, const char *k, char *buf, size_t len)
-{
-	int64_t ns = 0;
-
-	jank_json_get_i64(o, k, &ns);
-	return jank_units_duration(ns, buf, len);
-}
-
-static int64_t count_of(struct json_object *o, const char *k)
-{
-	int64_t v = 0;
-
-	jank_json_get_i64(o, k, &v);
-	return v;
-}
-
-/* The summary lines of one input, from its workers' last status. */
+/* The summary lines of one input, from its workers' last figures. */
 static void input_summary(const struct jank_fleet_input *in, bool named)
 {
-	struct json_object *st = jank_fleet_input_json(in);
-	struct json_object *rules = jank_json_get(st, "rules", json_type_array);
 	const char *of = named ? " of " : "", *url = named ? jank_fleet_input_url(in) : "";
+	const struct jank_engine_stats *es;
+	struct jank_fleet_figures x;
 
-	for (size_t r = 0; rules && r < json_object_array_length(rules); r++) {
-		struct json_object *ru = json_object_array_get_idx(rules, r);
-		const char *name = jank_json_get_str(ru, "action");
+	if (jank_fleet_input_figures(in, &x) < 0) {
+		jank_fleet_figures_fini(&x);
+		return;
+	}
+	for (size_t r = 0; r < x.fig.nrules; r++) {
+		const struct jank_rule_figures *ru = &x.fig.rules[r];
 		char p50[32], p99[32], max[32];
 
 		jank_log(LOG_INFO,
-			 "summary%s%s: %s: %" PRId64 " actions, %" PRId64
+			 "summary%s%s: %s: %" PRIu64 " actions, %" PRIu64
 			 " janks, p50 %s, p99 %s, max %s",
-			 of, url, name ? name : "?", count_of(ru, "count"), count_of(ru, "janks"),
-			 duration_of(ru, "p50_ns", p50, sizeof(p50)),
-			 duration_of(ru, "p99_ns", p99, sizeof(p99)),
-			 duration_of(ru, "max_ns", max, sizeof(max)));
+			 of, url, ru->action, ru->count, ru->stats.janks,
+			 jank_units_duration(ru->p50_ns, p50, sizeof(p50)),
+			 jank_units_duration(ru->p99_ns, p99, sizeof(p99)),
+			 jank_units_duration(ru->max_ns, max, sizeof(max)));
 	}
+	es = &x.fig.engine;
 	jank_log(LOG_INFO,
-		 "summary%s%s: %" PRId64 " events, %" PRId64 " overdue (%" PRId64
-		 " unsure, not reported), %" PRId64 " discarded events, %" PRId64
-		 " expired, %" PRId64 " evicted by the memory budget, %" PRId64
-		 " truncated, %" PRId64 " dropped, %" PRId64 " disconnects",
-		 of, url, count_of(st, "events"), count_of(st, "overdue"),
-		 count_of(st, "overdue_unsure"), count_of(st, "discarded_events"),
-		 count_of(st, "actions_expired"), count_of(st, "actions_evicted"),
-		 count_of(st, "paths_truncated"), count_of(st, "actions_dropped"),
-		 count_of(st, "disconnects"));
-	json_object_put(st);
+		 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
+		 " unsure, not reported), %" PRIu64 " discarded events, %" PRIu64
+		 " expired, %" PRIu64 " evicted by the memory budget, %" PRIu64
+		 " truncated, %" PRIu64 " dropped, %" PRIu64 " disconnects",
+		 of, url, es->events, es->overdue, es->overdue_unsure, es->discarded_events,
+		 es->actions_expired, es->actions_evicted, es->paths_truncated, es->actions_dropped,
+		 x.fig.disconnects);
+	jank_fleet_figures_fini(&x);
 }
 
 /* One line per rule (and input), then the counters. */
@@ -768,19 +750,17 @@ static void final_summary(struct jankd *d)
 {
 	size_t n = jank_fleet_count(d->fleet);
 	struct jank_alerter_stats as;
-	struct json_object *fl;
+	struct jank_fleet_stats fs;
 
 	jank_alerter_get_stats(d->alerter, &as);
 	for (size_t i = 0; i < n; i++)
 		input_summary(jank_fleet_get(d->fleet, i), n > 1);
-	fl = jank_fleet_json(d->fleet);
-	if (count_of(fl, "restarts") || count_of(fl, "duplicates_dropped"))
+	jank_fleet_get_stats(d->fleet, &fs);
+	if (fs.restarts || fs.duplicates_dropped)
 		jank_log(LOG_INFO,
-			 "summary: %" PRId64 " worker restarts (%" PRId64 " crashed, %" PRId64
-			 " silent), %" PRId64 " duplicate verdicts dropped",
-			 count_of(fl, "restarts"), count_of(fl, "crashes"),
-			 count_of(fl, "timeouts"), count_of(fl, "duplicates_dropped"));
-	json_object_put(fl);
+			 "summary: %" PRIu64 " worker restarts (%" PRIu64 " crashed, %" PRIu64
+			 " silent), %" PRIu64 " duplicate verdicts dropped",
+			 fs.restarts, fs.crashes, fs.timeouts, fs.duplicates_dropped);
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);
 }

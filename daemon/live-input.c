@@ -103,6 +103,7 @@ struct jank_live_input {
 	int64_t input_ts;
 	int64_t advance_mono;
 	bool stalled;
+	bool advanced; /* since the input (re)attached: a session without streams sends nothing */
 	int64_t stalled_mono; /* its last advance before the stall */
 	int64_t stalled_real; /* wall time of the last advance before the stall */
 	uint64_t stalls;
@@ -185,6 +186,7 @@ static void lost(struct jank_live_input *w, const char *why)
 	ask_relayd(w, jank_clock_monotonic_ns(), why);
 	w->found = false;
 	w->stalled = false; /* not stalled: gone, and said so */
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->state == JANK_LIVE_INPUT_CONNECTED) {
 		jank_log(LOG_WARNING, "%s: lost the live session: %s; reconnecting", w->url, why);
@@ -255,6 +257,7 @@ static void advance_clock(struct jank_live_input *w)
 	if (s.advanced_ts != INT64_MIN && s.advanced_ts > w->input_ts) {
 		w->input_ts = s.advanced_ts;
 		w->advance_mono = now;
+		w->advanced = true;
 		if (w->stalled)
 			resumed(w);
 	}
@@ -307,6 +310,7 @@ static void check_gone(struct jank_live_input *w, int64_t now)
 	w->disconnects++;
 	w->quiet = true;
 	w->stalled = false;
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->anchor_ts != INT64_MIN)
 		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
@@ -354,15 +358,21 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			continue;
 		case JANK_READER_STATUS_AGAIN:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* the step read events, then found nothing more */
 			idle(w);
 			back_off(w);
 			return;
 		case JANK_READER_STATUS_END:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* events came in the step that failed: it was attached */
 			lost(w, "the session ended (destroyed, or relayd closed it)");
 			return;
 		case JANK_READER_STATUS_ERROR:
 			advance_clock(w);
+			if (got_events(w))
+				up(w);
 			snprintf(err, sizeof(err), "%s", jank_reader_error(w->input));
 			lost(w, err);
 			return;
@@ -493,7 +503,7 @@ void jank_live_input_stop(struct jank_live_input *w)
 /* Connected, the input's time still for too long: say it once. */
 static void check_stalled(struct jank_live_input *w, int64_t now)
 {
-	if (w->stalled || w->state != JANK_LIVE_INPUT_CONNECTED || w->input_ts == INT64_MIN ||
+	if (w->stalled || !w->advanced || w->state != JANK_LIVE_INPUT_CONNECTED ||
 	    now - w->advance_mono < stall_after(w))
 		return;
 	w->stalled = true;

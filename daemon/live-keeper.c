@@ -489,26 +489,29 @@ void jank_live_keeper_input(struct jank_live_keeper *k, enum jank_live_input_pro
 	pthread_mutex_unlock(&k->lock);
 }
 
-void jank_live_keeper_status(struct jank_live_keeper *k, struct json_object *in)
+void jank_live_keeper_status(struct jank_live_keeper *k, struct jank_fleet_figures *x)
 {
-	const char *name, *seen;
-	int64_t since = 0;
+	struct jank_input_figures *f = &x->fig;
+	const char *name;
+	int64_t since;
 
 	pthread_mutex_lock(&k->lock);
-	jank_json_add_u64(in, "session_recreated", k->recreations);
+	x->kept = true;
+	x->session_recreated = k->recreations;
 	if (k->problem == KEEP_OK) {
 		pthread_mutex_unlock(&k->lock);
 		return;
 	}
 	/* The same problem seen by the input too: since the first saw it. */
 	name = problem_names[k->problem];
-	seen = jank_json_get_str(in, "problem");
-	jank_json_get_i64(in, "problem_since", &since);
-	if (!since || !seen || strcmp(name, seen) || k->problem_since < since)
+	since = f->problem_since;
+	if (!since || strcmp(name, f->problem) || k->problem_since < since)
 		since = k->problem_since;
-	jank_json_add_str(in, "problem", name);
-	jank_json_add_i64(in, "problem_since", since);
-	jank_json_add_str(in, "last_error", k->error);
+	snprintf(f->problem, sizeof(f->problem), "%s", name);
+	f->problem_since = since;
+	/* Cut to the figure's size (an lttng-ctl message can be longer). */
+	snprintf(f->last_error, sizeof(f->last_error), "%.*s", (int)sizeof(f->last_error) - 1,
+		 k->error);
 	pthread_mutex_unlock(&k->lock);
 }
 

@@ -31,6 +31,7 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 #include "config-file.h"
+#include "fleet.h"
 #include "live-input.h"
 
 struct jank_live_keeper;
@@ -62,12 +63,12 @@ void jank_live_keeper_input(struct jank_live_keeper *k, enum jank_live_input_pro
 			    int64_t since);
 
 /*
- * What the keeper knows now, for `jankctl status`, into the input's object
- * `in`: when lttng-sessiond is away, or the session cannot be created,
- * that is the input's "problem" (and "problem_since", "last_error"); and
- * "session_created" (creations after the first).
+ * What the keeper knows now, for `jankctl status`, into the input's
+ * figures: when lttng-sessiond is away, or the session cannot be created,
+ * that is the input's problem (and since when, and its last error); and
+ * how often the session was created again.
  */
-void jank_live_keeper_status(struct jank_live_keeper *k, struct json_object *in);
+void jank_live_keeper_status(struct jank_live_keeper *k, struct jank_fleet_figures *x);
 
 /* Stop the thread: the session is no longer created again (jankd is stopping). */
 void jank_live_keeper_halt(struct jank_live_keeper *k);

@@ -33,6 +33,7 @@
 #include "baseline.h"
 #include "critpath.h"
 #include "engine.h"
+#include "input-figures.h"
 
 #define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
 
@@ -49,6 +50,16 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg);
  * a JSON object.
  */
 int jank_proto_take(struct evbuffer *in, struct json_object **msg);
+
+/*
+ * The figures of a "status" message's "input" object `o` into `out`
+ * (initialized; what it held is replaced). Every field of input-figures.h's
+ * table must be there (but the optional ones), of its type and in its range:
+ * the worker is not trusted. Returns 0, or -EINVAL (what is wrong in err) or
+ * -ENOMEM; `out` is then empty.
+ */
+int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
+			      size_t len);
 
 /* A verdict rebuilt from its JSON, with all it points to. */
 struct jank_proto_verdict {

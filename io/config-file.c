@@ -610,7 +610,10 @@ static void rule_fini(void *sec)
 
 /* ---- The schema ---- */
 
+/* In the order of enum jank_alert_target. */
 static const char *const alert_targets[] = { "journal", "stderr", "json", NULL };
+_Static_assert(sizeof(alert_targets) / sizeof(alert_targets[0]) == JANK_ALERT_TARGETS + 1,
+	       "a name for each alert target");
 static const char *const capture_modes[] = { "snapshot", "rotation", "none", NULL };
 
 #define FIELD(type, f)	.offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
@@ -865,7 +868,7 @@ int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)
 
 const char *jank_alert_target_name(enum jank_alert_target t)
 {
-	return t >= JANK_ALERT_JOURNAL && t <= JANK_ALERT_JSON ? alert_targets[t] : "?";
+	return t >= JANK_ALERT_JOURNAL && t < JANK_ALERT_TARGETS ? alert_targets[t] : "?";
 }
 
 const char *jank_capture_mode_name(enum jank_capture_mode m)

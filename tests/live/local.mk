@@ -32,9 +32,15 @@ FAULT_LIVE_TESTS = \
 	live/test-fault-sessiond.sh \
 	live/test-fault-stall.sh \
 	live/test-fault-worker.sh
+# jankd's live input against mock-relayd (a relayd of the test's own, faults
+# on demand): no root, no lttng daemon.
+MOCK_LIVE_TESTS = \
+	live/test-mock-relayd.sh \
+	live/test-mock-relayd-faults.sh
 TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
+	$(MOCK_LIVE_TESTS) \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
-EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
+EXTRA_DIST += live/lib.sh live/mock-lib.sh $(MOCK_LIVE_TESTS) live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
 	live/test-session.sh $(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 
 # Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
@@ -44,6 +50,11 @@ live_http_abuse_SOURCES = live/http-abuse.c
 # A NOTIFY_SOCKET for test-jankd-notify.sh: prints what sd_notify sends.
 check_PROGRAMS += live/notify-recv
 live_notify_recv_SOURCES = live/notify-recv.c
+
+# A relayd of the test's own: the live viewer protocol over a CTF trace
+# directory, with faults on demand (test-mock-relayd.sh).
+check_PROGRAMS += live/mock-relayd
+live_mock_relayd_SOURCES = live/mock-relayd.c
 
 # daemon/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
 check_PROGRAMS += live/session-tool
