@@ -64,6 +64,10 @@ static int report(const struct jank_alert *a)
 	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
 	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
 	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
+	/* The function the path spent most time in, when threads had call stacks. */
+	if (jank_format_top_function(r->breakdown, NULL))
+		jank_journal_entry_add(&e, "JANK_FUNCTION",
+				       jank_format_top_function(r->breakdown, NULL));
 	jank_journal_entry_add(&e, "JANK_BREAKDOWN", bd ? json_text(bd) : "{}");
 	jank_journal_entry_add(&e, "JANK_INPUT", a->input ? a->input : "");
 	jank_journal_entry_add(&e, "JANK_HOST", a->host ? a->host : "");

@@ -76,6 +76,10 @@ int jank_capture_want_from_config(struct jank_capture_want *w, const struct jank
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		if (want_add_event(w, c->capture.events[i]) < 0)
 			goto nomem;
+	/* The report names the functions as the alert did. */
+	for (size_t i = 0; c->graph.functions && jank_function_events[i]; i++)
+		if (want_add_event(w, jank_function_events[i]) < 0)
+			goto nomem;
 	return 0;
 nomem:
 	jank_capture_want_fini(w);

@@ -317,6 +317,40 @@ static bool get_bool(struct json_object *o, const char *k)
 	return v && json_object_get_boolean(v);
 }
 
+/* The segment's stack (function names, outermost first), as frames of p. */
+static int stack_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
+{
+	struct json_object *a = jank_json_get(s, "stack", json_type_array);
+	size_t n = a ? json_object_array_length(a) : 0;
+	uint32_t frames[JANK_STACK_DEPTH];
+
+	if (!n)
+		return 0;
+	if (n > JANK_STACK_DEPTH)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(v, json_type_string))
+			return -EINVAL;
+		frames[i] = jank_path_frame(p, 0, -1, false, json_object_get_string(v));
+		if (!frames[i])
+			return -ENOMEM;
+	}
+	/* Consecutive segments mostly share their stack. */
+	if (p->nstacks) {
+		uint32_t m;
+		const uint32_t *last = jank_path_stack_of(p, (uint32_t)p->nstacks, &m);
+
+		if (m == n && !memcmp(last, frames, n * sizeof(*frames))) {
+			out->stack = (uint32_t)p->nstacks;
+			return 0;
+		}
+	}
+	out->stack = jank_path_stack(p, frames, (uint32_t)n);
+	return out->stack ? 0 : -ENOMEM;
+}
+
 /* The segment's flow and span, as labels of p (0: none, UINT32_MAX: no memory). */
 static int labels_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
 {
@@ -329,7 +363,7 @@ static int labels_decode(struct json_object *s, struct jank_path *p, struct jank
 		return -ENOMEM;
 	if (action && !(out->span = jank_path_label(p, action, key ? key : "")))
 		return -ENOMEM;
-	return 0;
+	return stack_decode(s, p, out);
 }
 
 static int segment_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
@@ -359,6 +393,9 @@ static int path_decode(struct json_object *segs, struct jank_path *p)
 		if (!(p->cap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, n)))
 			return -ENOMEM;
 	p->nlabels = 0;
+	p->nframes = p->nstacks = p->nstack_frames = 0;
+	if (p->frame_index)
+		memset(p->frame_index, 0, p->frame_index_cap * sizeof(*p->frame_index));
 	for (size_t i = 0; i < n; i++) {
 		int r = segment_decode(json_object_array_get_idx(segs, i), p, &p->segs[i]);
 

@@ -29,6 +29,7 @@
 #include "trace-reader.h"
 #include "format.h"
 #include "capture-report.h"
+#include "symbols.h"
 #include "critpath-svg.h"
 #include "units.h"
 
@@ -200,26 +201,6 @@ struct found {
 	int err;
 };
 
-static int path_copy(struct jank_path *dst, const struct jank_path *src)
-{
-	if (dst->cap < src->n) {
-		struct jank_segment *v = realloc(dst->segs, src->n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		dst->segs = v;
-		dst->cap = src->n;
-	}
-	if (src->n)
-		memcpy(dst->segs, src->segs, src->n * sizeof(*dst->segs));
-	dst->n = src->n;
-	dst->tid = src->tid;
-	dst->begin = src->begin;
-	dst->end = src->end;
-	dst->truncated = src->truncated;
-	return 0;
-}
-
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct found *fd = data;
@@ -231,7 +212,7 @@ static void on_report(const struct jank_verdict *r, void *data)
 	diff = r->end > fd->m->end ? r->end - fd->m->end : fd->m->end - r->end;
 	if (fd->ok && diff >= fd->diff)
 		return;
-	if (path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
+	if (jank_path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
 		fd->err = -ENOMEM;
 		return;
 	}
@@ -571,6 +552,7 @@ struct analysis {
 	struct out o;
 	struct jank_engine *e;
 	struct jank_reader *in;
+	struct jank_symbols *sym; /* function names, from the capture's statedump */
 	struct jank_verdict rep;
 	bool partial;
 	char why[ERR_LEN];
@@ -611,6 +593,12 @@ static int replay(struct analysis *a, char *err, size_t errlen)
 		a->o.error = a->why;
 		return 1;
 	}
+	/* Functions are named as jankd's worker names them: lttng-ust's statedump in the trace. */
+	a->sym = jank_symbols_new(0);
+	if (a->sym) {
+		jank_reader_set_symbols(a->in, a->sym);
+		jank_engine_set_namer(a->e, jank_symbols_frame_namer, a->sym);
+	}
 	if (jank_reader_run_all(a->in) != JANK_READER_STATUS_END)
 		return no_path(a, "%s", jank_reader_error(a->in));
 	jank_reader_get_stats(a->in, &a->o.in);
@@ -648,6 +636,7 @@ static int path_over_interval(struct analysis *a)
 	if (r < 0)
 		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
 			       a->m.tid, strerror(-r));
+	jank_path_name_frames(&a->fd.path, a->sym ? jank_symbols_frame_namer : NULL, a->sym);
 	memset(&a->rep, 0, sizeof(a->rep));
 	a->rep.kind = a->m.overdue ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
 	a->rep.key = a->m.key;
@@ -762,6 +751,7 @@ int jank_capture_report_write_to(const char *dir, const char *out_dir,
 	}
 	jank_reader_free(a.in);
 	jank_engine_free(a.e);
+	jank_symbols_free(a.sym);
 	jank_path_fini(&a.fd.path);
 	jank_breakdown_fini(&a.fd.bd);
 	jank_profile_fini(&a.fd.pf);

@@ -583,6 +583,14 @@ static void action_end(struct jank_conf_parser *p, void *sec)
 		     p->section, r->begin_event);
 }
 
+const char *const jank_function_events[] = {
+	"lttng_ust_cyg_profile:*",
+	"lttng_ust_cyg_profile_fast:*",
+	"lttng_ust_statedump:*",
+	"lttng_ust_dl:*",
+	NULL,
+};
+
 /* [graph]'s defaults are the engine's. */
 static void graph_init(void *sec)
 {
@@ -666,6 +674,7 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "memory-limit",     jank_conf_size,     LIVE, NULL, GRAPH(memory_limit)),
 	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
+	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
 	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = alert_targets),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),

@@ -66,7 +66,15 @@ struct jank_config_graph {
 	uint64_t memory_limit;
 	int64_t action_timeout_ns;
 	int64_t overdue_grace_ns; /* 0: no overdue reports */
+	bool functions; /* call stacks: cyg-profile and statedump events in the sessions */
 };
+
+/*
+ * The user-space events jankd's sessions enable with [graph] functions:
+ * function entries and exits, and the statedump that names their addresses.
+ * NULL-terminated.
+ */
+extern const char *const jank_function_events[];
 
 struct jank_config_alerts {
 	enum jank_alert_target target;

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include "format-int.h"
 #include "format.h"
 #include "json-util.h"
@@ -35,6 +36,72 @@ static int add_span(struct json_object *o, const struct jank_label *l)
 	return r;
 }
 
+const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max, char *buf,
+			 size_t len)
+{
+	uint32_t n;
+	const uint32_t *f = jank_path_stack_of(p, stack, &n);
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (uint32_t k = 0; f && k < n && used < len; k++) {
+		const struct jank_frame *fr = jank_path_frame_of(p, f[n - 1 - k]);
+
+		if (k == max) {
+			used += (size_t)snprintf(buf + used, len - used, " ← …");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " ← " : "",
+					 fr ? fr->name : "?");
+	}
+	return buf;
+}
+
+const char *format_function(const struct jank_breakdown *b, size_t i)
+{
+	const struct jank_frame *fr = b && b->path && i < b->nfunctions
+					      ? jank_path_frame_of(b->path, b->functions[i].frame)
+					      : NULL;
+
+	return fr ? fr->name : "";
+}
+
+const char *jank_format_top_function(const struct jank_breakdown *b, int64_t *ns)
+{
+	if (!b || !b->nfunctions || !format_function(b, 0)[0])
+		return NULL;
+	if (ns)
+		*ns = b->functions[0].ns;
+	return format_function(b, 0);
+}
+
+/* "stack": the function names, outermost first. */
+static int add_stack(struct json_object *o, const struct jank_path *p, uint32_t stack)
+{
+	uint32_t n;
+	const uint32_t *f = jank_path_stack_of(p, stack, &n);
+	struct json_object *a;
+	int r;
+
+	if (!f || !n)
+		return 0;
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	r = jank_json_add(o, "stack", a);
+	for (uint32_t k = 0; !r && k < n; k++) {
+		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
+		struct json_object *name = json_object_new_string(fr ? fr->name : "?");
+
+		if (!name || json_object_array_add(a, name) != 0) {
+			json_object_put(name);
+			r = -ENOMEM;
+		}
+	}
+	return r;
+}
+
 static struct json_object *segment_json(const struct jank_path *p, const struct jank_segment *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -56,6 +123,8 @@ static struct json_object *segment_json(const struct jank_path *p, const struct 
 		r |= jank_json_add_str(o, "flow", flow->name);
 	if (span)
 		r |= add_span(o, span);
+	if (s->stack)
+		r |= add_stack(o, p, s->stack);
 	if (r) {
 		json_object_put(o);
 		return NULL;
@@ -127,6 +196,21 @@ struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 			r |= jank_json_add_i64(l, "ns", b->locks[i].ns);
 		}
 	}
+	if (b && b->nfunctions) {
+		struct json_object *fns = json_object_new_array();
+
+		r |= jank_json_add(o, "functions", fns);
+		for (size_t i = 0; fns && i < b->nfunctions; i++) {
+			struct json_object *fo = json_object_new_object();
+
+			if (!fo || json_object_array_add(fns, fo) != 0) {
+				json_object_put(fo);
+				goto nomem_o;
+			}
+			r |= jank_json_add_str(fo, "name", format_function(b, i));
+			r |= jank_json_add_i64(fo, "ns", b->functions[i].ns);
+		}
+	}
 	if (r)
 		goto nomem;
 	return o;
@@ -172,6 +256,7 @@ struct step {
 	uint64_t lock;
 	const char *comm;
 	const char *flow; /* the flow that brought the path to the thread, NULL */
+	uint32_t stack;	  /* the stack of the step's longest segment, 0 when none */
 };
 
 static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
@@ -184,10 +269,18 @@ static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 	s->comm = p->segs[i].comm;
 	s->lock = p->segs[i].lock;
 	s->ns = 0;
-	for (; i < p->n && p->segs[i].tid == s->tid && p->segs[i].state == s->state &&
-	       p->segs[i].lock == s->lock;
-	     i++)
-		s->ns += p->segs[i].end - p->segs[i].begin;
+	s->stack = 0;
+	for (int64_t longest = 0; i < p->n && p->segs[i].tid == s->tid &&
+				  p->segs[i].state == s->state && p->segs[i].lock == s->lock;
+	     i++) {
+		int64_t d = p->segs[i].end - p->segs[i].begin;
+
+		s->ns += d;
+		if (p->segs[i].stack && d > longest) {
+			longest = d;
+			s->stack = p->segs[i].stack;
+		}
+	}
 	return i;
 }
 
@@ -209,12 +302,23 @@ static bool story_seen(struct story *st, int32_t tid)
 	return false;
 }
 
-/* One step as a phrase: "waiting for tid 77 (db): running 18.2 ms". */
-static void step_phrase(struct story *st, const struct step *s, char *buf, size_t len)
+/*
+ * One step as a phrase: "waiting for tid 77 (db): running 18.2 ms", and
+ * where its longest part was: "running 29.8 ms in apply_discounts ←
+ * compute_price ← run_task".
+ */
+static void step_phrase(const struct jank_path *p, struct story *st, const struct step *s,
+			char *buf, size_t len)
 {
-	char d[32], th[64];
+	char d[160], th[64], fn[120];
 
-	jank_units_duration(s->ns, d, sizeof(d));
+	jank_units_duration(s->ns, d, 32);
+	if (s->stack) {
+		size_t n = strlen(d);
+
+		snprintf(d + n, sizeof(d) - n, " in %s",
+			 format_stack(p, s->stack, 3, fn, sizeof(fn)));
+	}
 	format_thread(s->tid, s->comm, th, sizeof(th));
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
@@ -250,14 +354,14 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = p ? count_steps(p) : 0, used = 0;
-	char phrase[160];
+	char phrase[320];
 	struct step s;
 
 	if (len)
 		buf[0] = '\0';
 	for (size_t i = 0; p && i < p->n && st.steps < max_steps;) {
 		i = next_step(p, i, &s);
-		step_phrase(&st, &s, phrase, sizeof(phrase));
+		step_phrase(p, &st, &s, phrase, sizeof(phrase));
 		used += snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
 				 "%s%s", st.steps > 1 ? " → " : "", phrase);
 	}
@@ -271,7 +375,7 @@ void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = count_steps(p);
-	char phrase[160];
+	char phrase[320];
 	struct step s;
 
 	if (p->n == 0) {
@@ -280,7 +384,7 @@ void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
 	}
 	for (size_t i = 0; i < p->n && st.steps < STORY_STEPS_TEXT;) {
 		i = next_step(p, i, &s);
-		step_phrase(&st, &s, phrase, sizeof(phrase));
+		step_phrase(p, &st, &s, phrase, sizeof(phrase));
 		fprintf(f, "%s%s %s\n", indent, st.steps == 1 ? " " : "→", phrase);
 	}
 	if (total > st.steps)
@@ -345,13 +449,22 @@ void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	}
 	if (b->n > BREAKDOWN_THREADS_TEXT)
 		fprintf(f, "    … %zu more\n", b->n - BREAKDOWN_THREADS_TEXT);
-	if (b->nlocks == 0)
+	if (b->nlocks) {
+		fprintf(f, "  waiting for locks:\n");
+		for (size_t i = 0; i < b->nlocks; i++)
+			fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
+				jank_units_duration(b->locks[i].ns, d, sizeof(d)),
+				pct(b->locks[i].ns, total, p, sizeof(p)));
+	}
+	if (b->nfunctions == 0)
 		return;
-	fprintf(f, "  waiting for locks:\n");
-	for (size_t i = 0; i < b->nlocks; i++)
-		fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
-			jank_units_duration(b->locks[i].ns, d, sizeof(d)),
-			pct(b->locks[i].ns, total, p, sizeof(p)));
+	fprintf(f, "  by function:\n");
+	for (size_t i = 0; i < b->nfunctions && i < BREAKDOWN_THREADS_TEXT; i++)
+		fprintf(f, "    %-43s %12s %7s\n", format_function(b, i),
+			jank_units_duration(b->functions[i].ns, d, sizeof(d)),
+			pct(b->functions[i].ns, total, p, sizeof(p)));
+	if (b->nfunctions > BREAKDOWN_THREADS_TEXT)
+		fprintf(f, "    … %zu more\n", b->nfunctions - BREAKDOWN_THREADS_TEXT);
 }
 
 void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b)
