@@ -234,6 +234,10 @@ static int want_from_config(struct want *w, const struct jank_config *c)
 		if (want_add_event(w, c->rules[i].begin_event) < 0 ||
 		    want_add_event(w, c->rules[i].end_event) < 0)
 			goto nomem;
+	for (size_t i = 0; i < c->nflows; i++)
+		if (want_add_event(w, c->flows[i].from_event) < 0 ||
+		    want_add_event(w, c->flows[i].to_event) < 0)
+			goto nomem;
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		if (want_add_event(w, c->capture.events[i]) < 0)
 			goto nomem;
@@ -1144,6 +1148,8 @@ static void policy_of(struct jank_capture_settings *p, const struct jank_config 
 {
 	jank_capture_settings_from_config(p, &c->capture);
 	p->session = w->name;
+	p->flows = c->flows;
+	p->nflows = c->nflows;
 }
 
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
