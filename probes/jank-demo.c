@@ -356,32 +356,35 @@ static void *pool_main(void *arg)
 	struct demo *d = arg;
 
 	pthread_setname_np(pthread_self(), "jank-pool");
-	pthread_mutex_lock(&d->pool_lock);
 	for (;;) {
 		struct pool_task *t;
 
+		pthread_mutex_lock(&d->pool_lock);
 		while (!d->queue && !d->pool_stop)
 			pthread_cond_wait(&d->pool_work, &d->pool_lock);
-		if (!d->queue)
-			break;
 		t = d->queue;
-		d->queue = t->next;
-		if (!d->queue)
-			d->queue_tail = &d->queue;
+		if (t) {
+			d->queue = t->next;
+			if (!d->queue)
+				d->queue_tail = &d->queue;
+		}
 		pthread_mutex_unlock(&d->pool_lock);
+		if (!t)
+			break;
 		jank_flow_to("pool", t->key);
 		jank_action_begin("pool-task", t->key);
 		sleep_ns(t->ns);
 		jank_action_end("pool-task", t->key);
-		pthread_mutex_lock(&d->pool_lock);
 		if (t->key % 2) {
 			free(t);
-		} else {
-			t->done = true;
-			pthread_cond_broadcast(&d->pool_done);
+			continue;
 		}
+		/* The reply, under the lock; then back to the queue. */
+		pthread_mutex_lock(&d->pool_lock);
+		t->done = true;
+		pthread_cond_broadcast(&d->pool_done);
+		pthread_mutex_unlock(&d->pool_lock);
 	}
-	pthread_mutex_unlock(&d->pool_lock);
 	return NULL;
 }
 
