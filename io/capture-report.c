@@ -260,6 +260,18 @@ static int path_copy(struct jank_path *dst, const struct jank_path *src)
 	}
 	if (src->n)
 		memcpy(dst->segs, src->segs, src->n * sizeof(*dst->segs));
+	/* The segments' flows and spans are ids of the path's labels: those too. */
+	if (dst->labels_cap < src->nlabels) {
+		struct jank_label *l = realloc(dst->labels, src->nlabels * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		dst->labels = l;
+		dst->labels_cap = src->nlabels;
+	}
+	if (src->nlabels)
+		memcpy(dst->labels, src->labels, src->nlabels * sizeof(*dst->labels));
+	dst->nlabels = src->nlabels;
 	dst->n = src->n;
 	dst->tid = src->tid;
 	dst->begin = src->begin;
