@@ -314,14 +314,6 @@ uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t t
 	return append(g, w, ts, w->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 }
 
-void jank_graph_unlink(struct jank_worker *w, uint64_t idx, uint32_t from)
-{
-	struct jank_vertex *v = (struct jank_vertex *)jank_worker_vertex(w, idx);
-
-	if (v && v->from_serial == from && v->flow == JANK_NO_FLOW)
-		v->from_serial = JANK_NO_WORKER;
-}
-
 void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
 			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state)
 {

@@ -166,12 +166,6 @@ void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jan
 
 /* A vertex at ts that keeps the worker's state (a waker's point). Returns its index. */
 uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t ts);
-/*
- * The wakeup edge into vertex idx of w, when it comes from worker `from`
- * (not a flow), was not one: drop it (the vertex stays). Nothing when the
- * vertex is gone or has another edge.
- */
-void jank_graph_unlink(struct jank_worker *w, uint64_t idx, uint32_t from);
 /* A wakeup from an existing vertex of the waker (user-space lock handoff). */
 void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
 			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state);

@@ -50,9 +50,7 @@ struct lock {
 	uint32_t unlocker;	/* last releasing worker, when waiters remain */
 	uint64_t unlock_idx;	/* its vertex at the release */
 	int64_t unlock_ts;
-	int64_t late_ts;     /* when the late unlocker's mutex was taken from it */
-	uint32_t late_taker; /* who took it then, and its vertex with the handoff edge */
-	uint64_t late_taker_idx;
+	int64_t late_ts;       /* when the late unlocker's mutex was taken from it */
 	uint32_t released_by;  /* the latest release while a late unlock is pending */
 	uint64_t released_idx; /* its vertex at the release */
 	int64_t released_ts;
@@ -202,13 +200,10 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 		/* The holder's unlock event is late: the handoff happens now. */
 		from = jank_graph_find_serial(l->g, k->holder);
 		/* A retired holder may be freed by GC: followed with GC or without, never. */
-		k->late_taker = 0;
 		if (from && !from->retired) {
 			jank_graph_link(l->g, from, w, ts, JANK_STATE_UNKNOWN);
 			if (from->locks_held)
 				from->locks_held--;
-			k->late_taker = w->serial;
-			k->late_taker_idx = w->next - 1;
 		}
 		k->late_unlocker = k->holder;
 		k->late_ts = ts;
@@ -248,15 +243,8 @@ static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mute
 		return; /* locked before the trace began, nobody waited */
 	if (k->late_unlocker == w->serial) {
 		k->late_unlocker = 0; /* already handed over at the waiter's acquisition */
-		if (!kernel && k->released_by && k->released_ts >= k->late_ts) {
-			/* Not late: w released the mutex unseen (a condition wait) before the
-			 * taker took it, so the taker did not wait for w. */
-			struct jank_worker *t = jank_graph_find_serial(l->g, k->late_taker);
-
-			if (t && !t->retired)
-				jank_graph_unlink(t, k->late_taker_idx, w->serial);
+		if (!kernel && k->released_by && k->released_ts >= k->late_ts)
 			cond_woken(l, w, k);
-		}
 		if (!kernel && w->locks_held == 0)
 			jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
 		release_if_idle(l, k);
