@@ -73,6 +73,10 @@ int jank_capture_want_from_config(struct jank_capture_want *w, const struct jank
 		if (want_add_event(w, c->rules[i].begin_event) < 0 ||
 		    want_add_event(w, c->rules[i].end_event) < 0)
 			goto nomem;
+	for (size_t i = 0; i < c->nflows; i++)
+		if (want_add_event(w, c->flows[i].from_event) < 0 ||
+		    want_add_event(w, c->flows[i].to_event) < 0)
+			goto nomem;
 	for (size_t i = 0; i < c->capture.nevents; i++)
 		if (want_add_event(w, c->capture.events[i]) < 0)
 			goto nomem;

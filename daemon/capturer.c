@@ -469,6 +469,8 @@ static void policy_of(struct jank_capture_settings *p, const struct jank_config 
 {
 	jank_capture_settings_from_config(p, &c->capture);
 	p->session = w->name;
+	p->flows = c->flows;
+	p->nflows = c->nflows;
 }
 
 int jank_capturer_start(struct jank_capturer *cp, const struct jank_config *c,

@@ -411,9 +411,8 @@ static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *
 
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n,
-					    jank_verdict_fn fn, void *data, char *err,
-					    size_t errlen)
+					    const struct jank_config *c, jank_verdict_fn fn,
+					    void *data, char *err, size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;
@@ -426,13 +425,9 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	w->pump = event_new(base, -1, 0, pump, w);
 	if (!w->url || !w->engine || !w->pump)
 		goto nomem;
-	for (size_t i = 0; i < n; i++) {
-		r = jank_engine_add_rule(w->engine, &rules[i]);
-		if (r < 0) {
-			snprintf(err, errlen, "[action %s]: %s", rules[i].name, strerror(-r));
-			goto fail;
-		}
-	}
+	r = jank_config_add_rules(c, w->engine, err, errlen);
+	if (r < 0)
+		goto fail;
 	jank_engine_set_verdict_cb(w->engine, fn, data);
 	w->sym = jank_symbols_new(0);
 	if (w->sym)
@@ -532,10 +527,9 @@ void jank_live_input_update_rate(struct jank_live_input *w)
 	w->rate_mono = now;
 }
 
-int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules,
-				  size_t n)
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_config *c)
 {
-	return jank_engine_replace_rules(w->engine, rules, n);
+	return jank_config_replace_rules(c, w->engine);
 }
 
 void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c)

@@ -421,6 +421,14 @@ struct jank_live_keeper *jank_live_keeper_new(struct event_base *base, const str
 			return NULL;
 		}
 	}
+	/* A flow's events, like an action's: the engine pairs what the session records. */
+	for (size_t i = 0; i < c->nflows; i++) {
+		if (add_event(k, c->flows[i].from_event) < 0 ||
+		    add_event(k, c->flows[i].to_event) < 0) {
+			jank_live_keeper_free(k);
+			return NULL;
+		}
+	}
 	/* [graph] functions: each thread's call stack, and the statedump that names it. */
 	for (size_t i = 0; c->graph.functions && jank_function_events[i]; i++) {
 		if (add_event(k, jank_function_events[i]) < 0) {

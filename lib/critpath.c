@@ -13,7 +13,7 @@
  * picked up work that thread A handed over at t0 <= t1, the path stays on B
  * back to t0 (what B did while the work waited, labelled with the flow),
  * then goes on through A from t0. A flow from before the bound changes
- * nothing.
+ * nothing; one from the bound itself labels B's segments.
  *
  * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
  * chain of wakers cannot overflow the C stack. Every step either emits a
@@ -523,8 +523,12 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 		return 0;
 	src = jank_graph_find_serial(wk->g, fv->from_serial);
 	sv = src ? jank_worker_vertex(src, fv->from_idx) : NULL;
-	/* Freed by GC: the work was handed over before the horizon, so before the bound. */
-	if (!sv || sv->ts <= f->lo)
+	/*
+	 * Freed by GC: the work was handed over before the horizon, so before the bound.
+	 * Handed over at the bound itself (a wait that began at the `from`, such as a
+	 * condition wait for the reply), the flow still labels what w did meanwhile.
+	 */
+	if (!sv || sv->ts < f->lo)
 		return 0;
 	t0 = sv->ts < hi ? sv->ts : hi;
 	flow = fv->flow;

@@ -206,28 +206,10 @@ void jank_engine_free(struct jank_engine *e)
 static bool roles_fit(const struct jank_rule *rules, size_t nrules,
 		      const struct jank_flow_rule *flows, size_t nflows)
 {
-	struct jank_rule *v = malloc((nrules + nflows + 1) * sizeof(*v));
 	const char *ev;
 	size_t bad;
-	bool fit;
 
-	if (!v)
-		return false;
-	memcpy(v, rules, nrules * sizeof(*v)); /* shallow: only read */
-	for (size_t i = 0; i < nflows; i++) {
-		struct jank_rule *r = &v[nrules + i];
-
-		jank_rule_init(r);
-		r->name = flows[i].name;
-		r->begin_event = flows[i].from_event;
-		r->end_event = flows[i].to_event;
-		r->nkeys = flows[i].nkeys;
-		memcpy(r->keys, flows[i].keys, sizeof(r->keys));
-		r->match_field = flows[i].match_field;
-	}
-	fit = jank_rules_check(v, nrules + nflows, &bad, &ev) == 0;
-	free(v);
-	return fit;
+	return jank_rules_flows_check(rules, nrules, flows, nflows, &bad, &ev) == 0;
 }
 
 /* The same with the engine's rules and flows, plus one rule or one flow. */
