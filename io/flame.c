@@ -624,15 +624,19 @@ static void frame(const struct picture *p, FILE *out, uint32_t x, uint32_t m, si
 		fprintf(out, " (%s, %.2f%%)", jank_units_duration(v->total, t, sizeof(t)),
 			100.0 * (double)v->total / (double)p->f->v[ROOT].total);
 	}
+	/* In the differential, white frames need an edge. */
 	fprintf(out,
 		"</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-		"rx=\"2\"/>",
-		x0, y, w, FRAME_H - 1, fill);
+		"rx=\"2\"%s/>",
+		x0, y, w, FRAME_H - 1, fill,
+		p->normal ? " stroke=\"" JANK_SVG_GRID "\" stroke-width=\"0.5\"" : "");
 	/* The label: as many characters as fit, else none. */
 	chars = (size_t)((w - 6) / jank_svg_text_w(1, FONT));
 	if (chars >= 3) {
-		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"%d\" fill=\"%s\">", x0 + 3,
-			y + FRAME_H - 5, FONT, ink);
+		/* Wait states in italics: they are not functions. */
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"%d\" fill=\"%s\"%s>", x0 + 3,
+			y + FRAME_H - 5, FONT, ink,
+			v->kind == K_STATE ? " font-style=\"italic\"" : "");
 		jank_svg_escape(out, name, chars);
 		fputs("</text>", out);
 	}
@@ -717,11 +721,12 @@ static int draw(struct jank_flame *f, struct jank_flame *normal, FILE *out, cons
 		JANK_SVG_MUTED);
 	if (normal) {
 		fprintf(out,
-			"Differential: width = time per action of the slow (%" PRIu64
-			" actions, %s each), colour = change against normal (%" PRIu64
-			" actions, %s each): red more, blue less",
-			f->actions, jank_units_duration((int64_t)((double)total * p.per[0]), t, 32),
-			normal->actions,
+			"Width: time per action of the slow (%" PRIu64
+			" action%s, %s each). Colour: change against the normal (%" PRIu64
+			" action%s, %s each), red more, blue less",
+			f->actions, f->actions == 1 ? "" : "s",
+			jank_units_duration((int64_t)((double)total * p.per[0]), t, 32),
+			normal->actions, normal->actions == 1 ? "" : "s",
 			jank_units_duration((int64_t)((double)normal->v[ROOT].total * p.per[1]), u,
 					    32));
 	} else {
