@@ -76,9 +76,12 @@ static int option_error(const char *cmd, int c, char **argv)
 static int parse_format(const char *cmd, const char *arg, enum format *f)
 {
 	static const char *const names[] = {
-		[FORMAT_TEXT] = "text",		[FORMAT_JSON] = "json",
-		[FORMAT_OPENMETRICS] = "openmetrics", [FORMAT_PROMETHEUS] = "prometheus",
-		[FORMAT_FOLDED] = "folded",	[FORMAT_SVG] = "svg",
+		[FORMAT_TEXT] = "text",
+		[FORMAT_JSON] = "json",
+		[FORMAT_OPENMETRICS] = "openmetrics",
+		[FORMAT_PROMETHEUS] = "prometheus",
+		[FORMAT_FOLDED] = "folded",
+		[FORMAT_SVG] = "svg",
 	};
 	enum format first = FORMAT_TEXT, last = FORMAT_JSON;
 	const char *expected = "text or json";

@@ -45,7 +45,8 @@ static const char usage_main[] =
 	"  status    [--socket PATH] [--format text|json|openmetrics|prometheus]\n"
 	"            ask the running jankd: counts, latencies, recent janks, inputs\n"
 	"  report    CAPTURE_DIR\n"
-	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
+	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg,\n"
+	"            flame.svg\n"
 	"  captures  [--dir DIR] [--format text|json]\n"
 	"            list jankd's captures: action, duration, size, summary\n"
 	"\n"
@@ -94,11 +95,10 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{ "analyze", cmd_analyze },   { "compare", cmd_compare },
-		{ "flame", cmd_flame },
-		{ "critpath", cmd_critpath }, { "graph", cmd_graph },
-		{ "status", cmd_status },     { "report", cmd_report },
-		{ "captures", cmd_captures },
+		{ "analyze", cmd_analyze }, { "compare", cmd_compare },
+		{ "flame", cmd_flame },	    { "critpath", cmd_critpath },
+		{ "graph", cmd_graph },	    { "status", cmd_status },
+		{ "report", cmd_report },   { "captures", cmd_captures },
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 

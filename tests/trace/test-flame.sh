@@ -81,3 +81,89 @@ for id in 1 2 3 4 5 6; do
 done
 "$JANK_GEN" "$tmp/k.script" "$tmp/trace/kernel" && "$JANK_GEN" "$tmp/u.script" "$tmp/trace/ust" ||
 	{ echo "Bail out! cannot generate the trace"; exit 1; }
+
+# ---- jankctl flame: folded stacks ----
+"$JANKCTL" flame --config "$tmp/flame.conf" "$tmp/trace" >"$tmp/slow.folded" 2>"$tmp/err"
+st=$?
+check "flame: exit 0, nothing on stderr" [ "$st" = 0 ] && [ ! -s "$tmp/err" ]
+cat >"$tmp/want" <<EOF2
+db;$DB_MAIN;$WAIT_REQ;[preempted] 100000
+db;$DB_MAIN;$QUERY;$SCAN 60000000
+ui;$MAIN;$HANDLE 2000000
+ui;$MAIN;$HANDLE;$COMPUTE 4000000
+ui;$MAIN;$HANDLE;$LOAD;[preempted] 100000
+EOF2
+check "flame: the two slow paths by thread and stack, wait states as leaves (exact)" \
+	cmp -s "$tmp/want" "$tmp/slow.folded"
+cmp -s "$tmp/want" "$tmp/slow.folded" || { diag "want:"; sed 's/^/#   /' "$tmp/want"; diag "got:"; sed 's/^/#   /' "$tmp/slow.folded"; }
+check "flame: the lines add up to the two slow actions' durations (2 x 33.1 ms)" \
+	[ "$(awk '{ s += $NF } END { print s }' "$tmp/slow.folded")" = 66200000 ]
+"$JANKCTL" flame --all --config "$tmp/flame.conf" "$tmp/trace" >"$tmp/all.folded"
+check "flame --all: the six paths, the normal ones' scan too (2 x 30 + 4 x 2 ms)" sh -c '
+	grep -qx "db;$2;$3;$4 68000000" "$1" && [ "$(awk "{ s += \$NF } END { print s }" "$1")" = 86600000 ]' \
+	- "$tmp/all.folded" $DB_MAIN $QUERY $SCAN
+"$JANKCTL" flame -A req -f folded -c "$tmp/flame.conf" "$tmp/trace" >"$tmp/short.folded"
+check "flame: short options, --action of the only rule" cmp -s "$tmp/slow.folded" "$tmp/short.folded"
+
+# ---- jankctl flame: the picture ----
+"$JANKCTL" flame --config "$tmp/flame.conf" --format svg "$tmp/trace" >"$tmp/slow.svg" 2>"$tmp/err"
+check "flame --format svg: well-formed XML on standard output" xmllint --noout "$tmp/slow.svg"
+check "flame --format svg: a frame per node, titled with its time and share" sh -c '
+	grep -q "<title>all (66.2 ms, 100.00%)</title>" "$1" &&
+	grep -q "<title>$2 (60.0 ms, 90.63%)</title>" "$1" &&
+	grep -q "<title>db (60.1 ms, 90.79%)</title>" "$1" &&
+	[ "$(grep -c "<title>\[preempted\] (100 us, 0.15%)</title>" "$1")" = 2 ] &&
+	[ "$(grep -c "</title><rect " "$1")" = 13 ]' - "$tmp/slow.svg" $SCAN
+# #f9a825: preempted's colour in every picture of jank (io/svg.c).
+check "flame --format svg: the wait states in their state's colour" \
+	[ "$(grep -o '<title>\[preempted\] [^<]*</title><rect [^>]*fill="#[0-9a-f]*"' "$tmp/slow.svg" |
+	sed 's/.*fill=//' | sort -u)" = '"#f9a825"' ]
+"$JANKCTL" flame --config "$tmp/flame.conf" --svg "$tmp/file.svg" "$tmp/trace" >"$tmp/out"
+check "flame --svg FILE: the same picture in FILE, the folded stacks on standard output" \
+	sh -c 'cmp -s "$1" "$2" && cmp -s "$3" "$4"' - "$tmp/slow.svg" "$tmp/file.svg" "$tmp/slow.folded" "$tmp/out"
+
+# ---- compare --flame: slow against normal ----
+"$JANKCTL" compare --config "$tmp/flame.conf" --flame "$tmp/diff.svg" "$tmp/trace" >"$tmp/cmp.txt" 2>"$tmp/err"
+check "compare --flame: exit 0, the comparison still on standard output" \
+	grep -q '^req: 2 slow actions (over the threshold) against 4 normal ones$' "$tmp/cmp.txt"
+check "compare --flame: a well-formed SVG" xmllint --noout "$tmp/diff.svg"
+# fill FRAME: the fill of the frame whose title begins with FRAME.
+fill() { grep -o "<title>$1 ([^<]*</title><rect [^>]*fill=\"#[0-9a-f]*\"" "$tmp/diff.svg" | sed 's/.*fill="//; s/"$//'; }
+check "compare --flame: scan, 30 ms per slow action against 2, deep red" [ "$(fill $SCAN)" = "#ff3636" ]
+check "compare --flame: db, where the slow spend more, red" sh -c 'case $1 in "#ff"????) [ "$1" != "#ffffff" ];; *) false;; esac' - "$(fill db)"
+check "compare --flame: compute, the same in both, white" [ "$(fill $COMPUTE)" = "#ffffff" ]
+check "compare --flame: time per action in the tooltips" \
+	grep -q "<title>$SCAN (slow 30.0 ms, normal 2.00 ms per action, +1400.0%)</title>" "$tmp/diff.svg"
+check "compare --flame: with --svg too, both pictures" sh -c '
+	"$1" compare --config "$2" --svg "$3/bars.svg" --flame "$3/d2.svg" "$3/trace" >/dev/null &&
+	xmllint --noout "$3/bars.svg" && cmp -s "$3/diff.svg" "$3/d2.svg"' - "$JANKCTL" "$tmp/flame.conf" "$tmp"
+# After against before: the same trace on both sides, every frame white.
+"$JANKCTL" compare --config "$tmp/flame.conf" --before "$tmp/trace" --flame "$tmp/same.svg" "$tmp/trace" >/dev/null
+check "compare --before --flame: a trace against itself is white all over" sh -c '
+	xmllint --noout "$1" && [ "$(grep -o "</title><rect [^>]*fill=\"#[0-9a-f]*\"" "$1" |
+	sed "s/.*fill=//" | sort -u)" = "\"#ffffff\"" ]' - "$tmp/same.svg"
+
+# ---- Errors ----
+expect_error "flame: --format text is not one of its formats" 2 "^jankctl: flame: bad --format 'text' \(expected folded or svg\)\$" -- \
+	"$JANKCTL" flame --config "$tmp/flame.conf" --format text "$tmp/trace"
+expect_error "flame: --config is required" 2 "^jankctl: flame: --config FILE is required" -- \
+	"$JANKCTL" flame "$tmp/trace"
+expect_error "flame: an unknown rule" 1 "^jankctl: flame: $tmp/flame.conf has no \[action nope\]\$" -- \
+	"$JANKCTL" flame --config "$tmp/flame.conf" --action nope "$tmp/trace"
+expect_error "flame: --before is compare's" 2 "^jankctl: flame: option '--before' does not apply" -- \
+	"$JANKCTL" flame --config "$tmp/flame.conf" --before "$tmp/trace" "$tmp/trace"
+sed 's/threshold = 10ms/threshold = 1s/' "$tmp/flame.conf" >"$tmp/none.conf"
+expect_error "flame: no slow action: exit 0, an empty flame, and it says so" 0 \
+	"^jankctl: flame: no slow 'req' action in the traces: the flame graph is empty\$" -- \
+	"$JANKCTL" flame --config "$tmp/none.conf" "$tmp/trace"
+check "... nothing on standard output" [ ! -s "$tmp/out" ]
+"$JANKCTL" flame --config "$tmp/none.conf" --format svg "$tmp/trace" >"$tmp/empty.svg" 2>/dev/null
+check "... and the empty picture says 'No time.'" sh -c 'xmllint --noout "$1" && grep -q ">No time.</text>" "$1"' - "$tmp/empty.svg"
+expect_error "flame --svg where it cannot be written" 1 "^jankctl: flame: cannot write $tmp/nope/x.svg: " -- \
+	"$JANKCTL" flame --config "$tmp/flame.conf" --svg "$tmp/nope/x.svg" "$tmp/trace"
+expect_error "compare --flame where it cannot be written" 1 "^jankctl: compare: cannot write $tmp/nope/x.svg: " -- \
+	"$JANKCTL" compare --config "$tmp/flame.conf" --flame "$tmp/nope/x.svg" "$tmp/trace"
+expect_error "compare --flame into a directory" 1 "^jankctl: compare: cannot write $tmp/: Is a directory\$" -- \
+	"$JANKCTL" compare --config "$tmp/flame.conf" --flame "$tmp/" "$tmp/trace"
+
+plan "$_tap_n"
