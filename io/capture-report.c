@@ -31,6 +31,7 @@
 #include "capture-report.h"
 #include "symbols.h"
 #include "critpath-svg.h"
+#include "flame-path.h"
 #include "units.h"
 
 #define ERR_LEN 1024
@@ -389,6 +390,15 @@ static int report_json(FILE *f, void *data)
 		e |= jank_json_add(an, "note", json_object_new_string(o->note));
 	if (o->baseline)
 		e |= jank_json_add(an, "baseline", json_object_new_string(o->baseline));
+	if (o->rep) {
+		struct json_object *pics = json_object_new_object();
+
+		e |= jank_json_add(an, "pictures", pics);
+		if (pics) {
+			e |= jank_json_add_str(pics, "critical_path", JANK_CAPTURE_REPORT_SVG);
+			e |= jank_json_add_str(pics, "flame", JANK_CAPTURE_REPORT_FLAME);
+		}
+	}
 	e |= jank_json_add(an, "events", json_object_new_int64((int64_t)o->in.events));
 	e |= jank_json_add(an, "traces", json_object_new_int64((int64_t)o->in.traces));
 	e |= jank_json_add(an, "jankctl_version", json_object_new_string(JANK_VERSION));
@@ -488,8 +498,8 @@ static void next_steps(FILE *f, const struct out *o)
 		"  * Every event of the action's interval (captures record syscalls, block and "
 		"net):\n      babeltrace2 --begin=%s --end=%s %s\n",
 		b1, b2, o->dir);
-	fprintf(f, "  * The picture: %s/%s (open it in a browser)\n", o->dir,
-		JANK_CAPTURE_REPORT_SVG);
+	fprintf(f, "  * The pictures (open them in a browser): %s/%s, and by call stack %s/%s\n",
+		o->dir, JANK_CAPTURE_REPORT_SVG, o->dir, JANK_CAPTURE_REPORT_FLAME);
 }
 
 static int report_text(FILE *f, void *data)
@@ -558,9 +568,33 @@ static int report_svg(FILE *f, void *data)
 	return jank_svg_critpath(f, s->o->rep, s->o->g, s->subtitle);
 }
 
-static int write_reports(struct out *o, char *err, size_t errlen)
+/* flame.svg: the path by thread and call stack. */
+static int report_flame(FILE *f, void *data)
+{
+	struct svg_out *s = data;
+	struct jank_flame *fl = jank_flame_new();
+	int r;
+
+	if (!fl)
+		return -ENOMEM;
+	r = jank_flame_add_path(fl, s->o->rep->path);
+	if (r == 0)
+		r = jank_flame_write_svg(fl, f, s->subtitle);
+	jank_flame_free(fl);
+	return r;
+}
+
+/* A stale picture would contradict the report. */
+static void remove_stale(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
+
+	if (jank_dirtree_join(path, sizeof(path), dir, name) == 0)
+		unlink(path);
+}
+
+static int write_reports(struct out *o, char *err, size_t errlen)
+{
 	struct svg_out so = { .o = o };
 	const char *name;
 	int r;
@@ -581,9 +615,15 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 		snprintf(so.subtitle, sizeof(so.subtitle), "capture %s · critical path of %s%s",
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
 		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
+		snprintf(so.subtitle, sizeof(so.subtitle), "%s%s%s%s · capture %s%s",
+			 o->m->rule.name, o->m->key[0] ? " [" : "", o->m->key,
+			 o->m->key[0] ? "]" : "", name, o->note ? " · partial path" : "");
+		if (r == 0)
+			r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_FLAME,
+						    report_flame, &so);
 	} else if (r == 0) {
-		snprintf(path, sizeof(path), "%s/%s", o->out_dir, JANK_CAPTURE_REPORT_SVG);
-		unlink(path); /* a stale picture would contradict the report */
+		remove_stale(o->out_dir, JANK_CAPTURE_REPORT_SVG);
+		remove_stale(o->out_dir, JANK_CAPTURE_REPORT_FLAME);
 	}
 	if (r < 0)
 		jank_errf(err, errlen, "%s: cannot write the report: %s", o->out_dir, strerror(-r));

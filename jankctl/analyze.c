@@ -16,6 +16,7 @@
 #include "config-file.h"
 #include "engine.h"
 #include "exit-status.h"
+#include "flame-path.h"
 #include "format.h"
 #include "jankctl.h"
 
@@ -31,7 +32,7 @@ static const char usage_analyze[] =
 
 static const char usage_compare[] =
 	"Usage: jankctl compare --config FILE [--action NAME] [--before TRACE] [--svg FILE]\n"
-	"                       [--format text|json] TRACE...\n"
+	"                       [--flame FILE] [--format text|json] TRACE...\n"
 	"Compare the actions of one [action NAME] rule of FILE, component by component: time per\n"
 	"state, per interrupt hop (timer, network, block_device...), per thread (by process and\n"
 	"thread name) and state, per lock. Without --before: the slow actions (over the rule's\n"
@@ -43,13 +44,15 @@ static const char usage_compare[] =
 	"  -A, --action NAME     the rule (default: the only rule of FILE)\n"
 	"  -B, --before TRACE    the trace to compare with (a directory of traces too)\n"
 	"  -o, --svg FILE        also draw the two groups as stacked bars side by side\n"
+	"  -F, --flame FILE      also draw the differential flame graph of their critical\n"
+	"                        paths: slow (after) by call stack, red where it spends more\n"
+	"                        per action than normal (before), blue where less\n"
 	"  -f, --format FORMAT   text (default) or json (one object)\n"
 	"  -h, --help            show this help\n";
 
 /* ---- The rules of --config, and an engine with them ---- */
 
-/* The rules of --config, loaded and checked. Returns 0, or EXIT_* after the message. */
-static int config_load(const char *cmd, const struct options *o, struct jank_config *conf)
+int config_load(const char *cmd, const struct options *o, struct jank_config *conf)
 {
 	char err[ERR_LEN];
 
@@ -69,9 +72,8 @@ static int config_load(const char *cmd, const struct options *o, struct jank_con
 	return 0;
 }
 
-/* An engine with the config's limits and rules. NULL after the message. */
-static struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
-					 bool report_all)
+struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
+				  bool report_all)
 {
 	struct jank_engine_config ec;
 	struct jank_engine *e;
@@ -94,6 +96,27 @@ static struct jank_engine *config_engine(const struct jank_config *conf, const s
 		return NULL;
 	}
 	return e;
+}
+
+int config_rule(const char *cmd, const struct jank_config *conf, const struct options *o,
+		size_t *rule)
+{
+	for (size_t i = 0; o->action && i < conf->nrules; i++)
+		if (!strcmp(conf->rules[i].name, o->action)) {
+			*rule = i;
+			return 0;
+		}
+	if (o->action) {
+		errorf("%s: %s has no [action %s]", cmd, o->config, o->action);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	if (conf->nrules != 1) {
+		errorf("%s: %s has %zu rules: name one with --action", cmd, o->config,
+		       conf->nrules);
+		return JANK_EXIT_USAGE;
+	}
+	*rule = 0;
+	return 0;
 }
 
 /* ---- analyze ---- */
@@ -249,6 +272,8 @@ struct compare_ctx {
 	bool split; /* slow against normal; else every action goes to `group` */
 	enum jank_cmp_group group;
 	struct jank_compare *cmp;
+	struct jank_flame *flame[2]; /* --flame: each group's paths, by JANK_CMP_* */
+	uint64_t flame_actions[2];
 	int err;
 };
 
@@ -264,27 +289,11 @@ static void on_compare(const struct jank_verdict *r, void *data)
 		g = r->over_threshold ? JANK_CMP_A : JANK_CMP_B;
 	if (jank_compare_add(ctx->cmp, g, r->profile) < 0)
 		ctx->err = -ENOMEM;
-}
-
-/* The rule to compare: --action, or the only one. Returns 0, or EXIT_* after the message. */
-static int compare_rule(const struct jank_config *conf, const struct options *o, size_t *rule)
-{
-	for (size_t i = 0; o->action && i < conf->nrules; i++)
-		if (!strcmp(conf->rules[i].name, o->action)) {
-			*rule = i;
-			return 0;
-		}
-	if (o->action) {
-		errorf("compare: %s has no [action %s]", o->config, o->action);
-		return JANK_EXIT_BAD_INPUT;
+	if (ctx->flame[g]) {
+		if (jank_flame_add_path(ctx->flame[g], r->path) < 0)
+			ctx->err = -ENOMEM;
+		ctx->flame_actions[g]++;
 	}
-	if (conf->nrules != 1) {
-		errorf("compare: %s has %zu rules: name one with --action", o->config,
-		       conf->nrules);
-		return JANK_EXIT_USAGE;
-	}
-	*rule = 0;
-	return 0;
 }
 
 /* The actions of the rule in the traces, into the comparison. Returns 0 or EXIT_*. */
@@ -319,23 +328,24 @@ static int compare_groups(const struct jank_compare *cmp, const char *action)
 	return JANK_EXIT_BAD_INPUT;
 }
 
-static int compare_svg(const struct jank_compare *cmp, const char *path, const char *title)
-{
-	FILE *f = fopen(path, "w");
-	int r;
+struct compare_picture {
+	const struct compare_ctx *ctx;
+	const char *title;
+};
 
-	if (!f) {
-		errorf("compare: cannot write %s: %s", path, strerror(errno));
-		return JANK_EXIT_BAD_INPUT;
-	}
-	r = jank_svg_compare(f, cmp, title);
-	if (fclose(f) != 0 && r == 0)
-		r = -EIO;
-	if (r < 0) {
-		errorf("compare: cannot write %s: %s", path, strerror(-r));
-		return JANK_EXIT_BAD_INPUT;
-	}
-	return 0;
+static int compare_svg(FILE *f, void *data)
+{
+	const struct compare_picture *p = data;
+
+	return jank_svg_compare(f, p->ctx->cmp, p->title);
+}
+
+static int compare_flame(FILE *f, void *data)
+{
+	const struct compare_picture *p = data;
+
+	return jank_flame_write_diff_svg(p->ctx->flame[JANK_CMP_A], p->ctx->flame[JANK_CMP_B], f,
+					 p->title);
 }
 
 /* The comparison as a table for humans, `title` first. */
@@ -362,10 +372,11 @@ static const struct compare_output compare_outputs[] = {
 	[FORMAT_JSON] = { compare_json },
 };
 
-static int compare_output(const struct jank_compare *cmp, const struct options *o,
-			  const char *action)
+static int compare_output(struct compare_ctx *ctx, const struct options *o, const char *action)
 {
-	char title[512];
+	const struct jank_compare *cmp = ctx->cmp;
+	struct compare_picture pic = { .ctx = ctx };
+	char title[512], flame_title[512];
 	int r = 0;
 
 	if (o->before)
@@ -377,8 +388,18 @@ static int compare_output(const struct jank_compare *cmp, const struct options *
 			 action, jank_compare_count(cmp, JANK_CMP_A),
 			 jank_compare_count(cmp, JANK_CMP_B));
 	compare_outputs[o->format].comparison(cmp, action, title);
+	pic.title = title;
 	if (o->svg)
-		r = compare_svg(cmp, o->svg, title);
+		r = write_file("compare", o->svg, compare_svg, &pic);
+	if (r == 0 && o->flame) {
+		jank_flame_set_actions(ctx->flame[JANK_CMP_A], ctx->flame_actions[JANK_CMP_A]);
+		jank_flame_set_actions(ctx->flame[JANK_CMP_B], ctx->flame_actions[JANK_CMP_B]);
+		snprintf(flame_title, sizeof(flame_title),
+			 "%s: the critical paths of the %s actions against the %s ones", action,
+			 jank_compare_name(cmp, JANK_CMP_A), jank_compare_name(cmp, JANK_CMP_B));
+		pic.title = flame_title;
+		r = write_file("compare", o->flame, compare_flame, &pic);
+	}
 	return r ? r : finish_output();
 }
 
@@ -390,20 +411,29 @@ int cmd_compare(int argc, char **argv)
 	const char *action;
 	int r;
 
-	r = parse_trace_options(argc, argv, "compare", "cABofh", usage_compare, &o);
+	r = parse_trace_options(argc, argv, "compare", "cABoFfh", usage_compare, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	r = config_load("compare", &o, &conf);
 	if (r)
 		return r;
-	r = compare_rule(&conf, &o, &ctx.rule);
+	r = config_rule("compare", &conf, &o, &ctx.rule);
 	if (r)
 		goto end;
 	action = conf.rules[ctx.rule].name;
 	ctx.split = !o.before;
 	ctx.cmp =
 		o.before ? jank_compare_new("after", "before") : jank_compare_new("slow", "normal");
-	r = ctx.cmp ? compare_pass(&conf, &o, &ctx, o.traces, o.ntraces) : JANK_EXIT_BAD_INPUT;
+	if (o.flame) {
+		ctx.flame[JANK_CMP_A] = jank_flame_new();
+		ctx.flame[JANK_CMP_B] = jank_flame_new();
+	}
+	if (!ctx.cmp || (o.flame && (!ctx.flame[JANK_CMP_A] || !ctx.flame[JANK_CMP_B]))) {
+		errorf("out of memory");
+		r = JANK_EXIT_BAD_INPUT;
+		goto end;
+	}
+	r = compare_pass(&conf, &o, &ctx, o.traces, o.ntraces);
 	if (r == 0 && o.before) {
 		ctx.group = JANK_CMP_B;
 		r = compare_pass(&conf, &o, &ctx, &o.before, 1);
@@ -415,9 +445,11 @@ int cmd_compare(int argc, char **argv)
 		r = JANK_EXIT_BAD_INPUT;
 	}
 	if (r == 0)
-		r = compare_output(ctx.cmp, &o, action);
+		r = compare_output(&ctx, &o, action);
 end:
 	jank_compare_free(ctx.cmp);
+	jank_flame_free(ctx.flame[JANK_CMP_A]);
+	jank_flame_free(ctx.flame[JANK_CMP_B]);
 	jank_config_fini(&conf);
 	return r;
 }
