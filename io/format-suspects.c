@@ -61,7 +61,8 @@ static void function_phrase(const struct jank_suspect *s, const char *d, const c
 
 	snprintf(buf, len, "+%s %s%sin %s%s%s %s%s", d, running ? "" : jank_state_name(c->fn_state),
 		 running ? "" : " ", s->function[0] ? s->function : "an unnamed function",
-		 s->own || !who[0] ? "" : " on ", s->own ? "" : who, n, tail);
+		 s->own || !c->thread[0] ? "" : " on ", s->own || !c->thread[0] ? "" : who, n,
+		 tail);
 }
 
 const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,
