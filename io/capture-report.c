@@ -774,6 +774,7 @@ static int suspects(struct analysis *a)
 						 jank_engine_graph(a->e), a->m.tid) < 0)
 		return -ENOMEM;
 	jank_baseline_suspects(b, &a->fd.pf, &a->fd.sus);
+	jank_suspects_name(&a->fd.sus, &a->fd.path);
 	a->fd.has_sus = true;
 	a->o.baseline = "capture";
 	return 0;

@@ -3,9 +3,9 @@
  * A verdict's suspects (lib/baseline.c: what the slow action spent more
  * time on than the rule's normal ones), in words and as JSON: one suspect
  * as a phrase ("+39.8 ms block_device waiting on db (normally 200 us,
- * 200x)"), the top one as the line an alert carries, all of them as the
- * block of a text report, and the JSON object whose items carry the same
- * phrases.
+ * 200x)", "+29.8 ms in apply_discounts (normally 200 us, 149x)"), the top
+ * one as the line an alert carries, all of them as the block of a text
+ * report, and the JSON object whose items carry the same phrases.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,6 +48,23 @@ static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 			format_thread(ss->ran[i].tid, ss->ran[i].comm, th, sizeof(th)));
 }
 
+/*
+ * "+29.8 ms in apply_discounts (normally 200 us, 149x)"; its state when
+ * most of its time was not running ("+30.0 ms blocked in load_config"), its
+ * thread when not the action's own ("in refresh_rates on app/holder").
+ */
+static void function_phrase(const struct jank_suspect *s, const char *d, const char *who,
+			    const char *n, const char *tail, char *buf, size_t len)
+{
+	const struct jank_comp *c = &s->comp;
+	bool running = c->fn_state == JANK_STATE_RUNNING || c->fn_state == JANK_STATE_UNKNOWN;
+
+	snprintf(buf, len, "+%s %s%sin %s%s%s %s%s", d, running ? "" : jank_state_name(c->fn_state),
+		 running ? "" : " ", s->function[0] ? s->function : "an unnamed function",
+		 s->own || !c->thread[0] ? "" : " on ", s->own || !c->thread[0] ? "" : who, n,
+		 tail);
+}
+
 const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,
 				char *buf, size_t len)
 {
@@ -56,10 +73,14 @@ const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_
 
 	jank_units_duration(s->delta, d, sizeof(d));
 	normally(s, n, sizeof(n));
-	if (c->key.kind != JANK_COMP_LOCK && c->key.state == JANK_STATE_PREEMPTED)
+	if (c->key.kind == JANK_COMP_FUNCTION
+		    ? c->fn_state == JANK_STATE_PREEMPTED
+		    : c->key.kind != JANK_COMP_LOCK && c->key.state == JANK_STATE_PREEMPTED)
 		cpu_taken(ss, tail, sizeof(tail));
 	jank_format_names(c->process, c->thread, who, sizeof(who));
-	if (c->key.kind == JANK_COMP_LOCK)
+	if (c->key.kind == JANK_COMP_FUNCTION)
+		function_phrase(s, d, who, n, tail, buf, len);
+	else if (c->key.kind == JANK_COMP_LOCK)
 		snprintf(buf, len, "+%s waiting for lock 0x%" PRIx64 "%s%s %s", d, c->key.id,
 			 c->thread[0] ? " held by " : "", c->thread[0] ? who : "", n);
 	else if (c->key.kind == JANK_COMP_THREAD && !s->own)
@@ -114,15 +135,27 @@ static struct json_object *suspect_json(const struct jank_suspect *s,
 	r |= jank_json_add_str(o, "kind", jank_comp_kind_name(c->key.kind));
 	if (c->key.kind == JANK_COMP_LOCK)
 		r |= jank_json_add_str(o, "lock", format_lock(c->key.id, buf, sizeof(buf)));
-	else
-		r |= jank_json_add_str(o, "state", jank_state_name(c->key.state));
-	if (c->key.kind == JANK_COMP_THREAD || c->key.kind == JANK_COMP_LOCK) {
+	else if (c->key.kind == JANK_COMP_FUNCTION)
+		r |= jank_json_add_str(o, "function", s->function);
+	if (c->key.kind != JANK_COMP_LOCK)
+		r |= jank_json_add_str(o, "state",
+				       jank_state_name(c->key.kind == JANK_COMP_FUNCTION
+							       ? c->fn_state
+							       : c->key.state));
+	if (c->key.kind >= JANK_COMP_THREAD) {
 		r |= jank_json_add_str(o, "process", c->process);
 		r |= jank_json_add_str(o, "thread", c->thread);
 		r |= jank_json_add_i64(o, "tid", c->tid);
 	}
-	if (c->key.kind == JANK_COMP_THREAD)
+	if (c->key.kind == JANK_COMP_THREAD || c->key.kind == JANK_COMP_FUNCTION)
 		r |= jank_json_add_bool(o, "own", s->own);
+	if (c->key.kind == JANK_COMP_FUNCTION) {
+		r |= jank_json_add(o, "increase", json_object_new_double(s->increase));
+		r |= jank_json_add(o, "slow_presence", json_object_new_double(s->presence_slow));
+		r |= jank_json_add(o, "normal_presence",
+				   json_object_new_double(s->presence_normal));
+		r |= jank_json_add_i64(o, "rank_ns", (int64_t)(s->rank + 0.5));
+	}
 	r |= jank_json_add_i64(o, "ns", c->ns);
 	r |= jank_json_add_i64(o, "normal_ns", (int64_t)(s->normal + 0.5));
 	r |= jank_json_add_i64(o, "delta_ns", s->delta);

@@ -25,9 +25,10 @@
  *
  * Baselines (baseline.h): a normal action, at most one per rule and
  * JANK_BASELINE_GAP_NS, costs its path, breakdown and profile, which its
- * rule's baseline learns; an action over its threshold gets its suspects,
- * and who had the CPU while its path was preempted (the model's CPU
- * histories).
+ * rule's baseline learns; an action over its threshold (completed, its
+ * path whole) first teaches the baseline which functions are on slow paths,
+ * then gets its suspects, and who had the CPU while its path was preempted
+ * (the model's CPU histories).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1037,6 +1038,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	if (over && e->cfg.baseline) {
 		find_ran(e);
 		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
+		jank_suspects_name(&e->suspects, &e->path);
 		rep.suspects = &e->suspects;
 	}
 	rep.kind = kind;
@@ -1115,6 +1117,9 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 					  a->begin, ev->ts);
 
 		fill_thread_info(e, tid, ev, &pid, comm);
+		/* A slow action's functions count in P(f | slow) before its suspects are named. */
+		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
+			jank_baseline_learn_slow(&rs->baseline, &e->profile);
 		if (over || e->cfg.report_all)
 			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
 			       threshold, over, incomplete);

@@ -16,6 +16,7 @@
 #include "alert.h"
 #include "journal.h"
 
+#define US 1000LL
 #define MS 1000000LL
 #define S  1000000000LL
 
@@ -510,6 +511,20 @@ static void message_suspect(void **state)
 	jank_alert_message(&r, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "; suspect: +39.8 ms preempted (normally none), CPU taken by "
 				    "tid 812 (hog)"));
+
+	/* A function: the top suspect names it. */
+	s->comp.key = (struct jank_comp_key){ JANK_COMP_FUNCTION, 0, 7 };
+	s->comp.fn_state = JANK_STATE_RUNNING;
+	s->comp.ns = 29800 * US;
+	s->delta = 29600 * US;
+	s->normal = 200 * US;
+	s->ratio = 149;
+	strcpy(s->function, "apply_discounts");
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(
+		msg, "JANK frame [name=frame,id=9]: 45.0 ms (threshold 16.0 ms) on tid 42 "
+		     "(worker) pid 40; suspect: +29.6 ms in apply_discounts (normally 200 us, "
+		     "149x)");
 
 	ss.ready = false;
 	ss.normal = 3;

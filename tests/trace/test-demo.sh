@@ -9,7 +9,7 @@
 JQ=${JQ:-jq}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-plan 16
+plan 17
 "$top_srcdir/tests/data/demo/demo-trace.sh" "$work" "$top_builddir/probes/jank-demo"
 "$top_builddir/tests/gen/jank-gen" "$work/kernel.script" "$work/trace/kernel" &&
 	"$top_builddir/tests/gen/jank-gen" "$work/ust.script" "$work/trace/ust"
@@ -43,8 +43,15 @@ else
 	skip "frame 20's path names the pool's functions (no nm/readelf: hex addresses)"
 	skip "frame 20's breakdown by function (no nm/readelf)"
 fi
-check "frame 20's top suspect: the pool's running, +24.3 ms" [ "$(echo "$json" | "$JQ" -rc '
-	select(.key=="name=frame,id=20") | .suspects.items[0] | [.thread, .state, .delta_ns]')" = '["pool","running",24290000]' ]
+# The pool's running time gives way to the function it was spent in, which no normal frame ran.
+check "frame 20's top suspect: the pool's function, +24.3 ms, on no normal path" [ "$(echo "$json" | "$JQ" -rc '
+	select(.key=="name=frame,id=20") | .suspects.items[0] |
+	[.kind, .thread, .state, .delta_ns, .normal_presence, (.function | test("^(work_cpu|0x[0-9a-f]+)$"))]')" = \
+	'["function","pool","running",24260000,0,true]' ]
+[ -z "$names" ] || check "text: '+24.3 ms in work_cpu on pool (normally none)'" sh -c \
+	'echo "$1" | grep -q "^    +24.3 ms in work_cpu on pool (normally none)$"' - \
+	"$("$top_builddir/jankctl/jankctl" analyze --config "$conf" "$work/trace")"
+[ -n "$names" ] || skip "text: '+24.3 ms in work_cpu on pool' (no nm/readelf: hex addresses)"
 text=$("$top_builddir/jankctl/jankctl" analyze --config "$conf" "$work/trace")
 check "text output tells the story" sh -c 'echo "$1" | grep -q "waiting for tid 4377 (db)" &&
 	echo "$1" | grep -q "→ via flow pool to tid 4390 (pool): running 24.3 ms in "' - "$text"

@@ -75,6 +75,93 @@ check "text: a lock, by address and holder" \
 check "text: another process, by its names" \
 	grep -Eq '^    \+[0-9.]+ ms running waiting on server/srv \(normally ' "$tmp/s1.txt"
 
+# ---- Suspects by function ----
+# shop (pid 1000, thread 1001) is a real PIE binary built here, so that its
+# functions are named as jankctl names them: lttng-ust's statedump says where
+# it is loaded, cyg-profile's func_entry/func_exit give the call stacks. Each
+# frame runs run_task > compute_price (1 ms) and log_line (100 us); one
+# normal frame in three calls apply_discounts for 50 us, a slow one (every
+# fifth after the 20th) for 20 ms. The thread never leaves its CPU: the
+# extra time is all running, in apply_discounts.
+cat >"$tmp/shop.c" <<'EOF2'
+__attribute__((noinline)) void apply_discounts(void) {}
+__attribute__((noinline)) void compute_price(void) { apply_discounts(); }
+__attribute__((noinline)) void log_line(void) {}
+__attribute__((noinline)) void run_task(void) { compute_price(); log_line(); }
+int main(void) { run_task(); return 0; }
+EOF2
+$CC -O0 -fPIE -pie -o "$tmp/shop" "$tmp/shop.c" || { echo "Bail out! cannot build shop with $CC"; exit 1; }
+base=0x555555554000
+# addr_of FUNCTION: its run-time address in shop, loaded at $base.
+addr_of() { printf '0x%x' $((base + 0x$(nm "$tmp/shop" | awk -v f="$1" '$3 == f { print $1 }'))); }
+# fn_gen DIR WITH_FUNCTIONS: DIR/trace/kernel and DIR/trace/ust.
+fn_gen() {
+	mkdir -p "$1" && cat >"$1/kernel.script" <<EOF2
+@trace kernel
+@cpus 1
+999000000 0 lttng_statedump_process_state tid=1000 pid=1000 name="shop" status=5
+999000000 0 lttng_statedump_process_state tid=1001 pid=1000 name="shop" status=5
+999500000 0 sched_switch prev_comm="swapper/0" prev_tid=0 prev_prio=20 prev_state=0 next_comm="shop" next_tid=1001 next_prio=20
+EOF2
+	awk -v base="$base" -v run="$(addr_of run_task)" -v price="$(addr_of compute_price)" \
+		-v disc="$(addr_of apply_discounts)" -v logl="$(addr_of log_line)" -v path="$tmp/shop" \
+		-v fns="$2" '
+	function ev(t, what, f) { printf "%.0f 0 %s %s vpid=1000 vtid=1001 procname=\"shop\"\n", t, what, f }
+	function fn(t, entry, a) {
+		if (fns)
+			ev(t, "lttng_ust_cyg_profile:func_" (entry ? "entry" : "exit"),
+			   "addr=" a " call_site=" run)
+	}
+	BEGIN {
+		print "@trace ust\n@cpus 1\n@context vpid vtid procname:string"
+		ev(999600000, "lttng_ust_statedump:bin_info", "baddr=" base " memsz=0x100000 path=\"" path \
+		   "\" is_pic=1 has_build_id=0 has_debug_link=0")
+		for (i = 0; i < 60; i++) {
+			t = 1000000000 + i * 40000000
+			slow = i >= 20 && i % 5 == 0
+			ev(t, "jank:action_begin", "name=\"frame\" id=" i)
+			fn(t + 10000, 1, run)
+			fn(t + 20000, 1, price)
+			t += 500000
+			if (slow || i % 3 == 0) {
+				fn(t, 1, disc)
+				t += slow ? 20000000 : 50000
+				fn(t, 0, disc)
+			}
+			fn(t + 500000, 0, price)
+			fn(t + 510000, 1, logl)
+			fn(t + 610000, 0, logl)
+			fn(t + 620000, 0, run)
+			ev(t + 630000, "jank:action_end", "name=\"frame\" id=" i)
+		}
+	}' >"$1/ust.script" &&
+		"$JANK_GEN" "$1/kernel.script" "$1/trace/kernel" && "$JANK_GEN" "$1/ust.script" "$1/trace/ust"
+}
+fn_gen "$tmp/fn" 1 && fn_gen "$tmp/nofn" 0 || { echo "Bail out! cannot generate the shop traces"; exit 1; }
+"$JANKCTL" analyze --config "$tmp/causes.conf" --format json "$tmp/fn/trace" >"$tmp/fn.json" 2>"$tmp/err"
+"$JANKCTL" analyze --config "$tmp/causes.conf" "$tmp/fn/trace" >"$tmp/fn.txt" 2>>"$tmp/err"
+"$JANKCTL" analyze --config "$tmp/causes.conf" --format json "$tmp/nofn/trace" >"$tmp/nofn.json" 2>>"$tmp/err"
+check "functions: the 8 slow frames, each with apply_discounts as the top suspect" [ "$("$JQ" -r '
+	select(.type == "action") | .suspects.items[0] | "\(.kind) \(.function) \(.state) \(.own)"' \
+	"$tmp/fn.json" | uniq -c | awk '{ $1 = $1 } 1')" = "8 function apply_discounts running true" ]
+check "functions: its time, its normal time (a third of the frames, 50 us), its increase score" "$JQ" -e -s '
+	[.[] | select(.type == "action") | .suspects.items[0]] | length == 8 and all(.[];
+	.ns == 20000000 and (.normal_ns > 10000 and .normal_ns < 25000) and
+	.delta_ns == .ns - .normal_ns and .slow_presence == 1 and
+	(.normal_presence > 0.25 and .normal_presence < 0.45) and
+	((.increase - (.slow_presence - .normal_presence)) | fabs) < 1e-9 and
+	.rank_ns > 1.5 * .delta_ns)' "$tmp/fn.json"
+check "functions: ui's running time gave way to it (nothing else above normal)" [ "$("$JQ" -r '
+	select(.type == "action") | .suspects.items | length' "$tmp/fn.json" | sort -u)" = 1 ]
+check "functions: text, '+N ms in apply_discounts (normally N us, Nx)'" \
+	grep -Eq '^    \+[0-9.]+ ms in apply_discounts \(normally [0-9.]+ us, [0-9]+x\)$' "$tmp/fn.txt"
+check "functions: the summary line is that suspect" [ "$("$JQ" -r 'select(.type == "action") |
+	.suspects.summary | sub("[0-9.]+"; "N"; "g")' "$tmp/fn.json" | sort -u)" = \
+	"+N ms in apply_discounts (normally N us, Nx)" ]
+check "no function events: the same frames, the thread's running time is the suspect" [ "$("$JQ" -r '
+	select(.type == "action") | .suspects.items[0] | "\(.kind) \(.state) \(.own) \(.delta_ns > 19000000)"' \
+	"$tmp/nofn.json" | uniq -c | awk '{ $1 = $1 } 1')" = "8 thread running true true" ]
+
 # ---- jankctl compare: slow against normal ----
 "$JANKCTL" compare --config "$tmp/causes.conf" --format json --svg "$tmp/s1.svg" "$tmp/s1/trace" \
 	>"$tmp/cmp.json" 2>"$tmp/err"
