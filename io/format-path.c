@@ -92,7 +92,7 @@ static int add_stack(struct json_object *o, const struct jank_path *p, uint32_t 
 	r = jank_json_add(o, "stack", a);
 	for (uint32_t k = 0; !r && k < n; k++) {
 		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
-		struct json_object *name = json_object_new_string(fr ? fr->name : "?");
+		struct json_object *name = jank_json_new_untrusted_string(fr ? fr->name : "?");
 
 		if (!name || json_object_array_add(a, name) != 0) {
 			json_object_put(name);
@@ -310,7 +310,7 @@ static bool story_seen(struct story *st, int32_t tid)
 static void step_phrase(const struct jank_path *p, struct story *st, const struct step *s,
 			char *buf, size_t len)
 {
-	char d[160], th[64], fn[120];
+	char d[160], th[JANK_FORMAT_THREAD_LEN], fn[120];
 
 	jank_units_duration(s->ns, d, 32);
 	if (s->stack) {
@@ -415,7 +415,7 @@ static const char *pct(int64_t part, int64_t whole, char *buf, size_t len)
 
 void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t total)
 {
-	char d[32], th[64], p[16];
+	char d[32], th[JANK_FORMAT_THREAD_LEN], p[16];
 	int order[JANK_STATE_COUNT], n = 0;
 
 	if (!b)

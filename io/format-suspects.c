@@ -38,7 +38,7 @@ static const char *normally(const struct jank_suspect *s, char *buf, size_t len)
 /* ", CPU taken by tid 812 (hog) and tid 7 (x)": who ran while the path was preempted. */
 static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 {
-	char th[64];
+	char th[JANK_FORMAT_THREAD_LEN];
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -51,7 +51,7 @@ static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,
 				char *buf, size_t len)
 {
-	char d[32], n[64], who[48], tail[160] = "";
+	char d[32], n[64], who[JANK_FORMAT_NAMES_LEN], tail[160] = "";
 	const struct jank_comp *c = &s->comp;
 
 	jank_units_duration(s->delta, d, sizeof(d));

@@ -50,7 +50,7 @@ struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 {
-	char d[32], t[32], th[64], w1[48], w2[48];
+	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], w1[48], w2[48];
 	const char *verdict = r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
 			      : r->over_threshold	      ? "JANK"
 							      : "ok";
