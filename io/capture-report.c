@@ -182,7 +182,7 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 	m->root = json_object_from_file(path);
 	if (!m->root || !json_object_is_type(m->root, json_type_object)) {
 		const char *why = m->root ? "not a JSON object" : json_util_get_last_err();
-		char line[256];
+		char line[JANK_FORMAT_SUSPECT_LEN];
 
 		snprintf(line, sizeof(line), "%s", why ? why : "unreadable");
 		line[strcspn(line, "\n")] = '\0';
@@ -548,7 +548,7 @@ static int report_text(FILE *f, void *data)
 		o->in.traces, o->in.traces == 1 ? "" : "s");
 	fprintf(f, "  summary   %s\n", o->summary);
 	if (o->rep && o->rep->suspects) {
-		char line[256];
+		char line[JANK_FORMAT_SUSPECT_LEN];
 
 		fprintf(f, "  suspect   %s%s\n",
 			jank_format_suspects_line(o->rep->suspects, line, sizeof(line)),

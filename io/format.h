@@ -106,6 +106,8 @@ int jank_format_json_print(FILE *f, struct json_object *o);
  */
 #define JANK_FORMAT_NAMES_LEN  280
 #define JANK_FORMAT_THREAD_LEN 160
+/* Holds any jank_format_suspect(). */
+#define JANK_FORMAT_SUSPECT_LEN 800
 const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
 
 #endif

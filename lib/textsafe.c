@@ -148,6 +148,21 @@ int jank_utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
+int jank_text_is_safe(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t c;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq(u + i, n - i, &c);
+
+		if (!k || is_control(c))
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
 size_t jank_utf8_cut(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;

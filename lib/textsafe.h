@@ -49,6 +49,8 @@ size_t jank_utf8_sanitize(char *buf, size_t len, const char *src, size_t srclen,
 const char *jank_utf8(char *buf, size_t len, const char *s);
 /* Whether s[0..n) is valid UTF-8 with no NUL. */
 int jank_utf8_valid(const char *s, size_t n);
+/* Whether s[0..n) is valid UTF-8 with no control character: text that is safe as it is. */
+int jank_text_is_safe(const char *s, size_t n);
 
 /*
  * The length of s[0..n) cut back so that it does not end inside a UTF-8
