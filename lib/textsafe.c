@@ -174,7 +174,9 @@ size_t jank_utf8_cut(const char *s, size_t n)
 
 		if ((b & 0xc0) == 0x80)
 			continue; /* a continuation byte: look further back */
-		need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+		if (b < 0xc2 || b > 0xf4)
+			return n; /* ASCII, or no lead byte: nothing is split */
+		need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
 		return need > back ? n - back : n;
 	}
 	return n;
