@@ -68,7 +68,7 @@ static size_t write_safe(char *buf, size_t len, const char *src, size_t srclen, 
 		srclen = 0;
 	while (i < srclen) {
 		char unit[12];
-		size_t ulen = 0, n;
+		size_t ulen = 0, n, uchars;
 		uint32_t c;
 
 		n = utf8_seq(s + i, srclen - i, &c);
@@ -93,8 +93,9 @@ static size_t write_safe(char *buf, size_t len, const char *src, size_t srclen, 
 			memcpy(unit, "\xef\xbf\xbd", 3); /* U+FFFD */
 			ulen = 3;
 		}
-		/* The ellipsis must still fit after this unit if more follows it. */
-		if ((max_chars && chars >= max_chars) ||
+		/* An escaped character counts as its bytes; the ellipsis must fit if more follows. */
+		uchars = escape && unit[0] == '\\' && unit[1] == 'x' ? n : 1;
+		if ((max_chars && chars + uchars > max_chars) ||
 		    out + ulen + (i + n < srclen ? ELLIPSIS_LEN : 0) > len - 1) {
 			if (out + ELLIPSIS_LEN <= len - 1) {
 				memcpy(buf + out, ellipsis, ELLIPSIS_LEN);
@@ -104,7 +105,7 @@ static size_t write_safe(char *buf, size_t len, const char *src, size_t srclen, 
 		}
 		memcpy(buf + out, unit, ulen);
 		out += ulen;
-		chars += escape && unit[0] == '\\' && unit[1] == 'x' ? n : 1;
+		chars += uchars;
 		i += n;
 	}
 	buf[out] = '\0';
