@@ -147,7 +147,8 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 			     jank_state_name(top->state), share);
 	else
 		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%s), %s (%.1f%%)", top->tid,
-			     jank_text(c, sizeof(c), top->comm), jank_state_name(top->state), share);
+			     jank_text(c, sizeof(c), top->comm), jank_state_name(top->state),
+			     share);
 	fn = jank_format_top_function(b, &fn_ns);
 	if (fn && n > 0 && (size_t)n < len) {
 		jank_text_escape(f, sizeof(f), fn, strlen(fn), 64);
@@ -233,12 +234,12 @@ void jank_alert_followup_text(const struct jank_alert *a, char *buf, size_t len)
 		jank_text_escape(why, sizeof(why), what, what ? strlen(what) : 0, 600);
 	if (fu->failed)
 		snprintf(buf, len, "capture of %s [%s] failed: %s: %s",
-			 jank_text(name, sizeof(name), a->action), jank_text(key, sizeof(key), fu->key),
-			 a->capture, why);
+			 jank_text(name, sizeof(name), a->action),
+			 jank_text(key, sizeof(key), fu->key), a->capture, why);
 	else
 		snprintf(buf, len, "capture report of %s [%s]: %s: %s",
-			 jank_text(name, sizeof(name), a->action), jank_text(key, sizeof(key), fu->key),
-			 fu->report, why);
+			 jank_text(name, sizeof(name), a->action),
+			 jank_text(key, sizeof(key), fu->key), fu->report, why);
 	if (len && strlen(buf) == len - 1) /* maybe cut: not inside a character */
 		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 }

@@ -290,16 +290,18 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 
 			if (!o)
 				continue;
-			json_object_object_add(o, "name", jank_json_new_untrusted_string(v[i].name));
+			json_object_object_add(o, "name",
+					       jank_json_new_untrusted_string(v[i].name));
 			json_object_object_add(o, "dir", jank_json_new_untrusted_string(path));
 			json_object_object_add(o, "time", json_object_new_string(w.time));
 			json_object_object_add(o, "time_ns", json_object_new_int64(v[i].time_ns));
 			json_object_object_add(o, "state",
 					       w.state ? json_object_new_string(w.state) : NULL);
 			json_object_object_add(o, "action",
-					       w.action ? jank_json_new_untrusted_string(w.action) : NULL);
-			json_object_object_add(o, "key",
-					       w.key ? jank_json_new_untrusted_string(w.key) : NULL);
+					       w.action ? jank_json_new_untrusted_string(w.action)
+							: NULL);
+			json_object_object_add(
+				o, "key", w.key ? jank_json_new_untrusted_string(w.key) : NULL);
 			json_object_object_add(o, "duration_ns",
 					       w.has_duration ? json_object_new_int64(w.duration)
 							      : NULL);
@@ -316,7 +318,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 			cell(ea, sizeof(ea), w.action, LIST_ACTION_CHARS), wk,
 			cell(ek, sizeof(ek), w.key, LIST_KEY_CHARS),
 			w.has_duration ? jank_units_duration(w.duration, d, sizeof(d)) : "?",
-			jank_units_size(v[i].bytes, s, sizeof(s)), cell(es, sizeof(es), w.state, 32),
+			jank_units_size(v[i].bytes, s, sizeof(s)),
+			cell(es, sizeof(es), w.state, 32),
 			cell(et, sizeof(et), w.text, LIST_TEXT_CHARS));
 	}
 	for (int i = 0; i < n; i++) {

@@ -58,8 +58,8 @@ const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max
 			break;
 		}
 		/* Function names come from the traced binaries: escaped, cut (textsafe.h). */
-		jank_text_escape(name, sizeof(name), fr ? fr->name : "?", strlen(fr ? fr->name : "?"),
-				 STACK_NAME_CHARS);
+		jank_text_escape(name, sizeof(name), fr ? fr->name : "?",
+				 strlen(fr ? fr->name : "?"), STACK_NAME_CHARS);
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " ← " : "", name);
 	}
 	if (used >= len && len) /* cut: not inside a character */
@@ -332,8 +332,8 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
 	else if (s->flow && s->tid != st->prev_tid)
-		snprintf(buf, len, "via flow %s to %s: %s %s", jank_text(flow, sizeof(flow), s->flow), th,
-			 jank_state_name(s->state), d);
+		snprintf(buf, len, "via flow %s to %s: %s %s",
+			 jank_text(flow, sizeof(flow), s->flow), th, jank_state_name(s->state), d);
 	else if (s->tid == st->prev_tid)
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
 	else if (story_seen(st, s->tid))

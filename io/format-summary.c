@@ -69,8 +69,7 @@ void jank_format_summary_text(FILE *f, const struct jank_engine *e)
 
 		if (count == 0) {
 			fprintf(f, "%-*s %8d %8d %12s %12s %12s %12s\n", w,
-				summary_name(r, name, sizeof(name)), 0, 0,
-				"-", "-", "-", "-");
+				summary_name(r, name, sizeof(name)), 0, 0, "-", "-", "-", "-");
 			continue;
 		}
 		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %12s %12s %12s %12s\n", w,

@@ -579,8 +579,8 @@ struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule,
 	a->tid = -1;
 	a->pid = -1;
 	n = strnlen(key, sizeof(a->key) - 1);
-	if (key[n])
-		n = jank_utf8_cut(key, n); /* on a character boundary */
+	if (key[n]) /* cut: on a character boundary */
+		n = jank_utf8_cut(key, n);
 	memcpy(a->key, key, n); /* the rest is zero */
 	first = jank_hashmap_get(&t->by_hash, h);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {

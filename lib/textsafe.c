@@ -93,7 +93,8 @@ static size_t write_safe(char *buf, size_t len, const char *src, size_t srclen, 
 			memcpy(unit, "\xef\xbf\xbd", 3); /* U+FFFD */
 			ulen = 3;
 		}
-		/* An escaped character counts as its bytes; the ellipsis must fit if more follows. */
+		/* An escaped character counts as its bytes; the ellipsis must fit if more follows.
+		 */
 		uchars = escape && unit[0] == '\\' && unit[1] == 'x' ? n : 1;
 		if ((max_chars && chars + uchars > max_chars) ||
 		    out + ulen + (i + n < srclen ? ELLIPSIS_LEN : 0) > len - 1) {

@@ -29,7 +29,7 @@
 /* The most characters of one traced string an output shows by default. */
 #define JANK_TEXT_MAX_CHARS 128
 /* A buffer that holds any escape of `max_chars` characters, and "…". */
-#define JANK_TEXT_SIZE(max_chars) ((size_t)(max_chars) * 4 + 4)
+#define JANK_TEXT_SIZE(max_chars) ((size_t)(max_chars)*4 + 4)
 #define JANK_TEXT_BUF		  JANK_TEXT_SIZE(JANK_TEXT_MAX_CHARS)
 
 /*

@@ -546,7 +546,10 @@ static void message_hostile(void **state)
 {
 	struct jank_rule rule = { .name = "frame" };
 	struct jank_breakdown_item items[1] = {
-		{ .tid = 7, .state = JANK_STATE_BLOCK_DEVICE, .ns = 45 * MS, .comm = "d\nb\x1b[2J" },
+		{ .tid = 7,
+		  .state = JANK_STATE_BLOCK_DEVICE,
+		  .ns = 45 * MS,
+		  .comm = "d\nb\x1b[2J" },
 	};
 	struct jank_breakdown b = { .items = items, .n = 1 };
 	char key[JANK_KEY_LEN + 300];
@@ -566,9 +569,10 @@ static void message_hostile(void **state)
 	(void)state;
 	b.per_state[JANK_STATE_BLOCK_DEVICE] = 45 * MS;
 	jank_alert_message(&r, msg, sizeof(msg));
-	assert_string_equal(msg, "JANK frame [name=x\"\\x0aRED\\x1b[31m\\\\\\xff]: 50.0 ms "
-				 "(threshold 16.0 ms) on tid 42 (w\\x9b\\xc2\\x9b) pid 40, mostly on "
-				 "tid 7 (d\\x0ab\\x1b[2J), block_device (100.0%)");
+	assert_string_equal(msg,
+			    "JANK frame [name=x\"\\x0aRED\\x1b[31m\\\\\\xff]: 50.0 ms "
+			    "(threshold 16.0 ms) on tid 42 (w\\x9b\\xc2\\x9b) pid 40, mostly on "
+			    "tid 7 (d\\x0ab\\x1b[2J), block_device (100.0%)");
 	assert_true(jank_text_is_safe(msg, strlen(msg)));
 
 	/* A long key of '€' is cut on a character, and so is the message. */

@@ -44,7 +44,8 @@ static size_t unescape(const char *s, size_t n, char *out)
 			i += 2;
 			continue;
 		}
-		FUZZ_ASSERT(s[i + 1] == 'x' && i + 3 < n && hex(s[i + 2]) >= 0 && hex(s[i + 3]) >= 0);
+		FUZZ_ASSERT(s[i + 1] == 'x' && i + 3 < n && hex(s[i + 2]) >= 0 &&
+			    hex(s[i + 3]) >= 0);
 		out[o++] = (char)(hex(s[i + 2]) << 4 | hex(s[i + 3]));
 		i += 4;
 	}
@@ -94,7 +95,7 @@ static void check_escape(const char *src, size_t n, size_t len, size_t max)
 
 		for (size_t i = 0; i < body; units++)
 			i += out[i] == '\\' ? (out[i + 1] == '\\' ? 2 : 4)
-					    : ((unsigned char)out[i] < 0x80	  ? 1
+					    : ((unsigned char)out[i] < 0x80   ? 1
 					       : (unsigned char)out[i] < 0xe0 ? 2
 					       : (unsigned char)out[i] < 0xf0 ? 3
 									      : 4);

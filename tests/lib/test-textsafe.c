@@ -35,7 +35,10 @@ static void escape(void **state)
 	assert_string_equal(esc("<script>\"'", 0), "<script>\"'");
 	assert_string_equal(esc("\x7f", 0), "\\x7f");
 	/* C1 controls are valid UTF-8 that terminals obey: escaped byte by byte. */
-	assert_string_equal(esc("\xc2\x9b" "2J", 0), "\\xc2\\x9b2J");
+	assert_string_equal(esc("\xc2\x9b"
+				"2J",
+				0),
+			    "\\xc2\\x9b2J");
 	/* Valid UTF-8 is kept: 2, 3 and 4 bytes. */
 	assert_string_equal(esc("é€😀", 0), "é€😀");
 	/* Invalid: a lone continuation, a truncated sequence, overlong, surrogate, > U+10FFFF. */
@@ -81,7 +84,11 @@ static void sanitize(void **state)
 {
 	(void)state;
 	assert_string_equal(san("frame €", 0), "frame €");
-	assert_string_equal(san("a\xff" "b", 0), "a\xef\xbf\xbd" "b");
+	assert_string_equal(san("a\xff"
+				"b",
+				0),
+			    "a\xef\xbf\xbd"
+			    "b");
 	assert_string_equal(san("\xe2\x82", 0), "\xef\xbf\xbd\xef\xbf\xbd");
 	/* Control characters are valid: the formats escape them. */
 	assert_string_equal(san("a\nb\x1b", 0), "a\nb\x1b");
