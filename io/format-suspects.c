@@ -14,6 +14,7 @@
 #include "format-int.h"
 #include "format.h"
 #include "json-util.h"
+#include "textsafe.h"
 #include "units.h"
 
 /* ---- Text ---- */
@@ -38,7 +39,7 @@ static const char *normally(const struct jank_suspect *s, char *buf, size_t len)
 /* ", CPU taken by tid 812 (hog) and tid 7 (x)": who ran while the path was preempted. */
 static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 {
-	char th[64];
+	char th[JANK_FORMAT_THREAD_LEN];
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -68,7 +69,7 @@ static void function_phrase(const struct jank_suspect *s, const char *d, const c
 const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,
 				char *buf, size_t len)
 {
-	char d[32], n[64], who[48], tail[160] = "";
+	char d[32], n[64], who[JANK_FORMAT_NAMES_LEN], tail[2 * JANK_FORMAT_THREAD_LEN + 32] = "";
 	const struct jank_comp *c = &s->comp;
 
 	jank_units_duration(s->delta, d, sizeof(d));
@@ -88,6 +89,8 @@ const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_
 			 who, n, tail);
 	else
 		snprintf(buf, len, "+%s %s %s%s", d, jank_state_name(c->key.state), n, tail);
+	if (len && strlen(buf) == len - 1) /* maybe cut: not inside a character */
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 	return buf;
 }
 
@@ -106,7 +109,7 @@ const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf,
 /* What was different from the normal actions, largest increase first. */
 void format_suspects_text(FILE *f, const struct jank_suspects *ss)
 {
-	char line[256], d[32];
+	char line[JANK_FORMAT_SUSPECT_LEN], d[32];
 
 	if (!ss->ready || ss->n == 0) {
 		fprintf(f, "  what was different: %s\n",
@@ -127,7 +130,7 @@ static struct json_object *suspect_json(const struct jank_suspect *s,
 {
 	struct json_object *o = json_object_new_object();
 	const struct jank_comp *c = &s->comp;
-	char buf[256];
+	char buf[JANK_FORMAT_SUSPECT_LEN];
 	int r = 0;
 
 	if (!o)
@@ -196,7 +199,7 @@ struct json_object *jank_format_suspects_json(const struct jank_suspects *ss)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *items = json_object_new_array();
-	char line[256];
+	char line[JANK_FORMAT_SUSPECT_LEN];
 	int r = 0;
 
 	if (!o || !items) {

@@ -17,6 +17,7 @@
 #include "actions.h"
 #include "hashmap.h"
 #include "units.h"
+#include "textsafe.h"
 
 void jank_rule_init(struct jank_rule *r)
 {
@@ -578,6 +579,8 @@ struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule,
 	a->tid = -1;
 	a->pid = -1;
 	n = strnlen(key, sizeof(a->key) - 1);
+	if (key[n]) /* cut: on a character boundary */
+		n = jank_utf8_cut(key, n);
 	memcpy(a->key, key, n); /* the rest is zero */
 	first = jank_hashmap_get(&t->by_hash, h);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "array.h"
 #include "baseline.h"
+#include "textsafe.h"
 
 /* A lock component past this many gets no holder's name: each costs a pass over the path. */
 #define HOLDERS_MAX 8
@@ -134,11 +135,10 @@ int jank_profile_copy(struct jank_profile *dst, const struct jank_profile *src)
 
 static void copy_name(char *dst, const char *src)
 {
-	size_t n = src ? strnlen(src, JANK_COMM_LEN - 1) : 0;
-
-	if (n)
-		memcpy(dst, src, n);
-	dst[n] = '\0';
+	if (src)
+		jank_utf8_copy(dst, JANK_COMM_LEN, src);
+	else
+		dst[0] = '\0';
 }
 
 /* A thread's names: its own (comm, else the graph's), and its pid's thread's. */

@@ -38,6 +38,7 @@
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
+#include "textsafe.h"
 
 #define GC_EVERY	   1024
 #define GC_BUDGET	   64
@@ -827,6 +828,7 @@ static bool key_put(char *buf, size_t *len, const char *s)
 {
 	for (; *s; s++) {
 		if (*len >= JANK_KEY_LEN - 1) {
+			*len = jank_utf8_cut(buf, *len); /* not inside a character */
 			buf[*len] = '\0';
 			return false;
 		}
@@ -906,10 +908,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
 	else if (w && w->pid >= 0)
 		*pid = w->pid;
 	if (ev && ev->comm) {
-		size_t n = strnlen(ev->comm, JANK_COMM_LEN - 1);
-
-		memcpy(comm, ev->comm, n); /* as snprintf() would, without its cost */
-		comm[n] = '\0';
+		jank_utf8_copy(comm, JANK_COMM_LEN, ev->comm);
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "alert.h"
 #include "journal.h"
+#include "textsafe.h"
 
 #define US 1000LL
 #define MS 1000000LL
@@ -551,6 +552,59 @@ static const struct jank_followup failed = {
 
 /* A capture's follow-ups go where the alerts go (the sink here): never rate-limited, not counted.
  */
+/*
+ * MESSAGE is text for humans: traced strings in it (the key, thread names)
+ * are escaped (control bytes and invalid UTF-8 as \xNN) and cut; it is one
+ * line of valid UTF-8 even when cut by its buffer.
+ */
+static void message_hostile(void **state)
+{
+	struct jank_rule rule = { .name = "frame" };
+	struct jank_breakdown_item items[1] = {
+		{ .tid = 7,
+		  .state = JANK_STATE_BLOCK_DEVICE,
+		  .ns = 45 * MS,
+		  .comm = "d\nb\x1b[2J" },
+	};
+	struct jank_breakdown b = { .items = items, .n = 1 };
+	char key[JANK_KEY_LEN + 300];
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &rule,
+		.key = "name=x\"\nRED\x1b[31m\\\xff",
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "w\x9b\xc2\x9b",
+		.breakdown = &b,
+	};
+	char msg[512];
+
+	(void)state;
+	b.per_state[JANK_STATE_BLOCK_DEVICE] = 45 * MS;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg,
+			    "JANK frame [name=x\"\\x0aRED\\x1b[31m\\\\\\xff]: 50.0 ms "
+			    "(threshold 16.0 ms) on tid 42 (w\\x9b\\xc2\\x9b) pid 40, mostly on "
+			    "tid 7 (d\\x0ab\\x1b[2J), block_device (100.0%)");
+	assert_true(jank_text_is_safe(msg, strlen(msg)));
+
+	/* A long key of '€' is cut on a character, and so is the message. */
+	strcpy(key, "name=");
+	for (size_t n = strlen(key); n + 3 < sizeof(key); n += 3)
+		strcat(key, "€");
+	r.key = key;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "€…]"));
+	assert_true(jank_text_is_safe(msg, strlen(msg)));
+	for (size_t len = 1; len < 80; len++) {
+		jank_alert_message(&r, msg, len);
+		assert_true(strlen(msg) < len);
+		assert_true(jank_text_is_safe(msg, strlen(msg)));
+	}
+}
+
 static void followups(void **state)
 {
 	struct fixture *f = *state;
@@ -653,6 +707,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
 		cmocka_unit_test(message_suspect),
+		cmocka_unit_test(message_hostile),
 		cmocka_unit_test_setup_teardown(followups, setup, teardown),
 		cmocka_unit_test_setup_teardown(followup_targets, setup, teardown),
 	};
