@@ -135,6 +135,14 @@ const char *jank_utf8(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+size_t jank_utf8_char(const char *s)
+{
+	uint32_t c;
+
+	/* A NUL ends a sequence early, at the continuation check: never read past it. */
+	return *s ? utf8_seq((const unsigned char *)s, 4, &c) : 0;
+}
+
 int jank_utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -47,6 +47,11 @@ const char *jank_text(char *buf, size_t len, const char *s);
 size_t jank_utf8_sanitize(char *buf, size_t len, const char *src, size_t srclen, size_t max_chars);
 /* Its NUL-terminated shorthand (no limit but len); NULL is "". Returns buf. */
 const char *jank_utf8(char *buf, size_t len, const char *s);
+/*
+ * The length of the valid UTF-8 character that NUL-terminated s starts with,
+ * 0 when it starts none (an invalid byte, or the NUL).
+ */
+size_t jank_utf8_char(const char *s);
 /* Whether s[0..n) is valid UTF-8 with no NUL. */
 int jank_utf8_valid(const char *s, size_t n);
 /* Whether s[0..n) is valid UTF-8 with no control character: text that is safe as it is. */
