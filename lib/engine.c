@@ -293,6 +293,14 @@ const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *
 	return i < e->nrules ? &e->rules[i].baseline : NULL;
 }
 
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b)
+{
+	if (i >= e->nrules)
+		return -EINVAL;
+	e->rules[i].baseline = *b;
+	return 0;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
