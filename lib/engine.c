@@ -503,6 +503,12 @@ static void forget_classes(struct jank_engine *e)
 	e->generation++;
 }
 
+static bool same_threshold(const struct jank_threshold *a, const struct jank_threshold *b)
+{
+	return a->kind == b->kind && a->ns == b->ns && a->percentile == b->percentile &&
+	       a->factor == b->factor && a->warmup == b->warmup;
+}
+
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
 	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
@@ -539,8 +545,13 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].stats = e->rules[j].stats;
-				nrs[i].baseline = e->rules[j].baseline;
-				nrs[i].learn_at = e->rules[j].learn_at;
+				/* Which actions are normal changed with the threshold: learn
+				 * afresh. */
+				if (same_threshold(&rules[i].threshold,
+						   &e->rules[j].rule.threshold)) {
+					nrs[i].baseline = e->rules[j].baseline;
+					nrs[i].learn_at = e->rules[j].learn_at;
+				}
 				break;
 			}
 	}

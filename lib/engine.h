@@ -140,7 +140,9 @@ int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.
  * A rule whose name, events, keys and match are unchanged keeps its open
- * actions and its histogram; the open actions of other rules are dropped and
+ * actions and its histogram, and its baseline if its threshold is unchanged
+ * too (else which actions are normal changed); the open actions of other
+ * rules are dropped and
  * counted in actions_dropped. Class ids are invalidated: the generation
  * changes, and the input must resolve every event class again before it
  * sends more events. Returns 0 or -errno (the old rules stay on error).
