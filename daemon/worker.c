@@ -76,6 +76,12 @@ static void flush_out(struct worker *w)
 	int fd = bufferevent_getfd(w->bev);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/*
+	 * The socket bufferevent keeps its output's front frozen outside its
+	 * own writes: without this, evbuffer_write() drained nothing, and the
+	 * last status, log lines and baselines never reached the supervisor.
+	 */
+	evbuffer_unfreeze(out, 1);
 	while (evbuffer_get_length(out) > 0 && evbuffer_write(out, fd) > 0)
 		;
 }
