@@ -108,6 +108,8 @@ struct jank_config_daemon {
 	int64_t status_interval_ns;		     /* default 5 s */
 	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0:
 				     never) */
+	char *state_dir;	  /* the inputs' baselines, kept across restarts (default
+				     /var/lib/jankd/state) */
 };
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */

@@ -96,11 +96,14 @@ const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_
 
 const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf, size_t len)
 {
+	const char *whole = ss->whole ? " in the whole trace" : "";
+
 	if (!ss->ready)
-		snprintf(buf, len, "no baseline yet (%" PRIu64 " of %d normal actions)", ss->normal,
-			 JANK_BASELINE_MIN);
+		snprintf(buf, len, "no baseline yet (%" PRIu64 " of %d normal actions%s)",
+			 ss->normal, JANK_BASELINE_MIN, whole);
 	else if (ss->n == 0)
-		snprintf(buf, len, "nothing above normal (%" PRIu64 " normal actions)", ss->normal);
+		snprintf(buf, len, "nothing above normal (%" PRIu64 " normal actions%s)",
+			 ss->normal, whole);
 	else
 		jank_format_suspect(&ss->items[0], ss, buf, len);
 	return buf;
@@ -116,8 +119,8 @@ void format_suspects_text(FILE *f, const struct jank_suspects *ss)
 			jank_format_suspects_line(ss, line, sizeof(line)));
 		return;
 	}
-	fprintf(f, "  what was different (against %" PRIu64 " normal actions, mean %s):\n",
-		ss->normal,
+	fprintf(f, "  what was different (against %" PRIu64 " normal actions%s, mean %s):\n",
+		ss->normal, ss->whole ? " of the whole trace" : "",
 		jank_units_duration((int64_t)(ss->normal_duration + 0.5), d, sizeof(d)));
 	for (size_t i = 0; i < ss->n; i++)
 		fprintf(f, "    %s\n", jank_format_suspect(&ss->items[i], ss, line, sizeof(line)));
@@ -210,6 +213,9 @@ struct json_object *jank_format_suspects_json(const struct jank_suspects *ss)
 	r |= jank_json_add_bool(o, "ready", ss->ready);
 	r |= jank_json_add_u64(o, "normal_actions", ss->normal);
 	r |= jank_json_add_i64(o, "needed", JANK_BASELINE_MIN);
+	/* The normal actions compared with: those "before" the action, or the whole "trace"'s. */
+	if (ss->ready || ss->whole)
+		r |= jank_json_add_str(o, "baseline", ss->whole ? "trace" : "before");
 	r |= jank_json_add_i64(o, "normal_duration_ns", (int64_t)(ss->normal_duration + 0.5));
 	r |= jank_json_add_str(o, "summary", jank_format_suspects_line(ss, line, sizeof(line)));
 	r |= jank_json_add(o, "items", items);

@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "compare-svg.h"
 #include "compare.h"
 #include "config-file.h"
@@ -121,10 +123,42 @@ int config_rule(const char *cmd, const struct jank_config *conf, const struct op
 
 /* ---- analyze ---- */
 
+/*
+ * A slow action before its rule's baseline was ready (fewer than
+ * JANK_BASELINE_MIN normal actions before it) is compared, at the end, with
+ * the normal actions of the whole trace: its verdict is held (a deep copy),
+ * and so is every verdict after it, so that the output keeps the order of
+ * the actions. When the held verdicts would take more than HOLD_MAX_BYTES,
+ * none is held any more: the rest of the trace only teaches the baselines,
+ * then a second pass over the traces prints the verdicts not printed yet,
+ * the held ones' suspects against the first pass's final baselines (the
+ * engine is deterministic: both passes see the same actions).
+ */
+#define HOLD_MAX_BYTES (64u << 20)
+
+struct held {
+	struct jank_verdict v; /* path, breakdown, profile, suspects and strings point below */
+	struct jank_path path;
+	struct jank_profile pf;
+	struct jank_suspects sus;
+	bool has_pf, has_sus;
+	char key[JANK_KEY_LEN];
+	char comm[JANK_COMM_LEN];
+};
+
 struct analyze_ctx {
 	const struct analyze_output *out;
 	uint64_t reports;
 	int err;
+	struct held *held; /* in order, from the first that waits for the whole trace */
+	size_t nheld, held_cap;
+	size_t held_bytes;
+	bool overflow;			   /* too many to hold: a second pass prints the rest */
+	uint64_t printed;		   /* verdicts printed at once, before holding began */
+	uint64_t skip;			   /* second pass: the verdicts the first printed */
+	const struct jank_baseline *whole; /* second pass: the first's final baselines */
+	size_t nwhole;
+	size_t hold_max; /* HOLD_MAX_BYTES, or JANK_ANALYZE_HOLD_BYTES */
 };
 
 static void analyze_notes(const struct jank_engine *e)
@@ -217,23 +251,182 @@ static const struct analyze_output analyze_outputs[] = {
 	[FORMAT_JSON] = { verdict_json, end_json },
 };
 
+/* A slow action whose rule had no baseline yet: its suspects wait for the whole trace. */
+static bool waits_for_trace(const struct jank_verdict *r)
+{
+	return r->suspects && !r->suspects->ready && r->profile;
+}
+
+/* The suspects of `pf` against the normal actions of the whole trace, `b`. */
+static void whole_suspects(const struct jank_baseline *b, const struct jank_profile *pf,
+			   struct jank_suspects *sus)
+{
+	jank_baseline_suspects(b, pf, sus);
+	sus->whole = true;
+}
+
+static void drop_held(struct analyze_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nheld; i++) {
+		jank_path_fini(&ctx->held[i].path);
+		jank_profile_fini(&ctx->held[i].pf);
+	}
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->nheld = ctx->held_cap = ctx->held_bytes = 0;
+}
+
+/* The bytes a held verdict takes, about. */
+static size_t held_size(const struct jank_verdict *r)
+{
+	const struct jank_path *p = r->path;
+
+	return sizeof(struct held) + p->n * sizeof(*p->segs) + p->nlabels * sizeof(*p->labels) +
+	       p->nframes * (sizeof(*p->frames) + 64) + p->nstack_frames * sizeof(uint32_t) +
+	       p->nstacks * sizeof(*p->stacks) +
+	       (r->profile ? r->profile->n * sizeof(*r->profile->comps) : 0);
+}
+
+/* Hold a copy of r, or give up holding (overflow). 0 or -ENOMEM. */
+static int hold(struct analyze_ctx *ctx, const struct jank_verdict *r)
+{
+	size_t bytes = held_size(r);
+	struct held *h;
+
+	if (ctx->held_bytes + bytes > ctx->hold_max) {
+		drop_held(ctx);
+		ctx->overflow = true;
+		return 0;
+	}
+	if (ctx->nheld == ctx->held_cap) {
+		size_t cap = jank_array_grow(&ctx->held, sizeof(*ctx->held), ctx->held_cap, 16);
+
+		if (!cap)
+			return -ENOMEM;
+		ctx->held_cap = cap;
+	}
+	h = &ctx->held[ctx->nheld];
+	memset(h, 0, sizeof(*h));
+	jank_path_init(&h->path);
+	jank_profile_init(&h->pf);
+	ctx->nheld++;
+	if (jank_path_copy(&h->path, r->path) < 0 ||
+	    (r->profile && jank_profile_copy(&h->pf, r->profile) < 0))
+		return -ENOMEM;
+	h->v = *r;
+	h->has_pf = r->profile != NULL;
+	h->has_sus = r->suspects != NULL;
+	if (r->suspects)
+		h->sus = *r->suspects;
+	snprintf(h->key, sizeof(h->key), "%s", r->key ? r->key : "");
+	snprintf(h->comm, sizeof(h->comm), "%s", r->comm ? r->comm : "");
+	ctx->held_bytes += bytes;
+	return 0;
+}
+
+/* A held verdict, its suspects against the whole trace if it waited for them. 0 or -errno. */
+static int print_held(struct analyze_ctx *ctx, struct held *h, const struct jank_engine *e)
+{
+	struct jank_breakdown bd;
+	int r = -ENOMEM;
+
+	jank_breakdown_init(&bd);
+	if (jank_breakdown_compute(&h->path, &bd) == 0) {
+		if (h->has_sus && !h->sus.ready && h->has_pf)
+			whole_suspects(jank_engine_rule_baseline(e, h->v.rule_index), &h->pf,
+				       &h->sus);
+		h->v.path = &h->path;
+		h->v.breakdown = &bd;
+		h->v.profile = h->has_pf ? &h->pf : NULL;
+		h->v.suspects = h->has_sus ? &h->sus : NULL;
+		h->v.key = h->key;
+		h->v.comm = h->comm;
+		r = ctx->out->verdict(&h->v);
+	}
+	jank_breakdown_fini(&bd);
+	return r;
+}
+
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct analyze_ctx *ctx = data;
+	int e = 0;
 
 	ctx->reports++;
-	if (ctx->out->verdict(r) < 0 && !ctx->err)
+	if (ctx->whole) {
+		/* The second pass: the verdicts the first did not print. */
+		struct jank_verdict v = *r;
+		struct jank_suspects sus;
+
+		if (ctx->skip) {
+			ctx->skip--;
+			return;
+		}
+		if (waits_for_trace(r) && r->rule_index < ctx->nwhole) {
+			whole_suspects(&ctx->whole[r->rule_index], r->profile, &sus);
+			v.suspects = &sus;
+		}
+		e = ctx->out->verdict(&v);
+	} else if (ctx->overflow) {
+		return;
+	} else if (ctx->nheld || waits_for_trace(r)) {
+		e = hold(ctx, r);
+	} else {
+		ctx->printed++;
+		e = ctx->out->verdict(r);
+	}
+	if (e < 0 && !ctx->err)
 		ctx->err = -ENOMEM;
+}
+
+/*
+ * The held verdicts were too many: run the traces again in a new engine
+ * (*e replaced), and print the verdicts the first pass did not, the held
+ * ones' suspects against the first pass's final baselines. 0 or EXIT_*.
+ */
+static int second_pass(const struct jank_config *conf, const struct options *o,
+		       struct analyze_ctx *ctx, struct jank_engine **e)
+{
+	size_t n = jank_engine_rule_count(*e);
+	struct jank_baseline *bl = calloc(n ? n : 1, sizeof(*bl));
+	struct jank_engine *e2;
+	int r;
+
+	if (!bl) {
+		ctx->err = -ENOMEM;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		bl[i] = *jank_engine_rule_baseline(*e, i);
+	e2 = config_engine(conf, o, o->all);
+	if (!e2) {
+		free(bl);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	jank_engine_free(*e);
+	*e = e2;
+	ctx->whole = bl;
+	ctx->nwhole = n;
+	ctx->skip = ctx->printed;
+	ctx->reports = 0;
+	jank_engine_set_verdict_cb(e2, on_report, ctx);
+	r = run_traces(e2, o->traces, o->ntraces);
+	ctx->whole = NULL;
+	free(bl);
+	return r;
 }
 
 int cmd_analyze(int argc, char **argv)
 {
 	struct options o = { .format = FORMAT_TEXT };
-	struct analyze_ctx ctx = { 0 };
+	struct analyze_ctx ctx = { .hold_max = HOLD_MAX_BYTES };
 	struct jank_engine *e = NULL;
 	struct jank_config conf;
+	const char *hold_max = getenv("JANK_ANALYZE_HOLD_BYTES"); /* for the tests */
 	int r;
 
+	if (hold_max && *hold_max)
+		ctx.hold_max = strtoull(hold_max, NULL, 10);
 	r = parse_trace_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
 	if (r)
 		return r == 1 ? 0 : r;
@@ -248,6 +441,11 @@ int cmd_analyze(int argc, char **argv)
 	ctx.out = &analyze_outputs[o.format];
 	jank_engine_set_verdict_cb(e, on_report, &ctx);
 	r = run_traces(e, o.traces, o.ntraces);
+	if (r == 0 && !ctx.err && ctx.overflow)
+		r = second_pass(&conf, &o, &ctx, &e);
+	for (size_t i = 0; r == 0 && !ctx.err && i < ctx.nheld; i++)
+		if (print_held(&ctx, &ctx.held[i], e) < 0)
+			ctx.err = -ENOMEM;
 	if (r)
 		goto end;
 	if (ctx.err) {
@@ -260,6 +458,7 @@ int cmd_analyze(int argc, char **argv)
 		print_stats(e);
 	r = finish_output();
 end:
+	drop_held(&ctx);
 	jank_engine_free(e);
 	jank_config_fini(&conf);
 	return r;

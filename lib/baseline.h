@@ -194,9 +194,15 @@ struct jank_suspect {
 };
 
 struct jank_suspects {
-	bool ready;		/* enough normal actions: else "no baseline yet" */
-	uint64_t normal;	/* normal actions the baseline learnt */
-	double normal_duration; /* their mean duration */
+	bool ready; /* enough normal actions: else "no baseline yet" */
+	/*
+	 * Against all the normal actions of the input (the whole trace,
+	 * offline), not only those before the action: set by the caller that
+	 * compared the action afterwards (jankctl analyze).
+	 */
+	bool whole;
+	uint64_t normal;			      /* normal actions the baseline learnt */
+	double normal_duration;			      /* their mean duration */
 	struct jank_suspect items[JANK_SUSPECTS_MAX]; /* highest rank first */
 	size_t n;
 	struct jank_ran ran[JANK_RAN_MAX]; /* for preempted suspects: who had the CPU */

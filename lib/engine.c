@@ -295,6 +295,14 @@ const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *
 	return i < e->nrules ? &e->rules[i].baseline : NULL;
 }
 
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b)
+{
+	if (i >= e->nrules)
+		return -EINVAL;
+	e->rules[i].baseline = *b;
+	return 0;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -497,6 +505,12 @@ static void forget_classes(struct jank_engine *e)
 	e->generation++;
 }
 
+static bool same_threshold(const struct jank_threshold *a, const struct jank_threshold *b)
+{
+	return a->kind == b->kind && a->ns == b->ns && a->percentile == b->percentile &&
+	       a->factor == b->factor && a->warmup == b->warmup;
+}
+
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
 	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
@@ -533,8 +547,13 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].stats = e->rules[j].stats;
-				nrs[i].baseline = e->rules[j].baseline;
-				nrs[i].learn_at = e->rules[j].learn_at;
+				/* Which actions are normal changed with the threshold: learn
+				 * afresh. */
+				if (same_threshold(&rules[i].threshold,
+						   &e->rules[j].rule.threshold)) {
+					nrs[i].baseline = e->rules[j].baseline;
+					nrs[i].learn_at = e->rules[j].learn_at;
+				}
 				break;
 			}
 	}

@@ -6,6 +6,7 @@ io_ldadd = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMO
 io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 
 io_tests = \
+	io/test-baseline-file \
 	io/test-capture-chunks \
 	io/test-capture-list \
 	io/test-capture-policy \
@@ -24,6 +25,9 @@ io_tests = \
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
+io_test_baseline_file_SOURCES = io/test-baseline-file.c
+io_test_baseline_file_CFLAGS = $(io_cflags)
+io_test_baseline_file_LDADD = $(io_ldadd)
 io_test_capture_chunks_SOURCES = io/test-capture-chunks.c
 io_test_capture_chunks_CFLAGS = $(io_cflags)
 io_test_capture_chunks_LDADD = $(io_ldadd)

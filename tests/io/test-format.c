@@ -493,7 +493,8 @@ static void suspects_json(void **state)
 	ss.ran[0] = (struct jank_ran){ 812, 15 * MS, "hog" };
 	ss.nran = 1;
 	check_json(jank_format_suspects_json(&ss),
-		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms block_device waiting on renderer/db (normally "
 		   "200 us, 200x)\",\"items\":[{\"kind\":\"thread\",\"state\":\"block_device\","
 		   "\"process\":\"renderer\",\"thread\":\"db\",\"tid\":77,\"own\":false,\"ns\":"
@@ -506,7 +507,8 @@ static void suspects_json(void **state)
 	ss.items[0].ratio = 1;
 	ss.nran = 0;
 	check_json(jank_format_suspects_json(&ss),
-		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms waiting for lock 0xabc held by renderer/db "
 		   "(normally none)\",\"items\":[{\"kind\":\"lock\",\"lock\":\"0xabc\",\"process\":"
 		   "\"renderer\",\"thread\":\"db\",\"tid\":77,\"ns\":40000000,\"normal_ns\":0,"
@@ -522,7 +524,8 @@ static void suspects_json(void **state)
 	ss.items[0].rank = 69650000.4;
 	strcpy(ss.items[0].function, "apply_discounts");
 	check_json(jank_format_suspects_json(&ss),
-		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms in apply_discounts (normally none)\",\"items\":"
 		   "[{\"kind\":\"function\",\"function\":\"apply_discounts\",\"state\":"
 		   "\"running\",\"process\":\"renderer\",\"thread\":\"db\",\"tid\":77,"
@@ -530,6 +533,13 @@ static void suspects_json(void **state)
 		   "0.25,\"rank_ns\":69650000,\"ns\":40000000,\"normal_ns\":0,\"delta_ns\":"
 		   "39800000,\"ratio\":1.0,\"text\":\"+39.8 ms in apply_discounts (normally "
 		   "none)\"}],\"cpu_taken_by\":[]}");
+	/* Compared afterwards with the whole trace's normal actions (jankctl analyze). */
+	ss.whole = true;
+	ss.n = 0;
+	check_json(jank_format_suspects_json(&ss),
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"trace\","
+		   "\"normal_duration_ns\":8000001,\"summary\":\"nothing above normal (12 normal "
+		   "actions in the whole trace)\",\"items\":[],\"cpu_taken_by\":[]}");
 	ss = (struct jank_suspects){ 0 };
 	ss.normal = UINT64_MAX;
 	check_json(jank_format_suspects_json(&ss),

@@ -654,8 +654,8 @@ live_conf_rule() {
 
 # live_jankd_conf [--journal] [--capture MODE DIR] URL RULE THRESHOLD: write
 # LIVE_JANKD_CONF: [live] url = URL (no url if URL is empty); [daemon]
-# control-socket = LIVE_JANKD_SOCK; the rule RULE (live_conf_rule) with that
-# threshold. --journal: [alerts] target = journal. --capture: [capture] mode =
+# control-socket = LIVE_JANKD_SOCK, state-dir = LIVE_TMP/state; the rule RULE
+# (live_conf_rule) with that threshold. --journal: [alerts] target = journal. --capture: [capture] mode =
 # MODE, dir = DIR, nothing held back (cooldown, max-per-hour, min-free 0), and
 # the rule captures. The config on stdin (a here-document, or </dev/null) is
 # merged in: its keys replace those of the same section, or are added to it;
@@ -676,7 +676,7 @@ live_jankd_conf() {
 		[ -z "$journal" ] || printf '[alerts]\ntarget = journal\n'
 		[ -z "$mode" ] || printf '[capture]\nmode = %s\ndir = %s\ncooldown = 0\nmax-per-hour = 0\nmin-free = 0\n' \
 			"$mode" "$dir"
-		printf '[daemon]\ncontrol-socket = %s\n' "$LIVE_JANKD_SOCK"
+		printf '[daemon]\ncontrol-socket = %s\nstate-dir = %s\n' "$LIVE_JANKD_SOCK" "$LIVE_TMP/state"
 		live_conf_rule "$2" "threshold = $3" ${mode:+"capture = yes"}
 	} >"$base"
 	# First stdin, by section: its lines, and the line of each key. Then the

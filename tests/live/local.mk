@@ -12,6 +12,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-flows.sh \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
+	live/test-jankd-state.sh \
 	live/test-jankd-reconnect.sh \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
