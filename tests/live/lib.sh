@@ -129,10 +129,17 @@ live_require_pthread_wrapper() {
 
 # live_demo OUT ARGS...: run jank-demo ARGS; its stdout and stderr go to OUT.
 live_demo() {
-	local out=$1
+	local out=$1 libs=${LD_PRELOAD:-}
 
 	shift
-	"$LIVE_DEMO" "$@" >"$out" 2>&1 9>&-
+	if [ -z "$libs" ]; then
+		"$LIVE_DEMO" "$@" >"$out" 2>&1 9>&-
+		return
+	fi
+	# Preloaded into jank-demo itself, never into its libtool wrapper's
+	# shells: lttng-ust in a process that forks can deadlock the child.
+	LD_PRELOAD= "$top_builddir/libtool" --mode=execute env LD_PRELOAD="$libs" "$LIVE_DEMO" "$@" \
+		>"$out" 2>&1 9>&-
 }
 
 # True while process $1 exists and is not a zombie (an exited child of ours
