@@ -48,7 +48,9 @@ check "jankd's session records function entries and the statedump" \
 		grep -q 'lttng_ust_statedump:\*' '$LIVE_TMP/list.out'"
 
 # 20 actions, every 5th slow: 2 slow in apply_discounts, 2 behind the lock.
-LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" "$FN_DEMO" 20 5 1000 40000 >"$LIVE_TMP/demo.out" 2>&1 9>&-
+# Preloaded into fn-demo itself, not its libtool wrapper's shells (see live_demo).
+"$top_builddir/libtool" --mode=execute env LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" "$FN_DEMO" \
+	20 5 1000 40000 >"$LIVE_TMP/demo.out" 2>&1 9>&-
 check "fn-demo ran" grep -q '^done 20$' "$LIVE_TMP/demo.out"
 live_wait 15 live_jank_at_least 4 frame JANK_KIND=completed || true
 sleep 0.5
