@@ -435,7 +435,8 @@ static void composition_fold(void **state)
 	assert_int_equal(named(&past.rules[0], "net")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 40);
 	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING],
 			 14);
-	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER], 3);
+	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER],
+			 3);
 	jank_figures_fini(&m);
 	jank_figures_fini(&a);
 	jank_figures_fini(&b);

@@ -368,9 +368,9 @@ static void rules(void **state)
 	assert_int_equal(num(r0, "p99_ns"), jank_histogram_percentile(&fake->hists[0], 99));
 	assert_int_equal(num(r0, "max_ns"), 100 * MS);
 	assert_int_equal(num(r0, "composition_top"), 4);
-	assert_string_equal(json_object_to_json_string_ext(member(r0, "composition"),
-							   JSON_C_TO_STRING_PLAIN),
-			    "[{\"on\":\"db\",\"normal\":{},\"slow\":{\"block_device\":7000000}}]");
+	assert_string_equal(
+		json_object_to_json_string_ext(member(r0, "composition"), JSON_C_TO_STRING_PLAIN),
+		"[{\"on\":\"db\",\"normal\":{},\"slow\":{\"block_device\":7000000}}]");
 	/* The histogram comes back whole: the supervisor's metrics are the engine's. */
 	decode(o, &back);
 	assert_memory_equal(&back.rules[0].hist, &fake->hists[0], sizeof(back.rules[0].hist));

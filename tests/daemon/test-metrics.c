@@ -70,8 +70,8 @@ static int setup(void **state)
 	f->comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 3 * MS;
 	strcpy(f->comp[1].on, JANK_COMPOSITION_OTHER);
 	f->comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1500000000LL;
-	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0], 16 * MS,
-						  f->comp, 2 };
+	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0],
+						  16 * MS, f->comp,	2 };
 	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0, NULL, 0 };
 	f->inputs[0] = (struct jank_metrics_input){
 		.url = "net://127.0.0.1/host/h/s",
@@ -373,8 +373,9 @@ static void critical_path(void **state)
 	assert_true(has_line(t, "# TYPE jank_critical_path_seconds_total counter"));
 	assert_true(has_line(o, "jank_critical_path_seconds_total{action=\"frame\",class=\"slow\","
 				"state=\"block_device\",on=\"db/io\"} 0.25"));
-	assert_true(has_line(t, "jank_critical_path_seconds_total{action=\"frame\",class=\"normal\","
-				"state=\"running\",on=\"db/io\"} 0.003"));
+	assert_true(has_line(t,
+			     "jank_critical_path_seconds_total{action=\"frame\",class=\"normal\","
+			     "state=\"running\",on=\"db/io\"} 0.003"));
 	assert_true(has_line(o, "jank_critical_path_seconds_total{action=\"frame\",class=\"slow\","
 				"state=\"preempted\",on=\"other\"} 1.5"));
 	assert_null(strstr(o, "state=\"running\",on=\"other\""));

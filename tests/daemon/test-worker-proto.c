@@ -422,7 +422,8 @@ static void figures_checked(void **state)
 	rejected("rules.0.composition_top", "33", "\"composition\" has too many names");
 	rejected("rules.0.composition", "[{\"on\":\"a\"},{\"on\":\"a\"}]",
 		 "\"composition\" has a name twice");
-	rejected("rules.0.composition", "[{\"on\":\"a\\u0001\"}]", "\"composition\" has a bad name");
+	rejected("rules.0.composition", "[{\"on\":\"a\\u0001\"}]",
+		 "\"composition\" has a bad name");
 	rejected("rules.0.composition", "[{\"on\":\"\"}]", "\"composition\" has a bad name");
 	rejected("rules.0.composition", "[{\"on\":\"a\",\"slow\":{\"napping\":1}}]",
 		 "\"composition\" has an unknown state");

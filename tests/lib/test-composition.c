@@ -143,8 +143,9 @@ static void names(void **state)
 	name_is("", "other", "other/other");
 	name_is("other", "other", "other/other");
 	name_is("x", "bad\xff", "x/bad\xef\xbf\xbd");
-	name_is("x", "a\nb\x1b", "x/a\xef\xbf\xbd"
-				 "b\xef\xbf\xbd");
+	name_is("x", "a\nb\x1b",
+		"x/a\xef\xbf\xbd"
+		"b\xef\xbf\xbd");
 	name_is("x", "c1\xc2\x85", "x/c1\xef\xbf\xbd");
 	name_is("0123456789abcde", "0123456789abcde", "0123456789abcde");
 	/* Cut on a character boundary. */
