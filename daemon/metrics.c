@@ -288,6 +288,54 @@ static void put_rule(struct out *o, enum rule_figure fig, const struct label *l,
 	}
 }
 
+/* clang-format off */
+static const struct family critical_path = { "jank_critical_path_seconds", COUNTER, "seconds",
+	"Time on the critical paths of each rule's slow actions (class=\"slow\") and of a sample of "
+	"its normal ones (class=\"normal\", those its baseline learns, at most one per "
+	"millisecond), by state and by the thread it was on or waited for (on: process/thread "
+	"names). [metrics] composition-top names per rule, the rest as on=\"other\"." };
+/* clang-format on */
+
+/* Every (name, class, state) with time, of every rule. */
+static void put_composition(struct out *o, const struct jank_metrics *m)
+{
+	bool some = false;
+
+	for (size_t i = 0; i < m->ninputs; i++)
+		for (size_t r = 0; r < m->inputs[i].nrules; r++)
+			some |= m->inputs[i].rules[r].ncomp > 0;
+	if (!some)
+		return;
+	put_family(o, &critical_path);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct jank_metrics_input *in = &m->inputs[i];
+
+		for (size_t r = 0; r < in->nrules; r++) {
+			const struct jank_metrics_rule *ru = &in->rules[r];
+
+			for (size_t k = 0; k < ru->ncomp; k++)
+				for (int c = 0; c < JANK_CLASS_COUNT; c++)
+					for (int st = 0; st < JANK_STATE_COUNT; st++) {
+						struct label l[5] = {
+							{ "action", ru->action },
+							{ "class", jank_composition_class_name(c) },
+							{ "state", jank_state_name(st) },
+							{ "on", ru->comp[k].on },
+							{ "input", in->url },
+						};
+						uint64_t ns = ru->comp[k].ns[c][st];
+
+						if (ns)
+							put_seconds(o, &critical_path, l,
+								    m->ninputs > 1 ? 5 : 4,
+								    (int64_t)(ns > INT64_MAX
+										      ? INT64_MAX
+										      : ns));
+					}
+		}
+	}
+}
+
 /* Per rule; labelled by input too when there are several. */
 static void put_rules(struct out *o, const struct jank_metrics *m)
 {
@@ -610,6 +658,7 @@ char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format
 	if (!o.f)
 		return NULL;
 	put_rules(&o, m);
+	put_composition(&o, m);
 	put_inputs(&o, m);
 	put_daemon(&o, m);
 	put_journal(&o, m->journal);

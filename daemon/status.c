@@ -751,6 +751,8 @@ static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_
 	mr->stats = &r->stats;
 	/* An adaptive threshold still learning says 0 (the engine's "none yet"). */
 	mr->threshold_ns = r->threshold_ns > 0 ? r->threshold_ns : 0;
+	mr->comp = r->comp;
+	mr->ncomp = r->ncomp;
 }
 
 static void metrics_input(const struct jank_fleet_figures *x, struct jank_metrics_input *in)

@@ -601,6 +601,13 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	const struct jank_config_metrics *m = sec;
 	struct jank_conf_where w;
 
+	if (m->composition_top > JANK_COMPOSITION_TOP_MAX) {
+		w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "composition-top"));
+		jank_ini_fail_in(&p->ini, w.file, w.line,
+				 "[metrics] composition-top: %" PRIu64 " is more than %d names per rule",
+				 m->composition_top, JANK_COMPOSITION_TOP_MAX);
+		return;
+	}
 	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
 		return;
 	w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "listen"));
@@ -758,6 +765,7 @@ static const struct jank_conf_key keys[] = {
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
 	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
+	K("metrics", "composition-top", jank_conf_uint,    RESTART, "10", METRICS(composition_top)),
 	/* [action NAME]: each rule; the workers take them all whole. */
 	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
 	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),
@@ -930,6 +938,7 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->memory_limit = c->graph.memory_limit;
 	ec->action_timeout_ns = c->graph.action_timeout_ns;
 	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
+	ec->composition_top = (unsigned)c->metrics.composition_top;
 }
 
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,

@@ -118,7 +118,8 @@ struct jank_config_daemon {
 struct jank_config_metrics {
 	char host[JANK_CONFIG_HOST_LEN]; /* a numeric address; "": off */
 	unsigned port;
-	bool listen_public; /* a non-loopback host was asked for */
+	bool listen_public;	  /* a non-loopback host was asked for */
+	uint64_t composition_top; /* names per rule in jank_critical_path_seconds (default 10) */
 };
 
 struct jank_config {

@@ -79,7 +79,8 @@ struct rule_state {
 	struct jank_histogram hist;
 	struct jank_rule_stats stats;
 	struct jank_baseline baseline;
-	int64_t learn_at; /* the next normal action ending at or after this is learnt */
+	int64_t learn_at;	      /* the next normal action ending at or after this is learnt */
+	struct jank_composition comp; /* what its slow and sampled normal actions waited on */
 };
 
 struct flow_state {
@@ -262,6 +263,7 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 	memset(&rs->stats, 0, sizeof(rs->stats));
 	jank_baseline_init(&rs->baseline);
 	rs->learn_at = INT64_MIN;
+	jank_composition_init(&rs->comp, e->cfg.composition_top);
 	return (int)e->nrules++;
 }
 
@@ -301,6 +303,11 @@ int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct 
 		return -EINVAL;
 	e->rules[i].baseline = *b;
 	return 0;
+}
+
+const struct jank_composition *jank_engine_rule_composition(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].comp : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -541,6 +548,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		jank_histogram_init(&nrs[i].hist);
 		jank_baseline_init(&nrs[i].baseline);
 		nrs[i].learn_at = INT64_MIN;
+		jank_composition_init(&nrs[i].comp, e->cfg.composition_top);
 		from[i] = SIZE_MAX;
 		for (size_t j = 0; j < e->nrules; j++)
 			if (same_rule(&rules[i], &e->rules[j].rule)) {
@@ -554,6 +562,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 					nrs[i].baseline = e->rules[j].baseline;
 					nrs[i].learn_at = e->rules[j].learn_at;
 				}
+				nrs[i].comp = e->rules[j].comp;
 				break;
 			}
 	}
@@ -1138,12 +1147,16 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		/* A slow action's functions count in P(f | slow) before its suspects are named. */
 		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
 			jank_baseline_learn_slow(&rs->baseline, &e->profile);
+		/* What the slow ones wait on, and the learnt normal ones: the composition. */
+		if (over && (e->cfg.baseline || e->cfg.report_all))
+			jank_composition_add(&rs->comp, JANK_CLASS_SLOW, &e->profile);
 		if (over || e->cfg.report_all)
 			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
 			       threshold, over, incomplete);
 		/* A normal action teaches its rule's baseline, unless its path is partial. */
 		if (learn && !incomplete && !e->path.truncated) {
 			jank_baseline_learn(&rs->baseline, &e->profile);
+			jank_composition_add(&rs->comp, JANK_CLASS_NORMAL, &e->profile);
 			rs->learn_at = ev->ts + JANK_BASELINE_GAP_NS;
 		}
 	}

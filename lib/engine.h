@@ -21,6 +21,7 @@
 #include "event.h"
 #include "actions.h"
 #include "baseline.h"
+#include "composition.h"
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
@@ -36,6 +37,8 @@ struct jank_engine_config {
 	bool report_all;	   /* report every completed action, not only janks */
 	bool baseline; /* learn each rule's normal actions, name a slow one's suspects (default on)
 			*/
+	/* Names each rule's composition keeps (composition.h); 0 (the default): none is kept. */
+	unsigned composition_top;
 };
 
 enum jank_verdict_kind {
@@ -136,6 +139,8 @@ const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *
  * (io/baseline-file.c). Returns 0, or -EINVAL past the last rule.
  */
 int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b);
+/* What rule i's slow and sampled normal actions waited on (composition.h). */
+const struct jank_composition *jank_engine_rule_composition(const struct jank_engine *e, size_t i);
 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.

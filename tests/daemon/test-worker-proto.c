@@ -275,6 +275,14 @@ static void some_figures(struct jank_input_figures *f)
 	f->rules[0].p99_ns = 5000000;
 	f->rules[0].max_ns = 5000000;
 	f->rules[1].threshold_kind = JANK_FIGURES_ADAPTIVE;
+	/* Rule 0's composition: two names of at most three, "other" one of them. */
+	struct jank_composition_entry comp[2] = { { .on = "db/io" }, { .on = "other" } };
+
+	comp[0].ns[JANK_CLASS_SLOW][JANK_STATE_BLOCK_DEVICE] = 7000000;
+	comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 200000;
+	comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1;
+	f->rules[0].composition_top = 2;
+	assert_int_equal(jank_figures_set_composition(&f->rules[0], comp, 2), 0);
 }
 
 /* The figures as they travel: JSON text. */
@@ -314,7 +322,16 @@ static void figures_round_trip(void **state)
 	assert_int_equal(back.engine.first, 10);
 	assert_memory_equal(&back.engine.graph, &f.engine.graph, sizeof(f.engine.graph));
 	assert_int_equal(back.nrules, 2);
-	assert_memory_equal(back.rules, f.rules, 2 * sizeof(*f.rules));
+	for (size_t i = 0; i < 2; i++) {
+		assert_memory_equal(&back.rules[i], &f.rules[i],
+				    offsetof(struct jank_rule_figures, comp));
+		assert_int_equal(back.rules[i].ncomp, f.rules[i].ncomp);
+		if (f.rules[i].ncomp)
+			assert_memory_equal(back.rules[i].comp, f.rules[i].comp,
+					    f.rules[i].ncomp * sizeof(*f.rules[i].comp));
+	}
+	assert_int_equal(back.rules[0].ncomp, 2);
+	assert_int_equal(back.rules[0].composition_top, 2);
 	json_object_put(o);
 	/* The optional ones absent: their "none". */
 	f.trace_now = f.engine.first = f.last_event_ns = INT64_MIN;
@@ -398,6 +415,23 @@ static void figures_checked(void **state)
 	rejected("rules", "{}", "\"rules\" is of the wrong type");
 	rejected("rules", "[3]", "\"rules\" holds a rule that is not an object");
 	rejected("rules.0.threshold_kind", "\"magic\"", "\"threshold_kind\" has an unknown value");
+	/* The composition: K + 1 names at most, each once, valid text, known states, counts. */
+	rejected("rules.0.composition",
+		 "[{\"on\":\"a\"},{\"on\":\"b\"},{\"on\":\"c\"},{\"on\":\"d\"}]",
+		 "\"composition\" has too many names");
+	rejected("rules.0.composition_top", "33", "\"composition\" has too many names");
+	rejected("rules.0.composition", "[{\"on\":\"a\"},{\"on\":\"a\"}]",
+		 "\"composition\" has a name twice");
+	rejected("rules.0.composition", "[{\"on\":\"a\\u0001\"}]",
+		 "\"composition\" has a bad name");
+	rejected("rules.0.composition", "[{\"on\":\"\"}]", "\"composition\" has a bad name");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"slow\":{\"napping\":1}}]",
+		 "\"composition\" has an unknown state");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"slow\":{\"running\":-1}}]",
+		 "\"composition\" has a time out of range");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"normal\":[]}]",
+		 "\"composition\" has a class that is not an object");
+	rejected("rules.0.composition", "{}", "\"composition\" is of the wrong type");
 	rejected("rules.0.count", "3", "\"count\" differs from its histogram's");
 	rejected("rules.0.histogram.buckets", "[[0, 1], [0, 1]]",
 		 "\"buckets\" has a bucket out of range");

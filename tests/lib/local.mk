@@ -8,6 +8,7 @@ lib_scenario = lib/scenario.c lib/scenario.h
 lib_tests = \
 	lib/test-actions \
 	lib/test-baseline \
+	lib/test-composition \
 	lib/test-critpath \
 	lib/test-engine \
 	lib/test-engine-abuse \
@@ -31,6 +32,9 @@ lib_test_actions_LDADD = $(lib_ldadd)
 lib_test_baseline_SOURCES = lib/test-baseline.c
 lib_test_baseline_CFLAGS = $(lib_cflags)
 lib_test_baseline_LDADD = $(lib_ldadd)
+lib_test_composition_SOURCES = lib/test-composition.c
+lib_test_composition_CFLAGS = $(lib_cflags)
+lib_test_composition_LDADD = $(lib_ldadd)
 lib_test_critpath_SOURCES = lib/test-critpath.c $(lib_scenario)
 lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)
