@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 41
+plan 43
 
 mkdir "$tmp/empty"
 
@@ -188,6 +188,15 @@ begin = x
 end =
 threshold = 1ms
 X
+# The top-K names of jank_critical_path_seconds_total: at most 32 per rule.
+bad composition-top-too-big 1 ":6: \[metrics\] composition-top: 33 is more than 32 names per rule$" <<'X'
+[action frame]
+begin = a
+end = b
+threshold = 1ms
+[metrics]
+composition-top = 33
+X
 bad no-action 1 ": no \[action \.\.\.\] section$" <<'X'
 [graph]
 retention = 2s
@@ -251,6 +260,11 @@ X
 expect_error "good config: accepted, then the empty trace is the error" 1 \
 	"^jankctl: $tmp/empty: no CTF trace found \(no metadata file\)$" -- \
 	"$JANKCTL" analyze --config "$tmp/good.conf" "$tmp/empty"
+
+printf '[action a]\nbegin=x\nend=y\nthreshold=1ms\n[metrics]\ncomposition-top = 32\n' \
+	>"$tmp/top32.conf"
+expect_error "[metrics] composition-top = 32 (the most) accepted" 1 "no CTF trace found" -- \
+	"$JANKCTL" analyze --config "$tmp/top32.conf" "$tmp/empty"
 
 printf '[action a]\nbegin=x\nend=y\nthreshold=1ms\n[live]\ncreate = yes\ntimer = 250ms\n' \
 	>"$tmp/create.conf"
