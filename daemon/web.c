@@ -90,12 +90,15 @@ static void send_error(struct evhttp_request *req, int code, const char *why)
 }
 
 /* Send what was written to the memstream (buf, len after fclose); f is closed. */
-static void send_stream(struct evhttp_request *req, FILE *f, char *buf, size_t *len,
+static void send_stream(struct evhttp_request *req, FILE *f, char **bufp, size_t *len,
 			const char *type)
 {
 	struct evbuffer *body;
+	char *buf;
+	int closed = fclose(f); /* sets *bufp and *len */
 
-	if (fclose(f) != 0 || !buf) {
+	buf = *bufp;
+	if (closed != 0 || !buf) {
 		free(buf);
 		send_error(req, HTTP_INTERNAL, "out of memory");
 		return;
@@ -142,6 +145,16 @@ static const char *capture_name(const struct jankd *d, const struct jank_recent 
 	if (!name[0] || strchr(name, '/') || name[0] == '.')
 		return NULL;
 	return name;
+}
+
+/* Whether [capture] dir/name/file is a regular file (no link followed). */
+static bool capture_has(const struct jankd *d, const char *name, const char *file)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n = snprintf(path, sizeof(path), "%s/%s/%s", d->config.capture.dir, name, file);
+
+	return n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* The query's value of `key`, or NULL; the caller clears q. */
@@ -284,7 +297,7 @@ static void page_index(struct jankd *d, struct evhttp_request *req)
 	fputs("</div>\n", f);
 	page_end(f);
 	evhttp_clear_headers(&q);
-	send_stream(req, f, buf, &len, "text/html; charset=utf-8");
+	send_stream(req, f, &buf, &len, "text/html; charset=utf-8");
 }
 
 static void page_jank(struct jankd *d, struct evhttp_request *req, const struct jank_recent *x)
@@ -361,23 +374,32 @@ static void page_jank(struct jankd *d, struct evhttp_request *req, const struct 
 		jank_html_escape(f, x->capture);
 		fputs("</p>\n<ul id=\"files\">\n", f);
 		for (size_t i = 0; i < NCAPTURE_FILES; i++) {
+			if (!capture_has(d, name, capture_files[i].name))
+				continue;
 			fputs("<li><a href=\"/capture/", f);
 			jank_html_url_encode(f, name);
 			fprintf(f, "/%s\">%s</a></li>\n", capture_files[i].name,
 				capture_files[i].name);
 		}
-		fputs("</ul>\n<p class=\"muted\">The report is written once the capture is "
-		      "analysed: a file not there yet answers 404.</p>\n",
-		      f);
-		fputs("<div class=\"figs\"><img id=\"critical-path\" src=\"/capture/", f);
-		jank_html_url_encode(f, name);
-		fputs("/" JANK_CAPTURE_REPORT_SVG "\" alt=\"the capture's critical path\">\n", f);
-		fputs("<img id=\"flame\" src=\"/capture/", f);
-		jank_html_url_encode(f, name);
-		fputs("/flame.svg\" alt=\"the capture's flame graph (when written)\"></div>\n", f);
+		fputs("</ul>\n", f);
+		if (!capture_has(d, name, JANK_CAPTURE_REPORT_TEXT))
+			fputs("<p class=\"muted\">No report yet: it is written once the capture is "
+			      "analysed.</p>\n",
+			      f);
+		fputs("<div class=\"figs\">\n", f);
+		for (size_t i = 2; i < NCAPTURE_FILES; i++) {
+			if (!capture_has(d, name, capture_files[i].name))
+				continue;
+			fprintf(f, "<img id=\"%.*s\" src=\"/capture/",
+				(int)(strlen(capture_files[i].name) - 4), capture_files[i].name);
+			jank_html_url_encode(f, name);
+			fprintf(f, "/%s\" alt=\"the capture's %s\">\n", capture_files[i].name,
+				capture_files[i].name);
+		}
+		fputs("</div>\n", f);
 	}
 	page_end(f);
-	send_stream(req, f, buf, &len, "text/html; charset=utf-8");
+	send_stream(req, f, &buf, &len, "text/html; charset=utf-8");
 }
 
 /* The legend of the states that have time in `total`, from y. */
@@ -431,7 +453,7 @@ static void svg_states(struct evhttp_request *req, const struct jank_recent *x)
 	}
 	svg_legend(f, x->per_state, left, 55);
 	jank_svg_end(f);
-	send_stream(req, f, buf, &len, "image/svg+xml");
+	send_stream(req, f, &buf, &len, "image/svg+xml");
 }
 
 /* The recent janks of one rule, oldest left: a bar each, stacked by state, on a ms axis. */
@@ -508,7 +530,7 @@ static void svg_composition(struct jankd *d, struct evhttp_request *req, const c
 		left, top + h + 14);
 	svg_legend(f, total, left, top + h + 24);
 	jank_svg_end(f);
-	send_stream(req, f, buf, &len, "image/svg+xml");
+	send_stream(req, f, &buf, &len, "image/svg+xml");
 }
 
 /* A file of a capture: [capture] dir/NAME/FILE, FILE one of capture_files, no link followed. */
