@@ -42,8 +42,8 @@ struct jank_alerter {
 	void *capture_data;
 	struct window *windows;
 	size_t nwindows;
-	struct jank_recent recent[JANK_ALERT_RECENT];
-	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_RECENT */
+	struct jank_recent recent[JANK_ALERT_HISTORY];
+	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_HISTORY */
 	struct jank_alerter_stats stats;
 	bool target_warned; /* that the target cannot take alerts: said */
 };
@@ -363,9 +363,10 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 {
 	const struct jank_verdict *r = a->report;
 	const char *capture = a->capture;
-	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
+	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_HISTORY];
 
 	memset(x, 0, sizeof(*x));
+	x->id = al->nrecent;
 	x->kind = r->kind;
 	x->suppressed = suppressed;
 	x->begin = r->begin;
@@ -383,6 +384,15 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);
 	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
 	x->skipped_ns = a->skipped_ns;
+	snprintf(x->input, sizeof(x->input), "%s", a->input ? a->input : "");
+	if (r->breakdown)
+		memcpy(x->per_state, r->breakdown->per_state, sizeof(x->per_state));
+	if (r->suspects) {
+		for (size_t i = 0; i < r->suspects->n && i < JANK_SUSPECTS_MAX; i++)
+			jank_format_suspect(&r->suspects->items[i], r->suspects,
+					    x->suspects[x->nsuspects++], JANK_ALERT_SUSPECT_LEN);
+		jank_format_suspects_line(r->suspects, x->suspects_line, sizeof(x->suspects_line));
+	}
 }
 
 void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict *r,
@@ -469,7 +479,19 @@ void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_s
 
 const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i)
 {
-	if (i >= JANK_ALERT_RECENT || i >= al->nrecent)
+	return i < JANK_ALERT_RECENT ? jank_alerter_history(al, i) : NULL;
+}
+
+const struct jank_recent *jank_alerter_history(const struct jank_alerter *al, size_t i)
+{
+	if (i >= JANK_ALERT_HISTORY || i >= al->nrecent)
 		return NULL;
-	return &al->recent[(al->nrecent - 1 - i) % JANK_ALERT_RECENT];
+	return &al->recent[(al->nrecent - 1 - i) % JANK_ALERT_HISTORY];
+}
+
+const struct jank_recent *jank_alerter_recent_id(const struct jank_alerter *al, uint64_t id)
+{
+	if (id == 0 || id > al->nrecent || al->nrecent - id >= JANK_ALERT_HISTORY)
+		return NULL;
+	return jank_alerter_history(al, al->nrecent - id);
 }

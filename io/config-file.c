@@ -617,6 +617,22 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 			 m->host);
 }
 
+/* The pages show what traced programs did: beyond loopback only when asked. */
+static void web_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_config_web *m = sec;
+	struct jank_conf_where w;
+
+	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
+		return;
+	w = jank_conf_last(p, jank_conf_key_find(p->schema, "web", "listen"));
+	jank_ini_fail_in(&p->ini, w.file, w.line,
+			 "[web] listen: %s is not a loopback address: whoever reaches it can "
+			 "read the janks of the traced programs (say listen-public = yes to serve "
+			 "them there)",
+			 m->host);
+}
+
 static void action_end(struct jank_conf_parser *p, void *sec)
 {
 	const struct jank_rule *r = sec;
@@ -688,6 +704,8 @@ static const char *const capture_modes[] = { "snapshot", "rotation", "none", NUL
 #define DAEMON(f)	FIELD(struct jank_config_daemon, f)
 #define METRICS(f)	FIELD(struct jank_config_metrics, f)
 #define METRICS2(f)	FIELD2(struct jank_config_metrics, f)
+#define WEB(f)		FIELD(struct jank_config_web, f)
+#define WEB2(f)		FIELD2(struct jank_config_web, f)
 #define ACTION(f)	FIELD(struct jank_rule, f)
 #define ACTION2(f)	FIELD2(struct jank_rule, f)
 #define FLOW(f)		FIELD(struct jank_flow_rule, f)
@@ -711,6 +729,7 @@ static const struct jank_conf_section sections[] = {
 	{ "capture", .offset = offsetof(struct jank_config, capture) },
 	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
 	{ "metrics", .offset = offsetof(struct jank_config, metrics), .end = metrics_end },
+	{ "web", .offset = offsetof(struct jank_config, web), .end = web_end },
 	{ "action", .named = true, .offset = offsetof(struct jank_config, rules),
 	  .count_offset = offsetof(struct jank_config, nrules), .size = sizeof(struct jank_rule),
 	  .name_offset = offsetof(struct jank_rule, name), .fini = rule_fini, .end = action_end },
@@ -766,6 +785,9 @@ static const struct jank_conf_key keys[] = {
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
 	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
 	K("metrics", "composition-top", jank_conf_uint,    RESTART, "10", METRICS(composition_top)),
+	/* [web]: the pages are served from the start. */
+	K("web", "listen",             listen_address,     RESTART, NULL, WEB(host), WEB2(port)),
+	K("web", "listen-public",      jank_conf_bool,     RESTART, "no", WEB(listen_public)),
 	/* [action NAME]: each rule; the workers take them all whole. */
 	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
 	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),

@@ -16,6 +16,7 @@ io_tests = \
 	io/test-dirtree \
 	io/test-errbuf \
 	io/test-flame \
+	io/test-html \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
@@ -61,6 +62,9 @@ io_test_format_LDADD = $(io_ldadd)
 io_test_json_util_SOURCES = io/test-json-util.c
 io_test_json_util_CFLAGS = $(io_cflags)
 io_test_json_util_LDADD = $(io_ldadd)
+io_test_html_SOURCES = io/test-html.c
+io_test_html_CFLAGS = $(io_cflags)
+io_test_html_LDADD = $(io_ldadd)
 io_test_svg_SOURCES = io/test-svg.c
 io_test_svg_CFLAGS = $(io_cflags)
 io_test_svg_LDADD = $(io_ldadd)

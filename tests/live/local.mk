@@ -17,6 +17,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
+	live/test-web.sh \
 	live/test-fleet.sh \
 	live/test-discover-limit.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
