@@ -159,7 +159,9 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 
 /*
  * "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
- * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)"
+ * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)", and when the tracer discarded
+ * events in its interval "; 3 events discarded by the tracer during it: the path may be
+ * incomplete" (never cut: the suspects are cut first).
  * MESSAGE is text for humans: the traced strings in it are escaped and cut
  * (lib/textsafe.h); the JANK_* fields keep them as they are.
  */
@@ -167,6 +169,8 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
 	char d[32], t[32], tail[512], sus[JANK_FORMAT_SUSPECT_LEN + 16] = "";
 	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
+	char lost[128] = "";
+	size_t room;
 	int n;
 
 	jank_units_duration(r->duration, d, sizeof(d));
@@ -193,9 +197,24 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 		snprintf(sus, sizeof(sus), "; %s%s",
 			 r->suspects->ready && r->suspects->n ? "suspect: " : "", line);
 	}
-	if (snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s%s",
+	if (r->discarded_events) {
+		jank_format_discarded(r->discarded_events, lost + 2, sizeof(lost) - 2);
+		lost[0] = ';';
+		lost[1] = ' ';
+	}
+	if (snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s",
 		     r->comm && r->comm[0] ? " (" : "", jank_text(c, sizeof(c), r->comm),
-		     r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus) >= (int)(len - (size_t)n))
+		     r->comm && r->comm[0] ? ")" : "", r->pid, tail) >= (int)(len - (size_t)n)) {
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
+		return;
+	}
+	/* The suspects make room for the discarded events: they say how far to trust the rest. */
+	n = (int)strlen(buf);
+	room = len - (size_t)n - 1;
+	room = room > strlen(lost) ? room - strlen(lost) : 0;
+	if (strlen(sus) > room)
+		sus[jank_utf8_cut(sus, room)] = '\0';
+	if (snprintf(buf + n, len - (size_t)n, "%s%s", sus, lost) >= (int)(len - (size_t)n))
 		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 }
 

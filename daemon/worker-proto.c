@@ -616,6 +616,14 @@ int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rul
 	v->pid = (int32_t)get_i64(o, "pid");
 	v->over_threshold = get_bool(o, "over_threshold");
 	v->incomplete = get_bool(o, "incomplete");
+	/* Absent: 0. Present, a count: never negative (json-c integers are signed). */
+	if (json_object_object_get_ex(o, "discarded_events", NULL)) {
+		int64_t n;
+
+		if (!jank_json_get_i64(o, "discarded_events", &n) || n < 0)
+			return -EINVAL;
+		v->discarded_events = (uint64_t)n;
+	}
 	r = path_decode(jank_json_get(o, "critical_path", json_type_array), &pv->path);
 	if (r < 0)
 		return r;

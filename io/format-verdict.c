@@ -34,6 +34,7 @@ struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
 	e |= jank_json_add_i64(o, "pid", r->pid);
 	e |= jank_json_add_str(o, "comm", r->comm);
 	e |= jank_json_add_bool(o, "over_threshold", r->over_threshold);
+	e |= jank_json_add_u64(o, "discarded_events", r->discarded_events);
 	if (r->path && r->path->truncated)
 		e |= jank_json_add_bool(o, "truncated", true);
 	if (r->incomplete)
@@ -47,6 +48,18 @@ struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
 		return NULL;
 	}
 	return o;
+}
+
+const char *jank_format_discarded(uint64_t n, char *buf, size_t len)
+{
+	if (!n)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len,
+			 "%" PRIu64 " event%s discarded by the tracer during it: the path may be "
+			 "incomplete",
+			 n, n == 1 ? "" : "s");
+	return buf;
 }
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
@@ -75,6 +88,12 @@ void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 		fprintf(f, " pid %" PRId32, r->pid);
 	fprintf(f, "\n  from %s to %s\n", format_wall(r->begin, w1, sizeof(w1)),
 		format_wall(r->end, w2, sizeof(w2)));
+	if (r->discarded_events) {
+		char lost[128];
+
+		fprintf(f, "  %s\n",
+			jank_format_discarded(r->discarded_events, lost, sizeof(lost)));
+	}
 	if (r->path) {
 		fprintf(f, "  critical path:\n");
 		format_story_text(f, r->path, "    ");

@@ -22,12 +22,21 @@
 /* ---- A verdict (format-verdict.c) ---- */
 
 /*
- * {"type":"action","action","key","begin","end","duration_ns",...,"critical_path","breakdown"},
- * and "suspects" (jank_format_suspects_json) when the verdict has them
+ * {"type":"action","action","key","begin","end","duration_ns",...,"discarded_events",
+ * "critical_path","breakdown"}, and "suspects" (jank_format_suspects_json) when the
+ * verdict has them
  */
 struct json_object *jank_format_verdict_json(const struct jank_verdict *r);
-/* One action as a block of text: header, the path as a story, the breakdown. */
+/*
+ * One action as a block of text: header, the events discarded in its
+ * interval (jank_format_discarded), the path as a story, the breakdown.
+ */
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);
+/*
+ * "12 events discarded by the tracer during it: the path may be incomplete",
+ * or "" for none. Returns buf.
+ */
+const char *jank_format_discarded(uint64_t n, char *buf, size_t len);
 
 /* ---- The per-rule summary (format-summary.c) ---- */
 

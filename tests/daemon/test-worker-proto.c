@@ -157,8 +157,27 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
 	assert_null(pv.v.suspects);
+	assert_int_equal(pv.v.discarded_events, 0);
 	jank_proto_verdict_fini(&pv);
 	json_object_put(o);
+	/* The events discarded in its interval go through; a count is never negative. */
+	v.discarded_events = 4000000000ull;
+	o = jank_format_verdict_json(&v);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	assert_int_equal(pv.v.discarded_events, 4000000000ull);
+	jank_proto_verdict_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_int64(-1));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), -EINVAL);
+	jank_proto_verdict_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_string("3"));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), -EINVAL);
+	jank_proto_verdict_fini(&pv);
+	json_object_object_del(o, "discarded_events"); /* an older worker: none */
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	assert_int_equal(pv.v.discarded_events, 0);
+	jank_proto_verdict_fini(&pv);
+	json_object_put(o);
+	v.discarded_events = 0;
 	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
 	v.suspects = &ss;
 	o = jank_format_verdict_json(&v);

@@ -584,6 +584,7 @@ static void verdict_json(void **state)
 		   "{\"type\":\"action\",\"action\":\"frame\",\"key\":\"main\",\"begin\":"
 		   "1000000000,\"end\":1027001000,\"duration_ns\":27001000,\"threshold_ns\":"
 		   "16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"worker\",\"over_threshold\":true,"
+		   "\"discarded_events\":0,"
 		   "\"critical_path\":[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\","
 		   "\"begin\":0,\"end\":2100000}],\"breakdown\":{\"states\":{\"running\":27000000},"
 		   "\"threads\":[]}}");
@@ -601,7 +602,8 @@ static void verdict_json(void **state)
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","
-		   "\"over_threshold\":false,\"incomplete\":true,\"critical_path\":[],"
+		   "\"over_threshold\":false,\"discarded_events\":0,\"incomplete\":true,\"critical_"
+		   "path\":[],"
 		   "\"breakdown\":{\"states\":{},\"threads\":[]},\"suspects\":{\"ready\":false,"
 		   "\"normal_actions\":0,\"needed\":10,\"normal_duration_ns\":0,\"summary\":\"no "
 		   "baseline yet (0 of 10 normal actions)\",\"items\":[],\"cpu_taken_by\":[]}}");
@@ -609,11 +611,13 @@ static void verdict_json(void **state)
 	r.path = &p;
 	r.suspects = NULL;
 	r.incomplete = false;
+	r.discarded_events = 1234567890123ull;
 	check_json(jank_format_verdict_json(&r),
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","
-		   "\"over_threshold\":false,\"truncated\":true,\"critical_path\":[{\"tid\":4312,"
+		   "\"over_threshold\":false,\"discarded_events\":1234567890123,\"truncated\":true,"
+		   "\"critical_path\":[{\"tid\":4312,"
 		   "\"comm\":\"worker\",\"state\":\"running\",\"begin\":0,\"end\":2100000}],"
 		   "\"breakdown\":{\"states\":{},\"threads\":[]}}");
 }
@@ -686,13 +690,16 @@ static void verdict_text(void **state)
 	r.begin = -1;
 	r.end = 5;
 	r.suspects = &ss;
+	r.discarded_events = 12;
 	out_open(&out);
 	jank_format_verdict_text(out.f, &r);
-	out_check(&out, "OVERDUE ?: 27.0 ms and still open (no threshold yet) on tid 4312\n"
-			"  from -0.000000001 s to 0.000000005 s\n"
-			"  what was different (against 12 normal actions, mean 8.00 ms):\n"
-			"    +39.8 ms block_device waiting on renderer/db (normally 200 us, 200x)\n"
-			"\n");
+	out_check(&out,
+		  "OVERDUE ?: 27.0 ms and still open (no threshold yet) on tid 4312\n"
+		  "  from -0.000000001 s to 0.000000005 s\n"
+		  "  12 events discarded by the tracer during it: the path may be incomplete\n"
+		  "  what was different (against 12 normal actions, mean 8.00 ms):\n"
+		  "    +39.8 ms block_device waiting on renderer/db (normally 200 us, 200x)\n"
+		  "\n");
 	/* Not over threshold, an empty path, no suspects yet. */
 	r.kind = JANK_VERDICT_COMPLETED;
 	r.over_threshold = false;
@@ -701,10 +708,12 @@ static void verdict_text(void **state)
 	p = path(0);
 	r.path = &p;
 	ss.ready = false;
+	r.discarded_events = 1;
 	out_open(&out);
 	jank_format_verdict_text(out.f, &r);
 	out_check(&out, "ok ?: 0 ns (threshold 100 ms, 0.0x) on tid 4312\n"
 			"  from -0.000000001 s to 0.000000005 s\n"
+			"  1 event discarded by the tracer during it: the path may be incomplete\n"
 			"  critical path:\n"
 			"    (empty path)\n"
 			"  what was different: no baseline yet (12 of 10 normal actions)\n"

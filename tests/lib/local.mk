@@ -10,6 +10,7 @@ lib_tests = \
 	lib/test-baseline \
 	lib/test-composition \
 	lib/test-critpath \
+	lib/test-discards \
 	lib/test-engine \
 	lib/test-engine-abuse \
 	lib/test-flows \
@@ -40,6 +41,9 @@ lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)
 # Out-of-memory cases: the test's own realloc fails on demand.
 lib_test_critpath_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=realloc
+lib_test_discards_SOURCES = lib/test-discards.c
+lib_test_discards_CFLAGS = $(lib_cflags)
+lib_test_discards_LDADD = $(lib_ldadd)
 lib_test_functions_SOURCES = lib/test-functions.c $(lib_scenario)
 lib_test_functions_CFLAGS = $(lib_cflags)
 lib_test_functions_LDADD = $(lib_ldadd)

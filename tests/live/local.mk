@@ -6,6 +6,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-alerts.sh \
 	live/test-jankd-create.sh \
 	live/test-jankd-discarded.sh \
+	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
