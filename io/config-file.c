@@ -604,7 +604,8 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	if (m->composition_top > JANK_COMPOSITION_TOP_MAX) {
 		w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "composition-top"));
 		jank_ini_fail_in(&p->ini, w.file, w.line,
-				 "[metrics] composition-top: %" PRIu64 " is more than %d names per rule",
+				 "[metrics] composition-top: %" PRIu64
+				 " is more than %d names per rule",
 				 m->composition_top, JANK_COMPOSITION_TOP_MAX);
 		return;
 	}
