@@ -172,7 +172,7 @@ static int load_config(struct jank_config *c, struct jank_config_sources *src, c
 	int r = jank_config_read(path, src, err, len);
 
 	if (r < 0) {
-		jank_config_init(c);
+		memset(c, 0, sizeof(*c));
 		return r;
 	}
 	r = jank_config_load_sources(c, src, err, len);

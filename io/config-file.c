@@ -878,10 +878,8 @@ static int finish(struct jank_config *c, struct jank_conf_parser *p, char *err, 
 		check_across(c, p);
 	r = jank_ini_error(&p->ini, err, errlen);
 	jank_conf_parser_fini(p);
-	if (r < 0) {
-		jank_config_fini(c);
-		jank_config_init(c);
-	}
+	if (r < 0)
+		jank_config_fini(c); /* nothing left to free: a caller need not */
 	return r;
 }
 
@@ -890,11 +888,12 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 {
 	struct jank_conf_parser p;
 
-	jank_config_init(c);
 	if (s->n == 0) {
+		memset(c, 0, sizeof(*c));
 		snprintf(err, errlen, "no configuration");
 		return -EINVAL;
 	}
+	jank_config_init(c);
 	c->path = strdup(s->v[0].name);
 	c->dropins = calloc(s->n, sizeof(*c->dropins));
 	for (size_t i = 1; c->dropins && i < s->n; i++)
@@ -902,7 +901,6 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 			c->ndropins = i;
 	if (!c->path || !c->dropins || c->ndropins != s->n - 1) {
 		jank_config_fini(c);
-		jank_config_init(c);
 		snprintf(err, errlen, "%s: out of memory", s->v[0].name);
 		return -ENOMEM;
 	}
@@ -921,7 +919,7 @@ int jank_config_load(struct jank_config *c, const char *path, char *err, size_t 
 	int r = jank_config_read(path, &s, err, errlen);
 
 	if (r < 0) {
-		jank_config_init(c);
+		memset(c, 0, sizeof(*c));
 		return r;
 	}
 	r = jank_config_load_sources(c, &s, err, errlen);

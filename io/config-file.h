@@ -158,6 +158,7 @@ void jank_config_fini(struct jank_config *c);
  * such as [live] url is replaced whole). Returns 0, or -errno and a one-line
  * message in `err`: "FILE:LINE: unknown key 'foo' in section [graph]",
  * "FILE: No such file or directory", ..., FILE being the drop-in at fault.
+ * On failure `c` is empty: all zero, nothing to free.
  */
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
 
