@@ -22,6 +22,7 @@
 #include "log.h"
 #include "format.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #define STORY_STEPS 16
 #define STORY_LEN   4096
@@ -115,11 +116,6 @@ const char *jank_alert_period_text(int64_t ns, char *buf, size_t len)
 
 /* ---- Output to the target ---- */
 
-static const char *kind_name(enum jank_verdict_kind k)
-{
-	return k == JANK_VERDICT_OVERDUE ? "overdue" : "completed";
-}
-
 /*
  * What the action mostly waited for, from the breakdown's largest (thread,
  * state) item: ", mostly timer (99.8%)" on the action's own thread;
@@ -212,7 +208,7 @@ static enum jank_journal_result journal_report(const struct jank_alert *a)
 {
 	const struct jank_verdict *r = a->report;
 	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
-	struct json_object *sus = r->suspects ? jank_format_suspects_json(r->suspects) : NULL;
+	struct json_object *sus = r->suspects ? jank_suspects_to_json(r->suspects) : NULL;
 	struct jank_journal_entry e;
 	char msg[MESSAGE_LEN + 128], skipped[24];
 	char *story = malloc(STORY_LEN);
@@ -226,7 +222,7 @@ static enum jank_journal_result journal_report(const struct jank_alert *a)
 	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_ALERT_MESSAGE_ID_JANK);
 	jank_journal_entry_add(&e, "PRIORITY", "4");
 	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-	jank_journal_entry_add(&e, "JANK_KIND", kind_name(r->kind));
+	jank_journal_entry_add(&e, "JANK_KIND", jank_verdict_kind_name(r->kind));
 	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
 	jank_journal_entry_add(&e, "JANK_KEY", r->key ? r->key : "");
 	jank_journal_entry_addf(&e, "JANK_DURATION_NS", "%" PRId64, r->duration);
@@ -318,7 +314,7 @@ static void json_alert(const struct jank_alert *a)
 	struct json_object *o;
 
 	if (a->kind == JANK_ALERT_REPORT) {
-		o = jank_format_verdict_json(a->report);
+		o = jank_verdict_to_json(a->report, JANK_VERDICT_JSON_FULL);
 		if (o && a->host) {
 			json_object_object_add(o, "host", json_object_new_string(a->host));
 			json_object_object_add(

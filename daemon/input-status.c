@@ -62,8 +62,7 @@ static struct json_object *rule_json(const struct jank_engine *e, size_t i)
 	put_str(o, "last_jank_key", rs->last_jank_key);
 	jank_json_add(o, "histogram", histogram_json(h));
 	jank_json_add_i64(o, "threshold_ns", jank_threshold_current(&r->threshold, h));
-	put_str(o, "threshold_kind",
-		r->threshold.kind == JANK_THRESHOLD_ADAPTIVE ? "adaptive" : "fixed");
+	put_str(o, "threshold_kind", jank_threshold_kind_name(r->threshold.kind));
 	jank_json_add_i64(o, "p50_ns", jank_histogram_percentile(h, 50));
 	jank_json_add_i64(o, "p90_ns", jank_histogram_percentile(h, 90));
 	jank_json_add_i64(o, "p99_ns", jank_histogram_percentile(h, 99));

@@ -492,15 +492,10 @@ const char *jank_live_input_last_error(const struct jank_live_input *w)
 	return w->err;
 }
 
-const char *jank_live_input_state_name(enum jank_live_input_state s)
-{
-	switch (s) {
-	case JANK_LIVE_INPUT_CONNECTING:
-		return "connecting";
-	case JANK_LIVE_INPUT_CONNECTED:
-		return "connected";
-	case JANK_LIVE_INPUT_RECONNECTING:
-		return "reconnecting";
-	}
-	return "?";
-}
+static const char *const jank_live_input_state_names[] = {
+	[JANK_LIVE_INPUT_CONNECTING] = "connecting",
+	[JANK_LIVE_INPUT_CONNECTED] = "connected",
+	[JANK_LIVE_INPUT_RECONNECTING] = "reconnecting",
+};
+
+JANK_STRTABLE_DEFINE(jank_live_input_state, enum jank_live_input_state, "?")

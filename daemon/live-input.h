@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <event2/event.h>
 #include "engine.h"
+#include "strtable.h"
 #include "trace-reader.h"
 
 enum jank_live_input_state {
@@ -83,6 +84,7 @@ bool jank_live_input_attached(const struct jank_live_input *w);
 void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out);
 /* The last input error, "" when none. */
 const char *jank_live_input_last_error(const struct jank_live_input *w);
-const char *jank_live_input_state_name(enum jank_live_input_state s);
+/* "connecting", "connected", "reconnecting" ("?" out of range); and back (-1). */
+JANK_STRTABLE_DECLARE(jank_live_input_state, enum jank_live_input_state);
 
 #endif

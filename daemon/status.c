@@ -45,7 +45,7 @@ static struct json_object *recent_json(const struct jank_recent *x)
 
 	if (!o)
 		return NULL;
-	put_str(o, "kind", x->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	put_str(o, "kind", jank_verdict_kind_name(x->kind));
 	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
 	put_str(o, "action", x->action);
 	put_str(o, "key", x->key);
@@ -483,7 +483,9 @@ static void recent_text(FILE *f, struct json_object *recent)
 			clock_text(gi(x, "end"), t, sizeof(t)), gs(x, "action"), key[0] ? " [" : "",
 			key, key[0] ? "]" : "", gs(x, "host")[0] ? " on " : "", gs(x, "host"),
 			jank_units_duration(gi(x, "duration_ns"), d, sizeof(d)),
-			strcmp(gs(x, "kind"), "overdue") ? "" : " (overdue)",
+			jank_verdict_kind_from_name(gs(x, "kind")) == JANK_VERDICT_OVERDUE
+				? " (overdue)"
+				: "",
 			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
 			gs(x, "critical_path"));
 		if (gs(x, "capture")[0])

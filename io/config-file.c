@@ -602,8 +602,22 @@ static void rule_fini(void *sec)
 
 /* ---- The schema ---- */
 
-static const char *const alert_targets[] = { "journal", "stderr", "json", NULL };
-static const char *const capture_modes[] = { "snapshot", "rotation", "none", NULL };
+/* By value, and NULL-terminated for the schema's enum keys. */
+static const char *const jank_alert_target_names[] = {
+	[JANK_ALERT_JOURNAL] = "journal",
+	[JANK_ALERT_STDERR] = "stderr",
+	[JANK_ALERT_JSON] = "json",
+	NULL,
+};
+static const char *const jank_capture_mode_names[] = {
+	[JANK_CAPTURE_SNAPSHOT] = "snapshot",
+	[JANK_CAPTURE_ROTATION] = "rotation",
+	[JANK_CAPTURE_NONE] = "none",
+	NULL,
+};
+
+JANK_STRTABLE_DEFINE(jank_alert_target, enum jank_alert_target, "?")
+JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 
 #define FIELD(type, f)	.offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define FIELD2(type, f) .offset2 = offsetof(type, f), .size2 = sizeof(((type *)0)->f)
@@ -664,10 +678,10 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
-	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = alert_targets),
+	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
 	/* [capture]: the capture worker takes them, and sets its session up again. */
-	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = capture_modes),
+	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
 	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
 	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
 	K("capture", "max-per-hour",   jank_conf_uint,     LIVE, "20", CAPTURE(max_per_hour)),
@@ -852,16 +866,6 @@ int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)
 			return r;
 	}
 	return 0;
-}
-
-const char *jank_alert_target_name(enum jank_alert_target t)
-{
-	return t >= JANK_ALERT_JOURNAL && t <= JANK_ALERT_JSON ? alert_targets[t] : "?";
-}
-
-const char *jank_capture_mode_name(enum jank_capture_mode m)
-{
-	return m >= JANK_CAPTURE_SNAPSHOT && m <= JANK_CAPTURE_NONE ? capture_modes[m] : "?";
 }
 
 int jank_config_check(const struct jank_config *c, char *err, size_t errlen)

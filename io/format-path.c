@@ -14,51 +14,12 @@
 #include "format.h"
 #include "json-util.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #define STORY_STEPS_TEXT       20
 #define BREAKDOWN_THREADS_TEXT 8
 
 /* ---- JSON ---- */
-
-static struct json_object *segment_json(const struct jank_segment *s)
-{
-	struct json_object *o = json_object_new_object();
-	char buf[24];
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= jank_json_add_i64(o, "tid", s->tid);
-	r |= jank_json_add_str(o, "comm", s->comm);
-	r |= jank_json_add_str(o, "state", jank_state_name(s->state));
-	r |= jank_json_add_i64(o, "begin", s->begin);
-	r |= jank_json_add_i64(o, "end", s->end);
-	if (s->lock)
-		r |= jank_json_add_str(o, "lock", format_lock(s->lock, buf, sizeof(buf)));
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-struct json_object *jank_format_segments_json(const struct jank_path *p)
-{
-	struct json_object *a = json_object_new_array();
-
-	if (!a)
-		return NULL;
-	for (size_t i = 0; p && i < p->n; i++) {
-		struct json_object *s = segment_json(&p->segs[i]);
-
-		if (!s || json_object_array_add(a, s) != 0) {
-			json_object_put(s);
-			json_object_put(a);
-			return NULL;
-		}
-	}
-	return a;
-}
 
 struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 {
@@ -132,7 +93,7 @@ struct json_object *jank_format_critpath_json(const struct jank_path *p,
 		r |= jank_json_add_bool(o, "truncated", true);
 	if (p->incomplete)
 		r |= jank_json_add_bool(o, "incomplete", true);
-	r |= jank_json_add(o, "segments", jank_format_segments_json(p));
+	r |= jank_json_add(o, "segments", jank_segments_to_json(p));
 	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
 	if (r) {
 		json_object_put(o);

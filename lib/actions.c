@@ -18,6 +18,13 @@
 #include "hashmap.h"
 #include "units.h"
 
+static const char *const jank_threshold_kind_names[] = {
+	[JANK_THRESHOLD_FIXED] = "fixed",
+	[JANK_THRESHOLD_ADAPTIVE] = "adaptive",
+};
+
+JANK_STRTABLE_DEFINE(jank_threshold_kind, enum jank_threshold_kind, "?")
+
 void jank_rule_init(struct jank_rule *r)
 {
 	memset(r, 0, sizeof(*r));

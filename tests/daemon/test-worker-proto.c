@@ -99,7 +99,8 @@ static void verdict_round_trip(void **state)
 		.ran = { { .tid = 812, .ns = 12000000, .comm = "hog" } },
 		.nran = 1,
 	};
-	struct jank_proto_verdict pv;
+	struct jank_verdict_decoded pv;
+	char err[256];
 	struct json_object *o, *a, *b;
 
 	(void)state;
@@ -115,8 +116,8 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(jank_breakdown_compute(&path, &bd), 0);
 	v.rule = &sent_rule;
 	v.breakdown = &bd;
-	o = jank_format_verdict_json(&v);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_ptr_equal(pv.v.rule, &mine[1]);
 	assert_int_equal(pv.v.rule_index, 1);
 	assert_int_equal(pv.v.kind, JANK_VERDICT_OVERDUE);
@@ -137,28 +138,30 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
 	assert_null(pv.v.suspects);
-	jank_proto_verdict_fini(&pv);
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
 	v.suspects = &ss;
-	o = jank_format_verdict_json(&v);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_non_null(pv.v.suspects);
-	a = jank_format_suspects_json(&ss);
-	b = jank_format_suspects_json(pv.v.suspects);
+	a = jank_suspects_to_json(&ss);
+	b = jank_suspects_to_json(pv.v.suspects);
 	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
 	json_object_put(a);
 	json_object_put(b);
-	jank_proto_verdict_fini(&pv);
+	jank_verdict_decoded_fini(&pv);
 	/* A rule the receiver no longer has: a stub of that name, which captures nothing. */
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv), 0);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv, err, sizeof(err)), 0);
 	assert_string_equal(pv.v.rule->name, "frame");
 	assert_false(pv.v.rule->capture);
-	jank_proto_verdict_fini(&pv);
+	assert_int_equal(pv.v.rule_index, UINT32_MAX);
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	o = json_tokener_parse("{\"action\":\"frame\"}");
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), -EINVAL);
-	jank_proto_verdict_fini(&pv);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "key: missing");
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	jank_breakdown_fini(&bd);
 }

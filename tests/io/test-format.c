@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "engine.h"
 #include "format.h"
+#include "verdict-json.h"
 #include "graph.h"
 
 #define US 1000LL
@@ -164,18 +165,18 @@ static void segments_json(void **state)
 	struct jank_path p = path(2);
 
 	(void)state;
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\",\"begin\":0,\"end\":"
 		   "2100000},{\"tid\":77,\"comm\":\"db\",\"state\":\"running\",\"begin\":2100000,"
 		   "\"end\":20300000}]");
 	p.segs = &segs[4];
 	p.n = 1;
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":99,\"comm\":\"\",\"state\":\"running\",\"begin\":21001000,\"end\":"
 		   "22001000,\"lock\":\"0x55d0\"}]");
 	p.n = 0;
-	check_json(jank_format_segments_json(&p), "[]");
-	check_json(jank_format_segments_json(NULL), "[]");
+	check_json(jank_segments_to_json(&p), "[]");
+	check_json(jank_segments_to_json(NULL), "[]");
 }
 
 static void breakdown_json(void **state)
@@ -313,7 +314,7 @@ static void suspects_json(void **state)
 	(void)state;
 	ss.ran[0] = (struct jank_ran){ 812, 15 * MS, "hog" };
 	ss.nran = 1;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms block_device waiting on renderer/db (normally "
 		   "200 us, 200x)\",\"items\":[{\"kind\":\"thread\",\"state\":\"block_device\","
@@ -326,7 +327,7 @@ static void suspects_json(void **state)
 	ss.items[0].normal = 0;
 	ss.items[0].ratio = 1;
 	ss.nran = 0;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms waiting for lock 0xabc held by renderer/db "
 		   "(normally none)\",\"items\":[{\"kind\":\"lock\",\"lock\":\"0xabc\",\"process\":"
@@ -335,7 +336,7 @@ static void suspects_json(void **state)
 		   "held by renderer/db (normally none)\"}],\"cpu_taken_by\":[]}");
 	ss = (struct jank_suspects){ 0 };
 	ss.normal = UINT64_MAX;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":false,\"normal_actions\":9223372036854775807,\"needed\":10,"
 		   "\"normal_duration_ns\":0,\"summary\":\"no baseline yet (18446744073709551615 "
 		   "of 10 normal actions)\",\"items\":[],\"cpu_taken_by\":[]}");
@@ -373,8 +374,9 @@ static void verdict_json(void **state)
 	b.n = 0;
 	b.nlocks = 0;
 	b.per_state[JANK_STATE_BLOCKED] = 0;
-	check_json(jank_format_verdict_json(&r),
-		   "{\"type\":\"action\",\"action\":\"frame\",\"key\":\"main\",\"begin\":"
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
+		   "{\"type\":\"action\",\"kind\":\"completed\",\"action\":\"frame\",\"key\":"
+		   "\"main\",\"begin\":"
 		   "1000000000,\"end\":1027001000,\"duration_ns\":27001000,\"threshold_ns\":"
 		   "16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"worker\",\"over_threshold\":true,"
 		   "\"critical_path\":[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\","
@@ -390,7 +392,7 @@ static void verdict_json(void **state)
 	r.incomplete = true;
 	r.over_threshold = false;
 	r.suspects = &ss;
-	check_json(jank_format_verdict_json(&r),
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","
@@ -402,7 +404,7 @@ static void verdict_json(void **state)
 	r.path = &p;
 	r.suspects = NULL;
 	r.incomplete = false;
-	check_json(jank_format_verdict_json(&r),
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","

@@ -18,6 +18,7 @@ lib_tests = \
 	lib/test-locks \
 	lib/test-model \
 	lib/test-state \
+	lib/test-strtable \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
@@ -60,6 +61,9 @@ lib_test_model_LDADD = $(lib_ldadd)
 lib_test_state_SOURCES = lib/test-state.c
 lib_test_state_CFLAGS = $(lib_cflags)
 lib_test_state_LDADD = $(lib_ldadd)
+lib_test_strtable_SOURCES = lib/test-strtable.c
+lib_test_strtable_CFLAGS = $(lib_cflags)
+lib_test_strtable_LDADD = $(lib_ldadd)
 lib_test_units_SOURCES = lib/test-units.c
 lib_test_units_CFLAGS = $(lib_cflags)
 lib_test_units_LDADD = $(lib_ldadd)

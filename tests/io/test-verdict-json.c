@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io/verdict-json.c: a verdict encoded, decoded and encoded again gives the
+ * same JSON, whatever it carries (completed or overdue, a path or none,
+ * suspects of every kind, only its head as capture.json records it); a
+ * capture.json of an older jankd (no type, kind or over_threshold) still
+ * reads; and the decoder refuses, naming the member and why, every value
+ * out of its range that a hostile worker or a damaged capture could send.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "verdict-json.h"
+
+#define US 1000LL
+#define MS 1000000LL
+#define S  1000000000LL
+
+static const char *plain(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* The path tiles [1 s, 1 s + 27 ms], through a mutex. */
+static struct jank_segment segs[] = {
+	{ 4312, JANK_STATE_RUNNING, 1 * S, 1 * S + 2 * MS, 0, "worker" },
+	{ 77, JANK_STATE_BLOCK_DEVICE, 1 * S + 2 * MS, 1 * S + 20 * MS, 0, "db" },
+	{ 77, JANK_STATE_LOCK_WAIT, 1 * S + 20 * MS, 1 * S + 22 * MS, 0x55d0, "db" },
+	{ 4312, JANK_STATE_PREEMPTED, 1 * S + 22 * MS, 1 * S + 27 * MS, 0, "" },
+};
+
+static struct jank_rule frame = { .name = "frame" };
+
+/* What the engine would hand over: the breakdown computed from the path. */
+struct fixture {
+	struct jank_verdict v;
+	struct jank_path path;
+	struct jank_breakdown bd;
+	struct jank_suspects ss;
+};
+
+static void fixture_init(struct fixture *x, enum jank_verdict_kind kind, size_t nsegs)
+{
+	memset(x, 0, sizeof(*x));
+	x->path = (struct jank_path){ .tid = 4312, .begin = 1 * S, .end = 1 * S + 27 * MS };
+	x->path.segs = segs;
+	x->path.n = nsegs;
+	jank_breakdown_init(&x->bd);
+	assert_int_equal(jank_breakdown_compute(&x->path, &x->bd), 0);
+	x->v = (struct jank_verdict){
+		.kind = kind,
+		.rule = &frame,
+		.key = "name=frame,id=15",
+		.begin = 1 * S,
+		.end = 1 * S + 27 * MS,
+		.duration = 27 * MS,
+		.threshold = 16 * MS,
+		.over_threshold = true,
+		.tid = 4312,
+		.pid = 4300,
+		.comm = "worker",
+		.path = &x->path,
+		.breakdown = &x->bd,
+	};
+}
+
+/* Suspects of every kind, with who had the CPU. */
+static void add_suspects(struct fixture *x)
+{
+	struct jank_suspects *ss = &x->ss;
+
+	ss->ready = true;
+	ss->normal = 40;
+	ss->normal_duration = 2 * MS;
+	ss->items[0] = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_THREAD, .state = JANK_STATE_BLOCK_DEVICE },
+			  .ns = 18 * MS,
+			  .tid = 77,
+			  .process = "db",
+			  .thread = "db-io" },
+		.normal = 200000,
+		.delta = 17800000,
+		.ratio = 90,
+	};
+	ss->items[0].comp.key.id = jank_comp_identity("db", "db-io");
+	ss->items[1] = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_THREAD, .state = JANK_STATE_RUNNING },
+			  .ns = 2 * MS,
+			  .tid = 4312,
+			  .process = "app",
+			  .thread = "worker" },
+		.normal = 1000,
+		.delta = 1999000,
+		.ratio = 2000,
+		.own = true,
+	};
+	ss->items[1].comp.key.id = jank_comp_identity("app", "worker");
+	ss->items[2] = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_LOCK, .id = 0x55d0 },
+			  .ns = 2 * MS,
+			  .tid = 77,
+			  .thread = "db" },
+		.delta = 2 * MS,
+		.ratio = 2000,
+	};
+	ss->items[3] = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_STATE, .state = JANK_STATE_PREEMPTED },
+			  .ns = 5 * MS },
+		.normal = 3,
+		.delta = 5 * MS - 3,
+		.ratio = 0.123456789,
+	};
+	ss->items[4] = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_HOP, .state = JANK_STATE_IPI }, .ns = 10 },
+		.delta = 10,
+		.ratio = 0.01,
+	};
+	ss->n = 5;
+	ss->ran[0] = (struct jank_ran){ .tid = 812, .ns = 4 * MS, .comm = "hog" };
+	ss->ran[1] = (struct jank_ran){ .tid = 9, .ns = 1 * MS, .comm = "" };
+	ss->nran = 2;
+	x->v.suspects = ss;
+}
+
+/* Encode, decode, encode: the same text twice; returns the decoded verdict (fini it). */
+static void round_trip(const struct jank_verdict *v, enum jank_verdict_parts parts,
+		       struct jank_verdict_decoded *d)
+{
+	struct jank_verdict_json_error err;
+	struct json_object *a = jank_verdict_to_json(v, parts), *b;
+	int r;
+
+	assert_non_null(a);
+	r = jank_verdict_from_json(a, d, &err);
+	if (r != 0)
+		fail_msg("%s: %s: %s", plain(a), err.field, err.why);
+	b = jank_verdict_to_json(&d->v, parts);
+	assert_non_null(b);
+	assert_string_equal(plain(b), plain(a));
+	json_object_put(a);
+	json_object_put(b);
+}
+
+static void completed(void **state)
+{
+	struct jank_verdict_decoded d;
+	struct fixture x;
+
+	(void)state;
+	fixture_init(&x, JANK_VERDICT_COMPLETED, 4);
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_int_equal(d.v.kind, JANK_VERDICT_COMPLETED);
+	assert_string_equal(d.v.rule->name, "frame");
+	assert_int_equal(d.v.rule_index, UINT32_MAX);
+	assert_int_equal(d.path.n, 4);
+	assert_int_equal(d.path.segs[2].lock, 0x55d0);
+	assert_int_equal(d.breakdown.per_state[JANK_STATE_BLOCK_DEVICE], 18 * MS);
+	assert_null(d.v.suspects);
+	jank_verdict_decoded_fini(&d);
+	jank_breakdown_fini(&x.bd);
+}
+
+static void overdue_with_suspects(void **state)
+{
+	struct jank_verdict_decoded d;
+	struct fixture x;
+
+	(void)state;
+	fixture_init(&x, JANK_VERDICT_OVERDUE, 4);
+	add_suspects(&x);
+	x.path.truncated = true;
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_int_equal(d.v.kind, JANK_VERDICT_OVERDUE);
+	assert_true(d.path.truncated);
+	assert_non_null(d.v.suspects);
+	assert_int_equal(d.suspects.n, 5);
+	assert_int_equal(d.suspects.nran, 2);
+	assert_int_equal(d.suspects.items[0].comp.key.id, jank_comp_identity("db", "db-io"));
+	assert_true(d.suspects.items[1].own);
+	assert_int_equal(d.suspects.items[2].comp.key.id, 0x55d0);
+	assert_true(d.suspects.items[3].ratio == 0.123456789);
+	jank_verdict_decoded_fini(&d);
+	jank_breakdown_fini(&x.bd);
+}
+
+/* No segments, no comm, out of memory on the way, suspects not ready. */
+static void sparse(void **state)
+{
+	struct jank_verdict_decoded d;
+	struct fixture x;
+
+	(void)state;
+	fixture_init(&x, JANK_VERDICT_COMPLETED, 0);
+	x.v.comm = NULL;
+	x.v.pid = -1;
+	x.v.tid = -1;
+	x.v.incomplete = true;
+	x.v.over_threshold = false;
+	x.v.threshold = 0;
+	x.v.suspects = &x.ss;
+	x.ss.normal = 3;
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_null(d.v.comm);
+	assert_true(d.v.incomplete);
+	assert_int_equal(d.path.n, 0);
+	assert_false(d.suspects.ready);
+	jank_verdict_decoded_fini(&d);
+	/* A path given as NULL is written as an empty one. */
+	x.v.path = NULL;
+	x.v.breakdown = NULL;
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	jank_verdict_decoded_fini(&d);
+	jank_breakdown_fini(&x.bd);
+}
+
+/* capture.json's action, and report.json's when there is no path. */
+static void head_only(void **state)
+{
+	struct jank_verdict_decoded d;
+	struct fixture x;
+	struct json_object *o;
+
+	(void)state;
+	fixture_init(&x, JANK_VERDICT_OVERDUE, 4);
+	add_suspects(&x);
+	round_trip(&x.v, JANK_VERDICT_JSON_HEAD, &d);
+	o = jank_verdict_to_json(&x.v, JANK_VERDICT_JSON_HEAD);
+	assert_string_equal(
+		plain(o), "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":\"frame\",\"key\":"
+			  "\"name=frame,id=15\",\"begin\":1000000000,\"end\":1027000000,"
+			  "\"duration_ns\":27000000,\"threshold_ns\":16000000,\"tid\":4312,"
+			  "\"pid\":4300,\"comm\":\"worker\",\"over_threshold\":true}");
+	json_object_put(o);
+	jank_verdict_decoded_fini(&d);
+	jank_breakdown_fini(&x.bd);
+}
+
+/* What a capture.json of an earlier jankd holds still reads, with defaults. */
+static void older_capture(void **state)
+{
+	struct json_object *o = json_tokener_parse(
+		"{\"action\":\"req\",\"key\":\"id=1\",\"tid\":101,\"begin\":1000,\"end\":41000,"
+		"\"threshold_ns\":10000}");
+	struct jank_verdict_json_error err;
+	struct jank_verdict_decoded d;
+
+	(void)state;
+	assert_int_equal(jank_verdict_from_json(o, &d, &err), 0);
+	assert_int_equal(d.v.kind, JANK_VERDICT_COMPLETED);
+	assert_int_equal(d.v.duration, 40000);
+	assert_int_equal(d.v.pid, -1);
+	assert_null(d.v.comm);
+	assert_true(d.v.over_threshold);
+	assert_false(d.v.incomplete);
+	assert_non_null(d.v.path);
+	assert_int_equal(d.path.n, 0);
+	jank_verdict_decoded_fini(&d);
+	json_object_put(o);
+}
+
+/* A valid verdict, in which each case below replaces one member. */
+static const char base[] =
+	"{\"type\":\"action\",\"kind\":\"completed\",\"action\":\"frame\",\"key\":\"k\","
+	"\"begin\":1000,\"end\":2000,\"duration_ns\":1000,\"threshold_ns\":500,\"tid\":7,"
+	"\"pid\":5,\"comm\":\"app\",\"over_threshold\":true,\"critical_path\":["
+	"{\"tid\":7,\"comm\":\"app\",\"state\":\"running\",\"begin\":1000,\"end\":1500},"
+	"{\"tid\":9,\"comm\":\"db\",\"state\":\"lock_wait\",\"begin\":1500,\"end\":2000,"
+	"\"lock\":\"0xab0\"}],\"suspects\":{\"ready\":true,\"normal_actions\":12,"
+	"\"normal_duration_ns\":700,\"items\":[{\"kind\":\"state\",\"state\":\"running\","
+	"\"ns\":500,\"normal_ns\":100,\"delta_ns\":400,\"ratio\":5.0}],\"cpu_taken_by\":[]}}";
+
+#define X32 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
+struct bad {
+	const char *key;   /* the member replaced */
+	const char *value; /* by this JSON, or removed when NULL */
+	const char *field; /* the error names this member */
+	const char *why;   /* and says this */
+};
+
+static const struct bad bads[] = {
+	{ "type", "\"summary\"", "type", "'summary', not 'action'" },
+	{ "kind", "\"late\"", "kind", "unknown name 'late'" },
+	{ "kind", "1", "kind", "not a string" },
+	{ "action", NULL, "action", "missing" },
+	{ "action", "\"\"", "action", "empty" },
+	{ "key", NULL, "key", "missing" },
+	{ "key", "\"a\\u0000b\"", "key", "holds a NUL character" },
+	{ "key", "\"" X32 X32 X32 "\"", "key", "longer than 95 bytes" }, /* 96 bytes */
+	{ "begin", NULL, "begin", "missing" },
+	{ "begin", "\"1000\"", "begin", "not an integer" },
+	{ "begin", "1000.5", "begin", "not an integer" },
+	{ "begin", "-9000000000000000000", "begin",
+	  "-9000000000000000000 is out of [-4000000000000000000, 4000000000000000000]" },
+	{ "end", "999", "end", "999 is before its begin, 1000" },
+	{ "end", "9223372036854775807", "end",
+	  "9223372036854775807 is out of [-4000000000000000000, 4000000000000000000]" },
+	{ "duration_ns", "-1000", "duration_ns", "-1000 is out of [0, 9223372036854775807]" },
+	{ "duration_ns", "999", "duration_ns", "999 is not end - begin, 1000" },
+	{ "threshold_ns", "-1", "threshold_ns", "-1 is out of [0, 4000000000000000000]" },
+	{ "tid", "2147483648", "tid", "2147483648 is out of [-1, 2147483647]" },
+	{ "tid", "-2", "tid", "-2 is out of [-1, 2147483647]" },
+	{ "pid", "true", "pid", "not an integer" },
+	{ "comm", "\"sixteen-chars-xx\"", "comm", "longer than 15 bytes" },
+	{ "over_threshold", "1", "over_threshold", "not true or false" },
+	{ "critical_path", "{}", "critical_path", "not an array" },
+	{ "critical_path", "[1]", "critical_path[0].", "not an object" },
+	{ "critical_path", "[{\"tid\":7,\"state\":\"running\",\"begin\":1600,\"end\":1500}]",
+	  "critical_path[0].end", "1500 is before its begin, 1600" },
+	{ "critical_path", "[{\"tid\":7,\"state\":\"running\",\"begin\":900,\"end\":1500}]",
+	  "critical_path[0].begin",
+	  "900 is before 1000 (the end of the segment before it, or the action's begin)" },
+	{ "critical_path", "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2001}]",
+	  "critical_path[0].end", "2001 is after the action's end, 2000" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":1600},"
+	  "{\"tid\":7,\"state\":\"running\",\"begin\":1500,\"end\":2000}]",
+	  "critical_path[1].begin",
+	  "1500 is before 1600 (the end of the segment before it, or the action's begin)" },
+	{ "critical_path", "[{\"tid\":7,\"state\":\"asleep\",\"begin\":1000,\"end\":2000}]",
+	  "critical_path[0].state", "unknown name 'asleep'" },
+	{ "critical_path", "[{\"tid\":7,\"begin\":1000,\"end\":2000}]", "critical_path[0].state",
+	  "missing" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"lock_wait\",\"begin\":1000,\"end\":2000,\"lock\":\"0xAB\"}]",
+	  "critical_path[0].lock", "'0xAB' is not an address in lowercase hex (0x55d0)" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"lock_wait\",\"begin\":1000,\"end\":2000,"
+	  "\"lock\":\"0x1234567890abcdef0\"}]",
+	  "critical_path[0].lock", "longer than 18 bytes" },
+	{ "suspects", "[]", "suspects", "not an object" },
+	{ "suspects", "{\"normal_actions\":-1}", "suspects.normal_actions",
+	  "-1 is out of [0, 9223372036854775807]" },
+	{ "suspects", "{\"normal_duration_ns\":9007199254740993}", "suspects.normal_duration_ns",
+	  "9007199254740993 is out of [0, 9007199254740992]" },
+	{ "suspects", "{\"items\":[{},{},{},{},{},{}]}", "suspects.items", "more than 5 elements" },
+	{ "suspects", "{\"items\":[{\"kind\":\"mood\"}]}", "suspects.items[0].kind",
+	  "unknown name 'mood'" },
+	{ "suspects", "{\"items\":[{\"kind\":\"lock\"}]}", "suspects.items[0].lock", "missing" },
+	{ "suspects", "{\"items\":[{\"kind\":\"state\",\"state\":\"running\",\"ratio\":-1}]}",
+	  "suspects.items[0].ratio", "not a finite number, at least 0" },
+	{ "suspects", "{\"items\":[{\"kind\":\"state\",\"state\":\"running\",\"ratio\":1e999}]}",
+	  "suspects.items[0].ratio", "not a finite number, at least 0" },
+	{ "suspects", "{\"items\":[{\"kind\":\"state\",\"state\":\"running\",\"ns\":-1}]}",
+	  "suspects.items[0].ns", "-1 is out of [0, 9223372036854775807]" },
+	{ "suspects", "{\"cpu_taken_by\":[{\"tid\":1,\"comm\":5}]}",
+	  "suspects.cpu_taken_by[0].comm", "not a string" },
+	{ "suspects", "{\"cpu_taken_by\":[{},{},{},{}]}", "suspects.cpu_taken_by",
+	  "more than 3 elements" },
+};
+
+static void refused(void **state)
+{
+	struct json_object *o = json_tokener_parse(base);
+	struct jank_verdict_json_error err;
+	struct jank_verdict_decoded d;
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(jank_verdict_from_json(o, &d, &err), 0);
+	jank_verdict_decoded_fini(&d);
+	json_object_put(o);
+	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		const struct bad *b = &bads[i];
+		struct json_object *v = b->value ? json_tokener_parse(b->value) : NULL;
+
+		o = json_tokener_parse(base);
+		if (b->value && !v)
+			fail_msg("case %zu: bad JSON %s", i, b->value);
+		if (v)
+			json_object_object_add(o, b->key, v);
+		else
+			json_object_object_del(o, b->key);
+		if (jank_verdict_from_json(o, &d, &err) != -EINVAL)
+			fail_msg("case %zu (%s): accepted", i, b->key);
+		if (strcmp(err.field, b->field) != 0 || strcmp(err.why, b->why) != 0)
+			fail_msg("case %zu: '%s: %s', expected '%s: %s'", i, err.field, err.why,
+				 b->field, b->why);
+		jank_verdict_decoded_fini(&d);
+		json_object_put(o);
+	}
+	assert_int_equal(jank_verdict_from_json(NULL, &d, &err), -EINVAL);
+	assert_string_equal(err.why, "not a JSON object");
+	jank_verdict_decoded_fini(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(completed),	 cmocka_unit_test(overdue_with_suspects),
+		cmocka_unit_test(sparse),	 cmocka_unit_test(head_only),
+		cmocka_unit_test(older_capture), cmocka_unit_test(refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
