@@ -51,6 +51,23 @@ static int fail(struct dec *d, const char *key, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * A value read, to quote in an error: at most 32 bytes of it, control
+ * characters as '?', so that a message stays one short line (a log line,
+ * a journald field) whatever the input holds.
+ */
+static const char *quote(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 4 < len && n < 32; s++)
+		buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	if (*s && n + 4 <= len)
+		buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+	buf[n] = '\0';
+	return buf;
+}
+
 /* The member `key` of `o`; NULL when absent or null. */
 static struct json_object *member(struct json_object *o, const char *key)
 {
@@ -151,13 +168,14 @@ static int get_name(struct dec *d, struct json_object *o, const char *key,
 {
 	const char *s;
 	int r = get_str(d, o, key, 64, &s), v;
+	char q[40];
 
 	if (r < 0)
 		return r;
 	if (r == 1)
 		return dflt >= 0 ? dflt : fail(d, key, "missing");
 	v = from_name(s);
-	return v >= 0 ? v : fail(d, key, "unknown name '%s'", s);
+	return v >= 0 ? v : fail(d, key, "unknown name '%s'", quote(s, q, sizeof(q)));
 }
 
 /* A mutex as format_lock() names it, "0x55d0". */
@@ -166,6 +184,7 @@ static int get_lock(struct dec *d, struct json_object *o, const char *key, bool 
 {
 	const char *s;
 	int r = get_str(d, o, key, 3 + LOCK_DIGITS, &s);
+	char q[40];
 	size_t n;
 
 	*out = 0;
@@ -175,7 +194,8 @@ static int get_lock(struct dec *d, struct json_object *o, const char *key, bool 
 		return required ? fail(d, key, "missing") : 0;
 	n = strlen(s);
 	if (n < 3 || strncmp(s, "0x", 2) != 0 || strspn(s + 2, "0123456789abcdef") != n - 2)
-		return fail(d, key, "'%s' is not an address in lowercase hex (0x55d0)", s);
+		return fail(d, key, "'%s' is not an address in lowercase hex (0x55d0)",
+			    quote(s, q, sizeof(q)));
 	for (const char *p = s + 2; *p; p++)
 		*out = *out * 16 + (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
 	return 0;
@@ -555,13 +575,14 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_verd
 {
 	struct jank_verdict *v = &out->v;
 	const char *type, *action, *key, *comm;
+	char q[40];
 	int64_t x;
 	int r, kind;
 
 	if ((r = get_str(d, o, "type", 16, &type)) < 0)
 		return r;
 	if (type && strcmp(type, "action") != 0)
-		return fail(d, "type", "'%s', not 'action'", type);
+		return fail(d, "type", "'%s', not 'action'", quote(type, q, sizeof(q)));
 	if ((kind = get_name(d, o, "kind", jank_verdict_kind_from_name, JANK_VERDICT_COMPLETED)) <
 	    0)
 		return kind;

@@ -288,6 +288,9 @@ static const struct bad bads[] = {
 	{ "type", "\"summary\"", "type", "'summary', not 'action'" },
 	{ "kind", "\"late\"", "kind", "unknown name 'late'" },
 	{ "kind", "1", "kind", "not a string" },
+	/* A value quoted in a message is cut short, its control characters made '?': one line. */
+	{ "kind", "\"a\\nb\\u001b[2J\"", "kind", "unknown name 'a?b?[2J'" },
+	{ "kind", "\"" X32 "yy\"", "kind", "unknown name '" X32 "...'" },
 	{ "action", NULL, "action", "missing" },
 	{ "action", "\"\"", "action", "empty" },
 	{ "key", NULL, "key", "missing" },

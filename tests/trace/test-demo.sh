@@ -43,4 +43,4 @@ check "cold start: 'no baseline yet', not a guess ($early)" \
 	sh -c 'echo "$1" | grep -Eq "^no baseline yet \([0-9] of 10 normal actions\)$"' - "$early"
 check "the other fields of analyze are unchanged: suspects come in addition" [ "$(echo "$json" |
 	"$JQ" -rc 'select(.type=="action") | keys' | sort -u)" = \
-	'["action","begin","breakdown","comm","critical_path","duration_ns","end","key","over_threshold","pid","suspects","threshold_ns","tid","type"]' ]
+	'["action","begin","breakdown","comm","critical_path","duration_ns","end","key","kind","over_threshold","pid","suspects","threshold_ns","tid","type"]' ]
