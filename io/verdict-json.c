@@ -104,8 +104,8 @@ static int need_int(struct dec *d, struct json_object *o, const char *key, int64
 	return r == 1 ? fail(d, key, "missing") : r;
 }
 
-static int get_int32(struct dec *d, struct json_object *o, const char *key, int32_t dflt,
-		     int32_t *out)
+/* A thread or process id, -1 when the trace did not say; `dflt` when absent. */
+static int get_id(struct dec *d, struct json_object *o, const char *key, int32_t dflt, int32_t *out)
 {
 	int64_t v;
 	int r = get_int(d, o, key, TID_RANGE, dflt, &v);
@@ -248,7 +248,7 @@ static int segment_from_json(struct dec *d, struct json_object *o, int64_t from,
 	memset(s, 0, sizeof(*s));
 	if (!json_object_is_type(o, json_type_object))
 		return fail(d, "", "not an object");
-	if ((r = get_int32(d, o, "tid", -1, &s->tid)) < 0 ||
+	if ((r = get_id(d, o, "tid", -1, &s->tid)) < 0 ||
 	    (r = copy_str(d, o, "comm", s->comm, sizeof(s->comm))) < 0 ||
 	    (r = need_int(d, o, "begin", -TIME_MAX, TIME_MAX, &b)) < 0 ||
 	    (r = need_int(d, o, "end", -TIME_MAX, TIME_MAX, &e)) < 0 ||
@@ -406,7 +406,7 @@ static int suspect_from_json(struct dec *d, struct json_object *o, struct jank_s
 	if (k == JANK_COMP_THREAD || k == JANK_COMP_LOCK) {
 		if ((r = copy_str(d, o, "process", c->process, sizeof(c->process))) < 0 ||
 		    (r = copy_str(d, o, "thread", c->thread, sizeof(c->thread))) < 0 ||
-		    (r = get_int32(d, o, "tid", 0, &c->tid)) < 0)
+		    (r = get_id(d, o, "tid", 0, &c->tid)) < 0)
 			return r;
 	}
 	if (k == JANK_COMP_THREAD) {
@@ -456,7 +456,7 @@ static int ran_from_json(struct dec *d, struct json_object *o, struct jank_ran *
 	memset(to, 0, sizeof(*to));
 	if (!json_object_is_type(o, json_type_object))
 		return fail(d, "", "not an object");
-	if ((r = get_int32(d, o, "tid", -1, &to->tid)) < 0 ||
+	if ((r = get_id(d, o, "tid", -1, &to->tid)) < 0 ||
 	    (r = copy_str(d, o, "comm", to->comm, sizeof(to->comm))) < 0 ||
 	    (r = get_int(d, o, "ns", 0, INT64_MAX, 0, &to->ns)) < 0)
 		return r;
@@ -618,7 +618,7 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_verd
 	    (r = need_int(d, o, "tid", TID_RANGE, &x)) < 0)
 		return r;
 	v->tid = (int32_t)x;
-	if ((r = get_int32(d, o, "pid", -1, &v->pid)) < 0 ||
+	if ((r = get_id(d, o, "pid", -1, &v->pid)) < 0 ||
 	    (r = get_str(d, o, "comm", sizeof(out->comm), &comm)) < 0)
 		return r;
 	if (comm) {
