@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Alerts and their rate limiting (see alert.h for the fields).
+ * Alerts and their rate limiting (see alert.h for the fields), and their
+ * output through the target's operations (alert-target.h).
  *
  * Each rule has a window: it opens at the first alert after the previous
  * window closed, lets `rate_count` alerts through, and counts the rest. The
@@ -16,17 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "alert-target.h"
 #include "clock.h"
-#include "journal.h"
-#include "alert.h"
-#include "log.h"
 #include "format.h"
 #include "units.h"
-#include "verdict-json.h"
-
-#define STORY_STEPS 16
-#define STORY_LEN   4096
-#define MESSAGE_LEN 512
 
 struct window {
 	char *action;
@@ -50,7 +44,7 @@ struct jank_alerter {
 	struct jank_recent recent[JANK_ALERT_RECENT];
 	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_RECENT */
 	struct jank_alerter_stats stats;
-	bool journal_warned;
+	bool target_warned; /* that the target cannot take alerts: said */
 };
 
 static int64_t monotonic_ns(void *data)
@@ -114,7 +108,7 @@ const char *jank_alert_period_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- Output to the target ---- */
+/* ---- Messages ---- */
 
 /*
  * What the action mostly waited for, from the breakdown's largest (thread,
@@ -197,62 +191,6 @@ void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len)
 		 jank_units_duration(skipped_ns, d, sizeof(d)));
 }
 
-static const char *json_text(struct json_object *o)
-{
-	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
-/* One entry for journald (daemon/journal.c: never blocks; what must wait is queued). */
-static enum jank_journal_result journal_report(const struct jank_alert *a)
-{
-	const struct jank_verdict *r = a->report;
-	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
-	struct json_object *sus = r->suspects ? jank_suspects_to_json(r->suspects) : NULL;
-	struct jank_journal_entry e;
-	char msg[MESSAGE_LEN + 128], skipped[24];
-	char *story = malloc(STORY_LEN);
-
-	jank_alert_message(r, msg, MESSAGE_LEN);
-	jank_alert_skipped_text(a->skipped_ns, msg + strlen(msg), sizeof(msg) - strlen(msg));
-	if (story)
-		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
-	jank_journal_entry_init(&e);
-	jank_journal_entry_add(&e, "MESSAGE", msg);
-	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_ALERT_MESSAGE_ID_JANK);
-	jank_journal_entry_add(&e, "PRIORITY", "4");
-	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-	jank_journal_entry_add(&e, "JANK_KIND", jank_verdict_kind_name(r->kind));
-	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
-	jank_journal_entry_add(&e, "JANK_KEY", r->key ? r->key : "");
-	jank_journal_entry_addf(&e, "JANK_DURATION_NS", "%" PRId64, r->duration);
-	jank_journal_entry_addf(&e, "JANK_THRESHOLD_NS", "%" PRId64, r->threshold);
-	jank_journal_entry_addf(&e, "JANK_PID", "%" PRId32, r->pid);
-	jank_journal_entry_addf(&e, "JANK_TID", "%" PRId32, r->tid);
-	jank_journal_entry_add(&e, "JANK_COMM", r->comm ? r->comm : "");
-	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
-	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
-	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
-	jank_journal_entry_add(&e, "JANK_BREAKDOWN", bd ? json_text(bd) : "{}");
-	jank_journal_entry_add(&e, "JANK_INPUT", a->input ? a->input : "");
-	jank_journal_entry_add(&e, "JANK_HOST", a->host ? a->host : "");
-	jank_journal_entry_add(&e, "JANK_SESSION", a->session ? a->session : "");
-	if (sus)
-		jank_journal_entry_add(&e, "JANK_SUSPECTS", json_text(sus));
-	if (a->capture)
-		jank_journal_entry_add(&e, "JANK_CAPTURE", a->capture);
-	else if (a->capture_failed)
-		jank_journal_entry_add(&e, "JANK_CAPTURE_FAILED", a->capture_failed);
-	if (a->skipped_ns > 0) {
-		snprintf(skipped, sizeof(skipped), "%" PRId64, a->skipped_ns);
-		jank_journal_entry_add(&e, "JANK_SKIPPED_NS", skipped);
-	}
-	free(story);
-	json_object_put(bd);
-	json_object_put(sus);
-	return jank_journal_send(JANK_JOURNAL_ALERT, &e);
-}
-
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
 {
 	char p[32];
@@ -262,123 +200,83 @@ void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
 		 a->host ? a->host : "", jank_alert_period_text(a->period_ns, p, sizeof(p)));
 }
 
-static enum jank_journal_result journal_summary(const struct jank_alert *a)
+void jank_alert_followup_text(const struct jank_alert *a, char *buf, size_t len)
 {
-	struct jank_journal_entry e;
-	char msg[MESSAGE_LEN];
+	const struct jank_followup *fu = a->followup;
 
-	jank_alert_summary_text(a, msg, sizeof(msg));
-	jank_journal_entry_init(&e);
-	jank_journal_entry_add(&e, "MESSAGE", msg);
-	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_ALERT_MESSAGE_ID_SUPPRESSED);
-	jank_journal_entry_add(&e, "PRIORITY", "4");
-	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
-	jank_journal_entry_addf(&e, "JANK_SUPPRESSED", "%" PRIu64, a->suppressed);
-	jank_journal_entry_addf(&e, "JANK_PERIOD_NS", "%" PRId64, a->period_ns);
-	if (a->host)
-		jank_journal_entry_add(&e, "JANK_HOST", a->host);
-	return jank_journal_send(JANK_JOURNAL_ALERT, &e);
-}
-
-static void text_alert(FILE *f, const struct jank_alert *a)
-{
-	char msg[MESSAGE_LEN];
-
-	if (a->kind == JANK_ALERT_REPORT) {
-		jank_format_verdict_text(f, a->report);
-		if (a->host)
-			fprintf(f, "  host %s, session %s\n", a->host,
-				a->session ? a->session : "?");
-		if (a->capture)
-			fprintf(f, "  capture: %s\n", a->capture);
-		else if (a->capture_failed)
-			fprintf(f, "  capture failed: %s\n", a->capture_failed);
-		if (a->skipped_ns > 0) {
-			char d[32];
-
-			fprintf(f,
-				"  %s of the action was skipped by a worker restart: the path may "
-				"be incomplete\n",
-				jank_units_duration(a->skipped_ns, d, sizeof(d)));
-		}
-	} else {
-		jank_alert_summary_text(a, msg, sizeof(msg));
-		fprintf(f, "jankd: %s\n", msg);
-	}
-	fflush(f);
-}
-
-static void json_alert(const struct jank_alert *a)
-{
-	struct json_object *o;
-
-	if (a->kind == JANK_ALERT_REPORT) {
-		o = jank_verdict_to_json(a->report, JANK_VERDICT_JSON_FULL);
-		if (o && a->host) {
-			json_object_object_add(o, "host", json_object_new_string(a->host));
-			json_object_object_add(
-				o, "session", json_object_new_string(a->session ? a->session : ""));
-		}
-		if (o && a->capture)
-			json_object_object_add(o, "capture", json_object_new_string(a->capture));
-		else if (o && a->capture_failed)
-			json_object_object_add(o, "capture_failed",
-					       json_object_new_string(a->capture_failed));
-		if (o && a->skipped_ns > 0)
-			json_object_object_add(o, "skipped_ns",
-					       json_object_new_int64(a->skipped_ns));
-	} else {
-		o = json_object_new_object();
-		if (o) {
-			json_object_object_add(o, "type", json_object_new_string("suppressed"));
-			json_object_object_add(o, "action", json_object_new_string(a->action));
-			json_object_object_add(o, "count",
-					       json_object_new_int64((int64_t)a->suppressed));
-			json_object_object_add(o, "period_ns", json_object_new_int64(a->period_ns));
-			if (a->host)
-				json_object_object_add(o, "host", json_object_new_string(a->host));
-		}
-	}
-	if (jank_format_json_print(stdout, o) < 0)
-		jank_log(LOG_ERR, "cannot write an alert on stdout");
-	fflush(stdout);
-}
-
-static void emit(struct jank_alerter *al, const struct jank_alert *a)
-{
-	enum jank_journal_result r;
-
-	if (a->kind == JANK_ALERT_REPORT)
-		al->stats.sent++;
+	if (fu->failed)
+		snprintf(buf, len, "capture of %s [%s] failed: %s: %s", a->action, fu->key,
+			 a->capture, a->capture_failed);
 	else
-		al->stats.summaries++;
+		snprintf(buf, len, "capture report of %s [%s]: %s: %s", a->action, fu->key,
+			 fu->report, fu->summary);
+}
+
+/* The target's operation for this kind of alert. */
+static int deliver(const struct jank_alert_target_ops *t, const struct jank_alert *a)
+{
+	switch (a->kind) {
+	case JANK_ALERT_REPORT:
+		return t->report(a);
+	case JANK_ALERT_SUPPRESSED:
+		return t->summary(a);
+	case JANK_ALERT_FOLLOWUP:
+		return t->followup(a);
+	case JANK_ALERT_FOLLOWUP_FAILED:
+		return t->followup_failed(a);
+	}
+	return -1;
+}
+
+/* Indexed by enum jank_alert_target. */
+static const struct jank_alert_target_ops *const targets[JANK_ALERT_TARGETS] = {
+	[JANK_ALERT_JOURNAL] = &jank_alert_journal_ops,
+	[JANK_ALERT_STDERR] = &jank_alert_stderr_ops,
+	[JANK_ALERT_JSON] = &jank_alert_json_ops,
+};
+
+/* To the sink (tests), or the target; what the target cannot take goes to stderr. */
+static void output(struct jank_alerter *al, const struct jank_alert *a)
+{
+	const struct jank_alert_target_ops *t;
+
 	if (al->sink) {
 		al->sink(a, al->sink_data);
 		return;
 	}
-	switch (al->cfg.target) {
-	case JANK_ALERT_JOURNAL:
-		r = a->kind == JANK_ALERT_REPORT ? journal_report(a) : journal_summary(a);
-		if (r != JANK_JOURNAL_STDERR)
-			return; /* sent, or waiting for journald in jankd's memory */
-		/* Never lost: no journald to be reached, say it once and write the alert here. */
+	t = al->cfg.target < JANK_ALERT_TARGETS ? targets[al->cfg.target] : NULL;
+	if (t && deliver(t, a) == 0)
+		return;
+	/* Never lost: say once why, and write it here. */
+	if (a->kind == JANK_ALERT_REPORT || a->kind == JANK_ALERT_SUPPRESSED) {
 		al->stats.journal_errors++;
-		if (!al->journal_warned)
-			fprintf(stderr,
-				"jankd: cannot send alerts to journald (%s is not there): "
-				"writing them on stderr\n",
-				JANK_JOURNAL_SOCKET);
-		al->journal_warned = true;
-		text_alert(stderr, a);
-		return;
-	case JANK_ALERT_STDERR:
-		text_alert(stderr, a);
-		return;
-	case JANK_ALERT_JSON:
-		json_alert(a);
-		return;
+		if (!al->target_warned && t && t->unreachable)
+			fprintf(stderr, "jankd: %s: writing them on stderr\n", t->unreachable);
+		al->target_warned = true;
 	}
+	deliver(&jank_alert_stderr_ops, a);
+}
+
+static void emit(struct jank_alerter *al, const struct jank_alert *a)
+{
+	if (a->kind == JANK_ALERT_REPORT)
+		al->stats.sent++;
+	else
+		al->stats.summaries++;
+	output(al, a);
+}
+
+void jank_alerter_followup(struct jank_alerter *al, const struct jank_followup *fu)
+{
+	struct jank_alert a = {
+		.kind = fu->failed ? JANK_ALERT_FOLLOWUP_FAILED : JANK_ALERT_FOLLOWUP,
+		.action = fu->action,
+		.capture = fu->dir,
+		.capture_failed = fu->failed ? fu->error : NULL,
+		.followup = fu,
+	};
+
+	output(al, &a);
 }
 
 /* ---- Rate limiting ---- */

@@ -39,8 +39,12 @@
 
 #define JANK_ALERT_MESSAGE_ID_JANK	 "3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a"
 #define JANK_ALERT_MESSAGE_ID_SUPPRESSED "7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c"
-#define JANK_ALERT_RECENT		 10
-#define JANK_ALERT_STORY_LEN		 512
+/* A capture's follow-up (capture-worker.h says its fields). */
+#define JANK_ALERT_MESSAGE_ID_FOLLOWUP "5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d"
+#define JANK_ALERT_RECENT	       10
+#define JANK_ALERT_STORY_LEN	       512
+#define JANK_ALERT_MESSAGE_LEN	       512
+#define JANK_ALERT_FOLLOWUP_LEN	       (PATH_MAX + 1024)
 
 struct jank_alert_config {
 	enum jank_alert_target target;
@@ -49,8 +53,23 @@ struct jank_alert_config {
 };
 
 enum jank_alert_kind {
-	JANK_ALERT_REPORT = 0, /* one jank (completed or overdue) */
-	JANK_ALERT_SUPPRESSED, /* the summary of a window's suppressed janks */
+	JANK_ALERT_REPORT = 0,	    /* one jank (completed or overdue) */
+	JANK_ALERT_SUPPRESSED,	    /* the summary of a window's suppressed janks */
+	JANK_ALERT_FOLLOWUP,	    /* a capture's report was written */
+	JANK_ALERT_FOLLOWUP_FAILED, /* a capture an alert named could not be made */
+};
+
+/* A capture's follow-up: after the alert that named its directory. */
+struct jank_followup {
+	bool failed;	     /* the capture failed (else its report was written) */
+	const char *dir;     /* the capture directory */
+	const char *action;  /* the rule's name */
+	const char *key;     /* the action's key */
+	const char *report;  /* its report's text file */
+	const char *summary; /* the report's one line, or why it has no path */
+	const char *error;   /* failed: why; else the report's error, or NULL */
+	bool ok;	     /* written with a path */
+	bool partial;	     /* the capture missed part of the action */
 };
 
 /* What a sink receives. */
@@ -60,12 +79,14 @@ struct jank_alert {
 	const char *input;		   /* REPORT: the input it came from */
 	const char *host;		   /* the traced host, or NULL */
 	const char *session;		   /* REPORT: its live session, or NULL */
-	const char *capture;		   /* REPORT: its capture directory, or NULL */
-	const char *capture_failed;	   /* REPORT: why its capture failed at once, or NULL */
+	const char *capture;		   /* REPORT: its capture directory, or NULL; FOLLOWUP* */
+	const char *capture_failed;	   /* REPORT: why its capture failed at once, or NULL;
+					      FOLLOWUP_FAILED: why it failed */
 	int64_t skipped_ns;		   /* REPORT: of the action, skipped by a restart */
 	const char *action;		   /* the rule's name */
 	uint64_t suppressed;		   /* SUPPRESSED: how many */
 	int64_t period_ns;		   /* SUPPRESSED: over how long */
+	const struct jank_followup *followup; /* FOLLOWUP* */
 };
 
 /* A recent jank, for `jankctl status`. */
@@ -89,7 +110,7 @@ struct jank_alerter_stats {
 	uint64_t sent;		 /* alerts sent */
 	uint64_t suppressed;	 /* counted in a summary instead */
 	uint64_t summaries;	 /* summaries sent */
-	uint64_t journal_errors; /* journald refused an entry: it went to stderr */
+	uint64_t journal_errors; /* the target (journald) refused an alert: it went to stderr */
 };
 
 typedef void (*jank_alert_sink_fn)(const struct jank_alert *a, void *data);
@@ -131,6 +152,11 @@ void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict
 			      const struct jank_alert_origin *o);
 /* The same, from an input whose host is unknown. */
 void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input);
+/*
+ * A capture's follow-up (the capture worker's, on the loop): to the target
+ * (or the sink), as the alerts go; never rate-limited, not counted as an alert.
+ */
+void jank_alerter_followup(struct jank_alerter *al, const struct jank_followup *fu);
 /* Close the windows that are over: one summary each that suppressed something. */
 void jank_alerter_tick(struct jank_alerter *al);
 /* At exit: a summary for every window that suppressed something. */
@@ -142,6 +168,11 @@ const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, siz
 
 /* A summary's MESSAGE: "37 more janks of frame suppressed in the last 10 s". */
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
+/*
+ * A follow-up's MESSAGE: "capture report of frame [tid=7]: DIR/report.txt:
+ * SUMMARY", or "capture of frame [tid=7] failed: DIR: WHY".
+ */
+void jank_alert_followup_text(const struct jank_alert *a, char *buf, size_t len);
 
 /*
  * The alert's one-line MESSAGE: kind, action, key, duration, threshold,

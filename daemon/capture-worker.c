@@ -42,7 +42,6 @@
 #include "dirtree.h"
 #include "json-util.h"
 #include "capture-worker.h"
-#include "journal.h"
 #include "log.h"
 #include "format.h"
 #include "capture-report.h"
@@ -55,6 +54,13 @@
 #define ROTATING_DIR	".rotating"
 #define HOUSEKEEPING_S	1
 #define MAX_JANKS	1024 /* captured janks remembered for their chunks */
+/*
+ * The capture session jankd owns is looked for this often; while lttng-
+ * sessiond is away, or the session cannot be made again, the next look
+ * backs off, doubling up to WATCH_MAX_NS.
+ */
+#define WATCH_NS     2000000000LL
+#define WATCH_MAX_NS 30000000000LL
 
 /* What the config asks of the capture session. */
 struct want {
@@ -129,8 +135,8 @@ struct jank_capture_worker {
 	struct queue reports; /* analyst's (JOB_RECORD jobs whose snapshot is complete) */
 	struct msg *msgs, **msgs_tail;
 
+	struct jank_alerter *alerter; /* where the follow-ups go */
 	/* The config, as last applied. */
-	enum jank_alert_target target;
 	enum jank_capture_mode mode;
 	struct jank_capture_policy *policy;
 
@@ -162,6 +168,14 @@ struct jank_capture_worker {
 
 	/* Recorder thread only. */
 	uint64_t chunks_seen; /* rotation: 1 + the highest chunk index seen, 0: none yet */
+	struct want lost;     /* the session jankd owned, gone with lttng-sessiond: to make again */
+	bool retrying;	      /* making it again: failures are logged by the caller, once */
+	bool again_failing;   /* ... and it failed: logged */
+	bool sessiond_away;   /* logged */
+	int64_t watch_ns;     /* until the next look */
+	int64_t watch_mono;   /* the last look */
+	bool watch_now;	      /* a snapshot failed: look at once */
+	uint64_t recreated;   /* under the lock */
 };
 
 /* ---- Wants ---- */
@@ -351,116 +365,31 @@ static void post_log(struct jank_capture_worker *cp, int priority, const char *f
 	post(cp, m);
 }
 
-/* ---- The follow-up entry of a report (loop thread) ---- */
+/* ---- The follow-up of a report, or of a capture that failed (loop thread) ---- */
 
-static enum jank_journal_result followup_journal(const struct msg *m, const char *line,
-						 const char *report, const char *action,
-						 const char *key, const char *summary)
-{
-	struct jank_journal_entry e;
-
-	jank_journal_entry_init(&e);
-	jank_journal_entry_add(&e, "MESSAGE", line);
-	jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
-	jank_journal_entry_addf(&e, "PRIORITY", "%d", m->rc == 0 ? LOG_INFO : LOG_WARNING);
-	jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-	jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
-	jank_journal_entry_add(&e, "JANK_REPORT", report);
-	jank_journal_entry_add(&e, "JANK_ACTION", action);
-	jank_journal_entry_add(&e, "JANK_KEY", key);
-	jank_journal_entry_add(&e, "JANK_SUMMARY", summary);
-	jank_journal_entry_add(&e, "JANK_PARTIAL", m->partial ? "1" : "0");
-	return jank_journal_send(JANK_JOURNAL_OTHER, &e);
-}
-
+/* Through the alerter: to its target (or its test sink), as the alerts go. */
 static void followup(struct jank_capture_worker *cp, const struct msg *m)
 {
-	char report[PATH_MAX + 16], line[MSG_LEN];
-	const char *summary = m->summary[0] ? m->summary : (m->text ? m->text : "");
-	const char *action = m->action ? m->action : "?", *key = m->key ? m->key : "";
-	struct json_object *o;
-	int r;
+	char report[PATH_MAX + 16];
+	struct jank_followup fu = {
+		.failed = m->kind == MSG_FAILED,
+		.dir = m->dir,
+		.action = m->action ? m->action : "?",
+		.key = m->key ? m->key : "",
+		.report = report,
+		.partial = m->partial,
+		.ok = m->rc == 0,
+	};
 
 	snprintf(report, sizeof(report), "%s/%s", m->dir, JANK_CAPTURE_REPORT_TEXT);
-	snprintf(line, sizeof(line), "capture report of %s [%s]: %s: %s", action, key, report,
-		 summary);
-	switch (cp->target) {
-	case JANK_ALERT_JOURNAL:
-		if (followup_journal(m, line, report, action, key, summary) != JANK_JOURNAL_STDERR)
-			return; /* sent, or waiting for journald (journal.c) */
-		break;		/* no journald: stderr, as the alerts do */
-	case JANK_ALERT_STDERR:
-		break;
-	case JANK_ALERT_JSON:
-		o = json_object_new_object();
-		if (!o)
-			break;
-		json_object_object_add(o, "type", json_object_new_string("capture_report"));
-		json_object_object_add(o, "action", json_object_new_string(action));
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "capture", json_object_new_string(m->dir));
-		json_object_object_add(o, "report", json_object_new_string(report));
-		json_object_object_add(o, "summary", json_object_new_string(summary));
-		json_object_object_add(o, "partial", json_object_new_boolean(m->partial));
-		if (m->rc != 0 && m->text)
-			json_object_object_add(o, "error", json_object_new_string(m->text));
-		r = jank_format_json_print(stdout, o);
-		fflush(stdout);
-		if (r >= 0)
-			return;
-		break;
+	if (fu.failed) {
+		fu.error = m->text ? m->text : "error";
+	} else {
+		fu.summary = m->summary[0] ? m->summary : (m->text ? m->text : "");
+		fu.error = m->rc != 0 ? m->text : NULL;
 	}
-	fprintf(stderr, "jankd: %s\n", line);
-}
-
-/*
- * The follow-up entry of a capture that failed: the alerts named its
- * directory, which holds only capture.json now ("failed", and why).
- */
-static void followup_failed(struct jank_capture_worker *cp, const struct msg *m)
-{
-	const char *action = m->action ? m->action : "?", *key = m->key ? m->key : "";
-	const char *why = m->text ? m->text : "error";
-	char line[MSG_LEN];
-	struct json_object *o;
-	int r;
-
-	snprintf(line, sizeof(line), "capture of %s [%s] failed: %s: %s", action, key, m->dir, why);
-	switch (cp->target) {
-	case JANK_ALERT_JOURNAL: {
-		struct jank_journal_entry e;
-
-		jank_journal_entry_init(&e);
-		jank_journal_entry_add(&e, "MESSAGE", line);
-		jank_journal_entry_add(&e, "MESSAGE_ID", JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT);
-		jank_journal_entry_addf(&e, "PRIORITY", "%d", LOG_WARNING);
-		jank_journal_entry_add(&e, "SYSLOG_IDENTIFIER", "jankd");
-		jank_journal_entry_add(&e, "JANK_CAPTURE", m->dir);
-		jank_journal_entry_add(&e, "JANK_CAPTURE_FAILED", why);
-		jank_journal_entry_add(&e, "JANK_ACTION", action);
-		jank_journal_entry_add(&e, "JANK_KEY", key);
-		if (jank_journal_send(JANK_JOURNAL_OTHER, &e) != JANK_JOURNAL_STDERR)
-			return; /* sent, or waiting for journald (journal.c) */
-		break;
-	}
-	case JANK_ALERT_STDERR:
-		break;
-	case JANK_ALERT_JSON:
-		o = json_object_new_object();
-		if (!o)
-			break;
-		json_object_object_add(o, "type", json_object_new_string("capture_failed"));
-		json_object_object_add(o, "action", json_object_new_string(action));
-		json_object_object_add(o, "key", json_object_new_string(key));
-		json_object_object_add(o, "capture", json_object_new_string(m->dir));
-		json_object_object_add(o, "capture_failed", json_object_new_string(why));
-		r = jank_format_json_print(stdout, o);
-		fflush(stdout);
-		if (r >= 0)
-			return;
-		break;
-	}
-	fprintf(stderr, "jankd: %s\n", line);
+	if (cp->alerter)
+		jank_alerter_followup(cp->alerter, &fu);
 }
 
 static void handle_report(struct jank_capture_worker *cp, const struct msg *m)
@@ -507,7 +436,7 @@ static void drain(struct jank_capture_worker *cp)
 		if (m->kind == MSG_LOG)
 			jank_log(m->priority, "%s", m->text);
 		else if (m->kind == MSG_FAILED)
-			followup_failed(cp, m);
+			followup(cp, m);
 		else
 			handle_report(cp, m);
 		msg_free(m);
@@ -542,6 +471,11 @@ static void session_down(struct jank_capture_worker *cp)
 		if (r < 0)
 			post_log(cp, LOG_WARNING, "cannot destroy the capture session '%s': %s",
 				 old.name, err);
+		else if (r & JANK_LTTNG_SESSION_ABSENT)
+			post_log(cp, LOG_NOTICE,
+				 "the capture session '%s' was gone already (lttng-sessiond "
+				 "restarted?): nothing to destroy",
+				 old.name);
 		else if (r > 0)
 			post_log(cp, LOG_WARNING, "capture session: %s", err);
 		else
@@ -569,7 +503,8 @@ static void session_failed(struct jank_capture_worker *cp, const char *fmt, ...)
 	pthread_mutex_lock(&cp->lock);
 	snprintf(cp->session_error, sizeof(cp->session_error), "%s", why);
 	pthread_mutex_unlock(&cp->lock);
-	post_log(cp, LOG_ERR, "captures are off until a reload: %s", why);
+	if (!cp->retrying)
+		post_log(cp, LOG_ERR, "captures are off until a reload: %s", why);
 }
 
 static uint64_t subbuf_size(uint64_t buffer)
@@ -668,12 +603,115 @@ static void session_apply(struct jank_capture_worker *cp, const struct want *w)
 	/* cp->current is written by this thread only: reading it needs no lock. */
 	if (cp->current.enabled && w->enabled && want_equal(&cp->current, w))
 		return;
+	want_fini(&cp->lost); /* the config says what to make now */
+	cp->sessiond_away = false;
+	cp->again_failing = false;
+	cp->watch_ns = WATCH_NS;
 	session_down(cp);
 	pthread_mutex_lock(&cp->lock);
 	cp->session_error[0] = '\0';
 	pthread_mutex_unlock(&cp->lock);
 	if (w->enabled)
 		session_up(cp, w);
+}
+
+/* Nothing wrong (any more): the next look after WATCH_NS. */
+static void watch_ok(struct jank_capture_worker *cp)
+{
+	if (cp->sessiond_away)
+		post_log(cp, LOG_NOTICE, "lttng-sessiond answers again, with the capture session");
+	cp->sessiond_away = false;
+	cp->watch_ns = WATCH_NS;
+}
+
+static void watch_later(struct jank_capture_worker *cp)
+{
+	cp->watch_ns = cp->watch_ns * 2 > WATCH_MAX_NS ? WATCH_MAX_NS : cp->watch_ns * 2;
+}
+
+/* Make the lost session again; a failure is logged once, and retried later. */
+static void session_again(struct jank_capture_worker *cp)
+{
+	struct want w;
+
+	if (want_copy(&w, &cp->lost) < 0)
+		return;
+	cp->retrying = true;
+	if (session_up(cp, &w) == 0) {
+		want_fini(&cp->lost);
+		pthread_mutex_lock(&cp->lock);
+		cp->recreated++;
+		pthread_mutex_unlock(&cp->lock);
+		post_log(cp, LOG_NOTICE, "created the capture session '%s' again", w.name);
+		cp->again_failing = false;
+		watch_ok(cp);
+	} else {
+		if (!cp->again_failing)
+			post_log(cp, LOG_WARNING,
+				 "cannot create the capture session again: %s; retrying",
+				 cp->session_error);
+		cp->again_failing = true;
+		watch_later(cp);
+	}
+	cp->retrying = false;
+	want_fini(&w);
+}
+
+/*
+ * The capture session jankd created dies with lttng-sessiond: look for it,
+ * and make it again once lttng-sessiond is back (recorder thread). A session
+ * jankd adopted is not its to make.
+ */
+static void session_watch(struct jank_capture_worker *cp)
+{
+	char err[ERR_LEN] = "";
+	int r;
+
+	cp->watch_mono = jank_clock_monotonic_ns();
+	cp->watch_now = false;
+	if (cp->lost.enabled) {
+		session_again(cp);
+		return;
+	}
+	if (!cp->current.enabled || !cp->owned)
+		return;
+	r = jank_lttng_session_exists(cp->current.name, err, sizeof(err));
+	if (r < 0) {
+		if (!cp->sessiond_away)
+			post_log(cp, LOG_WARNING,
+				 "%s: the capture session '%s' will be created again once "
+				 "lttng-sessiond is back",
+				 err, cp->current.name);
+		cp->sessiond_away = true;
+		watch_later(cp);
+		return;
+	}
+	if (r == 1) {
+		watch_ok(cp);
+		return;
+	}
+	post_log(cp, LOG_WARNING,
+		 "the capture session '%s' is gone from lttng-sessiond (restarted?): creating it "
+		 "again",
+		 cp->current.name);
+	pthread_mutex_lock(&cp->lock);
+	cp->lost = cp->current; /* its events move over */
+	memset(&cp->current, 0, sizeof(cp->current));
+	snprintf(cp->session_error, sizeof(cp->session_error),
+		 "gone from lttng-sessiond; being created again");
+	pthread_mutex_unlock(&cp->lock);
+	cp->owned = false;
+	cp->chunks_seen = 0;
+	cp->sessiond_away = false;
+	session_again(cp);
+}
+
+/* Time for a look at the session? */
+static bool watch_due(const struct jank_capture_worker *cp)
+{
+	if (!cp->lost.enabled && !(cp->current.enabled && cp->owned))
+		return false;
+	return cp->watch_now || jank_clock_monotonic_ns() - cp->watch_mono >= cp->watch_ns;
 }
 
 /* ---- Workers ---- */
@@ -888,6 +926,9 @@ static void record(struct jank_capture_worker *cp, struct job *j)
 		r = collect_chunks(cp, name, output, j->dir, err, sizeof(err));
 	else
 		r = jank_lttng_session_snapshot_record(name, j->dir, err, sizeof(err));
+	/* The session may have died with lttng-sessiond: look at once. */
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		cp->watch_now = true;
 	pthread_mutex_lock(&cp->lock);
 	r = jank_capture_policy_done(cp->policy, j->dir, r == 0, err, &out) == 0 && r == 0 ? 0
 											   : -EIO;
@@ -908,12 +949,14 @@ static void *recorder_main(void *data)
 	struct job *j;
 
 	for (;;) {
-		bool rotating;
+		bool rotating, watching;
 
 		pthread_mutex_lock(&cp->lock);
 		rotating = cp->current.enabled && cp->current.mode == JANK_CAPTURE_ROTATION;
+		/* cp->current and cp->lost are this thread's to write. */
+		watching = cp->lost.enabled || (cp->current.enabled && cp->owned);
 		if (!cp->jobs.head && !cp->stopping) {
-			if (rotating) {
+			if (rotating || watching) {
 				struct timespec until;
 
 				clock_gettime(CLOCK_REALTIME, &until);
@@ -929,6 +972,8 @@ static void *recorder_main(void *data)
 			return NULL;
 		}
 		pthread_mutex_unlock(&cp->lock);
+		if (watch_due(cp))
+			session_watch(cp);
 		if (rotating && jank_clock_realtime_ns() - last >= HOUSEKEEPING_S * 1000000000LL) {
 			housekeeping(cp);
 			last = jank_clock_realtime_ns();
@@ -1016,7 +1061,7 @@ static void policy_of(struct jank_capture_settings *p, const struct jank_config 
 }
 
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
-			      enum jank_alert_target target, char *err, size_t len)
+			      struct jank_alerter *alerter, char *err, size_t len)
 {
 	struct jank_capture_settings p;
 	sigset_t all, old;
@@ -1025,7 +1070,7 @@ int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_
 
 	if (want_from_config(&w, c) < 0)
 		goto nomem;
-	cp->target = target;
+	cp->alerter = alerter;
 	cp->mode = c->capture.mode;
 	cp->retention_ns = c->capture.retention_ns;
 	policy_of(&p, c, &w);
@@ -1074,13 +1119,11 @@ nomem:
 	return -ENOMEM;
 }
 
-void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
-				enum jank_alert_target target)
+void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c)
 {
 	struct jank_capture_settings p;
 	struct job *j = calloc(1, sizeof(*j));
 
-	cp->target = target;
 	if (!j || want_from_config(&j->want, c) < 0) {
 		free(j);
 		jank_log(LOG_ERR, "reload: out of memory: [capture] stays as it was");
@@ -1247,6 +1290,7 @@ void jank_capture_worker_free(struct jank_capture_worker *cp)
 		close(cp->wake[1]);
 	jank_capture_policy_free(cp->policy);
 	want_fini(&cp->current);
+	want_fini(&cp->lost);
 	free(cp->janks);
 	pthread_cond_destroy(&cp->cond);
 	pthread_mutex_destroy(&cp->lock);
@@ -1293,6 +1337,7 @@ struct json_object *jank_capture_worker_status_json(struct jank_capture_worker *
 			       cp->current.enabled ? json_object_new_string(cp->current.name)
 						   : NULL);
 	json_object_object_add(o, "session_owned", json_object_new_boolean(cp->owned));
+	jank_json_add_u64(o, "session_recreated", cp->recreated);
 	json_object_object_add(o, "kernel", json_object_new_boolean(cp->kernel_ok));
 	if (cp->session_error[0])
 		json_object_object_add(o, "session_error",

@@ -17,11 +17,12 @@
  *                   of each complete capture (jank_capture_report_write).
  *
  * The workers hand their log lines and finished reports back to the loop
- * through a pipe; the loop logs them and sends the follow-up entry of each
- * report (MESSAGE_ID JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT: JANK_CAPTURE,
- * JANK_REPORT, JANK_ACTION, JANK_KEY, JANK_SUMMARY), or of each capture that
- * failed (the same MESSAGE_ID: JANK_CAPTURE, JANK_CAPTURE_FAILED with why,
- * JANK_ACTION, JANK_KEY; the directory holds only capture.json, "failed").
+ * through a pipe; the loop logs them and sends, through the alerter (to the
+ * alerts' target), the follow-up entry of each report (MESSAGE_ID
+ * JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT: JANK_CAPTURE, JANK_REPORT, JANK_ACTION, JANK_KEY,
+ * JANK_SUMMARY), or of each capture that failed (the same MESSAGE_ID: JANK_CAPTURE,
+ * JANK_CAPTURE_FAILED with why, JANK_ACTION, JANK_KEY; the directory holds only capture.json,
+ * "failed").
  *
  * The capture session exists only when [capture] mode is snapshot or
  * rotation and some rule says capture = yes. It is the session named by [capture] session
@@ -41,7 +42,7 @@
 #include "config-file.h"
 #include "engine.h"
 
-#define JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT "5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d"
+#define JANK_CAPTURE_WORKER_MESSAGE_ID_REPORT JANK_ALERT_MESSAGE_ID_FOLLOWUP
 #define JANK_CAPTURE_WORKER_DEFAULT_SESSION   "jankd-capture"
 
 struct jank_capture_worker;
@@ -53,14 +54,14 @@ struct jank_capture_worker *jank_capture_worker_new(struct event_base *base);
  * Set the capture session up (synchronously: jankd is starting) and start the
  * workers. A session that cannot be made is logged, and captures stay off
  * until a reload; only a failure of the process itself (memory, threads) is
- * returned, as -errno with a message in `err`.
+ * returned, as -errno with a message in `err`. The follow-ups go to
+ * `alerter` (jank_alerter_followup()), which must outlive the worker's stop.
  */
 int jank_capture_worker_start(struct jank_capture_worker *cp, const struct jank_config *c,
-			      enum jank_alert_target target, char *err, size_t len);
+			      struct jank_alerter *alerter, char *err, size_t len);
 
 /* Config reload: the new policy now, session changes on the recorder thread. */
-void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c,
-				enum jank_alert_target target);
+void jank_capture_worker_reload(struct jank_capture_worker *cp, const struct jank_config *c);
 
 /*
  * The alerter's capture hook (jank_alert_capture_fn); `data` is the capture

@@ -36,14 +36,14 @@ struct jank_fleet_input {
 	char *url, *host, *session;
 	bool discovered;
 	struct jank_proc *proc;
-	struct json_object *status; /* the worker's last */
-	bool fresh;		    /* ... and it is from the current worker */
-	bool from_worker;	    /* ... and not first_status() */
-	struct json_object *past;   /* the counters of the workers that ended */
-	bool attached;		    /* once */
-	bool removing;		    /* discovery let it go */
-	bool seen;		    /* in the list being read */
-	unsigned missing;	    /* lists in a row that lacked it */
+	struct jank_input_figures status; /* the worker's last (or the placeholder) */
+	bool fresh;			  /* ... and it is from the current worker */
+	bool status_bad;		/* the current worker sent one that was unreadable: said */
+	struct jank_input_figures past; /* the counters of the workers that ended */
+	bool attached;			/* once */
+	bool removing;			/* discovery let it go */
+	bool seen;			/* in the list being read */
+	unsigned missing;		/* lists in a row that lacked it */
 
 	struct jank_alerted alerted; /* by this input's workers, so far */
 
@@ -101,24 +101,12 @@ static void input_free(struct jank_fleet_input *in)
 	if (!in)
 		return;
 	jank_proc_free(in->proc);
-	json_object_put(in->status);
-	json_object_put(in->past);
+	jank_figures_fini(&in->status);
+	jank_figures_fini(&in->past);
 	free(in->url);
 	free(in->host);
 	free(in->session);
 	free(in);
-}
-
-/* The status an input has before its worker says anything. */
-static struct json_object *first_status(const char *url)
-{
-	struct json_object *o = json_object_new_object();
-
-	jank_json_add_str(o, "url", url);
-	jank_json_add_str(o, "state", "connecting");
-	jank_json_add_bool(o, "attached", false);
-	jank_json_add(o, "rules", json_object_new_array());
-	return o;
 }
 
 static const struct jank_proc_ops input_ops;
@@ -134,15 +122,15 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 	jank_alerted_init(&in->alerted);
 	jank_skipped_init(&in->skipped);
 	in->url = strdup(url);
-	in->status = first_status(url);
-	in->past = json_object_new_object();
+	jank_figures_init(&in->status);
+	jank_figures_init(&in->past);
+	jank_figures_placeholder(&in->status, url);
 	if (f->n == f->cap) {
 		size_t cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8);
 
 		f->cap = cap ? cap : f->cap;
 	}
-	if (f->n == f->cap || !in->url || !in->status || !in->past ||
-	    split_url(url, &in->host, &in->session) < 0 ||
+	if (f->n == f->cap || !in->url || split_url(url, &in->host, &in->session) < 0 ||
 	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
 		input_free(in);
 		return NULL;
@@ -204,23 +192,32 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 
 static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 {
-	struct json_object *st = jank_json_get(msg, "input", json_type_object);
-	struct json_object *a = jank_json_get(st, "attached", json_type_boolean);
-	const char *state = jank_json_get_str(st, "state");
-	int64_t open = 0;
+	struct json_object *st;
+	struct jank_input_figures fig;
+	char err[256];
+	int r;
 
-	if (!st)
+	/* Without figures, a heartbeat. */
+	if (!json_object_object_get_ex(msg, "input", &st))
 		return;
-	jank_json_get_i64(st, "actions_open", &open);
-	progress(in, get_time(st, "first_event_ns"), get_time(st, "last_event_ns"),
-		 open > 0 ? (uint64_t)open : 0);
-	json_object_put(in->status);
-	in->status = json_object_get(st);
+	jank_figures_init(&fig);
+	r = jank_proto_figures_decode(st, &fig, err, sizeof(err));
+	if (r < 0) {
+		if (!in->status_bad)
+			jank_log(LOG_ERR,
+				 "%s: the worker's figures cannot be read: %s (its status is not "
+				 "shown until it sends readable ones)",
+				 in->url, err);
+		in->status_bad = true;
+		return;
+	}
+	progress(in, fig.engine.first, fig.last_event_ns, fig.engine.actions_open);
+	jank_figures_fini(&in->status);
+	in->status = fig;
 	in->fresh = true;
-	in->from_worker = true;
-	if (state && !strcmp(state, "connected"))
+	if (!strcmp(fig.state, "connected"))
 		jank_proc_recovered(in->proc, "attached again");
-	if (a && json_object_get_boolean(a) && !in->attached) {
+	if (fig.attached && !in->attached) {
 		in->attached = true;
 		in->fleet->change_fn(in->fleet->data);
 	}
@@ -251,18 +248,17 @@ static struct json_object *start_msg(struct jank_fleet *f, const char *mode, con
 static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
-	struct json_object *st;
 
 	(void)p;
 	in->fresh = false;
+	in->status_bad = false;
 	/* A worker ended: the new one reads from relayd's newest packets, past a gap. */
 	jank_skipped_worker_ended(&in->skipped);
 	/* Keep its counters, the new one starts from zero. */
-	if (in->from_worker && (st = first_status(in->url))) {
-		jank_figures_fold(in->past, in->status);
-		json_object_put(in->status);
-		in->status = st;
-		in->from_worker = false;
+	if (in->status.reported) {
+		if (jank_figures_fold(&in->past, &in->status) < 0)
+			jank_log(LOG_ERR, "%s: out of memory: some past figures are lost", in->url);
+		jank_figures_placeholder(&in->status, in->url);
 	}
 	return start_msg(in->fleet, "input", in->url);
 }
@@ -470,14 +466,11 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
 static int64_t stalled_since(const struct jank_fleet_input *in, int64_t now)
 {
 	struct jank_proc_stats s;
-	int64_t since_real = 0;
-	const char *state = jank_json_get_str(in->status, "state");
 
-	if (!in->fresh || !state || strcmp(state, "connected"))
+	if (!in->fresh || strcmp(in->status.state, "connected"))
 		return -1;
-	jank_json_get_i64(in->status, "stalled_since", &since_real);
-	if (since_real > 0)
-		return now - (jank_clock_realtime_ns() - since_real);
+	if (in->status.stalled_since > 0)
+		return now - (jank_clock_realtime_ns() - in->status.stalled_since);
 	jank_proc_get_stats(in->proc, &s);
 	if (jank_proc_running(in->proc) && s.silent_ns >= STALL_NS)
 		return now - s.silent_ns;
@@ -620,6 +613,14 @@ int jank_fleet_add_url(struct jank_fleet *f, const char *url)
 	return input_add(f, url, false) ? 0 : -ENOMEM;
 }
 
+void jank_fleet_retry(struct jank_fleet *f, const char *url)
+{
+	struct jank_fleet_input *in = input_find(f, url);
+
+	if (in && !in->removing)
+		jank_proc_send(in->proc, jank_proto_new("retry"));
+}
+
 int jank_fleet_start(struct jank_fleet *f)
 {
 	struct timeval tv = jank_clock_timeval(CHECK_NS);
@@ -730,9 +731,9 @@ bool jank_fleet_input_attached(const struct jank_fleet_input *in)
 	return in->attached;
 }
 
-struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in)
+const struct jank_input_figures *jank_fleet_input_status(const struct jank_fleet_input *in)
 {
-	return in->status;
+	return &in->status;
 }
 
 int64_t jank_fleet_input_skipped(const struct jank_fleet_input *in, int64_t begin, int64_t end)
@@ -747,12 +748,11 @@ int64_t jank_fleet_input_skipped_total(const struct jank_fleet_input *in)
 
 /* ---- Status ---- */
 
-static struct json_object *proc_json(const struct jank_proc *p)
+static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
 {
 	struct json_object *o = json_object_new_object();
-	struct jank_proc_stats s;
+	struct jank_proc_stats s = *ps;
 
-	jank_proc_get_stats(p, &s);
 	jank_json_add_i64(o, "pid", s.pid);
 	jank_json_add_u64(o, "starts", s.starts);
 	jank_json_add_u64(o, "restarts", s.starts ? s.starts - 1 : 0);
@@ -763,41 +763,82 @@ static struct json_object *proc_json(const struct jank_proc *p)
 	return o;
 }
 
+static struct json_object *proc_json(const struct jank_proc *p)
+{
+	struct jank_proc_stats s;
+
+	jank_proc_get_stats(p, &s);
+	return proc_stats_json(&s);
+}
+
 const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 {
 	struct jank_proc_stats s;
-	const char *state = jank_json_get_str(in->status, "state");
 
 	if (in->removing)
 		return "let go";
-	if (in->fresh && jank_proc_running(in->proc) && state)
-		return state;
+	if (in->fresh && jank_proc_running(in->proc))
+		return in->status.state;
 	/* The worker is gone, or the new one has not said anything yet. */
 	jank_proc_get_stats(in->proc, &s);
 	return s.starts > 1 || s.failing ? "restarting" : "connecting";
 }
 
-struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
+int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out)
 {
-	struct json_object *o = jank_figures_merge(in->status, in->past);
+	memset(out, 0, sizeof(*out));
+	jank_figures_init(&out->fig);
+	if (jank_figures_merge(&out->fig, &in->status, &in->past) < 0)
+		return -ENOMEM;
+	/* What the supervisor knows better than the worker. */
+	snprintf(out->fig.state, sizeof(out->fig.state), "%s", jank_fleet_input_state(in));
+	out->fig.stalled_since = in->stalled ? in->stalled_real : 0;
+	out->fig.stalls = in->stalls;
+	out->host = in->host;
+	out->session = in->session;
+	out->discovered = in->discovered;
+	out->duplicates_dropped = in->alerted.duplicates;
+	out->skipped_ns = in->skipped.total_ns;
+	out->skipped_ranges = in->skipped.nranges;
+	out->actions_lost = in->skipped.lost;
+	jank_proc_get_stats(in->proc, &out->worker);
+	return 0;
+}
+
+void jank_fleet_figures_fini(struct jank_fleet_figures *x)
+{
+	jank_figures_fini(&x->fig);
+}
+
+struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
+{
+	struct json_object *o = jank_figures_json(&x->fig);
 
 	if (!o)
 		return NULL;
-	jank_json_add_str(o, "host", in->host);
-	jank_json_add_str(o, "session", in->session);
-	jank_json_add_bool(o, "discovered", in->discovered);
-	jank_json_add_str(o, "state", jank_fleet_input_state(in));
-	jank_json_add_u64(o, "duplicates_dropped", in->alerted.duplicates);
-	json_object_object_del(o, "stalled_since");
-	if (in->stalled)
-		jank_json_add_i64(o, "stalled_since", in->stalled_real);
-	jank_json_add_u64(o, "stalls", in->stalls);
+	jank_json_add_str(o, "host", x->host);
+	jank_json_add_str(o, "session", x->session);
+	jank_json_add_bool(o, "discovered", x->discovered);
+	jank_json_add_u64(o, "duplicates_dropped", x->duplicates_dropped);
 	json_object_object_add(o, "skipped_seconds",
-			       json_object_new_double((double)in->skipped.total_ns / 1e9));
-	jank_json_add_i64(o, "skipped_ns", in->skipped.total_ns);
-	jank_json_add_u64(o, "skipped_ranges", in->skipped.nranges);
-	jank_json_add_u64(o, "actions_lost", in->skipped.lost);
-	jank_json_add(o, "worker", proc_json(in->proc));
+			       json_object_new_double((double)x->skipped_ns / 1e9));
+	jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
+	jank_json_add_u64(o, "skipped_ranges", x->skipped_ranges);
+	jank_json_add_u64(o, "actions_lost", x->actions_lost);
+	if (x->kept)
+		jank_json_add_u64(o, "session_recreated", x->session_recreated);
+	jank_json_add(o, "worker", proc_stats_json(&x->worker));
+	return o;
+}
+
+struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
+{
+	struct jank_fleet_figures x;
+	struct json_object *o = NULL;
+
+	if (jank_fleet_input_figures(in, &x) == 0)
+		o = jank_fleet_figures_json(&x);
+	jank_fleet_figures_fini(&x);
 	return o;
 }
 
@@ -828,26 +869,32 @@ static struct json_object *discovery_json(const struct jank_fleet *f)
 	return o;
 }
 
-struct json_object *jank_fleet_json(const struct jank_fleet *f)
+void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
 {
-	struct json_object *o = json_object_new_object();
-	uint64_t running = 0, restarts = 0, crashes = 0, timeouts = 0, dups = 0;
-
+	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < f->n; i++) {
 		struct jank_proc_stats s;
 
 		jank_proc_get_stats(f->inputs[i]->proc, &s);
-		running += s.pid != 0;
-		restarts += s.starts ? s.starts - 1 : 0;
-		crashes += s.crashes;
-		timeouts += s.timeouts;
-		dups += f->inputs[i]->alerted.duplicates;
+		out->workers += s.pid != 0;
+		out->restarts += s.starts ? s.starts - 1 : 0;
+		out->crashes += s.crashes;
+		out->timeouts += s.timeouts;
+		out->duplicates_dropped += f->inputs[i]->alerted.duplicates;
 	}
-	jank_json_add_u64(o, "workers", running);
-	jank_json_add_u64(o, "restarts", restarts);
-	jank_json_add_u64(o, "crashes", crashes);
-	jank_json_add_u64(o, "timeouts", timeouts);
-	jank_json_add_u64(o, "duplicates_dropped", dups);
+}
+
+struct json_object *jank_fleet_json(const struct jank_fleet *f)
+{
+	struct json_object *o = json_object_new_object();
+	struct jank_fleet_stats s;
+
+	jank_fleet_get_stats(f, &s);
+	jank_json_add_u64(o, "workers", s.workers);
+	jank_json_add_u64(o, "restarts", s.restarts);
+	jank_json_add_u64(o, "crashes", s.crashes);
+	jank_json_add_u64(o, "timeouts", s.timeouts);
+	jank_json_add_u64(o, "duplicates_dropped", s.duplicates_dropped);
 	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
 	if (f->discovery)
 		jank_json_add(o, "discovery", discovery_json(f));

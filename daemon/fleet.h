@@ -25,6 +25,8 @@
 #include <json-c/json.h>
 #include "config-file.h"
 #include "engine.h"
+#include "input-figures.h"
+#include "worker-proc.h"
 
 struct jank_fleet;
 struct jank_fleet_input;
@@ -50,6 +52,11 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 			  const struct jank_config_sources *src);
 /* Watch the live session at `url`. Returns 0 or -ENOMEM. */
 int jank_fleet_add_url(struct jank_fleet *f, const char *url);
+/*
+ * The input of `url`, if any, tries to attach now (its session was just
+ * created again): its worker's back-off does not hold it back.
+ */
+void jank_fleet_retry(struct jank_fleet *f, const char *url);
 /* Start the workers: the inputs added, and the discovery of [live] discover. */
 int jank_fleet_start(struct jank_fleet *f);
 /*
@@ -76,8 +83,8 @@ bool jank_fleet_input_attached(const struct jank_fleet_input *in);
  * "connecting" at first), and "let go" once discovery let it go.
  */
 const char *jank_fleet_input_state(const struct jank_fleet_input *in);
-/* The worker's last status object (borrowed, never NULL): see input-status.h. */
-struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
+/* The figures its worker sent last, or the placeholder (borrowed, never NULL). */
+const struct jank_input_figures *jank_fleet_input_status(const struct jank_fleet_input *in);
 /*
  * What its worker restarts skipped (skipped.h): the ns of the action
  * [begin, end] that fall in a skipped range (0: none, the path is whole as
@@ -85,13 +92,47 @@ struct json_object *jank_fleet_input_status(const struct jank_fleet_input *in);
  */
 int64_t jank_fleet_input_skipped(const struct jank_fleet_input *in, int64_t begin, int64_t end);
 int64_t jank_fleet_input_skipped_total(const struct jank_fleet_input *in);
+/* An input as `jankctl status`, the metrics and the final summary show it. */
+struct jank_fleet_figures {
+	/*
+	 * Its worker's last figures plus the counters of its workers that ended
+	 * (input-figures.h); the state is jank_fleet_input_state()'s, the stall
+	 * the supervisor's.
+	 */
+	struct jank_input_figures fig;
+	const char *host, *session; /* borrowed from the input */
+	bool discovered;
+	uint64_t duplicates_dropped;
+	/* What its worker restarts skipped (skipped.h). */
+	int64_t skipped_ns;
+	uint64_t skipped_ranges;
+	uint64_t actions_lost;
+	struct jank_proc_stats worker;
+	/* The session jankd owns ([live] create): what its keeper says (live-keeper.h). */
+	bool kept;
+	uint64_t session_recreated;
+};
+
+/* Fill `out`; free with jank_fleet_figures_fini() either way. Returns 0 or -ENOMEM. */
+int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out);
+void jank_fleet_figures_fini(struct jank_fleet_figures *x);
 /*
- * The input as `jankctl status` shows it (a new object): that status, with
- * the counters of its workers that ended (input-figures.h), its state, host,
- * session and worker, and what restarts skipped (skipped_seconds,
- * skipped_ranges, actions_lost).
+ * Its JSON form (a new object, NULL on allocation failure): the figures,
+ * then host, session, discovered, duplicates_dropped, skipped_seconds,
+ * skipped_ns, skipped_ranges, actions_lost and the worker.
  */
+struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x);
+/* jank_fleet_input_figures() as JSON. */
 struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
+
+/* Over all the inputs' workers. */
+struct jank_fleet_stats {
+	uint64_t workers; /* running now */
+	uint64_t restarts, crashes, timeouts;
+	uint64_t duplicates_dropped;
+};
+
+void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out);
 /* The workers and the discovery, for `jankctl status` ("fleet"). */
 struct json_object *jank_fleet_json(const struct jank_fleet *f);
 

@@ -1,162 +1,392 @@
 /* SPDX-License-Identifier: MIT */
-/* An input's counters over its workers (see input-figures.h). */
+/* An input's figures: the table, the JSON form, and the sums over workers (see input-figures.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "histogram.h"
 #include "input-figures.h"
 #include "json-util.h"
 
-/* The counters of input-status.c that add up across workers. */
-static const char *const counters[] = {
-	"events",
-	"events_read",
-	"discarded_events",
-	"disconnects",
-	"reconnects",
-	"actions_completed",
-	"janks",
-	"overdue",
-	"overdue_unsure",
-	"actions_expired",
-	"actions_replaced",
-	"actions_unmatched",
-	"actions_dropped",
-	"actions_evicted",
-	"paths_truncated",
-	"paths_incomplete",
-	"budget_forced",
+#define IN(m)	offsetof(struct jank_input_figures, m)
+#define RULE(m) offsetof(struct jank_rule_figures, m)
+
+/* A count, a time (ns, never negative), a string of the buffer at m. */
+#define COUNT(k, off, fl)                                                                          \
+	{                                                                                          \
+		.key = k, .type = JANK_FIGURE_U64, .offset = off, .flags = fl                      \
+	}
+#define TIME(k, off, fl, abs)                                                                      \
+	{                                                                                          \
+		.key = k, .type = JANK_FIGURE_I64, .offset = off, .flags = fl, .min = 0,           \
+		.max = INT64_MAX, .absent = abs                                                    \
+	}
+#define STRING(k, T, m, fl)                                                                        \
+	{                                                                                          \
+		.key = k, .type = JANK_FIGURE_STR, .offset = offsetof(T, m), .flags = fl,          \
+		.size = sizeof(((T *)0)->m)                                                        \
+	}
+
+enum {
+	SUM = JANK_FIGURE_SUM,
+	BASIC = JANK_FIGURE_BASIC,
+	OPT = JANK_FIGURE_OPTIONAL
 };
 
-static const char *const rule_counters[] = { "count", "janks", "overdue", "expired", "evicted" };
-#define NRULE_COUNTERS (sizeof(rule_counters) / sizeof(rule_counters[0]))
+/* In the order of the JSON object (`jankctl status` shows them so). */
+const struct jank_figure_field jank_figures_input_fields[] = {
+	STRING("url", struct jank_input_figures, url, BASIC),
+	STRING("state", struct jank_input_figures, state, BASIC),
+	STRING("last_error", struct jank_input_figures, last_error, OPT),
+	/* What is wrong now, and since when (wall clock, ns): not the first error ever. */
+	STRING("problem", struct jank_input_figures, problem, OPT),
+	TIME("problem_since", IN(problem_since), OPT, 0),
+	{ .key = "attached", .type = JANK_FIGURE_BOOL, .offset = IN(attached), .flags = BASIC },
+	COUNT("events", IN(engine.events), SUM),
+	COUNT("events_read", IN(events_read), SUM),
+	{ .key = "events_per_sec",
+	  .type = JANK_FIGURE_RATE,
+	  .offset = IN(events_per_sec),
+	  .max = 1000000000000LL },
+	COUNT("discarded_events", IN(engine.discarded_events), SUM),
+	COUNT("disconnects", IN(disconnects), SUM),
+	COUNT("reconnects", IN(reconnects), SUM),
+	TIME("trace_now", IN(trace_now), OPT, INT64_MIN),
+	/* The stall is the supervisor's too: it says so while a worker restarts. */
+	TIME("stalled_since", IN(stalled_since), BASIC | OPT, 0),
+	COUNT("stalls", IN(stalls), BASIC),
+	/* The ends of what this worker read: a restart's skipped range starts at the last. */
+	TIME("first_event_ns", IN(engine.first), OPT, INT64_MIN),
+	TIME("last_event_ns", IN(last_event_ns), OPT, INT64_MIN),
+	COUNT("actions_completed", IN(engine.actions_completed), SUM),
+	COUNT("janks", IN(engine.janks), SUM),
+	COUNT("overdue", IN(engine.overdue), SUM),
+	COUNT("overdue_unsure", IN(engine.overdue_unsure), SUM),
+	COUNT("actions_open", IN(engine.actions_open), 0),
+	COUNT("actions_expired", IN(engine.actions_expired), SUM),
+	COUNT("actions_replaced", IN(engine.actions_replaced), SUM),
+	COUNT("actions_unmatched", IN(engine.actions_unmatched), SUM),
+	COUNT("actions_dropped", IN(engine.actions_dropped), SUM),
+	COUNT("actions_evicted", IN(engine.actions_evicted), SUM),
+	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
+	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
+	COUNT("budget_forced", IN(engine.budget_forced), SUM),
+	COUNT("memory_bytes", IN(engine.memory_bytes), 0),
+	COUNT("memory_peak", IN(engine.memory_peak), 0),
+	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 6 },
+	COUNT("workers", IN(engine.graph.workers), 0),
+	COUNT("vertices", IN(engine.graph.vertices), 0),
+	COUNT("bytes", IN(engine.graph.bytes), 0),
+	COUNT("freed_vertices", IN(engine.graph.freed_vertices), 0),
+	COUNT("freed_workers", IN(engine.graph.freed_workers), 0),
+	COUNT("gc_steps", IN(engine.graph.gc_steps), 0),
+	{ .key = "rules", .type = JANK_FIGURE_RULES, .flags = BASIC },
+};
+const size_t jank_figures_input_nfields =
+	sizeof(jank_figures_input_fields) / sizeof(jank_figures_input_fields[0]);
 
-static void add(struct json_object *to, struct json_object *from, const char *const *keys, size_t n)
+const struct jank_figure_field jank_figures_rule_fields[] = {
+	STRING("action", struct jank_rule_figures, action, 0),
+	COUNT("count", RULE(count), SUM),
+	COUNT("janks", RULE(stats.janks), SUM),
+	COUNT("overdue", RULE(stats.overdue), SUM),
+	COUNT("expired", RULE(stats.expired), SUM),
+	COUNT("evicted", RULE(stats.evicted), SUM),
+	TIME("last_jank_ns", RULE(stats.last_jank_ns), 0, 0),
+	STRING("last_jank_key", struct jank_rule_figures, stats.last_jank_key, 0),
+	{ .key = "histogram", .type = JANK_FIGURE_HISTOGRAM, .offset = RULE(hist) },
+	TIME("threshold_ns", RULE(threshold_ns), 0, 0),
+	{ .key = "threshold_kind",
+	  .type = JANK_FIGURE_ENUM,
+	  .offset = RULE(threshold_kind),
+	  .names = jank_threshold_kind_names },
+	TIME("p50_ns", RULE(p50_ns), 0, 0),
+	TIME("p90_ns", RULE(p90_ns), 0, 0),
+	TIME("p99_ns", RULE(p99_ns), 0, 0),
+	TIME("max_ns", RULE(max_ns), 0, 0),
+};
+const size_t jank_figures_rule_nfields =
+	sizeof(jank_figures_rule_fields) / sizeof(jank_figures_rule_fields[0]);
+
+/* ---- The structs ---- */
+
+void jank_figures_init(struct jank_input_figures *f)
 {
-	for (size_t i = 0; i < n; i++) {
-		int64_t a = 0, b = 0;
-
-		if (!jank_json_get_i64(from, keys[i], &b))
-			continue;
-		jank_json_get_i64(to, keys[i], &a);
-		json_object_object_add(to, keys[i], json_object_new_int64(a + b));
-	}
+	memset(f, 0, sizeof(*f));
+	f->trace_now = INT64_MIN;
+	f->last_event_ns = INT64_MIN;
+	f->engine.first = INT64_MIN;
+	f->engine.now = INT64_MIN;
 }
 
-bool jank_figures_histogram(struct json_object *rule, struct jank_histogram *h)
+void jank_figures_fini(struct jank_input_figures *f)
 {
-	struct json_object *o = jank_json_get(rule, "histogram", json_type_object);
-	struct json_object *b = jank_json_get(o, "buckets", json_type_array);
-	int64_t v;
+	free(f->rules);
+	jank_figures_init(f);
+}
 
-	jank_histogram_init(h);
-	if (!o || !b)
-		return false;
-	if (jank_json_get_i64(o, "sum", &v))
-		h->sum = (uint64_t)v;
-	if (jank_json_get_i64(o, "min", &v))
-		h->min = v;
-	if (jank_json_get_i64(o, "max", &v))
-		h->max = v;
-	for (size_t i = 0; i < json_object_array_length(b); i++) {
-		struct json_object *pair = json_object_array_get_idx(b, i);
-		int64_t idx = json_object_get_int64(json_object_array_get_idx(pair, 0));
-		int64_t n = json_object_get_int64(json_object_array_get_idx(pair, 1));
+void jank_figures_placeholder(struct jank_input_figures *f, const char *url)
+{
+	jank_figures_fini(f);
+	snprintf(f->url, sizeof(f->url), "%s", url);
+	snprintf(f->state, sizeof(f->state), "connecting");
+}
 
-		if (idx >= 0 && idx < JANK_HIST_BUCKETS && n > 0) {
-			h->buckets[idx] += (uint64_t)n;
-			h->count += (uint64_t)n;
+int jank_figures_set_rules(struct jank_input_figures *f, size_t n)
+{
+	struct jank_rule_figures *r = n ? calloc(n, sizeof(*r)) : NULL;
+
+	if (n && !r)
+		return -ENOMEM;
+	free(f->rules);
+	f->rules = r;
+	f->nrules = n;
+	for (size_t i = 0; i < n; i++)
+		jank_histogram_init(&r[i].hist);
+	return 0;
+}
+
+int jank_figures_copy(struct jank_input_figures *to, const struct jank_input_figures *from)
+{
+	jank_figures_fini(to);
+	*to = *from;
+	to->rules = NULL;
+	to->nrules = 0;
+	if (jank_figures_set_rules(to, from->nrules) < 0) {
+		jank_figures_fini(to);
+		return -ENOMEM;
+	}
+	if (from->nrules)
+		memcpy(to->rules, from->rules, from->nrules * sizeof(*to->rules));
+	return 0;
+}
+
+/* ---- Sums ---- */
+
+static uint64_t *u64_at(void *base, const struct jank_figure_field *f)
+{
+	return (uint64_t *)((char *)base + f->offset);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* The SUM fields of `from` added to those of `to`. */
+static void add_counts(void *to, const void *from, const struct jank_figure_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fields[i].flags & SUM) {
+			uint64_t *a = u64_at(to, &fields[i]);
+
+			*a = add_sat(*a, *u64_at((void *)from, &fields[i]));
 		}
-	}
-	return true;
 }
 
-/* Add the histogram of rule `from` to that of rule `to`. */
-static void hist_add(struct json_object *to, struct json_object *from)
+/* Bucket by bucket; min and max of an empty side are no values. */
+static void hist_add(struct jank_histogram *a, const struct jank_histogram *b)
 {
-	struct jank_histogram *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	struct json_object *o, *pairs;
+	if (!b->count)
+		return;
+	a->sum = add_sat(a->sum, b->sum);
+	a->min = a->count && a->min < b->min ? a->min : b->min;
+	a->max = a->count && a->max > b->max ? a->max : b->max;
+	for (unsigned i = 0; i < JANK_HIST_BUCKETS; i++)
+		a->buckets[i] += b->buckets[i];
+	a->count += b->count;
+}
 
-	if (!a || !b || !jank_figures_histogram(from, b) || !b->count)
-		goto end;
-	jank_figures_histogram(to, a);
-	o = json_object_new_object();
-	pairs = json_object_new_array();
-	if (!o || !pairs) {
-		json_object_put(o);
-		json_object_put(pairs);
-		goto end;
+static void rule_add(struct jank_rule_figures *to, const struct jank_rule_figures *from)
+{
+	add_counts(to, from, jank_figures_rule_fields, jank_figures_rule_nfields);
+	hist_add(&to->hist, &from->hist);
+}
+
+static struct jank_rule_figures *rule_find(const struct jank_input_figures *f, const char *name)
+{
+	for (size_t i = 0; i < f->nrules; i++)
+		if (!strcmp(f->rules[i].action, name))
+			return &f->rules[i];
+	return NULL;
+}
+
+/* The past's rule of that name, added (zero) when it has none. */
+static struct jank_rule_figures *past_rule(struct jank_input_figures *past, const char *name)
+{
+	struct jank_rule_figures *r = rule_find(past, name);
+
+	if (r)
+		return r;
+	r = realloc(past->rules, (past->nrules + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	past->rules = r;
+	r = &r[past->nrules++];
+	memset(r, 0, sizeof(*r));
+	jank_histogram_init(&r->hist);
+	snprintf(r->action, sizeof(r->action), "%s", name);
+	return r;
+}
+
+int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_figures *status)
+{
+	if (!status->reported)
+		return 0;
+	add_counts(past, status, jank_figures_input_fields, jank_figures_input_nfields);
+	past->counted = true;
+	for (size_t i = 0; i < status->nrules; i++) {
+		struct jank_rule_figures *to = past_rule(past, status->rules[i].action);
+
+		if (!to)
+			return -ENOMEM;
+		rule_add(to, &status->rules[i]);
 	}
-	jank_json_add_u64(o, "sum", a->sum + b->sum < a->sum ? UINT64_MAX : a->sum + b->sum);
-	jank_json_add_i64(o, "min", a->count && a->min < b->min ? a->min : b->min);
-	jank_json_add_i64(o, "max", a->count && a->max > b->max ? a->max : b->max);
+	return 0;
+}
+
+int jank_figures_merge(struct jank_input_figures *out, const struct jank_input_figures *status,
+		       const struct jank_input_figures *past)
+{
+	if (jank_figures_copy(out, status) < 0)
+		return -ENOMEM;
+	if (!past || !past->counted)
+		return 0;
+	add_counts(out, past, jank_figures_input_fields, jank_figures_input_nfields);
+	out->counted = true;
+	for (size_t i = 0; i < out->nrules; i++) {
+		const struct jank_rule_figures *p = rule_find(past, out->rules[i].action);
+
+		if (p)
+			rule_add(&out->rules[i], p);
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* sum, min, max and the non-empty buckets as [index, count] pairs (its count is the rule's). */
+static struct json_object *histogram_json(const struct jank_histogram *h)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *b = json_object_new_array();
+
+	if (!o || !b) {
+		json_object_put(o);
+		json_object_put(b);
+		return NULL;
+	}
+	jank_json_add_u64(o, "sum", h->sum);
+	jank_json_add_i64(o, "min", h->count ? h->min : 0);
+	jank_json_add_i64(o, "max", h->count ? h->max : 0);
 	for (unsigned i = 0; i < JANK_HIST_BUCKETS; i++) {
 		struct json_object *pair;
 
-		if (!a->buckets[i] && !b->buckets[i])
+		if (!h->buckets[i])
 			continue;
 		pair = json_object_new_array();
 		if (!pair)
 			break;
 		json_object_array_add(pair, json_object_new_int64(i));
-		json_object_array_add(
-			pair, json_object_new_int64((int64_t)(a->buckets[i] + b->buckets[i])));
-		json_object_array_add(pairs, pair);
+		json_object_array_add(pair, json_object_new_int64((int64_t)h->buckets[i]));
+		json_object_array_add(b, pair);
 	}
-	json_object_object_add(o, "buckets", pairs);
-	json_object_object_add(to, "histogram", o);
-end:
-	free(a);
-	free(b);
+	json_object_object_add(o, "buckets", b);
+	return o;
 }
 
-/* The rule of that name in `rules`, an object of objects keyed by name. */
-static struct json_object *rule_of(struct json_object *rules, const char *name)
-{
-	struct json_object *r = jank_json_get(rules, name, json_type_object);
+static struct json_object *rules_json(const struct jank_input_figures *f);
 
-	if (!r && (r = json_object_new_object()))
-		json_object_object_add(rules, name, r);
-	return r;
+/* Whether field `d` of figures `f` is shown. */
+static bool shown(const struct jank_input_figures *f, const struct jank_figure_field *d,
+		  const void *base)
+{
+	const char *p = (const char *)base + d->offset;
+
+	if (f && !f->reported && !(d->flags & BASIC) && !(f->counted && (d->flags & SUM)))
+		return false;
+	if (!(d->flags & OPT))
+		return true;
+	if (d->type == JANK_FIGURE_STR)
+		return p[0] != '\0';
+	return *(const int64_t *)p != d->absent;
 }
 
-void jank_figures_fold(struct json_object *past, struct json_object *status)
+/* The fields d[0..n) of `base` into `o`; `f`: the input's figures (NULL for a rule). */
+static void fields_json(struct json_object *o, const struct jank_figure_field *d, size_t n,
+			const void *base, const struct jank_input_figures *f)
 {
-	struct json_object *rules = jank_json_get(status, "rules", json_type_array);
-	struct json_object *prules = jank_json_get(past, "rules", json_type_object);
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)base + d[i].offset;
+		struct json_object *sub;
 
-	add(past, status, counters, sizeof(counters) / sizeof(counters[0]));
-	if (!prules && (prules = json_object_new_object()))
-		json_object_object_add(past, "rules", prules);
-	for (size_t i = 0; prules && rules && i < json_object_array_length(rules); i++) {
-		struct json_object *r = json_object_array_get_idx(rules, i);
-		const char *name = jank_json_get_str(r, "action");
-		struct json_object *to = name ? rule_of(prules, name) : NULL;
-
-		if (to) {
-			add(to, r, rule_counters, NRULE_COUNTERS);
-			hist_add(to, r);
+		if (!shown(f, &d[i], base)) {
+			i += d[i].type == JANK_FIGURE_OBJECT ? d[i].size : 0;
+			continue;
+		}
+		switch (d[i].type) {
+		case JANK_FIGURE_U64:
+			jank_json_add_u64(o, d[i].key, *(const uint64_t *)p);
+			break;
+		case JANK_FIGURE_I64:
+			jank_json_add_i64(o, d[i].key, *(const int64_t *)p);
+			break;
+		case JANK_FIGURE_RATE:
+			jank_json_add(o, d[i].key,
+				      json_object_new_double(
+					      (double)llround(*(const double *)p * 10) / 10));
+			break;
+		case JANK_FIGURE_BOOL:
+			jank_json_add_bool(o, d[i].key, *(const bool *)p);
+			break;
+		case JANK_FIGURE_STR:
+			jank_json_add_str(o, d[i].key, p);
+			break;
+		case JANK_FIGURE_ENUM:
+			jank_json_add_str(o, d[i].key, d[i].names[*(const int *)p]);
+			break;
+		case JANK_FIGURE_OBJECT:
+			sub = json_object_new_object();
+			if (sub)
+				fields_json(sub, d + i + 1, d[i].size, base, f);
+			jank_json_add(o, d[i].key, sub);
+			i += d[i].size;
+			break;
+		case JANK_FIGURE_HISTOGRAM:
+			jank_json_add(o, d[i].key,
+				      histogram_json((const struct jank_histogram *)p));
+			break;
+		case JANK_FIGURE_RULES:
+			jank_json_add(o, d[i].key, rules_json(f));
+			break;
 		}
 	}
 }
 
-struct json_object *jank_figures_merge(struct json_object *status, struct json_object *past)
+static struct json_object *rules_json(const struct jank_input_figures *f)
 {
-	struct json_object *o = NULL, *rules,
-			   *prules = jank_json_get(past, "rules", json_type_object);
+	struct json_object *a = json_object_new_array();
 
-	if (json_object_deep_copy(status, &o, NULL) != 0)
-		return NULL;
-	add(o, past, counters, sizeof(counters) / sizeof(counters[0]));
-	rules = jank_json_get(o, "rules", json_type_array);
-	for (size_t i = 0; prules && rules && i < json_object_array_length(rules); i++) {
-		struct json_object *r = json_object_array_get_idx(rules, i);
-		const char *name = jank_json_get_str(r, "action");
-		struct json_object *p = name ? jank_json_get(prules, name, json_type_object) : NULL;
+	for (size_t i = 0; a && i < f->nrules; i++) {
+		struct json_object *r = json_object_new_object();
 
-		if (p) {
-			add(r, p, rule_counters, NRULE_COUNTERS);
-			hist_add(r, p);
+		if (r)
+			fields_json(r, jank_figures_rule_fields, jank_figures_rule_nfields,
+				    &f->rules[i], NULL);
+		if (!r || json_object_array_add(a, r) != 0) {
+			json_object_put(r);
+			json_object_put(a);
+			return NULL;
 		}
 	}
+	return a;
+}
+
+struct json_object *jank_figures_json(const struct jank_input_figures *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o)
+		fields_json(o, jank_figures_input_fields, jank_figures_input_nfields, f, f);
 	return o;
 }

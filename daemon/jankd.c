@@ -33,7 +33,6 @@
 #include "json-util.h"
 #include "journal.h"
 #include "log.h"
-#include "lttng-session.h"
 #include "status.h"
 #include "units.h"
 #include "worker.h"
@@ -80,7 +79,7 @@ static void die_usage(const char *fmt, ...)
 
 static int parse_target(const char *s, enum jank_alert_target *t)
 {
-	for (int i = JANK_ALERT_JOURNAL; i <= JANK_ALERT_JSON; i++) {
+	for (int i = JANK_ALERT_JOURNAL; i < JANK_ALERT_TARGETS; i++) {
 		if (!strcmp(s, jank_alert_target_name(i))) {
 			*t = i;
 			return 0;
@@ -247,14 +246,13 @@ static void on_ready_timeout(evutil_socket_t fd, short what, void *data)
 	waiting = 0;
 	for (size_t i = 0; i < jank_fleet_count(d->fleet); i++) {
 		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
-		const char *err = jank_json_get_str(jank_fleet_input_status(in), "last_error");
+		const char *err = jank_fleet_input_status(in)->last_error;
 
 		if (jank_fleet_input_attached(in))
 			continue;
 		waiting++;
 		jank_log(LOG_WARNING, "%s: not attached yet (%s); watching for it",
-			 jank_fleet_input_url(in),
-			 err && err[0] ? err : "no such live session yet");
+			 jank_fleet_input_url(in), err[0] ? err : "no such live session yet");
 	}
 	become_ready(d, waiting);
 }
@@ -506,7 +504,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
 		d->reload_errors++;
 	}
-	jank_capture_worker_reload(d->capture_worker, &d->config, d->target);
+	jank_capture_worker_reload(d->capture_worker, &d->config);
 	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 }
@@ -562,81 +560,58 @@ static void on_signal(evutil_socket_t sig, short what, void *data)
 /* ---- Start and stop ---- */
 
 /*
- * [live] create = yes: create the live session (lttng-session.c) with the events of
- * the rules, and watch it. Its live URL goes to d->created_url; the config
+ * [live] create = yes: the live session jankd owns (live-keeper.c), created
+ * now and again whenever lttng-sessiond or lttng-relayd lost it. The config
  * stays as written, so that a reload compares like with like.
  */
+static void on_keeper_retry(const char *url, void *data)
+{
+	struct jankd *d = data;
+
+	if (d->fleet)
+		jank_fleet_retry(d->fleet, url);
+}
+
+/* Every second: the keeper learns what the session's input says (relayd's side). */
+static void on_keep(evutil_socket_t fd, short what, void *data)
+{
+	struct jankd *d = data;
+	const char *url = jank_live_keeper_url(d->keeper);
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
+		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+		const struct jank_input_figures *st = jank_fleet_input_status(in);
+		int p;
+
+		if (strcmp(jank_fleet_input_url(in), url))
+			continue;
+		/* A name the worker should not have sent is no problem the keeper knows. */
+		p = jank_live_input_problem_from_name(st->problem);
+		jank_live_keeper_input(d->keeper,
+				       p < 0 ? JANK_LIVE_INPUT_OK : (enum jank_live_input_problem)p,
+				       st->problem_since);
+	}
+}
+
 static int live_create(struct jankd *d, char *err, size_t len)
 {
-	const struct jank_config *c = &d->config;
-	struct jank_lttng_session_spec spec = {
-		.name = c->live.session,
-		.relayd_url = c->live.relayd,
-		.relayd_live_port = c->live.relayd_live_port,
-		.live_timer_us = c->live.timer_ns / 1000,
-		.tracefile_size = c->live.tracefile_size,
-		.tracefile_count = c->live.tracefile_count,
-		.kernel = true,
-	};
-	const char **events = calloc(2 * c->nrules + 1, sizeof(*events));
-	char note[ERR_LEN];
-	size_t n = 0;
 	int r;
 
-	if (!events) {
+	d->keeper = jank_live_keeper_new(d->base, &d->config, on_keeper_retry, d);
+	if (!d->keeper) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < c->nrules; i++) {
-		const char *ev[2] = { c->rules[i].begin_event, c->rules[i].end_event };
-
-		for (int k = 0; k < 2; k++) {
-			bool seen = false;
-
-			for (size_t j = 0; j < n; j++)
-				seen |= !strcmp(events[j], ev[k]);
-			if (!seen)
-				events[n++] = ev[k];
-		}
-	}
-	spec.ust_events = events;
-	spec.n_ust_events = n;
-	note[0] = '\0';
-	r = jank_lttng_session_create_live(&spec, d->created_url, sizeof(d->created_url),
-					   &d->kernel_ok, note, sizeof(note));
-	free(events);
-	if (r < 0) {
-		snprintf(err, len, "cannot create the live session '%s': %s", c->live.session,
-			 note);
-		return r;
-	}
-	snprintf(d->session_created, sizeof(d->session_created), "%s", c->live.session);
-	if (r > 0 && note[0])
-		jank_log(LOG_WARNING, "live session '%s': %s", c->live.session, note);
-	else if (!d->kernel_ok)
-		jank_log(LOG_WARNING,
-			 "live session '%s': no kernel tracer: user-space events only (no "
-			 "scheduler events: critical paths stay on the action's own thread)",
-			 c->live.session);
-	jank_log(LOG_INFO, "created the live session '%s' (%s)", c->live.session, d->created_url);
-	return 0;
-}
-
-static void live_destroy(struct jankd *d)
-{
-	char err[ERR_LEN];
-	int r;
-
-	err[0] = '\0';
-	r = jank_lttng_session_destroy(d->session_created, err, sizeof(err));
+	r = jank_live_keeper_start(d->keeper, err, len);
 	if (r < 0)
-		jank_log(LOG_WARNING, "cannot destroy the live session '%s': %s",
-			 d->session_created, err);
-	else if (r > 0)
-		jank_log(LOG_WARNING, "live session: %s", err);
-	else
-		jank_log(LOG_INFO, "destroyed the live session '%s'", d->session_created);
-	d->session_created[0] = '\0';
+		return r;
+	if (add_timer(d, &d->ev_keep, 1000000000LL, on_keep) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* The inputs, each in its worker: [live] url, the created session, or discovery. */
@@ -651,8 +626,8 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 	}
 	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
 		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
-	if (r == 0 && d->created_url[0])
-		r = jank_fleet_add_url(d->fleet, d->created_url);
+	if (r == 0 && d->keeper)
+		r = jank_fleet_add_url(d->fleet, jank_live_keeper_url(d->keeper));
 	if (r == 0)
 		r = jank_fleet_start(d->fleet);
 	if (r < 0) {
@@ -703,7 +678,7 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capture_worker_start(d->capture_worker, &d->config, d->target, err, len);
+	r = jank_capture_worker_start(d->capture_worker, &d->config, d->alerter, err, len);
 	if (r < 0)
 		return r;
 	jank_alerter_set_capture(d->alerter, capture_hook, d);
@@ -739,53 +714,39 @@ static int start(struct jankd *d, char *err, size_t len)
 	return 0;
 }
 
-static const char *duration_of(struct json_object *o, const char *k, char *buf, size_t len)
-{
-	int64_t ns = 0;
-
-	jank_json_get_i64(o, k, &ns);
-	return jank_units_duration(ns, buf, len);
-}
-
-static int64_t count_of(struct json_object *o, const char *k)
-{
-	int64_t v = 0;
-
-	jank_json_get_i64(o, k, &v);
-	return v;
-}
-
-/* The summary lines of one input, from its workers' last status. */
+/* The summary lines of one input, from its workers' last figures. */
 static void input_summary(const struct jank_fleet_input *in, bool named)
 {
-	struct json_object *st = jank_fleet_input_json(in);
-	struct json_object *rules = jank_json_get(st, "rules", json_type_array);
 	const char *of = named ? " of " : "", *url = named ? jank_fleet_input_url(in) : "";
+	const struct jank_engine_stats *es;
+	struct jank_fleet_figures x;
 
-	for (size_t r = 0; rules && r < json_object_array_length(rules); r++) {
-		struct json_object *ru = json_object_array_get_idx(rules, r);
-		const char *name = jank_json_get_str(ru, "action");
+	if (jank_fleet_input_figures(in, &x) < 0) {
+		jank_fleet_figures_fini(&x);
+		return;
+	}
+	for (size_t r = 0; r < x.fig.nrules; r++) {
+		const struct jank_rule_figures *ru = &x.fig.rules[r];
 		char p50[32], p99[32], max[32];
 
 		jank_log(LOG_INFO,
-			 "summary%s%s: %s: %" PRId64 " actions, %" PRId64
+			 "summary%s%s: %s: %" PRIu64 " actions, %" PRIu64
 			 " janks, p50 %s, p99 %s, max %s",
-			 of, url, name ? name : "?", count_of(ru, "count"), count_of(ru, "janks"),
-			 duration_of(ru, "p50_ns", p50, sizeof(p50)),
-			 duration_of(ru, "p99_ns", p99, sizeof(p99)),
-			 duration_of(ru, "max_ns", max, sizeof(max)));
+			 of, url, ru->action, ru->count, ru->stats.janks,
+			 jank_units_duration(ru->p50_ns, p50, sizeof(p50)),
+			 jank_units_duration(ru->p99_ns, p99, sizeof(p99)),
+			 jank_units_duration(ru->max_ns, max, sizeof(max)));
 	}
+	es = &x.fig.engine;
 	jank_log(LOG_INFO,
-		 "summary%s%s: %" PRId64 " events, %" PRId64 " overdue (%" PRId64
-		 " unsure, not reported), %" PRId64 " discarded events, %" PRId64
-		 " expired, %" PRId64 " evicted by the memory budget, %" PRId64
-		 " truncated, %" PRId64 " dropped, %" PRId64 " disconnects",
-		 of, url, count_of(st, "events"), count_of(st, "overdue"),
-		 count_of(st, "overdue_unsure"), count_of(st, "discarded_events"),
-		 count_of(st, "actions_expired"), count_of(st, "actions_evicted"),
-		 count_of(st, "paths_truncated"), count_of(st, "actions_dropped"),
-		 count_of(st, "disconnects"));
-	json_object_put(st);
+		 "summary%s%s: %" PRIu64 " events, %" PRIu64 " overdue (%" PRIu64
+		 " unsure, not reported), %" PRIu64 " discarded events, %" PRIu64
+		 " expired, %" PRIu64 " evicted by the memory budget, %" PRIu64
+		 " truncated, %" PRIu64 " dropped, %" PRIu64 " disconnects",
+		 of, url, es->events, es->overdue, es->overdue_unsure, es->discarded_events,
+		 es->actions_expired, es->actions_evicted, es->paths_truncated, es->actions_dropped,
+		 x.fig.disconnects);
+	jank_fleet_figures_fini(&x);
 }
 
 /* One line per rule (and input), then the counters. */
@@ -793,19 +754,17 @@ static void final_summary(struct jankd *d)
 {
 	size_t n = jank_fleet_count(d->fleet);
 	struct jank_alerter_stats as;
-	struct json_object *fl;
+	struct jank_fleet_stats fs;
 
 	jank_alerter_get_stats(d->alerter, &as);
 	for (size_t i = 0; i < n; i++)
 		input_summary(jank_fleet_get(d->fleet, i), n > 1);
-	fl = jank_fleet_json(d->fleet);
-	if (count_of(fl, "restarts") || count_of(fl, "duplicates_dropped"))
+	jank_fleet_get_stats(d->fleet, &fs);
+	if (fs.restarts || fs.duplicates_dropped)
 		jank_log(LOG_INFO,
-			 "summary: %" PRId64 " worker restarts (%" PRId64 " crashed, %" PRId64
-			 " silent), %" PRId64 " duplicate verdicts dropped",
-			 count_of(fl, "restarts"), count_of(fl, "crashes"),
-			 count_of(fl, "timeouts"), count_of(fl, "duplicates_dropped"));
-	json_object_put(fl);
+			 "summary: %" PRIu64 " worker restarts (%" PRIu64 " crashed, %" PRIu64
+			 " silent), %" PRIu64 " duplicate verdicts dropped",
+			 fs.restarts, fs.crashes, fs.timeouts, fs.duplicates_dropped);
 	jank_log(LOG_INFO, "summary: %" PRIu64 " alerts sent, %" PRIu64 " suppressed", as.sent,
 		 as.suppressed);
 }
@@ -813,6 +772,8 @@ static void final_summary(struct jankd *d)
 static void stop(struct jankd *d)
 {
 	sd_notify(0, "STOPPING=1");
+	/* Its session is not created again while the workers stop. */
+	jank_live_keeper_halt(d->keeper);
 	/* The workers' last verdicts are alerted, and their last figures kept. */
 	if (d->fleet)
 		jank_fleet_stop(d->fleet, STOP_NS);
@@ -822,8 +783,8 @@ static void stop(struct jankd *d)
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
 	}
-	if (d->session_created[0])
-		live_destroy(d);
+	/* The keeper stops recreating, and destroys the session (or says it was gone). */
+	jank_live_keeper_stop(d->keeper);
 }
 
 static void cleanup(struct jankd *d)
@@ -847,6 +808,9 @@ static void cleanup(struct jankd *d)
 		event_free(d->ev_watchdog);
 	if (d->ev_ready)
 		event_free(d->ev_ready);
+	if (d->ev_keep)
+		event_free(d->ev_keep);
+	jank_live_keeper_free(d->keeper);
 	if (d->base)
 		event_base_free(d->base);
 	jank_config_fini(&d->config);
@@ -880,8 +844,7 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		jank_log(LOG_ERR, "cannot start: %s", err);
 		d.exit_status = JANK_EXIT_FAILURE;
-		if (d.session_created[0])
-			live_destroy(&d);
+		jank_live_keeper_stop(d.keeper);
 		goto end;
 	}
 	if (event_base_dispatch(d.base) < 0) {

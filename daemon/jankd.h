@@ -14,6 +14,7 @@
 #include "control-socket.h"
 #include "exit-status.h"
 #include "fleet.h"
+#include "live-keeper.h"
 #include "metrics-server.h"
 
 struct jankd {
@@ -37,11 +38,10 @@ struct jankd {
 	int64_t start_real; /* wall clock at start: process_start_time_seconds */
 	uint64_t reloads;
 	uint64_t reload_errors;
-	char session_created[JANK_CONFIG_SESSION_LEN]; /* to destroy at exit, "" when none */
-	char created_url[JANK_CONFIG_URL_LEN];	       /* its live URL */
-	bool kernel_ok;				       /* it has a kernel channel */
-	char hostname[JANK_CONFIG_SESSION_LEN];	       /* captures record this host only */
-	bool capture_here; /* the verdict being alerted is of this host */
+	struct jank_live_keeper *keeper;	/* [live] create = yes: the session jankd owns */
+	struct event *ev_keep;			/* tells the keeper what its input says */
+	char hostname[JANK_CONFIG_SESSION_LEN]; /* captures record this host only */
+	bool capture_here;			/* the verdict being alerted is of this host */
 	int exit_status;
 };
 

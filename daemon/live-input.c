@@ -21,6 +21,11 @@
  * relayd is asked; if it no longer lists the session, that is logged once,
  * and its return is logged as a reconnection.
  *
+ * The problem of the moment (status: "problem", since when): while not
+ * connected, relayd is asked whenever the input fails and at every probe,
+ * so that the status says what is wrong now (relayd unreachable, or the
+ * session missing from a relayd that answers), not the first error seen.
+ *
  * Attached: data flowed, or relayd lists the session (jank_relayd_has_session,
  * asked at most every PROBE_EVERY_NS while not attached) and the input ran
  * once since: a session without streams yet only ever says "try again".
@@ -67,9 +72,11 @@ struct jank_live_input {
 	struct jank_engine *engine;
 	struct jank_reader *input;
 	enum jank_live_input_state state;
-	bool attached; /* attached at least once */
-	bool quiet;    /* the current outage was logged */
-	bool found;    /* relayd lists the session: the next run attaches to it */
+	enum jank_live_input_problem problem;
+	int64_t problem_since; /* wall clock */
+	bool attached;	       /* attached at least once */
+	bool quiet;	       /* the current outage was logged */
+	bool found;	       /* relayd lists the session: the next run attaches to it */
 	int64_t probe_mono;
 	int64_t ok_mono; /* when the input last said OK */
 	jank_live_input_attached_fn attached_fn;
@@ -89,6 +96,7 @@ struct jank_live_input {
 	int64_t input_ts;
 	int64_t advance_mono;
 	bool stalled;
+	bool advanced; /* since the input (re)attached: a session without streams sends nothing */
 	int64_t stalled_mono; /* its last advance before the stall */
 	int64_t stalled_real; /* wall time of the last advance before the stall */
 	uint64_t stalls;
@@ -137,13 +145,41 @@ static void drop_input(struct jank_live_input *w)
 	w->events_seen = 0;
 }
 
+/* What is wrong now, and why; since when, if it is new. */
+static void set_problem(struct jank_live_input *w, enum jank_live_input_problem p, const char *why)
+{
+	if (p != w->problem)
+		w->problem_since = p == JANK_LIVE_INPUT_OK ? 0 : jank_clock_realtime_ns();
+	w->problem = p;
+	snprintf(w->err, sizeof(w->err), "%s", why);
+}
+
+/* Does relayd list the session? The answer as the problem of the moment; its result. */
+static int ask_relayd(struct jank_live_input *w, int64_t now, const char *failed)
+{
+	char err[WATCH_ERR_LEN];
+	int r;
+
+	w->probe_mono = now;
+	r = jank_relayd_has_session(w->url, err, sizeof(err));
+	if (r < 0)
+		set_problem(w, JANK_LIVE_INPUT_RELAYD_UNREACHABLE, failed ? failed : err);
+	else if (r == 0)
+		set_problem(w, JANK_LIVE_INPUT_SESSION_MISSING,
+			    "relayd answers, but does not list the session");
+	else if (failed)
+		set_problem(w, JANK_LIVE_INPUT_ATTACH_FAILED, failed);
+	return r;
+}
+
 /* The input failed or ended: say it once, then retry with back-off. */
 static void lost(struct jank_live_input *w, const char *why)
 {
-	snprintf(w->err, sizeof(w->err), "%s", why);
 	drop_input(w);
+	ask_relayd(w, jank_clock_monotonic_ns(), why);
 	w->found = false;
 	w->stalled = false; /* not stalled: gone, and said so */
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->state == JANK_LIVE_INPUT_CONNECTED) {
 		jank_log(LOG_WARNING, "%s: lost the live session: %s; reconnecting", w->url, why);
@@ -182,7 +218,7 @@ static void up(struct jank_live_input *w)
 	w->reconnect_ns = RECONNECT_MIN_NS;
 	w->quiet = false;
 	w->found = false;
-	w->err[0] = '\0';
+	set_problem(w, JANK_LIVE_INPUT_OK, "");
 	if (first && w->attached_fn)
 		w->attached_fn(w, w->attached_data);
 }
@@ -214,6 +250,7 @@ static void advance_clock(struct jank_live_input *w)
 	if (s.advanced_ts != INT64_MIN && s.advanced_ts > w->input_ts) {
 		w->input_ts = s.advanced_ts;
 		w->advance_mono = now;
+		w->advanced = true;
 		if (w->stalled)
 			resumed(w);
 	}
@@ -247,16 +284,12 @@ static void back_off(struct jank_live_input *w)
 		w->again_ns = cap;
 }
 
-/* Not attached, no data: does relayd list the session? */
 /* Does relayd list the session? At most every PROBE_EVERY_NS; -EAGAIN: not asked. */
 static int probe(struct jank_live_input *w, int64_t now)
 {
-	char err[WATCH_ERR_LEN];
-
 	if (w->probe_mono && now - w->probe_mono < PROBE_EVERY_NS)
 		return -EAGAIN;
-	w->probe_mono = now;
-	return jank_relayd_has_session(w->url, err, sizeof(err));
+	return ask_relayd(w, now, NULL);
 }
 
 /* Connected, and silent for a while: was the session destroyed? */
@@ -270,6 +303,7 @@ static void check_gone(struct jank_live_input *w, int64_t now)
 	w->disconnects++;
 	w->quiet = true;
 	w->stalled = false;
+	w->advanced = false;
 	w->stalled_real = 0;
 	if (w->anchor_ts != INT64_MIN)
 		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
@@ -315,15 +349,21 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			continue;
 		case JANK_READER_STATUS_AGAIN:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* the step read events, then found nothing more */
 			idle(w);
 			back_off(w);
 			return;
 		case JANK_READER_STATUS_END:
 			advance_clock(w);
+			if (got_events(w))
+				up(w); /* events came in the step that failed: it was attached */
 			lost(w, "the session ended (destroyed, or relayd closed it)");
 			return;
 		case JANK_READER_STATUS_ERROR:
 			advance_clock(w);
+			if (got_events(w))
+				up(w);
 			snprintf(err, sizeof(err), "%s", jank_reader_error(w->input));
 			lost(w, err);
 			return;
@@ -404,6 +444,16 @@ int jank_live_input_start(struct jank_live_input *w)
 	return event_add(w->pump, &tv) == 0 ? 0 : -EIO;
 }
 
+void jank_live_input_retry(struct jank_live_input *w)
+{
+	if (w->state == JANK_LIVE_INPUT_CONNECTED)
+		return;
+	w->reconnect_ns = RECONNECT_MIN_NS;
+	w->again_ns = AGAIN_MIN_NS;
+	w->probe_mono = 0;
+	schedule(w, 0);
+}
+
 void jank_live_input_stop(struct jank_live_input *w)
 {
 	event_del(w->pump);
@@ -413,7 +463,7 @@ void jank_live_input_stop(struct jank_live_input *w)
 /* Connected, the input's time still for too long: say it once. */
 static void check_stalled(struct jank_live_input *w, int64_t now)
 {
-	if (w->stalled || w->state != JANK_LIVE_INPUT_CONNECTED || w->input_ts == INT64_MIN ||
+	if (w->stalled || !w->advanced || w->state != JANK_LIVE_INPUT_CONNECTED ||
 	    now - w->advance_mono < stall_after(w))
 		return;
 	w->stalled = true;
@@ -485,6 +535,8 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 	out->stalled_since = w->stalled_real;
 	out->stalls = w->stalls;
 	out->last_event = w->anchor_ts;
+	out->problem = w->state == JANK_LIVE_INPUT_CONNECTED ? JANK_LIVE_INPUT_OK : w->problem;
+	out->problem_since = out->problem ? w->problem_since : 0;
 }
 
 const char *jank_live_input_last_error(const struct jank_live_input *w)
@@ -499,3 +551,12 @@ static const char *const jank_live_input_state_names[] = {
 };
 
 JANK_STRTABLE_DEFINE(jank_live_input_state, enum jank_live_input_state, "?")
+
+static const char *const jank_live_input_problem_names[] = {
+	[JANK_LIVE_INPUT_OK] = "",
+	[JANK_LIVE_INPUT_RELAYD_UNREACHABLE] = "relayd unreachable",
+	[JANK_LIVE_INPUT_SESSION_MISSING] = "session missing",
+	[JANK_LIVE_INPUT_ATTACH_FAILED] = "cannot attach",
+};
+
+JANK_STRTABLE_DEFINE(jank_live_input_problem, enum jank_live_input_problem, "?")

@@ -23,6 +23,18 @@ enum jank_live_input_state {
 	JANK_LIVE_INPUT_RECONNECTING,	/* the input failed; retrying with back-off */
 };
 
+/*
+ * What keeps an input from its session now (none while connected): relayd
+ * does not answer, or answers without listing the session (destroyed, its
+ * relayd or its sessiond restarted), or lists it but the input failed.
+ */
+enum jank_live_input_problem {
+	JANK_LIVE_INPUT_OK = 0,
+	JANK_LIVE_INPUT_RELAYD_UNREACHABLE,
+	JANK_LIVE_INPUT_SESSION_MISSING,
+	JANK_LIVE_INPUT_ATTACH_FAILED,
+};
+
 struct jank_live_input;
 
 /* Called once, the first time the input attaches. */
@@ -39,6 +51,8 @@ struct jank_live_input_stats {
 	int64_t stalled_since; /* wall-clock ns of its last advance, when stalled; else 0 */
 	uint64_t stalls;       /* times it stalled */
 	int64_t last_event;    /* the latest event read, INT64_MIN: none */
+	enum jank_live_input_problem problem;
+	int64_t problem_since; /* wall clock (ns) when this problem began, 0: none */
 };
 
 /*
@@ -62,6 +76,11 @@ void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
 
 /* Start pumping the input. Returns 0 or -errno. */
 int jank_live_input_start(struct jank_live_input *w);
+/*
+ * Try to attach now, whatever the back-off says (the session was just
+ * created again): nothing when connected.
+ */
+void jank_live_input_retry(struct jank_live_input *w);
 /* Stop: free the input (the engine stays, for the final summary). */
 void jank_live_input_stop(struct jank_live_input *w);
 
@@ -86,5 +105,10 @@ void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live
 const char *jank_live_input_last_error(const struct jank_live_input *w);
 /* "connecting", "connected", "reconnecting" ("?" out of range); and back (-1). */
 JANK_STRTABLE_DECLARE(jank_live_input_state, enum jank_live_input_state);
+/*
+ * "relayd unreachable", "session missing", "cannot attach", "" for none ("?"
+ * out of range); and back, as a status says it (-1 for an unknown name).
+ */
+JANK_STRTABLE_DECLARE(jank_live_input_problem, enum jank_live_input_problem);
 
 #endif

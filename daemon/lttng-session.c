@@ -139,8 +139,10 @@ static int code_errno(enum lttng_error_code code)
 	case LTTNG_OK:
 		return 0;
 	case LTTNG_ERR_NO_SESSIOND:
-	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
 		return -ECONNREFUSED;
+	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
+	case LTTNG_ERR_RELAYD_VERSION_FAIL:
+		return -EHOSTUNREACH; /* told apart: jankd's live keeper waits for relayd */
 	case LTTNG_ERR_EPERM:
 	case LTTNG_ERR_NEED_ROOT_SESSIOND:
 		return -EPERM;
@@ -649,6 +651,22 @@ static bool stop_and_settle(const char *name)
 	return true;
 }
 
+/* Whether lttng-sessiond has session `name`: 1, 0, or a negative lttng error code. */
+static int listed(const char *name)
+{
+	struct lttng_session *sessions = NULL;
+	int n, found = 0;
+
+	n = lttng_list_sessions(&sessions);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sessions[i].name, name))
+			found = 1;
+	free(sessions);
+	return found;
+}
+
 static int destroy_session(const char *name, char *err, size_t errlen)
 {
 	struct lttng_destruction_handle *handle = NULL;
@@ -672,7 +690,8 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 	case LTTNG_ERR_SESS_NOT_FOUND:
 	case LTTNG_ERR_SESSION_NOT_EXIST:
 	case LTTNG_ERR_NO_SESSION:
-		return 0;
+		jank_errf(err, errlen, "session '%s' did not exist", name);
+		return JANK_LTTNG_SESSION_ABSENT;
 	default:
 		return lttng_fail(err, errlen, code, what);
 	}
@@ -700,8 +719,23 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 			  name, settled ? "" : " after " PENDING_LIMIT_TEXT);
 		return JANK_LTTNG_SESSION_UNSETTLED;
 	}
-	if (result != LTTNG_OK && result != LTTNG_ERR_SESS_NOT_FOUND)
-		return lttng_fail(err, errlen, result, what);
+	if (result == LTTNG_ERR_SESS_NOT_FOUND) {
+		jank_errf(err, errlen, "session '%s' did not exist", name);
+		return JANK_LTTNG_SESSION_ABSENT;
+	}
+	if (result != LTTNG_OK) {
+		/*
+		 * A live session whose relayd restarted: its consumer cannot
+		 * rotate or close the last chunk, and says so, but the session
+		 * is destroyed all the same. Only one that is still there failed.
+		 */
+		if (listed(name) != 0)
+			return lttng_fail(err, errlen, result, what);
+		jank_errf(err, errlen,
+			  "session '%s' destroyed, but its data could not be closed: %s", name,
+			  code_str(result));
+		return JANK_LTTNG_SESSION_UNSETTLED;
+	}
 	if (!settled) {
 		jank_errf(err, errlen,
 			  "session '%s' destroyed, but its data was still pending "
@@ -1092,20 +1126,15 @@ int jank_lttng_session_destroy(const char *name, char *err, size_t errlen)
 
 int jank_lttng_session_exists(const char *name, char *err, size_t errlen)
 {
-	struct lttng_session *sessions = NULL;
-	int n, found = 0;
+	int r;
 	SIGPIPE_GUARD(guard);
 
 	if (!name || !name[0]) {
 		jank_errf(err, errlen, "no session name");
 		return -EINVAL;
 	}
-	n = lttng_list_sessions(&sessions);
-	if (n < 0)
-		return lttng_fail(err, errlen, lttng_code(n), "cannot list sessions");
-	for (int i = 0; i < n; i++)
-		if (!strcmp(sessions[i].name, name))
-			found = 1;
-	free(sessions);
-	return found;
+	r = listed(name);
+	if (r < 0)
+		return lttng_fail(err, errlen, lttng_code(r), "cannot list sessions");
+	return r;
 }

@@ -10,6 +10,9 @@
  * (e.g. "destroyed a leftover session 'jankd-live' first; kernel tracer
  * unavailable (Kernel tracer not available): user-space events only").
  *
+ * Two errors say which daemon is away: -ECONNREFUSED, lttng-sessiond does
+ * not answer; -EHOSTUNREACH, lttng-sessiond cannot reach lttng-relayd.
+ *
  * A session name is owned by its caller: a session that already exists with
  * that name is taken for a leftover of a crash and destroyed.
  */
@@ -35,7 +38,8 @@ enum jank_lttng_session_flag {
 	JANK_LTTNG_SESSION_UNSETTLED = 1 << 4, /* destroyed while data or a rotation was pending */
 	JANK_LTTNG_SESSION_WAITED = 1 << 5, /* rotate: waited for a rotation already in progress */
 	JANK_LTTNG_SESSION_COVERED = 1
-				     << 6, /* rotate: another rotation archived it: none started */
+				     << 6,  /* rotate: another rotation archived it: none started */
+	JANK_LTTNG_SESSION_ABSENT = 1 << 7, /* destroy: there was no such session */
 };
 
 struct jank_lttng_session_spec {
@@ -130,8 +134,11 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
  * first; then it waits, a bounded time (10 s), until its data is flushed
  * and any rotation in progress has ended, so that a rotating session's last
  * chunk is complete. A session that does not exist is not an error: returns
- * 0. Returns JANK_LTTNG_SESSION_UNSETTLED, with a note, when the session was
- * destroyed before that wait ended.
+ * JANK_LTTNG_SESSION_ABSENT, with a note. Returns JANK_LTTNG_SESSION_UNSETTLED,
+ * with a note, when the session was destroyed before that wait ended, or
+ * when lttng-sessiond reports a failure of the destruction but the session
+ * is gone all the same (a live session whose relayd restarted: its
+ * consumer cannot close its last chunk, "Rotation failure on consumer").
  */
 int jank_lttng_session_destroy(const char *name, char *err, size_t errlen);
 

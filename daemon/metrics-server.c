@@ -13,12 +13,23 @@
  * but a bufferevent it has freed has no callbacks left: the connections are
  * swept then (before each new one is counted, and once a second), and our
  * reference, the last, closes the socket.
+ *
+ * At the limit, a new connection is not refused: the oldest idle one of the
+ * peer that holds the most is closed instead ("evicted"). One client that
+ * opens connections and sends nothing (or a request a byte a second) thus
+ * only ever competes with itself, and a scrape, which asks at once, gets
+ * its answer. A connection is idle from its accept or its last answer
+ * until a byte of its next request comes.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -33,7 +44,9 @@ struct conn {
 	struct jank_metrics_server *srv;
 	struct bufferevent *bev; /* evhttp's, and one reference of ours */
 	struct event *deadline;
-	bool excess; /* over the connection limit: closed at once */
+	bool excess; /* over the connection limit, or evicted: being closed */
+	bool evicted;
+	int64_t idle_since; /* accepted, or last answered (monotonic ns) */
 	struct conn *prev, *next;
 };
 
@@ -75,6 +88,32 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
+static void evict(struct conn *c);
+static bool is_idle(const struct conn *c);
+static void peer_of(const struct conn *c, char *buf, size_t len);
+static size_t peer_count(struct jank_metrics_server *s, const char *peer);
+
+/*
+ * A peer over its share: evict its idle connections, oldest first, until it
+ * holds JANK_METRICS_SERVER_MAX_PER_PEER (the list is newest first). On a
+ * connection's first sweep, its address is known.
+ */
+static void bound_peers(struct jank_metrics_server *s)
+{
+	char p[INET6_ADDRSTRLEN];
+	struct conn *last = s->conns;
+
+	while (last && last->next)
+		last = last->next;
+	for (struct conn *c = last; c; c = c->prev) {
+		if (!is_idle(c))
+			continue;
+		peer_of(c, p, sizeof(p));
+		if (p[0] && peer_count(s, p) > JANK_METRICS_SERVER_MAX_PER_PEER)
+			evict(c);
+	}
+}
+
 static void sweep(struct jank_metrics_server *s)
 {
 	struct conn *next;
@@ -91,6 +130,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	sweep(data);
+	bound_peers(data);
 }
 
 /* Past its deadline, or one too many: evhttp sees the peer go, and frees the connection. */
@@ -105,7 +145,9 @@ static void on_deadline(evutil_socket_t fd, short what, void *data)
 		conn_free(c);
 		return;
 	}
-	if (c->excess)
+	if (c->evicted)
+		c->srv->stats.evicted++;
+	else if (c->excess)
 		c->srv->stats.rejected++;
 	else
 		c->srv->stats.timed_out++;
@@ -118,6 +160,99 @@ static void arm_deadline(struct conn *c, int seconds)
 	struct timeval tv = { seconds, 0 };
 
 	event_add(c->deadline, &tv);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The peer's address, without its port: "" when unknown. */
+static void peer_of(const struct conn *c, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	evutil_socket_t fd = bufferevent_getfd(c->bev);
+	const void *addr = NULL;
+
+	buf[0] = '\0';
+	if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return;
+	if (ss.ss_family == AF_INET)
+		addr = &((struct sockaddr_in *)&ss)->sin_addr;
+	else if (ss.ss_family == AF_INET6)
+		addr = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+	if (!addr || !inet_ntop(ss.ss_family, addr, buf, (socklen_t)len))
+		buf[0] = '\0';
+}
+
+static size_t peer_count(struct jank_metrics_server *s, const char *peer)
+{
+	char p[INET6_ADDRSTRLEN];
+	size_t n = 0;
+
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->excess)
+			continue;
+		peer_of(c, p, sizeof(p));
+		n += !strcmp(p, peer);
+	}
+	return n;
+}
+
+/*
+ * Idle: accepted or answered, and nothing of a request has come since (not
+ * in our input buffer, nor in the socket's): a client that has begun to ask
+ * is never evicted.
+ */
+static bool is_idle(const struct conn *c)
+{
+	evutil_socket_t fd = bufferevent_getfd(c->bev);
+	int pending = 0;
+
+	if (c->excess || c->idle_since == 0)
+		return false;
+	if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+		return false;
+	return fd < 0 || ioctl(fd, FIONREAD, &pending) != 0 || pending == 0;
+}
+
+/*
+ * At the limit: the connection to close so that a new one can be served.
+ * Among the idle ones (no request being answered), those of the peer with
+ * the most connections, and of these the one idle longest. NULL when every
+ * connection is busy.
+ */
+static struct conn *victim(struct jank_metrics_server *s)
+{
+	struct conn *best = NULL;
+	size_t best_n = 0;
+	char p[INET6_ADDRSTRLEN];
+
+	for (struct conn *c = s->conns; c; c = c->next) {
+		size_t n;
+
+		if (!is_idle(c))
+			continue;
+		peer_of(c, p, sizeof(p));
+		n = peer_count(s, p);
+		if (!best || n > best_n || (n == best_n && c->idle_since < best->idle_since)) {
+			best = c;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+static void evict(struct conn *c)
+{
+	c->excess = true;
+	c->evicted = true;
+	c->srv->nconns--;
+	arm_deadline(c, 0);
 }
 
 /* evhttp's bufferevent for a new connection (no fd yet: evhttp sets it). */
@@ -141,7 +276,14 @@ static struct bufferevent *new_conn(struct event_base *base, void *data)
 	bufferevent_incref(c->bev);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, READ_HIGH_WM);
 	sweep(s); /* count only the connections still open */
+	if (s->nconns >= JANK_METRICS_SERVER_MAX_CONNECTIONS) {
+		struct conn *v = victim(s);
+
+		if (v)
+			evict(v);
+	}
 	c->excess = s->nconns >= JANK_METRICS_SERVER_MAX_CONNECTIONS;
+	c->idle_since = now_ns();
 	c->next = s->conns;
 	if (c->next)
 		c->next->prev = c;
@@ -198,6 +340,8 @@ static void on_request(struct evhttp_request *req, void *data)
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	struct conn *c = find_conn(s, req);
 
+	if (c)
+		c->idle_since = 0; /* answering: not to be evicted */
 	if (path && !strcmp(path, "/metrics"))
 		send_metrics(s, req);
 	else
@@ -205,6 +349,8 @@ static void on_request(struct evhttp_request *req, void *data)
 	/* The next request, on a kept-alive connection, has a deadline of its own. */
 	if (c && !c->excess)
 		arm_deadline(c, JANK_METRICS_SERVER_TIMEOUT_S);
+	if (c)
+		c->idle_since = now_ns();
 }
 
 struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, const char *host,

@@ -6,11 +6,13 @@
  * format; every other path is 404, every other method 405.
  *
  * A slow or hostile client must not hold the loop or its memory: at most
- * JANK_METRICS_SERVER_MAX_CONNECTIONS connections (the next ones are closed
- * at once), a request must arrive whole within JANK_METRICS_SERVER_TIMEOUT_S
- * of the connection or of the previous reply (a slowloris is closed then),
- * headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and
- * no body. The answer is rendered on the loop, in well under a millisecond.
+ * JANK_METRICS_SERVER_MAX_CONNECTIONS connections (past it, a new one
+ * evicts the oldest idle connection of the peer holding the most; it is
+ * closed at once only when every connection is being answered), at most
+ * JANK_METRICS_SERVER_MAX_PER_PEER of them from one address, a request must arrive whole within
+ * JANK_METRICS_SERVER_TIMEOUT_S of the connection or of the previous reply (a slowloris is closed
+ * then), headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and no body. The
+ * answer is rendered on the loop, in well under a millisecond.
  */
 #ifndef JANK_METRICS_SERVER_H
 #define JANK_METRICS_SERVER_H
@@ -20,6 +22,7 @@
 #include "metrics.h"
 
 #define JANK_METRICS_SERVER_MAX_CONNECTIONS 16
+#define JANK_METRICS_SERVER_MAX_PER_PEER    8
 #define JANK_METRICS_SERVER_TIMEOUT_S	    5
 #define JANK_METRICS_SERVER_MAX_HEADERS	    8192
 #define JANK_METRICS_SERVER_ADDRESS_LEN	    64

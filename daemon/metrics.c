@@ -528,9 +528,14 @@ static void put_http(struct out *o, const struct jank_metrics_http_stats *h)
 		"Connections to the metrics endpoint closed because no request came in time."
 	};
 
+	static const struct family evicted = { "jank_metrics_connections_evicted", COUNTER, NULL,
+					       "Idle connections to the metrics endpoint closed to "
+					       "serve a new one, or over a peer's share." };
+
 	if (!h)
 		return;
 	put_single(o, &requests, h->requests);
+	put_single(o, &evicted, h->evicted);
 	put_single(o, &rejected, h->rejected);
 	put_single(o, &timed_out, h->timed_out);
 }

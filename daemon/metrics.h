@@ -67,6 +67,7 @@ struct jank_metrics_http_stats {
 	uint64_t requests;  /* answered */
 	uint64_t rejected;  /* connections over the limit, closed at once */
 	uint64_t timed_out; /* connections closed at their deadline */
+	uint64_t evicted;   /* idle connections closed for a new one, or over a peer's share */
 };
 
 struct jank_metrics_process {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The status report of jankd. jank_status_json() gathers the figures once;
- * jank_status_text() prints that very object for humans, so that the two
- * formats cannot disagree.
+ * The status report of jankd. The figures are gathered once per request
+ * into structs (status_read(): each input's as the fleet keeps them, typed,
+ * input-figures.h), and the JSON, the text and the metrics are rendered from
+ * those: no format reads another's output. The capture worker's and the
+ * discovery's sections are the JSON their owners make.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +19,7 @@
 #include "format.h"
 #include "input-figures.h"
 #include "journal.h"
+#include "live-keeper.h"
 #include "status.h"
 #include "json-util.h"
 #include "metrics.h"
@@ -25,6 +28,92 @@
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
+
+/* ---- The figures, gathered once ---- */
+
+/* The figures that add up over the inputs (or a host's inputs). */
+struct totals {
+	const char *host;
+	uint64_t inputs, events, actions, janks, overdue, memory, discarded, connected;
+	double rate;
+};
+
+struct status {
+	struct jank_fleet_figures *inputs;
+	size_t n;
+	struct totals all;
+	struct totals *hosts; /* in the order of their first input */
+	size_t nhosts;
+};
+
+static bool connected(const struct jank_input_figures *f)
+{
+	return !strcmp(f->state, "connected");
+}
+
+static void add_input(struct totals *t, const struct jank_input_figures *f)
+{
+	t->inputs++;
+	t->events += f->engine.events;
+	t->actions += f->engine.actions_completed;
+	t->janks += f->engine.janks;
+	t->overdue += f->engine.overdue;
+	t->memory += f->engine.memory_bytes;
+	t->discarded += f->engine.discarded_events;
+	t->rate += f->events_per_sec;
+	t->connected += connected(f);
+}
+
+/* Per host: how many inputs, connected, and their events and janks. */
+static void add_host(struct status *s, const struct jank_fleet_figures *x)
+{
+	size_t h = 0;
+
+	if (!x->host)
+		return;
+	while (h < s->nhosts && strcmp(s->hosts[h].host, x->host))
+		h++;
+	if (h == s->nhosts)
+		s->hosts[s->nhosts++] = (struct totals){ .host = x->host };
+	add_input(&s->hosts[h], &x->fig);
+}
+
+static void status_fini(struct status *s)
+{
+	for (size_t i = 0; s->inputs && i < s->n; i++)
+		jank_fleet_figures_fini(&s->inputs[i]);
+	free(s->inputs);
+	free(s->hosts);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Each input's figures, and their sums. Returns 0 or -ENOMEM. */
+static int status_read(const struct jankd *d, struct status *s)
+{
+	size_t n = d->fleet ? jank_fleet_count(d->fleet) : 0;
+
+	memset(s, 0, sizeof(*s));
+	s->inputs = calloc(n + 1, sizeof(*s->inputs));
+	s->hosts = calloc(n + 1, sizeof(*s->hosts));
+	if (!s->inputs || !s->hosts)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		struct jank_fleet_figures *x = &s->inputs[i];
+
+		s->n = i + 1;
+		if (jank_fleet_input_figures(jank_fleet_get(d->fleet, i), x) < 0)
+			goto nomem;
+		/* The session jankd owns: what its keeper knows too. */
+		if (d->keeper && !strcmp(x->fig.url, jank_live_keeper_url(d->keeper)))
+			jank_live_keeper_status(d->keeper, x);
+		add_input(&s->all, &x->fig);
+		add_host(s, x);
+	}
+	return 0;
+nomem:
+	status_fini(s);
+	return -ENOMEM;
+}
 
 /* ---- JSON ---- */
 
@@ -68,67 +157,31 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	return o;
 }
 
-/* The figures that add up over the inputs. */
-struct totals {
-	int64_t events, actions, janks, overdue, memory, discarded, connected;
-	double rate;
-};
-
-static int64_t num(struct json_object *o, const char *k)
+static struct json_object *hosts_json(const struct status *s)
 {
-	int64_t v = 0;
-
-	jank_json_get_i64(o, k, &v);
-	return v;
-}
-
-/* `in`: an input's status; `state`: what it is now. */
-static void add_input(struct totals *t, struct json_object *in, const char *state)
-{
-	struct json_object *rate = jank_json_get(in, "events_per_sec", json_type_double);
-
-	t->events += num(in, "events");
-	t->actions += num(in, "actions_completed");
-	t->janks += num(in, "janks");
-	t->overdue += num(in, "overdue");
-	t->memory += num(in, "memory_bytes");
-	t->discarded += num(in, "discarded_events");
-	t->rate += rate ? json_object_get_double(rate) : (double)num(in, "events_per_sec");
-	t->connected += state && !strcmp(state, "connected");
-}
-
-/* Per host: how many inputs, connected, and their events and janks. */
-static struct json_object *hosts_json(struct json_object *inputs)
-{
-	struct json_object *hosts = json_object_new_object();
 	struct json_object *list = json_object_new_array();
 
-	for (size_t i = 0; hosts && i < json_object_array_length(inputs); i++) {
-		struct json_object *in = json_object_array_get_idx(inputs, i), *h;
-		const char *host = jank_json_get_str(in, "host");
-		const char *state = jank_json_get_str(in, "state");
+	for (size_t i = 0; list && i < s->nhosts; i++) {
+		const struct totals *h = &s->hosts[i];
+		struct json_object *o = json_object_new_object();
 
-		if (!host)
-			continue;
-		if (!json_object_object_get_ex(hosts, host, &h)) {
-			h = json_object_new_object();
-			jank_json_add_str(h, "host", host);
-			json_object_object_add(hosts, host, h);
-			json_object_array_add(list, json_object_get(h));
-		}
-		json_object_object_add(h, "inputs", json_object_new_int64(num(h, "inputs") + 1));
-		json_object_object_add(
-			h, "connected",
-			json_object_new_int64(num(h, "connected") +
-					      (state && !strcmp(state, "connected"))));
-		json_object_object_add(h, "events",
-				       json_object_new_int64(num(h, "events") + num(in, "events")));
-		json_object_object_add(h, "janks",
-				       json_object_new_int64(num(h, "janks") + num(in, "janks") +
-							     num(in, "overdue")));
+		jank_json_add_str(o, "host", h->host);
+		jank_json_add_u64(o, "inputs", h->inputs);
+		jank_json_add_u64(o, "connected", h->connected);
+		jank_json_add_u64(o, "events", h->events);
+		jank_json_add_u64(o, "janks", h->janks + h->overdue);
+		json_object_array_add(list, o);
 	}
-	json_object_put(hosts);
 	return list;
+}
+
+static struct json_object *inputs_json(const struct status *s)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < s->n; i++)
+		json_object_array_add(a, jank_fleet_figures_json(&s->inputs[i]));
+	return a;
 }
 
 static struct json_object *journal_counts_json(const struct jank_journal_counts *c)
@@ -146,25 +199,39 @@ static struct json_object *journal_counts_json(const struct jank_journal_counts 
 	return o;
 }
 
+/* Every class's counts added up. */
+static struct jank_journal_counts journal_all(const struct jank_journal_stats *j)
+{
+	struct jank_journal_counts all = { 0 };
+
+	for (int c = 0; c < JANK_JOURNAL_CLASSES; c++) {
+		all.sent += j->counts[c].sent;
+		all.queued += j->counts[c].queued;
+		all.late += j->counts[c].late;
+		all.dropped += j->counts[c].dropped;
+		all.to_stderr += j->counts[c].to_stderr;
+		all.truncated += j->counts[c].truncated;
+	}
+	return all;
+}
+
+static const char *journal_state(const struct jank_journal_stats *j)
+{
+	return j->backlog ? "queueing" : j->reached ? "accepting" : "unreached";
+}
+
 /* Delivery to journald (journal.h): its state, the queue, what went where. */
 static struct json_object *journal_json(void)
 {
 	struct json_object *o = json_object_new_object();
-	struct jank_journal_counts all = { 0 };
+	struct jank_journal_counts all;
 	struct jank_journal_stats j;
 
 	if (!o)
 		return NULL;
 	jank_journal_get_stats(&j);
-	for (int c = 0; c < JANK_JOURNAL_CLASSES; c++) {
-		all.sent += j.counts[c].sent;
-		all.queued += j.counts[c].queued;
-		all.late += j.counts[c].late;
-		all.dropped += j.counts[c].dropped;
-		all.to_stderr += j.counts[c].to_stderr;
-		all.truncated += j.counts[c].truncated;
-	}
-	put_str(o, "state", j.backlog ? "queueing" : j.reached ? "accepting" : "unreached");
+	all = journal_all(&j);
+	put_str(o, "state", journal_state(&j));
 	jank_json_add_u64(o, "outages", j.outages);
 	jank_json_add_i64(o, "queueing_ns", j.backlog_ns);
 	jank_json_add_u64(o, "queue_entries", j.pending);
@@ -177,16 +244,14 @@ static struct json_object *journal_json(void)
 struct json_object *jank_status_json(const struct jankd *d)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *inputs = json_object_new_array();
 	struct json_object *recent = json_object_new_array();
 	struct json_object *alerts = json_object_new_object();
 	struct jank_alerter_stats as;
 	struct jank_metrics_process proc;
-	struct totals t = { 0 };
+	struct status s;
 
-	if (!o || !inputs || !recent || !alerts) {
+	if (!o || !recent || !alerts || status_read(d, &s) < 0) {
 		json_object_put(o);
-		json_object_put(inputs);
 		json_object_put(recent);
 		json_object_put(alerts);
 		return NULL;
@@ -197,20 +262,14 @@ struct json_object *jank_status_json(const struct jankd *d)
 	put_str(o, "config", d->config_path);
 	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
-	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
-		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
-
-		add_input(&t, in, jank_json_get_str(in, "state"));
-		json_object_array_add(inputs, in);
-	}
-	jank_json_add_i64(o, "inputs_connected", t.connected);
-	jank_json_add_i64(o, "events", t.events);
-	put_double(o, "events_per_sec", t.rate);
-	jank_json_add_i64(o, "actions_completed", t.actions);
-	jank_json_add_i64(o, "janks", t.janks);
-	jank_json_add_i64(o, "overdue", t.overdue);
-	jank_json_add_i64(o, "discarded_events", t.discarded);
-	jank_json_add_i64(o, "memory_bytes", t.memory);
+	jank_json_add_u64(o, "inputs_connected", s.all.connected);
+	jank_json_add_u64(o, "events", s.all.events);
+	put_double(o, "events_per_sec", s.all.rate);
+	jank_json_add_u64(o, "actions_completed", s.all.actions);
+	jank_json_add_u64(o, "janks", s.all.janks);
+	jank_json_add_u64(o, "overdue", s.all.overdue);
+	jank_json_add_u64(o, "discarded_events", s.all.discarded);
+	jank_json_add_u64(o, "memory_bytes", s.all.memory);
 	jank_metrics_process_read(&proc, d->start_real);
 	jank_json_add_u64(o, "rss_bytes", proc.rss_bytes);
 	jank_alerter_get_stats(d->alerter, &as);
@@ -231,8 +290,9 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	if (d->fleet)
 		jank_json_add(o, "fleet", jank_fleet_json(d->fleet));
-	jank_json_add(o, "hosts", hosts_json(inputs));
-	json_object_object_add(o, "inputs", inputs);
+	jank_json_add(o, "hosts", hosts_json(&s));
+	jank_json_add(o, "inputs", inputs_json(&s));
+	status_fini(&s);
 	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
 		const struct jank_recent *x = jank_alerter_recent(d->alerter, i);
 
@@ -244,39 +304,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	return o;
 }
 
-/* ---- Text, from the JSON ---- */
-
-static int64_t gi(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
-}
-
-static double gd(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *gs(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-	const char *s;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		return "";
-	s = json_object_get_string(v);
-	return s ? s : ""; /* a null value */
-}
-
-static struct json_object *go(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
+/* ---- Text ---- */
 
 static const char *bytes_text(int64_t b, char *buf, size_t len)
 {
@@ -322,18 +350,17 @@ static const char *clock_text(int64_t ns, char *buf, size_t len)
 }
 
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
-static void worker_text(FILE *f, struct json_object *in)
+static void worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
-	struct json_object *w = go(in, "worker");
+	const struct jank_proc_stats *w = &x->worker;
+	uint64_t restarts = w->starts ? w->starts - 1 : 0;
 
-	fprintf(f, " (worker pid %" PRId64, gi(w, "pid"));
-	if (gi(w, "restarts"))
-		fprintf(f, ", %" PRId64 " restart%s: %" PRId64 " crashed, %" PRId64 " silent",
-			gi(w, "restarts"), gi(w, "restarts") == 1 ? "" : "s", gi(w, "crashes"),
-			gi(w, "timeouts"));
-	if (gi(in, "duplicates_dropped"))
-		fprintf(f, "; %" PRId64 " duplicate verdicts dropped",
-			gi(in, "duplicates_dropped"));
+	fprintf(f, " (worker pid %d", (int)w->pid);
+	if (restarts)
+		fprintf(f, ", %" PRIu64 " restart%s: %" PRIu64 " crashed, %" PRIu64 " silent",
+			restarts, restarts == 1 ? "" : "s", w->crashes, w->timeouts);
+	if (x->duplicates_dropped)
+		fprintf(f, "; %" PRIu64 " duplicate verdicts dropped", x->duplicates_dropped);
 	fputc(')', f);
 }
 
@@ -346,69 +373,116 @@ static void stalled_text(FILE *f, int64_t since_real)
 		jank_units_duration(jank_clock_realtime_ns() - since_real, d, sizeof(d)));
 }
 
-static void input_text(FILE *f, struct json_object *in)
+static void rules_text(FILE *f, const struct jank_input_figures *in)
 {
-	struct json_object *g = go(in, "graph"), *rules = go(in, "rules");
-	char a[32], b[32], c[32], d[32], e[32], m1[32], m2[32];
-	size_t n = rules ? json_object_array_length(rules) : 0;
+	char a[32], b[32], c[32], d[32], e[32];
 	int w = 6;
 
-	fprintf(f, "\ninput %s: %s", gs(in, "url"), gs(in, "state"));
-	if (gi(in, "stalled_since"))
-		stalled_text(f, gi(in, "stalled_since"));
-	if (gs(in, "last_error")[0])
-		fprintf(f, " (last error: %s)", gs(in, "last_error"));
-	worker_text(f, in);
-	fprintf(f,
-		"\n  events %" PRId64 " (%.1f/s), %" PRId64 " read, discarded %" PRId64
-		", disconnects %" PRId64 ", reconnects %" PRId64 "\n",
-		gi(in, "events"), gd(in, "events_per_sec"), gi(in, "events_read"),
-		gi(in, "discarded_events"), gi(in, "disconnects"), gi(in, "reconnects"));
-	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(gs(json_object_array_get_idx(rules, i), "action"));
+	for (size_t i = 0; i < in->nrules; i++) {
+		int l = (int)strlen(in->rules[i].action);
 
 		if (l > w)
 			w = l;
 	}
 	fprintf(f, "  %-*s %8s %8s %10s %10s %10s %10s %10s\n", w, "action", "count", "janks",
 		"p50", "p90", "p99", "max", "threshold");
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *r = json_object_array_get_idx(rules, i);
-		int64_t t = gi(r, "threshold_ns");
+	for (size_t i = 0; i < in->nrules; i++) {
+		const struct jank_rule_figures *r = &in->rules[i];
 
-		fprintf(f, "  %-*s %8" PRId64 " %8" PRId64 " %10s %10s %10s %10s %10s\n", w,
-			gs(r, "action"), gi(r, "count"), gi(r, "janks"),
-			jank_units_duration(gi(r, "p50_ns"), a, sizeof(a)),
-			jank_units_duration(gi(r, "p90_ns"), b, sizeof(b)),
-			jank_units_duration(gi(r, "p99_ns"), c, sizeof(c)),
-			jank_units_duration(gi(r, "max_ns"), d, sizeof(d)),
-			t > 0 ? jank_units_duration(t, e, sizeof(e)) : "learning");
+		fprintf(f, "  %-*s %8" PRIu64 " %8" PRIu64 " %10s %10s %10s %10s %10s\n", w,
+			r->action, r->count, r->stats.janks,
+			jank_units_duration(r->p50_ns, a, sizeof(a)),
+			jank_units_duration(r->p90_ns, b, sizeof(b)),
+			jank_units_duration(r->p99_ns, c, sizeof(c)),
+			jank_units_duration(r->max_ns, d, sizeof(d)),
+			r->threshold_ns > 0 ? jank_units_duration(r->threshold_ns, e, sizeof(e))
+					    : "learning");
 	}
+}
+
+/* ": relayd unreachable since 2024-05-02 08:00:01.123 (12s)": what is wrong now. */
+static void problem_text(FILE *f, const struct jank_input_figures *in)
+{
+	int64_t since = in->problem_since, age = jank_clock_realtime_ns() - since;
+	char a[48], b[32];
+
+	fprintf(f, ": %s", in->problem);
+	if (since > 0)
+		fprintf(f, " since %s (%s)", clock_text(since, a, sizeof(a)),
+			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
+}
+
+static void input_text(FILE *f, const struct jank_fleet_figures *x)
+{
+	const struct jank_input_figures *in = &x->fig;
+	const struct jank_engine_stats *es = &in->engine;
+	char m1[32], m2[32];
+
+	fprintf(f, "\ninput %s: %s", in->url, in->state);
+	if (in->stalled_since)
+		stalled_text(f, in->stalled_since);
+	if (in->problem[0])
+		problem_text(f, in);
+	if (in->last_error[0])
+		fprintf(f, " (last error: %s)", in->last_error);
+	worker_text(f, x);
 	fprintf(f,
-		"  overdue %" PRId64 " (%" PRId64 " unsure, not reported), open %" PRId64
-		", expired %" PRId64 ", evicted by the memory budget %" PRId64
-		", truncated %" PRId64 ", dropped %" PRId64 ", unmatched %" PRId64
-		", replaced %" PRId64 "\n",
-		gi(in, "overdue"), gi(in, "overdue_unsure"), gi(in, "actions_open"),
-		gi(in, "actions_expired"), gi(in, "actions_evicted"), gi(in, "paths_truncated"),
-		gi(in, "actions_dropped"), gi(in, "actions_unmatched"), gi(in, "actions_replaced"));
-	if (gi(in, "skipped_ranges"))
+		"\n  events %" PRIu64 " (%.1f/s), %" PRIu64 " read, discarded %" PRIu64
+		", disconnects %" PRIu64 ", reconnects %" PRIu64 "\n",
+		es->events, in->events_per_sec, in->events_read, es->discarded_events,
+		in->disconnects, in->reconnects);
+	rules_text(f, in);
+	fprintf(f,
+		"  overdue %" PRIu64 " (%" PRIu64 " unsure, not reported), open %" PRIu64
+		", expired %" PRIu64 ", evicted by the memory budget %" PRIu64
+		", truncated %" PRIu64 ", dropped %" PRIu64 ", unmatched %" PRIu64
+		", replaced %" PRIu64 "\n",
+		es->overdue, es->overdue_unsure, es->actions_open, es->actions_expired,
+		es->actions_evicted, es->paths_truncated, es->actions_dropped,
+		es->actions_unmatched, es->actions_replaced);
+	if (x->skipped_ranges)
 		fprintf(f,
-			"  skipped after worker restarts: %.1f s of events in %" PRId64
-			" gap%s, %" PRId64 " open actions lost\n",
-			gd(in, "skipped_seconds"), gi(in, "skipped_ranges"),
-			gi(in, "skipped_ranges") == 1 ? "" : "s", gi(in, "actions_lost"));
-	if (gi(in, "paths_incomplete"))
-		fprintf(f, "  %" PRId64 " paths incomplete (out of memory while computing them)\n",
-			gi(in, "paths_incomplete"));
+			"  skipped after worker restarts: %.1f s of events in %" PRIu64
+			" gap%s, %" PRIu64 " open actions lost\n",
+			(double)x->skipped_ns / 1e9, x->skipped_ranges,
+			x->skipped_ranges == 1 ? "" : "s", x->actions_lost);
+	if (es->paths_incomplete)
+		fprintf(f, "  %" PRIu64 " paths incomplete (out of memory while computing them)\n",
+			es->paths_incomplete);
 	fprintf(f,
-		"  graph: %" PRId64 " threads, %" PRId64
-		" vertices, memory %s (peak %s); GC %" PRId64 " steps, %" PRId64
-		" vertices freed, budget forced %" PRId64 " times\n",
-		gi(g, "workers"), gi(g, "vertices"),
-		bytes_text(gi(in, "memory_bytes"), m1, sizeof(m1)),
-		bytes_text(gi(in, "memory_peak"), m2, sizeof(m2)), gi(g, "gc_steps"),
-		gi(g, "freed_vertices"), gi(in, "budget_forced"));
+		"  graph: %" PRIu64 " threads, %" PRIu64
+		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64
+		" vertices freed, budget forced %" PRIu64 " times\n",
+		es->graph.workers, es->graph.vertices,
+		bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
+		bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
+		es->graph.freed_vertices, es->budget_forced);
+}
+
+/* The text of the capture worker's and the discovery's own JSON. */
+static int64_t gi(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+}
+
+static const char *gs(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return "";
+	s = json_object_get_string(v);
+	return s ? s : ""; /* a null value */
+}
+
+static struct json_object *go(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
@@ -465,9 +539,9 @@ static void capture_text(FILE *f, struct json_object *c)
 	fputc('\n', f);
 }
 
-static void recent_text(FILE *f, struct json_object *recent)
+/* The `n` recent janks in `recent`, newest first. */
+static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
-	size_t n = recent ? json_object_array_length(recent) : 0;
 	char t[48], d[32];
 
 	if (n == 0) {
@@ -476,25 +550,21 @@ static void recent_text(FILE *f, struct json_object *recent)
 	}
 	fprintf(f, "\nrecent janks, newest first:\n");
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(recent, i);
-		const char *key = gs(x, "key");
+		const struct jank_recent *x = recent[i];
 
-		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n",
-			clock_text(gi(x, "end"), t, sizeof(t)), gs(x, "action"), key[0] ? " [" : "",
-			key, key[0] ? "]" : "", gs(x, "host")[0] ? " on " : "", gs(x, "host"),
-			jank_units_duration(gi(x, "duration_ns"), d, sizeof(d)),
-			jank_verdict_kind_from_name(gs(x, "kind")) == JANK_VERDICT_OVERDUE
-				? " (overdue)"
-				: "",
-			json_object_get_boolean(go(x, "suppressed")) ? " (suppressed)" : "",
-			gs(x, "critical_path"));
-		if (gs(x, "capture")[0])
-			fprintf(f, "      capture %s\n", gs(x, "capture"));
-		if (gi(x, "skipped_ns") > 0)
+		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n", clock_text(x->end, t, sizeof(t)),
+			x->action, x->key[0] ? " [" : "", x->key, x->key[0] ? "]" : "",
+			x->host[0] ? " on " : "", x->host,
+			jank_units_duration(x->duration, d, sizeof(d)),
+			x->kind == JANK_VERDICT_OVERDUE ? " (overdue)" : "",
+			x->suppressed ? " (suppressed)" : "", x->story);
+		if (x->capture[0])
+			fprintf(f, "      capture %s\n", x->capture);
+		if (x->skipped_ns > 0)
 			fprintf(f,
 				"      %s of it skipped by a worker restart: path may be "
 				"incomplete\n",
-				jank_units_duration(gi(x, "skipped_ns"), d, sizeof(d)));
+				jank_units_duration(x->skipped_ns, d, sizeof(d)));
 	}
 }
 
@@ -531,26 +601,19 @@ static void discovery_text(FILE *f, struct json_object *disc)
 }
 
 /* The inputs, grouped by host. */
-static void inputs_text(FILE *f, struct json_object *hosts, struct json_object *inputs)
+static void inputs_text(FILE *f, const struct status *s)
 {
-	size_t nh = hosts ? json_object_array_length(hosts) : 0;
-	size_t ni = inputs ? json_object_array_length(inputs) : 0;
-
-	for (size_t h = 0; h < nh; h++) {
-		struct json_object *ho = json_object_array_get_idx(hosts, h);
-		const char *name = gs(ho, "host");
+	for (size_t h = 0; h < s->nhosts; h++) {
+		const struct totals *t = &s->hosts[h];
 
 		fprintf(f,
-			"\nhost %s: %" PRId64 " input%s, %" PRId64 " connected, %" PRId64
-			" events, %" PRId64 " janks\n",
-			name, gi(ho, "inputs"), gi(ho, "inputs") == 1 ? "" : "s",
-			gi(ho, "connected"), gi(ho, "events"), gi(ho, "janks"));
-		for (size_t i = 0; i < ni; i++) {
-			struct json_object *in = json_object_array_get_idx(inputs, i);
-
-			if (!strcmp(gs(in, "host"), name))
-				input_text(f, in);
-		}
+			"\nhost %s: %" PRIu64 " input%s, %" PRIu64 " connected, %" PRIu64
+			" events, %" PRIu64 " janks\n",
+			t->host, t->inputs, t->inputs == 1 ? "" : "s", t->connected, t->events,
+			t->janks + t->overdue);
+		for (size_t i = 0; i < s->n; i++)
+			if (!strcmp(s->inputs[i].host, t->host))
+				input_text(f, &s->inputs[i]);
 	}
 }
 
@@ -558,76 +621,106 @@ static void inputs_text(FILE *f, struct json_object *hosts, struct json_object *
  * "journald: accepting entries, 1 outage; alerts 12 sent (3 late), 3 queued, 0 dropped,
  * 0 on stderr": with alerts to the journal, or once anything went there.
  */
-static void journal_text(FILE *f, struct json_object *j, bool target)
+static void journal_text(FILE *f, const struct jank_journal_stats *j, bool target)
 {
-	struct json_object *al = go(j, "alerts"), *all = go(j, "entries");
-	const char *state = gs(j, "state");
+	const struct jank_journal_counts *al = &j->counts[JANK_JOURNAL_ALERT];
+	struct jank_journal_counts all = journal_all(j);
+	const char *state = journal_state(j);
 	char d[32], b[32];
 
-	if (!j || (!target && !gi(all, "sent") && !gi(all, "queued") && !gi(all, "stderr")))
+	if (!target && !all.sent && !all.queued && !all.to_stderr)
 		return;
 	if (!strcmp(state, "queueing"))
-		fprintf(f, "journald: NOT accepting entries for %s, %" PRId64 " waiting (%s)",
-			jank_units_duration(gi(j, "queueing_ns"), d, sizeof(d)),
-			gi(j, "queue_entries"), bytes_text(gi(j, "queue_bytes"), b, sizeof(b)));
+		fprintf(f, "journald: NOT accepting entries for %s, %" PRIu64 " waiting (%s)",
+			jank_units_duration(j->backlog_ns, d, sizeof(d)), j->pending,
+			bytes_text((int64_t)j->pending_bytes, b, sizeof(b)));
 	else if (!strcmp(state, "accepting"))
 		fprintf(f, "journald: accepting entries");
 	else
 		fprintf(f, "journald: not reached (entries on stderr)");
 	fprintf(f,
-		", %" PRId64 " outage%s; alerts %" PRId64 " sent (%" PRId64 " late), %" PRId64
-		" queued, %" PRId64 " dropped, %" PRId64 " on stderr",
-		gi(j, "outages"), gi(j, "outages") == 1 ? "" : "s", gi(al, "sent"), gi(al, "late"),
-		gi(al, "queued"), gi(al, "dropped"), gi(al, "stderr"));
-	if (gi(all, "dropped") > gi(al, "dropped"))
-		fprintf(f, "; %" PRId64 " other entries dropped",
-			gi(all, "dropped") - gi(al, "dropped"));
+		", %" PRIu64 " outage%s; alerts %" PRIu64 " sent (%" PRIu64 " late), %" PRIu64
+		" queued, %" PRIu64 " dropped, %" PRIu64 " on stderr",
+		j->outages, j->outages == 1 ? "" : "s", al->sent, al->late, al->queued, al->dropped,
+		al->to_stderr);
+	if (all.dropped > al->dropped)
+		fprintf(f, "; %" PRIu64 " other entries dropped", all.dropped - al->dropped);
+	fputc('\n', f);
+}
+
+/* The rate as the JSON says it, to 0.1. */
+static double rate_text(double rate)
+{
+	return (double)llround(rate * 10) / 10;
+}
+
+static void head_text(FILE *f, const struct jankd *d, const struct status *s)
+{
+	const struct jank_config_alerts *ca = &d->config.alerts;
+	struct jank_metrics_process proc;
+	struct jank_alerter_stats as;
+	char up[32], m1[32], m2[32], p[32];
+
+	jank_metrics_process_read(&proc, d->start_real);
+	jank_alerter_get_stats(d->alerter, &as);
+	fprintf(f, "jankd %s (pid %d), up %s, config %s\n", JANK_VERSION, (int)getpid(),
+		uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
+		d->config_path ? d->config_path : "");
+	fprintf(f,
+		"events %" PRIu64 " (%.1f/s), actions %" PRIu64 ", janks %" PRIu64
+		", overdue %" PRIu64 ", discarded events %" PRIu64 "\n",
+		s->all.events, rate_text(s->all.rate), s->all.actions, s->all.janks, s->all.overdue,
+		s->all.discarded);
+	fprintf(f, "graph memory %s, RSS %s\n", bytes_text((int64_t)s->all.memory, m1, sizeof(m1)),
+		bytes_text((int64_t)proc.rss_bytes, m2, sizeof(m2)));
+	fprintf(f,
+		"alerts to %s: %" PRIu64 " sent, %" PRIu64 " suppressed (%" PRIu64
+		" summaries), rate limit %" PRIu64 " per %s",
+		jank_alert_target_name(d->target), as.sent, as.suppressed, as.summaries,
+		ca->rate_limit_count,
+		jank_alert_period_text(ca->rate_limit_period_ns, p, sizeof(p)));
+	if (as.journal_errors)
+		fprintf(f, ", %" PRIu64 " refused by journald", as.journal_errors);
 	fputc('\n', f);
 }
 
 char *jank_status_text(const struct jankd *d)
 {
-	struct json_object *o = jank_status_json(d), *al, *inputs;
-	char *buf = NULL, up[32], m1[32], m2[32], p[32];
+	struct json_object *capture = NULL, *fleet = NULL;
+	const struct jank_recent *recent[JANK_ALERT_RECENT];
+	struct jank_journal_stats js;
+	size_t nrecent = 0;
+	char *buf = NULL;
 	size_t len = 0;
+	struct status s;
 	FILE *f;
 
-	if (!o)
+	if (status_read(d, &s) < 0)
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f) {
-		json_object_put(o);
+		status_fini(&s);
 		return NULL;
 	}
-	al = go(o, "alerts");
-	inputs = go(o, "inputs");
-	fprintf(f, "jankd %s (pid %" PRId64 "), up %s, config %s\n", gs(o, "version"), gi(o, "pid"),
-		uptime_text(gi(o, "uptime_ns"), up, sizeof(up)), gs(o, "config"));
-	fprintf(f,
-		"events %" PRId64 " (%.1f/s), actions %" PRId64 ", janks %" PRId64
-		", overdue %" PRId64 ", discarded events %" PRId64 "\n",
-		gi(o, "events"), gd(o, "events_per_sec"), gi(o, "actions_completed"),
-		gi(o, "janks"), gi(o, "overdue"), gi(o, "discarded_events"));
-	fprintf(f, "graph memory %s, RSS %s\n", bytes_text(gi(o, "memory_bytes"), m1, sizeof(m1)),
-		bytes_text(gi(o, "rss_bytes"), m2, sizeof(m2)));
-	fprintf(f,
-		"alerts to %s: %" PRId64 " sent, %" PRId64 " suppressed (%" PRId64
-		" summaries), rate limit %" PRId64 " per %s",
-		gs(al, "target"), gi(al, "sent"), gi(al, "suppressed"), gi(al, "summaries"),
-		gi(al, "rate_limit_count"),
-		jank_alert_period_text(gi(al, "rate_limit_period_ns"), p, sizeof(p)));
-	if (gi(al, "journal_errors"))
-		fprintf(f, ", %" PRId64 " refused by journald", gi(al, "journal_errors"));
-	fputc('\n', f);
-	journal_text(f, go(o, "journal"), !strcmp(gs(al, "target"), "journal"));
-	fprintf(f, "reloads %" PRId64 ", rejected %" PRId64 "\n", gi(o, "reloads"),
-		gi(o, "reload_errors"));
-	capture_text(f, go(o, "capture"));
-	discovery_text(f, go(go(o, "fleet"), "discovery"));
-	inputs_text(f, go(o, "hosts"), inputs);
-	recent_text(f, go(o, "recent"));
+	head_text(f, d, &s);
+	jank_journal_get_stats(&js);
+	journal_text(f, &js, d->target == JANK_ALERT_JOURNAL);
+	fprintf(f, "reloads %" PRIu64 ", rejected %" PRIu64 "\n", d->reloads, d->reload_errors);
+	if (d->capture_worker)
+		capture = jank_capture_worker_status_json(d->capture_worker);
+	capture_text(f, capture);
+	if (d->fleet)
+		fleet = jank_fleet_json(d->fleet);
+	discovery_text(f, go(fleet, "discovery"));
+	inputs_text(f, &s);
+	while (nrecent < JANK_ALERT_RECENT &&
+	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
+		nrecent++;
+	recent_text(f, recent, nrecent);
 	fclose(f);
-	json_object_put(o);
+	json_object_put(capture);
+	json_object_put(fleet);
+	status_fini(&s);
 	return buf;
 }
 
@@ -635,116 +728,76 @@ char *jank_status_text(const struct jankd *d)
 
 /*
  * The metrics of the inputs come from the figures their workers sent last
- * (jank_fleet_input_json(): the current worker's plus those of the workers
- * before it), not from engines: those live in the workers.
+ * (the current worker's plus those of the workers before it), not from
+ * engines: those live in the workers. They point into `s`.
  */
 struct metrics_inputs {
-	struct json_object **json; /* one per input, put at the end */
+	struct status s;
 	struct jank_metrics_input *inputs;
 	struct jank_metrics_rule *rules;
-	struct jank_histogram *hists;
-	struct jank_rule_stats *stats;
-	size_t n;
 	int64_t workers_cpu_ns; /* of the running workers */
 };
 
-static uint64_t get_u64(struct json_object *o, const char *key)
+static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_rule *mr)
 {
-	int64_t v = 0;
-
-	return jank_json_get_i64(o, key, &v) && v > 0 ? (uint64_t)v : 0;
+	mr->action = r->action;
+	mr->hist = &r->hist;
+	mr->stats = &r->stats;
+	/* An adaptive threshold still learning says 0 (the engine's "none yet"). */
+	mr->threshold_ns = r->threshold_ns > 0 ? r->threshold_ns : 0;
 }
 
-static void metrics_rule(struct json_object *r, struct jank_metrics_rule *mr,
-			 struct jank_histogram *h, struct jank_rule_stats *rs)
+static void metrics_input(const struct jank_fleet_figures *x, struct jank_metrics_input *in)
 {
-	const char *key = jank_json_get_str(r, "last_jank_key");
-	int64_t v = 0;
+	const struct jank_input_figures *f = &x->fig;
 
-	jank_figures_histogram(r, h);
-	memset(rs, 0, sizeof(*rs));
-	rs->janks = get_u64(r, "janks");
-	rs->overdue = get_u64(r, "overdue");
-	rs->expired = get_u64(r, "expired");
-	rs->evicted = get_u64(r, "evicted");
-	if (jank_json_get_i64(r, "last_jank_ns", &v))
-		rs->last_jank_ns = v;
-	snprintf(rs->last_jank_key, sizeof(rs->last_jank_key), "%s", key ? key : "");
-	mr->action = jank_json_get_str(r, "action");
-	mr->hist = h;
-	mr->stats = rs;
-	/* An adaptive threshold still learning says 0 (the engine's "none yet"). */
-	mr->threshold_ns = jank_json_get_i64(r, "threshold_ns", &v) && v > 0 ? v : 0;
+	in->url = f->url;
+	in->connected = connected(f);
+	in->events = f->engine.events;
+	in->discarded_events = f->engine.discarded_events;
+	in->disconnects = f->disconnects;
+	in->reconnects = f->reconnects;
+	in->stalled_since_s = f->stalled_since > 0 ? (uint64_t)f->stalled_since / 1000000000u : 0;
+	in->stalls = f->stalls;
+	in->memory_bytes = f->engine.memory_bytes;
+	in->budget_forced = f->engine.budget_forced;
+	in->actions_open = f->engine.actions_open;
+	in->skipped_ns = x->skipped_ns > 0 ? x->skipped_ns : 0;
+	in->actions_lost = x->actions_lost;
+	in->worker_restarts = x->worker.starts ? x->worker.starts - 1 : 0;
+	in->worker_rss_bytes = jank_metrics_pid_rss(x->worker.pid);
 }
 
 static void metrics_inputs_free(struct metrics_inputs *mi)
 {
-	for (size_t i = 0; mi->json && i < mi->n; i++)
-		json_object_put(mi->json[i]);
-	free(mi->json);
+	status_fini(&mi->s);
 	free(mi->inputs);
 	free(mi->rules);
-	free(mi->hists);
-	free(mi->stats);
 }
 
 static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 {
-	size_t n = d->fleet ? jank_fleet_count(d->fleet) : 0, nrules = 0, k = 0;
+	size_t nrules = 0, k = 0;
 
 	memset(mi, 0, sizeof(*mi));
-	mi->json = calloc(n + 1, sizeof(*mi->json));
-	mi->inputs = calloc(n + 1, sizeof(*mi->inputs));
-	if (!mi->json || !mi->inputs)
+	if (status_read(d, &mi->s) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *rules;
-
-		mi->json[i] = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
-		if (!mi->json[i])
-			return -ENOMEM;
-		mi->n = i + 1;
-		rules = jank_json_get(mi->json[i], "rules", json_type_array);
-		nrules += rules ? json_object_array_length(rules) : 0;
-	}
+	for (size_t i = 0; i < mi->s.n; i++)
+		nrules += mi->s.inputs[i].fig.nrules;
+	mi->inputs = calloc(mi->s.n + 1, sizeof(*mi->inputs));
 	mi->rules = calloc(nrules + 1, sizeof(*mi->rules));
-	mi->hists = calloc(nrules + 1, sizeof(*mi->hists));
-	mi->stats = calloc(nrules + 1, sizeof(*mi->stats));
-	if (!mi->rules || !mi->hists || !mi->stats)
+	if (!mi->inputs || !mi->rules)
 		return -ENOMEM;
-	for (size_t i = 0; i < mi->n; i++) {
-		struct json_object *o = mi->json[i];
-		struct json_object *rules = jank_json_get(o, "rules", json_type_array);
+	for (size_t i = 0; i < mi->s.n; i++) {
+		const struct jank_fleet_figures *x = &mi->s.inputs[i];
 		struct jank_metrics_input *in = &mi->inputs[i];
-		const char *state = jank_json_get_str(o, "state");
-		struct json_object *worker;
-		int64_t pid;
 
-		in->url = jank_json_get_str(o, "url");
-		in->connected = state && !strcmp(state, "connected");
-		in->events = get_u64(o, "events");
-		in->discarded_events = get_u64(o, "discarded_events");
-		in->disconnects = get_u64(o, "disconnects");
-		in->reconnects = get_u64(o, "reconnects");
-		in->stalled_since_s = get_u64(o, "stalled_since") / 1000000000u;
-		in->stalls = get_u64(o, "stalls");
-		in->memory_bytes = get_u64(o, "memory_bytes");
-		in->budget_forced = get_u64(o, "budget_forced");
-		in->actions_open = get_u64(o, "actions_open");
-		in->skipped_ns = (int64_t)get_u64(o, "skipped_ns");
-		in->actions_lost = get_u64(o, "actions_lost");
-		worker = jank_json_get(o, "worker", json_type_object);
-		pid = 0;
-		if (worker)
-			jank_json_get_i64(worker, "pid", &pid);
-		in->worker_restarts = worker ? get_u64(worker, "restarts") : 0;
-		in->worker_rss_bytes = jank_metrics_pid_rss((pid_t)pid);
-		mi->workers_cpu_ns += jank_metrics_pid_cpu_ns((pid_t)pid);
+		metrics_input(x, in);
+		mi->workers_cpu_ns += jank_metrics_pid_cpu_ns(x->worker.pid);
 		in->rules = mi->rules + k;
-		in->nrules = rules ? json_object_array_length(rules) : 0;
+		in->nrules = x->fig.nrules;
 		for (size_t r = 0; r < in->nrules; r++, k++)
-			metrics_rule(json_object_array_get_idx(rules, r), &mi->rules[k],
-				     &mi->hists[k], &mi->stats[k]);
+			metrics_rule(&x->fig.rules[r], &mi->rules[k]);
 	}
 	return 0;
 }
@@ -764,7 +817,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	if (metrics_inputs_read(d, &mi) < 0)
 		goto end;
 	m.inputs = mi.inputs;
-	m.ninputs = mi.n;
+	m.ninputs = mi.s.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);
@@ -788,20 +841,20 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 {
 	size_t n = d->fleet ? jank_fleet_count(d->fleet) : 0;
 	struct jank_alerter_stats as;
-	struct totals t = { 0 };
+	struct status s;
 	char m[32];
 
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *in = jank_fleet_input_json(jank_fleet_get(d->fleet, i));
-
-		add_input(&t, in, jank_json_get_str(in, "state"));
-		json_object_put(in);
+	if (status_read(d, &s) < 0) {
+		snprintf(buf, len, "out of memory");
+		return;
 	}
 	jank_alerter_get_stats(d->alerter, &as);
 	snprintf(buf, len,
-		 "inputs %" PRId64 "/%zu connected, %.0f events/s, %" PRId64 " events, %" PRId64
-		 " actions, %" PRId64 " janks, %" PRIu64 " alerts suppressed, %" PRId64
+		 "inputs %" PRIu64 "/%zu connected, %.0f events/s, %" PRIu64 " events, %" PRIu64
+		 " actions, %" PRIu64 " janks, %" PRIu64 " alerts suppressed, %" PRIu64
 		 " events discarded, graph %s",
-		 t.connected, n, t.rate, t.events, t.actions, t.janks + t.overdue, as.suppressed,
-		 t.discarded, bytes_text(t.memory, m, sizeof(m)));
+		 s.all.connected, n, s.all.rate, s.all.events, s.all.actions,
+		 s.all.janks + s.all.overdue, as.suppressed, s.all.discarded,
+		 bytes_text((int64_t)s.all.memory, m, sizeof(m)));
+	status_fini(&s);
 }

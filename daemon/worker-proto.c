@@ -7,9 +7,11 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "input-figures.h"
 #include "json-util.h"
 #include "worker-proto.h"
 
@@ -74,6 +76,226 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 		return -EPROTO;
 	}
 	return 1;
+}
+
+/* ---- Figures ---- */
+
+/*
+ * The worker is not trusted: a figure that is missing, of another type or
+ * out of its range makes the whole status unreadable (it is the same
+ * program: a bug, or a worker gone astray), rather than a silent 0.
+ */
+static int bad(char *err, size_t len, const char *what, const char *key)
+{
+	snprintf(err, len, "\"%s\" %s", key, what);
+	return -EINVAL;
+}
+
+/* A string of the table: shorter than its buffer, no control character but tabs. */
+static int str_decode(struct json_object *v, const struct jank_figure_field *d, char *to, char *err,
+		      size_t len)
+{
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+
+	if (n >= d->size || strlen(s) != n)
+		return bad(err, len, "is too long", d->key);
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			return bad(err, len, "has a control character", d->key);
+	memcpy(to, s, n + 1);
+	return 0;
+}
+
+static int enum_decode(struct json_object *v, const struct jank_figure_field *d, int *to, char *err,
+		       size_t len)
+{
+	const char *s = json_object_get_string(v);
+
+	for (int i = 0; d->names[i]; i++) {
+		if (!strcmp(s, d->names[i])) {
+			*to = i;
+			return 0;
+		}
+	}
+	return bad(err, len, "has an unknown value", d->key);
+}
+
+/* [[index, count], ...]: indexes ascending and in range, counts positive, their sum exact. */
+static int buckets_decode(struct json_object *a, struct jank_histogram *h, char *err, size_t len)
+{
+	int64_t last = -1;
+
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *p = json_object_array_get_idx(a, i);
+		struct json_object *idx = json_object_array_get_idx(p, 0);
+		struct json_object *n = json_object_array_get_idx(p, 1);
+		int64_t b, c;
+
+		if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2 ||
+		    !json_object_is_type(idx, json_type_int) ||
+		    !json_object_is_type(n, json_type_int))
+			return bad(err, len, "has a bucket that is not [index, count]", "buckets");
+		b = json_object_get_int64(idx);
+		c = json_object_get_int64(n);
+		if (b <= last || b >= JANK_HIST_BUCKETS || c <= 0 ||
+		    h->count + (uint64_t)c < h->count)
+			return bad(err, len, "has a bucket out of range", "buckets");
+		h->buckets[b] = (uint64_t)c;
+		h->count += (uint64_t)c;
+		last = b;
+	}
+	return 0;
+}
+
+static int histogram_decode(struct json_object *o, struct jank_histogram *h, char *err, size_t len)
+{
+	struct json_object *sum = jank_json_get(o, "sum", json_type_int);
+	struct json_object *min = jank_json_get(o, "min", json_type_int);
+	struct json_object *max = jank_json_get(o, "max", json_type_int);
+	struct json_object *b = jank_json_get(o, "buckets", json_type_array);
+	int r;
+
+	jank_histogram_init(h);
+	if (!sum || !min || !max || !b)
+		return bad(err, len, "lacks sum, min, max or buckets", "histogram");
+	if (json_object_get_int64(sum) < 0)
+		return bad(err, len, "is out of range", "sum");
+	r = buckets_decode(b, h, err, len);
+	if (r < 0)
+		return r;
+	h->sum = (uint64_t)json_object_get_int64(sum);
+	if (h->count) {
+		h->min = json_object_get_int64(min);
+		h->max = json_object_get_int64(max);
+		if (h->min > h->max)
+			return bad(err, len, "is above max", "min");
+	}
+	return 0;
+}
+
+static int rules_decode(struct json_object *a, struct jank_input_figures *f, char *err, size_t len);
+
+/* The fields d[0..n) of `o` into `base`; `f`: the input's figures (for "rules"). */
+static int fields_decode(struct json_object *o, const struct jank_figure_field *d, size_t n,
+			 void *base, struct jank_input_figures *f, char *err, size_t len)
+{
+	static const enum json_type types[] = {
+		[JANK_FIGURE_U64] = json_type_int,	 [JANK_FIGURE_I64] = json_type_int,
+		[JANK_FIGURE_RATE] = json_type_double,	 [JANK_FIGURE_BOOL] = json_type_boolean,
+		[JANK_FIGURE_STR] = json_type_string,	 [JANK_FIGURE_ENUM] = json_type_string,
+		[JANK_FIGURE_OBJECT] = json_type_object, [JANK_FIGURE_HISTOGRAM] = json_type_object,
+		[JANK_FIGURE_RULES] = json_type_array,
+	};
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *p = (char *)base + d[i].offset;
+		struct json_object *v = NULL;
+		int64_t x;
+		double y;
+
+		if (!json_object_object_get_ex(o, d[i].key, &v)) {
+			if (!(d[i].flags & JANK_FIGURE_OPTIONAL))
+				return bad(err, len, "is missing", d[i].key);
+			if (d[i].type == JANK_FIGURE_I64)
+				*(int64_t *)p = d[i].absent;
+			continue;
+		}
+		/* A rate that is a whole number may come as an integer. */
+		if (!json_object_is_type(v, types[d[i].type]) &&
+		    !(d[i].type == JANK_FIGURE_RATE && json_object_is_type(v, json_type_int)))
+			return bad(err, len, "is of the wrong type", d[i].key);
+		switch (d[i].type) {
+		case JANK_FIGURE_U64:
+			x = json_object_get_int64(v);
+			if (x < 0)
+				return bad(err, len, "is negative", d[i].key);
+			*(uint64_t *)p = (uint64_t)x;
+			break;
+		case JANK_FIGURE_I64:
+			x = json_object_get_int64(v);
+			if (x < d[i].min || x > d[i].max)
+				return bad(err, len, "is out of range", d[i].key);
+			*(int64_t *)p = x;
+			break;
+		case JANK_FIGURE_RATE:
+			y = json_object_get_double(v);
+			if (!isfinite(y) || y < 0 || y > (double)d[i].max)
+				return bad(err, len, "is out of range", d[i].key);
+			*(double *)p = y;
+			break;
+		case JANK_FIGURE_BOOL:
+			*(bool *)p = json_object_get_boolean(v);
+			break;
+		case JANK_FIGURE_STR:
+			r = str_decode(v, &d[i], p, err, len);
+			break;
+		case JANK_FIGURE_ENUM:
+			r = enum_decode(v, &d[i], (int *)p, err, len);
+			break;
+		case JANK_FIGURE_OBJECT:
+			r = fields_decode(v, d + i + 1, d[i].size, base, f, err, len);
+			i += d[i].size;
+			break;
+		case JANK_FIGURE_HISTOGRAM:
+			r = histogram_decode(v, (struct jank_histogram *)p, err, len);
+			break;
+		case JANK_FIGURE_RULES:
+			r = rules_decode(v, f, err, len);
+			break;
+		}
+	}
+	return r;
+}
+
+static int rules_decode(struct json_object *a, struct jank_input_figures *f, char *err, size_t len)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > JANK_FIGURES_MAX_RULES)
+		return bad(err, len, "are too many", "rules");
+	if (jank_figures_set_rules(f, n) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct jank_rule_figures *r = &f->rules[i];
+		int e;
+
+		if (!json_object_is_type(o, json_type_object))
+			return bad(err, len, "holds a rule that is not an object", "rules");
+		e = fields_decode(o, jank_figures_rule_fields, jank_figures_rule_nfields, r, NULL,
+				  err, len);
+		if (e < 0)
+			return e;
+		/* The worker counts its actions in the histogram. */
+		if (r->count != r->hist.count)
+			return bad(err, len, "differs from its histogram's", "count");
+	}
+	return 0;
+}
+
+int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
+			      size_t len)
+{
+	int r;
+
+	jank_figures_fini(out);
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, len, "the figures are not an object");
+		return -EINVAL;
+	}
+	r = fields_decode(o, jank_figures_input_fields, jank_figures_input_nfields, out, out, err,
+			  len);
+	if (r < 0) {
+		jank_figures_fini(out);
+		return r;
+	}
+	out->reported = true;
+	out->counted = true;
+	return 0;
 }
 
 /* ---- Verdicts ---- */

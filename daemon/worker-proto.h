@@ -18,6 +18,8 @@
  *   start     {mode: "input" or "discover", url, config (the text of the
  *             configuration file), config_name, margin_ns, interval_ns}
  *   reload    {config, config_name}: new rules and [graph] limits
+ *   retry     attach now, whatever the back-off says (the session was
+ *             created again)
  *   stop      finish: a last status, then exit
  */
 #ifndef JANK_WORKER_PROTO_H
@@ -28,6 +30,7 @@
 #include <event2/buffer.h>
 #include <json-c/json.h>
 #include "actions.h"
+#include "input-figures.h"
 #include "verdict-json.h"
 
 #define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
@@ -45,6 +48,16 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg);
  * a JSON object.
  */
 int jank_proto_take(struct evbuffer *in, struct json_object **msg);
+
+/*
+ * The figures of a "status" message's "input" object `o` into `out`
+ * (initialized; what it held is replaced). Every field of input-figures.h's
+ * table must be there (but the optional ones), of its type and in its range:
+ * the worker is not trusted. Returns 0, or -EINVAL (what is wrong in err) or
+ * -ENOMEM; `out` is then empty.
+ */
+int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
+			      size_t len);
 
 /*
  * Rebuild the verdict of a "verdict" message's object `o`

@@ -51,6 +51,7 @@ struct worker {
 	uint64_t sent_events, sent_janks;
 	double sent_rate;
 	int sent_state;
+	int sent_problem;
 	bool sent_attached;
 	int64_t sent_stalled;
 	int64_t first_event; /* the engine's first event, once first_known */
@@ -105,6 +106,7 @@ static void send_status(struct worker *w)
 		w->sent_events = es.events;
 		w->sent_janks = es.janks + es.overdue;
 		w->sent_state = ws.state;
+		w->sent_problem = ws.problem;
 		w->sent_rate = ws.events_per_sec;
 		w->sent_attached = jank_live_input_attached(w->input);
 		w->sent_stalled = ws.stalled_since;
@@ -124,7 +126,8 @@ static bool status_changed(const struct worker *w)
 	jank_live_input_get_stats(w->input, &ws);
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
 	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
-	       (int)ws.state != w->sent_state || ws.events_per_sec != w->sent_rate ||
+	       (int)ws.state != w->sent_state || (int)ws.problem != w->sent_problem ||
+	       ws.events_per_sec != w->sent_rate ||
 	       jank_live_input_attached(w->input) != w->sent_attached ||
 	       ws.stalled_since != w->sent_stalled;
 }
@@ -376,6 +379,9 @@ static void on_read(struct bufferevent *bev, void *data)
 			finish(w, 1);
 		} else if (!strcmp(type, "reload")) {
 			reload(w, msg);
+		} else if (!strcmp(type, "retry")) {
+			if (w->input)
+				jank_live_input_retry(w->input);
 		} else if (!strcmp(type, "stop")) {
 			json_object_put(msg);
 			finish(w, 0);

@@ -258,6 +258,7 @@ static void on_report(const struct jank_verdict *r, void *data)
 
 struct out {
 	const char *dir;
+	const char *out_dir; /* where the report files go: dir, another, or NULL: stdout */
 	const struct meta *m;
 	const struct jank_verdict *rep; /* NULL when there is no path */
 	const struct jank_graph *g;
@@ -534,9 +535,11 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 	int r;
 
 	summarize(o);
-	r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_JSON, report_json, o);
+	if (!o->out_dir) /* report.txt on standard output, nothing written */
+		return report_text(stdout, o) < 0 || fflush(stdout) != 0 ? -EIO : 0;
+	r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_JSON, report_json, o);
 	if (r == 0)
-		r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
+		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
 	if (r == 0 && o->rep) {
 		char th[64];
 
@@ -546,13 +549,13 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 		thread_name(o->rep->tid, o->rep->comm, th, sizeof(th));
 		snprintf(so.subtitle, sizeof(so.subtitle), "capture %s · critical path of %s%s",
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
-		r = jank_dirtree_write_file(o->dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
+		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
 	} else if (r == 0) {
-		snprintf(path, sizeof(path), "%s/%s", o->dir, JANK_CAPTURE_REPORT_SVG);
+		snprintf(path, sizeof(path), "%s/%s", o->out_dir, JANK_CAPTURE_REPORT_SVG);
 		unlink(path); /* a stale picture would contradict the report */
 	}
 	if (r < 0)
-		jank_errf(err, errlen, "%s: cannot write the report: %s", o->dir, strerror(-r));
+		jank_errf(err, errlen, "%s: cannot write the report: %s", o->out_dir, strerror(-r));
 	return r;
 }
 
@@ -722,11 +725,18 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 int jank_capture_report_write(const char *dir, struct jank_capture_report_result *res, char *err,
 			      size_t errlen)
 {
+	return jank_capture_report_write_to(dir, dir, res, err, errlen);
+}
+
+int jank_capture_report_write_to(const char *dir, const char *out_dir,
+				 struct jank_capture_report_result *res, char *err, size_t errlen)
+{
 	struct analysis a = { .dir = dir };
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	a.o.dir = dir;
+	a.o.out_dir = out_dir;
 	a.o.m = &a.m;
 	a.fd.m = &a.m;
 	jank_path_init(&a.fd.path);

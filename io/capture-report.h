@@ -49,5 +49,11 @@ struct jank_capture_report_result {
  */
 int jank_capture_report_write(const char *dir, struct jank_capture_report_result *out, char *err,
 			      size_t errlen);
+/*
+ * The same, with the report files written into `out_dir` (NULL: report.txt
+ * on standard output, and no file written anywhere).
+ */
+int jank_capture_report_write_to(const char *dir, const char *out_dir,
+				 struct jank_capture_report_result *out, char *err, size_t errlen);
 
 #endif

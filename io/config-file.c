@@ -609,6 +609,8 @@ static const char *const jank_alert_target_names[] = {
 	[JANK_ALERT_JSON] = "json",
 	NULL,
 };
+_Static_assert(JANK_STRTABLE_LEN(jank_alert_target_names) == JANK_ALERT_TARGETS + 1,
+	       "a name for each alert target");
 static const char *const jank_capture_mode_names[] = {
 	[JANK_CAPTURE_SNAPSHOT] = "snapshot",
 	[JANK_CAPTURE_ROTATION] = "rotation",

@@ -22,10 +22,12 @@
 #include "ini-reader.h"
 #include "strtable.h"
 
+/* Where alerts go: daemon/alert-target.h has each one's operations. */
 enum jank_alert_target {
 	JANK_ALERT_JOURNAL = 0,
 	JANK_ALERT_STDERR,
 	JANK_ALERT_JSON,
+	JANK_ALERT_TARGETS, /* how many */
 };
 
 enum jank_capture_mode {

@@ -236,19 +236,52 @@ int jank_dirtree_move(const char *from_dir, const char *name, const char *to_dir
 	return jank_dirtree_remove(src);
 }
 
+/*
+ * Create NAME in the directory dfd, never through a link: O_EXCL makes a
+ * new file (a leftover of the same name, be it a link planted there, is
+ * removed first: unlinkat removes the link itself, never what it points at),
+ * and O_NOFOLLOW refuses a link that appears in between.
+ */
+static FILE *create_at(int dfd, const char *name, mode_t mode)
+{
+	int fd;
+	FILE *f;
+
+	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+		return NULL;
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "we");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 int jank_dirtree_write_file(const char *dir, const char *name, int (*fn)(FILE *f, void *data),
 			    void *data)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	int r;
+	char tmp[NAME_MAX + 1];
+	int dfd, r;
 	FILE *f;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp))
+	if (strchr(name, '/'))
+		return -EINVAL;
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "we");
-	if (!f)
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	f = create_at(dfd, tmp, 0644);
+	if (!f) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
 	r = fn(f, data);
 	if (fflush(f) != 0 && r == 0)
 		r = -errno;
@@ -256,9 +289,11 @@ int jank_dirtree_write_file(const char *dir, const char *name, int (*fn)(FILE *f
 		r = -EIO;
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
-	if (r == 0 && rename(tmp, path) != 0)
+	/* Within the directory: a link named NAME is replaced, not followed. */
+	if (r == 0 && renameat(dfd, tmp, dfd, name) != 0)
 		r = -errno;
 	if (r < 0)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
 	return r;
 }

@@ -34,7 +34,12 @@ int jank_dirtree_move(const char *from_dir, const char *name, const char *to_dir
 /*
  * Write DIR/NAME whole through `fn` (0 or -errno): into DIR/.NAME.tmp,
  * renamed over DIR/NAME once complete, so that a reader never sees half a
- * file; removed on failure.
+ * file; removed on failure. Every file jank writes goes through here. DIR
+ * is opened O_DIRECTORY|O_NOFOLLOW, the temporary file is created with
+ * openat(O_CREAT|O_EXCL|O_NOFOLLOW) (a stale one, or a link planted in its
+ * place, is unlinked first), and renamed within that directory: a link
+ * planted at either name is replaced, never written through. NAME has no
+ * '/' (-EINVAL).
  */
 int jank_dirtree_write_file(const char *dir, const char *name, int (*fn)(FILE *f, void *data),
 			    void *data);

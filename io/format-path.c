@@ -111,10 +111,14 @@ struct step {
 	int64_t ns;
 	uint64_t lock;
 	const char *comm;
+	const char *flow; /* the flow that brought the path to the thread, NULL */
 };
 
 static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 {
+	const struct jank_label *flow = jank_path_label_of(p, p->segs[i].flow);
+
+	s->flow = flow ? flow->name : NULL;
 	s->tid = p->segs[i].tid;
 	s->state = p->segs[i].state;
 	s->comm = p->segs[i].comm;
@@ -154,6 +158,9 @@ static void step_phrase(struct story *st, const struct step *s, char *buf, size_
 	format_thread(s->tid, s->comm, th, sizeof(th));
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
+	else if (s->flow && s->tid != st->prev_tid)
+		snprintf(buf, len, "via flow %s to %s: %s %s", s->flow, th,
+			 jank_state_name(s->state), d);
 	else if (s->tid == st->prev_tid)
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
 	else if (story_seen(st, s->tid))
@@ -163,7 +170,7 @@ static void step_phrase(struct story *st, const struct step *s, char *buf, size_
 			 jank_state_name(s->state), d);
 	else
 		snprintf(buf, len, "waiting for %s: %s %s", th, jank_state_name(s->state), d);
-	if (st->steps == 0)
+	if (st->steps == 0 || s->flow)
 		story_seen(st, s->tid);
 	st->prev_tid = s->tid;
 	st->steps++;

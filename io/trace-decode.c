@@ -286,6 +286,9 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 	if (cc->class_id == JANK_CLASS_INVALID)
 		return -ENOMEM;
 	cc->wanted = jank_engine_class_wanted(in->engine, cc->class_id);
+	cc->sym_kind = in->symbols && c->domain == JANK_DOMAIN_UST
+			       ? (uint8_t)reader_symbols_kind(name ? name : "")
+			       : READER_SYM_NONE;
 	if (nfields > JANK_EVENT_MAX_FIELDS)
 		nfields = JANK_EVENT_MAX_FIELDS;
 	cc->nfields = nfields;
@@ -423,6 +426,16 @@ static int event_class_caches(struct jank_reader *in, const bt_event *ev, const 
 	return 0;
 }
 
+/* A statedump or dl event for the symbolizer: rare, so out of the hot path's way. */
+static __attribute__((noinline, cold)) void
+symbols_event(struct jank_reader *in, const struct sc_cache *c, const bt_event *ev, uint8_t kind)
+{
+	const bt_field *common =
+		c->pid.scope ? bt_event_borrow_common_context_field_const(ev) : NULL;
+
+	reader_symbols_event(in, ev, (enum reader_sym_kind)kind, read_int32(common, &c->pid));
+}
+
 /* An event at ts (from reader_message_time: the merge ordered it by that time). */
 static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t ts, bool timed)
 {
@@ -444,6 +457,8 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 		if (r < 0)
 			goto nomem;
 	}
+	if (__builtin_expect(cc->sym_kind != READER_SYM_NONE, 0))
+		symbols_event(in, c, ev, cc->sym_kind);
 	if (!cc->wanted)
 		return 0;
 	if (!timed) {

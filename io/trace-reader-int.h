@@ -10,6 +10,7 @@
  *                   into a jank_event for the engine (the hot path)
  *   trace-error.c   babeltrace2's errors as one line a user can act on
  *   trace-reader.c  driving the graph, releasing read pages, the figures
+ *   trace-symbols.c lttng-ust's statedump and dl events into the symbolizer
  *
  * The hot path (message_time and take_message, called by the merge for
  * every message) lives in trace-decode.c whole: its helpers are static there.
@@ -45,10 +46,22 @@ struct field_loc {
 	uint32_t index;
 };
 
+/* lttng-ust events that feed the symbolizer (trace-symbols.c). */
+enum reader_sym_kind {
+	READER_SYM_NONE = 0,
+	READER_SYM_START,
+	READER_SYM_BIN_INFO,
+	READER_SYM_BUILD_ID,
+	READER_SYM_DEBUG_LINK,
+	READER_SYM_DLOPEN,
+	READER_SYM_DLCLOSE,
+};
+
 struct class_cache {
 	bool resolved;
 	bool wanted;
 	bool need_payload, need_specific, need_common;
+	uint8_t sym_kind; /* enum reader_sym_kind; NONE unless the reader has a symbolizer */
 	uint32_t class_id;
 	uint32_t nfields;
 	struct field_loc loc[JANK_EVENT_MAX_FIELDS];
@@ -128,6 +141,7 @@ struct jank_reader {
 	char limit_what[PATH_MAX + 16]; /* "reading NAME", for the time limit */
 	jank_reader_notice_fn notice;
 	void *notice_data;
+	struct jank_symbols *symbols; /* not owned; NULL: none */
 	struct jank_merge_ops merge_ops;
 	struct jank_reader_stats stats;
 	char err[INPUT_ERR_LEN];
@@ -176,5 +190,13 @@ void reader_merge_error(const char *what, void *data);
 void reader_forget_classes(struct jank_reader *in);
 /* Drop the caches and the references to traces and streams (after the graph). */
 void reader_decode_fini(struct jank_reader *in);
+
+/* ---- trace-symbols.c ---- */
+
+/* What an event class means to the symbolizer, by its name. */
+enum reader_sym_kind reader_symbols_kind(const char *name);
+/* Pass an event of such a class on to in->symbols. */
+void reader_symbols_event(struct jank_reader *in, const bt_event *ev, enum reader_sym_kind kind,
+			  int64_t vpid);
 
 #endif

@@ -30,7 +30,8 @@ struct jank_reader_stats {
 	uint64_t classes;     /* event classes resolved */
 	uint64_t discarded;   /* discarded events and packets reported by the tracer */
 	uint64_t traces;
-	int64_t last_ts; /* time of the last event given to the engine, INT64_MIN: none */
+	uint64_t symbol_events; /* statedump and dl events passed to the symbolizer */
+	int64_t last_ts;	/* time of the last event given to the engine, INT64_MIN: none */
 	/*
 	 * How far the input's own time has advanced: the latest of its events
 	 * and of its inactivity beacons (live: the tracer says a stream had
@@ -68,6 +69,15 @@ void jank_reader_free(struct jank_reader *in);
 typedef void (*jank_reader_notice_fn)(const char *msg, void *data);
 void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_notice_fn fn,
 			     void *data);
+
+/*
+ * Feed SYMBOLS (io/symbols.h; not owned, outlives the reader) with the
+ * mappings of lttng-ust's statedump and dynamic-loader events
+ * (lttng_ust_statedump:*, lttng_ust_dl:*; their vpid context keys the
+ * process, -1 without it). NULL: none (the default).
+ */
+struct jank_symbols;
+void jank_reader_set_symbols(struct jank_reader *in, struct jank_symbols *symbols);
 
 /* Process one batch of messages. */
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in);

@@ -216,9 +216,28 @@ static struct json_object *get_typed(struct dec *d, struct json_object *o, const
 
 /* ---- A path segment ---- */
 
-static struct json_object *segment_to_json(const struct jank_segment *s)
+/* The segment's span: {"action", "key"}, the innermost open action of its thread. */
+static int span_to_json(struct json_object *o, const struct jank_label *l)
+{
+	struct json_object *span = json_object_new_object();
+	int r;
+
+	if (!span)
+		return -ENOMEM;
+	r = jank_json_add_str(span, "action", l->name);
+	r |= jank_json_add_str(span, "key", l->key);
+	if (r) {
+		json_object_put(span);
+		return r;
+	}
+	return jank_json_add(o, "span", span);
+}
+
+static struct json_object *segment_to_json(const struct jank_path *p, const struct jank_segment *s)
 {
 	struct json_object *o = json_object_new_object();
+	const struct jank_label *flow = jank_path_label_of(p, s->flow);
+	const struct jank_label *span = jank_path_label_of(p, s->span);
 	char buf[24];
 	int r = 0;
 
@@ -231,6 +250,10 @@ static struct json_object *segment_to_json(const struct jank_segment *s)
 	r |= jank_json_add_i64(o, "end", s->end);
 	if (s->lock)
 		r |= jank_json_add_str(o, "lock", format_lock(s->lock, buf, sizeof(buf)));
+	if (flow)
+		r |= jank_json_add_str(o, "flow", flow->name);
+	if (span)
+		r |= span_to_json(o, span);
 	if (r) {
 		json_object_put(o);
 		return NULL;
@@ -238,9 +261,45 @@ static struct json_object *segment_to_json(const struct jank_segment *s)
 	return o;
 }
 
-/* One segment, which must begin at or after `from` and end by `to`. */
+/*
+ * The segment's labels, added to the path's: "flow", a flow's name, and
+ * "span", {"action", "key"}. Names and keys fit the graph's labels whole
+ * (it cuts longer ones when it records them); a name is never empty.
+ */
+static int labels_from_json(struct dec *d, struct json_object *o, struct jank_path *p,
+			    struct jank_segment *s)
+{
+	struct json_object *span;
+	const char *flow, *action, *key;
+	size_t at;
+	int r;
+
+	if ((r = get_str(d, o, "flow", JANK_LABEL_NAME_LEN, &flow)) < 0)
+		return r;
+	if (flow && !flow[0])
+		return fail(d, "flow", "empty");
+	if (flow && !(s->flow = jank_path_label(p, flow, "")))
+		return -ENOMEM;
+	span = get_typed(d, o, "span", json_type_object, "an object", &r);
+	if (r < 0 || !span)
+		return r;
+	/* Its members are named "critical_path[3].span.action" in an error. */
+	at = strlen(d->at);
+	snprintf(d->at + at, sizeof(d->at) - at, "span.");
+	if ((r = get_str(d, span, "action", JANK_LABEL_NAME_LEN, &action)) < 0 ||
+	    (r = get_str(d, span, "key", JANK_LABEL_KEY_LEN, &key)) < 0)
+		return r;
+	if (!action || !action[0])
+		return fail(d, "action", action ? "empty" : "missing");
+	d->at[at] = '\0';
+	if (!(s->span = jank_path_label(p, action, key ? key : "")))
+		return -ENOMEM;
+	return 0;
+}
+
+/* One segment of p, which must begin at or after `from` and end by `to`. */
 static int segment_from_json(struct dec *d, struct json_object *o, int64_t from, int64_t to,
-			     struct jank_segment *s)
+			     struct jank_path *p, struct jank_segment *s)
 {
 	int64_t b, e;
 	int r, st;
@@ -266,7 +325,7 @@ static int segment_from_json(struct dec *d, struct json_object *o, int64_t from,
 	s->state = (uint8_t)st;
 	s->begin = b;
 	s->end = e;
-	return 0;
+	return labels_from_json(d, o, p, s);
 }
 
 struct json_object *jank_segments_to_json(const struct jank_path *p)
@@ -276,7 +335,7 @@ struct json_object *jank_segments_to_json(const struct jank_path *p)
 	if (!a)
 		return NULL;
 	for (size_t i = 0; p && i < p->n; i++) {
-		struct json_object *s = segment_to_json(&p->segs[i]);
+		struct json_object *s = segment_to_json(p, &p->segs[i]);
 
 		if (!s || json_object_array_add(a, s) != 0) {
 			json_object_put(s);
@@ -311,7 +370,7 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 			return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(d->at, sizeof(d->at), "critical_path[%zu].", i);
-		r = segment_from_json(d, json_object_array_get_idx(segs, i), from, out->v.end,
+		r = segment_from_json(d, json_object_array_get_idx(segs, i), from, out->v.end, p,
 				      &p->segs[i]);
 		if (r < 0)
 			return r;

@@ -12,7 +12,8 @@
  *    "end","duration_ns","threshold_ns","tid","pid","comm","over_threshold",
  *    -- the head; then, in full --
  *    "truncated":true?, "incomplete":true?, "critical_path":[{"tid","comm",
- *    "state","begin","end","lock"?}], "breakdown":{...}, "suspects":{...}?}
+ *    "state","begin","end","lock"?,"flow"?,"span":{"action","key"}?}],
+ *    "breakdown":{...}, "suspects":{...}?}
  *
  * Times are integer nanoseconds from the trace clock's origin. The
  * breakdown is derived from the path: the decoder computes it again, as the
@@ -74,7 +75,12 @@ int jank_verdict_from_json(struct json_object *o, struct jank_verdict_decoded *o
 			   struct jank_verdict_json_error *err);
 void jank_verdict_decoded_fini(struct jank_verdict_decoded *d);
 
-/* A path's segments, [{"tid","comm","state","begin","end","lock"?}], NULL or empty: []. */
+/*
+ * A path's segments, [{"tid","comm","state","begin","end","lock"?,"flow"?,
+ * "span"?}], NULL or empty: []. "flow" names the flow that brought the path
+ * to the segment's thread, "span" ({"action","key"}) the thread's innermost
+ * open action (lib/critpath.h's labels).
+ */
 struct json_object *jank_segments_to_json(const struct jank_path *p);
 /*
  * {"ready","normal_actions","needed","normal_duration_ns","summary",

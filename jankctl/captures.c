@@ -5,7 +5,10 @@
  * code jankd runs after each capture); captures lists them with their
  * reports' summaries (io/capture-list.c).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
@@ -13,13 +16,32 @@
 #include "jankctl.h"
 
 static const char usage_report[] =
-	"Usage: jankctl report CAPTURE_DIR\n"
+	"Usage: jankctl report [--dir OUT] CAPTURE_DIR\n"
 	"Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
 	"captured trace, compute its critical path, and write report.json, report.txt and\n"
-	"critical-path.svg into CAPTURE_DIR. jankd does this after each capture; run it again\n"
-	"after an upgrade, or on a copy of the capture.\n"
+	"critical-path.svg into CAPTURE_DIR (or OUT). jankd does this after each capture; run it\n"
+	"again after an upgrade, or on a copy of the capture. Run as root on a CAPTURE_DIR that\n"
+	"another user owns, it writes nothing there: report.txt goes to standard output, unless\n"
+	"--dir names where the files go.\n"
 	"\n"
+	"  -d, --dir OUT         write the report files into OUT instead\n"
 	"  -h, --help            show this help\n";
+
+/*
+ * Root writing into a directory another user owns would follow what that
+ * user planted there; jank creates its files safely (io/dirtree.c), but a
+ * report root computed does not belong in a place root does not own: the
+ * owner, or NULL when CAPTURE_DIR is root's own (or we are not root).
+ */
+static bool foreign_dir(const char *dir, uid_t *owner)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || stat(dir, &st) != 0 || st.st_uid == 0)
+		return false;
+	*owner = st.st_uid;
+	return true;
+}
 
 static const char usage_captures[] =
 	"Usage: jankctl captures [--dir DIR] [--format text|json]\n"
@@ -35,10 +57,11 @@ int cmd_report(int argc, char **argv)
 	struct jank_capture_report_result res;
 	struct options o = { 0 };
 	char err[ERR_LEN];
-	const char *dir;
+	const char *dir, *out;
+	uid_t owner = 0;
 	int r;
 
-	r = parse_options(argc, argv, "report", "h", usage_report, &o);
+	r = parse_options(argc, argv, "report", "dh", usage_report, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (o.ntraces != 1) {
@@ -47,13 +70,24 @@ int cmd_report(int argc, char **argv)
 		return JANK_EXIT_USAGE;
 	}
 	dir = o.traces[0];
-	r = jank_capture_report_write(dir, &res, err, sizeof(err));
+	out = o.dir ? o.dir : dir;
+	if (!o.dir && foreign_dir(dir, &owner)) {
+		fprintf(stderr,
+			"jankctl: report: %s belongs to uid %ld, not root: writing nothing into it "
+			"(root would write where that user says); report.txt follows on standard "
+			"output (--dir OUT writes the files elsewhere)\n",
+			dir, (long)owner);
+		out = NULL;
+	}
+	r = jank_capture_report_write_to(dir, out, &res, err, sizeof(err));
 	if (r < 0) {
 		errorf("%s", err);
 		return JANK_EXIT_BAD_INPUT;
 	}
+	if (!out)
+		return finish_output();
 	printf("%s\n", res.summary);
-	printf("wrote %s/{%s,%s,%s}\n", dir, JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
+	printf("wrote %s/{%s,%s,%s}\n", out, JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
 	       JANK_CAPTURE_REPORT_SVG);
 	return finish_output();
 }

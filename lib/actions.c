@@ -18,9 +18,10 @@
 #include "hashmap.h"
 #include "units.h"
 
-static const char *const jank_threshold_kind_names[] = {
+const char *const jank_threshold_kind_names[] = {
 	[JANK_THRESHOLD_FIXED] = "fixed",
 	[JANK_THRESHOLD_ADAPTIVE] = "adaptive",
+	NULL,
 };
 
 JANK_STRTABLE_DEFINE(jank_threshold_kind, enum jank_threshold_kind, "?")
@@ -102,7 +103,8 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
-int jank_rule_set_keys(struct jank_rule *r, const char *list)
+/* "name, id" → keys[], *nkeys; the old keys are freed on success. */
+static int set_keys(char **rkeys, unsigned *rnkeys, const char *list)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 	char *keys[JANK_RULE_MAX_KEYS];
@@ -136,16 +138,22 @@ int jank_rule_set_keys(struct jank_rule *r, const char *list)
 		while (n)
 			free(keys[--n]);
 	} else {
-		for (unsigned i = 0; i < r->nkeys; i++)
-			free(r->keys[i]);
-		memcpy(r->keys, keys, n * sizeof(keys[0]));
-		r->nkeys = n;
+		for (unsigned i = 0; i < *rnkeys; i++)
+			free(rkeys[i]);
+		memcpy(rkeys, keys, n * sizeof(keys[0]));
+		*rnkeys = n;
 	}
 	free(copy);
 	return ret;
 }
 
-int jank_rule_set_match(struct jank_rule *r, const char *expr)
+int jank_rule_set_keys(struct jank_rule *r, const char *list)
+{
+	return set_keys(r->keys, &r->nkeys, list);
+}
+
+/* `field == value` → *rfield, *rvalue (the old ones are freed on success). */
+static int set_match(char **rfield, struct jank_value *rvalue, const char *expr)
 {
 	char *copy = strdup(expr), *op, *field, *val, *end;
 	struct jank_value v = { .type = JANK_VALUE_NONE };
@@ -182,15 +190,74 @@ int jank_rule_set_match(struct jank_rule *r, const char *expr)
 			goto end;
 		v.type = JANK_VALUE_INT;
 	}
-	free(r->match_field);
-	if (r->match_value.type == JANK_VALUE_STR)
-		free((char *)r->match_value.s);
-	r->match_field = strdup(field);
-	r->match_value = v;
-	ret = r->match_field ? 0 : -ENOMEM;
+	free(*rfield);
+	if (rvalue->type == JANK_VALUE_STR)
+		free((char *)rvalue->s);
+	*rfield = strdup(field);
+	*rvalue = v;
+	ret = *rfield ? 0 : -ENOMEM;
 end:
 	free(copy);
 	return ret;
+}
+
+int jank_rule_set_match(struct jank_rule *r, const char *expr)
+{
+	return set_match(&r->match_field, &r->match_value, expr);
+}
+
+void jank_flow_rule_init(struct jank_flow_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void jank_flow_rule_fini(struct jank_flow_rule *r)
+{
+	free(r->name);
+	free(r->from_event);
+	free(r->to_event);
+	for (unsigned i = 0; i < r->nkeys; i++)
+		free(r->keys[i]);
+	free(r->match_field);
+	if (r->match_value.type == JANK_VALUE_STR)
+		free((char *)r->match_value.s);
+	jank_flow_rule_init(r);
+}
+
+int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule *src)
+{
+	int r = 0;
+
+	jank_flow_rule_init(dst);
+	dst->nkeys = src->nkeys > JANK_RULE_MAX_KEYS ? JANK_RULE_MAX_KEYS : src->nkeys;
+	dst->match_value = src->match_value;
+	r |= dup_str(&dst->name, src->name);
+	r |= dup_str(&dst->from_event, src->from_event);
+	r |= dup_str(&dst->to_event, src->to_event);
+	r |= dup_str(&dst->match_field, src->match_field);
+	for (unsigned i = 0; i < dst->nkeys; i++)
+		r |= dup_str(&dst->keys[i], src->keys[i]);
+	if (src->match_value.type == JANK_VALUE_STR) {
+		char *s = NULL;
+
+		r |= dup_str(&s, src->match_value.s);
+		dst->match_value.s = s;
+	}
+	if (r) {
+		jank_flow_rule_fini(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int jank_flow_rule_set_keys(struct jank_flow_rule *r, const char *list)
+{
+	return set_keys(r->keys, &r->nkeys, list);
+}
+
+int jank_flow_rule_set_match(struct jank_flow_rule *r, const char *expr)
+{
+	return set_match(&r->match_field, &r->match_value, expr);
 }
 
 /* The distinct key and match fields that rules[0..n) read on `event`; -1 past `max`. */
@@ -336,6 +403,8 @@ struct jank_action_table {
 	size_t nfree;
 	size_t count;
 	size_t allocated;
+	jank_action_close_fn close_hook;
+	void *close_data;
 };
 
 static uint64_t key_hash(uint32_t rule, const char *key)
@@ -372,6 +441,8 @@ void jank_action_table_free(struct jank_action_table *t)
 
 		for (; a; a = n) {
 			n = a->next;
+			if (t->close_hook)
+				t->close_hook(a, t->close_data);
 			free(a);
 		}
 	}
@@ -433,8 +504,17 @@ static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
 		}
 }
 
+void jank_action_table_set_close_hook(struct jank_action_table *t, jank_action_close_fn fn,
+				      void *data)
+{
+	t->close_hook = fn;
+	t->close_data = data;
+}
+
 void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 {
+	if (t->close_hook)
+		t->close_hook(a, t->close_data);
 	chain_unlink(t, a);
 	list_unlink(t, a);
 	t->count--;

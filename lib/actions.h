@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Action rules and the tracking of open actions.
+ * Action rules and the tracking of open actions; flow rules.
  *
  * A rule names a begin event, an end event, the key fields that pair them,
  * an optional field match and a threshold. Open actions are kept in a table
  * keyed by (rule, key values).
+ *
+ * A flow rule names a `from` event (a thread hands work over) and a `to`
+ * event (a thread picks it up), the key fields that pair them and an
+ * optional match. The pending `from`s are kept in a table of the same kind.
  */
 #ifndef JANK_ACTIONS_H
 #define JANK_ACTIONS_H
@@ -26,6 +30,8 @@ enum jank_threshold_kind {
 
 /* "fixed", "adaptive" ("?" out of range); and back (-1 for no kind). */
 JANK_STRTABLE_DECLARE(jank_threshold_kind, enum jank_threshold_kind);
+/* The table itself, NULL-terminated, for a schema's enum (jankd's figures). */
+extern const char *const jank_threshold_kind_names[];
 
 /* The largest factor of an adaptive threshold: p99*1000 is already never reached. */
 #define JANK_THRESHOLD_MAX_FACTOR 1000.0
@@ -48,6 +54,23 @@ struct jank_rule {
 	struct jank_value match_value;	/* INT or STR (owned) */
 	struct jank_threshold threshold;
 	bool capture;
+};
+
+/*
+ * [flow NAME]: `to` on thread B at t1, paired by key with the latest `from`
+ * (on thread A at t0), means that B continues at t1 work that A handed over
+ * at t0. Keys as an action's (payload or context fields, "tid" the emitting
+ * thread); a flow needs at least one, or every `to` would pair with its
+ * own thread. The match applies to both events.
+ */
+struct jank_flow_rule {
+	char *name;
+	char *from_event;
+	char *to_event;
+	char *keys[JANK_RULE_MAX_KEYS];
+	unsigned nkeys;
+	char *match_field;	       /* NULL: no match */
+	struct jank_value match_value; /* INT or STR (owned) */
 };
 
 /*
@@ -78,7 +101,16 @@ int jank_threshold_parse(const char *s, struct jank_threshold *t);
 /* Current threshold of a rule given its histogram; 0 means no threshold yet. */
 int64_t jank_threshold_current(const struct jank_threshold *t, const struct jank_histogram *h);
 
-/* An open action. */
+void jank_flow_rule_init(struct jank_flow_rule *r);
+void jank_flow_rule_fini(struct jank_flow_rule *r);
+int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule *src);
+/* As jank_rule_set_keys() and jank_rule_set_match(). */
+int jank_flow_rule_set_keys(struct jank_flow_rule *r, const char *list);
+int jank_flow_rule_set_match(struct jank_flow_rule *r, const char *expr);
+
+struct jank_span;
+
+/* An open action (or a pending flow `from`: `rule` is then the flow's index). */
 struct jank_action {
 	uint32_t rule;
 	uint64_t hash;
@@ -87,6 +119,11 @@ struct jank_action {
 	int32_t pid;
 	uint32_t serial; /* the graph's worker of tid at the begin; 0: none */
 	bool overdue_reported;
+	union {
+		struct jank_span *span; /* an action's: as its thread's span (graph.h), NULL */
+		uint64_t vertex; /* a flow's: the vertex of `serial` where the work was handed over
+				  */
+	};
 	char comm[16];
 	char key[JANK_KEY_LEN];
 	/* Table links: hash chain, and the rule's list in begin order. */
@@ -98,7 +135,15 @@ struct jank_action {
 struct jank_action_table;
 
 struct jank_action_table *jank_action_table_new(uint32_t nrules);
+/* Calls the close hook on every action still open. */
 void jank_action_table_free(struct jank_action_table *t);
+/*
+ * Called whenever an action leaves the table: closed, replaced by a new
+ * begin with its key, or left open when the table is freed.
+ */
+typedef void (*jank_action_close_fn)(struct jank_action *a, void *data);
+void jank_action_table_set_close_hook(struct jank_action_table *t, jank_action_close_fn fn,
+				      void *data);
 /*
  * Open an action. When one with the same rule and key is already open, it is
  * replaced (the begin was repeated) and *replaced is set. Returns the slot,

@@ -9,11 +9,21 @@
  * with no waker stays on the thread. Where the graph has no vertex (before a
  * thread was first seen, or freed by GC) the path says `unknown`.
  *
+ * A flow is followed differently: reaching the vertex at t1 where thread B
+ * picked up work that thread A handed over at t0 <= t1, the path stays on B
+ * back to t0 (what B did while the work waited, labelled with the flow),
+ * then goes on through A from t0. A flow from before the bound changes
+ * nothing.
+ *
  * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
  * chain of wakers cannot overflow the C stack. Every step either emits a
- * segment that ends at the frame's `hi` and lowers `hi`, or pushes a frame
- * over a strictly shorter suffix, so the walk terminates and the emitted
- * segments tile [begin, end] exactly.
+ * segment that ends at the frame's `hi` and lowers `hi`, or replaces the
+ * frame by two frames over the same interval split at the flow's source
+ * time (each flow vertex once per frame; a flow whose source is at hi hands
+ * over a frame that follows no flow at hi), or pushes a frame over a strictly
+ * shorter suffix, so the walk terminates and the emitted segments tile
+ * [begin, end] exactly. Segments are cut where their thread's innermost span
+ * changes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,13 +31,30 @@
 #include "array.h"
 #include "critpath.h"
 
-#define MAX_DEPTH 100000
+#define MAX_DEPTH   100000
+#define LABEL_CACHE 8
 
 struct frame {
 	const struct jank_worker *w;
 	int64_t lo;
 	int64_t hi;
-	uint64_t lock; /* mutex waited for, for frames entered through a lock handoff */
+	uint64_t lock;	/* mutex waited for, for frames entered through a lock handoff */
+	uint16_t flow;	/* graph flow id labelling this frame's own segments */
+	bool flow_done; /* the flow into the vertex at hi was dealt with */
+};
+
+/* One walk: the path it fills, its stack, and label ids already made. */
+struct walk {
+	const struct jank_graph *g;
+	struct jank_path *p;
+	struct frame *stack;
+	size_t n;
+	size_t cap;
+	struct {
+		const void *what; /* a span, or a flow id + 1 cast to a pointer */
+		uint32_t id;
+	} cache[LABEL_CACHE];
+	unsigned next_slot;
 };
 
 void jank_path_init(struct jank_path *p)
@@ -38,20 +65,74 @@ void jank_path_init(struct jank_path *p)
 void jank_path_fini(struct jank_path *p)
 {
 	free(p->segs);
+	free(p->labels);
 	jank_path_init(p);
 }
 
+uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
+{
+	struct jank_label *l;
+
+	/* Recent labels first: a path goes back and forth between few. */
+	for (size_t i = p->nlabels, k = 0; i-- > 0 && k < 16; k++)
+		if (!strcmp(p->labels[i].name, name) && !strcmp(p->labels[i].key, key))
+			return (uint32_t)i + 1;
+	if (p->nlabels == p->labels_cap) {
+		size_t ncap = jank_array_grow(&p->labels, sizeof(*p->labels), p->labels_cap, 4);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return 0;
+		p->labels_cap = ncap;
+	}
+	l = &p->labels[p->nlabels++];
+	memset(l, 0, sizeof(*l));
+	strncpy(l->name, name, sizeof(l->name) - 1);
+	strncpy(l->key, key, sizeof(l->key) - 1);
+	return (uint32_t)p->nlabels;
+}
+
+const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id)
+{
+	return id && id <= p->nlabels ? &p->labels[id - 1] : NULL;
+}
+
+/* The label id of a span or of a flow (flow id + 1 as a key); 0: none. -ENOMEM as UINT32_MAX. */
+static uint32_t cached_label(struct walk *wk, const void *what, const char *name, const char *key)
+{
+	unsigned slot;
+
+	for (unsigned i = 0; i < LABEL_CACHE; i++)
+		if (wk->cache[i].what == what)
+			return wk->cache[i].id;
+	slot = wk->next_slot++ % LABEL_CACHE;
+	wk->cache[slot].what = what;
+	wk->cache[slot].id = jank_path_label(wk->p, name, key);
+	return wk->cache[slot].id ? wk->cache[slot].id : UINT32_MAX;
+}
+
+static uint32_t flow_label(struct walk *wk, uint16_t flow)
+{
+	if (flow == JANK_NO_FLOW)
+		return 0;
+	return cached_label(wk, (const void *)((uintptr_t)flow + 1),
+			    jank_graph_flow_name(wk->g, flow), "");
+}
+
 /* Emit [b, e) on w in backward order, merging with the previous emission. */
-static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
-		enum jank_state state, int64_t b, int64_t e, uint64_t lock)
+static int emit_one(struct jank_path *p, const struct jank_worker *w, int32_t tid,
+		    enum jank_state state, int64_t b, int64_t e, uint64_t lock, uint32_t flow,
+		    uint32_t span)
 {
 	struct jank_segment *s;
 
 	if (e <= b)
 		return 0;
+	if (flow == UINT32_MAX || span == UINT32_MAX)
+		return -ENOMEM;
 	if (p->n > 0) {
 		s = &p->segs[p->n - 1];
-		if (s->tid == tid && s->state == state && s->begin == e && s->lock == lock) {
+		if (s->tid == tid && s->state == state && s->begin == e && s->lock == lock &&
+		    s->flow == flow && s->span == span) {
 			s->begin = b;
 			return 0;
 		}
@@ -70,8 +151,30 @@ static int emit(struct jank_path *p, const struct jank_worker *w, int32_t tid,
 	s->begin = b;
 	s->end = e;
 	s->lock = lock;
+	s->flow = flow;
+	s->span = span;
 	if (w)
 		memcpy(s->comm, w->comm, JANK_COMM_LEN);
+	return 0;
+}
+
+/* Emit [b, e) of w's own time, cut where its innermost span changes. */
+static int emit(struct walk *wk, const struct jank_worker *w, int32_t tid, enum jank_state state,
+		int64_t b, int64_t e, uint64_t lock, uint16_t flow)
+{
+	uint32_t fl = flow_label(wk, flow);
+
+	while (e > b) {
+		int64_t since = INT64_MIN;
+		const struct jank_span *s = w ? jank_worker_span_before(w, e, &since) : NULL;
+		int64_t sb = since > b ? since : b;
+		uint32_t sl = s ? cached_label(wk, s, s->name, s->key) : 0;
+		int r = emit_one(wk->p, w, tid, state, sb, e, lock, fl, sl);
+
+		if (r < 0)
+			return r;
+		e = sb;
+	}
 	return 0;
 }
 
@@ -85,29 +188,104 @@ static void reverse(struct jank_path *p)
 	}
 }
 
-static int push(struct frame **stack, size_t *n, size_t *cap, const struct jank_worker *w,
-		int64_t lo, int64_t hi, uint64_t lock)
+static int push(struct walk *wk, const struct jank_worker *w, int64_t lo, int64_t hi, uint64_t lock,
+		uint16_t flow, bool flow_done)
 {
-	if (*n == *cap) {
-		size_t ncap = jank_array_grow(stack, sizeof(**stack), *cap, 16);
+	if (wk->n == wk->cap) {
+		size_t ncap = jank_array_grow(&wk->stack, sizeof(*wk->stack), wk->cap, 16);
 
 		if (!ncap)
 			return -ENOMEM;
-		*cap = ncap;
+		wk->cap = ncap;
 	}
-	(*stack)[(*n)++] = (struct frame){ .w = w, .lo = lo, .hi = hi, .lock = lock };
+	wk->stack[wk->n++] = (struct frame){
+		.w = w, .lo = lo, .hi = hi, .lock = lock, .flow = flow, .flow_done = flow_done
+	};
 	return 0;
 }
 
-/* One backward step on the top frame. */
-static int step(const struct jank_graph *g, struct jank_path *p, struct frame **stack, size_t *n,
-		size_t *cap)
+/*
+ * Among the vertices of w at exactly t from idx on, the first with an
+ * incoming flow (flow) or an incoming wakeup (!flow); NULL when none.
+ */
+static const struct jank_vertex *incoming(const struct jank_worker *w, uint64_t idx, int64_t t,
+					  bool flow)
 {
-	struct frame *f = &(*stack)[*n - 1];
+	for (const struct jank_vertex *v; (v = jank_worker_vertex(w, idx)) && v->ts == t; idx++)
+		if (v->from_serial != JANK_NO_WORKER && (v->flow != JANK_NO_FLOW) == flow)
+			return v;
+	return NULL;
+}
+
+/*
+ * The flow into the vertex at the frame's hi, if any: true when the frame
+ * was split at the flow's source time (the caller steps again).
+ */
+static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
+{
+	struct frame *f = &wk->stack[wk->n - 1];
+	const struct jank_worker *w = f->w, *src;
+	const struct jank_vertex *fv = incoming(w, idx, f->hi, true), *sv;
+	int64_t t0, hi = f->hi;
+	uint16_t flow;
+
+	*split = false;
+	f->flow_done = true;
+	if (!fv || wk->n >= MAX_DEPTH)
+		return 0;
+	src = jank_graph_find_serial(wk->g, fv->from_serial);
+	sv = src ? jank_worker_vertex(src, fv->from_idx) : NULL;
+	/* Freed by GC: the work was handed over before the horizon, so before the bound. */
+	if (!sv || sv->ts <= f->lo)
+		return 0;
+	t0 = sv->ts < hi ? sv->ts : hi;
+	flow = fv->flow;
+	if (t0 == hi) {
+		/* Handed over and picked up at once: the label goes on what follows on w. */
+		struct jank_segment *last = wk->p->n ? &wk->p->segs[wk->p->n - 1] : NULL;
+
+		if (last && last->tid == w->tid && last->begin == hi && !last->flow) {
+			last->flow = flow_label(wk, flow);
+			if (last->flow == UINT32_MAX)
+				return -ENOMEM;
+		}
+	}
+	/* Before t0 the path is the source's; from t0 to hi it stays on w, labelled. */
+	*split = true;
+	f->w = src;
+	f->hi = t0;
+	f->flow = JANK_NO_FLOW;
+	/* A flow into src at that same instant is not followed: flows could go round. */
+	f->flow_done = t0 == hi;
+	return push(wk, w, t0, hi, f->lock, flow, true);
+}
+
+/*
+ * Where the wait whose last edge starts at vertex idx began, from lo on: a
+ * vertex that nothing came into (another thread's split, a relabelled
+ * interval) between two edges of the same wait state does not end it.
+ */
+static int64_t wait_start(const struct jank_worker *w, uint64_t idx, int64_t lo)
+{
+	const struct jank_vertex *v = jank_worker_vertex(w, idx), *prev;
+
+	while (v->ts > lo && v->from_serial == JANK_NO_WORKER &&
+	       (prev = jank_worker_vertex(w, idx - 1)) && prev->state == v->state) {
+		v = prev;
+		idx--;
+	}
+	return v->ts > lo ? v->ts : lo;
+}
+
+/* One backward step on the top frame. */
+static int step(struct walk *wk)
+{
+	struct frame *f = &wk->stack[wk->n - 1];
 	const struct jank_worker *w = f->w, *waker;
 	const struct jank_vertex *v, *nv;
 	uint64_t idx, lock;
 	int64_t t1, hi = f->hi;
+	bool split;
 	int r;
 
 	idx = jank_worker_find_before(w, hi);
@@ -116,37 +294,46 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 		 * Before a child's birth, the time was its parent's (forking it).
 		 * The parent's serial is older than the child's: this ends.
 		 */
-		waker = jank_graph_find_serial(g, w->parent_serial);
+		waker = jank_graph_find_serial(wk->g, w->parent_serial);
 		if (waker && waker->serial < w->serial) {
 			f->w = waker;
+			f->flow = JANK_NO_FLOW;
+			f->flow_done = false;
 			return 0;
 		}
 	}
 	if (idx == UINT64_MAX) {
 		/* Nothing known before hi: not seen yet, or freed by GC. */
 		if (w->base > 0)
-			p->truncated = true;
-		r = emit(p, w, w->tid, JANK_STATE_UNKNOWN, f->lo, hi, f->lock);
-		(*n)--;
+			wk->p->truncated = true;
+		r = emit(wk, w, w->tid, JANK_STATE_UNKNOWN, f->lo, hi, f->lock, f->flow);
+		wk->n--;
 		return r;
+	}
+	if (!f->flow_done) {
+		r = follow_flow(wk, idx + 1, &split);
+		if (r < 0 || split)
+			return r;
 	}
 	v = jank_worker_vertex(w, idx);
 	t1 = v->ts > f->lo ? v->ts : f->lo;
-	nv = jank_worker_vertex(w, idx + 1);
+	nv = incoming(w, idx + 1, hi, false);
 	lock = v->state == JANK_STATE_LOCK_WAIT ? jank_worker_lock_of(w, idx) : f->lock;
-	if (jank_state_is_wait(v->state) && nv && nv->ts == hi && nv->from_serial &&
-	    *n < MAX_DEPTH) {
+	if (jank_state_is_wait(v->state) && nv && wk->n < MAX_DEPTH) {
+		t1 = wait_start(w, idx, f->lo);
 		f->hi = t1;
-		waker = jank_graph_find_serial(g, nv->from_serial);
+		f->flow_done = false;
+		waker = jank_graph_find_serial(wk->g, nv->from_serial);
 		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
-			p->truncated = true;
-			return emit(p, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN, t1,
-				    hi, lock);
+			wk->p->truncated = true;
+			return emit_one(wk->p, waker, waker ? waker->tid : w->tid,
+					JANK_STATE_UNKNOWN, t1, hi, lock, 0, 0);
 		}
-		return push(stack, n, cap, waker, t1, hi, lock);
+		return push(wk, waker, t1, hi, lock, JANK_NO_FLOW, false);
 	}
-	r = emit(p, w, w->tid, v->state, t1, hi, lock);
+	r = emit(wk, w, w->tid, v->state, t1, hi, lock, f->flow);
 	f->hi = t1;
+	f->flow_done = false;
 	return r;
 }
 
@@ -154,6 +341,7 @@ static int step(const struct jank_graph *g, struct jank_path *p, struct frame **
 static int path_reset(struct jank_path *p, int32_t tid, int64_t begin, int64_t end)
 {
 	p->n = 0;
+	p->nlabels = 0;
 	p->tid = tid;
 	p->begin = begin;
 	p->end = end;
@@ -173,7 +361,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	r = path_reset(out, tid, begin, end);
 	if (r < 0)
 		return r;
-	r = emit(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0);
+	r = emit_one(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0, 0, 0);
 	out->incomplete = r < 0;
 	return r < 0 ? r : -ENOENT;
 }
@@ -181,24 +369,26 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_worker *w,
 				 int64_t begin, int64_t end, struct jank_path *out)
 {
-	struct frame *stack = NULL;
-	size_t n = 0, cap = 0;
+	struct walk wk;
 	int r = 0;
 
 	r = path_reset(out, w->tid, begin, end);
 	if (r < 0)
 		return r;
-	r = push(&stack, &n, &cap, w, begin, end, 0);
-	while (r == 0 && n > 0) {
-		struct frame *f = &stack[n - 1];
+	memset(&wk, 0, sizeof(wk));
+	wk.g = g;
+	wk.p = out;
+	r = push(&wk, w, begin, end, 0, JANK_NO_FLOW, false);
+	while (r == 0 && wk.n > 0) {
+		struct frame *f = &wk.stack[wk.n - 1];
 
 		if (f->hi <= f->lo) {
-			n--;
+			wk.n--;
 			continue;
 		}
-		r = step(g, out, &stack, &n, &cap);
+		r = step(&wk);
 	}
-	free(stack);
+	free(wk.stack);
 	/* The segments were found from the end backwards: put them in time order. */
 	reverse(out);
 	out->incomplete = r < 0;

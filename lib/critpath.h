@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Critical path of a thread interval: what it was really waiting on.
- * The segments of a path tile [begin, end] exactly, in time order.
+ * The segments of a path tile [begin, end] exactly, in time order. Each says
+ * which flow brought the path to its thread, and in which of its thread's
+ * actions (span) it was.
  */
 #ifndef JANK_CRITPATH_H
 #define JANK_CRITPATH_H
@@ -18,6 +20,19 @@ struct jank_segment {
 	int64_t end;
 	uint64_t lock; /* user-space mutex the path waited for here, 0 when none */
 	char comm[JANK_COMM_LEN];
+	/*
+	 * Labels (jank_path_label_of), 0 when none. `flow`: the path came to
+	 * this thread through that flow (the segment is on the thread that
+	 * picked the work up). `span`: the thread's innermost open action.
+	 */
+	uint32_t flow;
+	uint32_t span;
+};
+
+/* A flow's name (key ""), or an action's name and key. */
+struct jank_label {
+	char name[JANK_LABEL_NAME_LEN];
+	char key[JANK_LABEL_KEY_LEN];
 };
 
 struct jank_path {
@@ -29,6 +44,9 @@ struct jank_path {
 	struct jank_segment *segs;
 	size_t n;
 	size_t cap;
+	struct jank_label *labels; /* label id i + 1 */
+	size_t nlabels;
+	size_t labels_cap;
 };
 
 struct jank_breakdown_item {
@@ -57,6 +75,10 @@ struct jank_breakdown {
 
 void jank_path_init(struct jank_path *p);
 void jank_path_fini(struct jank_path *p);
+/* The id of a label of the path, added when new; 0 when out of memory. */
+uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key);
+/* A label by id; NULL for 0 or an unknown id. */
+const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id);
 
 /*
  * Compute the path of thread `tid` over [begin, end], walking backwards from

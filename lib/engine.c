@@ -57,7 +57,8 @@ enum {
 };
 
 struct class_role {
-	uint32_t rule;
+	uint32_t rule; /* an index of rules, or of flows */
+	bool flow;     /* a flow's from (end false) or to (end true) */
 	bool end;
 	bool unusable; /* a key or match field the class lacks: its events are ignored */
 	int8_t key_pos[JANK_RULE_MAX_KEYS];
@@ -84,6 +85,11 @@ struct rule_state {
 	int64_t learn_at; /* the next normal action ending at or after this is learnt */
 };
 
+struct flow_state {
+	struct jank_flow_rule rule;
+	uint16_t id; /* the graph's id of its name */
+};
+
 struct jank_engine {
 	struct jank_engine_config cfg;
 	struct jank_graph *graph;
@@ -92,6 +98,9 @@ struct jank_engine {
 	struct rule_state *rules;
 	size_t nrules;
 	struct jank_action_table *actions;
+	struct flow_state *flows;
+	size_t nflows;
+	struct jank_action_table *pending; /* the flows' `from`s not picked up yet */
 	struct class_info *classes;
 	size_t nclasses;
 	size_t classes_cap;
@@ -113,7 +122,10 @@ struct jank_engine {
 };
 
 static void free_rules(struct rule_state *rs, size_t n);
+static void free_flows(struct flow_state *fs, size_t n);
 static void forget_classes(struct jank_engine *e);
+static struct jank_action_table *new_action_table(struct jank_engine *e, size_t n);
+static void note_peak(struct jank_engine *e);
 
 void jank_engine_config_defaults(struct jank_engine_config *c)
 {
@@ -163,9 +175,11 @@ void jank_engine_free(struct jank_engine *e)
 	if (!e)
 		return;
 	free_rules(e->rules, e->nrules);
+	free_flows(e->flows, e->nflows);
 	forget_classes(e);
 	free(e->classes);
 	jank_action_table_free(e->actions);
+	jank_action_table_free(e->pending);
 	jank_model_fini(&e->model);
 	jank_graph_free(e->graph);
 	jank_path_fini(&e->path);
@@ -174,22 +188,60 @@ void jank_engine_free(struct jank_engine *e)
 	free(e);
 }
 
-/* Whether the rules of `rs`, and `extra` when not NULL, fit the per-event limits. */
-static bool rules_fit(const struct rule_state *rs, size_t n, const struct jank_rule *extra)
+/*
+ * Whether the rules and the flows fit the per-event limits together: the
+ * roles an event has (each begin, end, from and to) and the fields their
+ * keys and matches read. Flows are seen as rules from `from` to `to`.
+ */
+static bool roles_fit(const struct jank_rule *rules, size_t nrules,
+		      const struct jank_flow_rule *flows, size_t nflows)
 {
-	struct jank_rule *v = malloc((n + 1) * sizeof(*v));
+	struct jank_rule *v = malloc((nrules + nflows + 1) * sizeof(*v));
 	const char *ev;
 	size_t bad;
 	bool fit;
 
 	if (!v)
 		return false;
-	for (size_t i = 0; i < n; i++)
-		v[i] = rs[i].rule; /* shallow: only read */
-	if (extra)
-		v[n++] = *extra;
-	fit = jank_rules_check(v, n, &bad, &ev) == 0;
+	memcpy(v, rules, nrules * sizeof(*v)); /* shallow: only read */
+	for (size_t i = 0; i < nflows; i++) {
+		struct jank_rule *r = &v[nrules + i];
+
+		jank_rule_init(r);
+		r->name = flows[i].name;
+		r->begin_event = flows[i].from_event;
+		r->end_event = flows[i].to_event;
+		r->nkeys = flows[i].nkeys;
+		memcpy(r->keys, flows[i].keys, sizeof(r->keys));
+		r->match_field = flows[i].match_field;
+	}
+	fit = jank_rules_check(v, nrules + nflows, &bad, &ev) == 0;
 	free(v);
+	return fit;
+}
+
+/* The same with the engine's rules and flows, plus one rule or one flow. */
+static bool rules_fit(const struct jank_engine *e, const struct jank_rule *rule,
+		      const struct jank_flow_rule *flow)
+{
+	struct jank_rule *r = malloc((e->nrules + 1) * sizeof(*r));
+	struct jank_flow_rule *f = malloc((e->nflows + 1) * sizeof(*f));
+	size_t nr = e->nrules, nf = e->nflows;
+	bool fit = false;
+
+	if (r && f) {
+		for (size_t i = 0; i < e->nrules; i++)
+			r[i] = e->rules[i].rule;
+		for (size_t i = 0; i < e->nflows; i++)
+			f[i] = e->flows[i].rule;
+		if (rule)
+			r[nr++] = *rule;
+		if (flow)
+			f[nf++] = *flow;
+		fit = roles_fit(r, nr, f, nf);
+	}
+	free(r);
+	free(f);
 	return fit;
 }
 
@@ -202,7 +254,7 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 		return -EBUSY;
 	if (!r->name || !r->begin_event || !r->end_event)
 		return -EINVAL;
-	if (!rules_fit(e->rules, e->nrules, r))
+	if (!rules_fit(e, r, NULL))
 		return -E2BIG;
 	rs = realloc(e->rules, (e->nrules + 1) * sizeof(*rs));
 	if (!rs)
@@ -276,6 +328,173 @@ static void free_rules(struct rule_state *rs, size_t n)
 	free(rs);
 }
 
+static void free_flows(struct flow_state *fs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		jank_flow_rule_fini(&fs[i].rule);
+	free(fs);
+}
+
+/* An action leaves the table: its thread's span ends now (the end event, a new begin, expiry). */
+static void close_span(struct jank_action *a, void *data)
+{
+	struct jank_engine *e = data;
+
+	if (a->span)
+		jank_graph_span_close(e->graph, a->serial, a->span, e->stats.now);
+	a->span = NULL;
+}
+
+static struct jank_action_table *new_action_table(struct jank_engine *e, size_t n)
+{
+	struct jank_action_table *t = jank_action_table_new((uint32_t)n);
+
+	if (t)
+		jank_action_table_set_close_hook(t, close_span, e);
+	return t;
+}
+
+static bool flow_valid(const struct jank_flow_rule *f)
+{
+	return f->name && f->from_event && f->to_event && f->nkeys > 0 &&
+	       f->nkeys <= JANK_RULE_MAX_KEYS;
+}
+
+/* Copies of flows[0..n) with their graph ids in *out; 0 or -errno. */
+static int copy_flows(struct jank_engine *e, const struct jank_flow_rule *flows, size_t n,
+		      struct flow_state **out)
+{
+	struct flow_state *fs = calloc(n ? n : 1, sizeof(*fs));
+
+	if (!fs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!flow_valid(&flows[i])) {
+			free_flows(fs, i);
+			return -EINVAL;
+		}
+		fs[i].id = jank_graph_flow_id(e->graph, flows[i].name);
+		if (fs[i].id == JANK_NO_FLOW || jank_flow_rule_copy(&fs[i].rule, &flows[i]) < 0) {
+			free_flows(fs, i);
+			return -ENOMEM;
+		}
+	}
+	*out = fs;
+	return 0;
+}
+
+int jank_engine_add_flow(struct jank_engine *e, const struct jank_flow_rule *f)
+{
+	struct flow_state *fs, *one;
+	int r;
+
+	if (e->started)
+		return -EBUSY;
+	if (!flow_valid(f))
+		return -EINVAL;
+	if (!rules_fit(e, NULL, f))
+		return -E2BIG;
+	r = copy_flows(e, f, 1, &one);
+	if (r < 0)
+		return r;
+	fs = realloc(e->flows, (e->nflows + 1) * sizeof(*fs));
+	if (!fs) {
+		free_flows(one, 1);
+		return -ENOMEM;
+	}
+	e->flows = fs;
+	e->flows[e->nflows] = one[0];
+	free(one);
+	return (int)e->nflows++;
+}
+
+/* Same events, keys and match: pending `from`s carry over. */
+static bool same_flow(const struct jank_flow_rule *a, const struct jank_flow_rule *b)
+{
+	if (!same_str(a->name, b->name) || !same_str(a->from_event, b->from_event) ||
+	    !same_str(a->to_event, b->to_event) || a->nkeys != b->nkeys ||
+	    !same_str(a->match_field, b->match_field) || a->match_value.type != b->match_value.type)
+		return false;
+	for (unsigned k = 0; k < a->nkeys; k++)
+		if (!same_str(a->keys[k], b->keys[k]))
+			return false;
+	if (a->match_value.type == JANK_VALUE_STR)
+		return same_str(a->match_value.s, b->match_value.s);
+	return a->match_value.i == b->match_value.i;
+}
+
+int jank_engine_replace_flows(struct jank_engine *e, const struct jank_flow_rule *flows, size_t n)
+{
+	struct jank_rule *rules = malloc((e->nrules + 1) * sizeof(*rules));
+	struct jank_action_table *nt = NULL;
+	struct flow_state *nfs = NULL;
+	uint64_t moved = 0;
+	int r = -E2BIG;
+
+	note_peak(e);
+	if (!rules)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->nrules; i++)
+		rules[i] = e->rules[i].rule; /* shallow: only read */
+	if (!roles_fit(rules, e->nrules, flows, n))
+		goto fail;
+	r = copy_flows(e, flows, n, &nfs);
+	if (r < 0)
+		goto fail;
+	r = -ENOMEM;
+	if (e->started) {
+		nt = jank_action_table_new((uint32_t)n);
+		if (!nt)
+			goto fail;
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; j < e->nflows; j++) {
+				if (!same_flow(&flows[i], &e->flows[j].rule))
+					continue;
+				for (struct jank_action *a =
+					     jank_action_first(e->pending, (uint32_t)j);
+				     a; a = a->next) {
+					bool replaced;
+					struct jank_action *b = jank_action_open(
+						nt, (uint32_t)i, a->key, a->begin, &replaced);
+
+					if (!b)
+						goto fail;
+					b->tid = a->tid;
+					b->serial = a->serial;
+					b->vertex = a->vertex;
+					moved++;
+				}
+				break;
+			}
+		}
+		e->stats.flows_dropped += jank_action_count(e->pending) - moved;
+		jank_action_table_free(e->pending);
+		e->pending = nt;
+	}
+	free_flows(e->flows, e->nflows);
+	e->flows = nfs;
+	e->nflows = n;
+	forget_classes(e);
+	free(rules);
+	return 0;
+fail:
+	jank_action_table_free(nt);
+	if (nfs)
+		free_flows(nfs, n);
+	free(rules);
+	return r;
+}
+
+size_t jank_engine_flow_count(const struct jank_engine *e)
+{
+	return e->nflows;
+}
+
+const struct jank_flow_rule *jank_engine_flow(const struct jank_engine *e, size_t i)
+{
+	return i < e->nflows ? &e->flows[i].rule : NULL;
+}
+
 static void forget_classes(struct jank_engine *e)
 {
 	for (size_t i = 0; i < e->nclasses; i++)
@@ -283,8 +502,6 @@ static void forget_classes(struct jank_engine *e)
 	e->nclasses = 0;
 	e->generation++;
 }
-
-static void note_peak(struct jank_engine *e);
 
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
@@ -294,13 +511,14 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 	uint64_t moved = 0;
 	int r = -ENOMEM;
 
-	const char *ev;
-	size_t bad;
+	struct jank_flow_rule *flows = malloc((e->nflows + 1) * sizeof(*flows));
 
 	note_peak(e);
-	if (!nrs || !from)
+	if (!nrs || !from || !flows)
 		goto fail;
-	if (jank_rules_check(rules, n, &bad, &ev) < 0) {
+	for (size_t i = 0; i < e->nflows; i++)
+		flows[i] = e->flows[i].rule; /* shallow: only read */
+	if (!roles_fit(rules, n, flows, e->nflows)) {
 		r = -E2BIG;
 		goto fail;
 	}
@@ -328,12 +546,16 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 	}
 	r = -ENOMEM;
 	if (e->started) {
-		nt = jank_action_table_new((uint32_t)n);
+		nt = jank_action_table_new((uint32_t)n); /* no close hook until it is kept */
 		if (!nt)
 			goto fail;
 		for (size_t i = 0; i < n; i++) {
+			bool again = false; /* two new rules the same as one old: one span each */
+
 			if (from[i] == SIZE_MAX)
 				continue;
+			for (size_t k = 0; k < i; k++)
+				again |= from[k] == from[i];
 			for (struct jank_action *a =
 				     jank_action_first(e->actions, (uint32_t)from[i]);
 			     a; a = a->next) {
@@ -345,11 +567,22 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 					goto fail;
 				b->tid = a->tid;
 				b->pid = a->pid;
+				b->serial = a->serial;
 				b->overdue_reported = a->overdue_reported;
 				memcpy(b->comm, a->comm, sizeof(b->comm));
+				b->span = again ? NULL : a->span;
 				moved++;
 			}
 		}
+		/* The moved actions' spans go on: the old table must not close them. */
+		for (size_t i = 0; i < n; i++)
+			for (struct jank_action *a =
+				     from[i] == SIZE_MAX
+					     ? NULL
+					     : jank_action_first(e->actions, (uint32_t)from[i]);
+			     a; a = a->next)
+				a->span = NULL;
+		jank_action_table_set_close_hook(nt, close_span, e);
 		e->stats.actions_dropped += jank_action_count(e->actions) - moved;
 		jank_action_table_free(e->actions);
 		e->actions = nt;
@@ -359,12 +592,14 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 	e->nrules = n;
 	forget_classes(e);
 	free(from);
+	free(flows);
 	return 0;
 fail:
 	jank_action_table_free(nt);
 	if (nrs)
 		free_rules(nrs, n);
 	free(from);
+	free(flows);
 	return r;
 }
 
@@ -394,14 +629,19 @@ const struct jank_layout *jank_engine_layout(const struct jank_engine *e)
 	return &e->layout;
 }
 
-/* Rules are frozen once events flow: the action table is sized for them. */
+/* Rules are frozen once events flow: the tables are sized for them. */
 static int start(struct jank_engine *e)
 {
 	if (e->started)
 		return 0;
-	e->actions = jank_action_table_new((uint32_t)e->nrules);
-	if (!e->actions)
+	e->actions = new_action_table(e, e->nrules);
+	e->pending = jank_action_table_new((uint32_t)e->nflows);
+	if (!e->actions || !e->pending) {
+		jank_action_table_free(e->actions);
+		jank_action_table_free(e->pending);
+		e->actions = e->pending = NULL;
 		return -ENOMEM;
+	}
 	e->started = true;
 	return 0;
 }
@@ -421,31 +661,44 @@ static int field_pos(struct class_info *ci, const char *name)
 	return (int)ci->nfields++;
 }
 
+/* The role of a rule (an action's begin or end, a flow's from or to) on the class. */
+static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end, char *const *keys,
+		     unsigned nkeys, const char *match_field)
+{
+	struct class_role *role;
+
+	if (ci->nroles == JANK_MAX_RULES_PER_EVENT)
+		return;
+	role = &ci->roles[ci->nroles++];
+	role->rule = index;
+	role->flow = flow;
+	role->end = end;
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++)
+		role->key_pos[k] = POS_NONE;
+	if (nkeys == 0)
+		role->key_pos[0] = POS_TID;
+	for (unsigned k = 0; k < nkeys; k++)
+		role->key_pos[k] = (int8_t)field_pos(ci, keys[k]);
+	role->match_pos = match_field ? (int8_t)field_pos(ci, match_field) : POS_NONE;
+}
+
 static void add_roles(struct jank_engine *e, struct class_info *ci)
 {
 	for (size_t r = 0; r < e->nrules; r++) {
 		const struct jank_rule *rule = &e->rules[r].rule;
 
-		for (int end = 0; end < 2; end++) {
-			struct class_role *role;
+		for (int end = 0; end < 2; end++)
+			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) == 0)
+				add_role(ci, (uint32_t)r, false, end, rule->keys, rule->nkeys,
+					 rule->match_field);
+	}
+	for (size_t f = 0; f < e->nflows; f++) {
+		const struct jank_flow_rule *flow = &e->flows[f].rule;
 
-			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) != 0)
-				continue;
-			if (ci->nroles == JANK_MAX_RULES_PER_EVENT)
-				return;
-			role = &ci->roles[ci->nroles++];
-			role->rule = (uint32_t)r;
-			role->end = end;
-			for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++)
-				role->key_pos[k] = POS_NONE;
-			if (rule->nkeys == 0)
-				role->key_pos[0] = POS_TID;
-			for (unsigned k = 0; k < rule->nkeys; k++)
-				role->key_pos[k] = (int8_t)field_pos(ci, rule->keys[k]);
-			role->match_pos = rule->match_field
-						  ? (int8_t)field_pos(ci, rule->match_field)
-						  : POS_NONE;
-		}
+		for (int to = 0; to < 2; to++)
+			if (strcmp(to ? flow->to_event : flow->from_event, ci->name) == 0)
+				add_role(ci, (uint32_t)f, true, to, flow->keys, flow->nkeys,
+					 flow->match_field);
 	}
 }
 
@@ -485,13 +738,8 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	for (tf = jank_layout_fields(ci->type); *tf; tf++)
 		ci->fields[ci->nfields++] = *tf;
 	add_roles(e, ci);
-	/*
-	 * System calls mean nothing to the model: without a rule on them, the
-	 * input skips them before decoding (nearly half of a kernel trace).
-	 */
-	ci->wanted = ci->nroles > 0 ||
-		     (ci->type != JANK_EVENT_USER && ci->type != JANK_EVENT_SYSCALL_ENTRY &&
-		      ci->type != JANK_EVENT_SYSCALL_EXIT);
+	/* System calls tell the model whether a thread is in user mode (model.c). */
+	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;
@@ -510,7 +758,8 @@ int jank_engine_field_missing(struct jank_engine *e, uint32_t class_id, unsigned
 		return 0;
 	for (unsigned i = 0; i < ci->nroles; i++) {
 		struct class_role *role = &ci->roles[i];
-		const struct jank_rule *rule = &e->rules[role->rule].rule;
+		const char *name = role->flow ? e->flows[role->rule].rule.name
+					      : e->rules[role->rule].rule.name;
 		bool keyed = false;
 
 		for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++)
@@ -521,9 +770,9 @@ int jank_engine_field_missing(struct jank_engine *e, uint32_t class_id, unsigned
 		e->stats.rules_unusable++;
 		if (!said && msg && len)
 			snprintf(msg, len,
-				 "[action %s]: event '%s' has no field '%s' (its fields: %s): the "
+				 "[%s %s]: event '%s' has no field '%s' (its fields: %s): the "
 				 "rule's %s cannot apply, so it ignores that event",
-				 rule->name, ci->name, ci->fields[index],
+				 role->flow ? "flow" : "action", name, ci->name, ci->fields[index],
 				 available && *available ? available : "none",
 				 keyed ? "key" : "match");
 		said = 1;
@@ -546,7 +795,7 @@ static int32_t emitting_tid(const struct jank_engine *e, const struct jank_event
 	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
 }
 
-static bool match_ok(const struct class_role *role, const struct jank_rule *rule,
+static bool match_ok(const struct class_role *role, const struct jank_value *match,
 		     const struct jank_event *ev)
 {
 	const struct jank_value *v;
@@ -558,12 +807,10 @@ static bool match_ok(const struct class_role *role, const struct jank_rule *rule
 	case JANK_VALUE_NONE:
 		return true; /* the class has no such field: the match does not apply */
 	case JANK_VALUE_STR:
-		return rule->match_value.type == JANK_VALUE_STR &&
-		       strcmp(v->s, rule->match_value.s) == 0;
+		return match->type == JANK_VALUE_STR && strcmp(v->s, match->s) == 0;
 	case JANK_VALUE_INT:
 	case JANK_VALUE_UINT:
-		return rule->match_value.type == JANK_VALUE_INT &&
-		       jank_value_as_int(v, 0) == rule->match_value.i;
+		return match->type == JANK_VALUE_INT && jank_value_as_int(v, 0) == match->i;
 	}
 	return false;
 }
@@ -602,13 +849,13 @@ static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
  * Built by hand: this runs for every begin and end event.
  */
 static void format_key(const struct jank_engine *e, const struct class_role *role,
-		       const struct jank_rule *rule, const struct jank_event *ev, char *buf)
+		       char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
 	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
-		const char *name = rule->nkeys ? rule->keys[k] : "tid";
+		const char *name = nkeys ? keys[k] : "tid";
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
@@ -812,11 +1059,12 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	struct jank_action *a;
 	int32_t tid;
 
-	if (!match_ok(role, &rs->rule, ev))
+	if (!match_ok(role, &rs->rule.match_value, ev))
 		return;
-	format_key(e, role, &rs->rule, ev, key);
+	format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 	tid = emitting_tid(e, ev);
 	if (!role->end) {
+		struct jank_worker *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		bool replaced;
 
 		a = jank_action_open(e->actions, role->rule, key, ev->ts, &replaced);
@@ -826,6 +1074,9 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 			e->stats.actions_replaced++;
 		a->tid = tid;
 		a->serial = fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		/* Until it ends, the action labels its thread's path segments. */
+		if (w)
+			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
 		return;
 	}
 	a = jank_action_find(e->actions, role->rule, key);
@@ -868,11 +1119,83 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	jank_action_close(e->actions, a);
 }
 
+/*
+ * A flow's `from` leaves a vertex on its thread and waits, by key, for its
+ * `to`; a `to` pairs with the latest `from` of its key, and the thread of
+ * the `to` gets an edge from that vertex. A `to` with no `from` makes none.
+ */
+static void on_flow_event(struct jank_engine *e, const struct class_role *role,
+			  const struct jank_event *ev)
+{
+	const struct flow_state *fs = &e->flows[role->rule];
+	struct jank_worker *w, *src;
+	char key[JANK_KEY_LEN];
+	struct jank_action *a;
+	int32_t tid;
+
+	if (!match_ok(role, &fs->rule.match_value, ev))
+		return;
+	tid = emitting_tid(e, ev);
+	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	if (!w)
+		return;
+	format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
+	if (!role->end) {
+		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
+		bool replaced;
+
+		if (idx == UINT64_MAX)
+			return;
+		a = jank_action_open(e->pending, role->rule, key, ev->ts, &replaced);
+		if (!a)
+			return;
+		e->stats.flows_replaced += replaced;
+		a->tid = tid;
+		a->serial = w->serial;
+		a->vertex = idx;
+		return;
+	}
+	a = jank_action_find(e->pending, role->rule, key);
+	if (!a) {
+		e->stats.flows_unmatched++;
+		return;
+	}
+	src = jank_graph_find_serial(e->graph, a->serial);
+	if (src)
+		jank_graph_flow(e->graph, src, a->vertex, w, ev->ts, fs->id);
+	e->stats.flows_paired++;
+	jank_action_close(e->pending, a);
+}
+
 static uint64_t memory_bytes(const struct jank_engine *e)
 {
 	/* The CPUs' histories are a fixed cost (jank_model_bytes), outside the budget. */
 	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
-	       (e->actions ? jank_action_table_bytes(e->actions) : 0);
+	       (e->actions ? jank_action_table_bytes(e->actions) : 0) +
+	       (e->pending ? jank_action_table_bytes(e->pending) : 0);
+}
+
+/* Open actions and pending flows, and the spans of open actions, which only their end frees. */
+static uint64_t open_bytes(const struct jank_engine *e)
+{
+	if (!e->actions)
+		return 0;
+	return jank_action_table_bytes(e->actions) + jank_action_table_bytes(e->pending) +
+	       jank_graph_open_span_bytes(e->graph);
+}
+
+/* The oldest open action or pending flow, and its table. */
+static struct jank_action *oldest_open(const struct jank_engine *e, struct jank_action_table **t)
+{
+	struct jank_action *a = e->actions ? jank_action_oldest(e->actions) : NULL;
+	struct jank_action *f = e->pending ? jank_action_oldest(e->pending) : NULL;
+
+	if (f && (!a || f->begin < a->begin)) {
+		*t = e->pending;
+		return f;
+	}
+	*t = e->actions;
+	return a;
 }
 
 /*
@@ -888,15 +1211,37 @@ static void note_peak(struct jank_engine *e)
 		e->stats.memory_peak = bytes;
 }
 
-/* Open actions alone take half the memory budget: drop the oldest. */
+/* Open actions and pending flows alone take half the memory budget: drop the oldest. */
 static void evict_oldest(struct jank_engine *e)
 {
-	struct jank_action *a = jank_action_oldest(e->actions);
+	struct jank_action_table *t;
+	struct jank_action *a = oldest_open(e, &t);
 
-	if (a) {
+	if (a && t == e->pending) {
+		e->stats.flows_evicted++;
+		jank_action_close(t, a);
+	} else if (a) {
 		e->rules[a->rule].stats.evicted++;
-		jank_action_close(e->actions, a);
+		jank_action_close(t, a);
 		e->stats.actions_evicted++;
+	}
+}
+
+/* Pending flows expire as open actions do. */
+static void check_flows(struct jank_engine *e, int64_t now)
+{
+	if (e->cfg.action_timeout_ns <= 0)
+		return;
+	for (uint32_t f = 0; f < e->nflows; f++) {
+		struct jank_action *a, *next;
+
+		for (a = jank_action_first(e->pending, f); a; a = next) {
+			next = a->next;
+			if (now - a->begin <= e->cfg.action_timeout_ns)
+				break; /* the rest are younger */
+			jank_action_close(e->pending, a);
+			e->stats.flows_expired++;
+		}
 	}
 }
 
@@ -950,8 +1295,10 @@ static void collect(struct jank_engine *e)
 		return;
 	horizon = now - e->cfg.retention_ns;
 	if (!e->forced) {
-		const struct jank_action *a = jank_action_oldest(e->actions);
+		struct jank_action_table *t;
+		const struct jank_action *a = oldest_open(e, &t);
 
+		/* A pending flow keeps its vertex as an open action keeps its begin. */
 		if (a && a->begin < horizon)
 			horizon = a->begin;
 	}
@@ -986,8 +1333,8 @@ static void collect(struct jank_engine *e)
 		if (base < now)
 			e->stats.horizon = base + (now - base + 1) / 2;
 		jank_graph_gc_step(e->graph, e->stats.horizon, jank_graph_worker_count(e->graph));
-		while (jank_action_table_bytes(e->actions) > e->cfg.memory_limit / 2 &&
-		       jank_action_count(e->actions) > 0)
+		while (open_bytes(e) > e->cfg.memory_limit / 2 &&
+		       jank_action_count(e->actions) + jank_action_count(e->pending) > 0)
 			evict_oldest(e);
 		bytes = memory_bytes(e);
 		if (bytes >= before && e->stats.horizon >= now)
@@ -1009,8 +1356,26 @@ static void maintain(struct jank_engine *e)
 	note_peak(e);
 	e->since_gc = 0;
 	check_actions(e, e->stats.now);
+	check_flows(e, e->stats.now);
 	collect(e);
 	note_peak(e);
+}
+
+/*
+ * The thread ran at its own user-space event: a wait inferred later (a
+ * condition wait, locks.c) starts after it. Without scheduler events, a
+ * vertex marks it.
+ */
+static void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+{
+	struct jank_worker *w = jank_graph_find(e->graph, ev->tid);
+
+	if (!w)
+		return;
+	if (!e->model.kernel)
+		jank_graph_split(e->graph, w, ev->ts);
+	if (ev->ts > w->ust_last)
+		w->ust_last = ev->ts;
 }
 
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
@@ -1027,9 +1392,16 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		e->stats.now = ev->ts;
 	if (ci->type != JANK_EVENT_USER)
 		jank_model_process(&e->model, ci->type, ev);
-	for (unsigned i = 0; i < ci->nroles; i++)
-		if (!ci->roles[i].unusable)
+	for (unsigned i = 0; i < ci->nroles; i++) {
+		if (ci->roles[i].unusable)
+			continue;
+		if (ci->roles[i].flow)
+			on_flow_event(e, &ci->roles[i], ev);
+		else
 			on_action_event(e, &ci->roles[i], ev);
+	}
+	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
+		note_ust_event(e, ev);
 	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
 	if (++e->since_gc >= GC_EVERY ||
 	    (e->cfg.gc && !(e->since_gc & 3) && memory_bytes(e) > e->check_at))
@@ -1076,6 +1448,7 @@ void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats
 	*out = e->stats;
 	out->first = e->stats.events ? e->first_ts : INT64_MIN;
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
+	out->flows_pending = e->pending ? jank_action_count(e->pending) : 0;
 	out->memory_bytes = memory_bytes(e);
 	if (out->memory_bytes > out->memory_peak)
 		out->memory_peak = out->memory_bytes;

@@ -95,6 +95,13 @@ struct jank_engine_stats {
 	uint64_t actions_dropped;   /* open when their rule was replaced */
 	uint64_t actions_evicted;   /* open, dropped by the memory budget (oldest first) */
 	uint64_t rules_unusable;  /* (rule, event class) pairs whose key or match field is absent */
+	uint64_t flows_paired;	  /* a `to` found its `from` */
+	uint64_t flows_unmatched; /* a `to` without a `from` */
+	uint64_t flows_replaced;  /* a `from` whose key was pending already (the latest wins) */
+	uint64_t flows_pending;	  /* `from`s waiting for their `to` */
+	uint64_t flows_expired;	  /* pending past action_timeout, dropped */
+	uint64_t flows_evicted;	  /* pending, dropped by the memory budget (oldest first) */
+	uint64_t flows_dropped;	  /* pending when their flow was replaced */
 	uint64_t paths_truncated; /* reached freed graph */
 	uint64_t paths_incomplete; /* out of memory while computing a path or its breakdown */
 	uint64_t budget_forced;	   /* times the memory budget moved the horizon */
@@ -135,6 +142,26 @@ const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n);
 /* Changes whenever class ids are invalidated. */
 uint64_t jank_engine_generation(const struct jank_engine *e);
+
+/*
+ * Flows ([flow NAME], actions.h), as rules: copied, added before the first
+ * event (-EBUSY after), replaced while events flow (a flow unchanged keeps
+ * its pending `from`s; the others' are dropped and counted in
+ * flows_dropped; class ids are invalidated as by jank_engine_replace_rules).
+ * -EINVAL when a flow lacks a name, an event or a key; -E2BIG when an event
+ * would have too many roles or fields with the rules (jank_rules_check()).
+ * Returns the flow index, or 0, or -errno.
+ *
+ * A `to` on thread B at t1 paired with the latest `from` of its key, on
+ * thread A at t0, is an edge A@t0 → B@t1: walking a critical path back to
+ * t1 on B, the path stays on B back to t0, then goes on through A. Pending
+ * `from`s keep the graph from t0 on, count in the memory budget and expire
+ * as open actions do.
+ */
+int jank_engine_add_flow(struct jank_engine *e, const struct jank_flow_rule *f);
+int jank_engine_replace_flows(struct jank_engine *e, const struct jank_flow_rule *flows, size_t n);
+size_t jank_engine_flow_count(const struct jank_engine *e);
+const struct jank_flow_rule *jank_engine_flow(const struct jank_engine *e, size_t i);
 
 void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data);
 

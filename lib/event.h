@@ -42,6 +42,7 @@ enum jank_event_type {
 	JANK_EVENT_MUTEX_ACQ,
 	JANK_EVENT_MUTEX_UNLOCK,
 	JANK_EVENT_MUTEX_TRYLOCK,
+	JANK_EVENT_PAGE_FAULT, /* x86_exceptions_page_fault_*: the thread is in the kernel */
 	JANK_EVENT_TYPE_COUNT,
 };
 

@@ -12,9 +12,12 @@
  *    clamped to the previous vertex);
  *  - GC never frees the last vertex at or before the horizon, so the edge
  *    that straddles the horizon keeps its state;
- *  - g->bytes is the exact sum of the rings, workers and maps it owns.
+ *  - g->bytes is the exact sum of the rings, workers and maps it owns;
+ *  - GC never frees the last span change at or before the horizon either, so
+ *    the innermost span of any instant after it is the same as without GC.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
@@ -22,6 +25,13 @@
 #include "hashmap.h"
 
 #define RING_MIN 4u
+/*
+ * Besides its allocation, an open span holds its place in the open list, two
+ * changes, and may be why its thread has a span record at all.
+ */
+#define OPEN_SPAN_EXTRA                                                                            \
+	(sizeof(struct jank_spans) + sizeof(struct jank_span *) +                                  \
+	 2 * sizeof(struct jank_span_change))
 
 struct jank_graph {
 	struct jank_hashmap by_tid;
@@ -34,6 +44,10 @@ struct jank_graph {
 	uint64_t freed_workers;
 	uint64_t gc_steps;
 	uint64_t retired;
+	uint64_t open_span_bytes; /* what open spans hold (jank_graph_open_span_bytes) */
+	char (*flow_names)[JANK_LABEL_NAME_LEN]; /* flow id i + 1 */
+	uint32_t nflows;
+	uint32_t flows_cap;
 	jank_graph_free_fn free_hook;
 	void *free_data;
 };
@@ -50,11 +64,41 @@ struct jank_graph *jank_graph_new(void)
 	return g;
 }
 
+static void span_put(struct jank_graph *g, struct jank_span *s)
+{
+	if (s && --s->refs == 0) {
+		g->ring_bytes -= s->size;
+		free(s);
+	}
+}
+
+static void spans_free(struct jank_graph *g, struct jank_worker *w)
+{
+	struct jank_spans *sp = w->spans;
+
+	if (!sp)
+		return;
+	for (uint32_t i = 0; i < sp->n; i++)
+		span_put(g, sp->v[i].span);
+	for (uint32_t i = 0; i < sp->nopen; i++) {
+		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
+		span_put(g, sp->open[i]);
+	}
+	g->ring_bytes -= (uint64_t)sp->cap * sizeof(*sp->v);
+	g->ring_bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
+	g->ring_bytes -= sizeof(*sp);
+	free(sp->v);
+	free(sp->open);
+	free(sp);
+	w->spans = NULL;
+}
+
 static void worker_free(struct jank_graph *g, struct jank_worker *w)
 {
 	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
 	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
 	g->worker_bytes -= sizeof(*w);
+	spans_free(g, w);
 	free(w->notes);
 	free(w->ring);
 	free(w);
@@ -69,6 +113,7 @@ void jank_graph_free(struct jank_graph *g)
 			worker_free(g, g->by_serial.slots[i].value);
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
+	free(g->flow_names);
 	free(g);
 }
 
@@ -119,6 +164,7 @@ struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	w->since = ts;
 	w->first_seen = ts;
 	w->last_seen = ts;
+	w->ust_last = INT64_MIN;
 	if (jank_hashmap_put(&g->by_serial, w->serial, w) < 0) {
 		free(w);
 		return NULL;
@@ -192,7 +238,8 @@ uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t)
  * state instead, so that no zero-length interval is stored.
  */
 static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
-		       enum jank_state state, uint32_t from_serial, uint64_t from_idx)
+		       enum jank_state state, uint32_t from_serial, uint64_t from_idx,
+		       uint16_t flow)
 {
 	struct jank_vertex *v;
 
@@ -207,6 +254,7 @@ static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 			if (from_serial) {
 				last->from_serial = from_serial;
 				last->from_idx = from_idx;
+				last->flow = flow;
 			}
 			goto done;
 		}
@@ -218,6 +266,7 @@ static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 	v->state = state;
 	v->from_serial = from_serial;
 	v->from_idx = from_idx;
+	v->flow = flow;
 done:
 	w->state = state;
 	w->since = ts;
@@ -230,7 +279,7 @@ uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int6
 {
 	if (w->next > w->base && w->state == state)
 		return UINT64_MAX;
-	return append(g, w, ts, state, JANK_NO_WORKER, 0);
+	return append(g, w, ts, state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 }
 
 void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state)
@@ -249,12 +298,12 @@ void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jan
 	if (waker->next > waker->base && slot(waker, waker->next - 1)->ts >= ts)
 		from = waker->next - 1;
 	else
-		from = append(g, waker, ts, waker->state, JANK_NO_WORKER, 0);
+		from = append(g, waker, ts, waker->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 	if (from == UINT64_MAX) {
 		jank_graph_transition(g, wakee, ts, wakee_state);
 		return;
 	}
-	if (append(g, wakee, ts, wakee_state, waker->serial, from) == UINT64_MAX)
+	if (append(g, wakee, ts, wakee_state, waker->serial, from, JANK_NO_FLOW) == UINT64_MAX)
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
@@ -262,15 +311,173 @@ uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t t
 {
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
-	return append(g, w, ts, w->state, JANK_NO_WORKER, 0);
+	return append(g, w, ts, w->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 }
 
 void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
 			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state)
 {
 	if (!jank_worker_vertex(waker, waker_idx) ||
-	    append(g, wakee, ts, wakee_state, waker->serial, waker_idx) == UINT64_MAX)
+	    append(g, wakee, ts, wakee_state, waker->serial, waker_idx, JANK_NO_FLOW) == UINT64_MAX)
 		jank_graph_transition(g, wakee, ts, wakee_state);
+}
+
+void jank_graph_flow(struct jank_graph *g, struct jank_worker *from, uint64_t from_idx,
+		     struct jank_worker *to, int64_t ts, uint16_t flow)
+{
+	if (flow != JANK_NO_FLOW && from != to && jank_worker_vertex(from, from_idx))
+		append(g, to, ts, to->state, from->serial, from_idx, flow);
+}
+
+uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name)
+{
+	size_t n = strnlen(name, JANK_LABEL_NAME_LEN - 1);
+
+	for (uint32_t i = 0; i < g->nflows; i++)
+		if (strncmp(g->flow_names[i], name, n) == 0 && g->flow_names[i][n] == '\0')
+			return (uint16_t)(i + 1);
+	if (g->nflows == UINT16_MAX - 1)
+		return JANK_NO_FLOW;
+	if (g->nflows == g->flows_cap) {
+		size_t ncap =
+			jank_array_grow(&g->flow_names, sizeof(*g->flow_names), g->flows_cap, 4);
+
+		if (!ncap)
+			return JANK_NO_FLOW;
+		g->ring_bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
+		g->flows_cap = (uint32_t)ncap;
+	}
+	memcpy(g->flow_names[g->nflows], name, n);
+	g->flow_names[g->nflows][n] = '\0';
+	return (uint16_t)++g->nflows;
+}
+
+const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow)
+{
+	return flow && flow <= g->nflows ? g->flow_names[flow - 1] : "";
+}
+
+/* From ts on, the innermost span of w is s (a reference is taken). */
+static void span_change(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+			struct jank_span *s)
+{
+	struct jank_spans *sp = w->spans;
+	struct jank_span_change *last = sp->n ? &sp->v[sp->n - 1] : NULL;
+
+	if (last && last->span == s)
+		return;
+	if (last && ts <= last->ts) {
+		/* The same instant: no zero-length span is kept. */
+		span_put(g, last->span);
+		last->span = s;
+		if (s)
+			s->refs++;
+		if (sp->n >= 2 && sp->v[sp->n - 2].span == s) {
+			span_put(g, s);
+			sp->n--;
+		}
+		return;
+	}
+	if (!last && !s)
+		return; /* none before, none now */
+	if (sp->n == sp->cap) {
+		size_t ncap = jank_array_grow(&sp->v, sizeof(*sp->v), sp->cap, 2);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return;
+		g->ring_bytes += (uint64_t)(ncap - sp->cap) * sizeof(*sp->v);
+		sp->cap = (uint32_t)ncap;
+	}
+	sp->v[sp->n].ts = ts;
+	sp->v[sp->n].span = s;
+	sp->n++;
+	if (s)
+		s->refs++;
+}
+
+struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+				       const char *name, const char *key)
+{
+	size_t nlen = strnlen(name, JANK_LABEL_NAME_LEN - 1);
+	size_t klen = strnlen(key, JANK_LABEL_KEY_LEN - 1);
+	struct jank_span *s;
+	struct jank_spans *sp = w->spans;
+	char *k;
+
+	if (!sp) {
+		sp = w->spans = calloc(1, sizeof(*sp));
+		if (!sp)
+			return NULL;
+		g->ring_bytes += sizeof(*sp);
+	}
+	if (sp->nopen >= JANK_SPAN_DEPTH)
+		return NULL;
+	if (sp->nopen == sp->open_cap) {
+		size_t ncap = jank_array_grow(&sp->open, sizeof(*sp->open), sp->open_cap, 1);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return NULL;
+		g->ring_bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
+		sp->open_cap = (uint32_t)ncap;
+	}
+	s = malloc(sizeof(*s) + nlen + klen + 2);
+	if (!s)
+		return NULL;
+	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
+	g->ring_bytes += s->size;
+	memcpy(s->name, name, nlen);
+	s->name[nlen] = '\0';
+	k = s->name + nlen + 1;
+	memcpy(k, key, klen);
+	k[klen] = '\0';
+	s->key = k;
+	s->refs = 2; /* the thread's open list, and the caller */
+	sp->open[sp->nopen++] = s;
+	g->open_span_bytes += s->size + OPEN_SPAN_EXTRA;
+	span_change(g, w, ts, s);
+	return s;
+}
+
+void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
+{
+	struct jank_worker *w = jank_graph_find_serial(g, serial);
+	struct jank_spans *sp = w ? w->spans : NULL;
+
+	/* Normally the innermost: look from the top. */
+	for (uint32_t i = sp ? sp->nopen : 0; i-- > 0;) {
+		if (sp->open[i] != s)
+			continue;
+		memmove(&sp->open[i], &sp->open[i + 1], (sp->nopen - i - 1) * sizeof(*sp->open));
+		sp->nopen--;
+		g->open_span_bytes -= s->size + OPEN_SPAN_EXTRA;
+		if (i == sp->nopen) /* it was the innermost */
+			span_change(g, w, ts, sp->nopen ? sp->open[sp->nopen - 1] : NULL);
+		s->refs--; /* the open list's: the caller's is still held */
+		break;
+	}
+	span_put(g, s);
+}
+
+const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int64_t t,
+						int64_t *since)
+{
+	const struct jank_spans *sp = w->spans;
+	uint32_t lo = 0, hi = sp ? sp->n : 0;
+
+	*since = INT64_MIN;
+	if (!hi || sp->v[0].ts >= t)
+		return NULL;
+	/* The last change with ts < t: ts(lo) < t; ts(hi) >= t or hi == nspans. */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->v[mid].ts < t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*since = sp->v[lo].ts;
+	return sp->v[lo].span;
 }
 
 void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx, uint64_t mutex)
@@ -321,6 +528,27 @@ unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, i
 	return n;
 }
 
+unsigned jank_graph_relabel_since(struct jank_worker *w, int64_t since, enum jank_state from,
+				  enum jank_state to)
+{
+	uint64_t first = w->next;
+	unsigned n = 0;
+
+	while (first > w->base && slot(w, first - 1)->ts >= since)
+		first--;
+	for (uint64_t i = first; i < w->next; i++) {
+		struct jank_vertex *v = slot(w, i);
+
+		if (v->state != from)
+			continue;
+		v->state = (uint8_t)to;
+		n++;
+		if (i + 1 == w->next)
+			w->state = to;
+	}
+	return n;
+}
+
 void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data)
 {
 	for (size_t i = 0; i < g->by_serial.cap; i++)
@@ -335,9 +563,45 @@ void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, v
 			fn(g->by_serial.slots[i].value, data);
 }
 
+/*
+ * After the changes before the horizon went: a last "none" says no more than
+ * no change at all, and a list a quarter full shrinks, as rings do.
+ */
+static void gc_spans(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+{
+	struct jank_spans *sp = w->spans;
+	uint32_t ncap = sp->cap;
+
+	if (sp->n == 1 && !sp->v[0].span && sp->v[0].ts <= horizon)
+		sp->n = 0;
+	while (ncap > 2 && sp->n * 4 <= ncap)
+		ncap /= 2;
+	if (sp->n == 0 && sp->nopen == 0) {
+		spans_free(g, w); /* nothing to say any more */
+		return;
+	}
+	if (sp->n == 0)
+		ncap = 0;
+	if (ncap == sp->cap)
+		return;
+	if (ncap == 0) {
+		free(sp->v);
+		sp->v = NULL;
+	} else {
+		struct jank_span_change *v = realloc(sp->v, ncap * sizeof(*v));
+
+		if (!v)
+			return;
+		sp->v = v;
+	}
+	g->ring_bytes -= (uint64_t)(sp->cap - ncap) * sizeof(*sp->v);
+	sp->cap = ncap;
+}
+
 /* Free a worker's vertices before the horizon; true when the whole worker may go. */
 static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
 {
+	struct jank_spans *sp = w->spans;
 	uint64_t old_base = w->base;
 
 	/*
@@ -351,6 +615,18 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	while (w->next - w->base >= 2 && slot(w, w->base + 1)->ts <= horizon)
 		w->base++;
 	g->freed_vertices += w->base - old_base;
+	if (sp && sp->n >= 2 && sp->v[1].ts <= horizon) {
+		uint32_t drop = 1;
+
+		while (drop + 1 < sp->n && sp->v[drop + 1].ts <= horizon)
+			drop++;
+		for (uint32_t i = 0; i < drop; i++)
+			span_put(g, sp->v[i].span);
+		memmove(sp->v, sp->v + drop, (sp->n - drop) * sizeof(*sp->v));
+		sp->n -= drop;
+	}
+	if (sp)
+		gc_spans(g, w, horizon);
 	if (w->nnotes && w->notes[0].idx < w->base) {
 		uint32_t keep = 0;
 
@@ -430,6 +706,11 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 	out->freed_vertices = g->freed_vertices;
 	out->freed_workers = g->freed_workers;
 	out->gc_steps = g->gc_steps;
+}
+
+uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
+{
+	return g->open_span_bytes;
 }
 
 uint64_t jank_graph_bytes(const struct jank_graph *g)

@@ -5,7 +5,12 @@
  * Vertex i of a worker starts the horizontal edge (i, i+1); its `state` is the
  * state of that interval. The last vertex starts the open interval, whose
  * state is the worker's current state. A vertex may carry one incoming
- * vertical edge from a waker's vertex (worker serial + absolute index).
+ * vertical edge from a waker's vertex (worker serial + absolute index), or
+ * from the vertex where a user-level flow handed work over (`flow` != 0: the
+ * source vertex may be older than this one).
+ *
+ * Spans: the innermost open action of a thread, over time, as a list of
+ * changes (from ts on, the innermost is span s, or none), beside the ring.
  *
  * Vertices live in a per-worker ring indexed by an absolute, ever-growing
  * index, so that garbage collection can drop old vertices without
@@ -23,12 +28,35 @@
 
 #define JANK_COMM_LEN  16
 #define JANK_NO_WORKER 0u
+/* Names kept for spans and flows: longer ones are cut (the key as actions cut theirs). */
+#define JANK_LABEL_NAME_LEN 48
+#define JANK_LABEL_KEY_LEN  96
+#define JANK_NO_FLOW	    0u
 
 struct jank_vertex {
 	int64_t ts;
 	uint64_t from_idx;    /* waker's vertex, valid when from_serial != 0 */
 	uint32_t from_serial; /* waker's worker serial, JANK_NO_WORKER if none */
 	uint8_t state;	      /* state of the interval that starts here */
+	uint16_t flow;	      /* the edge is a flow (jank_graph_flow_name), not a wakeup */
+};
+
+/*
+ * An open or closed action of a thread, as a label of its path segments.
+ * Reference-counted: by the thread's open spans, by its span changes, and by
+ * whoever opened it (the engine's action) until it closes it.
+ */
+struct jank_span {
+	uint32_t refs;
+	uint32_t size;	 /* bytes allocated, as accounted */
+	const char *key; /* in the same allocation, after the name */
+	char name[];
+};
+
+/* From ts on, the innermost open span of the thread is `span` (NULL: none). */
+struct jank_span_change {
+	int64_t ts;
+	struct jank_span *span;
 };
 
 struct jank_worker {
@@ -39,12 +67,13 @@ struct jank_worker {
 
 	/* Current-state record, survives GC. */
 	uint8_t state;
+	bool retired; /* final switch seen, freed by the kernel, or its tid reused */
 	int32_t cpu;
+	int32_t on_cpu; /* the model's: the CPU it is the current thread of, -1 */
 	int64_t since;
 
 	int64_t first_seen;
 	int64_t last_seen;
-	bool retired; /* final switch seen, freed by the kernel, or its tid reused */
 
 	/* Vertex ring: absolute index i lives at ring[i & (cap - 1)]. */
 	struct jank_vertex *ring;
@@ -57,17 +86,40 @@ struct jank_worker {
 	bool exited;		/* sched_process_exit or its final switch seen */
 	bool born;		/* forked in the trace: its first vertex is its birth */
 	bool fork_wait;		/* forked, not yet woken (sched_wakeup_new) nor run */
-	int32_t on_cpu;		/* the model's: the CPU it is the current thread of, -1 */
+	/*
+	 * The model's (model.c): in user mode since user_since (its last system
+	 * call exit), as far as the trace tells; and 1 + the index of a wait that
+	 * an untraced interrupt ended (labelled `interrupted`), until its system
+	 * call exits (-ETIMEDOUT: `timer`), 0 when none.
+	 */
+	bool user_mode;
+	int64_t user_since;
+	uint64_t irq_wait;
 
 	/* User-space locks (locks.c): the pending request and the locks held. */
-	uint16_t locks_held;
 	bool lock_contended;
+	uint16_t locks_held;
 	uint64_t lock_mutex; /* mutex of the pending request, 0 when none */
 	int64_t lock_req;    /* time of the pending request */
 	/* Which mutex each lock_wait vertex waits for, oldest first. */
 	struct jank_lock_note *notes;
 	uint32_t nnotes;
 	uint32_t notes_cap;
+	/* The thread's last user-space event of its own (locks, flows, actions). */
+	int64_t ust_last;
+
+	/* Its spans, NULL when it has none (most threads). */
+	struct jank_spans *spans;
+};
+
+/* The innermost span of a thread over time (oldest first), and its open spans (innermost last). */
+struct jank_spans {
+	struct jank_span_change *v;
+	uint32_t n;
+	uint32_t cap;
+	struct jank_span **open;
+	uint32_t nopen;
+	uint32_t open_cap;
 };
 
 struct jank_lock_note {
@@ -132,11 +184,51 @@ void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint6
  */
 unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, int64_t since,
 				  uint64_t mutex);
+/*
+ * Relabel the worker's edges that start at or after `since` and are in state
+ * `from` (the open one too) as `to`. Returns how many.
+ */
+unsigned jank_graph_relabel_since(struct jank_worker *w, int64_t since, enum jank_state from,
+				  enum jank_state to);
 /* Remember that the lock_wait vertex idx waits for mutex. */
 void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx,
 			  uint64_t mutex);
 /* The mutex a lock_wait vertex waits for, 0 when unknown. */
 uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx);
+
+/*
+ * A flow: the work `from` handed over at its vertex from_idx is picked up by
+ * `to` at ts. Adds a vertex on `to` at ts that keeps its state and carries
+ * the edge. `flow` is an id from jank_graph_flow_id().
+ */
+void jank_graph_flow(struct jank_graph *g, struct jank_worker *from, uint64_t from_idx,
+		     struct jank_worker *to, int64_t ts, uint16_t flow);
+/* The id of a flow name, made on first use (JANK_NO_FLOW when out of ids or memory). */
+uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name);
+/* The name of a flow id, "" when unknown. */
+const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow);
+
+/*
+ * Open a span on w at ts: it becomes the thread's innermost. Returns it with
+ * a reference for the caller, who must close it; NULL when out of memory or
+ * when the thread has JANK_SPAN_DEPTH spans open already (actions that never
+ * end: the deeper ones label nothing).
+ */
+#define JANK_SPAN_DEPTH 32
+struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+				       const char *name, const char *key);
+/*
+ * Close a span at ts on the worker `serial` it was opened on (which may be
+ * gone), and drop the caller's reference. When it was the innermost, the
+ * next open one (or none) takes over at ts.
+ */
+void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts);
+/*
+ * The innermost span of w over the instant just before t (NULL: none), and
+ * since when it has been (*since; INT64_MIN when none is known).
+ */
+const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int64_t t,
+						int64_t *since);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
 const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx);
@@ -176,6 +268,11 @@ void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void 
 size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget);
 size_t jank_graph_worker_count(const struct jank_graph *g);
 void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out);
+/*
+ * Of those, what the open spans hold (about: each, and its changes): GC
+ * cannot free it before their actions end. O(1).
+ */
+uint64_t jank_graph_open_span_bytes(const struct jank_graph *g);
 /* Bytes the graph accounts for (rings, workers, maps); O(1). */
 uint64_t jank_graph_bytes(const struct jank_graph *g);
 

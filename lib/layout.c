@@ -75,6 +75,7 @@ static const char *const statedump_fields[] = { "tid", "pid", "name", "status", 
 static const char *const irq_fields[] = { "irq", NULL };
 static const char *const softirq_fields[] = { "vec", NULL };
 static const char *const mutex_fields[] = { "mutex", "status", NULL };
+static const char *const syscall_exit_fields[] = { "ret", NULL };
 static const char *const no_fields[] = { NULL };
 
 const char *const *jank_layout_fields(enum jank_event_type type)
@@ -107,13 +108,15 @@ const char *const *jank_layout_fields(enum jank_event_type type)
 	case JANK_EVENT_MUTEX_UNLOCK:
 	case JANK_EVENT_MUTEX_TRYLOCK:
 		return mutex_fields;
+	case JANK_EVENT_SYSCALL_EXIT:
+		return syscall_exit_fields;
 	case JANK_EVENT_USER:
+	case JANK_EVENT_PAGE_FAULT:
 	case JANK_EVENT_HRTIMER_ENTRY:
 	case JANK_EVENT_HRTIMER_EXIT:
 	case JANK_EVENT_IPI_ENTRY:
 	case JANK_EVENT_IPI_EXIT:
 	case JANK_EVENT_SYSCALL_ENTRY:
-	case JANK_EVENT_SYSCALL_EXIT:
 	case JANK_EVENT_TYPE_COUNT:
 		break;
 	}
@@ -260,6 +263,12 @@ enum jank_event_type jank_layout_classify(const struct jank_layout *l, enum jank
 	if (has_prefix(name, "sys_") &&
 	    (l->version == JANK_LAYOUT_2_5 || l->version == JANK_LAYOUT_UNKNOWN))
 		return JANK_EVENT_SYSCALL_ENTRY;
+	/*
+	 * Page faults (x86_exceptions_page_fault_user/_kernel): read when the
+	 * trace has them, never enabled by a session (too many).
+	 */
+	if (has_prefix(name, "x86_exceptions_page_fault_"))
+		return JANK_EVENT_PAGE_FAULT;
 	/* x86 IPIs: x86_irq_vectors_<vector>_entry/_exit. */
 	if (has_prefix(name, "x86_irq_vectors_")) {
 		if (has_suffix(name, "_entry"))

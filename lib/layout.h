@@ -100,6 +100,9 @@ enum {
 	JANK_F_IRQ_IRQ
 };
 enum {
+	JANK_F_SYSCALL_EXIT_RET
+};
+enum {
 	JANK_F_SOFTIRQ_VEC
 };
 enum {

@@ -12,15 +12,26 @@
  *    wakeup edge from the releasing thread: the lock only relabels those
  *    waits as `lock_wait` and notes the mutex.
  *  - With user-space events only, the lock events are the only source of
- *    edges: a thread is `running` while it holds a lock (its critical
- *    section), `lock_wait` from a contended request to the handoff, then
- *    `preempted` until its acquisition event; its state is unknown otherwise.
+ *    edges: a thread is `lock_wait` from a contended request to the handoff,
+ *    then `preempted` until its acquisition event; its state is unknown
+ *    otherwise, also while it holds a lock: only events say that a thread
+ *    ran, and a holder may be blocked (in pthread_cond_wait, below).
  *
  * The unlock tracepoint fires after the real unlock, so the waiter's
  * acquisition may carry an earlier timestamp than the holder's unlock. Handoffs
  * are matched in order, not by timestamp: an acquisition while the holder has
  * not yet logged its unlock takes the lock from it at the acquisition time,
  * and the holder's late unlock is then consumed without effect.
+ *
+ * pthread_cond_wait releases the mutex and takes it again inside glibc,
+ * where the wrapper does not see it: the waiting thread still holds the
+ * mutex for the trace. Another thread that then takes it looks like a
+ * handoff whose unlock is late. When the "late" unlock comes only after
+ * another thread has taken and released the mutex in between, it was not
+ * late: its thread released the mutex unseen, waited (a condition variable),
+ * and took the mutex back after that release. Without scheduler events, its
+ * time from its previous event to that release is then `blocked`, woken by
+ * the releasing thread (the one that signalled, under the mutex).
  *
  * A trylock that fails never makes the thread the holder. Records of idle
  * locks are freed, so memory follows the number of contended mutexes.
@@ -39,6 +50,10 @@ struct lock {
 	uint32_t unlocker;	/* last releasing worker, when waiters remain */
 	uint64_t unlock_idx;	/* its vertex at the release */
 	int64_t unlock_ts;
+	int64_t late_ts;       /* when the late unlocker's mutex was taken from it */
+	uint32_t released_by;  /* the latest release while a late unlock is pending */
+	uint64_t released_idx; /* its vertex at the release */
+	int64_t released_ts;
 	uint32_t waiters;
 	struct lock *chain; /* same hash */
 };
@@ -142,8 +157,9 @@ static void hold(struct jank_locks *l, struct jank_worker *w, struct lock *k, in
 	k->holder = w->serial;
 	if (w->locks_held < UINT16_MAX)
 		w->locks_held++;
+	/* It ran at its acquisition; holding a lock does not say it runs on. */
 	if (!kernel)
-		jank_graph_transition(l->g, w, ts, JANK_STATE_RUNNING);
+		jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
 }
 
 static void on_request(struct jank_locks *l, struct jank_worker *w, uint64_t mutex, int32_t vpid,
@@ -185,11 +201,12 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 		from = jank_graph_find_serial(l->g, k->holder);
 		/* A retired holder may be freed by GC: followed with GC or without, never. */
 		if (from && !from->retired) {
-			jank_graph_link(l->g, from, w, ts, JANK_STATE_RUNNING);
+			jank_graph_link(l->g, from, w, ts, JANK_STATE_UNKNOWN);
 			if (from->locks_held)
 				from->locks_held--;
 		}
 		k->late_unlocker = k->holder;
+		k->late_ts = ts;
 	} else if (waited && k->unlocker && k->unlock_ts >= w->lock_req) {
 		from = jank_graph_find_serial(l->g, k->unlocker);
 		if (from && !from->retired)
@@ -201,6 +218,22 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 	hold(l, w, k, ts, kernel);
 }
 
+/*
+ * The late unlock of w comes after another thread took and released the
+ * mutex: w was in a condition wait since its previous event, and took the
+ * mutex back after that release (see above).
+ */
+static void cond_woken(struct jank_locks *l, struct jank_worker *w, struct lock *k)
+{
+	struct jank_worker *from = jank_graph_find_serial(l->g, k->released_by);
+
+	/* Its own events after the release: it was woken already, and they tell the rest. */
+	if (!from || from->retired || from == w || w->ust_last >= k->released_ts)
+		return;
+	jank_graph_relabel_since(w, w->ust_last, JANK_STATE_UNKNOWN, JANK_STATE_BLOCKED);
+	jank_graph_link_from(l->g, from, k->released_idx, w, k->released_ts, JANK_STATE_UNKNOWN);
+}
+
 static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mutex, int32_t vpid,
 		      int64_t ts, bool kernel)
 {
@@ -210,6 +243,8 @@ static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mute
 		return; /* locked before the trace began, nobody waited */
 	if (k->late_unlocker == w->serial) {
 		k->late_unlocker = 0; /* already handed over at the waiter's acquisition */
+		if (!kernel && k->released_by && k->released_ts >= k->late_ts)
+			cond_woken(l, w, k);
 		if (!kernel && w->locks_held == 0)
 			jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
 		release_if_idle(l, k);
@@ -224,6 +259,11 @@ static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mute
 		k->unlocker = w->serial;
 		k->unlock_idx = jank_graph_split(l->g, w, ts);
 		k->unlock_ts = ts;
+	}
+	if (k->late_unlocker) {
+		k->released_by = w->serial;
+		k->released_idx = jank_graph_split(l->g, w, ts);
+		k->released_ts = ts;
 	}
 	if (!kernel && w->locks_held == 0)
 		jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
@@ -273,4 +313,10 @@ void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 	default:
 		break;
 	}
+	/* Without scheduler events, a vertex at each event of the thread bounds what is inferred.
+	 */
+	if (!kernel)
+		jank_graph_split(l->g, w, ev->ts);
+	if (ev->ts > w->ust_last)
+		w->ust_last = ev->ts;
 }

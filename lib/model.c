@@ -18,6 +18,22 @@
  *    `network` interval shows the hop. In thread context, the thread current
  *    on the event's CPU is the waker: a vertical edge joins them. The wakee
  *    is then preempted (runnable) until it is switched in.
+ *  - Wakeups from interrupts the trace does not show (hard IRQs, hrtimers
+ *    and vectors are often not traced): they seem to come from the thread
+ *    the interrupt landed on. Two cases are told apart, else the thread is
+ *    the waker:
+ *    . ksoftirqd/N woken on CPU N at most KSOFTIRQD_WINDOW_NS after a
+ *      softirq exit that emptied the CPU's context stack: __do_softirq
+ *      woke it (the restart limit), the wait is labelled by that vector;
+ *    . a waker in user mode (after its last system call exit, before its
+ *      next entry, with no kernel event of its own in between) cannot have
+ *      called the scheduler: `interrupted`, no link, and `timer` when the
+ *      wakee's system call then returns -ETIMEDOUT. Conservative where the
+ *      trace cannot tell: user mode is trusted only once the trace records
+ *      every system call (JANK_SYSCALL_MIN_CLASSES kinds seen), and from
+ *      USER_GRACE_NS after the exit (the way back to user space runs task
+ *      work, e.g. a deferred fput that wakes a pipe's reader); a page fault
+ *      or a switch-out makes the mode unknown.
  *  - sched_process_fork starts the child in a fork wait that
  *    sched_wakeup_new ends, with the parent as the waker; without
  *    sched_wakeup_new, the child is runnable from its birth. A path that
@@ -58,6 +74,24 @@ enum {
 };
 
 #define MAX_CPUS 4096
+
+/*
+ * __do_softirq wakes ksoftirqd right after its last softirq exit: 0.14 to
+ * 0.72 us later on many-threads (145 wakeups). 2 us leaves room for a slower
+ * CPU; a thread-context wakeup of ksoftirqd (raise_softirq outside an
+ * interrupt) does not follow a softirq exit that closely.
+ */
+#define KSOFTIRQD_WINDOW_NS 2000
+/*
+ * After a system call exit the thread runs kernel code on its way back to
+ * user space (task work: a deferred fput that wakes a pipe's reader, 0.8 us
+ * after execve's exit on many-threads; signal delivery). Untraced interrupts
+ * there came at least 17 us after the exit.
+ */
+#define USER_GRACE_NS 10000
+/* System call kinds seen before user mode is trusted: a session of rules enables a few. */
+#define JANK_SYSCALL_MIN_CLASSES 32
+#define ETIMEDOUT_RET		 (-110)
 
 /*
  * A worker the model refers to (a CPU's current thread, a fork parent, the
@@ -246,6 +280,7 @@ static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts, 
 		jank_graph_transition(m->graph, w, ts, JANK_STATE_PREEMPTED);
 		break;
 	case JANK_SWITCH_OUT_BLOCKED:
+		w->irq_wait = 0; /* a new wait: its system call's end is not the old wait's */
 		jank_graph_transition(m->graph, w, ts, JANK_STATE_BLOCKED);
 		break;
 	case JANK_SWITCH_OUT_EXITING:
@@ -346,10 +381,52 @@ static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct ja
 	return true;
 }
 
+/* Whether w is ksoftirqd/<cpu>. */
+static bool is_ksoftirqd(const struct jank_worker *w, int32_t cpu)
+{
+	static const char prefix[] = "ksoftirqd/";
+	const char *p = w->comm + sizeof(prefix) - 1;
+	int64_t n = 0;
+
+	if (cpu < 0 || strncmp(w->comm, prefix, sizeof(prefix) - 1) != 0 || !*p)
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || n > MAX_CPUS)
+			return false;
+		n = n * 10 + (*p - '0');
+	}
+	return n == cpu;
+}
+
+/*
+ * A wakeup in thread context that an untraced interrupt did (see the top of
+ * this file): the label of the wakee's wait, or JANK_STATE_UNKNOWN when the
+ * thread current on the CPU is the waker after all.
+ */
+static enum jank_state untraced_waker(const struct jank_model *m, const struct jank_cpu *c,
+				      const struct jank_worker *wakee,
+				      const struct jank_worker *waker, int64_t ts)
+{
+	int32_t cpu = (int32_t)(c - m->cpus);
+
+	if (c->softirq_left && ts >= c->softirq_left_ts &&
+	    ts - c->softirq_left_ts <= KSOFTIRQD_WINDOW_NS && is_ksoftirqd(wakee, cpu)) {
+		struct jank_ctx x = { .kind = JANK_CTX_SOFTIRQ, .vec = c->softirq_left_vec };
+
+		return jank_model_context_label(&x);
+	}
+	if (waker && waker != wakee && waker->user_mode && ts - waker->user_since > USER_GRACE_NS &&
+	    m->nsyscall_classes >= JANK_SYSCALL_MIN_CLASSES)
+		return JANK_STATE_INTERRUPTED;
+	return JANK_STATE_UNKNOWN;
+}
+
 /* End a wait at ts; the waker is an interrupt context, a thread, or unknown. */
 static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_worker *wakee,
 		     struct jank_worker *waker, int64_t ts)
 {
+	enum jank_state untraced;
+
 	if (wakee->state == JANK_STATE_UNKNOWN && wakee->next == wakee->base) {
 		/* First sight: nothing to label, the thread becomes runnable. */
 		jank_graph_transition(m->graph, wakee, ts, JANK_STATE_PREEMPTED);
@@ -366,6 +443,14 @@ static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_worke
 		jank_graph_transition(m->graph, wakee, ts, JANK_STATE_PREEMPTED);
 	} else if (c && c->depth > JANK_IRQ_STACK_MAX) {
 		jank_graph_relabel_open(wakee, JANK_STATE_INTERRUPTED);
+		jank_graph_transition(m->graph, wakee, ts, JANK_STATE_PREEMPTED);
+	} else if (c && (untraced = untraced_waker(m, c, wakee, waker, ts))) {
+		m->untraced_wakeups++;
+		jank_graph_relabel_open(wakee, untraced);
+		/* Its system call may say a timer ended it (on_syscall). */
+		wakee->irq_wait = untraced == JANK_STATE_INTERRUPTED && wakee->next > wakee->base
+					  ? wakee->next
+					  : 0;
 		jank_graph_transition(m->graph, wakee, ts, JANK_STATE_PREEMPTED);
 	} else if (waker && waker != wakee) {
 		jank_graph_link(m->graph, waker, wakee, ts, JANK_STATE_PREEMPTED);
@@ -568,6 +653,90 @@ static void ctx_pop(struct jank_model *m, struct jank_cpu *c, enum jank_ctx_kind
 	}
 	if (c->stack[c->depth].hop)
 		end_hop(m, &c->stack[c->depth], ts);
+	/* The stack is empty: __do_softirq may wake ksoftirqd now (untraced_waker). */
+	c->softirq_left = c->depth == 0 && kind == JANK_CTX_SOFTIRQ;
+	c->softirq_left_vec = c->stack[0].vec;
+	c->softirq_left_ts = ts;
+}
+
+/* A kind of system call entry seen, by its class (the trace records it). */
+static void note_syscall_class(struct jank_model *m, uint32_t class_id)
+{
+	uint64_t bit = UINT64_C(1) << (class_id % 64);
+
+	if (class_id >= JANK_SYSCALL_CLASSES || (m->syscall_classes[class_id / 64] & bit))
+		return;
+	m->syscall_classes[class_id / 64] |= bit;
+	m->nsyscall_classes++;
+}
+
+/* The wait an untraced interrupt ended (end_wait) was a timer's: relabel it. */
+static void relabel_timer(struct jank_worker *w, uint64_t idx)
+{
+	struct jank_vertex *v;
+
+	if (idx < w->base || idx >= w->next)
+		return; /* freed by GC: outside every path that can still be asked for */
+	if (idx + 1 == w->next) {
+		jank_graph_relabel_open(w, JANK_STATE_TIMER);
+		return;
+	}
+	v = &w->ring[idx & (w->cap - 1)];
+	/* Adjacent intervals differ in state: a neighbour that is a timer's keeps it `interrupted`.
+	 */
+	if (v->state != JANK_STATE_INTERRUPTED ||
+	    (idx > w->base && w->ring[(idx - 1) & (w->cap - 1)].state == JANK_STATE_TIMER) ||
+	    w->ring[(idx + 1) & (w->cap - 1)].state == JANK_STATE_TIMER)
+		return;
+	v->state = JANK_STATE_TIMER;
+}
+
+/*
+ * A system call entry or exit of the CPU's current thread: its mode, and the
+ * end of a wait an untraced interrupt ended.
+ */
+static void on_syscall(struct jank_model *m, struct jank_cpu *c, enum jank_event_type type,
+		       const struct jank_event *ev)
+{
+	struct jank_worker *w = c->depth == 0 ? live(c->cur) : NULL;
+
+	if (type == JANK_EVENT_SYSCALL_ENTRY)
+		note_syscall_class(m, ev->class_id);
+	if (!w)
+		return;
+	if (type == JANK_EVENT_SYSCALL_ENTRY) {
+		w->user_mode = false;
+		w->irq_wait = 0;
+		return;
+	}
+	if (w->irq_wait &&
+	    jank_value_as_int(&ev->fields[JANK_F_SYSCALL_EXIT_RET], 0) == ETIMEDOUT_RET)
+		relabel_timer(w, w->irq_wait - 1);
+	w->irq_wait = 0;
+	w->user_mode = true;
+	w->user_since = ev->ts;
+}
+
+/*
+ * Whether an event in a thread's context (at depth 0) shows it in the
+ * kernel: anything but its system calls (on_syscall), interrupts and what
+ * they do (wakeups, raises), and user-space events.
+ */
+static bool shows_kernel_mode(enum jank_event_type type)
+{
+	switch (type) {
+	case JANK_EVENT_SCHED_SWITCH:
+	case JANK_EVENT_SCHED_WAKEUP_NEW:
+	case JANK_EVENT_PROCESS_FORK:
+	case JANK_EVENT_PROCESS_EXEC:
+	case JANK_EVENT_PROCESS_EXIT:
+	case JANK_EVENT_PROCESS_FREE:
+	case JANK_EVENT_STATEDUMP_PROCESS:
+	case JANK_EVENT_PAGE_FAULT:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Kernel events whose tid context, when present, names the thread on the CPU. */
@@ -617,8 +786,11 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 
 	if (c && ev->tid >= 0 && ev->tid != c->cur_tid && names_current(type))
 		repair_current(m, c, ev);
-	if (c && live(c->cur))
+	if (c && live(c->cur)) {
 		jank_worker_seen(c->cur, ev->ts);
+		if (c->cur->user_mode && c->depth == 0 && shows_kernel_mode(type))
+			c->cur->user_mode = false;
+	}
 	switch (type) {
 	case JANK_EVENT_SCHED_SWITCH:
 		m->kernel = true;
@@ -673,6 +845,10 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 		break;
 	case JANK_EVENT_SYSCALL_ENTRY:
 	case JANK_EVENT_SYSCALL_EXIT:
+		if (c)
+			on_syscall(m, c, type, ev);
+		break;
+	case JANK_EVENT_PAGE_FAULT:
 	case JANK_EVENT_USER:
 	case JANK_EVENT_TYPE_COUNT:
 		break;
@@ -689,6 +865,9 @@ static void discard_worker(struct jank_worker *w, void *data)
 {
 	struct discard_ctx *d = data;
 
+	/* Its system call entry may be among the lost events, on whatever CPU. */
+	w->user_mode = false;
+	w->irq_wait = 0;
 	if (w->retired || (d->cpu >= 0 && w->cpu != d->cpu && w->cpu >= 0))
 		return;
 	jank_graph_transition(d->m->graph, w, d->ts, JANK_STATE_UNKNOWN);
@@ -709,6 +888,7 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts)
 		m->cpus[i].cur_tid = -1;
 		m->cpus[i].depth = 0;
 		m->cpus[i].net_raiser = JANK_NO_WORKER;
+		m->cpus[i].softirq_left = false;
 	}
 }
 

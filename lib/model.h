@@ -14,7 +14,8 @@
 #include "graph.h"
 #include "layout.h"
 
-#define JANK_IRQ_STACK_MAX 8
+#define JANK_IRQ_STACK_MAX   8
+#define JANK_SYSCALL_CLASSES 4096
 
 enum jank_ctx_kind {
 	JANK_CTX_IRQ = 1,
@@ -58,6 +59,10 @@ struct jank_cpu {
 	uint32_t depth;		 /* interrupt contexts entered, including those beyond the stack */
 	uint32_t net_raiser;	 /* serial of the thread that raised NET_RX here, 0 */
 	struct jank_ctx stack[JANK_IRQ_STACK_MAX];
+	/* The last softirq exit that emptied the stack, for the ksoftirqd it may wake. */
+	bool softirq_left;
+	uint8_t softirq_left_vec;
+	int64_t softirq_left_ts;
 	struct jank_cpu_run *runs; /* ring: run i is at runs[i & (runs_cap - 1)] */
 	uint64_t nruns;		   /* recorded ever */
 	uint32_t runs_cap;
@@ -72,6 +77,14 @@ struct jank_model {
 	uint64_t lost_contexts;	   /* exits with no matching entry */
 	uint64_t repaired_current; /* CPUs whose current thread the tid context corrected */
 	bool kernel;		   /* scheduler events seen: they hold the waits */
+	/*
+	 * Classes of system call entries seen (by class id, up to
+	 * JANK_SYSCALL_CLASSES): a thread's user mode is trusted only once the
+	 * trace shows that it records every system call, not a rule's few.
+	 */
+	uint64_t syscall_classes[JANK_SYSCALL_CLASSES / 64];
+	uint32_t nsyscall_classes;
+	uint64_t untraced_wakeups; /* thread-context wakeups read as an untraced interrupt's */
 	struct jank_locks *locks;
 };
 

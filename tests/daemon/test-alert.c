@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 #include "alert.h"
+#include "journal.h"
 
 #define MS 1000000LL
 #define S  1000000000LL
@@ -27,6 +29,9 @@ struct sent {
 	char capture[64];	 /* of the last alert, "" when none */
 	char capture_failed[64]; /* of the last alert, "" when none */
 	int64_t skipped_ns;	 /* of the last alert */
+	unsigned followups;	 /* reports written */
+	unsigned followups_failed;
+	char line[256]; /* the last follow-up's message */
 };
 
 static int64_t fake_now;
@@ -42,6 +47,12 @@ static void sink(const struct jank_alert *a, void *data)
 	struct sent *s = data;
 
 	snprintf(s->action, sizeof(s->action), "%s", a->action);
+	if (a->kind == JANK_ALERT_FOLLOWUP || a->kind == JANK_ALERT_FOLLOWUP_FAILED) {
+		s->followups += a->kind == JANK_ALERT_FOLLOWUP;
+		s->followups_failed += a->kind == JANK_ALERT_FOLLOWUP_FAILED;
+		jank_alert_followup_text(a, s->line, sizeof(s->line));
+		return;
+	}
 	if (a->kind == JANK_ALERT_REPORT) {
 		s->reports++;
 		snprintf(s->capture, sizeof(s->capture), "%s", a->capture ? a->capture : "");
@@ -506,6 +517,111 @@ static void message_suspect(void **state)
 	assert_non_null(strstr(msg, "pid 40; no baseline yet (3 of 10 normal actions)"));
 }
 
+static const struct jank_followup written = {
+	.dir = "/c/frame-1",
+	.action = "frame",
+	.key = "tid=7",
+	.report = "/c/frame-1/report.txt",
+	.summary = "60.3 ms, mostly timer",
+	.ok = true,
+};
+
+static const struct jank_followup failed = {
+	.failed = true,
+	.dir = "/c/frame-2",
+	.action = "frame",
+	.key = "tid=8",
+	.error = "snapshot failed",
+};
+
+/* A capture's follow-ups go where the alerts go (the sink here): never rate-limited, not counted.
+ */
+static void followups(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 1, 10 * S);
+	struct jank_alerter_stats st;
+
+	for (int i = 0; i < 3; i++)
+		jank_alerter_followup(al, &written);
+	assert_int_equal(f->sent.followups, 3);
+	assert_string_equal(f->sent.action, "frame");
+	assert_string_equal(f->sent.line, "capture report of frame [tid=7]: /c/frame-1/report.txt: "
+					  "60.3 ms, mostly timer");
+	jank_alerter_followup(al, &failed);
+	assert_int_equal(f->sent.followups_failed, 1);
+	assert_string_equal(f->sent.line,
+			    "capture of frame [tid=8] failed: /c/frame-2: snapshot failed");
+	jank_alerter_get_stats(al, &st);
+	assert_int_equal(st.sent + st.summaries + st.suppressed + st.journal_errors, 0);
+	assert_int_equal(f->sent.reports + f->sent.summaries, 0);
+}
+
+/* What `fd` (stdout or stderr) receives while `fn` runs. */
+static char *output_of(int fd, void (*fn)(struct jank_alerter *), struct jank_alerter *al)
+{
+	FILE *tmp = tmpfile();
+	char *buf = calloc(1, 4096);
+	int saved = dup(fd);
+
+	assert_non_null(tmp);
+	assert_non_null(buf);
+	fflush(NULL);
+	assert_true(dup2(fileno(tmp), fd) >= 0);
+	fn(al);
+	fflush(NULL);
+	dup2(saved, fd);
+	close(saved);
+	rewind(tmp);
+	assert_true(fread(buf, 1, 4095, tmp) < 4095);
+	fclose(tmp);
+	return buf;
+}
+
+static void both_followups(struct jank_alerter *al)
+{
+	jank_alerter_followup(al, &written);
+	jank_alerter_followup(al, &failed);
+}
+
+/* The targets' own follow-ups: journald unreached (stderr), stderr, JSON Lines. */
+static void followup_targets(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alert_config c = { .target = JANK_ALERT_JOURNAL };
+	struct jank_alerter_stats st;
+	char *out;
+
+	jank_journal_reset("/nonexistent/journal/socket", 0, 0);
+	f->al = jank_alerter_new(&c);
+	out = output_of(2, both_followups, f->al);
+	/* No journald: on stderr, as the alerts; no warning (that is the alerts'). */
+	assert_string_equal(out, "jankd: capture report of frame [tid=7]: /c/frame-1/report.txt: "
+				 "60.3 ms, mostly timer\n"
+				 "jankd: capture of frame [tid=8] failed: /c/frame-2: snapshot "
+				 "failed\n");
+	free(out);
+	jank_alerter_get_stats(f->al, &st);
+	assert_int_equal(st.journal_errors, 0);
+	c.target = JANK_ALERT_STDERR;
+	jank_alerter_set_config(f->al, &c);
+	out = output_of(2, both_followups, f->al);
+	assert_non_null(strstr(out, "jankd: capture of frame [tid=8] failed: /c/frame-2: "));
+	free(out);
+	c.target = JANK_ALERT_JSON;
+	jank_alerter_set_config(f->al, &c);
+	out = output_of(1, both_followups, f->al);
+	assert_string_equal(out, "{\"type\":\"capture_report\",\"action\":\"frame\",\"key\":"
+				 "\"tid=7\",\"capture\":\"/c/frame-1\",\"report\":"
+				 "\"/c/frame-1/report.txt\",\"summary\":\"60.3 ms, mostly timer\","
+				 "\"partial\":false}\n"
+				 "{\"type\":\"capture_failed\",\"action\":\"frame\",\"key\":"
+				 "\"tid=8\",\"capture\":\"/c/frame-2\",\"capture_failed\":"
+				 "\"snapshot failed\"}\n");
+	free(out);
+	jank_journal_reset(NULL, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +638,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
 		cmocka_unit_test(message_suspect),
+		cmocka_unit_test_setup_teardown(followups, setup, teardown),
+		cmocka_unit_test_setup_teardown(followup_targets, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,6 +148,42 @@ static void from_worker(struct fixture *x, size_t i, const char *text)
 	json_object_put(msg);
 }
 
+/* Figures as a worker of input "net://r/host/h/s" makes them (no rule). */
+static void figures(struct jank_input_figures *f, const char *state, bool attached, uint64_t events)
+{
+	jank_figures_init(f);
+	f->reported = f->counted = true;
+	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
+	snprintf(f->state, sizeof(f->state), "%s", state);
+	f->attached = attached;
+	f->engine.events = events;
+}
+
+/* With one rule, "frame": `count` actions of 1 ms, `janks` of them janks. */
+static void frame_rule(struct jank_input_figures *f, uint64_t count, uint64_t janks)
+{
+	assert_int_equal(jank_figures_set_rules(f, 1), 0);
+	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
+	for (uint64_t i = 0; i < count; i++)
+		jank_histogram_add(&f->rules[0].hist, 1000000);
+	f->rules[0].count = count;
+	f->rules[0].stats.janks = janks;
+}
+
+/* Play a status message of the worker of input i, with figures `f` (freed). */
+static void status_from_worker(struct fixture *x, size_t i, struct jank_input_figures *f)
+{
+	struct json_object *msg = json_object_new_object();
+
+	assert_non_null(msg);
+	json_object_object_add(msg, "type", json_object_new_string("status"));
+	json_object_object_add(msg, "input", jank_figures_json(f));
+	/* As it travels: printed, then parsed. */
+	from_worker(x, i, json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+	json_object_put(msg);
+	jank_figures_fini(f);
+}
+
 /* Play a message of the discovery worker. */
 static void from_discovery(struct fixture *x, const char *text)
 {
@@ -267,6 +303,7 @@ static void fleet_json_plain(void **state)
 static void status_attaches(void **state)
 {
 	struct fixture *x = *state;
+	struct jank_input_figures f;
 	size_t waiting;
 
 	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
@@ -276,24 +313,21 @@ static void status_attaches(void **state)
 	/* A status without its input object changes nothing. */
 	from_worker(x, 0, "{\"type\": \"status\"}");
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
-	from_worker(x, 0,
-		    "{\"type\": \"status\", \"input\": {\"url\": \"net://r/host/h/s\","
-		    " \"state\": \"connecting\", \"attached\": false, \"events\": 0}}");
+	figures(&f, "connecting", false, 0);
+	status_from_worker(x, 0, &f);
 	assert_int_equal(x->changes, 0);
 	assert_false(jank_fleet_input_attached(jank_fleet_get(x->f, 0)));
-	from_worker(x, 0,
-		    "{\"type\": \"status\", \"input\": {\"url\": \"net://r/host/h/s\","
-		    " \"state\": \"connected\", \"attached\": true, \"events\": 7}}");
+	figures(&f, "connected", true, 7);
+	status_from_worker(x, 0, &f);
 	assert_int_equal(x->changes, 1);
 	assert_true(jank_fleet_input_attached(jank_fleet_get(x->f, 0)));
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connected");
-	assert_int_equal(num(jank_fleet_input_status(jank_fleet_get(x->f, 0)), "events"), 7);
+	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
 	assert_true(jank_fleet_ready(x->f, &waiting));
 	assert_int_equal(waiting, 0);
 	/* Attached once: no second change, even after a reconnection. */
-	from_worker(x, 0,
-		    "{\"type\": \"status\", \"input\": {\"state\": \"reconnecting\","
-		    " \"attached\": true}}");
+	figures(&f, "reconnecting", true, 9);
+	status_from_worker(x, 0, &f);
 	assert_int_equal(x->changes, 1);
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "reconnecting");
 	/* No worker running: its last word no longer holds. */
@@ -301,11 +335,39 @@ static void status_attaches(void **state)
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
 }
 
+/* Figures that cannot be read are said once per worker, and change nothing. */
+static void status_unreadable(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_input_figures f;
+
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	procs_running = true;
+	figures(&f, "connected", true, 7);
+	status_from_worker(x, 0, &f);
+	x->logs = 0;
+	/* A figure missing: not a silent 0. */
+	from_worker(x, 0, "{\"type\": \"status\", \"input\": {\"state\": \"connected\"}}");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_ERR);
+	assert_string_equal(x->log_line,
+			    "net://r/host/h/s: the worker's figures cannot be read: \"url\" is "
+			    "missing (its status is not shown until it sends readable ones)");
+	from_worker(x, 0, "{\"type\": \"status\", \"input\": 3}");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
+	/* A new worker may say it again. */
+	json_object_put(restart(x, 0));
+	from_worker(x, 0, "{\"type\": \"status\", \"input\": []}");
+	assert_int_equal(x->logs, 2);
+}
+
 /* A restarted worker starts from zero: the input's figures go on from the past ones. */
 static void restart_folds(void **state)
 {
 	struct fixture *x = *state;
 	struct json_object *start, *o;
+	struct jank_input_figures f;
 
 	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
 	procs_running = true;
@@ -316,10 +378,11 @@ static void restart_folds(void **state)
 	assert_int_equal(num(start, "margin_ns"), S);
 	assert_true(json_object_is_type(json_object_object_get(start, "config"), json_type_array));
 	json_object_put(start);
-	from_worker(x, 0,
-		    "{\"type\": \"status\", \"input\": {\"state\": \"connected\","
-		    " \"attached\": true, \"events\": 100, \"janks\": 3, \"actions_open\": 4,"
-		    " \"rules\": [{\"action\": \"frame\", \"count\": 10, \"janks\": 3}]}}");
+	figures(&f, "connected", true, 100);
+	f.engine.janks = 3;
+	f.engine.actions_open = 4;
+	frame_rule(&f, 10, 3);
+	status_from_worker(x, 0, &f);
 	/* The worker dies; the new one is started. */
 	json_object_put(restart(x, 0));
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
@@ -329,10 +392,11 @@ static void restart_folds(void **state)
 	/* A gauge of a dead worker is no longer: actions_open is not carried over. */
 	assert_false(json_object_object_get_ex(o, "actions_open", NULL));
 	json_object_put(o);
-	from_worker(x, 0,
-		    "{\"type\": \"status\", \"input\": {\"state\": \"connected\","
-		    " \"attached\": true, \"events\": 5, \"janks\": 1, \"actions_open\": 1,"
-		    " \"rules\": [{\"action\": \"frame\", \"count\": 2, \"janks\": 1}]}}");
+	figures(&f, "connected", true, 5);
+	f.engine.janks = 1;
+	f.engine.actions_open = 1;
+	frame_rule(&f, 2, 1);
+	status_from_worker(x, 0, &f);
 	o = input_json(x, 0);
 	assert_int_equal(num(o, "events"), 105);
 	assert_int_equal(num(o, "janks"), 4);
@@ -578,6 +642,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_url, setup, teardown),
 		cmocka_unit_test_setup_teardown(fleet_json_plain, setup, teardown),
 		cmocka_unit_test_setup_teardown(status_attaches, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_folds, setup, teardown),
 		cmocka_unit_test_setup_teardown(verdicts_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(worker_log, setup, teardown),

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/input-figures.c: an input's counters across its workers. The last
- * status of each worker that ended is folded into a sum of the past, which
- * is added to the current worker's status; histograms add up bucket by bucket.
+ * daemon/input-figures.c: an input's figures across its workers, and their
+ * JSON form. The last figures of each worker that ended are folded into a
+ * sum of the past, which is added to the current worker's; histograms add
+ * up bucket by bucket. Which keys the JSON has depends on what is known.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -15,20 +17,304 @@
 #include "histogram.h"
 #include "input-figures.h"
 
-static struct json_object *parse(const char *text)
-{
-	struct json_object *o = json_tokener_parse(text);
+#define MS 1000000LL
 
-	assert_non_null(o);
-	return o;
+static struct jank_rule_figures *rule(struct jank_input_figures *f, size_t i, const char *name)
+{
+	snprintf(f->rules[i].action, sizeof(f->rules[i].action), "%s", name);
+	return &f->rules[i];
 }
 
-static int64_t get(struct json_object *o, const char *k)
+/* `n` actions of `ns` in rule r. */
+static void actions(struct jank_rule_figures *r, unsigned n, int64_t ns)
 {
-	struct json_object *v;
+	for (unsigned i = 0; i < n; i++)
+		jank_histogram_add(&r->hist, ns);
+	r->count += n;
+}
 
-	assert_true(json_object_object_get_ex(o, k, &v));
-	return json_object_get_int64(v);
+/* A worker's figures: every counter set, a rule "frame" of 3 actions. */
+static void worker1(struct jank_input_figures *f)
+{
+	struct jank_rule_figures *r;
+
+	jank_figures_init(f);
+	f->reported = f->counted = true;
+	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
+	snprintf(f->state, sizeof(f->state), "connected");
+	f->engine.events = 100;
+	f->events_read = 110;
+	f->engine.discarded_events = 2;
+	f->disconnects = 1;
+	f->reconnects = 1;
+	f->engine.actions_completed = 10;
+	f->engine.janks = 3;
+	f->engine.overdue = 1;
+	f->engine.actions_expired = 4;
+	f->engine.actions_replaced = 5;
+	f->engine.actions_unmatched = 6;
+	f->engine.actions_dropped = 7;
+	f->engine.actions_evicted = 8;
+	f->engine.paths_truncated = 9;
+	f->engine.paths_incomplete = 11;
+	f->engine.budget_forced = 12;
+	f->engine.actions_open = 3;
+	f->engine.memory_bytes = 4096;
+	f->stalls = 2;
+	assert_int_equal(jank_figures_set_rules(f, 1), 0);
+	r = rule(f, 0, "frame");
+	actions(r, 1, 100);
+	actions(r, 2, 300);
+	r->stats.janks = 2;
+	r->stats.overdue = 1;
+	r->stats.expired = 1;
+	r->p99_ns = 5000;
+}
+
+/* The next worker: fewer figures, "frame" and a new rule "io". */
+static void worker2(struct jank_input_figures *f)
+{
+	jank_figures_init(f);
+	f->reported = f->counted = true;
+	snprintf(f->state, sizeof(f->state), "reconnecting");
+	f->engine.events = 50;
+	f->events_read = 50;
+	f->engine.janks = 2;
+	f->engine.actions_open = 1;
+	f->engine.memory_bytes = 100;
+	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	actions(rule(f, 0, "frame"), 1, 50);
+	f->rules[0].stats.janks = 1;
+	rule(f, 1, "io")->stats.evicted = 4;
+}
+
+static void fold_once(void **state)
+{
+	struct jank_input_figures past, st;
+
+	(void)state;
+	jank_figures_init(&past);
+	worker1(&st);
+	assert_int_equal(jank_figures_fold(&past, &st), 0);
+	assert_true(past.counted);
+	assert_false(past.reported);
+	assert_int_equal(past.engine.events, 100);
+	assert_int_equal(past.events_read, 110);
+	assert_int_equal(past.engine.discarded_events, 2);
+	assert_int_equal(past.disconnects, 1);
+	assert_int_equal(past.reconnects, 1);
+	assert_int_equal(past.engine.actions_completed, 10);
+	assert_int_equal(past.engine.janks, 3);
+	assert_int_equal(past.engine.overdue, 1);
+	assert_int_equal(past.engine.actions_expired, 4);
+	assert_int_equal(past.engine.actions_replaced, 5);
+	assert_int_equal(past.engine.actions_unmatched, 6);
+	assert_int_equal(past.engine.actions_dropped, 7);
+	assert_int_equal(past.engine.actions_evicted, 8);
+	assert_int_equal(past.engine.paths_truncated, 9);
+	assert_int_equal(past.engine.paths_incomplete, 11);
+	assert_int_equal(past.engine.budget_forced, 12);
+	/* Gauges and the worker's own figures are not summed. */
+	assert_int_equal(past.engine.actions_open, 0);
+	assert_int_equal(past.engine.memory_bytes, 0);
+	assert_int_equal(past.stalls, 0);
+	assert_string_equal(past.url, "");
+	assert_int_equal(past.nrules, 1);
+	assert_string_equal(past.rules[0].action, "frame");
+	assert_int_equal(past.rules[0].count, 3);
+	assert_int_equal(past.rules[0].stats.janks, 2);
+	assert_int_equal(past.rules[0].stats.overdue, 1);
+	assert_int_equal(past.rules[0].stats.expired, 1);
+	assert_int_equal(past.rules[0].p99_ns, 0);
+	jank_figures_fini(&st);
+	jank_figures_fini(&past);
+}
+
+static void fold_twice(void **state)
+{
+	struct jank_input_figures past, a, b;
+	const struct jank_histogram *h;
+
+	(void)state;
+	jank_figures_init(&past);
+	worker1(&a);
+	worker2(&b);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(past.engine.events, 150);
+	assert_int_equal(past.events_read, 160);
+	assert_int_equal(past.engine.janks, 5);
+	assert_int_equal(past.engine.budget_forced, 12);
+	assert_int_equal(past.nrules, 2);
+	assert_int_equal(past.rules[0].count, 4);
+	assert_int_equal(past.rules[0].stats.janks, 3);
+	assert_int_equal(past.rules[0].stats.overdue, 1);
+	/* A rule new in the second worker (a reload added it). */
+	assert_string_equal(past.rules[1].action, "io");
+	assert_int_equal(past.rules[1].stats.evicted, 4);
+	assert_int_equal(past.rules[1].count, 0);
+	/* The histograms add up. */
+	h = &past.rules[0].hist;
+	assert_int_equal(h->count, 4);
+	assert_int_equal(h->sum, 750);
+	assert_int_equal(h->min, 50);
+	assert_int_equal(h->max, 300);
+	assert_int_equal(h->buckets[jank_histogram_bucket(300)], 2);
+	assert_int_equal(h->buckets[jank_histogram_bucket(50)], 1);
+	/* io had no action: its histogram stays empty. */
+	assert_int_equal(past.rules[1].hist.count, 0);
+	jank_figures_fini(&a);
+	jank_figures_fini(&b);
+	jank_figures_fini(&past);
+}
+
+/* The current figures plus the past: counters added, the rest the current worker's. */
+static void merge(void **state)
+{
+	struct jank_input_figures past, a, b, m;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&m);
+	worker1(&a);
+	worker2(&b);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(m.engine.events, 150);
+	assert_int_equal(m.engine.janks, 5);
+	assert_int_equal(m.engine.actions_evicted, 8);
+	assert_int_equal(m.engine.actions_open, 1);
+	assert_int_equal(m.engine.memory_bytes, 100);
+	assert_string_equal(m.state, "reconnecting");
+	assert_int_equal(m.nrules, 2);
+	assert_int_equal(m.rules[0].count, 4);
+	assert_int_equal(m.rules[0].stats.janks, 3);
+	assert_int_equal(m.rules[0].stats.overdue, 1);
+	assert_int_equal(m.rules[0].hist.count, 4);
+	assert_int_equal(m.rules[0].hist.sum, 750);
+	assert_int_equal(m.rules[0].hist.min, 50);
+	assert_int_equal(m.rules[0].hist.max, 300);
+	assert_int_equal(m.rules[1].stats.evicted, 4);
+	/* The figures themselves are left as they were. */
+	assert_int_equal(b.engine.events, 50);
+	assert_int_equal(b.rules[0].count, 1);
+	jank_figures_fini(&m);
+	jank_figures_fini(&a);
+	jank_figures_fini(&b);
+	jank_figures_fini(&past);
+}
+
+/* A past rule the current worker no longer has (a reload removed it): not shown. */
+static void merge_rule_gone(void **state)
+{
+	struct jank_input_figures past, a, b, m;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&m);
+	jank_figures_init(&a);
+	a.reported = a.counted = true;
+	a.engine.events = 1;
+	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
+	actions(rule(&a, 0, "old"), 9, MS);
+	worker2(&b);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(m.nrules, 2);
+	assert_int_equal(m.rules[0].count, 1);
+	assert_int_equal(m.engine.events, 51);
+	jank_figures_fini(&m);
+	jank_figures_fini(&a);
+	jank_figures_fini(&b);
+	jank_figures_fini(&past);
+}
+
+/* No past: the figures as they are (a copy: its own rules). */
+static void merge_empty_past(void **state)
+{
+	struct jank_input_figures past, b, m;
+	struct json_object *jb, *jm;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&m);
+	worker2(&b);
+	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_ptr_not_equal(m.rules, b.rules);
+	jb = jank_figures_json(&b);
+	jm = jank_figures_json(&m);
+	assert_true(json_object_equal(jb, jm));
+	json_object_put(jm);
+	assert_int_equal(jank_figures_merge(&m, &b, NULL), 0);
+	jm = jank_figures_json(&m);
+	assert_true(json_object_equal(jb, jm));
+	json_object_put(jm);
+	json_object_put(jb);
+	jank_figures_fini(&m);
+	jank_figures_fini(&b);
+}
+
+/* The placeholder of an input whose worker said nothing: nothing to fold. */
+static void fold_placeholder(void **state)
+{
+	struct jank_input_figures past, st;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&st);
+	jank_figures_placeholder(&st, "u");
+	assert_int_equal(jank_figures_fold(&past, &st), 0);
+	assert_false(past.counted);
+	assert_int_equal(past.nrules, 0);
+	jank_figures_fini(&st);
+}
+
+/* min and max of an empty side do not count (its 0s are no values). */
+static void histogram_min_max(void **state)
+{
+	struct jank_input_figures past, a, b;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&a);
+	jank_figures_init(&b);
+	a.reported = b.reported = true;
+	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
+	assert_int_equal(jank_figures_set_rules(&b, 1), 0);
+	rule(&a, 0, "f");
+	actions(rule(&b, 0, "f"), 1, 400);
+	actions(&b.rules[0], 1, 500);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(past.rules[0].hist.count, 2);
+	assert_int_equal(past.rules[0].hist.min, 400);
+	assert_int_equal(past.rules[0].hist.max, 500);
+	assert_int_equal(past.rules[0].hist.sum, 900);
+	jank_figures_fini(&a);
+	jank_figures_fini(&b);
+	jank_figures_fini(&past);
+}
+
+/* A sum that would overflow stays at its largest value. */
+static void sums_saturate(void **state)
+{
+	struct jank_input_figures past, a;
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&a);
+	a.reported = true;
+	a.engine.events = UINT64_MAX / 2;
+	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
+	actions(rule(&a, 0, "f"), 1, 1);
+	a.rules[0].hist.sum = INT64_MAX;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(past.rules[0].hist.count, 3);
+	assert_true(past.rules[0].hist.sum == UINT64_MAX);
+	assert_true(past.engine.events == UINT64_MAX);
+	jank_figures_fini(&a);
+	jank_figures_fini(&past);
 }
 
 static bool has(struct json_object *o, const char *k)
@@ -36,309 +322,55 @@ static bool has(struct json_object *o, const char *k)
 	return json_object_object_get_ex(o, k, NULL);
 }
 
-static struct json_object *rule_at(struct json_object *status, size_t i)
+/*
+ * The JSON form has what is known: the placeholder its url, state, attached,
+ * stall and rules; with a past, the counters too; reported figures all.
+ */
+static void json_keys(void **state)
 {
-	struct json_object *rules;
-
-	assert_true(json_object_object_get_ex(status, "rules", &rules));
-	return json_object_array_get_idx(rules, i);
-}
-
-static struct json_object *past_rule(struct json_object *past, const char *name)
-{
-	struct json_object *rules, *r;
-
-	assert_true(json_object_object_get_ex(past, "rules", &rules));
-	assert_true(json_object_object_get_ex(rules, name, &r));
-	return r;
-}
-
-/* A worker's status (input-status.c), trimmed to what matters here. */
-static const char *const worker1 =
-	"{\"url\": \"net://r/host/h/s\", \"state\": \"connected\", \"events\": 100,"
-	" \"events_read\": 110, \"discarded_events\": 2, \"disconnects\": 1, \"reconnects\": 1,"
-	" \"actions_completed\": 10, \"janks\": 3, \"overdue\": 1, \"overdue_unsure\": 0,"
-	" \"actions_expired\": 4, \"actions_replaced\": 5, \"actions_unmatched\": 6,"
-	" \"actions_dropped\": 7, \"actions_evicted\": 8, \"paths_truncated\": 9,"
-	" \"paths_incomplete\": 11, \"budget_forced\": 12, \"actions_open\": 3,"
-	" \"memory_bytes\": 4096, \"p99_ns\": 7,"
-	" \"rules\": [{\"action\": \"frame\", \"count\": 3, \"janks\": 2, \"overdue\": 1,"
-	"   \"expired\": 1, \"evicted\": 0, \"p99_ns\": 5000,"
-	"   \"histogram\": {\"sum\": 600, \"min\": 100, \"max\": 300,"
-	"     \"buckets\": [[10, 1], [20, 2]]}}]}";
-
-static const char *const worker2 =
-	"{\"url\": \"net://r/host/h/s\", \"state\": \"reconnecting\", \"events\": 50,"
-	" \"events_read\": 50, \"janks\": 2, \"actions_open\": 1, \"memory_bytes\": 100,"
-	" \"rules\": [{\"action\": \"frame\", \"count\": 1, \"janks\": 1,"
-	"   \"histogram\": {\"sum\": 50, \"min\": 50, \"max\": 50, \"buckets\": [[5, 1]]}},"
-	"  {\"action\": \"io\", \"count\": 0, \"janks\": 0, \"evicted\": 4}]}";
-
-static void fold_once(void **state)
-{
-	struct json_object *past = json_object_new_object(), *st = parse(worker1), *r;
+	struct jank_input_figures past, a, p, m;
+	struct json_object *o, *r, *h;
+	char text[128];
 
 	(void)state;
-	jank_figures_fold(past, st);
-	assert_int_equal(get(past, "events"), 100);
-	assert_int_equal(get(past, "events_read"), 110);
-	assert_int_equal(get(past, "discarded_events"), 2);
-	assert_int_equal(get(past, "disconnects"), 1);
-	assert_int_equal(get(past, "reconnects"), 1);
-	assert_int_equal(get(past, "actions_completed"), 10);
-	assert_int_equal(get(past, "janks"), 3);
-	assert_int_equal(get(past, "overdue"), 1);
-	assert_int_equal(get(past, "overdue_unsure"), 0);
-	assert_int_equal(get(past, "actions_expired"), 4);
-	assert_int_equal(get(past, "actions_replaced"), 5);
-	assert_int_equal(get(past, "actions_unmatched"), 6);
-	assert_int_equal(get(past, "actions_dropped"), 7);
-	assert_int_equal(get(past, "actions_evicted"), 8);
-	assert_int_equal(get(past, "paths_truncated"), 9);
-	assert_int_equal(get(past, "paths_incomplete"), 11);
-	assert_int_equal(get(past, "budget_forced"), 12);
-	/* Gauges and the worker's own figures are not summed. */
-	assert_false(has(past, "actions_open"));
-	assert_false(has(past, "memory_bytes"));
-	assert_false(has(past, "url"));
-	assert_false(has(past, "state"));
-	assert_false(has(past, "p99_ns"));
-	r = past_rule(past, "frame");
-	assert_int_equal(get(r, "count"), 3);
-	assert_int_equal(get(r, "janks"), 2);
-	assert_int_equal(get(r, "overdue"), 1);
-	assert_int_equal(get(r, "expired"), 1);
-	assert_int_equal(get(r, "evicted"), 0);
-	assert_false(has(r, "p99_ns"));
-	json_object_put(st);
-	json_object_put(past);
-}
-
-static void fold_twice(void **state)
-{
-	struct json_object *past = json_object_new_object(), *a = parse(worker1),
-			   *b = parse(worker2);
-	struct jank_histogram *h = malloc(sizeof(*h));
-
-	(void)state;
-	assert_non_null(h);
-	jank_figures_fold(past, a);
-	jank_figures_fold(past, b);
-	assert_int_equal(get(past, "events"), 150);
-	assert_int_equal(get(past, "events_read"), 160);
-	assert_int_equal(get(past, "janks"), 5);
-	/* Absent from the second: unchanged. */
-	assert_int_equal(get(past, "budget_forced"), 12);
-	assert_int_equal(get(past_rule(past, "frame"), "count"), 4);
-	assert_int_equal(get(past_rule(past, "frame"), "janks"), 3);
-	assert_int_equal(get(past_rule(past, "frame"), "overdue"), 1);
-	/* A rule new in the second worker (a reload added it). */
-	assert_int_equal(get(past_rule(past, "io"), "evicted"), 4);
-	assert_int_equal(get(past_rule(past, "io"), "count"), 0);
-	/* The histograms add up. */
-	assert_true(jank_figures_histogram(past_rule(past, "frame"), h));
-	assert_int_equal(h->count, 4);
-	assert_int_equal(h->sum, 650);
-	assert_int_equal(h->min, 50);
-	assert_int_equal(h->max, 300);
-	assert_int_equal(h->buckets[5], 1);
-	assert_int_equal(h->buckets[10], 1);
-	assert_int_equal(h->buckets[20], 2);
-	/* io had no histogram, and gets none. */
-	assert_false(jank_figures_histogram(past_rule(past, "io"), h));
-	free(h);
-	json_object_put(a);
-	json_object_put(b);
-	json_object_put(past);
-}
-
-/* The current status plus the past: counters added, the rest the current worker's. */
-static void merge(void **state)
-{
-	struct json_object *past = json_object_new_object(), *a = parse(worker1),
-			   *b = parse(worker2);
-	struct json_object *m, *frame, *io;
-	struct jank_histogram *h = malloc(sizeof(*h));
-
-	(void)state;
-	assert_non_null(h);
-	jank_figures_fold(past, a);
-	m = jank_figures_merge(b, past);
-	assert_non_null(m);
-	assert_int_equal(get(m, "events"), 150);
-	assert_int_equal(get(m, "janks"), 5);
-	assert_int_equal(get(m, "actions_evicted"), 8);
-	assert_int_equal(get(m, "actions_open"), 1);
-	assert_int_equal(get(m, "memory_bytes"), 100);
-	assert_string_equal(json_object_get_string(json_object_object_get(m, "state")),
-			    "reconnecting");
-	frame = rule_at(m, 0);
-	assert_int_equal(get(frame, "count"), 4);
-	assert_int_equal(get(frame, "janks"), 3);
-	assert_int_equal(get(frame, "overdue"), 1);
-	assert_true(jank_figures_histogram(frame, h));
-	assert_int_equal(h->count, 4);
-	assert_int_equal(h->sum, 650);
-	assert_int_equal(h->min, 50);
-	assert_int_equal(h->max, 300);
-	io = rule_at(m, 1);
-	assert_int_equal(get(io, "evicted"), 4);
-	assert_int_equal(json_object_array_length(json_object_object_get(m, "rules")), 2);
-	/* The status itself is left as it was. */
-	assert_int_equal(get(b, "events"), 50);
-	assert_int_equal(get(rule_at(b, 0), "count"), 1);
-	free(h);
-	json_object_put(m);
-	json_object_put(a);
-	json_object_put(b);
-	json_object_put(past);
-}
-
-/* A past rule the current worker no longer has (a reload removed it): not shown. */
-static void merge_rule_gone(void **state)
-{
-	struct json_object *past = json_object_new_object(), *b = parse(worker2), *m;
-	struct json_object *a =
-		parse("{\"events\": 1, \"rules\": [{\"action\": \"old\", \"count\": 9}]}");
-
-	(void)state;
-	jank_figures_fold(past, a);
-	m = jank_figures_merge(b, past);
-	assert_non_null(m);
-	assert_int_equal(json_object_array_length(json_object_object_get(m, "rules")), 2);
-	assert_int_equal(get(rule_at(m, 0), "count"), 1);
-	assert_int_equal(get(m, "events"), 51);
-	json_object_put(m);
-	json_object_put(a);
-	json_object_put(b);
-	json_object_put(past);
-}
-
-/* No past: the status as it is (a copy). */
-static void merge_empty_past(void **state)
-{
-	struct json_object *past = json_object_new_object(), *b = parse(worker2), *m;
-
-	(void)state;
-	m = jank_figures_merge(b, past);
-	assert_non_null(m);
-	assert_ptr_not_equal(m, b);
-	assert_true(json_object_equal(m, b));
-	json_object_put(m);
-	m = jank_figures_merge(b, NULL);
-	assert_non_null(m);
-	assert_true(json_object_equal(m, b));
-	json_object_put(m);
-	json_object_put(b);
-	json_object_put(past);
-}
-
-/* The first status of an input, before its worker says anything: no counters. */
-static void fold_first_status(void **state)
-{
-	struct json_object *past = json_object_new_object();
-	struct json_object *st =
-		parse("{\"url\": \"u\", \"state\": \"connecting\", \"rules\": []}");
-
-	(void)state;
-	jank_figures_fold(past, st);
-	assert_false(has(past, "events"));
-	assert_int_equal(json_object_object_length(json_object_object_get(past, "rules")), 0);
-	json_object_put(st);
-	json_object_put(past);
-}
-
-static void histogram_read(void **state)
-{
-	struct jank_histogram *h = malloc(sizeof(*h));
-	struct json_object *r = parse("{\"histogram\": {\"sum\": 1000, \"min\": 7, \"max\": 900,"
-				      " \"buckets\": [[3, 2], [-1, 5], [99999, 5], [4, 0],"
-				      " [4, -3], [50, 1]]}}");
-
-	(void)state;
-	assert_non_null(h);
-	assert_true(jank_figures_histogram(r, h));
-	/* Out-of-range indexes and non-positive counts are ignored. */
-	assert_int_equal(h->count, 3);
-	assert_int_equal(h->buckets[3], 2);
-	assert_int_equal(h->buckets[4], 0);
-	assert_int_equal(h->buckets[50], 1);
-	assert_int_equal(h->sum, 1000);
-	assert_int_equal(h->min, 7);
-	assert_int_equal(h->max, 900);
-	json_object_put(r);
-	free(h);
-}
-
-static void histogram_absent(void **state)
-{
-	struct jank_histogram *h = malloc(sizeof(*h)), *empty = malloc(sizeof(*empty));
-	struct json_object *r = parse("{\"action\": \"x\"}");
-	struct json_object *nob = parse("{\"histogram\": {\"sum\": 5}}");
-
-	(void)state;
-	assert_non_null(h);
-	assert_non_null(empty);
-	jank_histogram_init(empty);
-	memset(h, 0x77, sizeof(*h));
-	assert_false(jank_figures_histogram(r, h));
-	assert_memory_equal(h, empty, sizeof(*h));
-	memset(h, 0x77, sizeof(*h));
-	assert_false(jank_figures_histogram(nob, h));
-	assert_memory_equal(h, empty, sizeof(*h));
-	assert_false(jank_figures_histogram(NULL, h));
-	json_object_put(r);
-	json_object_put(nob);
-	free(h);
-	free(empty);
-}
-
-/* min and max of an empty side do not count (its 0s are no values). */
-static void histogram_min_max(void **state)
-{
-	struct json_object *past = json_object_new_object();
-	struct json_object *a = parse("{\"rules\": [{\"action\": \"f\", \"histogram\": {\"sum\": 0,"
-				      " \"min\": 0, \"max\": 0, \"buckets\": []}}]}");
-	struct json_object *b =
-		parse("{\"rules\": [{\"action\": \"f\", \"histogram\": {\"sum\": 900,"
-		      " \"min\": 400, \"max\": 500, \"buckets\": [[30, 2]]}}]}");
-	struct jank_histogram *h = malloc(sizeof(*h));
-
-	(void)state;
-	assert_non_null(h);
-	jank_figures_fold(past, a);
-	jank_figures_fold(past, b);
-	assert_true(jank_figures_histogram(past_rule(past, "f"), h));
-	assert_int_equal(h->count, 2);
-	assert_int_equal(h->min, 400);
-	assert_int_equal(h->max, 500);
-	assert_int_equal(h->sum, 900);
-	json_object_put(a);
-	json_object_put(b);
-	json_object_put(past);
-	free(h);
-}
-
-/* A sum that would overflow stays at its largest value. */
-static void histogram_sum_saturates(void **state)
-{
-	struct json_object *past = json_object_new_object();
-	struct json_object *a = parse("{\"rules\": [{\"action\": \"f\", \"histogram\": {\"sum\":"
-				      " 9223372036854775807, \"min\": 1, \"max\": 1,"
-				      " \"buckets\": [[1, 1]]}}]}");
-	struct jank_histogram *h = malloc(sizeof(*h));
-
-	(void)state;
-	assert_non_null(h);
-	jank_figures_fold(past, a);
-	jank_figures_fold(past, a);
-	jank_figures_fold(past, a);
-	assert_true(jank_figures_histogram(past_rule(past, "f"), h));
-	assert_int_equal(h->count, 3);
-	assert_int_equal(h->sum, (uint64_t)INT64_MAX);
-	json_object_put(a);
-	json_object_put(past);
-	free(h);
+	jank_figures_init(&past);
+	jank_figures_init(&p);
+	jank_figures_init(&m);
+	jank_figures_placeholder(&p, "net://r/host/h/s");
+	o = jank_figures_json(&p);
+	assert_int_equal(json_object_object_length(o), 5);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "state")),
+			    "connecting");
+	assert_true(has(o, "url") && has(o, "attached") && has(o, "stalls") && has(o, "rules"));
+	json_object_put(o);
+	worker1(&a);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_figures_merge(&m, &p, &past), 0);
+	o = jank_figures_json(&m);
+	assert_true(has(o, "events") && has(o, "budget_forced") && has(o, "events_read"));
+	assert_false(has(o, "actions_open") || has(o, "memory_bytes") || has(o, "graph"));
+	json_object_put(o);
+	/* Reported: all but the optional ones that are absent. */
+	a.trace_now = 5;
+	o = jank_figures_json(&a);
+	assert_int_equal(json_object_object_length(o), 28);
+	assert_true(has(o, "trace_now") && has(o, "graph"));
+	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
+		     has(o, "last_event_ns"));
+	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);
+	assert_int_equal(json_object_object_length(r), 15);
+	assert_string_equal(json_object_get_string(json_object_object_get(r, "threshold_kind")),
+			    "fixed");
+	h = json_object_object_get(r, "histogram");
+	snprintf(text, sizeof(text),
+		 "{\"sum\":700,\"min\":100,\"max\":300,\"buckets\":[[%u,1],[%u,2]]}",
+		 jank_histogram_bucket(100), jank_histogram_bucket(300));
+	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN), text);
+	json_object_put(o);
+	jank_figures_fini(&m);
+	jank_figures_fini(&a);
+	jank_figures_fini(&p);
+	jank_figures_fini(&past);
 }
 
 int main(void)
@@ -349,11 +381,10 @@ int main(void)
 		cmocka_unit_test(merge),
 		cmocka_unit_test(merge_rule_gone),
 		cmocka_unit_test(merge_empty_past),
-		cmocka_unit_test(fold_first_status),
-		cmocka_unit_test(histogram_read),
-		cmocka_unit_test(histogram_absent),
+		cmocka_unit_test(fold_placeholder),
 		cmocka_unit_test(histogram_min_max),
-		cmocka_unit_test(histogram_sum_saturates),
+		cmocka_unit_test(sums_saturate),
+		cmocka_unit_test(json_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include "histogram.h"
 #include "input-figures.h"
 #include "input-status.h"
+#include "worker-proto.h"
 
 #define MS 1000000LL
 
@@ -134,16 +135,29 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Built, printed as the worker sends it, parsed as the supervisor reads it. */
+/* As the supervisor decodes it: the figures must be readable. */
+static void decode(struct json_object *o, struct jank_input_figures *f)
+{
+	char err[128] = "";
+
+	jank_figures_init(f);
+	if (jank_proto_figures_decode(o, f, err, sizeof(err)) < 0)
+		fail_msg("the figures cannot be read: %s", err);
+}
+
+/* Built, printed as the worker sends it, parsed and decoded as the supervisor reads it. */
 static struct json_object *status_round_trip(void)
 {
 	struct json_object *o = jank_input_status_json((const struct jank_live_input *)0x2000);
+	struct jank_input_figures f;
 	struct json_object *back;
 
 	assert_non_null(o);
 	back = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	assert_non_null(back);
 	json_object_put(o);
+	decode(back, &f);
+	jank_figures_fini(&f);
 	return back;
 }
 
@@ -302,10 +316,9 @@ static void engine_figures(void **state)
 static void rules(void **state)
 {
 	struct json_object *o, *r0, *r1;
-	struct jank_histogram *back = malloc(sizeof(*back));
+	struct jank_input_figures back;
 
 	(void)state;
-	assert_non_null(back);
 	fake->nrules = 2;
 	fake->rules[0].name = "frame";
 	fake->rules[0].threshold =
@@ -340,8 +353,8 @@ static void rules(void **state)
 	assert_int_equal(num(r0, "p99_ns"), jank_histogram_percentile(&fake->hists[0], 99));
 	assert_int_equal(num(r0, "max_ns"), 100 * MS);
 	/* The histogram comes back whole: the supervisor's metrics are the engine's. */
-	assert_true(jank_figures_histogram(r0, back));
-	assert_memory_equal(back, &fake->hists[0], sizeof(*back));
+	decode(o, &back);
+	assert_memory_equal(&back.rules[0].hist, &fake->hists[0], sizeof(back.rules[0].hist));
 
 	r1 = json_object_array_get_idx(member(o, "rules"), 1);
 	assert_string_equal(str(r1, "action"), "");
@@ -356,16 +369,17 @@ static void rules(void **state)
 	assert_int_equal(num(member(r1, "histogram"), "min"), 0);
 	assert_int_equal(num(member(r1, "histogram"), "max"), 0);
 	assert_int_equal(json_object_array_length(member(member(r1, "histogram"), "buckets")), 0);
-	assert_true(jank_figures_histogram(r1, back));
-	assert_int_equal(back->count, 0);
+	assert_int_equal(back.rules[1].hist.count, 0);
+	assert_int_equal(back.rules[1].threshold_kind, JANK_THRESHOLD_ADAPTIVE);
+	jank_figures_fini(&back);
 	json_object_put(o);
-	free(back);
 }
 
-/* The figures fold across workers as they were sent (input-figures.c reads these keys). */
+/* The figures fold across workers as they were sent. */
 static void folds(void **state)
 {
-	struct json_object *o, *past = json_object_new_object(), *m;
+	struct jank_input_figures f, past, m;
+	struct json_object *o;
 
 	(void)state;
 	fake->nrules = 1;
@@ -378,19 +392,22 @@ static void folds(void **state)
 	fake->ws.reconnects = 1;
 	fake->ws.events_read = 11;
 	o = status_round_trip();
-	jank_figures_fold(past, o);
-	m = jank_figures_merge(o, past);
-	assert_non_null(m);
-	assert_int_equal(num(m, "events"), 20);
-	assert_int_equal(num(m, "events_read"), 22);
-	assert_int_equal(num(m, "janks"), 2);
-	assert_int_equal(num(m, "paths_truncated"), 4);
-	assert_int_equal(num(m, "reconnects"), 2);
-	assert_int_equal(num(json_object_array_get_idx(member(m, "rules"), 0), "count"), 2);
-	assert_int_equal(num(json_object_array_get_idx(member(m, "rules"), 0), "janks"), 2);
-	json_object_put(m);
+	decode(o, &f);
+	jank_figures_init(&past);
+	jank_figures_init(&m);
+	assert_int_equal(jank_figures_fold(&past, &f), 0);
+	assert_int_equal(jank_figures_merge(&m, &f, &past), 0);
+	assert_int_equal(m.engine.events, 20);
+	assert_int_equal(m.events_read, 22);
+	assert_int_equal(m.engine.janks, 2);
+	assert_int_equal(m.engine.paths_truncated, 4);
+	assert_int_equal(m.reconnects, 2);
+	assert_int_equal(m.rules[0].count, 2);
+	assert_int_equal(m.rules[0].stats.janks, 2);
+	jank_figures_fini(&m);
+	jank_figures_fini(&past);
+	jank_figures_fini(&f);
 	json_object_put(o);
-	json_object_put(past);
 }
 
 int main(void)

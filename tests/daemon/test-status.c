@@ -3,7 +3,7 @@
  * daemon/status.c: what `jankctl status` and sd_notify's STATUS= show.
  * status.c belongs to jankd, not to libjankd: it is compiled in here, with a
  * hand-made daemon context (an alerter, a fleet whose inputs have no
- * worker), and its text formatting is driven with hand-made JSON.
+ * worker), and its text formatting is driven with hand-made figures.
  */
 #include "status.c"
 
@@ -101,42 +101,104 @@ static void check_render(void (*fn)(FILE *, struct json_object *), const char *j
 	free(s);
 }
 
+/* What `fn` prints of the input `x`. */
+static char *render_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
+			  const struct jank_fleet_figures *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, x);
+	fclose(f);
+	return buf;
+}
+
+static void check_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
+			const struct jank_fleet_figures *x, const char *expected)
+{
+	char *s = render_input(fn, x);
+
+	assert_string_equal(s, expected);
+	free(s);
+}
+
+/* An input of the fleet: no figures yet, its worker `pid` started `starts` times. */
+static void fleet_input(struct jank_fleet_figures *x, pid_t pid, uint64_t starts)
+{
+	memset(x, 0, sizeof(*x));
+	jank_figures_init(&x->fig);
+	x->worker.pid = pid;
+	x->worker.starts = starts;
+}
+
 static void worker(void **state)
 {
+	struct jank_fleet_figures x;
+
 	(void)state;
-	check_render(worker_text, "{\"worker\": {\"pid\": 12}}", " (worker pid 12)");
-	check_render(
-		worker_text,
-		"{\"worker\": {\"pid\": 12, \"restarts\": 1, \"crashes\": 1, \"timeouts\": 0}}",
-		" (worker pid 12, 1 restart: 1 crashed, 0 silent)");
-	check_render(
-		worker_text,
-		"{\"worker\": {\"pid\": 0, \"restarts\": 3, \"crashes\": 1, \"timeouts\": 2},"
-		" \"duplicates_dropped\": 5}",
-		" (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts dropped)");
-	check_render(worker_text, "{}", " (worker pid 0)");
+	fleet_input(&x, 12, 1);
+	check_input(worker_text, &x, " (worker pid 12)");
+	x.worker.starts = 2;
+	x.worker.crashes = 1;
+	check_input(worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
+	fleet_input(&x, 0, 4);
+	x.worker.crashes = 1;
+	x.worker.timeouts = 2;
+	x.duplicates_dropped = 5;
+	check_input(worker_text, &x,
+		    " (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts "
+		    "dropped)");
+	fleet_input(&x, 0, 0);
+	check_input(worker_text, &x, " (worker pid 0)");
 }
 
 static void input(void **state)
 {
+	struct jank_fleet_figures x;
+	struct jank_input_figures *f = &x.fig;
+	struct jank_engine_stats *es = &f->engine;
+
 	(void)state;
-	check_render(
-		input_text,
-		"{\"url\": \"net://r/host/h/s\", \"state\": \"connected\", \"worker\": {\"pid\": "
-		"9},"
-		" \"events\": 1000, \"events_per_sec\": 12.5, \"events_read\": 1001,"
-		" \"discarded_events\": 2, \"disconnects\": 3, \"reconnects\": 4,"
-		" \"overdue\": 5, \"overdue_unsure\": 6, \"actions_open\": 7,"
-		" \"actions_expired\": 8, \"actions_evicted\": 9, \"paths_truncated\": 10,"
-		" \"actions_dropped\": 11, \"actions_unmatched\": 12, \"actions_replaced\": 13,"
-		" \"memory_bytes\": 2048, \"memory_peak\": 3145728, \"budget_forced\": 14,"
-		" \"graph\": {\"workers\": 15, \"vertices\": 16, \"gc_steps\": 17,"
-		" \"freed_vertices\": 18},"
-		" \"rules\": [{\"action\": \"frame\", \"count\": 100, \"janks\": 3,"
-		"   \"p50_ns\": 1000000, \"p90_ns\": 2000000, \"p99_ns\": 16000000,"
-		"   \"max_ns\": 20000000, \"threshold_ns\": 16000000},"
-		"  {\"action\": \"a-very-long-action\", \"count\": 0, \"janks\": 0,"
-		"   \"threshold_ns\": 0}]}",
+	fleet_input(&x, 9, 1);
+	f->reported = f->counted = true;
+	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
+	snprintf(f->state, sizeof(f->state), "connected");
+	es->events = 1000;
+	f->events_per_sec = 12.5;
+	f->events_read = 1001;
+	es->discarded_events = 2;
+	f->disconnects = 3;
+	f->reconnects = 4;
+	es->overdue = 5;
+	es->overdue_unsure = 6;
+	es->actions_open = 7;
+	es->actions_expired = 8;
+	es->actions_evicted = 9;
+	es->paths_truncated = 10;
+	es->actions_dropped = 11;
+	es->actions_unmatched = 12;
+	es->actions_replaced = 13;
+	es->memory_bytes = 2048;
+	es->memory_peak = 3145728;
+	es->budget_forced = 14;
+	es->graph.workers = 15;
+	es->graph.vertices = 16;
+	es->graph.gc_steps = 17;
+	es->graph.freed_vertices = 18;
+	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
+	f->rules[0].count = 100;
+	f->rules[0].stats.janks = 3;
+	f->rules[0].p50_ns = 1000000;
+	f->rules[0].p90_ns = 2000000;
+	f->rules[0].p99_ns = 16000000;
+	f->rules[0].max_ns = 20000000;
+	f->rules[0].threshold_ns = 16000000;
+	snprintf(f->rules[1].action, sizeof(f->rules[1].action), "a-very-long-action");
+	check_input(
+		input_text, &x,
 		"\ninput net://r/host/h/s: connected (worker pid 9)\n"
 		"  events 1000 (12.5/s), 1001 read, discarded 2, disconnects 3, reconnects 4\n"
 		"  action                count    janks        p50        p90        p99        "
@@ -152,18 +214,29 @@ static void input(void **state)
 		"budget 9, truncated 10, dropped 11, unmatched 12, replaced 13\n"
 		"  graph: 15 threads, 16 vertices, memory 2.0 KiB (peak 3.00 MiB); GC 17 steps, 18 "
 		"vertices freed, budget forced 14 times\n");
+	jank_fleet_figures_fini(&x);
 }
 
 static void input_error(void **state)
 {
+	struct jank_fleet_figures x;
 	char *s;
 
 	(void)state;
-	s = render(input_text, "{\"url\": \"u\", \"state\": \"reconnecting\", \"last_error\": "
-			       "\"relayd went away\", \"paths_incomplete\": 2}");
+	fleet_input(&x, 0, 0);
+	snprintf(x.fig.url, sizeof(x.fig.url), "u");
+	snprintf(x.fig.state, sizeof(x.fig.state), "reconnecting");
+	snprintf(x.fig.last_error, sizeof(x.fig.last_error), "relayd went away");
+	x.fig.engine.paths_incomplete = 2;
+	x.skipped_ranges = 1;
+	x.skipped_ns = 1500000000;
+	x.actions_lost = 3;
+	s = render_input(input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting (last error: relayd went away) (worker "
 				  "pid 0)\n"));
 	assert_non_null(strstr(s, "\n  2 paths incomplete (out of memory while computing them)\n"));
+	assert_non_null(strstr(s, "\n  skipped after worker restarts: 1.5 s of events in 1 gap, 3 "
+				  "open actions lost\n"));
 	/* No rules: the header alone, at the narrowest width. */
 	assert_non_null(strstr(s, "\n  action    count    janks "));
 	free(s);
@@ -208,25 +281,47 @@ static void capture(void **state)
 
 static void recent(void **state)
 {
+	struct jank_recent a = {
+		.kind = JANK_VERDICT_OVERDUE,
+		.suppressed = true,
+		.end = 1700000000123456789,
+		.duration = 250000000,
+		.action = "frame",
+		.key = "tid=7",
+		.host = "web-1",
+		.story = "tid 7 blocked 90%",
+		.capture = "/c/frame-1",
+	};
+	struct jank_recent b = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.end = 5000000000,
+		.duration = 1500,
+		.action = "io",
+		.skipped_ns = 2000000,
+	};
+	const struct jank_recent *list[] = { &a, &b };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
 	(void)state;
 	setenv("TZ", "UTC", 1);
 	tzset();
-	check_render(recent_text, NULL, "\nno jank yet\n");
-	check_render(recent_text, "[]", "\nno jank yet\n");
-	check_render(
-		recent_text,
-		"[{\"kind\": \"overdue\", \"suppressed\": true, \"action\": \"frame\","
-		"  \"key\": \"tid=7\", \"end\": 1700000000123456789, \"duration_ns\": 250000000,"
-		"  \"host\": \"web-1\", \"critical_path\": \"tid 7 blocked 90%\","
-		"  \"capture\": \"/c/frame-1\"},"
-		" {\"kind\": \"completed\", \"suppressed\": false, \"action\": \"io\", \"key\": "
-		"\"\","
-		"  \"end\": 5000000000, \"duration_ns\": 1500, \"critical_path\": \"\"}]",
-		"\nrecent janks, newest first:\n"
-		"  2023-11-14 22:13:20.123  frame [tid=7] on web-1  250 ms (overdue) (suppressed)  "
-		"tid 7 blocked 90%\n"
-		"      capture /c/frame-1\n"
-		"  5.000 s  io  1.50 us  \n");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	recent_text(f, list, 0);
+	recent_text(f, list, 2);
+	fclose(f);
+	assert_string_equal(buf,
+			    "\nno jank yet\n"
+			    "\nrecent janks, newest first:\n"
+			    "  2023-11-14 22:13:20.123  frame [tid=7] on web-1  250 ms (overdue) "
+			    "(suppressed)  tid 7 blocked 90%\n"
+			    "      capture /c/frame-1\n"
+			    "  5.000 s  io  1.50 us  \n"
+			    "      2.00 ms of it skipped by a worker restart: path may be "
+			    "incomplete\n");
+	free(buf);
 }
 
 static void discovery(void **state)
@@ -244,21 +339,33 @@ static void discovery(void **state)
 /* Per host: inputs, connected ones, events, and janks with the overdue. */
 static void hosts(void **state)
 {
-	struct json_object *in = parse(
-		"[{\"host\": \"a\", \"state\": \"connected\", \"events\": 10, \"janks\": 1,"
-		"  \"overdue\": 2},"
-		" {\"host\": \"b\", \"state\": \"restarting\", \"events\": 5},"
-		" {\"state\": \"connected\", \"events\": 1000},"
-		" {\"host\": \"a\", \"state\": \"connecting\", \"events\": 1, \"janks\": 4}]");
-	struct json_object *h = hosts_json(in);
+	struct jank_fleet_figures in[4];
+	static const char *const host[] = { "a", "b", NULL, "a" };
+	static const char *const st[] = { "connected", "restarting", "connected", "connecting" };
+	static const uint64_t events[] = { 10, 5, 1000, 1 }, janks[] = { 1, 0, 0, 4 };
+	static const uint64_t overdue[] = { 2, 0, 0, 0 };
+	struct totals t[4];
+	struct status s = { .inputs = in, .n = 4, .hosts = t };
+	struct json_object *h;
 
 	(void)state;
+	for (int i = 0; i < 4; i++) {
+		fleet_input(&in[i], 0, 0);
+		in[i].host = host[i];
+		snprintf(in[i].fig.state, sizeof(in[i].fig.state), "%s", st[i]);
+		in[i].fig.engine.events = events[i];
+		in[i].fig.engine.janks = janks[i];
+		in[i].fig.engine.overdue = overdue[i];
+		add_host(&s, &in[i]);
+	}
+	/* An input without a host (none in a fleet) is left out. */
+	assert_int_equal(s.nhosts, 2);
+	h = hosts_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN),
 			    "[{\"host\":\"a\",\"inputs\":2,\"connected\":1,\"events\":11,"
 			    "\"janks\":7},{\"host\":\"b\",\"inputs\":1,\"connected\":0,"
 			    "\"events\":5,\"janks\":0}]");
 	json_object_put(h);
-	json_object_put(in);
 }
 
 /* ---- The whole report, of a daemon context ---- */

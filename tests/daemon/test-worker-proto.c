@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "alerted.h"
@@ -65,6 +66,7 @@ static void verdict_round_trip(void **state)
 		  .comm = "db" },
 	};
 	struct jank_path path = { .tid = 7, .begin = 100, .end = 400, .segs = segs, .n = 2 };
+	const struct jank_label *l;
 	struct jank_breakdown bd;
 	struct jank_rule sent_rule, mine[2];
 	struct jank_verdict v = {
@@ -105,6 +107,9 @@ static void verdict_round_trip(void **state)
 
 	(void)state;
 	ss.items[0].comp.key.id = jank_comp_identity("db", "db-io");
+	/* db was reached through a flow, in one of its own actions. */
+	segs[1].flow = jank_path_label(&path, "queue", "");
+	segs[1].span = jank_path_label(&path, "query", "id=4");
 	jank_rule_init(&sent_rule);
 	sent_rule.name = "frame";
 	jank_rule_init(&mine[0]);
@@ -134,6 +139,15 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.path.segs[1].lock, 0xab0);
 	assert_int_equal(pv.path.segs[1].state, JANK_STATE_LOCK_WAIT);
 	assert_string_equal(pv.path.segs[1].comm, "db");
+	assert_int_equal(pv.path.segs[0].flow, 0);
+	assert_int_equal(pv.path.segs[0].span, 0);
+	l = jank_path_label_of(&pv.path, pv.path.segs[1].flow);
+	assert_non_null(l);
+	assert_string_equal(l->name, "queue");
+	l = jank_path_label_of(&pv.path, pv.path.segs[1].span);
+	assert_non_null(l);
+	assert_string_equal(l->name, "query");
+	assert_string_equal(l->key, "id=4");
 	assert_int_equal(pv.breakdown.n, bd.n);
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
@@ -164,6 +178,7 @@ static void verdict_round_trip(void **state)
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	jank_breakdown_fini(&bd);
+	free(path.labels);
 }
 
 static struct jank_verdict completed(const struct jank_rule *r, const char *key, int64_t end)
@@ -219,102 +234,210 @@ static void alerted(void **state)
 	assert_int_equal(a.duplicates, 3);
 }
 
-/* Two workers ended, a third runs: the counters add up, the percentiles are the third's. */
-static void figures(void **state)
+/* Full figures, as a worker fills them. */
+static void some_figures(struct jank_input_figures *f)
 {
-	struct json_object *past = json_object_new_object(), *now, *m, *r;
-	const char *w1 = "{\"events\":100,\"janks\":2,\"state\":\"connected\",\"rules\":"
-			 "[{\"action\":\"frame\",\"count\":50,\"janks\":2,\"p99_ns\":9}]}";
-	const char *w2 = "{\"events\":10,\"rules\":[{\"action\":\"frame\",\"count\":5,"
-			 "\"janks\":0},{\"action\":\"gone\",\"count\":7}]}";
-	int64_t v;
-
-	(void)state;
-	m = json_tokener_parse(w1);
-	jank_figures_fold(past, m);
-	json_object_put(m);
-	m = json_tokener_parse(w2);
-	jank_figures_fold(past, m);
-	json_object_put(m);
-	now = json_tokener_parse("{\"events\":1,\"state\":\"connected\",\"rules\":"
-				 "[{\"action\":\"frame\",\"count\":1,\"janks\":1,\"p99_ns\":3}]}");
-	m = jank_figures_merge(now, past);
-	assert_true(jank_json_get_i64(m, "events", &v));
-	assert_int_equal(v, 111);
-	assert_true(jank_json_get_i64(m, "janks", &v));
-	assert_int_equal(v, 2);
-	assert_string_equal(jank_json_get_str(m, "state"), "connected");
-	r = json_object_array_get_idx(jank_json_get(m, "rules", json_type_array), 0);
-	assert_true(jank_json_get_i64(r, "count", &v));
-	assert_int_equal(v, 56);
-	assert_true(jank_json_get_i64(r, "janks", &v));
-	assert_int_equal(v, 3);
-	assert_true(jank_json_get_i64(r, "p99_ns", &v));
-	assert_int_equal(v, 3);
-	assert_int_equal(json_object_array_length(jank_json_get(m, "rules", json_type_array)), 1);
-	/* The current status is not changed. */
-	assert_true(jank_json_get_i64(now, "events", &v));
-	assert_int_equal(v, 1);
-	json_object_put(m);
-	json_object_put(now);
-	json_object_put(past);
+	jank_figures_init(f);
+	f->reported = f->counted = true;
+	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
+	snprintf(f->state, sizeof(f->state), "connected");
+	snprintf(f->last_error, sizeof(f->last_error), "relayd went away");
+	f->attached = true;
+	f->engine.events = 1000;
+	f->events_read = 1001;
+	f->events_per_sec = 12.5;
+	f->trace_now = 1700000000LL * S;
+	f->stalled_since = 1700000001LL * S;
+	f->stalls = 2;
+	f->engine.first = 10;
+	f->last_event_ns = 20;
+	f->engine.actions_open = 3;
+	f->engine.memory_peak = 1 << 20;
+	f->engine.graph.gc_steps = 7;
+	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
+	jank_histogram_add(&f->rules[0].hist, 1000);
+	jank_histogram_add(&f->rules[0].hist, 5000000);
+	f->rules[0].count = 2;
+	f->rules[0].stats.janks = 1;
+	f->rules[0].stats.last_jank_ns = 99;
+	snprintf(f->rules[0].stats.last_jank_key, JANK_KEY_LEN, "tid=7");
+	f->rules[0].threshold_ns = 16000000;
+	f->rules[0].p99_ns = 5000000;
+	f->rules[0].max_ns = 5000000;
+	f->rules[1].threshold_kind = JANK_THRESHOLD_ADAPTIVE;
 }
 
-/*
- * The metrics of an input outlive its workers: each rule's histogram (sum,
- * min, max, buckets) and its overdue, expired and evicted counts add up.
- */
-static void figures_histograms(void **state)
+/* The figures as they travel: JSON text. */
+static struct json_object *travel(const struct jank_input_figures *f)
 {
-	struct json_object *past = json_object_new_object(), *now, *m, *r;
-	unsigned b1 = jank_histogram_bucket(1000), b2 = jank_histogram_bucket(5000000);
-	struct jank_histogram h;
-	char w1[512], w2[512];
-	int64_t v;
+	struct json_object *o = jank_figures_json(f), *back;
+
+	assert_non_null(o);
+	back = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(back);
+	json_object_put(o);
+	return back;
+}
+
+/* Encoded and decoded: the same figures, field by field. */
+static void figures_round_trip(void **state)
+{
+	struct jank_input_figures f, back;
+	struct json_object *o;
+	char err[128];
 
 	(void)state;
-	snprintf(w1, sizeof(w1),
-		 "{\"rules\":[{\"action\":\"frame\",\"count\":3,\"overdue\":1,\"expired\":2,"
-		 "\"histogram\":{\"sum\":5002000,\"min\":1000,\"max\":5000000,"
-		 "\"buckets\":[[%u,2],[%u,1]]}}]}",
-		 b1, b2);
-	snprintf(w2, sizeof(w2),
-		 "{\"rules\":[{\"action\":\"frame\",\"count\":1,\"evicted\":4,"
-		 "\"histogram\":{\"sum\":900,\"min\":900,\"max\":900,\"buckets\":[[%u,1]]}}]}",
-		 jank_histogram_bucket(900));
-	m = json_tokener_parse(w1);
-	jank_figures_fold(past, m);
-	json_object_put(m);
-	now = json_tokener_parse(w2);
-	m = jank_figures_merge(now, past);
-	r = json_object_array_get_idx(jank_json_get(m, "rules", json_type_array), 0);
-	assert_true(jank_figures_histogram(r, &h));
-	assert_int_equal(h.count, 4);
-	assert_int_equal(h.sum, 5002900);
-	assert_int_equal(h.min, 900);
-	assert_int_equal(h.max, 5000000);
-	assert_int_equal(h.buckets[b1], 2 + (jank_histogram_bucket(900) == b1));
-	assert_true(h.buckets[jank_histogram_bucket(900)] >= 1);
-	assert_int_equal(h.buckets[b2], 1);
-	assert_true(jank_json_get_i64(r, "overdue", &v) && v == 1);
-	assert_true(jank_json_get_i64(r, "expired", &v) && v == 2);
-	assert_true(jank_json_get_i64(r, "evicted", &v) && v == 4);
-	/* A rule without a histogram reads as an empty one. */
-	assert_false(jank_figures_histogram(now, &h));
-	assert_int_equal(h.count, 0);
-	json_object_put(m);
-	json_object_put(now);
-	json_object_put(past);
+	some_figures(&f);
+	jank_figures_init(&back);
+	o = travel(&f);
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_true(back.reported && back.counted);
+	assert_string_equal(back.url, f.url);
+	assert_string_equal(back.state, "connected");
+	assert_string_equal(back.last_error, "relayd went away");
+	assert_true(back.attached);
+	assert_true(back.events_per_sec == 12.5);
+	assert_int_equal(back.trace_now, f.trace_now);
+	assert_int_equal(back.stalled_since, f.stalled_since);
+	assert_int_equal(back.last_event_ns, 20);
+	assert_memory_equal(&back.engine, &f.engine, offsetof(struct jank_engine_stats, horizon));
+	assert_int_equal(back.engine.first, 10);
+	assert_memory_equal(&back.engine.graph, &f.engine.graph, sizeof(f.engine.graph));
+	assert_int_equal(back.nrules, 2);
+	assert_memory_equal(back.rules, f.rules, 2 * sizeof(*f.rules));
+	json_object_put(o);
+	/* The optional ones absent: their "none". */
+	f.trace_now = f.engine.first = f.last_event_ns = INT64_MIN;
+	f.stalled_since = 0;
+	f.last_error[0] = '\0';
+	o = travel(&f);
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.trace_now, INT64_MIN);
+	assert_int_equal(back.engine.first, INT64_MIN);
+	assert_int_equal(back.last_event_ns, INT64_MIN);
+	assert_int_equal(back.stalled_since, 0);
+	assert_string_equal(back.last_error, "");
+	json_object_put(o);
+	jank_figures_fini(&f);
+	jank_figures_fini(&back);
+}
+
+/* Set `path` ("key" or "rules.0.key", "rules.0.histogram.key") of o to the JSON `value`. */
+static void set(struct json_object *o, const char *path, const char *value)
+{
+	char buf[128], *key, *dot;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	key = buf;
+	while ((dot = strchr(key, '.'))) {
+		*dot = '\0';
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(key));
+		else
+			o = json_object_object_get(o, key);
+		assert_non_null(o);
+		key = dot + 1;
+	}
+	if (value)
+		json_object_object_add(o, key, json_tokener_parse(value));
+	else
+		json_object_object_del(o, key);
+}
+
+/* Decoding the figures with `path` set to `value` (NULL: removed) fails, saying `why`. */
+static void rejected(const char *path, const char *value, const char *why)
+{
+	struct jank_input_figures f, back;
+	struct json_object *o;
+	char err[128];
+
+	some_figures(&f);
+	jank_figures_init(&back);
+	o = travel(&f);
+	set(o, path, value);
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, why);
+	/* Nothing half-read is left. */
+	assert_false(back.reported);
+	assert_int_equal(back.nrules, 0);
+	json_object_put(o);
+	jank_figures_fini(&f);
+}
+
+/* The worker is not trusted: a figure missing, mistyped or out of range is no silent 0. */
+static void figures_checked(void **state)
+{
+	char big[JANK_FIGURES_URL_LEN + 8];
+
+	(void)state;
+	rejected("events", NULL, "\"events\" is missing");
+	rejected("janks", "\"3\"", "\"janks\" is of the wrong type");
+	rejected("disconnects", "-1", "\"disconnects\" is negative");
+	rejected("trace_now", "-5", "\"trace_now\" is out of range");
+	rejected("events_per_sec", "-0.5", "\"events_per_sec\" is out of range");
+	rejected("attached", "1", "\"attached\" is of the wrong type");
+	rejected("state", "\"conn\\nected\"", "\"state\" has a control character");
+	rejected("state", "\"connected and more\"", "\"state\" is too long");
+	memset(big, 'u', sizeof(big));
+	big[0] = '"';
+	big[sizeof(big) - 2] = '"';
+	big[sizeof(big) - 1] = '\0';
+	rejected("url", big, "\"url\" is too long");
+	rejected("graph.vertices", NULL, "\"vertices\" is missing");
+	rejected("graph", "[]", "\"graph\" is of the wrong type");
+	rejected("rules", "{}", "\"rules\" is of the wrong type");
+	rejected("rules", "[3]", "\"rules\" holds a rule that is not an object");
+	rejected("rules.0.threshold_kind", "\"magic\"", "\"threshold_kind\" has an unknown value");
+	rejected("rules.0.count", "3", "\"count\" differs from its histogram's");
+	rejected("rules.0.histogram.buckets", "[[0, 1], [0, 1]]",
+		 "\"buckets\" has a bucket out of range");
+	rejected("rules.0.histogram.buckets", "[[100000, 2]]",
+		 "\"buckets\" has a bucket out of range");
+	rejected("rules.0.histogram.buckets", "[[3, 0]]", "\"buckets\" has a bucket out of range");
+	rejected("rules.0.histogram.buckets", "[[3]]",
+		 "\"buckets\" has a bucket that is not [index, count]");
+	rejected("rules.0.histogram.buckets",
+		 "[[1, 9223372036854775807], [2, 9223372036854775807], [3, 9223372036854775807]]",
+		 "\"buckets\" has a bucket out of range");
+	rejected("rules.0.histogram.min", "6000000", "\"min\" is above max");
+	rejected("rules.0.histogram.sum", NULL, "\"histogram\" lacks sum, min, max or buckets");
+	rejected("rules.1.last_jank_ns", "-1", "\"last_jank_ns\" is out of range");
+}
+
+/* A rate that is a whole number may come as an integer; the figures must be an object. */
+static void figures_lenient(void **state)
+{
+	struct jank_input_figures f, back;
+	struct json_object *o;
+	char err[128];
+
+	(void)state;
+	some_figures(&f);
+	jank_figures_init(&back);
+	o = travel(&f);
+	set(o, "events_per_sec", "12");
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_true(back.events_per_sec == 12.0);
+	/* A tab is no control character a rule's name may not hold. */
+	set(o, "rules.0.action", "\"frame\\tfast\"");
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_string_equal(back.rules[0].action, "frame\tfast");
+	json_object_put(o);
+	o = json_object_new_array();
+	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "the figures are not an object");
+	json_object_put(o);
+	jank_figures_fini(&f);
+	jank_figures_fini(&back);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),
-		cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),
-		cmocka_unit_test(figures),
-		cmocka_unit_test(figures_histograms),
+		cmocka_unit_test(frames),	   cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@
  *   h1  retention (bits 0-2), memory-limit (bits 3-5), action timeout
  *       (bits 6-7), from the tables below
  *   h2  the rules, one bit each of rule_defs[]
- *   h3  overdue grace (bits 0-1)
+ *   h3  overdue grace (bits 0-1), the flows (bits 2-3, one bit each of flow_defs[])
  * Records, by their first byte `op`:
  *   OP_DISCARDED cpu count   events lost (jank_engine_discarded)
  *   OP_TICK delta            a timer tick
@@ -32,9 +32,8 @@
  * without GC gets the same calls, and until the memory budget first forces
  * the horizon both must report the same actions with the same paths
  * (lib/engine.c: "the path of any action that ends inside the retention
- * window is the same with GC on or off"). Twin runs have no action timeout
- * and no overdue reports, which GC runs check at times the twins do not
- * share.
+ * window is the same with GC on or off"), flows and spans included. Twin runs have no action
+ * timeout and no overdue reports, which GC runs check at times the twins do not share.
  *
  * JANK_FUZZ_TRACE=1 prints the decoded calls on stderr.
  */
@@ -97,6 +96,8 @@ static const struct {
 	{ JANK_DOMAIN_UST, "jank:action_end" },
 	{ JANK_DOMAIN_UST, "app:begin" },
 	{ JANK_DOMAIN_UST, "app:end" },
+	{ JANK_DOMAIN_UST, "app:post" },
+	{ JANK_DOMAIN_UST, "app:run" },
 };
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))
 
@@ -147,6 +148,14 @@ static const struct {
 	  "id",
 	  { .type = JANK_VALUE_INT, .i = 3 },
 	  { JANK_THRESHOLD_ADAPTIVE, MS, 90, 2, 3 } },
+};
+
+/* Flows: a queue between threads, and one from an action's begin, keyed by its id. */
+static const struct {
+	const char *name, *from, *to, *keys[2];
+} flow_defs[2] = {
+	{ "queue", "app:post", "app:run", { "id", NULL } },
+	{ "handoff", "jank:action_begin", "app:run", { "id", "name" } },
 };
 
 static const int64_t retentions[8] = { 1, 100, 10000, MS, 20 * MS, 100 * MS, S, 2 * S };
@@ -283,6 +292,12 @@ struct record {
 	char comm[JANK_COMM_LEN];
 };
 
+/* A segment as recorded: the segment, and its flow's and span's names as text. */
+struct seg_record {
+	struct jank_segment s;
+	char labels[JANK_LABEL_NAME_LEN * 2 + JANK_LABEL_KEY_LEN + 3];
+};
+
 struct buf {
 	uint8_t *p;
 	size_t n, cap;
@@ -348,16 +363,22 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	buf_put(&s->verdicts, &rec, sizeof(rec));
 	for (size_t i = 0; i < r->path->n; i++) {
 		const struct jank_segment *g = &r->path->segs[i];
-		struct jank_segment seg;
+		const struct jank_label *flow = jank_path_label_of(r->path, g->flow);
+		const struct jank_label *span = jank_path_label_of(r->path, g->span);
+		struct seg_record seg;
 
-		/* What a user sees of it: no padding, nothing after the comm's NUL. */
+		/* What a user sees of it: no padding, nothing after the strings' NULs. */
 		memset(&seg, 0, sizeof(seg));
-		seg.tid = g->tid;
-		seg.state = g->state;
-		seg.begin = g->begin;
-		seg.end = g->end;
-		seg.lock = g->lock;
-		snprintf(seg.comm, sizeof(seg.comm), "%s", g->comm);
+		seg.s.tid = g->tid;
+		seg.s.state = g->state;
+		seg.s.begin = g->begin;
+		seg.s.end = g->end;
+		seg.s.lock = g->lock;
+		snprintf(seg.s.comm, sizeof(seg.s.comm), "%s", g->comm);
+		FUZZ_ASSERT(!g->flow || flow);
+		FUZZ_ASSERT(!g->span || span);
+		snprintf(seg.labels, sizeof(seg.labels), "%s|%s|%s", flow ? flow->name : "",
+			 span ? span->name : "", span ? span->key : "");
 		buf_put(&s->verdicts, &seg, sizeof(seg));
 	}
 	s->nverdicts++;
@@ -508,10 +529,33 @@ static void set_layout(struct side *s, uint8_t h0)
 	jank_engine_set_kernel(s->e, kernels[(h0 >> 4) & 3]);
 }
 
-static bool side_init(struct side *s, const struct jank_engine_config *c, uint8_t h0, uint8_t mask)
+/* The flows of mask (h3 bits 2-3); n of them. Keys point into flow_defs. */
+static size_t make_flows(uint8_t mask, struct jank_flow_rule *out)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct jank_flow_rule *f = &out[n];
+
+		if (!(mask & (1u << i)))
+			continue;
+		jank_flow_rule_init(f);
+		f->name = (char *)flow_defs[i].name;
+		f->from_event = (char *)flow_defs[i].from;
+		f->to_event = (char *)flow_defs[i].to;
+		for (unsigned k = 0; k < 2 && flow_defs[i].keys[k]; k++)
+			f->keys[f->nkeys++] = (char *)flow_defs[i].keys[k];
+		n++;
+	}
+	return n;
+}
+
+static bool side_init(struct side *s, const struct jank_engine_config *c, uint8_t h0, uint8_t mask,
+		      uint8_t flow_mask)
 {
 	struct jank_rule rules[8];
-	size_t n = make_rules(mask, rules);
+	struct jank_flow_rule flows[2];
+	size_t n = make_rules(mask, rules), nf = make_flows(flow_mask, flows);
 
 	memset(s, 0, sizeof(*s));
 	s->e = jank_engine_new(c);
@@ -522,6 +566,12 @@ static bool side_init(struct side *s, const struct jank_engine_config *c, uint8_
 	set_layout(s, h0);
 	for (size_t i = 0; i < n; i++)
 		FUZZ_ASSERT(jank_engine_add_rule(s->e, &rules[i]) == (int)i);
+	/* A flow may not fit beside the rules (too many roles on an event): then it is left out. */
+	for (size_t i = 0; i < nf; i++) {
+		int r = jank_engine_add_flow(s->e, &flows[i]);
+
+		FUZZ_ASSERT(r >= 0 || r == -E2BIG);
+	}
 	s->generation = jank_engine_generation(s->e);
 	return true;
 }
@@ -627,7 +677,7 @@ static void event(struct side *sides, size_t nsides, struct input *in, uint8_t o
 static void print_verdict(const char *who, const uint8_t *p)
 {
 	const struct record *r = (const struct record *)p;
-	const struct jank_segment *s = (const struct jank_segment *)(p + sizeof(*r));
+	const struct seg_record *s = (const struct seg_record *)(p + sizeof(*r));
 
 	fprintf(stderr,
 		"%s: rule %" PRIu32 " key %s [%" PRId64 ", %" PRId64 "] tid %" PRId32
@@ -636,9 +686,9 @@ static void print_verdict(const char *who, const uint8_t *p)
 		r->truncated ? " truncated" : "");
 	for (size_t i = 0; i < r->nsegs; i++)
 		fprintf(stderr,
-			"  %" PRId64 "..%" PRId64 " tid %" PRId32 " %s %s lock %" PRIx64 "\n",
-			s[i].begin, s[i].end, s[i].tid, jank_state_name(s[i].state), s[i].comm,
-			s[i].lock);
+			"  %" PRId64 "..%" PRId64 " tid %" PRId32 " %s %s lock %" PRIx64 " %s\n",
+			s[i].s.begin, s[i].s.end, s[i].s.tid, jank_state_name(s[i].s.state),
+			s[i].s.comm, s[i].s.lock, s[i].labels);
 }
 
 /* Verdicts reported before the first forced sweep: the same with GC on and off. */
@@ -649,7 +699,7 @@ static void compare_twins(const struct side *gc, const struct side *nogc, size_t
 	FUZZ_ASSERT(valid <= gc->verdicts.n);
 	while (at < valid) {
 		const struct record *r = (const struct record *)(gc->verdicts.p + at);
-		size_t len = sizeof(*r) + r->nsegs * sizeof(struct jank_segment);
+		size_t len = sizeof(*r) + r->nsegs * sizeof(struct seg_record);
 
 		if (at + len > nogc->verdicts.n ||
 		    memcmp(gc->verdicts.p + at, nogc->verdicts.p + at, len)) {
@@ -679,10 +729,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.report_all = h0 & 2;
 	c.gc = twin || !(h0 & 0x40);
 	set_limits(&sides[0], &c, h1, h3, twin);
-	side_init(&sides[0], &c, h0, h2);
+	side_init(&sides[0], &c, h0, h2, (h3 >> 2) & 3);
 	if (twin) {
 		c.gc = false;
-		side_init(&sides[1], &c, h0, h2);
+		side_init(&sides[1], &c, h0, h2, (h3 >> 2) & 3);
 	}
 	while (in.n) {
 		uint8_t op = next(&in), b;

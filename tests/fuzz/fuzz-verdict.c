@@ -7,7 +7,7 @@
  * The bytes are parsed as JSON (json-c, as jank_proto_take() does) and
  * decoded. What the decoder accepts must be safe to use: the action within
  * [begin, end], duration = end - begin, the path's segments within it in
- * time order, its breakdown summing to no more than the action lasted,
+ * time order (their flows and spans labels of the path), its breakdown summing to no more than the action lasted,
  * strings within their buffers. It then goes where a verdict goes: the
  * text of jankctl analyze, the one-line story of an alert, capture.json's
  * head. And its JSON is a fixed point: encoded, decoded again (which must
@@ -38,6 +38,7 @@ static void check_decoded(const struct jank_verdict_decoded *d)
 {
 	const struct jank_verdict *v = &d->v;
 	const struct jank_path *p = v->path;
+	const struct jank_label *flow, *span;
 	int64_t at = v->begin, sum = 0;
 
 	FUZZ_ASSERT(v->rule && v->rule->name && v->rule->name[0]);
@@ -51,6 +52,11 @@ static void check_decoded(const struct jank_verdict_decoded *d)
 	for (size_t i = 0; i < p->n; i++) {
 		FUZZ_ASSERT(p->segs[i].begin >= at && p->segs[i].begin <= p->segs[i].end);
 		FUZZ_ASSERT(p->segs[i].state < JANK_STATE_COUNT);
+		/* Its labels: none, or a flow's name (no key), an action's name and key. */
+		flow = jank_path_label_of(p, p->segs[i].flow);
+		span = jank_path_label_of(p, p->segs[i].span);
+		FUZZ_ASSERT(!p->segs[i].flow || (flow && flow->name[0] && !flow->key[0]));
+		FUZZ_ASSERT(!p->segs[i].span || (span && span->name[0]));
 		at = p->segs[i].end;
 	}
 	FUZZ_ASSERT(at <= v->end);

@@ -20,8 +20,8 @@
  *   @trace kernel|ust          first; sets the LTTng environment of the domain
  *   @env KEY=VALUE             VALUE: integer or "string"; adds or overrides
  *   @cpus N                    streams channel0_0 .. channel0_<N-1>, default 1
- *   @context NAME[:TYPE] ...   common event context; TYPE int (default), uint
- *                              or string; mandatory FIELD=VALUE on every event
+ *   @context NAME[:TYPE] ...   common event context; TYPE int (default), uint,
+ *                              string or uint[]; mandatory FIELD=VALUE on every event
  *                              (or ctx.FIELD=VALUE: then a FIELD=VALUE on the
  *                              same line is a payload field, as `tid` is in
  *                              lttng-modules' sched_wakeup with a tid context)
@@ -32,7 +32,12 @@
  *
  * The directives but @discarded come before the first event.  TS is in ns,
  * non-decreasing.  VALUE "text" (escapes \" and \\) is a string, a decimal is
- * a signed 64-bit integer, 0x... an unsigned 64-bit one.  The first event of
+ * a signed 64-bit integer, 0x... an unsigned 64-bit one, [0x1,2,...] (no
+ * blanks; [] is empty) a uint[]: a dynamic array of unsigned 64-bit integers
+ * shown in hexadecimal, after its length, an unsigned 32-bit field named
+ * _NAME_length, as lttng-modules lays out its callstack_user and
+ * callstack_kernel contexts (TSDL `__NAME_length` and `NAME[__NAME_length]`:
+ * babeltrace2 shows the array only).  The first event of
  * a NAME fixes its payload fields, their order and types.  Packets begin at
  * their first event; the last packet of each stream ends at the last TS of
  * the script (like a session stop), and a stream with no event gets one
@@ -58,19 +63,22 @@ enum gen_type {
 	GEN_SINT,
 	GEN_UINT,
 	GEN_STR,
+	GEN_UARR, /* dynamic array of uint64, after its uint32 length */
 };
 
 static const char *const gen_type_names[] = {
 	[GEN_SINT] = "int",
 	[GEN_UINT] = "uint",
 	[GEN_STR] = "string",
+	[GEN_UARR] = "uint[]",
 };
 
 /* One FIELD=VALUE of a script line; strings point into the line buffer. */
 struct gen_value {
 	const char *name;
 	enum gen_type type;
-	bool ctx; /* written ctx.NAME=VALUE */
+	bool ctx;   /* written ctx.NAME=VALUE */
+	uint32_t n; /* GEN_UARR: the count of elements, listed in s */
 	union {
 		int64_t i;
 		uint64_t u;
@@ -340,6 +348,42 @@ static int parse_field(struct gen *g, char **p, struct gen_value *v)
 		goto bad_field;
 	*s++ = '\0';
 
+	if (*s == '[') {
+		char *end = strchr(s, ']'), *item;
+		struct gen_value elem;
+		uint32_t n = 0;
+
+		if (!end)
+			return gen_error(g, "unterminated array in field `%s`", v->name);
+		if (end[1] && !is_space(end[1]))
+			return gen_error(g, "garbage after array of field `%s`", v->name);
+		*end = '\0';
+		val = ++s;
+		for (item = val; *val;) {
+			char *comma = strchr(item, ',');
+
+			if (comma)
+				*comma = '\0';
+			if (parse_int(g, item, &elem))
+				return -EINVAL;
+			if (elem.type == GEN_SINT && elem.i < 0)
+				return gen_error(g, "array of field `%s`: %s is negative", v->name,
+						 item);
+			if (n == UINT32_MAX)
+				return gen_error(g, "array of field `%s` is too long", v->name);
+			n++;
+			if (!comma)
+				break;
+			*comma = ',';
+			item = comma + 1;
+		}
+		v->type = GEN_UARR;
+		v->s = val;
+		v->n = n;
+		*p = end[1] ? end + 2 : end + 1;
+		return 0;
+	}
+
 	if (*s == '"') {
 		dst = s;
 		val = s++;
@@ -534,6 +578,8 @@ static int do_env(struct gen *g, char *p)
 	if (!at_end(&p))
 		return gen_error(g, "usage: @env KEY=VALUE");
 	switch (v.type) {
+	case GEN_UARR:
+		return gen_error(g, "@env %s: an array cannot be an environment entry", v.name);
 	case GEN_STR:
 		return env_set(g, v.name, false, 0, v.s);
 	case GEN_UINT:
@@ -565,7 +611,7 @@ static int do_context(struct gen *g, char *p)
 	unsigned int k;
 
 	if (at_end(&p))
-		return gen_error(g, "usage: @context NAME[:int|uint|string] ...");
+		return gen_error(g, "usage: @context NAME[:int|uint|string|uint[]] ...");
 	while ((w = next_word(&p))) {
 		type = GEN_SINT;
 		colon = strchr(w, ':');
@@ -577,10 +623,12 @@ static int do_context(struct gen *g, char *p)
 				type = GEN_UINT;
 			else if (!strcmp(colon, "string"))
 				type = GEN_STR;
+			else if (!strcmp(colon, "uint[]"))
+				type = GEN_UARR;
 			else
 				return gen_error(g,
 						 "@context %s: unknown type `%s`: expected int, "
-						 "uint or string",
+						 "uint, string or uint[]",
 						 w, colon);
 		}
 		if (!is_ident_str(w))
@@ -680,11 +728,48 @@ static int read_header(struct gen *g)
 
 /* ---------------------------------------------------------------- trace IR */
 
+/* _NAME_length, then NAME: a dynamic array of hexadecimal uint64. */
+static int add_array_member(struct gen *g, bt_field_class *st, const char *name)
+{
+	bt_field_class *len = NULL, *elem = NULL, *arr = NULL;
+	char lname[256];
+	int ret = -ENOMEM;
+
+	if (snprintf(lname, sizeof(lname), "_%s_length", name) >= (int)sizeof(lname))
+		return gen_error(g, "field name `%s` is too long", name);
+	len = bt_field_class_integer_unsigned_create(g->tc);
+	elem = bt_field_class_integer_unsigned_create(g->tc);
+	if (!len || !elem)
+		goto end;
+	bt_field_class_integer_set_field_value_range(len, 32);
+	bt_field_class_integer_set_preferred_display_base(
+		elem, BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
+	if (bt_field_class_structure_append_member(st, lname, len) !=
+	    BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK)
+		goto end;
+	arr = bt_field_class_array_dynamic_create(g->tc, elem, len);
+	if (!arr)
+		goto end;
+	if (bt_field_class_structure_append_member(st, name, arr) !=
+	    BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK)
+		goto end;
+	ret = 0;
+end:
+	bt_field_class_put_ref(len);
+	bt_field_class_put_ref(elem);
+	bt_field_class_put_ref(arr);
+	if (ret)
+		gen_oom(g);
+	return ret;
+}
+
 static int add_member(struct gen *g, bt_field_class *st, const char *name, enum gen_type type)
 {
 	bt_field_class *fc;
 	int ret = 0;
 
+	if (type == GEN_UARR)
+		return add_array_member(g, st, name);
 	switch (type) {
 	case GEN_SINT:
 		fc = bt_field_class_integer_signed_create(g->tc);
@@ -693,6 +778,7 @@ static int add_member(struct gen *g, bt_field_class *st, const char *name, enum 
 		fc = bt_field_class_integer_unsigned_create(g->tc);
 		break;
 	case GEN_STR:
+	case GEN_UARR:
 	default:
 		fc = bt_field_class_string_create(g->tc);
 		break;
@@ -978,9 +1064,33 @@ static int emit_packet_end(struct gen *g, unsigned int cpu, uint64_t ts)
 	return ret;
 }
 
-static int set_field(struct gen *g, bt_field *f, const struct gen_value *v)
+/* Set member *m of st (and its length before it, for a uint[]); *m moves on. */
+static int set_member(struct gen *g, bt_field *st, unsigned int *m, const struct gen_value *v)
 {
+	bt_field *f = bt_field_structure_borrow_member_field_by_index(st, (*m)++);
+
 	switch (v->type) {
+	case GEN_UARR: {
+		const char *item = v->s;
+		bt_field *arr;
+
+		bt_field_integer_unsigned_set_value(f, v->n);
+		arr = bt_field_structure_borrow_member_field_by_index(st, (*m)++);
+		if (bt_field_array_dynamic_set_length(arr, v->n))
+			return gen_oom(g);
+		/* Checked by parse_field(): every item is an integer >= 0. */
+		for (uint32_t k = 0; k < v->n; k++) {
+			uint64_t u = item[0] == '0' && (item[1] == 'x' || item[1] == 'X')
+					     ? strtoull(item + 2, NULL, 16)
+					     : strtoull(item, NULL, 10);
+
+			bt_field_integer_unsigned_set_value(
+				bt_field_array_borrow_element_field_by_index(arr, k), u);
+			item = strchr(item, ',');
+			item = item ? item + 1 : "";
+		}
+		break;
+	}
 	case GEN_SINT:
 		bt_field_integer_signed_set_value(f, v->i);
 		break;
@@ -1151,9 +1261,8 @@ static int do_event(struct gen *g, char *p)
 		return ret;
 	if (g->nctx) {
 		ctx = bt_event_borrow_common_context_field(bt_message_event_borrow_event(msg));
-		for (k = 0; k < g->nctx; k++) {
-			ret = set_field(g, bt_field_structure_borrow_member_field_by_index(ctx, k),
-					&g->vals[g->ctx_slot[k]]);
+		for (k = 0, n = 0; k < g->nctx; k++) {
+			ret = set_member(g, ctx, &n, &g->vals[g->ctx_slot[k]]);
 			if (ret)
 				return ret;
 		}
@@ -1162,8 +1271,7 @@ static int do_event(struct gen *g, char *p)
 	for (k = 0, n = 0; k < nvals; k++) {
 		if (!g->vals[k].name)
 			continue;
-		ret = set_field(g, bt_field_structure_borrow_member_field_by_index(payload, n++),
-				&g->vals[k]);
+		ret = set_member(g, payload, &n, &g->vals[k]);
 		if (ret)
 			return ret;
 	}

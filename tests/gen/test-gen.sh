@@ -129,6 +129,35 @@ EOF
 check "ctx.NAME is the context field, a bare NAME on the same line the payload" \
 	cmp -s "$tmp/out" "$tmp/expect"
 
+# ----------------------------------------- uint[]: lttng-modules' callstacks
+# A dynamic array of hexadecimal uint64 after its uint32 length, as the
+# callstack_user context of lttng-modules 2.13: TSDL __callstack_user_length
+# and _callstack_user[__callstack_user_length].
+cat >"$tmp/arr.txt" <<'EOF'
+@trace kernel
+@context tid callstack_user:uint[]
+100 0 syscall_entry_read fd=3 ctx.tid=5 ctx.callstack_user=[0x7f0000001000,0x5600000012,17]
+200 0 sched_switch prev_tid=5 tid=5 callstack_user=[]
+300 0 sched_switch prev_tid=5 tid=5 callstack_user=[0xffffffffffffffff]
+400 0 ev addrs=[1,0x2] tid=5 callstack_user=[]
+EOF
+"$GEN" "$tmp/arr.txt" "$tmp/arr" 2>"$tmp/err"
+check "uint[]: jank-gen exits 0" test $? -eq 0 -a ! -s "$tmp/err"
+"$BT" --clock-cycles "$tmp/arr" >"$tmp/out" 2>/dev/null
+cat >"$tmp/expect" <<'EOF'
+[00000000000000000100] (+????????????) jank-fixture syscall_entry_read: { cpu_id = 0 }, { tid = 5, _callstack_user_length = 3, callstack_user = [ [0] = 0x7F0000001000, [1] = 0x5600000012, [2] = 0x11 ] }, { fd = 3 }
+[00000000000000000200] (+000000000100) jank-fixture sched_switch: { cpu_id = 0 }, { tid = 5, _callstack_user_length = 0, callstack_user = [ ] }, { prev_tid = 5 }
+[00000000000000000300] (+000000000100) jank-fixture sched_switch: { cpu_id = 0 }, { tid = 5, _callstack_user_length = 1, callstack_user = [ [0] = 0xFFFFFFFFFFFFFFFF ] }, { prev_tid = 5 }
+[00000000000000000400] (+000000000100) jank-fixture ev: { cpu_id = 0 }, { tid = 5, _callstack_user_length = 0, callstack_user = [ ] }, { _addrs_length = 2, addrs = [ [0] = 0x1, [1] = 0x2 ] }
+EOF
+check "uint[]: context and payload arrays, their lengths, empty ones" \
+	cmp -s "$tmp/out" "$tmp/expect"
+"$BT" -o ctf-metadata "$tmp/arr" >"$tmp/meta" 2>/dev/null
+check "uint[]: TSDL as lttng-modules': __callstack_user_length, then the sequence" sh -c \
+	'grep -qF "integer { size = 32; align = 8; } __callstack_user_length;" "$1" &&
+	 grep -qF "integer { size = 64; align = 8; base = x; } _callstack_user[__callstack_user_length];" "$1"' \
+	sh "$tmp/meta"
+
 # ------------------------------------------------------------- bad scripts
 # bad NAME LINE SCRIPT: jank-gen fails with one line naming SCRIPT:LINE.
 bad() {
@@ -188,6 +217,19 @@ bad "no @trace first" 1 '@cpus 2
 '
 bad "bad value" 2 '@trace ust
 100 0 a x=12z
+'
+bad "an integer for a uint[] context field" 3 '@trace kernel
+@context stack:uint[]
+100 0 a stack=1
+'
+bad "a negative array element" 2 '@trace kernel
+100 0 a stack=[1,-2]
+'
+bad "an empty array element" 2 '@trace kernel
+100 0 a stack=[1,,2]
+'
+bad "an unterminated array" 2 '@trace kernel
+100 0 a stack=[1,2
 '
 
 "$GEN" "$tmp/no-such-script" "$tmp/badout" 2>"$tmp/err"

@@ -17,6 +17,7 @@ io_tests = \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
+	io/test-symbols \
 	io/test-time-limit \
 	io/test-trace-merge \
 	io/test-verdict-json
@@ -56,6 +57,9 @@ io_test_json_util_LDADD = $(io_ldadd)
 io_test_svg_SOURCES = io/test-svg.c
 io_test_svg_CFLAGS = $(io_cflags)
 io_test_svg_LDADD = $(io_ldadd)
+io_test_symbols_SOURCES = io/test-symbols.c
+io_test_symbols_CFLAGS = $(io_cflags)
+io_test_symbols_LDADD = $(io_ldadd)
 io_test_time_limit_SOURCES = io/test-time-limit.c
 io_test_time_limit_CFLAGS = $(io_cflags)
 io_test_time_limit_LDADD = $(io_ldadd)

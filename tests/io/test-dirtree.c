@@ -239,11 +239,45 @@ static void write_file(void **state)
 	assert_int_equal(unlink(at("w.json")), 0);
 }
 
+/*
+ * Links planted where the file and its temporary go (by whoever can write
+ * the directory) are replaced, never written through; a directory that is
+ * a link is refused.
+ */
+static void write_file_links(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	put("victim", 0);
+	assert_int_equal(jank_dirtree_write_file(root, "victim", write_hello, "secret"), 0);
+	assert_int_equal(symlink(at("victim"), at(".r.json.tmp")), 0);
+	assert_int_equal(symlink(at("victim"), at("r.json")), 0);
+	assert_int_equal(jank_dirtree_write_file(root, "r.json", write_hello, "report"), 0);
+	read_back("victim", "secret");
+	assert_int_equal(lstat(at("r.json"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	read_back("r.json", "report");
+	assert_false(exists(".r.json.tmp"));
+	assert_int_equal(symlink(root, at("linkdir")), 0);
+	assert_true(jank_dirtree_write_file(at("linkdir"), "victim", write_hello, "x") < 0);
+	read_back("victim", "secret");
+	assert_int_equal(jank_dirtree_write_file(root, "a/b", write_hello, "x"), -EINVAL);
+	unlink(at("linkdir"));
+	unlink(at("r.json"));
+	unlink(at("victim"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(make),	       cmocka_unit_test(join), cmocka_unit_test(du),
-		cmocka_unit_test(remove_tree), cmocka_unit_test(move), cmocka_unit_test(write_file),
+		cmocka_unit_test(make),
+		cmocka_unit_test(join),
+		cmocka_unit_test(du),
+		cmocka_unit_test(remove_tree),
+		cmocka_unit_test(move),
+		cmocka_unit_test(write_file),
+		cmocka_unit_test(write_file_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -62,12 +62,12 @@ static void out_check(struct out *o, const char *want)
 
 /* A path of six steps over three threads, one of them behind a mutex. */
 static struct jank_segment segs[] = {
-	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker" },
-	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db" },
-	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db" },
-	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker" },
-	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "" },
-	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db" },
+	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker", 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db", 0, 0 },
+	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db", 0, 0 },
+	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker", 0, 0 },
+	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "", 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db", 0, 0 },
 };
 
 static struct jank_path path(size_t n)
@@ -177,6 +177,52 @@ static void segments_json(void **state)
 	p.n = 0;
 	check_json(jank_segments_to_json(&p), "[]");
 	check_json(jank_segments_to_json(NULL), "[]");
+}
+
+/*
+ * A request posted to a pool: the pool's segments came through flow "queue",
+ * and say which of the pool's tasks was open (span); back on the requester
+ * through "done". JSON has both; the story says how the path moved.
+ */
+static void flows_and_spans(void **state)
+{
+	struct jank_segment fs[] = {
+		{ .tid = 10, .state = JANK_STATE_RUNNING, .begin = 0, .end = 100, .comm = "req" },
+		{ .tid = 812,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = 100,
+		  .end = 500,
+		  .comm = "pool" },
+		{ .tid = 812,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = 500,
+		  .end = 900,
+		  .comm = "pool" },
+		{ .tid = 10,
+		  .state = JANK_STATE_PREEMPTED,
+		  .begin = 900,
+		  .end = 950,
+		  .comm = "req" },
+	};
+	struct jank_path p = { .tid = 10, .begin = 0, .end = 950, .segs = fs, .n = 4 };
+	char buf[512];
+
+	(void)state;
+	fs[1].flow = jank_path_label(&p, "queue", "");
+	fs[1].span = jank_path_label(&p, "task", "task=0");
+	fs[2].span = jank_path_label(&p, "task", "task=1");
+	fs[3].flow = jank_path_label(&p, "done", "");
+	assert_int_equal(jank_path_label(&p, "task", "task=0"), fs[1].span); /* the same label */
+	jank_format_path_story(buf, sizeof(buf), &p, 20);
+	assert_string_equal(buf, "tid 10 (req) running 100 ns → via flow queue to tid 812 (pool): "
+				 "running 800 ns → via flow done to tid 10 (req): preempted 50 ns");
+	p.segs = &fs[1];
+	p.n = 1;
+	check_json(jank_segments_to_json(&p),
+		   "[{\"tid\":812,\"comm\":\"pool\",\"state\":\"running\",\"begin\":100,"
+		   "\"end\":500,\"flow\":\"queue\",\"span\":{\"action\":\"task\",\"key\":"
+		   "\"task=0\"}}]");
+	free(p.labels);
 }
 
 static void breakdown_json(void **state)
@@ -693,13 +739,14 @@ static void graph_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(names),	 cmocka_unit_test(story),
-		cmocka_unit_test(segments_json), cmocka_unit_test(breakdown_json),
-		cmocka_unit_test(suspect_text),	 cmocka_unit_test(suspects_line),
-		cmocka_unit_test(suspects_json), cmocka_unit_test(verdict_json),
-		cmocka_unit_test(json_print),	 cmocka_unit_test(verdict_text),
-		cmocka_unit_test(critpath_text), cmocka_unit_test(summary),
-		cmocka_unit_test(graph_json),	 cmocka_unit_test(graph_text),
+		cmocka_unit_test(names),	  cmocka_unit_test(story),
+		cmocka_unit_test(segments_json),  cmocka_unit_test(flows_and_spans),
+		cmocka_unit_test(breakdown_json), cmocka_unit_test(suspect_text),
+		cmocka_unit_test(suspects_line),  cmocka_unit_test(suspects_json),
+		cmocka_unit_test(verdict_json),	  cmocka_unit_test(json_print),
+		cmocka_unit_test(verdict_text),	  cmocka_unit_test(critpath_text),
+		cmocka_unit_test(summary),	  cmocka_unit_test(graph_json),
+		cmocka_unit_test(graph_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,10 +2,10 @@
 /*
  * io/verdict-json.c: a verdict encoded, decoded and encoded again gives the
  * same JSON, whatever it carries (completed or overdue, a path or none,
- * suspects of every kind, only its head as capture.json records it); a
- * capture.json of an older jankd (no type, kind or over_threshold) still
- * reads; and the decoder refuses, naming the member and why, every value
- * out of its range that a hostile worker or a damaged capture could send.
+ * its segments' flows and spans, suspects of every kind, only its head as
+ * capture.json records it); a capture.json of an older jankd (no type, kind or over_threshold)
+ * still reads; and the decoder refuses, naming the member and why, every value out of its range
+ * that a hostile worker or a damaged capture could send.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "verdict-json.h"
@@ -29,10 +30,10 @@ static const char *plain(struct json_object *o)
 
 /* The path tiles [1 s, 1 s + 27 ms], through a mutex. */
 static struct jank_segment segs[] = {
-	{ 4312, JANK_STATE_RUNNING, 1 * S, 1 * S + 2 * MS, 0, "worker" },
-	{ 77, JANK_STATE_BLOCK_DEVICE, 1 * S + 2 * MS, 1 * S + 20 * MS, 0, "db" },
-	{ 77, JANK_STATE_LOCK_WAIT, 1 * S + 20 * MS, 1 * S + 22 * MS, 0x55d0, "db" },
-	{ 4312, JANK_STATE_PREEMPTED, 1 * S + 22 * MS, 1 * S + 27 * MS, 0, "" },
+	{ 4312, JANK_STATE_RUNNING, 1 * S, 1 * S + 2 * MS, 0, "worker", 0, 0 },
+	{ 77, JANK_STATE_BLOCK_DEVICE, 1 * S + 2 * MS, 1 * S + 20 * MS, 0, "db", 0, 0 },
+	{ 77, JANK_STATE_LOCK_WAIT, 1 * S + 20 * MS, 1 * S + 22 * MS, 0x55d0, "db", 0, 0 },
+	{ 4312, JANK_STATE_PREEMPTED, 1 * S + 22 * MS, 1 * S + 27 * MS, 0, "", 0, 0 },
 };
 
 static struct jank_rule frame = { .name = "frame" };
@@ -189,6 +190,66 @@ static void overdue_with_suspects(void **state)
 	jank_breakdown_fini(&x.bd);
 }
 
+/*
+ * A request handed to a pool through flow "queue" and back through "done":
+ * the pool's segments say which of its tasks was open (span). Labels come
+ * back by name, whatever their ids; a key may be empty, names and keys may
+ * be as long as the graph keeps them.
+ */
+static void flows_and_spans(void **state)
+{
+	struct jank_segment fs[4];
+	struct jank_verdict_decoded d;
+	struct fixture x;
+	char name[JANK_LABEL_NAME_LEN], key[JANK_LABEL_KEY_LEN];
+	const struct jank_label *l;
+
+	(void)state;
+	memcpy(fs, segs, sizeof(fs));
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	memset(key, 'k', sizeof(key) - 1);
+	key[sizeof(key) - 1] = '\0';
+	fixture_init(&x, JANK_VERDICT_COMPLETED, 4);
+	x.path.segs = fs;
+	fs[1].flow = jank_path_label(&x.path, "queue", "");
+	fs[1].span = jank_path_label(&x.path, "task", "task=6");
+	fs[2].span = jank_path_label(&x.path, name, key);
+	fs[3].flow = jank_path_label(&x.path, "done", "");
+	fs[3].span = jank_path_label(&x.path, "frame", "");
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_int_equal(d.path.n, 4);
+	assert_null(jank_path_label_of(&d.path, d.path.segs[0].flow));
+	assert_null(jank_path_label_of(&d.path, d.path.segs[0].span));
+	l = jank_path_label_of(&d.path, d.path.segs[1].flow);
+	assert_non_null(l);
+	assert_string_equal(l->name, "queue");
+	assert_string_equal(l->key, "");
+	l = jank_path_label_of(&d.path, d.path.segs[1].span);
+	assert_non_null(l);
+	assert_string_equal(l->name, "task");
+	assert_string_equal(l->key, "task=6");
+	l = jank_path_label_of(&d.path, d.path.segs[2].span);
+	assert_non_null(l);
+	assert_string_equal(l->name, name);
+	assert_string_equal(l->key, key);
+	assert_null(jank_path_label_of(&d.path, d.path.segs[2].flow));
+	l = jank_path_label_of(&d.path, d.path.segs[3].flow);
+	assert_non_null(l);
+	assert_string_equal(l->name, "done");
+	l = jank_path_label_of(&d.path, d.path.segs[3].span);
+	assert_non_null(l);
+	assert_string_equal(l->name, "frame");
+	assert_string_equal(l->key, "");
+	/* The head carries no path, so no labels. */
+	jank_verdict_decoded_fini(&d);
+	round_trip(&x.v, JANK_VERDICT_JSON_HEAD, &d);
+	assert_int_equal(d.path.nlabels, 0);
+	jank_verdict_decoded_fini(&d);
+	free(x.path.labels);
+	jank_breakdown_fini(&x.bd);
+}
+
 /* No segments, no comm, out of memory on the way, suspects not ready. */
 static void sparse(void **state)
 {
@@ -337,6 +398,38 @@ static const struct bad bads[] = {
 	  "[{\"tid\":7,\"state\":\"lock_wait\",\"begin\":1000,\"end\":2000,"
 	  "\"lock\":\"0x1234567890abcdef0\"}]",
 	  "critical_path[0].lock", "longer than 18 bytes" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":3}]",
+	  "critical_path[0].flow", "not a string" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"\"}]",
+	  "critical_path[0].flow", "empty" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"" X32 X32
+	  "\"}]",
+	  "critical_path[0].flow", "longer than 47 bytes" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"span\":\"t\"}]",
+	  "critical_path[0].span", "not an object" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"span\":{}}]",
+	  "critical_path[0].span.action", "missing" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
+	  "\"span\":{\"action\":\"\",\"key\":\"k\"}}]",
+	  "critical_path[0].span.action", "empty" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
+	  "\"span\":{\"action\":\"" X32 X32 "\"}}]",
+	  "critical_path[0].span.action", "longer than 47 bytes" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
+	  "\"span\":{\"action\":\"a\",\"key\":\"" X32 X32 X32 "\"}}]",
+	  "critical_path[0].span.key", "longer than 95 bytes" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
+	  "\"span\":{\"action\":\"a\",\"key\":[]}}]",
+	  "critical_path[0].span.key", "not a string" },
 	{ "suspects", "[]", "suspects", "not an object" },
 	{ "suspects", "{\"normal_actions\":-1}", "suspects.normal_actions",
 	  "-1 is out of [0, 9223372036854775807]" },
@@ -396,9 +489,10 @@ static void refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(completed),	 cmocka_unit_test(overdue_with_suspects),
-		cmocka_unit_test(sparse),	 cmocka_unit_test(head_only),
-		cmocka_unit_test(older_capture), cmocka_unit_test(refused),
+		cmocka_unit_test(completed),	   cmocka_unit_test(overdue_with_suspects),
+		cmocka_unit_test(flows_and_spans), cmocka_unit_test(sparse),
+		cmocka_unit_test(head_only),	   cmocka_unit_test(older_capture),
+		cmocka_unit_test(refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

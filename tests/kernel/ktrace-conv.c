@@ -33,7 +33,8 @@
  *    then saved_cmdlines, then the first comm the trace gives it.
  *  - sched_process_fork: parent_ns_inum and child_ns_inum are the pid
  *    namespace inode the recorder read from /proc/self/ns/pid; the vtids
- *    sequence is left out (jank-gen has no sequences, jank does not read it).
+ *    sequence of signed integers is left out (jank-gen has only unsigned
+ *    arrays, jank does not read it).
  *  - lttng_statedump_process_state: made from the /proc snapshot, one event
  *    per thread at the first timestamp of the trace, between
  *    lttng_statedump_start and lttng_statedump_end, in the context of the
@@ -53,6 +54,22 @@
  *  - sched_process_exit: group_dead becomes 0 or 1.
  *  - events lost: a page that says so starts with @discarded (its count
  *    when the kernel stored one, else 1).
+ *  - syscalls:sys_enter_NAME and sys_exit_NAME (recorded with -e) become
+ *    syscall_entry_NAME and syscall_exit_NAME, lttng-modules' names; their
+ *    fields are ftrace's (the arguments, named as the kernel's
+ *    SYSCALL_DEFINE, ret), pointers and unsigned longs in hexadecimal:
+ *    lttng-modules' own per-system-call field lists are not followed.
+ *  - stacks (recorded with -u, -k; info says userstacktrace=1,
+ *    stacktrace=1): ftrace writes a ftrace:kernel_stack and then a
+ *    ftrace:user_stack record right after each event (but trace_marker
+ *    writes), on its CPU; each is given to the innermost event of its CPU
+ *    still waiting for one, written by the same task (an interrupt between
+ *    an event and its stacks writes its events and their stacks in
+ *    between). Every kernel event then has the contexts callstack_kernel
+ *    and callstack_user, as lttng-modules 2.13 adds them to all the events
+ *    of a channel (put_stack() says the layout); an event with no stack
+ *    record (the statedump's) has empty ones. The count of stack records
+ *    given and not given to an event is a comment of the kernel script.
  *
  * The UST trace: a marker "jank:EVENT FIELD=VALUE..." becomes the event
  * jank:EVENT with those fields, and the vpid, vtid and procname contexts of
@@ -120,6 +137,7 @@ struct ffield {
 	enum fkind kind;
 	unsigned int offset, size;
 	bool is_signed;
+	bool is_hex; /* a pointer or an unsigned long: written in hexadecimal */
 };
 
 enum conv {
@@ -139,6 +157,9 @@ enum conv {
 	C_RQ_COMPLETE,
 	C_NET,
 	C_MARKER,
+	C_SYSCALL,
+	C_USTACK, /* ftrace:user_stack, the user stack of the event before */
+	C_KSTACK, /* ftrace:kernel_stack */
 };
 
 struct fevent {
@@ -148,6 +169,7 @@ struct fevent {
 	struct ffield f[MAX_FIELDS];
 	enum conv conv;
 	const char *out_name; /* lttng-modules name */
+	char out_buf[96];
 };
 
 struct rec {
@@ -157,6 +179,21 @@ struct rec {
 	uint32_t len;
 	uint32_t missed; /* events lost before this one */
 	const uint8_t *data;
+	/* The ftrace:user_stack and ftrace:kernel_stack records that follow it. */
+	const uint8_t *ustack, *kstack;
+	uint32_t ustack_len, kstack_len;
+};
+
+/*
+ * The events of a CPU that wait for their stack records, innermost last: an
+ * interrupt between an event and its stacks writes its own events and their
+ * stacks in between.
+ */
+#define MAX_WAIT 16
+struct cpu_wait {
+	size_t rec[MAX_WAIT];
+	unsigned int n;
+	uint32_t missed; /* events lost before a stack record: for the next event */
 };
 
 struct thread {
@@ -181,6 +218,10 @@ static struct {
 	int dumper_tid, dumper_pid;
 	char dumper_comm[COMM_LEN];
 	char hostname[256], release[256];
+	bool ustacks, kstacks; /* the recorder's -u, -k */
+	const struct fevent *ustack_ev, *kstack_ev;
+	struct cpu_wait *wait;
+	size_t stacks_matched, stacks_unmatched;
 	FILE *k, *u;
 } g;
 
@@ -295,6 +336,8 @@ static enum conv conv_of(const char *sys, const char *name, const char **out)
 		{ "net", "net_dev_queue", "net_dev_queue", C_NET },
 		{ "net", "netif_receive_skb", "net_if_receive_skb", C_NET },
 		{ "ftrace", "print", NULL, C_MARKER },
+		{ "ftrace", "user_stack", NULL, C_USTACK },
+		{ "ftrace", "kernel_stack", NULL, C_KSTACK },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -328,6 +371,8 @@ static void parse_field(struct fevent *e, char *line, const char *path)
 	f->offset = off;
 	f->size = size;
 	f->is_signed = sgn;
+	f->is_hex = strchr(decl, '*') ||
+		    (!sgn && size == 8 && (strstr(decl, "long") || strstr(decl, "size_t")));
 	br = strchr(name, '[');
 	if (!strncmp(decl, "__data_loc ", 11))
 		f->kind = F_DATA_LOC;
@@ -374,6 +419,21 @@ static void load_format(const char *file)
 	if (!have_id || !e->name[0] || e->id > 65535)
 		die("%s/%s: no name or ID", g.dir, path);
 	e->conv = conv_of(e->system, e->name, &e->out_name);
+	if (!strcmp(e->system, "syscalls")) {
+		/* sys_enter_NAME, sys_exit_NAME: syscall_entry_NAME, syscall_exit_NAME */
+		if (!strncmp(e->name, "sys_enter_", 10))
+			snprintf(e->out_buf, sizeof(e->out_buf), "syscall_entry_%s", e->name + 10);
+		else if (!strncmp(e->name, "sys_exit_", 9))
+			snprintf(e->out_buf, sizeof(e->out_buf), "syscall_exit_%s", e->name + 9);
+		if (e->out_buf[0]) {
+			e->conv = C_SYSCALL;
+			e->out_name = e->out_buf;
+		}
+	}
+	if (e->conv == C_USTACK)
+		g.ustack_ev = e;
+	else if (e->conv == C_KSTACK)
+		g.kstack_ev = e;
 	if (e->id >= g.max_id) {
 		unsigned int n = e->id + 1;
 
@@ -479,10 +539,67 @@ static const char *fstr(const struct rec *r, const struct fevent *e, const char 
 
 /* ---------------------------------------------------------------- pages */
 
-static void add_rec(uint64_t ts, uint32_t cpu, const uint8_t *data, uint32_t len, uint32_t missed)
+/*
+ * A stack record (ftrace:user_stack or kernel_stack): the stack of the
+ * innermost event of the CPU that waits for it, which current wrote too
+ * (ftrace writes the kernel stack, then the user stack, right after the
+ * event). An event has all its stacks with its user stack (or its kernel
+ * stack when only kernel stacks are recorded).
+ */
+static void add_stack(const struct fevent *e, uint32_t cpu, const uint8_t *data, uint32_t len)
 {
+	struct cpu_wait *w = &g.wait[cpu];
 	struct rec *r;
 
+	if (!w->n || len < 8) {
+		g.stacks_unmatched++;
+		return;
+	}
+	r = &g.recs[w->rec[w->n - 1]];
+	if (rd(r->data + 4, 4) != rd(data + 4, 4)) { /* common_pid */
+		g.stacks_unmatched++;
+		return;
+	}
+	if (e->conv == C_USTACK) {
+		r->ustack = data;
+		r->ustack_len = len;
+		w->n--;
+	} else if (r->kstack) {
+		g.stacks_unmatched++;
+		return;
+	} else {
+		r->kstack = data;
+		r->kstack_len = len;
+		if (!g.ustacks)
+			w->n--;
+	}
+	g.stacks_matched++;
+}
+
+static void add_rec(uint64_t ts, uint32_t cpu, const uint8_t *data, uint32_t len, uint32_t missed)
+{
+	uint16_t id = (uint16_t)rd(data, 2);
+	const struct fevent *e = id < g.max_id ? g.by_id[id] : NULL;
+	struct cpu_wait *w = &g.wait[cpu];
+	struct rec *r;
+
+	if (missed)
+		w->n = 0; /* what waited may have lost its stacks */
+	missed += w->missed;
+	w->missed = 0;
+	if (e && (e->conv == C_USTACK || e->conv == C_KSTACK)) {
+		add_stack(e, cpu, data, len);
+		w->missed = missed;
+		return;
+	}
+	/* Every event gets its stacks but trace_marker writes (ftrace:print). */
+	if ((g.ustacks || g.kstacks) && !(e && e->conv == C_MARKER)) {
+		if (w->n == MAX_WAIT) {
+			memmove(w->rec, w->rec + 1, (MAX_WAIT - 1) * sizeof(w->rec[0]));
+			w->n--;
+		}
+		w->rec[w->n++] = g.nrecs;
+	}
 	if (g.nrecs == g.caprecs) {
 		g.caprecs = g.caprecs ? 2 * g.caprecs : 65536;
 		g.recs = xrealloc(g.recs, g.caprecs * sizeof(*g.recs));
@@ -494,6 +611,8 @@ static void add_rec(uint64_t ts, uint32_t cpu, const uint8_t *data, uint32_t len
 	r->data = data;
 	r->len = len;
 	r->missed = missed;
+	r->ustack = r->kstack = NULL;
+	r->ustack_len = r->kstack_len = 0;
 	g.nrecs++;
 }
 
@@ -622,6 +741,10 @@ static void load_info(void)
 			snprintf(g.hostname, sizeof(g.hostname), "%s", v);
 		else if (!strcmp(line, "kernel_release"))
 			snprintf(g.release, sizeof(g.release), "%s", v);
+		else if (!strcmp(line, "userstacktrace"))
+			g.ustacks = !strcmp(v, "1");
+		else if (!strcmp(line, "stacktrace"))
+			g.kstacks = !strcmp(v, "1");
 	}
 	fclose(f);
 	g.dumper_pid = g.dumper_tid;
@@ -805,12 +928,61 @@ static void begin_kernel(const struct rec *r, const char *name)
 	fprintf(g.k, "%" PRIu64 " %u %s", r->ts, r->cpu, name);
 }
 
+/*
+ * A stack record as the context lttng-modules 2.13 gives (its
+ * lttng-context-callstack.c and -stackwalk-impl.h): _NAME_length, an
+ * unsigned int, then NAME, a sequence of unsigned long in hexadecimal,
+ * innermost first, as the kernel's stack_trace_save_user() and
+ * stack_trace_save() give them (for the user stack: the user IP at kernel
+ * entry, then the return addresses in the frame records). lttng-modules
+ * saves 128 entries and adds ULONG_MAX to a full stack, which may go on;
+ * ftrace saves 8 of the user stack (its caller[8], zeros after the last),
+ * and a full one gets ULONG_MAX here too. Without a stack record (an event
+ * of the statedump, a stack lost), the sequence is empty.
+ */
+static void put_stack(FILE *o, const char *name, const struct fevent *e, const uint8_t *data,
+		      uint32_t len)
+{
+	const struct ffield *caller;
+	uint32_t n = 0, max;
+
+	fprintf(o, " %s=[", name);
+	if (data) {
+		caller = field(e, "caller");
+		max = len > caller->offset ? (len - caller->offset) / 8 : 0;
+		if (e->conv == C_USTACK) {
+			if (max > caller->size / 8)
+				max = caller->size / 8;
+		} else {
+			const struct ffield *size = field(e, "size");
+			int64_t sz = (int64_t)rd(data + size->offset, size->size);
+
+			if (sz >= 0 && (uint64_t)sz < max)
+				max = (uint32_t)sz;
+		}
+		for (; n < max; n++) {
+			uint64_t a = rd(data + caller->offset + 8 * n, 8);
+
+			if (!a && e->conv == C_USTACK)
+				break;
+			fprintf(o, "%s0x%" PRIx64, n ? "," : "", a);
+		}
+		if (e->conv == C_USTACK && n && n == caller->size / 8)
+			fprintf(o, ",0x%" PRIx64, UINT64_MAX);
+	}
+	fputc(']', o);
+}
+
 static void end_kernel(const struct rec *r, int32_t tid)
 {
 	char buf[COMM_LEN];
 
 	fprintf(g.k, " ctx.tid=%d ctx.pid=%d", tid, tgid_of(tid));
 	put_str(g.k, "ctx.procname", comm_of(tid, r->cpu, buf));
+	if (g.kstacks)
+		put_stack(g.k, "ctx.callstack_kernel", g.kstack_ev, r->kstack, r->kstack_len);
+	if (g.ustacks)
+		put_stack(g.k, "ctx.callstack_user", g.ustack_ev, r->ustack, r->ustack_len);
 	fputc('\n', g.k);
 }
 
@@ -892,6 +1064,24 @@ static void convert(const struct rec *r)
 		fprintf(g.k, "@discarded %u %u\n", r->cpu, r->missed);
 	switch (e->conv) {
 	case C_NONE:
+	case C_USTACK:
+	case C_KSTACK:
+		return;
+	case C_SYSCALL:
+		begin_kernel(r, e->out_name);
+		for (unsigned int i = 0; i < e->nfields; i++) {
+			const struct ffield *f = &e->f[i];
+
+			if (!strncmp(f->name, "common_", 7) || !strcmp(f->name, "__syscall_nr"))
+				continue;
+			if (f->kind != F_INT)
+				put_str(g.k, f->name, fstr(r, e, f->name, s1, sizeof(s1)));
+			else if (f->is_hex)
+				put_hex(g.k, f->name, (uint64_t)fint(r, e, f->name));
+			else
+				put_int(g.k, f->name, fint(r, e, f->name));
+		}
+		end_kernel(r, tid);
 		return;
 	case C_MARKER:
 		marker(r, e, tid);
@@ -1136,6 +1326,11 @@ int main(int argc, char **argv)
 	load_info();
 	load_header_page();
 	load_formats();
+	if ((g.ustacks && !g.ustack_ev) || (g.kstacks && !g.kstack_ev))
+		die("%s: stacks were recorded, but formats/ has no ftrace:%s", g.dir,
+		    g.ustacks && !g.ustack_ev ? "user_stack" : "kernel_stack");
+	g.wait = xrealloc(NULL, g.ncpus * sizeof(*g.wait));
+	memset(g.wait, 0, g.ncpus * sizeof(*g.wait));
 	load_procs();
 	load_saved();
 	for (uint32_t cpu = 0; cpu < g.ncpus; cpu++)
@@ -1152,7 +1347,12 @@ int main(int argc, char **argv)
 		die("cannot write the scripts: %s", strerror(errno));
 	fprintf(g.k, "# made by ktrace-conv from the ftrace recording %s\n@trace kernel\n", g.dir);
 	fprintf(g.k, "@env hostname=\"%s\"\n@env kernel_release=\"%s\"\n", g.hostname, g.release);
-	fprintf(g.k, "@cpus %u\n@context tid pid procname:string\n", g.ncpus);
+	fprintf(g.k, "@cpus %u\n@context tid pid procname:string%s%s\n", g.ncpus,
+		g.kstacks ? " callstack_kernel:uint[]" : "",
+		g.ustacks ? " callstack_user:uint[]" : "");
+	if (g.ustacks || g.kstacks)
+		fprintf(g.k, "# stack records: %zu given to their events, %zu not\n",
+			g.stacks_matched, g.stacks_unmatched);
 	fprintf(g.u, "# made by ktrace-conv from the trace_marker lines of %s\n@trace ust\n",
 		g.dir);
 	fprintf(g.u, "@env hostname=\"%s\"\n@cpus %u\n@context vpid vtid procname:string\n",

@@ -32,6 +32,13 @@
  *   disk        A reads 4 KiB with O_DIRECT from a file in DIR (default .),
  *               at a random offset. Exit 77 with the reason when DIR is not
  *               on a physical block device.
+ *   stack       known user code for the recorded user stacks: A, in
+ *               case_stack() -> do_blocking_read() -> read_config(), blocks
+ *               in read() on a pipe; B, in writer_b() -> slow_path() ->
+ *               nap(), sleeps 20 ms in clock_nanosleep(), then writes the
+ *               pipe. These functions are never inlined and kwork is built
+ *               with frame pointers (local.mk; kwork-nofp is the same
+ *               program without them).
  *
  * Exit status 0; 77 when the case cannot run here (the reason on stderr).
  */
@@ -614,6 +621,86 @@ static void case_disk(void)
 	free(buf);
 }
 
+/* ------------------------------------------------------------------- stack */
+
+/*
+ * At the entry of A's read() the kernel's user stack walk gives the IP in
+ * libc's read(), then the return addresses in do_blocking_read() and
+ * case_stack(), and on: each frame record of the chain holds the return
+ * address into the caller of its function. read_config(), the direct caller
+ * of libc's read(), is not in it: read() keeps no frame record, so the
+ * return address into read_config() is on the stack but in no record.
+ * Likewise B's stack names slow_path() and writer_b(), not nap(). The code
+ * after each call keeps it a call (no tail call, whose caller would be gone
+ * from the stack too).
+ */
+static int stack_pipe[2];
+static struct chan kick_slow = CHAN_INIT;
+
+__attribute__((noinline)) static void nap(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = SLEEP_MS * 1000000L };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+__attribute__((noinline)) static void slow_path(void)
+{
+	nap();
+	if (write(stack_pipe[1], "x", 1) != 1)
+		die("write: %s", strerror(errno));
+}
+
+static void *writer_b(void *arg)
+{
+	unsigned long seen = 0;
+
+	name_self("kw-B");
+	for (;;) {
+		await(&kick_slow, &seen);
+		if (atomic_load(&stop))
+			return NULL;
+		slow_path();
+	}
+}
+
+__attribute__((noinline)) static char read_config(void)
+{
+	char c;
+	ssize_t n = read(stack_pipe[0], &c, 1);
+
+	if (n != 1)
+		die("read: %s", n < 0 ? strerror(errno) : "end of file");
+	return c;
+}
+
+__attribute__((noinline)) static void do_blocking_read(void)
+{
+	if (read_config() != 'x')
+		die("read: not what B wrote");
+}
+
+__attribute__((noinline)) static void case_stack(void)
+{
+	pthread_t tb;
+
+	if (pipe(stack_pipe))
+		die("pipe: %s", strerror(errno));
+	tb = spawn(writer_b, NULL);
+	for (int i = -1; i < reps; i++) {
+		mark("begin", i);
+		post(&kick_slow);
+		do_blocking_read();
+		mark("end", i);
+	}
+	atomic_store(&stop, true);
+	post(&kick_slow);
+	pthread_join(tb, NULL);
+	close(stack_pipe[0]);
+	close(stack_pipe[1]);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -623,7 +710,7 @@ int main(int argc, char **argv)
 		{ "timer", case_timer }, { "idle-waker", case_idle_waker },
 		{ "chain", case_chain }, { "futex", case_futex },
 		{ "fork", case_fork },	 { "fork-chain", case_fork_chain },
-		{ "disk", case_disk },
+		{ "disk", case_disk },	 { "stack", case_stack },
 	};
 	const char *marker = getenv("KTRACE_MARKER");
 	int opt;

@@ -11,6 +11,15 @@
 # facts of the recorded data (prev_state values, the contexts of wakeups).
 # Root and tracefs are needed; the test is skipped without them.
 #
+# The stack case is recorded with user and kernel stacks (ktrace-record.sh
+# -u -k, and the read and clock_nanosleep system calls): ktrace-conv gives
+# every event lttng-modules' callstack_user and callstack_kernel contexts
+# (README), and the test symbolizes them as jank's symbolizer would, with
+# nm on kwork, kwork's load base from the memory map the recorder saved, and
+# /proc/kallsyms: A's reads and its blocking switches must name kwork's
+# functions around them, B's sleeps its own. kwork-nofp (no frame pointers)
+# is recorded too, for what its stacks look like (diagnostics only).
+#
 # KTRACE_CASES: the cases to run (default: all); KTRACE_REPS: actions per
 # case; KTRACE_KEEP=1: keep the recordings (the directory is printed);
 # KTRACE_DISK_DIR: where the disk case reads (default: the test's /tmp dir).
@@ -40,12 +49,13 @@ fi
 JANKCTL=${JANKCTL:-$top_builddir/jankctl/jankctl}
 GEN=$top_builddir/tests/gen/jank-gen
 KWORK=$top_builddir/tests/kernel/kwork
+KWORK_NOFP=$top_builddir/tests/kernel/kwork-nofp
 KCONV=$top_builddir/tests/kernel/ktrace-conv
 RECORD=$top_srcdir/tests/kernel/ktrace-record.sh
 JQ=${JQ:-jq}
 BT=${BABELTRACE2:-babeltrace2}
 REPS=${KTRACE_REPS:-24}
-for p in "$JANKCTL" "$GEN" "$KWORK" "$KCONV"; do
+for p in "$JANKCTL" "$GEN" "$KWORK" "$KWORK_NOFP" "$KCONV"; do
 	if [ ! -x "$p" ]; then
 		echo "Bail out! $p is not built"
 		exit 1
@@ -70,12 +80,14 @@ key = name, id
 threshold = 1ms
 EOF
 
-# record CASE: record, convert, generate and analyse kwork CASE into
-# $tmp/CASE. $st is 0, 77 (cannot run here) or 1; $why says why not 0.
+# record CASE [DIR [KWORK [RECORDER OPTION...]]]: record, convert, generate
+# and analyse kwork CASE into $tmp/DIR (default: CASE). $st is 0, 77 (cannot
+# run here) or 1; $why says why not 0.
 record() {
-	d=$tmp/$1
+	c=$1 d=$tmp/${2:-$1} kw=${3:-$KWORK}
+	shift $(($# < 3 ? $# : 3))
 	mkdir -p "$d"
-	sh "$RECORD" "$d/rec" "$KWORK" "$1" -n "$REPS" -d "$disk_dir" >"$d/record.out" 2>"$d/record.err"
+	sh "$RECORD" "$@" "$d/rec" "$kw" "$c" -n "$REPS" -d "$disk_dir" >"$d/record.out" 2>"$d/record.err"
 	st=$?
 	why=$(grep -m1 . "$d/record.err" | sed 's/^kwork: skip: //')
 	if [ $st -eq 77 ]; then
@@ -136,6 +148,7 @@ expect_cpu='basics, on_a_only, never_blocked,
 	want(all(.critical_path[]; .state == "running" or .state == "preempted");
 		"A never slept, its path says \([.critical_path[].state] | unique | join(", "))"),
 	want(dur(.state == "preempted") > 0; "A was never preempted: no contention")'
+expect_stack='basics, never_blocked, slept("kw-B")'
 expect_disk='basics, on_a_only, never_blocked,
 	want(dur(.state == "block_device" or .state == "interrupted") > 0;
 		"no wait labelled block_device (or interrupted, from the hard IRQ)")'
@@ -197,9 +210,150 @@ idle_wakes() {
 	END { printf "%d/%d", n, m }' "$1"
 }
 
-cases=${KTRACE_CASES:-timer idle-waker futex chain fork fork-chain cpu-user cpu-kernel udp tcp disk}
+# ---------------------------------------------------------------- stacks
+STACK_OPTS="-b 8192 -e syscalls/sys_enter_read -e syscalls/sys_exit_read
+	-e syscalls/sys_enter_clock_nanosleep -e syscalls/sys_exit_clock_nanosleep"
+
+# symbolize DIR BINARY: one line per event of DIR's kernel trace, read back
+# by babeltrace2 (text), with its contexts symbolized, innermost first:
+#   EVENT PROCNAME[ prev_state=N] | USER FRAMES | KERNEL FRAMES
+# A user address in BINARY is the function (nm) that holds address - load
+# base (the start of BINARY's first mapping, at file offset 0, in the map
+# the recorder saved); in another mapping, the file's base name (libc.so.6)
+# or "anon"; in none, "?". A kernel address is the kallsyms symbol at or
+# below it ("?" when kallsyms hides them). ULONG_MAX (a full stack) is "...".
+# mawk has no 64-bit integers: user addresses (< 2^47) are exact as
+# doubles; kernel ones are compared as 16-digit hex strings. (sort reading
+# /proc/kallsyms itself takes minutes on 6.18; through cat, a blink.)
+symbolize() {
+	"$BT" "$1/ctf/kernel" >"$1/bt" 2>"$1/bt.err" || return 1
+	{
+		nm -n -S --defined-only "$2" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ { print "S", $1, $2, $4 }'
+		cat "$1"/rec/maps/* | awk '{ print "M", $1, $3, $6 }'
+		[ "$(sed -n 's/^\([0-9a-f]*\) .*/\1/p;q' /proc/kallsyms)" != 0000000000000000 ] &&
+			cat /proc/kallsyms | sort | awk '$2 ~ /^[tTwW]$/ { print "K", $1, $3 }'
+		cat "$1/bt"
+	} | awk -v bin="${2##*/}" '
+	function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	function pad(s) { s = tolower(s); sub(/^0x/, "", s); while (length(s) < 16) s = "0" s; return s }
+	function base(p,  q, n) { n = split(p, q, "/"); return q[n] }
+	$1 == "S" { ns++; ss[ns] = hex($2); se[ns] = hex($2) + hex($3); sn[ns] = $4; next }
+	$1 == "M" { split($2, r, "-"); nm++; ms[nm] = hex(r[1]); me[nm] = hex(r[2]); mp[nm] = $4
+		if (base($4) == bin && hex($3) == 0 && !have_base) { bb = hex(r[1]); have_base = 1 }
+		next }
+	$1 == "K" { nk++; ka[nk] = pad($2); kn[nk] = $3; next }
+	function usym(a,  i, o) {
+		for (i = 1; i <= nm; i++) if (a >= ms[i] && a < me[i]) break
+		if (i > nm) return "?"
+		if (base(mp[i]) != bin) return mp[i] == "" ? "anon" : base(mp[i])
+		o = a - bb
+		for (i = 1; i <= ns; i++) if (o >= ss[i] && o < se[i]) return sn[i]
+		return bin "+?" }
+	function ksym(a,  lo, hi, mid) {
+		if (!nk || a < ka[1]) return "?"
+		lo = 1; hi = nk
+		while (lo < hi) { mid = int((lo + hi + 1) / 2); if (ka[mid] <= a) lo = mid; else hi = mid - 1 }
+		return kn[lo] }
+	function frames(name, kern,  i, s, n, v, out) {
+		i = index($0, " " name " = [ "); if (!i) return ""
+		s = substr($0, i + length(name) + 6); s = substr(s, 1, index(s, " ]") - 1)
+		n = split(s, v, ", "); out = ""
+		for (i = 1; i <= n; i++) {
+			sub(/^\[[0-9]+\] = /, "", v[i])
+			if (v[i] == "") continue
+			out = out " " (tolower(v[i]) == "0xffffffffffffffff" ? "..." : kern ? ksym(pad(v[i])) : usym(hex(v[i])))
+		}
+		return out }
+	/ callstack_user = / {
+		ev = $0; sub(/^[^]]*\] \([^)]*\) [^ ]+ /, "", ev); sub(/:.*/, "", ev)
+		pc = $0; sub(/.* procname = "/, "", pc); sub(/".*/, "", pc)
+		ps = ""
+		if (ev == "sched_switch") { ps = $0; sub(/.* prev_state = /, "", ps); sub(/[^0-9].*/, "", ps); ps = " prev_state=" ps }
+		print ev, pc ps " |" frames("callstack_user", 0) " |" frames("callstack_kernel", 1) }' >"$1/sym"
+}
+
+# stack_checks: what the stacks of the stack case name.
+stack_checks() {
+	d=$tmp/stack
+	if [ $st -eq 0 ] && ! command -v nm >/dev/null 2>&1; then
+		st=77
+		why="nm (binutils) not found"
+	fi
+	if [ $st -ne 0 ]; then
+		for w in "A's reads: libc, then do_blocking_read, case_stack, main" \
+			"B's sleeps: libc, then slow_path, writer_b" \
+			"A's blocking switches in a pipe read name do_blocking_read" \
+			"the stack records follow their events"; do
+			if [ $st -eq 77 ]; then skip "stack: $w" "$why"; else fail "stack: $w"; fi
+		done
+		return
+	fi
+	if ! symbolize "$d" "$KWORK"; then
+		fail "stack: babeltrace2 reads the kernel trace with its stacks"
+		diag "stack: $(head -n1 "$d/bt.err")"
+		return
+	fi
+	diag "stack: $(grep '^# stack records' "$d/kernel.script" | sed 's/^# //')"
+	# sym_check WHAT SELECT WANT: the events SELECT picks (an awk pattern on
+	# the symbolized lines) all have user frames matching WANT, and there
+	# are at least REPS of them (the actions; the warm-up's may be named
+	# otherwise: a thread's procname is its comm as the last event that
+	# named it said, from before its prctl).
+	sym_check() {
+		n=$(awk "$2" "$d/sym" | wc -l)
+		k=$(awk "$2" "$d/sym" | grep -cE "$3")
+		if [ "$n" -ge "$REPS" ] && [ "$k" -eq "$n" ]; then
+			ok "stack: $1 ($k/$n)"
+		else
+			fail "stack: $1 ($k/$n)"
+		fi
+		awk "$2" "$d/sym" | sort | uniq -c | sort -rn | head -n 3 | while read -r line; do
+			diag "stack: $line"
+		done
+	}
+	sym_check "A's reads: libc, then do_blocking_read, case_stack, main" \
+		'$1 == "syscall_entry_read" && $2 == "kw-A"' \
+		'^[^|]*\| libc[^ ]* do_blocking_read case_stack main( |$)'
+	sym_check "B's sleeps: libc, then slow_path, writer_b" \
+		'$1 == "syscall_entry_clock_nanosleep" && $2 ~ /^kw-/' \
+		'^[^|]*\| libc[^ ]* slow_path writer_b( |$)'
+	# The kernel stack says where A blocked in the kernel; when kallsyms
+	# hides its addresses, A's sleeps that are not on the futex of a
+	# condition variable or a join.
+	if grep -q '^sched_switch kw-A prev_state=1 |.*| .*schedule' "$d/sym"; then
+		sel='$1 == "sched_switch" && $2 == "kw-A" && $3 == "prev_state=1" && / [a-z_]*pipe_read /'
+	else
+		diag "stack: no kernel symbols: kallsyms hides them"
+		sel='$1 == "sched_switch" && $2 == "kw-A" && $3 == "prev_state=1" && !/ libc[^ ]* *(main [^|]*)?\|/'
+	fi
+	sym_check "A's blocking switches in a pipe read name do_blocking_read" "$sel" \
+		'^[^|]*\| libc[^ ]* do_blocking_read case_stack main( |$)'
+	given=$(sed -n 's/^# stack records: \([0-9]*\) given to their events, \([0-9]*\) not$/\1/p' "$d/kernel.script")
+	lost=$(sed -n 's/^# stack records: \([0-9]*\) given to their events, \([0-9]*\) not$/\2/p' "$d/kernel.script")
+	check "stack: the stack records follow their events (${given:-?} given, ${lost:-?} not)" \
+		test "${given:-0}" -gt 0 -a "${lost:-1}" -eq 0
+	# Without frame pointers: what the kernel finds (diagnostics).
+	record stack stack-nofp "$KWORK_NOFP" $STACK_OPTS -u
+	if [ $st -eq 0 ] && symbolize "$tmp/stack-nofp" "$KWORK_NOFP"; then
+		awk '$1 == "syscall_entry_read" && $2 == "kw-A"' "$tmp/stack-nofp/sym" |
+			sort | uniq -c | sort -rn | head -n 2 | while read -r line; do
+			diag "stack-nofp: $line"
+		done
+	else
+		diag "stack-nofp: not recorded: $why"
+	fi
+}
+
+cases=${KTRACE_CASES:-timer idle-waker futex chain fork fork-chain cpu-user cpu-kernel udp tcp disk stack}
 for c in $cases; do
-	record "$c"
+	if [ "$c" = stack ]; then
+		# shellcheck disable=SC2086
+		record stack stack "$KWORK" $STACK_OPTS -u -k
+	else
+		record "$c"
+	fi
 	if [ "$c" = idle-waker ] && [ $st -eq 0 ]; then
 		# Other load on B's CPU leaves nothing to test: say so.
 		idle=$(idle_wakes "$tmp/$c/kernel.script" kw-B)
@@ -220,6 +374,10 @@ for c in $cases; do
 	udp) check_case udp "loopback UDP: the path follows the sender to its 20 ms sleep" "$expect_net" ;;
 	tcp) check_case tcp "loopback TCP: the path follows the sender to its 20 ms sleep" "$expect_net" ;;
 	disk) check_case disk "O_DIRECT read: A's wait is the disk's (block_device), on A" "$expect_disk" ;;
+	stack)
+		check_case stack "recorded with user and kernel stacks: A's pipe read follows B's 20 ms sleep (timer)" "$expect_stack"
+		stack_checks
+		;;
 	esac
 done
 

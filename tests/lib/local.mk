@@ -11,6 +11,7 @@ lib_tests = \
 	lib/test-critpath \
 	lib/test-engine \
 	lib/test-engine-abuse \
+	lib/test-flows \
 	lib/test-graph \
 	lib/test-hashmap \
 	lib/test-histogram \
@@ -40,6 +41,9 @@ lib_test_engine_LDADD = $(lib_ldadd)
 lib_test_engine_abuse_SOURCES = lib/test-engine-abuse.c $(lib_scenario)
 lib_test_engine_abuse_CFLAGS = $(lib_cflags)
 lib_test_engine_abuse_LDADD = $(lib_ldadd)
+lib_test_flows_SOURCES = lib/test-flows.c $(lib_scenario)
+lib_test_flows_CFLAGS = $(lib_cflags)
+lib_test_flows_LDADD = $(lib_ldadd)
 lib_test_graph_SOURCES = lib/test-graph.c
 lib_test_graph_CFLAGS = $(lib_cflags)
 lib_test_graph_LDADD = $(lib_ldadd)

@@ -26,7 +26,7 @@ struct scn_layout {
 extern const struct scn_layout scn_layout_current;
 extern const struct scn_layout scn_layout_2_5;
 
-#define SCN_MAX_CLASSES 64
+#define SCN_MAX_CLASSES 128
 
 struct scn {
 	struct jank_engine *e;

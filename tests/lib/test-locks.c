@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * User-space lock contention (lttng_ust_pthread:* events): lock_wait edges
- * whose waker is the holder's unlock, keyed by (vpid, mutex).
- * Threads T1..T4 = 1..4 in process 100; M and N are mutex addresses.
+ * whose waker is the holder's unlock, keyed by (vpid, mutex). Without
+ * scheduler events, a holder's time between its events is `unknown`: it
+ * may be blocked (in pthread_cond_wait, below), and only events say that a
+ * thread ran. Threads T1..T4 = 1..4 in process 100; M and N are mutex
+ * addresses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,8 +85,8 @@ static void three_threads_one_mutex(void **state)
 	unlock(&s, 300, T3, M);
 
 	path_of(&s, T3, 2, 201, &p);
-	assert_path(&p, { T1, "running", 2, 100 }, { T2, "preempted", 100, 101 },
-		    { T2, "running", 101, 200 }, { T3, "preempted", 200, 201 });
+	assert_path(&p, { T1, "unknown", 2, 100 }, { T2, "preempted", 100, 101 },
+		    { T2, "unknown", 101, 200 }, { T3, "preempted", 200, 201 });
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(p.segs[i].lock, M);
 	jank_breakdown_init(&b);
@@ -96,7 +99,7 @@ static void three_threads_one_mutex(void **state)
 
 	/* T2 waited for T1 only. */
 	path_of(&s, T2, 1, 101, &p);
-	assert_path(&p, { T1, "running", 1, 100 }, { T2, "preempted", 100, 101 });
+	assert_path(&p, { T1, "unknown", 1, 100 }, { T2, "preempted", 100, 101 });
 	jank_path_fini(&p);
 	scn_fini(&s);
 }
@@ -118,10 +121,10 @@ static void independent_mutexes(void **state)
 	unlock(&s, 60, T1, M);
 	mutex_ev(&s, 61, T2, "lock_acq", M, 0);
 	path_of(&s, T2, 2, 61, &p);
-	assert_path(&p, { T1, "running", 2, 60 }, { T2, "preempted", 60, 61 });
+	assert_path(&p, { T1, "unknown", 2, 60 }, { T2, "preempted", 60, 61 });
 	jank_path_fini(&p);
 	path_of(&s, T4, 3, 51, &p);
-	assert_path(&p, { T3, "running", 3, 50 }, { T4, "preempted", 50, 51 });
+	assert_path(&p, { T3, "unknown", 3, 50 }, { T4, "preempted", 50, 51 });
 	assert_false(path_has_tid(&p, T1) || path_has_tid(&p, T2));
 	jank_path_fini(&p);
 	scn_fini(&s);
@@ -156,7 +159,7 @@ static void uncontended(void **state)
 	lock(&s, 20, 21, T2, M);
 	unlock(&s, 30, T2, M);
 	path_of(&s, T2, 20, 30, &p);
-	assert_path(&p, { T2, "unknown", 20, 21 }, { T2, "running", 21, 30 });
+	assert_path(&p, { T2, "unknown", 20, 30 });
 	assert_false(path_has_tid(&p, T1));
 	jank_path_fini(&p);
 	scn_fini(&s);
@@ -177,7 +180,7 @@ static void trylock_ebusy(void **state)
 	unlock(&s, 50, T1, M);
 	mutex_ev(&s, 52, T3, "lock_acq", M, 0);
 	path_of(&s, T3, 10, 52, &p);
-	assert_path(&p, { T1, "running", 10, 50 }, { T3, "preempted", 50, 52 });
+	assert_path(&p, { T1, "unknown", 10, 50 }, { T3, "preempted", 50, 52 });
 	jank_path_fini(&p);
 
 	/* Once T3 releases it, a successful trylock makes T2 the holder. */
@@ -187,7 +190,7 @@ static void trylock_ebusy(void **state)
 	unlock(&s, 90, T2, M);
 	mutex_ev(&s, 91, T4, "lock_acq", M, 0);
 	path_of(&s, T4, 62, 91, &p);
-	assert_path(&p, { T2, "running", 62, 90 }, { T4, "preempted", 90, 91 });
+	assert_path(&p, { T2, "unknown", 62, 90 }, { T4, "preempted", 90, 91 });
 	jank_path_fini(&p);
 	scn_fini(&s);
 }
@@ -212,11 +215,11 @@ static void unlock_after_acquire(void **state)
 	unlock(&s, 200, T2, M);
 	mutex_ev(&s, 205, T3, "lock_acq", M, 0);
 	path_of(&s, T2, 10, 100, &p);
-	assert_path(&p, { T1, "running", 10, 100 });
+	assert_path(&p, { T1, "unknown", 10, 100 });
 	assert_int_equal(p.segs[0].lock, M);
 	jank_path_fini(&p);
 	path_of(&s, T3, 150, 205, &p);
-	assert_path(&p, { T2, "running", 150, 200 }, { T3, "preempted", 200, 205 });
+	assert_path(&p, { T2, "unknown", 150, 200 }, { T3, "preempted", 200, 205 });
 	jank_path_fini(&p);
 	scn_fini(&s);
 }

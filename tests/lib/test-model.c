@@ -310,6 +310,190 @@ static void deep_interrupt_nesting(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Issue 21: wakeups by interrupts the trace does not show. K=15 is
+ * ksoftirqd/1; the softirq (RCU, vector 9) runs on CPU 1 over A, which is
+ * running: after ten passes __do_softirq leaves the rest to ksoftirqd and
+ * wakes it itself. K's wait is the softirq's (`blocked`, RCU's label), not A's.
+ */
+enum {
+	K = 15,
+	RCU = 9,
+	TIMER = 1
+};
+
+enum ksoftirqd_case {
+	KSOFTIRQD_AFTER_EXIT, /* 0.3 us after the exit: the softirq's */
+	KSOFTIRQD_LATE,	      /* 2.5 us after: A's */
+	KSOFTIRQD_OTHER_CPU,  /* ksoftirqd/2 woken on CPU 1: A's */
+	KSOFTIRQD_NESTED,     /* the exit left an IRQ on the stack: the IRQ's */
+};
+
+static void ksoftirqd_run(enum ksoftirqd_case kc, int vec, struct jank_path *p)
+{
+	struct scn s;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 1, K, SLEEPING, A);
+	if (kc == KSOFTIRQD_NESTED)
+		scn_irq(&s, 50, 1, 30, true);
+	for (int i = 0; i < 10; i++) {
+		scn_softirq(&s, 100 + 50 * i, 1, vec, true);
+		scn_softirq(&s, 140 + 50 * i, 1, vec, false);
+	}
+	/* The last exit at 590. */
+	scn_kernel(&s, kc == KSOFTIRQD_LATE ? 3090 : 890, 1, "sched_waking",
+		   S("comm", kc == KSOFTIRQD_OTHER_CPU ? "ksoftirqd/2" : "ksoftirqd/1"),
+		   I("tid", K), I("target_cpu", 1));
+	if (kc == KSOFTIRQD_NESTED)
+		scn_irq(&s, 3100, 1, 30, false);
+	scn_switch(&s, 4000, 1, A, RUNNABLE, K);
+	scn_path(&s, K, 0, 5000, p);
+	scn_fini(&s);
+}
+
+static void ksoftirqd_woken_by_softirq(void **state)
+{
+	struct jank_path p;
+	int64_t wake = 890;
+
+	(void)state;
+	ksoftirqd_run(KSOFTIRQD_AFTER_EXIT, RCU, &p);
+	assert_path(&p, { K, "blocked", 0, wake }, { K, "preempted", wake, 4000 },
+		    { K, "running", 4000, 5000 });
+	jank_path_fini(&p);
+	/* The label is the vector's, as inside the softirq. */
+	ksoftirqd_run(KSOFTIRQD_AFTER_EXIT, TIMER, &p);
+	assert_path(&p, { K, "timer", 0, wake }, { K, "preempted", wake, 4000 },
+		    { K, "running", 4000, 5000 });
+	jank_path_fini(&p);
+}
+
+/* Where the trace says otherwise, the thread current on the CPU stays the waker. */
+static void ksoftirqd_woken_by_thread(void **state)
+{
+	struct jank_path p;
+
+	(void)state;
+	ksoftirqd_run(KSOFTIRQD_LATE, RCU, &p);
+	assert_path(&p, { A, "running", 0, 3090 }, { K, "preempted", 3090, 4000 },
+		    { K, "running", 4000, 5000 });
+	jank_path_fini(&p);
+	ksoftirqd_run(KSOFTIRQD_OTHER_CPU, RCU, &p);
+	assert_path(&p, { A, "running", 0, 890 }, { K, "preempted", 890, 4000 },
+		    { K, "running", 4000, 5000 });
+	jank_path_fini(&p);
+	ksoftirqd_run(KSOFTIRQD_NESTED, RCU, &p);
+	assert_path(&p, { K, "interrupted", 0, 890 }, { K, "preempted", 890, 4000 },
+		    { K, "running", 4000, 5000 });
+	jank_path_fini(&p);
+}
+
+/*
+ * A (CPU 0) wakes B (CPU 1), blocked in futex since 20, with no interrupt
+ * on the trace. After its system calls A is in user mode: it cannot have
+ * called the scheduler, an untraced interrupt did.
+ */
+enum user_case {
+	USER_MODE,	 /* A in user mode: `interrupted`, no link */
+	USER_TIMEDOUT,	 /* and B's futex returns -ETIMEDOUT: `timer` */
+	USER_UNKNOWN,	 /* A made no system call: its mode is unknown, A's */
+	USER_PAGE_FAULT, /* A faults after its system call: A's */
+	USER_GRACE,	 /* 1 us after A's exit (task work on the way out): A's */
+	USER_FEW_KINDS,	 /* the trace records a few system calls only: A's */
+	USER_SWITCHED,	 /* A was switched out and in since: A's */
+	USER_IN_SYSCALL, /* A is in a system call: A's */
+};
+
+#define USER_KINDS 32
+
+static void syscall_pair(struct scn *s, int64_t ts, int cpu, int kind, int64_t ret)
+{
+	static char names[USER_KINDS][2][32];
+
+	if (!names[kind][0][0]) {
+		snprintf(names[kind][0], sizeof(names[kind][0]), "syscall_entry_k%d", kind);
+		snprintf(names[kind][1], sizeof(names[kind][1]), "syscall_exit_k%d", kind);
+	}
+	scn_kernel(s, ts, cpu, names[kind][0], I("fd", 3));
+	scn_kernel(s, ts + 1, cpu, names[kind][1], I("ret", ret));
+}
+
+static void user_run(enum user_case uc, struct jank_path *p)
+{
+	struct scn s;
+	int64_t wake = 30000;
+
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
+	scn_switch(&s, 0, 1, 0, RUNNABLE, B);
+	scn_switch(&s, 0, 2, 0, RUNNABLE, C);
+	scn_kernel(&s, 10, 1, "syscall_entry_futex", I("uaddr", 1));
+	scn_switch(&s, 20, 1, B, SLEEPING, 0);
+	/* Every system call is traced: C (CPU 2) or A make each kind. */
+	for (int k = 0; k < (uc == USER_FEW_KINDS ? 3 : USER_KINDS); k++)
+		syscall_pair(&s, 100 + 2 * k, uc == USER_UNKNOWN ? 2 : 0, k, 0);
+	if (uc == USER_UNKNOWN)
+		scn_kernel(&s, 1000, 0, "irq_softirq_raise", I("vec", TIMER)); /* not A's own */
+	if (uc == USER_PAGE_FAULT)
+		scn_kernel(&s, 1000, 0, "x86_exceptions_page_fault_user", I("address", 4096));
+	if (uc == USER_SWITCHED) {
+		scn_switch(&s, 1000, 0, A, RUNNABLE, C);
+		scn_switch(&s, 2000, 0, C, RUNNABLE, A);
+	}
+	if (uc == USER_IN_SYSCALL)
+		scn_kernel(&s, 1000, 0, "syscall_entry_k0", I("fd", 3));
+	if (uc == USER_GRACE)
+		wake = 100 + 2 * USER_KINDS + 1000;
+	scn_wake(&s, wake, 0, B);
+	scn_switch(&s, 40000, 1, 0, RUNNABLE, B);
+	scn_kernel(&s, 41000, 1, "syscall_exit_futex", I("ret", uc == USER_TIMEDOUT ? -110 : 0));
+	scn_path(&s, B, 0, 42000, p);
+	scn_fini(&s);
+}
+
+static void user_mode_waker(void **state)
+{
+	struct jank_path p;
+
+	(void)state;
+	user_run(USER_MODE, &p);
+	assert_path(&p, { B, "running", 0, 20 }, { B, "interrupted", 20, 30000 },
+		    { B, "preempted", 30000, 40000 }, { B, "running", 40000, 42000 });
+	jank_path_fini(&p);
+	user_run(USER_TIMEDOUT, &p);
+	assert_path(&p, { B, "running", 0, 20 }, { B, "timer", 20, 30000 },
+		    { B, "preempted", 30000, 40000 }, { B, "running", 40000, 42000 });
+	jank_path_fini(&p);
+}
+
+/* Where the trace cannot tell that A is in user mode, A stays the waker. */
+static void user_mode_unknown(void **state)
+{
+	static const enum user_case cases[] = { USER_UNKNOWN, USER_PAGE_FAULT, USER_FEW_KINDS,
+						USER_SWITCHED, USER_IN_SYSCALL };
+	struct jank_path p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		user_run(cases[i], &p);
+		if (cases[i] == USER_SWITCHED)
+			assert_path(&p, { B, "running", 0, 20 }, { A, "running", 20, 1000 },
+				    { A, "preempted", 1000, 2000 }, { A, "running", 2000, 30000 },
+				    { B, "preempted", 30000, 40000 },
+				    { B, "running", 40000, 42000 });
+		else
+			assert_path(&p, { B, "running", 0, 20 }, { A, "running", 20, 30000 },
+				    { B, "preempted", 30000, 40000 },
+				    { B, "running", 40000, 42000 });
+		jank_path_fini(&p);
+	}
+	user_run(USER_GRACE, &p);
+	assert_path(&p, { B, "running", 0, 20 }, { A, "running", 20, 1164 },
+		    { B, "preempted", 1164, 40000 }, { B, "running", 40000, 42000 });
+	jank_path_fini(&p);
+}
+
 /* A sched_switch straight into a model (no engine): what the CPU history records. */
 static void model_switch(struct jank_model *m, int64_t ts, int cpu, int prev, int state, int next)
 {
@@ -404,6 +588,10 @@ int main(void)
 		cmocka_unit_test(current_thread_exited),
 		cmocka_unit_test(current_thread_reused),
 		cmocka_unit_test(deep_interrupt_nesting),
+		cmocka_unit_test(ksoftirqd_woken_by_softirq),
+		cmocka_unit_test(ksoftirqd_woken_by_thread),
+		cmocka_unit_test(user_mode_waker),
+		cmocka_unit_test(user_mode_unknown),
 		cmocka_unit_test(cpu_history),
 	};
 

@@ -12,6 +12,10 @@
  *   http-abuse flood PORT CONNS
  *       open CONNS connections at once, each asking GET /metrics; print how
  *       many got 200 and how many were closed without a reply.
+ *   http-abuse idle PORT CONNS SECONDS
+ *       keep CONNS connections open that send nothing, opening a new one for
+ *       each the server closes, as fast as it closes them; print how many
+ *       connections were made and how many the server closed.
  *
  * Output: one line of NAME=VALUE pairs. Exit 0, or 2 on a usage error.
  */
@@ -137,6 +141,46 @@ static int slowloris(int port, int conns, int seconds)
 	return 0;
 }
 
+static int idle(int port, int conns, int seconds)
+{
+	int fd[MAX_CONNS];
+	double end = now_s() + seconds;
+	long made = 0, closed = 0;
+
+	for (int i = 0; i < conns; i++) {
+		fd[i] = dial(port);
+		made += fd[i] >= 0;
+	}
+	while (now_s() < end) {
+		struct pollfd p[MAX_CONNS];
+
+		for (int i = 0; i < conns; i++)
+			p[i] = (struct pollfd){ .fd = fd[i], .events = POLLIN };
+		if (poll(p, (nfds_t)conns, 100) <= 0)
+			continue;
+		for (int i = 0; i < conns; i++) {
+			char probe;
+
+			/* Readable: the server closed it (it never answers an empty request). */
+			if (fd[i] >= 0 && !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (fd[i] >= 0 && recv(fd[i], &probe, 1, MSG_DONTWAIT) > 0)
+				continue;
+			if (fd[i] >= 0) {
+				closed++;
+				close(fd[i]);
+			}
+			fd[i] = dial(port);
+			made += fd[i] >= 0;
+		}
+	}
+	for (int i = 0; i < conns; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	printf("connections=%ld closed_by_server=%ld\n", made, closed);
+	return 0;
+}
+
 static int oversized(int port, long bytes, int seconds)
 {
 	char *big = malloc((size_t)bytes);
@@ -205,7 +249,9 @@ int main(int argc, char **argv)
 		return oversized(port, n, seconds);
 	if (argc == 4 && !strcmp(argv[1], "flood") && n > 0 && n <= MAX_CONNS)
 		return flood(port, (int)n);
+	if (argc == 5 && !strcmp(argv[1], "idle") && n > 0 && n <= MAX_CONNS)
+		return idle(port, (int)n, seconds);
 	fprintf(stderr, "usage: http-abuse slowloris PORT CONNS SECONDS | oversized PORT BYTES "
-			"SECONDS | flood PORT CONNS\n");
+			"SECONDS | flood PORT CONNS | idle PORT CONNS SECONDS\n");
 	return 2;
 }

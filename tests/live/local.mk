@@ -14,9 +14,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
-	live/test-fleet.sh \
-	live/test-fault-stall.sh \
-	live/test-fault-worker.sh
+	live/test-fleet.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
@@ -25,12 +23,23 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-full.sh \
 	live/test-capture-rotation.sh \
 	live/test-capture-rotation-race.sh
-# Faults of the daemons around jankd, each test in namespaces of its own (live_isolate).
+# Faults of the daemons around jankd, each test in namespaces of its own
+# (live_isolate): a daemon jankd depends on dies, stops or comes back.
 FAULT_LIVE_TESTS = \
-	live/test-fault-journald.sh
-TESTS += live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
+	live/test-fault-journald.sh \
+	live/test-fault-relayd.sh \
+	live/test-fault-sessiond.sh \
+	live/test-fault-stall.sh \
+	live/test-fault-worker.sh
+# jankd's live input against mock-relayd (a relayd of the test's own, faults
+# on demand): no root, no lttng daemon.
+MOCK_LIVE_TESTS = \
+	live/test-mock-relayd.sh \
+	live/test-mock-relayd-faults.sh
+TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
+	$(MOCK_LIVE_TESTS) \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
-EXTRA_DIST += live/lib.sh live/test-probes.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
+EXTRA_DIST += live/lib.sh live/mock-lib.sh $(MOCK_LIVE_TESTS) live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) \
 	live/test-session.sh $(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
 
 # Bad HTTP clients for test-metrics.sh: slowloris, oversized requests, a flood.
@@ -41,8 +50,18 @@ live_http_abuse_SOURCES = live/http-abuse.c
 check_PROGRAMS += live/notify-recv
 live_notify_recv_SOURCES = live/notify-recv.c
 
+# A relayd of the test's own: the live viewer protocol over a CTF trace
+# directory, with faults on demand (test-mock-relayd.sh).
+check_PROGRAMS += live/mock-relayd
+live_mock_relayd_SOURCES = live/mock-relayd.c
+
 # daemon/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
 check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
 live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
+
+# Addresses symbolized from a trace's lttng-ust statedump: test-symbols.sh.
+check_PROGRAMS += live/symbolize-trace
+live_symbolize_trace_SOURCES = live/symbolize-trace.c
+live_symbolize_trace_LDADD = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm

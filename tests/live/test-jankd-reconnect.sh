@@ -14,7 +14,7 @@
 
 live_setup_jankd --journald
 
-plan 15
+plan 16
 
 session=jankd-reconnect-$$
 action=reconnect$$
@@ -70,6 +70,13 @@ live_lttng destroy "$session"
 live_wait 10 live_jankd_logged 'the live session is gone' || true
 check "a destroyed session is noticed and logged" \
 	live_jankd_logged "^$(live_url "$session"): the live session is gone (destroyed?); waiting for it to come back$"
+# problem_is PROBLEM: what jankctl status says is wrong with the input now.
+problem_is() {
+	got=$(live_jankd_status '.inputs[0].problem // ""')
+	[ "$got" = "$1" ]
+}
+live_wait 5 problem_is "session missing" || true
+check "status: session missing, not an old error (got: $got)" problem_is "session missing"
 live_create_session "$session"
 live_wait 10 [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ] || true
 check "its return is logged as a reconnection" [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ]

@@ -22,7 +22,7 @@ command -v "$BT" >/dev/null 2>&1 || plan_skip_all "$BT not found (install babelt
 live_start_sessiond --no-kernel
 live_start_relayd
 
-plan 34
+plan 35
 
 HOST=$(uname -n)
 RELAYD=net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT
@@ -164,6 +164,8 @@ check "destroy: exit 0" [ "$RC" = 0 ]
 result "the session is gone"
 tool destroy2 destroy "$LIVE"
 check "destroy again (no such session): exit 0" [ "$RC" = 0 ]
+check "... and a note says there was none" grep -q "^note session '$LIVE' did not exist$" \
+	"$LIVE_TMP/destroy2.out"
 
 # relayd names the files of a stream CHANNEL_CPU_INDEX, INDEX cycling through
 # 0..count-1: once a stream has filled its files, relayd overwrites the

@@ -211,6 +211,47 @@ else
 	skip "real trace: lanes" "no $SHARED_TRACES/many-threads"
 fi
 
+# ---- A capture directory another user owns, with links planted in it ----
+# Root runs jankctl report on a copy of a capture that nobody owns, where
+# nobody planted links to a root file at every name jankctl writes: the
+# root file stays whole, nothing is written into the directory, and the
+# report goes to standard output (or into --dir).
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1; then
+	chmod 711 "$tmp"
+	hostile=$tmp/hostile
+	mkdir -m 755 "$hostile"
+	cp -r "$c1" "$hostile/cap"
+	rm -f "$hostile/cap/report.json" "$hostile/cap/report.txt" "$hostile/cap/critical-path.svg"
+	chown -R nobody "$hostile/cap"
+	printf 'secret\n' >"$tmp/victim"
+	chmod 600 "$tmp/victim"
+	for n in report.json .report.json.tmp report.txt .report.txt.tmp critical-path.svg \
+		.critical-path.svg.tmp; do
+		runuser -u nobody -- ln -s "$tmp/victim" "$hostile/cap/$n"
+	done
+	"$JANKCTL" report "$hostile/cap" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "root on a capture nobody owns: exit 0, and it says why it writes nothing there" \
+		[ "$st" = 0 ] && grep -q "belongs to uid $(id -u nobody), not root: writing nothing into it" "$tmp/err"
+	check "... the report is on standard output" grep -q 'critical path' "$tmp/out"
+	check "... the root file the links point at is untouched" \
+		[ "$(cat "$tmp/victim")" = secret ]
+	check "... the links are still links: nothing was written into the directory" \
+		[ -L "$hostile/cap/report.json" -a -L "$hostile/cap/.report.json.tmp" ]
+	mkdir "$tmp/out-dir"
+	"$JANKCTL" report --dir "$tmp/out-dir" "$hostile/cap" >"$tmp/out" 2>"$tmp/err"
+	check "--dir OUT: the report files go there, the root file is untouched" \
+		[ -s "$tmp/out-dir/report.json" -a -s "$tmp/out-dir/report.txt" -a \
+		"$(cat "$tmp/victim")" = secret ]
+	chown -R root "$hostile/cap"
+	"$JANKCTL" report "$hostile/cap" >"$tmp/out" 2>"$tmp/err"
+	check "the same directory, root's: links at every name are replaced by files, never followed" \
+		[ "$(cat "$tmp/victim")" = secret -a -f "$hostile/cap/report.json" -a \
+		! -L "$hostile/cap/report.json" -a ! -e "$hostile/cap/.report.json.tmp" ]
+else
+	skip "a capture another user owns" "needs root and runuser"
+fi
+
 # ---- Bad input ----
 expect_error "no such capture dir" 1 "^jankctl: $tmp/nope: No such file or directory\$" -- \
 	"$JANKCTL" report "$tmp/nope"

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Addresses to function names: a model of each traced process's address
+ * space (which binary is loaded where) and the binaries' symbol tables,
+ * read through elfutils (libdwfl).
+ *
+ * The mappings come from lttng-ust's statedump and dynamic-loader events
+ * (lttng_ust_statedump:bin_info, build_id, debug_link; lttng_ust_dl:*, which
+ * the trace reader passes on when it has a symbolizer, see
+ * jank_reader_set_symbols) or, on the traced host, from /proc/PID/maps.
+ * They are keyed by the process id the trace gives (vpid).
+ *
+ * A binary is opened on its first lookup, once per (path, build-id) for all
+ * the processes that map it, and its symbols are found in this order: a
+ * separate debug file found by build-id (DIR/.build-id/xx/yyyy.debug under
+ * each debug directory) or by its .gnu_debuglink name, then the binary's own
+ * .symtab, then its .dynsym. A binary whose build-id differs from the one the
+ * trace recorded is not used (its symbols would be another build's).
+ *
+ * Every address gets a text: "function" when a symbol holds it, else
+ * "binary+0xOFFSET" (the binary's base name and the address in the binary's
+ * own terms, as nm and `addr2line -e binary` take it), else, outside any
+ * known mapping, "0xADDRESS". Bad files (missing, not ELF, truncated,
+ * another build) only make addresses unresolved.
+ *
+ * Memory is bounded: the bookkeeping (processes, mappings, the lookup
+ * cache) and an estimate of each open binary's cost (the symbol tables and
+ * their strings libdwfl reads, plus a fixed overhead) are counted against
+ * the limit given at creation. Binaries are closed least recently used
+ * first to stay under it (and reopened when needed again); mappings that
+ * would exceed half of it are refused and counted. Not thread-safe.
+ */
+#ifndef JANK_SYMBOLS_H
+#define JANK_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define JANK_SYMBOLS_DEFAULT_LIMIT (64u << 20)
+#define JANK_SYMBOLS_MAX_BUILD_ID  64
+
+struct jank_symbols;
+
+struct jank_symbols_stats {
+	uint64_t processes; /* with at least one mapping */
+	uint64_t mappings;
+	uint64_t binaries;	/* distinct (path, build-id) referenced by mappings */
+	uint64_t binaries_open; /* of those, open now */
+	uint64_t bytes;		/* counted memory: bookkeeping + open binaries' estimates */
+	uint64_t limit;
+	uint64_t lookups;
+	uint64_t cache_hits;
+	uint64_t resolved;   /* lookups that gave a function name */
+	uint64_t unresolved; /* binary+offset or a bare address */
+	uint64_t evictions;  /* binaries closed to stay under the limit */
+	uint64_t dropped;    /* mappings refused: the limit */
+	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
+};
+
+enum jank_symbols_result {
+	JANK_SYMBOLS_FUNCTION = 0, /* "function" */
+	JANK_SYMBOLS_OFFSET,	   /* "binary+0xOFFSET": no symbol holds the address */
+	JANK_SYMBOLS_UNMAPPED,	   /* "0xADDRESS": no known mapping holds it */
+};
+
+/* memory_limit in bytes, 0: JANK_SYMBOLS_DEFAULT_LIMIT. NULL: out of memory. */
+struct jank_symbols *jank_symbols_new(size_t memory_limit);
+void jank_symbols_free(struct jank_symbols *s);
+
+/*
+ * Where separate debug files are looked for: a colon-separated list of
+ * absolute directories (default "/usr/lib/debug"; "" for none). Returns 0,
+ * -EINVAL (a relative directory) or -ENOMEM.
+ */
+int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs);
+
+/*
+ * Look binaries up under ROOT (ROOT/usr/lib/libc.so.6 for /usr/lib/libc.so.6),
+ * e.g. where a capture keeps copies of them; NULL: the paths as they are.
+ * Applies to binaries opened from now on.
+ */
+int jank_symbols_set_root(struct jank_symbols *s, const char *root);
+
+/*
+ * Binary PATH is loaded in process VPID at BASE, which is, as lttng-ust's
+ * bin_info gives it, the run-time address of its first PT_LOAD segment
+ * (load bias + that segment's p_vaddr), over MEMSZ bytes (0: up to the next
+ * mapping). BUILD_ID (may be NULL) and DEBUG_LINK (the .gnu_debuglink file
+ * name, may be NULL) are what the trace recorded; IS_PIC says whether
+ * addresses move with the base (used only when the file cannot be read: the
+ * ELF header says it otherwise). Mappings it overlaps are replaced.
+ * Returns 0, -EINVAL (bad arguments), -ENOSPC (the limit: counted in
+ * dropped) or -ENOMEM.
+ */
+int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base, uint64_t memsz,
+			     const char *path, const uint8_t *build_id, size_t build_id_len,
+			     const char *debug_link, bool is_pic);
+
+/*
+ * The build-id or debug link of the mapping at BASE (lttng-ust records them
+ * in events of their own, after bin_info). -ENOENT: no mapping there.
+ */
+int jank_symbols_set_build_id(struct jank_symbols *s, int64_t vpid, uint64_t base,
+			      const uint8_t *build_id, size_t len);
+int jank_symbols_set_debug_link(struct jank_symbols *s, int64_t vpid, uint64_t base,
+				const char *debug_link);
+
+/* The mapping at BASE is gone (dlclose). -ENOENT: no mapping there. */
+int jank_symbols_remove_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base);
+/* Every mapping of the process (it exited, or dumps its state afresh). */
+void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid);
+
+/*
+ * The file-backed mappings of live process PID from /proc/PID/maps, under
+ * VPID (the id events give it; PID when they are the same). Replaces what
+ * VPID had. Returns the number of binaries added, or -errno with a message.
+ */
+int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, char *err,
+			       size_t errlen);
+
+/*
+ * The text for ADDR in process VPID, in BUF (always terminated, truncated
+ * to LEN). Returns an enum jank_symbols_result.
+ */
+enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpid, uint64_t addr,
+					     char *buf, size_t len);
+
+/*
+ * Each binary the mappings refer to, newest first: its path as mapped, the
+ * build-id the trace gave (len 0: none), and the file its symbols came from
+ * (NULL: not opened yet, or no usable file), e.g. for a capture to keep
+ * copies that jank_symbols_set_root() finds elsewhere. Stops at the first
+ * nonzero return of FN, and returns it; else 0.
+ */
+typedef int (*jank_symbols_binary_fn)(const char *path, const uint8_t *build_id, size_t len,
+				      const char *symbol_file, void *data);
+int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_binary_fn fn,
+				 void *data);
+
+void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
+
+#endif

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: MIT
+# tests/live/test-mock-relayd-faults.sh: jankd's live input when relayd
+# misbehaves, on demand, with mock-relayd (tests/live/mock-relayd.c) and
+# the trace of tests/live/mock-lib.sh. No root, no lttng daemon.
+#
+#   close        relayd closes the connection after 12 packets: the loss
+#                is logged once, the input reconnects, and every jank is
+#                still alerted, once
+#   vanish       the session is destroyed after 12 packets: "session
+#                missing" in status, said once in the log
+#   stall        a reply stops halfway, the connection open (the idle
+#                streams' beacons advancing until then): the worker is
+#                blocked, status says since when the input is stalled
+#   quiet        relayd answers, with nothing new (no packet, and the
+#                beacons of the idle stream wait for the other's data) for
+#                6 s: stalled, then resumed, every jank alerted
+#   stall at attach
+#                the session list stops halfway: the blocked worker is
+#                replaced after worker-timeout, and the new one attaches
+#   malformed    replies with wrong sizes or statuses: a clear error, once;
+#                jankd runs on (babeltrace2 may abort the worker on some:
+#                the worker is a process of its own, its death is logged)
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/live/lib.sh"
+. "$top_srcdir/tests/live/mock-lib.sh"
+
+mock_init
+
+plan 42
+
+janks="completed name=frame,id=5
+completed name=frame,id=10
+completed name=frame,id=15
+completed name=frame,id=20"
+
+janks_alerted() {
+	[ "$(mock_alerts)" = "$janks" ]
+}
+
+# The janks, and nothing else but the open action overdue (beacons that
+# advance move the input's time past its threshold).
+janks_among_alerts() {
+	[ "$(mock_alerts | grep -v '^overdue name=frame,id=21$')" = "$janks" ]
+}
+
+# ---- relayd closes the connection mid-trace ----
+mock_start close --after-packets 12 --then close
+mock_jankd </dev/null
+live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
+mock_wait_input 5 '"\(.state) \(.disconnects) \(.reconnects)"' "connected 1 1" || true
+check "close: the loss is logged once" [ "$(mock_logged ': lost the live session: .*closed connection; reconnecting')" = 1 ]
+check "close: then the reconnection, once" [ "$(mock_logged ': reconnected$')" = 1 ]
+got=$(mock_input '"\(.state) \(.disconnects) \(.reconnects)"')
+check "close: status connected, 1 disconnect, 1 reconnect (got $got)" [ "$got" = "connected 1 1" ]
+check "close: the mock closed the connection, and the input attached again" \
+	[ "$(grep -c 'fault: close' "$MOCK_LOG")" = 1 -a "$(grep -c 'attached to session' "$MOCK_LOG")" = 2 ]
+sleep 1
+check "close: every jank alerted, once (got $(mock_alerts | tr '\n' ' '))" janks_alerted
+mock_stop
+
+# ---- the session vanishes ----
+mock_start vanish --after-packets 12 --then vanish
+mock_jankd </dev/null
+live_wait_jankd
+mock_wait_input 8 '.problem' "session missing" || true
+got=$(mock_input '"\(.state) \(.problem) \(.disconnects)"')
+check "vanish: status says the session is missing (got $got)" [ "$got" = "reconnecting session missing 1" ]
+check "vanish: the log says it once" [ "$(mock_logged ': the live session is gone')" = 1 ]
+check "vanish: no error on the way" [ "$(mock_logged 'cannot\|lost the live session')" = 0 ]
+check "vanish: the janks of the 12 packets served were alerted (got $(mock_alerts | tr '\n' ' '))" \
+	[ "$(mock_alerts)" = "$(echo "$janks" | head -n 2)" ]
+mock_stop
+
+# ---- a reply that stalls ----
+# Beacons advance until then: the input's time moves, only the stall stops it.
+mock_start stall --after-ms 2500 --then stall --beacon-advance yes
+mock_jankd <<CONF
+[live]
+worker-timeout = 60s
+CONF
+live_wait_jankd
+live_wait 10 [ -n "$(mock_input '.stalled_since // empty')" ] || true
+check "stall: the mock stopped a reply halfway" grep -q 'fault: stall: conn 1 gets' "$MOCK_LOG"
+check "stall: status says since when the input is stalled" [ -n "$(mock_input '.stalled_since // empty')" ]
+check "stall: its worker is the one that is silent (blocked on relayd)" \
+	[ "$(mock_input '.worker.silent_ns')" -ge 3000000000 ]
+check "stall: said once in the log" [ "$(mock_logged ': stalled: ')" = 1 ]
+check "stall: the alerts before it were sent" janks_among_alerts
+mock_stop
+
+# ---- relayd answers, with nothing new ----
+mock_start quiet --after-packets 12 --then quiet --for 6000 --beacon-advance yes
+mock_jankd </dev/null
+live_wait_jankd
+live_wait 6 [ -n "$(mock_input '.stalled_since // empty')" ] || true
+check "quiet: status says the input is stalled" [ -n "$(mock_input '.stalled_since // empty')" ]
+check "quiet: while its worker is not (it hears relayd)" \
+	[ "$(mock_input '.worker.silent_ns')" -lt 2000000000 ]
+live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
+live_wait 3 [ "$(mock_logged ': resumed after ')" -ge 1 ] || true
+check "quiet: the stall, then its end, are logged once" \
+	[ "$(mock_logged ': stalled: ')" = 1 -a "$(mock_logged ': resumed after ')" = 1 ]
+check "quiet: every jank alerted once the packets came (got $(mock_alerts | tr '\n' ' '))" \
+	janks_among_alerts
+check "quiet: no disconnection" [ "$(mock_input .disconnects)" = 0 ]
+mock_stop
+
+# ---- a reply that stalls at attach ----
+mock_start attach-stall --then stall
+mock_jankd <<CONF
+[live]
+worker-timeout = 3s
+CONF
+live_wait 15 [ "$(mock_alert_count)" -ge 4 ] || true
+check "stall at attach: the mock stopped the session list halfway" \
+	grep -q 'fault: stall: conn 1 gets 171 of the 343 bytes' "$MOCK_LOG"
+check "stall at attach: the blocked worker was replaced, once" \
+	[ "$(mock_logged 'silent for .*(blocked on relayd?): killed')" = 1 -a \
+	"$(mock_input '.worker.timeouts')" = 1 ]
+check "stall at attach: its successor attached, and every jank was alerted" \
+	[ "$(mock_input .state)" = connected ] && janks_alerted
+mock_stop
+
+# ---- malformed replies ----
+# malformed NAME KIND AFTER_PACKETS ERROR_PATTERN: jankd on a mock whose KIND
+# replies are wrong once AFTER_PACKETS were served; checks: the error (its
+# message matching ERROR_PATTERN) logged once, and jankd running on.
+malformed() {
+	local name=$1 kind=$2 after=$3 pattern=$4 n
+
+	mock_start "$name" --after-packets "$after" --then malformed --malformed "$kind"
+	mock_jankd </dev/null
+	live_wait 5 [ "$(mock_logged "$pattern")" -ge 1 ] || true
+	sleep 3 # the input retries, a few times
+	n=$(mock_logged "$pattern")
+	if [ "$n" = 0 ] && [ "$(mock_logged ': worker died of signal')" = 1 ]; then
+		# babeltrace2 2.0 asserts on some replies (a packet of 0 bytes).
+		diag "$name: the worker died (babeltrace2 aborted): $(grep -m1 'died' "$LIVE_TMP/jankd.err")"
+		n=1
+	fi
+	check "malformed $kind: a clear error, logged once (got $n)" [ "$n" = 1 ]
+	check "malformed $kind: jankd runs on, and answers" \
+		[ "$(live_alive "$LIVE_JANKD_PID" && mock_input .url)" = "$MOCK_URL" ]
+	mock_stop
+}
+malformed metadata-len metadata-len 0 'cannot attach: .*Erroneous response length; retrying'
+malformed index-status index-status 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
+malformed index-size index-size 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
+malformed packet-len packet-len 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
+malformed sessions-count sessions-count 0 'cannot attach: .*closed connection; retrying'

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: MIT
+# tests/live/test-mock-relayd.sh: jankd's live input against mock-relayd,
+# a relayd of the test's own (tests/live/mock-relayd.c) serving a trace
+# jank-gen wrote (tests/live/mock-lib.sh describes it): what a relayd
+# sends when all goes well, and what a real one rarely sends on demand.
+# No root, no lttng daemon: it runs everywhere.
+#
+#   normal       the four janks alerted, exactly, and the same as jankctl
+#                analyze finds offline; the input's time is the trace's end
+#                (the beacons of idle streams carry it), nothing overdue
+#   metadata     the metadata in replies of 100 bytes: the same alerts
+#   late stream  CPU 1's stream appears after five packets (the "new
+#                stream" flag, then GET_NEW_STREAMS): the same alerts
+#   no streams   a session without a stream for 3 s: attached and ready
+#                meanwhile; then the streams come, and the alerts
+#   beacons      idle streams send inactivity beacons 10 s past the trace's
+#                end: the action left open is overdue at once, on the
+#                trace's time (trace_now is the beacons'), with no wall
+#                clock waited
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/live/lib.sh"
+. "$top_srcdir/tests/live/mock-lib.sh"
+
+mock_init
+
+plan 20
+
+janks="completed name=frame,id=5
+completed name=frame,id=10
+completed name=frame,id=15
+completed name=frame,id=20"
+
+# janks_alerted: the four janks, in order, and nothing else.
+janks_alerted() {
+	[ "$(mock_alerts)" = "$janks" ]
+}
+
+# wait_janks: until four alerts came (10 s), and 1 s more for any extra.
+wait_janks() {
+	live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
+	sleep 1
+}
+
+# ---- normal ----
+mock_start normal
+mock_jankd </dev/null
+live_wait_jankd
+wait_janks
+check "normal: the four janks alerted, exactly (got $(mock_alerts | tr '\n' ' '))" janks_alerted
+mock_wait_input 5 '"\(.events_read) \(.trace_now)"' "41 $MOCK_END" || true
+got=$(mock_input '"\(.events_read) \(.trace_now) \(.state) \(.overdue)"')
+check "normal: 41 events read, the input's time the trace's end, connected, nothing overdue (got $got)" \
+	[ "$got" = "41 $MOCK_END connected 0" ]
+"$LIVE_JANKCTL" analyze --config "$LIVE_JANKD_CONF" --format json "$MOCK_TRACE" \
+	>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
+normalize() {
+	live_quote_times "$1" | "$JQ" -S -c 'select(.type == "action") | del(.host, .session)' | sort
+}
+normalize "$LIVE_TMP/jankd.out" >"$LIVE_TMP/live.json"
+normalize "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.json"
+check "normal: the alerts are those of jankctl analyze on the same trace, field for field" \
+	[ -s "$LIVE_TMP/live.json" -a "$(wc -l <"$LIVE_TMP/offline.json")" = 4 ] &&
+	cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"
+check "normal: the mock served the 21 packets to one viewer, attached once" \
+	[ "$(grep -c 'attached to session' "$MOCK_LOG")" = 1 ]
+mock_stop
+check "normal: the summary counts 20 actions and 4 janks" \
+	grep -q '^jankd: summary: frame: 20 actions, 4 janks' "$MOCK_ERR"
+
+# ---- the metadata in pieces ----
+mock_start metadata --metadata-chunk 100
+mock_jankd </dev/null
+live_wait_jankd
+wait_janks
+check "metadata in replies of 100 bytes: the four janks alerted, exactly" janks_alerted
+check "metadata: the mock sent it in pieces (got: $(grep -o 'metadata: .*' "$MOCK_LOG"))" \
+	grep -q ': metadata: [0-9]* bytes in [2-9][0-9] replies' "$MOCK_LOG"
+mock_stop
+
+# ---- a stream that appears later ----
+mock_start late --late channel0_1 --late-after 5
+mock_jankd </dev/null
+live_wait_jankd
+wait_janks
+check "late stream: the four janks alerted, exactly (got $(mock_alerts | tr '\n' ' '))" janks_alerted
+check "late stream: the mock announced it once, after five packets" \
+	[ "$(grep -c ': 1 new streams' "$MOCK_LOG")" = 1 ]
+mock_stop
+
+# ---- a session without streams, for a while ----
+mock_start nostreams --no-streams 3000
+mock_jankd </dev/null
+live_wait_jankd
+check "no streams yet: attached and ready, no event read" \
+	[ "$(mock_input '"\(.state) \(.events_read)"')" = "connected 0" ]
+wait_janks
+check "no streams, then the streams: the four janks alerted, exactly" janks_alerted
+check "no streams, then the streams: no disconnection on the way" \
+	[ "$(mock_input .disconnects)" = 0 ]
+mock_stop
+
+# ---- beacons move the input's time ----
+beacon=$((MOCK_END + 10000000000))
+started=$(date +%s)
+mock_start beacons --beacon-offset 10000000000
+mock_jankd <<CONF
+[graph]
+overdue-grace = 1s
+CONF
+live_wait_jankd
+live_wait 10 [ "$(mock_alert_count)" -ge 5 ] || true
+sleep 1
+check "beacons: the action left open (id 21) is alerted overdue, once, after the four janks" \
+	[ "$(mock_alerts)" = "$janks
+overdue name=frame,id=21" ]
+check "beacons: trace_now is the beacons' time, 10 s past the trace's last event" \
+	[ "$(mock_input '"\(.trace_now) \(.last_event_ns)"')" = "$beacon $MOCK_END" ]
+took=$(($(date +%s) - started))
+check "beacons: the overdue alert is on the trace's time: open 10 s, in $took s of wall clock" \
+	[ "$("$JQ" -r 'select(.kind == "overdue") | .duration_ns' "$LIVE_TMP/jankd.out")" = 10000000000 \
+	-a "$took" -lt 10 ]
+mock_stop
