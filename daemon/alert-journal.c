@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Alerts as journald entries ([alerts] target = journal; the fields are in
- * alert.h and capture-worker.h, the MESSAGE_IDs in jankd.catalog), sent
+ * alert.h and capturer.h, the MESSAGE_IDs in jankd.catalog), sent
  * through daemon/journal.c: never blocking; what must wait is queued. Until
  * journald has been reached once, an operation fails (-1) and the alerter
  * writes the alert on stderr.
@@ -64,6 +64,10 @@ static int report(const struct jank_alert *a)
 	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
 	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
 	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
+	/* The function the path spent most time in, when threads had call stacks. */
+	if (jank_format_top_function(r->breakdown, NULL))
+		jank_journal_entry_add(&e, "JANK_FUNCTION",
+				       jank_format_top_function(r->breakdown, NULL));
 	jank_journal_entry_add(&e, "JANK_BREAKDOWN", bd ? json_text(bd) : "{}");
 	jank_journal_entry_add(&e, "JANK_INPUT", a->input ? a->input : "");
 	jank_journal_entry_add(&e, "JANK_HOST", a->host ? a->host : "");

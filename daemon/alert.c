@@ -121,8 +121,11 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 {
 	const struct jank_breakdown *b = r->breakdown;
 	const struct jank_breakdown_item *top;
-	int64_t total = 0;
+	int64_t total = 0, fn_ns = 0;
+	const char *fn;
+	char d[32];
 	double share;
+	int n;
 
 	buf[0] = '\0';
 	if (!b || b->n == 0)
@@ -134,15 +137,20 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 	top = &b->items[0];
 	share = 100.0 * (double)top->ns / (double)total;
 	if (top->tid == r->tid)
-		snprintf(buf, len, ", mostly %s (%.1f%%)", jank_state_name(top->state), share);
+		n = snprintf(buf, len, ", mostly %s (%.1f%%)", jank_state_name(top->state), share);
 	else if (b->nlocks && b->locks[0].ns * 2 >= top->ns)
-		snprintf(buf, len,
-			 ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32
-			 " (%.16s), %s (%.1f%%)",
-			 b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state), share);
+		n = snprintf(buf, len,
+			     ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32
+			     " (%.16s), %s (%.1f%%)",
+			     b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state),
+			     share);
 	else
-		snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
-			 top->comm, jank_state_name(top->state), share);
+		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
+			     top->comm, jank_state_name(top->state), share);
+	fn = jank_format_top_function(b, &fn_ns);
+	if (fn && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", in %.64s (%s)", fn,
+			 jank_units_duration(fn_ns, d, sizeof(d)));
 }
 
 /*
@@ -151,7 +159,7 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
  */
 void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
-	char d[32], t[32], tail[160], sus[256] = "";
+	char d[32], t[32], tail[256], sus[256] = "";
 	int n;
 
 	jank_units_duration(r->duration, d, sizeof(d));

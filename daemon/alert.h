@@ -39,7 +39,7 @@
 
 #define JANK_ALERT_MESSAGE_ID_JANK	 "3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a"
 #define JANK_ALERT_MESSAGE_ID_SUPPRESSED "7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c"
-/* A capture's follow-up (capture-worker.h says its fields). */
+/* A capture's follow-up (capturer.h says its fields). */
 #define JANK_ALERT_MESSAGE_ID_FOLLOWUP "5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d"
 #define JANK_ALERT_RECENT	       10
 #define JANK_ALERT_STORY_LEN	       512

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include "clock.h"
-#include "capture-worker.h"
+#include "capturer.h"
 #include "jankd.h"
 #include "json-util.h"
 #include "journal.h"
@@ -264,7 +264,7 @@ static const char *capture_hook(const struct jank_verdict *r, const char **faile
 {
 	struct jankd *d = data;
 
-	return d->capture_here ? jank_capture_worker_jank(r, failed, d->capture_worker) : NULL;
+	return d->capture_here ? jank_capturer_jank(r, failed, d->capturer) : NULL;
 }
 
 static void on_verdict(const struct jank_fleet_input *in, const struct jank_verdict *r, void *data)
@@ -476,7 +476,7 @@ static void reload_graph(const struct jank_config *nc)
  * Take every key of `nc` that applies at once, and every named section
  * (the rules) whole; what was there before goes into `nc`, which the
  * caller frees. Then apply them: the alerter, the workers (the new text:
- * its rules and [graph] limits), the capture worker, the status timer.
+ * its rules and [graph] limits), the capturer, the status timer.
  */
 static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src,
 			const struct reload_diff *rd)
@@ -504,7 +504,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
 		d->reload_errors++;
 	}
-	jank_capture_worker_reload(d->capture_worker, &d->config);
+	jank_capturer_reload(d->capturer, &d->config);
 	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 }
@@ -673,12 +673,12 @@ static int start(struct jankd *d, char *err, size_t len)
 			return r;
 	}
 	/* Captures before the inputs: a jank may come as soon as they attach. */
-	d->capture_worker = jank_capture_worker_new(d->base);
-	if (!d->capture_worker) {
+	d->capturer = jank_capturer_new(d->base, &jank_capture_session_lttng_ops);
+	if (!d->capturer) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	r = jank_capture_worker_start(d->capture_worker, &d->config, d->alerter, err, len);
+	r = jank_capturer_start(d->capturer, &d->config, d->alerter, err, len);
 	if (r < 0)
 		return r;
 	jank_alerter_set_capture(d->alerter, capture_hook, d);
@@ -778,7 +778,7 @@ static void stop(struct jankd *d)
 	if (d->fleet)
 		jank_fleet_stop(d->fleet, STOP_NS);
 	/* The snapshot in flight and the reports not written yet finish first. */
-	jank_capture_worker_stop(d->capture_worker);
+	jank_capturer_stop(d->capturer);
 	if (d->alerter && d->fleet) {
 		jank_alerter_flush(d->alerter);
 		final_summary(d);
@@ -792,7 +792,7 @@ static void cleanup(struct jankd *d)
 	jank_fleet_free(d->fleet);
 	jank_control_close(d->control);
 	jank_metrics_server_close(d->metrics);
-	jank_capture_worker_free(d->capture_worker); /* stops it first when start() failed */
+	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
 		event_free(d->ev_hup);

@@ -26,7 +26,7 @@ struct jankd {
 
 	struct event_base *base;
 	struct jank_alerter *alerter;
-	struct jank_capture_worker *capture_worker;
+	struct jank_capturer *capturer;
 	struct jank_fleet *fleet; /* the inputs, each in a worker process */
 	struct jank_control *control;
 	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */

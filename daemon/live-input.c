@@ -52,6 +52,7 @@
 #include "relayd.h"
 #include "units.h"
 #include "live-input.h"
+#include "symbols.h"
 
 #define PUMP_BATCHES	 32
 #define AGAIN_MIN_NS	 10000000LL    /* 10 ms */
@@ -65,7 +66,13 @@
 #define STALL_NS	 3000000000LL  /* connected, the input's time still: stalled */
 #define WATCH_ERR_LEN	 512
 
+/* Processes whose /proc/PID/maps was read for the symbolizer (each once). */
+#define PROC_MAPS_TRIED 64
+
 struct jank_live_input {
+	struct jank_symbols *sym; /* function names: the stream's statedump, or /proc/PID/maps */
+	int64_t maps_tried[PROC_MAPS_TRIED];
+	unsigned nmaps_tried;
 	char *url;
 	struct event_base *base;
 	struct event *pump;
@@ -335,6 +342,8 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			lost(w, err);
 			return;
 		}
+		if (w->sym)
+			jank_reader_set_symbols(w->input, w->sym);
 		jank_reader_set_notices(w->input, false, rule_notice, w);
 	}
 	for (int i = 0; i < PUMP_BATCHES; i++) {
@@ -373,11 +382,37 @@ static void pump(evutil_socket_t fd, short what, void *data)
 	schedule(w, 0);
 }
 
+/*
+ * A frame's name for a verdict: from the statedump the stream carried, else,
+ * on the traced host, from /proc/PID/maps (read once per process, when an
+ * address of it is in no known mapping; a process of another host or
+ * container, or gone, stays unresolved: its address in hex).
+ */
+static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *data)
+{
+	struct jank_live_input *w = data;
+	char err[128];
+	bool tried = false;
+
+	if (f->kernel || f->pid <= 0) {
+		jank_symbols_frame_namer(f, buf, len, w->sym);
+		return;
+	}
+	if (jank_symbols_lookup(w->sym, f->pid, f->addr, buf, len) != JANK_SYMBOLS_UNMAPPED)
+		return;
+	for (unsigned i = 0; i < w->nmaps_tried && i < PROC_MAPS_TRIED; i++)
+		tried |= w->maps_tried[i] == f->pid;
+	if (!tried) {
+		w->maps_tried[w->nmaps_tried++ % PROC_MAPS_TRIED] = f->pid;
+		if (jank_symbols_add_proc_maps(w->sym, f->pid, f->pid, err, sizeof(err)) > 0)
+			jank_symbols_lookup(w->sym, f->pid, f->addr, buf, len);
+	}
+}
+
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n,
-					    jank_verdict_fn fn, void *data, char *err,
-					    size_t errlen)
+					    const struct jank_config *c, jank_verdict_fn fn,
+					    void *data, char *err, size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
 	int r = -ENOMEM;
@@ -390,14 +425,13 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	w->pump = event_new(base, -1, 0, pump, w);
 	if (!w->url || !w->engine || !w->pump)
 		goto nomem;
-	for (size_t i = 0; i < n; i++) {
-		r = jank_engine_add_rule(w->engine, &rules[i]);
-		if (r < 0) {
-			snprintf(err, errlen, "[action %s]: %s", rules[i].name, strerror(-r));
-			goto fail;
-		}
-	}
+	r = jank_config_add_rules(c, w->engine, err, errlen);
+	if (r < 0)
+		goto fail;
 	jank_engine_set_verdict_cb(w->engine, fn, data);
+	w->sym = jank_symbols_new(0);
+	if (w->sym)
+		jank_engine_set_namer(w->engine, name_frame, w);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;
@@ -421,6 +455,7 @@ void jank_live_input_free(struct jank_live_input *w)
 	if (w->input)
 		jank_reader_free(w->input);
 	jank_engine_free(w->engine);
+	jank_symbols_free(w->sym);
 	free(w->url);
 	free(w);
 }
@@ -492,10 +527,9 @@ void jank_live_input_update_rate(struct jank_live_input *w)
 	w->rate_mono = now;
 }
 
-int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules,
-				  size_t n)
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_config *c)
 {
-	return jank_engine_replace_rules(w->engine, rules, n);
+	return jank_config_replace_rules(c, w->engine);
 }
 
 void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <event2/event.h>
+#include "config-file.h"
 #include "engine.h"
 #include "strtable.h"
 #include "trace-reader.h"
@@ -57,14 +58,13 @@ struct jank_live_input_stats {
 
 /*
  * A live input: the live session at `url`, with an engine configured by `ec`
- * and the `n` rules, whose verdicts go to `fn`. Nothing runs before
+ * and the rules and flows of `c`, whose verdicts go to `fn`. Nothing runs before
  * jank_live_input_start(). NULL on failure (message in err).
  */
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
-					    const struct jank_rule *rules, size_t n,
-					    jank_verdict_fn fn, void *data, char *err,
-					    size_t errlen);
+					    const struct jank_config *c, jank_verdict_fn fn,
+					    void *data, char *err, size_t errlen);
 void jank_live_input_free(struct jank_live_input *w);
 void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_attached_fn fn,
 				     void *data);
@@ -91,9 +91,9 @@ void jank_live_input_stop(struct jank_live_input *w);
 void jank_live_input_tick(struct jank_live_input *w);
 /* Periodic: recompute events/s over the time since the last call. */
 void jank_live_input_update_rate(struct jank_live_input *w);
-/* Config reload. Returns 0 or -errno (the old rules stay). */
-int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_rule *rules,
-				  size_t n);
+/* Config reload: the rules and flows of `c`. Returns 0 or -errno (see
+ * jank_config_replace_rules()). */
+int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_config *c);
 /* Config reload: the [graph] limits (see jank_engine_set_limits()). */
 void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c);
 

@@ -7,7 +7,7 @@
  * the keeper thread makes every lttng-ctl call once jankd runs (a call may
  * wait on a daemon that is starting or dying). They share the fields under
  * `lock`; the keeper hands its log lines and its retry requests to the loop
- * through a pipe, as the capture worker does.
+ * through a pipe, as the capturer does.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -417,6 +417,21 @@ struct jank_live_keeper *jank_live_keeper_new(struct event_base *base, const str
 	for (size_t i = 0; i < c->nrules; i++) {
 		if (add_event(k, c->rules[i].begin_event) < 0 ||
 		    add_event(k, c->rules[i].end_event) < 0) {
+			jank_live_keeper_free(k);
+			return NULL;
+		}
+	}
+	/* A flow's events, like an action's: the engine pairs what the session records. */
+	for (size_t i = 0; i < c->nflows; i++) {
+		if (add_event(k, c->flows[i].from_event) < 0 ||
+		    add_event(k, c->flows[i].to_event) < 0) {
+			jank_live_keeper_free(k);
+			return NULL;
+		}
+	}
+	/* [graph] functions: each thread's call stack, and the statedump that names it. */
+	for (size_t i = 0; c->graph.functions && jank_function_events[i]; i++) {
+		if (add_event(k, jank_function_events[i]) < 0) {
 			jank_live_keeper_free(k);
 			return NULL;
 		}

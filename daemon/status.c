@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "clock.h"
-#include "capture-worker.h"
+#include "capturer.h"
 #include "format.h"
 #include "input-figures.h"
 #include "journal.h"
@@ -283,9 +283,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
 	jank_json_add(o, "journal", journal_json());
-	if (d->capture_worker)
-		json_object_object_add(o, "capture",
-				       jank_capture_worker_status_json(d->capture_worker));
+	if (d->capturer)
+		json_object_object_add(o, "capture", jank_capturer_status_json(d->capturer));
 	jank_json_add_u64(o, "reloads", d->reloads);
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	if (d->fleet)
@@ -706,8 +705,8 @@ char *jank_status_text(const struct jankd *d)
 	jank_journal_get_stats(&js);
 	journal_text(f, &js, d->target == JANK_ALERT_JOURNAL);
 	fprintf(f, "reloads %" PRIu64 ", rejected %" PRIu64 "\n", d->reloads, d->reload_errors);
-	if (d->capture_worker)
-		capture = jank_capture_worker_status_json(d->capture_worker);
+	if (d->capturer)
+		capture = jank_capturer_status_json(d->capturer);
 	capture_text(f, capture);
 	if (d->fleet)
 		fleet = jank_fleet_json(d->fleet);
@@ -822,8 +821,8 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);
 	m.journal = &js;
-	if (d->capture_worker) {
-		jank_capture_worker_get_stats(d->capture_worker, &cs);
+	if (d->capturer) {
+		jank_capturer_get_stats(d->capturer, &cs);
 		m.captures = &cs;
 	}
 	if (d->metrics) {

@@ -2,7 +2,7 @@
 /*
  * One worker process, seen from the supervisor (see worker-proc.h).
  *
- * posix_spawn, not fork: the supervisor has threads (the capture worker's),
+ * posix_spawn, not fork: the supervisor has threads (the capturer's),
  * and a child forked from them could inherit a lock one of them held
  * (babeltrace2's plugin loading, glib); exec gives the worker a clean
  * process, and what it shares with the others (the libraries' pages) stays

@@ -271,8 +271,7 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 	jank_config_apply_engine(c, &ec);
 	ec.gc = true;
 	ec.report_all = false;
-	w->input = jank_live_input_new(w->base, w->url, &ec, c->rules, c->nrules, on_verdict, w,
-				       err, len);
+	w->input = jank_live_input_new(w->base, w->url, &ec, c, on_verdict, w, err, len);
 	if (!w->input)
 		return -ENOMEM;
 	jank_live_input_set_attached_cb(w->input, on_attached, w);
@@ -339,10 +338,10 @@ static void reload(struct worker *w, struct json_object *msg)
 			 w->url, err);
 		return;
 	}
-	r = jank_live_input_replace_rules(w->input, c.rules, c.nrules);
+	r = jank_live_input_replace_rules(w->input, &c);
 	if (r < 0)
-		jank_log(LOG_ERR, "%s: cannot replace the rules: %s; its rules stay", w->url,
-			 strerror(-r));
+		jank_log(LOG_ERR, "%s: cannot replace the rules and flows: %s; its rules stay",
+			 w->url, strerror(-r));
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(&c, &ec);
 	jank_live_input_set_limits(w->input, &ec);

@@ -126,24 +126,52 @@ void jank_capture_settings_from_config(struct jank_capture_settings *p,
 	p->min_free_percent = c->min_free_percent;
 }
 
+static void flows_free(struct jank_flow_rule *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		jank_flow_rule_fini(&f[i]);
+	free(f);
+}
+
 static void policy_fini(struct jank_capture_settings *p)
 {
 	free((char *)p->dir);
 	free((char *)p->session);
+	flows_free((struct jank_flow_rule *)p->flows, p->nflows);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Copies of flows[0..n), or NULL (also when n is 0: then *ok stays true). */
+static struct jank_flow_rule *flows_copy(const struct jank_flow_rule *flows, size_t n, bool *ok)
+{
+	struct jank_flow_rule *f = n ? calloc(n, sizeof(*f)) : NULL;
+
+	*ok = !n || f;
+	for (size_t i = 0; f && i < n; i++) {
+		if (jank_flow_rule_copy(&f[i], &flows[i]) < 0) {
+			flows_free(f, i);
+			*ok = false;
+			return NULL;
+		}
+	}
+	return f;
 }
 
 static int policy_copy(struct jank_capture_settings *dst, const struct jank_capture_settings *src)
 {
 	char *dir, *session = NULL;
+	struct jank_flow_rule *flows;
+	bool flows_ok;
 	size_t n;
 
 	dir = strdup(src->dir ? src->dir : JANK_CAPTURE_DEFAULT_DIR);
 	if (src->session)
 		session = strdup(src->session);
-	if (!dir || (src->session && !session)) {
+	flows = flows_copy(src->flows, src->nflows, &flows_ok);
+	if (!dir || (src->session && !session) || !flows_ok) {
 		free(dir);
 		free(session);
+		flows_free(flows, src->nflows);
 		return -ENOMEM;
 	}
 	/* "/var/x/" and "/var/x" name the same capture dir. */
@@ -152,6 +180,7 @@ static int policy_copy(struct jank_capture_settings *dst, const struct jank_capt
 	*dst = *src;
 	dst->dir = dir;
 	dst->session = session;
+	dst->flows = flows;
 	return 0;
 }
 
@@ -319,9 +348,61 @@ static enum jank_capture_decision refuse(struct jank_capture_policy *c,
 
 /* ---- capture.json ---- */
 
+/* "key": [...] and "match": {field, value} or null, of a rule or a flow. Returns 0 or -ENOMEM. */
+static int keys_match_json(struct json_object *o, char *const *keys, unsigned nkeys,
+			   const char *match_field, const struct jank_value *v)
+{
+	struct json_object *a = json_object_new_array(), *m;
+	int e = jank_json_add(o, "key", a);
+
+	for (unsigned i = 0; a && i < nkeys; i++)
+		e |= json_object_array_add(a, json_object_new_string(keys[i])) ? -ENOMEM : 0;
+	if (!match_field)
+		return e | (json_object_object_add(o, "match", NULL) ? -ENOMEM : 0);
+	m = json_object_new_object();
+	e |= jank_json_add(o, "match", m);
+	if (m) {
+		e |= jank_json_add_str(m, "field", match_field);
+		if (v->type == JANK_VALUE_STR)
+			e |= jank_json_add_str(m, "value", v->s);
+		else if (v->type == JANK_VALUE_UINT)
+			e |= jank_json_add_i64(m, "value", (int64_t)v->u);
+		else
+			e |= jank_json_add_i64(m, "value", v->i);
+	}
+	return e;
+}
+
+/* The flows the config had: a capture's report replays its trace with them. */
+static struct json_object *flows_json(const struct jank_capture_settings *p)
+{
+	struct json_object *a = json_object_new_array();
+	int e = 0;
+
+	for (size_t i = 0; a && i < p->nflows; i++) {
+		const struct jank_flow_rule *f = &p->flows[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			e = -ENOMEM;
+			break;
+		}
+		e |= jank_json_add_str(o, "name", f->name);
+		e |= jank_json_add_str(o, "from", f->from_event);
+		e |= jank_json_add_str(o, "to", f->to_event);
+		e |= keys_match_json(o, f->keys, f->nkeys, f->match_field, &f->match_value);
+	}
+	if (e) {
+		json_object_put(a);
+		return NULL;
+	}
+	return a;
+}
+
 static struct json_object *rule_json(const struct jank_rule *ru)
 {
-	struct json_object *o = json_object_new_object(), *keys, *t, *m = NULL;
+	struct json_object *o = json_object_new_object(), *t;
 	int e = 0;
 
 	if (!o)
@@ -329,25 +410,7 @@ static struct json_object *rule_json(const struct jank_rule *ru)
 	e |= jank_json_add_str(o, "name", ru->name);
 	e |= jank_json_add_str(o, "begin", ru->begin_event);
 	e |= jank_json_add_str(o, "end", ru->end_event);
-	keys = json_object_new_array();
-	e |= jank_json_add(o, "key", keys);
-	for (unsigned i = 0; keys && i < ru->nkeys; i++)
-		e |= json_object_array_add(keys, json_object_new_string(ru->keys[i])) ? -ENOMEM : 0;
-	if (ru->match_field) {
-		m = json_object_new_object();
-		e |= jank_json_add(o, "match", m);
-		if (m) {
-			e |= jank_json_add_str(m, "field", ru->match_field);
-			if (ru->match_value.type == JANK_VALUE_STR)
-				e |= jank_json_add_str(m, "value", ru->match_value.s);
-			else if (ru->match_value.type == JANK_VALUE_UINT)
-				e |= jank_json_add_i64(m, "value", (int64_t)ru->match_value.u);
-			else
-				e |= jank_json_add_i64(m, "value", ru->match_value.i);
-		}
-	} else {
-		e |= json_object_object_add(o, "match", NULL) ? -ENOMEM : 0;
-	}
+	e |= keys_match_json(o, ru->keys, ru->nkeys, ru->match_field, &ru->match_value);
 	t = json_object_new_object();
 	e |= jank_json_add(o, "threshold", t);
 	if (t)
@@ -409,6 +472,7 @@ static struct json_object *meta_new(struct jank_capture_policy *c, const struct 
 	e |= jank_json_add_str(o, "session", c->policy.session);
 	e |= jank_json_add_str(o, "jankd_version", c->version);
 	e |= jank_json_add(o, "rule", r->rule ? rule_json(r->rule) : json_object_new_object());
+	e |= jank_json_add(o, "flows", flows_json(&c->policy));
 	e |= jank_json_add(o, "action", action_json(r, true));
 	e |= jank_json_add(o, "joined", json_object_new_array());
 	e |= jank_json_add_i64(o, "joined_more", 0);

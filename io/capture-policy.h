@@ -49,6 +49,9 @@ struct jank_capture_settings {
 	uint64_t min_free;	 /* free bytes the filesystem must keep ... */
 	double min_free_percent; /* ... or percent of its size (the larger applies) */
 	const char *session;	 /* capture session name, for capture.json (may be NULL) */
+	/* The config's flows, for capture.json (its report replays the trace with them). */
+	const struct jank_flow_rule *flows;
+	size_t nflows;
 };
 
 /* The [capture] section as a policy; `p` points into `c`. */

@@ -29,6 +29,7 @@
 #include "trace-reader.h"
 #include "format.h"
 #include "capture-report.h"
+#include "symbols.h"
 #include "critpath-svg.h"
 #include "units.h"
 #include "verdict-json.h"
@@ -40,6 +41,9 @@
 struct meta {
 	struct json_object *root;
 	struct jank_rule rule;
+	struct jank_flow_rule
+		*flows; /* the config's flows at capture time (none before they were) */
+	size_t nflows;
 	const char *name;
 	struct jank_verdict_decoded dec;
 	const struct jank_verdict *act; /* the flagged action (its verdict's head), in dec */
@@ -49,15 +53,64 @@ static void meta_fini(struct meta *m)
 {
 	jank_verdict_decoded_fini(&m->dec);
 	jank_rule_fini(&m->rule);
+	for (size_t i = 0; i < m->nflows; i++)
+		jank_flow_rule_fini(&m->flows[i]);
+	free(m->flows);
 	json_object_put(m->root);
 	memset(m, 0, sizeof(*m));
+}
+
+/* "key" and "match" of a rule or a flow: 0, or 1 for a bad key, 2 for a bad match field, 3
+ * for a bad match value. */
+static int meta_keys_match(struct json_object *o, char **keys, unsigned *nkeys, char **match_field,
+			   struct jank_value *match_value)
+{
+	struct json_object *a = jank_json_get(o, "key", json_type_array), *match;
+	const char *s;
+
+	if (a) {
+		size_t n = json_object_array_length(a);
+
+		if (n > JANK_RULE_MAX_KEYS)
+			return 1;
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *k = json_object_array_get_idx(a, i);
+
+			if (!json_object_is_type(k, json_type_string) ||
+			    !(keys[i] = strdup(json_object_get_string(k))))
+				return 1;
+			(*nkeys)++;
+		}
+	}
+	match = jank_json_get(o, "match", json_type_object);
+	if (match) {
+		struct json_object *v;
+
+		if (!(s = jank_json_get_str(match, "field")) || !(*match_field = strdup(s)))
+			return 2;
+		if ((v = jank_json_get(match, "value", json_type_string))) {
+			char *dup = strdup(json_object_get_string(v));
+
+			if (!dup)
+				return 3;
+			match_value->type = JANK_VALUE_STR;
+			match_value->s = dup;
+		} else if ((v = jank_json_get(match, "value", json_type_int))) {
+			match_value->type = JANK_VALUE_INT;
+			match_value->i = json_object_get_int64(v);
+		} else {
+			return 3;
+		}
+	}
+	return 0;
 }
 
 /* The rule as capture.json describes it. Returns the name of a bad field, or NULL. */
 static const char *meta_rule(struct meta *m, struct json_object *ro)
 {
+	static const char *const bad[] = { NULL, "rule.key", "rule.match.field",
+					   "rule.match.value" };
 	struct jank_rule *ru = &m->rule;
-	struct json_object *keys, *match;
 	const char *s;
 
 	jank_rule_init(ru);
@@ -67,40 +120,34 @@ static const char *meta_rule(struct meta *m, struct json_object *ro)
 		return "rule.begin";
 	if (!(s = jank_json_get_str(ro, "end")) || !(ru->end_event = strdup(s)))
 		return "rule.end";
-	keys = jank_json_get(ro, "key", json_type_array);
-	if (keys) {
-		size_t n = json_object_array_length(keys);
+	return bad[meta_keys_match(ro, ru->keys, &ru->nkeys, &ru->match_field, &ru->match_value)];
+}
 
-		if (n > JANK_RULE_MAX_KEYS)
-			return "rule.key";
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *k = json_object_array_get_idx(keys, i);
+/* The flows capture.json lists (none in a capture of an older jankd). Returns a bad field or
+ * NULL. */
+static const char *meta_flows(struct meta *m)
+{
+	struct json_object *a = jank_json_get(m->root, "flows", json_type_array);
+	size_t n = a ? json_object_array_length(a) : 0;
 
-			if (!json_object_is_type(k, json_type_string) ||
-			    !(ru->keys[i] = strdup(json_object_get_string(k))))
-				return "rule.key";
-			ru->nkeys++;
-		}
-	}
-	match = jank_json_get(ro, "match", json_type_object);
-	if (match) {
-		struct json_object *v;
+	if (!n)
+		return NULL;
+	if (!(m->flows = calloc(n, sizeof(*m->flows))))
+		return "flows";
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct jank_flow_rule *f = &m->flows[i];
+		const char *s;
 
-		if (!(s = jank_json_get_str(match, "field")) || !(ru->match_field = strdup(s)))
-			return "rule.match.field";
-		if ((v = jank_json_get(match, "value", json_type_string))) {
-			char *dup = strdup(json_object_get_string(v));
-
-			if (!dup)
-				return "rule.match.value";
-			ru->match_value.type = JANK_VALUE_STR;
-			ru->match_value.s = dup;
-		} else if ((v = jank_json_get(match, "value", json_type_int))) {
-			ru->match_value.type = JANK_VALUE_INT;
-			ru->match_value.i = json_object_get_int64(v);
-		} else {
-			return "rule.match.value";
-		}
+		jank_flow_rule_init(f);
+		m->nflows++;
+		if (!json_object_is_type(o, json_type_object) ||
+		    !(s = jank_json_get_str(o, "name")) || !(f->name = strdup(s)) ||
+		    !(s = jank_json_get_str(o, "from")) || !(f->from_event = strdup(s)) ||
+		    !(s = jank_json_get_str(o, "to")) || !(f->to_event = strdup(s)) ||
+		    meta_keys_match(o, f->keys, &f->nkeys, &f->match_field, &f->match_value) ||
+		    !f->nkeys)
+			return "flows";
 	}
 	return NULL;
 }
@@ -179,6 +226,8 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 		bad = "action";
 	else
 		bad = meta_rule(m, ro);
+	if (!bad)
+		bad = meta_flows(m);
 	if (bad) {
 		jank_errf(err, errlen, "%s: missing or bad '%s'", path, bad);
 		return -EINVAL;
@@ -209,26 +258,6 @@ struct found {
 	int err;
 };
 
-static int path_copy(struct jank_path *dst, const struct jank_path *src)
-{
-	if (dst->cap < src->n) {
-		struct jank_segment *v = realloc(dst->segs, src->n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		dst->segs = v;
-		dst->cap = src->n;
-	}
-	if (src->n)
-		memcpy(dst->segs, src->segs, src->n * sizeof(*dst->segs));
-	dst->n = src->n;
-	dst->tid = src->tid;
-	dst->begin = src->begin;
-	dst->end = src->end;
-	dst->truncated = src->truncated;
-	return 0;
-}
-
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct found *fd = data;
@@ -240,7 +269,7 @@ static void on_report(const struct jank_verdict *r, void *data)
 	diff = r->end > fd->m->act->end ? r->end - fd->m->act->end : fd->m->act->end - r->end;
 	if (fd->ok && diff >= fd->diff)
 		return;
-	if (path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
+	if (jank_path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
 		fd->err = -ENOMEM;
 		return;
 	}
@@ -569,6 +598,7 @@ struct analysis {
 	struct out o;
 	struct jank_engine *e;
 	struct jank_reader *in;
+	struct jank_symbols *sym; /* function names, from the capture's statedump */
 	struct jank_verdict rep;
 	bool partial;
 	char why[ERR_LEN];
@@ -603,11 +633,27 @@ static int replay(struct analysis *a, char *err, size_t errlen)
 		jank_errf(err, errlen, "%s: out of memory", a->dir);
 		return -ENOMEM;
 	}
+	/* The flows too: the path crosses to the threads that did the action's work. A flow
+	 * the rule leaves no room for is left out (its events serve too many roles). */
+	for (size_t i = 0; i < a->m.nflows; i++) {
+		int r = jank_engine_add_flow(a->e, &a->m.flows[i]);
+
+		if (r == -ENOMEM) {
+			jank_errf(err, errlen, "%s: out of memory", a->dir);
+			return r;
+		}
+	}
 	jank_engine_set_verdict_cb(a->e, on_report, &a->fd);
 	a->in = jank_reader_new_ctf(&a->dir, 1, a->e, a->why, sizeof(a->why));
 	if (!a->in) {
 		a->o.error = a->why;
 		return 1;
+	}
+	/* Functions are named as jankd's worker names them: lttng-ust's statedump in the trace. */
+	a->sym = jank_symbols_new(0);
+	if (a->sym) {
+		jank_reader_set_symbols(a->in, a->sym);
+		jank_engine_set_namer(a->e, jank_symbols_frame_namer, a->sym);
 	}
 	if (jank_reader_run_all(a->in) != JANK_READER_STATUS_END)
 		return no_path(a, "%s", jank_reader_error(a->in));
@@ -646,6 +692,7 @@ static int path_over_interval(struct analysis *a)
 	if (r < 0)
 		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
 			       a->m.act->tid, strerror(-r));
+	jank_path_name_frames(&a->fd.path, a->sym ? jank_symbols_frame_namer : NULL, a->sym);
 	memset(&a->rep, 0, sizeof(a->rep));
 	a->rep.kind = a->m.act->kind;
 	a->rep.key = a->m.act->key;
@@ -760,6 +807,7 @@ int jank_capture_report_write_to(const char *dir, const char *out_dir,
 	}
 	jank_reader_free(a.in);
 	jank_engine_free(a.e);
+	jank_symbols_free(a.sym);
 	jank_path_fini(&a.fd.path);
 	jank_breakdown_fini(&a.fd.bd);
 	jank_profile_fini(&a.fd.pf);

@@ -472,21 +472,40 @@ static int rule_keys_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	return 0;
 }
 
-static bool rule_keys_equal(const struct jank_conf_key *k, const void *a, const void *b)
+/* [flow NAME] key: the same, for a `from` and its `to`. */
+static int flow_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
 {
-	const struct jank_rule *x = a, *y = b;
-
 	(void)k;
-	if (x->nkeys != y->nkeys)
+	if (jank_flow_rule_set_keys(sec, v) < 0) {
+		fail(p, LINE(p), "bad key '%s' (expected up to %d field names separated by commas)",
+		     v, JANK_RULE_MAX_KEYS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Key fields: a char *[] at offset, their unsigned count at offset2. */
+static bool keys_equal(const struct jank_conf_key *k, const void *a, const void *b)
+{
+	char *const *x = JANK_CONF_FIELD(a, k, char *const), *const *y = JANK_CONF_FIELD(
+								     b, k, char *const);
+	unsigned n = *JANK_CONF_FIELD2(a, k, const unsigned);
+
+	if (n != *JANK_CONF_FIELD2(b, k, const unsigned))
 		return false;
-	for (unsigned i = 0; i < x->nkeys; i++)
-		if (strcmp(x->keys[i], y->keys[i]) != 0)
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(x[i], y[i]) != 0)
 			return false;
 	return true;
 }
 
 static const struct jank_conf_type rule_keys = {
-	.name = "field list", .parse = rule_keys_parse, .equal = rule_keys_equal, .second = true
+	.name = "field list", .parse = rule_keys_parse, .equal = keys_equal, .second = true
+};
+
+static const struct jank_conf_type flow_keys = {
+	.name = "field list", .parse = flow_keys_parse, .equal = keys_equal, .second = true
 };
 
 /* [action NAME] match: FIELD == VALUE. */
@@ -502,21 +521,39 @@ static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k
 	return 0;
 }
 
+static int flow_match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
+			    const char *v, void *sec)
+{
+	(void)k;
+	if (jank_flow_rule_set_match(sec, v) < 0) {
+		fail(p, LINE(p), "bad match '%s' (expected FIELD == \"string\" or FIELD == NUMBER)",
+		     v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A match: its field (char *) at offset, its value (struct jank_value) at offset2. */
 static bool match_equal(const struct jank_conf_key *k, const void *a, const void *b)
 {
-	const struct jank_rule *x = a, *y = b;
-	const struct jank_value *u = &x->match_value, *w = &y->match_value;
+	const char *fx = *JANK_CONF_FIELD(a, k, char *const),
+		   *fy = *JANK_CONF_FIELD(b, k, char *const);
+	const struct jank_value *u = JANK_CONF_FIELD2(a, k, const struct jank_value);
+	const struct jank_value *w = JANK_CONF_FIELD2(b, k, const struct jank_value);
 
-	(void)k;
-	if (!x->match_field || !y->match_field)
-		return x->match_field == y->match_field;
-	if (strcmp(x->match_field, y->match_field) != 0 || u->type != w->type)
+	if (!fx || !fy)
+		return fx == fy;
+	if (strcmp(fx, fy) != 0 || u->type != w->type)
 		return false;
 	return u->type == JANK_VALUE_STR ? !strcmp(u->s, w->s) : u->i == w->i;
 }
 
 static const struct jank_conf_type match = {
 	.name = "match", .parse = match_parse, .equal = match_equal, .second = true
+};
+
+static const struct jank_conf_type flow_match = {
+	.name = "match", .parse = flow_match_parse, .equal = match_equal, .second = true
 };
 
 /*
@@ -583,6 +620,25 @@ static void action_end(struct jank_conf_parser *p, void *sec)
 		     p->section, r->begin_event);
 }
 
+const char *const jank_function_events[] = {
+	"lttng_ust_cyg_profile:*",
+	"lttng_ust_cyg_profile_fast:*",
+	"lttng_ust_statedump:*",
+	"lttng_ust_dl:*",
+	NULL,
+};
+
+static void flow_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_flow_rule *f = sec;
+
+	if (!strcmp(f->from_event, f->to_event))
+		fail(p, p->section_line,
+		     "[%s]: from and to are the same event '%s' (a flow needs two: one where a "
+		     "thread hands the work over, one where another picks it up)",
+		     p->section, f->from_event);
+}
+
 /* [graph]'s defaults are the engine's. */
 static void graph_init(void *sec)
 {
@@ -598,6 +654,11 @@ static void graph_init(void *sec)
 static void rule_fini(void *sec)
 {
 	jank_rule_fini(sec);
+}
+
+static void flow_fini(void *sec)
+{
+	jank_flow_rule_fini(sec);
 }
 
 /* ---- The schema ---- */
@@ -635,6 +696,8 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 #define METRICS2(f)	FIELD2(struct jank_config_metrics, f)
 #define ACTION(f)	FIELD(struct jank_rule, f)
 #define ACTION2(f)	FIELD2(struct jank_rule, f)
+#define FLOW(f)		FIELD(struct jank_flow_rule, f)
+#define FLOW2(f)	FIELD2(struct jank_flow_rule, f)
 #define ZERO		.flags = JANK_CONF_ZERO
 #define REQUIRED	.flags = JANK_CONF_REQUIRED
 
@@ -657,6 +720,9 @@ static const struct jank_conf_section sections[] = {
 	{ "action", .named = true, .offset = offsetof(struct jank_config, rules),
 	  .count_offset = offsetof(struct jank_config, nrules), .size = sizeof(struct jank_rule),
 	  .name_offset = offsetof(struct jank_rule, name), .fini = rule_fini, .end = action_end },
+	{ "flow", .named = true, .offset = offsetof(struct jank_config, flows),
+	  .count_offset = offsetof(struct jank_config, nflows), .size = sizeof(struct jank_flow_rule),
+	  .name_offset = offsetof(struct jank_flow_rule, name), .fini = flow_fini, .end = flow_end },
 };
 
 static const struct jank_conf_key keys[] = {
@@ -679,6 +745,7 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "memory-limit",     jank_conf_size,     LIVE, NULL, GRAPH(memory_limit)),
 	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
+	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
 	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
@@ -710,6 +777,11 @@ static const struct jank_conf_key keys[] = {
 	K("action", "threshold",       threshold,          LIVE, NULL, ACTION(threshold), REQUIRED),
 	K("action", "capture",         jank_conf_bool,     LIVE, NULL, ACTION(capture)),
 	K("action", "warmup",          jank_conf_uint,     LIVE, "100", ACTION(threshold.warmup)),
+	/* [flow NAME]: each flow; the workers take them all whole, with the rules. */
+	K("flow", "from",              event,              LIVE, NULL, FLOW(from_event), REQUIRED),
+	K("flow", "to",                event,              LIVE, NULL, FLOW(to_event), REQUIRED),
+	K("flow", "key",               flow_keys,          LIVE, NULL, FLOW(keys), FLOW2(nkeys), REQUIRED),
+	K("flow", "match",             flow_match,         LIVE, NULL, FLOW(match_field), FLOW2(match_value)),
 };
 /* clang-format on */
 
@@ -732,10 +804,13 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 	struct jank_conf_where hosts = jank_conf_first(p, jank_conf_key_find(s, "live", "hosts"));
 	struct jank_conf_where sess = jank_conf_first(p, jank_conf_key_find(s, "live", "sessions"));
 	const struct jank_conf_section *action = jank_conf_section_find(s, "action");
+	const struct jank_conf_section *flow = jank_conf_section_find(s, "flow");
 	const struct jank_conf_where *at = p->instance[action - s->sections];
+	const struct jank_conf_where *fat = p->instance[flow - s->sections];
 	struct jank_ini *ini = &p->ini;
 	const char *ev;
 	size_t bad;
+	int r;
 
 	if (c->live.nurls && create.file && c->live.create) {
 		const struct jank_conf_where *last = create.order > url.order ? &create : &url;
@@ -755,14 +830,23 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 		jank_ini_fail_in(ini, first->file, first->line,
 				 "[live]: 'hosts' and 'sessions' need 'discover'");
 	}
-	if (jank_rules_check(c->rules, c->nrules, &bad, &ev) < 0)
-		jank_ini_fail_in(
-			ini, at[bad].file, at[bad].line,
-			"[action %s]: event '%s' cannot serve one more rule: at most %d "
-			"rules begin or end on one event, reading at most %d key and match "
-			"fields",
-			c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
-			JANK_MAX_FIELDS_PER_EVENT);
+	r = jank_rules_flows_check(c->rules, c->nrules, c->flows, c->nflows, &bad, &ev);
+	if (r == -ENOMEM)
+		jank_ini_fail_in(ini, c->path, 0, "out of memory");
+	else if (r < 0 && bad < c->nrules)
+		jank_ini_fail_in(ini, at[bad].file, at[bad].line,
+				 "[action %s]: event '%s' cannot serve one more rule: at most %d "
+				 "actions and flows begin, end, hand over or pick up on one event, "
+				 "reading at most %d key and match fields",
+				 c->rules[bad].name, ev, JANK_MAX_RULES_PER_EVENT,
+				 JANK_MAX_FIELDS_PER_EVENT);
+	else if (r < 0)
+		jank_ini_fail_in(ini, fat[bad - c->nrules].file, fat[bad - c->nrules].line,
+				 "[flow %s]: event '%s' cannot serve one more flow: at most %d "
+				 "actions and flows begin, end, hand over or pick up on one event, "
+				 "reading at most %d key and match fields",
+				 c->flows[bad - c->nrules].name, ev, JANK_MAX_RULES_PER_EVENT,
+				 JANK_MAX_FIELDS_PER_EVENT);
 }
 
 /* The message of the first error, if any. */
@@ -859,15 +943,43 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
 }
 
-int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e)
+int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,
+			  size_t errlen)
 {
 	for (size_t i = 0; i < c->nrules; i++) {
 		int r = jank_engine_add_rule(e, &c->rules[i]);
 
-		if (r < 0)
+		if (r < 0) {
+			snprintf(err, errlen, "[action %s]: %s", c->rules[i].name, strerror(-r));
 			return r;
+		}
+	}
+	for (size_t i = 0; i < c->nflows; i++) {
+		int r = jank_engine_add_flow(e, &c->flows[i]);
+
+		if (r < 0) {
+			snprintf(err, errlen, "[flow %s]: %s", c->flows[i].name, strerror(-r));
+			return r;
+		}
 	}
 	return 0;
+}
+
+int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e)
+{
+	int r = jank_engine_replace_rules(e, c->rules, c->nrules);
+
+	if (r == -E2BIG) {
+		/* The new rules fit the new flows (the config's check), maybe not the old
+		 * ones: the flows first, and if the old rules do not fit them either, no
+		 * flows while the rules change. */
+		r = jank_engine_replace_flows(e, c->flows, c->nflows);
+		if (r == -E2BIG)
+			r = jank_engine_replace_flows(e, NULL, 0);
+		if (r == 0)
+			r = jank_engine_replace_rules(e, c->rules, c->nrules);
+	}
+	return r < 0 ? r : jank_engine_replace_flows(e, c->flows, c->nflows);
 }
 
 int jank_config_check(const struct jank_config *c, char *err, size_t errlen)

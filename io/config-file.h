@@ -2,9 +2,9 @@
 /*
  * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
  *
- * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], and one
- * [action NAME] per rule. Unknown sections and keys are errors; every error names the file
- * and, when it comes from one line, the line.
+ * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], one
+ * [action NAME] per rule, and one [flow NAME] per flow. Unknown sections and keys are errors; every
+ * error names the file and, when it comes from one line, the line.
  *
  * Every section and key is a row of jank_config_schema (io/config-file.c), which
  * says where its value goes in these structs, its default, and whether a
@@ -67,7 +67,15 @@ struct jank_config_graph {
 	uint64_t memory_limit;
 	int64_t action_timeout_ns;
 	int64_t overdue_grace_ns; /* 0: no overdue reports */
+	bool functions; /* call stacks: cyg-profile and statedump events in the sessions */
 };
+
+/*
+ * The user-space events jankd's sessions enable with [graph] functions:
+ * function entries and exits, and the statedump that names their addresses.
+ * NULL-terminated.
+ */
+extern const char *const jank_function_events[];
 
 struct jank_config_alerts {
 	enum jank_alert_target target;
@@ -123,6 +131,8 @@ struct jank_config {
 	struct jank_config_metrics metrics;
 	struct jank_rule *rules; /* one per [action NAME], in file order */
 	size_t nrules;
+	struct jank_flow_rule *flows; /* one per [flow NAME], in file order */
+	size_t nflows;
 };
 
 /* Defaults: the values a config without the key gets. */
@@ -161,8 +171,18 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 
 /* Engine settings from [graph]; the other fields of `ec` are left alone. */
 void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_config *ec);
-/* Add every rule to the engine. Returns 0 or -errno. */
-int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e);
+/*
+ * Add every rule and every flow to the engine. Returns 0, or -errno and
+ * "[action NAME]: why" (or "[flow NAME]: ...") in err.
+ */
+int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,
+			  size_t errlen);
+/*
+ * Replace the engine's rules and flows with the config's (jankd's reload;
+ * jank_engine_replace_rules(), jank_engine_replace_flows()). Returns 0 or
+ * -errno: on error the old rules, or the old flows, may stay.
+ */
+int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e);
 
 /* jank's sections and keys (io/config-schema.h), over struct jank_config. */
 extern const struct jank_conf_schema jank_config_schema;

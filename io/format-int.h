@@ -23,6 +23,14 @@ const char *format_thread(int32_t tid, const char *comm, char *buf, size_t len);
  * A time from the trace clock's origin, as a local wall-clock time (LTTng's
  * origin is the Unix epoch), or in seconds when small. Returns buf.
  */
+/*
+ * A stack of the path as text, innermost first: "apply_discounts ←
+ * compute_price ← run_task" (at most `max` frames, then "← …"); "" for none.
+ */
+const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max, char *buf,
+			 size_t len);
+/* The name of a breakdown's function i ("" when unknown). */
+const char *format_function(const struct jank_breakdown *b, size_t i);
 const char *format_wall(int64_t ns, char *buf, size_t len);
 
 /* ---- format-path.c ---- */

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A critical path, as JSON (its segments, its breakdown) and as text: the
- * story of the path ("tid 4312 (worker) running 2.10 ms → waiting for tid
- * 77 (db): running 18.2 ms → ..."), consecutive segments of one thread in
- * one state told as one step, then where the time went, per state, per
- * thread and per lock. A verdict's text (format-verdict.c) tells its path
- * the same way.
+ * A critical path, as JSON (its breakdown; its segments are verdict-json.c's,
+ * as part of a verdict) and as text: the story of the path ("tid 4312
+ * (worker) running 2.10 ms → waiting for tid 77 (db): running 18.2 ms →
+ * ..."), consecutive segments of one thread in one state told as one step,
+ * then where the time went, per state, per thread, per lock and per
+ * function. A verdict's text (format-verdict.c) tells its path the same
+ * way.
  */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include "format-int.h"
 #include "format.h"
 #include "json-util.h"
@@ -18,6 +20,48 @@
 
 #define STORY_STEPS_TEXT       20
 #define BREAKDOWN_THREADS_TEXT 8
+
+/* ---- Functions: a stack, the breakdown's, by name ---- */
+
+const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max, char *buf,
+			 size_t len)
+{
+	uint32_t n;
+	const uint32_t *f = jank_path_stack_of(p, stack, &n);
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (uint32_t k = 0; f && k < n && used < len; k++) {
+		const struct jank_frame *fr = jank_path_frame_of(p, f[n - 1 - k]);
+
+		if (k == max) {
+			used += (size_t)snprintf(buf + used, len - used, " ← …");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " ← " : "",
+					 fr ? fr->name : "?");
+	}
+	return buf;
+}
+
+const char *format_function(const struct jank_breakdown *b, size_t i)
+{
+	const struct jank_frame *fr = b && b->path && i < b->nfunctions
+					      ? jank_path_frame_of(b->path, b->functions[i].frame)
+					      : NULL;
+
+	return fr ? fr->name : "";
+}
+
+const char *jank_format_top_function(const struct jank_breakdown *b, int64_t *ns)
+{
+	if (!b || !b->nfunctions || !format_function(b, 0)[0])
+		return NULL;
+	if (ns)
+		*ns = b->functions[0].ns;
+	return format_function(b, 0);
+}
 
 /* ---- JSON ---- */
 
@@ -67,6 +111,21 @@ struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 			r |= jank_json_add_i64(l, "ns", b->locks[i].ns);
 		}
 	}
+	if (b && b->nfunctions) {
+		struct json_object *fns = json_object_new_array();
+
+		r |= jank_json_add(o, "functions", fns);
+		for (size_t i = 0; fns && i < b->nfunctions; i++) {
+			struct json_object *fo = json_object_new_object();
+
+			if (!fo || json_object_array_add(fns, fo) != 0) {
+				json_object_put(fo);
+				goto nomem_o;
+			}
+			r |= jank_json_add_str(fo, "name", format_function(b, i));
+			r |= jank_json_add_i64(fo, "ns", b->functions[i].ns);
+		}
+	}
 	if (r)
 		goto nomem;
 	return o;
@@ -112,6 +171,7 @@ struct step {
 	uint64_t lock;
 	const char *comm;
 	const char *flow; /* the flow that brought the path to the thread, NULL */
+	uint32_t stack;	  /* the stack of the step's longest segment, 0 when none */
 };
 
 static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
@@ -124,10 +184,18 @@ static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 	s->comm = p->segs[i].comm;
 	s->lock = p->segs[i].lock;
 	s->ns = 0;
-	for (; i < p->n && p->segs[i].tid == s->tid && p->segs[i].state == s->state &&
-	       p->segs[i].lock == s->lock;
-	     i++)
-		s->ns += p->segs[i].end - p->segs[i].begin;
+	s->stack = 0;
+	for (int64_t longest = 0; i < p->n && p->segs[i].tid == s->tid &&
+				  p->segs[i].state == s->state && p->segs[i].lock == s->lock;
+	     i++) {
+		int64_t d = p->segs[i].end - p->segs[i].begin;
+
+		s->ns += d;
+		if (p->segs[i].stack && d > longest) {
+			longest = d;
+			s->stack = p->segs[i].stack;
+		}
+	}
 	return i;
 }
 
@@ -149,12 +217,23 @@ static bool story_seen(struct story *st, int32_t tid)
 	return false;
 }
 
-/* One step as a phrase: "waiting for tid 77 (db): running 18.2 ms". */
-static void step_phrase(struct story *st, const struct step *s, char *buf, size_t len)
+/*
+ * One step as a phrase: "waiting for tid 77 (db): running 18.2 ms", and
+ * where its longest part was: "running 29.8 ms in apply_discounts ←
+ * compute_price ← run_task".
+ */
+static void step_phrase(const struct jank_path *p, struct story *st, const struct step *s,
+			char *buf, size_t len)
 {
-	char d[32], th[64];
+	char d[160], th[64], fn[120];
 
-	jank_units_duration(s->ns, d, sizeof(d));
+	jank_units_duration(s->ns, d, 32);
+	if (s->stack) {
+		size_t n = strlen(d);
+
+		snprintf(d + n, sizeof(d) - n, " in %s",
+			 format_stack(p, s->stack, 3, fn, sizeof(fn)));
+	}
 	format_thread(s->tid, s->comm, th, sizeof(th));
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
@@ -190,14 +269,14 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = p ? count_steps(p) : 0, used = 0;
-	char phrase[160];
+	char phrase[320];
 	struct step s;
 
 	if (len)
 		buf[0] = '\0';
 	for (size_t i = 0; p && i < p->n && st.steps < max_steps;) {
 		i = next_step(p, i, &s);
-		step_phrase(&st, &s, phrase, sizeof(phrase));
+		step_phrase(p, &st, &s, phrase, sizeof(phrase));
 		used += snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
 				 "%s%s", st.steps > 1 ? " → " : "", phrase);
 	}
@@ -211,7 +290,7 @@ void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = count_steps(p);
-	char phrase[160];
+	char phrase[320];
 	struct step s;
 
 	if (p->n == 0) {
@@ -220,7 +299,7 @@ void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
 	}
 	for (size_t i = 0; i < p->n && st.steps < STORY_STEPS_TEXT;) {
 		i = next_step(p, i, &s);
-		step_phrase(&st, &s, phrase, sizeof(phrase));
+		step_phrase(p, &st, &s, phrase, sizeof(phrase));
 		fprintf(f, "%s%s %s\n", indent, st.steps == 1 ? " " : "→", phrase);
 	}
 	if (total > st.steps)
@@ -285,13 +364,22 @@ void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	}
 	if (b->n > BREAKDOWN_THREADS_TEXT)
 		fprintf(f, "    … %zu more\n", b->n - BREAKDOWN_THREADS_TEXT);
-	if (b->nlocks == 0)
+	if (b->nlocks) {
+		fprintf(f, "  waiting for locks:\n");
+		for (size_t i = 0; i < b->nlocks; i++)
+			fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
+				jank_units_duration(b->locks[i].ns, d, sizeof(d)),
+				pct(b->locks[i].ns, total, p, sizeof(p)));
+	}
+	if (b->nfunctions == 0)
 		return;
-	fprintf(f, "  waiting for locks:\n");
-	for (size_t i = 0; i < b->nlocks; i++)
-		fprintf(f, "    mutex 0x%-19" PRIx64 " %12s %7s\n", b->locks[i].lock,
-			jank_units_duration(b->locks[i].ns, d, sizeof(d)),
-			pct(b->locks[i].ns, total, p, sizeof(p)));
+	fprintf(f, "  by function:\n");
+	for (size_t i = 0; i < b->nfunctions && i < BREAKDOWN_THREADS_TEXT; i++)
+		fprintf(f, "    %-43s %12s %7s\n", format_function(b, i),
+			jank_units_duration(b->functions[i].ns, d, sizeof(d)),
+			pct(b->functions[i].ns, total, p, sizeof(p)));
+	if (b->nfunctions > BREAKDOWN_THREADS_TEXT)
+		fprintf(f, "    … %zu more\n", b->nfunctions - BREAKDOWN_THREADS_TEXT);
 }
 
 void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b)

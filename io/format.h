@@ -50,6 +50,12 @@ void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct 
  */
 size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, size_t max_steps);
 
+/*
+ * The function the path spent most time in (the breakdown's first innermost
+ * function) and that time; NULL when the path has no stacks.
+ */
+const char *jank_format_top_function(const struct jank_breakdown *b, int64_t *ns);
+
 /* ---- Suspects (format-suspects.c) ---- */
 
 /*

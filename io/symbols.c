@@ -30,6 +30,7 @@
 #include <gelf.h>
 #include "errbuf.h"
 #include "hashmap.h"
+#include "critpath.h"
 #include "symbols.h"
 
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
@@ -1003,4 +1004,12 @@ void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_st
 {
 	*out = s->st;
 	out->bytes = counted_bytes(s);
+}
+
+void jank_symbols_frame_namer(const struct jank_frame *f, char *buf, size_t len, void *data)
+{
+	if (!data || f->kernel)
+		snprintf(buf, len, "0x%" PRIx64, f->addr);
+	else
+		jank_symbols_lookup(data, f->pid, f->addr, buf, len);
 }

@@ -141,4 +141,12 @@ int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_bina
 
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
 
+/*
+ * A jank_frame_namer (lib/critpath.h) over a jank_symbols (data): user
+ * frames by jank_symbols_lookup(), kernel frames as hex addresses. For
+ * jank_engine_set_namer() and jank_path_name_frames().
+ */
+struct jank_frame;
+void jank_symbols_frame_namer(const struct jank_frame *f, char *buf, size_t len, void *data);
+
 #endif

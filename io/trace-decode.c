@@ -42,6 +42,13 @@ static enum jank_value_type value_type_of(const bt_field_class *fc)
 		return JANK_VALUE_UINT;
 	if (t == BT_FIELD_CLASS_TYPE_STRING)
 		return JANK_VALUE_STR;
+	/* Call stacks (callstack_user, callstack_kernel): arrays of unsigned integers. */
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
+	    bt_field_class_type_is(
+		    bt_field_class_get_type(
+			    bt_field_class_array_borrow_element_field_class_const(fc)),
+		    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return JANK_VALUE_ARRAY;
 	return JANK_VALUE_NONE;
 }
 
@@ -315,7 +322,23 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 
 /* ---- Per-event decoding (hot path) ---- */
 
-static inline void read_value(const bt_field *s, const struct field_loc *loc, struct jank_value *v)
+/* An array of unsigned integers into buf (at most JANK_READER_ARRAY_MAX of them). */
+static __attribute__((noinline)) void read_array(const bt_field *f, uint64_t *buf,
+						 struct jank_value *v)
+{
+	uint64_t n = bt_field_array_get_length(f);
+
+	if (n > JANK_READER_ARRAY_MAX)
+		n = JANK_READER_ARRAY_MAX;
+	for (uint64_t i = 0; i < n; i++)
+		buf[i] = bt_field_integer_unsigned_get_value(
+			bt_field_array_borrow_element_field_by_index_const(f, i));
+	v->a.v = buf;
+	v->a.n = (uint32_t)n;
+}
+
+static inline void read_value(const bt_field *s, const struct field_loc *loc, struct jank_value *v,
+			      uint64_t *buf)
 {
 	const bt_field *f;
 
@@ -335,6 +358,12 @@ static inline void read_value(const bt_field *s, const struct field_loc *loc, st
 	case JANK_VALUE_STR:
 		v->s = bt_field_string_get_value(f);
 		break;
+	case JANK_VALUE_ARRAY:
+		if (buf)
+			read_array(f, buf, v);
+		else
+			v->type = JANK_VALUE_NONE;
+		break;
 	case JANK_VALUE_NONE:
 		break;
 	}
@@ -344,7 +373,7 @@ static inline int32_t read_int32(const bt_field *s, const struct field_loc *loc)
 {
 	struct jank_value v;
 
-	read_value(s, loc, &v);
+	read_value(s, loc, &v, NULL);
 	return (int32_t)jank_value_as_int(&v, -1);
 }
 
@@ -487,13 +516,15 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 		specific = bt_event_borrow_specific_context_field_const(ev);
 	jev.class_id = cc->class_id;
 	jev.nfields = cc->nfields;
-	for (uint32_t i = 0; i < cc->nfields; i++) {
+	for (uint32_t i = 0, arrays = 0; i < cc->nfields; i++) {
 		const struct field_loc *loc = &cc->loc[i];
 		const bt_field *s = loc->scope == SCOPE_PAYLOAD	       ? payload
 				    : loc->scope == SCOPE_SPECIFIC_CTX ? specific
 								       : common;
 
-		read_value(s, loc, &jev.fields[i]);
+		read_value(s, loc, &jev.fields[i],
+			   arrays < JANK_READER_ARRAYS ? in->arrays[arrays] : NULL);
+		arrays += loc->type == JANK_VALUE_ARRAY;
 	}
 	in->last_ts = jev.ts;
 	in->stats.events_used++;

@@ -31,6 +31,9 @@
 /* Direct-mapped caches by address (powers of two). */
 #define EC_CACHE_SIZE  256
 #define PKT_CACHE_SIZE 256
+/* Array fields read per event (callstack_user and callstack_kernel), and their length. */
+#define JANK_READER_ARRAYS    2
+#define JANK_READER_ARRAY_MAX 128
 
 enum field_scope {
 	SCOPE_NONE = 0,
@@ -126,6 +129,8 @@ struct jank_reader {
 
 	struct ec_cache_entry ec_cache[EC_CACHE_SIZE];
 	struct pkt_cache_entry pkt_cache[PKT_CACHE_SIZE];
+	/* An event's array fields (call stacks), until the engine has it. */
+	uint64_t arrays[JANK_READER_ARRAYS][JANK_READER_ARRAY_MAX];
 
 	char **trace_dirs; /* offline: canonical trace directories, with a final '/' */
 	size_t ntrace_dirs;

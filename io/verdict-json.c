@@ -233,6 +233,32 @@ static int span_to_json(struct json_object *o, const struct jank_label *l)
 	return jank_json_add(o, "span", span);
 }
 
+/* "stack": the function names of the segment's call stack, outermost first. */
+static int stack_to_json(struct json_object *o, const struct jank_path *p, uint32_t stack)
+{
+	uint32_t n;
+	const uint32_t *f = jank_path_stack_of(p, stack, &n);
+	struct json_object *a;
+	int r;
+
+	if (!f || !n)
+		return 0;
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	r = jank_json_add(o, "stack", a);
+	for (uint32_t k = 0; !r && k < n; k++) {
+		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
+		struct json_object *name = json_object_new_string(fr ? fr->name : "?");
+
+		if (!name || json_object_array_add(a, name) != 0) {
+			json_object_put(name);
+			r = -ENOMEM;
+		}
+	}
+	return r;
+}
+
 static struct json_object *segment_to_json(const struct jank_path *p, const struct jank_segment *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -254,6 +280,8 @@ static struct json_object *segment_to_json(const struct jank_path *p, const stru
 		r |= jank_json_add_str(o, "flow", flow->name);
 	if (span)
 		r |= span_to_json(o, span);
+	if (s->stack)
+		r |= stack_to_json(o, p, s->stack);
 	if (r) {
 		json_object_put(o);
 		return NULL;
@@ -297,6 +325,59 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 	return 0;
 }
 
+/*
+ * The segment's call stack, "stack": 1 to JANK_STACK_DEPTH function names,
+ * outermost first, each non-empty and shorter than JANK_FRAME_NAME_LEN (the
+ * engine names every frame it puts on a path). They become frames of the
+ * path by name (address 0), as the engine's would be after naming.
+ */
+static int stack_from_json(struct dec *d, struct json_object *o, struct jank_path *p,
+			   struct jank_segment *s)
+{
+	uint32_t frames[JANK_STACK_DEPTH], m;
+	struct json_object *a;
+	const uint32_t *last;
+	char key[32];
+	size_t n;
+	int r;
+
+	a = get_typed(d, o, "stack", json_type_array, "an array", &r);
+	if (r < 0 || !a)
+		return r;
+	n = json_object_array_length(a);
+	if (n == 0)
+		return fail(d, "stack", "empty");
+	if (n > JANK_STACK_DEPTH)
+		return fail(d, "stack", "more than %d functions", JANK_STACK_DEPTH);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+		const char *name;
+		size_t len;
+
+		snprintf(key, sizeof(key), "stack[%zu]", i);
+		if (!json_object_is_type(v, json_type_string))
+			return fail(d, key, "not a string");
+		name = json_object_get_string(v);
+		len = (size_t)json_object_get_string_len(v);
+		if (strlen(name) != len)
+			return fail(d, key, "holds a NUL character");
+		if (len == 0)
+			return fail(d, key, "empty");
+		if (len >= JANK_FRAME_NAME_LEN)
+			return fail(d, key, "longer than %d bytes", JANK_FRAME_NAME_LEN - 1);
+		if (!(frames[i] = jank_path_frame(p, 0, -1, false, name)))
+			return -ENOMEM;
+	}
+	/* Consecutive segments mostly share their stack. */
+	last = p->nstacks ? jank_path_stack_of(p, (uint32_t)p->nstacks, &m) : NULL;
+	if (last && m == n && !memcmp(last, frames, n * sizeof(*frames))) {
+		s->stack = (uint32_t)p->nstacks;
+		return 0;
+	}
+	s->stack = jank_path_stack(p, frames, (uint32_t)n);
+	return s->stack ? 0 : -ENOMEM;
+}
+
 /* One segment of p, which must begin at or after `from` and end by `to`. */
 static int segment_from_json(struct dec *d, struct json_object *o, int64_t from, int64_t to,
 			     struct jank_path *p, struct jank_segment *s)
@@ -325,7 +406,9 @@ static int segment_from_json(struct dec *d, struct json_object *o, int64_t from,
 	s->state = (uint8_t)st;
 	s->begin = b;
 	s->end = e;
-	return labels_from_json(d, o, p, s);
+	if ((r = labels_from_json(d, o, p, s)) < 0)
+		return r;
+	return stack_from_json(d, o, p, s);
 }
 
 struct json_object *jank_segments_to_json(const struct jank_path *p)

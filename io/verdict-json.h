@@ -12,8 +12,8 @@
  *    "end","duration_ns","threshold_ns","tid","pid","comm","over_threshold",
  *    -- the head; then, in full --
  *    "truncated":true?, "incomplete":true?, "critical_path":[{"tid","comm",
- *    "state","begin","end","lock"?,"flow"?,"span":{"action","key"}?}],
- *    "breakdown":{...}, "suspects":{...}?}
+ *    "state","begin","end","lock"?,"flow"?,"span":{"action","key"}?,
+ *    "stack":[function names]?}], "breakdown":{...}, "suspects":{...}?}
  *
  * Times are integer nanoseconds from the trace clock's origin. The
  * breakdown is derived from the path: the decoder computes it again, as the
@@ -77,9 +77,10 @@ void jank_verdict_decoded_fini(struct jank_verdict_decoded *d);
 
 /*
  * A path's segments, [{"tid","comm","state","begin","end","lock"?,"flow"?,
- * "span"?}], NULL or empty: []. "flow" names the flow that brought the path
- * to the segment's thread, "span" ({"action","key"}) the thread's innermost
- * open action (lib/critpath.h's labels).
+ * "span"?,"stack"?}], NULL or empty: []. "flow" names the flow that brought
+ * the path to the segment's thread, "span" ({"action","key"}) the thread's
+ * innermost open action (lib/critpath.h's labels), "stack" its call stack,
+ * function names outermost first (the path's frames).
  */
 struct json_object *jank_segments_to_json(const struct jank_path *p);
 /*

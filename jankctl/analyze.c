@@ -76,6 +76,7 @@ static struct jank_engine *config_engine(const struct jank_config *conf, const s
 {
 	struct jank_engine_config ec;
 	struct jank_engine *e;
+	char err[512];
 
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(conf, &ec);
@@ -88,14 +89,10 @@ static struct jank_engine *config_engine(const struct jank_config *conf, const s
 		errorf("out of memory");
 		return NULL;
 	}
-	for (size_t i = 0; i < conf->nrules; i++) {
-		int a = jank_engine_add_rule(e, &conf->rules[i]);
-
-		if (a < 0) {
-			errorf("%s: [action %s]: %s", o->config, conf->rules[i].name, strerror(-a));
-			jank_engine_free(e);
-			return NULL;
-		}
+	if (jank_config_add_rules(conf, e, err, sizeof(err)) < 0) {
+		errorf("%s: %s", o->config, err);
+		jank_engine_free(e);
+		return NULL;
 	}
 	return e;
 }

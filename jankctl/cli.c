@@ -15,6 +15,7 @@
 #include <string.h>
 #include "exit-status.h"
 #include "jankctl.h"
+#include "symbols.h"
 #include "trace-reader.h"
 
 void errorf(const char *fmt, ...)
@@ -219,6 +220,24 @@ int parse_trace_options(int argc, char **argv, const char *cmd, const char *allo
 	return r;
 }
 
+static struct jank_symbols *symbols;
+
+static void symbols_free(void)
+{
+	jank_symbols_free(symbols);
+	symbols = NULL;
+}
+
+struct jank_symbols *cli_symbols(void)
+{
+	if (!symbols) {
+		symbols = jank_symbols_new(0);
+		if (symbols)
+			atexit(symbols_free);
+	}
+	return symbols;
+}
+
 int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 {
 	struct jank_reader_stats stats;
@@ -233,6 +252,11 @@ int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 	}
 	/* Offline, a rule that cannot apply is a mistake of the config: say so and stop. */
 	jank_reader_set_notices(in, true, NULL, NULL);
+	/* Function names from the traces' lttng-ust statedump (the binaries on this host). */
+	if (cli_symbols()) {
+		jank_reader_set_symbols(in, cli_symbols());
+		jank_engine_set_namer(e, jank_symbols_frame_namer, cli_symbols());
+	}
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));
 		r = JANK_EXIT_BAD_INPUT;

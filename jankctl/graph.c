@@ -13,6 +13,7 @@
 #include "exit-status.h"
 #include "format.h"
 #include "jankctl.h"
+#include "symbols.h"
 
 static const char usage_critpath[] =
 	"Usage: jankctl critpath --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
@@ -155,6 +156,7 @@ int cmd_critpath(int argc, char **argv)
 		goto end;
 	}
 	r = jank_critpath_compute_worker(jank_engine_graph(e), w, begin, end, &p);
+	jank_path_name_frames(&p, jank_symbols_frame_namer, cli_symbols());
 	if (r == 0)
 		r = jank_breakdown_compute(&p, &b);
 	if (r < 0) {

@@ -78,6 +78,8 @@ int no_arguments(const char *cmd, const struct options *o);
 /* Run the traces through the engine to their end. Returns 0 or JANK_EXIT_BAD_INPUT (message
  * printed). */
 int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces);
+/* The symbolizer run_traces() gives its readers (NULL: out of memory), freed at exit. */
+struct jank_symbols *cli_symbols(void);
 /* Flush stdout: 0, or JANK_EXIT_FAILURE after the message. */
 int finish_output(void);
 

@@ -310,6 +310,33 @@ int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const
 	return 0;
 }
 
+int jank_rules_flows_check(const struct jank_rule *rules, size_t nrules,
+			   const struct jank_flow_rule *flows, size_t nflows, size_t *bad,
+			   const char **event)
+{
+	struct jank_rule *v = malloc((nrules + nflows + 1) * sizeof(*v));
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	if (nrules)
+		memcpy(v, rules, nrules * sizeof(*v)); /* shallow: only read */
+	for (size_t i = 0; i < nflows; i++) {
+		struct jank_rule *f = &v[nrules + i];
+
+		jank_rule_init(f);
+		f->name = flows[i].name;
+		f->begin_event = flows[i].from_event;
+		f->end_event = flows[i].to_event;
+		f->nkeys = flows[i].nkeys;
+		memcpy(f->keys, flows[i].keys, sizeof(f->keys));
+		f->match_field = flows[i].match_field;
+	}
+	r = jank_rules_check(v, nrules + nflows, bad, event);
+	free(v);
+	return r;
+}
+
 /*
  * A decimal number, digits with at most one point ("99", "99.9", "1.5"):
  * not strtod's whole language (nan, inf, exponents, hexadecimal). Returns

@@ -88,6 +88,14 @@ struct jank_flow_rule {
  * event that is over a limit.
  */
 int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const char **event);
+/*
+ * The same for rules and flows together (a flow's `from` and `to` count as a
+ * rule's begin and end): *bad is then an index of rules, or nrules plus an
+ * index of flows. -ENOMEM too.
+ */
+int jank_rules_flows_check(const struct jank_rule *rules, size_t nrules,
+			   const struct jank_flow_rule *flows, size_t nflows, size_t *bad,
+			   const char **event);
 
 void jank_rule_init(struct jank_rule *r);
 void jank_rule_fini(struct jank_rule *r);

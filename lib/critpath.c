@@ -13,7 +13,7 @@
  * picked up work that thread A handed over at t0 <= t1, the path stays on B
  * back to t0 (what B did while the work waited, labelled with the flow),
  * then goes on through A from t0. A flow from before the bound changes
- * nothing.
+ * nothing; one from the bound itself labels B's segments.
  *
  * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
  * chain of wakers cannot overflow the C stack. Every step either emits a
@@ -26,10 +26,13 @@
  * changes.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
 #include "critpath.h"
+#include "hashmap.h"
 
 #define MAX_DEPTH   100000
 #define LABEL_CACHE 8
@@ -46,6 +49,8 @@ struct frame {
 /* One walk: the path it fills, its stack, and label ids already made. */
 struct walk {
 	const struct jank_graph *g;
+	const struct jank_stacks *stacks;
+	int64_t grain; /* pieces shorter than this in a row make one segment */
 	struct jank_path *p;
 	struct frame *stack;
 	size_t n;
@@ -66,7 +71,153 @@ void jank_path_fini(struct jank_path *p)
 {
 	free(p->segs);
 	free(p->labels);
+	free(p->frames);
+	free(p->frame_index);
+	free(p->stack_frames);
+	free(p->stacks);
 	jank_path_init(p);
+}
+
+static uint64_t frame_hash(uint64_t addr, int32_t pid, bool kernel, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	if (!addr) {
+		for (; name && *name; name++)
+			h = (h ^ (unsigned char)*name) * 1099511628211ull;
+		return jank_hash64(h);
+	}
+	return jank_hash64(addr ^ jank_hash64((uint32_t)pid | ((uint64_t)kernel << 32)));
+}
+
+static bool frame_is(const struct jank_frame *f, uint64_t addr, int32_t pid, bool kernel,
+		     const char *name)
+{
+	if (f->addr != addr)
+		return false;
+	if (!addr)
+		return !strcmp(f->name, name ? name : "");
+	return f->pid == pid && f->kernel == kernel;
+}
+
+static size_t frame_slot(const struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
+			 const char *name)
+{
+	size_t mask = p->frame_index_cap - 1;
+
+	for (size_t h = (size_t)frame_hash(addr, pid, kernel, name) & mask;; h = (h + 1) & mask) {
+		uint32_t id = p->frame_index[h];
+
+		if (!id || frame_is(&p->frames[id - 1], addr, pid, kernel, name))
+			return h;
+	}
+}
+
+uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
+			 const char *name)
+{
+	struct jank_frame *f;
+	size_t h;
+
+	if (p->frame_index_cap) {
+		h = frame_slot(p, addr, pid, kernel, name);
+		if (p->frame_index[h])
+			return p->frame_index[h];
+	}
+	if (p->nframes == p->frames_cap) {
+		size_t ncap = jank_array_grow(&p->frames, sizeof(*p->frames), p->frames_cap, 8);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return 0;
+		p->frames_cap = ncap;
+	}
+	if ((p->nframes + 1) * 2 > p->frame_index_cap) {
+		size_t ncap = jank_array_grow(&p->frame_index, sizeof(*p->frame_index),
+					      p->frame_index_cap, 32);
+
+		if (!ncap)
+			return 0;
+		p->frame_index_cap = ncap;
+		memset(p->frame_index, 0, ncap * sizeof(*p->frame_index));
+		for (size_t i = 0; i < p->nframes; i++) {
+			const struct jank_frame *o = &p->frames[i];
+
+			p->frame_index[frame_slot(p, o->addr, o->pid, o->kernel, o->name)] =
+				(uint32_t)i + 1;
+		}
+	}
+	f = &p->frames[p->nframes++];
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->pid = pid;
+	f->kernel = kernel;
+	if (name)
+		strncpy(f->name, name, sizeof(f->name) - 1);
+	p->frame_index[frame_slot(p, addr, pid, kernel, name)] = (uint32_t)p->nframes;
+	return (uint32_t)p->nframes;
+}
+
+const struct jank_frame *jank_path_frame_of(const struct jank_path *p, uint32_t id)
+{
+	return id && id <= p->nframes ? &p->frames[id - 1] : NULL;
+}
+
+uint32_t jank_path_stack(struct jank_path *p, const uint32_t *frames, uint32_t n)
+{
+	struct jank_path_stack *st;
+
+	if (p->nstacks == p->stacks_cap) {
+		size_t ncap = jank_array_grow(&p->stacks, sizeof(*p->stacks), p->stacks_cap, 8);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return 0;
+		p->stacks_cap = ncap;
+	}
+	while (p->nstack_frames + n > p->stack_frames_cap) {
+		size_t ncap = jank_array_grow(&p->stack_frames, sizeof(*p->stack_frames),
+					      p->stack_frames_cap, 32);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return 0;
+		p->stack_frames_cap = ncap;
+	}
+	st = &p->stacks[p->nstacks++];
+	st->first = (uint32_t)p->nstack_frames;
+	st->n = n;
+	memcpy(p->stack_frames + p->nstack_frames, frames, n * sizeof(*frames));
+	p->nstack_frames += n;
+	return (uint32_t)p->nstacks;
+}
+
+const uint32_t *jank_path_stack_of(const struct jank_path *p, uint32_t id, uint32_t *n)
+{
+	*n = 0;
+	if (!id || id > p->nstacks)
+		return NULL;
+	*n = p->stacks[id - 1].n;
+	return p->stack_frames + p->stacks[id - 1].first;
+}
+
+uint32_t jank_path_innermost(const struct jank_path *p, uint32_t stack)
+{
+	uint32_t n;
+	const uint32_t *f = jank_path_stack_of(p, stack, &n);
+
+	return f && n ? f[n - 1] : 0;
+}
+
+void jank_path_name_frames(struct jank_path *p, jank_frame_namer namer, void *data)
+{
+	for (size_t i = 0; i < p->nframes; i++) {
+		struct jank_frame *f = &p->frames[i];
+
+		if (f->name[0])
+			continue;
+		if (namer)
+			namer(f, f->name, sizeof(f->name), data);
+		if (!f->name[0])
+			snprintf(f->name, sizeof(f->name), "0x%" PRIx64, f->addr);
+	}
 }
 
 uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
@@ -89,6 +240,63 @@ uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
 	strncpy(l->name, name, sizeof(l->name) - 1);
 	strncpy(l->key, key, sizeof(l->key) - 1);
 	return (uint32_t)p->nlabels;
+}
+
+/* dst's array *dv (capacity *dcap) holds n elements of src's. */
+static int copy_array(void *dv, size_t *dcap, const void *sv, size_t n, size_t elem)
+{
+	void *v;
+
+	memcpy(&v, dv, sizeof(v));
+	if (*dcap < n) {
+		void *nv = realloc(v, n * elem);
+
+		if (!nv)
+			return -ENOMEM;
+		v = nv;
+		memcpy(dv, &v, sizeof(v));
+		*dcap = n;
+	}
+	if (n)
+		memcpy(v, sv, n * elem);
+	return 0;
+}
+
+int jank_path_copy(struct jank_path *dst, const struct jank_path *src)
+{
+	if (copy_array(&dst->segs, &dst->cap, src->segs, src->n, sizeof(*src->segs)) < 0 ||
+	    copy_array(&dst->labels, &dst->labels_cap, src->labels, src->nlabels,
+		       sizeof(*src->labels)) < 0 ||
+	    copy_array(&dst->frames, &dst->frames_cap, src->frames, src->nframes,
+		       sizeof(*src->frames)) < 0 ||
+	    copy_array(&dst->frame_index, &dst->frame_index_cap, src->frame_index,
+		       src->frame_index_cap, sizeof(*src->frame_index)) < 0 ||
+	    copy_array(&dst->stack_frames, &dst->stack_frames_cap, src->stack_frames,
+		       src->nstack_frames, sizeof(*src->stack_frames)) < 0 ||
+	    copy_array(&dst->stacks, &dst->stacks_cap, src->stacks, src->nstacks,
+		       sizeof(*src->stacks)) < 0)
+		return -ENOMEM;
+	/* The index is a copy of src's: the same capacity, or rebuilt empty. */
+	if (dst->frame_index_cap != src->frame_index_cap) {
+		free(dst->frame_index);
+		dst->frame_index = NULL;
+		dst->frame_index_cap = 0;
+		if (src->frame_index_cap &&
+		    copy_array(&dst->frame_index, &dst->frame_index_cap, src->frame_index,
+			       src->frame_index_cap, sizeof(*src->frame_index)) < 0)
+			return -ENOMEM;
+	}
+	dst->n = src->n;
+	dst->nlabels = src->nlabels;
+	dst->nframes = src->nframes;
+	dst->nstack_frames = src->nstack_frames;
+	dst->nstacks = src->nstacks;
+	dst->tid = src->tid;
+	dst->begin = src->begin;
+	dst->end = src->end;
+	dst->truncated = src->truncated;
+	dst->incomplete = src->incomplete;
+	return 0;
 }
 
 const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id)
@@ -118,11 +326,16 @@ static uint32_t flow_label(struct walk *wk, uint16_t flow)
 			    jank_graph_flow_name(wk->g, flow), "");
 }
 
-/* Emit [b, e) on w in backward order, merging with the previous emission. */
-static int emit_one(struct jank_path *p, const struct jank_worker *w, int32_t tid,
+/*
+ * Emit [b, e) on w in backward order, merging with the previous emission
+ * (stack: the graph's id until localize()). Short pieces in a row merge
+ * whatever their stacks: the segment keeps what the stacks share.
+ */
+static int emit_one(struct walk *wk, const struct jank_worker *w, int32_t tid,
 		    enum jank_state state, int64_t b, int64_t e, uint64_t lock, uint32_t flow,
-		    uint32_t span)
+		    uint32_t span, uint32_t stack)
 {
+	struct jank_path *p = wk->p;
 	struct jank_segment *s;
 
 	if (e <= b)
@@ -133,8 +346,15 @@ static int emit_one(struct jank_path *p, const struct jank_worker *w, int32_t ti
 		s = &p->segs[p->n - 1];
 		if (s->tid == tid && s->state == state && s->begin == e && s->lock == lock &&
 		    s->flow == flow && s->span == span) {
-			s->begin = b;
-			return 0;
+			if (s->stack == stack) {
+				s->begin = b;
+				return 0;
+			}
+			if (e - b < wk->grain && s->end - s->begin < wk->grain) {
+				s->stack = jank_stacks_common(wk->stacks, s->stack, stack);
+				s->begin = b;
+				return 0;
+			}
 		}
 	}
 	if (p->n == p->cap) {
@@ -153,29 +373,97 @@ static int emit_one(struct jank_path *p, const struct jank_worker *w, int32_t ti
 	s->lock = lock;
 	s->flow = flow;
 	s->span = span;
+	s->stack = stack;
 	if (w)
 		memcpy(s->comm, w->comm, JANK_COMM_LEN);
 	return 0;
 }
 
-/* Emit [b, e) of w's own time, cut where its innermost span changes. */
+/* Emit [b, e) of w's own time, cut where its innermost span or its stack changes. */
 static int emit(struct walk *wk, const struct jank_worker *w, int32_t tid, enum jank_state state,
 		int64_t b, int64_t e, uint64_t lock, uint16_t flow)
 {
 	uint32_t fl = flow_label(wk, flow);
 
 	while (e > b) {
-		int64_t since = INT64_MIN;
+		int64_t since = INT64_MIN, stack_since = INT64_MIN;
 		const struct jank_span *s = w ? jank_worker_span_before(w, e, &since) : NULL;
+		uint32_t stack = w && w->fn ? jank_worker_stack_before(w, e, &stack_since) : 0;
 		int64_t sb = since > b ? since : b;
 		uint32_t sl = s ? cached_label(wk, s, s->name, s->key) : 0;
-		int r = emit_one(wk->p, w, tid, state, sb, e, lock, fl, sl);
+		int r;
+
+		if (stack_since > sb)
+			sb = stack_since;
+		r = emit_one(wk, w, tid, state, sb, e, lock, fl, sl, stack);
 
 		if (r < 0)
 			return r;
 		e = sb;
 	}
 	return 0;
+}
+
+/* A graph stack as a stack of the path: its frames, outermost first. */
+static uint32_t local_stack(const struct jank_stacks *t, struct jank_path *p, uint32_t id)
+{
+	uint32_t frames[JANK_STACK_DEPTH];
+	unsigned n = jank_stacks_depth(t, id);
+
+	if (n > JANK_STACK_DEPTH)
+		return 0;
+	for (unsigned i = n; i-- > 0; id = jank_stacks_parent(t, id)) {
+		const struct jank_stack_node *node = jank_stacks_node(t, id);
+
+		frames[i] = jank_path_frame(p, node->addr, node->pid, node->kernel, NULL);
+		if (!frames[i])
+			return 0;
+	}
+	return jank_path_stack(p, frames, n);
+}
+
+/*
+ * The segments' stacks, graph ids during the walk, become the path's own
+ * (frames it keeps, so that they outlive the graph and can be named).
+ */
+static int localize(const struct jank_stacks *t, struct jank_path *p)
+{
+	struct {
+		uint32_t graph, local;
+	} *map = NULL;
+	size_t cap = 16, mask;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->segs[i].stack)
+			goto some;
+	return 0;
+some:
+	while (cap < p->n * 2)
+		cap *= 2;
+	map = calloc(cap, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	mask = cap - 1;
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t g = p->segs[i].stack;
+		size_t h;
+
+		if (!g)
+			continue;
+		for (h = (size_t)jank_hash64(g) & mask; map[h].graph && map[h].graph != g;
+		     h = (h + 1) & mask)
+			;
+		if (!map[h].graph) {
+			map[h].graph = g;
+			map[h].local = local_stack(t, p, g);
+			if (!map[h].local)
+				r = -ENOMEM;
+		}
+		p->segs[i].stack = map[h].local;
+	}
+	free(map);
+	return r;
 }
 
 static void reverse(struct jank_path *p)
@@ -235,8 +523,12 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 		return 0;
 	src = jank_graph_find_serial(wk->g, fv->from_serial);
 	sv = src ? jank_worker_vertex(src, fv->from_idx) : NULL;
-	/* Freed by GC: the work was handed over before the horizon, so before the bound. */
-	if (!sv || sv->ts <= f->lo)
+	/*
+	 * Freed by GC: the work was handed over before the horizon, so before the bound.
+	 * Handed over at the bound itself (a wait that began at the `from`, such as a
+	 * condition wait for the reply), the flow still labels what w did meanwhile.
+	 */
+	if (!sv || sv->ts < f->lo)
 		return 0;
 	t0 = sv->ts < hi ? sv->ts : hi;
 	flow = fv->flow;
@@ -326,8 +618,8 @@ static int step(struct walk *wk)
 		waker = jank_graph_find_serial(wk->g, nv->from_serial);
 		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
 			wk->p->truncated = true;
-			return emit_one(wk->p, waker, waker ? waker->tid : w->tid,
-					JANK_STATE_UNKNOWN, t1, hi, lock, 0, 0);
+			return emit_one(wk, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN,
+					t1, hi, lock, 0, 0, 0);
 		}
 		return push(wk, waker, t1, hi, lock, JANK_NO_FLOW, false);
 	}
@@ -342,6 +634,11 @@ static int path_reset(struct jank_path *p, int32_t tid, int64_t begin, int64_t e
 {
 	p->n = 0;
 	p->nlabels = 0;
+	p->nframes = 0;
+	p->nstack_frames = 0;
+	p->nstacks = 0;
+	if (p->frame_index)
+		memset(p->frame_index, 0, p->frame_index_cap * sizeof(*p->frame_index));
 	p->tid = tid;
 	p->begin = begin;
 	p->end = end;
@@ -358,10 +655,14 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 
 	if (w)
 		return jank_critpath_compute_worker(g, w, begin, end, out);
+	struct walk wk;
+
 	r = path_reset(out, tid, begin, end);
 	if (r < 0)
 		return r;
-	r = emit_one(out, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0, 0, 0);
+	memset(&wk, 0, sizeof(wk));
+	wk.p = out;
+	r = emit_one(&wk, NULL, tid, JANK_STATE_UNKNOWN, begin, end, 0, 0, 0, 0);
 	out->incomplete = r < 0;
 	return r < 0 ? r : -ENOENT;
 }
@@ -377,6 +678,8 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 		return r;
 	memset(&wk, 0, sizeof(wk));
 	wk.g = g;
+	wk.stacks = jank_graph_stacks_const(g);
+	wk.grain = (end - begin) / JANK_PATH_FN_GRAIN;
 	wk.p = out;
 	r = push(&wk, w, begin, end, 0, JANK_NO_FLOW, false);
 	while (r == 0 && wk.n > 0) {
@@ -391,6 +694,8 @@ int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_w
 	free(wk.stack);
 	/* The segments were found from the end backwards: put them in time order. */
 	reverse(out);
+	if (r == 0)
+		r = localize(wk.stacks, out);
 	out->incomplete = r < 0;
 	return r;
 }
@@ -405,7 +710,44 @@ void jank_breakdown_fini(struct jank_breakdown *b)
 	free(b->items);
 	free(b->index);
 	free(b->locks);
+	free(b->functions);
 	jank_breakdown_init(b);
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct jank_breakdown_fn *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* Time in the innermost frame `frame`; *hint: where the last one was. */
+static int add_fn(struct jank_breakdown *out, uint32_t frame, int64_t d, size_t *hint)
+{
+	size_t j = *hint;
+
+	if (j >= out->nfunctions || out->functions[j].frame != frame)
+		for (j = 0; j < out->nfunctions; j++)
+			if (out->functions[j].frame == frame)
+				break;
+	if (j == out->nfunctions) {
+		if (out->nfunctions == out->functions_cap) {
+			size_t ncap = jank_array_grow(&out->functions, sizeof(*out->functions),
+						      out->functions_cap, 8);
+
+			if (!ncap)
+				return -ENOMEM;
+			out->functions_cap = ncap;
+		}
+		out->functions[j].frame = frame;
+		out->functions[j].ns = 0;
+		out->nfunctions++;
+	}
+	out->functions[j].ns += d;
+	*hint = j;
+	return 0;
 }
 
 static int cmp_lock(const void *a, const void *b)
@@ -491,9 +833,13 @@ static int item_reserve(struct jank_breakdown *b)
 
 int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out)
 {
+	size_t hint = 0;
+
 	memset(out->per_state, 0, sizeof(out->per_state));
 	out->n = 0;
 	out->nlocks = 0;
+	out->nfunctions = 0;
+	out->path = p;
 	if (out->index)
 		memset(out->index, 0, out->index_cap * sizeof(*out->index));
 	for (size_t i = 0; i < p->n; i++) {
@@ -503,6 +849,8 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 
 		out->per_state[s->state] += d;
 		if (s->lock && add_lock(out, s->lock, d) < 0)
+			return -ENOMEM;
+		if (s->stack && add_fn(out, jank_path_innermost(p, s->stack), d, &hint) < 0)
 			return -ENOMEM;
 		/* A path may cross thousands of threads: (tid, state) is hashed. */
 		if (item_reserve(out) < 0)
@@ -524,5 +872,7 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 		jank_sort(out->items, out->n, sizeof(*out->items), cmp_item);
 	if (out->nlocks > 1)
 		jank_sort(out->locks, out->nlocks, sizeof(*out->locks), cmp_lock);
+	if (out->nfunctions > 1)
+		jank_sort(out->functions, out->nfunctions, sizeof(*out->functions), cmp_fn);
 	return 0;
 }

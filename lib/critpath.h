@@ -27,7 +27,40 @@ struct jank_segment {
 	 */
 	uint32_t flow;
 	uint32_t span;
+	/* The thread's call stack here (jank_path_stack_of), 0 when unknown. */
+	uint32_t stack;
 };
+
+/*
+ * A function of a path's stacks: its address in process pid (or a kernel
+ * address), and its name once jank_path_name_frames() gave it one (a path
+ * rebuilt from names has names and address 0).
+ */
+#define JANK_FRAME_NAME_LEN 128
+struct jank_frame {
+	uint64_t addr;
+	int32_t pid;
+	bool kernel;
+	char name[JANK_FRAME_NAME_LEN];
+};
+
+/* A stack of a path: frames[first .. first + n) of jank_path.stack_frames, outermost first. */
+struct jank_path_stack {
+	uint32_t first;
+	uint32_t n;
+};
+
+/*
+ * Segments are cut where the thread's stack changes, but pieces shorter than
+ * the path's duration / JANK_PATH_FN_GRAIN in a row make one segment, whose
+ * stack is what theirs have in common (their callers): a path over a thread
+ * that calls many short functions has at most about 2 * JANK_PATH_FN_GRAIN
+ * segments for them, and their time goes to the callers.
+ */
+#define JANK_PATH_FN_GRAIN 1024
+
+/* Names a frame: writes its text in buf (always terminated). */
+typedef void (*jank_frame_namer)(const struct jank_frame *f, char *buf, size_t len, void *data);
 
 /* A flow's name (key ""), or an action's name and key. */
 struct jank_label {
@@ -47,6 +80,17 @@ struct jank_path {
 	struct jank_label *labels; /* label id i + 1 */
 	size_t nlabels;
 	size_t labels_cap;
+	struct jank_frame *frames; /* frame id i + 1 */
+	size_t nframes;
+	size_t frames_cap;
+	uint32_t *frame_index; /* open addressing over frames: id, 0 when empty */
+	size_t frame_index_cap;
+	uint32_t *stack_frames; /* frame ids of the stacks, each outermost first */
+	size_t nstack_frames;
+	size_t stack_frames_cap;
+	struct jank_path_stack *stacks; /* stack id i + 1 */
+	size_t nstacks;
+	size_t stacks_cap;
 };
 
 struct jank_breakdown_item {
@@ -61,6 +105,12 @@ struct jank_breakdown_lock {
 	int64_t ns; /* time the path spent waiting for this mutex */
 };
 
+/* Time on the path per innermost function (a frame of the path). */
+struct jank_breakdown_fn {
+	uint32_t frame;
+	int64_t ns;
+};
+
 struct jank_breakdown {
 	int64_t per_state[JANK_STATE_COUNT];
 	struct jank_breakdown_item *items; /* per (tid, state), largest first */
@@ -71,6 +121,10 @@ struct jank_breakdown {
 	struct jank_breakdown_lock *locks; /* per mutex, largest first */
 	size_t nlocks;
 	size_t locks_cap;
+	struct jank_breakdown_fn *functions; /* per innermost function, largest first */
+	const struct jank_path *path; /* the path computed from: its frames name the functions */
+	size_t nfunctions;
+	size_t functions_cap;
 };
 
 void jank_path_init(struct jank_path *p);
@@ -79,6 +133,29 @@ void jank_path_fini(struct jank_path *p);
 uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key);
 /* A label by id; NULL for 0 or an unknown id. */
 const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id);
+
+/*
+ * Frames and stacks of a path. jank_path_frame: the id of a frame, added
+ * when new (frames are the same when their address, process and kind are,
+ * or, for address 0, their names); 0 when out of memory. jank_path_stack:
+ * the id of a stack of n frame ids (outermost first), 0 when out of memory.
+ * jank_path_stack_of: a stack's frame ids (n of them), NULL for 0 or an
+ * unknown id. jank_path_innermost: the frame id of a stack's innermost
+ * frame, 0 when none.
+ */
+uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
+			 const char *name);
+const struct jank_frame *jank_path_frame_of(const struct jank_path *p, uint32_t id);
+uint32_t jank_path_stack(struct jank_path *p, const uint32_t *frames, uint32_t n);
+const uint32_t *jank_path_stack_of(const struct jank_path *p, uint32_t id, uint32_t *n);
+uint32_t jank_path_innermost(const struct jank_path *p, uint32_t stack);
+/*
+ * Give every frame without a name one: namer's, or with no namer, the
+ * address in hex ("0x4011d6"). Frames never stay nameless.
+ */
+void jank_path_name_frames(struct jank_path *p, jank_frame_namer namer, void *data);
+/* dst becomes a copy of src (segments, labels, frames and stacks). 0 or -ENOMEM. */
+int jank_path_copy(struct jank_path *dst, const struct jank_path *src);
 
 /*
  * Compute the path of thread `tid` over [begin, end], walking backwards from

@@ -72,6 +72,8 @@ struct class_info {
 	bool wanted;
 	enum jank_domain domain;
 	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
+	int8_t cs_user,
+		cs_kernel; /* kernel: the callstack contexts' field positions, or POS_NONE */
 	char *name;
 	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
 	unsigned nfields;
@@ -106,6 +108,8 @@ struct jank_engine {
 	size_t classes_cap;
 	jank_verdict_fn report_fn;
 	void *report_data;
+	jank_frame_namer namer;
+	void *namer_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
 	struct jank_profile profile;
@@ -126,6 +130,18 @@ static void free_flows(struct flow_state *fs, size_t n);
 static void forget_classes(struct jank_engine *e);
 static struct jank_action_table *new_action_table(struct jank_engine *e, size_t n);
 static void note_peak(struct jank_engine *e);
+
+/* Interned stacks take at most an eighth of the memory budget (about 48 bytes each). */
+static void set_stack_limit(struct jank_engine *e)
+{
+	uint64_t n = e->cfg.memory_limit / 8 / 48;
+
+	if (n < 1024)
+		n = 1024;
+	if (n > (1u << 24))
+		n = 1u << 24;
+	jank_graph_stacks(e->graph)->max_nodes = (uint32_t)n;
+}
 
 void jank_engine_config_defaults(struct jank_engine_config *c)
 {
@@ -167,6 +183,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	e->loss_ts = INT64_MIN;
 	e->stats.now = INT64_MIN;
 	e->check_at = e->cfg.memory_limit;
+	set_stack_limit(e);
 	return e;
 }
 
@@ -196,28 +213,10 @@ void jank_engine_free(struct jank_engine *e)
 static bool roles_fit(const struct jank_rule *rules, size_t nrules,
 		      const struct jank_flow_rule *flows, size_t nflows)
 {
-	struct jank_rule *v = malloc((nrules + nflows + 1) * sizeof(*v));
 	const char *ev;
 	size_t bad;
-	bool fit;
 
-	if (!v)
-		return false;
-	memcpy(v, rules, nrules * sizeof(*v)); /* shallow: only read */
-	for (size_t i = 0; i < nflows; i++) {
-		struct jank_rule *r = &v[nrules + i];
-
-		jank_rule_init(r);
-		r->name = flows[i].name;
-		r->begin_event = flows[i].from_event;
-		r->end_event = flows[i].to_event;
-		r->nkeys = flows[i].nkeys;
-		memcpy(r->keys, flows[i].keys, sizeof(r->keys));
-		r->match_field = flows[i].match_field;
-	}
-	fit = jank_rules_check(v, nrules + nflows, &bad, &ev) == 0;
-	free(v);
-	return fit;
+	return jank_rules_flows_check(rules, nrules, flows, nflows, &bad, &ev) == 0;
 }
 
 /* The same with the engine's rules and flows, plus one rule or one flow. */
@@ -614,6 +613,12 @@ void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void 
 	e->report_data = data;
 }
 
+void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data)
+{
+	e->namer = fn;
+	e->namer_data = data;
+}
+
 void jank_engine_set_layout(struct jank_engine *e, long major, long minor)
 {
 	jank_layout_from_env(&e->layout, major, minor);
@@ -738,6 +743,12 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	for (tf = jank_layout_fields(ci->type); *tf; tf++)
 		ci->fields[ci->nfields++] = *tf;
 	add_roles(e, ci);
+	/* Any kernel event may carry the thread's call stacks (lttng add-context). */
+	ci->cs_user = ci->cs_kernel = POS_NONE;
+	if (domain == JANK_DOMAIN_KERNEL) {
+		ci->cs_user = (int8_t)field_pos(ci, "callstack_user");
+		ci->cs_kernel = (int8_t)field_pos(ci, "callstack_kernel");
+	}
 	/* System calls tell the model whether a thread is in user mode (model.c). */
 	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
 	*fields = ci->fields;
@@ -811,6 +822,8 @@ static bool match_ok(const struct class_role *role, const struct jank_value *mat
 	case JANK_VALUE_INT:
 	case JANK_VALUE_UINT:
 		return match->type == JANK_VALUE_INT && jank_value_as_int(v, 0) == match->i;
+	case JANK_VALUE_ARRAY:
+		return false;
 	}
 	return false;
 }
@@ -1026,6 +1039,8 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	if (incomplete)
 		e->stats.paths_incomplete++;
 	memset(&rep, 0, sizeof(rep));
+	/* Addresses become names now, for this verdict only (a normal action never needs them). */
+	jank_path_name_frames(&e->path, e->namer, e->namer_data);
 	if (over && e->cfg.baseline) {
 		find_ran(e);
 		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
@@ -1378,6 +1393,136 @@ static void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 		w->ust_last = ev->ts;
 }
 
+/* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
+static void stack_now(struct jank_engine *e, struct jank_worker *w, int64_t ts)
+{
+	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
+}
+
+/*
+ * A function entry pushes its frame on the thread's shadow stack (interned:
+ * a lookup, no allocation once the stack was seen); frames past the depth
+ * cap, or that a full table cannot hold, are counted only. An exit pops its
+ * frame; when it is not the innermost, entries or exits were lost: it pops
+ * to the matching frame, or, when no frame matches (its entry was lost),
+ * clears the stack, so that a stack never drifts.
+ */
+static void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
+{
+	struct jank_stacks *t = jank_graph_stacks(e->graph);
+	int32_t tid = emitting_tid(e, ev);
+	struct jank_worker *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	struct jank_thread_stacks *f;
+	uint64_t addr;
+	uint32_t id;
+
+	if (!w || ev->nfields < 1 ||
+	    (ev->fields[0].type != JANK_VALUE_UINT && ev->fields[0].type != JANK_VALUE_INT))
+		return;
+	f = w->fn ? w->fn : jank_worker_stacks(e->graph, w);
+	if (!f)
+		return;
+	addr = (uint64_t)jank_value_as_int(&ev->fields[0], 0);
+	e->stats.function_events++;
+	if (entry) {
+		if (f->over) {
+			f->over++;
+			return;
+		}
+		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
+		if (!id) {
+			f->over = 1;
+			return;
+		}
+		f->shadow = id;
+	} else {
+		if (f->over) {
+			f->over--;
+			return;
+		}
+		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
+			if (jank_stacks_node(t, id)->addr == addr)
+				break;
+		if (id != f->shadow)
+			e->stats.function_resyncs++;
+		f->shadow = jank_stacks_parent(t, id); /* 0 when none matched: cleared */
+	}
+	stack_now(e, w, ev->ts);
+}
+
+/* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
+static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
+			     const struct jank_value *v, bool kernel)
+{
+	for (uint32_t i = v->a.n; i-- > 0;) {
+		uint64_t a = v->a.v[i];
+		uint32_t id;
+
+		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
+			continue;
+		id = jank_stacks_push(t, stack, pid, a, kernel);
+		if (!id)
+			break;
+		stack = id;
+	}
+	return stack;
+}
+
+/*
+ * A kernel event with the callstack_user/callstack_kernel contexts: the
+ * stack of the thread that ran it, until its system call exits (e.g. a
+ * system call entry's says which code blocked). The kernel's frames go on
+ * top of the user ones. A thread that exits has no stack any more.
+ */
+static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+			  const struct jank_event *ev)
+{
+	const struct jank_value *u = NULL, *k = NULL;
+	struct jank_stacks *t;
+	struct jank_worker *w;
+	uint32_t stack;
+	int32_t tid;
+
+	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
+		w = jank_graph_find(e->graph,
+				    (int32_t)jank_value_as_int(&ev->fields[JANK_F_EXIT_TID], -1));
+		if (w && w->fn) {
+			w->fn->shadow = w->fn->ctx = w->fn->over = 0;
+			stack_now(e, w, ev->ts);
+		}
+		return;
+	}
+	if (ci->cs_user >= 0 && (unsigned)ci->cs_user < ev->nfields &&
+	    ev->fields[ci->cs_user].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_user].a.n)
+		u = &ev->fields[ci->cs_user];
+	if (ci->cs_kernel >= 0 && (unsigned)ci->cs_kernel < ev->nfields &&
+	    ev->fields[ci->cs_kernel].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_kernel].a.n)
+		k = &ev->fields[ci->cs_kernel];
+	if (!u && !k) {
+		if (ci->type != JANK_EVENT_SYSCALL_EXIT)
+			return;
+		tid = emitting_tid(e, ev);
+		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+		if (w && w->fn && w->fn->ctx) {
+			w->fn->ctx = 0;
+			stack_now(e, w, ev->ts);
+		}
+		return;
+	}
+	tid = emitting_tid(e, ev);
+	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	if (!w || !jank_worker_stacks(e->graph, w))
+		return;
+	t = jank_graph_stacks(e->graph);
+	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+		  : JANK_NO_STACK;
+	if (k)
+		stack = push_context(t, stack, -1, k, true);
+	/* Back in user space after its exit: its shadow stack, if any, tells again. */
+	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
+	stack_now(e, w, ev->ts);
+}
+
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 {
 	const struct class_info *ci;
@@ -1390,8 +1535,12 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		e->first_ts = ev->ts;
 	if (ev->ts > e->stats.now)
 		e->stats.now = ev->ts;
-	if (ci->type != JANK_EVENT_USER)
+	if (ci->type == JANK_EVENT_FUNC_ENTRY || ci->type == JANK_EVENT_FUNC_EXIT)
+		on_function(e, ci->type == JANK_EVENT_FUNC_ENTRY, ev);
+	else if (ci->type != JANK_EVENT_USER)
 		jank_model_process(&e->model, ci->type, ev);
+	if (ci->domain == JANK_DOMAIN_KERNEL)
+		kernel_stacks(e, ci, ev);
 	for (unsigned i = 0; i < ci->nroles; i++) {
 		if (ci->roles[i].unusable)
 			continue;
@@ -1426,6 +1575,7 @@ void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_conf
 	/* The next memory check decides afresh whether the budget forces the window. */
 	e->forced = false;
 	e->check_at = c->memory_limit;
+	set_stack_limit(e);
 }
 
 void jank_engine_tick(struct jank_engine *e, int64_t now)
@@ -1450,6 +1600,8 @@ void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
 	out->flows_pending = e->pending ? jank_action_count(e->pending) : 0;
 	out->memory_bytes = memory_bytes(e);
+	out->stacks = jank_graph_stacks_const(e->graph)->n;
+	out->stacks_full = jank_graph_stacks_const(e->graph)->full;
 	if (out->memory_bytes > out->memory_peak)
 		out->memory_peak = out->memory_bytes;
 	jank_graph_get_stats(e->graph, &out->graph);

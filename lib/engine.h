@@ -106,6 +106,10 @@ struct jank_engine_stats {
 	uint64_t paths_incomplete; /* out of memory while computing a path or its breakdown */
 	uint64_t budget_forced;	   /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
+	uint64_t function_events;  /* function entries and exits (cyg-profile) */
+	uint64_t function_resyncs; /* exits that were not the innermost frame's: lost events */
+	uint64_t stacks;	   /* distinct call stacks interned */
+	uint64_t stacks_full;	   /* frames not interned: the table was full */
 	uint64_t memory_bytes;
 	uint64_t memory_peak;
 	int64_t horizon;
@@ -164,6 +168,12 @@ size_t jank_engine_flow_count(const struct jank_engine *e);
 const struct jank_flow_rule *jank_engine_flow(const struct jank_engine *e, size_t i);
 
 void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data);
+/*
+ * Who names the frames of a verdict's path (io's symbolizer), called before
+ * the verdict callback for the frames not named yet; without one, frames are
+ * hex addresses.
+ */
+void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data);
 
 /*
  * The input layer found no field `index` of the fields it was asked for

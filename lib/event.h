@@ -43,6 +43,9 @@ enum jank_event_type {
 	JANK_EVENT_MUTEX_UNLOCK,
 	JANK_EVENT_MUTEX_TRYLOCK,
 	JANK_EVENT_PAGE_FAULT, /* x86_exceptions_page_fault_*: the thread is in the kernel */
+	/* lttng_ust_cyg_profile{,_fast}:func_entry/func_exit (-finstrument-functions) */
+	JANK_EVENT_FUNC_ENTRY,
+	JANK_EVENT_FUNC_EXIT,
 	JANK_EVENT_TYPE_COUNT,
 };
 
@@ -56,6 +59,7 @@ enum jank_value_type {
 	JANK_VALUE_INT,
 	JANK_VALUE_UINT,
 	JANK_VALUE_STR,
+	JANK_VALUE_ARRAY, /* a sequence of unsigned integers (callstack_user, callstack_kernel) */
 };
 
 struct jank_value {
@@ -64,6 +68,10 @@ struct jank_value {
 		int64_t i;
 		uint64_t u;
 		const char *s;
+		struct {
+			const uint64_t *v;
+			uint32_t n;
+		} a;
 	};
 };
 
@@ -87,6 +95,7 @@ static inline int64_t jank_value_as_int(const struct jank_value *v, int64_t dflt
 		return (int64_t)v->u;
 	case JANK_VALUE_NONE:
 	case JANK_VALUE_STR:
+	case JANK_VALUE_ARRAY:
 		break;
 	}
 	return dflt;

@@ -45,6 +45,7 @@ struct jank_graph {
 	uint64_t gc_steps;
 	uint64_t retired;
 	uint64_t open_span_bytes; /* what open spans hold (jank_graph_open_span_bytes) */
+	struct jank_stacks stacks;
 	char (*flow_names)[JANK_LABEL_NAME_LEN]; /* flow id i + 1 */
 	uint32_t nflows;
 	uint32_t flows_cap;
@@ -60,6 +61,7 @@ struct jank_graph *jank_graph_new(void)
 		return NULL;
 	jank_hashmap_init(&g->by_tid);
 	jank_hashmap_init(&g->by_serial);
+	jank_stacks_init(&g->stacks, 1u << 20);
 	g->next_serial = 1;
 	return g;
 }
@@ -99,6 +101,11 @@ static void worker_free(struct jank_graph *g, struct jank_worker *w)
 	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
 	g->worker_bytes -= sizeof(*w);
 	spans_free(g, w);
+	if (w->fn) {
+		g->ring_bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
+		free(w->fn->v);
+		free(w->fn);
+	}
 	free(w->notes);
 	free(w->ring);
 	free(w);
@@ -113,6 +120,7 @@ void jank_graph_free(struct jank_graph *g)
 			worker_free(g, g->by_serial.slots[i].value);
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
+	jank_stacks_fini(&g->stacks);
 	free(g->flow_names);
 	free(g);
 }
@@ -480,6 +488,121 @@ const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int
 	return sp->v[lo].span;
 }
 
+struct jank_stacks *jank_graph_stacks(struct jank_graph *g)
+{
+	return &g->stacks;
+}
+
+const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g)
+{
+	return &g->stacks;
+}
+
+struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w)
+{
+	if (!w->fn) {
+		w->fn = calloc(1, sizeof(*w->fn));
+		if (w->fn)
+			g->ring_bytes += sizeof(*w->fn);
+	}
+	return w->fn;
+}
+
+/* Called for every function entry and exit: no allocation but the list's doubling. */
+void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack)
+{
+	struct jank_thread_stacks *f = w->fn;
+	struct jank_stack_change *last = f && f->n ? &f->v[f->n - 1] : NULL;
+
+	if (last ? last->stack == stack : stack == JANK_NO_STACK)
+		return;
+	if (!f && !(f = jank_worker_stacks(g, w)))
+		return;
+	if (last && ts <= last->ts) {
+		/* The same instant (or a late one): no zero-length stack is kept. */
+		last->stack = stack;
+		if (f->n >= 2 && f->v[f->n - 2].stack == stack)
+			f->n--;
+		else if (f->n == 1 && stack == JANK_NO_STACK)
+			f->n = 0;
+		return;
+	}
+	if (f->n == f->cap) {
+		size_t ncap = jank_array_grow(&f->v, sizeof(*f->v), f->cap, 4);
+
+		if (!ncap || ncap > UINT32_MAX)
+			return;
+		g->ring_bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
+		f->cap = (uint32_t)ncap;
+	}
+	f->v[f->n].ts = ts;
+	f->v[f->n].stack = stack;
+	f->n++;
+}
+
+uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since)
+{
+	const struct jank_thread_stacks *f = w->fn;
+	uint32_t lo = 0, hi = f ? f->n : 0;
+
+	*since = INT64_MIN;
+	if (!hi || f->v[0].ts >= t)
+		return JANK_NO_STACK;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (f->v[mid].ts < t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*since = f->v[lo].ts;
+	return f->v[lo].stack;
+}
+
+/*
+ * As spans: keep the last change at or before the horizon; a quarter-full
+ * list shrinks; a thread with no stack now and none to remember frees its
+ * record.
+ */
+static void gc_stacks(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+{
+	struct jank_thread_stacks *f = w->fn;
+	uint32_t drop = 0, ncap = f->cap;
+
+	while (drop + 1 < f->n && f->v[drop + 1].ts <= horizon)
+		drop++;
+	if (drop) {
+		memmove(f->v, f->v + drop, (f->n - drop) * sizeof(*f->v));
+		f->n -= drop;
+	}
+	if (f->n == 1 && f->v[0].stack == JANK_NO_STACK && f->v[0].ts <= horizon)
+		f->n = 0;
+	while (ncap > 4 && f->n * 4 <= ncap)
+		ncap /= 2;
+	if (f->n == 0)
+		ncap = 0;
+	if (ncap != f->cap) {
+		if (ncap == 0) {
+			free(f->v);
+			f->v = NULL;
+		} else {
+			struct jank_stack_change *v = realloc(f->v, ncap * sizeof(*v));
+
+			if (!v)
+				return;
+			f->v = v;
+		}
+		g->ring_bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
+		f->cap = ncap;
+	}
+	if (!f->n && !f->shadow && !f->ctx && !f->over) {
+		g->ring_bytes -= sizeof(*f);
+		free(f);
+		w->fn = NULL;
+	}
+}
+
 void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx, uint64_t mutex)
 {
 	if (w->nnotes == w->notes_cap) {
@@ -627,6 +750,8 @@ static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	}
 	if (sp)
 		gc_spans(g, w, horizon);
+	if (w->fn)
+		gc_stacks(g, w, horizon);
 	if (w->nnotes && w->notes[0].idx < w->base) {
 		uint32_t keep = 0;
 
@@ -701,8 +826,7 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 		if (w)
 			out->vertices += w->next - w->base;
 	}
-	out->bytes = g->ring_bytes + g->worker_bytes + jank_hashmap_bytes(&g->by_tid) +
-		     jank_hashmap_bytes(&g->by_serial) + sizeof(*g);
+	out->bytes = jank_graph_bytes(g);
 	out->freed_vertices = g->freed_vertices;
 	out->freed_workers = g->freed_workers;
 	out->gc_steps = g->gc_steps;
@@ -716,5 +840,5 @@ uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
 uint64_t jank_graph_bytes(const struct jank_graph *g)
 {
 	return g->ring_bytes + g->worker_bytes + jank_hashmap_bytes(&g->by_tid) +
-	       jank_hashmap_bytes(&g->by_serial) + sizeof(*g);
+	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g);
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "stacks.h"
 #include "state.h"
 
 #define JANK_COMM_LEN  16
@@ -51,6 +52,12 @@ struct jank_span {
 	uint32_t size;	 /* bytes allocated, as accounted */
 	const char *key; /* in the same allocation, after the name */
 	char name[];
+};
+
+/* From ts on, the thread's call stack is `stack` (stacks.h; JANK_NO_STACK: none known). */
+struct jank_stack_change {
+	int64_t ts;
+	uint32_t stack;
 };
 
 /* From ts on, the innermost open span of the thread is `span` (NULL: none). */
@@ -93,12 +100,12 @@ struct jank_worker {
 	 * call exits (-ETIMEDOUT: `timer`), 0 when none.
 	 */
 	bool user_mode;
-	int64_t user_since;
-	uint64_t irq_wait;
-
 	/* User-space locks (locks.c): the pending request and the locks held. */
 	bool lock_contended;
 	uint16_t locks_held;
+	int64_t user_since;
+	uint64_t irq_wait;
+
 	uint64_t lock_mutex; /* mutex of the pending request, 0 when none */
 	int64_t lock_req;    /* time of the pending request */
 	/* Which mutex each lock_wait vertex waits for, oldest first. */
@@ -110,6 +117,24 @@ struct jank_worker {
 
 	/* Its spans, NULL when it has none (most threads). */
 	struct jank_spans *spans;
+
+	/*
+	 * Call stacks (engine.c): the shadow stack that function entries and
+	 * exits build, the frames entered past JANK_STACK_DEPTH (not interned),
+	 * the stack a kernel event's callstack context gave (until the thread's
+	 * system call exits; it wins over the shadow stack), and the thread's
+	 * stack over time, oldest first.
+	 */
+	struct jank_thread_stacks *fn; /* NULL until it has one (most threads) */
+};
+
+struct jank_thread_stacks {
+	uint32_t shadow;
+	uint32_t over;
+	uint32_t ctx;
+	uint32_t n;
+	uint32_t cap;
+	struct jank_stack_change *v;
 };
 
 /* The innermost span of a thread over time (oldest first), and its open spans (innermost last). */
@@ -229,6 +254,20 @@ void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_sp
  */
 const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int64_t t,
 						int64_t *since);
+
+/*
+ * Call stacks. The graph's table of interned stacks (its bytes count in
+ * jank_graph_bytes). jank_graph_stack_set: from ts on, w's stack is `stack`
+ * (nothing is stored when it is already). jank_worker_stack_before: w's
+ * stack over the instant just before t, and since when (*since; INT64_MIN
+ * when none is known).
+ */
+struct jank_stacks *jank_graph_stacks(struct jank_graph *g);
+const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g);
+void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack);
+/* w's call stack record, made on first use; NULL when out of memory. */
+struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w);
+uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
 const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx);

@@ -61,6 +61,10 @@ static const struct name_type ust_names[] = {
 	{ "lttng_ust_pthread:pthread_mutex_lock_acq", JANK_EVENT_MUTEX_ACQ, 0, 0 },
 	{ "lttng_ust_pthread:pthread_mutex_unlock", JANK_EVENT_MUTEX_UNLOCK, 0, 0 },
 	{ "lttng_ust_pthread:pthread_mutex_trylock", JANK_EVENT_MUTEX_TRYLOCK, 0, 0 },
+	{ "lttng_ust_cyg_profile:func_entry", JANK_EVENT_FUNC_ENTRY, 0, 0 },
+	{ "lttng_ust_cyg_profile:func_exit", JANK_EVENT_FUNC_EXIT, 0, 0 },
+	{ "lttng_ust_cyg_profile_fast:func_entry", JANK_EVENT_FUNC_ENTRY, 0, 0 },
+	{ "lttng_ust_cyg_profile_fast:func_exit", JANK_EVENT_FUNC_EXIT, 0, 0 },
 	{ NULL, JANK_EVENT_USER, 0, 0 },
 };
 
@@ -76,6 +80,7 @@ static const char *const irq_fields[] = { "irq", NULL };
 static const char *const softirq_fields[] = { "vec", NULL };
 static const char *const mutex_fields[] = { "mutex", "status", NULL };
 static const char *const syscall_exit_fields[] = { "ret", NULL };
+static const char *const func_fields[] = { "addr", NULL };
 static const char *const no_fields[] = { NULL };
 
 const char *const *jank_layout_fields(enum jank_event_type type)
@@ -108,6 +113,9 @@ const char *const *jank_layout_fields(enum jank_event_type type)
 	case JANK_EVENT_MUTEX_UNLOCK:
 	case JANK_EVENT_MUTEX_TRYLOCK:
 		return mutex_fields;
+	case JANK_EVENT_FUNC_ENTRY:
+	case JANK_EVENT_FUNC_EXIT:
+		return func_fields;
 	case JANK_EVENT_SYSCALL_EXIT:
 		return syscall_exit_fields;
 	case JANK_EVENT_USER:

@@ -849,6 +849,8 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 			on_syscall(m, c, type, ev);
 		break;
 	case JANK_EVENT_PAGE_FAULT:
+	case JANK_EVENT_FUNC_ENTRY:
+	case JANK_EVENT_FUNC_EXIT:
 	case JANK_EVENT_USER:
 	case JANK_EVENT_TYPE_COUNT:
 		break;

@@ -3,11 +3,19 @@
  * jank-demo: a small program instrumented with <jank/jank.h>.
  *
  * A worker thread runs --count actions named --name, with ids 0..count-1.
- * Each action does work of one cause (cpu, sleep, lock, io, pipe) for the
- * normal or, every --slow-every-th action, the slow duration. The lock and
- * pipe causes make the worker wait on a helper thread, so that the critical
- * path of a slow action crosses threads. The README quick start and the live
- * tests use it as a known workload.
+ * Each action does work of one cause (cpu, sleep, lock, io, pipe, pool) for
+ * the normal or, every --slow-every-th action, the slow duration. The lock
+ * and pipe causes make the worker wait on a helper thread, so that the
+ * critical path of a slow action crosses threads. The pool cause hands the
+ * work over to a one-thread pool and waits on a condition variable for the
+ * reply: the pool's thread, jank-pool, runs the action's task for the normal
+ * duration; before a slow action begins, the worker posts the pool other work
+ * of the slow duration, which holds the pool when the action's task comes.
+ * Each task posted emits jank:flow_from {"pool", key} on the worker and
+ * jank:flow_to {"pool", key} on the pool, which runs it as an action named
+ * "pool-task" with the key as its id (the action's task: 2 * id, the other
+ * work: 2 * id + 1). The README quick start and the live tests use it as a
+ * known workload.
  *
  * Output (stdout, one flushed line per completed action, then a summary):
  *   action <id> <name> <cause> <normal|slow> <measured_ns>
@@ -53,6 +61,7 @@ enum demo_cause {
 	DEMO_CAUSE_LOCK,
 	DEMO_CAUSE_IO,
 	DEMO_CAUSE_PIPE,
+	DEMO_CAUSE_POOL,
 };
 
 /* clang-format off */
@@ -62,6 +71,7 @@ static const char *const demo_cause_names[] = {
 	[DEMO_CAUSE_LOCK] = "lock",
 	[DEMO_CAUSE_IO] = "io",
 	[DEMO_CAUSE_PIPE] = "pipe",
+	[DEMO_CAUSE_POOL] = "pool",
 };
 /* clang-format on */
 
@@ -80,10 +90,18 @@ struct demo_opts {
 	const char *dir;
 };
 
+/* A task of the pool cause: posted by the worker, run by the pool's thread. */
+struct pool_task {
+	uint64_t key;
+	uint64_t ns;
+	bool done;
+	struct pool_task *next;
+};
+
 /*
  * Shared between the worker and the helper thread of the lock and pipe
  * causes. The worker writes helper_ns, then posts `request`; the semaphore
- * orders the two.
+ * orders the two. The pool cause's queue is under pool_lock.
  */
 struct demo {
 	struct demo_opts opts;
@@ -97,7 +115,13 @@ struct demo {
 	int pipe_fds[2];
 	int io_fd;
 	uint64_t io_block;
-	int status; /* the worker's result: 0 or -errno */
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_work; /* a task was posted, or stop */
+	pthread_cond_t pool_done; /* a task is done */
+	struct pool_task *queue, **queue_tail;
+	bool pool_stop;
+	uint64_t action_id; /* the action running, for the pool cause */
+	int status;	    /* the worker's result: 0 or -errno */
 };
 
 /* The io cause's temp file, global so that a fatal signal can remove it. */
@@ -139,8 +163,8 @@ static void usage(FILE *f)
 		"Run instrumented actions (jank:action_begin/jank:action_end) on a worker thread.\n"
 		"\n"
 		"  --name NAME          action name (default: frame)\n"
-		"  --cause CAUSE        what an action waits on: cpu, sleep, lock, io, pipe\n"
-		"                       (default: sleep)\n"
+		"  --cause CAUSE        what an action waits on: cpu, sleep, lock, io, pipe,\n"
+		"                       pool (default: sleep)\n"
 		"  --count N            number of actions, ids 0..N-1 (default: 20)\n"
 		"  --slow-every K       every K-th action is slow; 0: none (default: 5)\n"
 		"  --normal DUR         duration of a normal action (default: 2ms)\n"
@@ -166,8 +190,8 @@ static void parse_cause(const char *opt, const char *arg, void *target)
 			return;
 		}
 	}
-	cli_usage_error("--%s: unknown cause '%s' (expected cpu, sleep, lock, io or pipe)", opt,
-			arg);
+	cli_usage_error("--%s: unknown cause '%s' (expected cpu, sleep, lock, io, pipe or pool)",
+			opt, arg);
 }
 
 static void parse_args(int argc, char **argv, struct demo_opts *o)
@@ -269,6 +293,101 @@ static int work_pipe(struct demo *d, uint64_t ns)
 	return n == 1 ? 0 : -EPIPE;
 }
 
+/* Queue a task for the pool (its lock held) and wake the pool. */
+static void pool_post(struct demo *d, struct pool_task *t)
+{
+	jank_flow_from("pool", t->key);
+	t->next = NULL;
+	*d->queue_tail = t;
+	d->queue_tail = &t->next;
+	pthread_cond_signal(&d->pool_work);
+}
+
+/*
+ * Hand the action's task over to the pool and wait for its reply. A slow
+ * action finds the pool busy with the other work posted before it began
+ * (work_pool_before()).
+ */
+static int work_pool(struct demo *d, uint64_t ns)
+{
+	struct pool_task t = { .ns = d->opts.normal_ns };
+	uint64_t id = d->action_id;
+	int r;
+
+	(void)ns;
+	t.key = 2 * id;
+	r = pthread_mutex_lock(&d->pool_lock);
+	if (r != 0)
+		return -r;
+	pool_post(d, &t);
+	while (!t.done)
+		pthread_cond_wait(&d->pool_done, &d->pool_lock);
+	pthread_mutex_unlock(&d->pool_lock);
+	return 0;
+}
+
+/* Before a slow action of the pool cause: other work for the pool, of the slow duration. */
+static int work_pool_before(struct demo *d, uint64_t id)
+{
+	struct pool_task *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	t->key = 2 * id + 1;
+	t->ns = d->opts.slow_ns;
+	r = pthread_mutex_lock(&d->pool_lock);
+	if (r != 0) {
+		free(t);
+		return -r;
+	}
+	pool_post(d, t);
+	pthread_mutex_unlock(&d->pool_lock);
+	return 0;
+}
+
+/*
+ * The pool's thread: take the next task, run it (an action named pool-task),
+ * and reply. The other work (odd keys) is the pool's to free: nobody waits
+ * for it.
+ */
+static void *pool_main(void *arg)
+{
+	struct demo *d = arg;
+
+	pthread_setname_np(pthread_self(), "jank-pool");
+	for (;;) {
+		struct pool_task *t;
+
+		pthread_mutex_lock(&d->pool_lock);
+		while (!d->queue && !d->pool_stop)
+			pthread_cond_wait(&d->pool_work, &d->pool_lock);
+		t = d->queue;
+		if (t) {
+			d->queue = t->next;
+			if (!d->queue)
+				d->queue_tail = &d->queue;
+		}
+		pthread_mutex_unlock(&d->pool_lock);
+		if (!t)
+			break;
+		jank_flow_to("pool", t->key);
+		jank_action_begin("pool-task", t->key);
+		sleep_ns(t->ns);
+		jank_action_end("pool-task", t->key);
+		if (t->key % 2) {
+			free(t);
+			continue;
+		}
+		/* The reply, under the lock; then back to the queue. */
+		pthread_mutex_lock(&d->pool_lock);
+		t->done = true;
+		pthread_cond_broadcast(&d->pool_done);
+		pthread_mutex_unlock(&d->pool_lock);
+	}
+	return NULL;
+}
+
 /* clang-format off */
 static int (*const demo_work[])(struct demo *, uint64_t) = {
 	[DEMO_CAUSE_CPU] = work_cpu,
@@ -276,6 +395,7 @@ static int (*const demo_work[])(struct demo *, uint64_t) = {
 	[DEMO_CAUSE_LOCK] = work_lock,
 	[DEMO_CAUSE_IO] = work_io,
 	[DEMO_CAUSE_PIPE] = work_pipe,
+	[DEMO_CAUSE_POOL] = work_pool,
 };
 /* clang-format on */
 
@@ -362,6 +482,19 @@ static int demo_setup(struct demo *d)
 	case DEMO_CAUSE_LOCK:
 		pthread_mutex_init(&d->lock, NULL);
 		break;
+	case DEMO_CAUSE_POOL:
+		pthread_mutex_init(&d->pool_lock, NULL);
+		pthread_cond_init(&d->pool_work, NULL);
+		pthread_cond_init(&d->pool_done, NULL);
+		d->queue_tail = &d->queue;
+		r = pthread_create(&d->helper, NULL, pool_main, d);
+		if (r != 0) {
+			fprintf(stderr, "jank-demo: cannot start the pool's thread: %s\n",
+				strerror(r));
+			return -r;
+		}
+		d->helper_started = true;
+		return 0;
 	case DEMO_CAUSE_CPU:
 	case DEMO_CAUSE_SLEEP:
 		return 0;
@@ -379,7 +512,13 @@ static int demo_setup(struct demo *d)
 
 static void demo_teardown(struct demo *d)
 {
-	if (d->helper_started) {
+	if (d->helper_started && d->opts.cause == DEMO_CAUSE_POOL) {
+		pthread_mutex_lock(&d->pool_lock);
+		d->pool_stop = true;
+		pthread_cond_signal(&d->pool_work);
+		pthread_mutex_unlock(&d->pool_lock);
+		pthread_join(d->helper, NULL);
+	} else if (d->helper_started) {
 		d->helper_stop = true;
 		sem_post(&d->request);
 		pthread_join(d->helper, NULL);
@@ -410,6 +549,14 @@ static int run_action(struct demo *d, uint64_t id, bool last)
 	uint64_t t0, t1;
 	int r;
 
+	if (o->cause == DEMO_CAUSE_POOL) {
+		d->action_id = id;
+		if (slow && (r = work_pool_before(d, id)) < 0) {
+			fprintf(stderr, "jank-demo: action %" PRIu64 " (%s): %s\n", id, cause,
+				strerror(-r));
+			return r;
+		}
+	}
 	t0 = now_ns();
 	jank_action_begin(o->name, id);
 	r = demo_work[o->cause](d, slow ? o->slow_ns : o->normal_ns);

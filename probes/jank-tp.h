@@ -12,6 +12,8 @@
  *   jank:action_begin  name: string, id: 64-bit unsigned integer
  *   jank:action_end    name: string, id: 64-bit unsigned integer
  *   jank:mark          name: string, value: 64-bit signed integer
+ *   jank:flow_from     name: string, key: 64-bit unsigned integer
+ *   jank:flow_to       name: string, key: 64-bit unsigned integer
  *
  * The field names and types are an interface: jankd's rules and the tests
  * match on them. Change them only with a new event name.
@@ -59,6 +61,28 @@ LTTNG_UST_TRACEPOINT_EVENT(jank, mark,
 	LTTNG_UST_TP_FIELDS(lttng_ust_field_string(name, name)
 			    lttng_ust_field_integer(int64_t, value, value)))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(jank, mark, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+/* One class for both ends of a flow: work handed over, and picked up. */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(
+	jank, flow,
+	LTTNG_UST_TP_ARGS(const char *, name, uint64_t, key),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, name)
+		lttng_ust_field_integer(uint64_t, key, key)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(
+	jank, flow, jank, flow_from,
+	LTTNG_UST_TP_ARGS(const char *, name, uint64_t, key)
+)
+LTTNG_UST_TRACEPOINT_LOGLEVEL(jank, flow_from, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(
+	jank, flow, jank, flow_to,
+	LTTNG_UST_TP_ARGS(const char *, name, uint64_t, key)
+)
+LTTNG_UST_TRACEPOINT_LOGLEVEL(jank, flow_to, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 /* clang-format on */
 
 #endif /* JANK_TP_H */

@@ -29,3 +29,13 @@ JANK_EXPORT void jank_mark(const char *name, int64_t value)
 {
 	lttng_ust_tracepoint(jank, mark, name, value);
 }
+
+JANK_EXPORT void jank_flow_from(const char *name, uint64_t key)
+{
+	lttng_ust_tracepoint(jank, flow_from, name, key);
+}
+
+JANK_EXPORT void jank_flow_to(const char *name, uint64_t key)
+{
+	lttng_ust_tracepoint(jank, flow_to, name, key);
+}

@@ -8,10 +8,16 @@
  * the two events, and explains the slow ones with their critical path.
  * jank_mark() records an instant annotation.
  *
- * The calls emit the lttng-ust events jank:action_begin, jank:action_end and
- * jank:mark. When no tracing session enables them, a call costs a function
- * call, a load and a branch. Link with `pkg-config --libs jank-ust`.
- * See jank-ust(3).
+ * A flow says that one thread hands work over to another (a task posted to
+ * a pool, a message to a queue): call jank_flow_from() on the thread that
+ * hands it over, and jank_flow_to() with the same name and key on the
+ * thread that picks it up. With a [flow] section that pairs them, jankd
+ * follows a slow action's critical path from the thread that waits for the
+ * work to the thread that does it.
+ *
+ * The calls emit the lttng-ust events jank:action_begin, jank:action_end,
+ * jank:mark, jank:flow_from and jank:flow_to. When no tracing session enables them, a call costs a
+ * function call, a load and a branch. Link with `pkg-config --libs jank-ust`. See jank-ust(3).
  */
 #ifndef JANK_JANK_H
 #define JANK_JANK_H
@@ -30,6 +36,12 @@ void jank_action_end(const char *name, uint64_t id);
 
 /* Emit jank:mark {name, value}: an instant annotation. */
 void jank_mark(const char *name, int64_t value);
+
+/* Emit jank:flow_from {name, key}: this thread hands work `key` over. */
+void jank_flow_from(const char *name, uint64_t key);
+
+/* Emit jank:flow_to {name, key}: this thread picks work `key` up. */
+void jank_flow_to(const char *name, uint64_t key);
 
 #if defined(__GNUC__) || defined(__clang__)
 

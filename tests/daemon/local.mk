@@ -2,7 +2,8 @@
 daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
-	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal
+	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
+	daemon/test-capture-session
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 
@@ -74,3 +75,8 @@ daemon_test_journal_LDADD = $(daemon_ldadd)
 daemon_test_relayd_SOURCES = daemon/test-relayd.c
 daemon_test_relayd_CFLAGS = $(daemon_cflags)
 daemon_test_relayd_LDADD = $(daemon_ldadd)
+# The capture session over a fake lttng-ctl (its ops table), a real capture policy in a
+# temporary directory.
+daemon_test_capture_session_SOURCES = daemon/test-capture-session.c
+daemon_test_capture_session_CFLAGS = $(daemon_cflags)
+daemon_test_capture_session_LDADD = $(daemon_ldadd)

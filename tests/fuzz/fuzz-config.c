@@ -90,6 +90,7 @@ static void run_engine(const struct jank_config *conf)
 	struct jank_engine_config ec;
 	struct jank_engine *e;
 	int64_t ts = 1000000000;
+	char err[512];
 
 	jank_engine_config_defaults(&ec);
 	jank_config_apply_engine(conf, &ec);
@@ -98,8 +99,9 @@ static void run_engine(const struct jank_config *conf)
 	FUZZ_ASSERT(e);
 	jank_engine_set_verdict_cb(e, on_verdict, e);
 	/* jank_config_load() checks what the engine needs of its rules. */
-	FUZZ_ASSERT(jank_config_add_rules(conf, e) == 0);
+	FUZZ_ASSERT(jank_config_add_rules(conf, e, err, sizeof(err)) == 0);
 	FUZZ_ASSERT(jank_engine_rule_count(e) == conf->nrules);
+	FUZZ_ASSERT(jank_engine_flow_count(e) == conf->nflows);
 	for (int k = 0; k < 6; k++) {
 		for (size_t i = 0; i < conf->nrules && i < 16; i++) {
 			const struct jank_rule *r = &conf->rules[i];

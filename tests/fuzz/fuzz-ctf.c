@@ -274,7 +274,7 @@ static void analyze(const char *dir, const struct jank_config *conf)
 	ec.report_all = true;
 	e = jank_engine_new(&ec);
 	FUZZ_ASSERT(e);
-	FUZZ_ASSERT(jank_config_add_rules(conf, e) == 0);
+	FUZZ_ASSERT(jank_config_add_rules(conf, e, err, sizeof(err)) == 0);
 	jank_engine_set_verdict_cb(e, on_verdict, e);
 	in = jank_reader_new_ctf(paths, 1, e, err, sizeof(err));
 	if (!in) {

@@ -7,7 +7,8 @@
  * The bytes are parsed as JSON (json-c, as jank_proto_take() does) and
  * decoded. What the decoder accepts must be safe to use: the action within
  * [begin, end], duration = end - begin, the path's segments within it in
- * time order (their flows and spans labels of the path), its breakdown summing to no more than the action lasted,
+ * time order (their flows and spans labels of the path, their stacks its
+ * named frames), its breakdown summing to no more than the action lasted,
  * strings within their buffers. It then goes where a verdict goes: the
  * text of jankctl analyze, the one-line story of an alert, capture.json's
  * head. And its JSON is a fixed point: encoded, decoded again (which must
@@ -39,6 +40,8 @@ static void check_decoded(const struct jank_verdict_decoded *d)
 	const struct jank_verdict *v = &d->v;
 	const struct jank_path *p = v->path;
 	const struct jank_label *flow, *span;
+	const uint32_t *frames;
+	uint32_t n;
 	int64_t at = v->begin, sum = 0;
 
 	FUZZ_ASSERT(v->rule && v->rule->name && v->rule->name[0]);
@@ -57,6 +60,12 @@ static void check_decoded(const struct jank_verdict_decoded *d)
 		span = jank_path_label_of(p, p->segs[i].span);
 		FUZZ_ASSERT(!p->segs[i].flow || (flow && flow->name[0] && !flow->key[0]));
 		FUZZ_ASSERT(!p->segs[i].span || (span && span->name[0]));
+		/* Its stack: none, or 1 to JANK_STACK_DEPTH named frames of the path. */
+		frames = jank_path_stack_of(p, p->segs[i].stack, &n);
+		FUZZ_ASSERT(!p->segs[i].stack || (frames && n >= 1 && n <= JANK_STACK_DEPTH));
+		for (uint32_t k = 0; k < n; k++)
+			FUZZ_ASSERT(jank_path_frame_of(p, frames[k]) &&
+				    jank_path_frame_of(p, frames[k])->name[0]);
 		at = p->segs[i].end;
 	}
 	FUZZ_ASSERT(at <= v->end);

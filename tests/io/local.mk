@@ -14,6 +14,7 @@ io_tests = \
 	io/test-config-schema \
 	io/test-dirtree \
 	io/test-errbuf \
+	io/test-flame \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
@@ -48,6 +49,9 @@ io_test_dirtree_LDADD = $(io_ldadd)
 io_test_errbuf_SOURCES = io/test-errbuf.c
 io_test_errbuf_CFLAGS = $(io_cflags)
 io_test_errbuf_LDADD = $(io_ldadd)
+io_test_flame_SOURCES = io/test-flame.c
+io_test_flame_CFLAGS = $(io_cflags)
+io_test_flame_LDADD = $(io_ldadd)
 io_test_format_SOURCES = io/test-format.c
 io_test_format_CFLAGS = $(io_cflags)
 io_test_format_LDADD = $(io_ldadd)

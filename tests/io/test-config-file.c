@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io/config-file.c: the [capture] and [metrics] keys and [live] discovery (the
+ * io/config-file.c: the [capture] and [metrics] keys, [live] discovery and [flow NAME] (the
  * other sections are tested end to end through jankctl,
  * tests/trace/test-config.sh).
  */
@@ -259,13 +259,91 @@ static void config_discover(void **state)
 		"t.conf:2: bad worker-timeout '1s' (at least 2s: a worker speaks every second)");
 }
 
+/* [flow NAME]: its keys, its checks, and the engine that gets it. */
+static void config_flows(void **state)
+{
+	static const char ok[] = "[action req]\nbegin = a:b\nend = a:e\nthreshold = 1ms\n"
+				 "[flow queue]\nfrom = app:post\nto = app:run\nkey = vpid, task\n"
+				 "match = queue == \"io\"\n";
+	struct jank_engine_config ec;
+	struct jank_engine *e;
+	struct jank_config c;
+	char err[512], many[2048];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(jank_config_load_string(&c, "t.conf", ok, err, sizeof(err)), 0);
+	assert_int_equal(c.nflows, 1);
+	assert_string_equal(c.flows[0].name, "queue");
+	assert_string_equal(c.flows[0].from_event, "app:post");
+	assert_string_equal(c.flows[0].to_event, "app:run");
+	assert_int_equal(c.flows[0].nkeys, 2);
+	assert_string_equal(c.flows[0].keys[1], "task");
+	assert_string_equal(c.flows[0].match_field, "queue");
+	assert_string_equal(c.flows[0].match_value.s, "io");
+	jank_engine_config_defaults(&ec);
+	e = jank_engine_new(&ec);
+	assert_non_null(e);
+	assert_int_equal(jank_config_add_rules(&c, e, err, sizeof(err)), 0);
+	assert_int_equal(jank_engine_rule_count(e), 1);
+	assert_int_equal(jank_engine_flow_count(e), 1);
+	assert_string_equal(jank_engine_flow(e, 0)->to_event, "app:run");
+	/* A reload without the flow, and with it again. */
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[action req]\nbegin = a:b\nend = a:e\n"
+						 "threshold = 1ms\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(jank_config_replace_rules(&c, e), 0);
+	assert_int_equal(jank_engine_flow_count(e), 0);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", ok, err, sizeof(err)), 0);
+	assert_int_equal(jank_config_replace_rules(&c, e), 0);
+	assert_int_equal(jank_engine_flow_count(e), 1);
+	jank_config_fini(&c);
+	jank_engine_free(e);
+
+	/* A flow needs its key: the thread cannot be one. */
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[flow q]\nfrom = app:post\nto = app:run\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf: [flow q]: missing 'key'");
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[flow q]\nfrom = app:x\nto = app:x\nkey = id\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:1: [flow q]: from and to are the same event 'app:x' (a "
+				 "flow needs two: one where a thread hands the work over, one "
+				 "where another picks it up)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[flow q]\nfrom = app:x\nto = app:y\nkey = id\n"
+						 "bogus = 1\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:5: unknown key 'bogus' in section [flow q]");
+	/* Actions and flows share the limit of roles per event: 8 on app:x. */
+	for (int i = 0; i < 4; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n,
+				      "[action a%d]\nbegin = app:x\nend = app:e%d\n"
+				      "threshold = 1ms\n",
+				      i, i);
+	for (int i = 0; i < 5; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n,
+				      "[flow f%d]\nfrom = app:x\nto = app:t%d\nkey = id\n", i, i);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", many, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:33: [flow f4]: event 'app:x' cannot serve one more flow: "
+				 "at most 8 actions and flows begin, end, hand over or pick up on "
+				 "one event, reading at most 7 key and match fields");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(config_min_free),
-		cmocka_unit_test(config_session),
-		cmocka_unit_test(config_metrics),
-		cmocka_unit_test(config_discover),
+		cmocka_unit_test(config_min_free), cmocka_unit_test(config_session),
+		cmocka_unit_test(config_metrics),  cmocka_unit_test(config_discover),
+		cmocka_unit_test(config_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,8 +23,9 @@
 
 static const struct jank_conf_schema *S = &jank_config_schema;
 
-/* One action, so that [action NAME] has an instance to change. */
-static const char base_conf[] = "[action a]\nbegin = x:a\nend = x:b\nthreshold = 1ms\n";
+/* One action and one flow, so that [action NAME] and [flow NAME] have an instance to change. */
+static const char base_conf[] = "[action a]\nbegin = x:a\nend = x:b\nthreshold = 1ms\n"
+				"[flow a]\nfrom = y:a\nto = y:b\nkey = k\n";
 
 static void load_base(struct jank_config *c)
 {
@@ -399,12 +400,25 @@ static void instances_added_and_removed(void **state)
 	load_base(&a);
 	assert_int_equal(jank_config_load_string(&b, "b.conf",
 						 "[action b]\nbegin = x:a\nend = x:b\n"
-						 "threshold = 1ms\n",
+						 "threshold = 1ms\n"
+						 "[flow a]\nfrom = y:a\nto = y:b\nkey = k\n",
 						 err, sizeof(err)),
 			 0);
 	assert_int_equal(jank_conf_diff(S, &a, &b, on_diff, &s), 2);
 	assert_null(s.key);
 	assert_string_equal(s.instance, "b"); /* the added one comes last */
+	jank_config_fini(&b);
+	/* And a flow: the same action, flow a gone and flow c new. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(jank_config_load_string(&b, "b.conf",
+						 "[action a]\nbegin = x:a\nend = x:b\n"
+						 "threshold = 1ms\n"
+						 "[flow c]\nfrom = y:a\nto = y:b\nkey = k\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(jank_conf_diff(S, &a, &b, on_diff, &s), 2);
+	assert_null(s.key);
+	assert_string_equal(s.instance, "c");
 	jank_config_fini(&a);
 	jank_config_fini(&b);
 }
@@ -419,7 +433,8 @@ static void messages_from_the_table(void **state)
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[nope]\n", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "t.conf:1: unknown section [nope] (expected [live], [graph], "
-				 "[alerts], [capture], [daemon], [metrics] or [action NAME])");
+				 "[alerts], [capture], [daemon], [metrics], [action NAME] or [flow "
+				 "NAME])");
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[alerts]\ntarget = syslog\n", err,
 						 sizeof(err)),
 			 -EINVAL);

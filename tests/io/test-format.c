@@ -62,12 +62,12 @@ static void out_check(struct out *o, const char *want)
 
 /* A path of six steps over three threads, one of them behind a mutex. */
 static struct jank_segment segs[] = {
-	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker", 0, 0 },
-	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db", 0, 0 },
-	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db", 0, 0 },
-	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker", 0, 0 },
-	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "", 0, 0 },
-	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db", 0, 0 },
+	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker", 0, 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db", 0, 0, 0 },
+	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db", 0, 0, 0 },
+	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker", 0, 0, 0 },
+	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "", 0, 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db", 0, 0, 0 },
 };
 
 static struct jank_path path(size_t n)
@@ -223,6 +223,95 @@ static void flows_and_spans(void **state)
 		   "\"end\":500,\"flow\":\"queue\",\"span\":{\"action\":\"task\",\"key\":"
 		   "\"task=0\"}}]");
 	free(p.labels);
+}
+
+/* Names for the frames of functions(), as a symbolizer gives them. */
+static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *data)
+{
+	(void)data;
+	snprintf(buf, len, "%s",
+		 f->addr == 0x1000   ? "run_task"
+		 : f->addr == 0x2000 ? "compute_price"
+				     : "apply_discounts");
+}
+
+static void jank_path_frames_set_names(struct jank_path *p)
+{
+	jank_path_name_frames(p, name_frame, NULL);
+}
+
+/*
+ * Stacks: JSON critical_path[].stack outermost first, breakdown.functions
+ * largest first, and the story's "in apply_discounts ← compute_price ←
+ * run_task" for a step's longest part.
+ */
+static void functions(void **state)
+{
+	struct jank_segment fs[] = {
+		{ .tid = 10,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = 0,
+		  .end = 200 * US,
+		  .comm = "req" },
+		{ .tid = 10,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = 200 * US,
+		  .end = 30000 * US,
+		  .comm = "req" },
+		{ .tid = 10,
+		  .state = JANK_STATE_BLOCKED,
+		  .begin = 30000 * US,
+		  .end = 31000 * US,
+		  .comm = "req" },
+	};
+	struct jank_path p = { .tid = 10, .begin = 0, .end = 31000 * US, .segs = fs, .n = 3 };
+	struct jank_breakdown b;
+	uint32_t f[3];
+	char buf[512];
+	FILE *out;
+	char *text = NULL;
+	size_t tlen = 0;
+
+	(void)state;
+	f[0] = jank_path_frame(&p, 0x1000, 7, false, NULL);
+	f[1] = jank_path_frame(&p, 0x2000, 7, false, NULL);
+	f[2] = jank_path_frame(&p, 0x3000, 7, false, NULL);
+	assert_int_equal(jank_path_frame(&p, 0x2000, 7, false, NULL), f[1]);
+	assert_int_not_equal(jank_path_frame(&p, 0x2000, 8, false, NULL), f[1]);
+	fs[0].stack = jank_path_stack(&p, f, 2);
+	fs[1].stack = jank_path_stack(&p, f, 3);
+	fs[2].stack = fs[0].stack;
+	jank_path_frames_set_names(&p);
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	jank_format_path_story(buf, sizeof(buf), &p, 20);
+	assert_string_equal(buf, "tid 10 (req) running 30.0 ms in apply_discounts ← "
+				 "compute_price ← run_task → blocked 1.00 ms in compute_price ← "
+				 "run_task");
+	assert_string_equal(jank_format_top_function(&b, NULL), "apply_discounts");
+	check_json(jank_segments_to_json(&p),
+		   "[{\"tid\":10,\"comm\":\"req\",\"state\":\"running\",\"begin\":0,\"end\":"
+		   "200000,\"stack\":[\"run_task\",\"compute_price\"]},{\"tid\":10,\"comm\":"
+		   "\"req\",\"state\":\"running\",\"begin\":200000,\"end\":30000000,\"stack\":["
+		   "\"run_task\",\"compute_price\",\"apply_discounts\"]},{\"tid\":10,\"comm\":"
+		   "\"req\",\"state\":\"blocked\",\"begin\":30000000,\"end\":31000000,"
+		   "\"stack\":[\"run_task\",\"compute_price\"]}]");
+	check_json(jank_format_breakdown_json(&b),
+		   "{\"states\":{\"running\":30000000,\"blocked\":1000000},\"threads\":[{"
+		   "\"tid\":10,\"comm\":\"req\",\"state\":\"running\",\"ns\":30000000},{"
+		   "\"tid\":10,\"comm\":\"req\",\"state\":\"blocked\",\"ns\":1000000}],"
+		   "\"functions\":[{\"name\":\"apply_discounts\",\"ns\":29800000},{\"name\":"
+		   "\"compute_price\",\"ns\":1200000}]}");
+	out = open_memstream(&text, &tlen);
+	assert_non_null(out);
+	jank_format_critpath_text(out, &p, &b);
+	fclose(out);
+	assert_non_null(strstr(text, "  by function:\n    apply_discounts"));
+	assert_non_null(strstr(text, "29.8 ms   96.1%\n    compute_price"));
+	free(text);
+	jank_breakdown_fini(&b);
+	p.segs = NULL; /* on the stack */
+	jank_path_fini(&p);
 }
 
 static void breakdown_json(void **state)
@@ -746,7 +835,7 @@ int main(void)
 		cmocka_unit_test(verdict_json),	  cmocka_unit_test(json_print),
 		cmocka_unit_test(verdict_text),	  cmocka_unit_test(critpath_text),
 		cmocka_unit_test(summary),	  cmocka_unit_test(graph_json),
-		cmocka_unit_test(graph_text),
+		cmocka_unit_test(graph_text),	  cmocka_unit_test(functions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,10 +2,10 @@
 /*
  * io/verdict-json.c: a verdict encoded, decoded and encoded again gives the
  * same JSON, whatever it carries (completed or overdue, a path or none,
- * its segments' flows and spans, suspects of every kind, only its head as
- * capture.json records it); a capture.json of an older jankd (no type, kind or over_threshold)
- * still reads; and the decoder refuses, naming the member and why, every value out of its range
- * that a hostile worker or a damaged capture could send.
+ * its segments' flows, spans and call stacks, suspects of every kind, only
+ * its head as capture.json records it); a capture.json of an older jankd (no type, kind or
+ * over_threshold) still reads; and the decoder refuses, naming the member and why, every value out
+ * of its range that a hostile worker or a damaged capture could send.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "format.h"
 #include "verdict-json.h"
 
 #define US 1000LL
@@ -30,10 +31,27 @@ static const char *plain(struct json_object *o)
 
 /* The path tiles [1 s, 1 s + 27 ms], through a mutex. */
 static struct jank_segment segs[] = {
-	{ 4312, JANK_STATE_RUNNING, 1 * S, 1 * S + 2 * MS, 0, "worker", 0, 0 },
-	{ 77, JANK_STATE_BLOCK_DEVICE, 1 * S + 2 * MS, 1 * S + 20 * MS, 0, "db", 0, 0 },
-	{ 77, JANK_STATE_LOCK_WAIT, 1 * S + 20 * MS, 1 * S + 22 * MS, 0x55d0, "db", 0, 0 },
-	{ 4312, JANK_STATE_PREEMPTED, 1 * S + 22 * MS, 1 * S + 27 * MS, 0, "", 0, 0 },
+	{ .tid = 4312,
+	  .state = JANK_STATE_RUNNING,
+	  .begin = 1 * S,
+	  .end = 1 * S + 2 * MS,
+	  .comm = "worker" },
+	{ .tid = 77,
+	  .state = JANK_STATE_BLOCK_DEVICE,
+	  .begin = 1 * S + 2 * MS,
+	  .end = 1 * S + 20 * MS,
+	  .comm = "db" },
+	{ .tid = 77,
+	  .state = JANK_STATE_LOCK_WAIT,
+	  .begin = 1 * S + 20 * MS,
+	  .end = 1 * S + 22 * MS,
+	  .lock = 0x55d0,
+	  .comm = "db" },
+	{ .tid = 4312,
+	  .state = JANK_STATE_PREEMPTED,
+	  .begin = 1 * S + 22 * MS,
+	  .end = 1 * S + 27 * MS,
+	  .comm = "" },
 };
 
 static struct jank_rule frame = { .name = "frame" };
@@ -250,6 +268,64 @@ static void flows_and_spans(void **state)
 	jank_breakdown_fini(&x.bd);
 }
 
+/*
+ * Call stacks: segments of one stack, of another, of none; the longest
+ * name a frame keeps and JANK_STACK_DEPTH frames. They come back as frames
+ * named alike (address 0), and so does the breakdown by function.
+ */
+static void stacks(void **state)
+{
+	struct jank_segment fs[4];
+	struct jank_verdict_decoded d;
+	struct fixture x;
+	uint32_t f[JANK_STACK_DEPTH], n;
+	char longest[JANK_FRAME_NAME_LEN];
+	const uint32_t *st;
+	struct json_object *o;
+
+	(void)state;
+	memcpy(fs, segs, sizeof(fs));
+	memset(longest, 'f', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	fixture_init(&x, JANK_VERDICT_COMPLETED, 4);
+	x.path.segs = fs;
+	f[0] = jank_path_frame(&x.path, 0x1000, 4300, false, "run_task");
+	f[1] = jank_path_frame(&x.path, 0x2000, 4300, false, "compute_price");
+	f[2] = jank_path_frame(&x.path, 0x3000, 4300, false, longest);
+	fs[0].stack = jank_path_stack(&x.path, f, 2);
+	fs[1].stack = jank_path_stack(&x.path, f, 3);
+	for (uint32_t i = 3; i < JANK_STACK_DEPTH; i++)
+		f[i] = f[i % 3];
+	fs[3].stack = jank_path_stack(&x.path, f, JANK_STACK_DEPTH);
+	jank_breakdown_fini(&x.bd);
+	jank_breakdown_init(&x.bd);
+	assert_int_equal(jank_breakdown_compute(&x.path, &x.bd), 0);
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	st = jank_path_stack_of(&d.path, d.path.segs[0].stack, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(jank_path_frame_of(&d.path, st[0])->name, "run_task");
+	assert_string_equal(jank_path_frame_of(&d.path, st[1])->name, "compute_price");
+	assert_int_equal(jank_path_frame_of(&d.path, st[1])->addr, 0);
+	st = jank_path_stack_of(&d.path, d.path.segs[1].stack, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(jank_path_frame_of(&d.path, st[2])->name, longest);
+	assert_int_equal(d.path.segs[2].stack, 0);
+	jank_path_stack_of(&d.path, d.path.segs[3].stack, &n);
+	assert_int_equal(n, JANK_STACK_DEPTH);
+	assert_int_equal(d.path.nframes, 3); /* frames by name, each once */
+	assert_int_equal(d.breakdown.nfunctions, x.bd.nfunctions);
+	assert_string_equal(jank_format_top_function(&d.breakdown, NULL),
+			    jank_format_top_function(&x.bd, NULL));
+	o = jank_verdict_to_json(&d.v, JANK_VERDICT_JSON_FULL);
+	assert_non_null(
+		json_object_object_get(json_object_object_get(o, "breakdown"), "functions"));
+	json_object_put(o);
+	jank_verdict_decoded_fini(&d);
+	x.path.segs = NULL; /* fs is ours */
+	jank_path_fini(&x.path);
+	jank_breakdown_fini(&x.bd);
+}
+
 /* No segments, no comm, out of memory on the way, suspects not ready. */
 static void sparse(void **state)
 {
@@ -337,6 +413,9 @@ static const char base[] =
 	"\"ns\":500,\"normal_ns\":100,\"delta_ns\":400,\"ratio\":5.0}],\"cpu_taken_by\":[]}}";
 
 #define X32 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+/* 129 function names: one more than a stack holds. */
+#define F8   "\"f\",\"f\",\"f\",\"f\",\"f\",\"f\",\"f\",\"f\","
+#define F128 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8
 
 struct bad {
 	const char *key;   /* the member replaced */
@@ -430,6 +509,31 @@ static const struct bad bads[] = {
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
 	  "\"span\":{\"action\":\"a\",\"key\":[]}}]",
 	  "critical_path[0].span.key", "not a string" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":{}}]",
+	  "critical_path[0].stack", "not an array" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[]}]",
+	  "critical_path[0].stack", "empty" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"main\",7]}]",
+	  "critical_path[0].stack[1]", "not a string" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"main\",\"\"]}"
+	  "]",
+	  "critical_path[0].stack[1]", "empty" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"a\\u0000b\"]}"
+	  "]",
+	  "critical_path[0].stack[0]", "holds a NUL character" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"" X32 X32 X32
+		  X32 "\"]}]",
+	  "critical_path[0].stack[0]", "longer than 127 bytes" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[" F128
+	  "\"f\"]}]",
+	  "critical_path[0].stack", "more than 128 functions" },
 	{ "suspects", "[]", "suspects", "not an object" },
 	{ "suspects", "{\"normal_actions\":-1}", "suspects.normal_actions",
 	  "-1 is out of [0, 9223372036854775807]" },
@@ -490,9 +594,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(completed),	   cmocka_unit_test(overdue_with_suspects),
-		cmocka_unit_test(flows_and_spans), cmocka_unit_test(sparse),
-		cmocka_unit_test(head_only),	   cmocka_unit_test(older_capture),
-		cmocka_unit_test(refused),
+		cmocka_unit_test(flows_and_spans), cmocka_unit_test(stacks),
+		cmocka_unit_test(sparse),	   cmocka_unit_test(head_only),
+		cmocka_unit_test(older_capture),   cmocka_unit_test(refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

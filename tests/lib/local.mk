@@ -12,6 +12,7 @@ lib_tests = \
 	lib/test-engine \
 	lib/test-engine-abuse \
 	lib/test-flows \
+	lib/test-functions \
 	lib/test-graph \
 	lib/test-hashmap \
 	lib/test-histogram \
@@ -35,6 +36,9 @@ lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)
 # Out-of-memory cases: the test's own realloc fails on demand.
 lib_test_critpath_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=realloc
+lib_test_functions_SOURCES = lib/test-functions.c $(lib_scenario)
+lib_test_functions_CFLAGS = $(lib_cflags)
+lib_test_functions_LDADD = $(lib_ldadd)
 lib_test_engine_SOURCES = lib/test-engine.c $(lib_scenario) lib/workload.c lib/workload.h
 lib_test_engine_CFLAGS = $(lib_cflags)
 lib_test_engine_LDADD = $(lib_ldadd)

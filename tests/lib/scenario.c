@@ -89,7 +89,11 @@ void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid
 		for (unsigned j = 0; j < n; j++) {
 			if (!f[j].name || strcmp(f[j].name, s->classes[c].fields[i]) != 0)
 				continue;
-			if (f[j].is_str) {
+			if (f[j].a) {
+				ev.fields[i].type = JANK_VALUE_ARRAY;
+				ev.fields[i].a.v = f[j].a;
+				ev.fields[i].a.n = f[j].n;
+			} else if (f[j].is_str) {
 				ev.fields[i].type = JANK_VALUE_STR;
 				ev.fields[i].s = f[j].s;
 			} else {

@@ -48,9 +48,12 @@ struct scn_field {
 	bool is_str;
 	int64_t i;
 	const char *s;
+	const uint64_t *a; /* an array of n (call stacks), when not NULL */
+	uint32_t n;
 };
-#define I(n, v) ((struct scn_field){ .name = (n), .i = (v) })
-#define S(n, v) ((struct scn_field){ .name = (n), .is_str = true, .s = (v) })
+#define I(n, v)	      ((struct scn_field){ .name = (n), .i = (v) })
+#define S(n, v)	      ((struct scn_field){ .name = (n), .is_str = true, .s = (v) })
+#define A(nm, v, cnt) ((struct scn_field){ .name = (nm), .a = (v), .n = (cnt) })
 
 void scn_init(struct scn *s, const struct scn_layout *l, const struct jank_engine_config *cfg);
 void scn_fini(struct scn *s);

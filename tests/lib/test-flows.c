@@ -393,6 +393,62 @@ static void ust_only_cond_wait(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * jank-demo --cause pool, UST only (tests/live/test-jankd-flows.sh): R posts
+ * task 2 under the mutex and waits on a condition variable; the pool, busy
+ * with task 1, takes the mutex while the trace says R holds it (R's wait
+ * released it unseen), picks task 2 up, runs it, replies under the mutex and
+ * unlocks; R's "late" unlock comes after. That lock of the pool's was no
+ * handoff from R, and R's wait, which began at its post, is on the pool from
+ * the post on, by the flow.
+ */
+static void ust_only_busy_pool(void **state)
+{
+	const int64_t US = 1000;
+	struct scn s;
+	struct jank_path p;
+	size_t on_pool = 0;
+
+	(void)state;
+	setup(&s, NULL);
+	lock(&s, 0, P); /* the pool waits for work, unseen */
+	app(&s, 5 * US, 0, R, "app:post", "task", 1);
+	unlock(&s, 6 * US, P);
+	app(&s, 7 * US, 1, P, "app:run", "task", 1); /* 40 ms of other work */
+	app(&s, 10 * US, 0, R, "app:req_begin", "id", 7);
+	lock(&s, 20 * US, R);
+	app(&s, 21 * US, 0, R, "app:post", "task", 2);
+	lock(&s, 40000 * US, P); /* R holds it, for the trace */
+	unlock(&s, 40010 * US, P);
+	app(&s, 40011 * US, 1, P, "app:run", "task", 2);
+	lock(&s, 42000 * US, P);
+	unlock(&s, 42010 * US, P); /* the reply */
+	unlock(&s, 42020 * US, R); /* R's cond_wait returned with the mutex */
+	app(&s, 42030 * US, 0, R, "app:req_end", "id", 7);
+	scn_path(&s, R, 10 * US, 42030 * US, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct jank_segment *g = &p.segs[i];
+
+		/* R only before its post and after the reply; nothing is running. */
+		if (g->tid == R)
+			assert_true(g->end <= 21 * US || g->begin >= 42010 * US);
+		else
+			on_pool += (size_t)(g->end - g->begin);
+		assert_false(!strcmp(jank_state_name(g->state), "running"));
+	}
+	assert_int_equal(on_pool, (42010 - 21) * US);
+	/* The path came to the pool by the flow, at the post. */
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.segs[i].tid != P)
+			continue;
+		assert_int_equal(p.segs[i].begin, 21 * US);
+		assert_labels(&p, i, "queue", NULL);
+		break;
+	}
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
 /* Nested actions on one thread: the innermost labels; a non-nested end keeps the inner one. */
 static void nested_spans(void **state)
 {
@@ -469,6 +525,7 @@ int main(void)
 		cmocka_unit_test(request_reply_gc_twins),
 		cmocka_unit_test(missing_from_and_key_reuse),
 		cmocka_unit_test(ust_only_cond_wait),
+		cmocka_unit_test(ust_only_busy_pool),
 		cmocka_unit_test(nested_spans),
 		cmocka_unit_test(flow_rules),
 	};

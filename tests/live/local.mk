@@ -8,6 +8,8 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-discarded.sh \
 	live/test-jankd-json.sh \
 	live/test-jankd-locks.sh \
+	live/test-jankd-functions.sh \
+	live/test-jankd-flows.sh \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
 	live/test-jankd-reconnect.sh \
@@ -60,6 +62,14 @@ check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
 live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
+
+# A program slow in known functions, every call an event: test-jankd-functions.sh.
+check_PROGRAMS += live/fn-demo
+live_fn_demo_SOURCES = live/fn-demo.c
+live_fn_demo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/probes
+live_fn_demo_CFLAGS = $(AM_CFLAGS) -pthread -finstrument-functions -fno-omit-frame-pointer
+live_fn_demo_LDFLAGS = -pthread
+live_fn_demo_LDADD = $(top_builddir)/probes/libjank-ust.la
 
 # Addresses symbolized from a trace's lttng-ust statedump: test-symbols.sh.
 check_PROGRAMS += live/symbolize-trace

@@ -91,8 +91,13 @@ check "jankd.8 and jankctl.1 list every critical-path state${missing:+ (missing:
 # The schema's tables: { "live", ... } rows of `sections`, K("live", "url", ...) rows of `keys`.
 awk '/^static const struct jank_conf_section sections\[\] = \{/ { on = 1; next }
 	on && /^};/ { exit }
-	on && match($0, /^\t\{ *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[\t{ "]/, "", s); print s }' \
+	on && match($0, /^\t\{ *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[\t{ "]/, "", s);
+		print s, ($0 ~ /\.named = true/) }' \
 	"$CONFIG_C" >"$tmp/sections"
+# A named section's header: [action NAME], [flow NAME].
+header_of() {
+	if grep -qx "$1 1" "$tmp/sections"; then echo "[$1 NAME]"; else echo "[$1]"; fi
+}
 awk '/^static const struct jank_conf_key keys\[\] = \{/ { on = 1; next }
 	on && /^};/ { exit }
 	on && match($0, /K\("[a-z]+", *"[a-z-]+"/) {
@@ -102,9 +107,8 @@ awk '/^static const struct jank_conf_key keys\[\] = \{/ { on = 1; next }
 diag "config.c: $(wc -l <"$tmp/sections") sections, $(wc -l <"$tmp/keys") keys"
 
 missing=
-for s in $(cat "$tmp/sections") action; do
-	header="[$s]"
-	[ "$s" = action ] && header="[action NAME]"
+for s in $(cut -d' ' -f1 "$tmp/sections"); do
+	header=$(header_of "$s")
 	grep -qF ".SH $header" "$MAN/jankd.conf.5" || missing="$missing $header"
 done
 [ "$(wc -l <"$tmp/sections")" -ge 5 ] || missing=" (config.c's section table not found)"
@@ -114,8 +118,7 @@ check "jankd.conf.5 has a section for each of config.c's${missing:+ (missing:$mi
 # The keys of a man section: the .BI lines between its .SH and the next.
 missing=
 while read -r sec key; do
-	header="[$sec]"
-	[ "$sec" = action ] && header="[action NAME]"
+	header=$(header_of "$sec")
 	esc=$(echo "$key" | sed 's/-/\\\\-/g')
 	awk -v h=".SH $header" '$0 == h { on = 1; next } /^\.SH / { on = 0 } on' \
 		"$MAN/jankd.conf.5" | grep -q "^\.BI $esc " || missing="$missing $header$key"

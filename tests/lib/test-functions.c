@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call stacks per thread (issue 24): shadow stacks from cyg-profile's
+ * func_entry/func_exit, resynchronised on lost events, depth-capped; the
+ * callstack_user/callstack_kernel contexts of kernel events; segments cut
+ * where the stack changes, short ones merged into their callers; the
+ * breakdown per innermost function; the same paths with GC on and off.
+ *
+ * Functions are addresses: RUN (run_task) calls PRICE (compute_price),
+ * which calls DISC (apply_discounts). Without a namer, a frame's name is its
+ * address in hex.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "scenario.h"
+
+enum {
+	T = 10,
+	P = 20,
+	RUN = 0x1000,
+	PRICE = 0x2000,
+	DISC = 0x3000,
+	LOG = 0x4000,
+};
+
+#define ENTRY "lttng_ust_cyg_profile:func_entry"
+#define EXIT  "lttng_ust_cyg_profile_fast:func_exit"
+
+static void fn(struct scn *s, int64_t ts, int cpu, int tid, bool entry, uint64_t addr)
+{
+	scn_event_v(s, JANK_DOMAIN_UST, ts, cpu, tid, entry ? ENTRY : EXIT,
+		    (const struct scn_field[]){ I("addr", (int64_t)addr),
+						I("call_site", (int64_t)addr + 8) },
+		    2);
+}
+
+/* A path's segment i's stack as "0x1000>0x2000" (outermost first), "-" when none. */
+static const char *stack_text(struct jank_path *p, size_t i, char *buf, size_t len)
+{
+	uint32_t n;
+	const uint32_t *f;
+	size_t off = 0;
+
+	jank_path_name_frames(p, NULL, NULL);
+	f = jank_path_stack_of(p, p->segs[i].stack, &n);
+	snprintf(buf, len, "-");
+	for (uint32_t k = 0; f && k < n; k++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? ">" : "",
+					jank_path_frame_of(p, f[k])->name);
+	return buf;
+}
+
+#define assert_stack(p, i, want)                                                                   \
+	do {                                                                                       \
+		char b_[512];                                                                      \
+		assert_string_equal(stack_text((p), (i), b_, sizeof(b_)), (want));                 \
+	} while (0)
+
+/* A running thread T: run_task → compute_price → apply_discounts, and back. */
+static void nested_calls(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+	struct jank_breakdown b;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 100, 0, T, true, RUN);
+	fn(&s, 200, 0, T, true, PRICE);
+	fn(&s, 300, 0, T, true, DISC);
+	fn(&s, 3300, 0, T, false, DISC);
+	fn(&s, 3500, 0, T, false, PRICE);
+	fn(&s, 3600, 0, T, false, RUN);
+	scn_path(&s, T, 0, 4000, &p);
+	assert_path(&p, { T, "running", 0, 100 }, { T, "running", 100, 200 },
+		    { T, "running", 200, 300 }, { T, "running", 300, 3300 },
+		    { T, "running", 3300, 3500 }, { T, "running", 3500, 3600 },
+		    { T, "running", 3600, 4000 });
+	assert_stack(&p, 0, "-");
+	assert_stack(&p, 1, "0x1000");
+	assert_stack(&p, 2, "0x1000>0x2000");
+	assert_stack(&p, 3, "0x1000>0x2000>0x3000");
+	assert_stack(&p, 4, "0x1000>0x2000");
+	assert_stack(&p, 6, "-");
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	assert_int_equal(b.nfunctions, 3);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[0].frame)->name, "0x3000");
+	assert_int_equal(b.functions[0].ns, 3000);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[1].frame)->name, "0x2000");
+	assert_int_equal(b.functions[1].ns, 300);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[2].frame)->name, "0x1000");
+	assert_int_equal(b.functions[2].ns, 200); /* run_task: 100..200 and 3500..3600 */
+	jank_breakdown_fini(&b);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Lost events: an exit whose frame is not the innermost pops to its frame
+ * (the inner exits were lost); an exit with no frame (its entry was lost)
+ * clears the stack; both are counted.
+ */
+static void lost_entries_and_exits(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+	struct jank_engine_stats st;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 100, 0, T, true, RUN);
+	fn(&s, 200, 0, T, true, PRICE);
+	fn(&s, 300, 0, T, true, DISC);
+	fn(&s, 400, 0, T, false, PRICE); /* apply_discounts' exit was lost */
+	fn(&s, 500, 0, T, true, LOG);
+	fn(&s, 600, 0, T, false, DISC); /* no such frame: its entry was lost; cleared */
+	fn(&s, 700, 0, T, true, LOG);
+	fn(&s, 800, 0, T, false, LOG);
+	fn(&s, 900, 0, T, false, RUN); /* exit without entry on an empty stack: nothing to undo */
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.function_events, 9);
+	assert_int_equal(st.function_resyncs, 2);
+	scn_path(&s, T, 0, 1000, &p);
+	assert_path(&p, { T, "running", 0, 100 }, { T, "running", 100, 200 },
+		    { T, "running", 200, 300 }, { T, "running", 300, 400 },
+		    { T, "running", 400, 500 }, { T, "running", 500, 600 },
+		    { T, "running", 600, 700 }, { T, "running", 700, 800 },
+		    { T, "running", 800, 1000 });
+	assert_stack(&p, 3, "0x1000>0x2000>0x3000");
+	assert_stack(&p, 4, "0x1000");
+	assert_stack(&p, 5, "0x1000>0x4000");
+	assert_stack(&p, 6, "-");
+	assert_stack(&p, 7, "0x4000");
+	assert_stack(&p, 8, "-");
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Recursion deeper than the cap: the frames past it are counted, not
+ * interned, and the exits find the stack where the entries left it.
+ */
+static void deep_recursion(void **state)
+{
+	const int depth = JANK_STACK_DEPTH + 200;
+	const int64_t D = 100000, E0 = D * (depth + 2), END = E0 + D * (depth + 2);
+	struct scn s;
+	struct jank_path p;
+	struct jank_engine_stats st;
+	uint32_t n;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 10, 0, T, true, RUN);
+	for (int i = 0; i < depth; i++)
+		fn(&s, D * (i + 1), 0, T, true, PRICE);
+	for (int i = 0; i < depth; i++)
+		fn(&s, E0 + D * i, 0, T, false, PRICE);
+	fn(&s, E0 + D * depth, 0, T, false, RUN);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.function_resyncs, 0);
+	assert_int_equal(st.stacks, JANK_STACK_DEPTH); /* run_task, then price 127 times */
+	scn_path(&s, T, 0, END, &p);
+	/* Deepest: the cap, until the 201st exit. Then run_task alone, then nothing. */
+	assert_stack(&p, p.n - 1, "-");
+	assert_stack(&p, p.n - 2, "0x1000");
+	assert_int_equal(p.segs[p.n - 2].begin, E0 + D * (depth - 1));
+	for (size_t i = 0; i < p.n; i++) {
+		jank_path_stack_of(&p, p.segs[i].stack, &n);
+		if (n == JANK_STACK_DEPTH)
+			break;
+	}
+	assert_int_equal(n, JANK_STACK_DEPTH);
+	for (size_t i = 0; i < p.n; i++) {
+		jank_path_stack_of(&p, p.segs[i].stack, &n);
+		if (n != JANK_STACK_DEPTH)
+			continue;
+		assert_int_equal(p.segs[i].begin, D * (JANK_STACK_DEPTH - 1));
+		assert_int_equal(p.segs[i].end, E0 + D * (depth - JANK_STACK_DEPTH + 1));
+	}
+	assert_int_equal(p.n, 2 * JANK_STACK_DEPTH + 1);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * A thread that exits inside a function has no stack after its exit, and a
+ * new thread with its tid starts with none.
+ */
+static void exit_inside_function(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 100, 0, T, true, RUN);
+	fn(&s, 200, 0, T, true, PRICE);
+	scn_kernel(&s, 300, 0, "sched_process_exit", S("comm", "t10"), I("tid", T));
+	scn_switch(&s, 400, 0, T, 64 /* TASK_DEAD */, 0);
+	scn_kernel(&s, 500, 0, "sched_process_free", S("comm", "t10"), I("tid", T));
+	scn_switch(&s, 600, 0, 0, 0, T); /* the tid again: another thread */
+	fn(&s, 700, 0, T, true, LOG);
+	fn(&s, 800, 0, T, false, LOG);
+	fn(&s, 900, 0, T, false, PRICE); /* nothing to pop: cleared, no drift */
+	scn_path(&s, T, 600, 1000, &p);
+	assert_path(&p, { T, "running", 600, 700 }, { T, "running", 700, 800 },
+		    { T, "running", 800, 1000 });
+	assert_stack(&p, 0, "-");
+	assert_stack(&p, 1, "0x4000");
+	assert_stack(&p, 2, "-");
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Kernel events' callstack contexts (innermost first): a system call entry
+ * names the code that blocked, the kernel's frames on top of the user ones,
+ * until the call exits; then the shadow stack tells again.
+ */
+static void callstack_contexts(void **state)
+{
+	static const uint64_t user[] = { 0x7000, PRICE, RUN }; /* read() in compute_price */
+	static const uint64_t kern[] = { 0xffffffff81000100ull, 0xffffffff81000200ull };
+	struct scn s;
+	struct jank_path p;
+	struct jank_breakdown b;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 50, 0, T, true, LOG);
+	scn_event_v(&s, JANK_DOMAIN_KERNEL, 100, 0, T, "syscall_entry_read",
+		    (const struct scn_field[]){ A("callstack_user", user, 3),
+						A("callstack_kernel", kern, 2) },
+		    2);
+	scn_switch(&s, 200, 0, T, 1, 0);
+	scn_wake(&s, 5000, 1, T);
+	scn_switch(&s, 5100, 0, 0, 0, T);
+	scn_event_v(&s, JANK_DOMAIN_KERNEL, 5200, 0, T, "syscall_exit_read",
+		    (const struct scn_field[]){ I("ret", 0) }, 1);
+	scn_path(&s, T, 0, 6000, &p);
+	assert_path(&p, { T, "running", 0, 50 }, { T, "running", 50, 100 },
+		    { T, "running", 100, 200 }, { T, "blocked", 200, 5000 },
+		    { T, "preempted", 5000, 5100 }, { T, "running", 5100, 5200 },
+		    { T, "running", 5200, 6000 });
+	assert_stack(&p, 1, "0x4000");
+	assert_stack(&p, 3, "0x1000>0x2000>0x7000>0xffffffff81000200>0xffffffff81000100");
+	assert_stack(&p, 6, "0x4000");
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[0].frame)->name,
+			    "0xffffffff81000100");
+	assert_int_equal(b.functions[0].ns, 5100);
+	assert_true(jank_path_frame_of(&p, b.functions[0].frame)->kernel);
+	jank_breakdown_fini(&b);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Many short calls (shorter than the path's grain) in a row make one
+ * segment in their common caller: compute_price, calling log 1000 times.
+ */
+static void short_calls_merge(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+	struct jank_breakdown b;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, 0, 0, T, true, RUN);
+	fn(&s, 0, 0, T, true, PRICE);
+	for (int i = 0; i < 1000; i++) {
+		fn(&s, 1000 + i * 100, 0, T, true, LOG);
+		fn(&s, 1000 + i * 100 + 50, 0, T, false, LOG);
+	}
+	fn(&s, 200000, 0, T, true, DISC);
+	fn(&s, 1000000, 0, T, false, DISC);
+	scn_path(&s, T, 0, 1000000, &p);
+	/*
+	 * Grain: 1 ms / 1024, 976 ns. The 2000 pieces of 50 ns make segments
+	 * of about a grain each, in compute_price (what they share).
+	 */
+	assert_true(p.n < 2000 / 15);
+	assert_stack(&p, p.n - 1, "0x1000>0x2000>0x3000");
+	assert_int_equal(p.segs[p.n - 1].begin, 200000);
+	for (size_t i = 0; i + 1 < p.n; i++)
+		assert_stack(&p, i, "0x1000>0x2000");
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	assert_int_equal(b.nfunctions, 2);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[0].frame)->name, "0x3000");
+	assert_int_equal(b.functions[0].ns, 800000);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[1].frame)->name, "0x2000");
+	assert_int_equal(b.functions[1].ns, 200000);
+	jank_breakdown_fini(&b);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/* Verdicts as text: each segment with its stack. */
+struct transcript {
+	char buf[1 << 16];
+	size_t len;
+	unsigned reports;
+};
+
+static void record(const struct jank_verdict *r, void *data)
+{
+	struct transcript *t = data;
+
+	t->reports++;
+	t->len += (size_t)snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
+				   "%s %s:", r->rule->name, r->key);
+	for (size_t i = 0; i < r->path->n && t->len < sizeof(t->buf) - 600; i++) {
+		const struct jank_segment *s = &r->path->segs[i];
+		char st[512];
+
+		t->len += (size_t)snprintf(
+			t->buf + t->len, sizeof(t->buf) - t->len, " %d/%s/%lld/%lld/%s", s->tid,
+			jank_state_name(s->state), (long long)s->begin, (long long)s->end,
+			stack_text((struct jank_path *)r->path, i, st, sizeof(st)));
+	}
+	for (size_t i = 0; i < r->breakdown->nfunctions && t->len < sizeof(t->buf) - 100; i++)
+		t->len += (size_t)snprintf(
+			t->buf + t->len, sizeof(t->buf) - t->len, " fn %s=%lld",
+			jank_path_frame_of(r->path, r->breakdown->functions[i].frame)->name,
+			(long long)r->breakdown->functions[i].ns);
+	if (t->len < sizeof(t->buf) - 1)
+		t->buf[t->len++] = '\n';
+	t->buf[t->len < sizeof(t->buf) ? t->len : sizeof(t->buf) - 1] = '\0';
+}
+
+static void add_rule(struct scn *s, const char *name, const char *begin, const char *end,
+		     const char *keys)
+{
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = (char *)name;
+	r.begin_event = (char *)begin;
+	r.end_event = (char *)end;
+	assert_int_equal(jank_rule_set_keys(&r, keys), 0);
+	assert_int_equal(jank_threshold_parse("1ms", &r.threshold), 0);
+	assert_true(jank_engine_add_rule(s->e, &r) >= 0);
+	for (unsigned i = 0; i < r.nkeys; i++)
+		free(r.keys[i]);
+}
+
+/*
+ * A request on R handed to pool thread P (flow), which spends 20 ms in
+ * apply_discounts; meanwhile other threads call functions and come and go,
+ * so that GC has stacks to free. The verdicts are the same with GC on/off.
+ */
+static void run_functions(const struct jank_engine_config *cfg, struct transcript *t)
+{
+	const int64_t B = 1000000000, MS = 1000000;
+	struct scn s;
+	struct jank_flow_rule f;
+
+	scn_init(&s, &scn_layout_current, cfg);
+	s.pid = 1;
+	add_rule(&s, "request", "app:req_begin", "app:req_end", "id");
+	jank_flow_rule_init(&f);
+	f.name = (char *)"queue";
+	f.from_event = (char *)"app:post";
+	f.to_event = (char *)"app:run";
+	assert_int_equal(jank_flow_rule_set_keys(&f, "task"), 0);
+	assert_true(jank_engine_add_flow(s.e, &f) >= 0);
+	free(f.keys[0]);
+	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_switch(&s, B, 0, 0, 0, 10);
+	scn_switch(&s, B, 1, 0, 0, P);
+	scn_ust(&s, B + 100, 0, 10, "app:req_begin", I("id", 1));
+	fn(&s, B + 150, 0, 10, true, RUN);
+	scn_ust(&s, B + 200, 0, 10, "app:post", I("task", 1));
+	scn_switch(&s, B + 300, 0, 10, 1, 0);
+	for (int i = 0; i < 300; i++) {
+		int64_t at = B + (i + 1) * MS / 10;
+
+		scn_switch(&s, at, 2, 0, 0, 100 + i);
+		fn(&s, at + 5, 2, 100 + i, true, LOG + (uint64_t)i * 16);
+		fn(&s, at + 20, 2, 100 + i, false, LOG + (uint64_t)i * 16);
+		scn_switch(&s, at + 50, 2, 100 + i, 16, 0);
+		jank_engine_tick(s.e, at + 60);
+	}
+	scn_ust(&s, B + 10 * MS, 1, P, "app:run", I("task", 1));
+	fn(&s, B + 10 * MS, 1, P, true, PRICE);
+	fn(&s, B + 10 * MS + 100, 1, P, true, DISC);
+	fn(&s, B + 30 * MS, 1, P, false, DISC);
+	fn(&s, B + 30 * MS + 10, 1, P, false, PRICE);
+	scn_wake(&s, B + 30 * MS + 20, 1, 10);
+	scn_switch(&s, B + 30 * MS + 50, 0, 0, 0, 10);
+	fn(&s, B + 30 * MS + 60, 0, 10, false, RUN);
+	scn_ust(&s, B + 30 * MS + 100, 0, 10, "app:req_end", I("id", 1));
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void gc_twins(void **state)
+{
+	struct jank_engine_config on, off;
+	static struct transcript a, b;
+	struct jank_engine_config *cfgs[] = { &on, &off };
+
+	(void)state;
+	(void)cfgs;
+	jank_engine_config_defaults(&on);
+	on.retention_ns = 1000000; /* 1 ms: the request lasts 30 */
+	off = on;
+	off.gc = false;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	run_functions(&on, &a);
+	run_functions(&off, &b);
+	assert_int_equal(a.reports, 1);
+	assert_string_equal(a.buf, b.buf);
+	/* The pool's 19.9 ms in apply_discounts, reached through the flow, comes first. */
+	assert_non_null(strstr(a.buf, " 20/running/1010000100/1030000000/0x2000>0x3000"));
+	assert_non_null(strstr(a.buf, " fn 0x3000=19999900 "));
+	print_message("# %.300s\n", a.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nested_calls),	      cmocka_unit_test(lost_entries_and_exits),
+		cmocka_unit_test(deep_recursion),     cmocka_unit_test(exit_inside_function),
+		cmocka_unit_test(callstack_contexts), cmocka_unit_test(short_calls_merge),
+		cmocka_unit_test(gc_twins),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
