@@ -74,6 +74,9 @@ struct jank_fleet {
 	bool listed;	/* relayd answered once */
 	bool list_down; /* it stopped answering: logged */
 	uint64_t polls, poll_errors;
+	/* [live] max-inputs: sessions discovery did not watch, and whether that was said. */
+	uint64_t refused;
+	bool at_limit;
 	size_t nlisted; /* sessions in the last list */
 	char list_error[ERR_LEN];
 
@@ -328,6 +331,37 @@ static struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url
 	return NULL;
 }
 
+/* The inputs being watched (those discovery let go are on their way out). */
+static size_t watched(const struct jank_fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += !f->inputs[i]->removing;
+	return n;
+}
+
+/*
+ * Anyone who can stream to relayd can make sessions: each would be a worker
+ * process. Past [live] max-inputs, new sessions are not watched: said once
+ * (until the count is below the limit again), counted, shown in status.
+ */
+static bool below_limit(struct jank_fleet *f, const char *url)
+{
+	if (watched(f) < f->live->max_inputs) {
+		f->at_limit = false;
+		return true;
+	}
+	f->refused++;
+	if (!f->at_limit)
+		jank_log(LOG_WARNING,
+			 "%s: not watched: %zu inputs already, the [live] max-inputs; new sessions "
+			 "are counted, not watched, until some go",
+			 url, watched(f));
+	f->at_limit = true;
+	return false;
+}
+
 /* A session relayd lists: watch it if it matches, and it is new. */
 static void listed(struct jank_fleet *f, const char *host, const char *session)
 {
@@ -344,6 +378,8 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 		in->missing = 0;
 		return;
 	}
+	if (!below_limit(f, url))
+		return;
 	in = input_add(f, url, true);
 	if (!in) {
 		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
@@ -863,6 +899,9 @@ static struct json_object *discovery_json(const struct jank_fleet *f)
 	jank_json_add_u64(o, "polls", f->polls);
 	jank_json_add_u64(o, "errors", f->poll_errors);
 	jank_json_add_u64(o, "sessions_listed", f->nlisted);
+	jank_json_add_u64(o, "max_inputs", f->live->max_inputs);
+	jank_json_add_u64(o, "sessions_refused", f->refused);
+	jank_json_add_bool(o, "at_limit", f->at_limit);
 	if (f->list_error[0])
 		jank_json_add_str(o, "last_error", f->list_error);
 	jank_json_add(o, "worker", proc_json(f->discovery));
@@ -872,6 +911,8 @@ static struct json_object *discovery_json(const struct jank_fleet *f)
 void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->sessions_refused = f->refused;
+	out->at_limit = f->at_limit;
 	for (size_t i = 0; i < f->n; i++) {
 		struct jank_proc_stats s;
 

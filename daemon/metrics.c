@@ -548,8 +548,19 @@ static void put_workers(struct out *o, const struct jank_metrics *m)
 		"that ended (process_cpu_seconds is the supervisor's alone)."
 	};
 
+	static const struct family refused = {
+		"jank_discovery_sessions_refused", COUNTER, NULL,
+		"Sessions that discovery found past [live] max-inputs: not watched."
+	};
+	static const struct family at_limit = {
+		"jank_inputs_at_limit", GAUGE, NULL,
+		"1 while jankd watches [live] max-inputs sessions and leaves new ones unwatched."
+	};
+
 	put_family(o, &cpu);
 	put_seconds(o, &cpu, NULL, 0, m->workers_cpu_ns);
+	put_single(o, &refused, m->sessions_refused);
+	put_single(o, &at_limit, m->inputs_at_limit);
 }
 
 /* The names client libraries use for a process, so that dashboards find them. */

@@ -596,6 +596,10 @@ static void discovery_text(FILE *f, struct json_object *disc)
 		gi(disc, "errors"));
 	if (gs(disc, "last_error")[0])
 		fprintf(f, " (last error: %s)", gs(disc, "last_error"));
+	if (gi(disc, "sessions_refused"))
+		fprintf(f, "; %" PRId64 " sessions not watched past max-inputs %" PRId64 "%s",
+			gi(disc, "sessions_refused"), gi(disc, "max_inputs"),
+			json_object_get_boolean(go(disc, "at_limit")) ? " (at the limit now)" : "");
 	fputc('\n', f);
 }
 
@@ -818,6 +822,13 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	m.inputs = mi.inputs;
 	m.ninputs = mi.s.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
+	if (d->fleet) {
+		struct jank_fleet_stats fs;
+
+		jank_fleet_get_stats(d->fleet, &fs);
+		m.sessions_refused = fs.sessions_refused;
+		m.inputs_at_limit = fs.at_limit;
+	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);
 	m.journal = &js;

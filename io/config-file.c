@@ -739,6 +739,7 @@ static const struct jank_conf_key keys[] = {
 	K("live", "hosts",             patterns,           RESTART, NULL, LIVE(hosts), LIVE2(nhosts)),
 	K("live", "sessions",          patterns,           RESTART, NULL, LIVE(sessions), LIVE2(nsessions)),
 	K("live", "discover-interval", jank_conf_duration, RESTART, "2s", LIVE(discover_interval_ns)),
+	K("live", "max-inputs",        jank_conf_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
 	K("graph", "retention",        jank_conf_duration, LIVE, NULL, GRAPH(retention_ns)),

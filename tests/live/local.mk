@@ -16,7 +16,8 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
-	live/test-fleet.sh
+	live/test-fleet.sh \
+	live/test-discover-limit.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \

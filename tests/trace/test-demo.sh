@@ -1,29 +1,56 @@
 #!/bin/sh
 # The quick start's demo, checked: its trace goes through jank-gen and
-# jankctl, and exactly the two slow frames come out, with the causes the
+# jankctl, and exactly the three slow frames come out, with the causes the
 # demo's story gives them, and what was different from the normal frames.
+# Frame 20 waits for the app's pool, busy in work_cpu: the trace's statedump
+# maps jank-demo, whose functions of those names nm finds, so the path names
+# them (without nm, demo-trace.sh gives made-up addresses: hex).
 . "$top_srcdir/tests/tap.sh"
 JQ=${JQ:-jq}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-plan 11
-"$top_srcdir/tests/data/demo/demo-trace.sh" "$work"
+plan 16
+"$top_srcdir/tests/data/demo/demo-trace.sh" "$work" "$top_builddir/probes/jank-demo"
 "$top_builddir/tests/gen/jank-gen" "$work/kernel.script" "$work/trace/kernel" &&
 	"$top_builddir/tests/gen/jank-gen" "$work/ust.script" "$work/trace/ust"
 check "demo trace generated" [ -f "$work/trace/kernel/metadata" ]
 conf=$top_srcdir/tests/data/demo/demo.conf
 json=$("$top_builddir/jankctl/jankctl" analyze --config "$conf" --format json "$work/trace")
-check "two janks: frames 15 and 18" [ "$(echo "$json" | "$JQ" -rc 'select(.type=="action") | .key' |
-	tr '\n' ' ')" = "name=frame,id=15 name=frame,id=18 " ]
+check "three janks: frames 15, 18 and 20" [ "$(echo "$json" | "$JQ" -rc 'select(.type=="action") | .key' |
+	tr '\n' ' ')" = "name=frame,id=15 name=frame,id=18 name=frame,id=20 " ]
 check "frame 15 waited for db, which waited 40 ms for the disk" [ "$(echo "$json" |
 	"$JQ" -r 'select(.key=="name=frame,id=15") | .critical_path[] |
 	select(.state=="block_device") | "\(.comm) \(.end - .begin)"')" = "db 40010000" ]
 check "frame 18 was preempted 20 ms" [ "$(echo "$json" |
 	"$JQ" -r 'select(.key=="name=frame,id=18") | .breakdown.states.preempted')" = 20000000 ]
-check "summary: 20 frames, 2 janks" [ "$(echo "$json" |
-	"$JQ" -r 'select(.type=="summary") | "\(.count) \(.over_threshold)"')" = "20 2" ]
+check "summary: 22 frames, 3 janks" [ "$(echo "$json" |
+	"$JQ" -r 'select(.type=="summary") | "\(.count) \(.over_threshold)"')" = "22 3" ]
+# Frame 20: posted its task to the pool (flow pool) and waited; the pool was
+# still busy with frame 19's task, in work_cpu.
+check "frame 20 went via flow pool to the pool's thread, which ran 22.3 ms before picking its task up" \
+	[ "$(echo "$json" | "$JQ" -rc 'select(.key=="name=frame,id=20") | [.critical_path[] |
+	select(.flow=="pool") | .comm] | unique')" = '["pool"]' -a "$(echo "$json" | "$JQ" -r '
+	select(.key=="name=frame,id=20") | [.critical_path[] | select(.flow=="pool") | .end - .begin] | add')" = 22290000 ]
+names=yes
+command -v nm >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 || names=
+if [ -n "$names" ]; then
+	check "frame 20's path names the pool's functions: pool_main > work_cpu (jank-demo's symbols)" \
+		[ "$(echo "$json" | "$JQ" -rc 'select(.key=="name=frame,id=20") | .critical_path[] |
+		select(.tid == 4390 and .end - .begin > 20000000) | .stack')" = '["pool_main","work_cpu"]' ]
+	check "frame 20's breakdown by function: work_cpu first, 24.3 ms" [ "$(echo "$json" | "$JQ" -rc '
+		select(.key=="name=frame,id=20") | .breakdown.functions[0] | [.name, .ns]')" = '["work_cpu",24260000]' ]
+else
+	skip "frame 20's path names the pool's functions (no nm/readelf: hex addresses)"
+	skip "frame 20's breakdown by function (no nm/readelf)"
+fi
+check "frame 20's top suspect: the pool's running, +24.3 ms" [ "$(echo "$json" | "$JQ" -rc '
+	select(.key=="name=frame,id=20") | .suspects.items[0] | [.thread, .state, .delta_ns]')" = '["pool","running",24290000]' ]
 text=$("$top_builddir/jankctl/jankctl" analyze --config "$conf" "$work/trace")
-check "text output tells the story" sh -c 'echo "$1" | grep -q "waiting for tid 4377 (db)"' - "$text"
+check "text output tells the story" sh -c 'echo "$1" | grep -q "waiting for tid 4377 (db)" &&
+	echo "$1" | grep -q "→ via flow pool to tid 4390 (pool): running 24.3 ms in "' - "$text"
+[ -z "$names" ] || check "text: the pool's time in work_cpu, called from pool_main" sh -c \
+	'echo "$1" | grep -q "→ via flow pool to tid 4390 (pool): running 24.3 ms in work_cpu ← pool_main$"' - "$text"
+[ -n "$names" ] || skip "text: the pool's time in work_cpu (no nm/readelf: hex addresses)"
 
 # What was different: against the normal frames before them (15 and 17).
 top() { echo "$json" | "$JQ" -rc "select(.key==\"name=frame,id=$1\") | .suspects |
