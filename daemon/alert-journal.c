@@ -63,6 +63,8 @@ static int report(const struct jank_alert *a)
 	jank_journal_entry_add(&e, "JANK_COMM", r->comm ? r->comm : "");
 	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
 	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
+	/* On every alert, 0 included: events the tracer discarded in [begin, end]. */
+	jank_journal_entry_addf(&e, "JANK_DISCARDED_EVENTS", "%" PRIu64, r->discarded_events);
 	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
 	/* The function the path spent most time in, when threads had call stacks. */
 	if (jank_format_top_function(r->breakdown, NULL))

@@ -104,6 +104,9 @@ const struct jank_figure_field jank_figures_rule_fields[] = {
 	TIME("p90_ns", RULE(p90_ns), 0, 0),
 	TIME("p99_ns", RULE(p99_ns), 0, 0),
 	TIME("max_ns", RULE(max_ns), 0, 0),
+	COUNT("composition_top", RULE(composition_top), 0),
+	/* After composition_top: its decoder checks the names against it. */
+	{ .key = "composition", .type = JANK_FIGURE_COMPOSITION, .offset = RULE(comp) },
 };
 const size_t jank_figures_rule_nfields =
 	sizeof(jank_figures_rule_fields) / sizeof(jank_figures_rule_fields[0]);
@@ -119,9 +122,16 @@ void jank_figures_init(struct jank_input_figures *f)
 	f->engine.now = INT64_MIN;
 }
 
+static void free_rules(struct jank_rule_figures *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].comp);
+	free(r);
+}
+
 void jank_figures_fini(struct jank_input_figures *f)
 {
-	free(f->rules);
+	free_rules(f->rules, f->nrules);
 	jank_figures_init(f);
 }
 
@@ -138,7 +148,7 @@ int jank_figures_set_rules(struct jank_input_figures *f, size_t n)
 
 	if (n && !r)
 		return -ENOMEM;
-	free(f->rules);
+	free_rules(f->rules, f->nrules);
 	f->rules = r;
 	f->nrules = n;
 	for (size_t i = 0; i < n; i++)
@@ -156,8 +166,109 @@ int jank_figures_copy(struct jank_input_figures *to, const struct jank_input_fig
 		jank_figures_fini(to);
 		return -ENOMEM;
 	}
-	if (from->nrules)
-		memcpy(to->rules, from->rules, from->nrules * sizeof(*to->rules));
+	for (size_t i = 0; i < from->nrules; i++) {
+		to->rules[i] = from->rules[i];
+		to->rules[i].comp = NULL;
+		to->rules[i].ncomp = 0;
+		if (jank_figures_set_composition(&to->rules[i], from->rules[i].comp,
+						 from->rules[i].ncomp) < 0) {
+			jank_figures_fini(to);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int jank_figures_set_composition(struct jank_rule_figures *r,
+				 const struct jank_composition_entry *v, size_t n)
+{
+	free(r->comp);
+	r->comp = NULL;
+	r->ncomp = 0;
+	if (!n)
+		return 0;
+	r->comp = malloc(n * sizeof(*v));
+	if (!r->comp)
+		return -ENOMEM;
+	memcpy(r->comp, v, n * sizeof(*v));
+	r->ncomp = n;
+	return 0;
+}
+
+static uint64_t entry_total(const struct jank_composition_entry *e)
+{
+	uint64_t t = 0;
+
+	for (int c = 0; c < JANK_CLASS_COUNT; c++)
+		for (int s = 0; s < JANK_STATE_COUNT; s++)
+			t += e->ns[c][s];
+	return t;
+}
+
+static void entry_add(struct jank_composition_entry *to, const struct jank_composition_entry *from)
+{
+	for (int c = 0; c < JANK_CLASS_COUNT; c++)
+		for (int s = 0; s < JANK_STATE_COUNT; s++)
+			to->ns[c][s] = to->ns[c][s] + from->ns[c][s] < to->ns[c][s]
+					       ? UINT64_MAX
+					       : to->ns[c][s] + from->ns[c][s];
+}
+
+static struct jank_composition_entry *entry_find(struct jank_rule_figures *r, const char *on)
+{
+	for (size_t i = 0; i < r->ncomp; i++)
+		if (!strcmp(r->comp[i].on, on))
+			return &r->comp[i];
+	return NULL;
+}
+
+/* r's entry of that name, added (zero) when it has none. */
+static struct jank_composition_entry *entry_get(struct jank_rule_figures *r, const char *on)
+{
+	struct jank_composition_entry *e = entry_find(r, on);
+
+	if (e)
+		return e;
+	e = realloc(r->comp, (r->ncomp + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->comp = e;
+	e = &e[r->ncomp++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->on, sizeof(e->on), "%s", on);
+	return e;
+}
+
+int jank_figures_add_composition(struct jank_rule_figures *r,
+				 const struct jank_composition_entry *from, size_t n, size_t max)
+{
+	struct jank_composition_entry *other;
+
+	for (size_t i = 0; i < n; i++) {
+		struct jank_composition_entry *e = entry_get(r, from[i].on);
+
+		if (!e)
+			return -ENOMEM;
+		entry_add(e, &from[i]);
+	}
+	if (r->ncomp <= max)
+		return 0;
+	other = entry_get(r, JANK_COMPOSITION_OTHER);
+	if (!other)
+		return -ENOMEM;
+	while (r->ncomp > max && r->ncomp > 1) {
+		size_t low = SIZE_MAX;
+
+		for (size_t i = 0; i < r->ncomp; i++)
+			if (&r->comp[i] != other &&
+			    (low == SIZE_MAX ||
+			     entry_total(&r->comp[i]) < entry_total(&r->comp[low])))
+				low = i;
+		entry_add(other, &r->comp[low]);
+		if (other == &r->comp[r->ncomp - 1])
+			other = &r->comp[low];
+		r->comp[low] = r->comp[--r->ncomp];
+	}
 	return 0;
 }
 
@@ -197,10 +308,12 @@ static void hist_add(struct jank_histogram *a, const struct jank_histogram *b)
 	a->count += b->count;
 }
 
-static void rule_add(struct jank_rule_figures *to, const struct jank_rule_figures *from)
+/* max: the names its composition keeps (the rest go to "other"). */
+static int rule_add(struct jank_rule_figures *to, const struct jank_rule_figures *from, size_t max)
 {
 	add_counts(to, from, jank_figures_rule_fields, jank_figures_rule_nfields);
 	hist_add(&to->hist, &from->hist);
+	return jank_figures_add_composition(to, from->comp, from->ncomp, max);
 }
 
 static struct jank_rule_figures *rule_find(const struct jank_input_figures *f, const char *name)
@@ -240,7 +353,10 @@ int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_f
 
 		if (!to)
 			return -ENOMEM;
-		rule_add(to, &status->rules[i]);
+		/* The past keeps as many names as a worker: the rest of theirs go to "other". */
+		to->composition_top = status->rules[i].composition_top;
+		if (rule_add(to, &status->rules[i], to->composition_top + 1) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -257,8 +373,8 @@ int jank_figures_merge(struct jank_input_figures *out, const struct jank_input_f
 	for (size_t i = 0; i < out->nrules; i++) {
 		const struct jank_rule_figures *p = rule_find(past, out->rules[i].action);
 
-		if (p)
-			rule_add(&out->rules[i], p);
+		if (p && rule_add(&out->rules[i], p, SIZE_MAX) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -296,6 +412,37 @@ static struct json_object *histogram_json(const struct jank_histogram *h)
 }
 
 static struct json_object *rules_json(const struct jank_input_figures *f);
+
+/* {state: ns} of the states with time in class c. */
+static struct json_object *class_json(const struct jank_composition_entry *e, int c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int s = 0; o && s < JANK_STATE_COUNT; s++)
+		if (e->ns[c][s])
+			jank_json_add_u64(o, jank_state_name(s), e->ns[c][s]);
+	return o;
+}
+
+static struct json_object *composition_json(const struct jank_rule_figures *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < r->ncomp; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			json_object_put(a);
+			return NULL;
+		}
+		jank_json_add_str(o, "on", r->comp[i].on);
+		for (int c = 0; c < JANK_CLASS_COUNT; c++)
+			jank_json_add(o, jank_composition_class_name(c),
+				      class_json(&r->comp[i], c));
+	}
+	return a;
+}
 
 /* Whether field `d` of figures `f` is shown. */
 static bool shown(const struct jank_input_figures *f, const struct jank_figure_field *d,
@@ -358,6 +505,9 @@ static void fields_json(struct json_object *o, const struct jank_figure_field *d
 			break;
 		case JANK_FIGURE_RULES:
 			jank_json_add(o, d[i].key, rules_json(f));
+			break;
+		case JANK_FIGURE_COMPOSITION:
+			jank_json_add(o, d[i].key, composition_json(base));
 			break;
 		}
 	}

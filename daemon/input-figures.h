@@ -46,6 +46,16 @@ struct jank_rule_figures {
 	int threshold_kind;		      /* enum jank_threshold_kind */
 	int64_t p50_ns, p90_ns, p99_ns;	      /* the current worker's */
 	int64_t max_ns;
+	/*
+	 * What its slow actions, and the normal ones its baseline learnt, waited
+	 * on (composition.h): per thread name, "other" among them, per class
+	 * and state. The worker's have at most composition_top + 1 names; the
+	 * sum of the past's as many; current and past shown together twice
+	 * that. Allocated: copies are deep.
+	 */
+	uint64_t composition_top;
+	struct jank_composition_entry *comp;
+	size_t ncomp;
 };
 
 struct jank_input_figures {
@@ -93,6 +103,20 @@ int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_f
 int jank_figures_merge(struct jank_input_figures *out, const struct jank_input_figures *status,
 		       const struct jank_input_figures *past);
 
+/*
+ * A rule's composition becomes n entries copied from v (NULL, 0: none).
+ * Returns 0 or -ENOMEM (then none).
+ */
+int jank_figures_set_composition(struct jank_rule_figures *r,
+				 const struct jank_composition_entry *v, size_t n);
+/*
+ * The entries of `from` added to those of r's composition, name by name;
+ * then, past `max` names, the smallest (by time) added to "other". Returns 0
+ * or -ENOMEM.
+ */
+int jank_figures_add_composition(struct jank_rule_figures *r,
+				 const struct jank_composition_entry *from, size_t n, size_t max);
+
 /* The figures as the worker sends them and `jankctl status` shows them; NULL on allocation failure.
  */
 struct json_object *jank_figures_json(const struct jank_input_figures *f);
@@ -107,8 +131,10 @@ enum jank_figure_type {
 	JANK_FIGURE_STR,    /* a string shorter than `size` bytes, no control character but tab */
 	JANK_FIGURE_ENUM,   /* one of `names`, stored as an int */
 	JANK_FIGURE_OBJECT, /* the `size` fields that follow, in an object */
-	JANK_FIGURE_HISTOGRAM, /* a rule's struct jank_histogram: sum, min, max, buckets */
-	JANK_FIGURE_RULES,     /* the rules, an array of objects of jank_figures_rule_fields */
+	JANK_FIGURE_HISTOGRAM,	 /* a rule's struct jank_histogram: sum, min, max, buckets */
+	JANK_FIGURE_RULES,	 /* the rules, an array of objects of jank_figures_rule_fields */
+	JANK_FIGURE_COMPOSITION, /* a rule's comp and ncomp: [{"on", "slow": {state: ns}, "normal"}]
+				  */
 };
 
 enum {

@@ -5,7 +5,26 @@
 #include "input-figures.h"
 #include "input-status.h"
 
-static void rule_figures(const struct jank_engine *e, size_t i, struct jank_rule_figures *out)
+/* Its names with time ("other" among them). */
+static int rule_composition(const struct jank_composition *c, struct jank_rule_figures *out)
+{
+	struct jank_composition_entry v[JANK_COMPOSITION_TOP_MAX + 1];
+	size_t n = 0;
+
+	out->composition_top = c->top;
+	for (size_t i = 0; i < c->n; i++) {
+		bool some = false;
+
+		for (int k = 0; k < JANK_CLASS_COUNT; k++)
+			for (int s = 0; s < JANK_STATE_COUNT; s++)
+				some |= c->v[i].ns[k][s] != 0;
+		if (some)
+			v[n++] = c->v[i];
+	}
+	return jank_figures_set_composition(out, v, n);
+}
+
+static int rule_figures(const struct jank_engine *e, size_t i, struct jank_rule_figures *out)
 {
 	const struct jank_rule *r = jank_engine_rule(e, i);
 	const struct jank_histogram *h = jank_engine_rule_histogram(e, i);
@@ -20,6 +39,7 @@ static void rule_figures(const struct jank_engine *e, size_t i, struct jank_rule
 	out->p90_ns = jank_histogram_percentile(h, 90);
 	out->p99_ns = jank_histogram_percentile(h, 99);
 	out->max_ns = h->count ? h->max : 0;
+	return rule_composition(jank_engine_rule_composition(e, i), out);
 }
 
 int jank_input_status_figures(const struct jank_live_input *w, struct jank_input_figures *f)
@@ -51,7 +71,8 @@ int jank_input_status_figures(const struct jank_live_input *w, struct jank_input
 	f->stalls = ws.stalls;
 	f->last_event_ns = ws.last_event;
 	for (size_t i = 0; i < f->nrules; i++)
-		rule_figures(e, i, &f->rules[i]);
+		if (rule_figures(e, i, &f->rules[i]) < 0)
+			return -ENOMEM;
 	return 0;
 }
 

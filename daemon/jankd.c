@@ -34,6 +34,7 @@
 #include "journal.h"
 #include "log.h"
 #include "status.h"
+#include "web.h"
 #include "units.h"
 #include "worker.h"
 
@@ -378,6 +379,19 @@ static int metrics_open(struct jankd *d, char *err, size_t len)
 	return 0;
 }
 
+static int web_open(struct jankd *d, char *err, size_t len)
+{
+	const struct jank_config_web *w = &d->config.web;
+
+	if (!w->host[0])
+		return 0;
+	d->web = jank_http_server_open(d->base, w->host, w->port, jank_web_handle, d, err, len);
+	if (!d->web)
+		return -EIO;
+	jank_log(LOG_INFO, "web pages at http://%s/", jank_metrics_server_address(d->web));
+	return 0;
+}
+
 /* ---- Reload ---- */
 
 /* What a reload changes, key by key (the schema of io/config-file.c). */
@@ -667,6 +681,9 @@ static int start(struct jankd *d, char *err, size_t len)
 	r = metrics_open(d, err, len);
 	if (r < 0)
 		return r;
+	r = web_open(d, err, len);
+	if (r < 0)
+		return r;
 	if (d->config.live.create) {
 		r = live_create(d, err, len);
 		if (r < 0)
@@ -792,6 +809,7 @@ static void cleanup(struct jankd *d)
 	jank_fleet_free(d->fleet);
 	jank_control_close(d->control);
 	jank_metrics_server_close(d->metrics);
+	jank_metrics_server_close(d->web);
 	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)

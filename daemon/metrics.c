@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "metrics.h"
+#include "textsafe.h"
 
 #define OCTAVE_FIRST 10 /* the smallest power-of-two bound: 2^10 - 1 ns, about 1 us */
 #define OCTAVE_LAST  36 /* the largest: 2^36 - 1 ns, about 69 s */
@@ -48,10 +49,21 @@ struct out {
 
 /* ---- Lines ---- */
 
-/* Escape backslash and newline, and double quotes when `quote` (label values, OpenMetrics help). */
+/*
+ * Escape backslash and newline, and double quotes when `quote` (label values,
+ * OpenMetrics help). The page is UTF-8 and label values may be traced
+ * strings (keys): invalid bytes become U+FFFD first (lib/textsafe.h), or
+ * Prometheus rejects the whole scrape.
+ */
 static void put_escaped(FILE *f, const char *s, bool quote)
 {
-	for (; *s; s++) {
+	size_t n = strlen(s), len = n * 3 + 4; /* an invalid byte is 3 bytes of U+FFFD */
+	char stack[512], *buf = len <= sizeof(stack) ? stack : malloc(len);
+
+	if (!buf)
+		return;
+	jank_utf8_sanitize(buf, len, s, n, 0);
+	for (s = buf; *s; s++) {
 		if (*s == '\\')
 			fputs("\\\\", f);
 		else if (*s == '\n')
@@ -61,6 +73,8 @@ static void put_escaped(FILE *f, const char *s, bool quote)
 		else
 			fputc(*s, f);
 	}
+	if (buf != stack)
+		free(buf);
 }
 
 static const char *sample_suffix(enum family_type t)
@@ -271,6 +285,54 @@ static void put_rule(struct out *o, enum rule_figure fig, const struct label *l,
 	case RULE_FIGURES:
 		put_u64(o, fam, l, n, r->stats->evicted);
 		break;
+	}
+}
+
+/* clang-format off */
+static const struct family critical_path = { "jank_critical_path_seconds", COUNTER, "seconds",
+	"Time on the critical paths of each rule's slow actions (class=\"slow\") and of a sample of "
+	"its normal ones (class=\"normal\", those its baseline learns, at most one per "
+	"millisecond), by state and by the thread it was on or waited for (on: process/thread "
+	"names). [metrics] composition-top names per rule, the rest as on=\"other\"." };
+/* clang-format on */
+
+/* Every (name, class, state) with time, of every rule. */
+static void put_composition(struct out *o, const struct jank_metrics *m)
+{
+	bool some = false;
+
+	for (size_t i = 0; i < m->ninputs; i++)
+		for (size_t r = 0; r < m->inputs[i].nrules; r++)
+			some |= m->inputs[i].rules[r].ncomp > 0;
+	if (!some)
+		return;
+	put_family(o, &critical_path);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct jank_metrics_input *in = &m->inputs[i];
+
+		for (size_t r = 0; r < in->nrules; r++) {
+			const struct jank_metrics_rule *ru = &in->rules[r];
+
+			for (size_t k = 0; k < ru->ncomp; k++)
+				for (int c = 0; c < JANK_CLASS_COUNT; c++)
+					for (int st = 0; st < JANK_STATE_COUNT; st++) {
+						struct label l[5] = {
+							{ "action", ru->action },
+							{ "class", jank_composition_class_name(c) },
+							{ "state", jank_state_name(st) },
+							{ "on", ru->comp[k].on },
+							{ "input", in->url },
+						};
+						uint64_t ns = ru->comp[k].ns[c][st];
+
+						if (ns)
+							put_seconds(o, &critical_path, l,
+								    m->ninputs > 1 ? 5 : 4,
+								    (int64_t)(ns > INT64_MAX
+										      ? INT64_MAX
+										      : ns));
+					}
+		}
 	}
 }
 
@@ -596,6 +658,7 @@ char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format
 	if (!o.f)
 		return NULL;
 	put_rules(&o, m);
+	put_composition(&o, m);
 	put_inputs(&o, m);
 	put_daemon(&o, m);
 	put_journal(&o, m->journal);

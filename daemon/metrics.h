@@ -40,6 +40,9 @@ struct jank_metrics_rule {
 	const struct jank_histogram *hist;
 	const struct jank_rule_stats *stats;
 	int64_t threshold_ns; /* 0: an adaptive threshold still learning */
+	/* jank_critical_path_seconds: per name, class and state (input-figures.h). */
+	const struct jank_composition_entry *comp;
+	size_t ncomp;
 };
 
 struct jank_metrics_input {

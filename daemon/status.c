@@ -23,6 +23,7 @@
 #include "status.h"
 #include "json-util.h"
 #include "metrics.h"
+#include "textsafe.h"
 #include "units.h"
 
 #ifndef JANK_VERSION
@@ -541,7 +542,7 @@ static void capture_text(FILE *f, struct json_object *c)
 /* The `n` recent janks in `recent`, newest first. */
 static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
-	char t[48], d[32];
+	char t[48], d[32], name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], host[JANK_TEXT_BUF];
 
 	if (n == 0) {
 		fprintf(f, "\nno jank yet\n");
@@ -551,9 +552,11 @@ static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t
 	for (size_t i = 0; i < n; i++) {
 		const struct jank_recent *x = recent[i];
 
+		/* The key is traced, the story's names too (escaped by format-path.c). */
 		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n", clock_text(x->end, t, sizeof(t)),
-			x->action, x->key[0] ? " [" : "", x->key, x->key[0] ? "]" : "",
-			x->host[0] ? " on " : "", x->host,
+			jank_text(name, sizeof(name), x->action), x->key[0] ? " [" : "",
+			jank_text(key, sizeof(key), x->key), x->key[0] ? "]" : "",
+			x->host[0] ? " on " : "", jank_text(host, sizeof(host), x->host),
 			jank_units_duration(x->duration, d, sizeof(d)),
 			x->kind == JANK_VERDICT_OVERDUE ? " (overdue)" : "",
 			x->suppressed ? " (suppressed)" : "", x->story);
@@ -748,6 +751,8 @@ static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_
 	mr->stats = &r->stats;
 	/* An adaptive threshold still learning says 0 (the engine's "none yet"). */
 	mr->threshold_ns = r->threshold_ns > 0 ? r->threshold_ns : 0;
+	mr->comp = r->comp;
+	mr->ncomp = r->ncomp;
 }
 
 static void metrics_input(const struct jank_fleet_figures *x, struct jank_metrics_input *in)

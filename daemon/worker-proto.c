@@ -13,6 +13,8 @@
 #include <string.h>
 #include "input-figures.h"
 #include "json-util.h"
+#include "state.h"
+#include "textsafe.h"
 #include "worker-proto.h"
 
 struct json_object *jank_proto_new(const char *type)
@@ -176,16 +178,87 @@ static int histogram_decode(struct json_object *o, struct jank_histogram *h, cha
 
 static int rules_decode(struct json_object *a, struct jank_input_figures *f, char *err, size_t len);
 
+/* {state: ns}: known states, counts. */
+static int class_decode(struct json_object *o, uint64_t *ns, char *err, size_t len)
+{
+	json_object_object_foreach(o, key, v)
+	{
+		int s = jank_state_from_name(key);
+
+		if (s < 0)
+			return bad(err, len, "has an unknown state", "composition");
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return bad(err, len, "has a time out of range", "composition");
+		ns[s] = (uint64_t)json_object_get_int64(v);
+	}
+	return 0;
+}
+
+/* A rule's composition: at most composition_top + 1 names, distinct, each valid UTF-8 text. */
+static int composition_decode(struct json_object *a, struct jank_rule_figures *r, char *err,
+			      size_t len)
+{
+	size_t n = json_object_array_length(a);
+	struct jank_composition_entry *v;
+
+	if (r->composition_top > JANK_COMPOSITION_TOP_MAX || n > r->composition_top + 1)
+		return bad(err, len, "has too many names", "composition");
+	v = n ? calloc(n, sizeof(*v)) : NULL;
+	if (n && !v) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct json_object *on = jank_json_get(o, "on", json_type_string);
+		const char *name = on ? json_object_get_string(on) : NULL;
+		size_t nl = on ? (size_t)json_object_get_string_len(on) : 0;
+		int e = 0;
+
+		if (!json_object_is_type(o, json_type_object) || !name || !nl ||
+		    nl >= sizeof(v[i].on) || strlen(name) != nl || !jank_text_is_safe(name, nl))
+			e = bad(err, len, "has a bad name", "composition");
+		for (size_t k = 0; e == 0 && k < i; k++)
+			if (!strcmp(v[k].on, name))
+				e = bad(err, len, "has a name twice", "composition");
+		for (int c = 0; e == 0 && c < JANK_CLASS_COUNT; c++) {
+			struct json_object *cls = NULL;
+
+			if (!json_object_object_get_ex(o, jank_composition_class_name(c), &cls))
+				continue;
+			if (!json_object_is_type(cls, json_type_object))
+				e = bad(err, len, "has a class that is not an object",
+					"composition");
+			else
+				e = class_decode(cls, v[i].ns[c], err, len);
+		}
+		if (e < 0) {
+			free(v);
+			return e;
+		}
+		memcpy(v[i].on, name, nl + 1);
+	}
+	free(r->comp);
+	r->comp = v;
+	r->ncomp = n;
+	return 0;
+}
+
 /* The fields d[0..n) of `o` into `base`; `f`: the input's figures (for "rules"). */
 static int fields_decode(struct json_object *o, const struct jank_figure_field *d, size_t n,
 			 void *base, struct jank_input_figures *f, char *err, size_t len)
 {
 	static const enum json_type types[] = {
-		[JANK_FIGURE_U64] = json_type_int,	 [JANK_FIGURE_I64] = json_type_int,
-		[JANK_FIGURE_RATE] = json_type_double,	 [JANK_FIGURE_BOOL] = json_type_boolean,
-		[JANK_FIGURE_STR] = json_type_string,	 [JANK_FIGURE_ENUM] = json_type_string,
-		[JANK_FIGURE_OBJECT] = json_type_object, [JANK_FIGURE_HISTOGRAM] = json_type_object,
+		[JANK_FIGURE_U64] = json_type_int,
+		[JANK_FIGURE_I64] = json_type_int,
+		[JANK_FIGURE_RATE] = json_type_double,
+		[JANK_FIGURE_BOOL] = json_type_boolean,
+		[JANK_FIGURE_STR] = json_type_string,
+		[JANK_FIGURE_ENUM] = json_type_string,
+		[JANK_FIGURE_OBJECT] = json_type_object,
+		[JANK_FIGURE_HISTOGRAM] = json_type_object,
 		[JANK_FIGURE_RULES] = json_type_array,
+		[JANK_FIGURE_COMPOSITION] = json_type_array,
 	};
 	int r = 0;
 
@@ -243,6 +316,9 @@ static int fields_decode(struct json_object *o, const struct jank_figure_field *
 			break;
 		case JANK_FIGURE_RULES:
 			r = rules_decode(v, f, err, len);
+			break;
+		case JANK_FIGURE_COMPOSITION:
+			r = composition_decode(v, base, err, len);
 			break;
 		}
 	}

@@ -601,12 +601,36 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	const struct jank_config_metrics *m = sec;
 	struct jank_conf_where w;
 
+	if (m->composition_top > JANK_COMPOSITION_TOP_MAX) {
+		w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "composition-top"));
+		jank_ini_fail_in(&p->ini, w.file, w.line,
+				 "[metrics] composition-top: %" PRIu64
+				 " is more than %d names per rule",
+				 m->composition_top, JANK_COMPOSITION_TOP_MAX);
+		return;
+	}
 	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
 		return;
 	w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "listen"));
 	jank_ini_fail_in(&p->ini, w.file, w.line,
 			 "[metrics] listen: %s is not a loopback address: whoever reaches it can "
 			 "read jankd's metrics (say listen-public = yes to serve it there)",
+			 m->host);
+}
+
+/* The pages show what traced programs did: beyond loopback only when asked. */
+static void web_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_config_web *m = sec;
+	struct jank_conf_where w;
+
+	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
+		return;
+	w = jank_conf_last(p, jank_conf_key_find(p->schema, "web", "listen"));
+	jank_ini_fail_in(&p->ini, w.file, w.line,
+			 "[web] listen: %s is not a loopback address: whoever reaches it can "
+			 "read the janks of the traced programs (say listen-public = yes to serve "
+			 "them there)",
 			 m->host);
 }
 
@@ -694,6 +718,8 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 #define DAEMON(f)	FIELD(struct jank_config_daemon, f)
 #define METRICS(f)	FIELD(struct jank_config_metrics, f)
 #define METRICS2(f)	FIELD2(struct jank_config_metrics, f)
+#define WEB(f)		FIELD(struct jank_config_web, f)
+#define WEB2(f)		FIELD2(struct jank_config_web, f)
 #define ACTION(f)	FIELD(struct jank_rule, f)
 #define ACTION2(f)	FIELD2(struct jank_rule, f)
 #define FLOW(f)		FIELD(struct jank_flow_rule, f)
@@ -717,6 +743,7 @@ static const struct jank_conf_section sections[] = {
 	{ "capture", .offset = offsetof(struct jank_config, capture) },
 	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
 	{ "metrics", .offset = offsetof(struct jank_config, metrics), .end = metrics_end },
+	{ "web", .offset = offsetof(struct jank_config, web), .end = web_end },
 	{ "action", .named = true, .offset = offsetof(struct jank_config, rules),
 	  .count_offset = offsetof(struct jank_config, nrules), .size = sizeof(struct jank_rule),
 	  .name_offset = offsetof(struct jank_rule, name), .fini = rule_fini, .end = action_end },
@@ -763,13 +790,18 @@ static const struct jank_conf_key keys[] = {
 	K("capture", "rotation-period", jank_conf_duration, LIVE, "10s", CAPTURE(rotation_period_ns), ZERO),
 	K("capture", "rotation-size",  jank_conf_size,     LIVE, NULL, CAPTURE(rotation_size), ZERO),
 	K("capture", "retention",      jank_conf_duration, LIVE, "10s", CAPTURE(retention_ns)),
-	/* [daemon]: the socket is bound, and READY=1 sent, at start. */
+	/* [daemon]: the socket is bound, READY=1 sent, and the state directory read, at start. */
 	K("daemon", "control-socket",  socket_path,        RESTART, "/run/jankd/control", DAEMON(control_socket)),
 	K("daemon", "status-interval", jank_conf_duration, LIVE, "5s", DAEMON(status_interval_ns)),
 	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
+	K("daemon", "state-dir",       abs_path,           RESTART, "/var/lib/jankd/state", DAEMON(state_dir)),
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
 	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
+	K("metrics", "composition-top", jank_conf_uint,    RESTART, "10", METRICS(composition_top)),
+	/* [web]: the pages are served from the start. */
+	K("web", "listen",             listen_address,     RESTART, NULL, WEB(host), WEB2(port)),
+	K("web", "listen-public",      jank_conf_bool,     RESTART, "no", WEB(listen_public)),
 	/* [action NAME]: each rule; the workers take them all whole. */
 	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
 	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),
@@ -942,6 +974,7 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->memory_limit = c->graph.memory_limit;
 	ec->action_timeout_ns = c->graph.action_timeout_ns;
 	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
+	ec->composition_top = (unsigned)c->metrics.composition_top;
 }
 
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,

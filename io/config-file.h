@@ -2,7 +2,7 @@
 /*
  * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
  *
- * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], one
+ * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], [web], one
  * [action NAME] per rule, and one [flow NAME] per flow. Unknown sections and keys are errors; every
  * error names the file and, when it comes from one line, the line.
  *
@@ -109,12 +109,22 @@ struct jank_config_daemon {
 	int64_t status_interval_ns;		     /* default 5 s */
 	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0:
 				     never) */
+	char *state_dir;	  /* the inputs' baselines, kept across restarts (default
+				     /var/lib/jankd/state) */
 };
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */
 
 /* The OpenMetrics endpoint; off unless [metrics] listen is set. */
 struct jank_config_metrics {
+	char host[JANK_CONFIG_HOST_LEN]; /* a numeric address; "": off */
+	unsigned port;
+	bool listen_public;	  /* a non-loopback host was asked for */
+	uint64_t composition_top; /* names per rule in jank_critical_path_seconds (default 10) */
+};
+
+/* The web pages of recent janks; off unless [web] listen is set. */
+struct jank_config_web {
 	char host[JANK_CONFIG_HOST_LEN]; /* a numeric address; "": off */
 	unsigned port;
 	bool listen_public; /* a non-loopback host was asked for */
@@ -130,6 +140,7 @@ struct jank_config {
 	struct jank_config_capture capture;
 	struct jank_config_daemon daemon;
 	struct jank_config_metrics metrics;
+	struct jank_config_web web;
 	struct jank_rule *rules; /* one per [action NAME], in file order */
 	size_t nrules;
 	struct jank_flow_rule *flows; /* one per [flow NAME], in file order */

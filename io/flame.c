@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "textsafe.h"
 #include "flame.h"
 #include "state.h"
 #include "svg.h"
@@ -90,31 +91,6 @@ static uint64_t hash_key(uint32_t parent, uint32_t name)
 	return h ^ h >> 29;
 }
 
-/* Length of the valid UTF-8 character at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
-		return 0;
-	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
 /* The name as the flame keeps it (see flame.h), into buf[JANK_FLAME_NAME_MAX + 1]. */
 static const char *sanitise(const char *s, char *buf)
 {
@@ -122,7 +98,7 @@ static const char *sanitise(const char *s, char *buf)
 	size_t o = 0;
 
 	while (*p) {
-		size_t l = utf8_len(p);
+		size_t l = jank_utf8_char((const char *)p);
 
 		if (l == 0 || *p < 0x20 || *p == 0x7f || *p == ';') {
 			l = 1;

@@ -9,18 +9,33 @@
 #include <stdio.h>
 #include "format-int.h"
 #include "format.h"
+#include "textsafe.h"
 #include "units.h"
+
+const char *jank_format_discarded(uint64_t n, char *buf, size_t len)
+{
+	if (!n)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len,
+			 "%" PRIu64 " event%s discarded by the tracer during it: the path may be "
+			 "incomplete",
+			 n, n == 1 ? "" : "s");
+	return buf;
+}
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 {
-	char d[32], t[32], th[64], w1[48], w2[48];
+	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], w1[48], w2[48];
+	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF];
 	const char *verdict = r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
 			      : r->over_threshold	      ? "JANK"
 							      : "ok";
 
-	fprintf(f, "%s %s", verdict, r->rule ? r->rule->name : "?");
+	/* The key (and every name below) came from traced programs: escaped (textsafe.h). */
+	fprintf(f, "%s %s", verdict, jank_text(name, sizeof(name), r->rule ? r->rule->name : "?"));
 	if (r->key && r->key[0])
-		fprintf(f, " [%s]", r->key);
+		fprintf(f, " [%s]", jank_text(key, sizeof(key), r->key));
 	fprintf(f, ": %s", jank_units_duration(r->duration, d, sizeof(d)));
 	if (r->kind == JANK_VERDICT_OVERDUE)
 		fprintf(f, " and still open");
@@ -35,6 +50,12 @@ void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 		fprintf(f, " pid %" PRId32, r->pid);
 	fprintf(f, "\n  from %s to %s\n", format_wall(r->begin, w1, sizeof(w1)),
 		format_wall(r->end, w2, sizeof(w2)));
+	if (r->discarded_events) {
+		char lost[128];
+
+		fprintf(f, "  %s\n",
+			jank_format_discarded(r->discarded_events, lost, sizeof(lost)));
+	}
 	if (r->path) {
 		fprintf(f, "  critical path:\n");
 		format_story_text(f, r->path, "    ");

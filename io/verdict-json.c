@@ -17,12 +17,14 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "array.h"
 #include "format-int.h"
 #include "format.h"
 #include "json-util.h"
 #include "state.h"
+#include "textsafe.h"
 #include "verdict-json.h"
 
 #define TIME_MAX    JANK_VERDICT_TIME_MAX
@@ -150,16 +152,44 @@ static int get_str(struct dec *d, struct json_object *o, const char *key, size_t
 	return 0;
 }
 
-/* A string copied into buf[len]; "" when absent. */
+/*
+ * s[0..n) into buf[len] as valid UTF-8 (each invalid byte U+FFFD, as the
+ * encoder writes it), cut on a character boundary when it does not fit.
+ * Returns 0 or -ENOMEM.
+ */
+static int text_copy(char *buf, size_t len, const char *s, size_t n)
+{
+	char *tmp;
+
+	if (jank_utf8_valid(s, n)) {
+		jank_utf8_copy(buf, len, s);
+		return 0;
+	}
+	tmp = malloc(n * 3 + 4);
+	if (!tmp)
+		return -ENOMEM;
+	jank_utf8_sanitize(tmp, n * 3 + 4, s, n, 0);
+	jank_utf8_copy(buf, len, tmp);
+	free(tmp);
+	return 0;
+}
+
+/*
+ * A traced string (a comm, a key, a function's name) into buf[len]; ""
+ * when absent. The encoder made it valid UTF-8 (json-util.h), each invalid
+ * byte of the engine's string three bytes of U+FFFD: so the JSON may hold up
+ * to JANK_VERDICT_TEXT_LEN(len) bytes of it, and what does not fit buf is
+ * cut on a character boundary (textsafe.h). It is copied valid
+ * UTF-8, so that encoding it again writes the same bytes.
+ */
 static int copy_str(struct dec *d, struct json_object *o, const char *key, char *buf, size_t len)
 {
 	const char *s;
-	int r = get_str(d, o, key, len, &s);
+	int r = get_str(d, o, key, JANK_VERDICT_TEXT_LEN(len), &s);
 
 	if (r < 0)
 		return r;
-	snprintf(buf, len, "%s", s ? s : "");
-	return 0;
+	return text_copy(buf, len, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* A name of a table (kind, state): its value, or -EINVAL. Absent: `dflt` (-1: required). */
@@ -249,7 +279,7 @@ static int stack_to_json(struct json_object *o, const struct jank_path *p, uint3
 	r = jank_json_add(o, "stack", a);
 	for (uint32_t k = 0; !r && k < n; k++) {
 		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
-		struct json_object *name = json_object_new_string(fr ? fr->name : "?");
+		struct json_object *name = jank_json_new_untrusted_string(fr ? fr->name : "?");
 
 		if (!name || json_object_array_add(a, name) != 0) {
 			json_object_put(name);
@@ -298,7 +328,8 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 			    struct jank_segment *s)
 {
 	struct json_object *span;
-	const char *flow, *action, *key;
+	const char *flow, *action;
+	char key[JANK_LABEL_KEY_LEN];
 	size_t at;
 	int r;
 
@@ -315,12 +346,12 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 	at = strlen(d->at);
 	snprintf(d->at + at, sizeof(d->at) - at, "span.");
 	if ((r = get_str(d, span, "action", JANK_LABEL_NAME_LEN, &action)) < 0 ||
-	    (r = get_str(d, span, "key", JANK_LABEL_KEY_LEN, &key)) < 0)
+	    (r = copy_str(d, span, "key", key, sizeof(key))) < 0)
 		return r;
 	if (!action || !action[0])
 		return fail(d, "action", action ? "empty" : "missing");
 	d->at[at] = '\0';
-	if (!(s->span = jank_path_label(p, action, key ? key : "")))
+	if (!(s->span = jank_path_label(p, action, key)))
 		return -ENOMEM;
 	return 0;
 }
@@ -351,20 +382,25 @@ static int stack_from_json(struct dec *d, struct json_object *o, struct jank_pat
 		return fail(d, "stack", "more than %d functions", JANK_STACK_DEPTH);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
-		const char *name;
+		char name[JANK_FRAME_NAME_LEN];
+		const char *raw;
 		size_t len;
 
 		snprintf(key, sizeof(key), "stack[%zu]", i);
 		if (!json_object_is_type(v, json_type_string))
 			return fail(d, key, "not a string");
-		name = json_object_get_string(v);
+		raw = json_object_get_string(v);
 		len = (size_t)json_object_get_string_len(v);
-		if (strlen(name) != len)
+		if (strlen(raw) != len)
 			return fail(d, key, "holds a NUL character");
 		if (len == 0)
 			return fail(d, key, "empty");
-		if (len >= JANK_FRAME_NAME_LEN)
-			return fail(d, key, "longer than %d bytes", JANK_FRAME_NAME_LEN - 1);
+		/* A traced name, as copy_str() reads one. */
+		if (len >= JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN))
+			return fail(d, key, "longer than %zu bytes",
+				    JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN) - 1);
+		if (text_copy(name, sizeof(name), raw, len) < 0)
+			return -ENOMEM;
 		if (!(frames[i] = jank_path_frame(p, 0, -1, false, name)))
 			return -ENOMEM;
 	}
@@ -479,7 +515,7 @@ static struct json_object *suspect_to_json(const struct jank_suspect *s,
 {
 	struct json_object *o = json_object_new_object();
 	const struct jank_comp *c = &s->comp;
-	char buf[256];
+	char buf[JANK_FORMAT_SUSPECT_LEN];
 	int r = 0;
 
 	if (!o)
@@ -487,15 +523,27 @@ static struct json_object *suspect_to_json(const struct jank_suspect *s,
 	r |= jank_json_add_str(o, "kind", jank_comp_kind_name(c->key.kind));
 	if (c->key.kind == JANK_COMP_LOCK)
 		r |= jank_json_add_str(o, "lock", format_lock(c->key.id, buf, sizeof(buf)));
-	else
-		r |= jank_json_add_str(o, "state", jank_state_name(c->key.state));
-	if (c->key.kind == JANK_COMP_THREAD || c->key.kind == JANK_COMP_LOCK) {
+	else if (c->key.kind == JANK_COMP_FUNCTION)
+		r |= jank_json_add_str(o, "function", s->function);
+	if (c->key.kind != JANK_COMP_LOCK)
+		r |= jank_json_add_str(o, "state",
+				       jank_state_name(c->key.kind == JANK_COMP_FUNCTION
+							       ? c->fn_state
+							       : c->key.state));
+	if (c->key.kind >= JANK_COMP_THREAD) { /* thread, lock, function */
 		r |= jank_json_add_str(o, "process", c->process);
 		r |= jank_json_add_str(o, "thread", c->thread);
 		r |= jank_json_add_i64(o, "tid", c->tid);
 	}
-	if (c->key.kind == JANK_COMP_THREAD)
+	if (c->key.kind == JANK_COMP_THREAD || c->key.kind == JANK_COMP_FUNCTION)
 		r |= jank_json_add_bool(o, "own", s->own);
+	if (c->key.kind == JANK_COMP_FUNCTION) {
+		r |= jank_json_add(o, "increase", json_object_new_double(s->increase));
+		r |= jank_json_add(o, "slow_presence", json_object_new_double(s->presence_slow));
+		r |= jank_json_add(o, "normal_presence",
+				   json_object_new_double(s->presence_normal));
+		r |= jank_json_add_i64(o, "rank_ns", (int64_t)(s->rank + 0.5));
+	}
 	r |= jank_json_add_i64(o, "ns", c->ns);
 	r |= jank_json_add_i64(o, "normal_ns", (int64_t)(s->normal + 0.5));
 	r |= jank_json_add_i64(o, "delta_ns", s->delta);
@@ -508,19 +556,52 @@ static struct json_object *suspect_to_json(const struct jank_suspect *s,
 	return o;
 }
 
-/* A ratio: a finite number, not negative. */
-static int get_ratio(struct dec *d, struct json_object *o, double *out)
+/* A number in [lo, hi] (hi: INFINITY for none); 0 when absent. */
+static int get_real(struct dec *d, struct json_object *o, const char *key, double lo, double hi,
+		    double *out)
 {
-	struct json_object *v = member(o, "ratio");
+	struct json_object *v = member(o, key);
 
 	*out = 0;
 	if (!v)
 		return 0;
 	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-		return fail(d, "ratio", "not a number");
+		return fail(d, key, "not a number");
 	*out = json_object_get_double(v);
-	if (!isfinite(*out) || *out < 0)
-		return fail(d, "ratio", "not a finite number, at least 0");
+	if (!isfinite(*out) || *out < lo || *out > hi) {
+		*out = 0;
+		return isinf(hi) ? fail(d, key, "not a finite number, at least %g", lo)
+				 : fail(d, key, "not a number in [%g, %g]", lo, hi);
+	}
+	return 0;
+}
+
+/* A ratio: a finite number, not negative. */
+static int get_ratio(struct dec *d, struct json_object *o, double *out)
+{
+	return get_real(d, o, "ratio", 0, INFINITY, out);
+}
+
+/*
+ * A function suspect's own members: its name (by which it is known, as a
+ * frame of a path rebuilt from names is), P(f | slow) and P(f | normal) in
+ * [0, 1], their difference, the increase, in [-1, 1], and its rank.
+ */
+static int function_from_json(struct dec *d, struct json_object *o, struct jank_suspect *s)
+{
+	struct jank_frame f = { 0 };
+	int64_t rank;
+	int r;
+
+	if ((r = copy_str(d, o, "function", f.name, sizeof(f.name))) < 0 ||
+	    (r = get_real(d, o, "increase", -1, 1, &s->increase)) < 0 ||
+	    (r = get_real(d, o, "slow_presence", 0, 1, &s->presence_slow)) < 0 ||
+	    (r = get_real(d, o, "normal_presence", 0, 1, &s->presence_normal)) < 0 ||
+	    (r = get_int(d, o, "rank_ns", -EXACT_MAX, INT64_MAX, 0, &rank)) < 0)
+		return r;
+	memcpy(s->function, f.name, sizeof(s->function));
+	s->comp.key.id = jank_comp_function_identity(&f);
+	s->rank = (double)rank;
 	return 0;
 }
 
@@ -540,19 +621,27 @@ static int suspect_from_json(struct dec *d, struct json_object *o, struct jank_s
 	if (k == JANK_COMP_LOCK) {
 		if ((r = get_lock(d, o, "lock", true, &c->key.id)) < 0)
 			return r;
+	} else if (k == JANK_COMP_FUNCTION) {
+		/* The state most of its time was in; the key's state is 0. */
+		if ((r = get_name(d, o, "state", jank_state_from_name, -1)) < 0)
+			return r;
+		c->fn_state = (uint8_t)r;
+		if ((r = function_from_json(d, o, s)) < 0)
+			return r;
 	} else {
 		if ((r = get_name(d, o, "state", jank_state_from_name, -1)) < 0)
 			return r;
 		c->key.state = (uint8_t)r;
 	}
-	if (k == JANK_COMP_THREAD || k == JANK_COMP_LOCK) {
+	if (k >= JANK_COMP_THREAD) { /* thread, lock, function */
 		if ((r = copy_str(d, o, "process", c->process, sizeof(c->process))) < 0 ||
 		    (r = copy_str(d, o, "thread", c->thread, sizeof(c->thread))) < 0 ||
 		    (r = get_id(d, o, "tid", 0, &c->tid)) < 0)
 			return r;
 	}
-	if (k == JANK_COMP_THREAD) {
+	if (k == JANK_COMP_THREAD)
 		c->key.id = jank_comp_identity(c->process, c->thread);
+	if (k == JANK_COMP_THREAD || k == JANK_COMP_FUNCTION) {
 		if ((r = get_bool(d, o, "own", false, &s->own)) < 0)
 			return r;
 	}
@@ -562,6 +651,8 @@ static int suspect_from_json(struct dec *d, struct json_object *o, struct jank_s
 	    (r = get_ratio(d, o, &s->ratio)) < 0)
 		return r;
 	s->normal = (double)normal;
+	if (k != JANK_COMP_FUNCTION)
+		s->rank = (double)s->delta; /* weighed by an increase only functions have */
 	return 0;
 }
 
@@ -607,11 +698,24 @@ static int ran_from_json(struct dec *d, struct json_object *o, struct jank_ran *
 
 /* ---- The suspects ---- */
 
+/* "baseline": whether they were compared with the normal actions before the action or all. */
+static const char *const baseline_names[] = { "before", "trace" };
+
+static const char *jank_suspects_baseline_name(bool whole)
+{
+	return baseline_names[whole];
+}
+
+static int jank_suspects_baseline_from_name(const char *name)
+{
+	return jank_strtable_lookup(baseline_names, JANK_STRTABLE_LEN(baseline_names), name);
+}
+
 struct json_object *jank_suspects_to_json(const struct jank_suspects *ss)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *items = json_object_new_array();
-	char line[256];
+	char line[JANK_FORMAT_SUSPECT_LEN];
 	int r = 0;
 
 	if (!o || !items) {
@@ -622,6 +726,9 @@ struct json_object *jank_suspects_to_json(const struct jank_suspects *ss)
 	r |= jank_json_add_bool(o, "ready", ss->ready);
 	r |= jank_json_add_u64(o, "normal_actions", ss->normal);
 	r |= jank_json_add_i64(o, "needed", JANK_BASELINE_MIN);
+	/* The normal actions compared with: those "before" the action, or the whole "trace"'s. */
+	if (ss->ready || ss->whole)
+		r |= jank_json_add_str(o, "baseline", jank_suspects_baseline_name(ss->whole));
 	r |= jank_json_add_i64(o, "normal_duration_ns", (int64_t)(ss->normal_duration + 0.5));
 	r |= jank_json_add_str(o, "summary", jank_format_suspects_line(ss, line, sizeof(line)));
 	r |= jank_json_add(o, "items", items);
@@ -663,6 +770,9 @@ static int suspects_from_json(struct dec *d, struct json_object *o, struct jank_
 
 	memset(ss, 0, sizeof(*ss));
 	snprintf(d->at, sizeof(d->at), "suspects.");
+	if ((r = get_name(d, o, "baseline", jank_suspects_baseline_from_name, 0)) < 0)
+		return r;
+	ss->whole = r == 1;
 	if ((r = get_bool(d, o, "ready", false, &ss->ready)) < 0 ||
 	    (r = get_int(d, o, "normal_actions", 0, INT64_MAX, 0, &normal)) < 0 ||
 	    (r = get_int(d, o, "normal_duration_ns", 0, EXACT_MAX, 0, &mean)) < 0)
@@ -741,7 +851,8 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_verd
 		return r;
 	if (!key)
 		return fail(d, "key", "missing");
-	snprintf(out->key, sizeof(out->key), "%s", key);
+	if (text_copy(out->key, sizeof(out->key), key, strlen(key)) < 0)
+		return -ENOMEM;
 	v->key = out->key;
 	if ((r = need_int(d, o, "begin", -TIME_MAX, TIME_MAX, &v->begin)) < 0 ||
 	    (r = need_int(d, o, "end", -TIME_MAX, TIME_MAX, &v->end)) < 0)
@@ -764,13 +875,19 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_verd
 	    (r = get_str(d, o, "comm", sizeof(out->comm), &comm)) < 0)
 		return r;
 	if (comm) {
-		snprintf(out->comm, sizeof(out->comm), "%s", comm);
+		if (text_copy(out->comm, sizeof(out->comm), comm, strlen(comm)) < 0)
+			return -ENOMEM;
 		v->comm = out->comm;
 	}
 	r = get_bool(d, o, "over_threshold", v->threshold > 0 && v->duration > v->threshold,
 		     &v->over_threshold);
 	if (r < 0 || (r = get_bool(d, o, "incomplete", false, &v->incomplete)) < 0)
 		return r;
+	/* A count, never negative (the encoder clamps to INT64_MAX); absent (an older writer): 0.
+	 */
+	if ((r = get_int(d, o, "discarded_events", 0, INT64_MAX, 0, &x)) < 0)
+		return r;
+	v->discarded_events = (uint64_t)x;
 	return 0;
 }
 
@@ -784,6 +901,8 @@ struct json_object *jank_verdict_to_json(const struct jank_verdict *v,
 		return NULL;
 	e = head_to_json(o, v);
 	if (parts == JANK_VERDICT_JSON_FULL) {
+		/* Events the tracer discarded in [begin, end], 0 included. */
+		e |= jank_json_add_u64(o, "discarded_events", v->discarded_events);
 		if (v->path && v->path->truncated)
 			e |= jank_json_add_bool(o, "truncated", true);
 		if (v->incomplete)

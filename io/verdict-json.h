@@ -11,7 +11,7 @@
  *   {"type":"action","kind":"completed"|"overdue","action","key","begin",
  *    "end","duration_ns","threshold_ns","tid","pid","comm","over_threshold",
  *    -- the head; then, in full --
- *    "truncated":true?, "incomplete":true?, "critical_path":[{"tid","comm",
+ *    "discarded_events", "truncated":true?, "incomplete":true?, "critical_path":[{"tid","comm",
  *    "state","begin","end","lock"?,"flow"?,"span":{"action","key"}?,
  *    "stack":[function names]?}], "breakdown":{...}, "suspects":{...}?}
  *
@@ -43,6 +43,12 @@ enum jank_verdict_parts {
 #define JANK_VERDICT_TIME_MAX	  INT64_C(4000000000000000000)
 #define JANK_VERDICT_ACTION_LEN	  4096	     /* an action's name, with its NUL */
 #define JANK_VERDICT_MAX_SEGMENTS (1u << 22) /* more than a 64 MiB frame can hold */
+/*
+ * The JSON of a traced string that fits a buffer of `len` bytes: made valid
+ * UTF-8 by the encoder (json-util.h), each invalid byte three bytes of
+ * U+FFFD. The decoder reads up to this many bytes of it, with the NUL.
+ */
+#define JANK_VERDICT_TEXT_LEN(len) (((size_t)(len)-1) * 3 + 1)
 
 /* A new object (put it), NULL on allocation failure. `v->rule` may be NULL (action: null). */
 struct json_object *jank_verdict_to_json(const struct jank_verdict *v,
@@ -55,8 +61,9 @@ struct jank_verdict_decoded {
 	struct jank_path path;		 /* v.path: empty when the JSON has no critical_path */
 	struct jank_breakdown breakdown; /* v.breakdown, computed from the path */
 	struct jank_suspects suspects;	 /* v.suspects points here when the JSON has them */
-	char key[JANK_KEY_LEN];
-	char comm[JANK_COMM_LEN]; /* v.comm is NULL when the JSON's comm is absent or null */
+	/* Whole, as the JSON holds them (valid UTF-8) */
+	char key[JANK_VERDICT_TEXT_LEN(JANK_KEY_LEN)];
+	char comm[JANK_VERDICT_TEXT_LEN(JANK_COMM_LEN)]; /* v.comm: NULL when absent or null */
 };
 
 /* Why a verdict was refused: the member ("tid", "critical_path[3].end") and what is wrong. */
@@ -84,9 +91,13 @@ void jank_verdict_decoded_fini(struct jank_verdict_decoded *d);
  */
 struct json_object *jank_segments_to_json(const struct jank_path *p);
 /*
- * {"ready","normal_actions","needed","normal_duration_ns","summary",
- * "items":[{"kind","state"|"lock","process","thread","tid","own","ns",
- * "normal_ns","delta_ns","ratio","text"}],"cpu_taken_by":[{"tid","comm","ns"}]}
+ * {"ready","normal_actions","needed","baseline":"before"|"trace"?,
+ * "normal_duration_ns","summary","items":[{"kind","lock"|"function"?,
+ * "state"?,"process","thread","tid","own","increase","slow_presence",
+ * "normal_presence","rank_ns","ns","normal_ns","delta_ns","ratio","text"}],
+ * "cpu_taken_by":[{"tid","comm","ns"}]}: "baseline" when ready or compared
+ * with the whole trace (jankctl analyze); a function's name, its
+ * probabilities and rank only for kind "function".
  */
 struct json_object *jank_suspects_to_json(const struct jank_suspects *ss);
 

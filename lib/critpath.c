@@ -35,6 +35,7 @@
 #include "array.h"
 #include "critpath.h"
 #include "hashmap.h"
+#include "textsafe.h"
 
 #define MAX_DEPTH   100000
 #define LABEL_CACHE 8
@@ -154,7 +155,7 @@ uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool k
 	f->pid = pid;
 	f->kernel = kernel;
 	if (name)
-		strncpy(f->name, name, sizeof(f->name) - 1);
+		jank_utf8_copy(f->name, sizeof(f->name), name);
 	p->frame_index[frame_slot(p, addr, pid, kernel, name)] = (uint32_t)p->nframes;
 	return (uint32_t)p->nframes;
 }
@@ -239,8 +240,8 @@ uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
 	}
 	l = &p->labels[p->nlabels++];
 	memset(l, 0, sizeof(*l));
-	strncpy(l->name, name, sizeof(l->name) - 1);
-	strncpy(l->key, key, sizeof(l->key) - 1);
+	jank_utf8_copy(l->name, sizeof(l->name), name);
+	jank_utf8_copy(l->key, sizeof(l->key), key);
 	return (uint32_t)p->nlabels;
 }
 

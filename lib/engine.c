@@ -25,18 +25,21 @@
  *
  * Baselines (baseline.h): a normal action, at most one per rule and
  * JANK_BASELINE_GAP_NS, costs its path, breakdown and profile, which its
- * rule's baseline learns; an action over its threshold gets its suspects,
- * and who had the CPU while its path was preempted (the model's CPU
- * histories).
+ * rule's baseline learns; an action over its threshold (completed, its
+ * path whole) first teaches the baseline which functions are on slow paths,
+ * then gets its suspects, and who had the CPU while its path was preempted
+ * (the model's CPU histories).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "discards.h"
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
+#include "textsafe.h"
 
 #define GC_EVERY	   1024
 #define GC_BUDGET	   64
@@ -84,7 +87,8 @@ struct rule_state {
 	struct jank_histogram hist;
 	struct jank_rule_stats stats;
 	struct jank_baseline baseline;
-	int64_t learn_at; /* the next normal action ending at or after this is learnt */
+	int64_t learn_at;	      /* the next normal action ending at or after this is learnt */
+	struct jank_composition comp; /* what its slow and sampled normal actions waited on */
 };
 
 struct flow_state {
@@ -121,6 +125,8 @@ struct jank_engine {
 	bool forced;	   /* over budget: the horizon ignores open actions */
 	int64_t first_ts;  /* first event time */
 	int64_t loss_ts;   /* latest time events were lost (discarded, disconnected) */
+	/* Where and how many: each verdict's discarded_events. */
+	struct jank_discards discards;
 	bool started;
 	uint64_t generation;
 };
@@ -181,6 +187,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	jank_profile_init(&e->profile);
 	e->stats.horizon = INT64_MIN;
 	e->loss_ts = INT64_MIN;
+	jank_discards_init(&e->discards);
 	e->stats.now = INT64_MIN;
 	e->check_at = e->cfg.memory_limit;
 	set_stack_limit(e);
@@ -267,6 +274,7 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 	memset(&rs->stats, 0, sizeof(rs->stats));
 	jank_baseline_init(&rs->baseline);
 	rs->learn_at = INT64_MIN;
+	jank_composition_init(&rs->comp, e->cfg.composition_top);
 	return (int)e->nrules++;
 }
 
@@ -298,6 +306,19 @@ const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e
 const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i)
 {
 	return i < e->nrules ? &e->rules[i].baseline : NULL;
+}
+
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b)
+{
+	if (i >= e->nrules)
+		return -EINVAL;
+	e->rules[i].baseline = *b;
+	return 0;
+}
+
+const struct jank_composition *jank_engine_rule_composition(const struct jank_engine *e, size_t i)
+{
+	return i < e->nrules ? &e->rules[i].comp : NULL;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -502,6 +523,12 @@ static void forget_classes(struct jank_engine *e)
 	e->generation++;
 }
 
+static bool same_threshold(const struct jank_threshold *a, const struct jank_threshold *b)
+{
+	return a->kind == b->kind && a->ns == b->ns && a->percentile == b->percentile &&
+	       a->factor == b->factor && a->warmup == b->warmup;
+}
+
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
 	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
@@ -532,14 +559,21 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		jank_histogram_init(&nrs[i].hist);
 		jank_baseline_init(&nrs[i].baseline);
 		nrs[i].learn_at = INT64_MIN;
+		jank_composition_init(&nrs[i].comp, e->cfg.composition_top);
 		from[i] = SIZE_MAX;
 		for (size_t j = 0; j < e->nrules; j++)
 			if (same_rule(&rules[i], &e->rules[j].rule)) {
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].stats = e->rules[j].stats;
-				nrs[i].baseline = e->rules[j].baseline;
-				nrs[i].learn_at = e->rules[j].learn_at;
+				/* Which actions are normal changed with the threshold: learn
+				 * afresh. */
+				if (same_threshold(&rules[i].threshold,
+						   &e->rules[j].rule.threshold)) {
+					nrs[i].baseline = e->rules[j].baseline;
+					nrs[i].learn_at = e->rules[j].learn_at;
+				}
+				nrs[i].comp = e->rules[j].comp;
 				break;
 			}
 	}
@@ -833,6 +867,7 @@ static bool key_put(char *buf, size_t *len, const char *s)
 {
 	for (; *s; s++) {
 		if (*len >= JANK_KEY_LEN - 1) {
+			*len = jank_utf8_cut(buf, *len); /* not inside a character */
 			buf[*len] = '\0';
 			return false;
 		}
@@ -912,10 +947,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
 	else if (w && w->pid >= 0)
 		*pid = w->pid;
 	if (ev && ev->comm) {
-		size_t n = strnlen(ev->comm, JANK_COMM_LEN - 1);
-
-		memcpy(comm, ev->comm, n); /* as snprintf() would, without its cost */
-		comm[n] = '\0';
+		jank_utf8_copy(comm, JANK_COMM_LEN, ev->comm);
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}
@@ -1044,6 +1076,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	if (over && e->cfg.baseline) {
 		find_ran(e);
 		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
+		jank_suspects_name(&e->suspects, &e->path);
 		rep.suspects = &e->suspects;
 	}
 	rep.kind = kind;
@@ -1062,6 +1095,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.breakdown = &e->breakdown;
 	rep.profile = e->cfg.baseline || e->cfg.report_all ? &e->profile : NULL;
 	rep.incomplete = incomplete;
+	rep.discarded_events = jank_discards_in(&e->discards, a->begin, end);
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);
 }
@@ -1122,12 +1156,19 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 					  a->begin, ev->ts);
 
 		fill_thread_info(e, tid, ev, &pid, comm);
+		/* A slow action's functions count in P(f | slow) before its suspects are named. */
+		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
+			jank_baseline_learn_slow(&rs->baseline, &e->profile);
+		/* What the slow ones wait on, and the learnt normal ones: the composition. */
+		if (over && (e->cfg.baseline || e->cfg.report_all))
+			jank_composition_add(&rs->comp, JANK_CLASS_SLOW, &e->profile);
 		if (over || e->cfg.report_all)
 			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
 			       threshold, over, incomplete);
 		/* A normal action teaches its rule's baseline, unless its path is partial. */
 		if (learn && !incomplete && !e->path.truncated) {
 			jank_baseline_learn(&rs->baseline, &e->profile);
+			jank_composition_add(&rs->comp, JANK_CLASS_NORMAL, &e->profile);
 			rs->learn_at = ev->ts + JANK_BASELINE_GAP_NS;
 		}
 	}
@@ -1326,6 +1367,7 @@ static void collect(struct jank_engine *e)
 		budget += 2 * (workers - e->gc_workers);
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_workers = jank_graph_worker_count(e->graph);
+	jank_discards_gc(&e->discards, e->stats.horizon);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
@@ -1557,13 +1599,30 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		maintain(e);
 }
 
-void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
+void jank_engine_discarded_range(struct jank_engine *e, int32_t cpu, int64_t begin, int64_t end,
+				 uint64_t count)
 {
+	if (begin > end) {
+		int64_t t = begin;
+
+		begin = end;
+		end = t;
+	}
 	note_peak(e);
 	e->stats.discarded_events += count;
-	if (ts > e->loss_ts)
-		e->loss_ts = ts;
-	jank_model_discarded(&e->model, cpu, ts);
+	if (end > e->loss_ts)
+		e->loss_ts = end;
+	jank_discards_add(&e->discards, begin, end, count);
+	/*
+	 * The threads become unknown at its beginning, the time the input
+	 * orders the message by: the events after it come after that time.
+	 */
+	jank_model_discarded(&e->model, cpu, begin);
+}
+
+void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
+{
+	jank_engine_discarded_range(e, cpu, ts, ts, count);
 }
 
 void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_config *c)

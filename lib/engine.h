@@ -21,6 +21,7 @@
 #include "event.h"
 #include "actions.h"
 #include "baseline.h"
+#include "composition.h"
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
@@ -37,6 +38,8 @@ struct jank_engine_config {
 	bool report_all;	   /* report every completed action, not only janks */
 	bool baseline; /* learn each rule's normal actions, name a slow one's suspects (default on)
 			*/
+	/* Names each rule's composition keeps (composition.h); 0 (the default): none is kept. */
+	unsigned composition_top;
 };
 
 enum jank_verdict_kind {
@@ -67,6 +70,13 @@ struct jank_verdict {
 	/* Over threshold or overdue, with baselines on: what differs from the normal actions. */
 	const struct jank_suspects *suspects;
 	bool incomplete; /* out of memory: the path or breakdown is partial (counted) */
+	/*
+	 * Events the tracer discarded in ranges overlapping [begin, end]: the
+	 * path may miss a wakeup. A range is known to within the packets that
+	 * reported it; past JANK_DISCARD_RANGES ranges since begin, merged
+	 * ranges may add some discarded just outside (discards.h).
+	 */
+	uint64_t discarded_events;
 };
 
 typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
@@ -134,11 +144,21 @@ uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
 const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i);
 /* What the rule's normal actions look like so far (NULL past the last rule). */
 const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i);
+/*
+ * Replace what rule i's normal actions look like (a baseline saved by an
+ * earlier engine with the same rule: jankd's state). The caller checked it
+ * (io/baseline-file.c). Returns 0, or -EINVAL past the last rule.
+ */
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b);
+/* What rule i's slow and sampled normal actions waited on (composition.h). */
+const struct jank_composition *jank_engine_rule_composition(const struct jank_engine *e, size_t i);
 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.
  * A rule whose name, events, keys and match are unchanged keeps its open
- * actions and its histogram; the open actions of other rules are dropped and
+ * actions and its histogram, and its baseline if its threshold is unchanged
+ * too (else which actions are normal changed); the open actions of other
+ * rules are dropped and
  * counted in actions_dropped. Class ids are invalidated: the generation
  * changes, and the input must resolve every event class again before it
  * sends more events. Returns 0 or -errno (the old rules stay on error).
@@ -208,9 +228,17 @@ const char *jank_engine_class_name(const struct jank_engine *e, uint32_t class_i
 /* Process one event. Events must come in time order. */
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev);
 /*
- * Events were lost on `cpu` (-1: unknown CPU) before ts: threads whose state
- * may have changed unseen become `unknown` until their next state-setting event.
+ * `count` events were lost on `cpu` (-1: unknown CPU) between begin and end,
+ * told at begin (no event after begin was processed yet; end may be ahead):
+ * threads whose state may have changed unseen become `unknown` from begin
+ * until their next state-setting event, an action open at end is not
+ * reported overdue, and each verdict whose interval overlaps [begin, end]
+ * counts them in its discarded_events (a count of 0, as for a
+ * disconnection, only makes threads unknown).
  */
+void jank_engine_discarded_range(struct jank_engine *e, int32_t cpu, int64_t begin, int64_t end,
+				 uint64_t count);
+/* The same with begin = end = ts. */
 void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count);
 /*
  * Change the limits while events flow (config reload): retention_ns,

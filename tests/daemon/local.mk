@@ -6,6 +6,10 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-capture-session
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
+# promtool on the metrics pages daemon/test-metrics writes.
+daemon_shell_tests = daemon/test-metrics-promtool.sh
+TESTS += $(daemon_shell_tests)
+EXTRA_DIST += $(daemon_shell_tests)
 
 daemon_test_alert_SOURCES = daemon/test-alert.c
 daemon_test_alert_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
@@ -53,7 +57,8 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--wrap=jank_live_input_attached,--wrap=jank_live_input_last_error \
 	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
 	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
-	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats
+	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats \
+	-Wl,--wrap=jank_engine_rule_composition
 # fleet.c is compiled in (its message handlers are static); no worker is spawned.
 daemon_test_fleet_SOURCES = daemon/test-fleet.c
 daemon_test_fleet_CFLAGS = $(daemon_cflags)

@@ -358,7 +358,8 @@ static void json_keys(void **state)
 	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
 		     has(o, "last_event_ns"));
 	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);
-	assert_int_equal(json_object_object_length(r), 15);
+	assert_int_equal(json_object_object_length(r), 17);
+	assert_true(has(r, "composition_top") && has(r, "composition"));
 	assert_string_equal(json_object_get_string(json_object_object_get(r, "threshold_kind")),
 			    "fixed");
 	h = json_object_object_get(r, "histogram");
@@ -370,6 +371,75 @@ static void json_keys(void **state)
 	jank_figures_fini(&m);
 	jank_figures_fini(&a);
 	jank_figures_fini(&p);
+	jank_figures_fini(&past);
+}
+
+static struct jank_composition_entry entry(const char *on, uint64_t slow_running)
+{
+	struct jank_composition_entry e = { .ns = { { 0 } } };
+
+	snprintf(e.on, sizeof(e.on), "%s", on);
+	e.ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING] = slow_running;
+	e.ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER] = 1;
+	return e;
+}
+
+static const struct jank_composition_entry *named(const struct jank_rule_figures *r, const char *on)
+{
+	for (size_t i = 0; i < r->ncomp; i++)
+		if (!strcmp(r->comp[i].on, on))
+			return &r->comp[i];
+	return NULL;
+}
+
+/*
+ * Over workers, the composition adds up name by name; the past keeps K + 1
+ * names (the smallest go to "other"), the current worker's and the past's
+ * shown together. Copies are deep.
+ */
+static void composition_fold(void **state)
+{
+	struct jank_input_figures past, a, b, m;
+	struct jank_composition_entry one[3] = { entry("db", 50), entry("ui", 5),
+						 entry("other", 7) };
+	struct jank_composition_entry two[3] = { entry("net", 40), entry("db", 1),
+						 entry("other", 2) };
+
+	(void)state;
+	jank_figures_init(&past);
+	jank_figures_init(&m);
+	worker1(&a);
+	a.rules[0].composition_top = 2;
+	assert_int_equal(jank_figures_set_composition(&a.rules[0], one, 3), 0);
+	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(past.rules[0].ncomp, 3);
+	worker1(&b);
+	b.rules[0].composition_top = 2;
+	assert_int_equal(jank_figures_set_composition(&b.rules[0], two, 3), 0);
+	/* Current and past: db, ui, other and net, every second of them. */
+	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(m.rules[0].ncomp, 4);
+	assert_int_equal(named(&m.rules[0], "db")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 51);
+	assert_int_equal(named(&m.rules[0], "ui")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 5);
+	assert_int_equal(named(&m.rules[0], "net")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 40);
+	assert_int_equal(named(&m.rules[0], "other")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 9);
+	assert_int_equal(named(&m.rules[0], "other")->ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER], 2);
+	/* The merge's copy is its own. */
+	assert_ptr_not_equal(m.rules[0].comp, b.rules[0].comp);
+	assert_int_equal(b.rules[0].ncomp, 3);
+	/* Folded: three names at most; ui, the smallest, went to "other", nothing lost. */
+	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(past.rules[0].ncomp, 3);
+	assert_null(named(&past.rules[0], "ui"));
+	assert_int_equal(named(&past.rules[0], "db")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 51);
+	assert_int_equal(named(&past.rules[0], "net")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 40);
+	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING],
+			 14);
+	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER],
+			 3);
+	jank_figures_fini(&m);
+	jank_figures_fini(&a);
+	jank_figures_fini(&b);
 	jank_figures_fini(&past);
 }
 
@@ -385,6 +455,7 @@ int main(void)
 		cmocka_unit_test(histogram_min_max),
 		cmocka_unit_test(sums_saturate),
 		cmocka_unit_test(json_keys),
+		cmocka_unit_test(composition_fold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,7 @@ static struct fake {
 	struct jank_rule rules[2];
 	struct jank_histogram hists[2];
 	struct jank_rule_stats rstats[2];
+	struct jank_composition comps[2];
 } * fake;
 
 static const struct jank_engine *const fake_engine = (const struct jank_engine *)0x1000;
@@ -111,6 +112,16 @@ const struct jank_rule_stats *__wrap_jank_engine_rule_stats(const struct jank_en
 	assert_ptr_equal(e, fake_engine);
 	assert_true(i < fake->nrules);
 	return &fake->rstats[i];
+}
+
+const struct jank_composition *__wrap_jank_engine_rule_composition(const struct jank_engine *e,
+								   size_t i);
+const struct jank_composition *__wrap_jank_engine_rule_composition(const struct jank_engine *e,
+								   size_t i)
+{
+	assert_ptr_equal(e, fake_engine);
+	assert_true(i < fake->nrules);
+	return &fake->comps[i];
 }
 
 static int setup(void **state)
@@ -329,6 +340,10 @@ static void rules(void **state)
 		.janks = 84, .overdue = 2, .expired = 3, .evicted = 4, .last_jank_ns = 5555
 	};
 	strcpy(fake->rstats[0].last_jank_key, "tid=42");
+	/* Its composition: "db" has time, "other" none (not sent); rule 1's is off. */
+	jank_composition_init(&fake->comps[0], 4);
+	jank_composition_add_time(&fake->comps[0], JANK_CLASS_SLOW, "db", JANK_STATE_BLOCK_DEVICE,
+				  7 * MS);
 	fake->rules[1].name = NULL; /* never null in the status */
 	fake->rules[1].threshold = (struct jank_threshold){ .kind = JANK_THRESHOLD_ADAPTIVE,
 							    .ns = 0,
@@ -352,6 +367,10 @@ static void rules(void **state)
 	assert_int_equal(num(r0, "p90_ns"), jank_histogram_percentile(&fake->hists[0], 90));
 	assert_int_equal(num(r0, "p99_ns"), jank_histogram_percentile(&fake->hists[0], 99));
 	assert_int_equal(num(r0, "max_ns"), 100 * MS);
+	assert_int_equal(num(r0, "composition_top"), 4);
+	assert_string_equal(
+		json_object_to_json_string_ext(member(r0, "composition"), JSON_C_TO_STRING_PLAIN),
+		"[{\"on\":\"db\",\"normal\":{},\"slow\":{\"block_device\":7000000}}]");
 	/* The histogram comes back whole: the supervisor's metrics are the engine's. */
 	decode(o, &back);
 	assert_memory_equal(&back.rules[0].hist, &fake->hists[0], sizeof(back.rules[0].hist));

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "metrics.h"
+#include "textsafe.h"
 
 #define MS 1000000LL
 
@@ -25,6 +26,7 @@ struct fixture {
 	struct jank_histogram hist[2];
 	struct jank_rule_stats stats[2];
 	struct jank_metrics_rule rules[2];
+	struct jank_composition_entry comp[2];
 	struct jank_metrics_input inputs[2];
 	struct jank_capture_stats captures;
 	struct jank_metrics_http_stats http;
@@ -63,8 +65,14 @@ static int setup(void **state)
 	f->stats[0].evicted = 4;
 	f->stats[0].last_jank_ns = 45 * MS;
 	snprintf(f->stats[0].last_jank_key, sizeof(f->stats[0].last_jank_key), "name=frame,id=49");
-	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0], 16 * MS };
-	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0 };
+	strcpy(f->comp[0].on, "db/io");
+	f->comp[0].ns[JANK_CLASS_SLOW][JANK_STATE_BLOCK_DEVICE] = 250 * MS;
+	f->comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 3 * MS;
+	strcpy(f->comp[1].on, JANK_COMPOSITION_OTHER);
+	f->comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1500000000LL;
+	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0],
+						  16 * MS, f->comp,	2 };
+	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0, NULL, 0 };
 	f->inputs[0] = (struct jank_metrics_input){
 		.url = "net://127.0.0.1/host/h/s",
 		.connected = true,
@@ -310,6 +318,76 @@ static void escaping(void **state)
 	free(t);
 }
 
+/*
+ * Traced keys (and any label value) are made valid UTF-8: a key with an
+ * invalid byte and one cut inside a character (as an older engine cut them
+ * at 95 bytes) would make Prometheus drop the whole scrape. With
+ * JANK_METRICS_PAGES=DIR in the environment, the pages are written there
+ * for daemon/test-metrics-promtool.sh.
+ */
+static void untrusted_strings(void **state)
+{
+	struct fixture *f = *state;
+	char *key = f->stats[0].last_jank_key, *t, *o;
+	const char *dir = getenv("JANK_METRICS_PAGES");
+	size_t n;
+
+	f->rules[0].action = "fr\xffme\n\x1b[31m";
+	strcpy(key, "name=\xc3\x28");
+	for (n = strlen(key); n + 3 <= JANK_KEY_LEN - 3; n += 3)
+		strcat(key, "\xe2\x82\xac");
+	strcat(key, "\xe2\x82"); /* cut inside a '€' */
+	o = render(f, JANK_METRICS_OPENMETRICS);
+	t = render(f, JANK_METRICS_PROMETHEUS);
+	assert_true(jank_utf8_valid(o, strlen(o)));
+	assert_true(jank_utf8_valid(t, strlen(t)));
+	assert_non_null(strstr(o, " # {key=\"name=\xef\xbf\xbd(\xe2\x82\xac"));
+	assert_non_null(strstr(o, "\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd\"} 0.045\n"));
+	assert_true(has_line(t, "jank_janks_total{action=\"fr\xef\xbf\xbdme\\n\x1b[31m\"} 3"));
+	if (dir) {
+		char path[4096];
+		FILE *out;
+
+		snprintf(path, sizeof(path), "%s/metrics.txt", dir);
+		assert_non_null(out = fopen(path, "w"));
+		fputs(t, out);
+		fclose(out);
+		snprintf(path, sizeof(path), "%s/metrics.om", dir);
+		assert_non_null(out = fopen(path, "w"));
+		fputs(o, out);
+		fclose(out);
+	}
+	free(o);
+	free(t);
+}
+
+/* The composition: one sample per name, class and state with time; none for a rule without. */
+static void critical_path(void **state)
+{
+	char *o = render(*state, JANK_METRICS_OPENMETRICS);
+	char *t = render(*state, JANK_METRICS_PROMETHEUS);
+	unsigned n = 0;
+
+	assert_true(has_line(o, "# TYPE jank_critical_path_seconds counter"));
+	assert_true(has_line(o, "# UNIT jank_critical_path_seconds seconds"));
+	assert_true(has_line(t, "# TYPE jank_critical_path_seconds_total counter"));
+	assert_true(has_line(o, "jank_critical_path_seconds_total{action=\"frame\",class=\"slow\","
+				"state=\"block_device\",on=\"db/io\"} 0.25"));
+	assert_true(has_line(t,
+			     "jank_critical_path_seconds_total{action=\"frame\",class=\"normal\","
+			     "state=\"running\",on=\"db/io\"} 0.003"));
+	assert_true(has_line(o, "jank_critical_path_seconds_total{action=\"frame\",class=\"slow\","
+				"state=\"preempted\",on=\"other\"} 1.5"));
+	assert_null(strstr(o, "state=\"running\",on=\"other\""));
+	assert_null(strstr(o, "jank_critical_path_seconds_total{action=\"io\""));
+	/* Three samples in all. */
+	for (const char *p = o; (p = strstr(p, "\njank_critical_path_seconds_total{")); p++)
+		n++;
+	assert_int_equal(n, 3);
+	free(o);
+	free(t);
+}
+
 /* With several inputs, a rule's figures say which input they are from. */
 static void several_inputs(void **state)
 {
@@ -419,7 +497,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(histogram_counts, setup, teardown),
 		cmocka_unit_test(bucket_bounds),
 		cmocka_unit_test_setup_teardown(escaping, setup, teardown),
+		cmocka_unit_test_setup_teardown(untrusted_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_inputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(critical_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(exemplar, setup, teardown),
 		cmocka_unit_test(process_figures),
 		cmocka_unit_test(negotiate),

@@ -96,8 +96,14 @@ static void verdict_round_trip(void **state)
 			{ .comp = { .key = { .kind = JANK_COMP_STATE, .state = JANK_STATE_PREEMPTED },
 				    .ns = 12000000 },
 			  .normal = 100000, .delta = 11900000, .ratio = 120 },
+			{ .comp = { .key = { .kind = JANK_COMP_FUNCTION, .id = 1 },
+				    .ns = 15000000, .tid = 7, .process = "app", .thread = "app",
+				    .fn_state = JANK_STATE_PREEMPTED },
+			  .normal = 0, .delta = 15000000, .ratio = 15000, .own = true,
+			  .presence_slow = 1, .presence_normal = 0.25, .increase = 0.75,
+			  .rank = 26250000, .function = "apply_discounts" },
 		},
-		.n = 3,
+		.n = 4,
 		.ran = { { .tid = 812, .ns = 12000000, .comm = "hog" } },
 		.nran = 1,
 	};
@@ -152,13 +158,38 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
 	assert_null(pv.v.suspects);
+	assert_int_equal(pv.v.discarded_events, 0);
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
+	/* The events discarded in its interval go through; a count is never negative. */
+	v.discarded_events = 4000000000ull;
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v.discarded_events, 4000000000ull);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_int64(-1));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_string("3"));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_del(o, "discarded_events"); /* an older worker: none */
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v.discarded_events, 0);
+	jank_verdict_decoded_fini(&pv);
+	json_object_put(o);
+	v.discarded_events = 0;
 	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
 	v.suspects = &ss;
 	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
 	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_non_null(pv.v.suspects);
+	/* A function is known by its name, as in a path rebuilt from names. */
+	assert_int_equal(pv.v.suspects->items[3].comp.key.kind, JANK_COMP_FUNCTION);
+	assert_int_equal(
+		pv.v.suspects->items[3].comp.key.id,
+		jank_comp_function_identity(&(struct jank_frame){ .name = "apply_discounts" }));
+	assert_string_equal(pv.v.suspects->items[3].function, "apply_discounts");
 	a = jank_suspects_to_json(&ss);
 	b = jank_suspects_to_json(pv.v.suspects);
 	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
@@ -266,6 +297,14 @@ static void some_figures(struct jank_input_figures *f)
 	f->rules[0].p99_ns = 5000000;
 	f->rules[0].max_ns = 5000000;
 	f->rules[1].threshold_kind = JANK_THRESHOLD_ADAPTIVE;
+	/* Rule 0's composition: two names of at most three, "other" one of them. */
+	struct jank_composition_entry comp[2] = { { .on = "db/io" }, { .on = "other" } };
+
+	comp[0].ns[JANK_CLASS_SLOW][JANK_STATE_BLOCK_DEVICE] = 7000000;
+	comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 200000;
+	comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1;
+	f->rules[0].composition_top = 2;
+	assert_int_equal(jank_figures_set_composition(&f->rules[0], comp, 2), 0);
 }
 
 /* The figures as they travel: JSON text. */
@@ -305,7 +344,16 @@ static void figures_round_trip(void **state)
 	assert_int_equal(back.engine.first, 10);
 	assert_memory_equal(&back.engine.graph, &f.engine.graph, sizeof(f.engine.graph));
 	assert_int_equal(back.nrules, 2);
-	assert_memory_equal(back.rules, f.rules, 2 * sizeof(*f.rules));
+	for (size_t i = 0; i < 2; i++) {
+		assert_memory_equal(&back.rules[i], &f.rules[i],
+				    offsetof(struct jank_rule_figures, comp));
+		assert_int_equal(back.rules[i].ncomp, f.rules[i].ncomp);
+		if (f.rules[i].ncomp)
+			assert_memory_equal(back.rules[i].comp, f.rules[i].comp,
+					    f.rules[i].ncomp * sizeof(*f.rules[i].comp));
+	}
+	assert_int_equal(back.rules[0].ncomp, 2);
+	assert_int_equal(back.rules[0].composition_top, 2);
 	json_object_put(o);
 	/* The optional ones absent: their "none". */
 	f.trace_now = f.engine.first = f.last_event_ns = INT64_MIN;
@@ -389,6 +437,23 @@ static void figures_checked(void **state)
 	rejected("rules", "{}", "\"rules\" is of the wrong type");
 	rejected("rules", "[3]", "\"rules\" holds a rule that is not an object");
 	rejected("rules.0.threshold_kind", "\"magic\"", "\"threshold_kind\" has an unknown value");
+	/* The composition: K + 1 names at most, each once, valid text, known states, counts. */
+	rejected("rules.0.composition",
+		 "[{\"on\":\"a\"},{\"on\":\"b\"},{\"on\":\"c\"},{\"on\":\"d\"}]",
+		 "\"composition\" has too many names");
+	rejected("rules.0.composition_top", "33", "\"composition\" has too many names");
+	rejected("rules.0.composition", "[{\"on\":\"a\"},{\"on\":\"a\"}]",
+		 "\"composition\" has a name twice");
+	rejected("rules.0.composition", "[{\"on\":\"a\\u0001\"}]",
+		 "\"composition\" has a bad name");
+	rejected("rules.0.composition", "[{\"on\":\"\"}]", "\"composition\" has a bad name");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"slow\":{\"napping\":1}}]",
+		 "\"composition\" has an unknown state");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"slow\":{\"running\":-1}}]",
+		 "\"composition\" has a time out of range");
+	rejected("rules.0.composition", "[{\"on\":\"a\",\"normal\":[]}]",
+		 "\"composition\" has a class that is not an object");
+	rejected("rules.0.composition", "{}", "\"composition\" is of the wrong type");
 	rejected("rules.0.count", "3", "\"count\" differs from its histogram's");
 	rejected("rules.0.histogram.buckets", "[[0, 1], [0, 1]]",
 		 "\"buckets\" has a bucket out of range");

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "textsafe.h"
 #include "verdict-json.h"
 #include "fuzz-check.h"
 
@@ -45,8 +46,10 @@ static void check_decoded(const struct jank_verdict_decoded *d)
 	int64_t at = v->begin, sum = 0;
 
 	FUZZ_ASSERT(v->rule && v->rule->name && v->rule->name[0]);
-	FUZZ_ASSERT(v->key && strlen(v->key) < JANK_KEY_LEN);
-	FUZZ_ASSERT(!v->comm || strlen(v->comm) < JANK_COMM_LEN);
+	/* As JSON has them: valid UTF-8, a bad byte of the engine's three bytes (U+FFFD). */
+	FUZZ_ASSERT(v->key && strlen(v->key) < sizeof(d->key));
+	FUZZ_ASSERT(jank_utf8_valid(v->key, strlen(v->key)));
+	FUZZ_ASSERT(!v->comm || strlen(v->comm) < sizeof(d->comm));
 	FUZZ_ASSERT(v->begin <= v->end && v->duration == v->end - v->begin);
 	FUZZ_ASSERT(v->begin >= -JANK_VERDICT_TIME_MAX && v->end <= JANK_VERDICT_TIME_MAX);
 	FUZZ_ASSERT(v->threshold >= 0 && v->tid >= -1 && v->pid >= -1);

@@ -6,6 +6,7 @@ io_ldadd = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMO
 io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 
 io_tests = \
+	io/test-baseline-file \
 	io/test-capture-chunks \
 	io/test-capture-list \
 	io/test-capture-policy \
@@ -15,6 +16,7 @@ io_tests = \
 	io/test-dirtree \
 	io/test-errbuf \
 	io/test-flame \
+	io/test-html \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
@@ -25,6 +27,9 @@ io_tests = \
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
+io_test_baseline_file_SOURCES = io/test-baseline-file.c
+io_test_baseline_file_CFLAGS = $(io_cflags)
+io_test_baseline_file_LDADD = $(io_ldadd)
 io_test_capture_chunks_SOURCES = io/test-capture-chunks.c
 io_test_capture_chunks_CFLAGS = $(io_cflags)
 io_test_capture_chunks_LDADD = $(io_ldadd)
@@ -58,6 +63,9 @@ io_test_format_LDADD = $(io_ldadd)
 io_test_json_util_SOURCES = io/test-json-util.c
 io_test_json_util_CFLAGS = $(io_cflags)
 io_test_json_util_LDADD = $(io_ldadd)
+io_test_html_SOURCES = io/test-html.c
+io_test_html_CFLAGS = $(io_cflags)
+io_test_html_LDADD = $(io_ldadd)
 io_test_svg_SOURCES = io/test-svg.c
 io_test_svg_CFLAGS = $(io_cflags)
 io_test_svg_LDADD = $(io_ldadd)

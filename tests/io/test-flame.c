@@ -2,7 +2,8 @@
 /*
  * io/flame.c: folded stacks (exact, and through a strict parser of the
  * format flamegraph.pl reads), the node cap, the SVGs (well-formed, escaped,
- * clipped labels) and the differential's colours.
+ * clipped labels) and the differential's colours; a critical path as flame
+ * input (io/flame-path.c).
  *
  * No program that reads folded stacks is packaged where jank is built
  * (Debian 12 has neither flamegraph.pl nor inferno, and speedscope's npm
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "flame-path.h"
 #include "flame.h"
+#include "state.h"
 
 #define FR(...)	 ((const char *const[]){ __VA_ARGS__ })
 #define NFR(...) (sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
@@ -496,6 +499,87 @@ static void differential(void **state)
 	jank_flame_free(normal);
 }
 
+/* ---- A critical path as flame input ---- */
+
+static struct jank_segment *seg(struct jank_path *p, int32_t tid, const char *comm,
+				enum jank_state st, int64_t begin, int64_t end, uint32_t stack)
+{
+	struct jank_segment *s;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		p->segs = realloc(p->segs, p->cap * sizeof(*p->segs));
+		assert_non_null(p->segs);
+	}
+	s = &p->segs[p->n++];
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->state = (uint8_t)st;
+	s->begin = begin;
+	s->end = end;
+	s->stack = stack;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	return s;
+}
+
+static void from_path(void **state)
+{
+	struct jank_flame *f = jank_flame_new();
+	struct jank_path p;
+	uint32_t ids[200], main_id, work, deep;
+	char name[32];
+
+	(void)state;
+	assert_non_null(f);
+	jank_path_init(&p);
+	main_id = jank_path_frame(&p, 0x1000, 7, false, NULL);
+	ids[0] = main_id;
+	ids[1] = jank_path_frame(&p, 0x2000, 7, false, NULL);
+	work = jank_path_stack(&p, ids, 2);
+	/* A stack deeper than the frames the function keeps on its own stack. */
+	for (uint32_t i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "f%03u", i);
+		ids[i] = jank_path_frame(&p, 0, 7, false, name);
+	}
+	deep = jank_path_stack(&p, ids, 200);
+	assert_true(work && deep);
+	jank_path_name_frames(&p, NULL, NULL); /* hex addresses */
+	seg(&p, 10, "ui", JANK_STATE_RUNNING, 0, 100, work);
+	seg(&p, 10, "ui", JANK_STATE_BLOCKED, 100, 150, work);
+	seg(&p, 11, "db", JANK_STATE_BLOCK_DEVICE, 150, 400, 0); /* no stack: the thread only */
+	seg(&p, 11, "db", JANK_STATE_RUNNING, 400, 420, 0);
+	seg(&p, 12, "", JANK_STATE_PREEMPTED, 420, 425, 0);  /* no comm: its tid */
+	seg(&p, 12, "", JANK_STATE_RUNNING, 425, 425, work); /* empty: nothing */
+	seg(&p, 10, "ui", JANK_STATE_RUNNING, 425, 500, work);
+	seg(&p, 10, "ui", JANK_STATE_LOCK_WAIT, 500, 507, deep);
+	assert_int_equal(jank_flame_add_path(f, &p), 0);
+	{
+		char *got = folded(f), want[8192];
+		size_t n = 0;
+
+		n += (size_t)snprintf(want + n, sizeof(want) - n,
+				      "db 20\ndb;[block_device] 250\ntid 12;[preempted] 5\n"
+				      "ui;0x1000;0x2000 175\nui;0x1000;0x2000;[blocked] 50\nui");
+		for (uint32_t i = 0; i < 200; i++)
+			n += (size_t)snprintf(want + n, sizeof(want) - n, ";f%03u", i);
+		snprintf(want + n, sizeof(want) - n, ";[lock_wait] 7\n");
+		assert_string_equal(got, want);
+		free(got);
+	}
+	/* Twice: the same stacks merge. */
+	assert_int_equal(jank_flame_add_path(f, &p), 0);
+	{
+		struct jank_flame_stats st;
+
+		jank_flame_stats(f, &st);
+		assert_int_equal(st.total_ns, 2 * 507);
+		assert_int_equal(st.adds, 14);
+	}
+	assert_int_equal(jank_flame_add_path(f, NULL), 0);
+	jank_path_fini(&p);
+	jank_flame_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +587,7 @@ int main(void)
 		cmocka_unit_test(escaping),	   cmocka_unit_test(hostile_names),
 		cmocka_unit_test(node_cap),	   cmocka_unit_test(default_cap),
 		cmocka_unit_test(picture),	   cmocka_unit_test(differential),
+		cmocka_unit_test(from_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,6 +209,81 @@ static void overdue_with_suspects(void **state)
 }
 
 /*
+ * Main's members: a function suspect (its name, state, presences,
+ * increase and rank), suspects compared with the whole trace, the events
+ * discarded in the action's interval; and traced strings that are not
+ * UTF-8, which the encoder makes valid (each bad byte U+FFFD, three bytes)
+ * and the decoder reads back whole though they no longer fit the engine's
+ * buffers as they were.
+ */
+static void functions_discards_untrusted(void **state)
+{
+	struct jank_verdict_decoded d;
+	struct jank_suspect *f;
+	struct fixture x;
+	char comm[JANK_COMM_LEN], name[JANK_FRAME_NAME_LEN];
+	struct jank_frame fr;
+
+	(void)state;
+	fixture_init(&x, JANK_VERDICT_COMPLETED, 4);
+	add_suspects(&x);
+	f = &x.ss.items[4];
+	*f = (struct jank_suspect){
+		.comp = { .key = { .kind = JANK_COMP_FUNCTION, .id = 1 },
+			  .ns = 3 * MS,
+			  .tid = 4312,
+			  .process = "app",
+			  .thread = "worker",
+			  .fn_state = JANK_STATE_BLOCKED },
+		.normal = 1000,
+		.delta = 2999000,
+		.ratio = 3000,
+		.own = true,
+		.presence_slow = 1,
+		.presence_normal = 0.25,
+		.increase = 0.75,
+		.rank = 5248250,
+	};
+	memset(name, 0, sizeof(name));
+	memset(name, 0xff, 42); /* 42 bad bytes: 126 in JSON, which fit the name's buffer */
+	memcpy(f->function, name, sizeof(name));
+	x.ss.whole = true;
+	x.v.discarded_events = 4000000000ull;
+	memset(comm, 0xfe, sizeof(comm) - 1);
+	comm[sizeof(comm) - 1] = '\0';
+	x.v.comm = comm;
+	x.v.key = "k\xc3";
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_int_equal(d.v.discarded_events, 4000000000ull);
+	assert_true(d.suspects.whole);
+	f = &d.suspects.items[4];
+	assert_int_equal(f->comp.key.kind, JANK_COMP_FUNCTION);
+	assert_int_equal(f->comp.key.state, 0);
+	assert_int_equal(f->comp.fn_state, JANK_STATE_BLOCKED);
+	assert_true(f->own);
+	assert_true(f->presence_normal == 0.25 && f->increase == 0.75 && f->rank == 5248250);
+	/* Known by its name, as a frame of a path rebuilt from names is. */
+	memset(&fr, 0, sizeof(fr));
+	memcpy(fr.name, f->function, sizeof(fr.name));
+	assert_int_equal(f->comp.key.id, jank_comp_function_identity(&fr));
+	assert_int_equal(d.suspects.items[0].rank, d.suspects.items[0].delta);
+	/* The comm whole, as JSON has it: 15 U+FFFD, 45 bytes; the key's lone byte too. */
+	assert_int_equal(strlen(d.comm), 45);
+	assert_string_equal(d.key, "k\xef\xbf\xbd");
+	assert_int_equal(strlen(f->function), 126);
+	jank_verdict_decoded_fini(&d);
+	/* Before main's members: no discarded_events, no baseline. */
+	x.v.discarded_events = 0;
+	x.ss.whole = false;
+	x.ss.ready = false;
+	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
+	assert_int_equal(d.v.discarded_events, 0);
+	assert_false(d.suspects.whole);
+	jank_verdict_decoded_fini(&d);
+	jank_breakdown_fini(&x.bd);
+}
+
+/*
  * A request handed to a pool through flow "queue" and back through "done":
  * the pool's segments say which of its tasks was open (span). Labels come
  * back by name, whatever their ids; a key may be empty, names and keys may
@@ -413,6 +488,8 @@ static const char base[] =
 	"\"ns\":500,\"normal_ns\":100,\"delta_ns\":400,\"ratio\":5.0}],\"cpu_taken_by\":[]}}";
 
 #define X32 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+/* Longer than the JSON of any traced string of a buffer of 96 bytes (3 per byte): 286 bytes. */
+#define X286 X32 X32 X32 X32 X32 X32 X32 X32 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 /* 129 function names: one more than a stack holds. */
 #define F8   "\"f\",\"f\",\"f\",\"f\",\"f\",\"f\",\"f\",\"f\","
 #define F128 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8 F8
@@ -435,7 +512,7 @@ static const struct bad bads[] = {
 	{ "action", "\"\"", "action", "empty" },
 	{ "key", NULL, "key", "missing" },
 	{ "key", "\"a\\u0000b\"", "key", "holds a NUL character" },
-	{ "key", "\"" X32 X32 X32 "\"", "key", "longer than 95 bytes" }, /* 96 bytes */
+	{ "key", "\"" X286 "\"", "key", "longer than 285 bytes" },
 	{ "begin", NULL, "begin", "missing" },
 	{ "begin", "\"1000\"", "begin", "not an integer" },
 	{ "begin", "1000.5", "begin", "not an integer" },
@@ -450,7 +527,9 @@ static const struct bad bads[] = {
 	{ "tid", "2147483648", "tid", "2147483648 is out of [-1, 2147483647]" },
 	{ "tid", "-2", "tid", "-2 is out of [-1, 2147483647]" },
 	{ "pid", "true", "pid", "not an integer" },
-	{ "comm", "\"sixteen-chars-xx\"", "comm", "longer than 15 bytes" },
+	{ "comm", "\"" X32 "fourteen-chars\"", "comm", "longer than 45 bytes" },
+	{ "discarded_events", "-1", "discarded_events", "-1 is out of [0, 9223372036854775807]" },
+	{ "discarded_events", "\"3\"", "discarded_events", "not an integer" },
 	{ "over_threshold", "1", "over_threshold", "not true or false" },
 	{ "critical_path", "{}", "critical_path", "not an array" },
 	{ "critical_path", "[1]", "critical_path[0].", "not an object" },
@@ -503,8 +582,8 @@ static const struct bad bads[] = {
 	  "critical_path[0].span.action", "longer than 47 bytes" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
-	  "\"span\":{\"action\":\"a\",\"key\":\"" X32 X32 X32 "\"}}]",
-	  "critical_path[0].span.key", "longer than 95 bytes" },
+	  "\"span\":{\"action\":\"a\",\"key\":\"" X286 "\"}}]",
+	  "critical_path[0].span.key", "longer than 285 bytes" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
 	  "\"span\":{\"action\":\"a\",\"key\":[]}}]",
@@ -527,14 +606,25 @@ static const struct bad bads[] = {
 	  "]",
 	  "critical_path[0].stack[0]", "holds a NUL character" },
 	{ "critical_path",
-	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"" X32 X32 X32
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[\"" X286 X32 X32
 		  X32 "\"]}]",
-	  "critical_path[0].stack[0]", "longer than 127 bytes" },
+	  "critical_path[0].stack[0]", "longer than 381 bytes" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"stack\":[" F128
 	  "\"f\"]}]",
 	  "critical_path[0].stack", "more than 128 functions" },
 	{ "suspects", "[]", "suspects", "not an object" },
+	{ "suspects", "{\"baseline\":\"later\"}", "suspects.baseline", "unknown name 'later'" },
+	{ "suspects",
+	  "{\"items\":[{\"kind\":\"function\",\"function\":\"f\",\"state\":\"running\","
+	  "\"increase\":2}]}",
+	  "suspects.items[0].increase", "not a number in [-1, 1]" },
+	{ "suspects",
+	  "{\"items\":[{\"kind\":\"function\",\"function\":\"f\",\"state\":\"running\","
+	  "\"slow_presence\":-0.5}]}",
+	  "suspects.items[0].slow_presence", "not a number in [0, 1]" },
+	{ "suspects", "{\"items\":[{\"kind\":\"function\",\"function\":7,\"state\":\"running\"}]}",
+	  "suspects.items[0].function", "not a string" },
 	{ "suspects", "{\"normal_actions\":-1}", "suspects.normal_actions",
 	  "-1 is out of [0, 9223372036854775807]" },
 	{ "suspects", "{\"normal_duration_ns\":9007199254740993}", "suspects.normal_duration_ns",
@@ -593,10 +683,15 @@ static void refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(completed),	   cmocka_unit_test(overdue_with_suspects),
-		cmocka_unit_test(flows_and_spans), cmocka_unit_test(stacks),
-		cmocka_unit_test(sparse),	   cmocka_unit_test(head_only),
-		cmocka_unit_test(older_capture),   cmocka_unit_test(refused),
+		cmocka_unit_test(completed),
+		cmocka_unit_test(overdue_with_suspects),
+		cmocka_unit_test(flows_and_spans),
+		cmocka_unit_test(stacks),
+		cmocka_unit_test(sparse),
+		cmocka_unit_test(head_only),
+		cmocka_unit_test(older_capture),
+		cmocka_unit_test(refused),
+		cmocka_unit_test(functions_discards_untrusted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,16 +6,19 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-alerts.sh \
 	live/test-jankd-create.sh \
 	live/test-jankd-discarded.sh \
+	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
 	live/test-jankd-flows.sh \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
+	live/test-jankd-state.sh \
 	live/test-jankd-reconnect.sh \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
+	live/test-web.sh \
 	live/test-fleet.sh \
 	live/test-discover-limit.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
