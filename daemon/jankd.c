@@ -597,10 +597,14 @@ static void on_keep(evutil_socket_t fd, short what, void *data)
 	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
 		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
 		const struct jank_input_figures *st = jank_fleet_input_status(in);
+		int p;
 
 		if (strcmp(jank_fleet_input_url(in), url))
 			continue;
-		jank_live_keeper_input(d->keeper, jank_live_input_problem_from_name(st->problem),
+		/* A name the worker should not have sent is no problem the keeper knows. */
+		p = jank_live_input_problem_from_name(st->problem);
+		jank_live_keeper_input(d->keeper,
+				       p < 0 ? JANK_LIVE_INPUT_OK : (enum jank_live_input_problem)p,
 				       st->problem_since);
 	}
 }

@@ -687,11 +687,24 @@ static void flow_fini(void *sec)
 
 /* ---- The schema ---- */
 
-/* In the order of enum jank_alert_target. */
-static const char *const alert_targets[] = { "journal", "stderr", "json", NULL };
-_Static_assert(sizeof(alert_targets) / sizeof(alert_targets[0]) == JANK_ALERT_TARGETS + 1,
+/* By value, and NULL-terminated for the schema's enum keys. */
+static const char *const jank_alert_target_names[] = {
+	[JANK_ALERT_JOURNAL] = "journal",
+	[JANK_ALERT_STDERR] = "stderr",
+	[JANK_ALERT_JSON] = "json",
+	NULL,
+};
+_Static_assert(JANK_STRTABLE_LEN(jank_alert_target_names) == JANK_ALERT_TARGETS + 1,
 	       "a name for each alert target");
-static const char *const capture_modes[] = { "snapshot", "rotation", "none", NULL };
+static const char *const jank_capture_mode_names[] = {
+	[JANK_CAPTURE_SNAPSHOT] = "snapshot",
+	[JANK_CAPTURE_ROTATION] = "rotation",
+	[JANK_CAPTURE_NONE] = "none",
+	NULL,
+};
+
+JANK_STRTABLE_DEFINE(jank_alert_target, enum jank_alert_target, "?")
+JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 
 #define FIELD(type, f)	.offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define FIELD2(type, f) .offset2 = offsetof(type, f), .size2 = sizeof(((type *)0)->f)
@@ -762,10 +775,10 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
 	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
-	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = alert_targets),
+	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
 	/* [capture]: the capture worker takes them, and sets its session up again. */
-	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = capture_modes),
+	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
 	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
 	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
 	K("capture", "max-per-hour",   jank_conf_uint,     LIVE, "20", CAPTURE(max_per_hour)),
@@ -999,16 +1012,6 @@ int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e
 			r = jank_engine_replace_rules(e, c->rules, c->nrules);
 	}
 	return r < 0 ? r : jank_engine_replace_flows(e, c->flows, c->nflows);
-}
-
-const char *jank_alert_target_name(enum jank_alert_target t)
-{
-	return t >= JANK_ALERT_JOURNAL && t < JANK_ALERT_TARGETS ? alert_targets[t] : "?";
-}
-
-const char *jank_capture_mode_name(enum jank_capture_mode m)
-{
-	return m >= JANK_CAPTURE_SNAPSHOT && m <= JANK_CAPTURE_NONE ? capture_modes[m] : "?";
 }
 
 int jank_config_check(const struct jank_config *c, char *err, size_t errlen)

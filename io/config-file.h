@@ -20,6 +20,7 @@
 #include "config-schema.h"
 #include "engine.h"
 #include "ini-reader.h"
+#include "strtable.h"
 
 /* Where alerts go: daemon/alert-target.h has each one's operations. */
 enum jank_alert_target {
@@ -199,7 +200,8 @@ int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e
 /* jank's sections and keys (io/config-schema.h), over struct jank_config. */
 extern const struct jank_conf_schema jank_config_schema;
 
-const char *jank_alert_target_name(enum jank_alert_target t);
-const char *jank_capture_mode_name(enum jank_capture_mode m);
+/* "journal", "snapshot", ... as the config spells them ("?" out of range); and back (-1). */
+JANK_STRTABLE_DECLARE(jank_alert_target, enum jank_alert_target);
+JANK_STRTABLE_DECLARE(jank_capture_mode, enum jank_capture_mode);
 
 #endif

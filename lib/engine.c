@@ -47,6 +47,13 @@
 #define BUDGET_ROUNDS	   8
 #define RAN_SCANS	   32 /* preempted segments looked for on every CPU, per action */
 
+static const char *const jank_verdict_kind_names[] = {
+	[JANK_VERDICT_COMPLETED] = "completed",
+	[JANK_VERDICT_OVERDUE] = "overdue",
+};
+
+JANK_STRTABLE_DEFINE(jank_verdict_kind, enum jank_verdict_kind, "?")
+
 enum {
 	POS_NONE = -2,
 	POS_TID = -1

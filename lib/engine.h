@@ -25,6 +25,7 @@
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
+#include "strtable.h"
 
 #define JANK_CLASS_INVALID UINT32_MAX
 
@@ -45,6 +46,9 @@ enum jank_verdict_kind {
 	JANK_VERDICT_COMPLETED = 0, /* the action ended */
 	JANK_VERDICT_OVERDUE,	    /* still open past its threshold plus the grace time */
 };
+
+/* "completed", "overdue" ("?" out of range); and back (-1 for no kind). */
+JANK_STRTABLE_DECLARE(jank_verdict_kind, enum jank_verdict_kind);
 
 struct jank_verdict {
 	enum jank_verdict_kind kind;

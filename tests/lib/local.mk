@@ -22,6 +22,7 @@ lib_tests = \
 	lib/test-locks \
 	lib/test-model \
 	lib/test-state \
+	lib/test-strtable \
 	lib/test-textsafe \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
@@ -77,6 +78,9 @@ lib_test_model_LDADD = $(lib_ldadd)
 lib_test_state_SOURCES = lib/test-state.c
 lib_test_state_CFLAGS = $(lib_cflags)
 lib_test_state_LDADD = $(lib_ldadd)
+lib_test_strtable_SOURCES = lib/test-strtable.c
+lib_test_strtable_CFLAGS = $(lib_cflags)
+lib_test_strtable_LDADD = $(lib_ldadd)
 lib_test_textsafe_SOURCES = lib/test-textsafe.c
 lib_test_textsafe_CFLAGS = $(lib_cflags)
 lib_test_textsafe_LDADD = $(lib_ldadd)

@@ -60,7 +60,7 @@ same() { [ "$("$JQ" -n --slurpfile a "$1" --slurpfile b "$2" '$a == $b')" = true
 check "analyze: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
 quote_times <"$tmp/an.raw" >"$tmp/an.json"
 cat >"$tmp/an.expect" <<X
-{"type":"action","action":"frame","key":"name=frame,id=1","begin":"$(t 2003)","end":"$(t 7013)",
+{"type":"action","kind":"completed","action":"frame","key":"name=frame,id=1","begin":"$(t 2003)","end":"$(t 7013)",
  "duration_ns":5010,"threshold_ns":1000,"tid":100,"pid":100,"comm":"app","over_threshold":true,
  "discarded_events":0,
  "critical_path":[
