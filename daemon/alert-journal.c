@@ -13,6 +13,7 @@
 #include "format.h"
 #include "journal.h"
 #include "log.h"
+#include "verdict-json.h"
 
 #define STORY_STEPS 16
 #define STORY_LEN   4096
@@ -42,7 +43,7 @@ static int report(const struct jank_alert *a)
 {
 	const struct jank_verdict *r = a->report;
 	struct json_object *bd = jank_format_breakdown_json(r->breakdown);
-	struct json_object *sus = r->suspects ? jank_format_suspects_json(r->suspects) : NULL;
+	struct json_object *sus = r->suspects ? jank_suspects_to_json(r->suspects) : NULL;
 	struct jank_journal_entry e;
 	char msg[JANK_ALERT_MESSAGE_LEN + 128];
 	char *story = malloc(STORY_LEN);
@@ -52,8 +53,7 @@ static int report(const struct jank_alert *a)
 	if (story)
 		jank_format_path_story(story, STORY_LEN, r->path, STORY_STEPS);
 	head(&e, msg, JANK_ALERT_MESSAGE_ID_JANK, LOG_WARNING);
-	jank_journal_entry_add(&e, "JANK_KIND",
-			       r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	jank_journal_entry_add(&e, "JANK_KIND", jank_verdict_kind_name(r->kind));
 	jank_journal_entry_add(&e, "JANK_ACTION", a->action);
 	jank_journal_entry_add(&e, "JANK_KEY", r->key ? r->key : "");
 	jank_journal_entry_addf(&e, "JANK_DURATION_NS", "%" PRId64, r->duration);
@@ -63,6 +63,8 @@ static int report(const struct jank_alert *a)
 	jank_journal_entry_add(&e, "JANK_COMM", r->comm ? r->comm : "");
 	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
 	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
+	/* On every alert, 0 included: events the tracer discarded in [begin, end]. */
+	jank_journal_entry_addf(&e, "JANK_DISCARDED_EVENTS", "%" PRIu64, r->discarded_events);
 	jank_journal_entry_add(&e, "JANK_CRITICAL_PATH", story ? story : "");
 	/* The function the path spent most time in, when threads had call stacks. */
 	if (jank_format_top_function(r->breakdown, NULL))

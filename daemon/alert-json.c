@@ -5,6 +5,7 @@
 #include "format.h"
 #include "json-util.h"
 #include "log.h"
+#include "verdict-json.h"
 
 /* One line (`o` is taken); one that cannot be written is logged (stdout is the target). */
 static int print_alert(struct json_object *o)
@@ -19,7 +20,7 @@ static int print_alert(struct json_object *o)
 
 static int report(const struct jank_alert *a)
 {
-	struct json_object *o = jank_format_verdict_json(a->report);
+	struct json_object *o = jank_verdict_to_json(a->report, JANK_VERDICT_JSON_FULL);
 
 	if (o && a->host) {
 		jank_json_add_str(o, "host", a->host);

@@ -42,8 +42,8 @@ struct jank_alerter {
 	void *capture_data;
 	struct window *windows;
 	size_t nwindows;
-	struct jank_recent recent[JANK_ALERT_RECENT];
-	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_RECENT */
+	struct jank_recent recent[JANK_ALERT_HISTORY];
+	size_t nrecent; /* total ever recorded; the ring holds the last JANK_ALERT_HISTORY */
 	struct jank_alerter_stats stats;
 	bool target_warned; /* that the target cannot take alerts: said */
 };
@@ -159,7 +159,9 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 
 /*
  * "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
- * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)"
+ * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)", and when the tracer discarded
+ * events in its interval "; 3 events discarded by the tracer during it: the path may be
+ * incomplete" (never cut: the suspects are cut first).
  * MESSAGE is text for humans: the traced strings in it are escaped and cut
  * (lib/textsafe.h); the JANK_* fields keep them as they are.
  */
@@ -167,6 +169,8 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
 	char d[32], t[32], tail[512], sus[JANK_FORMAT_SUSPECT_LEN + 16] = "";
 	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
+	char lost[128] = "";
+	size_t room;
 	int n;
 
 	jank_units_duration(r->duration, d, sizeof(d));
@@ -193,9 +197,24 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 		snprintf(sus, sizeof(sus), "; %s%s",
 			 r->suspects->ready && r->suspects->n ? "suspect: " : "", line);
 	}
-	if (snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s%s",
+	if (r->discarded_events) {
+		jank_format_discarded(r->discarded_events, lost + 2, sizeof(lost) - 2);
+		lost[0] = ';';
+		lost[1] = ' ';
+	}
+	if (snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s",
 		     r->comm && r->comm[0] ? " (" : "", jank_text(c, sizeof(c), r->comm),
-		     r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus) >= (int)(len - (size_t)n))
+		     r->comm && r->comm[0] ? ")" : "", r->pid, tail) >= (int)(len - (size_t)n)) {
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
+		return;
+	}
+	/* The suspects make room for the discarded events: they say how far to trust the rest. */
+	n = (int)strlen(buf);
+	room = len - (size_t)n - 1;
+	room = room > strlen(lost) ? room - strlen(lost) : 0;
+	if (strlen(sus) > room)
+		sus[jank_utf8_cut(sus, room)] = '\0';
+	if (snprintf(buf + n, len - (size_t)n, "%s%s", sus, lost) >= (int)(len - (size_t)n))
 		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 }
 
@@ -363,9 +382,10 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 {
 	const struct jank_verdict *r = a->report;
 	const char *capture = a->capture;
-	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_RECENT];
+	struct jank_recent *x = &al->recent[al->nrecent++ % JANK_ALERT_HISTORY];
 
 	memset(x, 0, sizeof(*x));
+	x->id = al->nrecent;
 	x->kind = r->kind;
 	x->suppressed = suppressed;
 	x->begin = r->begin;
@@ -383,6 +403,15 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);
 	snprintf(x->capture, sizeof(x->capture), "%s", capture ? capture : "");
 	x->skipped_ns = a->skipped_ns;
+	snprintf(x->input, sizeof(x->input), "%s", a->input ? a->input : "");
+	if (r->breakdown)
+		memcpy(x->per_state, r->breakdown->per_state, sizeof(x->per_state));
+	if (r->suspects) {
+		for (size_t i = 0; i < r->suspects->n && i < JANK_SUSPECTS_MAX; i++)
+			jank_format_suspect(&r->suspects->items[i], r->suspects,
+					    x->suspects[x->nsuspects++], JANK_ALERT_SUSPECT_LEN);
+		jank_format_suspects_line(r->suspects, x->suspects_line, sizeof(x->suspects_line));
+	}
 }
 
 void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict *r,
@@ -469,7 +498,19 @@ void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_s
 
 const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i)
 {
-	if (i >= JANK_ALERT_RECENT || i >= al->nrecent)
+	return i < JANK_ALERT_RECENT ? jank_alerter_history(al, i) : NULL;
+}
+
+const struct jank_recent *jank_alerter_history(const struct jank_alerter *al, size_t i)
+{
+	if (i >= JANK_ALERT_HISTORY || i >= al->nrecent)
 		return NULL;
-	return &al->recent[(al->nrecent - 1 - i) % JANK_ALERT_RECENT];
+	return &al->recent[(al->nrecent - 1 - i) % JANK_ALERT_HISTORY];
+}
+
+const struct jank_recent *jank_alerter_recent_id(const struct jank_alerter *al, uint64_t id)
+{
+	if (id == 0 || id > al->nrecent || al->nrecent - id >= JANK_ALERT_HISTORY)
+		return NULL;
+	return jank_alerter_history(al, al->nrecent - id);
 }

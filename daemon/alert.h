@@ -42,6 +42,8 @@
 /* A capture's follow-up (capturer.h says its fields). */
 #define JANK_ALERT_MESSAGE_ID_FOLLOWUP "5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d"
 #define JANK_ALERT_RECENT	       10
+#define JANK_ALERT_HISTORY	       64 /* janks kept for the web pages; status shows RECENT */
+#define JANK_ALERT_SUSPECT_LEN	       192
 #define JANK_ALERT_STORY_LEN	       512
 #define JANK_ALERT_MESSAGE_LEN	       512
 #define JANK_ALERT_FOLLOWUP_LEN	       (PATH_MAX + 1024)
@@ -89,8 +91,9 @@ struct jank_alert {
 	const struct jank_followup *followup; /* FOLLOWUP* */
 };
 
-/* A recent jank, for `jankctl status`. */
+/* A recent jank, for `jankctl status` and the web pages. */
 struct jank_recent {
+	uint64_t id; /* 1 for the alerter's first jank, and so on */
 	enum jank_verdict_kind kind;
 	bool suppressed; /* rate-limited: counted, not sent */
 	int64_t begin, end, duration, threshold;
@@ -101,8 +104,14 @@ struct jank_recent {
 	char host[JANK_CONFIG_SESSION_LEN];    /* "" when unknown */
 	char session[JANK_CONFIG_SESSION_LEN]; /* idem */
 	char story[JANK_ALERT_STORY_LEN];
-	char capture[PATH_MAX]; /* "" when none */
-	int64_t skipped_ns;	/* of the action, skipped by a worker restart */
+	char capture[PATH_MAX];		     /* "" when none */
+	int64_t skipped_ns;		     /* of the action, skipped by a worker restart */
+	char input[256];		     /* the input it came from (its URL), cut */
+	int64_t per_state[JANK_STATE_COUNT]; /* the path's time per state; all 0: no path */
+	/* What differed from the rule's normal actions, in words, largest first. */
+	char suspects[JANK_SUSPECTS_MAX][JANK_ALERT_SUSPECT_LEN];
+	size_t nsuspects;
+	char suspects_line[JANK_ALERT_SUSPECT_LEN]; /* the top one, or why none; "" without */
 };
 
 struct jank_alerter_stats {
@@ -163,8 +172,12 @@ void jank_alerter_tick(struct jank_alerter *al);
 void jank_alerter_flush(struct jank_alerter *al);
 
 void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_stats *out);
-/* The i-th most recent jank (0: the newest), NULL past the end. */
+/* The i-th most recent jank (0: the newest), NULL past JANK_ALERT_RECENT or the end. */
 const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i);
+/* The same, up to JANK_ALERT_HISTORY janks back. */
+const struct jank_recent *jank_alerter_history(const struct jank_alerter *al, size_t i);
+/* The jank with that id, while it is among the last JANK_ALERT_HISTORY; else NULL. */
+const struct jank_recent *jank_alerter_recent_id(const struct jank_alerter *al, uint64_t id);
 
 /* A summary's MESSAGE: "37 more janks of frame suppressed in the last 10 s". */
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);

@@ -182,14 +182,14 @@ static int64_t get_time(struct json_object *o, const char *key)
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
-	struct jank_proto_verdict pv;
+	struct jank_verdict_decoded pv;
+	char err[256];
 	int r;
 
 	r = jank_proto_verdict_decode(jank_json_get(msg, "verdict", json_type_object), f->rules,
-				      f->nrules, &pv);
+				      f->nrules, &pv, err, sizeof(err));
 	if (r < 0) {
-		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url,
-			 strerror(-r));
+		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url, err);
 	} else {
 		/* A completed action ends at an event the worker read. */
 		progress(in, get_time(msg, "first_event_ns"),
@@ -198,7 +198,7 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 		if (!jank_alerted_check(&in->alerted, &pv.v))
 			f->verdict_fn(in, &pv.v, f->data);
 	}
-	jank_proto_verdict_fini(&pv);
+	jank_verdict_decoded_fini(&pv);
 }
 
 static void on_status(struct jank_fleet_input *in, struct json_object *msg)

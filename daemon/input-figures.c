@@ -33,8 +33,6 @@ enum {
 	OPT = JANK_FIGURE_OPTIONAL
 };
 
-static const char *const threshold_kinds[] = { "fixed", "adaptive", NULL };
-
 /* In the order of the JSON object (`jankctl status` shows them so). */
 const struct jank_figure_field jank_figures_input_fields[] = {
 	STRING("url", struct jank_input_figures, url, BASIC),
@@ -101,7 +99,7 @@ const struct jank_figure_field jank_figures_rule_fields[] = {
 	{ .key = "threshold_kind",
 	  .type = JANK_FIGURE_ENUM,
 	  .offset = RULE(threshold_kind),
-	  .names = threshold_kinds },
+	  .names = jank_threshold_kind_names },
 	TIME("p50_ns", RULE(p50_ns), 0, 0),
 	TIME("p90_ns", RULE(p90_ns), 0, 0),
 	TIME("p99_ns", RULE(p99_ns), 0, 0),

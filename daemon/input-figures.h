@@ -37,18 +37,13 @@
 #define JANK_FIGURES_ACTION_LEN 512
 #define JANK_FIGURES_MAX_RULES	4096
 
-enum jank_figures_threshold {
-	JANK_FIGURES_FIXED = 0,
-	JANK_FIGURES_ADAPTIVE
-};
-
 struct jank_rule_figures {
 	char action[JANK_FIGURES_ACTION_LEN]; /* the rule's name */
 	uint64_t count;			      /* actions completed */
 	struct jank_rule_stats stats;	      /* janks, overdue, expired, evicted, the last jank */
 	struct jank_histogram hist;	      /* its count is `count` */
 	int64_t threshold_ns;		      /* 0: an adaptive threshold still learning */
-	int threshold_kind;		      /* enum jank_figures_threshold */
+	int threshold_kind;		      /* enum jank_threshold_kind */
 	int64_t p50_ns, p90_ns, p99_ns;	      /* the current worker's */
 	int64_t max_ns;
 	/*

@@ -34,8 +34,7 @@ static int rule_figures(const struct jank_engine *e, size_t i, struct jank_rule_
 	out->stats = *jank_engine_rule_stats(e, i);
 	out->hist = *h;
 	out->threshold_ns = jank_threshold_current(&r->threshold, h);
-	out->threshold_kind = r->threshold.kind == JANK_THRESHOLD_ADAPTIVE ? JANK_FIGURES_ADAPTIVE
-									   : JANK_FIGURES_FIXED;
+	out->threshold_kind = (int)r->threshold.kind;
 	out->p50_ns = jank_histogram_percentile(h, 50);
 	out->p90_ns = jank_histogram_percentile(h, 90);
 	out->p99_ns = jank_histogram_percentile(h, 99);

@@ -34,6 +34,7 @@
 #include "journal.h"
 #include "log.h"
 #include "status.h"
+#include "web.h"
 #include "units.h"
 #include "worker.h"
 
@@ -171,7 +172,7 @@ static int load_config(struct jank_config *c, struct jank_config_sources *src, c
 	int r = jank_config_read(path, src, err, len);
 
 	if (r < 0) {
-		jank_config_init(c);
+		memset(c, 0, sizeof(*c));
 		return r;
 	}
 	r = jank_config_load_sources(c, src, err, len);
@@ -375,6 +376,19 @@ static int metrics_open(struct jankd *d, char *err, size_t len)
 	if (!d->metrics)
 		return -EIO;
 	jank_log(LOG_INFO, "metrics at http://%s/metrics", jank_metrics_server_address(d->metrics));
+	return 0;
+}
+
+static int web_open(struct jankd *d, char *err, size_t len)
+{
+	const struct jank_config_web *w = &d->config.web;
+
+	if (!w->host[0])
+		return 0;
+	d->web = jank_http_server_open(d->base, w->host, w->port, jank_web_handle, d, err, len);
+	if (!d->web)
+		return -EIO;
+	jank_log(LOG_INFO, "web pages at http://%s/", jank_metrics_server_address(d->web));
 	return 0;
 }
 
@@ -583,10 +597,14 @@ static void on_keep(evutil_socket_t fd, short what, void *data)
 	for (size_t i = 0; d->fleet && i < jank_fleet_count(d->fleet); i++) {
 		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
 		const struct jank_input_figures *st = jank_fleet_input_status(in);
+		int p;
 
 		if (strcmp(jank_fleet_input_url(in), url))
 			continue;
-		jank_live_keeper_input(d->keeper, jank_live_input_problem_from_name(st->problem),
+		/* A name the worker should not have sent is no problem the keeper knows. */
+		p = jank_live_input_problem_from_name(st->problem);
+		jank_live_keeper_input(d->keeper,
+				       p < 0 ? JANK_LIVE_INPUT_OK : (enum jank_live_input_problem)p,
 				       st->problem_since);
 	}
 }
@@ -661,6 +679,9 @@ static int start(struct jankd *d, char *err, size_t len)
 	if (!d->control)
 		return -EIO;
 	r = metrics_open(d, err, len);
+	if (r < 0)
+		return r;
+	r = web_open(d, err, len);
 	if (r < 0)
 		return r;
 	if (d->config.live.create) {
@@ -788,6 +809,7 @@ static void cleanup(struct jankd *d)
 	jank_fleet_free(d->fleet);
 	jank_control_close(d->control);
 	jank_metrics_server_close(d->metrics);
+	jank_metrics_server_close(d->web);
 	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)

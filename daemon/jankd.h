@@ -30,6 +30,7 @@ struct jankd {
 	struct jank_fleet *fleet; /* the inputs, each in a worker process */
 	struct jank_control *control;
 	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
+	struct jank_metrics_server *web;     /* the pages (web.h); NULL: no [web] listen */
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
 

@@ -583,39 +583,19 @@ const char *jank_live_input_last_error(const struct jank_live_input *w)
 	return w->err;
 }
 
-const char *jank_live_input_state_name(enum jank_live_input_state s)
-{
-	switch (s) {
-	case JANK_LIVE_INPUT_CONNECTING:
-		return "connecting";
-	case JANK_LIVE_INPUT_CONNECTED:
-		return "connected";
-	case JANK_LIVE_INPUT_RECONNECTING:
-		return "reconnecting";
-	}
-	return "?";
-}
+static const char *const jank_live_input_state_names[] = {
+	[JANK_LIVE_INPUT_CONNECTING] = "connecting",
+	[JANK_LIVE_INPUT_CONNECTED] = "connected",
+	[JANK_LIVE_INPUT_RECONNECTING] = "reconnecting",
+};
 
-const char *jank_live_input_problem_name(enum jank_live_input_problem p)
-{
-	switch (p) {
-	case JANK_LIVE_INPUT_OK:
-		return "";
-	case JANK_LIVE_INPUT_RELAYD_UNREACHABLE:
-		return "relayd unreachable";
-	case JANK_LIVE_INPUT_SESSION_MISSING:
-		return "session missing";
-	case JANK_LIVE_INPUT_ATTACH_FAILED:
-		return "cannot attach";
-	}
-	return "?";
-}
+JANK_STRTABLE_DEFINE(jank_live_input_state, enum jank_live_input_state, "?")
 
-enum jank_live_input_problem jank_live_input_problem_from_name(const char *name)
-{
-	for (int p = JANK_LIVE_INPUT_RELAYD_UNREACHABLE; name && p <= JANK_LIVE_INPUT_ATTACH_FAILED;
-	     p++)
-		if (!strcmp(name, jank_live_input_problem_name(p)))
-			return p;
-	return JANK_LIVE_INPUT_OK;
-}
+static const char *const jank_live_input_problem_names[] = {
+	[JANK_LIVE_INPUT_OK] = "",
+	[JANK_LIVE_INPUT_RELAYD_UNREACHABLE] = "relayd unreachable",
+	[JANK_LIVE_INPUT_SESSION_MISSING] = "session missing",
+	[JANK_LIVE_INPUT_ATTACH_FAILED] = "cannot attach",
+};
+
+JANK_STRTABLE_DEFINE(jank_live_input_problem, enum jank_live_input_problem, "?")

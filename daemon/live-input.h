@@ -15,6 +15,7 @@
 #include <event2/event.h>
 #include "config-file.h"
 #include "engine.h"
+#include "strtable.h"
 #include "trace-reader.h"
 
 enum jank_live_input_state {
@@ -104,10 +105,12 @@ bool jank_live_input_attached(const struct jank_live_input *w);
 void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out);
 /* The last input error, "" when none. */
 const char *jank_live_input_last_error(const struct jank_live_input *w);
-const char *jank_live_input_state_name(enum jank_live_input_state s);
-/* "relayd unreachable", "session missing", "cannot attach", "" for none. */
-const char *jank_live_input_problem_name(enum jank_live_input_problem p);
-/* The problem of that name (as a status says it); JANK_LIVE_INPUT_OK for "" or an unknown one. */
-enum jank_live_input_problem jank_live_input_problem_from_name(const char *name);
+/* "connecting", "connected", "reconnecting" ("?" out of range); and back (-1). */
+JANK_STRTABLE_DECLARE(jank_live_input_state, enum jank_live_input_state);
+/*
+ * "relayd unreachable", "session missing", "cannot attach", "" for none ("?"
+ * out of range); and back, as a status says it (-1 for an unknown name).
+ */
+JANK_STRTABLE_DECLARE(jank_live_input_problem, enum jank_live_input_problem);
 
 #endif

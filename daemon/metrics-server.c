@@ -54,7 +54,8 @@ struct jank_metrics_server {
 	struct event_base *base;
 	struct evhttp *http;
 	struct event *sweep;
-	jank_metrics_server_fn fn;
+	jank_metrics_server_fn fn;    /* the metrics, or ... */
+	jank_http_handler_fn handler; /* ... any page (the web pages) */
 	void *data;
 	char address[JANK_METRICS_SERVER_ADDRESS_LEN]; /* HOST:PORT, [HOST]:PORT for IPv6 */
 	struct conn *conns;
@@ -342,7 +343,10 @@ static void on_request(struct evhttp_request *req, void *data)
 
 	if (c)
 		c->idle_since = 0; /* answering: not to be evicted */
-	if (path && !strcmp(path, "/metrics"))
+	if (s->handler) {
+		s->handler(req, path ? path : "", s->data);
+		s->stats.requests++;
+	} else if (path && !strcmp(path, "/metrics"))
 		send_metrics(s, req);
 	else
 		evhttp_send_error(req, HTTP_NOTFOUND, "jankd serves /metrics only");
@@ -353,9 +357,10 @@ static void on_request(struct evhttp_request *req, void *data)
 		c->idle_since = now_ns();
 }
 
-struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, const char *host,
-						     unsigned port, jank_metrics_server_fn fn,
-						     void *data, char *err, size_t errlen)
+static struct jank_metrics_server *server_open(struct event_base *base, const char *host,
+					       unsigned port, jank_metrics_server_fn fn,
+					       jank_http_handler_fn handler, void *data, char *err,
+					       size_t errlen)
 {
 	struct jank_metrics_server *s = calloc(1, sizeof(*s));
 	struct timeval tv = { JANK_METRICS_SERVER_TIMEOUT_S, 0 };
@@ -375,6 +380,7 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 	}
 	s->base = base;
 	s->fn = fn;
+	s->handler = handler;
 	s->data = data;
 	snprintf(s->address, sizeof(s->address), "%s%s%s:%u", strchr(host, ':') ? "[" : "", host,
 		 strchr(host, ':') ? "]" : "", port);
@@ -394,6 +400,20 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 		return NULL;
 	}
 	return s;
+}
+
+struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, const char *host,
+						     unsigned port, jank_metrics_server_fn fn,
+						     void *data, char *err, size_t errlen)
+{
+	return server_open(base, host, port, fn, NULL, data, err, errlen);
+}
+
+struct jank_metrics_server *jank_http_server_open(struct event_base *base, const char *host,
+						  unsigned port, jank_http_handler_fn handler,
+						  void *data, char *err, size_t errlen)
+{
+	return server_open(base, host, port, NULL, handler, data, err, errlen);
 }
 
 void jank_metrics_server_close(struct jank_metrics_server *s)

@@ -13,6 +13,10 @@
  * JANK_METRICS_SERVER_TIMEOUT_S of the connection or of the previous reply (a slowloris is closed
  * then), headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and no body. The
  * answer is rendered on the loop, in well under a millisecond.
+ *
+ * The same server, with the same limits, serves jankd's web pages ([web]
+ * listen, daemon/web.c): opened with jank_http_server_open(), it hands
+ * every GET to a handler of the caller's.
  */
 #ifndef JANK_METRICS_SERVER_H
 #define JANK_METRICS_SERVER_H
@@ -30,6 +34,13 @@
 /* The exposition in format f, malloc'ed (its length in *len); NULL: out of memory. */
 typedef char *(*jank_metrics_server_fn)(enum jank_metrics_format f, size_t *len, void *data);
 
+/*
+ * Answer one GET request for `path` (the URL's path, "" when it has none):
+ * evhttp_send_reply() or evhttp_send_error() before returning.
+ */
+struct evhttp_request;
+typedef void (*jank_http_handler_fn)(struct evhttp_request *req, const char *path, void *data);
+
 struct jank_metrics_server;
 
 /*
@@ -39,6 +50,10 @@ struct jank_metrics_server;
 struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, const char *host,
 						     unsigned port, jank_metrics_server_fn fn,
 						     void *data, char *err, size_t errlen);
+/* The same machinery (limits, deadlines, evictions) for a handler's pages. */
+struct jank_metrics_server *jank_http_server_open(struct event_base *base, const char *host,
+						  unsigned port, jank_http_handler_fn handler,
+						  void *data, char *err, size_t errlen);
 /* Where it listens: "127.0.0.1:9479", "[::1]:9479". */
 const char *jank_metrics_server_address(const struct jank_metrics_server *s);
 /* Close every connection and stop listening. */

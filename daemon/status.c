@@ -135,7 +135,7 @@ static struct json_object *recent_json(const struct jank_recent *x)
 
 	if (!o)
 		return NULL;
-	put_str(o, "kind", x->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
+	put_str(o, "kind", jank_verdict_kind_name(x->kind));
 	json_object_object_add(o, "suppressed", json_object_new_boolean(x->suppressed));
 	put_str(o, "action", x->action);
 	put_str(o, "key", x->key);

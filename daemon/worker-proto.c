@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Frames and verdicts between jankd's supervisor and its workers (see
- * worker-proto.h). The verdict travels as io/format-verdict.c writes it for
- * `jankctl analyze --format json`, so there is one JSON form of a verdict;
- * this file reads it back.
+ * worker-proto.h). The verdict travels in its one JSON form
+ * (io/verdict-json.c, as `jankctl analyze --format json` prints it), which
+ * the supervisor reads back as the untrusted input a worker's frame is.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "array.h"
 #include "input-figures.h"
 #include "json-util.h"
 #include "state.h"
@@ -377,266 +376,25 @@ int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *
 
 /* ---- Verdicts ---- */
 
-static int64_t get_i64(struct json_object *o, const char *k)
-{
-	int64_t v = 0;
-
-	jank_json_get_i64(o, k, &v);
-	return v;
-}
-
-static bool get_bool(struct json_object *o, const char *k)
-{
-	struct json_object *v = jank_json_get(o, k, json_type_boolean);
-
-	return v && json_object_get_boolean(v);
-}
-
-/* The segment's stack (function names, outermost first), as frames of p. */
-static int stack_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
-{
-	struct json_object *a = jank_json_get(s, "stack", json_type_array);
-	size_t n = a ? json_object_array_length(a) : 0;
-	uint32_t frames[JANK_STACK_DEPTH];
-
-	if (!n)
-		return 0;
-	if (n > JANK_STACK_DEPTH)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *v = json_object_array_get_idx(a, i);
-
-		if (!json_object_is_type(v, json_type_string))
-			return -EINVAL;
-		frames[i] = jank_path_frame(p, 0, -1, false, json_object_get_string(v));
-		if (!frames[i])
-			return -ENOMEM;
-	}
-	/* Consecutive segments mostly share their stack. */
-	if (p->nstacks) {
-		uint32_t m;
-		const uint32_t *last = jank_path_stack_of(p, (uint32_t)p->nstacks, &m);
-
-		if (m == n && !memcmp(last, frames, n * sizeof(*frames))) {
-			out->stack = (uint32_t)p->nstacks;
-			return 0;
-		}
-	}
-	out->stack = jank_path_stack(p, frames, (uint32_t)n);
-	return out->stack ? 0 : -ENOMEM;
-}
-
-/* The segment's flow and span, as labels of p (0: none, UINT32_MAX: no memory). */
-static int labels_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
-{
-	const char *flow = jank_json_get_str(s, "flow");
-	struct json_object *span = jank_json_get(s, "span", json_type_object);
-	const char *action = span ? jank_json_get_str(span, "action") : NULL;
-	const char *key = span ? jank_json_get_str(span, "key") : NULL;
-
-	if (flow && !(out->flow = jank_path_label(p, flow, "")))
-		return -ENOMEM;
-	if (action && !(out->span = jank_path_label(p, action, key ? key : "")))
-		return -ENOMEM;
-	return stack_decode(s, p, out);
-}
-
-static int segment_decode(struct json_object *s, struct jank_path *p, struct jank_segment *out)
-{
-	const char *comm = jank_json_get_str(s, "comm");
-	const char *state = jank_json_get_str(s, "state");
-	const char *lock = jank_json_get_str(s, "lock");
-	int st = state ? jank_state_from_name(state) : -1;
-
-	if (st < 0)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->tid = (int32_t)get_i64(s, "tid");
-	out->state = (uint8_t)st;
-	out->begin = get_i64(s, "begin");
-	out->end = get_i64(s, "end");
-	out->lock = lock ? strtoull(lock, NULL, 16) : 0;
-	snprintf(out->comm, sizeof(out->comm), "%s", comm ? comm : "");
-	return labels_decode(s, p, out);
-}
-
-static int path_decode(struct json_object *segs, struct jank_path *p)
-{
-	size_t n = segs ? json_object_array_length(segs) : 0;
-
-	while (p->cap < n)
-		if (!(p->cap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, n)))
-			return -ENOMEM;
-	p->nlabels = 0;
-	p->nframes = p->nstacks = p->nstack_frames = 0;
-	if (p->frame_index)
-		memset(p->frame_index, 0, p->frame_index_cap * sizeof(*p->frame_index));
-	for (size_t i = 0; i < n; i++) {
-		int r = segment_decode(json_object_array_get_idx(segs, i), p, &p->segs[i]);
-
-		if (r < 0)
-			return r;
-	}
-	p->n = n;
-	return 0;
-}
-
-static double get_double(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static void copy_str(char *dst, size_t len, struct json_object *o, const char *key)
-{
-	const char *v = jank_json_get_str(o, key);
-
-	snprintf(dst, len, "%s", v ? v : "");
-}
-
-/* One item of jank_format_suspects_json(); -EINVAL when its kind or state is unknown. */
-static int suspect_decode(struct json_object *o, struct jank_suspect *s)
-{
-	const char *kind = jank_json_get_str(o, "kind");
-	const char *state = jank_json_get_str(o, "state");
-	const char *lock = jank_json_get_str(o, "lock");
-	struct jank_comp *c = &s->comp;
-	int k = -1, st = state ? jank_state_from_name(state) : 0;
-
-	for (int i = 0; kind && i < JANK_COMP_KIND_COUNT; i++)
-		if (!strcmp(kind, jank_comp_kind_name(i)))
-			k = i;
-	if (k < 0 || st < 0)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	c->key.kind = (uint8_t)k;
-	c->key.state = k == JANK_COMP_LOCK || k == JANK_COMP_FUNCTION ? 0 : (uint8_t)st;
-	copy_str(c->process, sizeof(c->process), o, "process");
-	copy_str(c->thread, sizeof(c->thread), o, "thread");
-	if (k == JANK_COMP_LOCK) {
-		c->key.id = lock ? strtoull(lock, NULL, 16) : 0;
-	} else if (k == JANK_COMP_THREAD) {
-		c->key.id = jank_comp_identity(c->process, c->thread);
-	} else if (k == JANK_COMP_FUNCTION) {
-		/* By name, as a frame of a path rebuilt from names is. */
-		struct jank_frame f = { 0 };
-
-		copy_str(f.name, sizeof(f.name), o, "function");
-		memcpy(s->function, f.name, sizeof(s->function));
-		c->key.id = jank_comp_function_identity(&f);
-		c->fn_state = (uint8_t)st;
-		s->increase = get_double(o, "increase");
-		s->presence_slow = get_double(o, "slow_presence");
-		s->presence_normal = get_double(o, "normal_presence");
-		s->rank = (double)get_i64(o, "rank_ns");
-	}
-	c->tid = (int32_t)get_i64(o, "tid");
-	c->ns = get_i64(o, "ns");
-	s->own = get_bool(o, "own");
-	s->normal = (double)get_i64(o, "normal_ns");
-	s->delta = get_i64(o, "delta_ns");
-	s->ratio = get_double(o, "ratio");
-	if (k != JANK_COMP_FUNCTION)
-		s->rank = (double)s->delta;
-	return 0;
-}
-
-/* The inverse of jank_format_suspects_json(), for the alert the supervisor sends. */
-static int suspects_decode(struct json_object *o, struct jank_suspects *ss)
-{
-	struct json_object *items = jank_json_get(o, "items", json_type_array);
-	struct json_object *ran = jank_json_get(o, "cpu_taken_by", json_type_array);
-
-	memset(ss, 0, sizeof(*ss));
-	ss->ready = get_bool(o, "ready");
-	ss->normal = (uint64_t)get_i64(o, "normal_actions");
-	ss->normal_duration = (double)get_i64(o, "normal_duration_ns");
-	for (size_t i = 0;
-	     items && i < json_object_array_length(items) && ss->n < JANK_SUSPECTS_MAX; i++)
-		if (suspect_decode(json_object_array_get_idx(items, i), &ss->items[ss->n]) == 0)
-			ss->n++;
-	for (size_t i = 0; ran && i < json_object_array_length(ran) && ss->nran < JANK_RAN_MAX;
-	     i++) {
-		struct json_object *r = json_object_array_get_idx(ran, i);
-		struct jank_ran *to = &ss->ran[ss->nran++];
-
-		to->tid = (int32_t)get_i64(r, "tid");
-		to->ns = get_i64(r, "ns");
-		copy_str(to->comm, sizeof(to->comm), r, "comm");
-	}
-	return 0;
-}
-
-/* The receiver's own rule of that name, or a stub that only names it. */
-static const struct jank_rule *rule_find(struct jank_proto_verdict *pv, const char *name,
-					 const struct jank_rule *rules, size_t n, uint32_t *index)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(rules[i].name, name)) {
-			*index = (uint32_t)i;
-			return &rules[i];
-		}
-	}
-	pv->stub.name = strdup(name);
-	*index = UINT32_MAX;
-	return pv->stub.name ? &pv->stub : NULL;
-}
-
 int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
-			      struct jank_proto_verdict *pv)
+			      struct jank_verdict_decoded *out, char *err, size_t errlen)
 {
-	const char *action = jank_json_get_str(o, "action");
-	const char *key = jank_json_get_str(o, "key");
-	const char *comm = jank_json_get_str(o, "comm");
-	const char *kind = jank_json_get_str(o, "kind");
-	struct jank_verdict *v = &pv->v;
-	int r;
+	struct jank_verdict_json_error why;
+	int r = jank_verdict_from_json(o, out, &why);
 
-	memset(pv, 0, sizeof(*pv));
-	jank_rule_init(&pv->stub);
-	jank_path_init(&pv->path);
-	jank_breakdown_init(&pv->breakdown);
-	if (!action || !jank_json_get(o, "begin", json_type_int) ||
-	    !jank_json_get(o, "end", json_type_int))
-		return -EINVAL;
-	v->rule = rule_find(pv, action, rules, nrules, &v->rule_index);
-	if (!v->rule)
-		return -ENOMEM;
-	snprintf(pv->key, sizeof(pv->key), "%s", key ? key : "");
-	snprintf(pv->comm, sizeof(pv->comm), "%s", comm ? comm : "");
-	v->kind = kind && !strcmp(kind, "overdue") ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
-	v->key = pv->key;
-	v->comm = pv->comm;
-	v->begin = get_i64(o, "begin");
-	v->end = get_i64(o, "end");
-	v->duration = get_i64(o, "duration_ns");
-	v->threshold = get_i64(o, "threshold_ns");
-	v->tid = (int32_t)get_i64(o, "tid");
-	v->pid = (int32_t)get_i64(o, "pid");
-	v->over_threshold = get_bool(o, "over_threshold");
-	v->incomplete = get_bool(o, "incomplete");
-	r = path_decode(jank_json_get(o, "critical_path", json_type_array), &pv->path);
+	if (r == -EINVAL)
+		snprintf(err, errlen, "%s%s%s", why.field, why.field[0] ? ": " : "", why.why);
+	else if (r < 0)
+		snprintf(err, errlen, "%s", strerror(-r));
 	if (r < 0)
 		return r;
-	pv->path.tid = v->tid;
-	pv->path.begin = v->begin;
-	pv->path.end = v->end;
-	pv->path.truncated = get_bool(o, "truncated");
-	pv->path.incomplete = v->incomplete;
-	if (jank_breakdown_compute(&pv->path, &pv->breakdown) == -ENOMEM)
-		v->incomplete = true;
-	v->path = &pv->path;
-	v->breakdown = &pv->breakdown;
-	if (jank_json_get(o, "suspects", json_type_object) &&
-	    suspects_decode(jank_json_get(o, "suspects", json_type_object), &pv->suspects) == 0)
-		v->suspects = &pv->suspects;
+	/* The supervisor's own rule of that name; else the stub, which captures nothing. */
+	for (size_t i = 0; i < nrules; i++) {
+		if (!strcmp(rules[i].name, out->rule.name)) {
+			out->v.rule = &rules[i];
+			out->v.rule_index = (uint32_t)i;
+			break;
+		}
+	}
 	return 0;
-}
-
-void jank_proto_verdict_fini(struct jank_proto_verdict *pv)
-{
-	jank_path_fini(&pv->path);
-	jank_breakdown_fini(&pv->breakdown);
-	jank_rule_fini(&pv->stub);
 }

@@ -30,10 +30,8 @@
 #include <event2/buffer.h>
 #include <json-c/json.h>
 #include "actions.h"
-#include "baseline.h"
-#include "critpath.h"
-#include "engine.h"
 #include "input-figures.h"
+#include "verdict-json.h"
 
 #define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
 
@@ -61,26 +59,16 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg);
 int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
 			      size_t len);
 
-/* A verdict rebuilt from its JSON, with all it points to. */
-struct jank_proto_verdict {
-	struct jank_verdict v;
-	struct jank_path path;
-	struct jank_breakdown breakdown;
-	struct jank_suspects suspects; /* v.suspects points here when the verdict had them */
-	struct jank_rule stub;	       /* the rule, when the receiver has none of that name */
-	char key[JANK_KEY_LEN];
-	char comm[JANK_COMM_LEN];
-};
-
 /*
- * Rebuild the verdict of a "verdict" message's object `o`: its rule is the
- * one of `rules` with the same name (or a stub of that name, which captures
- * nothing: the rule was removed meanwhile), its breakdown is computed again
- * from the path, as the engine does. Returns 0, or -EINVAL (a field is
- * missing) or -ENOMEM. Free with jank_proto_verdict_fini() either way.
+ * Rebuild the verdict of a "verdict" message's object `o`
+ * (jank_verdict_from_json(), which checks every field), bound to the one of
+ * `rules` of the same name; when there is none (the rule was removed
+ * meanwhile), to a stub of that name, which captures nothing, and
+ * rule_index UINT32_MAX. Its breakdown is computed again from the path, as
+ * the engine does. Returns 0, or -EINVAL (err says which field and why) or
+ * -ENOMEM. Free with jank_verdict_decoded_fini() either way.
  */
 int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
-			      struct jank_proto_verdict *out);
-void jank_proto_verdict_fini(struct jank_proto_verdict *pv);
+			      struct jank_verdict_decoded *out, char *err, size_t errlen);
 
 #endif

@@ -17,11 +17,11 @@
 #include "baseline-file.h"
 #include "clock.h"
 #include "config-file.h"
-#include "format.h"
 #include "input-status.h"
 #include "json-util.h"
 #include "log.h"
 #include "relayd.h"
+#include "verdict-json.h"
 #include "worker-proto.h"
 #include "worker.h"
 
@@ -180,7 +180,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	struct worker *w = data;
 	struct jank_engine_stats es;
 
-	jank_json_add(msg, "verdict", jank_format_verdict_json(r));
+	jank_json_add(msg, "verdict", jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL));
 	/*
 	 * This worker's first event: a verdict may come before the status that
 	 * says it, and the supervisor needs it to know what a restart skipped.

@@ -33,6 +33,7 @@
 #include "json-util.h"
 #include "format.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
@@ -260,28 +261,17 @@ void jank_capture_policy_get_stats(const struct jank_capture_policy *c,
 	out->in_flight = c->flight[0] != '\0';
 }
 
-const char *jank_capture_reason_name(enum jank_capture_reason r)
-{
-	switch (r) {
-	case JANK_CAPTURE_REASON_NONE:
-		return "none";
-	case JANK_CAPTURE_REASON_DISABLED:
-		return "disabled";
-	case JANK_CAPTURE_REASON_COOLDOWN:
-		return "cooldown";
-	case JANK_CAPTURE_REASON_HOURLY:
-		return "max-per-hour";
-	case JANK_CAPTURE_REASON_DISK_FULL:
-		return "disk-full";
-	case JANK_CAPTURE_REASON_QUOTA:
-		return "quota";
-	case JANK_CAPTURE_REASON_ERROR:
-		return "error";
-	case JANK_CAPTURE_REASON_COUNT:
-		break;
-	}
-	return "?";
-}
+static const char *const jank_capture_reason_names[JANK_CAPTURE_REASON_COUNT] = {
+	[JANK_CAPTURE_REASON_NONE] = "none",
+	[JANK_CAPTURE_REASON_DISABLED] = "disabled",
+	[JANK_CAPTURE_REASON_COOLDOWN] = "cooldown",
+	[JANK_CAPTURE_REASON_HOURLY] = "max-per-hour",
+	[JANK_CAPTURE_REASON_DISK_FULL] = "disk-full",
+	[JANK_CAPTURE_REASON_QUOTA] = "quota",
+	[JANK_CAPTURE_REASON_ERROR] = "error",
+};
+
+JANK_STRTABLE_DEFINE(jank_capture_reason, enum jank_capture_reason, "?")
 
 static struct rule_slot *rule_slot(struct jank_capture_policy *c, const char *name)
 {
@@ -423,14 +413,14 @@ static struct json_object *rule_json(const struct jank_rule *ru)
 	e |= keys_match_json(o, ru->keys, ru->nkeys, ru->match_field, &ru->match_value);
 	t = json_object_new_object();
 	e |= jank_json_add(o, "threshold", t);
+	if (t)
+		e |= jank_json_add_str(t, "kind", jank_threshold_kind_name(ru->threshold.kind));
 	if (t && ru->threshold.kind == JANK_THRESHOLD_ADAPTIVE) {
-		e |= jank_json_add_str(t, "kind", "adaptive");
 		e |= jank_json_add(t, "percentile",
 				   json_object_new_double(ru->threshold.percentile));
 		e |= jank_json_add(t, "factor", json_object_new_double(ru->threshold.factor));
 		e |= jank_json_add_i64(t, "warmup", (int64_t)ru->threshold.warmup);
 	} else if (t) {
-		e |= jank_json_add_str(t, "kind", "fixed");
 		e |= jank_json_add_i64(t, "ns", ru->threshold.ns);
 	}
 	if (e) {
@@ -440,32 +430,20 @@ static struct json_object *rule_json(const struct jank_rule *ru)
 	return o;
 }
 
-/* The action as capture.json records it (the flagged one, and each joined one). */
+/*
+ * The action as capture.json records it (the flagged one, and each joined
+ * one): the verdict's head, and for the flagged one its path as jankd saw
+ * it live, in words.
+ */
 static struct json_object *action_json(const struct jank_verdict *r, bool full)
 {
-	struct json_object *o = json_object_new_object();
-	int e = 0;
+	struct json_object *o = jank_verdict_to_json(r, JANK_VERDICT_JSON_HEAD);
+	char story[1024];
 
-	if (!o)
-		return NULL;
-	e |= jank_json_add_str(o, "action", r->rule ? r->rule->name : NULL);
-	e |= jank_json_add_str(o, "kind",
-			       r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed");
-	e |= jank_json_add_str(o, "key", r->key);
-	e |= jank_json_add_i64(o, "tid", r->tid);
-	e |= jank_json_add_i64(o, "pid", r->pid);
-	e |= jank_json_add_str(o, "comm", r->comm);
-	e |= jank_json_add_i64(o, "begin", r->begin);
-	e |= jank_json_add_i64(o, "end", r->end);
-	e |= jank_json_add_i64(o, "duration_ns", r->duration);
-	e |= jank_json_add_i64(o, "threshold_ns", r->threshold);
-	if (full && r->path) {
-		char story[1024];
-
-		jank_format_path_story(story, sizeof(story), r->path, 12);
-		e |= jank_json_add_str(o, "live_critical_path", story);
-	}
-	if (e) {
+	if (!o || !full || !r->path)
+		return o;
+	jank_format_path_story(story, sizeof(story), r->path, 12);
+	if (jank_json_add_str(o, "live_critical_path", story) < 0) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -161,7 +161,8 @@ int jank_capture_policy_prune(struct jank_capture_policy *c, const char *keep, u
 
 void jank_capture_policy_get_stats(const struct jank_capture_policy *c,
 				   struct jank_capture_stats *out);
-const char *jank_capture_reason_name(enum jank_capture_reason r);
+/* "cooldown", "disk-full", ... ("?" out of range); and back (-1 for no reason). */
+JANK_STRTABLE_DECLARE(jank_capture_reason, enum jank_capture_reason);
 
 /*
  * Rotation mode: move a kept chunk (capture-chunks.h) from `archives` into

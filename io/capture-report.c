@@ -34,6 +34,7 @@
 #include "critpath-svg.h"
 #include "flame-path.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #define ERR_LEN 1024
 
@@ -46,15 +47,13 @@ struct meta {
 		*flows; /* the config's flows at capture time (none before they were) */
 	size_t nflows;
 	const char *name;
-	const char *key;
-	const char *comm;
-	int32_t tid, pid;
-	int64_t begin, end, duration, threshold;
-	bool overdue;
+	struct jank_verdict_decoded dec;
+	const struct jank_verdict *act; /* the flagged action (its verdict's head), in dec */
 };
 
 static void meta_fini(struct meta *m)
 {
+	jank_verdict_decoded_fini(&m->dec);
 	jank_rule_fini(&m->rule);
 	for (size_t i = 0; i < m->nflows; i++)
 		jank_flow_rule_fini(&m->flows[i]);
@@ -155,14 +154,38 @@ static const char *meta_flows(struct meta *m)
 	return NULL;
 }
 
-/* Returns 0, -ENOENT or -EINVAL (message in err). */
+/* The flagged action, from capture.json's (`path`) "action". Returns 0 or -errno (err). */
+static int meta_action(struct meta *m, struct json_object *ao, const char *path, char *err,
+		       size_t errlen)
+{
+	struct jank_verdict_json_error bad;
+	int r = jank_verdict_from_json(ao, &m->dec, &bad);
+
+	if (r == -ENOMEM) {
+		jank_errf(err, errlen, "%s: out of memory", path);
+		return r;
+	}
+	if (r < 0) {
+		jank_errf(err, errlen, "%s: bad 'action.%s': %s", path, bad.field, bad.why);
+		return r;
+	}
+	m->act = &m->dec.v;
+	if (m->act->tid < 0) { /* the report follows the action's thread */
+		jank_errf(err, errlen, "%s: bad 'action.tid': %" PRId32 ", not a thread", path,
+			  m->act->tid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Returns 0, -ENOENT, -EINVAL or -ENOMEM (message in err). */
 static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 {
 	struct json_object *ro, *ao;
-	const char *bad = NULL, *fmt, *kind;
+	const char *bad = NULL, *fmt;
 	char path[PATH_MAX];
 	struct stat st;
-	int64_t v = 0;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	jank_rule_init(&m->rule);
@@ -207,30 +230,16 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 		bad = meta_rule(m, ro);
 	if (!bad)
 		bad = meta_flows(m);
-	if (!bad && !(m->key = jank_json_get_str(ao, "key")))
-		bad = "action.key";
-	if (!bad && (!jank_json_get_i64(ao, "tid", &v) || v < 0 || v > INT32_MAX))
-		bad = "action.tid";
-	m->tid = (int32_t)v;
-	if (!bad && !jank_json_get_i64(ao, "begin", &m->begin))
-		bad = "action.begin";
-	if (!bad && (!jank_json_get_i64(ao, "end", &m->end) || m->end < m->begin))
-		bad = "action.end";
 	if (bad) {
 		jank_errf(err, errlen, "%s: missing or bad '%s'", path, bad);
 		return -EINVAL;
 	}
-	m->pid = jank_json_get_i64(ao, "pid", &v) ? (int32_t)v : -1;
-	m->comm = jank_json_get_str(ao, "comm");
-	if (!jank_json_get_i64(ao, "duration_ns", &m->duration))
-		m->duration = m->end - m->begin;
-	if (!jank_json_get_i64(ao, "threshold_ns", &m->threshold) || m->threshold < 0)
-		m->threshold = 0;
-	kind = jank_json_get_str(ao, "kind");
-	m->overdue = kind && !strcmp(kind, "overdue");
+	r = meta_action(m, ao, path, err, errlen);
+	if (r < 0)
+		return r;
 	/* Offline, the threshold is the one the live engine applied. */
 	m->rule.threshold.kind = JANK_THRESHOLD_FIXED;
-	m->rule.threshold.ns = m->threshold;
+	m->rule.threshold.ns = m->act->threshold;
 	return 0;
 }
 
@@ -267,10 +276,10 @@ static void on_report(const struct jank_verdict *r, void *data)
 	struct found *fd = data;
 	int64_t diff;
 
-	if (r->kind != JANK_VERDICT_COMPLETED || !r->key || !same_key(r->key, fd->m->key) ||
+	if (r->kind != JANK_VERDICT_COMPLETED || !r->key || !same_key(r->key, fd->m->act->key) ||
 	    !r->path)
 		return;
-	diff = r->end > fd->m->end ? r->end - fd->m->end : fd->m->end - r->end;
+	diff = r->end > fd->m->act->end ? r->end - fd->m->act->end : fd->m->act->end - r->end;
 	if (fd->ok && diff >= fd->diff)
 		return;
 	if (jank_path_copy(&fd->path, r->path) < 0 || jank_profile_copy(&fd->pf, r->profile) < 0) {
@@ -328,13 +337,14 @@ static void summarize(struct out *o)
 	char en[JANK_TEXT_BUF], ek[JANK_TEXT_BUF];
 
 	snprintf(head, sizeof(head), "%s%s%s%s %s", jank_text(en, sizeof(en), m->rule.name),
-		 m->key[0] ? " [" : "", jank_text(ek, sizeof(ek), m->key), m->key[0] ? "]" : "",
-		 jank_units_duration(r ? r->duration : m->duration, d, sizeof(d)));
-	if (m->threshold > 0) {
+		 m->act->key[0] ? " [" : "", jank_text(ek, sizeof(ek), m->act->key),
+		 m->act->key[0] ? "]" : "",
+		 jank_units_duration(r ? r->duration : m->act->duration, d, sizeof(d)));
+	if (m->act->threshold > 0) {
 		size_t n = strlen(head);
 
 		snprintf(head + n, sizeof(head) - n, " (threshold %s)",
-			 jank_units_duration(m->threshold, t, sizeof(t)));
+			 jank_units_duration(m->act->threshold, t, sizeof(t)));
 	}
 	if (!r) {
 		const char *why = o->error;
@@ -360,28 +370,15 @@ static void summarize(struct out *o)
 		o->summary[jank_utf8_cut(o->summary, sizeof(o->summary) - 1)] = '\0';
 }
 
+/* No path: the action as capture.json records it, and why. */
 static struct json_object *error_json(const struct out *o)
 {
-	struct json_object *j = json_object_new_object();
-	const struct meta *m = o->m;
-	int e = 0;
+	struct jank_verdict v = *o->m->act;
+	struct json_object *j;
 
-	if (!j)
-		return NULL;
-	e |= jank_json_add(j, "type", json_object_new_string("action"));
-	if (m->overdue)
-		e |= jank_json_add(j, "kind", json_object_new_string("overdue"));
-	e |= jank_json_add(j, "action", jank_json_new_untrusted_string(m->rule.name));
-	e |= jank_json_add(j, "key", jank_json_new_untrusted_string(m->key));
-	e |= jank_json_add(j, "begin", json_object_new_int64(m->begin));
-	e |= jank_json_add(j, "end", json_object_new_int64(m->end));
-	e |= jank_json_add(j, "duration_ns", json_object_new_int64(m->duration));
-	e |= jank_json_add(j, "threshold_ns", json_object_new_int64(m->threshold));
-	e |= jank_json_add(j, "tid", json_object_new_int64(m->tid));
-	e |= jank_json_add(j, "pid", json_object_new_int64(m->pid));
-	e |= jank_json_add(j, "comm", m->comm ? jank_json_new_untrusted_string(m->comm) : NULL);
-	e |= jank_json_add(j, "error", jank_json_new_untrusted_string(o->error));
-	if (e) {
+	v.rule = &o->m->rule;
+	j = jank_verdict_to_json(&v, JANK_VERDICT_JSON_HEAD);
+	if (j && jank_json_add_str(j, "error", o->error) < 0) {
 		json_object_put(j);
 		return NULL;
 	}
@@ -391,7 +388,8 @@ static struct json_object *error_json(const struct out *o)
 static int report_json(FILE *f, void *data)
 {
 	struct out *o = data;
-	struct json_object *j = o->rep ? jank_format_verdict_json(o->rep) : error_json(o);
+	struct json_object *j =
+		o->rep ? jank_verdict_to_json(o->rep, JANK_VERDICT_JSON_FULL) : error_json(o);
 	struct json_object *an = json_object_new_object();
 	int e = 0;
 
@@ -406,7 +404,7 @@ static int report_json(FILE *f, void *data)
 		e |= jank_json_add(an, "match", jank_json_new_untrusted_string(o->match));
 	if (o->rep && o->match && !strcmp(o->match, "end_event"))
 		e |= jank_json_add(an, "end_offset_ns",
-				   json_object_new_int64(o->rep->end - o->m->end));
+				   json_object_new_int64(o->rep->end - o->m->act->end));
 	if (o->note)
 		e |= jank_json_add(an, "note", jank_json_new_untrusted_string(o->note));
 	if (o->baseline)
@@ -546,10 +544,10 @@ static int report_text(FILE *f, void *data)
 		fprintf(f, " of session %s", jank_text(e1, sizeof(e1), session));
 	if (version)
 		fprintf(f, " (jankd %s)", jank_text(e1, sizeof(e1), version));
-	thread_name(m->tid, m->comm, th, sizeof(th));
+	thread_name(m->act->tid, m->act->comm, th, sizeof(th));
 	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n", jank_text(e1, sizeof(e1), m->rule.name),
-		m->key[0] ? " [" : "", jank_text(e2, sizeof(e2), m->key), m->key[0] ? "]" : "",
-		jank_units_duration(m->duration, d, sizeof(d)), th);
+		m->act->key[0] ? " [" : "", jank_text(e2, sizeof(e2), m->act->key),
+		m->act->key[0] ? "]" : "", jank_units_duration(m->act->duration, d, sizeof(d)), th);
 	jank_json_get_i64(m->root, "joined_more", &more);
 	if (joined && json_object_array_length(joined) + (size_t)more > 0)
 		fprintf(f, "  joined    %zu more janks happened during the capture (see %s)\n",
@@ -641,8 +639,8 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
 		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
 		snprintf(so.subtitle, sizeof(so.subtitle), "%s%s%s%s · capture %s%s",
-			 o->m->rule.name, o->m->key[0] ? " [" : "", o->m->key,
-			 o->m->key[0] ? "]" : "", name, o->note ? " · partial path" : "");
+			 o->m->rule.name, o->m->act->key[0] ? " [" : "", o->m->act->key,
+			 o->m->act->key[0] ? "]" : "", name, o->note ? " · partial path" : "");
 		if (r == 0)
 			r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_FLAME,
 						    report_flame, &so);
@@ -741,8 +739,8 @@ static int replay(struct analysis *a, char *err, size_t errlen)
  */
 static int path_over_interval(struct analysis *a)
 {
-	const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(a->e), a->m.tid);
-	int64_t b = a->m.begin, en = a->m.end;
+	const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(a->e), a->m.act->tid);
+	int64_t b = a->m.act->begin, en = a->m.act->end;
 	char d[32], d2[32];
 	int r;
 
@@ -757,29 +755,29 @@ static int path_over_interval(struct analysis *a)
 			       "%s: the capture holds no '%s' action with key '%s' and no event of "
 			       "tid %" PRId32 " during it",
 			       a->dir, jank_text(nm, sizeof(nm), a->m.rule.name),
-			       jank_text(ek, sizeof(ek), a->m.key), a->m.tid);
+			       jank_text(ek, sizeof(ek), a->m.act->key), a->m.act->tid);
 	}
 	r = jank_critpath_compute_worker(jank_engine_graph(a->e), w, b, en, &a->fd.path);
 	if (r < 0)
 		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
-			       a->m.tid, strerror(-r));
+			       a->m.act->tid, strerror(-r));
 	jank_path_name_frames(&a->fd.path, a->sym ? jank_symbols_frame_namer : NULL, a->sym);
 	memset(&a->rep, 0, sizeof(a->rep));
-	a->rep.kind = a->m.overdue ? JANK_VERDICT_OVERDUE : JANK_VERDICT_COMPLETED;
-	a->rep.key = a->m.key;
-	a->rep.tid = a->m.tid;
-	a->rep.pid = a->m.pid >= 0 ? a->m.pid : w->pid;
-	a->rep.comm = a->m.comm ? a->m.comm : w->comm;
-	a->rep.threshold = a->m.threshold;
+	a->rep.kind = a->m.act->kind;
+	a->rep.key = a->m.act->key;
+	a->rep.tid = a->m.act->tid;
+	a->rep.pid = a->m.act->pid >= 0 ? a->m.act->pid : w->pid;
+	a->rep.comm = a->m.act->comm ? a->m.act->comm : w->comm;
+	a->rep.threshold = a->m.act->threshold;
 	a->rep.begin = b;
 	a->rep.end = en;
 	a->rep.duration = en - b;
-	a->rep.over_threshold = a->m.threshold > 0 && a->m.duration > a->m.threshold;
+	a->rep.over_threshold = a->m.act->threshold > 0 && a->m.act->duration > a->m.act->threshold;
 	snprintf(a->note, sizeof(a->note),
 		 "the capture does not hold the action's end: the path covers %s of the "
 		 "%s the action lasted, up to the capture's last event",
 		 jank_units_duration(en - b, d, sizeof(d)),
-		 jank_units_duration(a->m.duration, d2, sizeof(d2)));
+		 jank_units_duration(a->m.act->duration, d2, sizeof(d2)));
 	a->o.note = a->note;
 	a->o.match = "recorded_interval";
 	a->partial = true;
@@ -800,7 +798,7 @@ static int suspects(struct analysis *a)
 		return 0;
 	}
 	if (!a->fd.has_sus && jank_profile_build(&a->fd.pf, &a->fd.path, &a->fd.bd,
-						 jank_engine_graph(a->e), a->m.tid) < 0)
+						 jank_engine_graph(a->e), a->m.act->tid) < 0)
 		return -ENOMEM;
 	jank_baseline_suspects(b, &a->fd.pf, &a->fd.sus);
 	jank_suspects_name(&a->fd.sus, &a->fd.path);

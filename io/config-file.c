@@ -604,7 +604,8 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	if (m->composition_top > JANK_COMPOSITION_TOP_MAX) {
 		w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "composition-top"));
 		jank_ini_fail_in(&p->ini, w.file, w.line,
-				 "[metrics] composition-top: %" PRIu64 " is more than %d names per rule",
+				 "[metrics] composition-top: %" PRIu64
+				 " is more than %d names per rule",
 				 m->composition_top, JANK_COMPOSITION_TOP_MAX);
 		return;
 	}
@@ -614,6 +615,22 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	jank_ini_fail_in(&p->ini, w.file, w.line,
 			 "[metrics] listen: %s is not a loopback address: whoever reaches it can "
 			 "read jankd's metrics (say listen-public = yes to serve it there)",
+			 m->host);
+}
+
+/* The pages show what traced programs did: beyond loopback only when asked. */
+static void web_end(struct jank_conf_parser *p, void *sec)
+{
+	const struct jank_config_web *m = sec;
+	struct jank_conf_where w;
+
+	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
+		return;
+	w = jank_conf_last(p, jank_conf_key_find(p->schema, "web", "listen"));
+	jank_ini_fail_in(&p->ini, w.file, w.line,
+			 "[web] listen: %s is not a loopback address: whoever reaches it can "
+			 "read the janks of the traced programs (say listen-public = yes to serve "
+			 "them there)",
 			 m->host);
 }
 
@@ -670,11 +687,24 @@ static void flow_fini(void *sec)
 
 /* ---- The schema ---- */
 
-/* In the order of enum jank_alert_target. */
-static const char *const alert_targets[] = { "journal", "stderr", "json", NULL };
-_Static_assert(sizeof(alert_targets) / sizeof(alert_targets[0]) == JANK_ALERT_TARGETS + 1,
+/* By value, and NULL-terminated for the schema's enum keys. */
+static const char *const jank_alert_target_names[] = {
+	[JANK_ALERT_JOURNAL] = "journal",
+	[JANK_ALERT_STDERR] = "stderr",
+	[JANK_ALERT_JSON] = "json",
+	NULL,
+};
+_Static_assert(JANK_STRTABLE_LEN(jank_alert_target_names) == JANK_ALERT_TARGETS + 1,
 	       "a name for each alert target");
-static const char *const capture_modes[] = { "snapshot", "rotation", "none", NULL };
+static const char *const jank_capture_mode_names[] = {
+	[JANK_CAPTURE_SNAPSHOT] = "snapshot",
+	[JANK_CAPTURE_ROTATION] = "rotation",
+	[JANK_CAPTURE_NONE] = "none",
+	NULL,
+};
+
+JANK_STRTABLE_DEFINE(jank_alert_target, enum jank_alert_target, "?")
+JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 
 #define FIELD(type, f)	.offset = offsetof(type, f), .size = sizeof(((type *)0)->f)
 #define FIELD2(type, f) .offset2 = offsetof(type, f), .size2 = sizeof(((type *)0)->f)
@@ -688,6 +718,8 @@ static const char *const capture_modes[] = { "snapshot", "rotation", "none", NUL
 #define DAEMON(f)	FIELD(struct jank_config_daemon, f)
 #define METRICS(f)	FIELD(struct jank_config_metrics, f)
 #define METRICS2(f)	FIELD2(struct jank_config_metrics, f)
+#define WEB(f)		FIELD(struct jank_config_web, f)
+#define WEB2(f)		FIELD2(struct jank_config_web, f)
 #define ACTION(f)	FIELD(struct jank_rule, f)
 #define ACTION2(f)	FIELD2(struct jank_rule, f)
 #define FLOW(f)		FIELD(struct jank_flow_rule, f)
@@ -711,6 +743,7 @@ static const struct jank_conf_section sections[] = {
 	{ "capture", .offset = offsetof(struct jank_config, capture) },
 	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
 	{ "metrics", .offset = offsetof(struct jank_config, metrics), .end = metrics_end },
+	{ "web", .offset = offsetof(struct jank_config, web), .end = web_end },
 	{ "action", .named = true, .offset = offsetof(struct jank_config, rules),
 	  .count_offset = offsetof(struct jank_config, nrules), .size = sizeof(struct jank_rule),
 	  .name_offset = offsetof(struct jank_rule, name), .fini = rule_fini, .end = action_end },
@@ -742,10 +775,10 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
 	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
-	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = alert_targets),
+	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
 	/* [capture]: the capture worker takes them, and sets its session up again. */
-	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = capture_modes),
+	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
 	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
 	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
 	K("capture", "max-per-hour",   jank_conf_uint,     LIVE, "20", CAPTURE(max_per_hour)),
@@ -766,6 +799,9 @@ static const struct jank_conf_key keys[] = {
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
 	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
 	K("metrics", "composition-top", jank_conf_uint,    RESTART, "10", METRICS(composition_top)),
+	/* [web]: the pages are served from the start. */
+	K("web", "listen",             listen_address,     RESTART, NULL, WEB(host), WEB2(port)),
+	K("web", "listen-public",      jank_conf_bool,     RESTART, "no", WEB(listen_public)),
 	/* [action NAME]: each rule; the workers take them all whole. */
 	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
 	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),
@@ -855,10 +891,8 @@ static int finish(struct jank_config *c, struct jank_conf_parser *p, char *err, 
 		check_across(c, p);
 	r = jank_ini_error(&p->ini, err, errlen);
 	jank_conf_parser_fini(p);
-	if (r < 0) {
-		jank_config_fini(c);
-		jank_config_init(c);
-	}
+	if (r < 0)
+		jank_config_fini(c); /* nothing left to free: a caller need not */
 	return r;
 }
 
@@ -867,11 +901,12 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 {
 	struct jank_conf_parser p;
 
-	jank_config_init(c);
 	if (s->n == 0) {
+		memset(c, 0, sizeof(*c));
 		snprintf(err, errlen, "no configuration");
 		return -EINVAL;
 	}
+	jank_config_init(c);
 	c->path = strdup(s->v[0].name);
 	c->dropins = calloc(s->n, sizeof(*c->dropins));
 	for (size_t i = 1; c->dropins && i < s->n; i++)
@@ -879,7 +914,6 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 			c->ndropins = i;
 	if (!c->path || !c->dropins || c->ndropins != s->n - 1) {
 		jank_config_fini(c);
-		jank_config_init(c);
 		snprintf(err, errlen, "%s: out of memory", s->v[0].name);
 		return -ENOMEM;
 	}
@@ -898,7 +932,7 @@ int jank_config_load(struct jank_config *c, const char *path, char *err, size_t 
 	int r = jank_config_read(path, &s, err, errlen);
 
 	if (r < 0) {
-		jank_config_init(c);
+		memset(c, 0, sizeof(*c));
 		return r;
 	}
 	r = jank_config_load_sources(c, &s, err, errlen);
@@ -978,16 +1012,6 @@ int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e
 			r = jank_engine_replace_rules(e, c->rules, c->nrules);
 	}
 	return r < 0 ? r : jank_engine_replace_flows(e, c->flows, c->nflows);
-}
-
-const char *jank_alert_target_name(enum jank_alert_target t)
-{
-	return t >= JANK_ALERT_JOURNAL && t < JANK_ALERT_TARGETS ? alert_targets[t] : "?";
-}
-
-const char *jank_capture_mode_name(enum jank_capture_mode m)
-{
-	return m >= JANK_CAPTURE_SNAPSHOT && m <= JANK_CAPTURE_NONE ? capture_modes[m] : "?";
 }
 
 int jank_config_check(const struct jank_config *c, char *err, size_t errlen)

@@ -2,7 +2,7 @@
 /*
  * The configuration file of jankd and `jankctl analyze` (INI, see jankd.conf(5)).
  *
- * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], one
+ * Sections: [live], [graph], [alerts], [capture], [daemon], [metrics], [web], one
  * [action NAME] per rule, and one [flow NAME] per flow. Unknown sections and keys are errors; every
  * error names the file and, when it comes from one line, the line.
  *
@@ -20,6 +20,7 @@
 #include "config-schema.h"
 #include "engine.h"
 #include "ini-reader.h"
+#include "strtable.h"
 
 /* Where alerts go: daemon/alert-target.h has each one's operations. */
 enum jank_alert_target {
@@ -122,6 +123,13 @@ struct jank_config_metrics {
 	uint64_t composition_top; /* names per rule in jank_critical_path_seconds (default 10) */
 };
 
+/* The web pages of recent janks; off unless [web] listen is set. */
+struct jank_config_web {
+	char host[JANK_CONFIG_HOST_LEN]; /* a numeric address; "": off */
+	unsigned port;
+	bool listen_public; /* a non-loopback host was asked for */
+};
+
 struct jank_config {
 	char *path;
 	char **dropins; /* the drop-ins read after it (conf.d/ *.conf), in order */
@@ -132,6 +140,7 @@ struct jank_config {
 	struct jank_config_capture capture;
 	struct jank_config_daemon daemon;
 	struct jank_config_metrics metrics;
+	struct jank_config_web web;
 	struct jank_rule *rules; /* one per [action NAME], in file order */
 	size_t nrules;
 	struct jank_flow_rule *flows; /* one per [flow NAME], in file order */
@@ -150,6 +159,7 @@ void jank_config_fini(struct jank_config *c);
  * such as [live] url is replaced whole). Returns 0, or -errno and a one-line
  * message in `err`: "FILE:LINE: unknown key 'foo' in section [graph]",
  * "FILE: No such file or directory", ..., FILE being the drop-in at fault.
+ * On failure `c` is empty: all zero, nothing to free.
  */
 int jank_config_load(struct jank_config *c, const char *path, char *err, size_t errlen);
 
@@ -190,7 +200,8 @@ int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e
 /* jank's sections and keys (io/config-schema.h), over struct jank_config. */
 extern const struct jank_conf_schema jank_config_schema;
 
-const char *jank_alert_target_name(enum jank_alert_target t);
-const char *jank_capture_mode_name(enum jank_capture_mode m);
+/* "journal", "snapshot", ... as the config spells them ("?" out of range); and back (-1). */
+JANK_STRTABLE_DECLARE(jank_alert_target, enum jank_alert_target);
+JANK_STRTABLE_DECLARE(jank_capture_mode, enum jank_capture_mode);
 
 #endif

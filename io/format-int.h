@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the io/format-*.c files share, and nothing else includes: the
- * pieces of text they all write (format.c), and the blocks of a verdict's
- * text that format-verdict.c borrows from format-path.c and
- * format-suspects.c.
+ * What the io/format-*.c files share (and verdict-json.c, which names
+ * locks as they do), and nothing else includes: the pieces of text they
+ * all write (format.c), and the blocks of a verdict's text that
+ * format-verdict.c borrows from format-path.c and format-suspects.c.
  */
 #ifndef JANK_FORMAT_INT_H
 #define JANK_FORMAT_INT_H

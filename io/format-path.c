@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A critical path, as JSON (its segments, its breakdown) and as text: the
- * story of the path ("tid 4312 (worker) running 2.10 ms → waiting for tid
- * 77 (db): running 18.2 ms → ..."), consecutive segments of one thread in
- * one state told as one step, then where the time went, per state, per
- * thread and per lock. A verdict's text (format-verdict.c) tells its path
- * the same way.
+ * A critical path, as JSON (its breakdown; its segments are verdict-json.c's,
+ * as part of a verdict) and as text: the story of the path ("tid 4312
+ * (worker) running 2.10 ms → waiting for tid 77 (db): running 18.2 ms →
+ * ..."), consecutive segments of one thread in one state told as one step,
+ * then where the time went, per state, per thread, per lock and per
+ * function. A verdict's text (format-verdict.c) tells its path the same
+ * way.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,25 +17,12 @@
 #include "json-util.h"
 #include "textsafe.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #define STORY_STEPS_TEXT       20
 #define BREAKDOWN_THREADS_TEXT 8
 
-/* ---- JSON ---- */
-
-/* The segment's span: {"action", "key"}, the innermost open action of its thread. */
-static int add_span(struct json_object *o, const struct jank_label *l)
-{
-	struct json_object *span = json_object_new_object();
-	int r;
-
-	if (!span)
-		return -ENOMEM;
-	r = jank_json_add_str(span, "action", l->name);
-	r |= jank_json_add_str(span, "key", l->key);
-	r |= jank_json_add(o, "span", span);
-	return r;
-}
+/* ---- Functions: a stack, the breakdown's, by name ---- */
 
 /* The most characters of a function's name in a stack of the story. */
 #define STACK_NAME_CHARS 40
@@ -85,79 +72,7 @@ const char *jank_format_top_function(const struct jank_breakdown *b, int64_t *ns
 	return format_function(b, 0);
 }
 
-/* "stack": the function names, outermost first. */
-static int add_stack(struct json_object *o, const struct jank_path *p, uint32_t stack)
-{
-	uint32_t n;
-	const uint32_t *f = jank_path_stack_of(p, stack, &n);
-	struct json_object *a;
-	int r;
-
-	if (!f || !n)
-		return 0;
-	a = json_object_new_array();
-	if (!a)
-		return -ENOMEM;
-	r = jank_json_add(o, "stack", a);
-	for (uint32_t k = 0; !r && k < n; k++) {
-		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
-		struct json_object *name = jank_json_new_untrusted_string(fr ? fr->name : "?");
-
-		if (!name || json_object_array_add(a, name) != 0) {
-			json_object_put(name);
-			r = -ENOMEM;
-		}
-	}
-	return r;
-}
-
-static struct json_object *segment_json(const struct jank_path *p, const struct jank_segment *s)
-{
-	struct json_object *o = json_object_new_object();
-	const struct jank_label *flow = jank_path_label_of(p, s->flow);
-	const struct jank_label *span = jank_path_label_of(p, s->span);
-	char buf[24];
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= jank_json_add_i64(o, "tid", s->tid);
-	r |= jank_json_add_str(o, "comm", s->comm);
-	r |= jank_json_add_str(o, "state", jank_state_name(s->state));
-	r |= jank_json_add_i64(o, "begin", s->begin);
-	r |= jank_json_add_i64(o, "end", s->end);
-	if (s->lock)
-		r |= jank_json_add_str(o, "lock", format_lock(s->lock, buf, sizeof(buf)));
-	if (flow)
-		r |= jank_json_add_str(o, "flow", flow->name);
-	if (span)
-		r |= add_span(o, span);
-	if (s->stack)
-		r |= add_stack(o, p, s->stack);
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-struct json_object *jank_format_segments_json(const struct jank_path *p)
-{
-	struct json_object *a = json_object_new_array();
-
-	if (!a)
-		return NULL;
-	for (size_t i = 0; p && i < p->n; i++) {
-		struct json_object *s = segment_json(p, &p->segs[i]);
-
-		if (!s || json_object_array_add(a, s) != 0) {
-			json_object_put(s);
-			json_object_put(a);
-			return NULL;
-		}
-	}
-	return a;
-}
+/* ---- JSON ---- */
 
 struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 {
@@ -246,7 +161,7 @@ struct json_object *jank_format_critpath_json(const struct jank_path *p,
 		r |= jank_json_add_bool(o, "truncated", true);
 	if (p->incomplete)
 		r |= jank_json_add_bool(o, "incomplete", true);
-	r |= jank_json_add(o, "segments", jank_format_segments_json(p));
+	r |= jank_json_add(o, "segments", jank_segments_to_json(p));
 	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
 	if (r) {
 		json_object_put(o);

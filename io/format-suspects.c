@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A verdict's suspects (lib/baseline.c: what the slow action spent more
- * time on than the rule's normal ones), in words and as JSON: one suspect
- * as a phrase ("+39.8 ms block_device waiting on db (normally 200 us,
- * 200x)", "+29.8 ms in apply_discounts (normally 200 us, 149x)"), the top
- * one as the line an alert carries, all of them as the block of a text
- * report, and the JSON object whose items carry the same phrases.
+ * time on than the rule's normal ones) in words: one suspect as a phrase
+ * ("+39.8 ms block_device waiting on db (normally 200 us, 200x)", "+29.8 ms
+ * in apply_discounts (normally 200 us, 149x)"), the top one as the line an
+ * alert carries, all of them as the block of a text report. Their JSON
+ * (io/verdict-json.c) carries the same phrases.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "format-int.h"
 #include "format.h"
-#include "json-util.h"
 #include "textsafe.h"
 #include "units.h"
-
-/* ---- Text ---- */
 
 /* "(normally 200 us, 200x)", "(normally none)" */
 static const char *normally(const struct jank_suspect *s, char *buf, size_t len)
@@ -124,113 +120,4 @@ void format_suspects_text(FILE *f, const struct jank_suspects *ss)
 		jank_units_duration((int64_t)(ss->normal_duration + 0.5), d, sizeof(d)));
 	for (size_t i = 0; i < ss->n; i++)
 		fprintf(f, "    %s\n", jank_format_suspect(&ss->items[i], ss, line, sizeof(line)));
-}
-
-/* ---- JSON ---- */
-
-static struct json_object *suspect_json(const struct jank_suspect *s,
-					const struct jank_suspects *ss)
-{
-	struct json_object *o = json_object_new_object();
-	const struct jank_comp *c = &s->comp;
-	char buf[JANK_FORMAT_SUSPECT_LEN];
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= jank_json_add_str(o, "kind", jank_comp_kind_name(c->key.kind));
-	if (c->key.kind == JANK_COMP_LOCK)
-		r |= jank_json_add_str(o, "lock", format_lock(c->key.id, buf, sizeof(buf)));
-	else if (c->key.kind == JANK_COMP_FUNCTION)
-		r |= jank_json_add_str(o, "function", s->function);
-	if (c->key.kind != JANK_COMP_LOCK)
-		r |= jank_json_add_str(o, "state",
-				       jank_state_name(c->key.kind == JANK_COMP_FUNCTION
-							       ? c->fn_state
-							       : c->key.state));
-	if (c->key.kind >= JANK_COMP_THREAD) {
-		r |= jank_json_add_str(o, "process", c->process);
-		r |= jank_json_add_str(o, "thread", c->thread);
-		r |= jank_json_add_i64(o, "tid", c->tid);
-	}
-	if (c->key.kind == JANK_COMP_THREAD || c->key.kind == JANK_COMP_FUNCTION)
-		r |= jank_json_add_bool(o, "own", s->own);
-	if (c->key.kind == JANK_COMP_FUNCTION) {
-		r |= jank_json_add(o, "increase", json_object_new_double(s->increase));
-		r |= jank_json_add(o, "slow_presence", json_object_new_double(s->presence_slow));
-		r |= jank_json_add(o, "normal_presence",
-				   json_object_new_double(s->presence_normal));
-		r |= jank_json_add_i64(o, "rank_ns", (int64_t)(s->rank + 0.5));
-	}
-	r |= jank_json_add_i64(o, "ns", c->ns);
-	r |= jank_json_add_i64(o, "normal_ns", (int64_t)(s->normal + 0.5));
-	r |= jank_json_add_i64(o, "delta_ns", s->delta);
-	r |= jank_json_add(o, "ratio", json_object_new_double(s->ratio));
-	r |= jank_json_add_str(o, "text", jank_format_suspect(s, ss, buf, sizeof(buf)));
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static struct json_object *ran_json(const struct jank_suspects *ss)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < ss->nran; i++) {
-		struct json_object *o = json_object_new_object();
-		int r = 0;
-
-		if (!o || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			json_object_put(a);
-			return NULL;
-		}
-		r |= jank_json_add_i64(o, "tid", ss->ran[i].tid);
-		r |= jank_json_add_str(o, "comm", ss->ran[i].comm);
-		r |= jank_json_add_i64(o, "ns", ss->ran[i].ns);
-		if (r) {
-			json_object_put(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
-struct json_object *jank_format_suspects_json(const struct jank_suspects *ss)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *items = json_object_new_array();
-	char line[JANK_FORMAT_SUSPECT_LEN];
-	int r = 0;
-
-	if (!o || !items) {
-		json_object_put(o);
-		json_object_put(items);
-		return NULL;
-	}
-	r |= jank_json_add_bool(o, "ready", ss->ready);
-	r |= jank_json_add_u64(o, "normal_actions", ss->normal);
-	r |= jank_json_add_i64(o, "needed", JANK_BASELINE_MIN);
-	/* The normal actions compared with: those "before" the action, or the whole "trace"'s. */
-	if (ss->ready || ss->whole)
-		r |= jank_json_add_str(o, "baseline", ss->whole ? "trace" : "before");
-	r |= jank_json_add_i64(o, "normal_duration_ns", (int64_t)(ss->normal_duration + 0.5));
-	r |= jank_json_add_str(o, "summary", jank_format_suspects_line(ss, line, sizeof(line)));
-	r |= jank_json_add(o, "items", items);
-	for (size_t i = 0; r == 0 && i < ss->n; i++) {
-		struct json_object *it = suspect_json(&ss->items[i], ss);
-
-		if (!it || json_object_array_add(items, it) != 0) {
-			json_object_put(it);
-			r = -ENOMEM;
-		}
-	}
-	r |= jank_json_add(o, "cpu_taken_by", ran_json(ss));
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
 }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An action's verdict (struct jank_verdict), as one JSON object and as a
- * block of text: what was slow and by how much, when, its critical path
- * (format-path.c) and its suspects (format-suspects.c). jankctl analyze
- * prints it; jankd's workers send it to the supervisor as this JSON.
+ * An action's verdict (struct jank_verdict) as a block of text: what was
+ * slow and by how much, when, its critical path (format-path.c) and its
+ * suspects (format-suspects.c). Its JSON is io/verdict-json.c's.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,42 +10,18 @@
 #include "format-int.h"
 #include "format.h"
 #include "textsafe.h"
-#include "json-util.h"
 #include "units.h"
 
-struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
+const char *jank_format_discarded(uint64_t n, char *buf, size_t len)
 {
-	struct json_object *o = json_object_new_object();
-	int e = 0;
-
-	if (!o)
-		return NULL;
-	e |= jank_json_add_str(o, "type", "action");
-	if (r->kind == JANK_VERDICT_OVERDUE)
-		e |= jank_json_add_str(o, "kind", "overdue");
-	e |= jank_json_add_str(o, "action", r->rule ? r->rule->name : NULL);
-	e |= jank_json_add_str(o, "key", r->key);
-	e |= jank_json_add_i64(o, "begin", r->begin);
-	e |= jank_json_add_i64(o, "end", r->end);
-	e |= jank_json_add_i64(o, "duration_ns", r->duration);
-	e |= jank_json_add_i64(o, "threshold_ns", r->threshold);
-	e |= jank_json_add_i64(o, "tid", r->tid);
-	e |= jank_json_add_i64(o, "pid", r->pid);
-	e |= jank_json_add_str(o, "comm", r->comm);
-	e |= jank_json_add_bool(o, "over_threshold", r->over_threshold);
-	if (r->path && r->path->truncated)
-		e |= jank_json_add_bool(o, "truncated", true);
-	if (r->incomplete)
-		e |= jank_json_add_bool(o, "incomplete", true);
-	e |= jank_json_add(o, "critical_path", jank_format_segments_json(r->path));
-	e |= jank_json_add(o, "breakdown", jank_format_breakdown_json(r->breakdown));
-	if (r->suspects)
-		e |= jank_json_add(o, "suspects", jank_format_suspects_json(r->suspects));
-	if (e) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	if (!n)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len,
+			 "%" PRIu64 " event%s discarded by the tracer during it: the path may be "
+			 "incomplete",
+			 n, n == 1 ? "" : "s");
+	return buf;
 }
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
@@ -75,6 +50,12 @@ void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 		fprintf(f, " pid %" PRId32, r->pid);
 	fprintf(f, "\n  from %s to %s\n", format_wall(r->begin, w1, sizeof(w1)),
 		format_wall(r->end, w2, sizeof(w2)));
+	if (r->discarded_events) {
+		char lost[128];
+
+		fprintf(f, "  %s\n",
+			jank_format_discarded(r->discarded_events, lost, sizeof(lost)));
+	}
 	if (r->path) {
 		fprintf(f, "  critical path:\n");
 		format_story_text(f, r->path, "    ");

@@ -3,7 +3,7 @@
  * jank's results as JSON and as text, one file per object (format.h lists
  * them all):
  *
- *   format-verdict.c   an action's verdict (analyze, alerts, reports)
+ *   format-verdict.c   an action's verdict, as text (its JSON: verdict-json.c)
  *   format-summary.c   the per-rule counts and latencies
  *   format-path.c      critical paths: segments, breakdown, the story
  *   format-suspects.c  what was different from the normal actions

@@ -19,15 +19,18 @@
 #include <json-c/json.h>
 #include "engine.h"
 
-/* ---- A verdict (format-verdict.c) ---- */
+/* ---- A verdict (format-verdict.c; its JSON is io/verdict-json.h's) ---- */
 
 /*
- * {"type":"action","action","key","begin","end","duration_ns",...,"critical_path","breakdown"},
- * and "suspects" (jank_format_suspects_json) when the verdict has them
+ * One action as a block of text: header, the events discarded in its
+ * interval (jank_format_discarded), the path as a story, the breakdown.
  */
-struct json_object *jank_format_verdict_json(const struct jank_verdict *r);
-/* One action as a block of text: header, the path as a story, the breakdown. */
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);
+/*
+ * "12 events discarded by the tracer during it: the path may be incomplete",
+ * or "" for none. Returns buf.
+ */
+const char *jank_format_discarded(uint64_t n, char *buf, size_t len);
 
 /* ---- The per-rule summary (format-summary.c) ---- */
 
@@ -38,11 +41,12 @@ void jank_format_summary_text(FILE *f, const struct jank_engine *e);
 
 /* ---- A critical path (format-path.c) ---- */
 
-/* [{"tid","comm","state","begin","end"}, ...] */
-struct json_object *jank_format_segments_json(const struct jank_path *p);
 /* {"states":{"running":NS,...},"threads":[{"tid","comm","state","ns"}, ...]} */
 struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b);
-/* {"tid","begin","end","segments":[...],"breakdown":{...}} (+"truncated":true) */
+/*
+ * {"tid","begin","end","segments":[...],"breakdown":{...}} (+"truncated":true), the
+ * segments as a verdict's critical_path (jank_segments_to_json(), io/verdict-json.h)
+ */
 struct json_object *jank_format_critpath_json(const struct jank_path *p,
 					      const struct jank_breakdown *b);
 /* A thread interval's critical path as a story and a breakdown. */
@@ -75,12 +79,6 @@ const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_
  * normal actions)", or "nothing above normal (15 normal actions)". Returns buf.
  */
 const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf, size_t len);
-/*
- * {"ready","normal_actions","needed","normal_duration_ns","summary",
- * "items":[{"kind","state"|"lock","process","thread","tid","own","ns",
- * "normal_ns","delta_ns","ratio","text"}],"cpu_taken_by":[{"tid","comm","ns"}]}
- */
-struct json_object *jank_format_suspects_json(const struct jank_suspects *ss);
 
 /* ---- The execution graph (format-graph.c) ---- */
 

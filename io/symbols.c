@@ -476,7 +476,8 @@ static struct binary *binary_get(struct jank_symbols *s, const char *path, const
 	struct binary *b;
 
 	for (b = s->binaries; b; b = b->next) {
-		if (b->build_id_len == id_len && memcmp(b->build_id, id, id_len) == 0 &&
+		if (b->build_id_len == id_len &&
+		    (id_len == 0 || memcmp(b->build_id, id, id_len) == 0) &&
 		    strcmp(b->path, path) == 0) {
 			b->refs++;
 			return b;
@@ -492,7 +493,8 @@ static struct binary *binary_get(struct jank_symbols *s, const char *path, const
 		free(b);
 		return NULL;
 	}
-	memcpy(b->build_id, id, id_len);
+	if (id_len)
+		memcpy(b->build_id, id, id_len);
 	b->build_id_len = id_len;
 	b->refs = 1;
 	b->next = s->binaries;

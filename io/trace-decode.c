@@ -625,38 +625,56 @@ static int handle_packet_beginning(struct jank_reader *in, const bt_message *msg
 	return 0;
 }
 
+/*
+ * Events or packets the tracer discarded: the count, and the range it
+ * happened in when the stream class has clock snapshots for it (an LTTng
+ * trace: from the end of the packet before to the end of the packet that
+ * reported the count); without them, the time of the latest event.
+ */
 static int handle_discarded(struct jank_reader *in, const bt_message *msg, bool packets)
 {
 	const bt_stream *s = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
 				     : bt_message_discarded_events_borrow_stream_const(msg);
 	const bt_stream_class *sc = bt_stream_borrow_class_const(s);
-	const bt_clock_snapshot *cs = NULL;
+	const bt_clock_snapshot *cb = NULL, *ce = NULL;
 	struct stream_rec *rec = stream_find(in, s);
 	bt_property_availability avail;
 	uint64_t count = 0;
-	int64_t ts = in->last_ts == INT64_MIN ? 0 : in->last_ts;
+	int64_t ts = in->last_ts == INT64_MIN ? 0 : in->last_ts, begin;
 	int r;
 
 	if (packets) {
 		avail = bt_message_discarded_packets_get_count(msg, &count);
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			cb = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
 				msg);
+			ce = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+				msg);
+		}
 	} else {
 		avail = bt_message_discarded_events_get_count(msg, &count);
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			cb = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
 				msg);
+			ce = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+				msg);
+		}
 	}
 	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE || count == 0)
 		count = 1;
-	if (cs) {
-		r = clock_ns(in, cs, &ts);
+	if (ce) {
+		r = clock_ns(in, ce, &ts);
+		if (r < 0)
+			return r;
+	}
+	begin = ts;
+	if (cb) {
+		r = clock_ns(in, cb, &begin);
 		if (r < 0)
 			return r;
 	}
 	in->stats.discarded += count;
-	jank_engine_discarded(in->engine, rec ? rec->cpu : -1, ts, count);
+	jank_engine_discarded_range(in->engine, rec ? rec->cpu : -1, begin, ts, count);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "flame-path.h"
 #include "format.h"
 #include "jankctl.h"
+#include "verdict-json.h"
 
 static const char usage_analyze[] =
 	"Usage: jankctl analyze --config FILE [--all] [--format text|json] TRACE...\n"
@@ -234,7 +235,7 @@ static void end_text(const struct jank_engine *e, const struct analyze_ctx *ctx,
 
 static int verdict_json(const struct jank_verdict *r)
 {
-	return jank_format_json_print(stdout, jank_format_verdict_json(r));
+	return jank_format_json_print(stdout, jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL));
 }
 
 /* One summary object per rule. */

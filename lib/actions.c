@@ -19,6 +19,14 @@
 #include "units.h"
 #include "textsafe.h"
 
+const char *const jank_threshold_kind_names[] = {
+	[JANK_THRESHOLD_FIXED] = "fixed",
+	[JANK_THRESHOLD_ADAPTIVE] = "adaptive",
+	NULL,
+};
+
+JANK_STRTABLE_DEFINE(jank_threshold_kind, enum jank_threshold_kind, "?")
+
 void jank_rule_init(struct jank_rule *r)
 {
 	memset(r, 0, sizeof(*r));

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "event.h"
 #include "histogram.h"
+#include "strtable.h"
 
 #define JANK_RULE_MAX_KEYS 4
 #define JANK_KEY_LEN	   96
@@ -26,6 +27,11 @@ enum jank_threshold_kind {
 	JANK_THRESHOLD_FIXED = 0,
 	JANK_THRESHOLD_ADAPTIVE, /* factor × running percentile, after a warm-up */
 };
+
+/* "fixed", "adaptive" ("?" out of range); and back (-1 for no kind). */
+JANK_STRTABLE_DECLARE(jank_threshold_kind, enum jank_threshold_kind);
+/* The table itself, NULL-terminated, for a schema's enum (jankd's figures). */
+extern const char *const jank_threshold_kind_names[];
 
 /* The largest factor of an adaptive threshold: p99*1000 is already never reached. */
 #define JANK_THRESHOLD_MAX_FACTOR 1000.0

@@ -32,16 +32,13 @@
 /* Open addressing over a profile's function frames: twice JANK_PROFILE_FUNCTIONS. */
 #define FN_SLOTS 128
 
-static const char *const kind_names[JANK_COMP_KIND_COUNT] = {
+static const char *const jank_comp_kind_names[JANK_COMP_KIND_COUNT] = {
 	[JANK_COMP_STATE] = "state",	   [JANK_COMP_HOP] = "hop",
 	[JANK_COMP_THREAD] = "thread",	   [JANK_COMP_LOCK] = "lock",
 	[JANK_COMP_FUNCTION] = "function",
 };
 
-const char *jank_comp_kind_name(enum jank_comp_kind k)
-{
-	return (unsigned)k < JANK_COMP_KIND_COUNT ? kind_names[k] : "?";
-}
+JANK_STRTABLE_DEFINE(jank_comp_kind, enum jank_comp_kind, "?")
 
 bool jank_state_is_hop(enum jank_state s)
 {

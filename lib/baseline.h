@@ -86,6 +86,7 @@
 #include <stdint.h>
 #include "critpath.h"
 #include "graph.h"
+#include "strtable.h"
 
 /*
  * Normal actions before suspects are named: with 10, the mean of a
@@ -209,8 +210,8 @@ struct jank_suspects {
 	size_t nran;
 };
 
-/* "state", "hop", "thread", "lock", "function". */
-const char *jank_comp_kind_name(enum jank_comp_kind k);
+/* "state", "hop", "thread", "lock", "function" ("?" out of range), and back (-1 for no kind). */
+JANK_STRTABLE_DECLARE(jank_comp_kind, enum jank_comp_kind);
 /* Whether a state is an interrupt-context label (a hop). */
 bool jank_state_is_hop(enum jank_state s);
 /* The identity of a thread's names: what a thread component's key holds. */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "discards.h"
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
@@ -45,6 +46,13 @@
 #define GC_BUDGET_PRESSURE 1024
 #define BUDGET_ROUNDS	   8
 #define RAN_SCANS	   32 /* preempted segments looked for on every CPU, per action */
+
+static const char *const jank_verdict_kind_names[] = {
+	[JANK_VERDICT_COMPLETED] = "completed",
+	[JANK_VERDICT_OVERDUE] = "overdue",
+};
+
+JANK_STRTABLE_DEFINE(jank_verdict_kind, enum jank_verdict_kind, "?")
 
 enum {
 	POS_NONE = -2,
@@ -117,6 +125,8 @@ struct jank_engine {
 	bool forced;	   /* over budget: the horizon ignores open actions */
 	int64_t first_ts;  /* first event time */
 	int64_t loss_ts;   /* latest time events were lost (discarded, disconnected) */
+	/* Where and how many: each verdict's discarded_events. */
+	struct jank_discards discards;
 	bool started;
 	uint64_t generation;
 };
@@ -177,6 +187,7 @@ struct jank_engine *jank_engine_new(const struct jank_engine_config *c)
 	jank_profile_init(&e->profile);
 	e->stats.horizon = INT64_MIN;
 	e->loss_ts = INT64_MIN;
+	jank_discards_init(&e->discards);
 	e->stats.now = INT64_MIN;
 	e->check_at = e->cfg.memory_limit;
 	set_stack_limit(e);
@@ -1084,6 +1095,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	rep.breakdown = &e->breakdown;
 	rep.profile = e->cfg.baseline || e->cfg.report_all ? &e->profile : NULL;
 	rep.incomplete = incomplete;
+	rep.discarded_events = jank_discards_in(&e->discards, a->begin, end);
 	if (e->report_fn)
 		e->report_fn(&rep, e->report_data);
 }
@@ -1355,6 +1367,7 @@ static void collect(struct jank_engine *e)
 		budget += 2 * (workers - e->gc_workers);
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_workers = jank_graph_worker_count(e->graph);
+	jank_discards_gc(&e->discards, e->stats.horizon);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
@@ -1586,13 +1599,30 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		maintain(e);
 }
 
-void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
+void jank_engine_discarded_range(struct jank_engine *e, int32_t cpu, int64_t begin, int64_t end,
+				 uint64_t count)
 {
+	if (begin > end) {
+		int64_t t = begin;
+
+		begin = end;
+		end = t;
+	}
 	note_peak(e);
 	e->stats.discarded_events += count;
-	if (ts > e->loss_ts)
-		e->loss_ts = ts;
-	jank_model_discarded(&e->model, cpu, ts);
+	if (end > e->loss_ts)
+		e->loss_ts = end;
+	jank_discards_add(&e->discards, begin, end, count);
+	/*
+	 * The threads become unknown at its beginning, the time the input
+	 * orders the message by: the events after it come after that time.
+	 */
+	jank_model_discarded(&e->model, cpu, begin);
+}
+
+void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count)
+{
+	jank_engine_discarded_range(e, cpu, ts, ts, count);
 }
 
 void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_config *c)

@@ -25,6 +25,7 @@
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
+#include "strtable.h"
 
 #define JANK_CLASS_INVALID UINT32_MAX
 
@@ -46,6 +47,9 @@ enum jank_verdict_kind {
 	JANK_VERDICT_OVERDUE,	    /* still open past its threshold plus the grace time */
 };
 
+/* "completed", "overdue" ("?" out of range); and back (-1 for no kind). */
+JANK_STRTABLE_DECLARE(jank_verdict_kind, enum jank_verdict_kind);
+
 struct jank_verdict {
 	enum jank_verdict_kind kind;
 	const struct jank_rule *rule;
@@ -66,6 +70,13 @@ struct jank_verdict {
 	/* Over threshold or overdue, with baselines on: what differs from the normal actions. */
 	const struct jank_suspects *suspects;
 	bool incomplete; /* out of memory: the path or breakdown is partial (counted) */
+	/*
+	 * Events the tracer discarded in ranges overlapping [begin, end]: the
+	 * path may miss a wakeup. A range is known to within the packets that
+	 * reported it; past JANK_DISCARD_RANGES ranges since begin, merged
+	 * ranges may add some discarded just outside (discards.h).
+	 */
+	uint64_t discarded_events;
 };
 
 typedef void (*jank_verdict_fn)(const struct jank_verdict *r, void *data);
@@ -217,9 +228,17 @@ const char *jank_engine_class_name(const struct jank_engine *e, uint32_t class_i
 /* Process one event. Events must come in time order. */
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev);
 /*
- * Events were lost on `cpu` (-1: unknown CPU) before ts: threads whose state
- * may have changed unseen become `unknown` until their next state-setting event.
+ * `count` events were lost on `cpu` (-1: unknown CPU) between begin and end,
+ * told at begin (no event after begin was processed yet; end may be ahead):
+ * threads whose state may have changed unseen become `unknown` from begin
+ * until their next state-setting event, an action open at end is not
+ * reported overdue, and each verdict whose interval overlaps [begin, end]
+ * counts them in its discarded_events (a count of 0, as for a
+ * disconnection, only makes threads unknown).
  */
+void jank_engine_discarded_range(struct jank_engine *e, int32_t cpu, int64_t begin, int64_t end,
+				 uint64_t count);
+/* The same with begin = end = ts. */
 void jank_engine_discarded(struct jank_engine *e, int32_t cpu, int64_t ts, uint64_t count);
 /*
  * Change the limits while events flow (config reload): retention_ns,

@@ -223,22 +223,13 @@ void jank_layout_observe(struct jank_layout *l, const char *name)
 		l->version = seen;
 }
 
-const char *jank_layout_name(enum jank_layout_version v)
-{
-	switch (v) {
-	case JANK_LAYOUT_2_5:
-		return "lttng-modules <= 2.5";
-	case JANK_LAYOUT_2_6:
-		return "lttng-modules 2.6";
-	case JANK_LAYOUT_2_7:
-		return "lttng-modules 2.7";
-	case JANK_LAYOUT_2_8:
-		return "lttng-modules >= 2.8";
-	case JANK_LAYOUT_UNKNOWN:
-		break;
-	}
-	return "unknown";
-}
+static const char *const jank_layout_names[] = {
+	[JANK_LAYOUT_UNKNOWN] = "unknown",	    [JANK_LAYOUT_2_5] = "lttng-modules <= 2.5",
+	[JANK_LAYOUT_2_6] = "lttng-modules 2.6",    [JANK_LAYOUT_2_7] = "lttng-modules 2.7",
+	[JANK_LAYOUT_2_8] = "lttng-modules >= 2.8",
+};
+
+JANK_STRTABLE_DEFINE(jank_layout, enum jank_layout_version, "unknown")
 
 size_t jank_layout_kernel_events(enum jank_layout_version v, const char **names, size_t max)
 {

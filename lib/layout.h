@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "event.h"
+#include "strtable.h"
 
 enum jank_layout_version {
 	JANK_LAYOUT_UNKNOWN = 0,
@@ -40,7 +41,8 @@ void jank_layout_set_kernel(struct jank_layout *l, const char *release);
 enum jank_switch_out jank_layout_switch_out(const struct jank_layout *l, int64_t prev_state);
 /* Refine an undetermined layout from an event class name. */
 void jank_layout_observe(struct jank_layout *l, const char *name);
-const char *jank_layout_name(enum jank_layout_version v);
+/* "lttng-modules 2.6", ..., "unknown"; and back (-1 for no layout). */
+JANK_STRTABLE_DECLARE(jank_layout, enum jank_layout_version);
 
 /*
  * The kernel events of layout v that the model reads, as a session enables

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The one table that maps states to the names users see in JSON and text. */
-#include <string.h>
 #include "state.h"
 
-static const char *const state_names[JANK_STATE_COUNT] = {
+static const char *const jank_state_names[JANK_STATE_COUNT] = {
 	[JANK_STATE_UNKNOWN] = "unknown",
 	[JANK_STATE_RUNNING] = "running",
 	[JANK_STATE_PREEMPTED] = "preempted",
@@ -17,17 +16,4 @@ static const char *const state_names[JANK_STATE_COUNT] = {
 	[JANK_STATE_LOCK_WAIT] = "lock_wait",
 };
 
-const char *jank_state_name(enum jank_state state)
-{
-	if ((unsigned)state >= JANK_STATE_COUNT)
-		return "unknown";
-	return state_names[state];
-}
-
-int jank_state_from_name(const char *name)
-{
-	for (int i = 0; i < JANK_STATE_COUNT; i++)
-		if (strcmp(state_names[i], name) == 0)
-			return i;
-	return -1;
-}
+JANK_STRTABLE_DEFINE(jank_state, enum jank_state, "unknown")

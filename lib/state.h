@@ -3,6 +3,8 @@
 #ifndef JANK_STATE_H
 #define JANK_STATE_H
 
+#include "strtable.h"
+
 enum jank_state {
 	JANK_STATE_UNKNOWN = 0,
 	JANK_STATE_RUNNING,
@@ -18,9 +20,8 @@ enum jank_state {
 	JANK_STATE_COUNT,
 };
 
-const char *jank_state_name(enum jank_state state);
-/* Returns the state, or -1 when the name is not a state. */
-int jank_state_from_name(const char *name);
+/* jank_state_name(): "unknown" out of range; jank_state_from_name(): -1 for no state. */
+JANK_STRTABLE_DECLARE(jank_state, enum jank_state);
 /* A wait is an interval that can end with a wakeup (blocked or lock_wait). */
 static inline int jank_state_is_wait(enum jank_state s)
 {

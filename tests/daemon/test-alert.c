@@ -533,6 +533,59 @@ static void message_suspect(void **state)
 	assert_non_null(strstr(msg, "pid 40; no baseline yet (3 of 10 normal actions)"));
 }
 
+/*
+ * Events the tracer discarded in the action's interval: the message ends
+ * saying so, and the suspects are cut rather than that.
+ */
+static void message_discarded(void **state)
+{
+	struct jank_rule rule = { .name = "frame" };
+	struct jank_suspects ss = { .ready = false, .normal = 3 };
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &rule,
+		.key = "name=frame,id=9",
+		.duration = 45 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
+		.discarded_events = 3,
+	};
+	const char *lost =
+		"; 3 events discarded by the tracer during it: the path may be incomplete";
+	char msg[512];
+
+	(void)state;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg,
+			    "JANK frame [name=frame,id=9]: 45.0 ms (threshold 16.0 ms) on tid 42 "
+			    "(worker) pid 40; 3 events discarded by the tracer during it: the "
+			    "path may be incomplete");
+	r.suspects = &ss;
+	r.discarded_events = 1;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg,
+			    "JANK frame [name=frame,id=9]: 45.0 ms (threshold 16.0 ms) on tid 42 "
+			    "(worker) pid 40; no baseline yet (3 of 10 normal actions); 1 event "
+			    "discarded by the tracer during it: the path may be incomplete");
+	/* Little room: the suspects are cut, the tail stays whole. */
+	r.discarded_events = 3;
+	jank_alert_message(&r, msg, 180);
+	assert_int_equal(strlen(msg), 179);
+	assert_non_null(strstr(msg, "pid 40; no base"));
+	assert_null(strstr(msg, "normal actions)"));
+	assert_string_equal(msg + strlen(msg) - strlen(lost), lost);
+	/* Less room than the head: cut there, as before. */
+	jank_alert_message(&r, msg, 60);
+	assert_int_equal(strlen(msg), 59);
+	/* None: nothing said. */
+	r.suspects = NULL;
+	r.discarded_events = 0;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_null(strstr(msg, "discarded"));
+}
+
 static const struct jank_followup written = {
 	.dir = "/c/frame-1",
 	.action = "frame",
@@ -707,6 +760,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
 		cmocka_unit_test(message_suspect),
+		cmocka_unit_test(message_discarded),
 		cmocka_unit_test(message_hostile),
 		cmocka_unit_test_setup_teardown(followups, setup, teardown),
 		cmocka_unit_test_setup_teardown(followup_targets, setup, teardown),

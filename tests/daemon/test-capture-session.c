@@ -307,7 +307,6 @@ static void want(struct fixture *f, const char *capture)
 	      "[action frame]\nbegin = jank:action_begin\nend = jank:action_end\n"
 	      "threshold = 16ms\ncapture = yes\n[capture]\ndir = %s\n%s",
 	      f->dir, capture);
-	jank_config_init(&c);
 	assert_int_equal(jank_config_load_string(&c, "test.conf", text, err, sizeof(err)), 0);
 	jank_capture_want_fini(&f->want);
 	assert_int_equal(jank_capture_want_from_config(&f->want, &c), 0);

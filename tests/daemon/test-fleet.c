@@ -444,7 +444,17 @@ static void verdicts_once(void **state)
 	assert_int_equal(x->logs, 1);
 	assert_int_equal(x->log_priority, LOG_ERR);
 	assert_string_equal(x->log_line, "net://r/host/h/s: a verdict from the worker cannot be "
-					 "read: Invalid argument");
+					 "read: key: missing");
+	/* A worker's frame is not trusted: a path segment that ends before it begins. */
+	from_worker(x, 0,
+		    "{\"type\": \"verdict\", \"verdict\": {\"action\": \"frame\", \"key\": "
+		    "\"tid=2\", \"begin\": 1000, \"end\": 2000, \"tid\": 1, \"critical_path\": "
+		    "[{\"tid\": 1, \"state\": \"running\", \"begin\": 1500, \"end\": 1200}]}}");
+	assert_int_equal(x->verdicts, 1);
+	assert_int_equal(x->logs, 2);
+	assert_string_equal(x->log_line,
+			    "net://r/host/h/s: a verdict from the worker cannot be "
+			    "read: critical_path[0].end: 1200 is before its begin, 1500");
 }
 
 /* A worker's log line is logged by the supervisor, at its priority. */

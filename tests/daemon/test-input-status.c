@@ -389,7 +389,7 @@ static void rules(void **state)
 	assert_int_equal(num(member(r1, "histogram"), "max"), 0);
 	assert_int_equal(json_object_array_length(member(member(r1, "histogram"), "buckets")), 0);
 	assert_int_equal(back.rules[1].hist.count, 0);
-	assert_int_equal(back.rules[1].threshold_kind, JANK_FIGURES_ADAPTIVE);
+	assert_int_equal(back.rules[1].threshold_kind, JANK_THRESHOLD_ADAPTIVE);
 	jank_figures_fini(&back);
 	json_object_put(o);
 }

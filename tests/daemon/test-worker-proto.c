@@ -107,7 +107,8 @@ static void verdict_round_trip(void **state)
 		.ran = { { .tid = 812, .ns = 12000000, .comm = "hog" } },
 		.nran = 1,
 	};
-	struct jank_proto_verdict pv;
+	struct jank_verdict_decoded pv;
+	char err[256];
 	struct json_object *o, *a, *b;
 
 	(void)state;
@@ -126,8 +127,8 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(jank_breakdown_compute(&path, &bd), 0);
 	v.rule = &sent_rule;
 	v.breakdown = &bd;
-	o = jank_format_verdict_json(&v);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_ptr_equal(pv.v.rule, &mine[1]);
 	assert_int_equal(pv.v.rule_index, 1);
 	assert_int_equal(pv.v.kind, JANK_VERDICT_OVERDUE);
@@ -157,12 +158,31 @@ static void verdict_round_trip(void **state)
 	assert_int_equal(pv.breakdown.per_state[JANK_STATE_LOCK_WAIT], 250);
 	assert_int_equal(pv.breakdown.nlocks, 1);
 	assert_null(pv.v.suspects);
-	jank_proto_verdict_fini(&pv);
+	assert_int_equal(pv.v.discarded_events, 0);
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
+	/* The events discarded in its interval go through; a count is never negative. */
+	v.discarded_events = 4000000000ull;
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v.discarded_events, 4000000000ull);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_int64(-1));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_add(o, "discarded_events", json_object_new_string("3"));
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	jank_verdict_decoded_fini(&pv);
+	json_object_object_del(o, "discarded_events"); /* an older worker: none */
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(pv.v.discarded_events, 0);
+	jank_verdict_decoded_fini(&pv);
+	json_object_put(o);
+	v.discarded_events = 0;
 	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
 	v.suspects = &ss;
-	o = jank_format_verdict_json(&v);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
+	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_non_null(pv.v.suspects);
 	/* A function is known by its name, as in a path rebuilt from names. */
 	assert_int_equal(pv.v.suspects->items[3].comp.key.kind, JANK_COMP_FUNCTION);
@@ -170,21 +190,23 @@ static void verdict_round_trip(void **state)
 		pv.v.suspects->items[3].comp.key.id,
 		jank_comp_function_identity(&(struct jank_frame){ .name = "apply_discounts" }));
 	assert_string_equal(pv.v.suspects->items[3].function, "apply_discounts");
-	a = jank_format_suspects_json(&ss);
-	b = jank_format_suspects_json(pv.v.suspects);
+	a = jank_suspects_to_json(&ss);
+	b = jank_suspects_to_json(pv.v.suspects);
 	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));
 	json_object_put(a);
 	json_object_put(b);
-	jank_proto_verdict_fini(&pv);
+	jank_verdict_decoded_fini(&pv);
 	/* A rule the receiver no longer has: a stub of that name, which captures nothing. */
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv), 0);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv, err, sizeof(err)), 0);
 	assert_string_equal(pv.v.rule->name, "frame");
 	assert_false(pv.v.rule->capture);
-	jank_proto_verdict_fini(&pv);
+	assert_int_equal(pv.v.rule_index, UINT32_MAX);
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	o = json_tokener_parse("{\"action\":\"frame\"}");
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), -EINVAL);
-	jank_proto_verdict_fini(&pv);
+	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "key: missing");
+	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	jank_breakdown_fini(&bd);
 	free(path.labels);
@@ -274,7 +296,7 @@ static void some_figures(struct jank_input_figures *f)
 	f->rules[0].threshold_ns = 16000000;
 	f->rules[0].p99_ns = 5000000;
 	f->rules[0].max_ns = 5000000;
-	f->rules[1].threshold_kind = JANK_FIGURES_ADAPTIVE;
+	f->rules[1].threshold_kind = JANK_THRESHOLD_ADAPTIVE;
 	/* Rule 0's composition: two names of at most three, "other" one of them. */
 	struct jank_composition_entry comp[2] = { { .on = "db/io" }, { .on = "other" } };
 

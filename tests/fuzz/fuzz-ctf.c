@@ -35,6 +35,7 @@
 #include "config-file.h"
 #include "format.h"
 #include "trace-reader.h"
+#include "verdict-json.h"
 #include "fuzz-check.h"
 
 #ifndef JANK_GEN_PATH
@@ -231,7 +232,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 {
 	fuzz_check_verdict(data, r);
 	jank_format_verdict_text(devnull, r);
-	jank_format_json_print(devnull, jank_format_verdict_json(r));
+	jank_format_json_print(devnull, jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL));
 }
 
 /* Load the input's config, or the default one when it has none or it does not load. */

@@ -386,9 +386,8 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 		fprintf(stderr,
 			"  verdict %s rule %" PRIu32 " key %s [%" PRId64 ", %" PRId64
 			"] tid %" PRId32 " %zu segments%s\n",
-			r->kind == JANK_VERDICT_OVERDUE ? "overdue" : "completed", r->rule_index,
-			r->key, r->begin, r->end, r->tid, r->path->n,
-			r->path->truncated ? " truncated" : "");
+			jank_verdict_kind_name(r->kind), r->rule_index, r->key, r->begin, r->end,
+			r->tid, r->path->n, r->path->truncated ? " truncated" : "");
 }
 
 /*

@@ -16,12 +16,14 @@ io_tests = \
 	io/test-dirtree \
 	io/test-errbuf \
 	io/test-flame \
+	io/test-html \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
 	io/test-symbols \
 	io/test-time-limit \
-	io/test-trace-merge
+	io/test-trace-merge \
+	io/test-verdict-json
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
@@ -61,6 +63,9 @@ io_test_format_LDADD = $(io_ldadd)
 io_test_json_util_SOURCES = io/test-json-util.c
 io_test_json_util_CFLAGS = $(io_cflags)
 io_test_json_util_LDADD = $(io_ldadd)
+io_test_html_SOURCES = io/test-html.c
+io_test_html_CFLAGS = $(io_cflags)
+io_test_html_LDADD = $(io_ldadd)
 io_test_svg_SOURCES = io/test-svg.c
 io_test_svg_CFLAGS = $(io_cflags)
 io_test_svg_LDADD = $(io_ldadd)
@@ -70,6 +75,9 @@ io_test_symbols_LDADD = $(io_ldadd)
 io_test_time_limit_SOURCES = io/test-time-limit.c
 io_test_time_limit_CFLAGS = $(io_cflags)
 io_test_time_limit_LDADD = $(io_ldadd)
+io_test_verdict_json_SOURCES = io/test-verdict-json.c
+io_test_verdict_json_CFLAGS = $(io_cflags)
+io_test_verdict_json_LDADD = $(io_ldadd)
 io_test_trace_merge_SOURCES = io/test-trace-merge.c
 io_test_trace_merge_CFLAGS = $(io_cflags) $(BABELTRACE2_CFLAGS)
 io_test_trace_merge_LDADD = $(io_ldadd) $(BABELTRACE2_LIBS)

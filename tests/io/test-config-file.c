@@ -189,6 +189,41 @@ static void config_metrics(void **state)
 				 "127.0.0.1:9479, [::1]:9479 or localhost:9479)");
 }
 
+/* [web] listen: off by default; loopback unless listen-public = yes, like [metrics]. */
+static void config_web(void **state)
+{
+	struct jank_config c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[web]\n", err, sizeof(err)), 0);
+	assert_string_equal(c.web.host, "");
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[web]\nlisten = 127.0.0.1:8479\n",
+						 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.web.host, "127.0.0.1");
+	assert_int_equal(c.web.port, 8479);
+	assert_string_equal(c.metrics.host, "");
+	jank_config_fini(&c);
+	assert_int_equal(
+		jank_config_load_string(&c, "t.conf",
+					"[web]\nlisten = 0.0.0.0:8479\nlisten-public = yes\n", err,
+					sizeof(err)),
+		0);
+	assert_string_equal(c.web.host, "0.0.0.0");
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[web]\n\nlisten = [::]:8479\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:3: [web] listen: :: is not a loopback address: whoever "
+				 "reaches it can read the janks of the traced programs (say "
+				 "listen-public = yes to serve them there)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[web]\nlisten = 127.0.0.1\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+}
+
 /* [live] discover, hosts, sessions: the relayd of a fleet, and which of its sessions. */
 static void config_discover(void **state)
 {
@@ -342,8 +377,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_min_free), cmocka_unit_test(config_session),
-		cmocka_unit_test(config_metrics),  cmocka_unit_test(config_discover),
-		cmocka_unit_test(config_flows),
+		cmocka_unit_test(config_metrics),  cmocka_unit_test(config_web),
+		cmocka_unit_test(config_discover), cmocka_unit_test(config_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

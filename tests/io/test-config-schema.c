@@ -432,9 +432,10 @@ static void messages_from_the_table(void **state)
 	(void)state;
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[nope]\n", err, sizeof(err)),
 			 -EINVAL);
-	assert_string_equal(err, "t.conf:1: unknown section [nope] (expected [live], [graph], "
-				 "[alerts], [capture], [daemon], [metrics], [action NAME] or [flow "
-				 "NAME])");
+	assert_string_equal(
+		err, "t.conf:1: unknown section [nope] (expected [live], [graph], "
+		     "[alerts], [capture], [daemon], [metrics], [web], [action NAME] or [flow "
+		     "NAME])");
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[alerts]\ntarget = syslog\n", err,
 						 sizeof(err)),
 			 -EINVAL);

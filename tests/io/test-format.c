@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "engine.h"
 #include "format.h"
+#include "verdict-json.h"
 #include "graph.h"
 
 #define US 1000LL
@@ -164,18 +165,18 @@ static void segments_json(void **state)
 	struct jank_path p = path(2);
 
 	(void)state;
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\",\"begin\":0,\"end\":"
 		   "2100000},{\"tid\":77,\"comm\":\"db\",\"state\":\"running\",\"begin\":2100000,"
 		   "\"end\":20300000}]");
 	p.segs = &segs[4];
 	p.n = 1;
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":99,\"comm\":\"\",\"state\":\"running\",\"begin\":21001000,\"end\":"
 		   "22001000,\"lock\":\"0x55d0\"}]");
 	p.n = 0;
-	check_json(jank_format_segments_json(&p), "[]");
-	check_json(jank_format_segments_json(NULL), "[]");
+	check_json(jank_segments_to_json(&p), "[]");
+	check_json(jank_segments_to_json(NULL), "[]");
 }
 
 /*
@@ -217,7 +218,7 @@ static void flows_and_spans(void **state)
 				 "running 800 ns → via flow done to tid 10 (req): preempted 50 ns");
 	p.segs = &fs[1];
 	p.n = 1;
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":812,\"comm\":\"pool\",\"state\":\"running\",\"begin\":100,"
 		   "\"end\":500,\"flow\":\"queue\",\"span\":{\"action\":\"task\",\"key\":"
 		   "\"task=0\"}}]");
@@ -288,7 +289,7 @@ static void functions(void **state)
 				 "compute_price ← run_task → blocked 1.00 ms in compute_price ← "
 				 "run_task");
 	assert_string_equal(jank_format_top_function(&b, NULL), "apply_discounts");
-	check_json(jank_format_segments_json(&p),
+	check_json(jank_segments_to_json(&p),
 		   "[{\"tid\":10,\"comm\":\"req\",\"state\":\"running\",\"begin\":0,\"end\":"
 		   "200000,\"stack\":[\"run_task\",\"compute_price\"]},{\"tid\":10,\"comm\":"
 		   "\"req\",\"state\":\"running\",\"begin\":200000,\"end\":30000000,\"stack\":["
@@ -492,7 +493,7 @@ static void suspects_json(void **state)
 	(void)state;
 	ss.ran[0] = (struct jank_ran){ 812, 15 * MS, "hog" };
 	ss.nran = 1;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
 		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms block_device waiting on renderer/db (normally "
@@ -506,7 +507,7 @@ static void suspects_json(void **state)
 	ss.items[0].normal = 0;
 	ss.items[0].ratio = 1;
 	ss.nran = 0;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
 		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms waiting for lock 0xabc held by renderer/db "
@@ -523,7 +524,7 @@ static void suspects_json(void **state)
 	ss.items[0].increase = 0.75;
 	ss.items[0].rank = 69650000.4;
 	strcpy(ss.items[0].function, "apply_discounts");
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
 		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms in apply_discounts (normally none)\",\"items\":"
@@ -536,13 +537,13 @@ static void suspects_json(void **state)
 	/* Compared afterwards with the whole trace's normal actions (jankctl analyze). */
 	ss.whole = true;
 	ss.n = 0;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"trace\","
 		   "\"normal_duration_ns\":8000001,\"summary\":\"nothing above normal (12 normal "
 		   "actions in the whole trace)\",\"items\":[],\"cpu_taken_by\":[]}");
 	ss = (struct jank_suspects){ 0 };
 	ss.normal = UINT64_MAX;
-	check_json(jank_format_suspects_json(&ss),
+	check_json(jank_suspects_to_json(&ss),
 		   "{\"ready\":false,\"normal_actions\":9223372036854775807,\"needed\":10,"
 		   "\"normal_duration_ns\":0,\"summary\":\"no baseline yet (18446744073709551615 "
 		   "of 10 normal actions)\",\"items\":[],\"cpu_taken_by\":[]}");
@@ -580,10 +581,12 @@ static void verdict_json(void **state)
 	b.n = 0;
 	b.nlocks = 0;
 	b.per_state[JANK_STATE_BLOCKED] = 0;
-	check_json(jank_format_verdict_json(&r),
-		   "{\"type\":\"action\",\"action\":\"frame\",\"key\":\"main\",\"begin\":"
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
+		   "{\"type\":\"action\",\"kind\":\"completed\",\"action\":\"frame\",\"key\":"
+		   "\"main\",\"begin\":"
 		   "1000000000,\"end\":1027001000,\"duration_ns\":27001000,\"threshold_ns\":"
 		   "16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"worker\",\"over_threshold\":true,"
+		   "\"discarded_events\":0,"
 		   "\"critical_path\":[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\","
 		   "\"begin\":0,\"end\":2100000}],\"breakdown\":{\"states\":{\"running\":27000000},"
 		   "\"threads\":[]}}");
@@ -597,11 +600,12 @@ static void verdict_json(void **state)
 	r.incomplete = true;
 	r.over_threshold = false;
 	r.suspects = &ss;
-	check_json(jank_format_verdict_json(&r),
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","
-		   "\"over_threshold\":false,\"incomplete\":true,\"critical_path\":[],"
+		   "\"over_threshold\":false,\"discarded_events\":0,\"incomplete\":true,\"critical_"
+		   "path\":[],"
 		   "\"breakdown\":{\"states\":{},\"threads\":[]},\"suspects\":{\"ready\":false,"
 		   "\"normal_actions\":0,\"needed\":10,\"normal_duration_ns\":0,\"summary\":\"no "
 		   "baseline yet (0 of 10 normal actions)\",\"items\":[],\"cpu_taken_by\":[]}}");
@@ -609,11 +613,13 @@ static void verdict_json(void **state)
 	r.path = &p;
 	r.suspects = NULL;
 	r.incomplete = false;
-	check_json(jank_format_verdict_json(&r),
+	r.discarded_events = 1234567890123ull;
+	check_json(jank_verdict_to_json(&r, JANK_VERDICT_JSON_FULL),
 		   "{\"type\":\"action\",\"kind\":\"overdue\",\"action\":null,\"key\":null,"
 		   "\"begin\":1000000000,\"end\":1027001000,\"duration_ns\":27001000,"
 		   "\"threshold_ns\":16000000,\"tid\":4312,\"pid\":4300,\"comm\":\"a\\\"b/c\","
-		   "\"over_threshold\":false,\"truncated\":true,\"critical_path\":[{\"tid\":4312,"
+		   "\"over_threshold\":false,\"discarded_events\":1234567890123,\"truncated\":true,"
+		   "\"critical_path\":[{\"tid\":4312,"
 		   "\"comm\":\"worker\",\"state\":\"running\",\"begin\":0,\"end\":2100000}],"
 		   "\"breakdown\":{\"states\":{},\"threads\":[]}}");
 }
@@ -686,13 +692,16 @@ static void verdict_text(void **state)
 	r.begin = -1;
 	r.end = 5;
 	r.suspects = &ss;
+	r.discarded_events = 12;
 	out_open(&out);
 	jank_format_verdict_text(out.f, &r);
-	out_check(&out, "OVERDUE ?: 27.0 ms and still open (no threshold yet) on tid 4312\n"
-			"  from -0.000000001 s to 0.000000005 s\n"
-			"  what was different (against 12 normal actions, mean 8.00 ms):\n"
-			"    +39.8 ms block_device waiting on renderer/db (normally 200 us, 200x)\n"
-			"\n");
+	out_check(&out,
+		  "OVERDUE ?: 27.0 ms and still open (no threshold yet) on tid 4312\n"
+		  "  from -0.000000001 s to 0.000000005 s\n"
+		  "  12 events discarded by the tracer during it: the path may be incomplete\n"
+		  "  what was different (against 12 normal actions, mean 8.00 ms):\n"
+		  "    +39.8 ms block_device waiting on renderer/db (normally 200 us, 200x)\n"
+		  "\n");
 	/* Not over threshold, an empty path, no suspects yet. */
 	r.kind = JANK_VERDICT_COMPLETED;
 	r.over_threshold = false;
@@ -701,10 +710,12 @@ static void verdict_text(void **state)
 	p = path(0);
 	r.path = &p;
 	ss.ready = false;
+	r.discarded_events = 1;
 	out_open(&out);
 	jank_format_verdict_text(out.f, &r);
 	out_check(&out, "ok ?: 0 ns (threshold 100 ms, 0.0x) on tid 4312\n"
 			"  from -0.000000001 s to 0.000000005 s\n"
+			"  1 event discarded by the tracer during it: the path may be incomplete\n"
 			"  critical path:\n"
 			"    (empty path)\n"
 			"  what was different: no baseline yet (12 of 10 normal actions)\n"

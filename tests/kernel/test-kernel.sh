@@ -39,6 +39,8 @@
 #    machine (no idle CPU) these pass; idle-waker is then skipped.
 . "$top_srcdir/tests/tap.sh"
 
+[ -z "${JANK_SKIP_LIVE:-}" ] ||
+	plan_skip_all "JANK_SKIP_LIVE is set (the kernel recordings ran in the main build)"
 [ "$(id -u)" -eq 0 ] || plan_skip_all "not root: recording kernel events needs tracefs"
 tfs=/sys/kernel/tracing
 if [ ! -d "$tfs/instances" ]; then

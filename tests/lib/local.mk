@@ -10,6 +10,7 @@ lib_tests = \
 	lib/test-baseline \
 	lib/test-composition \
 	lib/test-critpath \
+	lib/test-discards \
 	lib/test-engine \
 	lib/test-engine-abuse \
 	lib/test-flows \
@@ -21,6 +22,7 @@ lib_tests = \
 	lib/test-locks \
 	lib/test-model \
 	lib/test-state \
+	lib/test-strtable \
 	lib/test-textsafe \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
@@ -40,6 +42,9 @@ lib_test_critpath_CFLAGS = $(lib_cflags)
 lib_test_critpath_LDADD = $(lib_ldadd)
 # Out-of-memory cases: the test's own realloc fails on demand.
 lib_test_critpath_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=realloc
+lib_test_discards_SOURCES = lib/test-discards.c
+lib_test_discards_CFLAGS = $(lib_cflags)
+lib_test_discards_LDADD = $(lib_ldadd)
 lib_test_functions_SOURCES = lib/test-functions.c $(lib_scenario)
 lib_test_functions_CFLAGS = $(lib_cflags)
 lib_test_functions_LDADD = $(lib_ldadd)
@@ -73,6 +78,9 @@ lib_test_model_LDADD = $(lib_ldadd)
 lib_test_state_SOURCES = lib/test-state.c
 lib_test_state_CFLAGS = $(lib_cflags)
 lib_test_state_LDADD = $(lib_ldadd)
+lib_test_strtable_SOURCES = lib/test-strtable.c
+lib_test_strtable_CFLAGS = $(lib_cflags)
+lib_test_strtable_LDADD = $(lib_ldadd)
 lib_test_textsafe_SOURCES = lib/test-textsafe.c
 lib_test_textsafe_CFLAGS = $(lib_cflags)
 lib_test_textsafe_LDADD = $(lib_ldadd)

@@ -74,6 +74,7 @@ struct counts {
 	int completed, overdue, over;
 	char last_key[JANK_KEY_LEN];
 	int64_t last_threshold;
+	uint64_t last_discarded;
 };
 
 static void count(const struct jank_verdict *r, void *data)
@@ -86,6 +87,7 @@ static void count(const struct jank_verdict *r, void *data)
 		c->completed++;
 	c->over += r->over_threshold;
 	c->last_threshold = r->threshold;
+	c->last_discarded = r->discarded_events;
 	snprintf(c->last_key, sizeof(c->last_key), "%s", r->key);
 }
 
@@ -281,6 +283,53 @@ static void overdue_after_loss(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Each verdict counts the events discarded in ranges overlapping its
+ * interval: none for an action before, after or between the ranges, the
+ * sum of all those it overlaps, bounds included.
+ */
+static void discarded_in_interval(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+
+	scn_init(&s, &scn_layout_current, NULL);
+	add_rule(&s, "name,id", NULL, "1ns");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	scn_switch(&s, 0, 0, 0, 0, 1);
+	begin(&s, 10, 1, "frame", 1);
+	end(&s, 40, 1, "frame", 1);
+	assert_int_equal(c.completed, 1);
+	assert_int_equal(c.last_discarded, 0);
+	jank_engine_discarded_range(s.e, 0, 45, 60, 7);
+	begin(&s, 50, 1, "frame", 2);
+	jank_engine_discarded_range(s.e, 1, 80, 70, 5); /* reversed: 70 to 80 */
+	end(&s, 90, 1, "frame", 2);
+	assert_string_equal(c.last_key, "name=frame,id=2");
+	assert_int_equal(c.last_discarded, 12);
+	/* After both ranges, and between two: nothing. */
+	begin(&s, 100, 1, "frame", 3);
+	end(&s, 110, 1, "frame", 3);
+	assert_int_equal(c.last_discarded, 0);
+	jank_engine_discarded(s.e, 0, 120, 3); /* one instant */
+	jank_engine_discarded_range(s.e, 0, 200, 210, 4);
+	begin(&s, 130, 1, "frame", 4);
+	end(&s, 199, 1, "frame", 4);
+	assert_int_equal(c.last_discarded, 0);
+	/* A range that ends where the action begins, and one that begins where it ends. */
+	begin(&s, 210, 1, "frame", 5);
+	jank_engine_discarded_range(s.e, 0, 220, 300, 6);
+	end(&s, 220, 1, "frame", 5);
+	assert_int_equal(c.last_discarded, 10);
+	/* Nothing discarded (a disconnection): no range. */
+	jank_engine_discarded_range(s.e, 0, 400, 400, 0);
+	begin(&s, 350, 1, "frame", 6);
+	end(&s, 450, 1, "frame", 6);
+	assert_int_equal(c.last_discarded, 0);
+	assert_int_equal(c.completed, 6);
+	scn_fini(&s);
+}
+
 /* Adaptive threshold: nothing during warm-up, then p50*2 of what was learned. */
 static void adaptive_threshold(void **state)
 {
@@ -402,6 +451,7 @@ int main(void)
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),
 		cmocka_unit_test(overdue_after_loss),
+		cmocka_unit_test(discarded_in_interval),
 		cmocka_unit_test(adaptive_threshold),
 		cmocka_unit_test(rules_frozen),
 		cmocka_unit_test(replace_rules),

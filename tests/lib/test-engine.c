@@ -21,6 +21,7 @@ struct transcript {
 	size_t len, cap;
 	unsigned reports;
 	unsigned truncated;
+	unsigned discarded; /* verdicts with discarded events in their interval */
 };
 
 static void append(struct transcript *t, const char *s)
@@ -43,9 +44,11 @@ static void record(const struct jank_verdict *r, void *data)
 
 	t->reports++;
 	t->truncated += r->path->truncated;
-	snprintf(line, sizeof(line), "%s %s %lld..%lld tid %d pid %d comm %s:", r->rule->name,
-		 r->key, (long long)r->begin, (long long)r->end, r->tid, r->pid,
-		 r->comm ? r->comm : "-");
+	t->discarded += r->discarded_events > 0;
+	snprintf(line, sizeof(line),
+		 "%s %s %lld..%lld tid %d pid %d comm %s lost %llu:", r->rule->name, r->key,
+		 (long long)r->begin, (long long)r->end, r->tid, r->pid, r->comm ? r->comm : "-",
+		 (unsigned long long)r->discarded_events);
 	append(t, line);
 	for (size_t i = 0; i < r->path->n; i++) {
 		const struct jank_segment *s = &r->path->segs[i];
@@ -123,6 +126,53 @@ static void gc_invariance(void **state)
 	assert_true(sa.graph.freed_vertices > 100000);
 	assert_true(sa.graph.freed_workers > 1000);
 	assert_true(sa.memory_peak * 4 < sb.memory_bytes);
+	assert_int_equal(sa.budget_forced, 0);
+	free(a.buf);
+	free(b.buf);
+}
+
+/*
+ * Discarded events every 3000 events, on a CPU, in ranges of up to 400 us
+ * (twice the retention: many begin behind the horizon and end after it,
+ * while actions that overlap them end):
+ * every verdict counts the same discarded events in its interval with GC on
+ * and off (the GC drops the ranges that end behind the horizon only), and
+ * the ring of ranges never merges within an action's interval here.
+ */
+static void gc_invariance_discards(void **state)
+{
+	struct workload_params wp = {
+		.seed = 9,
+		.cpus = 4,
+		.threads = 200,
+		.events = 150000,
+		.short_lived = 1000,
+		.discard_every = 3000,
+		.discard_span = 400000,
+	};
+	struct jank_engine_config on, off;
+	struct transcript a = { 0 }, b = { 0 };
+	struct jank_engine_stats sa, sb;
+
+	jank_engine_config_defaults(&on);
+	on.report_all = true;
+	on.retention_ns = 200000;
+	on.action_timeout_ns = 2000000;
+	off = on;
+	off.gc = false;
+	run(&wp, &on, &a, &sa);
+	run(&wp, &off, &b, &sb);
+	print_message("# %u actions, %u with discarded events in their interval\n", a.reports,
+		      a.discarded);
+	assert_true(a.reports > 3000);
+	assert_true(a.discarded > 100);
+	assert_true(a.discarded < a.reports);
+	assert_int_equal(a.discarded, b.discarded);
+	assert_int_equal(sa.discarded_events, sb.discarded_events);
+	assert_true(sa.discarded_events > 0);
+	assert_int_equal(a.reports, b.reports);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
 	assert_int_equal(sa.budget_forced, 0);
 	free(a.buf);
 	free(b.buf);
@@ -532,6 +582,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gc_invariance),
+		cmocka_unit_test(gc_invariance_discards),
 		cmocka_unit_test(memory_budget),
 		cmocka_unit_test(limits_at_runtime),
 		cmocka_unit_test(suspects),

@@ -57,6 +57,10 @@ int64_t workload_run(struct scn *s, const struct workload_params *p)
 		unsigned dice = below(&r, 100);
 
 		ts += 1 + below(&r, 200);
+		if (p->discard_every && n % p->discard_every == p->discard_every - 1)
+			jank_engine_discarded_range(s->e, c, ts,
+						    ts + (int64_t)below(&r, p->discard_span + 1),
+						    1 + below(&r, 50));
 		if (ci < 0 || dice < 25) {
 			/* Switch: the current thread blocks or is preempted; pick a runnable one.
 			 */

@@ -16,6 +16,14 @@ struct workload_params {
 	unsigned threads;
 	unsigned events;
 	unsigned short_lived; /* threads forked and freed along the way */
+	/*
+	 * Every that many events (0: never), the tracer discards some on a CPU,
+	 * in a range that begins now and ends up to discard_span ns later (as
+	 * babeltrace2 tells it: at the end of the packet before, with the end
+	 * of the packet that counted them).
+	 */
+	unsigned discard_every;
+	unsigned discard_span;
 };
 
 /* Feeds the workload into the scenario's engine. Returns the last timestamp. */

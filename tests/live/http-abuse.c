@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bad HTTP clients for test-metrics.sh, against a loopback port:
+ * Bad HTTP clients for test-metrics.sh and test-web.sh, against a loopback port:
  *
  *   http-abuse slowloris PORT CONNS SECONDS
  *       keep CONNS connections that send a request's headers one byte a
@@ -9,8 +9,8 @@
  *   http-abuse oversized PORT BYTES SECONDS
  *       send requests with a header of BYTES bytes, one after the other;
  *       print the replies' status codes (0: closed without one).
- *   http-abuse flood PORT CONNS
- *       open CONNS connections at once, each asking GET /metrics; print how
+ *   http-abuse flood PORT CONNS [PATH]
+ *       open CONNS connections at once, each asking GET PATH (/metrics); print how
  *       many got 200 and how many were closed without a reply.
  *   http-abuse idle PORT CONNS SECONDS
  *       keep CONNS connections open that send nothing, opening a new one for
@@ -212,17 +212,21 @@ static int oversized(int port, long bytes, int seconds)
 	return 0;
 }
 
-static int flood(int port, int conns)
+static int flood(int port, int conns, const char *path)
 {
-	static const char req[] =
-		"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+	char req[512];
 	int fd[MAX_CONNS], ok = 0, refused = 0, other = 0;
+	int len = snprintf(req, sizeof(req),
+			   "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+
+	if (len < 0 || (size_t)len >= sizeof(req))
+		return 2;
 
 	for (int i = 0; i < conns; i++)
 		fd[i] = dial(port);
 	for (int i = 0; i < conns; i++)
 		if (fd[i] >= 0)
-			send_all(fd[i], req, sizeof(req) - 1);
+			send_all(fd[i], req, (size_t)len);
 	for (int i = 0; i < conns; i++) {
 		int code = fd[i] >= 0 ? read_status(fd[i], 10) : 0;
 
@@ -247,11 +251,11 @@ int main(int argc, char **argv)
 		return slowloris(port, (int)n, seconds);
 	if (argc == 5 && !strcmp(argv[1], "oversized") && n > 0)
 		return oversized(port, n, seconds);
-	if (argc == 4 && !strcmp(argv[1], "flood") && n > 0 && n <= MAX_CONNS)
-		return flood(port, (int)n);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "flood") && n > 0 && n <= MAX_CONNS)
+		return flood(port, (int)n, argc == 5 ? argv[4] : "/metrics");
 	if (argc == 5 && !strcmp(argv[1], "idle") && n > 0 && n <= MAX_CONNS)
 		return idle(port, (int)n, seconds);
 	fprintf(stderr, "usage: http-abuse slowloris PORT CONNS SECONDS | oversized PORT BYTES "
-			"SECONDS | flood PORT CONNS | idle PORT CONNS SECONDS\n");
+			"SECONDS | flood PORT CONNS [PATH] | idle PORT CONNS SECONDS\n");
 	return 2;
 }

@@ -6,6 +6,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-alerts.sh \
 	live/test-jankd-create.sh \
 	live/test-jankd-discarded.sh \
+	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
@@ -18,6 +19,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
 	live/test-composition.sh \
+	live/test-web.sh \
 	live/test-fleet.sh \
 	live/test-discover-limit.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.

@@ -10,7 +10,7 @@
 
 live_setup_jankd
 
-plan 9
+plan 10
 
 session=jankd-json-$$
 live_create_session "$session"
@@ -45,7 +45,21 @@ normalize "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.json"
 check "the alerts have exactly the fields of jankctl analyze --format json" \
 	[ "$("$JQ" -c 'keys' "$LIVE_TMP/live.json" | sort -u)" = \
 	"$("$JQ" -c 'keys' "$LIVE_TMP/offline.json" | sort -u)" ]
-check "and the same values: live and offline agree" cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"
+# Suspects aside: offline, a slow action that came before its rule's 10th
+# normal one is compared with the whole trace ("baseline": "trace"), which
+# jankd, live, cannot do; those compared with the actions before them
+# ("before") must agree too.
+nosus() {
+	"$JQ" -S -c 'del(.suspects)' "$1" | sort
+}
+before_suspects() {
+	"$JQ" -S -c 'select(.suspects.baseline == "before") | [.key, .suspects]' "$1" | sort
+}
+check "and the same values: live and offline agree (suspects aside)" \
+	[ "$(nosus "$LIVE_TMP/live.json")" = "$(nosus "$LIVE_TMP/offline.json")" ]
+check "the suspects that offline compared with the actions before them agree too" \
+	[ "$(before_suspects "$LIVE_TMP/offline.json" | while read -r l; do
+		before_suspects "$LIVE_TMP/live.json" | grep -qxF "$l" || echo "$l"; done)" = "" ]
 if ! cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"; then
 	diff "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json" | sed 's/^/#   /' | head -20
 	sed 's/^/#   /' "$LIVE_TMP/analyze.err"

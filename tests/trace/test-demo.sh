@@ -76,6 +76,6 @@ early=$("$top_builddir/jankctl/jankctl" analyze --config "$work/low.conf" --form
 	"$JQ" -rc 'select(.type=="action") | .suspects | select(.ready | not) | "\(.baseline) \(.summary)"' | sort -u)
 check "too few normal frames: 'no baseline yet', not a guess ($early)" \
 	[ "$early" = "trace no baseline yet (8 of 10 normal actions in the whole trace)" ]
-check "the other fields of analyze are unchanged: suspects come in addition" [ "$(echo "$json" |
+check "the other fields of analyze are unchanged: suspects (and discarded_events) come in addition" [ "$(echo "$json" |
 	"$JQ" -rc 'select(.type=="action") | keys' | sort -u)" = \
-	'["action","begin","breakdown","comm","critical_path","duration_ns","end","key","over_threshold","pid","suspects","threshold_ns","tid","type"]' ]
+	'["action","begin","breakdown","comm","critical_path","discarded_events","duration_ns","end","key","kind","over_threshold","pid","suspects","threshold_ns","tid","type"]' ]

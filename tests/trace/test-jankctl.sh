@@ -12,7 +12,7 @@
 [ -x "$JANK_GEN" ] || plan_skip_all "$JANK_GEN not built"
 command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found"
 
-plan 16
+plan 18
 
 # Times near 1.7e18 ns, odd, so that a double would round them.
 B=1700000000000000000
@@ -60,8 +60,9 @@ same() { [ "$("$JQ" -n --slurpfile a "$1" --slurpfile b "$2" '$a == $b')" = true
 check "analyze: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
 quote_times <"$tmp/an.raw" >"$tmp/an.json"
 cat >"$tmp/an.expect" <<X
-{"type":"action","action":"frame","key":"name=frame,id=1","begin":"$(t 2003)","end":"$(t 7013)",
+{"type":"action","kind":"completed","action":"frame","key":"name=frame,id=1","begin":"$(t 2003)","end":"$(t 7013)",
  "duration_ns":5010,"threshold_ns":1000,"tid":100,"pid":100,"comm":"app","over_threshold":true,
+ "discarded_events":0,
  "critical_path":[
   {"tid":100,"comm":"app","state":"running","begin":"$(t 2003)","end":"$(t 3005)"},
   {"tid":200,"comm":"db","state":"running","begin":"$(t 3005)","end":"$(t 5007)"},
@@ -163,6 +164,41 @@ X
 "$JANK_GEN" "$tmp/lost.txt" "$tmp/lost" &&
 	"$JANKCTL" analyze --config "$tmp/frame.conf" "$tmp/lost" >"$tmp/lost.out" 2>"$tmp/err"
 check "discarded events: counted" grep -q "discarded 7 events" "$tmp/lost.out"
+
+# Each action says how many events were discarded in its interval. The
+# packets end after 3 events; the second says 7 were discarded since the
+# first ended: babeltrace2 tells the range from the end of the first packet
+# (the tick at 200) to the end of the second (the tick at 450). Only the
+# action inside it (2) counts them; those before (1) and after (3) do not.
+cat >"$tmp/lostust.txt" <<X
+@trace ust
+@cpus 1
+@context vpid vtid procname:string
+@packet 3
+$(t 100) 0 jank:action_begin vpid=100 vtid=100 procname="app" name="frame" id=1
+$(t 150) 0 jank:action_end vpid=100 vtid=100 procname="app" name="frame" id=1
+$(t 200) 0 jank:tick vpid=100 vtid=100 procname="app"
+@discarded 0 7
+$(t 300) 0 jank:action_begin vpid=100 vtid=100 procname="app" name="frame" id=2
+$(t 400) 0 jank:action_end vpid=100 vtid=100 procname="app" name="frame" id=2
+$(t 450) 0 jank:tick vpid=100 vtid=100 procname="app"
+$(t 500) 0 jank:action_begin vpid=100 vtid=100 procname="app" name="frame" id=3
+$(t 600) 0 jank:action_end vpid=100 vtid=100 procname="app" name="frame" id=3
+X
+sed 's/^threshold = .*/threshold = 1ns/' "$tmp/frame.conf" >"$tmp/frame1ns.conf"
+"$JANK_GEN" "$tmp/lostust.txt" "$tmp/lostust" &&
+	"$JANKCTL" analyze --config "$tmp/frame1ns.conf" --format json "$tmp/lostust" \
+		>"$tmp/lostust.json" 2>"$tmp/err" &&
+	"$JANKCTL" analyze --config "$tmp/frame1ns.conf" "$tmp/lostust" >"$tmp/lostust.txt.out" \
+		2>>"$tmp/err"
+check "discarded events: counted in the action whose interval they overlap, 0 in the others" \
+	test "$("$JQ" -c 'select(.type == "action") | [.key, .discarded_events]' \
+	"$tmp/lostust.json" | tr -d '\n')" = \
+	'["name=frame,id=1",0]["name=frame,id=2",7]["name=frame,id=3",0]'
+check "discarded events: the text says the path of that action may be incomplete" test \
+	"$(grep -c 'events discarded by the tracer during it: the path may be incomplete' \
+	"$tmp/lostust.txt.out")" = 1 -a \
+	"$(grep -A2 'id=2\]' "$tmp/lostust.txt.out" | grep -c '^  7 events discarded')" = 1
 
 # A UST trace alone: the rules still apply (no kernel, so the path is the thread's own).
 "$JANKCTL" analyze --config "$tmp/frame.conf" --format json "$s/ust" | quote_times \

@@ -280,7 +280,15 @@ echo '{"format": "jank-capture/1", "rule": ' >"$tmp/bad/capture.json"
 expect_error "a malformed capture.json" 1 "^jankctl: $tmp/bad/capture.json: malformed: " -- \
 	"$JANKCTL" report "$tmp/bad"
 capture_json x name=req,id=1 $A 1 2 completed null | sed '/"tid"/s/"tid": [0-9]*,//' >"$tmp/bad/capture.json"
-expect_error "capture.json without the action's tid" 1 "^jankctl: $tmp/bad/capture.json: missing or bad 'action.tid'\$" -- \
+expect_error "capture.json without the action's tid" 1 "^jankctl: $tmp/bad/capture.json: bad 'action.tid': missing\$" -- \
+	"$JANKCTL" report "$tmp/bad"
+capture_json x name=req,id=1 $A 5 2 completed null >"$tmp/bad/capture.json"
+expect_error "capture.json: an action that ends before it begins" 1 \
+	"^jankctl: $tmp/bad/capture.json: bad 'action.end': 2 is before its begin, 5\$" -- \
+	"$JANKCTL" report "$tmp/bad"
+capture_json x name=req,id=1 $A 1 2 late null >"$tmp/bad/capture.json"
+expect_error "capture.json: an unknown kind of verdict" 1 \
+	"^jankctl: $tmp/bad/capture.json: bad 'action.kind': unknown name 'late'\$" -- \
 	"$JANKCTL" report "$tmp/bad"
 mkdir "$tmp/notrace"
 capture_json x name=req,id=1 $A 1 2 completed null >"$tmp/notrace/capture.json"

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTML out of untrusted strings (jankd's web pages show what traced
+ * programs named: actions, keys, threads, hosts): one escaper for text and
+ * attribute values, one for URL components.
+ */
+#ifndef JANK_HTML_H
+#define JANK_HTML_H
+
+#include <stdio.h>
+
+/*
+ * Write `s` as HTML text or a quoted attribute's value: & < > " ' become
+ * entities, bytes that are not UTF-8 (overlong forms, surrogates, past
+ * U+10FFFF, cut sequences) and control characters other than tab and
+ * newline become U+FFFD. Nothing of `s` can open a tag or end an attribute.
+ */
+void jank_html_escape(FILE *f, const char *s);
+/*
+ * Write `s` percent-encoded for a URL's path segment or query value: every
+ * byte but A-Z a-z 0-9 - . _ ~ as %XX. The result needs no HTML escaping.
+ */
+void jank_html_url_encode(FILE *f, const char *s);
+
+#endif
