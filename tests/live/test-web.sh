@@ -153,6 +153,8 @@ check "report.txt is text/plain, the report itself" sh -c '[ "$1" = "text/plain;
 check "report.json is application/json, critical-path.svg image/svg+xml" \
 	[ "$(ctype report.json)" = application/json -a "$(ctype critical-path.svg)" = image/svg+xml ]
 code() { curl -s -o /dev/null -w '%{http_code}' --path-as-is "$base$1"; }
+# A link in the place of a served file (the capture wrote a real flame.svg).
+rm -f "$caps/$cap/flame.svg"
 ln -s "$caps/$cap/report.txt" "$caps/$cap/flame.svg"
 mkdir -p "$LIVE_TMP/outside"
 echo secret >"$LIVE_TMP/outside/report.txt"
