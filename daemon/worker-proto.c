@@ -42,8 +42,10 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg)
 		msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	uint32_t head;
 
-	if (!text || len > JANK_PROTO_MAX_FRAME)
+	if (!text)
 		return -ENOMEM;
+	if (len > JANK_PROTO_MAX_FRAME)
+		return -EMSGSIZE;
 	head = htonl((uint32_t)len);
 	if (evbuffer_add(out, &head, sizeof(head)) != 0 || evbuffer_add(out, text, len) != 0)
 		return -ENOMEM;
@@ -57,22 +59,29 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 	size_t len;
 	char *text;
 
+	bool whole = false;
+
 	*msg = NULL;
 	if (evbuffer_copyout(in, &head, sizeof(head)) < (ev_ssize_t)sizeof(head))
 		return 0;
+	/* The length is checked before anything is allocated or waited for. */
 	len = ntohl(head);
 	if (len > JANK_PROTO_MAX_FRAME)
-		return -EPROTO;
+		return -EMSGSIZE;
 	if (evbuffer_get_length(in) < sizeof(head) + len)
 		return 0;
 	evbuffer_drain(in, sizeof(head));
-	text = (char *)evbuffer_pullup(in, (ev_ssize_t)len);
-	tok = json_tokener_new();
-	if (text && tok)
+	text = len ? (char *)evbuffer_pullup(in, (ev_ssize_t)len) : NULL;
+	tok = text ? json_tokener_new() : NULL;
+	if (tok) {
 		*msg = json_tokener_parse_ex(tok, text, (int)len);
-	json_tokener_free(tok);
+		/* One object, and nothing after it. */
+		whole = json_tokener_get_error(tok) == json_tokener_success &&
+			json_tokener_get_parse_end(tok) == len;
+		json_tokener_free(tok); /* not NULL: json-c would crash */
+	}
 	evbuffer_drain(in, len);
-	if (!*msg || !json_object_is_type(*msg, json_type_object)) {
+	if (!*msg || !whole || !json_object_is_type(*msg, json_type_object)) {
 		json_object_put(*msg);
 		*msg = NULL;
 		return -EPROTO;

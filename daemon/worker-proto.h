@@ -35,19 +35,28 @@
 #include "engine.h"
 #include "input-figures.h"
 
-#define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
+/*
+ * The longest frame either side sends, and reads: a worker is not trusted,
+ * and the supervisor parses its frames on its main loop. A verdict whose
+ * path makes it longer goes without its path (worker.c).
+ */
+#define JANK_PROTO_MAX_FRAME	  (4u << 20)
+#define JANK_PROTO_MAX_FRAME_TEXT "4 MiB"
+#define JANK_PROTO_HEAD		  4u /* the length before each frame */
 
 /* A new message {"type": type}; NULL on allocation failure. */
 struct json_object *jank_proto_new(const char *type);
 /* The type of a message, "" when it has none. */
 const char *jank_proto_type(struct json_object *msg);
 
-/* Append `msg` to `out` as one frame. Returns 0 or -ENOMEM. */
+/* Append `msg` to `out` as one frame. Returns 0, -EMSGSIZE (too long: nothing added) or -ENOMEM. */
 int jank_proto_put(struct evbuffer *out, struct json_object *msg);
 /*
  * Take the next whole frame from `in`: 1 and a new object in *msg (put it),
- * 0 when the frame is not all there yet, -EPROTO for a frame too big or not
- * a JSON object.
+ * 0 when the frame is not all there yet, -EMSGSIZE for a frame longer than
+ * JANK_PROTO_MAX_FRAME (known from its length, before it is read), -EPROTO
+ * for one that is not exactly one JSON object. After an error, `in` is not
+ * to be read further.
  */
 int jank_proto_take(struct evbuffer *in, struct json_object **msg);
 
