@@ -223,14 +223,14 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	}
 }
 
+/* A worker's log line, made harmless (jank_proto_log_decode). */
 static void on_log(struct json_object *msg)
 {
-	const char *line = jank_json_get_str(msg, "message");
-	int64_t prio = LOG_INFO;
+	char line[JANK_PROTO_LOG_LEN];
+	int prio;
 
-	jank_json_get_i64(msg, "priority", &prio);
-	if (line)
-		jank_log((int)prio, "%s", line);
+	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
+		jank_log(prio, "%s", line);
 }
 
 static struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include "array.h"
 #include "input-figures.h"
 #include "json-util.h"
@@ -74,6 +75,8 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 	text = len ? (char *)evbuffer_pullup(in, (ev_ssize_t)len) : NULL;
 	tok = text ? json_tokener_new() : NULL;
 	if (tok) {
+		/* Strict JSON: what json-c writes, and nothing a lenient parser guesses at. */
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 		*msg = json_tokener_parse_ex(tok, text, (int)len);
 		/* One object, and nothing after it. */
 		whole = json_tokener_get_error(tok) == json_tokener_success &&
@@ -87,6 +90,44 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 		return -EPROTO;
 	}
 	return 1;
+}
+
+/* ---- Log lines ---- */
+
+int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
+{
+	struct json_object *m = jank_json_get(msg, "message", json_type_string);
+	struct json_object *p;
+	const char *s;
+	size_t n, i;
+
+	*priority = LOG_INFO;
+	if (len)
+		line[0] = '\0';
+	if (!m || !len)
+		return -EINVAL;
+	if (json_object_object_get_ex(msg, "priority", &p)) {
+		int64_t v;
+
+		if (!json_object_is_type(p, json_type_int))
+			return -EINVAL;
+		v = json_object_get_int64(p);
+		*priority = v < LOG_ERR ? LOG_ERR : v > LOG_DEBUG ? LOG_DEBUG : (int)v;
+	}
+	s = json_object_get_string(m);
+	n = (size_t)json_object_get_string_len(m);
+	if (n > len - 1) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) /* a continuation byte */
+			n--;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		line[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	line[n] = '\0';
+	return 0;
 }
 
 /* ---- Figures ---- */

@@ -70,6 +70,18 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg);
 int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
 			      size_t len);
 
+#define JANK_PROTO_LOG_LEN 2048 /* a worker's log line, at most (longer: cut) */
+
+/*
+ * A "log" message's line and priority, as the supervisor logs them: a
+ * worker is not trusted to make a line look like jankd's own. The priority
+ * is between LOG_ERR and LOG_DEBUG (higher ones are LOG_ERR); the line is
+ * one line, its control characters made '?', cut to JANK_PROTO_LOG_LEN - 1
+ * bytes (not inside a UTF-8 character). Returns 0, or -EINVAL when the
+ * message has no "message" string or a "priority" that is not an integer.
+ */
+int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len);
+
 /* A verdict rebuilt from its JSON, with all it points to. */
 struct jank_proto_verdict {
 	struct jank_verdict v;

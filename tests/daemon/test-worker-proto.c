@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <cmocka.h>
 #include "alerted.h"
 #include "format.h"
@@ -98,6 +99,35 @@ static void frames(void **state)
 	}
 	json_object_put(m);
 	evbuffer_free(b);
+}
+
+/* A worker's log line: its priority kept within LOG_ERR..LOG_DEBUG, one line, cut whole. */
+static void log_lines(void **state)
+{
+	struct json_object *m = jank_proto_new("log");
+	char line[8];
+	int prio;
+
+	(void)state;
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	jank_json_add_str(m, "message", "a\nb\033c");
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_string_equal(line, "a?b?c");
+	assert_int_equal(prio, LOG_INFO);
+	jank_json_add_i64(m, "priority", LOG_EMERG);
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(prio, LOG_ERR);
+	jank_json_add_i64(m, "priority", 1000);
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(prio, LOG_DEBUG);
+	jank_json_add_i64(m, "priority", LOG_WARNING);
+	jank_json_add_str(m, "message", "abcdef\xc3\xa9"); /* é at bytes 6-7: cut before it */
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_string_equal(line, "abcdef");
+	assert_int_equal(prio, LOG_WARNING);
+	jank_json_add_str(m, "priority", "4");
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	json_object_put(m);
 }
 
 /* A verdict sent and rebuilt: the same fields, path and breakdown, and the receiver's rule. */
@@ -479,9 +509,13 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),	   cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(frames),
+		cmocka_unit_test(log_lines),
+		cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),
+		cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked),
+		cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
