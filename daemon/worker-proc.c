@@ -381,7 +381,15 @@ int jank_proc_start(struct jank_proc *p)
 
 void jank_proc_send(struct jank_proc *p, struct json_object *msg)
 {
-	if (msg && p->bev && !p->eof && jank_proto_put(bufferevent_get_output(p->bev), msg) < 0)
+	int r = msg && p->bev && !p->eof ? jank_proto_put(bufferevent_get_output(p->bev), msg) : 0;
+
+	if (r == -EMSGSIZE)
+		jank_log(
+			LOG_ERR,
+			"%s: a message to the worker (%s) is longer than " JANK_PROTO_MAX_FRAME_TEXT
+			" (a configuration that large?): not sent",
+			p->name, jank_proto_type(msg));
+	else if (r < 0)
 		jank_log(LOG_ERR, "%s: out of memory: a message to the worker is lost", p->name);
 	json_object_put(msg);
 }
