@@ -20,6 +20,7 @@
 #include "alert-target.h"
 #include "clock.h"
 #include "format.h"
+#include "textsafe.h"
 #include "units.h"
 
 struct window {
@@ -123,7 +124,7 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 	const struct jank_breakdown_item *top;
 	int64_t total = 0, fn_ns = 0;
 	const char *fn;
-	char d[32];
+	char d[32], c[JANK_TEXT_SIZE(JANK_COMM_LEN)], f[JANK_TEXT_SIZE(64)];
 	double share;
 	int n;
 
@@ -141,25 +142,31 @@ static void format_cause(const struct jank_verdict *r, char *buf, size_t len)
 	else if (b->nlocks && b->locks[0].ns * 2 >= top->ns)
 		n = snprintf(buf, len,
 			     ", mostly on lock 0x%" PRIx64 " held by tid %" PRId32
-			     " (%.16s), %s (%.1f%%)",
-			     b->locks[0].lock, top->tid, top->comm, jank_state_name(top->state),
-			     share);
+			     " (%s), %s (%.1f%%)",
+			     b->locks[0].lock, top->tid, jank_text(c, sizeof(c), top->comm),
+			     jank_state_name(top->state), share);
 	else
-		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%.16s), %s (%.1f%%)", top->tid,
-			     top->comm, jank_state_name(top->state), share);
+		n = snprintf(buf, len, ", mostly on tid %" PRId32 " (%s), %s (%.1f%%)", top->tid,
+			     jank_text(c, sizeof(c), top->comm), jank_state_name(top->state),
+			     share);
 	fn = jank_format_top_function(b, &fn_ns);
-	if (fn && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ", in %.64s (%s)", fn,
+	if (fn && n > 0 && (size_t)n < len) {
+		jank_text_escape(f, sizeof(f), fn, strlen(fn), 64);
+		snprintf(buf + n, len - (size_t)n, ", in %s (%s)", f,
 			 jank_units_duration(fn_ns, d, sizeof(d)));
+	}
 }
 
 /*
  * "JANK frame [name=frame,id=9]: 60.3 ms (threshold 30.0 ms) on tid 12 (w) pid 10, mostly timer
  * (99.8%); suspect: +40.1 ms timer (normally 210 us, 191x)"
+ * MESSAGE is text for humans: the traced strings in it are escaped and cut
+ * (lib/textsafe.h); the JANK_* fields keep them as they are.
  */
 void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 {
-	char d[32], t[32], tail[256], sus[256] = "";
+	char d[32], t[32], tail[512], sus[JANK_FORMAT_SUSPECT_LEN + 16] = "";
+	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
 	int n;
 
 	jank_units_duration(r->duration, d, sizeof(d));
@@ -170,21 +177,26 @@ void jank_alert_message(const struct jank_verdict *r, char *buf, size_t len)
 	format_cause(r, tail, sizeof(tail));
 	n = snprintf(buf, len, "%s %s%s%s%s: %s%s (threshold %s) on tid %" PRId32,
 		     r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE" : "JANK",
-		     r->rule ? r->rule->name : "?", r->key && r->key[0] ? " [" : "",
-		     r->key ? r->key : "", r->key && r->key[0] ? "]" : "", d,
+		     jank_text(name, sizeof(name), r->rule ? r->rule->name : "?"),
+		     r->key && r->key[0] ? " [" : "", jank_text(key, sizeof(key), r->key),
+		     r->key && r->key[0] ? "]" : "", d,
 		     r->kind == JANK_VERDICT_OVERDUE ? " and still open" : "", t, r->tid);
-	if (n < 0 || (size_t)n >= len)
+	if (n < 0 || (size_t)n >= len) {
+		if (len) /* cut: not inside a character */
+			buf[jank_utf8_cut(buf, len - 1)] = '\0';
 		return;
+	}
 	if (r->suspects) {
-		char line[224];
+		char line[JANK_FORMAT_SUSPECT_LEN];
 
 		jank_format_suspects_line(r->suspects, line, sizeof(line));
 		snprintf(sus, sizeof(sus), "; %s%s",
 			 r->suspects->ready && r->suspects->n ? "suspect: " : "", line);
 	}
-	snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s%s",
-		 r->comm && r->comm[0] ? " (" : "", r->comm ? r->comm : "",
-		 r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus);
+	if (snprintf(buf + n, len - (size_t)n, "%s%s%s pid %" PRId32 "%s%s",
+		     r->comm && r->comm[0] ? " (" : "", jank_text(c, sizeof(c), r->comm),
+		     r->comm && r->comm[0] ? ")" : "", r->pid, tail, sus) >= (int)(len - (size_t)n))
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 }
 
 void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len)
@@ -201,23 +213,35 @@ void jank_alert_skipped_text(int64_t skipped_ns, char *buf, size_t len)
 
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len)
 {
-	char p[32];
+	char p[32], e1[JANK_TEXT_BUF], e2[JANK_TEXT_BUF];
 
 	snprintf(buf, len, "%" PRIu64 " more jank%s of %s%s%s suppressed in the last %s",
-		 a->suppressed, a->suppressed == 1 ? "" : "s", a->action, a->host ? " on " : "",
-		 a->host ? a->host : "", jank_alert_period_text(a->period_ns, p, sizeof(p)));
+		 a->suppressed, a->suppressed == 1 ? "" : "s", jank_text(e1, sizeof(e1), a->action),
+		 a->host ? " on " : "", jank_text(e2, sizeof(e2), a->host),
+		 jank_alert_period_text(a->period_ns, p, sizeof(p)));
 }
 
 void jank_alert_followup_text(const struct jank_alert *a, char *buf, size_t len)
 {
 	const struct jank_followup *fu = a->followup;
+	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], why[JANK_TEXT_SIZE(600)];
+	const char *what = fu->failed ? a->capture_failed : fu->summary;
 
-	if (fu->failed)
-		snprintf(buf, len, "capture of %s [%s] failed: %s: %s", a->action, fu->key,
-			 a->capture, a->capture_failed);
+	/* The summary is report.txt's, escaped already: escaped again only if it must be. */
+	if (what && jank_text_is_safe(what, strlen(what)))
+		snprintf(why, sizeof(why), "%s", what);
 	else
-		snprintf(buf, len, "capture report of %s [%s]: %s: %s", a->action, fu->key,
-			 fu->report, fu->summary);
+		jank_text_escape(why, sizeof(why), what, what ? strlen(what) : 0, 600);
+	if (fu->failed)
+		snprintf(buf, len, "capture of %s [%s] failed: %s: %s",
+			 jank_text(name, sizeof(name), a->action),
+			 jank_text(key, sizeof(key), fu->key), a->capture, why);
+	else
+		snprintf(buf, len, "capture report of %s [%s]: %s: %s",
+			 jank_text(name, sizeof(name), a->action),
+			 jank_text(key, sizeof(key), fu->key), fu->report, why);
+	if (len && strlen(buf) == len - 1) /* maybe cut: not inside a character */
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 }
 
 /* The target's operation for this kind of alert. */
@@ -350,10 +374,10 @@ static void record_recent(struct jank_alerter *al, const struct jank_alert *a, b
 	x->threshold = r->threshold;
 	x->tid = r->tid;
 	x->pid = r->pid;
-	snprintf(x->comm, sizeof(x->comm), "%s", r->comm ? r->comm : "");
+	jank_utf8_copy(x->comm, sizeof(x->comm), r->comm ? r->comm : ""); /* on a character */
 	snprintf(x->action, sizeof(x->action), "%s",
 		 r->rule && r->rule->name ? r->rule->name : "?");
-	snprintf(x->key, sizeof(x->key), "%s", r->key ? r->key : "");
+	jank_utf8_copy(x->key, sizeof(x->key), r->key ? r->key : "");
 	snprintf(x->host, sizeof(x->host), "%s", a->host ? a->host : "");
 	snprintf(x->session, sizeof(x->session), "%s", a->session ? a->session : "");
 	jank_format_path_story(x->story, sizeof(x->story), r->path, 4);

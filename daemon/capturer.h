@@ -14,7 +14,7 @@
  *                   into it), then tells the policy it is done (complete
  *                   or failed); in rotation mode, once a second, deletes
  *                   the old chunks that overlap no captured jank.
- *   analyst         writes report.json, report.txt and critical-path.svg
+ *   analyst         writes report.json, report.txt, critical-path.svg and flame.svg
  *                   of each complete capture (jank_capture_report_write).
  *
  * The threads hand their log lines and finished reports back to the loop

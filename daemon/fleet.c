@@ -8,15 +8,20 @@
  * zero timeout, never inside the worker's own callbacks).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "alerted.h"
 #include "array.h"
+#include "baseline-file.h"
 #include "clock.h"
+#include "dirtree.h"
 #include "fleet.h"
 #include "input-figures.h"
 #include "json-util.h"
@@ -74,11 +79,17 @@ struct jank_fleet {
 	bool listed;	/* relayd answered once */
 	bool list_down; /* it stopped answering: logged */
 	uint64_t polls, poll_errors;
+	/* [live] max-inputs: sessions discovery did not watch, and whether that was said. */
+	uint64_t refused;
+	bool at_limit;
 	size_t nlisted; /* sessions in the last list */
 	char list_error[ERR_LEN];
 
 	struct event *ev_sigchld, *ev_check, *ev_sweep;
 	bool stopping;
+
+	char *state_dir;   /* [daemon] state-dir, as at start */
+	bool state_failed; /* a write failed: said once */
 };
 
 /* ---- Inputs ---- */
@@ -233,6 +244,112 @@ static void on_log(struct json_object *msg)
 		jank_log(prio, "%s", line);
 }
 
+/* ---- Baselines kept across restarts ---- */
+
+/*
+ * The state file of an input: "baselines-" then the URL's letters, digits,
+ * dots and dashes (the others as '_', at most 96 of them), then a hash of
+ * the whole URL (two URLs that read the same still differ), ".json".
+ */
+static void state_name(const char *url, char *buf, size_t len)
+{
+	char safe[97];
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = 0;
+
+	for (const char *c = url; *c; c++) {
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		if (n < sizeof(safe) - 1)
+			safe[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+						    (*c >= '0' && *c <= '9') || *c == '.' ||
+						    *c == '-'
+					    ? *c
+					    : '_';
+	}
+	safe[n] = '\0';
+	snprintf(buf, len, "baselines-%s-%016" PRIx64 ".json", safe, h);
+}
+
+/*
+ * The baselines saved for an input: NULL when there are none, or they
+ * cannot be read (then one log line). Never through a link, at most
+ * JANK_BASELINES_MAX_BYTES; the worker checks the rest.
+ */
+static struct json_object *state_read(const struct jank_fleet *f, const char *url)
+{
+	char name[160], path[4096];
+	struct json_object *doc = NULL;
+	struct stat st;
+	char *text = NULL;
+	ssize_t got = 0;
+	int fd;
+
+	if (!f->state_dir)
+		return NULL;
+	state_name(url, name, sizeof(name));
+	if (jank_dirtree_join(path, sizeof(path), f->state_dir, name) < 0)
+		return NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			jank_log(LOG_WARNING, "%s: the saved baselines are ignored: %s: %s", url,
+				 path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size <= JANK_BASELINES_MAX_BYTES &&
+	    (text = malloc((size_t)st.st_size + 1)))
+		got = read(fd, text, (size_t)st.st_size);
+	close(fd);
+	if (text && got == st.st_size) {
+		text[got] = '\0';
+		doc = json_tokener_parse(text);
+	}
+	free(text);
+	if (doc && !json_object_is_type(doc, json_type_object)) {
+		json_object_put(doc);
+		doc = NULL;
+	}
+	if (!doc)
+		jank_log(LOG_WARNING,
+			 "%s: the saved baselines are ignored: %s is not a JSON object of at "
+			 "most %u bytes",
+			 url, path, JANK_BASELINES_MAX_BYTES);
+	return doc;
+}
+
+static int write_text(FILE *out, void *data)
+{
+	return fputs(data, out) < 0 || fputc('\n', out) == EOF ? -EIO : 0;
+}
+
+/* A worker's baselines into the state file of its input (the previous one replaced). */
+static void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	struct json_object *doc = jank_json_get(msg, "baselines", json_type_object);
+	const char *format = doc ? jank_json_get_str(doc, "format") : NULL;
+	const char *text;
+	char name[160];
+	int r;
+
+	if (!f->state_dir)
+		return;
+	if (!format || strcmp(format, JANK_BASELINES_FORMAT) != 0)
+		return;
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	if (!text || strlen(text) >= JANK_BASELINES_MAX_BYTES)
+		return;
+	state_name(in->url, name, sizeof(name));
+	r = jank_dirtree_make(f->state_dir);
+	if (r == 0)
+		r = jank_dirtree_write_file(f->state_dir, name, write_text, (void *)text);
+	if (r < 0 && !f->state_failed)
+		jank_log(LOG_WARNING, "cannot save the baselines in %s: %s (said once)",
+			 f->state_dir, strerror(-r));
+	f->state_failed |= r < 0;
+}
+
 static struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
 {
 	struct json_object *o = jank_proto_new("start");
@@ -248,6 +365,7 @@ static struct json_object *start_msg(struct jank_fleet *f, const char *mode, con
 static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
+	struct json_object *msg, *baselines;
 
 	(void)p;
 	in->fresh = false;
@@ -260,7 +378,24 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 			jank_log(LOG_ERR, "%s: out of memory: some past figures are lost", in->url);
 		jank_figures_placeholder(&in->status, in->url);
 	}
-	return start_msg(in->fleet, "input", in->url);
+	msg = start_msg(in->fleet, "input", in->url);
+	baselines = state_read(in->fleet, in->url);
+	if (baselines && msg)
+		jank_json_add(msg, "baselines", baselines);
+	else
+		json_object_put(baselines);
+	/* A frame is at most JANK_PROTO_MAX_FRAME: without them, rather than no start. */
+	if (baselines && msg &&
+	    strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN)) >
+		    JANK_PROTO_MAX_FRAME) {
+		json_object_object_del(msg, "baselines");
+		jank_log(LOG_WARNING,
+			 "%s: the saved baselines and the configuration are longer "
+			 "than " JANK_PROTO_MAX_FRAME_TEXT
+			 " together: the worker starts without them",
+			 in->url);
+	}
+	return msg;
 }
 
 static void input_message(struct jank_proc *p, struct json_object *msg, void *data)
@@ -274,6 +409,8 @@ static void input_message(struct jank_proc *p, struct json_object *msg, void *da
 		on_status(data, msg);
 	else if (!strcmp(type, "log"))
 		on_log(msg);
+	else if (!strcmp(type, "baselines"))
+		on_baselines(data, msg);
 }
 
 static void input_gone(struct jank_proc *p, void *data)
@@ -328,6 +465,37 @@ static struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url
 	return NULL;
 }
 
+/* The inputs being watched (those discovery let go are on their way out). */
+static size_t watched(const struct jank_fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += !f->inputs[i]->removing;
+	return n;
+}
+
+/*
+ * Anyone who can stream to relayd can make sessions: each would be a worker
+ * process. Past [live] max-inputs, new sessions are not watched: said once
+ * (until the count is below the limit again), counted, shown in status.
+ */
+static bool below_limit(struct jank_fleet *f, const char *url)
+{
+	if (watched(f) < f->live->max_inputs) {
+		f->at_limit = false;
+		return true;
+	}
+	f->refused++;
+	if (!f->at_limit)
+		jank_log(LOG_WARNING,
+			 "%s: not watched: %zu inputs already, the [live] max-inputs; new sessions "
+			 "are counted, not watched, until some go",
+			 url, watched(f));
+	f->at_limit = true;
+	return false;
+}
+
 /* A session relayd lists: watch it if it matches, and it is new. */
 static void listed(struct jank_fleet *f, const char *host, const char *session)
 {
@@ -344,6 +512,8 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 		in->missing = 0;
 		return;
 	}
+	if (!below_limit(f, url))
+		return;
 	in = input_add(f, url, true);
 	if (!in) {
 		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
@@ -548,6 +718,7 @@ void jank_fleet_free(struct jank_fleet *f)
 	for (size_t i = 0; i < f->n; i++)
 		input_free(f->inputs[i]);
 	free(f->inputs);
+	free(f->state_dir);
 	jank_proc_free(f->discovery);
 	if (f->ev_sigchld)
 		event_free(f->ev_sigchld);
@@ -593,6 +764,9 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	f->rules = c->rules;
 	f->nrules = c->nrules;
 	f->live = &c->live;
+	/* [daemon] state-dir needs a restart: the first one stays. */
+	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
+		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++) {
 		struct json_object *msg = jank_proto_new("reload");
 
@@ -863,6 +1037,9 @@ static struct json_object *discovery_json(const struct jank_fleet *f)
 	jank_json_add_u64(o, "polls", f->polls);
 	jank_json_add_u64(o, "errors", f->poll_errors);
 	jank_json_add_u64(o, "sessions_listed", f->nlisted);
+	jank_json_add_u64(o, "max_inputs", f->live->max_inputs);
+	jank_json_add_u64(o, "sessions_refused", f->refused);
+	jank_json_add_bool(o, "at_limit", f->at_limit);
 	if (f->list_error[0])
 		jank_json_add_str(o, "last_error", f->list_error);
 	jank_json_add(o, "worker", proc_json(f->discovery));
@@ -872,6 +1049,8 @@ static struct json_object *discovery_json(const struct jank_fleet *f)
 void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->sessions_refused = f->refused;
+	out->at_limit = f->at_limit;
 	for (size_t i = 0; i < f->n; i++) {
 		struct jank_proc_stats s;
 

@@ -127,7 +127,9 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
 
 /* Over all the inputs' workers. */
 struct jank_fleet_stats {
-	uint64_t workers; /* running now */
+	uint64_t workers;	   /* running now */
+	uint64_t sessions_refused; /* discovered past [live] max-inputs, not watched */
+	bool at_limit;
 	uint64_t restarts, crashes, timeouts;
 	uint64_t duplicates_dropped;
 };

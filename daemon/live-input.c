@@ -547,6 +547,11 @@ const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w
 	return w->engine;
 }
 
+struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w)
+{
+	return w->engine;
+}
+
 bool jank_live_input_attached(const struct jank_live_input *w)
 {
 	return w->attached;

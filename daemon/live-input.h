@@ -98,6 +98,8 @@ void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_eng
 
 const char *jank_live_input_url(const struct jank_live_input *w);
 const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w);
+/* The same, to load what it starts with (the saved baselines). */
+struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w);
 bool jank_live_input_attached(const struct jank_live_input *w);
 void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out);
 /* The last input error, "" when none. */

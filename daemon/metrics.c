@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "metrics.h"
+#include "textsafe.h"
 
 #define OCTAVE_FIRST 10 /* the smallest power-of-two bound: 2^10 - 1 ns, about 1 us */
 #define OCTAVE_LAST  36 /* the largest: 2^36 - 1 ns, about 69 s */
@@ -48,10 +49,21 @@ struct out {
 
 /* ---- Lines ---- */
 
-/* Escape backslash and newline, and double quotes when `quote` (label values, OpenMetrics help). */
+/*
+ * Escape backslash and newline, and double quotes when `quote` (label values,
+ * OpenMetrics help). The page is UTF-8 and label values may be traced
+ * strings (keys): invalid bytes become U+FFFD first (lib/textsafe.h), or
+ * Prometheus rejects the whole scrape.
+ */
 static void put_escaped(FILE *f, const char *s, bool quote)
 {
-	for (; *s; s++) {
+	size_t n = strlen(s), len = n * 3 + 4; /* an invalid byte is 3 bytes of U+FFFD */
+	char stack[512], *buf = len <= sizeof(stack) ? stack : malloc(len);
+
+	if (!buf)
+		return;
+	jank_utf8_sanitize(buf, len, s, n, 0);
+	for (s = buf; *s; s++) {
 		if (*s == '\\')
 			fputs("\\\\", f);
 		else if (*s == '\n')
@@ -61,6 +73,8 @@ static void put_escaped(FILE *f, const char *s, bool quote)
 		else
 			fputc(*s, f);
 	}
+	if (buf != stack)
+		free(buf);
 }
 
 static const char *sample_suffix(enum family_type t)
@@ -548,8 +562,19 @@ static void put_workers(struct out *o, const struct jank_metrics *m)
 		"that ended (process_cpu_seconds is the supervisor's alone)."
 	};
 
+	static const struct family refused = {
+		"jank_discovery_sessions_refused", COUNTER, NULL,
+		"Sessions that discovery found past [live] max-inputs: not watched."
+	};
+	static const struct family at_limit = {
+		"jank_inputs_at_limit", GAUGE, NULL,
+		"1 while jankd watches [live] max-inputs sessions and leaves new ones unwatched."
+	};
+
 	put_family(o, &cpu);
 	put_seconds(o, &cpu, NULL, 0, m->workers_cpu_ns);
+	put_single(o, &refused, m->sessions_refused);
+	put_single(o, &at_limit, m->inputs_at_limit);
 }
 
 /* The names client libraries use for a process, so that dashboards find them. */

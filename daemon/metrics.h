@@ -89,6 +89,9 @@ struct jank_metrics {
 	struct jank_metrics_process process;
 	/* The workers' CPU: the running ones', and every reaped child's. */
 	int64_t workers_cpu_ns;
+	/* Discovery: sessions not watched past [live] max-inputs; 1 while at the limit. */
+	uint64_t sessions_refused;
+	bool inputs_at_limit;
 };
 
 /* The exposition, malloc'ed, its length in *len; NULL when out of memory. */

@@ -23,6 +23,7 @@
 #include "status.h"
 #include "json-util.h"
 #include "metrics.h"
+#include "textsafe.h"
 #include "units.h"
 
 #ifndef JANK_VERSION
@@ -541,7 +542,7 @@ static void capture_text(FILE *f, struct json_object *c)
 /* The `n` recent janks in `recent`, newest first. */
 static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
-	char t[48], d[32];
+	char t[48], d[32], name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], host[JANK_TEXT_BUF];
 
 	if (n == 0) {
 		fprintf(f, "\nno jank yet\n");
@@ -551,9 +552,11 @@ static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t
 	for (size_t i = 0; i < n; i++) {
 		const struct jank_recent *x = recent[i];
 
+		/* The key is traced, the story's names too (escaped by format-path.c). */
 		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n", clock_text(x->end, t, sizeof(t)),
-			x->action, x->key[0] ? " [" : "", x->key, x->key[0] ? "]" : "",
-			x->host[0] ? " on " : "", x->host,
+			jank_text(name, sizeof(name), x->action), x->key[0] ? " [" : "",
+			jank_text(key, sizeof(key), x->key), x->key[0] ? "]" : "",
+			x->host[0] ? " on " : "", jank_text(host, sizeof(host), x->host),
 			jank_units_duration(x->duration, d, sizeof(d)),
 			x->kind == JANK_VERDICT_OVERDUE ? " (overdue)" : "",
 			x->suppressed ? " (suppressed)" : "", x->story);
@@ -596,6 +599,10 @@ static void discovery_text(FILE *f, struct json_object *disc)
 		gi(disc, "errors"));
 	if (gs(disc, "last_error")[0])
 		fprintf(f, " (last error: %s)", gs(disc, "last_error"));
+	if (gi(disc, "sessions_refused"))
+		fprintf(f, "; %" PRId64 " sessions not watched past max-inputs %" PRId64 "%s",
+			gi(disc, "sessions_refused"), gi(disc, "max_inputs"),
+			json_object_get_boolean(go(disc, "at_limit")) ? " (at the limit now)" : "");
 	fputc('\n', f);
 }
 
@@ -818,6 +825,13 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	m.inputs = mi.inputs;
 	m.ninputs = mi.s.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
+	if (d->fleet) {
+		struct jank_fleet_stats fs;
+
+		jank_fleet_get_stats(d->fleet, &fs);
+		m.sessions_refused = fs.sessions_refused;
+		m.inputs_at_limit = fs.at_limit;
+	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);
 	m.journal = &js;

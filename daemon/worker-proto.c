@@ -486,19 +486,34 @@ static int suspect_decode(struct json_object *o, struct jank_suspect *s)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	c->key.kind = (uint8_t)k;
-	c->key.state = k == JANK_COMP_LOCK ? 0 : (uint8_t)st;
+	c->key.state = k == JANK_COMP_LOCK || k == JANK_COMP_FUNCTION ? 0 : (uint8_t)st;
 	copy_str(c->process, sizeof(c->process), o, "process");
 	copy_str(c->thread, sizeof(c->thread), o, "thread");
-	if (k == JANK_COMP_LOCK)
+	if (k == JANK_COMP_LOCK) {
 		c->key.id = lock ? strtoull(lock, NULL, 16) : 0;
-	else if (k == JANK_COMP_THREAD)
+	} else if (k == JANK_COMP_THREAD) {
 		c->key.id = jank_comp_identity(c->process, c->thread);
+	} else if (k == JANK_COMP_FUNCTION) {
+		/* By name, as a frame of a path rebuilt from names is. */
+		struct jank_frame f = { 0 };
+
+		copy_str(f.name, sizeof(f.name), o, "function");
+		memcpy(s->function, f.name, sizeof(s->function));
+		c->key.id = jank_comp_function_identity(&f);
+		c->fn_state = (uint8_t)st;
+		s->increase = get_double(o, "increase");
+		s->presence_slow = get_double(o, "slow_presence");
+		s->presence_normal = get_double(o, "normal_presence");
+		s->rank = (double)get_i64(o, "rank_ns");
+	}
 	c->tid = (int32_t)get_i64(o, "tid");
 	c->ns = get_i64(o, "ns");
 	s->own = get_bool(o, "own");
 	s->normal = (double)get_i64(o, "normal_ns");
 	s->delta = get_i64(o, "delta_ns");
 	s->ratio = get_double(o, "ratio");
+	if (k != JANK_COMP_FUNCTION)
+		s->rank = (double)s->delta;
 	return 0;
 }
 

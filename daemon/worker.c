@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 #include <event2/bufferevent.h>
+#include "baseline-file.h"
 #include "clock.h"
 #include "config-file.h"
 #include "format.h"
@@ -25,10 +26,11 @@
 #include "worker-sandbox.h"
 #include "worker.h"
 
-#define TICK_NS	      100000000LL  /* engines check open actions this often */
-#define STATUS_MIN_NS 250000000LL  /* a changed status goes out this soon */
-#define HEARTBEAT_NS  1000000000LL /* some message at least this often */
-#define FULL_NS	      5000000000LL /* the whole status at least this often */
+#define TICK_NS	      100000000LL   /* engines check open actions this often */
+#define STATUS_MIN_NS 250000000LL   /* a changed status goes out this soon */
+#define HEARTBEAT_NS  1000000000LL  /* some message at least this often */
+#define FULL_NS	      5000000000LL  /* the whole status at least this often */
+#define SAVE_NS	      60000000000LL /* the baselines go to the supervisor this often */
 #define ERR_LEN	      1024
 
 enum mode {
@@ -45,10 +47,11 @@ struct worker {
 	int64_t interval_ns;
 	struct jank_live_input *input;
 	struct event *ev_tick, *ev_status, *ev_discover;
-	struct event *ev_now; /* a status at once, after what is being done */
-	int64_t sent_mono;    /* the last whole status */
-	int64_t beat_mono;    /* the last message */
-	int64_t rate_mono;    /* the last events/s */
+	struct event *ev_now;  /* a status at once, after what is being done */
+	struct event *ev_save; /* the baselines, every SAVE_NS */
+	int64_t sent_mono;     /* the last whole status */
+	int64_t beat_mono;     /* the last message */
+	int64_t rate_mono;     /* the last events/s */
 	uint64_t sent_events, sent_janks;
 	double sent_rate;
 	int sent_state;
@@ -74,6 +77,12 @@ static void flush_out(struct worker *w)
 	int fd = bufferevent_getfd(w->bev);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/*
+	 * The socket bufferevent keeps its output's front frozen outside its
+	 * own writes: without this, evbuffer_write() drained nothing, and the
+	 * last status, log lines and baselines never reached the supervisor.
+	 */
+	evbuffer_unfreeze(out, 1);
 	while (evbuffer_get_length(out) > 0 && evbuffer_write(out, fd) > 0)
 		;
 }
@@ -197,6 +206,56 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	}
 	json_object_put(msg);
 	w->beat_mono = jank_clock_monotonic_ns();
+}
+
+/*
+ * The engine's baselines, for the supervisor to keep in its state directory
+ * (fleet.c): this process writes no file, so that it could run unprivileged.
+ */
+static void send_baselines(struct worker *w)
+{
+	struct json_object *msg, *doc;
+
+	if (!w->input)
+		return;
+	doc = jank_baselines_json(jank_live_input_engine(w->input), w->url);
+	msg = doc ? jank_proto_new("baselines") : NULL;
+	if (!msg || jank_json_add(msg, "baselines", doc) < 0) {
+		json_object_put(msg);
+		jank_log(LOG_ERR, "%s: out of memory: the baselines are not saved", w->url);
+		return;
+	}
+	if (jank_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE)
+		jank_log(LOG_WARNING,
+			 "%s: the baselines are longer than " JANK_PROTO_MAX_FRAME_TEXT
+			 " (a frame): not saved",
+			 w->url);
+	json_object_put(msg);
+	w->beat_mono = jank_clock_monotonic_ns();
+}
+
+static void on_save(evutil_socket_t fd, short what, void *data)
+{
+	(void)fd;
+	(void)what;
+	send_baselines(data);
+}
+
+/* The baselines the supervisor kept for this input: the rules unchanged start with them. */
+static void load_baselines(struct worker *w, struct json_object *msg)
+{
+	struct json_object *doc = jank_json_get(msg, "baselines", json_type_object);
+	char err[ERR_LEN];
+	size_t n;
+
+	if (!doc || !w->input)
+		return;
+	if (jank_baselines_load(jank_live_input_engine_mut(w->input), doc, &n, err, sizeof(err)) <
+	    0)
+		jank_log(LOG_WARNING, "%s: the saved baselines are ignored: %s", w->url, err);
+	else if (n)
+		jank_log(LOG_INFO, "%s: baselines of %zu rule%s restored", w->url, n,
+			 n == 1 ? "" : "s");
 }
 
 static void on_attached(struct jank_live_input *in, void *data)
@@ -325,6 +384,10 @@ static int start(struct worker *w, struct json_object *msg, char *err, size_t le
 	} else {
 		w->mode = MODE_INPUT;
 		r = start_input(w, &c, margin, err, len);
+		if (r == 0) {
+			load_baselines(w, msg);
+			r = add_timer(w, &w->ev_save, SAVE_NS, on_save);
+		}
 	}
 	jank_config_fini(&c);
 	if (r == 0)
@@ -370,6 +433,7 @@ static void finish(struct worker *w, int status)
 		jank_live_input_stop(w->input);
 		jank_live_input_update_rate(w->input);
 		send_status(w);
+		send_baselines(w);
 	}
 	flush_out(w);
 	_exit(status);

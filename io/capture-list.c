@@ -19,6 +19,7 @@
 #include "errbuf.h"
 #include "format.h"
 #include "json-util.h"
+#include "textsafe.h"
 #include "units.h"
 
 #define NS_PER_S      1000000000LL
@@ -217,6 +218,28 @@ static void row_of(const struct jank_capture_entry *en, const struct listed *l, 
 		w->text = l->report ? "?" : "(no report yet: jankctl report DIR)";
 }
 
+/* The widest a column of the text list grows, in characters. */
+#define LIST_ACTION_CHARS 48
+#define LIST_KEY_CHARS	  40
+#define LIST_TEXT_CHARS	  300
+
+/* A cell of the text list: escaped, cut with "…"; NULL is "?". */
+static const char *cell(char *buf, size_t len, const char *s, size_t max_chars)
+{
+	if (!s)
+		s = "?";
+	jank_text_escape(buf, len, s, strlen(s), max_chars);
+	return buf;
+}
+
+/* A string member of a report, made valid UTF-8 for the JSON list; NULL when absent. */
+static struct json_object *untrusted_member(struct json_object *o, const char *key)
+{
+	const char *s = jank_json_get_str(o, key);
+
+	return s ? jank_json_new_untrusted_string(s) : NULL;
+}
+
 int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size_t errlen)
 {
 	struct jank_capture_entry *v;
@@ -245,8 +268,10 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 		if (w.key && (int)strlen(w.key) > wk)
 			wk = (int)strlen(w.key);
 	}
-	if (wk > 40)
-		wk = 40;
+	if (wa > LIST_ACTION_CHARS)
+		wa = LIST_ACTION_CHARS;
+	if (wk > LIST_KEY_CHARS)
+		wk = LIST_KEY_CHARS;
 	if (!json && n == 0)
 		fprintf(f, "no capture in %s\n", dir);
 	else if (!json)
@@ -254,6 +279,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 			wk, "key", "duration", "size", "state", "summary");
 	for (int i = 0; i < n; i++) {
 		char d[32], s[32], path[PATH_MAX];
+		char ea[JANK_TEXT_SIZE(LIST_ACTION_CHARS)], ek[JANK_TEXT_SIZE(LIST_KEY_CHARS)];
+		char es[JANK_TEXT_SIZE(32)], et[JANK_TEXT_SIZE(LIST_TEXT_CHARS)];
 		struct row w;
 
 		row_of(&v[i], &l[i], &w);
@@ -263,34 +290,37 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 
 			if (!o)
 				continue;
-			json_object_object_add(o, "name", json_object_new_string(v[i].name));
-			json_object_object_add(o, "dir", json_object_new_string(path));
+			json_object_object_add(o, "name",
+					       jank_json_new_untrusted_string(v[i].name));
+			json_object_object_add(o, "dir", jank_json_new_untrusted_string(path));
 			json_object_object_add(o, "time", json_object_new_string(w.time));
 			json_object_object_add(o, "time_ns", json_object_new_int64(v[i].time_ns));
 			json_object_object_add(o, "state",
 					       w.state ? json_object_new_string(w.state) : NULL);
 			json_object_object_add(o, "action",
-					       w.action ? json_object_new_string(w.action) : NULL);
-			json_object_object_add(o, "key",
-					       w.key ? json_object_new_string(w.key) : NULL);
+					       w.action ? jank_json_new_untrusted_string(w.action)
+							: NULL);
+			json_object_object_add(
+				o, "key", w.key ? jank_json_new_untrusted_string(w.key) : NULL);
 			json_object_object_add(o, "duration_ns",
 					       w.has_duration ? json_object_new_int64(w.duration)
 							      : NULL);
 			json_object_object_add(o, "bytes",
 					       json_object_new_int64((int64_t)v[i].bytes));
 			json_object_object_add(o, "summary",
-					       json_object_get(jank_json_get(l[i].report, "summary",
-									     json_type_string)));
-			json_object_object_add(o, "error",
-					       json_object_get(jank_json_get(l[i].report, "error",
-									     json_type_string)));
+					       untrusted_member(l[i].report, "summary"));
+			json_object_object_add(o, "error", untrusted_member(l[i].report, "error"));
 			jank_format_json_print(f, o);
 			continue;
 		}
-		fprintf(f, "%-20s  %-*s  %-*.*s  %10s  %10s  %-9s  %s\n", w.time, wa,
-			w.action ? w.action : "?", wk, wk, w.key ? w.key : "?",
+		/* What the files say came from traced programs: escaped, cut (textsafe.h). */
+		fprintf(f, "%-20s  %-*s  %-*s  %10s  %10s  %-9s  %s\n", w.time, wa,
+			cell(ea, sizeof(ea), w.action, LIST_ACTION_CHARS), wk,
+			cell(ek, sizeof(ek), w.key, LIST_KEY_CHARS),
 			w.has_duration ? jank_units_duration(w.duration, d, sizeof(d)) : "?",
-			jank_units_size(v[i].bytes, s, sizeof(s)), w.state ? w.state : "?", w.text);
+			jank_units_size(v[i].bytes, s, sizeof(s)),
+			cell(es, sizeof(es), w.state, 32),
+			cell(et, sizeof(et), w.text, LIST_TEXT_CHARS));
 	}
 	for (int i = 0; i < n; i++) {
 		json_object_put(l[i].capture);

@@ -26,11 +26,13 @@
 #include "dirtree.h"
 #include "errbuf.h"
 #include "json-util.h"
+#include "textsafe.h"
 #include "trace-reader.h"
 #include "format.h"
 #include "capture-report.h"
 #include "symbols.h"
 #include "critpath-svg.h"
+#include "flame-path.h"
 #include "units.h"
 
 #define ERR_LEN 1024
@@ -181,7 +183,7 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 	m->root = json_object_from_file(path);
 	if (!m->root || !json_object_is_type(m->root, json_type_object)) {
 		const char *why = m->root ? "not a JSON object" : json_util_get_last_err();
-		char line[256];
+		char line[JANK_FORMAT_SUSPECT_LEN];
 
 		snprintf(line, sizeof(line), "%s", why ? why : "unreadable");
 		line[strcspn(line, "\n")] = '\0';
@@ -249,12 +251,23 @@ struct found {
 	int err;
 };
 
+/*
+ * Whether the engine's key is capture.json's: JSON holds it as valid UTF-8
+ * (json-util.h), so a key with invalid bytes is compared as JSON has it.
+ */
+static bool same_key(const char *key, const char *json_key)
+{
+	char k[JANK_KEY_LEN * 3 + 4];
+
+	return !strcmp(key, json_key) || !strcmp(jank_utf8(k, sizeof(k), key), json_key);
+}
+
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct found *fd = data;
 	int64_t diff;
 
-	if (r->kind != JANK_VERDICT_COMPLETED || !r->key || strcmp(r->key, fd->m->key) != 0 ||
+	if (r->kind != JANK_VERDICT_COMPLETED || !r->key || !same_key(r->key, fd->m->key) ||
 	    !r->path)
 		return;
 	diff = r->end > fd->m->end ? r->end - fd->m->end : fd->m->end - r->end;
@@ -270,8 +283,8 @@ static void on_report(const struct jank_verdict *r, void *data)
 	fd->ok = true;
 	fd->diff = diff;
 	fd->rep = *r;
-	snprintf(fd->key, sizeof(fd->key), "%s", r->key);
-	snprintf(fd->comm, sizeof(fd->comm), "%s", r->comm ? r->comm : "");
+	jank_utf8_copy(fd->key, sizeof(fd->key), r->key);
+	jank_utf8_copy(fd->comm, sizeof(fd->comm), r->comm ? r->comm : "");
 }
 
 /* ---- Writing ---- */
@@ -292,10 +305,16 @@ struct out {
 	char cause[240];
 };
 
+/*
+ * What capture.json and the trace say came from traced programs (names,
+ * keys, comm) is escaped and cut in the text (lib/textsafe.h).
+ */
 static void thread_name(int32_t tid, const char *comm, char *buf, size_t len)
 {
+	char ec[JANK_TEXT_SIZE(32)];
+
 	if (comm && comm[0])
-		snprintf(buf, len, "tid %" PRId32 " (%s)", tid, comm);
+		snprintf(buf, len, "tid %" PRId32 " (%s)", tid, jank_text(ec, sizeof(ec), comm));
 	else
 		snprintf(buf, len, "tid %" PRId32, tid);
 }
@@ -305,10 +324,11 @@ static void summarize(struct out *o)
 {
 	const struct jank_verdict *r = o->rep;
 	const struct meta *m = o->m;
-	char d[32], t[32], th[64], head[256];
+	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], head[1200];
+	char en[JANK_TEXT_BUF], ek[JANK_TEXT_BUF];
 
-	snprintf(head, sizeof(head), "%s%s%s%s %s", m->rule.name, m->key[0] ? " [" : "", m->key,
-		 m->key[0] ? "]" : "",
+	snprintf(head, sizeof(head), "%s%s%s%s %s", jank_text(en, sizeof(en), m->rule.name),
+		 m->key[0] ? " [" : "", jank_text(ek, sizeof(ek), m->key), m->key[0] ? "]" : "",
 		 jank_units_duration(r ? r->duration : m->duration, d, sizeof(d)));
 	if (m->threshold > 0) {
 		size_t n = strlen(head);
@@ -331,11 +351,13 @@ static void summarize(struct out *o)
 		int64_t total = r->path->end - r->path->begin;
 
 		thread_name(it->tid, it->comm, th, sizeof(th));
-		snprintf(o->cause, sizeof(o->cause), "%.1f%% %s on %s%s",
+		snprintf(o->cause, sizeof(o->cause), "%.1f%% %s on %s%s", /* th fits */
 			 total > 0 ? 100.0 * (double)it->ns / (double)total : 0.0,
 			 jank_state_name(it->state), th, o->note ? " (partial path)" : "");
 	}
-	snprintf(o->summary, sizeof(o->summary), "%s: %s", head, o->cause);
+	if (snprintf(o->summary, sizeof(o->summary), "%s: %s", head, o->cause) >=
+	    (int)sizeof(o->summary))
+		o->summary[jank_utf8_cut(o->summary, sizeof(o->summary) - 1)] = '\0';
 }
 
 static struct json_object *error_json(const struct out *o)
@@ -349,16 +371,16 @@ static struct json_object *error_json(const struct out *o)
 	e |= jank_json_add(j, "type", json_object_new_string("action"));
 	if (m->overdue)
 		e |= jank_json_add(j, "kind", json_object_new_string("overdue"));
-	e |= jank_json_add(j, "action", json_object_new_string(m->rule.name));
-	e |= jank_json_add(j, "key", json_object_new_string(m->key));
+	e |= jank_json_add(j, "action", jank_json_new_untrusted_string(m->rule.name));
+	e |= jank_json_add(j, "key", jank_json_new_untrusted_string(m->key));
 	e |= jank_json_add(j, "begin", json_object_new_int64(m->begin));
 	e |= jank_json_add(j, "end", json_object_new_int64(m->end));
 	e |= jank_json_add(j, "duration_ns", json_object_new_int64(m->duration));
 	e |= jank_json_add(j, "threshold_ns", json_object_new_int64(m->threshold));
 	e |= jank_json_add(j, "tid", json_object_new_int64(m->tid));
 	e |= jank_json_add(j, "pid", json_object_new_int64(m->pid));
-	e |= jank_json_add(j, "comm", m->comm ? json_object_new_string(m->comm) : NULL);
-	e |= jank_json_add(j, "error", json_object_new_string(o->error));
+	e |= jank_json_add(j, "comm", m->comm ? jank_json_new_untrusted_string(m->comm) : NULL);
+	e |= jank_json_add(j, "error", jank_json_new_untrusted_string(o->error));
 	if (e) {
 		json_object_put(j);
 		return NULL;
@@ -381,19 +403,28 @@ static int report_json(FILE *f, void *data)
 	e |= jank_json_add(j, "capture", json_object_get(o->m->root));
 	e |= jank_json_add(j, "analysis", an);
 	if (o->match)
-		e |= jank_json_add(an, "match", json_object_new_string(o->match));
+		e |= jank_json_add(an, "match", jank_json_new_untrusted_string(o->match));
 	if (o->rep && o->match && !strcmp(o->match, "end_event"))
 		e |= jank_json_add(an, "end_offset_ns",
 				   json_object_new_int64(o->rep->end - o->m->end));
 	if (o->note)
-		e |= jank_json_add(an, "note", json_object_new_string(o->note));
+		e |= jank_json_add(an, "note", jank_json_new_untrusted_string(o->note));
 	if (o->baseline)
 		e |= jank_json_add(an, "baseline", json_object_new_string(o->baseline));
+	if (o->rep) {
+		struct json_object *pics = json_object_new_object();
+
+		e |= jank_json_add(an, "pictures", pics);
+		if (pics) {
+			e |= jank_json_add_str(pics, "critical_path", JANK_CAPTURE_REPORT_SVG);
+			e |= jank_json_add_str(pics, "flame", JANK_CAPTURE_REPORT_FLAME);
+		}
+	}
 	e |= jank_json_add(an, "events", json_object_new_int64((int64_t)o->in.events));
 	e |= jank_json_add(an, "traces", json_object_new_int64((int64_t)o->in.traces));
 	e |= jank_json_add(an, "jankctl_version", json_object_new_string(JANK_VERSION));
-	e |= jank_json_add(j, "summary", json_object_new_string(o->summary));
-	e |= jank_json_add(j, "cause", json_object_new_string(o->cause));
+	e |= jank_json_add(j, "summary", jank_json_new_untrusted_string(o->summary));
+	e |= jank_json_add(j, "cause", jank_json_new_untrusted_string(o->cause));
 	if (e) {
 		json_object_put(j);
 		return -ENOMEM;
@@ -458,7 +489,7 @@ static void next_steps(FILE *f, const struct out *o)
 {
 	const struct jank_verdict *r = o->rep;
 	const struct jank_breakdown_item *top = NULL;
-	char th[64], d[32], b1[32], b2[32];
+	char th[JANK_FORMAT_THREAD_LEN], d[32], b1[32], b2[32];
 	const char *what, *grep;
 
 	bt_time(r->begin, b1, sizeof(b1));
@@ -488,8 +519,8 @@ static void next_steps(FILE *f, const struct out *o)
 		"  * Every event of the action's interval (captures record syscalls, block and "
 		"net):\n      babeltrace2 --begin=%s --end=%s %s\n",
 		b1, b2, o->dir);
-	fprintf(f, "  * The picture: %s/%s (open it in a browser)\n", o->dir,
-		JANK_CAPTURE_REPORT_SVG);
+	fprintf(f, "  * The pictures (open them in a browser): %s/%s, and by call stack %s/%s\n",
+		o->dir, JANK_CAPTURE_REPORT_SVG, o->dir, JANK_CAPTURE_REPORT_FLAME);
 }
 
 static int report_text(FILE *f, void *data)
@@ -502,22 +533,23 @@ static int report_text(FILE *f, void *data)
 	const char *session = jank_json_get_str(m->root, "session"),
 		   *host = jank_json_get_str(m->root, "hostname");
 	const char *version = jank_json_get_str(m->root, "jankd_version");
-	char d[32], th[64];
+	char d[32], th[JANK_FORMAT_THREAD_LEN], e1[JANK_TEXT_BUF], e2[JANK_TEXT_BUF];
 	int64_t more = 0;
 
-	fprintf(f, "jank capture report: %s\n", o->dir);
-	fprintf(f, "  taken     %s", when ? when : "(unknown time)");
+	fprintf(f, "jank capture report: %s\n", jank_text(e1, sizeof(e1), o->dir));
+	fprintf(f, "  taken     %s", when ? jank_text(e1, sizeof(e1), when) : "(unknown time)");
 	if (host && host[0])
-		fprintf(f, " on %s", host);
+		fprintf(f, " on %s", jank_text(e1, sizeof(e1), host));
 	if (mode)
-		fprintf(f, ", %s", mode);
+		fprintf(f, ", %s", jank_text(e1, sizeof(e1), mode));
 	if (session)
-		fprintf(f, " of session %s", session);
+		fprintf(f, " of session %s", jank_text(e1, sizeof(e1), session));
 	if (version)
-		fprintf(f, " (jankd %s)", version);
+		fprintf(f, " (jankd %s)", jank_text(e1, sizeof(e1), version));
 	thread_name(m->tid, m->comm, th, sizeof(th));
-	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n", m->rule.name, m->key[0] ? " [" : "",
-		m->key, m->key[0] ? "]" : "", jank_units_duration(m->duration, d, sizeof(d)), th);
+	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n", jank_text(e1, sizeof(e1), m->rule.name),
+		m->key[0] ? " [" : "", jank_text(e2, sizeof(e2), m->key), m->key[0] ? "]" : "",
+		jank_units_duration(m->duration, d, sizeof(d)), th);
 	jank_json_get_i64(m->root, "joined_more", &more);
 	if (joined && json_object_array_length(joined) + (size_t)more > 0)
 		fprintf(f, "  joined    %zu more janks happened during the capture (see %s)\n",
@@ -526,7 +558,7 @@ static int report_text(FILE *f, void *data)
 		o->in.traces, o->in.traces == 1 ? "" : "s");
 	fprintf(f, "  summary   %s\n", o->summary);
 	if (o->rep && o->rep->suspects) {
-		char line[256];
+		char line[JANK_FORMAT_SUSPECT_LEN];
 
 		fprintf(f, "  suspect   %s%s\n",
 			jank_format_suspects_line(o->rep->suspects, line, sizeof(line)),
@@ -536,7 +568,10 @@ static int report_text(FILE *f, void *data)
 	}
 	fputc('\n', f);
 	if (!o->rep) {
-		fprintf(f, "No critical path: %s.\n", o->error);
+		char ee[JANK_TEXT_SIZE(1000)];
+
+		jank_text_escape(ee, sizeof(ee), o->error, strlen(o->error), 1000);
+		fprintf(f, "No critical path: %s.\n", ee);
 		return 0;
 	}
 	if (o->note)
@@ -558,9 +593,33 @@ static int report_svg(FILE *f, void *data)
 	return jank_svg_critpath(f, s->o->rep, s->o->g, s->subtitle);
 }
 
-static int write_reports(struct out *o, char *err, size_t errlen)
+/* flame.svg: the path by thread and call stack. */
+static int report_flame(FILE *f, void *data)
+{
+	struct svg_out *s = data;
+	struct jank_flame *fl = jank_flame_new();
+	int r;
+
+	if (!fl)
+		return -ENOMEM;
+	r = jank_flame_add_path(fl, s->o->rep->path);
+	if (r == 0)
+		r = jank_flame_write_svg(fl, f, s->subtitle);
+	jank_flame_free(fl);
+	return r;
+}
+
+/* A stale picture would contradict the report. */
+static void remove_stale(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
+
+	if (jank_dirtree_join(path, sizeof(path), dir, name) == 0)
+		unlink(path);
+}
+
+static int write_reports(struct out *o, char *err, size_t errlen)
+{
 	struct svg_out so = { .o = o };
 	const char *name;
 	int r;
@@ -572,7 +631,7 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 	if (r == 0)
 		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_TEXT, report_text, o);
 	if (r == 0 && o->rep) {
-		char th[64];
+		char th[JANK_FORMAT_THREAD_LEN];
 
 		name = o->m->name	      ? o->m->name
 		       : strrchr(o->dir, '/') ? strrchr(o->dir, '/') + 1
@@ -581,9 +640,15 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 		snprintf(so.subtitle, sizeof(so.subtitle), "capture %s · critical path of %s%s",
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
 		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
+		snprintf(so.subtitle, sizeof(so.subtitle), "%s%s%s%s · capture %s%s",
+			 o->m->rule.name, o->m->key[0] ? " [" : "", o->m->key,
+			 o->m->key[0] ? "]" : "", name, o->note ? " · partial path" : "");
+		if (r == 0)
+			r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_FLAME,
+						    report_flame, &so);
 	} else if (r == 0) {
-		snprintf(path, sizeof(path), "%s/%s", o->out_dir, JANK_CAPTURE_REPORT_SVG);
-		unlink(path); /* a stale picture would contradict the report */
+		remove_stale(o->out_dir, JANK_CAPTURE_REPORT_SVG);
+		remove_stale(o->out_dir, JANK_CAPTURE_REPORT_FLAME);
 	}
 	if (r < 0)
 		jank_errf(err, errlen, "%s: cannot write the report: %s", o->out_dir, strerror(-r));
@@ -685,11 +750,15 @@ static int path_over_interval(struct analysis *a)
 		b = w->first_seen;
 	if (en > a->o.in.last_ts)
 		en = a->o.in.last_ts;
-	if (!w || b >= en)
+	if (!w || b >= en) {
+		char nm[JANK_TEXT_BUF], ek[JANK_TEXT_BUF];
+
 		return no_path(a,
 			       "%s: the capture holds no '%s' action with key '%s' and no event of "
 			       "tid %" PRId32 " during it",
-			       a->dir, a->m.rule.name, a->m.key, a->m.tid);
+			       a->dir, jank_text(nm, sizeof(nm), a->m.rule.name),
+			       jank_text(ek, sizeof(ek), a->m.key), a->m.tid);
+	}
 	r = jank_critpath_compute_worker(jank_engine_graph(a->e), w, b, en, &a->fd.path);
 	if (r < 0)
 		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
@@ -734,6 +803,7 @@ static int suspects(struct analysis *a)
 						 jank_engine_graph(a->e), a->m.tid) < 0)
 		return -ENOMEM;
 	jank_baseline_suspects(b, &a->fd.pf, &a->fd.sus);
+	jank_suspects_name(&a->fd.sus, &a->fd.path);
 	a->fd.has_sus = true;
 	a->o.baseline = "capture";
 	return 0;

@@ -14,6 +14,8 @@
  *                      "capture" (capture.json), "analysis" and "summary"
  *   report.txt         the story, with a header and what to look at next
  *   critical-path.svg  the picture (svg.h)
+ *   flame.svg          the path's time by thread and call stack, the wait
+ *                      states as leaf frames (flame-path.h)
  *
  * When the capture does not hold the action's end (an overdue action, or a
  * flight recorder that had already overwritten it), the path is computed on
@@ -33,6 +35,7 @@
 #define JANK_CAPTURE_REPORT_JSON	"report.json"
 #define JANK_CAPTURE_REPORT_TEXT	"report.txt"
 #define JANK_CAPTURE_REPORT_SVG		"critical-path.svg"
+#define JANK_CAPTURE_REPORT_FLAME	"flame.svg"
 #define JANK_CAPTURE_REPORT_SUMMARY_LEN 512
 
 struct jank_capture_report_result {

@@ -118,7 +118,7 @@ static void axis(FILE *f, const struct bars *b)
 /* "db · block_device 20.0 ms", or "other components 1.20 ms". */
 static void piece_label(const struct piece *p, double mean, char *buf, size_t len)
 {
-	char who[48], d[32];
+	char who[JANK_FORMAT_NAMES_LEN], d[32];
 
 	jank_units_duration((int64_t)(mean + 0.5), d, sizeof(d));
 	if (!p->row) {
@@ -142,7 +142,7 @@ static void bar(FILE *f, const struct bars *b, int g)
 {
 	double below = 0, x, w;
 	const char *anchor;
-	char text[128];
+	char text[JANK_FORMAT_NAMES_LEN + 64];
 
 	label_at(b, g, &x, &anchor, &w);
 	fprintf(f, "<g class=\"bar\" data-group=\"%s\">\n", jank_compare_name(b->c, g));

@@ -241,7 +241,7 @@ const struct jank_cmp_row *jank_compare_rows(const struct jank_compare *c, size_
 
 const char *jank_compare_label(const struct jank_cmp_row *r, char *buf, size_t len)
 {
-	char who[48];
+	char who[JANK_FORMAT_NAMES_LEN];
 
 	jank_format_names(r->process, r->thread, who, sizeof(who));
 	switch (r->key.kind) {

@@ -749,6 +749,7 @@ static const struct jank_conf_key keys[] = {
 	K("live", "hosts",             patterns,           RESTART, NULL, LIVE(hosts), LIVE2(nhosts)),
 	K("live", "sessions",          patterns,           RESTART, NULL, LIVE(sessions), LIVE2(nsessions)),
 	K("live", "discover-interval", jank_conf_duration, RESTART, "2s", LIVE(discover_interval_ns)),
+	K("live", "max-inputs",        jank_conf_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
 	K("graph", "retention",        jank_conf_duration, LIVE, NULL, GRAPH(retention_ns)),
@@ -772,12 +773,13 @@ static const struct jank_conf_key keys[] = {
 	K("capture", "rotation-period", jank_conf_duration, LIVE, "10s", CAPTURE(rotation_period_ns), ZERO),
 	K("capture", "rotation-size",  jank_conf_size,     LIVE, NULL, CAPTURE(rotation_size), ZERO),
 	K("capture", "retention",      jank_conf_duration, LIVE, "10s", CAPTURE(retention_ns)),
-	/* [daemon]: the socket is bound, and READY=1 sent, at start. */
+	/* [daemon]: the socket is bound, READY=1 sent, and the state directory read, at start. */
 	K("daemon", "control-socket",  socket_path,        RESTART, "/run/jankd/control", DAEMON(control_socket)),
 	K("daemon", "status-interval", jank_conf_duration, LIVE, "5s", DAEMON(status_interval_ns)),
 	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
 	K("daemon", "worker-user",     user_name,          RESTART, "jank-worker", DAEMON(worker_user)),
 	K("daemon", "workers-as-root", jank_conf_bool,     RESTART, "no", DAEMON(workers_as_root)),
+	K("daemon", "state-dir",       abs_path,           RESTART, "/var/lib/jankd/state", DAEMON(state_dir)),
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
 	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),

@@ -58,6 +58,7 @@ struct jank_config_live {
 	char **sessions; /* glob patterns; none: every session */
 	size_t nsessions;
 	int64_t discover_interval_ns; /* how often relayd's sessions are listed (default 2 s) */
+	uint64_t max_inputs;	      /* sessions discovery watches at most (default 64) */
 	/* Each input runs in a worker process: one silent this long is restarted. */
 	int64_t worker_timeout_ns; /* default 10 s */
 };
@@ -112,6 +113,8 @@ struct jank_config_daemon {
 	 * workers_as_root too. */
 	char worker_user[JANK_CONFIG_USER_LEN];
 	bool workers_as_root;
+	char *state_dir; /* the inputs' baselines, kept across restarts (default
+			    /var/lib/jankd/state) */
 };
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */

@@ -17,6 +17,7 @@
 #include "array.h"
 #include "format-int.h"
 #include "format.h"
+#include "textsafe.h"
 #include "json-util.h"
 #include "units.h"
 
@@ -351,7 +352,7 @@ static int text_begin(FILE *f, const struct graph_dump *d)
 static int text_worker(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b)
 {
 	int64_t running = 0, waiting = 0;
-	char w1[48], s1[32], s2[32], s3[32];
+	char w1[48], s1[32], s2[32], s3[32], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
 
 	(void)i;
 	for (size_t k = 0; k < b->n; k++) {
@@ -363,7 +364,8 @@ static int text_worker(FILE *f, size_t i, const struct jank_worker *w, const str
 			 b->v[k].state != JANK_STATE_PREEMPTED)
 			waiting += len;
 	}
-	fprintf(f, "%8" PRId32 "  %-16s %-29s %12s %9zu %12s %12s\n", w->tid, w->comm,
+	fprintf(f, "%8" PRId32 "  %-16s %-29s %12s %9zu %12s %12s\n", w->tid,
+		jank_text(c, sizeof(c), w->comm), /* a traced name: escaped */
 		format_wall(w->first_seen, w1, sizeof(w1)),
 		jank_units_duration(w->last_seen - w->first_seen, s1, sizeof(s1)), b->n,
 		jank_units_duration(running, s2, sizeof(s2)),

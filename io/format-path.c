@@ -15,6 +15,7 @@
 #include "format-int.h"
 #include "format.h"
 #include "json-util.h"
+#include "textsafe.h"
 #include "units.h"
 
 #define STORY_STEPS_TEXT       20
@@ -36,6 +37,9 @@ static int add_span(struct json_object *o, const struct jank_label *l)
 	return r;
 }
 
+/* The most characters of a function's name in a stack of the story. */
+#define STACK_NAME_CHARS 40
+
 const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max, char *buf,
 			 size_t len)
 {
@@ -47,14 +51,19 @@ const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max
 		buf[0] = '\0';
 	for (uint32_t k = 0; f && k < n && used < len; k++) {
 		const struct jank_frame *fr = jank_path_frame_of(p, f[n - 1 - k]);
+		char name[JANK_TEXT_SIZE(STACK_NAME_CHARS)];
 
 		if (k == max) {
 			used += (size_t)snprintf(buf + used, len - used, " ← …");
 			break;
 		}
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " ← " : "",
-					 fr ? fr->name : "?");
+		/* Function names come from the traced binaries: escaped, cut (textsafe.h). */
+		jank_text_escape(name, sizeof(name), fr ? fr->name : "?",
+				 strlen(fr ? fr->name : "?"), STACK_NAME_CHARS);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " ← " : "", name);
 	}
+	if (used >= len && len) /* cut: not inside a character */
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 	return buf;
 }
 
@@ -92,7 +101,7 @@ static int add_stack(struct json_object *o, const struct jank_path *p, uint32_t 
 	r = jank_json_add(o, "stack", a);
 	for (uint32_t k = 0; !r && k < n; k++) {
 		const struct jank_frame *fr = jank_path_frame_of(p, f[k]);
-		struct json_object *name = json_object_new_string(fr ? fr->name : "?");
+		struct json_object *name = jank_json_new_untrusted_string(fr ? fr->name : "?");
 
 		if (!name || json_object_array_add(a, name) != 0) {
 			json_object_put(name);
@@ -310,7 +319,7 @@ static bool story_seen(struct story *st, int32_t tid)
 static void step_phrase(const struct jank_path *p, struct story *st, const struct step *s,
 			char *buf, size_t len)
 {
-	char d[160], th[64], fn[120];
+	char d[320], th[JANK_FORMAT_THREAD_LEN], fn[240], flow[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
 
 	jank_units_duration(s->ns, d, 32);
 	if (s->stack) {
@@ -323,8 +332,8 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
 	else if (s->flow && s->tid != st->prev_tid)
-		snprintf(buf, len, "via flow %s to %s: %s %s", s->flow, th,
-			 jank_state_name(s->state), d);
+		snprintf(buf, len, "via flow %s to %s: %s %s",
+			 jank_text(flow, sizeof(flow), s->flow), th, jank_state_name(s->state), d);
 	else if (s->tid == st->prev_tid)
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
 	else if (story_seen(st, s->tid))
@@ -340,6 +349,9 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 	st->steps++;
 }
 
+/* A phrase: two escaped names (a thread, a flow), a stack and words. */
+#define PHRASE_LEN 1024
+
 static size_t count_steps(const struct jank_path *p)
 {
 	struct step s;
@@ -354,7 +366,7 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = p ? count_steps(p) : 0, used = 0;
-	char phrase[320];
+	char phrase[PHRASE_LEN];
 	struct step s;
 
 	if (len)
@@ -368,6 +380,8 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
 	if (total > st.steps)
 		used += snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
 				 " → … (%zu more steps)", total - st.steps);
+	if (used >= len && len) /* cut: not inside a character */
+		buf[jank_utf8_cut(buf, len - 1)] = '\0';
 	return used;
 }
 
@@ -375,7 +389,7 @@ void format_story_text(FILE *f, const struct jank_path *p, const char *indent)
 {
 	struct story st = { .prev_tid = -1 };
 	size_t total = count_steps(p);
-	char phrase[320];
+	char phrase[PHRASE_LEN];
 	struct step s;
 
 	if (p->n == 0) {
@@ -413,9 +427,12 @@ static const char *pct(int64_t part, int64_t whole, char *buf, size_t len)
 	return buf;
 }
 
+/* The most characters of a function's name in the breakdown. */
+#define FUNCTION_CHARS 80
+
 void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t total)
 {
-	char d[32], th[64], p[16];
+	char d[32], th[JANK_FORMAT_THREAD_LEN], p[16], fn[JANK_TEXT_SIZE(FUNCTION_CHARS)];
 	int order[JANK_STATE_COUNT], n = 0;
 
 	if (!b)
@@ -459,17 +476,21 @@ void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	if (b->nfunctions == 0)
 		return;
 	fprintf(f, "  by function:\n");
-	for (size_t i = 0; i < b->nfunctions && i < BREAKDOWN_THREADS_TEXT; i++)
-		fprintf(f, "    %-43s %12s %7s\n", format_function(b, i),
+	for (size_t i = 0; i < b->nfunctions && i < BREAKDOWN_THREADS_TEXT; i++) {
+		const char *name = format_function(b, i);
+
+		jank_text_escape(fn, sizeof(fn), name, strlen(name), FUNCTION_CHARS);
+		fprintf(f, "    %-43s %12s %7s\n", fn,
 			jank_units_duration(b->functions[i].ns, d, sizeof(d)),
 			pct(b->functions[i].ns, total, p, sizeof(p)));
+	}
 	if (b->nfunctions > BREAKDOWN_THREADS_TEXT)
 		fprintf(f, "    … %zu more\n", b->nfunctions - BREAKDOWN_THREADS_TEXT);
 }
 
 void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b)
 {
-	char d[32], w1[48], w2[48];
+	char d[32], w1[48], w2[48], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
 	const char *comm = p->n ? NULL : "";
 
 	/* The thread's own name: from its first segment on itself. */
@@ -477,7 +498,7 @@ void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct 
 		if (p->segs[i].tid == p->tid)
 			comm = p->segs[i].comm;
 	fprintf(f, "critical path of tid %" PRId32 "%s%s%s over %s\n", p->tid,
-		comm && comm[0] ? " (" : "", comm && comm[0] ? comm : "",
+		comm && comm[0] ? " (" : "", comm && comm[0] ? jank_text(c, sizeof(c), comm) : "",
 		comm && comm[0] ? ")" : "", jank_units_duration(p->end - p->begin, d, sizeof(d)));
 	fprintf(f, "  from %s to %s\n", format_wall(p->begin, w1, sizeof(w1)),
 		format_wall(p->end, w2, sizeof(w2)));

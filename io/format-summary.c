@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "format.h"
+#include "textsafe.h"
 #include "json-util.h"
 #include "units.h"
 
@@ -35,15 +36,26 @@ struct json_object *jank_format_summary_json(const struct jank_engine *e, size_t
 	return o;
 }
 
+#define SUMMARY_NAME_CHARS 64
+
+/* A rule's name in the table, escaped and cut as any name shown (textsafe.h). */
+static const char *summary_name(const struct jank_rule *r, char *buf, size_t len)
+{
+	const char *s = r && r->name ? r->name : "?";
+
+	jank_text_escape(buf, len, s, strlen(s), SUMMARY_NAME_CHARS);
+	return buf;
+}
+
 void jank_format_summary_text(FILE *f, const struct jank_engine *e)
 {
 	size_t n = jank_engine_rule_count(e);
 	int w = 6;
-	char c[5][32];
+	char c[5][32], name[JANK_TEXT_SIZE(SUMMARY_NAME_CHARS)];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct jank_rule *r = jank_engine_rule(e, i);
-		int l = r && r->name ? (int)strlen(r->name) : 1;
+		int l = r && r->name ? (int)strlen(summary_name(r, name, sizeof(name))) : 1;
 
 		if (l > w)
 			w = l;
@@ -56,12 +68,12 @@ void jank_format_summary_text(FILE *f, const struct jank_engine *e)
 		uint64_t count = h ? h->count : 0;
 
 		if (count == 0) {
-			fprintf(f, "%-*s %8d %8d %12s %12s %12s %12s\n", w, r ? r->name : "?", 0, 0,
-				"-", "-", "-", "-");
+			fprintf(f, "%-*s %8d %8d %12s %12s %12s %12s\n", w,
+				summary_name(r, name, sizeof(name)), 0, 0, "-", "-", "-", "-");
 			continue;
 		}
 		fprintf(f, "%-*s %8" PRIu64 " %8" PRIu64 " %12s %12s %12s %12s\n", w,
-			r ? r->name : "?", count, jank_engine_rule_janks(e, i),
+			summary_name(r, name, sizeof(name)), count, jank_engine_rule_janks(e, i),
 			jank_units_duration(jank_histogram_percentile(h, 50), c[0], sizeof(c[0])),
 			jank_units_duration(jank_histogram_percentile(h, 90), c[1], sizeof(c[1])),
 			jank_units_duration(jank_histogram_percentile(h, 99), c[2], sizeof(c[2])),

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "format-int.h"
 #include "format.h"
+#include "textsafe.h"
 #include "json-util.h"
 #include "units.h"
 
@@ -50,14 +51,16 @@ struct json_object *jank_format_verdict_json(const struct jank_verdict *r)
 
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 {
-	char d[32], t[32], th[64], w1[48], w2[48];
+	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], w1[48], w2[48];
+	char name[JANK_TEXT_BUF], key[JANK_TEXT_BUF];
 	const char *verdict = r->kind == JANK_VERDICT_OVERDUE ? "OVERDUE"
 			      : r->over_threshold	      ? "JANK"
 							      : "ok";
 
-	fprintf(f, "%s %s", verdict, r->rule ? r->rule->name : "?");
+	/* The key (and every name below) came from traced programs: escaped (textsafe.h). */
+	fprintf(f, "%s %s", verdict, jank_text(name, sizeof(name), r->rule ? r->rule->name : "?"));
 	if (r->key && r->key[0])
-		fprintf(f, " [%s]", r->key);
+		fprintf(f, " [%s]", jank_text(key, sizeof(key), r->key));
 	fprintf(f, ": %s", jank_units_duration(r->duration, d, sizeof(d)));
 	if (r->kind == JANK_VERDICT_OVERDUE)
 		fprintf(f, " and still open");

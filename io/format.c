@@ -24,6 +24,13 @@
 #include <time.h>
 #include "format-int.h"
 #include "format.h"
+#include "textsafe.h"
+
+/*
+ * Thread and process names are traced: escaped and cut (lib/textsafe.h). A
+ * comm is 15 bytes; the engine's names are never longer than this.
+ */
+#define NAME_CHARS 32
 
 /* Mutexes are named by address, as the pthread wrapper records them. */
 const char *format_lock(uint64_t lock, char *buf, size_t len)
@@ -35,11 +42,14 @@ const char *format_lock(uint64_t lock, char *buf, size_t len)
 const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len)
 {
 	const char *t = thread && thread[0] ? thread : "?";
+	char ep[JANK_TEXT_SIZE(NAME_CHARS)], et[JANK_TEXT_SIZE(NAME_CHARS)];
 
-	if (process && process[0] && strcmp(process, t) != 0)
-		snprintf(buf, len, "%s/%s", process, t);
-	else
-		snprintf(buf, len, "%s", t);
+	jank_text_escape(et, sizeof(et), t, strlen(t), NAME_CHARS);
+	if (process && process[0] && strcmp(process, t) != 0) {
+		jank_text_escape(ep, sizeof(ep), process, strlen(process), NAME_CHARS);
+		snprintf(buf, len, "%s/%s", ep, et);
+	} else
+		snprintf(buf, len, "%s", et);
 	return buf;
 }
 
@@ -73,8 +83,11 @@ const char *format_wall(int64_t ns, char *buf, size_t len)
 /* "tid 77 (db)", or "tid 77" when the name is unknown. */
 const char *format_thread(int32_t tid, const char *comm, char *buf, size_t len)
 {
+	char ec[JANK_TEXT_SIZE(NAME_CHARS)];
+
 	if (comm && comm[0])
-		snprintf(buf, len, "tid %" PRId32 " (%s)", tid, comm);
+		snprintf(buf, len, "tid %" PRId32 " (%s)", tid,
+			 jank_text(ec, sizeof(ec), comm)); /* at most NAME_CHARS: ec's size */
 	else
 		snprintf(buf, len, "tid %" PRId32, tid);
 	return buf;

@@ -99,7 +99,15 @@ int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid);
 
 /* Print `o` on one line (JSON Lines) and put it. Returns 0 or -errno. */
 int jank_format_json_print(FILE *f, struct json_object *o);
-/* A thread by its names: "db", or "renderer/db" when its process is named otherwise. */
+/*
+ * A thread by its names: "db", or "renderer/db" when its process is named
+ * otherwise; each escaped and cut as a traced string (lib/textsafe.h).
+ * JANK_FORMAT_NAMES_LEN holds any; JANK_FORMAT_THREAD_LEN any "tid 77 (db)".
+ */
+#define JANK_FORMAT_NAMES_LEN  280
+#define JANK_FORMAT_THREAD_LEN 160
+/* Holds any jank_format_suspect(). */
+#define JANK_FORMAT_SUSPECT_LEN 800
 const char *jank_format_names(const char *process, const char *thread, char *buf, size_t len);
 
 #endif

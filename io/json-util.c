@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* json-c helpers (see json-util.h). */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "json-util.h"
+#include "textsafe.h"
 
 int jank_json_add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -15,11 +18,28 @@ int jank_json_add(struct json_object *o, const char *key, struct json_object *v)
 	return 0;
 }
 
+struct json_object *jank_json_new_untrusted_string(const char *s)
+{
+	size_t n = strlen(s), len = n * 3 + 4;
+	struct json_object *v;
+	char *buf;
+
+	if (jank_utf8_valid(s, n))
+		return json_object_new_string(s);
+	buf = malloc(len); /* an invalid byte is 3 bytes of U+FFFD */
+	if (!buf)
+		return NULL;
+	jank_utf8_sanitize(buf, len, s, n, 0);
+	v = json_object_new_string(buf);
+	free(buf);
+	return v;
+}
+
 int jank_json_add_str(struct json_object *o, const char *key, const char *s)
 {
 	if (!s)
 		return json_object_object_add(o, key, NULL) == 0 ? 0 : -ENOMEM;
-	return jank_json_add(o, key, json_object_new_string(s));
+	return jank_json_add(o, key, jank_json_new_untrusted_string(s));
 }
 
 int jank_json_add_i64(struct json_object *o, const char *key, int64_t v)

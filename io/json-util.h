@@ -16,8 +16,14 @@
 #include <json-c/json.h>
 
 int jank_json_add(struct json_object *o, const char *key, struct json_object *v);
-/* A NULL string is JSON null. */
+/*
+ * A string, traced (untrusted) or not: JSON is UTF-8, and json-c escapes
+ * control characters but passes invalid UTF-8 on, so each invalid byte
+ * becomes U+FFFD (lib/textsafe.h). A NULL string is JSON null.
+ */
 int jank_json_add_str(struct json_object *o, const char *key, const char *s);
+/* A new JSON string of `s`, made valid UTF-8 as jank_json_add_str() does. */
+struct json_object *jank_json_new_untrusted_string(const char *s);
 int jank_json_add_i64(struct json_object *o, const char *key, int64_t v);
 /* Clamped to INT64_MAX: json-c integers are signed. */
 int jank_json_add_u64(struct json_object *o, const char *key, uint64_t v);

@@ -2,6 +2,7 @@
 /* The style and the helpers of jank's pictures (see svg.h). */
 #include <errno.h>
 #include "svg.h"
+#include "textsafe.h"
 
 #define EM_RATIO 0.62 /* average glyph width / font size, a little wide on purpose */
 
@@ -33,39 +34,13 @@ const char *jank_svg_state_colour(enum jank_state s)
 
 /* ---- Text ---- */
 
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* Overlong three-byte forms and UTF-16 surrogates are not valid either. */
-	if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)))
-		return 0;
-	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
 size_t jank_svg_text_chars(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = 0;
 
 	while (*p) {
-		size_t l = utf8_len(p);
+		size_t l = jank_utf8_char((const char *)p);
 
 		p += l ? l : 1;
 		n++;
@@ -79,7 +54,7 @@ void jank_svg_escape(FILE *f, const char *s, size_t max_chars)
 	size_t total = jank_svg_text_chars((const char *)p), n = 0;
 
 	for (; *p; n++) {
-		size_t l = utf8_len(p);
+		size_t l = jank_utf8_char((const char *)p);
 
 		if (max_chars && total > max_chars && n + 1 == max_chars) {
 			fputs("…", f);

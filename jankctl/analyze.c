@@ -10,12 +10,15 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "compare-svg.h"
 #include "compare.h"
 #include "config-file.h"
 #include "engine.h"
 #include "exit-status.h"
+#include "flame-path.h"
 #include "format.h"
 #include "jankctl.h"
 
@@ -31,7 +34,7 @@ static const char usage_analyze[] =
 
 static const char usage_compare[] =
 	"Usage: jankctl compare --config FILE [--action NAME] [--before TRACE] [--svg FILE]\n"
-	"                       [--format text|json] TRACE...\n"
+	"                       [--flame FILE] [--format text|json] TRACE...\n"
 	"Compare the actions of one [action NAME] rule of FILE, component by component: time per\n"
 	"state, per interrupt hop (timer, network, block_device...), per thread (by process and\n"
 	"thread name) and state, per lock. Without --before: the slow actions (over the rule's\n"
@@ -43,13 +46,15 @@ static const char usage_compare[] =
 	"  -A, --action NAME     the rule (default: the only rule of FILE)\n"
 	"  -B, --before TRACE    the trace to compare with (a directory of traces too)\n"
 	"  -o, --svg FILE        also draw the two groups as stacked bars side by side\n"
+	"  -F, --flame FILE      also draw the differential flame graph of their critical\n"
+	"                        paths: slow (after) by call stack, red where it spends more\n"
+	"                        per action than normal (before), blue where less\n"
 	"  -f, --format FORMAT   text (default) or json (one object)\n"
 	"  -h, --help            show this help\n";
 
 /* ---- The rules of --config, and an engine with them ---- */
 
-/* The rules of --config, loaded and checked. Returns 0, or EXIT_* after the message. */
-static int config_load(const char *cmd, const struct options *o, struct jank_config *conf)
+int config_load(const char *cmd, const struct options *o, struct jank_config *conf)
 {
 	char err[ERR_LEN];
 
@@ -69,9 +74,8 @@ static int config_load(const char *cmd, const struct options *o, struct jank_con
 	return 0;
 }
 
-/* An engine with the config's limits and rules. NULL after the message. */
-static struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
-					 bool report_all)
+struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
+				  bool report_all)
 {
 	struct jank_engine_config ec;
 	struct jank_engine *e;
@@ -96,12 +100,65 @@ static struct jank_engine *config_engine(const struct jank_config *conf, const s
 	return e;
 }
 
+int config_rule(const char *cmd, const struct jank_config *conf, const struct options *o,
+		size_t *rule)
+{
+	for (size_t i = 0; o->action && i < conf->nrules; i++)
+		if (!strcmp(conf->rules[i].name, o->action)) {
+			*rule = i;
+			return 0;
+		}
+	if (o->action) {
+		errorf("%s: %s has no [action %s]", cmd, o->config, o->action);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	if (conf->nrules != 1) {
+		errorf("%s: %s has %zu rules: name one with --action", cmd, o->config,
+		       conf->nrules);
+		return JANK_EXIT_USAGE;
+	}
+	*rule = 0;
+	return 0;
+}
+
 /* ---- analyze ---- */
+
+/*
+ * A slow action before its rule's baseline was ready (fewer than
+ * JANK_BASELINE_MIN normal actions before it) is compared, at the end, with
+ * the normal actions of the whole trace: its verdict is held (a deep copy),
+ * and so is every verdict after it, so that the output keeps the order of
+ * the actions. When the held verdicts would take more than HOLD_MAX_BYTES,
+ * none is held any more: the rest of the trace only teaches the baselines,
+ * then a second pass over the traces prints the verdicts not printed yet,
+ * the held ones' suspects against the first pass's final baselines (the
+ * engine is deterministic: both passes see the same actions).
+ */
+#define HOLD_MAX_BYTES (64u << 20)
+
+struct held {
+	struct jank_verdict v; /* path, breakdown, profile, suspects and strings point below */
+	struct jank_path path;
+	struct jank_profile pf;
+	struct jank_suspects sus;
+	bool has_pf, has_sus;
+	char key[JANK_KEY_LEN];
+	char comm[JANK_COMM_LEN];
+};
 
 struct analyze_ctx {
 	const struct analyze_output *out;
 	uint64_t reports;
 	int err;
+	struct held *held; /* in order, from the first that waits for the whole trace */
+	size_t nheld, held_cap;
+	size_t held_bytes;
+	bool overflow;			   /* too many to hold: a second pass prints the rest */
+	uint64_t printed;		   /* verdicts printed at once, before holding began */
+	uint64_t skip;			   /* second pass: the verdicts the first printed */
+	const struct jank_baseline *whole; /* second pass: the first's final baselines */
+	size_t nwhole;
+	size_t hold_max; /* HOLD_MAX_BYTES, or JANK_ANALYZE_HOLD_BYTES */
 };
 
 static void analyze_notes(const struct jank_engine *e)
@@ -194,23 +251,182 @@ static const struct analyze_output analyze_outputs[] = {
 	[FORMAT_JSON] = { verdict_json, end_json },
 };
 
+/* A slow action whose rule had no baseline yet: its suspects wait for the whole trace. */
+static bool waits_for_trace(const struct jank_verdict *r)
+{
+	return r->suspects && !r->suspects->ready && r->profile;
+}
+
+/* The suspects of `pf` against the normal actions of the whole trace, `b`. */
+static void whole_suspects(const struct jank_baseline *b, const struct jank_profile *pf,
+			   struct jank_suspects *sus)
+{
+	jank_baseline_suspects(b, pf, sus);
+	sus->whole = true;
+}
+
+static void drop_held(struct analyze_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nheld; i++) {
+		jank_path_fini(&ctx->held[i].path);
+		jank_profile_fini(&ctx->held[i].pf);
+	}
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->nheld = ctx->held_cap = ctx->held_bytes = 0;
+}
+
+/* The bytes a held verdict takes, about. */
+static size_t held_size(const struct jank_verdict *r)
+{
+	const struct jank_path *p = r->path;
+
+	return sizeof(struct held) + p->n * sizeof(*p->segs) + p->nlabels * sizeof(*p->labels) +
+	       p->nframes * (sizeof(*p->frames) + 64) + p->nstack_frames * sizeof(uint32_t) +
+	       p->nstacks * sizeof(*p->stacks) +
+	       (r->profile ? r->profile->n * sizeof(*r->profile->comps) : 0);
+}
+
+/* Hold a copy of r, or give up holding (overflow). 0 or -ENOMEM. */
+static int hold(struct analyze_ctx *ctx, const struct jank_verdict *r)
+{
+	size_t bytes = held_size(r);
+	struct held *h;
+
+	if (ctx->held_bytes + bytes > ctx->hold_max) {
+		drop_held(ctx);
+		ctx->overflow = true;
+		return 0;
+	}
+	if (ctx->nheld == ctx->held_cap) {
+		size_t cap = jank_array_grow(&ctx->held, sizeof(*ctx->held), ctx->held_cap, 16);
+
+		if (!cap)
+			return -ENOMEM;
+		ctx->held_cap = cap;
+	}
+	h = &ctx->held[ctx->nheld];
+	memset(h, 0, sizeof(*h));
+	jank_path_init(&h->path);
+	jank_profile_init(&h->pf);
+	ctx->nheld++;
+	if (jank_path_copy(&h->path, r->path) < 0 ||
+	    (r->profile && jank_profile_copy(&h->pf, r->profile) < 0))
+		return -ENOMEM;
+	h->v = *r;
+	h->has_pf = r->profile != NULL;
+	h->has_sus = r->suspects != NULL;
+	if (r->suspects)
+		h->sus = *r->suspects;
+	snprintf(h->key, sizeof(h->key), "%s", r->key ? r->key : "");
+	snprintf(h->comm, sizeof(h->comm), "%s", r->comm ? r->comm : "");
+	ctx->held_bytes += bytes;
+	return 0;
+}
+
+/* A held verdict, its suspects against the whole trace if it waited for them. 0 or -errno. */
+static int print_held(struct analyze_ctx *ctx, struct held *h, const struct jank_engine *e)
+{
+	struct jank_breakdown bd;
+	int r = -ENOMEM;
+
+	jank_breakdown_init(&bd);
+	if (jank_breakdown_compute(&h->path, &bd) == 0) {
+		if (h->has_sus && !h->sus.ready && h->has_pf)
+			whole_suspects(jank_engine_rule_baseline(e, h->v.rule_index), &h->pf,
+				       &h->sus);
+		h->v.path = &h->path;
+		h->v.breakdown = &bd;
+		h->v.profile = h->has_pf ? &h->pf : NULL;
+		h->v.suspects = h->has_sus ? &h->sus : NULL;
+		h->v.key = h->key;
+		h->v.comm = h->comm;
+		r = ctx->out->verdict(&h->v);
+	}
+	jank_breakdown_fini(&bd);
+	return r;
+}
+
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct analyze_ctx *ctx = data;
+	int e = 0;
 
 	ctx->reports++;
-	if (ctx->out->verdict(r) < 0 && !ctx->err)
+	if (ctx->whole) {
+		/* The second pass: the verdicts the first did not print. */
+		struct jank_verdict v = *r;
+		struct jank_suspects sus;
+
+		if (ctx->skip) {
+			ctx->skip--;
+			return;
+		}
+		if (waits_for_trace(r) && r->rule_index < ctx->nwhole) {
+			whole_suspects(&ctx->whole[r->rule_index], r->profile, &sus);
+			v.suspects = &sus;
+		}
+		e = ctx->out->verdict(&v);
+	} else if (ctx->overflow) {
+		return;
+	} else if (ctx->nheld || waits_for_trace(r)) {
+		e = hold(ctx, r);
+	} else {
+		ctx->printed++;
+		e = ctx->out->verdict(r);
+	}
+	if (e < 0 && !ctx->err)
 		ctx->err = -ENOMEM;
+}
+
+/*
+ * The held verdicts were too many: run the traces again in a new engine
+ * (*e replaced), and print the verdicts the first pass did not, the held
+ * ones' suspects against the first pass's final baselines. 0 or EXIT_*.
+ */
+static int second_pass(const struct jank_config *conf, const struct options *o,
+		       struct analyze_ctx *ctx, struct jank_engine **e)
+{
+	size_t n = jank_engine_rule_count(*e);
+	struct jank_baseline *bl = calloc(n ? n : 1, sizeof(*bl));
+	struct jank_engine *e2;
+	int r;
+
+	if (!bl) {
+		ctx->err = -ENOMEM;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		bl[i] = *jank_engine_rule_baseline(*e, i);
+	e2 = config_engine(conf, o, o->all);
+	if (!e2) {
+		free(bl);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	jank_engine_free(*e);
+	*e = e2;
+	ctx->whole = bl;
+	ctx->nwhole = n;
+	ctx->skip = ctx->printed;
+	ctx->reports = 0;
+	jank_engine_set_verdict_cb(e2, on_report, ctx);
+	r = run_traces(e2, o->traces, o->ntraces);
+	ctx->whole = NULL;
+	free(bl);
+	return r;
 }
 
 int cmd_analyze(int argc, char **argv)
 {
 	struct options o = { .format = FORMAT_TEXT };
-	struct analyze_ctx ctx = { 0 };
+	struct analyze_ctx ctx = { .hold_max = HOLD_MAX_BYTES };
 	struct jank_engine *e = NULL;
 	struct jank_config conf;
+	const char *hold_max = getenv("JANK_ANALYZE_HOLD_BYTES"); /* for the tests */
 	int r;
 
+	if (hold_max && *hold_max)
+		ctx.hold_max = strtoull(hold_max, NULL, 10);
 	r = parse_trace_options(argc, argv, "analyze", "cafhGS", usage_analyze, &o);
 	if (r)
 		return r == 1 ? 0 : r;
@@ -225,6 +441,11 @@ int cmd_analyze(int argc, char **argv)
 	ctx.out = &analyze_outputs[o.format];
 	jank_engine_set_verdict_cb(e, on_report, &ctx);
 	r = run_traces(e, o.traces, o.ntraces);
+	if (r == 0 && !ctx.err && ctx.overflow)
+		r = second_pass(&conf, &o, &ctx, &e);
+	for (size_t i = 0; r == 0 && !ctx.err && i < ctx.nheld; i++)
+		if (print_held(&ctx, &ctx.held[i], e) < 0)
+			ctx.err = -ENOMEM;
 	if (r)
 		goto end;
 	if (ctx.err) {
@@ -237,6 +458,7 @@ int cmd_analyze(int argc, char **argv)
 		print_stats(e);
 	r = finish_output();
 end:
+	drop_held(&ctx);
 	jank_engine_free(e);
 	jank_config_fini(&conf);
 	return r;
@@ -249,6 +471,8 @@ struct compare_ctx {
 	bool split; /* slow against normal; else every action goes to `group` */
 	enum jank_cmp_group group;
 	struct jank_compare *cmp;
+	struct jank_flame *flame[2]; /* --flame: each group's paths, by JANK_CMP_* */
+	uint64_t flame_actions[2];
 	int err;
 };
 
@@ -264,27 +488,11 @@ static void on_compare(const struct jank_verdict *r, void *data)
 		g = r->over_threshold ? JANK_CMP_A : JANK_CMP_B;
 	if (jank_compare_add(ctx->cmp, g, r->profile) < 0)
 		ctx->err = -ENOMEM;
-}
-
-/* The rule to compare: --action, or the only one. Returns 0, or EXIT_* after the message. */
-static int compare_rule(const struct jank_config *conf, const struct options *o, size_t *rule)
-{
-	for (size_t i = 0; o->action && i < conf->nrules; i++)
-		if (!strcmp(conf->rules[i].name, o->action)) {
-			*rule = i;
-			return 0;
-		}
-	if (o->action) {
-		errorf("compare: %s has no [action %s]", o->config, o->action);
-		return JANK_EXIT_BAD_INPUT;
+	if (ctx->flame[g]) {
+		if (jank_flame_add_path(ctx->flame[g], r->path) < 0)
+			ctx->err = -ENOMEM;
+		ctx->flame_actions[g]++;
 	}
-	if (conf->nrules != 1) {
-		errorf("compare: %s has %zu rules: name one with --action", o->config,
-		       conf->nrules);
-		return JANK_EXIT_USAGE;
-	}
-	*rule = 0;
-	return 0;
 }
 
 /* The actions of the rule in the traces, into the comparison. Returns 0 or EXIT_*. */
@@ -319,23 +527,24 @@ static int compare_groups(const struct jank_compare *cmp, const char *action)
 	return JANK_EXIT_BAD_INPUT;
 }
 
-static int compare_svg(const struct jank_compare *cmp, const char *path, const char *title)
-{
-	FILE *f = fopen(path, "w");
-	int r;
+struct compare_picture {
+	const struct compare_ctx *ctx;
+	const char *title;
+};
 
-	if (!f) {
-		errorf("compare: cannot write %s: %s", path, strerror(errno));
-		return JANK_EXIT_BAD_INPUT;
-	}
-	r = jank_svg_compare(f, cmp, title);
-	if (fclose(f) != 0 && r == 0)
-		r = -EIO;
-	if (r < 0) {
-		errorf("compare: cannot write %s: %s", path, strerror(-r));
-		return JANK_EXIT_BAD_INPUT;
-	}
-	return 0;
+static int compare_svg(FILE *f, void *data)
+{
+	const struct compare_picture *p = data;
+
+	return jank_svg_compare(f, p->ctx->cmp, p->title);
+}
+
+static int compare_flame(FILE *f, void *data)
+{
+	const struct compare_picture *p = data;
+
+	return jank_flame_write_diff_svg(p->ctx->flame[JANK_CMP_A], p->ctx->flame[JANK_CMP_B], f,
+					 p->title);
 }
 
 /* The comparison as a table for humans, `title` first. */
@@ -362,10 +571,11 @@ static const struct compare_output compare_outputs[] = {
 	[FORMAT_JSON] = { compare_json },
 };
 
-static int compare_output(const struct jank_compare *cmp, const struct options *o,
-			  const char *action)
+static int compare_output(struct compare_ctx *ctx, const struct options *o, const char *action)
 {
-	char title[512];
+	const struct jank_compare *cmp = ctx->cmp;
+	struct compare_picture pic = { .ctx = ctx };
+	char title[512], flame_title[512];
 	int r = 0;
 
 	if (o->before)
@@ -377,8 +587,18 @@ static int compare_output(const struct jank_compare *cmp, const struct options *
 			 action, jank_compare_count(cmp, JANK_CMP_A),
 			 jank_compare_count(cmp, JANK_CMP_B));
 	compare_outputs[o->format].comparison(cmp, action, title);
+	pic.title = title;
 	if (o->svg)
-		r = compare_svg(cmp, o->svg, title);
+		r = write_file("compare", o->svg, compare_svg, &pic);
+	if (r == 0 && o->flame) {
+		jank_flame_set_actions(ctx->flame[JANK_CMP_A], ctx->flame_actions[JANK_CMP_A]);
+		jank_flame_set_actions(ctx->flame[JANK_CMP_B], ctx->flame_actions[JANK_CMP_B]);
+		snprintf(flame_title, sizeof(flame_title),
+			 "%s: the critical paths of the %s actions against the %s ones", action,
+			 jank_compare_name(cmp, JANK_CMP_A), jank_compare_name(cmp, JANK_CMP_B));
+		pic.title = flame_title;
+		r = write_file("compare", o->flame, compare_flame, &pic);
+	}
 	return r ? r : finish_output();
 }
 
@@ -390,20 +610,29 @@ int cmd_compare(int argc, char **argv)
 	const char *action;
 	int r;
 
-	r = parse_trace_options(argc, argv, "compare", "cABofh", usage_compare, &o);
+	r = parse_trace_options(argc, argv, "compare", "cABoFfh", usage_compare, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	r = config_load("compare", &o, &conf);
 	if (r)
 		return r;
-	r = compare_rule(&conf, &o, &ctx.rule);
+	r = config_rule("compare", &conf, &o, &ctx.rule);
 	if (r)
 		goto end;
 	action = conf.rules[ctx.rule].name;
 	ctx.split = !o.before;
 	ctx.cmp =
 		o.before ? jank_compare_new("after", "before") : jank_compare_new("slow", "normal");
-	r = ctx.cmp ? compare_pass(&conf, &o, &ctx, o.traces, o.ntraces) : JANK_EXIT_BAD_INPUT;
+	if (o.flame) {
+		ctx.flame[JANK_CMP_A] = jank_flame_new();
+		ctx.flame[JANK_CMP_B] = jank_flame_new();
+	}
+	if (!ctx.cmp || (o.flame && (!ctx.flame[JANK_CMP_A] || !ctx.flame[JANK_CMP_B]))) {
+		errorf("out of memory");
+		r = JANK_EXIT_BAD_INPUT;
+		goto end;
+	}
+	r = compare_pass(&conf, &o, &ctx, o.traces, o.ntraces);
 	if (r == 0 && o.before) {
 		ctx.group = JANK_CMP_B;
 		r = compare_pass(&conf, &o, &ctx, &o.before, 1);
@@ -415,9 +644,11 @@ int cmd_compare(int argc, char **argv)
 		r = JANK_EXIT_BAD_INPUT;
 	}
 	if (r == 0)
-		r = compare_output(ctx.cmp, &o, action);
+		r = compare_output(&ctx, &o, action);
 end:
 	jank_compare_free(ctx.cmp);
+	jank_flame_free(ctx.flame[JANK_CMP_A]);
+	jank_flame_free(ctx.flame[JANK_CMP_B]);
 	jank_config_fini(&conf);
 	return r;
 }

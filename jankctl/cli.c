@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dirtree.h"
 #include "exit-status.h"
 #include "jankctl.h"
 #include "symbols.h"
@@ -67,21 +69,38 @@ static int option_error(const char *cmd, int c, char **argv)
 	return JANK_EXIT_USAGE;
 }
 
-/* --format text|json, and for status openmetrics|prometheus: 0, or JANK_EXIT_USAGE after the error.
+/*
+ * --format: text|json, for status openmetrics|prometheus too, for flame
+ * folded|svg only. 0, or JANK_EXIT_USAGE after the error.
  */
 static int parse_format(const char *cmd, const char *arg, enum format *f)
 {
-	static const char *const names[] = { "text", "json", "openmetrics", "prometheus" };
-	bool status = !strcmp(cmd, "status");
+	static const char *const names[] = {
+		[FORMAT_TEXT] = "text",
+		[FORMAT_JSON] = "json",
+		[FORMAT_OPENMETRICS] = "openmetrics",
+		[FORMAT_PROMETHEUS] = "prometheus",
+		[FORMAT_FOLDED] = "folded",
+		[FORMAT_SVG] = "svg",
+	};
+	enum format first = FORMAT_TEXT, last = FORMAT_JSON;
+	const char *expected = "text or json";
 
-	for (int i = FORMAT_TEXT; i <= (status ? FORMAT_PROMETHEUS : FORMAT_JSON); i++) {
+	if (!strcmp(cmd, "status")) {
+		last = FORMAT_PROMETHEUS;
+		expected = "text, json, openmetrics or prometheus";
+	} else if (!strcmp(cmd, "flame")) {
+		first = FORMAT_FOLDED;
+		last = FORMAT_SVG;
+		expected = "folded or svg";
+	}
+	for (enum format i = first; i <= last; i++) {
 		if (!strcmp(arg, names[i])) {
 			*f = i;
 			return 0;
 		}
 	}
-	errorf("%s: bad --format '%s' (expected %s)", cmd, arg,
-	       status ? "text, json, openmetrics or prometheus" : "text or json");
+	errorf("%s: bad --format '%s' (expected %s)", cmd, arg, expected);
 	return JANK_EXIT_USAGE;
 }
 
@@ -93,7 +112,7 @@ int no_arguments(const char *cmd, const struct options *o)
 	return JANK_EXIT_USAGE;
 }
 
-/* Where the value of -c, -s, -d, -A, -B or -o goes. */
+/* Where the value of -c, -s, -d, -A, -B, -o or -F goes. */
 static const char **string_option(struct options *o, int c)
 {
 	switch (c) {
@@ -107,6 +126,8 @@ static const char **string_option(struct options *o, int c)
 		return &o->before;
 	case 'o':
 		return &o->svg;
+	case 'F':
+		return &o->flame;
 	default:
 		return &o->dir;
 	}
@@ -134,6 +155,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 		{ "action", required_argument, NULL, 'A' },
 		{ "before", required_argument, NULL, 'B' },
 		{ "svg", required_argument, NULL, 'o' },
+		{ "flame", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Hidden, for the tests and the benchmarks; analyze only. */
 		{ "no-gc", no_argument, NULL, 'G' },
@@ -142,7 +164,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 	};
 	/* clang-format on */
 	/* Leading ':' reports a missing argument as ':', and opterr = 0 keeps getopt quiet. */
-	static const char optstring[] = ":c:af:t:b:e:s:d:A:B:o:h";
+	static const char optstring[] = ":c:af:t:b:e:s:d:A:B:o:F:h";
 	int c, li = -1;
 
 	opterr = 0;
@@ -167,6 +189,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 		case 'A':
 		case 'B':
 		case 'o':
+		case 'F':
 			*string_option(o, c) = optarg;
 			break;
 		case 'a':
@@ -271,6 +294,32 @@ int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 end:
 	jank_reader_free(in);
 	return r;
+}
+
+int write_file(const char *cmd, const char *path, int (*fn)(FILE *f, void *data), void *data)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	int r = 0;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		r = -ENAMETOOLONG;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (r == 0 && !name[0])
+		r = -EISDIR;
+	if (r == 0)
+		r = jank_dirtree_write_file(dir, name, fn, data);
+	if (r < 0) {
+		errorf("%s: cannot write %s: %s", cmd, path, strerror(-r));
+		return JANK_EXIT_BAD_INPUT;
+	}
+	return 0;
 }
 
 int finish_output(void)

@@ -4,6 +4,7 @@
  *
  *   analyze   apply the action rules of a config file; report janks (analyze.c)
  *   compare   the slow actions of a rule against its normal ones, or two traces (analyze.c)
+ *   flame     the flame graph of a rule's critical paths (flame.c)
  *   critpath  the critical path of one thread over an interval (graph.c)
  *   graph     the execution graph: state intervals and wakeup links (graph.c)
  *   status    ask a running jankd, over its control socket (status.c)
@@ -35,6 +36,8 @@ static const char usage_main[] =
 	"            apply the [action] rules of FILE; report the actions over threshold\n"
 	"  compare   --config FILE [--action NAME] [--before TRACE] [--svg FILE] TRACE...\n"
 	"            what the slow actions spend more time on than the normal ones\n"
+	"  flame     --config FILE [--action NAME] [--all] [--format folded|svg] TRACE...\n"
+	"            the flame graph of the slow actions' critical paths, by call stack\n"
 	"  critpath  --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
 	"            the critical path of thread N: what it was waiting on\n"
 	"  graph     [--tid N] [--format json|text] TRACE...\n"
@@ -42,7 +45,8 @@ static const char usage_main[] =
 	"  status    [--socket PATH] [--format text|json|openmetrics|prometheus]\n"
 	"            ask the running jankd: counts, latencies, recent janks, inputs\n"
 	"  report    CAPTURE_DIR\n"
-	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg\n"
+	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg,\n"
+	"            flame.svg\n"
 	"  captures  [--dir DIR] [--format text|json]\n"
 	"            list jankd's captures: action, duration, size, summary\n"
 	"\n"
@@ -91,10 +95,10 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{ "analyze", cmd_analyze },   { "compare", cmd_compare },
-		{ "critpath", cmd_critpath }, { "graph", cmd_graph },
-		{ "status", cmd_status },     { "report", cmd_report },
-		{ "captures", cmd_captures },
+		{ "analyze", cmd_analyze }, { "compare", cmd_compare },
+		{ "flame", cmd_flame },	    { "critpath", cmd_critpath },
+		{ "graph", cmd_graph },	    { "status", cmd_status },
+		{ "report", cmd_report },   { "captures", cmd_captures },
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -122,8 +126,8 @@ int main(int argc, char **argv)
 	if (cmd[0] == '-')
 		errorf("unknown option '%s' (see jankctl --help)", cmd);
 	else
-		errorf("unknown command '%s' (expected analyze, compare, critpath, graph, status, "
-		       "report or captures)",
+		errorf("unknown command '%s' (expected analyze, compare, flame, critpath, graph, "
+		       "status, report or captures)",
 		       cmd);
 	return JANK_EXIT_USAGE;
 }

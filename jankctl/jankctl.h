@@ -4,6 +4,7 @@
  * its usage text and its output per --format:
  *
  *   analyze.c   analyze, compare: the [action] rules of a config over traces
+ *   flame.c     flame: the flame graph of a rule's critical paths
  *   graph.c     critpath, graph: the whole execution graph of traces
  *   captures.c  report, captures: jankd's captures on disk
  *   status.c    status: the client of jankd's control socket
@@ -20,7 +21,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "engine.h"
+
+struct jank_config;
 
 #define ERR_LEN 1024
 
@@ -29,6 +33,8 @@ enum format {
 	FORMAT_JSON,
 	FORMAT_OPENMETRICS, /* status only */
 	FORMAT_PROMETHEUS,  /* status only */
+	FORMAT_FOLDED,	    /* flame only */
+	FORMAT_SVG,	    /* flame only */
 };
 
 struct options {
@@ -44,7 +50,8 @@ struct options {
 	const char *dir;	   /* captures */
 	const char *action;	   /* compare: the rule */
 	const char *before;	   /* compare: the trace to compare with */
-	const char *svg;	   /* compare: the picture's file */
+	const char *svg;	   /* compare, flame: the picture's file */
+	const char *flame;	   /* compare: the differential flame graph's file */
 	const char *const *traces; /* the arguments: traces, or report's CAPTURE_DIR */
 	size_t ntraces;
 };
@@ -52,11 +59,23 @@ struct options {
 /* The commands: argv[0] is the command's name. Each returns the exit status. */
 int cmd_analyze(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_critpath(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_captures(int argc, char **argv);
+
+/* ---- analyze.c: what analyze, compare and flame share ---- */
+
+/* The rules of --config, loaded and checked. Returns 0, or EXIT_* after the message. */
+int config_load(const char *cmd, const struct options *o, struct jank_config *conf);
+/* An engine with the config's limits and rules. NULL after the message. */
+struct jank_engine *config_engine(const struct jank_config *conf, const struct options *o,
+				  bool report_all);
+/* The rule of --action, or the only one. Returns 0, or EXIT_* after the message. */
+int config_rule(const char *cmd, const struct jank_config *conf, const struct options *o,
+		size_t *rule);
 
 /* ---- cli.c ---- */
 
@@ -80,6 +99,12 @@ int no_arguments(const char *cmd, const struct options *o);
 int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces);
 /* The symbolizer run_traces() gives its readers (NULL: out of memory), freed at exit. */
 struct jank_symbols *cli_symbols(void);
+/*
+ * Write the file `path` (an option's argument) whole through fn (0 or
+ * -errno), by jank_dirtree_write_file(). Returns 0, or JANK_EXIT_BAD_INPUT
+ * after "CMD: cannot write PATH: why".
+ */
+int write_file(const char *cmd, const char *path, int (*fn)(FILE *f, void *data), void *data);
 /* Flush stdout: 0, or JANK_EXIT_FAILURE after the message. */
 int finish_output(void);
 

@@ -17,6 +17,7 @@
 #include "actions.h"
 #include "hashmap.h"
 #include "units.h"
+#include "textsafe.h"
 
 void jank_rule_init(struct jank_rule *r)
 {
@@ -45,6 +46,25 @@ static int dup_str(char **dst, const char *src)
 	return *dst ? 0 : -ENOMEM;
 }
 
+/* What pairs events, an action's or a flow's: its key fields and its match. Nonzero: no memory. */
+static int copy_pairing(char **dkeys, char *const *skeys, unsigned nkeys, char **dfield,
+			const char *sfield, struct jank_value *dvalue,
+			const struct jank_value *svalue)
+{
+	int r = dup_str(dfield, sfield);
+
+	for (unsigned i = 0; i < nkeys; i++)
+		r |= dup_str(&dkeys[i], skeys[i]);
+	*dvalue = *svalue;
+	if (svalue->type == JANK_VALUE_STR) {
+		char *s = NULL;
+
+		r |= dup_str(&s, svalue->s);
+		dvalue->s = s;
+	}
+	return r;
+}
+
 int jank_rule_copy(struct jank_rule *dst, const struct jank_rule *src)
 {
 	int r = 0;
@@ -53,19 +73,11 @@ int jank_rule_copy(struct jank_rule *dst, const struct jank_rule *src)
 	dst->threshold = src->threshold;
 	dst->capture = src->capture;
 	dst->nkeys = src->nkeys;
-	dst->match_value = src->match_value;
 	r |= dup_str(&dst->name, src->name);
 	r |= dup_str(&dst->begin_event, src->begin_event);
 	r |= dup_str(&dst->end_event, src->end_event);
-	r |= dup_str(&dst->match_field, src->match_field);
-	for (unsigned i = 0; i < src->nkeys; i++)
-		r |= dup_str(&dst->keys[i], src->keys[i]);
-	if (src->match_value.type == JANK_VALUE_STR) {
-		char *s = NULL;
-
-		r |= dup_str(&s, src->match_value.s);
-		dst->match_value.s = s;
-	}
+	r |= copy_pairing(dst->keys, src->keys, src->nkeys, &dst->match_field, src->match_field,
+			  &dst->match_value, &src->match_value);
 	if (r) {
 		jank_rule_fini(dst);
 		return -ENOMEM;
@@ -222,19 +234,11 @@ int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule 
 
 	jank_flow_rule_init(dst);
 	dst->nkeys = src->nkeys > JANK_RULE_MAX_KEYS ? JANK_RULE_MAX_KEYS : src->nkeys;
-	dst->match_value = src->match_value;
 	r |= dup_str(&dst->name, src->name);
 	r |= dup_str(&dst->from_event, src->from_event);
 	r |= dup_str(&dst->to_event, src->to_event);
-	r |= dup_str(&dst->match_field, src->match_field);
-	for (unsigned i = 0; i < dst->nkeys; i++)
-		r |= dup_str(&dst->keys[i], src->keys[i]);
-	if (src->match_value.type == JANK_VALUE_STR) {
-		char *s = NULL;
-
-		r |= dup_str(&s, src->match_value.s);
-		dst->match_value.s = s;
-	}
+	r |= copy_pairing(dst->keys, src->keys, dst->nkeys, &dst->match_field, src->match_field,
+			  &dst->match_value, &src->match_value);
 	if (r) {
 		jank_flow_rule_fini(dst);
 		return -ENOMEM;
@@ -578,6 +582,8 @@ struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule,
 	a->tid = -1;
 	a->pid = -1;
 	n = strnlen(key, sizeof(a->key) - 1);
+	if (key[n]) /* cut: on a character boundary */
+		n = jank_utf8_cut(key, n);
 	memcpy(a->key, key, n); /* the rest is zero */
 	first = jank_hashmap_get(&t->by_hash, h);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {

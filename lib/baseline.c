@@ -7,12 +7,18 @@
  * (sorted by key, then merged, so that two threads of a pool with the same
  * names count as one), its locks become lock components. The holder of a
  * lock, for the wording, is the thread of the longest segment that waited
- * for it.
+ * for it. Function components come from the breakdown's time per innermost
+ * function (the largest JANK_PROFILE_FUNCTIONS), with one more pass over
+ * the path for the state most of each one's time was in and the thread of
+ * its longest segment.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "array.h"
 #include "baseline.h"
+#include "textsafe.h"
 
 /* A lock component past this many gets no holder's name: each costs a pass over the path. */
 #define HOLDERS_MAX 8
@@ -20,12 +26,16 @@
 #define SPECIFIC_SHARE 0.5
 /* Ratios are taken against at least this much normal time (ns). */
 #define RATIO_FLOOR 1000.0
+/* Thread and lock components, and functions, that can be suspects (the largest). */
+#define CAND_COMPS 64
+#define CAND_FNS   32
+/* Open addressing over a profile's function frames: twice JANK_PROFILE_FUNCTIONS. */
+#define FN_SLOTS 128
 
 static const char *const kind_names[JANK_COMP_KIND_COUNT] = {
-	[JANK_COMP_STATE] = "state",
-	[JANK_COMP_HOP] = "hop",
-	[JANK_COMP_THREAD] = "thread",
-	[JANK_COMP_LOCK] = "lock",
+	[JANK_COMP_STATE] = "state",	   [JANK_COMP_HOP] = "hop",
+	[JANK_COMP_THREAD] = "thread",	   [JANK_COMP_LOCK] = "lock",
+	[JANK_COMP_FUNCTION] = "function",
 };
 
 const char *jank_comp_kind_name(enum jank_comp_kind k)
@@ -49,6 +59,31 @@ uint64_t jank_comp_identity(const char *process, const char *thread)
 	h = (h ^ 0xffu) * 0x100000001b3ull;
 	for (const char *s = thread; s && *s; s++)
 		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a over the address, the process and the kernel bit; over the name for address 0. */
+uint64_t jank_comp_function_identity(const struct jank_frame *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t kernel = f->kernel;
+
+	if (f->addr) {
+		h = fnv_bytes(h, &f->addr, sizeof(f->addr));
+		h = fnv_bytes(h, &f->pid, sizeof(f->pid));
+		h = fnv_bytes(h, &kernel, 1);
+	} else {
+		h = fnv_bytes(h, f->name, strnlen(f->name, sizeof(f->name)));
+	}
 	return h ? h : 1;
 }
 
@@ -100,11 +135,10 @@ int jank_profile_copy(struct jank_profile *dst, const struct jank_profile *src)
 
 static void copy_name(char *dst, const char *src)
 {
-	size_t n = src ? strnlen(src, JANK_COMM_LEN - 1) : 0;
-
-	if (n)
-		memcpy(dst, src, n);
-	dst[n] = '\0';
+	if (src)
+		jank_utf8_copy(dst, JANK_COMM_LEN, src);
+	else
+		dst[0] = '\0';
 }
 
 /* A thread's names: its own (comm, else the graph's), and its pid's thread's. */
@@ -220,6 +254,75 @@ static int add_locks(struct jank_profile *pf, const struct jank_path *p,
 	return 0;
 }
 
+static size_t fn_slot(const uint32_t *frames, uint32_t frame)
+{
+	size_t h = (size_t)((frame * 0x9e3779b97f4a7c15ull) >> 32) & (FN_SLOTS - 1);
+
+	while (frames[h] && frames[h] != frame)
+		h = (h + 1) & (FN_SLOTS - 1);
+	return h;
+}
+
+/*
+ * The functions with the most time (the breakdown's, largest first), each
+ * with the state most of its time was in and the thread of its longest
+ * segment: one pass over the path.
+ */
+static void add_functions(struct jank_profile *pf, const struct jank_path *p,
+			  const struct jank_breakdown *b, const struct jank_graph *g)
+{
+	uint32_t frames[FN_SLOTS] = { 0 };
+	uint8_t index[FN_SLOTS];
+	int64_t per_state[JANK_PROFILE_FUNCTIONS][JANK_STATE_COUNT];
+	const struct jank_segment *longest[JANK_PROFILE_FUNCTIONS] = { NULL };
+
+	for (size_t i = 0; i < b->nfunctions && pf->nfns < JANK_PROFILE_FUNCTIONS; i++) {
+		const struct jank_frame *f = jank_path_frame_of(p, b->functions[i].frame);
+		struct jank_comp *c = &pf->fns[pf->nfns];
+		size_t h;
+
+		if (!f)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->key.kind = JANK_COMP_FUNCTION;
+		c->key.id = jank_comp_function_identity(f);
+		c->ns = b->functions[i].ns;
+		c->frame = b->functions[i].frame;
+		h = fn_slot(frames, c->frame);
+		frames[h] = c->frame;
+		index[h] = (uint8_t)pf->nfns;
+		memset(per_state[pf->nfns], 0, sizeof(per_state[0]));
+		pf->nfns++;
+	}
+	if (!pf->nfns)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct jank_segment *s = &p->segs[i];
+		size_t h, k;
+
+		if (!s->stack)
+			continue;
+		h = fn_slot(frames, jank_path_innermost(p, s->stack));
+		if (!frames[h])
+			continue;
+		k = index[h];
+		per_state[k][s->state] += s->end - s->begin;
+		if (!longest[k] || s->end - s->begin > longest[k]->end - longest[k]->begin)
+			longest[k] = s;
+	}
+	for (size_t k = 0; k < pf->nfns; k++) {
+		struct jank_comp *c = &pf->fns[k];
+
+		for (int st = 1; st < JANK_STATE_COUNT; st++)
+			if (per_state[k][st] > per_state[k][c->fn_state])
+				c->fn_state = (uint8_t)st;
+		if (longest[k]) {
+			c->tid = longest[k]->tid;
+			names_of(g, longest[k]->tid, longest[k]->comm, c->process, c->thread);
+		}
+	}
+}
+
 int jank_profile_build(struct jank_profile *pf, const struct jank_path *p,
 		       const struct jank_breakdown *b, const struct jank_graph *g, int32_t tid)
 {
@@ -228,6 +331,7 @@ int jank_profile_build(struct jank_profile *pf, const struct jank_path *p,
 	int r;
 
 	pf->n = 0;
+	pf->nfns = 0;
 	pf->nran = 0;
 	pf->tid = tid;
 	pf->duration = p->end - p->begin;
@@ -242,6 +346,7 @@ int jank_profile_build(struct jank_profile *pf, const struct jank_path *p,
 	if (r == 0)
 		r = add_locks(pf, p, b, g);
 	jank_sort(pf->comps, pf->n, sizeof(*pf->comps), cmp_comp_ns);
+	add_functions(pf, p, b, g);
 	return r;
 }
 
@@ -249,6 +354,9 @@ int64_t jank_profile_ns(const struct jank_profile *pf, const struct jank_comp_ke
 {
 	if (k->kind == JANK_COMP_STATE || k->kind == JANK_COMP_HOP)
 		return k->state < JANK_STATE_COUNT ? pf->per_state[k->state] : 0;
+	for (size_t i = 0; k->kind == JANK_COMP_FUNCTION && i < pf->nfns; i++)
+		if (jank_comp_key_equal(&pf->fns[i].key, k))
+			return pf->fns[i].ns;
 	for (size_t i = 0; i < pf->n; i++)
 		if (jank_comp_key_equal(&pf->comps[i].key, k))
 			return pf->comps[i].ns;
@@ -262,26 +370,83 @@ void jank_baseline_init(struct jank_baseline *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static struct jank_baseline_entry *entry_find(struct jank_baseline *b,
+static struct jank_baseline_entry *entry_find(struct jank_baseline_entry *v, size_t n,
 					      const struct jank_comp_key *k)
 {
-	for (size_t i = 0; i < b->ntop; i++)
-		if (jank_comp_key_equal(&b->top[i].key, k))
-			return &b->top[i];
+	for (size_t i = 0; i < n; i++)
+		if (jank_comp_key_equal(&v[i].key, k))
+			return &v[i];
 	return NULL;
 }
 
-/* Room for a component first seen with mean `mean`: a free entry, or the smallest if smaller. */
-static struct jank_baseline_entry *entry_make(struct jank_baseline *b, double mean)
+static const struct jank_baseline_entry *entry_get(const struct jank_baseline_entry *v, size_t n,
+						   const struct jank_comp_key *k)
+{
+	return entry_find((struct jank_baseline_entry *)v, n, k);
+}
+
+/*
+ * Room in table v (*n of TOP) for a component first seen with `value` (its
+ * mean, or its presence when by_presence): a free entry, or the one with
+ * the smallest value if smaller. The entry is cleared, its key set.
+ */
+static struct jank_baseline_entry *entry_make(struct jank_baseline_entry *v, size_t *n,
+					      const struct jank_comp_key *k, double value,
+					      bool by_presence)
 {
 	struct jank_baseline_entry *min = NULL;
 
-	if (b->ntop < JANK_BASELINE_TOP)
-		return &b->top[b->ntop++];
-	for (size_t i = 0; i < b->ntop; i++)
-		if (!min || b->top[i].mean < min->mean)
-			min = &b->top[i];
-	return min->mean < mean ? min : NULL;
+	if (*n < JANK_BASELINE_TOP) {
+		min = &v[(*n)++];
+	} else {
+		for (size_t i = 0; i < *n; i++)
+			if (!min ||
+			    (by_presence ? v[i].presence < min->presence : v[i].mean < min->mean))
+				min = &v[i];
+		if ((by_presence ? min->presence : min->mean) >= value)
+			return NULL;
+	}
+	memset(min, 0, sizeof(*min));
+	min->key = *k;
+	return min;
+}
+
+/* The weight of the n-th action learnt in a window. */
+static double weight(uint64_t n, unsigned window)
+{
+	return n < window ? 1.0 / (double)n : 1.0 / (double)window;
+}
+
+/*
+ * Functions of a normal action: every kept mean and presence moves towards
+ * this action's (0 for a function it lacks) by a; a function not kept
+ * enters with a share a of its time, and presence a.
+ */
+static void learn_functions(struct jank_baseline *b, const struct jank_profile *pf, double a)
+{
+	bool seen[JANK_BASELINE_TOP] = { false };
+
+	for (size_t i = 0; i < pf->nfns; i++) {
+		const struct jank_comp *c = &pf->fns[i];
+		struct jank_baseline_entry *e = entry_find(b->fns, b->nfns, &c->key);
+
+		if (e) {
+			e->mean += a * ((double)c->ns - e->mean);
+			e->presence += a * (1.0 - e->presence);
+		} else if ((e = entry_make(b->fns, &b->nfns, &c->key, a * (double)c->ns, false))) {
+			e->mean = a * (double)c->ns;
+			e->presence = a;
+		} else {
+			continue;
+		}
+		seen[e - b->fns] = true;
+	}
+	for (size_t i = 0; i < b->nfns; i++) {
+		if (seen[i])
+			continue;
+		b->fns[i].mean -= a * b->fns[i].mean;
+		b->fns[i].presence -= a * b->fns[i].presence;
+	}
 }
 
 /*
@@ -294,18 +459,17 @@ void jank_baseline_learn(struct jank_baseline *b, const struct jank_profile *pf)
 	double a;
 
 	b->n++;
-	a = b->n < JANK_BASELINE_WINDOW ? 1.0 / (double)b->n : 1.0 / JANK_BASELINE_WINDOW;
+	a = weight(b->n, JANK_BASELINE_WINDOW);
 	b->duration += a * ((double)pf->duration - b->duration);
 	for (int s = 0; s < JANK_STATE_COUNT; s++)
 		b->per_state[s] += a * ((double)pf->per_state[s] - b->per_state[s]);
 	for (size_t i = 0; i < pf->n; i++) {
 		const struct jank_comp *c = &pf->comps[i];
-		struct jank_baseline_entry *e = entry_find(b, &c->key);
+		struct jank_baseline_entry *e = entry_find(b->top, b->ntop, &c->key);
 
 		if (e) {
 			e->mean += a * ((double)c->ns - e->mean);
-		} else if ((e = entry_make(b, a * (double)c->ns))) {
-			e->key = c->key;
+		} else if ((e = entry_make(b->top, &b->ntop, &c->key, a * (double)c->ns, false))) {
 			e->mean = a * (double)c->ns;
 			memcpy(e->process, c->process, JANK_COMM_LEN);
 			memcpy(e->thread, c->thread, JANK_COMM_LEN);
@@ -317,105 +481,188 @@ void jank_baseline_learn(struct jank_baseline *b, const struct jank_profile *pf)
 	for (size_t i = 0; i < b->ntop; i++)
 		if (!seen[i])
 			b->top[i].mean -= a * b->top[i].mean;
+	learn_functions(b, pf, a);
+}
+
+void jank_baseline_learn_slow(struct jank_baseline *b, const struct jank_profile *pf)
+{
+	bool seen[JANK_BASELINE_TOP] = { false };
+	double a;
+
+	b->nslow++;
+	a = weight(b->nslow, JANK_BASELINE_SLOW_WINDOW);
+	for (size_t i = 0; i < pf->nfns; i++) {
+		const struct jank_comp *c = &pf->fns[i];
+		struct jank_baseline_entry *e = entry_find(b->slow, b->nslowfns, &c->key);
+
+		if (e)
+			e->presence += a * (1.0 - e->presence);
+		else if ((e = entry_make(b->slow, &b->nslowfns, &c->key, a, true)))
+			e->presence = a;
+		else
+			continue;
+		seen[e - b->slow] = true;
+	}
+	for (size_t i = 0; i < b->nslowfns; i++)
+		if (!seen[i])
+			b->slow[i].presence -= a * b->slow[i].presence;
 }
 
 double jank_baseline_mean(const struct jank_baseline *b, const struct jank_comp_key *k)
 {
+	const struct jank_baseline_entry *e;
+
 	if (k->kind == JANK_COMP_STATE || k->kind == JANK_COMP_HOP)
 		return k->state < JANK_STATE_COUNT ? b->per_state[k->state] : 0.0;
-	for (size_t i = 0; i < b->ntop; i++)
-		if (jank_comp_key_equal(&b->top[i].key, k))
-			return b->top[i].mean;
-	return 0.0;
+	if (k->kind == JANK_COMP_FUNCTION)
+		e = entry_get(b->fns, b->nfns, k);
+	else
+		e = entry_get(b->top, b->ntop, k);
+	return e ? e->mean : 0.0;
+}
+
+double jank_baseline_presence(const struct jank_baseline *b, const struct jank_comp_key *k,
+			      bool slow)
+{
+	const struct jank_baseline_entry *e = NULL;
+
+	if (k->kind == JANK_COMP_FUNCTION)
+		e = slow ? entry_get(b->slow, b->nslowfns, k) : entry_get(b->fns, b->nfns, k);
+	return e ? e->presence : 0.0;
 }
 
 /* ---- Suspects ---- */
 
+/* A candidate: a component of the profile (or a state's, in `states`) and how it compares. */
+struct cand {
+	const struct jank_comp *comp;
+	double normal, ratio, ps, pn, rank;
+	int64_t delta;
+};
+
 struct cands {
-	struct jank_suspect *v;
+	struct cand *v;
 	size_t n;
 };
 
-static void cand_add(struct cands *c, const struct jank_baseline *b, const struct jank_profile *pf,
-		     const struct jank_comp *comp, int64_t floor)
+static void cand_add(struct cands *c, const struct jank_baseline *b, const struct jank_comp *comp,
+		     int64_t floor)
 {
 	double normal = jank_baseline_mean(b, &comp->key);
 	int64_t delta = comp->ns - (int64_t)(normal + 0.5);
-	struct jank_suspect *s;
+	struct cand *s;
 
 	if (delta < floor)
 		return;
 	s = &c->v[c->n++];
-	s->comp = *comp;
+	s->comp = comp;
 	s->normal = normal;
 	s->delta = delta;
 	s->ratio = (double)comp->ns / (normal > RATIO_FLOOR ? normal : RATIO_FLOOR);
-	s->own = comp->key.kind == JANK_COMP_THREAD && comp->key.id == pf->self;
+	s->ps = s->pn = 0.0;
+	s->rank = (double)delta;
+	if (comp->key.kind == JANK_COMP_FUNCTION) {
+		double inc;
+
+		s->ps = jank_baseline_presence(b, &comp->key, true);
+		s->pn = jank_baseline_presence(b, &comp->key, false);
+		inc = s->ps - s->pn;
+		s->rank = (double)delta * (1.0 + (inc > 0 ? inc : 0.0));
+	}
 }
 
-static int cmp_delta(const void *a, const void *b)
+static int cmp_rank(const void *a, const void *b)
 {
-	const struct jank_suspect *x = a, *y = b;
+	const struct cand *x = a, *y = b;
+	const struct jank_comp_key *kx = &x->comp->key, *ky = &y->comp->key;
 
-	if (x->delta != y->delta)
-		return x->delta > y->delta ? -1 : 1;
-	/* Equal increases: the more specific first (lock, thread, hop, state). */
-	if (x->comp.key.kind != y->comp.key.kind)
-		return x->comp.key.kind > y->comp.key.kind ? -1 : 1;
-	return cmp_key(&x->comp.key, &y->comp.key);
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	/* Equal ranks: the more specific first (function, lock, thread, hop, state). */
+	if (kx->kind != ky->kind)
+		return kx->kind > ky->kind ? -1 : 1;
+	return cmp_key(kx, ky);
+}
+
+/* Whether candidate o is finer than s: spent within it. */
+static bool finer(const struct cand *o, const struct cand *s)
+{
+	const struct jank_comp *oc = o->comp, *sc = s->comp;
+
+	switch (sc->key.kind) {
+	case JANK_COMP_STATE:
+	case JANK_COMP_HOP:
+		return (oc->key.kind == JANK_COMP_THREAD && oc->key.state == sc->key.state) ||
+		       (oc->key.kind == JANK_COMP_FUNCTION && oc->fn_state == sc->key.state);
+	case JANK_COMP_THREAD:
+		if (oc->key.kind == JANK_COMP_LOCK)
+			return jank_comp_identity(oc->process, oc->thread) == sc->key.id;
+		return oc->key.kind == JANK_COMP_FUNCTION && oc->fn_state == sc->key.state &&
+		       jank_comp_identity(oc->process, oc->thread) == sc->key.id;
+	default:
+		return false;
+	}
 }
 
 /* Whether a more specific candidate explains at least SPECIFIC_SHARE of s's increase. */
-static bool explained(const struct cands *c, const struct jank_suspect *s)
+static bool explained(const struct cands *c, const struct cand *s)
 {
 	double need = SPECIFIC_SHARE * (double)s->delta;
 
-	for (size_t i = 0; i < c->n; i++) {
-		const struct jank_suspect *o = &c->v[i];
-		bool finer;
-
-		if ((double)o->delta < need)
-			continue;
-		if (s->comp.key.kind == JANK_COMP_STATE || s->comp.key.kind == JANK_COMP_HOP)
-			finer = o->comp.key.kind == JANK_COMP_THREAD &&
-				o->comp.key.state == s->comp.key.state;
-		else if (s->comp.key.kind == JANK_COMP_THREAD)
-			finer = o->comp.key.kind == JANK_COMP_LOCK &&
-				jank_comp_identity(o->comp.process, o->comp.thread) ==
-					s->comp.key.id;
-		else
-			finer = false;
-		if (finer)
+	for (size_t i = 0; i < c->n; i++)
+		if ((double)c->v[i].delta >= need && finer(&c->v[i], s))
 			return true;
-	}
 	return false;
 }
 
-static size_t candidates(const struct jank_baseline *b, const struct jank_profile *pf,
-			 struct cands *c)
+static void candidates(const struct jank_baseline *b, const struct jank_profile *pf,
+		       struct jank_comp *states, struct cands *c)
 {
 	int64_t floor = pf->duration / 100 > 1000 ? pf->duration / 100 : 1000;
 
 	for (int s = 0; s < JANK_STATE_COUNT; s++) {
-		struct jank_comp comp = { 0 };
+		struct jank_comp *comp = &states[s];
 
-		comp.key.kind = jank_state_is_hop(s) ? JANK_COMP_HOP : JANK_COMP_STATE;
-		comp.key.state = (uint8_t)s;
-		comp.ns = pf->per_state[s];
-		comp.tid = pf->tid;
-		cand_add(c, b, pf, &comp, floor);
+		memset(comp, 0, sizeof(*comp));
+		comp->key.kind = jank_state_is_hop(s) ? JANK_COMP_HOP : JANK_COMP_STATE;
+		comp->key.state = (uint8_t)s;
+		comp->ns = pf->per_state[s];
+		comp->tid = pf->tid;
+		cand_add(c, b, comp, floor);
 	}
-	for (size_t i = 0; i < pf->n; i++)
-		cand_add(c, b, pf, &pf->comps[i], floor);
-	jank_sort(c->v, c->n, sizeof(*c->v), cmp_delta);
-	return c->n;
+	for (size_t i = 0; i < pf->n && i < CAND_COMPS; i++)
+		cand_add(c, b, &pf->comps[i], floor);
+	for (size_t i = 0; i < pf->nfns && i < CAND_FNS; i++)
+		cand_add(c, b, &pf->fns[i], floor);
+	jank_sort(c->v, c->n, sizeof(*c->v), cmp_rank);
+}
+
+static void suspect_set(struct jank_suspect *s, const struct cand *c, const struct jank_profile *pf)
+{
+	const struct jank_comp_key *k = &c->comp->key;
+
+	memset(s, 0, sizeof(*s));
+	s->comp = *c->comp;
+	s->normal = c->normal;
+	s->delta = c->delta;
+	s->ratio = c->ratio;
+	s->rank = c->rank;
+	if (k->kind == JANK_COMP_THREAD)
+		s->own = k->id == pf->self;
+	if (k->kind == JANK_COMP_FUNCTION) {
+		s->own = jank_comp_identity(c->comp->process, c->comp->thread) == pf->self;
+		s->presence_slow = c->ps;
+		s->presence_normal = c->pn;
+		s->increase = c->ps - c->pn;
+	}
 }
 
 void jank_baseline_suspects(const struct jank_baseline *b, const struct jank_profile *pf,
 			    struct jank_suspects *out)
 {
-	struct jank_suspect stack[JANK_STATE_COUNT + 64];
-	struct cands c = { stack, 0 };
+	struct cand v[JANK_STATE_COUNT + CAND_COMPS + CAND_FNS];
+	struct jank_comp states[JANK_STATE_COUNT];
+	struct cands c = { v, 0 };
 
 	memset(out, 0, sizeof(*out));
 	out->normal = b->n;
@@ -425,16 +672,28 @@ void jank_baseline_suspects(const struct jank_baseline *b, const struct jank_pro
 	out->nran = pf->nran;
 	if (!out->ready)
 		return;
-	/* Candidates: every state, and the largest thread and lock components. */
-	if (pf->n > 64) {
-		struct jank_profile head = *pf;
-
-		head.n = 64;
-		candidates(b, &head, &c);
-	} else {
-		candidates(b, pf, &c);
-	}
+	/* Candidates: every state, the largest thread and lock components, the largest functions.
+	 */
+	candidates(b, pf, states, &c);
 	for (size_t i = 0; i < c.n && out->n < JANK_SUSPECTS_MAX; i++)
 		if (!explained(&c, &c.v[i]))
-			out->items[out->n++] = c.v[i];
+			suspect_set(&out->items[out->n++], &c.v[i], pf);
+}
+
+void jank_suspects_name(struct jank_suspects *ss, const struct jank_path *p)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		struct jank_suspect *s = &ss->items[i];
+		const struct jank_frame *f;
+
+		if (s->comp.key.kind != JANK_COMP_FUNCTION)
+			continue;
+		f = jank_path_frame_of(p, s->comp.frame);
+		if (!f || jank_comp_function_identity(f) != s->comp.key.id)
+			continue;
+		if (f->name[0])
+			snprintf(s->function, sizeof(s->function), "%s", f->name);
+		else
+			snprintf(s->function, sizeof(s->function), "0x%" PRIx64, f->addr);
+	}
 }

@@ -13,7 +13,9 @@
  * picked up work that thread A handed over at t0 <= t1, the path stays on B
  * back to t0 (what B did while the work waited, labelled with the flow),
  * then goes on through A from t0. A flow from before the bound changes
- * nothing; one from the bound itself labels B's segments.
+ * nothing; one from the bound itself labels B's segments, and so does one
+ * that A handed over in the run that ended in the wait that B's frame
+ * resolves (A posts a task, then waits for the reply; B wakes it).
  *
  * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
  * chain of wakers cannot overflow the C stack. Every step either emits a
@@ -33,6 +35,7 @@
 #include "array.h"
 #include "critpath.h"
 #include "hashmap.h"
+#include "textsafe.h"
 
 #define MAX_DEPTH   100000
 #define LABEL_CACHE 8
@@ -152,7 +155,7 @@ uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool k
 	f->pid = pid;
 	f->kernel = kernel;
 	if (name)
-		strncpy(f->name, name, sizeof(f->name) - 1);
+		jank_utf8_copy(f->name, sizeof(f->name), name);
 	p->frame_index[frame_slot(p, addr, pid, kernel, name)] = (uint32_t)p->nframes;
 	return (uint32_t)p->nframes;
 }
@@ -237,8 +240,8 @@ uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
 	}
 	l = &p->labels[p->nlabels++];
 	memset(l, 0, sizeof(*l));
-	strncpy(l->name, name, sizeof(l->name) - 1);
-	strncpy(l->key, key, sizeof(l->key) - 1);
+	jank_utf8_copy(l->name, sizeof(l->name), name);
+	jank_utf8_copy(l->key, sizeof(l->key), key);
 	return (uint32_t)p->nlabels;
 }
 
@@ -506,6 +509,27 @@ static const struct jank_vertex *incoming(const struct jank_worker *w, uint64_t 
 }
 
 /*
+ * Whether the top frame resolves a wait of src that began at lo, and src
+ * handed the work over (its vertex idx) in the run that ended in that wait:
+ * nothing but running or preempted between the hand-over and lo. Such as a
+ * task posted to a pool just before waiting for its reply, when no reply
+ * flow comes back: the wakeup leads to the pool, and the post labels it.
+ */
+static bool handed_over_by_waiter(const struct walk *wk, const struct jank_worker *src,
+				  uint64_t idx, int64_t lo)
+{
+	const struct frame *below = wk->n >= 2 ? &wk->stack[wk->n - 2] : NULL;
+	const struct jank_vertex *v;
+
+	if (!below || below->w != src || below->hi != lo)
+		return false;
+	for (; (v = jank_worker_vertex(src, idx)) && v->ts < lo; idx++)
+		if (jank_state_is_wait(v->state))
+			return false;
+	return true;
+}
+
+/*
  * The flow into the vertex at the frame's hi, if any: true when the frame
  * was split at the flow's source time (the caller steps again).
  */
@@ -528,8 +552,14 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 	 * Handed over at the bound itself (a wait that began at the `from`, such as a
 	 * condition wait for the reply), the flow still labels what w did meanwhile.
 	 */
-	if (!sv || sv->ts < f->lo)
+	if (!sv)
 		return 0;
+	if (sv->ts < f->lo) {
+		/* The waiter's own hand-over, just before its wait: w's time is the flow's. */
+		if (handed_over_by_waiter(wk, src, fv->from_idx, f->lo))
+			f->flow = fv->flow;
+		return 0;
+	}
 	t0 = sv->ts < hi ? sv->ts : hi;
 	flow = fv->flow;
 	if (t0 == hi) {

@@ -25,9 +25,10 @@
  *
  * Baselines (baseline.h): a normal action, at most one per rule and
  * JANK_BASELINE_GAP_NS, costs its path, breakdown and profile, which its
- * rule's baseline learns; an action over its threshold gets its suspects,
- * and who had the CPU while its path was preempted (the model's CPU
- * histories).
+ * rule's baseline learns; an action over its threshold (completed, its
+ * path whole) first teaches the baseline which functions are on slow paths,
+ * then gets its suspects, and who had the CPU while its path was preempted
+ * (the model's CPU histories).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
+#include "textsafe.h"
 
 #define GC_EVERY	   1024
 #define GC_BUDGET	   64
@@ -293,6 +295,14 @@ const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *
 	return i < e->nrules ? &e->rules[i].baseline : NULL;
 }
 
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b)
+{
+	if (i >= e->nrules)
+		return -EINVAL;
+	e->rules[i].baseline = *b;
+	return 0;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -495,6 +505,12 @@ static void forget_classes(struct jank_engine *e)
 	e->generation++;
 }
 
+static bool same_threshold(const struct jank_threshold *a, const struct jank_threshold *b)
+{
+	return a->kind == b->kind && a->ns == b->ns && a->percentile == b->percentile &&
+	       a->factor == b->factor && a->warmup == b->warmup;
+}
+
 int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rules, size_t n)
 {
 	struct rule_state *nrs = calloc(n ? n : 1, sizeof(*nrs));
@@ -531,8 +547,13 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 				from[i] = j;
 				nrs[i].hist = e->rules[j].hist;
 				nrs[i].stats = e->rules[j].stats;
-				nrs[i].baseline = e->rules[j].baseline;
-				nrs[i].learn_at = e->rules[j].learn_at;
+				/* Which actions are normal changed with the threshold: learn
+				 * afresh. */
+				if (same_threshold(&rules[i].threshold,
+						   &e->rules[j].rule.threshold)) {
+					nrs[i].baseline = e->rules[j].baseline;
+					nrs[i].learn_at = e->rules[j].learn_at;
+				}
 				break;
 			}
 	}
@@ -826,6 +847,7 @@ static bool key_put(char *buf, size_t *len, const char *s)
 {
 	for (; *s; s++) {
 		if (*len >= JANK_KEY_LEN - 1) {
+			*len = jank_utf8_cut(buf, *len); /* not inside a character */
 			buf[*len] = '\0';
 			return false;
 		}
@@ -905,10 +927,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
 	else if (w && w->pid >= 0)
 		*pid = w->pid;
 	if (ev && ev->comm) {
-		size_t n = strnlen(ev->comm, JANK_COMM_LEN - 1);
-
-		memcpy(comm, ev->comm, n); /* as snprintf() would, without its cost */
-		comm[n] = '\0';
+		jank_utf8_copy(comm, JANK_COMM_LEN, ev->comm);
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}
@@ -1037,6 +1056,7 @@ static void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 	if (over && e->cfg.baseline) {
 		find_ran(e);
 		jank_baseline_suspects(&e->rules[rule].baseline, &e->profile, &e->suspects);
+		jank_suspects_name(&e->suspects, &e->path);
 		rep.suspects = &e->suspects;
 	}
 	rep.kind = kind;
@@ -1115,6 +1135,9 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 					  a->begin, ev->ts);
 
 		fill_thread_info(e, tid, ev, &pid, comm);
+		/* A slow action's functions count in P(f | slow) before its suspects are named. */
+		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
+			jank_baseline_learn_slow(&rs->baseline, &e->profile);
 		if (over || e->cfg.report_all)
 			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
 			       threshold, over, incomplete);

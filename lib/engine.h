@@ -130,11 +130,19 @@ uint64_t jank_engine_rule_janks(const struct jank_engine *e, size_t i);
 const struct jank_rule_stats *jank_engine_rule_stats(const struct jank_engine *e, size_t i);
 /* What the rule's normal actions look like so far (NULL past the last rule). */
 const struct jank_baseline *jank_engine_rule_baseline(const struct jank_engine *e, size_t i);
+/*
+ * Replace what rule i's normal actions look like (a baseline saved by an
+ * earlier engine with the same rule: jankd's state). The caller checked it
+ * (io/baseline-file.c). Returns 0, or -EINVAL past the last rule.
+ */
+int jank_engine_set_rule_baseline(struct jank_engine *e, size_t i, const struct jank_baseline *b);
 
 /*
  * Replace the rules while events flow (config reload). The graph is kept.
  * A rule whose name, events, keys and match are unchanged keeps its open
- * actions and its histogram; the open actions of other rules are dropped and
+ * actions and its histogram, and its baseline if its threshold is unchanged
+ * too (else which actions are normal changed); the open actions of other
+ * rules are dropped and
  * counted in actions_dropped. Class ids are invalidated: the generation
  * changes, and the input must resolve every event class again before it
  * sends more events. Returns 0 or -errno (the old rules stay on error).

@@ -23,6 +23,7 @@
 #include "array.h"
 #include "graph.h"
 #include "hashmap.h"
+#include "textsafe.h"
 
 #define RING_MIN 4u
 /*
@@ -341,6 +342,8 @@ uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name)
 {
 	size_t n = strnlen(name, JANK_LABEL_NAME_LEN - 1);
 
+	if (name[n])
+		n = jank_utf8_cut(name, n);
 	for (uint32_t i = 0; i < g->nflows; i++)
 		if (strncmp(g->flow_names[i], name, n) == 0 && g->flow_names[i][n] == '\0')
 			return (uint16_t)(i + 1);
@@ -412,6 +415,10 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker 
 	struct jank_spans *sp = w->spans;
 	char *k;
 
+	if (name[nlen])
+		nlen = jank_utf8_cut(name, nlen); /* on a character boundary */
+	if (key[klen])
+		klen = jank_utf8_cut(key, klen);
 	if (!sp) {
 		sp = w->spans = calloc(1, sizeof(*sp));
 		if (!sp)

@@ -41,6 +41,7 @@
 #include "hashmap.h"
 #include "layout.h"
 #include "locks.h"
+#include "textsafe.h"
 
 struct lock {
 	int32_t vpid;
@@ -289,8 +290,7 @@ void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 	if (w->pid < 0)
 		w->pid = ev->pid;
 	if (!w->comm[0] && ev->comm) {
-		strncpy(w->comm, ev->comm, JANK_COMM_LEN - 1);
-		w->comm[JANK_COMM_LEN - 1] = '\0';
+		jank_utf8_copy(w->comm, JANK_COMM_LEN, ev->comm);
 	}
 	jank_worker_seen(w, ev->ts);
 	switch (type) {

@@ -50,6 +50,7 @@
 #include "layout.h"
 #include "locks.h"
 #include "model.h"
+#include "textsafe.h"
 
 /* Softirq vectors (include/linux/interrupt.h). */
 enum {
@@ -195,7 +196,7 @@ enum jank_state jank_model_context_label(const struct jank_ctx *c)
 static void set_comm(struct jank_worker *w, const struct jank_value *v)
 {
 	if (v->type == JANK_VALUE_STR && v->s && !memccpy(w->comm, v->s, '\0', JANK_COMM_LEN - 1))
-		w->comm[JANK_COMM_LEN - 1] = '\0';
+		w->comm[jank_utf8_cut(w->comm, JANK_COMM_LEN - 1)] = '\0'; /* on a character */
 }
 
 /* A thread id field; -1 when absent or out of range (Linux tids fit in 31 bits). */

@@ -29,6 +29,12 @@
  * Before the first action, the worker emits jank:mark {"jank-demo.start",
  * count}.
  *
+ * Built with -finstrument-functions: run with
+ * LD_PRELOAD=liblttng-ust-cyg-profile.so, its functions' entries and exits
+ * are events (lttng_ust_cyg_profile:func_entry/func_exit), so that a path
+ * says which function a thread was in (pool_main → sleep_ns on the pool's
+ * thread, work_pool on the worker's).
+ *
  * Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.
  */
 #define _GNU_SOURCE
@@ -50,6 +56,9 @@
 
 #include "cli.h"
 #include "jank/jank.h"
+
+/* Out of -finstrument-functions' events. */
+#define UNTRACED __attribute__((no_instrument_function))
 
 #define NSEC_PER_SEC  1000000000ULL
 #define IO_BLOCK_SIZE 4096
@@ -127,7 +136,8 @@ struct demo {
 /* The io cause's temp file, global so that a fatal signal can remove it. */
 static char demo_io_path[PATH_MAX];
 
-static uint64_t now_ns(void)
+/* Not traced: the cpu and io causes call it in their loops. */
+static UNTRACED uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -355,7 +365,6 @@ static void *pool_main(void *arg)
 {
 	struct demo *d = arg;
 
-	pthread_setname_np(pthread_self(), "jank-pool");
 	for (;;) {
 		struct pool_task *t;
 
@@ -404,8 +413,6 @@ static void *helper_main(void *arg)
 {
 	struct demo *d = arg;
 
-	pthread_setname_np(pthread_self(),
-			   d->opts.cause == DEMO_CAUSE_LOCK ? "jank-holder" : "jank-writer");
 	for (;;) {
 		sem_wait_intr(&d->request);
 		if (d->helper_stop)
@@ -463,6 +470,27 @@ static int setup_io(struct demo *d)
 	return 0;
 }
 
+/*
+ * The threads' start, untraced: a thread is named before its first traced
+ * call, since lttng-ust takes a thread's procname context at its first
+ * event (under cyg-profile, the entry of its main function).
+ */
+
+static UNTRACED void *pool_start(void *arg)
+{
+	pthread_setname_np(pthread_self(), "jank-pool");
+	return pool_main(arg);
+}
+
+static UNTRACED void *helper_start(void *arg)
+{
+	const struct demo *d = arg;
+
+	pthread_setname_np(pthread_self(),
+			   d->opts.cause == DEMO_CAUSE_LOCK ? "jank-holder" : "jank-writer");
+	return helper_main(arg);
+}
+
 static int demo_setup(struct demo *d)
 {
 	int r;
@@ -487,7 +515,7 @@ static int demo_setup(struct demo *d)
 		pthread_cond_init(&d->pool_work, NULL);
 		pthread_cond_init(&d->pool_done, NULL);
 		d->queue_tail = &d->queue;
-		r = pthread_create(&d->helper, NULL, pool_main, d);
+		r = pthread_create(&d->helper, NULL, pool_start, d);
 		if (r != 0) {
 			fprintf(stderr, "jank-demo: cannot start the pool's thread: %s\n",
 				strerror(r));
@@ -501,7 +529,7 @@ static int demo_setup(struct demo *d)
 	}
 	sem_init(&d->request, 0, 0);
 	sem_init(&d->held, 0, 0);
-	r = pthread_create(&d->helper, NULL, helper_main, d);
+	r = pthread_create(&d->helper, NULL, helper_start, d);
 	if (r != 0) {
 		fprintf(stderr, "jank-demo: cannot start the helper thread: %s\n", strerror(r));
 		return -r;
@@ -584,7 +612,6 @@ static void *worker_main(void *arg)
 	uint64_t id, completed = 0;
 	int r;
 
-	pthread_setname_np(pthread_self(), "jank-worker");
 	jank_mark("jank-demo.start", (int64_t)d->opts.count);
 	for (id = 0; id < d->opts.count; id++) {
 		if (id > 0)
@@ -601,6 +628,12 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static UNTRACED void *worker_start(void *arg)
+{
+	pthread_setname_np(pthread_self(), "jank-worker");
+	return worker_main(arg);
+}
+
 int main(int argc, char **argv)
 {
 	struct demo d = { 0 };
@@ -613,7 +646,7 @@ int main(int argc, char **argv)
 		demo_teardown(&d);
 		return 1;
 	}
-	r = pthread_create(&worker, NULL, worker_main, &d);
+	r = pthread_create(&worker, NULL, worker_start, &d);
 	if (r != 0) {
 		fprintf(stderr, "jank-demo: cannot start the worker thread: %s\n", strerror(r));
 		demo_teardown(&d);

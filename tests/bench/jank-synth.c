@@ -16,6 +16,15 @@
  * softirqs (NET_RX, BLOCK, TIMER, RCU) and hrtimers; and forks short-lived
  * threads that exit and are freed. Time advances RATE events per second.
  *
+ * With --functions (the function-heavy shape), the programs are built with
+ * -finstrument-functions and traced with liblttng-ust-cyg-profile: most of
+ * the time a running thread calls and returns from functions, in bursts of
+ * lttng_ust_cyg_profile:func_entry/func_exit events (addr and call_site as
+ * lttng-ust 2.13 declares them: unsigned long, hexadecimal). A third of the
+ * threads have deep stacks (up to 48 to 64 frames, recursion included), the
+ * others shallow ones (2 to 5 frames); each thread's stack lives on across
+ * its waits, and a thread that exits returns from its functions first.
+ *
  * One run writes one trace's script (--domain kernel or ust). Run it once
  * per domain with the same options: both runs simulate the same host from
  * the same seed and stop at the same event, so that the two traces together
@@ -41,6 +50,8 @@ static const char usage[] =
 	"  -r, --rate N              events per second of trace time (default 250000)\n"
 	"  -p, --packet N            events per packet and CPU (default 4096)\n"
 	"  -s, --seed N              random seed (default 1)\n"
+	"  -f, --functions           the function-heavy shape: cyg-profile function\n"
+	"                            entries and exits while threads run (ust)\n"
 	"  -S, --stats               print the event mix on stderr at the end\n"
 	"  -h, --help                show this help\n";
 
@@ -89,6 +100,7 @@ enum kind {
 	K_SYSCALL,
 	K_ACTION,
 	K_MARK,
+	K_FUNC,
 	K_COUNT,
 };
 
@@ -107,6 +119,7 @@ static const char *const kind_names[K_COUNT] = {
 	[K_SYSCALL] = "syscall_entry/exit_*",
 	[K_ACTION] = "jank:action_begin/end (ust)",
 	[K_MARK] = "jank:mark (ust)",
+	[K_FUNC] = "lttng_ust_cyg_profile:func_* (ust)",
 };
 
 struct thr {
@@ -119,7 +132,16 @@ struct thr {
 	uint32_t frame_left;
 	uint32_t life; /* short-lived: steps left to run */
 	uint64_t action_id;
+	uint8_t depth, max_depth; /* --functions: the call stack's depth and its limit */
 	char comm[16];
+};
+
+#define MAX_FRAMES 64
+#define NFUNCS	   256
+
+/* A frame of a simulated call stack: what func_entry said, for the func_exit. */
+struct frame {
+	uint64_t addr, call_site;
 };
 
 struct pool {
@@ -143,7 +165,7 @@ struct sim {
 	enum domain out;
 	uint64_t events, rate, seed, packet;
 	uint32_t ncpus, nthreads;
-	bool stats;
+	bool stats, functions;
 
 	uint64_t rng;
 	uint64_t now, count, mean_gap;
@@ -161,6 +183,7 @@ struct sim {
 	int32_t *dead; /* exited, not yet freed (FIFO) */
 	uint32_t dead_head, dead_len;
 	uint64_t next_action;
+	struct frame *stacks; /* --functions: MAX_FRAMES per thread slot */
 	uint64_t kinds[K_COUNT];
 };
 
@@ -436,6 +459,59 @@ static void ev_ust(struct sim *s, uint32_t cpu, int32_t i, const char *name, uin
 			s->now, cpu, name, id, t->pid, t->tid, t->comm);
 }
 
+/* The address of function f: 192 in the program (PIE), the rest in a library. */
+static uint64_t func_addr(uint32_t f)
+{
+	return f < 192 ? 0x55d0c0a01000ull + f * 0x90ull : 0x7f3a5c100000ull + f * 0x120ull;
+}
+
+static void ev_func(struct sim *s, uint32_t cpu, int32_t i, bool entry, const struct frame *fr)
+{
+	FILE *f = ev(s, D_UST, K_FUNC);
+	const struct thr *t = &s->t[i];
+
+	if (f)
+		fprintf(f,
+			"%" PRIu64 " %u lttng_ust_cyg_profile:func_%s addr=0x%" PRIx64
+			" call_site=0x%" PRIx64 " vpid=%d vtid=%d procname=\"%s\"\n",
+			s->now, cpu, entry ? "entry" : "exit", fr->addr, fr->call_site, t->pid,
+			t->tid, t->comm);
+}
+
+/*
+ * Thread i computes: a burst of 4 to 19 calls and returns, a random walk of
+ * its stack that tends down to its limit (deep threads) or stays near the
+ * top (shallow ones). Deep threads recurse now and then.
+ */
+static void calls(struct sim *s, uint32_t cpu, int32_t i)
+{
+	struct thr *t = &s->t[i];
+	struct frame *st = &s->stacks[(size_t)i * MAX_FRAMES];
+	uint32_t n = 4 + rnd(s, 16), down = t->max_depth > 8 ? 600 : 500;
+
+	for (uint32_t k = 0; k < n && !s->done; k++) {
+		if (t->depth > 0 && (t->depth == t->max_depth || rnd(s, 1000) >= down)) {
+			ev_func(s, cpu, i, false, &st[--t->depth]);
+			continue;
+		}
+		if (t->depth == 0) {
+			/* From the thread's start routine, in libc. */
+			st[0].addr = func_addr(rnd(s, 8));
+			st[0].call_site = 0x7f3a5b894ac3ull;
+		} else {
+			const struct frame *caller = &st[t->depth - 1];
+			uint32_t callee = (uint32_t)((caller->addr >> 4) * 31 + rnd(s, 6)) % NFUNCS;
+
+			if (t->max_depth > 8 && rnd(s, 8) == 0)
+				st[t->depth].addr = caller->addr; /* recursion */
+			else
+				st[t->depth].addr = func_addr(callee);
+			st[t->depth].call_site = caller->addr + 0x14 + rnd(s, 0x60);
+		}
+		ev_func(s, cpu, i, true, &st[t->depth++]);
+	}
+}
+
 /* ---- the simulation ---- */
 
 /* Wake thread i from `cpu`: thread context (the running thread) or an interrupt. */
@@ -578,6 +654,7 @@ static void fork_thread(struct sim *s, uint32_t cpu)
 	c->waiter = -1;
 	c->cpu = (int32_t)cpu;
 	c->life = 1 + rnd(s, 8);
+	c->max_depth = (uint8_t)(2 + rnd(s, 4));
 	snprintf(c->comm, sizeof(c->comm), "job-%d", c->tid % 100000);
 	s->nshort++;
 	f = ev(s, D_KERNEL, K_FORK);
@@ -595,8 +672,14 @@ static void fork_thread(struct sim *s, uint32_t cpu)
 static void exit_thread(struct sim *s, uint32_t cpu)
 {
 	int32_t i = s->cur[cpu], next;
-	FILE *f = ev(s, D_KERNEL, K_EXIT);
+	FILE *f;
 
+	/* It returns from its functions first. */
+	while (s->functions && s->t[i].depth > 0) {
+		s->t[i].depth--;
+		ev_func(s, cpu, i, false, &s->stacks[(size_t)i * MAX_FRAMES + s->t[i].depth]);
+	}
+	f = ev(s, D_KERNEL, K_EXIT);
 	if (f)
 		fprintf(f, "%" PRIu64 " %u sched_process_exit comm=\"%s\" tid=%d prio=20\n", s->now,
 			cpu, s->t[i].comm, s->t[i].tid);
@@ -643,6 +726,11 @@ static void run_thread(struct sim *s, uint32_t cpu)
 		t->life--;
 	if (t->short_lived && t->life == 0 && t->waiter < 0) {
 		exit_thread(s, cpu);
+		return;
+	}
+	/* The function-heavy shape: most of the time, it computes in its functions. */
+	if (s->functions && rnd(s, 100) < 85) {
+		calls(s, cpu, i);
 		return;
 	}
 	if (t->ui && !t->action_open) {
@@ -764,6 +852,9 @@ static int sim_init(struct sim *s)
 	s->free_slots.v = calloc(s->nshort_max, sizeof(int32_t));
 	if (!s->t || !s->runq || !s->cur || !s->dead || !s->free_slots.v)
 		return -ENOMEM;
+	if (s->functions &&
+	    !(s->stacks = calloc((size_t)s->nslots * MAX_FRAMES, sizeof(*s->stacks))))
+		return -ENOMEM;
 	for (int w = 0; w < W_COUNT; w++) {
 		s->pools[w].v = calloc(s->nslots, sizeof(int32_t));
 		s->heaps[w].v = calloc(s->nslots, sizeof(struct due));
@@ -788,6 +879,8 @@ static int sim_init(struct sim *s)
 		t->waiter = -1;
 		t->cpu = (int32_t)(i % s->ncpus);
 		t->st = T_BLOCKED;
+		/* A third deep (48 to 64 frames), the others shallow (2 to 5). */
+		t->max_depth = (uint8_t)(i % 3 == 0 ? 48 + i % 17 : 2 + i % 4);
 		if (t->ui)
 			snprintf(t->comm, sizeof(t->comm), "app%u", i / 10);
 		else
@@ -859,6 +952,7 @@ int main(int argc, char **argv)
 		{ "packet", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "functions", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -873,7 +967,7 @@ int main(int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:n:c:t:r:p:s:Sh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:n:c:t:r:p:s:Sfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!strcmp(optarg, "kernel")) {
@@ -914,6 +1008,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			s.stats = true;
+			break;
+		case 'f':
+			s.functions = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

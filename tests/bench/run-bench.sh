@@ -26,6 +26,10 @@
 #   BENCH_REPEAT   runs of each program per trace (default 3)
 #   BENCH_SHAPES   0: skip the 8-CPU/100-thread, 64-CPU/20,000-thread and
 #                  syscall-heavy (syscalls.conf) traces
+#   BENCH_FUNC_SIZES events of the function-heavy traces (jank-synth
+#                  --functions: about 94% lttng_ust_cyg_profile:func_entry and
+#                  func_exit; default "6000000 12000000", at least 5M function
+#                  events; "": none)
 #   BENCH_DIR      scratch directory for the traces (default: mktemp -d)
 #   BENCH_OUT      report file (default $top_srcdir/BENCHMARKS.md; "-": none)
 #   BENCH_CALLGRIND 0: skip the instruction counts (callgrind, a few minutes)
@@ -47,6 +51,7 @@ CONF=$top_srcdir/tests/bench/bench.conf
 SIZES=${BENCH_SIZES:-1000000 5000000 20000000}
 REPEAT=${BENCH_REPEAT:-3}
 SHAPES=${BENCH_SHAPES:-1}
+FUNC_SIZES=${BENCH_FUNC_SIZES-6000000 12000000}
 OUT=${BENCH_OUT:-$top_srcdir/BENCHMARKS.md}
 MANY=$top_srcdir/../shared/traces/many-threads
 
@@ -148,9 +153,11 @@ compare() {
 	echo "run-bench: $label: babeltrace2 ${bt_cpu}s, jank ${j_cpu}s (CPU), RSS $(mib "$bt_rss") / $(mib "$j_rss") MiB" >&2
 }
 
-# synth DIR EVENTS CPUS THREADS RATE: the two traces of a synthetic workload.
+# synth DIR EVENTS CPUS THREADS RATE [OPTION...]: the two traces of a synthetic
+# workload (OPTION: more jank-synth options, such as --functions).
 synth() {
 	local dir=$1 n=$2 c=$3 t=$4 r=$5 need avail
+	shift 5
 	need=$(( n / 1024 * 60 ))  # KiB, at about 50 bytes per event
 	avail=$(df -Pk "$work" | awk 'NR == 2 { print $4 }')
 	if [ "$avail" -lt $(( need + 1048576 )) ]; then
@@ -159,7 +166,7 @@ synth() {
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	set -- -n "$n" -c "$c" -t "$t" -r "$r"
+	set -- -n "$n" -c "$c" -t "$t" -r "$r" "$@"
 	"$SYNTH" -d kernel -S "$@" 2>"$dir.mix" | "$JANK_GEN" - "$dir/kernel" &
 	"$SYNTH" -d ust "$@" | "$JANK_GEN" - "$dir/ust" || return 1
 	wait $! || return 1
@@ -219,6 +226,17 @@ if [ "$SHAPES" != 0 ]; then
 			compare "2M events, 8 CPUs, 400 threads, syscall rule (syscalls.conf)" "$d" 2000000 &&
 		syscalls=$d # kept for the instruction counts
 fi
+# Function-heavy: cyg-profile's event per call, deep and shallow stacks, 200
+# threads on 8 CPUs, 4M events per second of trace time; two lengths, so
+# that the RSS against length shows.
+for n in $FUNC_SIZES; do
+	d=$work/func-$n
+	synth "$d" "$n" 8 200 4000000 --functions || continue
+	nf=$(awk '/cyg_profile/ { print $(NF - 1) }' "$d.mix")
+	compare "$((n / 1000000))M events, function-heavy ($(awk -v f="${nf:-0}" \
+		'BEGIN { printf "%.2fM", f / 1e6 }') func_entry/exit), 8 CPUs, 200 threads" "$d" "$n"
+	rm -rf "$d"
+done
 if [ -f "$MANY/metadata" ]; then
 	n=$("$BT" "$MANY" 2>/dev/null | wc -l)
 	compare "many-threads (real, $n events)" "$MANY" "$n"

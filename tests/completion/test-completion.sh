@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/trace-a" "$tmp/trace-b"
 touch "$tmp/trace-file"
 
-plan 14
+plan 18
 
 # complete FILE WORD...: the sorted COMPREPLY of the command line WORD...
 # whose last word is the one being completed, one per line.
@@ -56,12 +56,18 @@ done
 J=$dir/jankctl
 D=$dir/jankd
 expect "jankctl <TAB>: the commands and --help, --version" \
-	"--help --version analyze captures critpath graph report status" $J jankctl ''
-expect "jankctl c<TAB>: captures, critpath" "captures critpath" $J jankctl c
+	"--help --version analyze captures compare critpath flame graph report status" $J jankctl ''
+expect "jankctl c<TAB>: captures, compare, critpath" "captures compare critpath" $J jankctl c
 expect "jankctl analyze --<TAB>: its options" "--all --config --format --help" \
 	$J jankctl analyze --
 expect "jankctl critpath --format <TAB>: text, json" "json text" \
 	$J jankctl critpath --format ''
+expect "jankctl flame --<TAB>: its options" "--action --all --config --format --help --svg" \
+	$J jankctl flame --
+expect "jankctl flame --format <TAB>: folded, svg" "folded svg" $J jankctl flame --format ''
+expect "jankctl compare --f<TAB>: --flame, --format" "--flame --format" $J jankctl compare --f
+expect "jankctl compare --flame F<TAB>: files" "trace-a trace-b trace-file" \
+	$J jankctl compare --flame trace
 expect "jankctl status --format=j<TAB> (--opt=value): json" "json" \
 	$J jankctl status --format = j
 expect "jankctl graph TRACE: directories only" "trace-a trace-b" $J jankctl graph trace

@@ -6,6 +6,10 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-capture-session
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
+# promtool on the metrics pages daemon/test-metrics writes.
+daemon_shell_tests = daemon/test-metrics-promtool.sh
+TESTS += $(daemon_shell_tests)
+EXTRA_DIST += $(daemon_shell_tests)
 
 daemon_test_alert_SOURCES = daemon/test-alert.c
 daemon_test_alert_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)

@@ -15,7 +15,9 @@
 #include <unistd.h>
 #include "alert.h"
 #include "journal.h"
+#include "textsafe.h"
 
+#define US 1000LL
 #define MS 1000000LL
 #define S  1000000000LL
 
@@ -511,6 +513,20 @@ static void message_suspect(void **state)
 	assert_non_null(strstr(msg, "; suspect: +39.8 ms preempted (normally none), CPU taken by "
 				    "tid 812 (hog)"));
 
+	/* A function: the top suspect names it. */
+	s->comp.key = (struct jank_comp_key){ JANK_COMP_FUNCTION, 0, 7 };
+	s->comp.fn_state = JANK_STATE_RUNNING;
+	s->comp.ns = 29800 * US;
+	s->delta = 29600 * US;
+	s->normal = 200 * US;
+	s->ratio = 149;
+	strcpy(s->function, "apply_discounts");
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(
+		msg, "JANK frame [name=frame,id=9]: 45.0 ms (threshold 16.0 ms) on tid 42 "
+		     "(worker) pid 40; suspect: +29.6 ms in apply_discounts (normally 200 us, "
+		     "149x)");
+
 	ss.ready = false;
 	ss.normal = 3;
 	jank_alert_message(&r, msg, sizeof(msg));
@@ -536,6 +552,59 @@ static const struct jank_followup failed = {
 
 /* A capture's follow-ups go where the alerts go (the sink here): never rate-limited, not counted.
  */
+/*
+ * MESSAGE is text for humans: traced strings in it (the key, thread names)
+ * are escaped (control bytes and invalid UTF-8 as \xNN) and cut; it is one
+ * line of valid UTF-8 even when cut by its buffer.
+ */
+static void message_hostile(void **state)
+{
+	struct jank_rule rule = { .name = "frame" };
+	struct jank_breakdown_item items[1] = {
+		{ .tid = 7,
+		  .state = JANK_STATE_BLOCK_DEVICE,
+		  .ns = 45 * MS,
+		  .comm = "d\nb\x1b[2J" },
+	};
+	struct jank_breakdown b = { .items = items, .n = 1 };
+	char key[JANK_KEY_LEN + 300];
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &rule,
+		.key = "name=x\"\nRED\x1b[31m\\\xff",
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "w\x9b\xc2\x9b",
+		.breakdown = &b,
+	};
+	char msg[512];
+
+	(void)state;
+	b.per_state[JANK_STATE_BLOCK_DEVICE] = 45 * MS;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_string_equal(msg,
+			    "JANK frame [name=x\"\\x0aRED\\x1b[31m\\\\\\xff]: 50.0 ms "
+			    "(threshold 16.0 ms) on tid 42 (w\\x9b\\xc2\\x9b) pid 40, mostly on "
+			    "tid 7 (d\\x0ab\\x1b[2J), block_device (100.0%)");
+	assert_true(jank_text_is_safe(msg, strlen(msg)));
+
+	/* A long key of '€' is cut on a character, and so is the message. */
+	strcpy(key, "name=");
+	for (size_t n = strlen(key); n + 3 < sizeof(key); n += 3)
+		strcat(key, "€");
+	r.key = key;
+	jank_alert_message(&r, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "€…]"));
+	assert_true(jank_text_is_safe(msg, strlen(msg)));
+	for (size_t len = 1; len < 80; len++) {
+		jank_alert_message(&r, msg, len);
+		assert_true(strlen(msg) < len);
+		assert_true(jank_text_is_safe(msg, strlen(msg)));
+	}
+}
+
 static void followups(void **state)
 {
 	struct fixture *f = *state;
@@ -638,6 +707,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
 		cmocka_unit_test(message_suspect),
+		cmocka_unit_test(message_hostile),
 		cmocka_unit_test_setup_teardown(followups, setup, teardown),
 		cmocka_unit_test_setup_teardown(followup_targets, setup, teardown),
 	};

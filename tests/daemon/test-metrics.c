@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "metrics.h"
+#include "textsafe.h"
 
 #define MS 1000000LL
 
@@ -310,6 +311,49 @@ static void escaping(void **state)
 	free(t);
 }
 
+/*
+ * Traced keys (and any label value) are made valid UTF-8: a key with an
+ * invalid byte and one cut inside a character (as an older engine cut them
+ * at 95 bytes) would make Prometheus drop the whole scrape. With
+ * JANK_METRICS_PAGES=DIR in the environment, the pages are written there
+ * for daemon/test-metrics-promtool.sh.
+ */
+static void untrusted_strings(void **state)
+{
+	struct fixture *f = *state;
+	char *key = f->stats[0].last_jank_key, *t, *o;
+	const char *dir = getenv("JANK_METRICS_PAGES");
+	size_t n;
+
+	f->rules[0].action = "fr\xffme\n\x1b[31m";
+	strcpy(key, "name=\xc3\x28");
+	for (n = strlen(key); n + 3 <= JANK_KEY_LEN - 3; n += 3)
+		strcat(key, "\xe2\x82\xac");
+	strcat(key, "\xe2\x82"); /* cut inside a '€' */
+	o = render(f, JANK_METRICS_OPENMETRICS);
+	t = render(f, JANK_METRICS_PROMETHEUS);
+	assert_true(jank_utf8_valid(o, strlen(o)));
+	assert_true(jank_utf8_valid(t, strlen(t)));
+	assert_non_null(strstr(o, " # {key=\"name=\xef\xbf\xbd(\xe2\x82\xac"));
+	assert_non_null(strstr(o, "\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd\"} 0.045\n"));
+	assert_true(has_line(t, "jank_janks_total{action=\"fr\xef\xbf\xbdme\\n\x1b[31m\"} 3"));
+	if (dir) {
+		char path[4096];
+		FILE *out;
+
+		snprintf(path, sizeof(path), "%s/metrics.txt", dir);
+		assert_non_null(out = fopen(path, "w"));
+		fputs(t, out);
+		fclose(out);
+		snprintf(path, sizeof(path), "%s/metrics.om", dir);
+		assert_non_null(out = fopen(path, "w"));
+		fputs(o, out);
+		fclose(out);
+	}
+	free(o);
+	free(t);
+}
+
 /* With several inputs, a rule's figures say which input they are from. */
 static void several_inputs(void **state)
 {
@@ -419,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(histogram_counts, setup, teardown),
 		cmocka_unit_test(bucket_bounds),
 		cmocka_unit_test_setup_teardown(escaping, setup, teardown),
+		cmocka_unit_test_setup_teardown(untrusted_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(several_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(exemplar, setup, teardown),
 		cmocka_unit_test(process_figures),

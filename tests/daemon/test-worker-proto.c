@@ -173,8 +173,14 @@ static void verdict_round_trip(void **state)
 			{ .comp = { .key = { .kind = JANK_COMP_STATE, .state = JANK_STATE_PREEMPTED },
 				    .ns = 12000000 },
 			  .normal = 100000, .delta = 11900000, .ratio = 120 },
+			{ .comp = { .key = { .kind = JANK_COMP_FUNCTION, .id = 1 },
+				    .ns = 15000000, .tid = 7, .process = "app", .thread = "app",
+				    .fn_state = JANK_STATE_PREEMPTED },
+			  .normal = 0, .delta = 15000000, .ratio = 15000, .own = true,
+			  .presence_slow = 1, .presence_normal = 0.25, .increase = 0.75,
+			  .rank = 26250000, .function = "apply_discounts" },
 		},
-		.n = 3,
+		.n = 4,
 		.ran = { { .tid = 812, .ns = 12000000, .comm = "hog" } },
 		.nran = 1,
 	};
@@ -235,6 +241,12 @@ static void verdict_round_trip(void **state)
 	o = jank_format_verdict_json(&v);
 	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv), 0);
 	assert_non_null(pv.v.suspects);
+	/* A function is known by its name, as in a path rebuilt from names. */
+	assert_int_equal(pv.v.suspects->items[3].comp.key.kind, JANK_COMP_FUNCTION);
+	assert_int_equal(
+		pv.v.suspects->items[3].comp.key.id,
+		jank_comp_function_identity(&(struct jank_frame){ .name = "apply_discounts" }));
+	assert_string_equal(pv.v.suspects->items[3].function, "apply_discounts");
 	a = jank_format_suspects_json(&ss);
 	b = jank_format_suspects_json(pv.v.suspects);
 	assert_string_equal(json_object_to_json_string(a), json_object_to_json_string(b));

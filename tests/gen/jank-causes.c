@@ -3,7 +3,7 @@
  * jank-causes: the jank-gen scripts of a workload whose slow actions each
  * have one known cause, to check that jank names it (tests/trace/test-suspects.sh).
  *
- * Usage: jank-causes [-n ACTIONS] [-s SEED] [-p PERCENT] [-c CAUSE] DIR
+ * Usage: jank-causes [-n ACTIONS] [-s SEED] [-p PERCENT] [-w WARM] [-c CAUSE] DIR
  * writes DIR/kernel.script, DIR/ust.script and DIR/truth, one line per slow
  * action: "name=frame,id=N CAUSE" (deterministic for a seed).
  *
@@ -22,7 +22,8 @@
  *
  * Normally each takes 0.05 to 1 ms, and one frame in seven has a spike of
  * 1.5 to 3.5 ms in one of them: frames take 3 to 11 ms. A slow frame (after
- * the first 20, PERCENT of them, 25 by default) has one cause, picked at
+ * the first WARM, 20 by default; PERCENT of them, 25 by default) has one
+ * cause, picked at
  * random, that takes 12 to 30 ms instead: 15 to 40 ms, over the 12 ms
  * threshold of the test's rule. -c CAUSE makes every slow frame's cause
  * that one (a regression, for `jankctl compare --before`).
@@ -297,21 +298,24 @@ static FILE *open_in(const char *dir, const char *name)
 int main(int argc, char **argv)
 {
 	struct gen g = { .rng = 1, .t = 1000000000 };
-	int n = 400, percent = 25, only = -1, c;
+	int n = 400, percent = 25, warm = 20, only = -1, c;
 	FILE *truth;
 
-	while ((c = getopt(argc, argv, "n:s:p:c:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:p:w:c:")) != -1) {
 		if (c == 'n')
 			n = atoi(optarg);
 		else if (c == 's')
 			g.rng = strtoull(optarg, NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
 		else if (c == 'p')
 			percent = atoi(optarg);
+		else if (c == 'w')
+			warm = atoi(optarg);
 		else if (c != 'c' || (only = cause_of(optarg)) < 0)
 			return 2;
 	}
-	if (optind != argc - 1 || n <= 0 || percent < 0 || percent > 100) {
-		fputs("usage: jank-causes [-n ACTIONS] [-s SEED] [-p PERCENT] [-c CAUSE] DIR\n",
+	if (optind != argc - 1 || n <= 0 || warm < 0 || percent < 0 || percent > 100) {
+		fputs("usage: jank-causes [-n ACTIONS] [-s SEED] [-p PERCENT] [-w WARM] [-c CAUSE] "
+		      "DIR\n",
 		      stderr);
 		return 2;
 	}
@@ -322,7 +326,7 @@ int main(int argc, char **argv)
 	for (int id = 0; id < n; id++) {
 		enum cause slow = C_NONE;
 
-		if (id >= 20 && rnd(&g) % 100 < (uint64_t)percent)
+		if (id >= warm && rnd(&g) % 100 < (uint64_t)percent)
 			slow = only >= 0 ? (enum cause)only : (enum cause)(rnd(&g) % C_COUNT);
 		frame(&g, id, slow);
 		if (slow != C_NONE)

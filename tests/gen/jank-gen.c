@@ -31,7 +31,8 @@
  *                              reports COUNT discarded events
  *
  * The directives but @discarded come before the first event.  TS is in ns,
- * non-decreasing.  VALUE "text" (escapes \" and \\) is a string, a decimal is
+ * non-decreasing.  VALUE "text" (escapes \", \\, \n and \xNN, any byte but
+ * NUL) is a string, a decimal is
  * a signed 64-bit integer, 0x... an unsigned 64-bit one, [0x1,2,...] (no
  * blanks; [] is empty) a uint[]: a dynamic array of unsigned 64-bit integers
  * shown in hexadecimal, after its length, an unsigned 32-bit field named
@@ -328,6 +329,18 @@ bad:
 			 neg ? "-" : "", s);
 }
 
+/* The value of a hexadecimal digit, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /*
  * Parse FIELD=VALUE at *p, in place: the name and a string value are
  * NUL-terminated inside the line (escapes \" and \\ are undone).
@@ -393,11 +406,25 @@ static int parse_field(struct gen *g, char **p, struct gen_value *v)
 			if (*s == '"')
 				break;
 			if (*s == '\\') {
+				int hi, lo;
+
 				s++;
+				if (*s == 'n') {
+					*dst++ = '\n';
+					s++;
+					continue;
+				}
+				/* \xNN: any byte but NUL, for hostile (untrusted) strings */
+				if (*s == 'x' && (hi = hex_digit(s[1])) >= 0 &&
+				    (lo = hex_digit(s[2])) >= 0 && (hi || lo)) {
+					*dst++ = (char)(hi << 4 | lo);
+					s += 3;
+					continue;
+				}
 				if (*s != '"' && *s != '\\')
 					return gen_error(g,
 							 "bad escape in string of field `%s`: only "
-							 "\\\" and \\\\ are allowed",
+							 "\\\", \\\\, \\n and \\xNN are allowed",
 							 v->name);
 			}
 			*dst++ = *s++;

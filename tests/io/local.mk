@@ -6,6 +6,7 @@ io_ldadd = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la $(CMO
 io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 
 io_tests = \
+	io/test-baseline-file \
 	io/test-capture-chunks \
 	io/test-capture-list \
 	io/test-capture-policy \
@@ -14,6 +15,7 @@ io_tests = \
 	io/test-config-schema \
 	io/test-dirtree \
 	io/test-errbuf \
+	io/test-flame \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
@@ -23,6 +25,9 @@ io_tests = \
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
+io_test_baseline_file_SOURCES = io/test-baseline-file.c
+io_test_baseline_file_CFLAGS = $(io_cflags)
+io_test_baseline_file_LDADD = $(io_ldadd)
 io_test_capture_chunks_SOURCES = io/test-capture-chunks.c
 io_test_capture_chunks_CFLAGS = $(io_cflags)
 io_test_capture_chunks_LDADD = $(io_ldadd)
@@ -47,6 +52,9 @@ io_test_dirtree_LDADD = $(io_ldadd)
 io_test_errbuf_SOURCES = io/test-errbuf.c
 io_test_errbuf_CFLAGS = $(io_cflags)
 io_test_errbuf_LDADD = $(io_ldadd)
+io_test_flame_SOURCES = io/test-flame.c
+io_test_flame_CFLAGS = $(io_cflags)
+io_test_flame_LDADD = $(io_ldadd)
 io_test_format_SOURCES = io/test-format.c
 io_test_format_CFLAGS = $(io_cflags)
 io_test_format_LDADD = $(io_ldadd)

@@ -422,6 +422,50 @@ static void suspect_text(void **state)
 			    "+-3.00 us waiting for lock 0x55d0 (normally none)");
 }
 
+/* A function: its name, its state when not running, its thread when not the action's. */
+static void suspect_function_text(void **state)
+{
+	struct jank_suspects ss = suspects();
+	struct jank_suspect s = ss.items[0];
+	char buf[160];
+
+	(void)state;
+	s.comp.key = (struct jank_comp_key){ JANK_COMP_FUNCTION, 0, 42 };
+	s.comp.fn_state = JANK_STATE_RUNNING;
+	s.own = true;
+	s.delta = 29800 * US;
+	s.ratio = 149;
+	strcpy(s.function, "apply_discounts");
+	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
+			    "+29.8 ms in apply_discounts (normally 200 us, 149x)");
+	s.own = false;
+	strcpy(s.comp.process, "app");
+	strcpy(s.comp.thread, "holder");
+	strcpy(s.function, "refresh_rates");
+	s.normal = 0;
+	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
+			    "+29.8 ms in refresh_rates on app/holder (normally none)");
+	s.comp.fn_state = JANK_STATE_BLOCKED;
+	s.comp.thread[0] = s.comp.process[0] = '\0';
+	s.function[0] = '\0';
+	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
+			    "+29.8 ms blocked in an unnamed function (normally none)");
+	/* Preempted in it: who had the CPU. */
+	s.own = true;
+	s.comp.fn_state = JANK_STATE_PREEMPTED;
+	strcpy(s.function, "apply_discounts");
+	ss.ran[0] = (struct jank_ran){ 812, 15 * MS, "hog" };
+	ss.nran = 1;
+	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
+			    "+29.8 ms preempted in apply_discounts (normally none), CPU taken by "
+			    "tid 812 (hog)");
+	/* The line an alert carries. */
+	ss.items[0] = s;
+	assert_string_equal(jank_format_suspects_line(&ss, buf, sizeof(buf)),
+			    "+29.8 ms preempted in apply_discounts (normally none), CPU taken by "
+			    "tid 812 (hog)");
+}
+
 static void suspects_line(void **state)
 {
 	struct jank_suspects ss = suspects();
@@ -449,7 +493,8 @@ static void suspects_json(void **state)
 	ss.ran[0] = (struct jank_ran){ 812, 15 * MS, "hog" };
 	ss.nran = 1;
 	check_json(jank_format_suspects_json(&ss),
-		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms block_device waiting on renderer/db (normally "
 		   "200 us, 200x)\",\"items\":[{\"kind\":\"thread\",\"state\":\"block_device\","
 		   "\"process\":\"renderer\",\"thread\":\"db\",\"tid\":77,\"own\":false,\"ns\":"
@@ -462,12 +507,39 @@ static void suspects_json(void **state)
 	ss.items[0].ratio = 1;
 	ss.nran = 0;
 	check_json(jank_format_suspects_json(&ss),
-		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"normal_duration_ns\":"
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
 		   "8000001,\"summary\":\"+39.8 ms waiting for lock 0xabc held by renderer/db "
 		   "(normally none)\",\"items\":[{\"kind\":\"lock\",\"lock\":\"0xabc\",\"process\":"
 		   "\"renderer\",\"thread\":\"db\",\"tid\":77,\"ns\":40000000,\"normal_ns\":0,"
 		   "\"delta_ns\":39800000,\"ratio\":1.0,\"text\":\"+39.8 ms waiting for lock 0xabc "
 		   "held by renderer/db (normally none)\"}],\"cpu_taken_by\":[]}");
+	/* A function: its name, the state most of its time was in, its presence. */
+	ss.items[0].comp.key = (struct jank_comp_key){ JANK_COMP_FUNCTION, 0, 42 };
+	ss.items[0].comp.fn_state = JANK_STATE_RUNNING;
+	ss.items[0].own = true;
+	ss.items[0].presence_slow = 1;
+	ss.items[0].presence_normal = 0.25;
+	ss.items[0].increase = 0.75;
+	ss.items[0].rank = 69650000.4;
+	strcpy(ss.items[0].function, "apply_discounts");
+	check_json(jank_format_suspects_json(&ss),
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"before\","
+		   "\"normal_duration_ns\":"
+		   "8000001,\"summary\":\"+39.8 ms in apply_discounts (normally none)\",\"items\":"
+		   "[{\"kind\":\"function\",\"function\":\"apply_discounts\",\"state\":"
+		   "\"running\",\"process\":\"renderer\",\"thread\":\"db\",\"tid\":77,"
+		   "\"own\":true,\"increase\":0.75,\"slow_presence\":1.0,\"normal_presence\":"
+		   "0.25,\"rank_ns\":69650000,\"ns\":40000000,\"normal_ns\":0,\"delta_ns\":"
+		   "39800000,\"ratio\":1.0,\"text\":\"+39.8 ms in apply_discounts (normally "
+		   "none)\"}],\"cpu_taken_by\":[]}");
+	/* Compared afterwards with the whole trace's normal actions (jankctl analyze). */
+	ss.whole = true;
+	ss.n = 0;
+	check_json(jank_format_suspects_json(&ss),
+		   "{\"ready\":true,\"normal_actions\":12,\"needed\":10,\"baseline\":\"trace\","
+		   "\"normal_duration_ns\":8000001,\"summary\":\"nothing above normal (12 normal "
+		   "actions in the whole trace)\",\"items\":[],\"cpu_taken_by\":[]}");
 	ss = (struct jank_suspects){ 0 };
 	ss.normal = UINT64_MAX;
 	check_json(jank_format_suspects_json(&ss),
@@ -826,14 +898,23 @@ static void graph_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(names),	  cmocka_unit_test(story),
-		cmocka_unit_test(segments_json),  cmocka_unit_test(flows_and_spans),
-		cmocka_unit_test(breakdown_json), cmocka_unit_test(suspect_text),
-		cmocka_unit_test(suspects_line),  cmocka_unit_test(suspects_json),
-		cmocka_unit_test(verdict_json),	  cmocka_unit_test(json_print),
-		cmocka_unit_test(verdict_text),	  cmocka_unit_test(critpath_text),
-		cmocka_unit_test(summary),	  cmocka_unit_test(graph_json),
-		cmocka_unit_test(graph_text),	  cmocka_unit_test(functions),
+		cmocka_unit_test(names),
+		cmocka_unit_test(story),
+		cmocka_unit_test(segments_json),
+		cmocka_unit_test(flows_and_spans),
+		cmocka_unit_test(breakdown_json),
+		cmocka_unit_test(suspect_text),
+		cmocka_unit_test(suspect_function_text),
+		cmocka_unit_test(suspects_line),
+		cmocka_unit_test(suspects_json),
+		cmocka_unit_test(verdict_json),
+		cmocka_unit_test(json_print),
+		cmocka_unit_test(verdict_text),
+		cmocka_unit_test(critpath_text),
+		cmocka_unit_test(summary),
+		cmocka_unit_test(graph_json),
+		cmocka_unit_test(graph_text),
+		cmocka_unit_test(functions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@ lib_tests = \
 	lib/test-locks \
 	lib/test-model \
 	lib/test-state \
+	lib/test-textsafe \
 	lib/test-units
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
@@ -68,6 +69,9 @@ lib_test_model_LDADD = $(lib_ldadd)
 lib_test_state_SOURCES = lib/test-state.c
 lib_test_state_CFLAGS = $(lib_cflags)
 lib_test_state_LDADD = $(lib_ldadd)
+lib_test_textsafe_SOURCES = lib/test-textsafe.c
+lib_test_textsafe_CFLAGS = $(lib_cflags)
+lib_test_textsafe_LDADD = $(lib_ldadd)
 lib_test_units_SOURCES = lib/test-units.c
 lib_test_units_CFLAGS = $(lib_cflags)
 lib_test_units_LDADD = $(lib_ldadd)

@@ -141,6 +141,52 @@ static void busy_worker(void **state)
 }
 
 /*
+ * R posts to the busy pool, then waits for the reply on a condition variable
+ * (no reply flow): P wakes R when it is done. The wait began after the post,
+ * in the same run of R: the wait is resolved by the wakeup, and P's time up
+ * to the pick-up is labelled with the flow. Not so when R blocked in between
+ * (the post is then another run's).
+ */
+static void post_then_wait(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+
+	for (int blocked = 0; blocked < 2; blocked++) {
+		setup(&s, NULL);
+		scn_switch(&s, 0, 0, 0, 0, R);
+		scn_switch(&s, 0, 1, 0, 0, P);
+		app(&s, 100, 0, R, "app:post", "task", 1);
+		if (blocked) {
+			scn_switch(&s, 102, 0, R, 1, 0);
+			scn_wake(&s, 104, 0, R);
+			scn_switch(&s, 105, 0, 0, 0, R);
+		}
+		scn_switch(&s, 110, 0, R, 1, 0);
+		app(&s, 500, 1, P, "app:run", "task", 1);
+		scn_wake(&s, 905, 1, R);
+		scn_switch(&s, 950, 0, 0, 0, R);
+
+		scn_path(&s, R, 0, 1000, &p);
+		if (!blocked) {
+			assert_path(&p, { R, "running", 0, 110 }, { P, "running", 110, 500 },
+				    { P, "running", 500, 905 }, { R, "preempted", 905, 950 },
+				    { R, "running", 950, 1000 });
+			assert_labels(&p, 1, "queue", NULL);
+			assert_labels(&p, 2, NULL, NULL);
+		} else {
+			assert_path(&p, { R, "running", 0, 102 }, { R, "blocked", 102, 104 },
+				    { R, "preempted", 104, 105 }, { R, "running", 105, 110 },
+				    { P, "running", 110, 905 }, { R, "preempted", 905, 950 },
+				    { R, "running", 950, 1000 });
+			assert_labels(&p, 4, NULL, NULL);
+		}
+		jank_path_fini(&p);
+		scn_fini(&s);
+	}
+}
+
+/*
  * The pool is idle (blocked) when R posts and wakes it: between the post and
  * the pick-up the pool was woken by R, then waited for a CPU.
  */
@@ -521,6 +567,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(busy_worker),
+		cmocka_unit_test(post_then_wait),
 		cmocka_unit_test(idle_worker),
 		cmocka_unit_test(request_reply_gc_twins),
 		cmocka_unit_test(missing_from_and_key_reuse),

@@ -345,6 +345,15 @@ static void record(const struct jank_verdict *r, void *data)
 			t->buf + t->len, sizeof(t->buf) - t->len, " fn %s=%lld",
 			jank_path_frame_of(r->path, r->breakdown->functions[i].frame)->name,
 			(long long)r->breakdown->functions[i].ns);
+	for (size_t i = 0; r->suspects && i < r->suspects->n && t->len < sizeof(t->buf) - 200;
+	     i++) {
+		const struct jank_suspect *su = &r->suspects->items[i];
+
+		t->len += (size_t)snprintf(
+			t->buf + t->len, sizeof(t->buf) - t->len, " suspect %s/%s/%lld/%.3f/%.3f",
+			jank_comp_kind_name(su->comp.key.kind), su->function, (long long)su->delta,
+			su->presence_slow, su->presence_normal);
+	}
 	if (t->len < sizeof(t->buf) - 1)
 		t->buf[t->len++] = '\n';
 	t->buf[t->len < sizeof(t->buf) ? t->len : sizeof(t->buf) - 1] = '\0';
@@ -369,7 +378,9 @@ static void add_rule(struct scn *s, const char *name, const char *begin, const c
 /*
  * A request on R handed to pool thread P (flow), which spends 20 ms in
  * apply_discounts; meanwhile other threads call functions and come and go,
- * so that GC has stacks to free. The verdicts are the same with GC on/off.
+ * so that GC has stacks to free. Before it, 12 normal requests run_task →
+ * compute_price on R: the baseline. The verdicts, suspects included, are
+ * the same with GC on/off.
  */
 static void run_functions(const struct jank_engine_config *cfg, struct transcript *t)
 {
@@ -388,6 +399,18 @@ static void run_functions(const struct jank_engine_config *cfg, struct transcrip
 	assert_true(jank_engine_add_flow(s.e, &f) >= 0);
 	free(f.keys[0]);
 	jank_engine_set_verdict_cb(s.e, record, t);
+	scn_switch(&s, B - 41 * MS, 0, 0, 0, 10);
+	for (int k = 0; k < 12; k++) {
+		int64_t at = B - 40 * MS + k * 2 * MS;
+
+		scn_ust(&s, at, 0, 10, "app:req_begin", I("id", 100 + k));
+		fn(&s, at + 10, 0, 10, true, RUN);
+		fn(&s, at + 20, 0, 10, true, PRICE);
+		fn(&s, at + 120, 0, 10, false, PRICE);
+		fn(&s, at + 130, 0, 10, false, RUN);
+		scn_ust(&s, at + 200, 0, 10, "app:req_end", I("id", 100 + k));
+	}
+	scn_switch(&s, B - 10 * MS, 0, 10, 1, 0);
 	scn_switch(&s, B, 0, 0, 0, 10);
 	scn_switch(&s, B, 1, 0, 0, P);
 	scn_ust(&s, B + 100, 0, 10, "app:req_begin", I("id", 1));
@@ -437,6 +460,8 @@ static void gc_twins(void **state)
 	/* The pool's 19.9 ms in apply_discounts, reached through the flow, comes first. */
 	assert_non_null(strstr(a.buf, " 20/running/1010000100/1030000000/0x2000>0x3000"));
 	assert_non_null(strstr(a.buf, " fn 0x3000=19999900 "));
+	/* The top suspect: apply_discounts, on no normal path, on the one slow path. */
+	assert_non_null(strstr(a.buf, " suspect function/0x3000/19999900/1.000/0.000"));
 	print_message("# %.300s\n", a.buf);
 }
 

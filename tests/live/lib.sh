@@ -129,10 +129,17 @@ live_require_pthread_wrapper() {
 
 # live_demo OUT ARGS...: run jank-demo ARGS; its stdout and stderr go to OUT.
 live_demo() {
-	local out=$1
+	local out=$1 libs=${LD_PRELOAD:-}
 
 	shift
-	"$LIVE_DEMO" "$@" >"$out" 2>&1 9>&-
+	if [ -z "$libs" ]; then
+		"$LIVE_DEMO" "$@" >"$out" 2>&1 9>&-
+		return
+	fi
+	# Preloaded into jank-demo itself, never into its libtool wrapper's
+	# shells: lttng-ust in a process that forks can deadlock the child.
+	LD_PRELOAD= "$top_builddir/libtool" --mode=execute env LD_PRELOAD="$libs" "$LIVE_DEMO" "$@" \
+		>"$out" 2>&1 9>&-
 }
 
 # True while process $1 exists and is not a zombie (an exited child of ours
@@ -673,8 +680,8 @@ live_conf_rule() {
 
 # live_jankd_conf [--journal] [--capture MODE DIR] URL RULE THRESHOLD: write
 # LIVE_JANKD_CONF: [live] url = URL (no url if URL is empty); [daemon]
-# control-socket = LIVE_JANKD_SOCK; the rule RULE (live_conf_rule) with that
-# threshold. --journal: [alerts] target = journal. --capture: [capture] mode =
+# control-socket = LIVE_JANKD_SOCK, state-dir = LIVE_TMP/state; the rule RULE
+# (live_conf_rule) with that threshold. --journal: [alerts] target = journal. --capture: [capture] mode =
 # MODE, dir = DIR, nothing held back (cooldown, max-per-hour, min-free 0), and
 # the rule captures. The config on stdin (a here-document, or </dev/null) is
 # merged in: its keys replace those of the same section, or are added to it;
@@ -695,7 +702,7 @@ live_jankd_conf() {
 		[ -z "$journal" ] || printf '[alerts]\ntarget = journal\n'
 		[ -z "$mode" ] || printf '[capture]\nmode = %s\ndir = %s\ncooldown = 0\nmax-per-hour = 0\nmin-free = 0\n' \
 			"$mode" "$dir"
-		printf '[daemon]\ncontrol-socket = %s\n' "$LIVE_JANKD_SOCK"
+		printf '[daemon]\ncontrol-socket = %s\nstate-dir = %s\n' "$LIVE_JANKD_SOCK" "$LIVE_TMP/state"
 		live_conf_rule "$2" "threshold = $3" ${mode:+"capture = yes"}
 	} >"$base"
 	# First stdin, by section: its lines, and the line of each key. Then the

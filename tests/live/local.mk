@@ -12,11 +12,13 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-flows.sh \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \
+	live/test-jankd-state.sh \
 	live/test-jankd-reconnect.sh \
 	live/test-jankd-multi.sh \
 	live/test-jankd-ready.sh \
 	live/test-metrics.sh \
-	live/test-fleet.sh
+	live/test-fleet.sh \
+	live/test-discover-limit.sh
 # jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \

@@ -8,7 +8,8 @@
 # action's own thread, or refresh_rates on the thread "fn-holder" that holds
 # the mutex the action waits for. Each journald alert must name that
 # function (JANK_FUNCTION, and in MESSAGE), and its breakdown must give it
-# most of the time; the path's segments carry the stacks, outermost first.
+# most of the time; once the baseline is ready, the top suspect names it;
+# the path's segments carry the stacks, outermost first.
 # The same trace, stored by relayd and analysed with jankctl, names them too.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
@@ -26,7 +27,7 @@ for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-us
 done
 [ -n "$cyg" ] || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
 
-plan 9
+plan 10
 
 session=jankd-functions-$$
 live_jankd_conf --journal "" frame 20ms <<CONF
@@ -47,7 +48,9 @@ check "jankd's session records function entries and the statedump" \
 		grep -q 'lttng_ust_statedump:\*' '$LIVE_TMP/list.out'"
 
 # 20 actions, every 5th slow: 2 slow in apply_discounts, 2 behind the lock.
-LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" "$FN_DEMO" 20 5 1000 40000 >"$LIVE_TMP/demo.out" 2>&1 9>&-
+# Preloaded into fn-demo itself, not its libtool wrapper's shells (see live_demo).
+"$top_builddir/libtool" --mode=execute env LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" "$FN_DEMO" \
+	20 5 1000 40000 >"$LIVE_TMP/demo.out" 2>&1 9>&-
 check "fn-demo ran" grep -q '^done 20$' "$LIVE_TMP/demo.out"
 live_wait 15 live_jank_at_least 4 frame JANK_KIND=completed || true
 sleep 0.5
@@ -69,6 +72,11 @@ check "the actions behind the lock name refresh_rates, on the holding thread ($(
 check "the MESSAGE says it: 'in apply_discounts (…)', 'in refresh_rates (…)'" \
 	[ "$("$JQ" -r '.MESSAGE | capture(", in (?<f>[a-z_]+) \\(").f' "$LIVE_TMP/alerts.json" |
 		sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = "2apply_discounts 2refresh_rates " ]
+# The first 10 normal actions make the baseline: the last two slow ones have suspects.
+check "with a baseline, the top suspect is that function: 'suspect: +N ms in FUNCTION (normally none)'" \
+	[ "$("$JQ" -r 'select(.MESSAGE | test("; suspect: ")) | (.MESSAGE |
+		capture("; suspect: \\+[0-9.]+ ms in (?<f>[a-z_]+) \\(normally none\\)$").f) ==
+		.JANK_FUNCTION' "$LIVE_TMP/alerts.json" | sort | uniq -c | awk '{ print $1 $2 }')" = 2true ]
 check "the breakdown gives that function most of the action's time" \
 	[ "$("$JQ" -r '(.JANK_BREAKDOWN | fromjson | .functions[0]) as $f |
 		($f.name == .JANK_FUNCTION) and ($f.ns > 0.6 * (.JANK_DURATION_NS | tonumber))' \

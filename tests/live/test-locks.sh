@@ -20,8 +20,9 @@ out=$LIVE_TMP/demo.out
 if live_lttng create "$session" --output="$trace" &&
 	live_lttng enable-event --userspace --session="$session" 'lttng_ust_pthread:*' &&
 	live_start_session "$session"; then
-	LD_PRELOAD=$LIVE_PTHREAD_WRAPPER "$LIVE_DEMO" --cause lock --count 10 --slow-every 5 \
-		--normal 2ms --slow 40ms --interval 5ms > "$out" 2> "$out.err" 9>&-
+	"$top_builddir/libtool" --mode=execute env LD_PRELOAD="$LIVE_PTHREAD_WRAPPER" "$LIVE_DEMO" \
+		--cause lock --count 10 --slow-every 5 --normal 2ms --slow 40ms --interval 5ms \
+		> "$out" 2> "$out.err" 9>&-
 	live_lttng stop && live_lttng destroy "$session"
 fi
 check "jank-demo ran under the pthread wrapper" grep -q '^done 10$' "$out"

@@ -12,6 +12,8 @@ TRACE_TESTS = \
 	trace/test-demo.sh \
 	trace/test-suspects.sh \
 	trace/test-report.sh \
+	trace/test-flame.sh \
+	trace/test-untrusted.sh \
 	trace/test-systemd.sh \
 	trace/test-man.sh
 TESTS += $(TRACE_TESTS)

@@ -71,8 +71,8 @@ cat >"$tmp/an.expect" <<X
   "threads":[{"tid":100,"comm":"app","state":"running","ns":2004},
              {"tid":200,"comm":"db","state":"running","ns":2002},
              {"tid":100,"comm":"app","state":"preempted","ns":1004}]},
- "suspects":{"ready":false,"normal_actions":1,"needed":10,"normal_duration_ns":100,
-  "summary":"no baseline yet (1 of 10 normal actions)","items":[],"cpu_taken_by":[]}}
+ "suspects":{"ready":false,"normal_actions":1,"needed":10,"baseline":"trace","normal_duration_ns":100,
+  "summary":"no baseline yet (1 of 10 normal actions in the whole trace)","items":[],"cpu_taken_by":[]}}
 X
 "$JQ" -c 'select(.type == "action")' "$tmp/an.json" >"$tmp/an.actions"
 # The report's path: on app, each segment says which of app's actions was open

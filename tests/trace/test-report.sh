@@ -141,6 +141,19 @@ check "every segment is drawn, even 2 us in 40 ms" \
 check "begin, end and threshold are marked" sh -c 'grep -q ">begin</text>" "$1" &&
 	grep -q ">end</text>" "$1" && grep -q ">threshold 10.0 ms</text>" "$1"' - "$svg"
 
+# flame.svg: the path by thread (no call stacks in this trace), states as leaves.
+flame=$c1/flame.svg
+check "flame.svg written beside it, well-formed XML" sh -c '[ -s "$1" ] && xmllint --noout "$1"' - "$flame"
+check "report.json names both pictures" [ "$("$JQ" -r '.analysis.pictures | "\(.critical_path) \(.flame)"' \
+	<"$c1/report.json")" = "critical-path.svg flame.svg" ]
+check "flame.svg: a frame per thread of the path under 'all', each as long as its time" sh -c '
+	grep -q "<title>all (40.0 ms, 100.00%)</title>" "$1" &&
+	grep -q "<title>c (27.0 ms, 67.50%)</title>" "$1" && grep -q "<title>b (6.00 ms, 15.00%)</title>" "$1" &&
+	grep -q "<title>ui&lt;&amp;&gt;&apos;q&quot; (7.00 ms, 17.50%)</title>" "$1"' - "$flame"
+check "flame.svg: the wait states as leaf frames, in their state's colour" \
+	[ "$(grep -c '<title>\[preempted\] ' "$flame")" = 3 ]
+check "report.txt points at both pictures" grep -q "critical-path.svg, and by call stack $c1/flame.svg\$" "$c1/report.txt"
+
 # ---- The action's end is not in the capture ----
 c2=$cap/20240501T130000Z-req-$A
 make_capture "$c2" "$tmp/chain-kernel.script" "$tmp/chain-ust.script"
@@ -160,8 +173,11 @@ capture_json 20240501T140000Z-req-999 name=req,id=7 999 $((1 * MS)) $((41 * MS))
 expect_error "action not in the capture: one-line error" 1 \
 	"^jankctl: $c3: the capture holds no 'req' action with key 'name=req,id=7' and no event of tid 999 during it\$" -- \
 	"$JANKCTL" report "$c3"
+cp "$c1/flame.svg" "$c3/flame.svg" # a stale one
+"$JANKCTL" report "$c3" >/dev/null 2>&1
 check "action not in the capture: report.json says why, no picture" sh -c \
-	'"$1" -e ".error | test(\"holds no\")" <"$2/report.json" >/dev/null && [ ! -e "$2/critical-path.svg" ]' - "$JQ" "$c3"
+	'"$1" -e ".error | test(\"holds no\")" <"$2/report.json" >/dev/null && [ ! -e "$2/critical-path.svg" ] &&
+	[ ! -e "$2/flame.svg" ] && "$1" -e ".analysis.pictures == null" <"$2/report.json" >/dev/null' - "$JQ" "$c3"
 
 # ---- jankctl captures ----
 "$JANKCTL" captures --dir "$cap" --format json >"$tmp/list" 2>"$tmp/err"
@@ -221,12 +237,13 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1; then
 	hostile=$tmp/hostile
 	mkdir -m 755 "$hostile"
 	cp -r "$c1" "$hostile/cap"
-	rm -f "$hostile/cap/report.json" "$hostile/cap/report.txt" "$hostile/cap/critical-path.svg"
+	rm -f "$hostile/cap/report.json" "$hostile/cap/report.txt" "$hostile/cap/critical-path.svg" \
+		"$hostile/cap/flame.svg"
 	chown -R nobody "$hostile/cap"
 	printf 'secret\n' >"$tmp/victim"
 	chmod 600 "$tmp/victim"
 	for n in report.json .report.json.tmp report.txt .report.txt.tmp critical-path.svg \
-		.critical-path.svg.tmp; do
+		.critical-path.svg.tmp flame.svg .flame.svg.tmp; do
 		runuser -u nobody -- ln -s "$tmp/victim" "$hostile/cap/$n"
 	done
 	"$JANKCTL" report "$hostile/cap" >"$tmp/out" 2>"$tmp/err"
