@@ -234,14 +234,14 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	}
 }
 
+/* A worker's log line, made harmless (jank_proto_log_decode). */
 static void on_log(struct json_object *msg)
 {
-	const char *line = jank_json_get_str(msg, "message");
-	int64_t prio = LOG_INFO;
+	char line[JANK_PROTO_LOG_LEN];
+	int prio;
 
-	jank_json_get_i64(msg, "priority", &prio);
-	if (line)
-		jank_log((int)prio, "%s", line);
+	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
+		jank_log(prio, "%s", line);
 }
 
 /* ---- Baselines kept across restarts ---- */
@@ -384,6 +384,17 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 		jank_json_add(msg, "baselines", baselines);
 	else
 		json_object_put(baselines);
+	/* A frame is at most JANK_PROTO_MAX_FRAME: without them, rather than no start. */
+	if (baselines && msg &&
+	    strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN)) >
+		    JANK_PROTO_MAX_FRAME) {
+		json_object_object_del(msg, "baselines");
+		jank_log(LOG_WARNING,
+			 "%s: the saved baselines and the configuration are longer "
+			 "than " JANK_PROTO_MAX_FRAME_TEXT
+			 " together: the worker starts without them",
+			 in->url);
+	}
 	return msg;
 }
 

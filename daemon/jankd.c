@@ -36,6 +36,7 @@
 #include "status.h"
 #include "web.h"
 #include "units.h"
+#include "worker-proc.h"
 #include "worker.h"
 
 #ifndef JANK_VERSION
@@ -633,6 +634,7 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 {
 	int r = 0;
 
+	jank_proc_set_user(d->config.daemon.worker_user, d->config.daemon.workers_as_root);
 	d->fleet = jank_fleet_new(d->base, on_verdict, on_fleet_change, d);
 	if (!d->fleet || jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
 		snprintf(err, len, "out of memory");

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, strsignal */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -27,12 +28,18 @@
 #include "units.h"
 #include "worker-proc.h"
 #include "worker-proto.h"
+#include "worker-sandbox.h"
 #include "worker.h"
 
 #define RESTART_MIN_NS 1000000000LL  /* 1 s */
 #define RESTART_MAX_NS 30000000000LL /* 30 s */
 
 extern char **environ;
+
+/* [daemon] worker-user and workers-as-root, for every worker of this process. */
+static char worker_user[64] = "jank-worker";
+static bool workers_as_root;
+static unsigned warned_root; /* once per jankd */
 
 struct jank_proc {
 	struct event_base *base;
@@ -121,8 +128,16 @@ void jank_proc_free(struct jank_proc *p)
 
 static const char *status_text(int st, char *buf, size_t len)
 {
-	if (WIFSIGNALED(st))
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		snprintf(buf, len,
+			 "was killed by its seccomp filter (signal %d, %s): it made a system call "
+			 "outside the worker's allowlist (see jankd(8), Security)",
+			 SIGSYS, strsignal(SIGSYS));
+	else if (WIFSIGNALED(st))
 		snprintf(buf, len, "died of signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == JANK_WORKER_EXIT_SANDBOX)
+		snprintf(buf, len, "could not drop its privileges (exit status %d)",
+			 JANK_WORKER_EXIT_SANDBOX);
 	else if (WIFEXITED(st))
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 	else
@@ -146,7 +161,7 @@ static void failed(struct jank_proc *p, const char *what)
 /* Both the socket drained and the process reaped: the worker is gone. */
 static void maybe_gone(struct jank_proc *p)
 {
-	char what[128];
+	char what[256];
 
 	if (!p->eof || !p->reaped)
 		return;
@@ -174,8 +189,9 @@ static void on_message(struct jank_proc *p)
 		json_object_put(msg);
 	}
 	if (r < 0 && !p->reaped && !p->silenced) {
-		jank_log(LOG_ERR, "%s: worker pid %ld sent a bad message: killed", p->name,
-			 (long)p->pid);
+		jank_log(LOG_ERR, "%s: worker pid %ld sent %s: killed", p->name, (long)p->pid,
+			 r == -EMSGSIZE ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
+					: "a frame that is not one JSON object");
 		kill(p->pid, SIGKILL);
 		bufferevent_disable(p->bev, EV_READ);
 	}
@@ -217,10 +233,49 @@ void jank_proc_reap(struct jank_proc *p)
 
 /* ---- Starting ---- */
 
-static pid_t spawn(int fd, const char *name, int *err)
+void jank_proc_set_user(const char *user, bool as_root)
+{
+	snprintf(worker_user, sizeof(worker_user), "%s", user);
+	workers_as_root = as_root;
+}
+
+/*
+ * [daemon] worker-user, resolved here (the worker needs no NSS): at every
+ * start, so that a user created meanwhile is taken. A jankd that is not
+ * root keeps its own user for its workers: it could not change it.
+ */
+static int resolve_user(struct jank_worker_user *u, char *what, size_t len)
+{
+	struct passwd *pw;
+
+	memset(u, 0, sizeof(*u));
+	if (geteuid() != 0) {
+		u->same = true;
+		return 0;
+	}
+	errno = 0;
+	pw = getpwnam(worker_user);
+	if (!pw) {
+		snprintf(what, len, "cannot start: no user '%s' ([daemon] worker-user)%s%s",
+			 worker_user, errno ? ": " : "", errno ? strerror(errno) : "");
+		return -ENOENT;
+	}
+	if (pw->pw_uid == 0 && !workers_as_root) {
+		snprintf(what, len,
+			 "cannot start: [daemon] worker-user '%s' is root, and workers-as-root is "
+			 "not set",
+			 worker_user);
+		return -EPERM;
+	}
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	return 0;
+}
+
+static pid_t spawn(int fd, const char *name, const char *user, int *err)
 {
 	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
-	char *argv[] = { arg0, arg1, ppid, (char *)name, NULL };
+	char *argv[] = { arg0, arg1, ppid, (char *)user, (char *)name, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none;
@@ -263,11 +318,14 @@ static int make_pair(int sv[2])
 }
 
 /* No worker could be made: counted as a crash, and tried again later. */
-static int start_failed(struct jank_proc *p, int r)
+static int start_failed(struct jank_proc *p, int r, const char *why)
 {
-	char what[128];
+	char what[256];
 
-	snprintf(what, sizeof(what), "cannot start: %s", strerror(-r));
+	if (why)
+		snprintf(what, sizeof(what), "%s", why);
+	else
+		snprintf(what, sizeof(what), "cannot start: %s", strerror(-r));
 	p->crashes++;
 	failed(p, what);
 	start_later(p);
@@ -276,16 +334,27 @@ static int start_failed(struct jank_proc *p, int r)
 
 int jank_proc_start(struct jank_proc *p)
 {
-	int sv[2], r = make_pair(sv);
+	struct jank_worker_user u;
+	char who[48], why[256];
+	int sv[2], r;
 	pid_t pid;
 
+	r = resolve_user(&u, why, sizeof(why));
 	if (r < 0)
-		return start_failed(p, r);
-	pid = spawn(sv[1], p->name, &r);
+		return start_failed(p, r, why);
+	if (!u.same && u.uid == 0 && !warned_root++)
+		jank_log(LOG_WARNING,
+			 "workers run as root ([daemon] workers-as-root = yes): a bug in a parser "
+			 "of what a remote host sends is root on this host");
+	jank_worker_user_format(&u, who, sizeof(who));
+	r = make_pair(sv);
+	if (r < 0)
+		return start_failed(p, r, NULL);
+	pid = spawn(sv[1], p->name, who, &r);
 	close(sv[1]);
 	if (!pid) {
 		close(sv[0]);
-		return start_failed(p, -r);
+		return start_failed(p, -r, NULL);
 	}
 	p->pid = pid;
 	p->eof = p->reaped = p->silenced = false;
@@ -300,6 +369,11 @@ int jank_proc_start(struct jank_proc *p)
 		return -ENOMEM;
 	}
 	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
+	/*
+	 * The worker is not trusted: at most one whole frame is buffered, and
+	 * on_read() takes every whole one, so reading never stops on a frame.
+	 */
+	bufferevent_setwatermark(p->bev, EV_READ, 0, JANK_PROTO_HEAD + JANK_PROTO_MAX_FRAME);
 	bufferevent_enable(p->bev, EV_READ);
 	jank_proc_send(p, p->ops->start_msg(p, p->data));
 	return 0;
@@ -307,7 +381,15 @@ int jank_proc_start(struct jank_proc *p)
 
 void jank_proc_send(struct jank_proc *p, struct json_object *msg)
 {
-	if (msg && p->bev && !p->eof && jank_proto_put(bufferevent_get_output(p->bev), msg) < 0)
+	int r = msg && p->bev && !p->eof ? jank_proto_put(bufferevent_get_output(p->bev), msg) : 0;
+
+	if (r == -EMSGSIZE)
+		jank_log(
+			LOG_ERR,
+			"%s: a message to the worker (%s) is longer than " JANK_PROTO_MAX_FRAME_TEXT
+			" (a configuration that large?): not sent",
+			p->name, jank_proto_type(msg));
+	else if (r < 0)
 		jank_log(LOG_ERR, "%s: out of memory: a message to the worker is lost", p->name);
 	json_object_put(msg);
 }

@@ -5,8 +5,14 @@
  * goes silent.
  *
  * Start: jankd execs itself as a worker (posix_spawn of /proc/self/exe, the
- * socketpair on the worker's JANK_WORKER_FD), and sends it the "start"
- * message that the owner's start_msg() makes.
+ * socketpair on the worker's JANK_WORKER_FD, the uid and gid of [daemon]
+ * worker-user on its command line: worker-sandbox.h), and sends it the
+ * "start" message that the owner's start_msg() makes.
+ *
+ * The worker is not trusted: its frames are read at most one at a time
+ * (a read watermark of one frame, JANK_PROTO_MAX_FRAME), and one too long
+ * or not a JSON object gets it killed. A worker killed by its seccomp
+ * filter (SIGSYS), or that could not drop its privileges, is logged as such.
  *
  * Heartbeat: any message counts. A worker silent for longer than the
  * timeout (jank_proc_check, called every second) is killed (SIGKILL); a
@@ -53,6 +59,11 @@ struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64
 /* Kills the worker if there is one (without waiting). */
 void jank_proc_free(struct jank_proc *p);
 
+/*
+ * The user the workers run as ([daemon] worker-user; a uid 0 needs
+ * as_root), resolved at each start. Default: jank-worker, not as root.
+ */
+void jank_proc_set_user(const char *user, bool as_root);
 /* Start the worker. Returns 0, or -errno (logged; retried with back-off). */
 int jank_proc_start(struct jank_proc *p);
 /* Send a message (taken). Dropped when there is no worker. */

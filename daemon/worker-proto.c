@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include "array.h"
 #include "input-figures.h"
 #include "json-util.h"
 #include "state.h"
@@ -42,8 +44,10 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg)
 		msg, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	uint32_t head;
 
-	if (!text || len > JANK_PROTO_MAX_FRAME)
+	if (!text)
 		return -ENOMEM;
+	if (len > JANK_PROTO_MAX_FRAME)
+		return -EMSGSIZE;
 	head = htonl((uint32_t)len);
 	if (evbuffer_add(out, &head, sizeof(head)) != 0 || evbuffer_add(out, text, len) != 0)
 		return -ENOMEM;
@@ -57,27 +61,74 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 	size_t len;
 	char *text;
 
+	bool whole = false;
+
 	*msg = NULL;
 	if (evbuffer_copyout(in, &head, sizeof(head)) < (ev_ssize_t)sizeof(head))
 		return 0;
+	/* The length is checked before anything is allocated or waited for. */
 	len = ntohl(head);
 	if (len > JANK_PROTO_MAX_FRAME)
-		return -EPROTO;
+		return -EMSGSIZE;
 	if (evbuffer_get_length(in) < sizeof(head) + len)
 		return 0;
 	evbuffer_drain(in, sizeof(head));
-	text = (char *)evbuffer_pullup(in, (ev_ssize_t)len);
-	tok = json_tokener_new();
-	if (text && tok)
+	text = len ? (char *)evbuffer_pullup(in, (ev_ssize_t)len) : NULL;
+	tok = text ? json_tokener_new() : NULL;
+	if (tok) {
+		/* Strict JSON: what json-c writes, and nothing a lenient parser guesses at. */
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 		*msg = json_tokener_parse_ex(tok, text, (int)len);
-	json_tokener_free(tok);
+		/* One object, and nothing after it. */
+		whole = json_tokener_get_error(tok) == json_tokener_success &&
+			json_tokener_get_parse_end(tok) == len;
+		json_tokener_free(tok); /* not NULL: json-c would crash */
+	}
 	evbuffer_drain(in, len);
-	if (!*msg || !json_object_is_type(*msg, json_type_object)) {
+	if (!*msg || !whole || !json_object_is_type(*msg, json_type_object)) {
 		json_object_put(*msg);
 		*msg = NULL;
 		return -EPROTO;
 	}
 	return 1;
+}
+
+/* ---- Log lines ---- */
+
+int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
+{
+	struct json_object *m = jank_json_get(msg, "message", json_type_string);
+	struct json_object *p;
+	const char *s;
+	size_t n, i;
+
+	*priority = LOG_INFO;
+	if (len)
+		line[0] = '\0';
+	if (!m || !len)
+		return -EINVAL;
+	if (json_object_object_get_ex(msg, "priority", &p)) {
+		int64_t v;
+
+		if (!json_object_is_type(p, json_type_int))
+			return -EINVAL;
+		v = json_object_get_int64(p);
+		*priority = v < LOG_ERR ? LOG_ERR : v > LOG_DEBUG ? LOG_DEBUG : (int)v;
+	}
+	s = json_object_get_string(m);
+	n = (size_t)json_object_get_string_len(m);
+	if (n > len - 1) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) /* a continuation byte */
+			n--;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		line[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	line[n] = '\0';
+	return 0;
 }
 
 /* ---- Figures ---- */

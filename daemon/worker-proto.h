@@ -33,19 +33,28 @@
 #include "input-figures.h"
 #include "verdict-json.h"
 
-#define JANK_PROTO_MAX_FRAME (64u << 20) /* a verdict with a very long path fits */
+/*
+ * The longest frame either side sends, and reads: a worker is not trusted,
+ * and the supervisor parses its frames on its main loop. A verdict whose
+ * path makes it longer goes without its path (worker.c).
+ */
+#define JANK_PROTO_MAX_FRAME	  (4u << 20)
+#define JANK_PROTO_MAX_FRAME_TEXT "4 MiB"
+#define JANK_PROTO_HEAD		  4u /* the length before each frame */
 
 /* A new message {"type": type}; NULL on allocation failure. */
 struct json_object *jank_proto_new(const char *type);
 /* The type of a message, "" when it has none. */
 const char *jank_proto_type(struct json_object *msg);
 
-/* Append `msg` to `out` as one frame. Returns 0 or -ENOMEM. */
+/* Append `msg` to `out` as one frame. Returns 0, -EMSGSIZE (too long: nothing added) or -ENOMEM. */
 int jank_proto_put(struct evbuffer *out, struct json_object *msg);
 /*
  * Take the next whole frame from `in`: 1 and a new object in *msg (put it),
- * 0 when the frame is not all there yet, -EPROTO for a frame too big or not
- * a JSON object.
+ * 0 when the frame is not all there yet, -EMSGSIZE for a frame longer than
+ * JANK_PROTO_MAX_FRAME (known from its length, before it is read), -EPROTO
+ * for one that is not exactly one JSON object. After an error, `in` is not
+ * to be read further.
  */
 int jank_proto_take(struct evbuffer *in, struct json_object **msg);
 
@@ -58,6 +67,18 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg);
  */
 int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
 			      size_t len);
+
+#define JANK_PROTO_LOG_LEN 2048 /* a worker's log line, at most (longer: cut) */
+
+/*
+ * A "log" message's line and priority, as the supervisor logs them: a
+ * worker is not trusted to make a line look like jankd's own. The priority
+ * is between LOG_ERR and LOG_DEBUG (higher ones are LOG_ERR); the line is
+ * one line, its control characters made '?', cut to JANK_PROTO_LOG_LEN - 1
+ * bytes (not inside a UTF-8 character). Returns 0, or -EINVAL when the
+ * message has no "message" string or a "priority" that is not an integer.
+ */
+int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len);
 
 /*
  * Rebuild the verdict of a "verdict" message's object `o`

@@ -23,6 +23,7 @@
 #include "relayd.h"
 #include "verdict-json.h"
 #include "worker-proto.h"
+#include "worker-sandbox.h"
 #include "worker.h"
 
 #define TICK_NS	      100000000LL   /* engines check open actions this often */
@@ -179,8 +180,9 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	struct json_object *msg = jank_proto_new("verdict");
 	struct worker *w = data;
 	struct jank_engine_stats es;
+	struct json_object *v = jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL);
 
-	jank_json_add(msg, "verdict", jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL));
+	jank_json_add(msg, "verdict", v);
 	/*
 	 * This worker's first event: a verdict may come before the status that
 	 * says it, and the supervisor needs it to know what a restart skipped.
@@ -192,7 +194,18 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	}
 	if (w->first_known)
 		jank_json_add_i64(msg, "first_event_ns", w->first_event);
-	send_msg(w, msg);
+	/* Longer than a frame may be: the verdict goes, without its path. */
+	if (msg && v && jank_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE) {
+		json_object_object_add(v, "critical_path", json_object_new_array());
+		jank_json_add_bool(v, "truncated", true);
+		jank_log(LOG_WARNING,
+			 "%s: a verdict of %s is longer than " JANK_PROTO_MAX_FRAME_TEXT
+			 " with its critical path: sent without it",
+			 w->url, r->rule->name);
+		jank_proto_put(bufferevent_get_output(w->bev), msg);
+	}
+	json_object_put(msg);
+	w->beat_mono = jank_clock_monotonic_ns();
 }
 
 /*
@@ -212,7 +225,13 @@ static void send_baselines(struct worker *w)
 		jank_log(LOG_ERR, "%s: out of memory: the baselines are not saved", w->url);
 		return;
 	}
-	send_msg(w, msg);
+	if (jank_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE)
+		jank_log(LOG_WARNING,
+			 "%s: the baselines are longer than " JANK_PROTO_MAX_FRAME_TEXT
+			 " (a frame): not saved",
+			 w->url);
+	json_object_put(msg);
+	w->beat_mono = jank_clock_monotonic_ns();
 }
 
 static void on_save(evutil_socket_t fd, short what, void *data)
@@ -458,13 +477,35 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 		_exit(0);
 }
 
+/*
+ * Before anything is read: the sandbox (worker-sandbox.h). Its failure is
+ * said to the supervisor, as a log line and an exit status of its own.
+ */
+static void sandbox(struct worker *w, const char *who)
+{
+	struct jank_worker_user u;
+	char err[ERR_LEN];
+	int r = who ? jank_worker_user_parse(who, &u) : -EINVAL;
+
+	if (r < 0)
+		snprintf(err, sizeof(err), "bad worker user '%s' on the command line",
+			 who ? who : "");
+	else
+		r = jank_worker_sandbox_enter(&u, err, sizeof(err));
+	if (r < 0) {
+		jank_log(LOG_ERR, "the worker cannot drop its privileges: %s", err);
+		flush_out(w);
+		_exit(JANK_WORKER_EXIT_SANDBOX);
+	}
+}
+
 int jank_worker_main(int argc, char **argv)
 {
 	struct worker w = { 0 };
 	long ppid = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
-	/* Die with the supervisor, even if it died before this line. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ppid <= 1 || getppid() != ppid)
+	/* A worker of this very supervisor, or nothing (it is not for a user to start). */
+	if (ppid <= 1 || getppid() != ppid)
 		return 1;
 	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
 	signal(SIGINT, SIG_IGN);
@@ -481,10 +522,17 @@ int jank_worker_main(int argc, char **argv)
 	w.bev = bufferevent_socket_new(w.base, JANK_WORKER_FD, BEV_OPT_CLOSE_ON_FREE);
 	if (!w.bev)
 		return 1;
-	bufferevent_setcb(w.bev, on_read, NULL, on_event, &w);
-	bufferevent_enable(w.bev, EV_READ);
 	jank_log_set_journal(false);
 	jank_log_set_sink(send_log, &w);
+	sandbox(&w, argc > 3 ? argv[3] : NULL);
+	/*
+	 * Die with the supervisor, even if it died before this line. After the
+	 * change of user, which clears the parent-death signal.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != ppid)
+		return 1;
+	bufferevent_setcb(w.bev, on_read, NULL, on_event, &w);
+	bufferevent_enable(w.bev, EV_READ);
 	event_base_dispatch(w.base);
 	return 1;
 }

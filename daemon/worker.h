@@ -5,9 +5,11 @@
  * supervisor, so that a relayd that stops answering, or a babeltrace2 that
  * hangs or aborts, takes only that input down (fleet.h restarts it).
  *
- * jankd execs itself as `jankd --worker PPID [NAME]` with the socketpair to
- * its supervisor on JANK_WORKER_FD (NAME only shows in ps). The worker waits
- * for its "start" message (worker-proto.h), then loops over its input:
+ * jankd execs itself as `jankd --worker PPID USER [NAME]` with the socketpair
+ * to its supervisor on JANK_WORKER_FD (USER: "UID:GID", or "-" to stay
+ * jankd's user; NAME only shows in ps). The worker first drops its
+ * privileges (worker-sandbox.h), before it reads anything; then it waits
+ * for its "start" message (worker-proto.h), and loops over its input:
  *
  *   input     pumps the live input (live-input.c) and runs its engine's
  *             ticks; sends each verdict at once, its status when it

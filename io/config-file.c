@@ -293,6 +293,29 @@ static const struct jank_conf_type socket_path = { .name = "socket path",
 						   .parse = socket_path_parse,
 						   .equal = jank_conf_array_equal };
 
+/* A user name as useradd(8) and systemd-sysusers(8) take it, or a numeric uid. */
+static int user_name_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
+{
+	bool ok = v[0] && strlen(v) < k->size && v[0] != '-';
+
+	for (const char *s = v; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+			ok = false;
+	if (!ok) {
+		fail(p, LINE(p),
+		     "bad %s '%s' (expected a user name: letters, digits and _-., at most %zu)",
+		     k->name, v, k->size - 1);
+		return -EINVAL;
+	}
+	copy_array(k, sec, v);
+	return 0;
+}
+
+static const struct jank_conf_type user_name = { .name = "user name",
+						 .parse = user_name_parse,
+						 .equal = jank_conf_array_equal };
+
 /* An event name: no blanks, no quotes. */
 static bool event_name_ok(const char *v)
 {
@@ -794,6 +817,8 @@ static const struct jank_conf_key keys[] = {
 	K("daemon", "control-socket",  socket_path,        RESTART, "/run/jankd/control", DAEMON(control_socket)),
 	K("daemon", "status-interval", jank_conf_duration, LIVE, "5s", DAEMON(status_interval_ns)),
 	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
+	K("daemon", "worker-user",     user_name,          RESTART, "jank-worker", DAEMON(worker_user)),
+	K("daemon", "workers-as-root", jank_conf_bool,     RESTART, "no", DAEMON(workers_as_root)),
 	K("daemon", "state-dir",       abs_path,           RESTART, "/var/lib/jankd/state", DAEMON(state_dir)),
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
@@ -836,6 +861,8 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 	struct jank_conf_where disc = jank_conf_last(p, jank_conf_key_find(s, "live", "discover"));
 	struct jank_conf_where hosts = jank_conf_first(p, jank_conf_key_find(s, "live", "hosts"));
 	struct jank_conf_where sess = jank_conf_first(p, jank_conf_key_find(s, "live", "sessions"));
+	struct jank_conf_where wuser =
+		jank_conf_last(p, jank_conf_key_find(s, "daemon", "worker-user"));
 	const struct jank_conf_section *action = jank_conf_section_find(s, "action");
 	const struct jank_conf_section *flow = jank_conf_section_find(s, "flow");
 	const struct jank_conf_where *at = p->instance[action - s->sections];
@@ -863,6 +890,15 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 		jank_ini_fail_in(ini, first->file, first->line,
 				 "[live]: 'hosts' and 'sessions' need 'discover'");
 	}
+	/* The uid a name stands for is known when a worker starts (jankd checks it again). */
+	if (wuser.file && !c->daemon.workers_as_root &&
+	    (!strcmp(c->daemon.worker_user, "root") || !strcmp(c->daemon.worker_user, "0")))
+		jank_ini_fail_in(
+			ini, wuser.file, wuser.line,
+			"[daemon]: 'worker-user = %s' needs 'workers-as-root = yes' (workers "
+			"parse what remote hosts send: as root, a bug in a parser is root on "
+			"this host)",
+			c->daemon.worker_user);
 	r = jank_rules_flows_check(c->rules, c->nrules, c->flows, c->nflows, &bad, &ev);
 	if (r == -ENOMEM)
 		jank_ini_fail_in(ini, c->path, 0, "out of memory");

@@ -39,6 +39,7 @@ enum jank_capture_mode {
 #define JANK_CONFIG_SESSION_LEN 256 /* lttng's LTTNG_NAME_MAX */
 #define JANK_CONFIG_URL_LEN	1024
 #define JANK_CONFIG_SOCKET_LEN	108 /* sizeof(sun_path) */
+#define JANK_CONFIG_USER_LEN	33  /* useradd's 32 characters */
 
 struct jank_config_live {
 	char **urls;  /* [live] url: each live session to watch, in file order */
@@ -109,8 +110,12 @@ struct jank_config_daemon {
 	int64_t status_interval_ns;		     /* default 5 s */
 	int64_t ready_timeout_ns; /* READY=1 after this even if not attached (default 10 s; 0:
 				     never) */
-	char *state_dir;	  /* the inputs' baselines, kept across restarts (default
-				     /var/lib/jankd/state) */
+	/* The user the worker processes run as (default jank-worker); root needs
+	 * workers_as_root too. */
+	char worker_user[JANK_CONFIG_USER_LEN];
+	bool workers_as_root;
+	char *state_dir; /* the inputs' baselines, kept across restarts (default
+			    /var/lib/jankd/state) */
 };
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */

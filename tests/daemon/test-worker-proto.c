@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <cmocka.h>
 #include "alerted.h"
 #include "format.h"
@@ -23,12 +24,30 @@
 #define MS 1000000LL
 #define S  1000000000LL
 
-/* Frames: whole ones come out one by one, a partial one waits, a huge one is refused. */
+/* A frame of `len` bytes of `text` into `b`, after emptying it. */
+static void raw_frame(struct evbuffer *b, const char *text, size_t len)
+{
+	uint32_t head = htonl((uint32_t)len);
+
+	evbuffer_drain(b, evbuffer_get_length(b));
+	evbuffer_add(b, &head, sizeof(head));
+	evbuffer_add(b, text, len);
+}
+
+/*
+ * Frames: whole ones come out one by one, a partial one waits; one longer
+ * than 4 MiB is refused from its length alone, before the rest is there;
+ * one that is not exactly one JSON object (blanks aside) is refused.
+ */
 static void frames(void **state)
 {
 	struct evbuffer *b = evbuffer_new();
 	struct json_object *m = jank_proto_new("status"), *got = NULL;
 	uint32_t head = htonl(JANK_PROTO_MAX_FRAME + 1);
+	static const char *const bad[] = {
+		"[]", "{\"type\":\"status\"}{}", "{\"type\":", "{\"a\":1}\0", "\0{}", "nul",
+	};
+	static const size_t bad_len[] = { 2, 19, 8, 8, 3, 3 };
 
 	(void)state;
 	assert_int_equal(jank_proto_put(b, m), 0);
@@ -43,14 +62,72 @@ static void frames(void **state)
 	assert_null(got);
 	evbuffer_drain(b, evbuffer_get_length(b));
 	evbuffer_add(b, &head, sizeof(head));
+	assert_int_equal(jank_proto_take(b, &got), -EMSGSIZE);
+	assert_null(got);
+	assert_int_equal(JANK_PROTO_MAX_FRAME, 4u << 20);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		raw_frame(b, bad[i], bad_len[i]);
+		assert_int_equal(jank_proto_take(b, &got), -EPROTO);
+		assert_null(got);
+	}
+	raw_frame(b, "", 0); /* an empty frame */
 	assert_int_equal(jank_proto_take(b, &got), -EPROTO);
-	evbuffer_drain(b, evbuffer_get_length(b));
-	head = htonl(2);
-	evbuffer_add(b, &head, sizeof(head));
-	evbuffer_add(b, "[]", 2); /* JSON, not an object */
-	assert_int_equal(jank_proto_take(b, &got), -EPROTO);
+	/* The longest frame is taken; the sender refuses a longer one, and adds nothing. */
+	{
+		static const char pre[] = "{\"type\":\"log\",\"message\":\"";
+		size_t n = JANK_PROTO_MAX_FRAME, p = strlen(pre);
+		char *text = malloc(n);
+		struct json_object *big;
+
+		assert_non_null(text);
+		memcpy(text, pre, p);
+		memset(text + p, 'x', n - p - 2);
+		memcpy(text + n - 2, "\"}", 2);
+		raw_frame(b, text, n);
+		assert_int_equal(jank_proto_take(b, &got), 1);
+		assert_string_equal(jank_proto_type(got), "log");
+		json_object_put(got);
+		assert_int_equal(evbuffer_get_length(b), 0);
+		memset(text, 'x', n - 1);
+		text[n - 1] = '\0';
+		big = jank_proto_new("log");
+		jank_json_add_str(big, "message", text);
+		assert_int_equal(jank_proto_put(b, big), -EMSGSIZE);
+		assert_int_equal(evbuffer_get_length(b), 0);
+		json_object_put(big);
+		free(text);
+	}
 	json_object_put(m);
 	evbuffer_free(b);
+}
+
+/* A worker's log line: its priority kept within LOG_ERR..LOG_DEBUG, one line, cut whole. */
+static void log_lines(void **state)
+{
+	struct json_object *m = jank_proto_new("log");
+	char line[8];
+	int prio;
+
+	(void)state;
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	jank_json_add_str(m, "message", "a\nb\033c");
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_string_equal(line, "a?b?c");
+	assert_int_equal(prio, LOG_INFO);
+	jank_json_add_i64(m, "priority", LOG_EMERG);
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(prio, LOG_ERR);
+	jank_json_add_i64(m, "priority", 1000);
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(prio, LOG_DEBUG);
+	jank_json_add_i64(m, "priority", LOG_WARNING);
+	jank_json_add_str(m, "message", "abcdef\xc3\xa9"); /* é at bytes 6-7: cut before it */
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_string_equal(line, "abcdef");
+	assert_int_equal(prio, LOG_WARNING);
+	jank_json_add_str(m, "priority", "4");
+	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	json_object_put(m);
 }
 
 /* A verdict sent and rebuilt: the same fields, path and breakdown, and the receiver's rule. */
@@ -500,9 +577,13 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),	   cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(frames),
+		cmocka_unit_test(log_lines),
+		cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),
+		cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked),
+		cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,6 +242,7 @@ static const struct samples samples[] = {
 	{ "rate", { "3/4s", "5/4s", "3/6s" } },
 	{ "path", { "/a", "/b" } },
 	{ "socket path", { "/a", "/b" } },
+	{ "user name", { "jank-worker", "nobody" } },
 	{ "event", { "x:c", "x:d" } },
 	{ "event list", { "x:c", "x:d", "x:c,x:d" } },
 	{ "size or percentage", { "1GiB", "2GiB", "3%", "4%" } },

@@ -361,13 +361,32 @@ LIVE_JANK_ID=3f5b0c2e8a6d4e1b9c7a5d3e1f2b4c6a
 LIVE_SUPPRESSED_ID=7c1e9a3b5d2f4e6a8b0c2d4e6f8a1b3c
 LIVE_REPORT_ID=5a8d2c4e6f1b3a5c7e9d1f3b5a7c9e1d
 
-# live_require_jankd: skip all unless jankd, jankctl and jq are there.
+# live_worker_user: the user of jankd's workers ([daemon] worker-user,
+# default jank-worker) exists, or is created as the package creates it:
+# systemd-sysusers with systemd/jank.sysusers (else useradd --system). The
+# live tests run jankd as root with its default config, as jankd.service
+# does; a fresh Debian root has no such user yet. Bails out if it cannot.
+live_worker_user() {
+	getent passwd jank-worker >/dev/null 2>&1 && return 0
+	if command -v systemd-sysusers >/dev/null 2>&1; then
+		systemd-sysusers "$top_srcdir/systemd/jank.sysusers" >/dev/null 2>&1
+	else
+		useradd --system --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin --comment "jank workers" jank-worker
+	fi
+	getent passwd jank-worker >/dev/null 2>&1 ||
+		live_bail "cannot create the user jank-worker (systemd-sysusers or useradd)"
+}
+
+# live_require_jankd: skip all unless jankd, jankctl and jq are there; then
+# live_worker_user.
 live_require_jankd() {
 	[ -x "$LIVE_JANKD" ] || plan_skip_all "$LIVE_JANKD is not built (make -C daemon)"
 	[ -x "$LIVE_JANKCTL" ] || plan_skip_all "$LIVE_JANKCTL is not built (make -C daemon)"
 	command -v "${JQ:-jq}" >/dev/null 2>&1 || plan_skip_all "jq not found (install jq)"
 	command -v lttng-relayd >/dev/null 2>&1 ||
 		plan_skip_all "lttng-relayd not found (install the Debian package lttng-tools)"
+	live_worker_user
 }
 
 # live_require_journald: skip all unless systemd-journald and journalctl are there.

@@ -34,6 +34,8 @@ mock_init() {
 	[ -x "$LIVE_JANKD" ] || plan_skip_all "$LIVE_JANKD is not built"
 	[ -x "$LIVE_JANKCTL" ] || plan_skip_all "$LIVE_JANKCTL is not built"
 	command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found (install jq)"
+	# As root, jankd's workers become jank-worker (lib.sh); otherwise they stay the test's user.
+	[ "$(id -u)" != 0 ] || live_worker_user
 	LIVE_TMP=$(mktemp -d "${TMPDIR:-/tmp}/jank-live.XXXXXX") ||
 		plan_skip_all "cannot create a temporary directory"
 	trap live_cleanup EXIT

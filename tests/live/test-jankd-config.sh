@@ -13,7 +13,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-plan 18
+plan 20
 
 # refused [--usage] DESCRIPTION PATTERN ARGS...: exit 1 (2 with --usage),
 # nothing on stdout, one line on stderr that matches the extended regex
@@ -99,6 +99,25 @@ $good_rule
 X
 refused "bad rate-limit" "^jankd: $tmp/bad-rate.conf:2: bad rate-limit '10 per minute'" \
 	--config "$tmp/bad-rate.conf"
+
+conf root-workers <<X
+[live]
+url = net://localhost/host/h/s
+[daemon]
+worker-user = root
+$good_rule
+X
+refused "worker-user = root without workers-as-root" \
+	"^jankd: $tmp/root-workers.conf:4: \[daemon\]: 'worker-user = root' needs 'workers-as-root = yes'" \
+	--config "$tmp/root-workers.conf"
+
+conf bad-user <<X
+[daemon]
+worker-user = -jank
+$good_rule
+X
+refused "bad worker-user" "^jankd: $tmp/bad-user.conf:2: bad worker-user '-jank' .expected a user name" \
+	--config "$tmp/bad-user.conf"
 
 conf no-action <<X
 [live]

@@ -18,7 +18,9 @@
 # jankd.service starts (Type=notify), alerts on jank-demo's slow actions in
 # the journal, captures with a report, reloads, is restarted by the watchdog
 # after SIGSTOP and alerts again, destroys its sessions when stopped, and
-# runs in its sandbox; packages install, and purge leaves nothing.
+# runs in its sandbox, its worker as jank-worker without capabilities under
+# a seccomp filter of its own; packages install, and purge leaves nothing
+# (but the user jank-worker).
 #
 # Needs root, unshare/nsenter, overlayfs, cgroup2, systemd and lttng-tools;
 # skips (with the reason) otherwise, and under JANK_SKIP_LIVE. The container
@@ -314,7 +316,7 @@ show_jankd() {
 	journal_jankd -n 30 -o short-monotonic 2>&1 | sed 's/^/#   /'
 }
 
-plan 13
+plan 14
 
 # ---- 1. Boot ----
 t_boot=$SECONDS
@@ -344,6 +346,8 @@ if [ -n "$debs" ]; then
 else
 	skip "the packages install (dpkg -i)" "no .debs in $JANK_DEBS (make deb builds them): make install"
 	ct ldconfig # for libjank-ust under /usr/local/lib
+	# The README's step after make install: the workers' user (sysusers.d).
+	ct systemd-sysusers >"$tmp/sysusers.log" 2>&1 || bail "systemd-sysusers failed" "$tmp/sysusers.log"
 fi
 
 # ---- 3. Start ----
@@ -416,13 +420,33 @@ if ! in_jankd sh -c 'echo x >/etc/sandbox-probe' 2>/dev/null &&
 	in_jankd sh -c 'echo x >/var/lib/jankd/sandbox-probe && rm /var/lib/jankd/sandbox-probe' &&
 	echo "$status" | grep -q '^Seccomp:[[:space:]]*2$' &&
 	echo "$status" | grep -q '^NoNewPrivs:[[:space:]]*1$' &&
-	echo "$status" | grep -q '^CapEff:[[:space:]]*0*$' &&
+	echo "$status" | grep -q '^CapEff:[[:space:]]*00000000000000c0$' &&
 	case "$procopts" in *hidepid=invisible*) true ;; *) false ;; esac; then
-	ok "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, no capabilities, /proc hidepid=invisible"
+	ok "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, only CAP_SETUID and CAP_SETGID, /proc hidepid=invisible"
 else
-	fail "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, no capabilities, /proc hidepid=invisible"
+	fail "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, only CAP_SETUID and CAP_SETGID, /proc hidepid=invisible"
 	echo "$status" | grep -E '^(Seccomp|NoNewPrivs|Cap)' | sed 's/^/#   /'
 	diag "/proc: $procopts"
+fi
+# Its worker (one live session): jank-worker, no capability at all, no new
+# privileges, its own seccomp filter on top of the unit's (systemd loads
+# several: the worker has one more than jankd).
+wuid=$(ct id -u jank-worker 2>/dev/null)
+wpid=$(ct ps -o pid= --ppid "$pid1" 2>/dev/null | head -n 1 | tr -d ' ')
+wstatus=$(ct cat "/proc/${wpid:-0}/status" 2>/dev/null)
+if [ -n "$wuid" ] && [ "$wuid" != 0 ] &&
+	echo "$wstatus" | grep -q "^Uid:[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid$" &&
+	echo "$wstatus" | grep -q '^CapEff:[[:space:]]*0000000000000000$' &&
+	echo "$wstatus" | grep -q '^CapPrm:[[:space:]]*0000000000000000$' &&
+	echo "$wstatus" | grep -q '^NoNewPrivs:[[:space:]]*1$' &&
+	echo "$wstatus" | grep -q '^Seccomp:[[:space:]]*2$' &&
+	[ "$(echo "$wstatus" | sed -n 's/^Seccomp_filters:[[:space:]]*//p')" = \
+		"$(($(echo "$status" | sed -n 's/^Seccomp_filters:[[:space:]]*//p') + 1))" ]; then
+	ok "jankd's worker (pid $wpid) runs as jank-worker (uid $wuid), no capabilities, no new privileges, its own seccomp filter"
+else
+	fail "jankd's worker (pid ${wpid:-none}) runs as jank-worker (uid ${wuid:-none}), no capabilities, no new privileges, its own seccomp filter"
+	echo "$wstatus" | grep -E '^(Name|Uid|Gid|Seccomp|NoNewPrivs|Cap)' | sed 's/^/#   /'
+	diag "jankd's $(echo "$status" | grep '^Seccomp_filters:')"
 fi
 # IPAddressDeny=any, IPAddressAllow=localhost: a process in jankd's cgroup
 # reaches 127.0.0.1 (refused at once: nothing listens on port 9) but not
@@ -512,6 +536,11 @@ leftovers() {
 		case "$p" in
 		./var/lib/dpkg/* | ./var/log/* | ./var/cache/man/* | ./var/cache/ldconfig/* | \
 			./var/cache/debconf/* | ./etc/ld.so.cache | ./var/lib/systemd/catalog/database)
+			continue ;;
+		# The user jank-worker stays after a purge, as Debian's policy has it
+		# for system users (another package's files may be its).
+		./etc/passwd | ./etc/passwd- | ./etc/group | ./etc/group- | ./etc/shadow | \
+			./etc/shadow- | ./etc/gshadow | ./etc/gshadow-)
 			continue ;;
 		esac
 		[ "$t" = d ] && [ -d "${p#.}" ] && continue
