@@ -739,7 +739,7 @@ static int replay(struct analysis *a, char *err, size_t errlen)
  */
 static int path_over_interval(struct analysis *a)
 {
-	const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(a->e), a->m.act->tid);
+	const struct jank_thread *w = jank_graph_find_any(jank_engine_graph(a->e), a->m.act->tid);
 	int64_t b = a->m.act->begin, en = a->m.act->end;
 	char d[32], d2[32];
 	int r;

@@ -223,15 +223,15 @@ static int build(struct picture *pic, const struct jank_verdict *r)
 /* Did `from` wake `to` at t? The woken thread's vertex at t has a vertical edge from it. */
 static bool graph_wakeup(const struct jank_graph *g, int32_t from, int32_t to, int64_t t)
 {
-	const struct jank_worker *w = jank_graph_find_any(g, to);
+	const struct jank_thread *w = jank_graph_find_any(g, to);
 	uint64_t idx;
 
 	if (!w)
 		return false;
-	idx = jank_worker_find_before(w, t + 1);
+	idx = jank_thread_find_before(w, t + 1);
 	for (int k = 0; idx != UINT64_MAX && k < 4; k++, idx--) {
-		const struct jank_vertex *v = jank_worker_vertex(w, idx);
-		const struct jank_worker *src;
+		const struct jank_vertex *v = jank_thread_vertex(w, idx);
+		const struct jank_thread *src;
 
 		if (!v || v->ts != t)
 			break;

@@ -57,14 +57,14 @@ static int interval_push(struct interval_buf *b, int64_t begin, int64_t end, uin
 }
 
 /* The worker's state intervals, contiguous from first_seen to last_seen. */
-static int worker_intervals(const struct jank_worker *w, struct interval_buf *b)
+static int worker_intervals(const struct jank_thread *w, struct interval_buf *b)
 {
 	const struct jank_vertex *v = NULL, *next;
 	int r = 0;
 
 	b->n = 0;
 	for (uint64_t i = w->base; i < w->next; i++) {
-		v = jank_worker_vertex(w, i);
+		v = jank_thread_vertex(w, i);
 		if (v)
 			break;
 	}
@@ -73,10 +73,10 @@ static int worker_intervals(const struct jank_worker *w, struct interval_buf *b)
 	if (w->first_seen < v->ts)
 		r = interval_push(b, w->first_seen, v->ts, JANK_STATE_UNKNOWN);
 	for (uint64_t i = w->base; r == 0 && i < w->next; i++) {
-		v = jank_worker_vertex(w, i);
+		v = jank_thread_vertex(w, i);
 		if (!v)
 			continue;
-		next = i + 1 < w->next ? jank_worker_vertex(w, i + 1) : NULL;
+		next = i + 1 < w->next ? jank_thread_vertex(w, i + 1) : NULL;
 		r = interval_push(b, v->ts, next ? next->ts : w->last_seen, v->state);
 	}
 	return r;
@@ -92,7 +92,7 @@ struct link {
 struct graph_dump {
 	const struct jank_graph *g;
 	int32_t tid;
-	const struct jank_worker **workers;
+	const struct jank_thread **workers;
 	size_t nworkers;
 	size_t cap;
 	struct link *links;
@@ -101,7 +101,7 @@ struct graph_dump {
 	int err;
 };
 
-static void collect_worker(const struct jank_worker *w, void *data)
+static void collect_worker(const struct jank_thread *w, void *data)
 {
 	struct graph_dump *d = data;
 
@@ -109,7 +109,7 @@ static void collect_worker(const struct jank_worker *w, void *data)
 		return;
 	if (d->nworkers == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
-		const struct jank_worker **v = realloc(d->workers, cap * sizeof(*v));
+		const struct jank_thread **v = realloc(d->workers, cap * sizeof(*v));
 
 		if (!v) {
 			d->err = -ENOMEM;
@@ -123,8 +123,8 @@ static void collect_worker(const struct jank_worker *w, void *data)
 
 static int cmp_worker(const void *a, const void *b)
 {
-	const struct jank_worker *x = *(const struct jank_worker *const *)a;
-	const struct jank_worker *y = *(const struct jank_worker *const *)b;
+	const struct jank_thread *x = *(const struct jank_thread *const *)a;
+	const struct jank_thread *y = *(const struct jank_thread *const *)b;
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
@@ -144,18 +144,18 @@ static int cmp_link(const void *a, const void *b)
 	return x->to_tid < y->to_tid ? -1 : x->to_tid > y->to_tid;
 }
 
-static int collect_links(struct graph_dump *d, const struct jank_worker *w)
+static int collect_links(struct graph_dump *d, const struct jank_thread *w)
 {
 	for (uint64_t i = w->base; i < w->next; i++) {
-		const struct jank_vertex *v = jank_worker_vertex(w, i);
+		const struct jank_vertex *v = jank_thread_vertex(w, i);
 		const struct jank_vertex *prev;
-		const struct jank_worker *from;
+		const struct jank_thread *from;
 		struct link l;
 
 		if (!v || v->from_serial == JANK_NO_WORKER)
 			continue;
 		from = jank_graph_find_serial(d->g, v->from_serial);
-		prev = i > w->base ? jank_worker_vertex(w, i - 1) : NULL;
+		prev = i > w->base ? jank_thread_vertex(w, i - 1) : NULL;
 		l.from_tid = from ? from->tid : -1;
 		l.to_tid = w->tid;
 		l.ts = v->ts;
@@ -213,7 +213,7 @@ static void graph_dump_fini(struct graph_dump *d)
 	free(d->links);
 }
 
-static struct json_object *worker_json(const struct jank_worker *w, const struct interval_buf *b)
+static struct json_object *worker_json(const struct jank_thread *w, const struct interval_buf *b)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *a = json_object_new_array_ext((int)b->n);
@@ -283,7 +283,7 @@ static int put_json(FILE *f, struct json_object *o, bool comma)
  */
 struct graph_writer {
 	int (*begin)(FILE *f, const struct graph_dump *d);
-	int (*worker)(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b);
+	int (*worker)(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b);
 	int (*end)(FILE *f, const struct graph_dump *d);
 };
 
@@ -316,7 +316,7 @@ static int json_begin(FILE *f, const struct graph_dump *d)
 	return fputs("{\"workers\":[", f) < 0 ? -EIO : 0;
 }
 
-static int json_worker(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b)
+static int json_worker(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
 {
 	return put_json(f, worker_json(w, b), i > 0);
 }
@@ -349,7 +349,7 @@ static int text_begin(FILE *f, const struct graph_dump *d)
 	return 0;
 }
 
-static int text_worker(FILE *f, size_t i, const struct jank_worker *w, const struct interval_buf *b)
+static int text_worker(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
 {
 	int64_t running = 0, waiting = 0;
 	char w1[48], s1[32], s2[32], s3[32], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];

@@ -107,7 +107,7 @@ static const struct critpath_output critpath_outputs[] = {
 int cmd_critpath(int argc, char **argv)
 {
 	struct options o = { .format = FORMAT_TEXT };
-	const struct jank_worker *w;
+	const struct jank_thread *w;
 	struct jank_breakdown b;
 	struct jank_engine *e;
 	struct jank_path p;

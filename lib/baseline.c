@@ -142,8 +142,8 @@ static void copy_name(char *dst, const char *src)
 static void names_of(const struct jank_graph *g, int32_t tid, const char *comm, char *process,
 		     char *thread)
 {
-	const struct jank_worker *w = tid > 0 ? jank_graph_find(g, tid) : NULL;
-	const struct jank_worker *leader = NULL;
+	const struct jank_thread *w = tid > 0 ? jank_graph_find(g, tid) : NULL;
+	const struct jank_thread *leader = NULL;
 
 	if (w && w->pid > 0)
 		leader = w->pid == tid ? w : jank_graph_find(g, w->pid);

@@ -41,7 +41,7 @@
 #define LABEL_CACHE 8
 
 struct frame {
-	const struct jank_worker *w;
+	const struct jank_thread *w;
 	int64_t lo;
 	int64_t hi;
 	uint64_t lock;	/* mutex waited for, for frames entered through a lock handoff */
@@ -334,7 +334,7 @@ static uint32_t flow_label(struct walk *wk, uint16_t flow)
  * (stack: the graph's id until localize()). Short pieces in a row merge
  * whatever their stacks: the segment keeps what the stacks share.
  */
-static int emit_one(struct walk *wk, const struct jank_worker *w, int32_t tid,
+static int emit_one(struct walk *wk, const struct jank_thread *w, int32_t tid,
 		    enum jank_state state, int64_t b, int64_t e, uint64_t lock, uint32_t flow,
 		    uint32_t span, uint32_t stack)
 {
@@ -383,15 +383,15 @@ static int emit_one(struct walk *wk, const struct jank_worker *w, int32_t tid,
 }
 
 /* Emit [b, e) of w's own time, cut where its innermost span or its stack changes. */
-static int emit(struct walk *wk, const struct jank_worker *w, int32_t tid, enum jank_state state,
+static int emit(struct walk *wk, const struct jank_thread *w, int32_t tid, enum jank_state state,
 		int64_t b, int64_t e, uint64_t lock, uint16_t flow)
 {
 	uint32_t fl = flow_label(wk, flow);
 
 	while (e > b) {
 		int64_t since = INT64_MIN, stack_since = INT64_MIN;
-		const struct jank_span *s = w ? jank_worker_span_before(w, e, &since) : NULL;
-		uint32_t stack = w && w->fn ? jank_worker_stack_before(w, e, &stack_since) : 0;
+		const struct jank_span *s = w ? jank_thread_span_before(w, e, &since) : NULL;
+		uint32_t stack = w && w->fn ? jank_thread_stack_before(w, e, &stack_since) : 0;
 		int64_t sb = since > b ? since : b;
 		uint32_t sl = s ? cached_label(wk, s, s->name, s->key) : 0;
 		int r;
@@ -479,7 +479,7 @@ static void reverse(struct jank_path *p)
 	}
 }
 
-static int push(struct walk *wk, const struct jank_worker *w, int64_t lo, int64_t hi, uint64_t lock,
+static int push(struct walk *wk, const struct jank_thread *w, int64_t lo, int64_t hi, uint64_t lock,
 		uint16_t flow, bool flow_done)
 {
 	if (wk->n == wk->cap) {
@@ -499,10 +499,10 @@ static int push(struct walk *wk, const struct jank_worker *w, int64_t lo, int64_
  * Among the vertices of w at exactly t from idx on, the first with an
  * incoming flow (flow) or an incoming wakeup (!flow); NULL when none.
  */
-static const struct jank_vertex *incoming(const struct jank_worker *w, uint64_t idx, int64_t t,
+static const struct jank_vertex *incoming(const struct jank_thread *w, uint64_t idx, int64_t t,
 					  bool flow)
 {
-	for (const struct jank_vertex *v; (v = jank_worker_vertex(w, idx)) && v->ts == t; idx++)
+	for (const struct jank_vertex *v; (v = jank_thread_vertex(w, idx)) && v->ts == t; idx++)
 		if (v->from_serial != JANK_NO_WORKER && (v->flow != JANK_NO_FLOW) == flow)
 			return v;
 	return NULL;
@@ -515,7 +515,7 @@ static const struct jank_vertex *incoming(const struct jank_worker *w, uint64_t 
  * task posted to a pool just before waiting for its reply, when no reply
  * flow comes back: the wakeup leads to the pool, and the post labels it.
  */
-static bool handed_over_by_waiter(const struct walk *wk, const struct jank_worker *src,
+static bool handed_over_by_waiter(const struct walk *wk, const struct jank_thread *src,
 				  uint64_t idx, int64_t lo)
 {
 	const struct frame *below = wk->n >= 2 ? &wk->stack[wk->n - 2] : NULL;
@@ -523,7 +523,7 @@ static bool handed_over_by_waiter(const struct walk *wk, const struct jank_worke
 
 	if (!below || below->w != src || below->hi != lo)
 		return false;
-	for (; (v = jank_worker_vertex(src, idx)) && v->ts < lo; idx++)
+	for (; (v = jank_thread_vertex(src, idx)) && v->ts < lo; idx++)
 		if (jank_state_is_wait(v->state))
 			return false;
 	return true;
@@ -536,7 +536,7 @@ static bool handed_over_by_waiter(const struct walk *wk, const struct jank_worke
 static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 {
 	struct frame *f = &wk->stack[wk->n - 1];
-	const struct jank_worker *w = f->w, *src;
+	const struct jank_thread *w = f->w, *src;
 	const struct jank_vertex *fv = incoming(w, idx, f->hi, true), *sv;
 	int64_t t0, hi = f->hi;
 	uint16_t flow;
@@ -546,7 +546,7 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
 	if (!fv || wk->n >= MAX_DEPTH)
 		return 0;
 	src = jank_graph_find_serial(wk->g, fv->from_serial);
-	sv = src ? jank_worker_vertex(src, fv->from_idx) : NULL;
+	sv = src ? jank_thread_vertex(src, fv->from_idx) : NULL;
 	/*
 	 * Freed by GC: the work was handed over before the horizon, so before the bound.
 	 * Handed over at the bound itself (a wait that began at the `from`, such as a
@@ -587,12 +587,12 @@ static int follow_flow(struct walk *wk, uint64_t idx, bool *split)
  * vertex that nothing came into (another thread's split, a relabelled
  * interval) between two edges of the same wait state does not end it.
  */
-static int64_t wait_start(const struct jank_worker *w, uint64_t idx, int64_t lo)
+static int64_t wait_start(const struct jank_thread *w, uint64_t idx, int64_t lo)
 {
-	const struct jank_vertex *v = jank_worker_vertex(w, idx), *prev;
+	const struct jank_vertex *v = jank_thread_vertex(w, idx), *prev;
 
 	while (v->ts > lo && v->from_serial == JANK_NO_WORKER &&
-	       (prev = jank_worker_vertex(w, idx - 1)) && prev->state == v->state) {
+	       (prev = jank_thread_vertex(w, idx - 1)) && prev->state == v->state) {
 		v = prev;
 		idx--;
 	}
@@ -603,14 +603,14 @@ static int64_t wait_start(const struct jank_worker *w, uint64_t idx, int64_t lo)
 static int step(struct walk *wk)
 {
 	struct frame *f = &wk->stack[wk->n - 1];
-	const struct jank_worker *w = f->w, *waker;
+	const struct jank_thread *w = f->w, *waker;
 	const struct jank_vertex *v, *nv;
 	uint64_t idx, lock;
 	int64_t t1, hi = f->hi;
 	bool split;
 	int r;
 
-	idx = jank_worker_find_before(w, hi);
+	idx = jank_thread_find_before(w, hi);
 	if (idx == UINT64_MAX && w->born && w->base == 0) {
 		/*
 		 * Before a child's birth, the time was its parent's (forking it).
@@ -637,16 +637,16 @@ static int step(struct walk *wk)
 		if (r < 0 || split)
 			return r;
 	}
-	v = jank_worker_vertex(w, idx);
+	v = jank_thread_vertex(w, idx);
 	t1 = v->ts > f->lo ? v->ts : f->lo;
 	nv = incoming(w, idx + 1, hi, false);
-	lock = v->state == JANK_STATE_LOCK_WAIT ? jank_worker_lock_of(w, idx) : f->lock;
+	lock = v->state == JANK_STATE_LOCK_WAIT ? jank_thread_lock_of(w, idx) : f->lock;
 	if (jank_state_is_wait(v->state) && nv && wk->n < MAX_DEPTH) {
 		t1 = wait_start(w, idx, f->lo);
 		f->hi = t1;
 		f->flow_done = false;
 		waker = jank_graph_find_serial(wk->g, nv->from_serial);
-		if (!waker || !jank_worker_vertex(waker, nv->from_idx)) {
+		if (!waker || !jank_thread_vertex(waker, nv->from_idx)) {
 			wk->p->truncated = true;
 			return emit_one(wk, waker, waker ? waker->tid : w->tid, JANK_STATE_UNKNOWN,
 					t1, hi, lock, 0, 0, 0);
@@ -680,7 +680,7 @@ static int path_reset(struct jank_path *p, int32_t tid, int64_t begin, int64_t e
 int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
 			  struct jank_path *out)
 {
-	const struct jank_worker *w = jank_graph_find(g, tid);
+	const struct jank_thread *w = jank_graph_find(g, tid);
 	int r;
 
 	if (w)
@@ -697,7 +697,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	return r < 0 ? r : -ENOENT;
 }
 
-int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_worker *w,
+int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_thread *w,
 				 int64_t begin, int64_t end, struct jank_path *out)
 {
 	struct walk wk;

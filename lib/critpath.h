@@ -167,7 +167,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 			  struct jank_path *out);
 
 /* The same from a given worker (e.g. a retired one, from jank_graph_find_any()). */
-int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_worker *w,
+int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_thread *w,
 				 int64_t begin, int64_t end, struct jank_path *out);
 
 void jank_breakdown_init(struct jank_breakdown *b);

@@ -938,10 +938,10 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm)
 {
-	struct jank_worker *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+	struct jank_thread *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 
 	if (w && ev)
-		jank_worker_seen(w, ev->ts);
+		jank_thread_seen(w, ev->ts);
 	if (ev && ev->pid >= 0)
 		*pid = ev->pid;
 	else if (w && w->pid >= 0)
@@ -962,7 +962,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
  */
 static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end)
 {
-	const struct jank_worker *w = jank_graph_find(e->graph, tid);
+	const struct jank_thread *w = jank_graph_find(e->graph, tid);
 	bool incomplete;
 
 	/*
@@ -1005,7 +1005,7 @@ static int cmp_share(const void *a, const void *b)
 static int32_t waited_cpu(struct jank_engine *e, const struct jank_segment *s, int32_t *hint,
 			  unsigned *scans)
 {
-	const struct jank_worker *w = jank_graph_find(e->graph, s->tid);
+	const struct jank_thread *w = jank_graph_find(e->graph, s->tid);
 	int32_t last = w ? w->cpu : -1, cpu = -1;
 
 	if (last >= 0)
@@ -1049,7 +1049,7 @@ static void find_ran(struct jank_engine *e)
 	e->profile.nran = 0;
 	for (size_t i = 0; i < n && i < JANK_RAN_MAX; i++) {
 		struct jank_ran *r = &e->profile.ran[e->profile.nran++];
-		const struct jank_worker *w = jank_graph_find_serial(e->graph, v[i].serial);
+		const struct jank_thread *w = jank_graph_find_serial(e->graph, v[i].serial);
 
 		r->tid = v[i].tid;
 		r->ns = v[i].ns;
@@ -1113,7 +1113,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 	tid = emitting_tid(e, ev);
 	if (!role->end) {
-		struct jank_worker *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		bool replaced;
 
 		a = jank_action_open(e->actions, role->rule, key, ev->ts, &replaced);
@@ -1184,7 +1184,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 			  const struct jank_event *ev)
 {
 	const struct flow_state *fs = &e->flows[role->rule];
-	struct jank_worker *w, *src;
+	struct jank_thread *w, *src;
 	char key[JANK_KEY_LEN];
 	struct jank_action *a;
 	int32_t tid;
@@ -1425,7 +1425,7 @@ static void maintain(struct jank_engine *e)
  */
 static void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 {
-	struct jank_worker *w = jank_graph_find(e->graph, ev->tid);
+	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
 
 	if (!w)
 		return;
@@ -1436,7 +1436,7 @@ static void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 }
 
 /* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
-static void stack_now(struct jank_engine *e, struct jank_worker *w, int64_t ts)
+static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 {
 	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
 }
@@ -1453,7 +1453,7 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 {
 	struct jank_stacks *t = jank_graph_stacks(e->graph);
 	int32_t tid = emitting_tid(e, ev);
-	struct jank_worker *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	uint64_t addr;
 	uint32_t id;
@@ -1461,7 +1461,7 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	if (!w || ev->nfields < 1 ||
 	    (ev->fields[0].type != JANK_VALUE_UINT && ev->fields[0].type != JANK_VALUE_INT))
 		return;
-	f = w->fn ? w->fn : jank_worker_stacks(e->graph, w);
+	f = w->fn ? w->fn : jank_thread_stacks_of(e->graph, w);
 	if (!f)
 		return;
 	addr = (uint64_t)jank_value_as_int(&ev->fields[0], 0);
@@ -1521,7 +1521,7 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 {
 	const struct jank_value *u = NULL, *k = NULL;
 	struct jank_stacks *t;
-	struct jank_worker *w;
+	struct jank_thread *w;
 	uint32_t stack;
 	int32_t tid;
 
@@ -1553,7 +1553,7 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	}
 	tid = emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
-	if (!w || !jank_worker_stacks(e->graph, w))
+	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
 	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)

@@ -75,7 +75,7 @@ static void span_put(struct jank_graph *g, struct jank_span *s)
 	}
 }
 
-static void spans_free(struct jank_graph *g, struct jank_worker *w)
+static void spans_free(struct jank_graph *g, struct jank_thread *w)
 {
 	struct jank_spans *sp = w->spans;
 
@@ -96,7 +96,7 @@ static void spans_free(struct jank_graph *g, struct jank_worker *w)
 	w->spans = NULL;
 }
 
-static void worker_free(struct jank_graph *g, struct jank_worker *w)
+static void worker_free(struct jank_graph *g, struct jank_thread *w)
 {
 	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
 	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
@@ -126,19 +126,19 @@ void jank_graph_free(struct jank_graph *g)
 	free(g);
 }
 
-struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid)
+struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid)
 {
 	return jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)tid);
 }
 
-struct jank_worker *jank_graph_find_any(const struct jank_graph *g, int32_t tid)
+struct jank_thread *jank_graph_find_any(const struct jank_graph *g, int32_t tid)
 {
-	struct jank_worker *best = jank_graph_find(g, tid);
+	struct jank_thread *best = jank_graph_find(g, tid);
 
 	if (best)
 		return best;
 	for (size_t i = 0; i < g->by_serial.cap; i++) {
-		struct jank_worker *w = g->by_serial.slots[i].value;
+		struct jank_thread *w = g->by_serial.slots[i].value;
 
 		if (w && w->tid == tid && (!best || w->first_seen > best->first_seen))
 			best = w;
@@ -146,16 +146,16 @@ struct jank_worker *jank_graph_find_any(const struct jank_graph *g, int32_t tid)
 	return best;
 }
 
-struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial)
+struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial)
 {
 	if (serial == JANK_NO_WORKER)
 		return NULL;
 	return jank_hashmap_get(&g->by_serial, serial);
 }
 
-struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
+struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
 {
-	struct jank_worker *w = jank_graph_find(g, tid);
+	struct jank_thread *w = jank_graph_find(g, tid);
 
 	if (w)
 		return w;
@@ -189,7 +189,7 @@ struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 
 void jank_graph_retire(struct jank_graph *g, int32_t tid)
 {
-	struct jank_worker *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
+	struct jank_thread *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
 
 	if (w && !w->retired) {
 		w->retired = true;
@@ -197,12 +197,12 @@ void jank_graph_retire(struct jank_graph *g, int32_t tid)
 	}
 }
 
-static struct jank_vertex *slot(const struct jank_worker *w, uint64_t idx)
+static struct jank_vertex *slot(const struct jank_thread *w, uint64_t idx)
 {
 	return &w->ring[idx & (w->cap - 1)];
 }
 
-static int ring_resize(struct jank_graph *g, struct jank_worker *w, uint32_t ncap)
+static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t ncap)
 {
 	struct jank_vertex *nring = malloc((size_t)ncap * sizeof(*nring));
 
@@ -217,14 +217,14 @@ static int ring_resize(struct jank_graph *g, struct jank_worker *w, uint32_t nca
 	return 0;
 }
 
-const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx)
+const struct jank_vertex *jank_thread_vertex(const struct jank_thread *w, uint64_t idx)
 {
 	if (idx < w->base || idx >= w->next)
 		return NULL;
 	return slot(w, idx);
 }
 
-uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t)
+uint64_t jank_thread_find_before(const struct jank_thread *w, int64_t t)
 {
 	uint64_t lo = w->base, hi = w->next; /* answer in [lo, hi) */
 
@@ -246,7 +246,7 @@ uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t)
  * Append a vertex. A vertex at the same instant as the last one replaces its
  * state instead, so that no zero-length interval is stored.
  */
-static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+static uint64_t append(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 		       enum jank_state state, uint32_t from_serial, uint64_t from_idx,
 		       uint16_t flow)
 {
@@ -279,11 +279,11 @@ static uint64_t append(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 done:
 	w->state = state;
 	w->since = ts;
-	jank_worker_seen(w, ts);
+	jank_thread_seen(w, ts);
 	return w->next - 1;
 }
 
-uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+uint64_t jank_graph_transition(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 			       enum jank_state state)
 {
 	if (w->next > w->base && w->state == state)
@@ -291,14 +291,14 @@ uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int6
 	return append(g, w, ts, state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 }
 
-void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state)
+void jank_graph_relabel_open(struct jank_thread *w, enum jank_state state)
 {
 	if (w->next > w->base)
 		slot(w, w->next - 1)->state = state;
 	w->state = state;
 }
 
-void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jank_worker *wakee,
+void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jank_thread *wakee,
 		     int64_t ts, enum jank_state wakee_state)
 {
 	uint64_t from;
@@ -316,25 +316,25 @@ void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jan
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t ts)
+uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
 {
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
 	return append(g, w, ts, w->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
 }
 
-void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
-			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state)
+void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
+			  struct jank_thread *wakee, int64_t ts, enum jank_state wakee_state)
 {
-	if (!jank_worker_vertex(waker, waker_idx) ||
+	if (!jank_thread_vertex(waker, waker_idx) ||
 	    append(g, wakee, ts, wakee_state, waker->serial, waker_idx, JANK_NO_FLOW) == UINT64_MAX)
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
-void jank_graph_flow(struct jank_graph *g, struct jank_worker *from, uint64_t from_idx,
-		     struct jank_worker *to, int64_t ts, uint16_t flow)
+void jank_graph_flow(struct jank_graph *g, struct jank_thread *from, uint64_t from_idx,
+		     struct jank_thread *to, int64_t ts, uint16_t flow)
 {
-	if (flow != JANK_NO_FLOW && from != to && jank_worker_vertex(from, from_idx))
+	if (flow != JANK_NO_FLOW && from != to && jank_thread_vertex(from, from_idx))
 		append(g, to, ts, to->state, from->serial, from_idx, flow);
 }
 
@@ -369,7 +369,7 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow)
 }
 
 /* From ts on, the innermost span of w is s (a reference is taken). */
-static void span_change(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 			struct jank_span *s)
 {
 	struct jank_spans *sp = w->spans;
@@ -406,7 +406,7 @@ static void span_change(struct jank_graph *g, struct jank_worker *w, int64_t ts,
 		s->refs++;
 }
 
-struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key)
 {
 	size_t nlen = strnlen(name, JANK_LABEL_NAME_LEN - 1);
@@ -455,7 +455,7 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker 
 
 void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
 {
-	struct jank_worker *w = jank_graph_find_serial(g, serial);
+	struct jank_thread *w = jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */
@@ -473,7 +473,7 @@ void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_sp
 	span_put(g, s);
 }
 
-const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int64_t t,
+const struct jank_span *jank_thread_span_before(const struct jank_thread *w, int64_t t,
 						int64_t *since)
 {
 	const struct jank_spans *sp = w->spans;
@@ -505,7 +505,7 @@ const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g)
 	return &g->stacks;
 }
 
-struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w)
+struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct jank_thread *w)
 {
 	if (!w->fn) {
 		w->fn = calloc(1, sizeof(*w->fn));
@@ -516,14 +516,14 @@ struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_
 }
 
 /* Called for every function entry and exit: no allocation but the list's doubling. */
-void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack)
+void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t ts, uint32_t stack)
 {
 	struct jank_thread_stacks *f = w->fn;
 	struct jank_stack_change *last = f && f->n ? &f->v[f->n - 1] : NULL;
 
 	if (last ? last->stack == stack : stack == JANK_NO_STACK)
 		return;
-	if (!f && !(f = jank_worker_stacks(g, w)))
+	if (!f && !(f = jank_thread_stacks_of(g, w)))
 		return;
 	if (last && ts <= last->ts) {
 		/* The same instant (or a late one): no zero-length stack is kept. */
@@ -547,7 +547,7 @@ void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t t
 	f->n++;
 }
 
-uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since)
+uint32_t jank_thread_stack_before(const struct jank_thread *w, int64_t t, int64_t *since)
 {
 	const struct jank_thread_stacks *f = w->fn;
 	uint32_t lo = 0, hi = f ? f->n : 0;
@@ -572,7 +572,7 @@ uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_
  * list shrinks; a thread with no stack now and none to remember frees its
  * record.
  */
-static void gc_stacks(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+static void gc_stacks(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
 {
 	struct jank_thread_stacks *f = w->fn;
 	uint32_t drop = 0, ncap = f->cap;
@@ -610,7 +610,7 @@ static void gc_stacks(struct jank_graph *g, struct jank_worker *w, int64_t horiz
 	}
 }
 
-void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx, uint64_t mutex)
+void jank_graph_note_lock(struct jank_graph *g, struct jank_thread *w, uint64_t idx, uint64_t mutex)
 {
 	if (w->nnotes == w->notes_cap) {
 		size_t ncap = jank_array_grow(&w->notes, sizeof(*w->notes), w->notes_cap, 4);
@@ -625,7 +625,7 @@ void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t 
 	w->nnotes++;
 }
 
-uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx)
+uint64_t jank_thread_lock_of(const struct jank_thread *w, uint64_t idx)
 {
 	/* Notes are appended in vertex order: search from the newest. */
 	for (uint32_t i = w->nnotes; i-- > 0;) {
@@ -637,7 +637,7 @@ uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx)
 	return 0;
 }
 
-unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, int64_t since,
+unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_thread *w, int64_t since,
 				  uint64_t mutex)
 {
 	unsigned n = 0;
@@ -658,7 +658,7 @@ unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, i
 	return n;
 }
 
-unsigned jank_graph_relabel_since(struct jank_worker *w, int64_t since, enum jank_state from,
+unsigned jank_graph_relabel_since(struct jank_thread *w, int64_t since, enum jank_state from,
 				  enum jank_state to)
 {
 	uint64_t first = w->next;
@@ -697,7 +697,7 @@ void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, v
  * After the changes before the horizon went: a last "none" says no more than
  * no change at all, and a list a quarter full shrinks, as rings do.
  */
-static void gc_spans(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
 {
 	struct jank_spans *sp = w->spans;
 	uint32_t ncap = sp->cap;
@@ -729,7 +729,7 @@ static void gc_spans(struct jank_graph *g, struct jank_worker *w, int64_t horizo
 }
 
 /* Free a worker's vertices before the horizon; true when the whole worker may go. */
-static bool gc_worker(struct jank_graph *g, struct jank_worker *w, int64_t horizon)
+static bool gc_worker(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
 {
 	struct jank_spans *sp = w->spans;
 	uint64_t old_base = w->base;
@@ -786,7 +786,7 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 	g->gc_steps++;
 	while (visited < budget && scanned < g->by_serial.cap) {
 		size_t i = g->gc_cursor;
-		struct jank_worker *w = g->by_serial.slots[i].value;
+		struct jank_thread *w = g->by_serial.slots[i].value;
 
 		scanned++;
 		g->gc_cursor = (i + 1) & (g->by_serial.cap - 1);
@@ -828,7 +828,7 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 	out->workers = g->by_serial.count;
 	out->retired_workers = g->retired;
 	for (size_t i = 0; i < g->by_serial.cap; i++) {
-		const struct jank_worker *w = g->by_serial.slots[i].value;
+		const struct jank_thread *w = g->by_serial.slots[i].value;
 
 		if (w)
 			out->vertices += w->next - w->base;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Execution graph: one worker per thread, vertices in time order.
+ * Execution graph: one thread record per thread, vertices in time order.
  *
- * Vertex i of a worker starts the horizontal edge (i, i+1); its `state` is the
+ * Vertex i of a thread starts the horizontal edge (i, i+1); its `state` is the
  * state of that interval. The last vertex starts the open interval, whose
- * state is the worker's current state. A vertex may carry one incoming
+ * state is the thread's current state. A vertex may carry one incoming
  * vertical edge from a waker's vertex (worker serial + absolute index), or
  * from the vertex where a user-level flow handed work over (`flow` != 0: the
  * source vertex may be older than this one).
@@ -12,10 +12,10 @@
  * Spans: the innermost open action of a thread, over time, as a list of
  * changes (from ts on, the innermost is span s, or none), beside the ring.
  *
- * Vertices live in a per-worker ring indexed by an absolute, ever-growing
+ * Vertices live in a per-thread ring indexed by an absolute, ever-growing
  * index, so that garbage collection can drop old vertices without
- * invalidating references: an index below the worker's base has been freed.
- * Each worker keeps a current-state record (state, since, cpu) that survives
+ * invalidating references: an index below the thread's base has been freed.
+ * Each thread record keeps a current-state record (state, since, cpu) that survives
  * garbage collection.
  */
 #ifndef JANK_GRAPH_H
@@ -66,7 +66,7 @@ struct jank_span_change {
 	struct jank_span *span;
 };
 
-struct jank_worker {
+struct jank_thread {
 	int32_t tid;
 	int32_t pid;
 	uint32_t serial; /* unique for the graph's lifetime, never 0 */
@@ -167,67 +167,67 @@ struct jank_graph_stats {
 struct jank_graph *jank_graph_new(void);
 void jank_graph_free(struct jank_graph *g);
 
-/* The live worker of a thread, or NULL. */
-struct jank_worker *jank_graph_find(const struct jank_graph *g, int32_t tid);
-/* The live worker of a thread; created (state unknown, first seen at ts) if absent. */
-struct jank_worker *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
+/* The live record of a thread, or NULL. */
+struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid);
+/* The live record of a thread; created (state unknown, first seen at ts) if absent. */
+struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
 /*
- * The live worker of a thread, else the newest retired one with that tid (a
- * thread that exited, or whose tid was reused). O(workers): for queries.
+ * The live record of a thread, else the newest retired one with that tid (a
+ * thread that exited, or whose tid was reused). O(thread records): for queries.
  */
-struct jank_worker *jank_graph_find_any(const struct jank_graph *g, int32_t tid);
-/* Any worker, live or retired, by serial; NULL when freed. */
-struct jank_worker *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial);
-/* Retire the thread's worker (tid reuse, or the kernel freed it); its vertices stay until GC. */
+struct jank_thread *jank_graph_find_any(const struct jank_graph *g, int32_t tid);
+/* Any thread record, live or retired, by serial; NULL when freed. */
+struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial);
+/* Retire the thread's record (tid reuse, or the kernel freed it); its vertices stay until GC. */
 void jank_graph_retire(struct jank_graph *g, int32_t tid);
 
 /*
- * Move a worker to a new state at ts, adding a vertex when the state
+ * Move a thread to a new state at ts, adding a vertex when the state
  * changes. Returns the vertex's absolute index, or UINT64_MAX when nothing
  * was added (same state, or out of memory).
  */
-uint64_t jank_graph_transition(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+uint64_t jank_graph_transition(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 			       enum jank_state state);
-/* Relabel the worker's open interval (the last vertex's state) and its current state. */
-void jank_graph_relabel_open(struct jank_worker *w, enum jank_state state);
+/* Relabel the thread's open interval (the last vertex's state) and its current state. */
+void jank_graph_relabel_open(struct jank_thread *w, enum jank_state state);
 /*
  * A wakeup in thread context: split the waker's edge with a vertex at ts and
  * end the wakee's wait at ts with a vertex carrying a vertical edge from it.
  * The wakee becomes `wakee_state` (preempted, or running for lock handoff).
  */
-void jank_graph_link(struct jank_graph *g, struct jank_worker *waker, struct jank_worker *wakee,
+void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jank_thread *wakee,
 		     int64_t ts, enum jank_state wakee_state);
 
-/* A vertex at ts that keeps the worker's state (a waker's point). Returns its index. */
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_worker *w, int64_t ts);
+/* A vertex at ts that keeps the thread's state (a waker's point). Returns its index. */
+uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts);
 /* A wakeup from an existing vertex of the waker (user-space lock handoff). */
-void jank_graph_link_from(struct jank_graph *g, struct jank_worker *waker, uint64_t waker_idx,
-			  struct jank_worker *wakee, int64_t ts, enum jank_state wakee_state);
+void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
+			  struct jank_thread *wakee, int64_t ts, enum jank_state wakee_state);
 /*
- * Relabel the worker's wait edges (blocked) that start at or after `since`
+ * Relabel the thread's wait edges (blocked) that start at or after `since`
  * as lock_wait on `mutex`, keeping their wakers. Returns how many.
  */
-unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_worker *w, int64_t since,
+unsigned jank_graph_relabel_waits(struct jank_graph *g, struct jank_thread *w, int64_t since,
 				  uint64_t mutex);
 /*
- * Relabel the worker's edges that start at or after `since` and are in state
+ * Relabel the thread's edges that start at or after `since` and are in state
  * `from` (the open one too) as `to`. Returns how many.
  */
-unsigned jank_graph_relabel_since(struct jank_worker *w, int64_t since, enum jank_state from,
+unsigned jank_graph_relabel_since(struct jank_thread *w, int64_t since, enum jank_state from,
 				  enum jank_state to);
 /* Remember that the lock_wait vertex idx waits for mutex. */
-void jank_graph_note_lock(struct jank_graph *g, struct jank_worker *w, uint64_t idx,
+void jank_graph_note_lock(struct jank_graph *g, struct jank_thread *w, uint64_t idx,
 			  uint64_t mutex);
 /* The mutex a lock_wait vertex waits for, 0 when unknown. */
-uint64_t jank_worker_lock_of(const struct jank_worker *w, uint64_t idx);
+uint64_t jank_thread_lock_of(const struct jank_thread *w, uint64_t idx);
 
 /*
  * A flow: the work `from` handed over at its vertex from_idx is picked up by
  * `to` at ts. Adds a vertex on `to` at ts that keeps its state and carries
  * the edge. `flow` is an id from jank_graph_flow_id().
  */
-void jank_graph_flow(struct jank_graph *g, struct jank_worker *from, uint64_t from_idx,
-		     struct jank_worker *to, int64_t ts, uint16_t flow);
+void jank_graph_flow(struct jank_graph *g, struct jank_thread *from, uint64_t from_idx,
+		     struct jank_thread *to, int64_t ts, uint16_t flow);
 /* The id of a flow name, made on first use (JANK_NO_FLOW when out of ids or memory). */
 uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name);
 /* The name of a flow id, "" when unknown. */
@@ -240,7 +240,7 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow);
  * end: the deeper ones label nothing).
  */
 #define JANK_SPAN_DEPTH 32
-struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_worker *w, int64_t ts,
+struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key);
 /*
  * Close a span at ts on the worker `serial` it was opened on (which may be
@@ -252,49 +252,49 @@ void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_sp
  * The innermost span of w over the instant just before t (NULL: none), and
  * since when it has been (*since; INT64_MIN when none is known).
  */
-const struct jank_span *jank_worker_span_before(const struct jank_worker *w, int64_t t,
+const struct jank_span *jank_thread_span_before(const struct jank_thread *w, int64_t t,
 						int64_t *since);
 
 /*
  * Call stacks. The graph's table of interned stacks (its bytes count in
  * jank_graph_bytes). jank_graph_stack_set: from ts on, w's stack is `stack`
- * (nothing is stored when it is already). jank_worker_stack_before: w's
+ * (nothing is stored when it is already). jank_thread_stack_before: w's
  * stack over the instant just before t, and since when (*since; INT64_MIN
  * when none is known).
  */
 struct jank_stacks *jank_graph_stacks(struct jank_graph *g);
 const struct jank_stacks *jank_graph_stacks_const(const struct jank_graph *g);
-void jank_graph_stack_set(struct jank_graph *g, struct jank_worker *w, int64_t ts, uint32_t stack);
+void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t ts, uint32_t stack);
 /* w's call stack record, made on first use; NULL when out of memory. */
-struct jank_thread_stacks *jank_worker_stacks(struct jank_graph *g, struct jank_worker *w);
-uint32_t jank_worker_stack_before(const struct jank_worker *w, int64_t t, int64_t *since);
+struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct jank_thread *w);
+uint32_t jank_thread_stack_before(const struct jank_thread *w, int64_t t, int64_t *since);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
-const struct jank_vertex *jank_worker_vertex(const struct jank_worker *w, uint64_t idx);
+const struct jank_vertex *jank_thread_vertex(const struct jank_thread *w, uint64_t idx);
 /*
  * Absolute index of the last vertex with ts < t (the start of the edge that
  * covers the instant just before t). UINT64_MAX when no retained vertex is
  * that old.
  */
-uint64_t jank_worker_find_before(const struct jank_worker *w, int64_t t);
+uint64_t jank_thread_find_before(const struct jank_thread *w, int64_t t);
 /* Updated by the model on every event that shows the thread alive. */
-static inline void jank_worker_seen(struct jank_worker *w, int64_t ts)
+static inline void jank_thread_seen(struct jank_thread *w, int64_t ts)
 {
 	if (ts > w->last_seen)
 		w->last_seen = ts;
 }
 
 /* Iteration over live and retired workers, in no particular order. */
-typedef void (*jank_graph_worker_fn)(const struct jank_worker *w, void *data);
+typedef void (*jank_graph_worker_fn)(const struct jank_thread *w, void *data);
 void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data);
-typedef void (*jank_graph_worker_mut_fn)(struct jank_worker *w, void *data);
+typedef void (*jank_graph_worker_mut_fn)(struct jank_thread *w, void *data);
 void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data);
 
 /*
  * Called before GC frees a worker, so that whoever keeps a pointer to it
  * (the model's per-CPU current thread) lets go. One hook per graph.
  */
-typedef void (*jank_graph_free_fn)(struct jank_worker *w, void *data);
+typedef void (*jank_graph_free_fn)(struct jank_thread *w, void *data);
 void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void *data);
 
 /*

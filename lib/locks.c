@@ -152,7 +152,7 @@ static void release_if_idle(struct jank_locks *l, struct lock *k)
 	l->count--;
 }
 
-static void hold(struct jank_locks *l, struct jank_worker *w, struct lock *k, int64_t ts,
+static void hold(struct jank_locks *l, struct jank_thread *w, struct lock *k, int64_t ts,
 		 bool kernel)
 {
 	k->holder = w->serial;
@@ -163,7 +163,7 @@ static void hold(struct jank_locks *l, struct jank_worker *w, struct lock *k, in
 		jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
 }
 
-static void on_request(struct jank_locks *l, struct jank_worker *w, uint64_t mutex, int32_t vpid,
+static void on_request(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
 		       int64_t ts, bool kernel)
 {
 	struct lock *k = find(l, vpid, mutex, false);
@@ -182,12 +182,12 @@ static void on_request(struct jank_locks *l, struct jank_worker *w, uint64_t mut
 	}
 }
 
-static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mutex, int32_t vpid,
+static void on_acquire(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
 		       int64_t ts, bool kernel)
 {
 	bool waited = w->lock_mutex == mutex && w->lock_contended;
 	struct lock *k = find(l, vpid, mutex, true);
-	struct jank_worker *from;
+	struct jank_thread *from;
 
 	w->lock_mutex = 0;
 	w->lock_contended = false;
@@ -224,9 +224,9 @@ static void on_acquire(struct jank_locks *l, struct jank_worker *w, uint64_t mut
  * mutex: w was in a condition wait since its previous event, and took the
  * mutex back after that release (see above).
  */
-static void cond_woken(struct jank_locks *l, struct jank_worker *w, struct lock *k)
+static void cond_woken(struct jank_locks *l, struct jank_thread *w, struct lock *k)
 {
-	struct jank_worker *from = jank_graph_find_serial(l->g, k->released_by);
+	struct jank_thread *from = jank_graph_find_serial(l->g, k->released_by);
 
 	/* Its own events after the release: it was woken already, and they tell the rest. */
 	if (!from || from->retired || from == w || w->ust_last >= k->released_ts)
@@ -235,7 +235,7 @@ static void cond_woken(struct jank_locks *l, struct jank_worker *w, struct lock 
 	jank_graph_link_from(l->g, from, k->released_idx, w, k->released_ts, JANK_STATE_UNKNOWN);
 }
 
-static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mutex, int32_t vpid,
+static void on_unlock(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
 		      int64_t ts, bool kernel)
 {
 	struct lock *k = find(l, vpid, mutex, false);
@@ -274,7 +274,7 @@ static void on_unlock(struct jank_locks *l, struct jank_worker *w, uint64_t mute
 void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 			const struct jank_event *ev, bool kernel)
 {
-	struct jank_worker *w;
+	struct jank_thread *w;
 	uint64_t mutex;
 	int64_t status;
 
@@ -292,7 +292,7 @@ void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 	if (!w->comm[0] && ev->comm) {
 		jank_utf8_copy(w->comm, JANK_COMM_LEN, ev->comm);
 	}
-	jank_worker_seen(w, ev->ts);
+	jank_thread_seen(w, ev->ts);
 	switch (type) {
 	case JANK_EVENT_MUTEX_REQ:
 		on_request(l, w, mutex, ev->pid, ev->ts, kernel);

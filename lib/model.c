@@ -100,13 +100,13 @@ enum {
  * leave the window, and what the model does must not depend on whether it
  * did (without GC, they stay).
  */
-static struct jank_worker *live(struct jank_worker *w)
+static struct jank_thread *live(struct jank_thread *w)
 {
 	return w && !w->retired ? w : NULL;
 }
 
 /* The graph frees w: no CPU may keep it as its current thread. */
-static void forget_worker(struct jank_worker *w, void *data)
+static void forget_worker(struct jank_thread *w, void *data)
 {
 	struct jank_model *m = data;
 
@@ -193,7 +193,7 @@ enum jank_state jank_model_context_label(const struct jank_ctx *c)
 }
 
 /* Per event: a bounded copy (cheaper than comparing first), no string comparison. */
-static void set_comm(struct jank_worker *w, const struct jank_value *v)
+static void set_comm(struct jank_thread *w, const struct jank_value *v)
 {
 	if (v->type == JANK_VALUE_STR && v->s && !memccpy(w->comm, v->s, '\0', JANK_COMM_LEN - 1))
 		w->comm[jank_utf8_cut(w->comm, JANK_COMM_LEN - 1)] = '\0'; /* on a character */
@@ -211,7 +211,7 @@ static int32_t field_tid(const struct jank_event *ev, unsigned pos)
 }
 
 /* The worker of a thread, or NULL for the idle thread and invalid ids. */
-static struct jank_worker *thread(struct jank_model *m, int32_t tid, int64_t ts)
+static struct jank_thread *thread(struct jank_model *m, int32_t tid, int64_t ts)
 {
 	if (tid <= 0)
 		return NULL;
@@ -236,7 +236,7 @@ static void runs_grow(struct jank_cpu *c)
 	c->runs_cap = ncap;
 }
 
-static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct jank_worker *w)
+static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct jank_thread *w)
 {
 	struct jank_cpu_run *r;
 
@@ -252,7 +252,7 @@ static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct
 
 /* The CPU's current thread becomes tid (w: its worker, NULL for idle or unknown). */
 static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
-			struct jank_worker *w, int64_t ts)
+			struct jank_thread *w, int64_t ts)
 {
 	int32_t cpu = (int32_t)(c - m->cpus);
 
@@ -274,7 +274,7 @@ static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
 	}
 }
 
-static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts, int64_t prev_state)
+static void switch_out(struct jank_model *m, struct jank_thread *w, int64_t ts, int64_t prev_state)
 {
 	switch (jank_layout_switch_out(m->layout, prev_state)) {
 	case JANK_SWITCH_OUT_PREEMPTED:
@@ -297,7 +297,7 @@ static void switch_out(struct jank_model *m, struct jank_worker *w, int64_t ts, 
 	}
 }
 
-static void switch_in(struct jank_model *m, struct jank_worker *w, int64_t ts)
+static void switch_in(struct jank_model *m, struct jank_thread *w, int64_t ts)
 {
 	/* A child never woken by sched_wakeup_new was runnable since its birth. */
 	if (w->fork_wait) {
@@ -315,7 +315,7 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
 	int64_t prev_state = ev->nfields > JANK_F_SWITCH_PREV_STATE
 				     ? jank_value_as_int(&ev->fields[JANK_F_SWITCH_PREV_STATE], 1)
 				     : 1;
-	struct jank_worker *w;
+	struct jank_thread *w;
 
 	/* prev is nearly always the CPU's current thread: no need to look it up. */
 	if (c->cur && c->cur->tid == prev && !c->cur->retired)
@@ -342,7 +342,7 @@ static void on_switch(struct jank_model *m, struct jank_cpu *c, const struct jan
  */
 static void repair_current(struct jank_model *m, struct jank_cpu *c, const struct jank_event *ev)
 {
-	struct jank_worker *w = NULL;
+	struct jank_thread *w = NULL;
 
 	if (c->cur_tid >= 0)
 		m->repaired_current++; /* a disagreement, not the first sight of the CPU */
@@ -364,9 +364,9 @@ static void repair_current(struct jank_model *m, struct jank_cpu *c, const struc
  * no thread raised it (a NIC's interrupt did): the wait is labelled then.
  */
 static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct jank_ctx *x,
-			     struct jank_worker *wakee, int64_t ts)
+			     struct jank_thread *wakee, int64_t ts)
 {
-	struct jank_worker *sender;
+	struct jank_thread *sender;
 
 	if (x->kind != JANK_CTX_SOFTIRQ || !x->sender)
 		return false;
@@ -383,7 +383,7 @@ static bool wake_from_sender(struct jank_model *m, struct jank_cpu *c, struct ja
 }
 
 /* Whether w is ksoftirqd/<cpu>. */
-static bool is_ksoftirqd(const struct jank_worker *w, int32_t cpu)
+static bool is_ksoftirqd(const struct jank_thread *w, int32_t cpu)
 {
 	static const char prefix[] = "ksoftirqd/";
 	const char *p = w->comm + sizeof(prefix) - 1;
@@ -405,8 +405,8 @@ static bool is_ksoftirqd(const struct jank_worker *w, int32_t cpu)
  * thread current on the CPU is the waker after all.
  */
 static enum jank_state untraced_waker(const struct jank_model *m, const struct jank_cpu *c,
-				      const struct jank_worker *wakee,
-				      const struct jank_worker *waker, int64_t ts)
+				      const struct jank_thread *wakee,
+				      const struct jank_thread *waker, int64_t ts)
 {
 	int32_t cpu = (int32_t)(c - m->cpus);
 
@@ -423,8 +423,8 @@ static enum jank_state untraced_waker(const struct jank_model *m, const struct j
 }
 
 /* End a wait at ts; the waker is an interrupt context, a thread, or unknown. */
-static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_worker *wakee,
-		     struct jank_worker *waker, int64_t ts)
+static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_thread *wakee,
+		     struct jank_thread *waker, int64_t ts)
 {
 	enum jank_state untraced;
 
@@ -462,7 +462,7 @@ static void end_wait(struct jank_model *m, struct jank_cpu *c, struct jank_worke
 
 static void on_wakeup(struct jank_model *m, struct jank_cpu *c, const struct jank_event *ev)
 {
-	struct jank_worker *w = thread(m, field_tid(ev, JANK_F_WAKEUP_TID), ev->ts);
+	struct jank_thread *w = thread(m, field_tid(ev, JANK_F_WAKEUP_TID), ev->ts);
 	int64_t target;
 
 	if (!w)
@@ -476,8 +476,8 @@ static void on_wakeup(struct jank_model *m, struct jank_cpu *c, const struct jan
 
 static void on_wakeup_new(struct jank_model *m, struct jank_cpu *c, const struct jank_event *ev)
 {
-	struct jank_worker *w = thread(m, field_tid(ev, JANK_F_WAKEUP_TID), ev->ts);
-	struct jank_worker *parent;
+	struct jank_thread *w = thread(m, field_tid(ev, JANK_F_WAKEUP_TID), ev->ts);
+	struct jank_thread *parent;
 
 	if (!w)
 		return;
@@ -497,11 +497,11 @@ static void on_fork(struct jank_model *m, const struct jank_event *ev)
 {
 	int32_t ptid = field_tid(ev, JANK_F_FORK_PARENT_TID);
 	int32_t ctid = field_tid(ev, JANK_F_FORK_CHILD_TID);
-	struct jank_worker *parent = thread(m, ptid, ev->ts);
-	struct jank_worker *child;
+	struct jank_thread *parent = thread(m, ptid, ev->ts);
+	struct jank_thread *child;
 
 	if (parent) {
-		jank_worker_seen(parent, ev->ts);
+		jank_thread_seen(parent, ev->ts);
 		if (parent->pid < 0)
 			parent->pid =
 				(int32_t)jank_value_as_int(&ev->fields[JANK_F_FORK_PARENT_PID], -1);
@@ -527,14 +527,14 @@ static void on_exec(struct jank_model *m, const struct jank_event *ev)
 {
 	int32_t tid = field_tid(ev, JANK_F_EXEC_TID);
 	const struct jank_value *f = &ev->fields[JANK_F_EXEC_FILENAME];
-	struct jank_worker *w;
+	struct jank_thread *w;
 
 	if (tid <= 0 && m->ncpus > (uint32_t)(ev->cpu < 0 ? 0 : ev->cpu) && ev->cpu >= 0)
 		tid = m->cpus[ev->cpu].cur_tid;
 	w = thread(m, tid, ev->ts);
 	if (!w)
 		return;
-	jank_worker_seen(w, ev->ts);
+	jank_thread_seen(w, ev->ts);
 	if (f->type == JANK_VALUE_STR && f->s) {
 		const char *base = strrchr(f->s, '/');
 		struct jank_value v = { .type = JANK_VALUE_STR, .s = base ? base + 1 : f->s };
@@ -545,7 +545,7 @@ static void on_exec(struct jank_model *m, const struct jank_event *ev)
 
 static void on_statedump(struct jank_model *m, const struct jank_event *ev)
 {
-	struct jank_worker *w = thread(m, field_tid(ev, JANK_F_STATEDUMP_TID), ev->ts);
+	struct jank_thread *w = thread(m, field_tid(ev, JANK_F_STATEDUMP_TID), ev->ts);
 	enum jank_state s;
 
 	if (!w)
@@ -631,7 +631,7 @@ static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct j
 /* The sender's `network` hop (wake_from_sender) ends with the softirq. */
 static void end_hop(struct jank_model *m, const struct jank_ctx *x, int64_t ts)
 {
-	struct jank_worker *sender = live(jank_graph_find_serial(m->graph, x->sender));
+	struct jank_thread *sender = live(jank_graph_find_serial(m->graph, x->sender));
 
 	if (sender && sender->state == JANK_STATE_NETWORK)
 		jank_graph_transition(m->graph, sender, ts, JANK_STATE_RUNNING);
@@ -672,7 +672,7 @@ static void note_syscall_class(struct jank_model *m, uint32_t class_id)
 }
 
 /* The wait an untraced interrupt ended (end_wait) was a timer's: relabel it. */
-static void relabel_timer(struct jank_worker *w, uint64_t idx)
+static void relabel_timer(struct jank_thread *w, uint64_t idx)
 {
 	struct jank_vertex *v;
 
@@ -699,7 +699,7 @@ static void relabel_timer(struct jank_worker *w, uint64_t idx)
 static void on_syscall(struct jank_model *m, struct jank_cpu *c, enum jank_event_type type,
 		       const struct jank_event *ev)
 {
-	struct jank_worker *w = c->depth == 0 ? live(c->cur) : NULL;
+	struct jank_thread *w = c->depth == 0 ? live(c->cur) : NULL;
 
 	if (type == JANK_EVENT_SYSCALL_ENTRY)
 		note_syscall_class(m, ev->class_id);
@@ -758,11 +758,11 @@ static bool names_current(enum jank_event_type type)
 
 static void on_thread_exit(struct jank_model *m, const struct jank_event *ev)
 {
-	struct jank_worker *w = jank_graph_find(m->graph, field_tid(ev, JANK_F_EXIT_TID));
+	struct jank_thread *w = jank_graph_find(m->graph, field_tid(ev, JANK_F_EXIT_TID));
 
 	if (w) {
 		w->exited = true;
-		jank_worker_seen(w, ev->ts);
+		jank_thread_seen(w, ev->ts);
 	}
 }
 
@@ -770,7 +770,7 @@ static void on_thread_exit(struct jank_model *m, const struct jank_event *ev)
 static void on_free(struct jank_model *m, const struct jank_event *ev)
 {
 	int32_t tid = field_tid(ev, JANK_F_EXIT_TID);
-	struct jank_worker *w = jank_graph_find(m->graph, tid);
+	struct jank_thread *w = jank_graph_find(m->graph, tid);
 
 	if (!w)
 		return;
@@ -788,7 +788,7 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 	if (c && ev->tid >= 0 && ev->tid != c->cur_tid && names_current(type))
 		repair_current(m, c, ev);
 	if (c && live(c->cur)) {
-		jank_worker_seen(c->cur, ev->ts);
+		jank_thread_seen(c->cur, ev->ts);
 		if (c->cur->user_mode && c->depth == 0 && shows_kernel_mode(type))
 			c->cur->user_mode = false;
 	}
@@ -864,7 +864,7 @@ struct discard_ctx {
 	int64_t ts;
 };
 
-static void discard_worker(struct jank_worker *w, void *data)
+static void discard_worker(struct jank_thread *w, void *data)
 {
 	struct discard_ctx *d = data;
 

@@ -55,7 +55,7 @@ struct jank_cpu_share {
 
 struct jank_cpu {
 	int32_t cur_tid;	 /* -1 when unknown, 0 for idle */
-	struct jank_worker *cur; /* NULL when idle or unknown */
+	struct jank_thread *cur; /* NULL when idle or unknown */
 	uint32_t depth;		 /* interrupt contexts entered, including those beyond the stack */
 	uint32_t net_raiser;	 /* serial of the thread that raised NET_RX here, 0 */
 	struct jank_ctx stack[JANK_IRQ_STACK_MAX];

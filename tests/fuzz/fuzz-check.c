@@ -91,11 +91,11 @@ void fuzz_check_verdict(const struct jank_engine *e, const struct jank_verdict *
 }
 
 struct pick {
-	const struct jank_worker **w;
+	const struct jank_thread **w;
 	size_t n, max;
 };
 
-static void pick_worker(const struct jank_worker *w, void *data)
+static void pick_worker(const struct jank_thread *w, void *data)
 {
 	struct pick *p = data;
 
@@ -104,7 +104,7 @@ static void pick_worker(const struct jank_worker *w, void *data)
 }
 
 /* One query: 0 or -ENOMEM, or -ENOENT for a thread the graph does not have. */
-static void query(const struct jank_graph *g, const struct jank_worker *w, int32_t tid,
+static void query(const struct jank_graph *g, const struct jank_thread *w, int32_t tid,
 		  int64_t begin, int64_t end)
 {
 	struct jank_breakdown b;
@@ -133,12 +133,12 @@ static void query(const struct jank_graph *g, const struct jank_worker *w, int32
 
 size_t fuzz_check_queries(const struct jank_graph *g, size_t max, int64_t begin, int64_t end)
 {
-	const struct jank_worker *ws[16];
+	const struct jank_thread *ws[16];
 	struct pick pk = { .w = ws, .max = max < 16 ? max : 16 };
 
 	jank_graph_foreach(g, pick_worker, &pk);
 	for (size_t i = 0; i < pk.n; i++) {
-		const struct jank_worker *w = ws[i], *any = jank_graph_find_any(g, w->tid);
+		const struct jank_thread *w = ws[i], *any = jank_graph_find_any(g, w->tid);
 
 		FUZZ_ASSERT(w->first_seen <= w->last_seen);
 		FUZZ_ASSERT(any && any->tid == w->tid);

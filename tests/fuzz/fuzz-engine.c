@@ -398,7 +398,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
  * double a small one (up to 64 slots).
  */
 #define WORKER_GROWTH                                                                              \
-	(sizeof(struct jank_worker) + 16 * sizeof(struct jank_vertex) +                            \
+	(sizeof(struct jank_thread) + 16 * sizeof(struct jank_vertex) +                            \
 	 8 * sizeof(struct jank_lock_note))
 #define GROWTH_SLACK                                                                               \
 	(3 * (3 * WORKER_GROWTH + 8 * sizeof(struct jank_action) + 64) +                           \
@@ -409,7 +409,7 @@ struct sum {
 	uint64_t vertices;
 };
 
-static void sum_worker(const struct jank_worker *w, void *data)
+static void sum_worker(const struct jank_thread *w, void *data)
 {
 	struct sum *s = data;
 

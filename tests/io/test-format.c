@@ -816,7 +816,7 @@ static void summary(void **state)
 static struct jank_graph *small_graph(void)
 {
 	struct jank_graph *g = jank_graph_new();
-	struct jank_worker *a, *b, *c;
+	struct jank_thread *a, *b, *c;
 
 	assert_non_null(g);
 	a = jank_graph_get(g, 10, 100);

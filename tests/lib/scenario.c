@@ -213,7 +213,7 @@ void scn_assert_tiles(const struct jank_path *p)
 void scn_path(struct scn *s, int tid, int64_t b, int64_t e, struct jank_path *out)
 {
 	/* As `jankctl critpath` does: a thread that has ended is still found. */
-	const struct jank_worker *w = jank_graph_find_any(jank_engine_graph(s->e), tid);
+	const struct jank_thread *w = jank_graph_find_any(jank_engine_graph(s->e), tid);
 
 	jank_path_init(out);
 	assert_non_null(w);

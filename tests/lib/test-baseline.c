@@ -281,7 +281,7 @@ static void build(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
-		struct jank_worker *w = jank_graph_get(g, threads[i].tid, 0);
+		struct jank_thread *w = jank_graph_get(g, threads[i].tid, 0);
 
 		w->pid = threads[i].pid;
 		strcpy(w->comm, threads[i].comm);

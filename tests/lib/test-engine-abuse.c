@@ -165,7 +165,7 @@ static void blocked_whole_trace(void **state)
 {
 	struct jank_engine_config cfg;
 	struct jank_engine_stats st;
-	const struct jank_worker *w;
+	const struct jank_thread *w;
 	struct jank_path p;
 	struct scn s;
 	int64_t t = 1 * MS;
