@@ -20,7 +20,7 @@ live_isolate "$@"
 live_require_pthread_wrapper
 live_setup_jankd --journald
 
-plan 12
+plan 13
 
 session=jankd-flows-$$
 action=request
@@ -46,6 +46,8 @@ threshold = 10s
 from = jank:flow_from
 to = jank:flow_to
 key = vpid, name, key
+[graph]
+functions = yes
 CONF
 live_run_jankd
 
@@ -54,7 +56,10 @@ check "jankd's live session enables the flow's events" \
 	[ "$(grep -Ec '^ +jank:flow_(from|to) ' "$LIVE_TMP/list.out")" = 2 ]
 
 demo=$LIVE_TMP/demo.out
-LD_PRELOAD=$LIVE_PTHREAD_WRAPPER live_demo "$demo" --cause pool --count 45 --slow-every 15 \
+# jank-demo is built with -finstrument-functions: under lttng-ust's
+# cyg-profile library its calls are traced, and the alerts name the code.
+cyg=$(ls /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 2>/dev/null | head -n 1)
+LD_PRELOAD=${cyg:+$cyg:}$LIVE_PTHREAD_WRAPPER live_demo "$demo" --cause pool --count 45 --slow-every 15 \
 	--normal 2ms --slow 40ms --interval 10ms
 check "jank-demo ran 45 actions through its pool" [ "$(grep -c '^action .* pool ' "$demo")" = 45 ]
 
@@ -73,6 +78,14 @@ check "JANK_CRITICAL_PATH goes via flow pool to the pool's thread" \
 	[ "$("$JQ" -r 'select(.JANK_CRITICAL_PATH |
 		test("via flow pool to tid [0-9]+ \\(jank-pool\\)")) | 1' \
 		"$LIVE_TMP/alerts.json" | wc -l)" = 3 ]
+if [ -n "$cyg" ]; then
+	check "JANK_FUNCTION names the code the pool ran, reached through the flow (sleep_ns)" \
+		[ "$("$JQ" -r 'select(.JANK_FUNCTION == "sleep_ns" and (.JANK_CRITICAL_PATH |
+			test("via flow pool to tid [0-9]+ \\(jank-pool\\): [a-z_]+ [0-9.]+ ms in sleep_ns"))) | 1' \
+			"$LIVE_TMP/alerts.json" | wc -l)" = 3 ]
+else
+	skip "JANK_FUNCTION names the code the pool ran" "no liblttng-ust-cyg-profile.so.1"
+fi
 pool_tids=$("$JQ" -r '.JANK_CRITICAL_PATH | capture("via flow pool to tid (?<t>[0-9]+)").t' \
 	"$LIVE_TMP/alerts.json" | sort -u)
 req_tids=$("$JQ" -r .JANK_TID "$LIVE_TMP/alerts.json" | sort -u)
@@ -92,9 +105,12 @@ check "most of it (over 70%) is on the pool's thread" \
 		(.JANK_BREAKDOWN | fromjson | [.threads[] | select(.comm == "jank-pool") | .ns] |
 		add // 0) | select(. > 0.7 * $d) | 1' "$LIVE_TMP/alerts.json" | wc -l)" = 3 ]
 # The first slow action comes after 14 normal ones: the baseline is ready.
-check "the top suspect is the pool's thread" \
+# With function events, a function on the pool's thread that explains its
+# time comes before the thread (suspects by function).
+check "the top suspect is the pool's thread, or the code it ran" \
 	[ "$("$JQ" -r '(.JANK_SUSPECTS | fromjson) as $s | select($s.ready and
-		$s.items[0].kind == "thread" and $s.items[0].thread == "jank-pool") | 1' \
+		($s.items[0].kind == "thread" or $s.items[0].kind == "function") and
+		$s.items[0].thread == "jank-pool") | 1' \
 		"$LIVE_TMP/alerts.json" | wc -l)" = 3 ]
 
 # The capture's report replays the trace with the flows of capture.json.
