@@ -45,6 +45,9 @@ static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 			format_thread(ss->ran[i].tid, ss->ran[i].comm, th, sizeof(th)));
 }
 
+/* At most this many characters of a function's name in a phrase. */
+#define SUSPECT_FUNCTION_CHARS 80
+
 /*
  * "+29.8 ms in apply_discounts (normally 200 us, 149x)"; its state when
  * most of its time was not running ("+30.0 ms blocked in load_config"), its
@@ -55,9 +58,12 @@ static void function_phrase(const struct jank_suspect *s, const char *d, const c
 {
 	const struct jank_comp *c = &s->comp;
 	bool running = c->fn_state == JANK_STATE_RUNNING || c->fn_state == JANK_STATE_UNKNOWN;
+	char fn[JANK_TEXT_SIZE(SUSPECT_FUNCTION_CHARS)];
 
+	/* The name comes from the traced binary (a symbol, or a path+offset): escaped. */
+	jank_text_escape(fn, sizeof(fn), s->function, strlen(s->function), SUSPECT_FUNCTION_CHARS);
 	snprintf(buf, len, "+%s %s%sin %s%s%s %s%s", d, running ? "" : jank_state_name(c->fn_state),
-		 running ? "" : " ", s->function[0] ? s->function : "an unnamed function",
+		 running ? "" : " ", fn[0] ? fn : "an unnamed function",
 		 s->own || !c->thread[0] ? "" : " on ", s->own || !c->thread[0] ? "" : who, n,
 		 tail);
 }

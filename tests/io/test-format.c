@@ -465,6 +465,12 @@ static void suspect_function_text(void **state)
 	assert_string_equal(jank_format_suspects_line(&ss, buf, sizeof(buf)),
 			    "+29.8 ms preempted in apply_discounts (normally none), CPU taken by "
 			    "tid 812 (hog)");
+	/* A name from a hostile binary: no raw newline, escape or invalid UTF-8. */
+	s.comp.fn_state = JANK_STATE_RUNNING;
+	ss.nran = 0;
+	strcpy(s.function, "f\nJANK forged\x1b[31m\xff");
+	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
+			    "+29.8 ms in f\\x0aJANK forged\\x1b[31m\\xff (normally none)");
 }
 
 static void suspects_line(void **state)
