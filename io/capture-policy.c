@@ -392,6 +392,16 @@ static struct json_object *flows_json(const struct jank_capture_settings *p)
 		e |= jank_json_add_str(o, "from", f->from_event);
 		e |= jank_json_add_str(o, "to", f->to_event);
 		e |= keys_match_json(o, f->keys, f->nkeys, f->match_field, &f->match_value);
+		if (f->nto_keys) {
+			struct json_object *tk = json_object_new_array();
+
+			e |= jank_json_add(o, "to_key", tk);
+			for (unsigned k = 0; tk && k < f->nto_keys; k++)
+				e |= json_object_array_add(tk,
+							   json_object_new_string(f->to_keys[k]))
+					     ? -ENOMEM
+					     : 0;
+		}
 	}
 	if (e) {
 		json_object_put(a);

@@ -125,6 +125,25 @@ static const char *meta_rule(struct meta *m, struct json_object *ro)
 	return bad[meta_keys_match(ro, ru->keys, &ru->nkeys, &ru->match_field, &ru->match_value)];
 }
 
+/* A flow's "to_key" (the `to` event's own fields), when it has one. Nonzero: bad. */
+static int meta_to_keys(struct json_object *o, struct jank_flow_rule *f)
+{
+	struct json_object *a = jank_json_get(o, "to_key", json_type_array);
+	size_t n = a ? json_object_array_length(a) : 0;
+
+	if (n > JANK_RULE_MAX_KEYS)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(k, json_type_string) ||
+		    !(f->to_keys[i] = strdup(json_object_get_string(k))))
+			return 1;
+		f->nto_keys++;
+	}
+	return !jank_flow_rule_ok(f);
+}
+
 /* The flows capture.json lists (none in a capture of an older jankd). Returns a bad field or
  * NULL. */
 static const char *meta_flows(struct meta *m)
@@ -148,7 +167,7 @@ static const char *meta_flows(struct meta *m)
 		    !(s = jank_json_get_str(o, "from")) || !(f->from_event = strdup(s)) ||
 		    !(s = jank_json_get_str(o, "to")) || !(f->to_event = strdup(s)) ||
 		    meta_keys_match(o, f->keys, &f->nkeys, &f->match_field, &f->match_value) ||
-		    !f->nkeys)
+		    !f->nkeys || meta_to_keys(o, f))
 			return "flows";
 	}
 	return NULL;

@@ -531,6 +531,24 @@ static const struct jank_conf_type flow_keys = {
 	.name = "field list", .parse = flow_keys_parse, .equal = keys_equal, .second = true
 };
 
+/* [flow NAME] to-key: the `to` event's own fields, in key's order. */
+static int flow_to_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
+			      const char *v, void *sec)
+{
+	(void)k;
+	if (jank_flow_rule_set_to_keys(sec, v) < 0) {
+		fail(p, LINE(p),
+		     "bad to-key '%s' (expected up to %d field names separated by commas)", v,
+		     JANK_RULE_MAX_KEYS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct jank_conf_type flow_to_keys = {
+	.name = "field list", .parse = flow_to_keys_parse, .equal = keys_equal, .second = true
+};
+
 /* [action NAME] match: FIELD == VALUE. */
 static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 		       void *sec)
@@ -684,6 +702,11 @@ static void flow_end(struct jank_conf_parser *p, void *sec)
 		     "[%s]: from and to are the same event '%s' (a flow needs two: one where a "
 		     "thread hands the work over, one where another picks it up)",
 		     p->section, f->from_event);
+	else if (!jank_flow_rule_ok(f))
+		fail(p, p->section_line,
+		     "[%s]: to-key names %u fields and key %u (to-key gives the `to` event's "
+		     "field for each field of key, in the same order)",
+		     p->section, f->nto_keys, f->nkeys);
 }
 
 /* [graph]'s defaults are the engine's. */
@@ -839,6 +862,7 @@ static const struct jank_conf_key keys[] = {
 	K("flow", "from",              event,              LIVE, NULL, FLOW(from_event), REQUIRED),
 	K("flow", "to",                event,              LIVE, NULL, FLOW(to_event), REQUIRED),
 	K("flow", "key",               flow_keys,          LIVE, NULL, FLOW(keys), FLOW2(nkeys), REQUIRED),
+	K("flow", "to-key",            flow_to_keys,       LIVE, NULL, FLOW(to_keys), FLOW2(nto_keys)),
 	K("flow", "match",             flow_match,         LIVE, NULL, FLOW(match_field), FLOW2(match_value)),
 };
 /* clang-format on */

@@ -230,6 +230,8 @@ void jank_flow_rule_fini(struct jank_flow_rule *r)
 	free(r->to_event);
 	for (unsigned i = 0; i < r->nkeys; i++)
 		free(r->keys[i]);
+	for (unsigned i = 0; i < r->nto_keys; i++)
+		free(r->to_keys[i]);
 	free(r->match_field);
 	if (r->match_value.type == JANK_VALUE_STR)
 		free((char *)r->match_value.s);
@@ -247,6 +249,9 @@ int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule 
 	r |= dup_str(&dst->to_event, src->to_event);
 	r |= copy_pairing(dst->keys, src->keys, dst->nkeys, &dst->match_field, src->match_field,
 			  &dst->match_value, &src->match_value);
+	dst->nto_keys = src->nto_keys > JANK_RULE_MAX_KEYS ? JANK_RULE_MAX_KEYS : src->nto_keys;
+	for (unsigned i = 0; i < dst->nto_keys; i++)
+		r |= dup_str(&dst->to_keys[i], src->to_keys[i]);
 	if (r) {
 		jank_flow_rule_fini(dst);
 		return -ENOMEM;
@@ -259,41 +264,74 @@ int jank_flow_rule_set_keys(struct jank_flow_rule *r, const char *list)
 	return set_keys(r->keys, &r->nkeys, list);
 }
 
+int jank_flow_rule_set_to_keys(struct jank_flow_rule *r, const char *list)
+{
+	return set_keys(r->to_keys, &r->nto_keys, list);
+}
+
+char *const *jank_flow_rule_keys(const struct jank_flow_rule *r, int to)
+{
+	return to && r->nto_keys ? r->to_keys : r->keys;
+}
+
+bool jank_flow_rule_ok(const struct jank_flow_rule *r)
+{
+	return r->nto_keys == 0 || r->nto_keys == r->nkeys;
+}
+
 int jank_flow_rule_set_match(struct jank_flow_rule *r, const char *expr)
 {
 	return set_match(&r->match_field, &r->match_value, expr);
 }
 
-/* The distinct key and match fields that rules[0..n) read on `event`; -1 past `max`. */
-static int event_fields(const struct jank_rule *rules, size_t n, const char *event, int max)
+/* A rule's fields that one of its ends reads: its keys, then its match. */
+static void add_fields(const char **seen, int *count, int max, char *const *keys, unsigned nkeys,
+		       const char *match, bool *over)
+{
+	for (unsigned k = 0; k <= nkeys; k++) {
+		const char *f = k < nkeys ? keys[k] : match;
+		int j;
+
+		if (!f || !strcmp(f, "tid"))
+			continue;
+		for (j = 0; j < *count && strcmp(seen[j], f); j++)
+			;
+		if (j < *count)
+			continue;
+		if (*count == max) {
+			*over = true;
+			return;
+		}
+		seen[(*count)++] = f;
+	}
+}
+
+/*
+ * The distinct key and match fields that rules[0..n) read on `event`; -1
+ * past `max`. end_keys[i], when given and not NULL, are rule i's fields on
+ * its end event (a flow's to-key).
+ */
+static int event_fields(const struct jank_rule *rules, char *const *const *end_keys, size_t n,
+			const char *event, int max)
 {
 	const char *seen[JANK_MAX_FIELDS_PER_EVENT + 1];
 	int count = 0;
+	bool over = false;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !over; i++) {
 		const struct jank_rule *r = &rules[i];
+		char *const *ek = end_keys && end_keys[i] ? end_keys[i] : r->keys;
 
-		if (strcmp(r->begin_event, event) && strcmp(r->end_event, event))
-			continue;
-		for (unsigned k = 0; k <= r->nkeys; k++) {
-			const char *f = k < r->nkeys ? r->keys[k] : r->match_field;
-			int j;
-
-			if (!f || !strcmp(f, "tid"))
-				continue;
-			for (j = 0; j < count && strcmp(seen[j], f); j++)
-				;
-			if (j < count)
-				continue;
-			if (count == max)
-				return -1;
-			seen[count++] = f;
-		}
+		if (!strcmp(r->begin_event, event))
+			add_fields(seen, &count, max, r->keys, r->nkeys, r->match_field, &over);
+		if (!strcmp(r->end_event, event) && !over)
+			add_fields(seen, &count, max, ek, r->nkeys, r->match_field, &over);
 	}
-	return count;
+	return over ? -1 : count;
 }
 
-int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const char **event)
+static int rules_check(const struct jank_rule *rules, char *const *const *end_keys, size_t n,
+		       size_t *bad, const char **event)
 {
 	for (size_t i = 0; i < n; i++) {
 		for (int end = 0; end < 2; end++) {
@@ -304,7 +342,8 @@ int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const
 				users += !strcmp(rules[j].begin_event, ev) +
 					 !strcmp(rules[j].end_event, ev);
 			if (users > JANK_MAX_RULES_PER_EVENT ||
-			    event_fields(rules, i + 1, ev, JANK_MAX_FIELDS_PER_EVENT) < 0) {
+			    event_fields(rules, end_keys, i + 1, ev, JANK_MAX_FIELDS_PER_EVENT) <
+				    0) {
 				*bad = i;
 				*event = ev;
 				return -E2BIG;
@@ -314,15 +353,21 @@ int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const
 	return 0;
 }
 
+int jank_rules_check(const struct jank_rule *rules, size_t n, size_t *bad, const char **event)
+{
+	return rules_check(rules, NULL, n, bad, event);
+}
+
 int jank_rules_flows_check(const struct jank_rule *rules, size_t nrules,
 			   const struct jank_flow_rule *flows, size_t nflows, size_t *bad,
 			   const char **event)
 {
 	struct jank_rule *v = malloc((nrules + nflows + 1) * sizeof(*v));
-	int r;
+	char *const **end_keys = calloc(nrules + nflows + 1, sizeof(*end_keys));
+	int r = -ENOMEM;
 
-	if (!v)
-		return -ENOMEM;
+	if (!v || !end_keys)
+		goto out;
 	if (nrules)
 		memcpy(v, rules, nrules * sizeof(*v)); /* shallow: only read */
 	for (size_t i = 0; i < nflows; i++) {
@@ -335,8 +380,11 @@ int jank_rules_flows_check(const struct jank_rule *rules, size_t nrules,
 		f->nkeys = flows[i].nkeys;
 		memcpy(f->keys, flows[i].keys, sizeof(f->keys));
 		f->match_field = flows[i].match_field;
+		end_keys[nrules + i] = jank_flow_rule_keys(&flows[i], 1);
 	}
-	r = jank_rules_check(v, nrules + nflows, bad, event);
+	r = rules_check(v, end_keys, nrules + nflows, bad, event);
+out:
+	free(end_keys);
 	free(v);
 	return r;
 }

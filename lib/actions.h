@@ -61,7 +61,9 @@ struct jank_rule {
  * (on thread A at t0), means that B continues at t1 work that A handed over
  * at t0. Keys as an action's (payload or context fields, "tid" the emitting
  * thread); a flow needs at least one, or every `to` would pair with its
- * own thread. The match applies to both events.
+ * own thread. The `to` event reads the same fields, or, with `to_keys`, its
+ * own fields in the same order (ROS 2: rmw_publish's timestamp pairs with
+ * rmw_take's source_timestamp). The match applies to both events.
  */
 struct jank_flow_rule {
 	char *name;
@@ -69,8 +71,10 @@ struct jank_flow_rule {
 	char *to_event;
 	char *keys[JANK_RULE_MAX_KEYS];
 	unsigned nkeys;
-	char *match_field;	       /* NULL: no match */
-	struct jank_value match_value; /* INT or STR (owned) */
+	char *to_keys[JANK_RULE_MAX_KEYS]; /* the `to` event's fields; none: keys */
+	unsigned nto_keys;		   /* 0, or nkeys */
+	char *match_field;		   /* NULL: no match */
+	struct jank_value match_value;	   /* INT or STR (owned) */
 };
 
 /*
@@ -114,6 +118,12 @@ void jank_flow_rule_fini(struct jank_flow_rule *r);
 int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule *src);
 /* As jank_rule_set_keys() and jank_rule_set_match(). */
 int jank_flow_rule_set_keys(struct jank_flow_rule *r, const char *list);
+/* The `to` event's own key fields (to-key). Their count must be the key's: jank_flow_rule_ok(). */
+int jank_flow_rule_set_to_keys(struct jank_flow_rule *r, const char *list);
+/* The key fields that the flow's `to` (to != 0) or `from` event reads. */
+char *const *jank_flow_rule_keys(const struct jank_flow_rule *r, int to);
+/* Whether to-key, when given, names as many fields as key. */
+bool jank_flow_rule_ok(const struct jank_flow_rule *r);
 int jank_flow_rule_set_match(struct jank_flow_rule *r, const char *expr);
 
 struct jank_span;

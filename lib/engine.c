@@ -377,7 +377,7 @@ static struct jank_action_table *new_action_table(struct jank_engine *e, size_t 
 static bool flow_valid(const struct jank_flow_rule *f)
 {
 	return f->name && f->from_event && f->to_event && f->nkeys > 0 &&
-	       f->nkeys <= JANK_RULE_MAX_KEYS;
+	       f->nkeys <= JANK_RULE_MAX_KEYS && jank_flow_rule_ok(f);
 }
 
 /* Copies of flows[0..n) with their graph ids in *out; 0 or -errno. */
@@ -436,7 +436,8 @@ static bool same_flow(const struct jank_flow_rule *a, const struct jank_flow_rul
 	    !same_str(a->match_field, b->match_field) || a->match_value.type != b->match_value.type)
 		return false;
 	for (unsigned k = 0; k < a->nkeys; k++)
-		if (!same_str(a->keys[k], b->keys[k]))
+		if (!same_str(a->keys[k], b->keys[k]) ||
+		    !same_str(jank_flow_rule_keys(a, 1)[k], jank_flow_rule_keys(b, 1)[k]))
 			return false;
 	if (a->match_value.type == JANK_VALUE_STR)
 		return same_str(a->match_value.s, b->match_value.s);
@@ -736,8 +737,8 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 
 		for (int to = 0; to < 2; to++)
 			if (strcmp(to ? flow->to_event : flow->from_event, ci->name) == 0)
-				add_role(ci, (uint32_t)f, true, to, flow->keys, flow->nkeys,
-					 flow->match_field);
+				add_role(ci, (uint32_t)f, true, to, jank_flow_rule_keys(flow, to),
+					 flow->nkeys, flow->match_field);
 	}
 }
 

@@ -339,6 +339,25 @@ static void config_flows(void **state)
 	jank_config_fini(&c);
 	jank_engine_free(e);
 
+	/* to-key: the `to` event's own fields, as many as key's. */
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[flow ros2]\nfrom = ros2:rmw_publish\n"
+						 "to = ros2:rmw_take\nkey = timestamp\n"
+						 "to-key = source_timestamp\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.flows[0].nto_keys, 1);
+	assert_string_equal(c.flows[0].to_keys[0], "source_timestamp");
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[flow ros2]\nfrom = a:x\nto = a:y\n"
+						 "key = vpid, id\nto-key = id\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:1: [flow ros2]: to-key names 1 fields and key 2 (to-key "
+				 "gives the `to` event's field for each field of key, in the same "
+				 "order)");
+
 	/* A flow needs its key: the thread cannot be one. */
 	assert_int_equal(jank_config_load_string(&c, "t.conf",
 						 "[flow q]\nfrom = app:post\nto = app:run\n", err,

@@ -563,6 +563,58 @@ static void flow_rules(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * A key named per event (to-key), as ROS 2 pairs a publication with its take:
+ * rmw_publish's timestamp is rmw_take's source_timestamp.
+ */
+static void keys_per_event(void **state)
+{
+	struct jank_flow_rule f;
+	struct jank_engine_stats st;
+	struct jank_path p;
+	struct scn s;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	jank_flow_rule_init(&f);
+	f.name = "ros2-message";
+	f.from_event = "ros2:rmw_publish";
+	f.to_event = "ros2:rmw_take";
+	assert_int_equal(jank_flow_rule_set_keys(&f, "timestamp"), 0);
+	assert_int_equal(jank_flow_rule_set_to_keys(&f, "source_timestamp, taken"), 0);
+	assert_false(jank_flow_rule_ok(&f)); /* two fields for one */
+	assert_int_equal(jank_engine_add_flow(s.e, &f), -EINVAL);
+	assert_int_equal(jank_flow_rule_set_to_keys(&f, "source_timestamp"), 0);
+	assert_true(jank_flow_rule_ok(&f));
+	assert_string_equal(jank_flow_rule_keys(&f, 0)[0], "timestamp");
+	assert_string_equal(jank_flow_rule_keys(&f, 1)[0], "source_timestamp");
+	assert_int_equal(jank_engine_add_flow(s.e, &f), 0);
+	free(f.keys[0]);
+	free(f.to_keys[0]);
+
+	scn_switch(&s, 0, 0, 0, 0, R);
+	scn_switch(&s, 0, 1, 0, 0, P);
+	scn_event_v(&s, JANK_DOMAIN_UST, 100, 0, R, "ros2:rmw_publish",
+		    (const struct scn_field[]){ I("message", 0x1000), I("timestamp", 7) }, 2);
+	/* The take's own timestamp field is not its key: no pairing by it. */
+	scn_event_v(&s, JANK_DOMAIN_UST, 300, 1, P, "ros2:rmw_take",
+		    (const struct scn_field[]){ I("timestamp", 7), I("source_timestamp", 6) }, 2);
+	scn_event_v(&s, JANK_DOMAIN_UST, 500, 1, P, "ros2:rmw_take",
+		    (const struct scn_field[]){ I("message", 0x2000), I("source_timestamp", 7) },
+		    2);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_unmatched, 1);
+	assert_int_equal(st.flows_paired, 1);
+	assert_int_equal(st.flows_pending, 0);
+	scn_path(&s, P, 0, 700, &p);
+	assert_path(&p, { R, "running", 0, 100 }, { P, "running", 100, 500 },
+		    { P, "running", 500, 700 });
+	assert_labels(&p, 1, "ros2-message", NULL);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +627,7 @@ int main(void)
 		cmocka_unit_test(ust_only_busy_pool),
 		cmocka_unit_test(nested_spans),
 		cmocka_unit_test(flow_rules),
+		cmocka_unit_test(keys_per_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

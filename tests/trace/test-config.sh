@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 43
+plan 45
 
 mkdir "$tmp/empty"
 
@@ -281,3 +281,11 @@ expect_error "[live] url and create = yes exclude each other" 1 \
 printf '[graph\nfoo = 1\n' >"$tmp/first.conf"
 expect_error "the first error is reported" 1 "^jankctl: $tmp/first.conf:1: syntax error" -- \
 	"$JANKCTL" analyze --config "$tmp/first.conf" "$tmp/empty"
+
+# The example drop-ins that jank ships are accepted as they are.
+expect_error "examples/ros2-flows.conf accepted" 1 "no CTF trace found" -- \
+	"$JANKCTL" analyze --config "$top_srcdir/examples/ros2-flows.conf" "$tmp/empty"
+printf '[flow f]\nfrom = a:x\nto = a:y\nkey = vpid, id\nto-key = id\n' >"$tmp/tokey.conf"
+expect_error "[flow] to-key with fewer fields than key" 1 \
+	"^jankctl: $tmp/tokey.conf:1: \[flow f\]: to-key names 1 fields and key 2" -- \
+	"$JANKCTL" analyze --config "$tmp/tokey.conf" "$tmp/empty"
