@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "clock.h"
 #include "log.h"
 #include "relayd.h"
@@ -73,6 +74,7 @@ struct jank_live_input {
 	struct jank_symbols *sym; /* function names: the stream's statedump, or /proc/PID/maps */
 	int64_t maps_tried[PROC_MAPS_TRIED];
 	unsigned nmaps_tried;
+	bool this_host; /* the traced host is this one: its pids are ours (/proc/PID/maps) */
 	char *url;
 	struct event_base *base;
 	struct event *pump;
@@ -385,8 +387,10 @@ static void pump(evutil_socket_t fd, short what, void *data)
 /*
  * A frame's name for a verdict: from the statedump the stream carried, else,
  * on the traced host, from /proc/PID/maps (read once per process, when an
- * address of it is in no known mapping; a process of another host or
- * container, or gone, stays unresolved: its address in hex).
+ * address of it is in no known mapping). The trace of another host names
+ * processes that are not this host's: its pids are never looked up here. A
+ * process of another container, or gone, stays unresolved (its address in
+ * hex, or binary+0xoffset).
  */
 static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *data)
 {
@@ -399,6 +403,8 @@ static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *
 		return;
 	}
 	if (jank_symbols_lookup(w->sym, f->pid, f->addr, buf, len) != JANK_SYMBOLS_UNMAPPED)
+		return;
+	if (!w->this_host)
 		return;
 	for (unsigned i = 0; i < w->nmaps_tried && i < PROC_MAPS_TRIED; i++)
 		tried |= w->maps_tried[i] == f->pid;
@@ -415,6 +421,7 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 					    void *data, char *err, size_t errlen)
 {
 	struct jank_live_input *w = calloc(1, sizeof(*w));
+	char host[256];
 	int r = -ENOMEM;
 
 	if (!w)
@@ -432,6 +439,9 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	w->sym = jank_symbols_new(0);
 	if (w->sym)
 		jank_engine_set_namer(w->engine, name_frame, w);
+	host[sizeof(host) - 1] = '\0';
+	w->this_host =
+		gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;

@@ -115,6 +115,17 @@ static void compare(const char *host, const char *session, void *data)
 		w->found = true;
 }
 
+bool jank_relayd_url_on_host(const char *url, const char *hostname)
+{
+	const char *host = strstr(url, "/host/"), *end;
+
+	if (!host || !(end = strchr(host + 6, '/')))
+		return false;
+	host += 6;
+	return (size_t)(end - host) == strlen(hostname) &&
+	       !strncmp(host, hostname, strlen(hostname));
+}
+
 int jank_relayd_has_session(const char *url, char *err, size_t errlen)
 {
 	const char *host = strstr(url, "/host/"), *session;

@@ -11,6 +11,7 @@
 #ifndef JANK_RELAYD_H
 #define JANK_RELAYD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One live session: the host that traces it and its name. */
@@ -30,5 +31,13 @@ int jank_relayd_list_sessions(const char *relay, jank_relayd_session_fn fn, void
  * in err). Blocks for one round trip to relayd.
  */
 int jank_relayd_has_session(const char *url, char *err, size_t errlen);
+
+/*
+ * Whether the traced host of `url` (its HOSTNAME) is `hostname`: a process
+ * id in its trace is then one of this host's (unless the traced program runs
+ * in a PID namespace of its own under the same host name). False for a URL
+ * that is not a live one.
+ */
+bool jank_relayd_url_on_host(const char *url, const char *hostname);
 
 #endif

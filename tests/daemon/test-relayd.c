@@ -106,10 +106,23 @@ static void nobody_listens(void **state)
 	assert_true(err[0] != '\0');
 }
 
+/* The traced host of a live URL, against this host's name. */
+static void url_on_host(void **state)
+{
+	(void)state;
+	assert_true(jank_relayd_url_on_host("net://127.0.0.1/host/web1/s", "web1"));
+	assert_true(jank_relayd_url_on_host("net://r:5344/host/web1/host/x", "web1"));
+	assert_false(jank_relayd_url_on_host("net://127.0.0.1/host/web10/s", "web1"));
+	assert_false(jank_relayd_url_on_host("net://127.0.0.1/host/web/s", "web1"));
+	assert_false(jank_relayd_url_on_host("net://127.0.0.1/host/web1", "web1"));
+	assert_false(jank_relayd_url_on_host("/var/trace/web1", "web1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(not_live_urls),
+		cmocka_unit_test(url_on_host),
 		cmocka_unit_test(long_relay),
 		cmocka_unit_test(nobody_listens),
 	};
