@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+#include "alert-target.h"
 #include "alert.h"
 #include "journal.h"
 #include "textsafe.h"
@@ -744,6 +747,90 @@ static void followup_targets(void **state)
 	jank_journal_reset(NULL, 0, 0);
 }
 
+/* The value of KEY in a native journal datagram ("" when absent). */
+static const char *dgram_field(const char *data, size_t len, const char *key, char *buf,
+			       size_t blen)
+{
+	const char *k, *v;
+	size_t pos = 0, kn, vn;
+
+	buf[0] = '\0';
+	while (jank_journal_field_next(data, len, &pos, &k, &kn, &v, &vn) == 1)
+		if (kn == strlen(key) && !memcmp(k, key, kn))
+			snprintf(buf, blen, "%.*s", (int)vn, v);
+	return buf;
+}
+
+/*
+ * The journal target's entry, as journald gets it (a datagram socket standing
+ * for journald): a restart's skipped time and a failed capture are fields of
+ * their own, absent when there is nothing to say.
+ */
+static void journal_entry_fields(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &f->frame,
+		.key = "name=frame,id=1",
+		.begin = 10 * S,
+		.end = 13 * S,
+		.duration = 3 * S,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.discarded_events = 7,
+	};
+	struct jank_alert a = {
+		.kind = JANK_ALERT_REPORT,
+		.report = &r,
+		.input = "net://r/host/x/s",
+		.action = "frame",
+		.skipped_ns = 1200 * MS,
+		.capture_failed = "cannot create a capture: No space left on device",
+	};
+	char dir[] = "/tmp/jank-alert.XXXXXX", path[64], buf[65536], v[256];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/socket", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	jank_journal_reset(path, 8, 1 << 20);
+
+	assert_int_equal(jank_alert_journal_ops.report(&a), 0);
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(n > 0);
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_SKIPPED_NS", v, sizeof(v)),
+			    "1200000000");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_DISCARDED_EVENTS", v, sizeof(v)),
+			    "7");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_CAPTURE_FAILED", v, sizeof(v)),
+			    "cannot create a capture: No space left on device");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_CAPTURE", v, sizeof(v)), "");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_INPUT", v, sizeof(v)),
+			    "net://r/host/x/s");
+	/* Nothing skipped, a capture made: no JANK_SKIPPED_NS, no JANK_CAPTURE_FAILED. */
+	a.skipped_ns = 0;
+	a.capture_failed = NULL;
+	a.capture = "/var/lib/jankd/captures/c1";
+	assert_int_equal(jank_alert_journal_ops.report(&a), 0);
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(n > 0);
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_SKIPPED_NS", v, sizeof(v)), "");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_CAPTURE_FAILED", v, sizeof(v)), "");
+	assert_string_equal(dgram_field(buf, (size_t)n, "JANK_CAPTURE", v, sizeof(v)),
+			    "/var/lib/jankd/captures/c1");
+
+	jank_journal_reset(NULL, 0, 0);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -756,6 +843,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(capture, setup, teardown),
 		cmocka_unit_test_setup_teardown(capture_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(journal_entry_fields, setup, teardown),
 		cmocka_unit_test(period_text),
 		cmocka_unit_test_setup_teardown(per_host, setup, teardown),
 		cmocka_unit_test(message_cause),
