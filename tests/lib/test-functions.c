@@ -333,6 +333,86 @@ static void fast_deep_then_shallow(void **state)
 }
 
 /*
+ * The table of interned stacks holds at most an eighth of the memory budget
+ * (about 48 bytes a stack). Past that, a push that needs a new stack is
+ * refused and counted (stacks_full): the thread's stack stays its caller's
+ * until that function returns (its frames are counted, like those past the
+ * depth cap), so its time goes to the caller; stacks already interned still
+ * serve. T calls more distinct functions from run_task than the table holds.
+ */
+static void stacks_table_full(void **state)
+{
+	const uint64_t limit = 4u << 20;
+	const int extra = 100;
+	const uint64_t F = 0x100000, NEW = 0x900000, US = 1000;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	const struct jank_stacks *t;
+	struct jank_breakdown b;
+	struct jank_path p;
+	struct scn s;
+	int64_t ts = 1000, t1;
+	int n;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	cfg.memory_limit = limit;
+	scn_init(&s, &scn_layout_current, &cfg);
+	s.pid = 1;
+	t = jank_graph_stacks_const(jank_engine_graph(s.e));
+	assert_int_equal(t->max_nodes, limit / 8 / 48);
+	n = (int)t->max_nodes - 1 + extra; /* run_task, then run_task>F+16i */
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, ts, 0, T, true, RUN);
+	for (int i = 0; i < n; i++, ts += US) {
+		fn(&s, ts + 100, 0, T, true, F + 16 * (uint64_t)i);
+		fn(&s, ts + 400, 0, T, false, F + 16 * (uint64_t)i);
+	}
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.stacks, t->max_nodes);
+	assert_int_equal(st.stacks_full, extra);
+	assert_int_equal(st.function_resyncs, 0);
+	print_message("# %u stacks (budget %llu KiB): %llu KiB\n", t->max_nodes,
+		      (unsigned long long)limit >> 10,
+		      (unsigned long long)jank_stacks_bytes(t) >> 10);
+	/* Here exactly an eighth: 16,384 nodes of 24 bytes and 32,768 index slots of 4. */
+	assert_true(jank_stacks_bytes(t) <= limit / 8);
+
+	/* A new function, and one called inside it: run_task's. Then an interned one. */
+	t1 = ts + 1000 * US;
+	fn(&s, t1, 0, T, true, NEW);
+	fn(&s, t1 + 100 * US, 0, T, true, F);
+	fn(&s, t1 + 200 * US, 0, T, false, F);
+	fn(&s, t1 + 300 * US, 0, T, false, NEW);
+	fn(&s, t1 + 400 * US, 0, T, true, F);
+	fn(&s, t1 + 500 * US, 0, T, false, F);
+	fn(&s, t1 + 600 * US, 0, T, false, RUN);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.stacks, t->max_nodes);
+	assert_int_equal(st.stacks_full, extra + 1); /* NEW; F inside it is only counted */
+	assert_int_equal(st.function_resyncs, 0);
+	scn_path(&s, T, t1 - 100 * US, t1 + 700 * US, &p);
+	assert_path(&p, { T, "running", t1 - 100 * US, t1 + 400 * US },
+		    { T, "running", t1 + 400 * US, t1 + 500 * US },
+		    { T, "running", t1 + 500 * US, t1 + 600 * US },
+		    { T, "running", t1 + 600 * US, t1 + 700 * US });
+	assert_stack(&p, 0, "0x1000");
+	assert_stack(&p, 1, "0x1000>0x100000");
+	assert_stack(&p, 2, "0x1000");
+	assert_stack(&p, 3, "-");
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	assert_int_equal(b.nfunctions, 2);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[0].frame)->name, "0x1000");
+	assert_int_equal(b.functions[0].ns, 600 * US);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[1].frame)->name, "0x100000");
+	assert_int_equal(b.functions[1].ns, 100 * US);
+	jank_breakdown_fini(&b);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
  * A thread that exits inside a function has no stack after its exit, and a
  * new thread with its tid starts with none.
  */
@@ -604,15 +684,11 @@ static void gc_twins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(nested_calls),
-		cmocka_unit_test(lost_entries_and_exits),
-		cmocka_unit_test(deep_recursion),
-		cmocka_unit_test(fast_nested_calls),
-		cmocka_unit_test(fast_deep_then_shallow),
-		cmocka_unit_test(exit_inside_function),
-		cmocka_unit_test(callstack_contexts),
-		cmocka_unit_test(short_calls_merge),
-		cmocka_unit_test(gc_twins),
+		cmocka_unit_test(nested_calls),		  cmocka_unit_test(lost_entries_and_exits),
+		cmocka_unit_test(deep_recursion),	  cmocka_unit_test(fast_nested_calls),
+		cmocka_unit_test(fast_deep_then_shallow), cmocka_unit_test(stacks_table_full),
+		cmocka_unit_test(exit_inside_function),	  cmocka_unit_test(callstack_contexts),
+		cmocka_unit_test(short_calls_merge),	  cmocka_unit_test(gc_twins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
