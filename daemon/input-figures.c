@@ -68,6 +68,8 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("actions_unmatched", IN(engine.actions_unmatched), SUM),
 	COUNT("actions_dropped", IN(engine.actions_dropped), SUM),
 	COUNT("actions_evicted", IN(engine.actions_evicted), SUM),
+	COUNT("flows_expired", IN(engine.flows_expired), SUM),
+	COUNT("flows_evicted", IN(engine.flows_evicted), SUM),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
 	COUNT("budget_forced", IN(engine.budget_forced), SUM),

@@ -178,6 +178,11 @@ static void analyze_notes(const struct jank_engine *e)
 		{ s.actions_evicted,
 		  "open actions were dropped, oldest first, because open actions "
 		  "alone took half of the memory limit" },
+		{ s.flows_expired, "flow `from`s never met their `to` (expired after the action "
+				   "timeout)" },
+		{ s.flows_evicted,
+		  "pending flow `from`s were dropped, oldest first, because open actions "
+		  "and pending flows alone took half of the memory limit" },
 		{ s.paths_truncated, "critical paths reached freed graph memory (truncated)" },
 		{ s.paths_incomplete, "critical paths are incomplete (out of memory)" },
 	};

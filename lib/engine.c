@@ -1449,6 +1449,11 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
  * frame; when it is not the innermost, entries or exits were lost: it pops
  * to the matching frame, or, when no frame matches (its entry was lost),
  * clears the stack, so that a stack never drifts.
+ *
+ * An exit without an address (lttng_ust_cyg_profile_fast:func_exit has no
+ * field: the fast library records only the entries' addresses) pops the
+ * innermost frame: there is nothing to check it against, so a lost event
+ * shifts the stack until the thread returns to its outermost frame.
  */
 static void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 {
@@ -1456,16 +1461,18 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	int32_t tid = emitting_tid(e, ev);
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
+	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
 	uint64_t addr;
 	uint32_t id;
 
-	if (!w || ev->nfields < 1 ||
-	    (ev->fields[0].type != JANK_VALUE_UINT && ev->fields[0].type != JANK_VALUE_INT))
+	if (!w || (entry && !has_addr) ||
+	    (has_addr && ev->fields[0].type != JANK_VALUE_UINT &&
+	     ev->fields[0].type != JANK_VALUE_INT))
 		return;
 	f = w->fn ? w->fn : jank_thread_stacks_of(e->graph, w);
 	if (!f)
 		return;
-	addr = (uint64_t)jank_value_as_int(&ev->fields[0], 0);
+	addr = has_addr ? (uint64_t)jank_value_as_int(&ev->fields[0], 0) : 0;
 	e->stats.function_events++;
 	if (entry) {
 		if (f->over) {
@@ -1481,6 +1488,14 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	} else {
 		if (f->over) {
 			f->over--;
+			return;
+		}
+		if (!has_addr) {
+			if (!f->shadow)
+				return; /* nothing to pop: its entry was lost, or came before the
+					   trace */
+			f->shadow = jank_stacks_parent(t, f->shadow);
+			stack_now(e, w, ev->ts);
 			return;
 		}
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))

@@ -283,6 +283,8 @@ static void engine_figures(void **state)
 		.discarded_events = 15,
 		.memory_bytes = 16,
 		.memory_peak = 17,
+		.flows_expired = 25,
+		.flows_evicted = 26,
 		.graph = { .workers = 18,
 			   .vertices = 19,
 			   .bytes = 20,
@@ -303,6 +305,8 @@ static void engine_figures(void **state)
 	assert_int_equal(num(o, "actions_unmatched"), 9);
 	assert_int_equal(num(o, "actions_dropped"), 10);
 	assert_int_equal(num(o, "actions_evicted"), 11);
+	assert_int_equal(num(o, "flows_expired"), 25);
+	assert_int_equal(num(o, "flows_evicted"), 26);
 	assert_int_equal(num(o, "paths_truncated"), 12);
 	assert_int_equal(num(o, "paths_incomplete"), 13);
 	assert_int_equal(num(o, "budget_forced"), 14);

@@ -522,6 +522,103 @@ static void nested_spans(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * A `from` pending longer than the action timeout is dropped and counted
+ * (flows_expired): its `to` afterwards makes no edge (flows_unmatched), and
+ * the path of the thread that ran it is its own. A younger `from` stays
+ * and pairs.
+ */
+static void flow_expiry(void **state)
+{
+	const int64_t MS = 1000000;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct jank_path p;
+	struct scn s;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.action_timeout_ns = 1 * MS;
+	setup(&s, &cfg);
+	scn_switch(&s, 0, 0, 0, 0, R);
+	scn_switch(&s, 0, 1, 0, 0, P);
+	app(&s, 100, 0, R, "app:post", "task", 1);
+	app(&s, MS - 100, 0, R, "app:post", "task", 2);
+	jank_engine_tick(s.e, MS + 100); /* task 1: exactly the timeout, kept */
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_expired, 0);
+	assert_int_equal(st.flows_pending, 2);
+	jank_engine_tick(s.e, MS + 101); /* task 1: past it */
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_expired, 1);
+	assert_int_equal(st.flows_pending, 1);
+
+	app(&s, MS + 500, 1, P, "app:run", "task", 1);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_unmatched, 1);
+	assert_int_equal(st.flows_paired, 0);
+	scn_path(&s, P, 0, MS + 550, &p);
+	assert_path(&p, { P, "running", 0, MS + 550 });
+	assert_labels(&p, 0, NULL, NULL);
+	jank_path_fini(&p);
+
+	app(&s, MS + 600, 1, P, "app:run", "task", 2);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_paired, 1);
+	assert_int_equal(st.flows_pending, 0);
+	assert_int_equal(st.flows_expired, 1);
+	scn_path(&s, P, 0, MS + 700, &p);
+	assert_path(&p, { R, "running", 0, MS - 100 }, { P, "running", MS - 100, MS + 600 },
+		    { P, "running", MS + 600, MS + 700 });
+	assert_labels(&p, 1, "queue", NULL);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Under a tight memory budget, `from`s that never meet their `to` are
+ * evicted oldest first once open actions and pending flows take half of it
+ * (flows_evicted), long before the 60 s timeout: the memory stays within
+ * the budget, the oldest `to` finds nothing, the newest still pairs.
+ */
+static void flow_eviction(void **state)
+{
+	const uint64_t limit = 1u << 20;
+	const int n = 100000;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	int64_t t = 1000000;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.memory_limit = limit; /* retention and timeout: the defaults, 2 s and 60 s */
+	setup(&s, &cfg);
+	for (int c = 0; c < 8; c++)
+		scn_switch(&s, t, c, 0, 0, 100 + c);
+	scn_switch(&s, t, 8, 0, 0, P);
+	for (int i = 0; i < n; i++) {
+		t += 1000;
+		app(&s, t, i % 8, 100 + i % 8, "app:post", "task", i);
+	}
+	jank_engine_get_stats(s.e, &st);
+	print_message("# %d froms, budget %llu KiB: %llu evicted, %llu pending, peak %llu KiB\n", n,
+		      (unsigned long long)limit >> 10, (unsigned long long)st.flows_evicted,
+		      (unsigned long long)st.flows_pending,
+		      (unsigned long long)st.memory_peak >> 10);
+	assert_true(st.budget_forced > 0);
+	assert_true(st.flows_evicted > (uint64_t)n / 2);
+	assert_true(st.flows_pending > 0);
+	assert_int_equal(st.flows_evicted + st.flows_pending, n);
+	assert_int_equal(st.flows_expired, 0);
+	assert_true(st.memory_peak <= limit + limit / 8);
+
+	app(&s, t + 100, 8, P, "app:run", "task", 0);	  /* the oldest: evicted */
+	app(&s, t + 200, 8, P, "app:run", "task", n - 1); /* the newest: pending */
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.flows_unmatched, 1);
+	assert_int_equal(st.flows_paired, 1);
+	scn_fini(&s);
+}
+
 /* What the engine accepts as a flow, and a reload that keeps pending `from`s. */
 static void flow_rules(void **state)
 {
@@ -628,6 +725,8 @@ int main(void)
 		cmocka_unit_test(nested_spans),
 		cmocka_unit_test(flow_rules),
 		cmocka_unit_test(keys_per_event),
+		cmocka_unit_test(flow_expiry),
+		cmocka_unit_test(flow_eviction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

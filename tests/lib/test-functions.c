@@ -9,6 +9,10 @@
  * Functions are addresses: RUN (run_task) calls PRICE (compute_price),
  * which calls DISC (apply_discounts). Without a namer, a frame's name is its
  * address in hex.
+ *
+ * The events are lttng-ust's: lttng_ust_cyg_profile:func_entry/func_exit
+ * both carry addr and call_site; lttng_ust_cyg_profile_fast:func_entry
+ * carries addr only, and its func_exit no field at all.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -29,8 +33,10 @@ enum {
 	LOG = 0x4000,
 };
 
-#define ENTRY "lttng_ust_cyg_profile:func_entry"
-#define EXIT  "lttng_ust_cyg_profile_fast:func_exit"
+#define ENTRY	   "lttng_ust_cyg_profile:func_entry"
+#define EXIT	   "lttng_ust_cyg_profile:func_exit"
+#define FAST_ENTRY "lttng_ust_cyg_profile_fast:func_entry"
+#define FAST_EXIT  "lttng_ust_cyg_profile_fast:func_exit"
 
 static void fn(struct scn *s, int64_t ts, int cpu, int tid, bool entry, uint64_t addr)
 {
@@ -38,6 +44,18 @@ static void fn(struct scn *s, int64_t ts, int cpu, int tid, bool entry, uint64_t
 		    (const struct scn_field[]){ I("addr", (int64_t)addr),
 						I("call_site", (int64_t)addr + 8) },
 		    2);
+}
+
+/* The fast library's events: an entry's address, an exit without any. */
+static void fast_entry(struct scn *s, int64_t ts, int cpu, int tid, uint64_t addr)
+{
+	scn_event_v(s, JANK_DOMAIN_UST, ts, cpu, tid, FAST_ENTRY,
+		    (const struct scn_field[]){ I("addr", (int64_t)addr) }, 1);
+}
+
+static void fast_exit(struct scn *s, int64_t ts, int cpu, int tid)
+{
+	scn_event_v(s, JANK_DOMAIN_UST, ts, cpu, tid, FAST_EXIT, NULL, 0);
 }
 
 /* A path's segment i's stack as "0x1000>0x2000" (outermost first), "-" when none. */
@@ -192,6 +210,204 @@ static void deep_recursion(void **state)
 		assert_int_equal(p.segs[i].end, E0 + D * (depth - JANK_STACK_DEPTH + 1));
 	}
 	assert_int_equal(p.n, 2 * JANK_STACK_DEPTH + 1);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * The fast library: its exits say nothing, each pops the innermost frame of
+ * its own thread. T (CPU 0) and P (CPU 1) call at once; an exit before any
+ * entry has nothing to pop. Both return to no stack.
+ */
+static void fast_nested_calls(void **state)
+{
+	struct scn s;
+	struct jank_path p;
+	struct jank_engine_stats st;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	scn_switch(&s, 0, 1, 0, 0, P);
+	fast_exit(&s, 50, 0, T); /* its entry came before the trace: nothing to pop */
+	fast_entry(&s, 100, 0, T, RUN);
+	fast_entry(&s, 150, 1, P, LOG);
+	fast_entry(&s, 200, 0, T, PRICE);
+	fast_entry(&s, 250, 1, P, DISC);
+	fast_entry(&s, 300, 0, T, DISC);
+	fast_exit(&s, 350, 1, P);
+	fast_exit(&s, 3300, 0, T);
+	fast_exit(&s, 3400, 1, P);
+	fast_exit(&s, 3500, 0, T);
+	fast_exit(&s, 3600, 0, T);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.function_events, 11);
+	assert_int_equal(st.function_resyncs, 0);
+	scn_path(&s, T, 0, 4000, &p);
+	assert_path(&p, { T, "running", 0, 100 }, { T, "running", 100, 200 },
+		    { T, "running", 200, 300 }, { T, "running", 300, 3300 },
+		    { T, "running", 3300, 3500 }, { T, "running", 3500, 3600 },
+		    { T, "running", 3600, 4000 });
+	assert_stack(&p, 0, "-");
+	assert_stack(&p, 1, "0x1000");
+	assert_stack(&p, 2, "0x1000>0x2000");
+	assert_stack(&p, 3, "0x1000>0x2000>0x3000");
+	assert_stack(&p, 4, "0x1000>0x2000");
+	assert_stack(&p, 5, "0x1000");
+	assert_stack(&p, 6, "-");
+	jank_path_fini(&p);
+	scn_path(&s, P, 0, 4000, &p);
+	assert_path(&p, { P, "running", 0, 150 }, { P, "running", 150, 250 },
+		    { P, "running", 250, 350 }, { P, "running", 350, 3400 },
+		    { P, "running", 3400, 4000 });
+	assert_stack(&p, 0, "-");
+	assert_stack(&p, 1, "0x4000");
+	assert_stack(&p, 2, "0x4000>0x3000");
+	assert_stack(&p, 3, "0x4000");
+	assert_stack(&p, 4, "-");
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * Fast events, deep then shallow: recursion past the depth cap, whose exits
+ * first undo the frames counted past it, then pop the interned ones, down
+ * to no stack; then short calls from run_task, labelled each with its own
+ * stack, and no stack again at the end.
+ */
+static void fast_deep_then_shallow(void **state)
+{
+	const int depth = JANK_STACK_DEPTH + 200;
+	const int64_t D = 100000, E0 = D * (depth + 2), S0 = E0 + D * (depth + 1), END = S0 + D * 6;
+	struct scn s;
+	struct jank_path p;
+	struct jank_engine_stats st;
+	size_t last;
+	uint32_t n;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fast_entry(&s, 10, 0, T, RUN);
+	for (int i = 0; i < depth; i++)
+		fast_entry(&s, D * (i + 1), 0, T, PRICE);
+	for (int i = 0; i <= depth; i++)
+		fast_exit(&s, E0 + D * i, 0, T);
+	fast_entry(&s, S0, 0, T, RUN);
+	fast_entry(&s, S0 + D, 0, T, LOG);
+	fast_exit(&s, S0 + 2 * D, 0, T);
+	fast_entry(&s, S0 + 3 * D, 0, T, DISC);
+	fast_exit(&s, S0 + 4 * D, 0, T);
+	fast_exit(&s, S0 + 5 * D, 0, T);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.function_events, 2 * (depth + 1) + 6);
+	assert_int_equal(st.function_resyncs, 0);
+	assert_int_equal(st.stacks, JANK_STACK_DEPTH + 2); /* and 0x1000>0x4000, 0x1000>0x3000 */
+	scn_path(&s, T, 0, END, &p);
+	assert_int_equal(p.n, 2 * JANK_STACK_DEPTH + 1 + 6);
+	/* The cap, from its entry until the exits undid the frames past it. */
+	for (size_t i = 0; i < p.n; i++) {
+		jank_path_stack_of(&p, p.segs[i].stack, &n);
+		if (n != JANK_STACK_DEPTH)
+			continue;
+		assert_int_equal(p.segs[i].begin, D * (JANK_STACK_DEPTH - 1));
+		assert_int_equal(p.segs[i].end, E0 + D * (depth - JANK_STACK_DEPTH + 1));
+	}
+	last = p.n - 1;
+	assert_stack(&p, last - 7, "0x1000");
+	assert_int_equal(p.segs[last - 7].begin, E0 + D * (depth - 1));
+	assert_stack(&p, last - 6, "-");
+	assert_int_equal(p.segs[last - 6].begin, E0 + D * depth);
+	assert_stack(&p, last - 5, "0x1000");
+	assert_int_equal(p.segs[last - 5].begin, S0);
+	assert_stack(&p, last - 4, "0x1000>0x4000");
+	assert_stack(&p, last - 3, "0x1000");
+	assert_stack(&p, last - 2, "0x1000>0x3000");
+	assert_stack(&p, last - 1, "0x1000");
+	assert_stack(&p, last, "-"); /* from its last exit to the end */
+	assert_int_equal(p.segs[last].begin, S0 + 5 * D);
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
+/*
+ * The table of interned stacks holds at most an eighth of the memory budget
+ * (about 48 bytes a stack). Past that, a push that needs a new stack is
+ * refused and counted (stacks_full): the thread's stack stays its caller's
+ * until that function returns (its frames are counted, like those past the
+ * depth cap), so its time goes to the caller; stacks already interned still
+ * serve. T calls more distinct functions from run_task than the table holds.
+ */
+static void stacks_table_full(void **state)
+{
+	const uint64_t limit = 4u << 20;
+	const int extra = 100;
+	const uint64_t F = 0x100000, NEW = 0x900000, US = 1000;
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	const struct jank_stacks *t;
+	struct jank_breakdown b;
+	struct jank_path p;
+	struct scn s;
+	int64_t ts = 1000, t1;
+	int n;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	cfg.memory_limit = limit;
+	scn_init(&s, &scn_layout_current, &cfg);
+	s.pid = 1;
+	t = jank_graph_stacks_const(jank_engine_graph(s.e));
+	assert_int_equal(t->max_nodes, limit / 8 / 48);
+	n = (int)t->max_nodes - 1 + extra; /* run_task, then run_task>F+16i */
+	scn_switch(&s, 0, 0, 0, 0, T);
+	fn(&s, ts, 0, T, true, RUN);
+	for (int i = 0; i < n; i++, ts += US) {
+		fn(&s, ts + 100, 0, T, true, F + 16 * (uint64_t)i);
+		fn(&s, ts + 400, 0, T, false, F + 16 * (uint64_t)i);
+	}
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.stacks, t->max_nodes);
+	assert_int_equal(st.stacks_full, extra);
+	assert_int_equal(st.function_resyncs, 0);
+	print_message("# %u stacks (budget %llu KiB): %llu KiB\n", t->max_nodes,
+		      (unsigned long long)limit >> 10,
+		      (unsigned long long)jank_stacks_bytes(t) >> 10);
+	/* Here exactly an eighth: 16,384 nodes of 24 bytes and 32,768 index slots of 4. */
+	assert_true(jank_stacks_bytes(t) <= limit / 8);
+
+	/* A new function, and one called inside it: run_task's. Then an interned one. */
+	t1 = ts + 1000 * US;
+	fn(&s, t1, 0, T, true, NEW);
+	fn(&s, t1 + 100 * US, 0, T, true, F);
+	fn(&s, t1 + 200 * US, 0, T, false, F);
+	fn(&s, t1 + 300 * US, 0, T, false, NEW);
+	fn(&s, t1 + 400 * US, 0, T, true, F);
+	fn(&s, t1 + 500 * US, 0, T, false, F);
+	fn(&s, t1 + 600 * US, 0, T, false, RUN);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.stacks, t->max_nodes);
+	assert_int_equal(st.stacks_full, extra + 1); /* NEW; F inside it is only counted */
+	assert_int_equal(st.function_resyncs, 0);
+	scn_path(&s, T, t1 - 100 * US, t1 + 700 * US, &p);
+	assert_path(&p, { T, "running", t1 - 100 * US, t1 + 400 * US },
+		    { T, "running", t1 + 400 * US, t1 + 500 * US },
+		    { T, "running", t1 + 500 * US, t1 + 600 * US },
+		    { T, "running", t1 + 600 * US, t1 + 700 * US });
+	assert_stack(&p, 0, "0x1000");
+	assert_stack(&p, 1, "0x1000>0x100000");
+	assert_stack(&p, 2, "0x1000");
+	assert_stack(&p, 3, "-");
+	jank_breakdown_init(&b);
+	assert_int_equal(jank_breakdown_compute(&p, &b), 0);
+	assert_int_equal(b.nfunctions, 2);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[0].frame)->name, "0x1000");
+	assert_int_equal(b.functions[0].ns, 600 * US);
+	assert_string_equal(jank_path_frame_of(&p, b.functions[1].frame)->name, "0x100000");
+	assert_int_equal(b.functions[1].ns, 100 * US);
+	jank_breakdown_fini(&b);
 	jank_path_fini(&p);
 	scn_fini(&s);
 }
@@ -468,10 +684,11 @@ static void gc_twins(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(nested_calls),	      cmocka_unit_test(lost_entries_and_exits),
-		cmocka_unit_test(deep_recursion),     cmocka_unit_test(exit_inside_function),
-		cmocka_unit_test(callstack_contexts), cmocka_unit_test(short_calls_merge),
-		cmocka_unit_test(gc_twins),
+		cmocka_unit_test(nested_calls),		  cmocka_unit_test(lost_entries_and_exits),
+		cmocka_unit_test(deep_recursion),	  cmocka_unit_test(fast_nested_calls),
+		cmocka_unit_test(fast_deep_then_shallow), cmocka_unit_test(stacks_table_full),
+		cmocka_unit_test(exit_inside_function),	  cmocka_unit_test(callstack_contexts),
+		cmocka_unit_test(short_calls_merge),	  cmocka_unit_test(gc_twins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
