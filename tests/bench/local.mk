@@ -2,10 +2,15 @@
 # synthetic traces with bench/jank-synth and gen/jank-gen, times jankctl
 # against babeltrace2 on them, and writes BENCHMARKS.md. The programs are
 # built with the others so that they always compile.
-noinst_PROGRAMS += bench/jank-synth bench/bench-critpath
+noinst_PROGRAMS += bench/jank-synth bench/bench-critpath bench/bench-metrics
 bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
+# The cost of a scrape of jankd's metrics: 64 inputs, composition fully populated.
+bench_bench_metrics_SOURCES = bench/bench-metrics.c
+bench_bench_metrics_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+bench_bench_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
+	$(top_builddir)/lib/libjank.la $(JSONC_LIBS) -lm
 
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
 	bench/memory-budget.sh bench/fleet-load.sh

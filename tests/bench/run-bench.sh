@@ -14,7 +14,8 @@
 # of CPU time (user + system; both are single-threaded), so that other load
 # on the machine does not skew the ratio; wall time is reported too. Peak
 # RSS is GNU time's %M. Then: the critical-path microbenchmark
-# (bench-critpath) and the share of time spent in garbage collection (perf
+# (bench-critpath), the cost of a scrape of jankd's metrics with 64 inputs
+# (bench-metrics), and the share of time spent in garbage collection (perf
 # sampling, else callgrind), and the engine's own accounting (jankctl's
 # hidden --stats).
 #
@@ -45,6 +46,7 @@ BEFORE=${JANKCTL_BEFORE:-}
 JANK_GEN=${JANK_GEN:-$top_builddir/tests/gen/jank-gen}
 SYNTH=${SYNTH:-$top_builddir/tests/bench/jank-synth}
 CRITPATH=${CRITPATH:-$top_builddir/tests/bench/bench-critpath}
+METRICS=${METRICS:-$top_builddir/tests/bench/bench-metrics}
 BT=${BABELTRACE2:-babeltrace2}
 GNU_TIME=${GNU_TIME:-/usr/bin/time}
 CONF=$top_srcdir/tests/bench/bench.conf
@@ -56,7 +58,7 @@ OUT=${BENCH_OUT:-$top_srcdir/BENCHMARKS.md}
 MANY=$top_srcdir/../shared/traces/many-threads
 
 die() { echo "run-bench: $*" >&2; exit 1; }
-for p in "$JANKCTL" "$JANK_GEN" "$SYNTH" "$CRITPATH"; do
+for p in "$JANKCTL" "$JANK_GEN" "$SYNTH" "$CRITPATH" "$METRICS"; do
 	[ -x "$p" ] || die "$p is not built (run make first)"
 done
 command -v "$BT" >/dev/null 2>&1 || die "babeltrace2 not found"
@@ -288,6 +290,15 @@ fi
 say "### Critical path per flagged action (tests/bench/bench-critpath)"
 say
 "$CRITPATH" | tee -a "$report"
+say
+
+say "### A scrape of jankd's metrics (tests/bench/bench-metrics)"
+say
+say "The supervisor's work for one scrape (figures merged, /proc read, page"
+say "rendered in OpenMetrics), jank_critical_path_seconds fully populated: K + 1"
+say "names x 11 states x 2 classes per rule. CPU time: mean over the scrapes."
+say
+"$METRICS" | tee -a "$report"
 say
 
 # Instructions (callgrind): deterministic, unlike times on a shared machine.

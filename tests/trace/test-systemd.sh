@@ -1,7 +1,7 @@
 #!/bin/sh
 # systemd/: `make install DESTDIR=...` puts the units, the example config,
 # the journal catalog and the tmpfiles.d entry in place; systemd-analyze
-# verify accepts the units, and rates jankd.service's sandbox 2.5 or better
+# verify accepts the units, and rates jankd.service's sandbox 1.8 or better
 # (systemd-analyze security); journalctl parses the catalog; systemd-tmpfiles creates
 # the capture directory; the example config loads; a config an admin edited
 # survives a reinstall and an uninstall. Needs no root.
@@ -68,9 +68,11 @@ grep -E "$others" "$tmp/verify.out" | sed 's/^/# not installed here: /'
 ! grep -Ev "$others" "$tmp/verify.out" | grep -q .
 result "systemd-analyze verify: no complaint" || sed 's/^/# /' "$tmp/verify.out"
 # --offline: the unit file alone, not the running system (PID 1 may not be systemd).
-systemd-analyze security --offline=yes --threshold=25 "$tmp/verify/jankd.service" \
+# 1.8 with systemd 252, and no lower while the workers change user: see the
+# comments at the end of [Service] in systemd/jankd.service.in.
+systemd-analyze security --offline=yes --threshold=18 "$tmp/verify/jankd.service" \
 	>"$tmp/security.out" 2>&1
-result "systemd-analyze security: jankd.service's exposure is 2.5 or less" ||
+result "systemd-analyze security: jankd.service's exposure is 1.8 or less" ||
 	sed 's/^/# /' "$tmp/security.out"
 diag "$(grep 'Overall exposure' "$tmp/security.out")"
 
