@@ -74,11 +74,11 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("memory_bytes", IN(engine.memory_bytes), 0),
 	COUNT("memory_peak", IN(engine.memory_peak), 0),
 	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 6 },
-	COUNT("workers", IN(engine.graph.workers), 0),
+	COUNT("workers", IN(engine.graph.threads), 0),
 	COUNT("vertices", IN(engine.graph.vertices), 0),
 	COUNT("bytes", IN(engine.graph.bytes), 0),
 	COUNT("freed_vertices", IN(engine.graph.freed_vertices), 0),
-	COUNT("freed_workers", IN(engine.graph.freed_workers), 0),
+	COUNT("freed_workers", IN(engine.graph.freed_threads), 0),
 	COUNT("gc_steps", IN(engine.graph.gc_steps), 0),
 	{ .key = "rules", .type = JANK_FIGURE_RULES, .flags = BASIC },
 };

@@ -453,7 +453,7 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 		"  graph: %" PRIu64 " threads, %" PRIu64
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64
 		" vertices freed, budget forced %" PRIu64 " times\n",
-		es->graph.workers, es->graph.vertices,
+		es->graph.threads, es->graph.vertices,
 		bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
 		bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
 		es->graph.freed_vertices, es->budget_forced);

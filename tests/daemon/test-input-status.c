@@ -283,13 +283,13 @@ static void engine_figures(void **state)
 		.discarded_events = 15,
 		.memory_bytes = 16,
 		.memory_peak = 17,
-		.graph = { .workers = 18,
+		.graph = { .threads = 18,
 			   .vertices = 19,
 			   .bytes = 20,
 			   .freed_vertices = 21,
-			   .freed_workers = 22,
+			   .freed_threads = 22,
 			   .gc_steps = 23,
-			   .retired_workers = 24 },
+			   .retired_threads = 24 },
 	};
 	o = status_round_trip();
 	assert_int_equal(num(o, "events"), 1);

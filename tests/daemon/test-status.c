@@ -183,7 +183,7 @@ static void input(void **state)
 	es->memory_bytes = 2048;
 	es->memory_peak = 3145728;
 	es->budget_forced = 14;
-	es->graph.workers = 15;
+	es->graph.threads = 15;
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
