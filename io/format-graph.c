@@ -313,11 +313,23 @@ static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
 
 /* ---- JSON ---- */
 
+/*
+ * {"threads":[...],"links":[...],"workers":[...]}: "workers" is the same
+ * array as "threads", a deprecated alias kept for the readers of the
+ * output's first form (a worker is jankd's process per input).
+ */
 static int json_before(FILE *f, const struct graph_dump *d, unsigned pass)
 {
-	(void)d;
-	(void)pass;
-	return fputs("{\"workers\":[", f) < 0 ? -EIO : 0;
+	int r;
+
+	if (pass == 0)
+		return fputs("{\"threads\":[", f) < 0 ? -EIO : 0;
+	r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
+	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
+		r = put_json(f, link_json(&d->links[i]), i > 0);
+	if (r == 0 && fputs("],\"workers\":[", f) < 0)
+		r = -EIO;
+	return r;
 }
 
 static int json_thread(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
@@ -327,18 +339,13 @@ static int json_thread(FILE *f, size_t i, const struct jank_thread *w, const str
 
 static int json_end(FILE *f, const struct graph_dump *d)
 {
-	int r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
-
-	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
-		r = put_json(f, link_json(&d->links[i]), i > 0);
-	if (r == 0 && fputs("]}\n", f) < 0)
-		r = -EIO;
-	return r;
+	(void)d;
+	return fputs("]}\n", f) < 0 ? -EIO : 0;
 }
 
 int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid)
 {
-	static const struct graph_writer json = { json_before, json_thread, json_end, 1 };
+	static const struct graph_writer json = { json_before, json_thread, json_end, 2 };
 
 	return write_graph(f, g, tid, &json);
 }

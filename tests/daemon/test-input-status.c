@@ -310,12 +310,15 @@ static void engine_figures(void **state)
 	assert_int_equal(num(o, "memory_bytes"), 16);
 	assert_int_equal(num(o, "memory_peak"), 17);
 	g = member(o, "graph");
-	assert_int_equal(num(g, "workers"), 18);
+	assert_int_equal(num(g, "threads"), 18);
 	assert_int_equal(num(g, "vertices"), 19);
 	assert_int_equal(num(g, "bytes"), 20);
 	assert_int_equal(num(g, "freed_vertices"), 21);
-	assert_int_equal(num(g, "freed_workers"), 22);
+	assert_int_equal(num(g, "freed_threads"), 22);
 	assert_int_equal(num(g, "gc_steps"), 23);
+	/* The deprecated aliases say the same. */
+	assert_int_equal(num(g, "workers"), 18);
+	assert_int_equal(num(g, "freed_workers"), 22);
 	/* A counter past INT64_MAX says INT64_MAX, never a negative number. */
 	fake->es.events = UINT64_MAX;
 	json_object_put(o);
