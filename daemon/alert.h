@@ -145,7 +145,7 @@ void jank_alerter_set_config(struct jank_alerter *al, const struct jank_alert_co
 void jank_alerter_set_sink(struct jank_alerter *al, jank_alert_sink_fn fn, void *data);
 /* Replace the monotonic clock (tests). */
 void jank_alerter_set_clock(struct jank_alerter *al, jank_alert_clock_fn fn, void *data);
-/* Ask `fn` for each report's capture (jankd's capture worker); NULL: no captures. */
+/* Ask `fn` for each report's capture (jankd's capturer); NULL: no captures. */
 void jank_alerter_set_capture(struct jank_alerter *al, jank_alert_capture_fn fn, void *data);
 
 /* Where a report comes from: the input (its live URL), the host and session it watches. */
@@ -162,7 +162,7 @@ void jank_alerter_report_from(struct jank_alerter *al, const struct jank_verdict
 /* The same, from an input whose host is unknown. */
 void jank_alerter_report(struct jank_alerter *al, const struct jank_verdict *r, const char *input);
 /*
- * A capture's follow-up (the capture worker's, on the loop): to the target
+ * A capture's follow-up (the capturer's, on the loop): to the target
  * (or the sink), as the alerts go; never rate-limited, not counted as an alert.
  */
 void jank_alerter_followup(struct jank_alerter *al, const struct jank_followup *fu);

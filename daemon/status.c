@@ -3,7 +3,7 @@
  * The status report of jankd. The figures are gathered once per request
  * into structs (status_read(): each input's as the fleet keeps them, typed,
  * input-figures.h), and the JSON, the text and the metrics are rendered from
- * those: no format reads another's output. The capture worker's and the
+ * those: no format reads another's output. The capturer's and the
  * discovery's sections are the JSON their owners make.
  */
 #include <errno.h>
@@ -453,13 +453,13 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 		"  graph: %" PRIu64 " threads, %" PRIu64
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64
 		" vertices freed, budget forced %" PRIu64 " times\n",
-		es->graph.workers, es->graph.vertices,
+		es->graph.threads, es->graph.vertices,
 		bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
 		bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
 		es->graph.freed_vertices, es->budget_forced);
 }
 
-/* The text of the capture worker's and the discovery's own JSON. */
+/* The text of the capturer's and the discovery's own JSON. */
 static int64_t gi(struct json_object *o, const char *k)
 {
 	struct json_object *v = NULL;

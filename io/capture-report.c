@@ -776,7 +776,7 @@ static int path_over_interval(struct analysis *a)
 			       a->dir, jank_text(nm, sizeof(nm), a->m.rule.name),
 			       jank_text(ek, sizeof(ek), a->m.act->key), a->m.act->tid);
 	}
-	r = jank_critpath_compute_worker(jank_engine_graph(a->e), w, b, en, &a->fd.path);
+	r = jank_critpath_compute_thread(jank_engine_graph(a->e), w, b, en, &a->fd.path);
 	if (r < 0)
 		return no_path(a, "%s: cannot compute the path of tid %" PRId32 ": %s", a->dir,
 			       a->m.act->tid, strerror(-r));

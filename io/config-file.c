@@ -823,7 +823,7 @@ static const struct jank_conf_key keys[] = {
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
 	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
-	/* [capture]: the capture worker takes them, and sets its session up again. */
+	/* [capture]: the capturer takes them, and sets its session up again. */
 	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
 	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
 	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),

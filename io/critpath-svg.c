@@ -235,7 +235,7 @@ static bool graph_wakeup(const struct jank_graph *g, int32_t from, int32_t to, i
 
 		if (!v || v->ts != t)
 			break;
-		src = v->from_serial != JANK_NO_WORKER ? jank_graph_find_serial(g, v->from_serial)
+		src = v->from_serial != JANK_NO_THREAD ? jank_graph_find_serial(g, v->from_serial)
 						       : NULL;
 		if (src && src->tid == from)
 			return true;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The execution graph, as JSON and as a table: each thread's state
- * intervals and the wakeup links between threads, written one worker at a
+ * intervals and the wakeup links between threads, written one thread at a
  * time, so that a big graph never sits whole in memory as JSON. Both
  * formats are writers behind one walk (struct graph_writer).
  *
- * A worker's intervals come from its vertices: vertex i starts an interval of
- * its state that runs to vertex i+1, the last one to the worker's last_seen.
+ * A thread's intervals come from its vertices: vertex i starts an interval of
+ * its state that runs to vertex i+1, the last one to the thread's last_seen.
  * Adjacent intervals of the same state are merged; empty ones are dropped.
  */
 #include <errno.h>
@@ -56,8 +56,8 @@ static int interval_push(struct interval_buf *b, int64_t begin, int64_t end, uin
 	return 0;
 }
 
-/* The worker's state intervals, contiguous from first_seen to last_seen. */
-static int worker_intervals(const struct jank_thread *w, struct interval_buf *b)
+/* The thread's state intervals, contiguous from first_seen to last_seen. */
+static int thread_intervals(const struct jank_thread *w, struct interval_buf *b)
 {
 	const struct jank_vertex *v = NULL, *next;
 	int r = 0;
@@ -92,8 +92,8 @@ struct link {
 struct graph_dump {
 	const struct jank_graph *g;
 	int32_t tid;
-	const struct jank_thread **workers;
-	size_t nworkers;
+	const struct jank_thread **threads;
+	size_t nthreads;
 	size_t cap;
 	struct link *links;
 	size_t nlinks;
@@ -101,27 +101,27 @@ struct graph_dump {
 	int err;
 };
 
-static void collect_worker(const struct jank_thread *w, void *data)
+static void collect_thread(const struct jank_thread *w, void *data)
 {
 	struct graph_dump *d = data;
 
 	if (d->err)
 		return;
-	if (d->nworkers == d->cap) {
+	if (d->nthreads == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
-		const struct jank_thread **v = realloc(d->workers, cap * sizeof(*v));
+		const struct jank_thread **v = realloc(d->threads, cap * sizeof(*v));
 
 		if (!v) {
 			d->err = -ENOMEM;
 			return;
 		}
-		d->workers = v;
+		d->threads = v;
 		d->cap = cap;
 	}
-	d->workers[d->nworkers++] = w;
+	d->threads[d->nthreads++] = w;
 }
 
-static int cmp_worker(const void *a, const void *b)
+static int cmp_thread(const void *a, const void *b)
 {
 	const struct jank_thread *x = *(const struct jank_thread *const *)a;
 	const struct jank_thread *y = *(const struct jank_thread *const *)b;
@@ -152,7 +152,7 @@ static int collect_links(struct graph_dump *d, const struct jank_thread *w)
 		const struct jank_thread *from;
 		struct link l;
 
-		if (!v || v->from_serial == JANK_NO_WORKER)
+		if (!v || v->from_serial == JANK_NO_THREAD)
 			continue;
 		from = jank_graph_find_serial(d->g, v->from_serial);
 		prev = i > w->base ? jank_thread_vertex(w, i - 1) : NULL;
@@ -177,9 +177,9 @@ static int collect_links(struct graph_dump *d, const struct jank_thread *w)
 }
 
 /*
- * Every worker sorted by (tid, first_seen), and the links to keep, sorted by
- * time. With a tid, `workers` keeps only that thread's, but links are looked
- * for on every worker (a link from the thread ends on another worker).
+ * Every thread record sorted by (tid, first_seen), and the links to keep,
+ * sorted by time. With a tid, `threads` keeps only that tid's, but links are
+ * looked for on every thread (a link from the thread ends on another one).
  */
 static int graph_dump_collect(struct graph_dump *d, const struct jank_graph *g, int32_t tid)
 {
@@ -189,18 +189,18 @@ static int graph_dump_collect(struct graph_dump *d, const struct jank_graph *g, 
 	memset(d, 0, sizeof(*d));
 	d->g = g;
 	d->tid = tid;
-	jank_graph_foreach(g, collect_worker, d);
+	jank_graph_foreach(g, collect_thread, d);
 	if (d->err)
 		return d->err;
-	jank_sort(d->workers, d->nworkers, sizeof(*d->workers), cmp_worker);
-	for (size_t i = 0; i < d->nworkers; i++) {
-		r = collect_links(d, d->workers[i]);
+	jank_sort(d->threads, d->nthreads, sizeof(*d->threads), cmp_thread);
+	for (size_t i = 0; i < d->nthreads; i++) {
+		r = collect_links(d, d->threads[i]);
 		if (r < 0)
 			return r;
-		if (tid < 0 || d->workers[i]->tid == tid)
-			d->workers[kept++] = d->workers[i];
+		if (tid < 0 || d->threads[i]->tid == tid)
+			d->threads[kept++] = d->threads[i];
 	}
-	d->nworkers = kept;
+	d->nthreads = kept;
 	if (tid >= 0 && kept == 0)
 		return -ENOENT;
 	jank_sort(d->links, d->nlinks, sizeof(*d->links), cmp_link);
@@ -209,11 +209,11 @@ static int graph_dump_collect(struct graph_dump *d, const struct jank_graph *g, 
 
 static void graph_dump_fini(struct graph_dump *d)
 {
-	free(d->workers);
+	free(d->threads);
 	free(d->links);
 }
 
-static struct json_object *worker_json(const struct jank_thread *w, const struct interval_buf *b)
+static struct json_object *thread_json(const struct jank_thread *w, const struct interval_buf *b)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *a = json_object_new_array_ext((int)b->n);
@@ -278,13 +278,15 @@ static int put_json(FILE *f, struct json_object *o, bool comma)
 }
 
 /*
- * A graph format: called once before the workers, once per worker with its
- * state intervals, and once after. Each returns 0 or -errno.
+ * A graph format: `before` is called before each pass over the threads
+ * (pass 0 .. passes - 1), `thread` once per thread of a pass with its state
+ * intervals, and `end` once after the last pass. Each returns 0 or -errno.
  */
 struct graph_writer {
-	int (*begin)(FILE *f, const struct graph_dump *d);
-	int (*worker)(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b);
+	int (*before)(FILE *f, const struct graph_dump *d, unsigned pass);
+	int (*thread)(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b);
 	int (*end)(FILE *f, const struct graph_dump *d);
+	unsigned passes;
 };
 
 static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
@@ -294,12 +296,13 @@ static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
 	struct graph_dump d;
 	int r = graph_dump_collect(&d, g, tid);
 
-	if (r == 0)
-		r = wr->begin(f, &d);
-	for (size_t i = 0; r == 0 && i < d.nworkers; i++) {
-		r = worker_intervals(d.workers[i], &b);
-		if (r == 0)
-			r = wr->worker(f, i, d.workers[i], &b);
+	for (unsigned pass = 0; r == 0 && pass < wr->passes; pass++) {
+		r = wr->before(f, &d, pass);
+		for (size_t i = 0; r == 0 && i < d.nthreads; i++) {
+			r = thread_intervals(d.threads[i], &b);
+			if (r == 0)
+				r = wr->thread(f, i, d.threads[i], &b);
+		}
 	}
 	if (r == 0)
 		r = wr->end(f, &d);
@@ -310,46 +313,55 @@ static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
 
 /* ---- JSON ---- */
 
-static int json_begin(FILE *f, const struct graph_dump *d)
+/*
+ * {"threads":[...],"links":[...],"workers":[...]}: "workers" is the same
+ * array as "threads", a deprecated alias kept for the readers of the
+ * output's first form (a worker is jankd's process per input).
+ */
+static int json_before(FILE *f, const struct graph_dump *d, unsigned pass)
 {
-	(void)d;
-	return fputs("{\"workers\":[", f) < 0 ? -EIO : 0;
-}
+	int r;
 
-static int json_worker(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
-{
-	return put_json(f, worker_json(w, b), i > 0);
-}
-
-static int json_end(FILE *f, const struct graph_dump *d)
-{
-	int r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
-
+	if (pass == 0)
+		return fputs("{\"threads\":[", f) < 0 ? -EIO : 0;
+	r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
 	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
 		r = put_json(f, link_json(&d->links[i]), i > 0);
-	if (r == 0 && fputs("]}\n", f) < 0)
+	if (r == 0 && fputs("],\"workers\":[", f) < 0)
 		r = -EIO;
 	return r;
 }
 
+static int json_thread(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
+{
+	return put_json(f, thread_json(w, b), i > 0);
+}
+
+static int json_end(FILE *f, const struct graph_dump *d)
+{
+	(void)d;
+	return fputs("]}\n", f) < 0 ? -EIO : 0;
+}
+
 int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid)
 {
-	static const struct graph_writer json = { json_begin, json_worker, json_end };
+	static const struct graph_writer json = { json_before, json_thread, json_end, 2 };
 
 	return write_graph(f, g, tid, &json);
 }
 
 /* ---- Text ---- */
 
-static int text_begin(FILE *f, const struct graph_dump *d)
+static int text_before(FILE *f, const struct graph_dump *d, unsigned pass)
 {
 	(void)d;
+	(void)pass;
 	fprintf(f, "%8s  %-16s %-29s %12s %9s %12s %12s\n", "tid", "comm", "first seen", "span",
 		"intervals", "running", "waiting");
 	return 0;
 }
 
-static int text_worker(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
+static int text_thread(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
 {
 	int64_t running = 0, waiting = 0;
 	char w1[48], s1[32], s2[32], s3[32], c[JANK_TEXT_SIZE(JANK_COMM_LEN)];
@@ -375,13 +387,13 @@ static int text_worker(FILE *f, size_t i, const struct jank_thread *w, const str
 
 static int text_end(FILE *f, const struct graph_dump *d)
 {
-	fprintf(f, "%zu threads, %zu wakeup links\n", d->nworkers, d->nlinks);
+	fprintf(f, "%zu threads, %zu wakeup links\n", d->nthreads, d->nlinks);
 	return 0;
 }
 
 int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid)
 {
-	static const struct graph_writer text = { text_begin, text_worker, text_end };
+	static const struct graph_writer text = { text_before, text_thread, text_end, 1 };
 
 	return write_graph(f, g, tid, &text);
 }

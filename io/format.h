@@ -83,11 +83,12 @@ const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf,
 /* ---- The execution graph (format-graph.c) ---- */
 
 /*
- * The graph, {"workers":[{"tid","comm","intervals":[{"begin","end","state"}]}],
- * "links":[{"from_tid","to_tid","ts","state"}]}, written as it is built so
- * that a big graph never sits in memory as JSON. `tid` < 0: every worker;
- * else only that thread's workers and the links that touch it.
- * Returns 0, -ENOENT when `tid` has no worker, -ENOMEM, or -EIO.
+ * The graph, {"threads":[{"tid","comm","intervals":[{"begin","end","state"}]}],
+ * "links":[{"from_tid","to_tid","ts","state"}],"workers":[...]} ("workers":
+ * the same array as "threads", a deprecated alias), written as it is built so
+ * that a big graph never sits in memory as JSON. `tid` < 0: every thread;
+ * else only that tid's thread records and the links that touch it.
+ * Returns 0, -ENOENT when `tid` has no thread record, -ENOMEM, or -EIO.
  */
 int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid);
 /* The same graph as a table for humans. */

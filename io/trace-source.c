@@ -27,9 +27,9 @@
  * babeltrace2 2.0 keeps one process-wide list of the component classes of
  * its shared-object plugins, which bt_plugin_find() and the destruction of a
  * class change without a lock of its own. jankd makes inputs on two threads
- * (the live one on its event loop, capture reports on a worker): making an
- * input (which finds plugins) and freeing one (which drops their classes)
- * hold this lock. Reading messages does not need it.
+ * (the live one on its event loop, capture reports on the capturer's analyst
+ * thread): making an input (which finds plugins) and freeing one (which
+ * drops their classes) hold this lock. Reading messages does not need it.
  */
 static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 

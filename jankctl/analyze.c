@@ -205,13 +205,13 @@ static void print_stats(const struct jank_engine *e)
 		"\nstat actions_open %" PRIu64 "\nstat actions_expired %" PRIu64
 		"\nstat actions_evicted %" PRIu64 "\nstat paths_truncated %" PRIu64
 		"\nstat budget_forced %" PRIu64 "\nstat memory_bytes %" PRIu64
-		"\nstat memory_peak %" PRIu64 "\nstat workers %" PRIu64 "\nstat vertices %" PRIu64
-		"\nstat freed_vertices %" PRIu64 "\nstat freed_workers %" PRIu64
+		"\nstat memory_peak %" PRIu64 "\nstat threads %" PRIu64 "\nstat vertices %" PRIu64
+		"\nstat freed_vertices %" PRIu64 "\nstat freed_threads %" PRIu64
 		"\nstat gc_steps %" PRIu64 "\n",
 		s.events, s.actions_completed, s.janks, s.actions_open, s.actions_expired,
 		s.actions_evicted, s.paths_truncated, s.budget_forced, s.memory_bytes,
-		s.memory_peak, s.graph.workers, s.graph.vertices, s.graph.freed_vertices,
-		s.graph.freed_workers, s.graph.gc_steps);
+		s.memory_peak, s.graph.threads, s.graph.vertices, s.graph.freed_vertices,
+		s.graph.freed_threads, s.graph.gc_steps);
 }
 
 /*

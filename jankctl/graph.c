@@ -155,7 +155,7 @@ int cmd_critpath(int argc, char **argv)
 		r = JANK_EXIT_BAD_INPUT;
 		goto end;
 	}
-	r = jank_critpath_compute_worker(jank_engine_graph(e), w, begin, end, &p);
+	r = jank_critpath_compute_thread(jank_engine_graph(e), w, begin, end, &p);
 	jank_path_name_frames(&p, jank_symbols_frame_namer, cli_symbols());
 	if (r == 0)
 		r = jank_breakdown_compute(&p, &b);

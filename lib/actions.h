@@ -135,7 +135,7 @@ struct jank_action {
 	int64_t begin;
 	int32_t tid;
 	int32_t pid;
-	uint32_t serial; /* the graph's worker of tid at the begin; 0: none */
+	uint32_t serial; /* the graph's thread serial of tid at the begin; 0: none */
 	bool overdue_reported;
 	union {
 		struct jank_span *span; /* an action's: as its thread's span (graph.h), NULL */

@@ -17,7 +17,7 @@
  * that A handed over in the run that ended in the wait that B's frame
  * resolves (A posts a task, then waits for the reply; B wakes it).
  *
- * The walk uses an explicit stack of (worker, lo, hi) frames, so a long
+ * The walk uses an explicit stack of (thread, lo, hi) frames, so a long
  * chain of wakers cannot overflow the C stack. Every step either emits a
  * segment that ends at the frame's `hi` and lowers `hi`, or replaces the
  * frame by two frames over the same interval split at the flow's source
@@ -503,7 +503,7 @@ static const struct jank_vertex *incoming(const struct jank_thread *w, uint64_t 
 					  bool flow)
 {
 	for (const struct jank_vertex *v; (v = jank_thread_vertex(w, idx)) && v->ts == t; idx++)
-		if (v->from_serial != JANK_NO_WORKER && (v->flow != JANK_NO_FLOW) == flow)
+		if (v->from_serial != JANK_NO_THREAD && (v->flow != JANK_NO_FLOW) == flow)
 			return v;
 	return NULL;
 }
@@ -591,7 +591,7 @@ static int64_t wait_start(const struct jank_thread *w, uint64_t idx, int64_t lo)
 {
 	const struct jank_vertex *v = jank_thread_vertex(w, idx), *prev;
 
-	while (v->ts > lo && v->from_serial == JANK_NO_WORKER &&
+	while (v->ts > lo && v->from_serial == JANK_NO_THREAD &&
 	       (prev = jank_thread_vertex(w, idx - 1)) && prev->state == v->state) {
 		v = prev;
 		idx--;
@@ -684,7 +684,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	int r;
 
 	if (w)
-		return jank_critpath_compute_worker(g, w, begin, end, out);
+		return jank_critpath_compute_thread(g, w, begin, end, out);
 	struct walk wk;
 
 	r = path_reset(out, tid, begin, end);
@@ -697,7 +697,7 @@ int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin
 	return r < 0 ? r : -ENOENT;
 }
 
-int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_thread *w,
+int jank_critpath_compute_thread(const struct jank_graph *g, const struct jank_thread *w,
 				 int64_t begin, int64_t end, struct jank_path *out)
 {
 	struct walk wk;

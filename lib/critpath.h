@@ -166,8 +166,8 @@ int jank_path_copy(struct jank_path *dst, const struct jank_path *src);
 int jank_critpath_compute(const struct jank_graph *g, int32_t tid, int64_t begin, int64_t end,
 			  struct jank_path *out);
 
-/* The same from a given worker (e.g. a retired one, from jank_graph_find_any()). */
-int jank_critpath_compute_worker(const struct jank_graph *g, const struct jank_thread *w,
+/* The same from a given thread record (e.g. a retired one, from jank_graph_find_any()). */
+int jank_critpath_compute_thread(const struct jank_graph *g, const struct jank_thread *w,
 				 int64_t begin, int64_t end, struct jank_path *out);
 
 void jank_breakdown_init(struct jank_breakdown *b);

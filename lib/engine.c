@@ -13,12 +13,12 @@
  * memory budget, the horizon moves forward regardless of open actions
  * (their paths then say `unknown` where the graph was freed, and are counted
  * as truncated), and the oldest open actions expire if they alone are too
- * many. GC runs every GC_EVERY events and visits GC_BUDGET workers per step
- * (plus twice the workers added since the last step, so that it keeps pace
+ * many. GC runs every GC_EVERY events and visits GC_BUDGET threads per step
+ * (plus twice the threads added since the last step, so that it keeps pace
  * with fork storms), so no pass stops the world; only over budget does it
- * sweep every worker, halving the window until the graph fits. Memory is
+ * sweep every thread, halving the window until the graph fits. Memory is
  * checked every 4 events (O(1)): a budget crossed runs a step at once, so
- * memory exceeds the budget by at most what 4 events add (workers, actions,
+ * memory exceeds the budget by at most what 4 events add (threads, actions,
  * or the doubling of a few rings or tables). The cadence is counted in
  * events, not in wall time, so a given event stream always gives the same
  * result.
@@ -120,7 +120,7 @@ struct jank_engine {
 	struct jank_suspects suspects;
 	struct jank_engine_stats stats;
 	uint64_t since_gc;
-	size_t gc_workers; /* workers after the last GC step */
+	size_t gc_threads; /* thread records after the last GC step */
 	uint64_t check_at; /* memory that makes the next event run a GC step */
 	bool forced;	   /* over budget: the horizon ignores open actions */
 	int64_t first_ts;  /* first event time */
@@ -952,7 +952,7 @@ static uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struc
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}
-	return w ? w->serial : JANK_NO_WORKER;
+	return w ? w->serial : JANK_NO_THREAD;
 }
 
 /*
@@ -968,17 +968,17 @@ static bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t
 
 	/*
 	 * No live thread: it may have ended (final switch) while its action
-	 * was open. Its worker from the begin, kept by GC as long as the
+	 * was open. Its record from the begin, kept by GC as long as the
 	 * action is open (it was seen at the begin), tells what it did.
 	 */
-	if (!w && serial != JANK_NO_WORKER) {
+	if (!w && serial != JANK_NO_THREAD) {
 		w = jank_graph_find_serial(e->graph, serial);
 		if (w && w->tid != tid)
 			w = NULL;
 	}
 	if (w)
 		incomplete =
-			jank_critpath_compute_worker(e->graph, w, begin, end, &e->path) == -ENOMEM;
+			jank_critpath_compute_thread(e->graph, w, begin, end, &e->path) == -ENOMEM;
 	else
 		incomplete = jank_critpath_compute(e->graph, tid, begin, end, &e->path) == -ENOMEM;
 	incomplete |= jank_breakdown_compute(&e->path, &e->breakdown) == -ENOMEM;
@@ -1153,7 +1153,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
 	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
 	if (over || e->cfg.report_all || learn) {
-		bool incomplete = analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_WORKER,
+		bool incomplete = analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_THREAD,
 					  a->begin, ev->ts);
 
 		fill_thread_info(e, tid, ev, &pid, comm);
@@ -1344,7 +1344,7 @@ static void check_actions(struct jank_engine *e, int64_t now)
 static void collect(struct jank_engine *e)
 {
 	int64_t now = e->stats.now, horizon, base;
-	size_t workers, budget;
+	size_t threads, budget;
 	uint64_t bytes;
 	bool sweep;
 
@@ -1362,17 +1362,17 @@ static void collect(struct jank_engine *e)
 	if (horizon > e->stats.horizon)
 		e->stats.horizon = horizon;
 	/* Keep pace with the threads that appear: visit twice as many as were added. */
-	workers = jank_graph_worker_count(e->graph);
+	threads = jank_graph_thread_count(e->graph);
 	budget = e->forced ? GC_BUDGET_PRESSURE : GC_BUDGET;
-	if (workers > e->gc_workers)
-		budget += 2 * (workers - e->gc_workers);
+	if (threads > e->gc_threads)
+		budget += 2 * (threads - e->gc_threads);
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
-	e->gc_workers = jank_graph_worker_count(e->graph);
+	e->gc_threads = jank_graph_thread_count(e->graph);
 	jank_discards_gc(&e->discards, e->stats.horizon);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
-	 * worker, until the graph fits (a few rounds: a ring shrinks once it is a
+	 * thread, until the graph fits (a few rounds: a ring shrinks once it is a
 	 * quarter full). Open actions alone over half the budget: expire the
 	 * oldest. When a sweep found nothing left to free (live threads alone are
 	 * over budget), sweep again only after memory grew (check_at).
@@ -1390,7 +1390,7 @@ static void collect(struct jank_engine *e)
 		base = e->stats.horizon > e->first_ts ? e->stats.horizon : e->first_ts;
 		if (base < now)
 			e->stats.horizon = base + (now - base + 1) / 2;
-		jank_graph_gc_step(e->graph, e->stats.horizon, jank_graph_worker_count(e->graph));
+		jank_graph_gc_step(e->graph, e->stats.horizon, jank_graph_thread_count(e->graph));
 		while (open_bytes(e) > e->cfg.memory_limit / 2 &&
 		       jank_action_count(e->actions) + jank_action_count(e->pending) > 0)
 			evict_oldest(e);
@@ -1398,7 +1398,7 @@ static void collect(struct jank_engine *e)
 		if (bytes >= before && e->stats.horizon >= now)
 			break; /* what is left is current state: nothing older to free */
 	}
-	e->gc_workers = jank_graph_worker_count(e->graph);
+	e->gc_threads = jank_graph_thread_count(e->graph);
 	bytes = memory_bytes(e);
 	if (bytes < e->cfg.memory_limit / 4 * 3)
 		e->forced = false;

@@ -2,17 +2,17 @@
 /*
  * Execution graph storage and garbage collection.
  *
- * Workers are found by tid (live threads) and by serial (every worker,
- * including retired ones, so that vertical edges can name a waker without
- * holding a pointer that GC could free). Each worker's vertices sit in a
+ * Thread records are found by tid (live threads) and by serial (every
+ * record, including retired ones, so that vertical edges can name a waker
+ * without holding a pointer that GC could free). Each thread's vertices sit in a
  * power-of-two ring addressed by absolute index.
  *
  * Invariants:
- *  - vertex timestamps never decrease along a worker (late timestamps are
+ *  - vertex timestamps never decrease along a thread (late timestamps are
  *    clamped to the previous vertex);
  *  - GC never frees the last vertex at or before the horizon, so the edge
  *    that straddles the horizon keeps its state;
- *  - g->bytes is the exact sum of the rings, workers and maps it owns;
+ *  - g->bytes is the exact sum of the rings, thread records and maps it owns;
  *  - GC never frees the last span change at or before the horizon either, so
  *    the innermost span of any instant after it is the same as without GC.
  */
@@ -40,9 +40,9 @@ struct jank_graph {
 	uint32_t next_serial;
 	size_t gc_cursor; /* slot of by_serial where the next GC step starts */
 	uint64_t ring_bytes;
-	uint64_t worker_bytes;
+	uint64_t thread_bytes;
 	uint64_t freed_vertices;
-	uint64_t freed_workers;
+	uint64_t freed_threads;
 	uint64_t gc_steps;
 	uint64_t retired;
 	uint64_t open_span_bytes; /* what open spans hold (jank_graph_open_span_bytes) */
@@ -96,11 +96,11 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 	w->spans = NULL;
 }
 
-static void worker_free(struct jank_graph *g, struct jank_thread *w)
+static void thread_free(struct jank_graph *g, struct jank_thread *w)
 {
 	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
 	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
-	g->worker_bytes -= sizeof(*w);
+	g->thread_bytes -= sizeof(*w);
 	spans_free(g, w);
 	if (w->fn) {
 		g->ring_bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
@@ -118,7 +118,7 @@ void jank_graph_free(struct jank_graph *g)
 		return;
 	for (size_t i = 0; i < g->by_serial.cap; i++)
 		if (g->by_serial.slots[i].value)
-			worker_free(g, g->by_serial.slots[i].value);
+			thread_free(g, g->by_serial.slots[i].value);
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
 	jank_stacks_fini(&g->stacks);
@@ -148,7 +148,7 @@ struct jank_thread *jank_graph_find_any(const struct jank_graph *g, int32_t tid)
 
 struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t serial)
 {
-	if (serial == JANK_NO_WORKER)
+	if (serial == JANK_NO_THREAD)
 		return NULL;
 	return jank_hashmap_get(&g->by_serial, serial);
 }
@@ -167,7 +167,7 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	w->cpu = -1;
 	w->on_cpu = -1;
 	w->serial = g->next_serial++;
-	if (g->next_serial == JANK_NO_WORKER)
+	if (g->next_serial == JANK_NO_THREAD)
 		g->next_serial = 1;
 	w->state = JANK_STATE_UNKNOWN;
 	w->since = ts;
@@ -183,7 +183,7 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 		free(w);
 		return NULL;
 	}
-	g->worker_bytes += sizeof(*w);
+	g->thread_bytes += sizeof(*w);
 	return w;
 }
 
@@ -288,7 +288,7 @@ uint64_t jank_graph_transition(struct jank_graph *g, struct jank_thread *w, int6
 {
 	if (w->next > w->base && w->state == state)
 		return UINT64_MAX;
-	return append(g, w, ts, state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
+	return append(g, w, ts, state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
 }
 
 void jank_graph_relabel_open(struct jank_thread *w, enum jank_state state)
@@ -307,7 +307,7 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 	if (waker->next > waker->base && slot(waker, waker->next - 1)->ts >= ts)
 		from = waker->next - 1;
 	else
-		from = append(g, waker, ts, waker->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
+		from = append(g, waker, ts, waker->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
 	if (from == UINT64_MAX) {
 		jank_graph_transition(g, wakee, ts, wakee_state);
 		return;
@@ -320,7 +320,7 @@ uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t t
 {
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
-	return append(g, w, ts, w->state, JANK_NO_WORKER, 0, JANK_NO_FLOW);
+	return append(g, w, ts, w->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
 }
 
 void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
@@ -679,14 +679,14 @@ unsigned jank_graph_relabel_since(struct jank_thread *w, int64_t since, enum jan
 	return n;
 }
 
-void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data)
+void jank_graph_foreach(const struct jank_graph *g, jank_graph_thread_fn fn, void *data)
 {
 	for (size_t i = 0; i < g->by_serial.cap; i++)
 		if (g->by_serial.slots[i].value)
 			fn(g->by_serial.slots[i].value, data);
 }
 
-void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data)
+void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_thread_mut_fn fn, void *data)
 {
 	for (size_t i = 0; i < g->by_serial.cap; i++)
 		if (g->by_serial.slots[i].value)
@@ -728,8 +728,8 @@ static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizo
 	sp->cap = ncap;
 }
 
-/* Free a worker's vertices before the horizon; true when the whole worker may go. */
-static bool gc_worker(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
+/* Free a thread's vertices before the horizon; true when the whole record may go. */
+static bool gc_thread(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
 {
 	struct jank_spans *sp = w->spans;
 	uint64_t old_base = w->base;
@@ -793,9 +793,9 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		if (!w)
 			continue;
 		visited++;
-		if (!gc_worker(g, w, horizon))
+		if (!gc_thread(g, w, horizon))
 			continue;
-		/* Free the worker: the backward shift may move a later worker into slot i. */
+		/* Free the record: the backward shift may move a later one into slot i. */
 		g->freed_vertices += w->next - w->base;
 		if (jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)w->tid) == w)
 			jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)w->tid);
@@ -804,8 +804,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 			g->retired--;
 		if (g->free_hook)
 			g->free_hook(w, g->free_data);
-		worker_free(g, w);
-		g->freed_workers++;
+		thread_free(g, w);
+		g->freed_threads++;
 		g->gc_cursor = i;
 	}
 	return visited;
@@ -817,7 +817,7 @@ void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void 
 	g->free_data = data;
 }
 
-size_t jank_graph_worker_count(const struct jank_graph *g)
+size_t jank_graph_thread_count(const struct jank_graph *g)
 {
 	return g->by_serial.count;
 }
@@ -825,8 +825,8 @@ size_t jank_graph_worker_count(const struct jank_graph *g)
 void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->workers = g->by_serial.count;
-	out->retired_workers = g->retired;
+	out->threads = g->by_serial.count;
+	out->retired_threads = g->retired;
 	for (size_t i = 0; i < g->by_serial.cap; i++) {
 		const struct jank_thread *w = g->by_serial.slots[i].value;
 
@@ -835,7 +835,7 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 	}
 	out->bytes = jank_graph_bytes(g);
 	out->freed_vertices = g->freed_vertices;
-	out->freed_workers = g->freed_workers;
+	out->freed_threads = g->freed_threads;
 	out->gc_steps = g->gc_steps;
 }
 
@@ -846,6 +846,6 @@ uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
 
 uint64_t jank_graph_bytes(const struct jank_graph *g)
 {
-	return g->ring_bytes + g->worker_bytes + jank_hashmap_bytes(&g->by_tid) +
+	return g->ring_bytes + g->thread_bytes + jank_hashmap_bytes(&g->by_tid) +
 	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g);
 }

@@ -5,7 +5,7 @@
  * Vertex i of a thread starts the horizontal edge (i, i+1); its `state` is the
  * state of that interval. The last vertex starts the open interval, whose
  * state is the thread's current state. A vertex may carry one incoming
- * vertical edge from a waker's vertex (worker serial + absolute index), or
+ * vertical edge from a waker's vertex (thread serial + absolute index), or
  * from the vertex where a user-level flow handed work over (`flow` != 0: the
  * source vertex may be older than this one).
  *
@@ -28,7 +28,7 @@
 #include "state.h"
 
 #define JANK_COMM_LEN  16
-#define JANK_NO_WORKER 0u
+#define JANK_NO_THREAD 0u
 /* Names kept for spans and flows: longer ones are cut (the key as actions cut theirs). */
 #define JANK_LABEL_NAME_LEN 48
 #define JANK_LABEL_KEY_LEN  96
@@ -37,7 +37,7 @@
 struct jank_vertex {
 	int64_t ts;
 	uint64_t from_idx;    /* waker's vertex, valid when from_serial != 0 */
-	uint32_t from_serial; /* waker's worker serial, JANK_NO_WORKER if none */
+	uint32_t from_serial; /* waker's thread serial, JANK_NO_THREAD if none */
 	uint8_t state;	      /* state of the interval that starts here */
 	uint16_t flow;	      /* the edge is a flow (jank_graph_flow_name), not a wakeup */
 };
@@ -155,12 +155,12 @@ struct jank_lock_note {
 struct jank_graph;
 
 struct jank_graph_stats {
-	uint64_t workers;
-	uint64_t retired_workers;
+	uint64_t threads; /* thread records, live and retired */
+	uint64_t retired_threads;
 	uint64_t vertices;
 	uint64_t bytes;		 /* bytes the graph accounts for */
 	uint64_t freed_vertices; /* by GC, over the graph's life */
-	uint64_t freed_workers;
+	uint64_t freed_threads;
 	uint64_t gc_steps;
 };
 
@@ -243,7 +243,7 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow);
 struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key);
 /*
- * Close a span at ts on the worker `serial` it was opened on (which may be
+ * Close a span at ts on the thread record `serial` it was opened on (which may be
  * gone), and drop the caller's reference. When it was the innermost, the
  * next open one (or none) takes over at ts.
  */
@@ -284,14 +284,14 @@ static inline void jank_thread_seen(struct jank_thread *w, int64_t ts)
 		w->last_seen = ts;
 }
 
-/* Iteration over live and retired workers, in no particular order. */
-typedef void (*jank_graph_worker_fn)(const struct jank_thread *w, void *data);
-void jank_graph_foreach(const struct jank_graph *g, jank_graph_worker_fn fn, void *data);
-typedef void (*jank_graph_worker_mut_fn)(struct jank_thread *w, void *data);
-void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_worker_mut_fn fn, void *data);
+/* Iteration over live and retired thread records, in no particular order. */
+typedef void (*jank_graph_thread_fn)(const struct jank_thread *w, void *data);
+void jank_graph_foreach(const struct jank_graph *g, jank_graph_thread_fn fn, void *data);
+typedef void (*jank_graph_thread_mut_fn)(struct jank_thread *w, void *data);
+void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_thread_mut_fn fn, void *data);
 
 /*
- * Called before GC frees a worker, so that whoever keeps a pointer to it
+ * Called before GC frees a thread record, so that whoever keeps a pointer to it
  * (the model's per-CPU current thread) lets go. One hook per graph.
  */
 typedef void (*jank_graph_free_fn)(struct jank_thread *w, void *data);
@@ -299,20 +299,20 @@ void jank_graph_set_free_hook(struct jank_graph *g, jank_graph_free_fn fn, void 
 
 /*
  * Garbage collection: free vertices older than the horizon, keeping for each
- * worker the last vertex at or before it (so the edge that straddles the
- * horizon keeps its label). Visits at most `budget` workers per call, resuming
- * where the last call stopped. Retired workers whose last vertex is older than
- * the horizon are freed whole. Returns the number of workers visited.
+ * thread the last vertex at or before it (so the edge that straddles the
+ * horizon keeps its label). Visits at most `budget` thread records per call,
+ * resuming where the last call stopped. Retired threads whose last vertex is
+ * older than the horizon are freed whole. Returns the number of threads visited.
  */
 size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget);
-size_t jank_graph_worker_count(const struct jank_graph *g);
+size_t jank_graph_thread_count(const struct jank_graph *g);
 void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *out);
 /*
  * Of those, what the open spans hold (about: each, and its changes): GC
  * cannot free it before their actions end. O(1).
  */
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g);
-/* Bytes the graph accounts for (rings, workers, maps); O(1). */
+/* Bytes the graph accounts for (rings, thread records, maps); O(1). */
 uint64_t jank_graph_bytes(const struct jank_graph *g);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Open-addressing map from a 64-bit integer key to a pointer, for thread ids
- * and worker serials. Linear probing, backward-shift deletion, no tombstones.
+ * and thread serials. Linear probing, backward-shift deletion, no tombstones.
  */
 #ifndef JANK_HASHMAP_H
 #define JANK_HASHMAP_H

@@ -46,9 +46,9 @@
 struct lock {
 	int32_t vpid;
 	uint64_t mutex;
-	uint32_t holder;	/* worker serial, 0 when free */
+	uint32_t holder;	/* thread serial, 0 when free */
 	uint32_t late_unlocker; /* a holder whose unlock event is still to come */
-	uint32_t unlocker;	/* last releasing worker, when waiters remain */
+	uint32_t unlocker;	/* last releasing thread, when waiters remain */
 	uint64_t unlock_idx;	/* its vertex at the release */
 	int64_t unlock_ts;
 	int64_t late_ts;       /* when the late unlocker's mutex was taken from it */

@@ -42,7 +42,7 @@
  *    seen yet.
  *
  * The per-CPU current thread is a pointer into the graph: the graph's free
- * hook clears it before GC frees that worker.
+ * hook clears it before GC frees that thread record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -95,8 +95,8 @@ enum {
 #define ETIMEDOUT_RET		 (-110)
 
 /*
- * A worker the model refers to (a CPU's current thread, a fork parent, the
- * raiser of a softirq), unless retired: GC frees retired workers once they
+ * A thread the model refers to (a CPU's current thread, a fork parent, the
+ * raiser of a softirq), unless retired: GC frees retired threads once they
  * leave the window, and what the model does must not depend on whether it
  * did (without GC, they stay).
  */
@@ -106,7 +106,7 @@ static struct jank_thread *live(struct jank_thread *w)
 }
 
 /* The graph frees w: no CPU may keep it as its current thread. */
-static void forget_worker(struct jank_thread *w, void *data)
+static void forget_thread(struct jank_thread *w, void *data)
 {
 	struct jank_model *m = data;
 
@@ -120,7 +120,7 @@ int jank_model_init(struct jank_model *m, struct jank_graph *g, const struct jan
 	memset(m, 0, sizeof(*m));
 	m->graph = g;
 	m->layout = layout;
-	jank_graph_set_free_hook(g, forget_worker, m);
+	jank_graph_set_free_hook(g, forget_thread, m);
 	m->locks = jank_locks_new(g);
 	return m->locks ? 0 : -ENOMEM;
 }
@@ -210,7 +210,7 @@ static int32_t field_tid(const struct jank_event *ev, unsigned pos)
 	return v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
 }
 
-/* The worker of a thread, or NULL for the idle thread and invalid ids. */
+/* The record of a thread, or NULL for the idle thread and invalid ids. */
 static struct jank_thread *thread(struct jank_model *m, int32_t tid, int64_t ts)
 {
 	if (tid <= 0)
@@ -247,10 +247,10 @@ static void record_run(struct jank_cpu *c, int64_t ts, int32_t tid, const struct
 	r = &c->runs[c->nruns++ & (c->runs_cap - 1)];
 	r->ts = ts;
 	r->tid = tid;
-	r->serial = w ? w->serial : JANK_NO_WORKER;
+	r->serial = w ? w->serial : JANK_NO_THREAD;
 }
 
-/* The CPU's current thread becomes tid (w: its worker, NULL for idle or unknown). */
+/* The CPU's current thread becomes tid (w: its record, NULL for idle or unknown). */
 static void set_current(struct jank_model *m, struct jank_cpu *c, int32_t tid,
 			struct jank_thread *w, int64_t ts)
 {
@@ -508,7 +508,7 @@ static void on_fork(struct jank_model *m, const struct jank_event *ev)
 	}
 	if (ctid <= 0)
 		return;
-	/* A tid in use again is a new thread: the old worker keeps its history until GC. */
+	/* A tid in use again is a new thread: the old record keeps its history until GC. */
 	if (jank_graph_find(m->graph, ctid))
 		jank_graph_retire(m->graph, ctid);
 	child = thread(m, ctid, ev->ts);
@@ -516,7 +516,7 @@ static void on_fork(struct jank_model *m, const struct jank_event *ev)
 		return;
 	set_comm(child, &ev->fields[JANK_F_FORK_CHILD_COMM]);
 	child->pid = (int32_t)jank_value_as_int(&ev->fields[JANK_F_FORK_CHILD_PID], ctid);
-	child->parent_serial = parent ? parent->serial : JANK_NO_WORKER;
+	child->parent_serial = parent ? parent->serial : JANK_NO_THREAD;
 	/* Born here, unless the child was seen before (events out of order, tid reuse missed). */
 	child->born = child->next == child->base && child->first_seen == ev->ts;
 	child->fork_wait = true;
@@ -602,7 +602,7 @@ static uint8_t softirq_vec(const struct jank_event *ev)
 static void on_raise(struct jank_cpu *c, const struct jank_event *ev)
 {
 	if (softirq_vec(ev) == SOFTIRQ_NET_RX)
-		c->net_raiser = c->depth == 0 && live(c->cur) ? c->cur->serial : JANK_NO_WORKER;
+		c->net_raiser = c->depth == 0 && live(c->cur) ? c->cur->serial : JANK_NO_THREAD;
 }
 
 static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct jank_event *ev)
@@ -623,7 +623,7 @@ static void ctx_push(struct jank_cpu *c, enum jank_ctx_kind kind, const struct j
 		x->vec = softirq_vec(ev);
 		if (x->vec == SOFTIRQ_NET_RX) {
 			x->sender = c->net_raiser;
-			c->net_raiser = JANK_NO_WORKER;
+			c->net_raiser = JANK_NO_THREAD;
 		}
 	}
 }
@@ -864,7 +864,7 @@ struct discard_ctx {
 	int64_t ts;
 };
 
-static void discard_worker(struct jank_thread *w, void *data)
+static void discard_thread(struct jank_thread *w, void *data)
 {
 	struct discard_ctx *d = data;
 
@@ -880,7 +880,7 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts)
 {
 	struct discard_ctx d = { .m = m, .cpu = cpu, .ts = ts };
 
-	jank_graph_foreach_mut(m->graph, discard_worker, &d);
+	jank_graph_foreach_mut(m->graph, discard_thread, &d);
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		if (cpu >= 0 && (uint32_t)cpu != i)
 			continue;
@@ -890,7 +890,7 @@ void jank_model_discarded(struct jank_model *m, int32_t cpu, int64_t ts)
 		m->cpus[i].cur = NULL;
 		m->cpus[i].cur_tid = -1;
 		m->cpus[i].depth = 0;
-		m->cpus[i].net_raiser = JANK_NO_WORKER;
+		m->cpus[i].net_raiser = JANK_NO_THREAD;
 		m->cpus[i].softirq_left = false;
 	}
 }

@@ -36,7 +36,7 @@ struct jank_ctx {
 struct jank_cpu_run {
 	int64_t ts;
 	int32_t tid;	 /* 0: idle; -1: unknown (events lost) */
-	uint32_t serial; /* its worker, JANK_NO_WORKER for idle or unknown */
+	uint32_t serial; /* its thread serial, JANK_NO_THREAD for idle or unknown */
 };
 
 /*

@@ -150,7 +150,7 @@ compare() {
 		}' >>"$work/before.rows"
 	fi
 	[ "$series" = len ] &&
-		echo "$events $j_rss ${peak:-n/a} $(stat_of vertices) $(stat_of workers)" \
+		echo "$events $j_rss ${peak:-n/a} $(stat_of vertices) $(stat_of threads)" \
 			"$(awk '/events over/ { print $5 }' "$trace.mix" 2>/dev/null)" >>"$work/rss.rows"
 	echo "run-bench: $label: babeltrace2 ${bt_cpu}s, jank ${j_cpu}s (CPU), RSS $(mib "$bt_rss") / $(mib "$j_rss") MiB" >&2
 }
@@ -269,7 +269,7 @@ fi
 
 say "### Peak RSS against trace length (retention 2 s)"
 say
-say "| events | trace time | jank RSS MiB | × the 1M trace | engine peak MiB | vertices | workers |"
+say "| events | trace time | jank RSS MiB | × the 1M trace | engine peak MiB | vertices | threads |"
 say "|---:|---:|---:|---:|---:|---:|---:|"
 awk '{
 	if (!base) base = $2
@@ -363,11 +363,11 @@ elif perf record -q -e cpu-clock -o "$work/perf.test" true >/dev/null 2>&1; then
 	say "jank_graph_gc_step on the stack (GC and what it frees: the incremental steps and"
 	say "the budget's sweeps) and with jank_engine_process (the whole engine, GC included)."
 	say
-	say "| trace | GC share of all time | engine share of all time | GC steps | vertices freed | workers freed |"
+	say "| trace | GC share of all time | engine share of all time | GC steps | vertices freed | threads freed |"
 	say "|---|---:|---:|---:|---:|---:|"
 	"$JANKCTL" analyze --stats --config "$CONF" "$gc_trace" >/dev/null 2>"$work/stats" ||
 		: >"$work/stats"
-	say "| $(basename "$gc_trace") | ${gc:-0%} | ${eng:-n/a} | $(stat_of gc_steps) | $(stat_of freed_vertices) | $(stat_of freed_workers) |"
+	say "| $(basename "$gc_trace") | ${gc:-0%} | ${eng:-n/a} | $(stat_of gc_steps) | $(stat_of freed_vertices) | $(stat_of freed_threads) |"
 elif command -v valgrind >/dev/null 2>&1; then
 	valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$JANKCTL" analyze \
 		--config "$CONF" "$gc_trace" >/dev/null 2>&1

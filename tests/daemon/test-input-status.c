@@ -285,13 +285,13 @@ static void engine_figures(void **state)
 		.memory_peak = 17,
 		.flows_expired = 25,
 		.flows_evicted = 26,
-		.graph = { .workers = 18,
+		.graph = { .threads = 18,
 			   .vertices = 19,
 			   .bytes = 20,
 			   .freed_vertices = 21,
-			   .freed_workers = 22,
+			   .freed_threads = 22,
 			   .gc_steps = 23,
-			   .retired_workers = 24 },
+			   .retired_threads = 24 },
 	};
 	o = status_round_trip();
 	assert_int_equal(num(o, "events"), 1);
@@ -314,12 +314,15 @@ static void engine_figures(void **state)
 	assert_int_equal(num(o, "memory_bytes"), 16);
 	assert_int_equal(num(o, "memory_peak"), 17);
 	g = member(o, "graph");
-	assert_int_equal(num(g, "workers"), 18);
+	assert_int_equal(num(g, "threads"), 18);
 	assert_int_equal(num(g, "vertices"), 19);
 	assert_int_equal(num(g, "bytes"), 20);
 	assert_int_equal(num(g, "freed_vertices"), 21);
-	assert_int_equal(num(g, "freed_workers"), 22);
+	assert_int_equal(num(g, "freed_threads"), 22);
 	assert_int_equal(num(g, "gc_steps"), 23);
+	/* The deprecated aliases say the same. */
+	assert_int_equal(num(g, "workers"), 18);
+	assert_int_equal(num(g, "freed_workers"), 22);
 	/* A counter past INT64_MAX says INT64_MAX, never a negative number. */
 	fake->es.events = UINT64_MAX;
 	json_object_put(o);

@@ -183,7 +183,7 @@ static void input(void **state)
 	es->memory_bytes = 2048;
 	es->memory_peak = 3145728;
 	es->budget_forced = 14;
-	es->graph.workers = 15;
+	es->graph.threads = 15;
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
@@ -472,7 +472,7 @@ static void status_json(void **state)
 	assert_int_equal(field_i64(al, "rate_limit_count"), 5);
 	assert_int_equal(field_i64(al, "rate_limit_period_ns"), 60 * S);
 	assert_int_equal(field_i64(al, "sent"), 0);
-	/* No capture worker: no "capture". */
+	/* No capturer: no "capture". */
 	assert_false(json_object_object_get_ex(o, "capture", NULL));
 	assert_int_equal(field_i64(json_object_object_get(o, "fleet"), "workers"), 0);
 	in = json_object_object_get(o, "inputs");

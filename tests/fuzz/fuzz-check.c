@@ -95,7 +95,7 @@ struct pick {
 	size_t n, max;
 };
 
-static void pick_worker(const struct jank_thread *w, void *data)
+static void pick_thread(const struct jank_thread *w, void *data)
 {
 	struct pick *p = data;
 
@@ -114,7 +114,7 @@ static void query(const struct jank_graph *g, const struct jank_thread *w, int32
 	jank_path_init(&p);
 	jank_breakdown_init(&b);
 	if (w)
-		r = jank_critpath_compute_worker(g, w, begin, end, &p);
+		r = jank_critpath_compute_thread(g, w, begin, end, &p);
 	else
 		r = jank_critpath_compute(g, tid, begin, end, &p);
 	FUZZ_ASSERT(r == 0 || r == -ENOMEM || (r == -ENOENT && !jank_graph_find(g, tid)));
@@ -136,7 +136,7 @@ size_t fuzz_check_queries(const struct jank_graph *g, size_t max, int64_t begin,
 	const struct jank_thread *ws[16];
 	struct pick pk = { .w = ws, .max = max < 16 ? max : 16 };
 
-	jank_graph_foreach(g, pick_worker, &pk);
+	jank_graph_foreach(g, pick_thread, &pk);
 	for (size_t i = 0; i < pk.n; i++) {
 		const struct jank_thread *w = ws[i], *any = jank_graph_find_any(g, w->tid);
 

@@ -392,16 +392,16 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 
 /*
  * What 3 events can add besides doubling what exists: each makes at most 3
- * workers (a switch or a fork, and the thread a tid context names) whose
+ * threads (a switch or a fork, and the thread a tid context names) whose
  * rings and lock notes are small, opens an action per rule role (8 at most),
  * adds a lock record, and may make the first table of each of the 4 maps or
  * double a small one (up to 64 slots).
  */
-#define WORKER_GROWTH                                                                              \
+#define THREAD_GROWTH                                                                              \
 	(sizeof(struct jank_thread) + 16 * sizeof(struct jank_vertex) +                            \
 	 8 * sizeof(struct jank_lock_note))
 #define GROWTH_SLACK                                                                               \
-	(3 * (3 * WORKER_GROWTH + 8 * sizeof(struct jank_action) + 64) +                           \
+	(3 * (3 * THREAD_GROWTH + 8 * sizeof(struct jank_action) + 64) +                           \
 	 4 * 64 * sizeof(struct jank_hashmap_slot))
 
 struct sum {
@@ -409,7 +409,7 @@ struct sum {
 	uint64_t vertices;
 };
 
-static void sum_worker(const struct jank_thread *w, void *data)
+static void sum_thread(const struct jank_thread *w, void *data)
 {
 	struct sum *s = data;
 
@@ -423,7 +423,7 @@ static void sum_worker(const struct jank_thread *w, void *data)
 /*
  * The memory budget (lib/engine.c collect()). The engine does not promise
  * memory_bytes <= memory-limit + a constant: when what a sweep cannot free
- * (the live threads, workers seen at the current instant, open actions up to
+ * (the live threads, threads seen at the current instant, open actions up to
  * half the budget) is over the limit, it sweeps again only once memory has
  * grown by limit/32 more (check_at). What it does promise, and what this
  * checks, with check_at mirrored from the outside (never below the engine's:
@@ -438,7 +438,7 @@ static void sum_worker(const struct jank_thread *w, void *data)
  *    ended within check_at (not from a discarded call, which relabels every
  *    thread without a check, nor from new limits);
  *  - memory_peak never decreases and is at least memory_bytes, and the
- *    graph accounts for at least its workers' rings and notes.
+ *    graph accounts for at least its threads' rings and notes.
  */
 static void check_memory(struct side *s, bool counted)
 {
@@ -450,10 +450,10 @@ static void check_memory(struct side *s, bool counted)
 	FUZZ_ASSERT(st.memory_peak >= s->peak);
 	s->peak = st.memory_peak;
 	FUZZ_ASSERT(st.memory_bytes >= st.graph.bytes);
-	jank_graph_foreach(jank_engine_graph(s->e), sum_worker, &sum);
+	jank_graph_foreach(jank_engine_graph(s->e), sum_thread, &sum);
 	FUZZ_ASSERT(sum.bytes <= st.graph.bytes);
 	FUZZ_ASSERT(sum.vertices == st.graph.vertices);
-	FUZZ_ASSERT(st.graph.retired_workers <= st.graph.workers);
+	FUZZ_ASSERT(st.graph.retired_threads <= st.graph.threads);
 	FUZZ_ASSERT(st.now == INT64_MIN || st.horizon <= st.now);
 	if (!s->gc) {
 		FUZZ_ASSERT(st.budget_forced == 0 && st.graph.freed_vertices == 0);
@@ -468,9 +468,9 @@ static void check_memory(struct side *s, bool counted)
 	if (trace_on)
 		fprintf(stderr,
 			"  memory %" PRIu64 " check_at %" PRIu64 " forced %" PRIu64
-			" workers %" PRIu64 " vertices %" PRIu64 " horizon %" PRId64
+			" threads %" PRIu64 " vertices %" PRIu64 " horizon %" PRId64
 			" open %" PRIu64 "\n",
-			st.memory_bytes, s->check_at, st.budget_forced, st.graph.workers,
+			st.memory_bytes, s->check_at, st.budget_forced, st.graph.threads,
 			st.graph.vertices, st.horizon, st.actions_open);
 	if (!counted) {
 		s->unbased = true;

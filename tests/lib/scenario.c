@@ -217,6 +217,6 @@ void scn_path(struct scn *s, int tid, int64_t b, int64_t e, struct jank_path *ou
 
 	jank_path_init(out);
 	assert_non_null(w);
-	assert_int_equal(jank_critpath_compute_worker(jank_engine_graph(s->e), w, b, e, out), 0);
+	assert_int_equal(jank_critpath_compute_thread(jank_engine_graph(s->e), w, b, e, out), 0);
 	scn_assert_tiles(out);
 }

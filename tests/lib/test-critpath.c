@@ -363,7 +363,7 @@ static void statedump_initial_state(void **state)
 	scn_fini(&s);
 }
 
-/* A tid reused after the thread was freed is a new worker; the old history stays. */
+/* A tid reused after the thread was freed is a new thread record; the old history stays. */
 static void tid_reuse(void **state)
 {
 	struct scn s;

@@ -11,7 +11,7 @@
  *
  * The engine checks its memory every 4 events and collects at once when it
  * is over budget; memory_peak is taken before each collection. So memory
- * exceeds the budget by at most what 4 events add: workers (~300 bytes
+ * exceeds the budget by at most what 4 events add: threads (~300 bytes
  * each), open actions (~210 bytes each), or the doubling of a few rings or
  * hash tables (each at most a few tens of KiB here: the budget keeps them
  * small). SLACK, an eighth of the 4 MiB budget, covers that; the tests
@@ -55,12 +55,12 @@ static void add_frame_rule(struct scn *s)
 static void print_stats(const char *what, const struct jank_engine_stats *st)
 {
 	print_message(
-		"# %s: peak %llu KiB (budget %llu KiB), now %llu KiB; %llu workers, "
-		"%llu vertices; freed %llu workers, %llu vertices; budget forced %llu times; "
+		"# %s: peak %llu KiB (budget %llu KiB), now %llu KiB; %llu threads, "
+		"%llu vertices; freed %llu threads, %llu vertices; budget forced %llu times; "
 		"actions: %llu open, %llu expired, %llu evicted\n",
 		what, (unsigned long long)st->memory_peak >> 10, (unsigned long long)LIMIT >> 10,
-		(unsigned long long)st->memory_bytes >> 10, (unsigned long long)st->graph.workers,
-		(unsigned long long)st->graph.vertices, (unsigned long long)st->graph.freed_workers,
+		(unsigned long long)st->memory_bytes >> 10, (unsigned long long)st->graph.threads,
+		(unsigned long long)st->graph.vertices, (unsigned long long)st->graph.freed_threads,
 		(unsigned long long)st->graph.freed_vertices, (unsigned long long)st->budget_forced,
 		(unsigned long long)st->actions_open, (unsigned long long)st->actions_expired,
 		(unsigned long long)st->actions_evicted);
@@ -99,8 +99,8 @@ static void short_lived_threads(void **state)
 	assert_true(st.memory_peak <= LIMIT + SLACK);
 	assert_true(st.budget_forced > 0); /* retention alone would keep them all */
 	/* Every thread is either still in the graph or was freed; most were freed. */
-	assert_int_equal(st.graph.freed_workers + st.graph.workers, 100000 + 1);
-	assert_true(st.graph.freed_workers >= 80000);
+	assert_int_equal(st.graph.freed_threads + st.graph.threads, 100000 + 1);
+	assert_true(st.graph.freed_threads >= 80000);
 	/* The spawner's state survives whatever was freed. */
 	assert_non_null(jank_graph_find(jank_engine_graph(s.e), 10));
 	scn_fini(&s);
@@ -228,8 +228,8 @@ static void live_state_over_budget(void **state)
 	jank_engine_finish(s.e);
 	jank_engine_get_stats(s.e, &st);
 	print_stats("50,000 live threads", &st);
-	assert_int_equal(st.graph.workers, 50000);
-	assert_int_equal(st.graph.freed_workers, 0);
+	assert_int_equal(st.graph.threads, 50000);
+	assert_int_equal(st.graph.freed_threads, 0);
 	assert_true(st.memory_peak > LIMIT); /* counted, not hidden */
 	assert_true(st.budget_forced < 200); /* one sweep per LIMIT / 32 of growth */
 	scn_fini(&s);

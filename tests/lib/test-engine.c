@@ -112,10 +112,10 @@ static void gc_invariance(void **state)
 	off.gc = false;
 	run(&wp, &on, &a, &sa);
 	run(&wp, &off, &b, &sb);
-	print_message("# %u actions; GC freed %llu vertices, %llu workers; peak %llu KiB with GC, "
+	print_message("# %u actions; GC freed %llu vertices, %llu threads; peak %llu KiB with GC, "
 		      "%llu KiB without\n",
 		      a.reports, (unsigned long long)sa.graph.freed_vertices,
-		      (unsigned long long)sa.graph.freed_workers,
+		      (unsigned long long)sa.graph.freed_threads,
 		      (unsigned long long)sa.memory_peak >> 10,
 		      (unsigned long long)sb.memory_bytes >> 10);
 	assert_true(a.reports > 10000);
@@ -124,7 +124,7 @@ static void gc_invariance(void **state)
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.buf, b.buf, a.len);
 	assert_true(sa.graph.freed_vertices > 100000);
-	assert_true(sa.graph.freed_workers > 1000);
+	assert_true(sa.graph.freed_threads > 1000);
 	assert_true(sa.memory_peak * 4 < sb.memory_bytes);
 	assert_int_equal(sa.budget_forced, 0);
 	free(a.buf);
@@ -197,9 +197,9 @@ static void memory_budget(void **state)
 	cfg.retention_ns = 1000000000; /* everything would be kept... */
 	cfg.memory_limit = 1 << 20;    /* ...but 1 MiB is all there is */
 	run(&wp, &cfg, &t, &st);
-	print_message("# graph %llu KiB, %llu workers, %llu vertices, %llu actions open\n",
+	print_message("# graph %llu KiB, %llu threads, %llu vertices, %llu actions open\n",
 		      (unsigned long long)st.graph.bytes >> 10,
-		      (unsigned long long)st.graph.workers, (unsigned long long)st.graph.vertices,
+		      (unsigned long long)st.graph.threads, (unsigned long long)st.graph.vertices,
 		      (unsigned long long)st.actions_open);
 	print_message("# peak %llu KiB for a %llu KiB budget, forced %llu times, %u/%u paths "
 		      "truncated\n",
@@ -521,7 +521,7 @@ static void dead_tid_seen_again_is_another_thread(void **state)
 
 /*
  * A thread begins an action and ends (its final switch) before the end: the
- * overdue report still follows what it did until then, from its worker of
+ * overdue report still follows what it did until then, from its thread record of
  * the begin, with GC as without.
  */
 static void run_overdue_dead(const struct jank_engine_config *cfg, struct transcript *t)

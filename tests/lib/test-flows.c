@@ -100,7 +100,7 @@ static void assert_labels(const struct jank_path *p, size_t i, const char *flow,
  * pool from the post to the pick-up (running task 0, labelled "queue"), then
  * the pool runs task 1, and the reply comes back to R through "done".
  */
-static void busy_worker(void **state)
+static void busy_pool(void **state)
 {
 	struct scn s;
 	struct jank_path p;
@@ -190,7 +190,7 @@ static void post_then_wait(void **state)
  * The pool is idle (blocked) when R posts and wakes it: between the post and
  * the pick-up the pool was woken by R, then waited for a CPU.
  */
-static void idle_worker(void **state)
+static void idle_pool(void **state)
 {
 	struct scn s;
 	struct jank_path p;
@@ -715,9 +715,9 @@ static void keys_per_event(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(busy_worker),
+		cmocka_unit_test(busy_pool),
 		cmocka_unit_test(post_then_wait),
-		cmocka_unit_test(idle_worker),
+		cmocka_unit_test(idle_pool),
 		cmocka_unit_test(request_reply_gc_twins),
 		cmocka_unit_test(missing_from_and_key_reuse),
 		cmocka_unit_test(ust_only_cond_wait),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/graph.c: the per-worker vertex rings. */
+/* lib/graph.c: the per-thread vertex rings. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,11 +38,11 @@ static void vertex_ring(void **state)
 	jank_graph_transition(g, w, 10000, JANK_STATE_RUNNING);
 	assert_int_equal(w->next - w->base, 2);
 	assert_int_equal(jank_thread_vertex(w, w->next - 1)->state, JANK_STATE_RUNNING);
-	/* A retired worker goes whole once the horizon passes it. */
+	/* A retired thread goes whole once the horizon passes it. */
 	jank_graph_retire(g, 5);
 	assert_null(jank_graph_find(g, 5));
 	jank_graph_gc_step(g, 20000, 100);
-	assert_int_equal(jank_graph_worker_count(g), 0);
+	assert_int_equal(jank_graph_thread_count(g), 0);
 	jank_graph_free(g);
 }
 

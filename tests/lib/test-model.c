@@ -232,7 +232,7 @@ static void nic_receive(void **state)
 
 /*
  * The CPU's current thread exits and is never switched out nor freed by
- * the kernel in the trace. GC once freed its worker, and the next event on
+ * the kernel in the trace. GC once freed its thread record, and the next event on
  * that CPU used it after the free (../shared/repro/uaf-exit). Now a thread
  * without its final switch keeps its last state, as a live one does (an
  * action that ends on its tid reads it): GC keeps one vertex of it, and the
@@ -265,7 +265,7 @@ static void current_thread_exited(void **state)
 	scn_fini(&s);
 }
 
-/* The same through tid reuse: a fork retires the old worker of the tid. */
+/* The same through tid reuse: a fork retires the old thread record of the tid. */
 static void current_thread_reused(void **state)
 {
 	struct jank_engine_config cfg;
@@ -277,7 +277,7 @@ static void current_thread_reused(void **state)
 	scn_init(&s, &scn_layout_current, &cfg);
 	scn_switch(&s, 0, 0, 0, RUNNABLE, A);
 	scn_switch(&s, 5, 1, 0, RUNNABLE, B);
-	scn_fork(&s, 10, 1, B, A); /* A's tid comes back: the running A's worker retires */
+	scn_fork(&s, 10, 1, B, A); /* A's tid comes back: the running A's record retires */
 	for (int64_t t = 1000; t < 3000000; t += 1000) {
 		scn_switch(&s, t, 1, B, RUNNABLE, C);
 		scn_switch(&s, t + 500, 1, C, RUNNABLE, B);

@@ -22,7 +22,7 @@ JANKD_LIVE_TESTS = \
 	live/test-web.sh \
 	live/test-fleet.sh \
 	live/test-discover-limit.sh
-# jankd's captures (daemon/capture-worker.c): snapshot, storm, quota, full disk, rotation.
+# jankd's captures (daemon/capturer.c, capture-session.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
 	live/test-capture-storm.sh \

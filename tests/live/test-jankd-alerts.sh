@@ -4,7 +4,7 @@
 # A private lttng-sessiond, lttng-relayd and systemd-journald; a live session
 # of jank:* events; jankd attached to it; jank-demo as the traced program.
 #   - 50 actions, 5 over the threshold: exactly those 5 alerts in journald,
-#     with the fields of DESIGN §10 and durations within 2 ms of what
+#     with the fields of jankd(8), "Alerts", and durations within 2 ms of what
 #     jank-demo measured itself, and what was different (JANK_SUSPECTS);
 #   - jankctl status: the counts; the control socket refuses other users;
 #   - an action that never ends: one overdue alert;

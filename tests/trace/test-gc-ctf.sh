@@ -46,8 +46,8 @@ n=$(grep -c '"type":"action"' "$tmp/on.json")
 check "every report, critical path included, is identical with GC on and off ($n actions)" \
 	cmp -s "$tmp/on.json" "$tmp/off.json"
 check "many actions reported ($n)" test "${n:-0}" -gt 20000
-fv=$(stat "$tmp/on.stats" freed_vertices) fw=$(stat "$tmp/on.stats" freed_workers)
-check "GC freed most of the graph ($fv vertices, $fw workers) and no path was truncated" \
+fv=$(stat "$tmp/on.stats" freed_vertices) fw=$(stat "$tmp/on.stats" freed_threads)
+check "GC freed most of the graph ($fv vertices, $fw threads) and no path was truncated" \
 	test "${fv:-0}" -gt 300000 -a "${fw:-0}" -gt 1000 -a "$(stat "$tmp/on.stats" paths_truncated)" = 0
 pon=$(stat "$tmp/on.stats" memory_peak) poff=$(stat "$tmp/off.stats" memory_peak)
 diag "engine memory peak: $pon bytes with GC, $poff without"

@@ -12,7 +12,7 @@
 [ -x "$JANK_GEN" ] || plan_skip_all "$JANK_GEN not built"
 command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found"
 
-plan 18
+plan 19
 
 # Times near 1.7e18 ns, odd, so that a double would round them.
 B=1700000000000000000
@@ -134,7 +134,7 @@ check "critpath, default interval: the thread's whole life" test "$("$JQ" -c \
 
 "$JANKCTL" graph --format json "$s" | quote_times >"$tmp/graph.json"
 cat >"$tmp/graph.expect" <<X
-{"workers":[
+{"threads":[
   {"tid":100,"comm":"app","intervals":[
     {"begin":"$(t 1001)","end":"$(t 3005)","state":"running"},
     {"begin":"$(t 3005)","end":"$(t 5007)","state":"blocked"},
@@ -144,14 +144,16 @@ cat >"$tmp/graph.expect" <<X
     {"begin":"$(t 1001)","end":"$(t 9017)","state":"running"}]}],
  "links":[{"from_tid":200,"to_tid":100,"ts":"$(t 5007)","state":"blocked"}]}
 X
-"$JQ" -c '.workers |= map(select(.tid == 100 or .tid == 200))' "$tmp/graph.json" \
-	>"$tmp/graph.apps"
+"$JQ" -c '{threads: (.threads | map(select(.tid == 100 or .tid == 200))), links}' \
+	"$tmp/graph.json" >"$tmp/graph.apps"
 check "graph: app and db intervals and the wakeup link, exact" \
 	same "$tmp/graph.apps" "$tmp/graph.expect"
+check "graph: \"workers\", the deprecated alias, is the same array as \"threads\"" \
+	test "$("$JQ" -c '.workers == .threads and (.threads | length) > 0' "$tmp/graph.json")" = true
 "$JANKCTL" graph --tid 200 --format json "$s" | quote_times >"$tmp/g200.json"
 check "graph --tid 200: db and its link to app" test "$("$JQ" -c \
-	'[(.workers | map(.tid)), (.links | map([.from_tid, .to_tid]))]' "$tmp/g200.json")" = \
-	'[[200],[[200,100]]]'
+	'[(.threads | map(.tid)), (.links | map([.from_tid, .to_tid])), (.workers | map(.tid))]' \
+	"$tmp/g200.json")" = '[[200],[[200,100]],[200]]'
 
 # Events the tracer discarded reach the engine (and the text notes).
 cat >"$tmp/lost.txt" <<X

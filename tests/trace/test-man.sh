@@ -104,15 +104,15 @@ awk '/^static const struct jank_conf_key keys\[\] = \{/ { on = 1; next }
 		k = substr($0, RSTART, RLENGTH); gsub(/K\(|"|,/, " ", k); split(k, f, " ")
 		print f[1], f[2] }' \
 	"$CONFIG_C" >"$tmp/keys"
-diag "config.c: $(wc -l <"$tmp/sections") sections, $(wc -l <"$tmp/keys") keys"
+diag "config-file.c: $(wc -l <"$tmp/sections") sections, $(wc -l <"$tmp/keys") keys"
 
 missing=
 for s in $(cut -d' ' -f1 "$tmp/sections"); do
 	header=$(header_of "$s")
 	grep -qF ".SH $header" "$MAN/jankd.conf.5" || missing="$missing $header"
 done
-[ "$(wc -l <"$tmp/sections")" -ge 5 ] || missing=" (config.c's section table not found)"
-check "jankd.conf.5 has a section for each of config.c's${missing:+ (missing:$missing)}" \
+[ "$(wc -l <"$tmp/sections")" -ge 5 ] || missing=" (config-file.c's section table not found)"
+check "jankd.conf.5 has a section for each of config-file.c's${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 
 # The keys of a man section: the .BI lines between its .SH and the next.
@@ -123,24 +123,24 @@ while read -r sec key; do
 	awk -v h=".SH $header" '$0 == h { on = 1; next } /^\.SH / { on = 0 } on' \
 		"$MAN/jankd.conf.5" | grep -q "^\.BI $esc " || missing="$missing $header$key"
 done <"$tmp/keys"
-[ -s "$tmp/keys" ] || missing=" (config.c's key tables not found)"
-check "jankd.conf.5 documents every key of config.c in its section${missing:+ (missing:$missing)}" \
+[ -s "$tmp/keys" ] || missing=" (config-file.c's key tables not found)"
+check "jankd.conf.5 documents every key of config-file.c in its section${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 
 missing=
 while read -r sec key; do
 	grep -Eq "^#? *$key = " "$EXAMPLE" || missing="$missing [$sec]$key"
 done <"$tmp/keys"
-check "the example systemd/jankd.conf shows every key of config.c${missing:+ (missing:$missing)}" \
+check "the example systemd/jankd.conf shows every key of config-file.c${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 
 # And nothing the parser does not know: the keys set in jankd.conf.5's
-# example are all in config.c.
+# example are all in config-file.c.
 unknown=
 for key in $(sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$MAN/jankd.conf.5" |
 	sed -n 's/^\([a-z][a-z\\-]*\) = .*/\1/p' | sed 's/\\-/-/g' | sort -u); do
 	awk -v k="$key" '$2 == k { found = 1 } END { exit !found }' "$tmp/keys" ||
 		unknown="$unknown $key"
 done
-check "jankd.conf.5's examples use only keys that config.c knows${unknown:+ (unknown:$unknown)}" \
+check "jankd.conf.5's examples use only keys that config-file.c knows${unknown:+ (unknown:$unknown)}" \
 	[ -z "$unknown" ]

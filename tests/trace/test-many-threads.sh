@@ -10,7 +10,7 @@ trace=$SHARED_TRACES/many-threads
 [ -f "$trace/metadata" ] || plan_skip_all "$trace not present"
 command -v "$JQ" >/dev/null 2>&1 || plan_skip_all "jq not found"
 
-plan 22
+plan 23
 
 "$JANKCTL" graph --format json "$trace" >"$tmp/graph.raw" 2>"$tmp/err"
 check "graph: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
@@ -23,9 +23,11 @@ jqt() {
 	"$JQ" -c "$JQ_TIME_DEFS $filter" "$@"
 }
 
-n=$(jqt '.workers | length' "$tmp/graph.json")
-check "graph: has workers ($n)" test "${n:-0}" -gt 100
-n=$(jqt '[.workers[].intervals | length] | add' "$tmp/graph.json")
+n=$(jqt '.threads | length' "$tmp/graph.json")
+check "graph: has threads ($n)" test "${n:-0}" -gt 100
+check "graph: \"workers\", the deprecated alias, is the same array as \"threads\"" \
+	test "$(jqt '.workers == .threads' "$tmp/graph.json")" = true
+n=$(jqt '[.threads[].intervals | length] | add' "$tmp/graph.json")
 check "graph: has intervals ($n)" test "${n:-0}" -gt 1000
 n=$(jqt '.links | length' "$tmp/graph.json")
 check "graph: has links ($n)" test "${n:-0}" -gt 100
@@ -34,45 +36,45 @@ check "graph: has links ($n)" test "${n:-0}" -gt 100
 # hrtimer or vector events here). ksoftirqd/N woken right after a softirq
 # exit on CPU N (145) is the softirq's, no thread's; a waker in user mode (22)
 # is an interrupt's: 6,330 thread links before, 6,163 now.
-n=$(jqt '[.workers[] | select(.comm | startswith("ksoftirqd/")) | .tid] as $k
+n=$(jqt '[.threads[] | select(.comm | startswith("ksoftirqd/")) | .tid] as $k
 	| [.links[] | select(.to_tid as $t | $k | index($t))] | length' "$tmp/graph.json")
 check "graph: no thread wakes ksoftirqd, the softirq before it does ($n links)" test "$n" = 0
 n=$(jqt '.links | length' "$tmp/graph.json")
 check "graph: 6163 wakeup links, none from a waker in user mode ($n)" test "$n" = 6163
-n=$(jqt '[.workers[] | select(.comm == "vlc") | .intervals[] | select(.state == "timer")] | length' \
+n=$(jqt '[.threads[] | select(.comm == "vlc") | .intervals[] | select(.state == "timer")] | length' \
 	"$tmp/graph.json")
 check "graph: vlc's futex waits that time out while the waker runs user code are 'timer' ($n)" \
 	test "$n" -ge 3
 
-bad=$(jqt '[.workers[] | .tid as $t | .intervals as $i | range(1; $i | length)
+bad=$(jqt '[.threads[] | .tid as $t | .intervals as $i | range(1; $i | length)
 	| select($i[.].begin != $i[. - 1].end) | $t] | length' "$tmp/graph.json")
 check "graph: every worker's intervals are contiguous ($bad bad)" test "$bad" = 0
-bad=$(jqt '[.workers[].intervals[] | select(minus(.end; .begin) <= 0)] | length' \
+bad=$(jqt '[.threads[].intervals[] | select(minus(.end; .begin) <= 0)] | length' \
 	"$tmp/graph.json")
 check "graph: every interval is non-empty ($bad bad)" test "$bad" = 0
-bad=$(jqt '[.workers[] | .intervals as $i | range(1; $i | length)
+bad=$(jqt '[.threads[] | .intervals as $i | range(1; $i | length)
 	| select($i[.].state == $i[. - 1].state)] | length' "$tmp/graph.json")
 check "graph: adjacent intervals differ in state ($bad bad)" test "$bad" = 0
-bad=$(jqt '[.workers as $w | range(1; $w | length)
+bad=$(jqt '[.threads as $w | range(1; $w | length)
 	| select($w[.].tid < $w[. - 1].tid)] | length' "$tmp/graph.json")
-check "graph: workers sorted by tid ($bad bad)" test "$bad" = 0
+check "graph: threads sorted by tid ($bad bad)" test "$bad" = 0
 bad=$(jqt '[.links as $l | range(1; $l | length) | select(minus($l[.].ts; $l[. - 1].ts) < 0)]
 	| length' "$tmp/graph.json")
 check "graph: links sorted by time ($bad bad)" test "$bad" = 0
 
 # The five threads with the most intervals.
-tids=$(jqt '[.workers[] | {tid, n: (.intervals | length)}] | sort_by(-.n, .tid) | .[:5][] | .tid' \
+tids=$(jqt '[.threads[] | {tid, n: (.intervals | length)}] | sort_by(-.n, .tid) | .[:5][] | .tid' \
 	"$tmp/graph.json")
 diag "busiest threads: $(echo $tids)"
 
 tid1=$(echo "$tids" | head -n 1)
 "$JANKCTL" graph --tid "$tid1" --format json "$trace" | quote_times >"$tmp/one.json"
-bad=$("$JQ" -c --argjson t "$tid1" '[.workers[] | select(.tid != $t)] | length' "$tmp/one.json")
+bad=$("$JQ" -c --argjson t "$tid1" '[.threads[] | select(.tid != $t)] | length' "$tmp/one.json")
 n=$("$JQ" -c --argjson t "$tid1" '[.links[] | select(.from_tid != $t and .to_tid != $t)] | length' \
 	"$tmp/one.json")
 same=$("$JQ" -c --argjson t "$tid1" --slurpfile all "$tmp/graph.json" \
-	'.workers == [$all[0].workers[] | select(.tid == $t)]' "$tmp/one.json")
-check "graph --tid $tid1: only its workers, the same intervals, links that touch it" \
+	'.threads == [$all[0].threads[] | select(.tid == $t)]' "$tmp/one.json")
+check "graph --tid $tid1: only its threads, the same intervals, links that touch it" \
 	test "$bad" = 0 -a "$n" = 0 -a "$same" = true
 
 # tiles FILE: the path of a critpath object tiles [begin, end] exactly.
@@ -94,7 +96,7 @@ done
 check "critpath of the 5 busiest threads tiles [begin, end]${bad:+ (bad:$bad)}" test -z "$bad"
 
 # An explicit interval inside the first thread's life.
-range=$(jqt '[.workers[] | select(.tid == $t) | .intervals[]] as $i
+range=$(jqt '[.threads[] | select(.tid == $t) | .intervals[]] as $i
 	| [$i[($i | length) / 4 | floor].begin, $i[($i | length) / 2 | floor].end] | join(" ")' \
 	"$tmp/graph.json" --argjson t "$tid1" | tr -d '"')
 b=${range% *}
@@ -134,7 +136,7 @@ check "analyze --all: duration, breakdown sum and verdict agree ($bad bad)" test
 # (timer, block_device, ...); "none" is a switch whose interval another
 # event at the same instant replaced, or a thread's end.
 if command -v "$BABELTRACE2" >/dev/null 2>&1; then
-	jqt '.workers[] | .tid as $t | .intervals[] | "\($t) \(.begin) \(.state)"' "$tmp/graph.json" \
+	jqt '.threads[] | .tid as $t | .intervals[] | "\($t) \(.begin) \(.state)"' "$tmp/graph.json" \
 		-r | tr -d '"' >"$tmp/intervals"
 	"$BABELTRACE2" --clock-seconds "$trace" 2>/dev/null | grep 'sched_switch:' |
 		sed -E 's/^\[([0-9]+)\.([0-9]+)\].*prev_tid = ([0-9]+), .*prev_state = ([0-9]+).*/\1\2 \3 \4/' |
