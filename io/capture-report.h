@@ -16,6 +16,11 @@
  *   critical-path.svg  the picture (svg.h)
  *   flame.svg          the path's time by thread and call stack, the wait
  *                      states as leaf frames (flame-path.h)
+ *   binaries.json      the binaries the path's user-space addresses fell in
+ *                      (path, build-id, where each process mapped them, the
+ *                      file their symbols came from) with those addresses as
+ *                      offsets in them, and the addresses of no known
+ *                      mapping: what the path needs to be named elsewhere
  *
  * When the capture does not hold the action's end (an overdue action, or a
  * flight recorder that had already overwritten it), the path is computed on
@@ -36,6 +41,7 @@
 #define JANK_CAPTURE_REPORT_TEXT	"report.txt"
 #define JANK_CAPTURE_REPORT_SVG		"critical-path.svg"
 #define JANK_CAPTURE_REPORT_FLAME	"flame.svg"
+#define JANK_CAPTURE_REPORT_BINARIES	"binaries.json"
 #define JANK_CAPTURE_REPORT_SUMMARY_LEN 512
 
 struct jank_capture_report_result {

@@ -52,7 +52,10 @@ struct binary {
 	size_t build_id_len;
 	char *debug_link;  /* from the trace; NULL: the binary's own, if any */
 	char *symbol_file; /* the file its symbols came from, once opened */
-	unsigned refs;	   /* mappings */
+	/* The file's own build-id, once read (the trace may give none). */
+	uint8_t file_build_id[JANK_SYMBOLS_MAX_BUILD_ID];
+	size_t file_build_id_len;
+	unsigned refs; /* mappings */
 	enum bin_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -425,11 +428,15 @@ static void binary_open(struct jank_symbols *s, struct binary *b)
 
 			b->vaddr_known = true;
 			b->first_vaddr = bin.first_vaddr;
+			if ((n = dwelf_elf_gnu_build_id(bin.elf, &bits)) > 0 &&
+			    (size_t)n <= sizeof(b->file_build_id)) {
+				memcpy(b->file_build_id, bits, (size_t)n);
+				b->file_build_id_len = (size_t)n;
+			}
 			/* No build-id from the trace: the file's own finds its debug file. */
-			if (!id_len && (n = dwelf_elf_gnu_build_id(bin.elf, &bits)) > 0 &&
-			    (size_t)n <= sizeof(b->build_id)) {
-				id = bits;
-				id_len = (size_t)n;
+			if (!id_len && b->file_build_id_len) {
+				id = b->file_build_id;
+				id_len = b->file_build_id_len;
 			}
 		} else {
 			candidate_close(&bin); /* another build: its symbols would lie */
@@ -808,6 +815,23 @@ int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, 
 
 /* ---- Lookups ---- */
 
+/* ADDR, in mapping m, in the binary's own terms. */
+static uint64_t file_address(const struct mapping *m, uint64_t addr)
+{
+	if (m->bin->vaddr_known)
+		return addr - m->base + m->bin->first_vaddr;
+	return m->is_pic ? addr - m->base : addr;
+}
+
+/* The mapping of process vpid that holds addr, NULL. */
+static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, uint64_t addr)
+{
+	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	long i = p ? mapping_floor(p, addr) : -1;
+
+	return i >= 0 && addr < mapping_end(&p->v[i]) ? &p->v[i] : NULL;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -851,11 +875,9 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	const struct cache_entry *e = &s->cache[cache_index(vpid, addr)];
 	char text[CACHE_TEXT_MAX + 32];
 	enum jank_symbols_result kind;
-	struct process *p;
-	struct mapping *m = NULL;
+	struct mapping *m;
 	struct binary *b;
 	uint64_t file_addr;
-	long i;
 
 	s->st.lookups++;
 	if (e->text && e->vpid == vpid && e->addr == addr && e->gen == s->gen) {
@@ -863,10 +885,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 		snprintf(buf, len, "%s", e->text);
 		return count(s, (enum jank_symbols_result)e->kind);
 	}
-	p = jank_hashmap_get(&s->procs, vpid_key(vpid));
-	i = p ? mapping_floor(p, addr) : -1;
-	if (i >= 0 && addr < mapping_end(&p->v[i]))
-		m = &p->v[i];
+	m = mapping_of(s, vpid, addr);
 	if (!m) {
 		snprintf(buf, len, "0x%" PRIx64, addr);
 		return count(s, JANK_SYMBOLS_UNMAPPED);
@@ -875,10 +894,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	b->last_use = ++s->tick;
 	if (b->state == BIN_CLOSED)
 		binary_open(s, b);
-	if (b->vaddr_known)
-		file_addr = addr - m->base + b->first_vaddr;
-	else
-		file_addr = m->is_pic ? addr - m->base : addr;
+	file_addr = file_address(m, addr);
 	kind = JANK_SYMBOLS_OFFSET;
 	if (b->state == BIN_OPEN) {
 		GElf_Off off;
@@ -999,6 +1015,36 @@ int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_bina
 		if (r)
 			return r;
 	}
+	return 0;
+}
+
+int jank_symbols_where(const struct jank_symbols *s, int64_t vpid, uint64_t addr,
+		       struct jank_symbols_place *out)
+{
+	const struct mapping *m = mapping_of(s, vpid, addr);
+	const struct binary *b;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOENT;
+	b = m->bin;
+	out->path = b->path;
+	if (b->build_id_len) {
+		out->build_id = b->build_id;
+		out->build_id_len = b->build_id_len;
+	} else if (b->file_build_id_len) {
+		out->build_id = b->file_build_id;
+		out->build_id_len = b->file_build_id_len;
+		out->build_id_from_file = true;
+	}
+	out->debug_link = b->debug_link;
+	out->symbol_file = b->symbol_file;
+	out->base = m->base;
+	out->memsz = m->memsz;
+	out->is_pic = m->is_pic;
+	out->vaddr_known = b->vaddr_known;
+	out->first_vaddr = b->vaddr_known ? b->first_vaddr : 0;
+	out->offset = file_address(m, addr);
 	return 0;
 }
 

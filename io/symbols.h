@@ -139,6 +139,31 @@ typedef int (*jank_symbols_binary_fn)(const char *path, const uint8_t *build_id,
 int jank_symbols_for_each_binary(const struct jank_symbols *s, jank_symbols_binary_fn fn,
 				 void *data);
 
+/*
+ * Where ADDR of process VPID falls, as the lookups see it: the binary that
+ * maps it and how, for a report to be symbolized elsewhere (nm, addr2line
+ * on the same build). Strings and the build-id point into s, valid until
+ * its mappings change.
+ */
+struct jank_symbols_place {
+	const char *path;	 /* the binary, as mapped */
+	const uint8_t *build_id; /* the trace's; else the file's, once opened; NULL: none known */
+	size_t build_id_len;
+	bool build_id_from_file; /* the trace gave none: the file's own */
+	const char *debug_link;	 /* the .gnu_debuglink the trace gave, NULL */
+	const char *symbol_file; /* where its symbols came from; NULL: none (yet) */
+	uint64_t base;		 /* run-time address of its first PT_LOAD segment */
+	uint64_t memsz;		 /* 0: up to the next mapping */
+	bool is_pic;
+	bool vaddr_known;     /* the file was read: first_vaddr is its first PT_LOAD's p_vaddr */
+	uint64_t first_vaddr; /* 0 when unknown */
+	uint64_t offset;      /* ADDR in the binary's own terms, as "binary+0xOFFSET" gives it */
+};
+
+/* Fills *out. Returns 0, or -ENOENT when no known mapping holds ADDR. */
+int jank_symbols_where(const struct jank_symbols *s, int64_t vpid, uint64_t addr,
+		       struct jank_symbols_place *out);
+
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
 
 /*

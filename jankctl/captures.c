@@ -19,7 +19,8 @@ static const char usage_report[] =
 	"Usage: jankctl report [--dir OUT] CAPTURE_DIR\n"
 	"Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
 	"captured trace, compute its critical path, and write report.json, report.txt,\n"
-	"critical-path.svg and flame.svg (the path by call stack) into CAPTURE_DIR (or OUT).\n"
+	"critical-path.svg, flame.svg (the path by call stack) and binaries.json (the binaries\n"
+	"its addresses fell in, to name them elsewhere) into CAPTURE_DIR (or OUT).\n"
 	"jankd does this after each capture; run it again after an upgrade, or on a copy of the\n"
 	"capture. Run as root on a CAPTURE_DIR that another user owns, it writes nothing there:\n"
 	"report.txt goes to standard output, unless --dir names where the files go.\n"
@@ -87,8 +88,9 @@ int cmd_report(int argc, char **argv)
 	if (!out)
 		return finish_output();
 	printf("%s\n", res.summary);
-	printf("wrote %s/{%s,%s,%s,%s}\n", out, JANK_CAPTURE_REPORT_JSON, JANK_CAPTURE_REPORT_TEXT,
-	       JANK_CAPTURE_REPORT_SVG, JANK_CAPTURE_REPORT_FLAME);
+	printf("wrote %s/{%s,%s,%s,%s,%s}\n", out, JANK_CAPTURE_REPORT_JSON,
+	       JANK_CAPTURE_REPORT_TEXT, JANK_CAPTURE_REPORT_SVG, JANK_CAPTURE_REPORT_FLAME,
+	       JANK_CAPTURE_REPORT_BINARIES);
 	return finish_output();
 }
 

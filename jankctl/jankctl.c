@@ -46,7 +46,7 @@ static const char usage_main[] =
 	"            ask the running jankd: counts, latencies, recent janks, inputs\n"
 	"  report    CAPTURE_DIR\n"
 	"            analyse a capture of jankd: report.json, report.txt, critical-path.svg,\n"
-	"            flame.svg\n"
+	"            flame.svg, binaries.json\n"
 	"  captures  [--dir DIR] [--format text|json]\n"
 	"            list jankd's captures: action, duration, size, summary\n"
 	"\n"

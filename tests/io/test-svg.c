@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * io/svg.c: state colours, escaped and measured text, time ticks, and the
- * document around a drawing.
+ * document around a drawing; io/critpath-svg.c: the functions of a path's
+ * segments in the critical-path picture.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "critpath-svg.h"
 #include "svg.h"
 
 /* What jank_svg_escape() writes for s; the caller frees it. */
@@ -201,12 +203,116 @@ static void document(void **state)
 	fclose(f);
 }
 
+/* A segment of tid 42 over [b, e] in stack `stack`, added to p. */
+static void add_seg(struct jank_path *p, uint8_t state, int64_t b, int64_t e, uint32_t stack)
+{
+	struct jank_segment *sg;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		p->segs = realloc(p->segs, p->cap * sizeof(*p->segs));
+		assert_non_null(p->segs);
+	}
+	sg = &p->segs[p->n++];
+	memset(sg, 0, sizeof(*sg));
+	sg->tid = 42;
+	sg->state = state;
+	sg->begin = b;
+	sg->end = e;
+	sg->stack = stack;
+	snprintf(sg->comm, sizeof(sg->comm), "app");
+}
+
+/* The critical-path picture of a path whose segments are in functions. */
+static char *critpath_picture(const char *inner)
+{
+	struct jank_rule rule = { .name = "req" };
+	struct jank_verdict v = { 0 };
+	struct jank_path p;
+	uint32_t f[3], outer, deep, hostile;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	jank_path_init(&p);
+	f[0] = jank_path_frame(&p, 0, 7, false, "run_task");
+	f[1] = jank_path_frame(&p, 0, 7, false, "compute_price");
+	f[2] = jank_path_frame(&p, 0, 7, false, "apply_discounts");
+	outer = jank_path_stack(&p, f, 1);
+	deep = jank_path_stack(&p, f, 3);
+	f[2] = jank_path_frame(&p, 0, 7, false, inner);
+	hostile = jank_path_stack(&p, f, 3);
+	assert_true(outer && deep && hostile);
+	p.tid = 42;
+	p.begin = 0;
+	p.end = 40000000;
+	add_seg(&p, JANK_STATE_RUNNING, 0, 5000000, outer);
+	add_seg(&p, JANK_STATE_RUNNING, 5000000, 30000000, deep);
+	add_seg(&p, JANK_STATE_PREEMPTED, 30000000, 30100000, hostile); /* 3 px: no label */
+	add_seg(&p, JANK_STATE_RUNNING, 30100000, 38000000, hostile);
+	add_seg(&p, JANK_STATE_TIMER, 38000000, 40000000, 0);
+	v.kind = JANK_VERDICT_COMPLETED;
+	v.rule = &rule;
+	v.key = "id=1";
+	v.end = v.duration = 40000000;
+	v.threshold = 10000000;
+	v.over_threshold = true;
+	v.tid = 42;
+	v.comm = "app";
+	v.path = &p;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(jank_svg_critpath(out, &v, NULL, "sub"), 0);
+	assert_int_equal(fclose(out), 0);
+	jank_path_fini(&p);
+	return buf;
+}
+
+static void critpath_functions(void **state)
+{
+	char *svg = critpath_picture("evil<&>\"'fn");
+
+	(void)state;
+	/* Each segment: its innermost function inside, its whole stack in its tooltip. */
+	assert_non_null(strstr(svg, ">run_task</text>"));
+	assert_non_null(strstr(svg, ">apply_discounts · running 25.0 ms</text>"));
+	assert_non_null(strstr(svg, "<title>tid 42 (app): running 25.0 ms in apply_discounts ← "
+				    "compute_price ← run_task</title>"));
+	assert_non_null(strstr(svg, "<title>tid 42 (app): running 5.00 ms in run_task</title>"));
+	/* A traced function name is escaped, in the bar and in the tooltip. */
+	assert_non_null(strstr(svg, ">evil&lt;&amp;&gt;&quot;&apos;fn · 7.90 ms</text>"));
+	assert_non_null(strstr(svg, "preempted 100 us in evil&lt;&amp;&gt;&quot;&apos;fn ← "
+				    "compute_price ← run_task</title>"));
+	assert_null(strstr(svg, "evil<"));
+	/* A segment without a stack: its state and duration only. */
+	assert_non_null(strstr(svg, "<title>tid 42 (app): timer 2.00 ms</title>"));
+	/* The lane names the functions its thread spent the most time in. */
+	assert_non_null(
+		strstr(svg, "<g class=\"lane\" data-tid=\"42\">\n<title>tid 42 (app): "
+			    "40.0 ms on the path, most in apply_discounts 25.0 ms, "
+			    "evil&lt;&amp;&gt;&quot;&apos;fn 8.00 ms, run_task 5.00 ms</title>"));
+	free(svg);
+	/* A name too long for its bar is cut to it. */
+	svg = critpath_picture("a_function_whose_name_is_much_too_long_for_its_bar_of_eight_"
+			       "milliseconds_in_a_forty_millisecond_picture_of_this_width");
+	assert_non_null(strstr(svg, "<text class=\"function\" "));
+	assert_non_null(strstr(svg, ">a_function_whose_name"));
+	assert_non_null(strstr(svg, "…</text>"));
+	assert_null(strstr(svg, "this_width</text>"));
+	assert_non_null(strstr(svg, "this_width ← compute_price ← run_task</title>"));
+	free(svg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(colours),    cmocka_unit_test(escape),
-		cmocka_unit_test(escape_cut), cmocka_unit_test(text_chars),
-		cmocka_unit_test(ticks),      cmocka_unit_test(document),
+		cmocka_unit_test(colours),
+		cmocka_unit_test(escape),
+		cmocka_unit_test(escape_cut),
+		cmocka_unit_test(text_chars),
+		cmocka_unit_test(ticks),
+		cmocka_unit_test(document),
+		cmocka_unit_test(critpath_functions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

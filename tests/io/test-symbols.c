@@ -225,6 +225,7 @@ static void pie_executable(void **state)
 {
 	struct jank_symbols *s = fresh();
 	struct jank_symbols_stats st;
+	struct jank_symbols_place pl;
 
 	(void)state;
 	assert_int_equal(jank_symbols_add_mapping(s, 100, pie.exe_base, 1 << 20, at("prog"),
@@ -233,6 +234,16 @@ static void pie_executable(void **state)
 	expect(s, 100, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
 	expect(s, 100, pie.compute_price + 4, JANK_SYMBOLS_FUNCTION, "compute_price");
 	expect(s, 100, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
+	/* Where: the trace's build-id, the file the symbols came from, the offset. */
+	assert_int_equal(jank_symbols_where(s, 100, pie.apply_discounts, &pl), 0);
+	assert_string_equal(pl.path, at("prog"));
+	assert_int_equal(pl.build_id_len, sizeof(build_id));
+	assert_memory_equal(pl.build_id, build_id, sizeof(build_id));
+	assert_false(pl.build_id_from_file);
+	assert_string_equal(pl.symbol_file, at("prog"));
+	assert_int_equal(pl.base, pie.exe_base);
+	assert_true(pl.vaddr_known);
+	assert_int_equal(pl.offset, pie.apply_discounts - pie.exe_base + pl.first_vaddr);
 	/* Another process, the same binary elsewhere: the same symbols, one open binary. */
 	assert_int_equal(jank_symbols_add_mapping(s, 200, 0x555500000000ull, 1 << 20, at("prog"),
 						  build_id, sizeof(build_id), NULL, true),
@@ -396,6 +407,7 @@ static void missing_file(void **state)
 {
 	struct jank_symbols *s = fresh();
 	struct jank_symbols_stats st;
+	struct jank_symbols_place pl;
 
 	(void)state;
 	assert_int_equal(jank_symbols_add_mapping(s, 1, 0x7f0000000000ull, 0x10000,
@@ -412,6 +424,19 @@ static void missing_file(void **state)
 						  0, NULL, true),
 			 0);
 	expect(s, 1, 0x7ffd00000100ull, JANK_SYMBOLS_OFFSET, "[vdso]+0x100");
+	/* Where: the binary and the offset its text gives; nothing outside a mapping. */
+	assert_int_equal(jank_symbols_where(s, 1, 0x7f0000001234ull, &pl), 0);
+	assert_string_equal(pl.path, "/nonexistent/libgone.so.1");
+	assert_int_equal(pl.offset, 0x1234);
+	assert_int_equal(pl.base, 0x7f0000000000ull);
+	assert_int_equal(pl.memsz, 0x10000);
+	assert_true(pl.is_pic && !pl.vaddr_known);
+	assert_null(pl.build_id);
+	assert_null(pl.symbol_file);
+	assert_int_equal(jank_symbols_where(s, 1, 0x401000, &pl), 0);
+	assert_int_equal(pl.offset, 0x401000);
+	assert_int_equal(jank_symbols_where(s, 1, 0x10, &pl), -ENOENT);
+	assert_int_equal(jank_symbols_where(s, 2, 0x401000, &pl), -ENOENT);
 	jank_symbols_get_stats(s, &st);
 	assert_int_equal(st.bad_files, 3);
 	assert_int_equal(st.unresolved, 3);

@@ -208,6 +208,96 @@ check "demo: report.txt too, in its header and after the breakdown" sh -c '
 check "demo: two lanes, worker and db" \
 	[ "$(grep -o '<g class="lane" data-tid="[0-9]*"' "$c4/critical-path.svg" | grep -o '[0-9]*' | tr '\n' ' ')" = "4312 4377 " ]
 
+# ---- Functions: a real binary, mapped by the statedump, and one gone ----
+# shop (pid 100, tid 301) is a PIE built here with a build-id, which the
+# statedump records; libgone.so is mapped too, but no file of it is left.
+# The action runs run_task > compute_price, 10 ms in a function of
+# libgone.so (unresolved: libgone.so+0x1234), then 20 ms in apply_discounts.
+CC=${CC:-cc}
+cat >"$tmp/shop.c" <<'EOF2'
+__attribute__((noinline)) void apply_discounts(void) {}
+__attribute__((noinline)) void compute_price(void) { apply_discounts(); }
+__attribute__((noinline)) void run_task(void) { compute_price(); }
+int main(void) { run_task(); return 0; }
+EOF2
+if $CC -O0 -fPIE -pie -Wl,--build-id=sha1 -o "$tmp/shop" "$tmp/shop.c" 2>/dev/null &&
+	command -v nm >/dev/null && command -v readelf >/dev/null; then
+	base=0x555555554000 gone=0x7f0000000000 in_gone=0x7f0000001234 S=301
+	bid=$(readelf -n "$tmp/shop" | awk '/Build ID:/ { print $3 }')
+	bid_array=[$(echo "$bid" | sed 's/../0x&,/g; s/,$//')]
+	off_of() { nm "$tmp/shop" | awk -v f="$1" '$3 == f { print $1 }' | sed 's/^0*//'; }
+	addr_of() { printf '0x%x' $((base + 0x$(off_of "$1"))); }
+	{
+		printf '@trace kernel\n@cpus 1\n'
+		echo "0 0 lttng_statedump_process_state tid=$S pid=100 name=\"shop\" status=5"
+		sw 0 0 swapper/0 0 0 shop $S
+	} >"$tmp/fn-kernel.script"
+	ev() { echo "$1 0 $2 vpid=100 vtid=$S procname=\"shop\""; }
+	fn() { ev "$1" "lttng_ust_cyg_profile:func_$2 addr=$3 call_site=$(addr_of main)"; }
+	{
+		printf '@trace ust\n@cpus 1\n@context vpid vtid procname:string\n'
+		ev 500000 "lttng_ust_statedump:bin_info baddr=$base memsz=0x100000 path=\"$tmp/shop\" is_pic=1 has_build_id=1 has_debug_link=0"
+		ev 500000 "lttng_ust_statedump:build_id baddr=$base build_id=$bid_array"
+		ev 500000 "lttng_ust_statedump:bin_info baddr=$gone memsz=0x10000 path=\"$tmp/gone/libgone.so\" is_pic=1 has_build_id=0 has_debug_link=0"
+		ev $((1 * MS)) 'jank:action_begin name="req" id=1'
+		fn $((1 * MS + 10 * US)) entry "$(addr_of run_task)"
+		fn $((1 * MS + 20 * US)) entry "$(addr_of compute_price)"
+		fn $((2 * MS)) entry $in_gone
+		fn $((12 * MS)) exit $in_gone
+		fn $((12 * MS)) entry "$(addr_of apply_discounts)"
+		fn $((32 * MS)) exit "$(addr_of apply_discounts)"
+		fn $((32 * MS + 10 * US)) exit "$(addr_of compute_price)"
+		fn $((32 * MS + 20 * US)) exit "$(addr_of run_task)"
+		ev $((33 * MS)) 'jank:action_end name="req" id=1'
+	} >"$tmp/fn-ust.script"
+	c6=$cap/20240501T150000Z-req-$S
+	make_capture "$c6" "$tmp/fn-kernel.script" "$tmp/fn-ust.script" ||
+		echo "Bail out! cannot generate the functions fixture"
+	capture_json 20240501T150000Z-req-$S name=req,id=1 $S $((1 * MS)) $((33 * MS)) completed \
+		'{ "field": "name", "value": "req" }' >"$c6/capture.json"
+	"$JANKCTL" report "$c6" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	check "functions: report exit 0, nothing on stderr" [ "$st" = 0 ] && [ ! -s "$tmp/err" ]
+	[ "$st" = 0 ] || sed 's/^/# /' "$tmp/err"
+	svg=$c6/critical-path.svg
+	check "functions: critical-path.svg is well-formed XML" xmllint --noout "$svg"
+	check "functions: each step is labelled with its innermost function" sh -c '
+		grep -q "<text class=\"function\" [^>]*>apply_discounts · running 20.0 ms</text>" "$1" &&
+		grep -q "<text class=\"function\" [^>]*>libgone.so+0x1234 · running 10.0 ms</text>" "$1"' - "$svg"
+	check "functions: its tooltip is the whole stack, innermost first" sh -c '
+		grep -q "<title>tid $2 (shop): running 20.0 ms in apply_discounts ← compute_price ← run_task</title>" "$1" &&
+		grep -q "<title>tid $2 (shop): running 10.0 ms in libgone.so+0x1234 ← compute_price ← run_task</title>" "$1"' - "$svg" $S
+	check "functions: the lane's tooltip names its functions" \
+		grep -q "^<title>tid $S (shop): 32.0 ms on the path, most in apply_discounts 20.0 ms, libgone.so+0x1234 10.0 ms" "$svg"
+	check "functions: an address no file names prints as binary+0xoffset in report.txt" \
+		grep -Eq "^    libgone.so\+0x1234 +10.0 ms " "$c6/report.txt"
+	bj=$c6/binaries.json
+	check "binaries.json: written, valid JSON, named in report.json" sh -c '
+		"$1" -e ".format == \"jank-binaries/1\"" "$2" >/dev/null &&
+		[ "$("$1" -r .analysis.binaries "$3")" = binaries.json ]' - "$JQ" "$bj" "$c6/report.json"
+	check "binaries.json: shop, its build-id from the trace, where it is mapped, its symbols' file" \
+		"$JQ" -e --arg p "$tmp/shop" --arg id "$bid" --arg base $base '
+		[.binaries[] | select(.path == $p)] | length == 1 and (.[0] | .build_id == $id and
+		.build_id_from == "trace" and .symbol_file == $p and
+		.mappings == [{ "pid": 100, "base": $base, "size": "0x100000", "pic": true }])' "$bj"
+	check "binaries.json: the path's addresses in shop as offsets, with their names" \
+		"$JQ" -e --arg p "$tmp/shop" --arg off "0x$(off_of apply_discounts)" --arg a "$(addr_of apply_discounts)" '
+		.binaries[] | select(.path == $p) | ([.frames[] | .name] | sort) == ["apply_discounts", "compute_price", "run_task"] and
+		(.frames[] | select(.name == "apply_discounts") | .offset == $off and .address == $a and .pid == 100)' "$bj"
+	check "binaries.json: libgone.so, no build-id, no symbols, the offset its name gives" \
+		"$JQ" -e --arg p "$tmp/gone/libgone.so" '.binaries[] | select(.path == $p) |
+		.build_id == null and .symbol_file == null and
+		.frames == [{ "pid": 100, "address": "0x7f0000001234", "offset": "0x1234", "name": "libgone.so+0x1234" }]' "$bj"
+	check "binaries.json: no address outside a known mapping" "$JQ" -e '.unmapped == []' "$bj"
+	cp "$bj" "$c3/binaries.json" # a stale one, where there is no path
+	"$JANKCTL" report "$c3" >/dev/null 2>&1
+	check "no path: no binaries.json" [ ! -e "$c3/binaries.json" ]
+else
+	for t in report svg labels titles lane text json shop offsets gone unmapped stale; do
+		skip "functions: $t" "cannot build a PIE with $CC, or no nm/readelf"
+	done
+fi
+
 # ---- A real trace: a path through more threads than the picture has lanes for ----
 if [ -f "$SHARED_TRACES/many-threads/metadata" ]; then
 	c5=$tmp/real/20160304T175302Z-slow-select-691
@@ -238,12 +328,12 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1; then
 	mkdir -m 755 "$hostile"
 	cp -r "$c1" "$hostile/cap"
 	rm -f "$hostile/cap/report.json" "$hostile/cap/report.txt" "$hostile/cap/critical-path.svg" \
-		"$hostile/cap/flame.svg"
+		"$hostile/cap/flame.svg" "$hostile/cap/binaries.json"
 	chown -R nobody "$hostile/cap"
 	printf 'secret\n' >"$tmp/victim"
 	chmod 600 "$tmp/victim"
 	for n in report.json .report.json.tmp report.txt .report.txt.tmp critical-path.svg \
-		.critical-path.svg.tmp flame.svg .flame.svg.tmp; do
+		.critical-path.svg.tmp flame.svg .flame.svg.tmp binaries.json .binaries.json.tmp; do
 		runuser -u nobody -- ln -s "$tmp/victim" "$hostile/cap/$n"
 	done
 	"$JANKCTL" report "$hostile/cap" >"$tmp/out" 2>"$tmp/err"
