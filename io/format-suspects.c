@@ -58,10 +58,16 @@ static void function_phrase(const struct jank_suspect *s, const char *d, const c
 {
 	const struct jank_comp *c = &s->comp;
 	bool running = c->fn_state == JANK_STATE_RUNNING || c->fn_state == JANK_STATE_UNKNOWN;
-	char fn[JANK_TEXT_SIZE(SUSPECT_FUNCTION_CHARS)];
+	char fn[JANK_TEXT_SIZE(SUSPECT_FUNCTION_CHARS)], utf8[JANK_TEXT_SIZE(JANK_FRAME_NAME_LEN)];
 
-	/* The name comes from the traced binary (a symbol, or a path+offset): escaped. */
-	jank_text_escape(fn, sizeof(fn), s->function, strlen(s->function), SUSPECT_FUNCTION_CHARS);
+	/*
+	 * The name comes from the traced binary (a symbol, or a path+offset):
+	 * its invalid bytes become U+FFFD, as in the JSON the phrase is part of
+	 * (so that a decoded verdict says the same), then its control
+	 * characters are escaped.
+	 */
+	jank_utf8_sanitize(utf8, sizeof(utf8), s->function, strlen(s->function), 0);
+	jank_text_escape(fn, sizeof(fn), utf8, strlen(utf8), SUSPECT_FUNCTION_CHARS);
 	snprintf(buf, len, "+%s %s%sin %s%s%s %s%s", d, running ? "" : jank_state_name(c->fn_state),
 		 running ? "" : " ", fn[0] ? fn : "an unnamed function",
 		 s->own || !c->thread[0] ? "" : " on ", s->own || !c->thread[0] ? "" : who, n,

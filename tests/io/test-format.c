@@ -470,7 +470,7 @@ static void suspect_function_text(void **state)
 	ss.nran = 0;
 	strcpy(s.function, "f\nJANK forged\x1b[31m\xff");
 	assert_string_equal(jank_format_suspect(&s, &ss, buf, sizeof(buf)),
-			    "+29.8 ms in f\\x0aJANK forged\\x1b[31m\\xff (normally none)");
+			    "+29.8 ms in f\\x0aJANK forged\\x1b[31m\xef\xbf\xbd (normally none)");
 }
 
 static void suspects_line(void **state)
