@@ -75,6 +75,24 @@
  * jank:EVENT with those fields, and the vpid, vtid and procname contexts of
  * the thread that wrote it. Both scripts take the trace's CLOCK_MONOTONIC
  * nanoseconds as timestamps, and jank-gen gives both the same clock.
+ *
+ * With the memory maps the recorder saved (-u: maps/PID), the UST trace
+ * begins, at the first timestamp of the recording, with the statedump
+ * lttng-ust writes when a process registers (lttng-ust-statedump-provider.h),
+ * for each of those processes, with its vpid (and as vtid) and comm:
+ * lttng_ust_statedump:start; per ELF file mapped (a path beginning with '/',
+ * once per path; the vdso, which lttng-ust dumps with memsz 0, and
+ * pseudo-files are left out) a bin_info: baddr, the run-time address of its
+ * first PT_LOAD segment (the start of the path's first mapping, minus its
+ * file offset, plus that segment's page-aligned offset), memsz (the span of
+ * the PT_LOAD segments), path, is_pic (e_type is ET_DYN), has_build_id,
+ * has_debug_link; a build_id (baddr, build_id: the NT_GNU_BUILD_ID note)
+ * and a debug_link (baddr, crc, filename: the .gnu_debuglink section) when
+ * it has them; then lttng_ust_statedump:end. The ELF files are read on this
+ * host, as jank reads them. Fields have lttng-ust's names and order, and
+ * jank-gen's types: lttng-ust's uint8_t and uint32_t fields are unsigned
+ * 64-bit integers here, build_id an array of them after a 32-bit length.
+ * jank names the callstack_user addresses from it (io/trace-symbols.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -86,6 +104,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <elf.h>
 
 #define MAX_FIELDS 32
 #define COMM_LEN   16
@@ -1314,6 +1333,218 @@ static void statedump(uint64_t ts)
 	end_kernel(&r, g.dumper_tid);
 }
 
+/* ------------------------------------------- the lttng-ust statedump */
+
+/* What lttng-ust's statedump reads of an ELF file (src/common/elf.c). */
+struct elf_info {
+	uint64_t memsz, first_offset;
+	bool is_pic;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	char debug_link[256]; /* "": none */
+	uint32_t crc;
+};
+
+/* A 64-bit little-endian ELF file, read whole (a size cap); false: not one. */
+static bool elf_read(const char *path, struct elf_info *ei)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Phdr *ph;
+	const Elf64_Shdr *sh;
+	uint64_t low = UINT64_MAX, high = 0;
+	bool first = true;
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0, r;
+	FILE *f = fopen(path, "rb");
+
+	memset(ei, 0, sizeof(*ei));
+	if (!f)
+		return false;
+	do {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			if (cap > (size_t)256 << 20)
+				break;
+			buf = xrealloc(buf, cap);
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	eh = (const Elf64_Ehdr *)buf;
+	if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_phentsize != sizeof(*ph) || eh->e_phoff > n ||
+	    (n - eh->e_phoff) / sizeof(*ph) < eh->e_phnum) {
+		free(buf);
+		return false;
+	}
+	ei->is_pic = eh->e_type == ET_DYN;
+	ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD) {
+			if (first)
+				ei->first_offset = ph[i].p_offset;
+			first = false;
+			low = ph[i].p_vaddr < low ? ph[i].p_vaddr : low;
+			if (ph[i].p_vaddr + ph[i].p_memsz > high)
+				high = ph[i].p_vaddr + ph[i].p_memsz;
+		} else if (ph[i].p_type == PT_NOTE && ph[i].p_offset <= n &&
+			   ph[i].p_filesz <= n - ph[i].p_offset && !ei->build_id_len) {
+			const uint8_t *p = buf + ph[i].p_offset, *end = p + ph[i].p_filesz;
+
+			while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
+				const Elf64_Nhdr *nh = (const Elf64_Nhdr *)p;
+				size_t nsz = (nh->n_namesz + 3) & ~3u,
+				       dsz = (nh->n_descsz + 3) & ~3u;
+
+				p += sizeof(*nh);
+				if ((size_t)(end - p) < nsz || (size_t)(end - p) - nsz < dsz)
+					break;
+				if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+				    !memcmp(p, "GNU", 4) && nh->n_descsz <= sizeof(ei->build_id)) {
+					memcpy(ei->build_id, p + nsz, nh->n_descsz);
+					ei->build_id_len = nh->n_descsz;
+					break;
+				}
+				p += nsz + dsz;
+			}
+		}
+	}
+	ei->memsz = high > low ? high - low : 0;
+	/* The .gnu_debuglink section: a file name, padding to 4, its CRC-32. */
+	sh = eh->e_shoff <= n ? (const Elf64_Shdr *)(buf + eh->e_shoff) : NULL;
+	if (sh && eh->e_shoff && eh->e_shentsize == sizeof(*sh) &&
+	    (n - eh->e_shoff) / sizeof(*sh) >= eh->e_shnum && eh->e_shstrndx < eh->e_shnum &&
+	    sh[eh->e_shstrndx].sh_offset < n) {
+		const char *names = (const char *)buf + sh[eh->e_shstrndx].sh_offset;
+		size_t names_len = n - sh[eh->e_shstrndx].sh_offset;
+
+		for (unsigned i = 0; i < eh->e_shnum; i++) {
+			static const char want[] = ".gnu_debuglink";
+			const char *d;
+			size_t len;
+
+			if (sh[i].sh_name >= names_len ||
+			    names_len - sh[i].sh_name < sizeof(want) ||
+			    memcmp(names + sh[i].sh_name, want, sizeof(want)) ||
+			    sh[i].sh_type != SHT_PROGBITS || sh[i].sh_offset > n ||
+			    sh[i].sh_size > n - sh[i].sh_offset)
+				continue;
+			d = (const char *)buf + sh[i].sh_offset;
+			len = strnlen(d, sh[i].sh_size);
+			if (len >= sizeof(ei->debug_link) ||
+			    ((len + 4) & ~(size_t)3) + 4 > sh[i].sh_size)
+				break;
+			memcpy(ei->debug_link, d, len);
+			memcpy(&ei->crc, d + ((len + 4) & ~(size_t)3), 4);
+			break;
+		}
+	}
+	free(buf);
+	return true;
+}
+
+/*
+ * The statedump of a process as lttng-ust writes it when the process
+ * registers with a session (src/lib/lttng-ust/lttng-ust-statedump.c and
+ * -statedump-provider.h), from the memory map the recorder saved: one
+ * bin_info per mapped ELF file (the first mapping of each path that begins
+ * with '/'), then its build_id and debug_link when it has them.
+ */
+static void ust_statedump_process(uint64_t ts, int32_t pid, FILE *maps)
+{
+	char line[4096], path[4096], done[64][512], cbuf[COMM_LEN];
+	unsigned long long start, end, off;
+	size_t ndone = 0;
+	const char *comm = comm_of(pid, 0, cbuf);
+
+#define UST_EVENT(name) fprintf(g.u, "%" PRIu64 " 0 lttng_ust_statedump:" name, ts)
+#define UST_CTX()                                                                                  \
+	do {                                                                                       \
+		fprintf(g.u, " vpid=%d vtid=%d", (int)pid, (int)pid);                              \
+		put_str(g.u, "procname", comm);                                                    \
+		fputc('\n', g.u);                                                                  \
+	} while (0)
+	UST_EVENT("start");
+	UST_CTX();
+	while (fgets(line, sizeof(line), maps)) {
+		struct elf_info ei;
+		uint64_t baddr;
+		size_t i;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &start, &end, &off, path) !=
+			    4 ||
+		    path[0] != '/' || strlen(path) >= sizeof(done[0]))
+			continue;
+		for (i = 0; i < ndone && strcmp(done[i], path); i++)
+			;
+		if (i < ndone || ndone == sizeof(done) / sizeof(done[0]))
+			continue;
+		strcpy(done[ndone++], path);
+		if (!elf_read(path, &ei))
+			continue;
+		/* The run-time address of the first PT_LOAD segment. */
+		baddr = start - off + (ei.first_offset & ~(uint64_t)0xfff);
+		UST_EVENT("bin_info");
+		put_hex(g.u, "baddr", baddr);
+		put_hex(g.u, "memsz", ei.memsz);
+		put_str(g.u, "path", path);
+		put_hex(g.u, "is_pic", ei.is_pic);
+		put_hex(g.u, "has_build_id", ei.build_id_len > 0);
+		put_hex(g.u, "has_debug_link", ei.debug_link[0] != '\0');
+		UST_CTX();
+		if (ei.build_id_len) {
+			UST_EVENT("build_id");
+			put_hex(g.u, "baddr", baddr);
+			fputs(" build_id=[", g.u);
+			for (i = 0; i < ei.build_id_len; i++)
+				fprintf(g.u, "%s0x%x", i ? "," : "", ei.build_id[i]);
+			fputc(']', g.u);
+			UST_CTX();
+		}
+		if (ei.debug_link[0]) {
+			UST_EVENT("debug_link");
+			put_hex(g.u, "baddr", baddr);
+			put_hex(g.u, "crc", ei.crc);
+			put_str(g.u, "filename", ei.debug_link);
+			UST_CTX();
+		}
+	}
+	UST_EVENT("end");
+	UST_CTX();
+#undef UST_EVENT
+#undef UST_CTX
+}
+
+/* A statedump for each process whose memory map the recorder saved (-u). */
+static void ust_statedump(uint64_t ts)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/maps", g.dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *e;
+		long pid = strtol(de->d_name, &e, 10);
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *e || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/maps/%s", g.dir, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ust_statedump_process(ts, (int32_t)pid, f);
+		fclose(f);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct thread *dt;
@@ -1357,8 +1588,10 @@ int main(int argc, char **argv)
 		g.dir);
 	fprintf(g.u, "@env hostname=\"%s\"\n@cpus %u\n@context vpid vtid procname:string\n",
 		g.hostname, g.ncpus);
-	if (g.nrecs)
+	if (g.nrecs) {
 		statedump(g.recs[0].ts);
+		ust_statedump(g.recs[0].ts);
+	}
 	for (size_t i = 0; i < g.nrecs; i++)
 		convert(&g.recs[i]);
 	if (fclose(g.k) || fclose(g.u))

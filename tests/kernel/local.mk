@@ -2,7 +2,8 @@
 # kwork's workloads with ftrace (root, tracefs), ktrace-conv turns the raw
 # pages into jank-gen scripts of an lttng-modules 2.13 trace, and
 # test-kernel.sh checks what jankctl says each action waited for, and the
-# user stacks of the recorded events (the callstack_user context).
+# user stacks of the recorded events (the callstack_user context), as jank
+# names them from the lttng-ust statedump ktrace-conv makes of the saved map.
 # kwork keeps frame pointers, which the kernel's user stack walk follows;
 # kwork-nofp is the same program without them.
 check_PROGRAMS += kernel/kwork kernel/kwork-nofp kernel/ktrace-conv

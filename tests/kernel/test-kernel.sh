@@ -14,9 +14,16 @@
 # The stack case is recorded with user and kernel stacks (ktrace-record.sh
 # -u -k, and the read and clock_nanosleep system calls): ktrace-conv gives
 # every event lttng-modules' callstack_user and callstack_kernel contexts
-# (README), and the test symbolizes them as jank's symbolizer would, with
-# nm on kwork, kwork's load base from the memory map the recorder saved, and
-# /proc/kallsyms: A's reads and its blocking switches must name kwork's
+# (README), and puts in the ust trace the lttng-ust statedump of kwork's
+# process, made from the memory map the recorder saved (bin_info, build_id,
+# debug_link per mapped ELF file). jank names the frames itself (the
+# statedump, then libdwfl on kwork and libc; kwork has exited by then, so
+# no /proc/PID/maps helps): on each action's critical path, A's part must
+# be in main > case_stack > do_blocking_read (its pipe read) and B's 20 ms
+# timer wait in writer_b > slow_path. Then every event's stacks are
+# symbolized apart, with nm on kwork, the load base from the saved map and
+# /proc/kallsyms (skipped without nm): A's reads and its blocking switches
+# (in anon_pipe_read, when kallsyms shows addresses) must name kwork's
 # functions around them, B's sleeps its own. kwork-nofp (no frame pointers)
 # is recorded too, for what its stacks look like (diagnostics only).
 #
@@ -133,6 +140,9 @@ def route: reduce .critical_path[] as $s ([];
 	if length > 0 and .[-1].k == "\($s.comm)/\($s.state)" then .[-1].ns += ($s | ns)
 	else . + [{k: "\($s.comm)/\($s.state)", ns: ($s | ns)}] end) |
 	map("\(.k) \(.ns | ms)") | join(" > ") | if length > 400 then .[0:400] + " ..." else . end;
+def calls(seq): " \((.stack // []) | join(" ")) " | contains(" \(seq) ");
+def names: [(.stack // [])[] | select(startswith("0x") | not)] | join(" ");
+def stacks(f): [.critical_path[] | select(f) | names] | unique | join("; ");
 '
 expect_timer='basics, never_blocked, slept("kw-B")'
 expect_idle_waker='basics, never_blocked, slept("kw-B"),
@@ -151,6 +161,12 @@ expect_cpu='basics, on_a_only, never_blocked,
 		"A never slept, its path says \([.critical_path[].state] | unique | join(", "))"),
 	want(dur(.state == "preempted") > 0; "A was never preempted: no contention")'
 expect_stack='basics, never_blocked, slept("kw-B")'
+# The stack case's call stacks, named by jank (the statedump ktrace-conv made
+# of kwork's memory map): A's read, on A's part of the path, and B's sleep.
+expect_stack_a='.tid as $a | want(any(.critical_path[]; .tid == $a and calls("main case_stack do_blocking_read"));
+	"no segment of A is in main > case_stack > do_blocking_read; A: \(stacks(.tid == $a))")'
+expect_stack_b='want(any(.critical_path[]; .comm == "kw-B" and .state == "timer" and calls("writer_b slow_path"));
+	"the timer wait of kw-B is not in writer_b > slow_path; kw-B: \(stacks(.comm == "kw-B"))")'
 expect_disk='basics, on_a_only, never_blocked,
 	want(dur(.state == "block_device" or .state == "interrupted") > 0;
 		"no wait labelled block_device (or interrupted, from the hard IRQ)")'
@@ -276,9 +292,20 @@ symbolize() {
 		print ev, pc ps " |" frames("callstack_user", 0) " |" frames("callstack_kernel", 1) }' >"$1/sym"
 }
 
-# stack_checks: what the stacks of the stack case name.
+# stack_checks: what the stacks of the stack case name: jank's own names on
+# the critical paths, then each event's stacks as nm and kallsyms name them.
 stack_checks() {
 	d=$tmp/stack
+	check_case stack "jank names A's read on its path: main > case_stack > do_blocking_read" "$expect_stack_a"
+	check_case stack "jank names B's 20 ms sleep on A's path: writer_b > slow_path" "$expect_stack_b"
+	if [ $st -eq 0 ]; then
+		diag "stack: the lttng-ust statedump: $(awk '$3 == "lttng_ust_statedump:bin_info" { n++ }
+			$3 == "lttng_ust_statedump:build_id" { b++ } END { printf "%d bin_info, %d build_id", n, b }' "$d/ust.script")"
+		"$JQ" -r "$JQ_DEFS"'select(.type == "action") | .tid as $a | .critical_path[] | select(.tid == $a) | names | if . == "" then "(no stack)" else . end' \
+			"$d/out.json" 2>/dev/null | sort | uniq -c | sort -rn | head -n 3 | while read -r line; do
+			diag "stack: jank, A: $line"
+		done
+	fi
 	if [ $st -eq 0 ] && ! command -v nm >/dev/null 2>&1; then
 		st=77
 		why="nm (binutils) not found"
@@ -342,6 +369,10 @@ stack_checks() {
 		awk '$1 == "syscall_entry_read" && $2 == "kw-A"' "$tmp/stack-nofp/sym" |
 			sort | uniq -c | sort -rn | head -n 2 | while read -r line; do
 			diag "stack-nofp: $line"
+		done
+		"$JQ" -r "$JQ_DEFS"'select(.type == "action") | .tid as $a | .critical_path[] | select(.tid == $a) | names | if . == "" then "(no stack)" else . end' \
+			"$tmp/stack-nofp/out.json" 2>/dev/null | sort | uniq -c | sort -rn | head -n 2 | while read -r line; do
+			diag "stack-nofp: jank, A: $line"
 		done
 	else
 		diag "stack-nofp: not recorded: $why"
