@@ -283,6 +283,58 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 	jank_alerter_report_from(d->alerter, r, &o);
 }
 
+/* ---- The web pages' composition history (comp-history.h) ---- */
+
+/* The rules it keeps: the configured ones (a rule gone goes, a new one starts empty). */
+static void comp_history_rules(struct jankd *d)
+{
+	const char **names;
+
+	if (!d->comp_history)
+		return;
+	names = calloc(d->config.nrules ? d->config.nrules : 1, sizeof(*names));
+	if (!names) {
+		jank_log(LOG_ERR, "out of memory: the composition history keeps its rules");
+		return;
+	}
+	for (size_t i = 0; i < d->config.nrules; i++)
+		names[i] = d->config.rules[i].name;
+	if (jank_comp_history_set_rules(d->comp_history, names, d->config.nrules) < 0)
+		jank_log(LOG_ERR, "out of memory: the composition history lost some rules");
+	free(names);
+}
+
+/* Each input's cumulative composition, per rule, as the metrics page reads it: one bar more. */
+static void comp_history_sample(struct jankd *d)
+{
+	bool short_of_memory = false;
+
+	jank_comp_history_begin(d->comp_history);
+	for (size_t i = 0; i < jank_fleet_count(d->fleet); i++) {
+		const struct jank_fleet_input *in = jank_fleet_get(d->fleet, i);
+		const char *url = jank_fleet_input_url(in);
+		struct jank_fleet_figures x;
+
+		if (jank_comp_history_input(d->comp_history, url) < 0) {
+			short_of_memory = true;
+			continue;
+		}
+		if (jank_fleet_input_figures(in, &x) < 0) {
+			short_of_memory = true;
+			jank_fleet_figures_fini(&x);
+			continue;
+		}
+		for (size_t r = 0; r < x.fig.nrules; r++)
+			if (jank_comp_history_add(d->comp_history, url, x.fig.rules[r].action,
+						  x.fig.rules[r].comp, x.fig.rules[r].ncomp) < 0)
+				short_of_memory = true;
+		jank_fleet_figures_fini(&x);
+	}
+	jank_comp_history_end(d->comp_history);
+	if (short_of_memory)
+		jank_log(LOG_WARNING, "out of memory: the composition history missed some figures");
+}
+
 /* ---- Timers ---- */
 
 static void on_tick(evutil_socket_t fd, short what, void *data)
@@ -292,6 +344,14 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_alerter_tick(d->alerter);
+	if (d->comp_history && d->fleet) {
+		int64_t now = jank_clock_monotonic_ns();
+
+		if (now - d->comp_mono >= JANK_COMP_HISTORY_INTERVAL_NS) {
+			d->comp_mono = now;
+			comp_history_sample(d);
+		}
+	}
 	/* What journald did not take yet (journal.c): it never waits for journald. */
 	jank_journal_retry();
 }
@@ -386,6 +446,13 @@ static int web_open(struct jankd *d, char *err, size_t len)
 
 	if (!w->host[0])
 		return 0;
+	d->comp_history = jank_comp_history_new();
+	if (!d->comp_history) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	comp_history_rules(d);
+	d->comp_mono = jank_clock_monotonic_ns();
 	d->web = jank_http_server_open(d->base, w->host, w->port, jank_web_handle, d, err, len);
 	if (!d->web)
 		return -EIO;
@@ -520,6 +587,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		d->reload_errors++;
 	}
 	jank_capturer_reload(d->capturer, &d->config);
+	comp_history_rules(d);
 	if (key_changed(rd, "daemon", "status-interval"))
 		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
 }
@@ -812,6 +880,7 @@ static void cleanup(struct jankd *d)
 	jank_control_close(d->control);
 	jank_metrics_server_close(d->metrics);
 	jank_metrics_server_close(d->web);
+	jank_comp_history_free(d->comp_history);
 	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <event2/event.h>
 #include "alert.h"
+#include "comp-history.h"
 #include "config-file.h"
 #include "control-socket.h"
 #include "exit-status.h"
@@ -31,6 +32,9 @@ struct jankd {
 	struct jank_control *control;
 	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
 	struct jank_metrics_server *web;     /* the pages (web.h); NULL: no [web] listen */
+	/* The pages' composition over time, sampled on the tick; NULL: no [web] listen. */
+	struct jank_comp_history *comp_history;
+	int64_t comp_mono; /* when it was sampled last */
 	struct event *ev_hup, *ev_term, *ev_int;
 	struct event *ev_tick, *ev_status, *ev_watchdog, *ev_ready;
 

@@ -7,7 +7,9 @@
  *   /                        the recent janks, newest first; ?host=H&action=A filter them
  *   /jank/ID                 one jank: its path in words, suspects, capture files
  *   /jank/ID/states.svg      its path's time per state, as one stacked bar
- *   /composition.svg?action=A  the rule's recent janks over time, stacked by state
+ *   /composition.svg?action=A  the rule's slow critical-path time per interval over the
+ *                            last minutes (comp-history.h), stacked by state; &by=on by
+ *                            the thread waited on (its top names, the rest as "other")
  *   /capture/NAME/FILE       a capture's report.txt, report.json, critical-path.svg or
  *                            flame.svg, from [capture] dir/NAME (no link followed)
  *   /style.css               the pages' only style

@@ -7,7 +7,12 @@
 # (<script>x</script>"q'&): the name is part of the key jankd shows.
 # Debian's chromium, headless, loads the pages (--dump-dom, --screenshot):
 #   - /: a row per jank with links to /jank/ID, the filter form, the
-#     composition picture; the hostile name is text, never an element;
+#     composition pictures; the hostile name is text, never an element;
+#   - /composition.svg?action=: valid SVG (xmllint), the rule's slow
+#     critical-path time per interval, a bar of non-zero height once slow
+#     actions were sampled, a legend of states; &by=on names the thread the
+#     slow actions waited on (jank-demo/jank-worker: the second demo run has
+#     the pthread wrapper, whose events name the threads);
 #   - ?action= filters the rows; /jank/ID: the path in words, the suspects,
 #     the state picture, the capture's files as /capture/NAME/FILE links;
 #   - every answer has the strict Content-Security-Policy and nosniff; the
@@ -27,10 +32,12 @@ HTTP_ABUSE=${HTTP_ABUSE:-$top_builddir/tests/live/http-abuse}
 command -v "$CHROMIUM" >/dev/null 2>&1 ||
 	plan_skip_all "$CHROMIUM not found (install the Debian package chromium)"
 command -v curl >/dev/null 2>&1 || plan_skip_all "curl not found"
+command -v xmllint >/dev/null 2>&1 || plan_skip_all "xmllint not found (install libxml2-utils)"
+live_require_pthread_wrapper
 [ -x "$HTTP_ABUSE" ] || plan_skip_all "$HTTP_ABUSE is not built (make -C tests check)"
 live_setup_jankd --journald
 
-plan 25
+plan 28
 
 session=web-$$
 action=web$$
@@ -47,6 +54,8 @@ done
 [ -n "$port" ] || live_bail "no free port"
 base=http://127.0.0.1:$port
 live_create_session "$session"
+live_lttng enable-event --userspace --session="$session" 'lttng_ust_pthread:*' ||
+	live_bail "cannot record the pthread wrapper's events"
 live_jankd_conf --journal --capture snapshot "$caps" "$(live_url "$session")" "$action" 30ms <<CONF
 [alerts]
 rate-limit = 1000/1s
@@ -93,9 +102,10 @@ check "the traced name made no element: no <script> in the DOM" \
 	sh -c '! grep -qi "<script" "$1"' - "$LIVE_TMP/index.html"
 check "... it shows as text (&lt;script&gt;x&lt;/script&gt;\"q'&amp;)" \
 	grep -qF "name=&lt;script&gt;x&lt;/script&gt;\"q'&amp;,id=" "$LIVE_TMP/index.html"
-check "the filter form, and the composition picture of the rule" \
+check "the filter form, and the composition pictures of the rule (by state, by thread)" \
 	sh -c 'grep -q "<form method=\"get\" action=\"/\">" "$1" &&
-		grep -q "<img class=\"composition\" src=\"/composition.svg?action=$2\"" "$1"' \
+		grep -q "<img class=\"composition\" src=\"/composition.svg?action=$2\"" "$1" &&
+		grep -q "<img class=\"composition-on\" src=\"/composition.svg?action=$2&amp;by=on\"" "$1"' \
 	- "$LIVE_TMP/index.html" "$action"
 
 browser --screenshot="$LIVE_TMP/web.png" --window-size=1200,800 "$base/" >/dev/null
@@ -117,7 +127,8 @@ check "... and X-Content-Type-Options: nosniff" grep -qi '^X-Content-Type-Option
 check "/style.css is text/css" sh -c 'curl -s -D - -o /dev/null "$1/style.css" |
 	grep -qi "^Content-Type: text/css"' - "$base"
 
-demo plain plain
+# The thread names come from the pthread wrapper's events.
+LD_PRELOAD=$LIVE_PTHREAD_WRAPPER demo plain plain
 live_wait 30 have_5 plain || diag "not 5 plain alerts after 30 s"
 all=$(curl -s "$base/" | grep -c '<tr class="jank')
 none=$(curl -s "$base/?action=nothing" | grep -c '<tr class="jank')
@@ -126,11 +137,36 @@ check "?action= filters the rows ($all all, $mine of $action, $none of nothing)"
 	[ "$all" = 10 -a "$mine" = 10 -a "$none" = 0 ]
 nohost=$(curl -s "$base/?host=elsewhere" | grep -c '<tr class="jank')
 check "?host= filters the rows (elsewhere: $nohost)" [ "$nohost" = 0 ]
-check "/composition.svg?action= is an SVG with a bar per jank" sh -c '
-	curl -s -D "$3" "$1/composition.svg?action=$2" >"$4" &&
-	grep -qi "^Content-Type: image/svg+xml" "$3" &&
-	[ "$(grep -o "<title>jank [0-9]*: " "$4" | sort -u | wc -l)" = 10 ]' \
-	- "$base" "$action" "$LIVE_TMP/h.comp" "$LIVE_TMP/comp.svg"
+# comp BY: the rule's composition picture by BY into $LIVE_TMP/comp-BY.svg; true when
+# it is valid SVG with a bar of non-zero height (jankd samples every 10 s).
+comp() {
+	curl -s -D "$LIVE_TMP/h.comp-$1" "$base/composition.svg?action=$action&by=$1" \
+		>"$LIVE_TMP/comp-$1.svg" &&
+		xmllint --noout "$LIVE_TMP/comp-$1.svg" 2>/dev/null &&
+		grep -Eq '<rect class="bar" [^>]*height="(0\.0*[1-9]|[1-9])' "$LIVE_TMP/comp-$1.svg"
+}
+# legend BY: the texts of the picture's legend, one a line.
+legend() {
+	sed -n '/<g id="legend">/,/<\/g>/s/.*<text[^>]*>\([^<]*\)<\/text>.*/\1/p' \
+		"$LIVE_TMP/comp-$1.svg" 2>/dev/null
+}
+# The plain run's time: its thread's name in the picture by=on.
+on_named() { comp on && legend on | grep -qx 'jank-demo/jank-worker'; }
+live_wait 40 comp state || diag "no bar of non-zero height after 40 s"
+check "/composition.svg?action= is image/svg+xml, valid SVG with a bar of non-zero height" \
+	sh -c 'grep -qi "^Content-Type: image/svg+xml" "$1" && xmllint --noout "$2" &&
+		grep -Eq "<rect class=\"bar\" [^>]*height=\"(0\.0*[1-9]|[1-9])" "$2"' \
+	- "$LIVE_TMP/h.comp-state" "$LIVE_TMP/comp-state.svg"
+check "... a time axis (-15 min ... now) and a legend of states ($(legend state | tr '\n' ' '))" \
+	sh -c 'grep -q ">-15 min</text>" "$1" && grep -q ">now</text>" "$1" &&
+		[ -n "$2" ] && ! printf "%s\n" "$2" | grep -Evqx "$3"' \
+	- "$LIVE_TMP/comp-state.svg" "$(legend state)" \
+	'unknown|running|preempted|blocked|timer|network|block_device|interrupted|ipi|user_input|lock_wait'
+live_wait 40 on_named || diag "by=on: $(legend on | tr '\n' ' ')"
+check "&by=on: valid SVG, its legend names the thread waited on ($(legend on | tr '\n' ' '))" on_named
+check "a rule not configured is 404, by=other 400" \
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/composition.svg?action=nothing")" = 404 -a \
+	"$(curl -s -o /dev/null -w '%{http_code}' "$base/composition.svg?action=$action&by=x")" = 400 ]
 
 # ---- One jank ----
 
