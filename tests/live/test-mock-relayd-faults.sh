@@ -26,7 +26,7 @@
 
 mock_init
 
-plan 42
+plan 44
 
 janks="completed name=frame,id=5
 completed name=frame,id=10
@@ -87,6 +87,14 @@ check "stall: status says since when the input is stalled" [ -n "$(mock_input '.
 check "stall: its worker is the one that is silent (blocked on relayd)" \
 	[ "$(mock_input '.worker.silent_ns')" -ge 3000000000 ]
 check "stall: said once in the log" [ "$(mock_logged ': stalled: ')" = 1 ]
+check "stall: the status text says for how long" sh -c \
+	'"$1" status --socket "$2" | grep -Eq "stalled for [0-9.]+ [mun]?s \(no event or beacon\)"' \
+	sh "$LIVE_JANKCTL" "$LIVE_JANKD_SOCK"
+since=$("$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" --format openmetrics |
+	awk '/^jank_input_stalled_since_seconds\{/ { print $2 }')
+now=$(date +%s)
+check "stall: metrics: jank_input_stalled_since_seconds is when it stalled ($since, now $now)" \
+	[ -n "$since" ] && [ "${since%.*}" -gt $((now - 60)) ] && [ "${since%.*}" -le "$now" ]
 check "stall: the alerts before it were sent" janks_among_alerts
 mock_stop
 
