@@ -349,6 +349,10 @@ static void suspects(void **state)
 	memcpy(&r, jank_engine_rule(s.e, 0), sizeof(r));
 	assert_int_equal(jank_engine_replace_rules(s.e, &r, 1), 0);
 	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 13);
+	/* A reload that changes its threshold: what was normal may not be; it starts afresh. */
+	r.threshold.ns *= 2;
+	assert_int_equal(jank_engine_replace_rules(s.e, &r, 1), 0);
+	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 0);
 	scn_fini(&s);
 
 	/* Off: no suspects. --all: normal actions have a profile, no suspects. */
