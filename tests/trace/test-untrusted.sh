@@ -132,6 +132,20 @@ check "captures (text): one line per capture and a header" [ "$(wc -l <"$tmp/lis
 "$JANKCTL" captures --format json --dir "$tmp/capture" >"$tmp/list.json" 2>"$tmp/err"
 check "captures (JSON): valid UTF-8, jq reads it" sh -c 'python3 -c "import sys; open(sys.argv[1], \"rb\").read().decode()" "$1" && "$2" -e . "$1" >/dev/null' - "$tmp/list.json" "$JQ"
 
+# ---- the other text outputs of jankctl ----
+"$JANKCTL" critpath --tid $A "$s" >"$tmp/cp.txt" 2>"$tmp/err"
+check "critpath (text): exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
+text_ok "critpath (text)" "$tmp/cp.txt"
+check "critpath (text): the thread names are escaped" grep -qF 'a\x1b]0;t\x07\x0a' "$tmp/cp.txt"
+"$JANKCTL" graph --format text "$s" >"$tmp/graph.txt" 2>"$tmp/err"
+check "graph (text): exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
+text_ok "graph (text)" "$tmp/graph.txt"
+"$JANKCTL" compare --config "$tmp/req.conf" "$s" >"$tmp/cmp.txt" 2>"$tmp/err"
+rc=$?
+check "compare (text): exit 0 or 1 (too few actions), said on stderr ($rc)" [ $rc -le 1 ]
+text_ok "compare (text)" "$tmp/cmp.txt"
+text_ok "compare (its stderr)" "$tmp/err"
+
 # ---- honest strings are shown as they are ----
 check "analyze (text): an honest thread name is as it is" grep -qF "€" "$tmp/an.txt"
 
