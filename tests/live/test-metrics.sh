@@ -105,7 +105,7 @@ live_wait 30 curl -sf -o /dev/null "http://127.0.0.1:$pport/-/ready" ||
 	live_bail "prometheus did not become ready" "$LIVE_TMP/prometheus.log"
 diag "prometheus pid $prom_pid on 127.0.0.1:$pport, jankd's metrics on 127.0.0.1:$mport"
 
-plan 32
+plan 33
 
 # promql QUERY: the first result's value, "" when none.
 promql() {
@@ -322,12 +322,58 @@ check "each flood: some answered, the rest closed, none left hanging" \
 	[ "$floods" -gt 0 -a "$flood_bad" = 0 -a "$ok_min" -ge 1 ]
 
 # 1000 connections held open, sending nothing, reopened as soon as closed:
-# each scrape evicts the oldest idle one, and is answered.
+# each scrape evicts the oldest idle one, and is answered. Another peer
+# (127.0.0.2) that keeps 3 connections alive between its scrapes, as
+# Prometheus does, keeps them: the peer that holds the most loses its own.
+cat >"$LIVE_TMP/keepalive.py" <<'PY'
+import os, socket, sys, time
+port, ready, go = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def scrape(s):
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: jank\r\n\r\n")
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return False
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    n = [int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    while n and len(body) < n[0]:
+        chunk = s.recv(65536)
+        if not chunk:
+            return False
+        body += chunk
+    return head.startswith(b"HTTP/1.1 200")
+conns = []
+for _ in range(3):
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind(("127.0.0.2", 0))
+    s.connect(("127.0.0.1", port))
+    conns.append(s)
+first = sum(1 for s in conns if scrape(s))
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.1)
+again = 0
+for s in conns:
+    try:
+        again += scrape(s)
+    except OSError:
+        pass
+print(first, again)
+PY
+python3 "$LIVE_TMP/keepalive.py" "$mport" "$LIVE_TMP/ka.ready" "$LIVE_TMP/ka.go" \
+	>"$LIVE_TMP/keepalive.out" 2>&1 9>&- &
+keepalive=$!
+live_track "$keepalive"
+live_wait 5 [ -e "$LIVE_TMP/ka.ready" ] || true
 ulimit -n 4096 2>/dev/null || true
 "$HTTP_ABUSE" idle "$mport" 1000 10 >"$LIVE_TMP/idle.out" 2>&1 9>&- &
 abuse=$!
 live_track "$abuse"
 sleep 2
+touch "$LIVE_TMP/ka.go" # within the 5 s a kept-alive connection waits for its next request
 scraped=0
 for _ in 1 2 3 4 5; do
 	curl -sf -m 3 -o "$LIVE_TMP/idle-scrape.txt" "$endpoint" &&
@@ -339,6 +385,10 @@ live_forget "$abuse"
 diag "idle: $(cat "$LIVE_TMP/idle.out")"
 check "with 1000 idle connections held open, every scrape is answered ($scraped of 5)" \
 	[ "$scraped" = 5 ]
+wait "$keepalive"
+live_forget "$keepalive"
+check "another peer's 3 kept-alive connections outlived the abuse (scrapes before, during: $(cat "$LIVE_TMP/keepalive.out"))" \
+	[ "$(cat "$LIVE_TMP/keepalive.out")" = "3 3" ]
 check "the evicted connections are counted" [ "$(curl -sf "$endpoint" |
 	sed -n 's/^jank_metrics_connections_evicted_total //p')" -gt 0 ]
 
