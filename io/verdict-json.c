@@ -329,15 +329,17 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 {
 	struct json_object *span;
 	const char *flow, *action;
-	char key[JANK_LABEL_KEY_LEN];
+	char key[JANK_LABEL_KEY_LEN], name[JANK_LABEL_NAME_LEN];
 	size_t at;
 	int r;
 
-	if ((r = get_str(d, o, "flow", JANK_LABEL_NAME_LEN, &flow)) < 0)
+	/* Names as the encoder writes them: valid UTF-8 (which may be longer), cut to fit. */
+	if ((r = get_str(d, o, "flow", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &flow)) < 0)
 		return r;
 	if (flow && !flow[0])
 		return fail(d, "flow", "empty");
-	if (flow && !(s->flow = jank_path_label(p, flow, "")))
+	if (flow && (text_copy(name, sizeof(name), flow, strlen(flow)) < 0 ||
+		     !(s->flow = jank_path_label(p, name, ""))))
 		return -ENOMEM;
 	span = get_typed(d, o, "span", json_type_object, "an object", &r);
 	if (r < 0 || !span)
@@ -345,13 +347,15 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 	/* Its members are named "critical_path[3].span.action" in an error. */
 	at = strlen(d->at);
 	snprintf(d->at + at, sizeof(d->at) - at, "span.");
-	if ((r = get_str(d, span, "action", JANK_LABEL_NAME_LEN, &action)) < 0 ||
+	if ((r = get_str(d, span, "action", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &action)) <
+		    0 ||
 	    (r = copy_str(d, span, "key", key, sizeof(key))) < 0)
 		return r;
 	if (!action || !action[0])
 		return fail(d, "action", action ? "empty" : "missing");
 	d->at[at] = '\0';
-	if (!(s->span = jank_path_label(p, action, key)))
+	if (text_copy(name, sizeof(name), action, strlen(action)) < 0 ||
+	    !(s->span = jank_path_label(p, name, key)))
 		return -ENOMEM;
 	return 0;
 }

@@ -563,9 +563,9 @@ static const struct bad bads[] = {
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"\"}]",
 	  "critical_path[0].flow", "empty" },
 	{ "critical_path",
-	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"" X32 X32
-	  "\"}]",
-	  "critical_path[0].flow", "longer than 47 bytes" },
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"" X32 X32 X32
+		  X32 X32 "\"}]",
+	  "critical_path[0].flow", "longer than 141 bytes" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"span\":\"t\"}]",
 	  "critical_path[0].span", "not an object" },
@@ -578,8 +578,8 @@ static const struct bad bads[] = {
 	  "critical_path[0].span.action", "empty" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
-	  "\"span\":{\"action\":\"" X32 X32 "\"}}]",
-	  "critical_path[0].span.action", "longer than 47 bytes" },
+	  "\"span\":{\"action\":\"" X32 X32 X32 X32 X32 "\"}}]",
+	  "critical_path[0].span.action", "longer than 141 bytes" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,"
 	  "\"span\":{\"action\":\"a\",\"key\":\"" X286 "\"}}]",
