@@ -20,7 +20,9 @@
 #     symbolic link, or a file not in the list is 404;
 #   - a slowloris and floods of 100 connections on the web port do not delay
 #     alerts (bound: ALERT_BOUND_MS), and the pages answer after.
-# The screenshot is kept as $LIVE_TMP/web.png (WEB_SCREENSHOT=FILE copies it).
+# The screenshot is kept as $LIVE_TMP/web.png (WEB_SCREENSHOT=FILE copies it, and
+# adds FILE-jank.png, one jank's page, and FILE-bars.png, the page once the
+# composition pictures have bars: doc/web-page.png).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
@@ -164,6 +166,10 @@ check "... a time axis (-15 min ... now) and a legend of states ($(legend state 
 	'unknown|running|preempted|blocked|timer|network|block_device|interrupted|ipi|user_input|lock_wait'
 live_wait 40 on_named || diag "by=on: $(legend on | tr '\n' ' ')"
 check "&by=on: valid SVG, its legend names the thread waited on ($(legend on | tr '\n' ' '))" on_named
+# With the bars drawn: the page as the README shows it (doc/web-page.png).
+[ -z "${WEB_SCREENSHOT:-}" ] ||
+	browser --screenshot="${WEB_SCREENSHOT%.png}-bars.png" --window-size=1200,1400 \
+		"$base/" >/dev/null
 check "a rule not configured is 404, by=other 400" \
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/composition.svg?action=nothing")" = 404 -a \
 	"$(curl -s -o /dev/null -w '%{http_code}' "$base/composition.svg?action=$action&by=x")" = 400 ]
