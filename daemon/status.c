@@ -334,21 +334,6 @@ static const char *uptime_text(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* "08:00:01.123" local time of a trace time (LTTng: ns since the epoch). */
-static const char *clock_text(int64_t ns, char *buf, size_t len)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (ns < 1000000000LL * 1000000000LL || !localtime_r(&t, &tm)) {
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
-		return buf;
-	}
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
-	return buf;
-}
-
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
 static void worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
@@ -408,7 +393,7 @@ static void problem_text(FILE *f, const struct jank_input_figures *in)
 
 	fprintf(f, ": %s", in->problem);
 	if (since > 0)
-		fprintf(f, " since %s (%s)", clock_text(since, a, sizeof(a)),
+		fprintf(f, " since %s (%s)", jank_clock_text(since, a, sizeof(a)),
 			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
 }
 
@@ -553,7 +538,8 @@ static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t
 		const struct jank_recent *x = recent[i];
 
 		/* The key is traced, the story's names too (escaped by format-path.c). */
-		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n", clock_text(x->end, t, sizeof(t)),
+		fprintf(f, "  %s  %s%s%s%s%s%s  %s%s%s  %s\n",
+			jank_clock_text(x->end, t, sizeof(t)),
 			jank_text(name, sizeof(name), x->action), x->key[0] ? " [" : "",
 			jank_text(key, sizeof(key), x->key), x->key[0] ? "]" : "",
 			x->host[0] ? " on " : "", jank_text(host, sizeof(host), x->host),

@@ -21,6 +21,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include "capture-report.h"
+#include "clock.h"
 #include "comp-history.h"
 #include "html.h"
 #include "jankd.h"
@@ -116,20 +117,6 @@ static void send_stream(struct evhttp_request *req, FILE *f, char **bufp, size_t
 	set_headers(req, type);
 	evhttp_send_reply(req, HTTP_OK, "OK", body);
 	evbuffer_free(body);
-}
-
-static const char *clock_text(int64_t ns, char *buf, size_t len)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (ns < 1000000000LL * 1000000000LL || !localtime_r(&t, &tm)) {
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
-		return buf;
-	}
-	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
-	return buf;
 }
 
 /* The name of the capture directory of x when it is right under [capture] dir; else NULL. */
@@ -258,7 +245,7 @@ static void page_index(struct jankd *d, struct evhttp_request *req)
 			"</a></td>",
 			x->kind == JANK_VERDICT_OVERDUE ? " overdue" : "",
 			x->suppressed ? " suppressed" : "", x->id, x->id);
-		fprintf(f, "<td class=\"num\">%s</td><td>", clock_text(x->end, t, sizeof(t)));
+		fprintf(f, "<td class=\"num\">%s</td><td>", jank_clock_text(x->end, t, sizeof(t)));
 		jank_html_escape(f, x->host);
 		fputs("</td><td>", f);
 		jank_html_escape(f, x->action);
@@ -351,7 +338,7 @@ static void page_jank(struct jankd *d, struct evhttp_request *req, const struct 
 		jank_units_duration(x->duration, dur, sizeof(dur)),
 		x->threshold > 0 ? jank_units_duration(x->threshold, thr, sizeof(thr))
 				 : "none yet");
-	fprintf(f, "<dt>ended</dt><dd>%s</dd>\n", clock_text(x->end, t, sizeof(t)));
+	fprintf(f, "<dt>ended</dt><dd>%s</dd>\n", jank_clock_text(x->end, t, sizeof(t)));
 	fprintf(f, "<dt>thread</dt><dd>tid %" PRId32 ", pid %" PRId32 " (", x->tid, x->pid);
 	jank_html_escape(f, x->comm);
 	fputs(")</dd>\n<dt>host</dt><dd>", f);

@@ -3,49 +3,61 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "html.h"
+#include "textsafe.h"
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
-/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	uint32_t cp;
-	size_t n;
+/* How one markup language writes what a traced string may hold. */
+struct markup {
+	const char *apos; /* ' */
+	const char *bad;  /* a byte that is not UTF-8, a control character */
+	bool newline;	  /* a newline stays */
+	bool c1_controls; /* U+0080 to U+009F are bad too */
+};
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also the terminating NUL: a cut sequence */
-		cp = cp << 6 | (s[i] & 0x3f);
+static const struct markup markups[] = {
+	[JANK_MARKUP_HTML] = { "&#39;", REPLACEMENT, true, true },
+	[JANK_MARKUP_SVG] = { "&apos;", "?", false, false },
+};
+
+/* Whether the character of length n at s is written as the markup's `bad`. */
+static bool is_bad(const struct markup *m, const unsigned char *s, size_t n)
+{
+	if (n == 0)
+		return true;
+	if (n == 1)
+		return (*s < 0x20 && *s != '\t' && !(m->newline && *s == '\n')) || *s == 0x7f;
+	return m->c1_controls && n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+}
+
+size_t jank_markup_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t n = 0;
+
+	while (*p) {
+		size_t l = jank_utf8_char((const char *)p);
+
+		p += l ? l : 1;
+		n++;
 	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	/* C1 controls (U+0080 to U+009F) */
-	if (n == 2 && cp < 0xa0)
-		return 0;
 	return n;
 }
 
-void jank_html_escape(FILE *f, const char *str)
+void jank_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_markup kind)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	const struct markup *m = &markups[kind];
+	const unsigned char *p = (const unsigned char *)(str ? str : "");
+	size_t total = max_chars ? jank_markup_chars((const char *)p) : 0;
 
-	if (!s)
-		return;
-	while (*s) {
-		size_t n = utf8_len(s);
+	for (size_t n = 0; *p; n++) {
+		size_t l = jank_utf8_char((const char *)p);
 
-		switch (n ? *s : 0) {
+		if (max_chars && total > max_chars && n + 1 == max_chars) {
+			fputs("…", f);
+			return;
+		}
+		switch (*p) {
 		case '&':
 			fputs("&amp;", f);
 			break;
@@ -59,20 +71,22 @@ void jank_html_escape(FILE *f, const char *str)
 			fputs("&quot;", f);
 			break;
 		case '\'':
-			fputs("&#39;", f);
-			break;
-		case 0:
-			fputs(REPLACEMENT, f);
-			n = 1;
+			fputs(m->apos, f);
 			break;
 		default:
-			if ((*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f)
-				fputs(REPLACEMENT, f);
+			if (is_bad(m, p, l))
+				fputs(m->bad, f);
 			else
-				fwrite(s, 1, n, f);
+				fwrite(p, 1, l, f);
 		}
-		s += n;
+		p += l ? l : 1;
 	}
+}
+
+void jank_html_escape(FILE *f, const char *str)
+{
+	if (str)
+		jank_markup_escape(f, str, 0, JANK_MARKUP_HTML);
 }
 
 void jank_html_url_encode(FILE *f, const char *str)

@@ -7,6 +7,7 @@
 #ifndef JANK_HTML_H
 #define JANK_HTML_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /*
@@ -16,6 +17,19 @@
  * newline become U+FFFD. Nothing of `s` can open a tag or end an attribute.
  */
 void jank_html_escape(FILE *f, const char *s);
+
+/* The markup languages jank writes traced strings into. */
+enum jank_markup {
+	JANK_MARKUP_HTML, /* as jank_html_escape() */
+	JANK_MARKUP_SVG,  /* ' as &apos;, what is not UTF-8 or a control character as '?' */
+};
+/*
+ * Write `s` (NULL: "") escaped for `kind`; with max_chars, a string of more
+ * characters than that is cut to max_chars - 1 of them and "…".
+ */
+void jank_markup_escape(FILE *f, const char *s, size_t max_chars, enum jank_markup kind);
+/* The characters of s as jank_markup_escape() counts them (a byte that is not UTF-8: one). */
+size_t jank_markup_chars(const char *s);
 /*
  * Write `s` percent-encoded for a URL's path segment or query value: every
  * byte but A-Z a-z 0-9 - . _ ~ as %XX. The result needs no HTML escaping.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The style and the helpers of jank's pictures (see svg.h). */
 #include <errno.h>
+#include "html.h"
 #include "svg.h"
 #include "textsafe.h"
 
@@ -36,54 +37,12 @@ const char *jank_svg_state_colour(enum jank_state s)
 
 size_t jank_svg_text_chars(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (*p) {
-		size_t l = jank_utf8_char((const char *)p);
-
-		p += l ? l : 1;
-		n++;
-	}
-	return n;
+	return jank_markup_chars(s);
 }
 
 void jank_svg_escape(FILE *f, const char *s, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t total = jank_svg_text_chars((const char *)p), n = 0;
-
-	for (; *p; n++) {
-		size_t l = jank_utf8_char((const char *)p);
-
-		if (max_chars && total > max_chars && n + 1 == max_chars) {
-			fputs("…", f);
-			return;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			if (l == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7f)
-				fputc('?', f);
-			else
-				fwrite(p, 1, l, f);
-		}
-		p += l ? l : 1;
-	}
+	jank_markup_escape(f, s, max_chars, JANK_MARKUP_SVG);
 }
 
 double jank_svg_text_w(size_t chars, double size)
