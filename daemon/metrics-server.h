@@ -12,7 +12,8 @@
  * JANK_METRICS_SERVER_MAX_PER_PEER of them from one address, a request must arrive whole within
  * JANK_METRICS_SERVER_TIMEOUT_S of the connection or of the previous reply (a slowloris is closed
  * then), headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and no body. The
- * answer is rendered on the loop (about 2 us a series: BENCHMARKS.md, "A scrape of jankd's metrics").
+ * answer is rendered on the loop (about 2 us a series: BENCHMARKS.md, "A scrape of jankd's
+ * metrics").
  *
  * The same server, with the same limits, serves jankd's web pages ([web]
  * listen, daemon/web.c): opened with jank_http_server_open(), it hands
