@@ -75,7 +75,8 @@ void jank_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_ma
 			break;
 		default:
 			if (is_bad(m, p, l))
-				fputs(m->bad, f);
+				for (size_t i = 0; i < (l ? l : 1); i++) /* a C1 control: two */
+					fputs(m->bad, f);
 			else
 				fwrite(p, 1, l, f);
 		}
