@@ -1517,6 +1517,29 @@ static void ust_statedump_process(uint64_t ts, int32_t pid, FILE *maps)
 #undef UST_CTX
 }
 
+/*
+ * The pid the kernel's events give the process that /proc (in the
+ * recorder's PID namespace) named `pid`: from the recorder's marker
+ * "ktrace:pid PID", written by the process itself; `pid` without one.
+ */
+static int32_t kernel_pid(int32_t pid)
+{
+	for (size_t i = 0; i < g.nrecs; i++) {
+		const struct rec *r = &g.recs[i];
+		uint16_t id = (uint16_t)rd(r->data, 2);
+		const struct fevent *e = id < g.max_id ? g.by_id[id] : NULL;
+		char buf[256];
+		long v;
+
+		if (!e || e->conv != C_MARKER)
+			continue;
+		fstr(r, e, "buf", buf, sizeof(buf));
+		if (sscanf(buf, "ktrace:pid %ld", &v) == 1 && v == pid)
+			return (int32_t)fint(r, e, "common_pid"); /* its only thread then */
+	}
+	return pid;
+}
+
 /* A statedump for each process whose memory map the recorder saved (-u). */
 static void ust_statedump(uint64_t ts)
 {
@@ -1539,7 +1562,7 @@ static void ust_statedump(uint64_t ts)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		ust_statedump_process(ts, (int32_t)pid, f);
+		ust_statedump_process(ts, kernel_pid((int32_t)pid), f);
 		fclose(f);
 	}
 	closedir(d);

@@ -174,7 +174,15 @@ subbuf=4096
 printf '%s\n' /proc/[0-9]*/task/[0-9]*/stat | xargs grep -Hs . >"$out/procs"
 
 echo 1 >"$inst/tracing_on"
-KTRACE_MARKER=$inst/trace_marker "$@" &
+if [ $ustack -eq 1 ]; then
+	# Its pid as /proc names it ($$, the name of its maps/ file), in a marker
+	# whose record carries the pid the kernel's events name it by: the two
+	# differ in a PID namespace (a container, CI's fresh root).
+	KTRACE_MARKER=$inst/trace_marker sh -c \
+		'echo "ktrace:pid $$" >"$KTRACE_MARKER" 2>/dev/null; exec "$@"' sh "$@" &
+else
+	KTRACE_MARKER=$inst/trace_marker "$@" &
+fi
 child=$!
 if [ $ustack -eq 1 ]; then
 	# The shell's map until COMMAND is exec'd, then COMMAND's; a map read
