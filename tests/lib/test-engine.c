@@ -350,9 +350,11 @@ static void suspects(void **state)
 	assert_int_equal(jank_engine_replace_rules(s.e, &r, 1), 0);
 	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 13);
 	/* A reload that changes its threshold: what was normal may not be; it starts afresh. */
+	assert_int_equal(jank_rule_copy(&r, jank_engine_rule(s.e, 0)), 0);
 	r.threshold.ns *= 2;
 	assert_int_equal(jank_engine_replace_rules(s.e, &r, 1), 0);
 	assert_int_equal(jank_engine_rule_baseline(s.e, 0)->n, 0);
+	jank_rule_fini(&r);
 	scn_fini(&s);
 
 	/* Off: no suspects. --all: normal actions have a profile, no suspects. */
