@@ -58,13 +58,15 @@ static void trace_clock(void **state)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	/* LTTng's clock: ns since the epoch. */
-	assert_string_equal(clock_text(1700000000LL * S + 123456789, b, sizeof(b)),
+	assert_string_equal(jank_clock_text(1700000000LL * S + 123456789, b, sizeof(b)),
 			    "2023-11-14 22:13:20.123");
-	assert_string_equal(clock_text(1000000000LL * S, b, sizeof(b)), "2001-09-09 01:46:40.000");
+	assert_string_equal(jank_clock_text(1000000000LL * S, b, sizeof(b)),
+			    "2001-09-09 01:46:40.000");
 	/* A clock that is not the epoch's (a trace from boot): seconds. */
-	assert_string_equal(clock_text(1500 * MS, b, sizeof(b)), "1.500 s");
-	assert_string_equal(clock_text(0, b, sizeof(b)), "0.000 s");
-	assert_string_equal(clock_text(1000000000LL * S - 1, b, sizeof(b)), "1000000000.000 s");
+	assert_string_equal(jank_clock_text(1500 * MS, b, sizeof(b)), "1.500 s");
+	assert_string_equal(jank_clock_text(0, b, sizeof(b)), "0.000 s");
+	assert_string_equal(jank_clock_text(1000000000LL * S - 1, b, sizeof(b)),
+			    "1000000000.000 s");
 }
 
 /* ---- Sections of the text, from JSON ---- */
