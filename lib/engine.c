@@ -73,6 +73,7 @@ struct class_info {
 	enum jank_event_type type;
 	unsigned nroles;
 	bool wanted;
+	bool may_free; /* its events can free memory (note_peak before them) */
 	enum jank_domain domain;
 	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
 	int8_t cs_user,
@@ -786,6 +787,15 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	}
 	/* System calls tell the model whether a thread is in user mode (model.c). */
 	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
+	/*
+	 * What an event can free, outside maintain(): an action's or a flow's
+	 * record and its span (its roles), a lock record (the mutex events).
+	 * Everything else an event does only grows memory (rings, thread
+	 * records, tables, stacks, span lists: they shrink in GC only).
+	 */
+	ci->may_free = ci->nroles > 0 || ci->type == JANK_EVENT_MUTEX_REQ ||
+		       ci->type == JANK_EVENT_MUTEX_ACQ || ci->type == JANK_EVENT_MUTEX_UNLOCK ||
+		       ci->type == JANK_EVENT_MUTEX_TRYLOCK;
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;
@@ -1588,7 +1598,15 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ev->class_id >= e->nclasses)
 		return;
 	ci = &e->classes[ev->class_id];
-	note_peak(e); /* before this event frees anything: the peak never goes down */
+	/*
+	 * Before this event frees anything: the peak never goes down. An event
+	 * that cannot free (!ci->may_free) only grows memory, so the peak noted
+	 * before a later event, in maintain() or by jank_engine_get_stats() is
+	 * at least what it would note here: the same peak, without summing the
+	 * tables' sizes at every event.
+	 */
+	if (ci->may_free)
+		note_peak(e);
 	if (e->stats.events++ == 0)
 		e->first_ts = ev->ts;
 	if (ev->ts > e->stats.now)
