@@ -129,6 +129,7 @@ struct jank_engine {
 	/* Where and how many: each verdict's discarded_events. */
 	struct jank_discards discards;
 	bool started;
+	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
 	uint64_t generation;
 };
 
@@ -1569,6 +1570,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (!u && !k) {
 		if (ci->type != JANK_EVENT_SYSCALL_EXIT)
 			return;
+		if (!e->ctx_stacks)
+			return; /* no thread has a context's stack to drop */
 		tid = emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
@@ -1588,6 +1591,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 		stack = push_context(t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
+	if (w->fn->ctx)
+		e->ctx_stacks = true;
 	stack_now(e, w, ev->ts);
 }
 
