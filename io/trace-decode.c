@@ -477,18 +477,13 @@ static inline int32_t packet_cpu(struct jank_reader *in, const struct sc_cache *
 	return e->packet == packet ? e->cpu : packet_cpu_set(in, c, packet);
 }
 
-/* The caches of an event's class: from the address cache, else looked up (and added). */
-static int event_class_caches(struct jank_reader *in, const bt_event *ev, const bt_event_class *ec,
-			      struct sc_cache **c, struct class_cache **cc)
+/* An event class missing from the address cache: looked up (and added), then cached in e. */
+static __attribute__((noinline)) int
+event_class_lookup(struct jank_reader *in, const bt_event *ev, const bt_event_class *ec,
+		   struct ec_cache_entry *e, struct sc_cache **c, struct class_cache **cc)
 {
-	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
 	const bt_stream_class *sc;
 
-	if (e->ec == ec) {
-		*c = e->sc;
-		*cc = e->cc;
-		return 0;
-	}
 	sc = bt_event_class_borrow_stream_class_const(ec);
 	*c = sc_cache_find(in, sc);
 	if (!*c)
@@ -502,6 +497,24 @@ static int event_class_caches(struct jank_reader *in, const bt_event *ev, const 
 	e->sc = *c;
 	e->cc = *cc;
 	return 0;
+}
+
+/*
+ * The caches of an event's class: from the address cache (inline: twice per
+ * event, for its time and its decoding), else looked up.
+ */
+static inline int event_class_caches(struct jank_reader *in, const bt_event *ev,
+				     const bt_event_class *ec, struct sc_cache **c,
+				     struct class_cache **cc)
+{
+	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
+
+	if (__builtin_expect(e->ec == ec, 1)) {
+		*c = e->sc;
+		*cc = e->cc;
+		return 0;
+	}
+	return event_class_lookup(in, ev, ec, e, c, cc);
 }
 
 /* A statedump or dl event for the symbolizer: rare, so out of the hot path's way. */
