@@ -315,6 +315,22 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 			return -ECANCELED;
 		}
 	}
+	/*
+	 * Per event, only the fields the class has are read; the others are
+	 * NONE. The first JANK_READER_ARRAYS array fields (in field order) get
+	 * a buffer each, the others none.
+	 */
+	cc->nlive = cc->nabsent = 0;
+	for (unsigned i = 0, arrays = 0; i < nfields; i++) {
+		struct field_loc *loc = &cc->loc[i];
+
+		loc->buf = arrays < JANK_READER_ARRAYS ? (uint8_t)arrays : NO_ARRAY_BUF;
+		arrays += loc->type == JANK_VALUE_ARRAY;
+		if (loc->scope == SCOPE_NONE)
+			cc->absent[cc->nabsent++] = (uint8_t)i;
+		else
+			cc->live[cc->nlive++] = (uint8_t)i;
+	}
 	cc->resolved = true;
 	in->stats.classes++;
 	return 0;
@@ -361,6 +377,39 @@ static inline void read_value(const bt_field *s, const struct field_loc *loc, st
 	case JANK_VALUE_ARRAY:
 		if (buf)
 			read_array(f, buf, v);
+		else
+			v->type = JANK_VALUE_NONE;
+		break;
+	case JANK_VALUE_NONE:
+		break;
+	}
+}
+
+/* A field the class has (scope not NONE) of the structure s of its scope. */
+static inline void read_field(struct jank_reader *in, const bt_field *s,
+			      const struct field_loc *loc, struct jank_value *v)
+{
+	const bt_field *f;
+
+	if (!s) {
+		v->type = JANK_VALUE_NONE;
+		return;
+	}
+	f = bt_field_structure_borrow_member_field_by_index_const(s, loc->index);
+	v->type = loc->type;
+	switch ((enum jank_value_type)loc->type) {
+	case JANK_VALUE_INT:
+		v->i = bt_field_integer_signed_get_value(f);
+		break;
+	case JANK_VALUE_UINT:
+		v->u = bt_field_integer_unsigned_get_value(f);
+		break;
+	case JANK_VALUE_STR:
+		v->s = bt_field_string_get_value(f);
+		break;
+	case JANK_VALUE_ARRAY:
+		if (loc->buf != NO_ARRAY_BUF)
+			read_array(f, in->arrays[loc->buf], v);
 		else
 			v->type = JANK_VALUE_NONE;
 		break;
@@ -428,18 +477,13 @@ static inline int32_t packet_cpu(struct jank_reader *in, const struct sc_cache *
 	return e->packet == packet ? e->cpu : packet_cpu_set(in, c, packet);
 }
 
-/* The caches of an event's class: from the address cache, else looked up (and added). */
-static int event_class_caches(struct jank_reader *in, const bt_event *ev, const bt_event_class *ec,
-			      struct sc_cache **c, struct class_cache **cc)
+/* An event class missing from the address cache: looked up (and added), then cached in e. */
+static __attribute__((noinline)) int
+event_class_lookup(struct jank_reader *in, const bt_event *ev, const bt_event_class *ec,
+		   struct ec_cache_entry *e, struct sc_cache **c, struct class_cache **cc)
 {
-	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
 	const bt_stream_class *sc;
 
-	if (e->ec == ec) {
-		*c = e->sc;
-		*cc = e->cc;
-		return 0;
-	}
 	sc = bt_event_class_borrow_stream_class_const(ec);
 	*c = sc_cache_find(in, sc);
 	if (!*c)
@@ -453,6 +497,24 @@ static int event_class_caches(struct jank_reader *in, const bt_event *ev, const 
 	e->sc = *c;
 	e->cc = *cc;
 	return 0;
+}
+
+/*
+ * The caches of an event's class: from the address cache (inline: twice per
+ * event, for its time and its decoding), else looked up.
+ */
+static inline int event_class_caches(struct jank_reader *in, const bt_event *ev,
+				     const bt_event_class *ec, struct sc_cache **c,
+				     struct class_cache **cc)
+{
+	struct ec_cache_entry *e = &in->ec_cache[addr_hash(ec, EC_CACHE_SIZE)];
+
+	if (__builtin_expect(e->ec == ec, 1)) {
+		*c = e->sc;
+		*cc = e->cc;
+		return 0;
+	}
+	return event_class_lookup(in, ev, ec, e, c, cc);
 }
 
 /* A statedump or dl event for the symbolizer: rare, so out of the hot path's way. */
@@ -470,7 +532,8 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
-	const bt_field *payload = NULL, *specific = NULL, *common = NULL;
+	const bt_field *scopes[4] = { NULL, NULL, NULL, NULL }; /* by enum field_scope */
+	const bt_field *common = NULL;
 	struct jank_event jev;
 	struct class_cache *cc;
 	struct sc_cache *c;
@@ -511,20 +574,18 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 									      c->comm.index));
 
 	if (cc->need_payload)
-		payload = bt_event_borrow_payload_field_const(ev);
+		scopes[SCOPE_PAYLOAD] = bt_event_borrow_payload_field_const(ev);
 	if (cc->need_specific)
-		specific = bt_event_borrow_specific_context_field_const(ev);
+		scopes[SCOPE_SPECIFIC_CTX] = bt_event_borrow_specific_context_field_const(ev);
+	scopes[SCOPE_COMMON_CTX] = common;
 	jev.class_id = cc->class_id;
 	jev.nfields = cc->nfields;
-	for (uint32_t i = 0, arrays = 0; i < cc->nfields; i++) {
-		const struct field_loc *loc = &cc->loc[i];
-		const bt_field *s = loc->scope == SCOPE_PAYLOAD	       ? payload
-				    : loc->scope == SCOPE_SPECIFIC_CTX ? specific
-								       : common;
+	for (unsigned k = 0; k < cc->nabsent; k++)
+		jev.fields[cc->absent[k]].type = JANK_VALUE_NONE;
+	for (unsigned k = 0; k < cc->nlive; k++) {
+		const struct field_loc *loc = &cc->loc[cc->live[k]];
 
-		read_value(s, loc, &jev.fields[i],
-			   arrays < JANK_READER_ARRAYS ? in->arrays[arrays] : NULL);
-		arrays += loc->type == JANK_VALUE_ARRAY;
+		read_field(in, scopes[loc->scope], loc, &jev.fields[cc->live[k]]);
 	}
 	in->last_ts = jev.ts;
 	in->stats.events_used++;

@@ -46,8 +46,11 @@ enum field_scope {
 struct field_loc {
 	uint8_t scope; /* enum field_scope */
 	uint8_t type;  /* enum jank_value_type */
+	uint8_t buf;   /* an array's buffer (in->arrays), or NO_ARRAY_BUF: none left */
 	uint32_t index;
 };
+
+#define NO_ARRAY_BUF 0xff
 
 /* lttng-ust events that feed the symbolizer (trace-symbols.c). */
 enum reader_sym_kind {
@@ -68,6 +71,10 @@ struct class_cache {
 	uint32_t class_id;
 	uint32_t nfields;
 	struct field_loc loc[JANK_EVENT_MAX_FIELDS];
+	/* The fields the class has (scope not NONE), and those it lacks: read, or NONE. */
+	uint8_t nlive, nabsent;
+	uint8_t live[JANK_EVENT_MAX_FIELDS];
+	uint8_t absent[JANK_EVENT_MAX_FIELDS];
 };
 
 struct sparse_class {

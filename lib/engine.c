@@ -73,6 +73,7 @@ struct class_info {
 	enum jank_event_type type;
 	unsigned nroles;
 	bool wanted;
+	bool may_free; /* its events can free memory (note_peak before them) */
 	enum jank_domain domain;
 	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
 	int8_t cs_user,
@@ -128,6 +129,7 @@ struct jank_engine {
 	/* Where and how many: each verdict's discarded_events. */
 	struct jank_discards discards;
 	bool started;
+	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
 	uint64_t generation;
 };
 
@@ -786,6 +788,15 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	}
 	/* System calls tell the model whether a thread is in user mode (model.c). */
 	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
+	/*
+	 * What an event can free, outside maintain(): an action's or a flow's
+	 * record and its span (its roles), a lock record (the mutex events).
+	 * Everything else an event does only grows memory (rings, thread
+	 * records, tables, stacks, span lists: they shrink in GC only).
+	 */
+	ci->may_free = ci->nroles > 0 || ci->type == JANK_EVENT_MUTEX_REQ ||
+		       ci->type == JANK_EVENT_MUTEX_ACQ || ci->type == JANK_EVENT_MUTEX_UNLOCK ||
+		       ci->type == JANK_EVENT_MUTEX_TRYLOCK;
 	*fields = ci->fields;
 	*nfields = ci->nfields;
 	return (uint32_t)e->nclasses++;
@@ -1559,6 +1570,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (!u && !k) {
 		if (ci->type != JANK_EVENT_SYSCALL_EXIT)
 			return;
+		if (!e->ctx_stacks)
+			return; /* no thread has a context's stack to drop */
 		tid = emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
@@ -1578,6 +1591,8 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 		stack = push_context(t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
+	if (w->fn->ctx)
+		e->ctx_stacks = true;
 	stack_now(e, w, ev->ts);
 }
 
@@ -1588,7 +1603,15 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ev->class_id >= e->nclasses)
 		return;
 	ci = &e->classes[ev->class_id];
-	note_peak(e); /* before this event frees anything: the peak never goes down */
+	/*
+	 * Before this event frees anything: the peak never goes down. An event
+	 * that cannot free (!ci->may_free) only grows memory, so the peak noted
+	 * before a later event, in maintain() or by jank_engine_get_stats() is
+	 * at least what it would note here: the same peak, without summing the
+	 * tables' sizes at every event.
+	 */
+	if (ci->may_free)
+		note_peak(e);
 	if (e->stats.events++ == 0)
 		e->first_ts = ev->ts;
 	if (ev->ts > e->stats.now)
