@@ -389,33 +389,7 @@ static inline void read_value(const bt_field *s, const struct field_loc *loc, st
 static inline void read_field(struct jank_reader *in, const bt_field *s,
 			      const struct field_loc *loc, struct jank_value *v)
 {
-	const bt_field *f;
-
-	if (!s) {
-		v->type = JANK_VALUE_NONE;
-		return;
-	}
-	f = bt_field_structure_borrow_member_field_by_index_const(s, loc->index);
-	v->type = loc->type;
-	switch ((enum jank_value_type)loc->type) {
-	case JANK_VALUE_INT:
-		v->i = bt_field_integer_signed_get_value(f);
-		break;
-	case JANK_VALUE_UINT:
-		v->u = bt_field_integer_unsigned_get_value(f);
-		break;
-	case JANK_VALUE_STR:
-		v->s = bt_field_string_get_value(f);
-		break;
-	case JANK_VALUE_ARRAY:
-		if (loc->buf != NO_ARRAY_BUF)
-			read_array(f, in->arrays[loc->buf], v);
-		else
-			v->type = JANK_VALUE_NONE;
-		break;
-	case JANK_VALUE_NONE:
-		break;
-	}
+	read_value(s, loc, v, loc->buf != NO_ARRAY_BUF ? in->arrays[loc->buf] : NULL);
 }
 
 static inline int32_t read_int32(const bt_field *s, const struct field_loc *loc)
