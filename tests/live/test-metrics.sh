@@ -73,6 +73,7 @@ target = journal
 rate-limit = 1000/1s
 [daemon]
 control-socket = $sock
+state-dir = $LIVE_TMP/state
 status-interval = 1s
 [metrics]
 listen = 127.0.0.1:$mport
