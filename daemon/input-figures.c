@@ -70,6 +70,12 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("actions_evicted", IN(engine.actions_evicted), SUM),
 	COUNT("flows_expired", IN(engine.flows_expired), SUM),
 	COUNT("flows_evicted", IN(engine.flows_evicted), SUM),
+	COUNT("flows_paired", IN(engine.flows_paired), SUM),
+	COUNT("flows_unmatched", IN(engine.flows_unmatched), SUM),
+	COUNT("flows_replaced", IN(engine.flows_replaced), SUM),
+	/* Call stacks: exits that were not the innermost frame's, frames the full table refused. */
+	COUNT("function_resyncs", IN(engine.function_resyncs), SUM),
+	COUNT("stacks_full", IN(engine.stacks_full), SUM),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
 	COUNT("budget_forced", IN(engine.budget_forced), SUM),

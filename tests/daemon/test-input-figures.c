@@ -353,9 +353,11 @@ static void json_keys(void **state)
 	/* Reported: all but the optional ones that are absent. */
 	a.trace_now = 5;
 	o = jank_figures_json(&a);
-	assert_int_equal(json_object_object_length(o), 30);
+	assert_int_equal(json_object_object_length(o), 35);
 	assert_true(has(o, "trace_now") && has(o, "graph"));
-	assert_true(has(o, "flows_expired") && has(o, "flows_evicted"));
+	assert_true(has(o, "flows_expired") && has(o, "flows_evicted") && has(o, "flows_paired") &&
+		    has(o, "flows_unmatched") && has(o, "flows_replaced"));
+	assert_true(has(o, "function_resyncs") && has(o, "stacks_full"));
 	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
 		     has(o, "last_event_ns"));
 	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);

@@ -20,7 +20,7 @@ live_isolate "$@"
 live_require_pthread_wrapper
 live_setup_jankd --journald
 
-plan 13
+plan 14
 
 session=jankd-flows-$$
 action=request
@@ -120,6 +120,12 @@ check "a capture, whose capture.json lists the flow" \
 	"$cap/capture.json")" = "pool jank:flow_from jank:flow_to" ]
 check "its report.txt says how the path crossed: via flow pool to the pool's thread" \
 	grep -Eq "via flow pool to tid $pool_tids \\(jank-pool\\)" "$cap/report.txt"
+
+# The status counts the pairings: 45 tasks posted and picked up, plus the replies.
+live_wait 10 [ "$(live_jankd_status '.inputs[0].flows_paired // 0')" -ge 45 ] || true
+paired=$(live_jankd_status '.inputs[0].flows_paired // 0')
+check "jankctl status counts the flows paired ($paired >= 45), none unmatched" \
+	[ "$paired" -ge 45 -a "$(live_jankd_status '.inputs[0].flows_unmatched // -1')" = 0 ]
 
 # What relayd stored, analysed afterwards, follows the flow too.
 check "SIGTERM: exit 0" live_stop_jankd
