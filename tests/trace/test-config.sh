@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 45
+plan 46
 
 mkdir "$tmp/empty"
 
@@ -285,6 +285,10 @@ expect_error "the first error is reported" 1 "^jankctl: $tmp/first.conf:1: synta
 # The example drop-ins that jank ships are accepted as they are.
 expect_error "examples/ros2-flows.conf accepted" 1 "no CTF trace found" -- \
 	"$JANKCTL" analyze --config "$top_srcdir/examples/ros2-flows.conf" "$tmp/empty"
+printf '[flow f]\nfrom = a:x\nto = a:y\nkey = id\nto-key = a,,b\n' >"$tmp/tokey-bad.conf"
+expect_error "[flow] to-key with an empty field" 1 \
+	"^jankctl: $tmp/tokey-bad.conf:5: bad to-key 'a,,b' \(expected up to 4 field names separated by commas\)$" -- \
+	"$JANKCTL" analyze --config "$tmp/tokey-bad.conf" "$tmp/empty"
 printf '[flow f]\nfrom = a:x\nto = a:y\nkey = vpid, id\nto-key = id\n' >"$tmp/tokey.conf"
 expect_error "[flow] to-key with fewer fields than key" 1 \
 	"^jankctl: $tmp/tokey.conf:1: \[flow f\]: to-key names 1 fields and key 2" -- \
