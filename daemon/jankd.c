@@ -36,7 +36,9 @@
 #include "status.h"
 #include "web.h"
 #include "units.h"
+#include "worker-launch.h"
 #include "worker-proc.h"
+#include "worker-spawner.h"
 #include "worker.h"
 
 #ifndef JANK_VERSION
@@ -51,6 +53,7 @@
 
 static const char usage[] =
 	"Usage: jankd --config FILE [--foreground] [--log-target=journal|stderr|json]\n"
+	"             [--worker-spawner=SOCKET]\n"
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
 	"  -c, --config FILE       the configuration (see jankd.conf(5))\n"
@@ -58,6 +61,9 @@ static const char usage[] =
 	"  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
 	"                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
 	"                          stderr); overrides [alerts] target\n"
+	"  -w, --worker-spawner=SOCKET\n"
+	"                          start the workers through the worker spawner listening on\n"
+	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
 	"  -h, --help              show this help\n"
 	"  -V, --version           show the version\n"
 	"\n"
@@ -96,13 +102,14 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
 		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, 'V' },
+		{ "worker-spawner", required_argument, NULL, 'w' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fl:hVw:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d->config_path = optarg;
@@ -115,6 +122,13 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 					"bad --log-target '%s' (expected journal, stderr or json)",
 					optarg);
 			d->target_from_cmdline = true;
+			break;
+		case 'w':
+			if (optarg[0] != '/' || jank_launch_set_spawner(optarg) < 0)
+				die_usage(
+					"bad --worker-spawner '%s' (expected the absolute path of "
+					"a unix socket, at most 107 bytes)",
+					optarg);
 			break;
 		case 'h':
 		case 'V':
@@ -915,6 +929,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], JANK_WORKER_ARG))
 		return jank_worker_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))
+		return jank_worker_spawner_main(argc, argv);
 	parse_options(argc, argv, &d);
 	if (load_config(&d.config, &d.config_sources, d.config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);

@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One worker process, seen from the supervisor (see worker-proc.h).
- *
- * posix_spawn, not fork: the supervisor has threads (the capturer's),
- * and a child forked from them could inherit a lock one of them held
- * (babeltrace2's plugin loading, glib); exec gives the worker a clean
- * process, and what it shares with the others (the libraries' pages) stays
- * shared. A worker is gone when both its end of the socket is drained and
- * its process reaped, in either order: a verdict sent just before an abort
- * is still read.
+ * One worker process, seen from the supervisor (see worker-proc.h); how
+ * its process is started, killed and reaped is worker-launch.h's. A worker
+ * is gone when both its end of the socket is drained and its process
+ * reaped, in either order: a verdict sent just before an abort is still
+ * read.
  */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np, strsignal */
+#define _GNU_SOURCE /* strsignal */
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +21,7 @@
 #include "clock.h"
 #include "log.h"
 #include "units.h"
+#include "worker-launch.h"
 #include "worker-proc.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
@@ -33,8 +29,6 @@
 
 #define RESTART_MIN_NS 1000000000LL  /* 1 s */
 #define RESTART_MAX_NS 30000000000LL /* 30 s */
-
-extern char **environ;
 
 /* [daemon] worker-user and workers-as-root, for every worker of this process. */
 static char worker_user[64] = "jank-worker";
@@ -48,7 +42,8 @@ struct jank_proc {
 	const struct jank_proc_ops *ops;
 	void *data;
 
-	pid_t pid; /* 0: none */
+	struct jank_launch *launch; /* NULL: none */
+	pid_t pid;		    /* its pid, 0: none */
 	struct bufferevent *bev;
 	bool eof, reaped;
 	bool silenced; /* killed for its silence */
@@ -112,10 +107,7 @@ void jank_proc_free(struct jank_proc *p)
 {
 	if (!p)
 		return;
-	if (p->pid && !p->reaped) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0); /* SIGKILL: at once */
-	}
+	jank_launch_free(p->launch);
 	if (p->bev)
 		bufferevent_free(p->bev);
 	if (p->ev_restart)
@@ -128,7 +120,10 @@ void jank_proc_free(struct jank_proc *p)
 
 static const char *status_text(int st, char *buf, size_t len)
 {
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+	if (st == JANK_LAUNCH_LOST)
+		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
+			 jank_launch_spawner());
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
 		snprintf(buf, len,
 			 "was killed by its seccomp filter (signal %d, %s): it made a system call "
 			 "outside the worker's allowlist (see jankd(8), Security)",
@@ -163,8 +158,10 @@ static void maybe_gone(struct jank_proc *p)
 {
 	char what[256];
 
-	if (!p->eof || !p->reaped)
+	if (!p->launch || !p->eof || !p->reaped)
 		return;
+	jank_launch_free(p->launch);
+	p->launch = NULL;
 	p->pid = 0;
 	if (p->ending) {
 		p->done = true;
@@ -192,8 +189,8 @@ static void on_message(struct jank_proc *p)
 		jank_log(LOG_ERR, "%s: worker pid %ld sent %s: killed", p->name, (long)p->pid,
 			 r == -EMSGSIZE ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
 					: "a frame that is not one JSON object");
-		kill(p->pid, SIGKILL);
 		bufferevent_disable(p->bev, EV_READ);
+		jank_launch_kill(p->launch);
 	}
 }
 
@@ -216,19 +213,25 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 	p->bev = NULL;
 	p->eof = true;
 	if (!p->reaped)
-		kill(p->pid, SIGKILL); /* without its socket it is of no use */
+		jank_launch_kill(p->launch); /* without its socket it is of no use */
+	maybe_gone(p);
+}
+
+/* The process ended (worker-launch.h). */
+static void on_ended(struct jank_launch *l, int status, void *data)
+{
+	struct jank_proc *p = data;
+
+	(void)l;
+	p->reaped = true;
+	p->last_status = status;
 	maybe_gone(p);
 }
 
 void jank_proc_reap(struct jank_proc *p)
 {
-	int st;
-
-	if (!p->pid || p->reaped || waitpid(p->pid, &st, WNOHANG) != p->pid)
-		return;
-	p->reaped = true;
-	p->last_status = st;
-	maybe_gone(p);
+	if (p->launch && !p->reaped)
+		jank_launch_reap(p->launch);
 }
 
 /* ---- Starting ---- */
@@ -242,14 +245,15 @@ void jank_proc_set_user(const char *user, bool as_root)
 /*
  * [daemon] worker-user, resolved here (the worker needs no NSS): at every
  * start, so that a user created meanwhile is taken. A jankd that is not
- * root keeps its own user for its workers: it could not change it.
+ * root keeps its own user for its workers: it could not change it. The
+ * spawner's workers keep the spawner's user.
  */
 static int resolve_user(struct jank_worker_user *u, char *what, size_t len)
 {
 	struct passwd *pw;
 
 	memset(u, 0, sizeof(*u));
-	if (geteuid() != 0) {
+	if (geteuid() != 0 || jank_launch_spawner()) {
 		u->same = true;
 		return 0;
 	}
@@ -270,33 +274,6 @@ static int resolve_user(struct jank_worker_user *u, char *what, size_t len)
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	return 0;
-}
-
-static pid_t spawn(int fd, const char *name, const char *user, int *err)
-{
-	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
-	char *argv[] = { arg0, arg1, ppid, (char *)user, (char *)name, NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none;
-	pid_t pid = 0;
-
-	snprintf(ppid, sizeof(ppid), "%ld", (long)getpid());
-	sigemptyset(&none);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	*err = posix_spawn_file_actions_adddup2(&fa, fd, JANK_WORKER_FD);
-	if (!*err)
-		*err = posix_spawn_file_actions_addclosefrom_np(&fa, JANK_WORKER_FD + 1);
-	if (!*err)
-		*err = posix_spawnattr_setsigmask(&at, &none);
-	if (!*err)
-		*err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
-	if (!*err)
-		*err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return *err ? 0 : pid;
 }
 
 /* A socketpair whose worker end is not JANK_WORKER_FD already (dup2 would keep its CLOEXEC). */
@@ -335,9 +312,8 @@ static int start_failed(struct jank_proc *p, int r, const char *why)
 int jank_proc_start(struct jank_proc *p)
 {
 	struct jank_worker_user u;
-	char who[48], why[256];
+	char why[256];
 	int sv[2], r;
-	pid_t pid;
 
 	r = resolve_user(&u, why, sizeof(why));
 	if (r < 0)
@@ -346,18 +322,19 @@ int jank_proc_start(struct jank_proc *p)
 		jank_log(LOG_WARNING,
 			 "workers run as root ([daemon] workers-as-root = yes): a bug in a parser "
 			 "of what a remote host sends is root on this host");
-	jank_worker_user_format(&u, who, sizeof(who));
 	r = make_pair(sv);
 	if (r < 0)
 		return start_failed(p, r, NULL);
-	pid = spawn(sv[1], p->name, who, &r);
+	p->reaped = false;
+	p->launch =
+		jank_launch_start(p->base, sv[1], p->name, &u, on_ended, p, &r, why, sizeof(why));
 	close(sv[1]);
-	if (!pid) {
+	if (!p->launch) {
 		close(sv[0]);
-		return start_failed(p, -r, NULL);
+		return start_failed(p, r, why);
 	}
-	p->pid = pid;
-	p->eof = p->reaped = p->silenced = false;
+	p->pid = jank_launch_pid(p->launch);
+	p->eof = p->silenced = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
 	if (evutil_make_socket_nonblocking(sv[0]) < 0 ||
@@ -365,7 +342,7 @@ int jank_proc_start(struct jank_proc *p)
 		/* Reaped as a crash, and started again. */
 		close(sv[0]);
 		p->eof = true;
-		kill(pid, SIGKILL);
+		jank_launch_kill(p->launch);
 		return -ENOMEM;
 	}
 	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
@@ -402,8 +379,8 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 
 	if (!p->pid || p->reaped || p->silenced || now - p->heard_mono <= p->timeout_ns)
 		return;
-	kill(p->pid, SIGKILL);
 	p->silenced = true;
+	jank_launch_kill(p->launch);
 	if (p->ending)
 		return;
 	p->timeouts++;
@@ -439,7 +416,7 @@ static void end(struct jank_proc *p, bool kill_it)
 		return;
 	}
 	if (kill_it && !p->reaped)
-		kill(p->pid, SIGKILL);
+		jank_launch_kill(p->launch);
 	else
 		jank_proc_send(p, jank_proto_new("stop"));
 }

@@ -82,10 +82,20 @@ static int drop_caps(char *err, size_t len)
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 
+	bool any = false;
+
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return fail(err, len, errno, "cannot clear the ambient capabilities");
+	/*
+	 * capset only when there is something to drop: the spawner's workers
+	 * have nothing, and jankd-workers.service refuses capset (@privileged).
+	 */
+	if (syscall(SYS_capget, &h, d) < 0)
+		return fail(err, len, errno, "cannot read the capabilities");
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		any = any || d[i].effective || d[i].permitted || d[i].inheritable;
 	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capset, &h, d) < 0)
+	if (any && syscall(SYS_capset, &h, d) < 0)
 		return fail(err, len, errno, "cannot drop the capabilities");
 	/* Check what the kernel says, not what was asked. */
 	memset(d, 0xff, sizeof(d));

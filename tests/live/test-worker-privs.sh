@@ -12,13 +12,24 @@
 # and the input does not start (no worker process). worker-user = root runs
 # workers as root only with workers-as-root = yes, with a warning, and still
 # without capabilities, with no_new_privs and the filter.
+#
+# Through the worker spawner (jankd --worker-spawner SOCKET, as
+# jankd.service runs it): the spawner runs as jank-worker on a
+# SOCK_SEQPACKET socket passed as systemd passes it (systemd-socket-activate),
+# refuses to run as root; the worker is the spawner's child, as jank-worker,
+# without capabilities, with no_new_privs and its filter, and alerts come
+# through it. Peers other than root are refused, and requests that are not
+# one (the wrong size, no descriptor, a pipe) close their connection only.
+# A worker killed by SIGSYS is said so (its wait status comes from the
+# spawner) and replaced; a killed spawner takes its workers with it, jankd
+# says so, and starts its worker again once a spawner listens again.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 12
+plan 23
 
 session=worker-privs-$$
 action=privs$$
@@ -150,3 +161,158 @@ fi
 [ "$_tap_failed" = 1 ] && show "$w"
 live_jankd_diag
 live_stop_jankd
+
+# ---- Through the worker spawner ----
+out=$("$LIVE_JANKD" --worker-spawner 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "refusing to run as root"; then
+	ok "jankd --worker-spawner refuses to run as root (exit 1)"
+else
+	fail "jankd --worker-spawner refuses to run as root (exit $rc: $out)"
+fi
+
+sock=$LIVE_TMP/workers.sock
+# spawner_start N: a spawner as jank-worker on $sock (made by
+# systemd-socket-activate, which execs it on the first connection);
+# stderr to spawner.N.err.
+spawner_start() {
+	rm -f "$sock"
+	systemd-socket-activate --seqpacket -l "$sock" -- setpriv --reuid=jank-worker \
+		--regid=jank-worker --init-groups "$LIVE_JANKD" --worker-spawner \
+		>"$LIVE_TMP/spawner.$1.err" 2>&1 9>&- &
+	spawner=$!
+	live_track "$spawner"
+	live_wait 5 test -S "$sock" || diag "no socket $sock after 5 s"
+}
+ppid_of() {
+	ps -o ppid= -p "$1" 2>/dev/null | tr -d ' '
+}
+spawner_start 1
+live_jankd_conf --journal "$url" "$action" 30ms </dev/null
+live_run_jankd --worker-spawner "$sock"
+w=$(worker_pid)
+diag "worker pid $w, its parent $(ppid_of "$w"), the spawner $spawner"
+if [ -n "$w" ] && [ "$(ppid_of "$w")" = "$spawner" ] && is_user "$w" "$uid" "$gid" &&
+	[ "$(field "$spawner" Uid)" = "$uid $uid $uid $uid" ]; then
+	ok "--worker-spawner: the worker is the spawner's child, both jank-worker"
+else
+	fail "--worker-spawner: the worker is the spawner's child, both jank-worker"
+	[ -n "$w" ] && show "$w"
+fi
+if no_caps "$w" && [ "$(field "$w" NoNewPrivs)" = 1 ] && [ "$(field "$w" Seccomp)" = 2 ]; then
+	ok "... without capabilities, with no_new_privs and its seccomp filter"
+else
+	fail "... without capabilities, with no_new_privs and its seccomp filter"
+fi
+live_demo "$LIVE_TMP/demo2.out" --cause sleep --count 20 --slow-every 5 --normal 1ms \
+	--slow 60ms --interval 5ms
+live_wait 10 live_jank_at_least 4 "$action" JANK_KIND=completed _PID="$LIVE_JANKD_PID" || true
+n=$(live_jank_count "$action" JANK_KIND=completed _PID="$LIVE_JANKD_PID")
+check "jank-demo's 4 slow actions are alerted through the spawner's worker (got $n)" [ "$n" = 4 ]
+
+# Peers: another user (the socket, and the way to it, opened to all for
+# it), then root with requests that are not one. Each gets its connection
+# closed, nothing else.
+chmod 0666 "$sock"
+chmod o+x "$LIVE_TMP"
+# Debian's python3 (one under root's home would not run as nobody).
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+cat >"$LIVE_TMP/peer.py" <<'PY'
+import os, socket, sys, array
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    return s
+def closed(s):
+    try:
+        return s.recv(64) == b""
+    except OSError:
+        return True
+what = sys.argv[2]
+s = conn()
+if what == "nobody":
+    s.send(b"x" * 104)
+elif what == "short":
+    s.send(b"jksp")
+elif what == "nofd":
+    s.send(b"\x70\x73\x6b\x6a\x01\x00\x00\x00" + b"\0" * 96)
+elif what == "pipe":
+    r, w = os.pipe()
+    s.sendmsg([b"\x70\x73\x6b\x6a\x01\x00\x00\x00" + b"\0" * 96],
+              [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))])
+print("closed" if closed(s) else "answered")
+PY
+peer() {
+	local who=$1
+
+	shift
+	if [ "$who" = nobody ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$py" - "$sock" "$@"
+	else
+		"$py" - "$sock" "$@"
+	fi <"$LIVE_TMP/peer.py" 2>&1
+}
+r=$(peer nobody nobody)
+if [ "$r" = closed ] && live_wait 5 grep -q "refused a connection from pid [0-9]*, uid $(id -u nobody)" \
+	"$LIVE_TMP/spawner.1.err"; then
+	ok "a peer that is not root (nobody) is refused by the spawner, and logged"
+else
+	fail "a peer that is not root (nobody) is refused by the spawner, and logged ($r)"
+	sed 's/^/#   /' "$LIVE_TMP/spawner.1.err"
+fi
+r="$(peer root short) $(peer root nofd) $(peer root pipe)"
+kids=$(ps -o pid= --ppid "$spawner" | tr -d ' ' | tr '\n' ' ')
+if [ "$r" = "closed closed closed" ] && live_alive "$spawner" && [ "$kids" = "$w " ] &&
+	[ "$(worker_pid)" = "$w" ]; then
+	ok "requests of the wrong size, without a descriptor or with a pipe: closed; the spawner and jankd's worker go on"
+else
+	fail "requests of the wrong size, without a descriptor or with a pipe: closed ($r); the spawner and jankd's worker go on (children: $kids)"
+fi
+chmod 0600 "$sock"
+chmod o-x "$LIVE_TMP"
+
+# A worker killed by SIGSYS: the spawner says its status.
+kill -SYS "$w"
+live_wait 10 new_worker "$w" || true
+w2=$(worker_pid)
+if live_jankd_logged "worker was killed by its seccomp filter" && [ -n "$w2" ] &&
+	[ "$w2" != "$w" ] && [ "$(ppid_of "$w2")" = "$spawner" ]; then
+	ok "a worker killed by SIGSYS: jankd logs the seccomp filter (status from the spawner), a new worker from the spawner"
+else
+	fail "a worker killed by SIGSYS: jankd logs the seccomp filter (status from the spawner), a new worker from the spawner"
+	live_jankd_diag
+fi
+
+# The spawner killed: its worker dies with it; jankd says so, and starts
+# its worker again once a spawner listens again.
+kill -KILL "$spawner"
+wait "$spawner" 2>/dev/null
+live_forget "$spawner"
+live_wait 10 live_jankd_logged "worker was lost with the connection to the worker spawner" || true
+if live_jankd_logged "worker was lost with the connection to the worker spawner ($sock)" &&
+	live_wait 5 eval '! live_alive "$w2"'; then
+	ok "the spawner killed: its worker dies with it, and jankd says the worker was lost with the spawner"
+else
+	fail "the spawner killed: its worker dies with it, and jankd says the worker was lost with the spawner"
+	live_jankd_diag
+fi
+spawner_start 2
+live_wait 40 new_worker "$w2" || true
+w3=$(worker_pid)
+if [ -n "$w3" ] && [ "$w3" != "$w2" ] && [ "$(ppid_of "$w3")" = "$spawner" ]; then
+	ok "a new spawner: jankd's worker runs again under it (pid $w3)"
+else
+	fail "a new spawner: jankd's worker runs again under it (pid ${w3:-none})"
+	live_jankd_diag
+fi
+live_demo "$LIVE_TMP/demo3.out" --cause sleep --count 20 --slow-every 5 --normal 1ms \
+	--slow 60ms --interval 5ms
+live_wait 10 live_jank_at_least 8 "$action" JANK_KIND=completed _PID="$LIVE_JANKD_PID" || true
+n=$(live_jank_count "$action" JANK_KIND=completed _PID="$LIVE_JANKD_PID")
+check "... and alerts again: 8 slow actions in all (got $n)" [ "$n" = 8 ]
+live_stop_jankd
+rc=$?
+check "jankd stops cleanly (exit $rc), and the spawner's worker ends with it" \
+	[ "$rc" = 0 -a -z "$(ps -o pid= --ppid "$spawner")" ]
