@@ -18,9 +18,10 @@
 # jankd.service starts (Type=notify), alerts on jank-demo's slow actions in
 # the journal, captures with a report, reloads, is restarted by the watchdog
 # after SIGSTOP and alerts again, destroys its sessions when stopped, and
-# runs in its sandbox, its worker as jank-worker without capabilities under
-# a seccomp filter of its own; packages install, and purge leaves nothing
-# (but the user jank-worker).
+# runs in its sandbox without any capability, in a user namespace of its
+# own, its worker in jankd-workers.service (started on its socket) as
+# jank-worker without capabilities under a seccomp filter of its own;
+# packages install, and purge leaves nothing (but the user jank-worker).
 #
 # Needs root, unshare/nsenter, overlayfs, cgroup2, systemd and lttng-tools;
 # skips (with the reason) otherwise, and under JANK_SKIP_LIVE. The container
@@ -316,7 +317,7 @@ show_jankd() {
 	journal_jankd -n 30 -o short-monotonic 2>&1 | sed 's/^/#   /'
 }
 
-plan 14
+plan 15
 
 # ---- 1. Boot ----
 t_boot=$SECONDS
@@ -414,61 +415,73 @@ in_jankd() {
 	ct nsenter --target "$pid1" --mount --root --wd "$@"
 }
 status=$(ct cat "/proc/$pid1/status" 2>/dev/null)
+uidmap=$(ct cat "/proc/$pid1/uid_map" 2>/dev/null | tr -s ' \t' ' ' | sed 's/^ //')
 procopts=$(in_jankd findmnt -n -o OPTIONS /proc 2>/dev/null)
 if ! in_jankd sh -c 'echo x >/etc/sandbox-probe' 2>/dev/null &&
 	! ct test -e /etc/sandbox-probe &&
 	in_jankd sh -c 'echo x >/var/lib/jankd/sandbox-probe && rm /var/lib/jankd/sandbox-probe' &&
 	echo "$status" | grep -q '^Seccomp:[[:space:]]*2$' &&
 	echo "$status" | grep -q '^NoNewPrivs:[[:space:]]*1$' &&
-	echo "$status" | grep -q '^CapEff:[[:space:]]*00000000000000c0$' &&
+	echo "$status" | grep -q '^CapEff:[[:space:]]*0000000000000000$' &&
+	echo "$status" | grep -q '^CapPrm:[[:space:]]*0000000000000000$' &&
+	[ "$uidmap" = "0 0 1" ] &&
 	case "$procopts" in *hidepid=invisible*) true ;; *) false ;; esac; then
-	ok "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, only CAP_SETUID and CAP_SETGID, /proc hidepid=invisible"
+	ok "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, no capability, root alone in its user namespace, /proc hidepid=invisible"
 else
-	fail "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, only CAP_SETUID and CAP_SETGID, /proc hidepid=invisible"
+	fail "the sandbox: /etc read-only and /var/lib/jankd writable for jankd; seccomp, no new privileges, no capability, root alone in its user namespace, /proc hidepid=invisible"
 	echo "$status" | grep -E '^(Seccomp|NoNewPrivs|Cap)' | sed 's/^/#   /'
-	diag "/proc: $procopts"
+	diag "/proc: $procopts; uid_map: $uidmap"
 fi
-# Its worker (one live session): jank-worker, no capability at all, no new
+# Its worker (one live session): a child of the spawner, the main process
+# of jankd-workers.service (both jank-worker), no capability at all, no new
 # privileges, its own seccomp filter on top of the unit's (systemd loads
-# several: the worker has one more than jankd).
+# several: the worker has one more than the spawner). None is jankd's child.
 wuid=$(ct id -u jank-worker 2>/dev/null)
-wpid=$(ct ps -o pid= --ppid "$pid1" 2>/dev/null | head -n 1 | tr -d ' ')
+spid=$(ct systemctl show -p MainPID --value jankd-workers.service 2>/dev/null)
+wpid=$(ct ps -o pid= --ppid "${spid:-0}" 2>/dev/null | head -n 1 | tr -d ' ')
 wstatus=$(ct cat "/proc/${wpid:-0}/status" 2>/dev/null)
-if [ -n "$wuid" ] && [ "$wuid" != 0 ] &&
+sstatus=$(ct cat "/proc/${spid:-0}/status" 2>/dev/null)
+if [ -n "$wuid" ] && [ "$wuid" != 0 ] && [ -n "$wpid" ] &&
+	[ -z "$(ct ps -o pid= --ppid "$pid1" 2>/dev/null)" ] &&
+	[ "$(ct systemctl show -p User --value jankd-workers.service)" = jank-worker ] &&
+	echo "$sstatus" | grep -q "^Uid:[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid$" &&
 	echo "$wstatus" | grep -q "^Uid:[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid[[:space:]]*$wuid$" &&
 	echo "$wstatus" | grep -q '^CapEff:[[:space:]]*0000000000000000$' &&
 	echo "$wstatus" | grep -q '^CapPrm:[[:space:]]*0000000000000000$' &&
 	echo "$wstatus" | grep -q '^NoNewPrivs:[[:space:]]*1$' &&
 	echo "$wstatus" | grep -q '^Seccomp:[[:space:]]*2$' &&
 	[ "$(echo "$wstatus" | sed -n 's/^Seccomp_filters:[[:space:]]*//p')" = \
-		"$(($(echo "$status" | sed -n 's/^Seccomp_filters:[[:space:]]*//p') + 1))" ]; then
-	ok "jankd's worker (pid $wpid) runs as jank-worker (uid $wuid), no capabilities, no new privileges, its own seccomp filter"
+		"$(($(echo "$sstatus" | sed -n 's/^Seccomp_filters:[[:space:]]*//p') + 1))" ]; then
+	ok "jankd's worker (pid $wpid) runs in jankd-workers.service under the spawner (pid $spid), both jank-worker (uid $wuid); no capabilities, no new privileges, its own seccomp filter"
 else
-	fail "jankd's worker (pid ${wpid:-none}) runs as jank-worker (uid ${wuid:-none}), no capabilities, no new privileges, its own seccomp filter"
+	fail "jankd's worker (pid ${wpid:-none}) runs in jankd-workers.service under the spawner (pid ${spid:-none}), both jank-worker (uid ${wuid:-none}); no capabilities, no new privileges, its own seccomp filter"
 	echo "$wstatus" | grep -E '^(Name|Uid|Gid|Seccomp|NoNewPrivs|Cap)' | sed 's/^/#   /'
-	diag "jankd's $(echo "$status" | grep '^Seccomp_filters:')"
+	diag "the spawner's $(echo "$sstatus" | grep -E '^(Uid|Seccomp_filters):' | tr '\n' ' ')"
+	ct systemctl status --no-pager -l jankd-workers.service 2>&1 | sed 's/^/#   /' | head -n 15
 fi
 # IPAddressDeny=any, IPAddressAllow=localhost: a process in jankd's cgroup
 # reaches 127.0.0.1 (refused at once: nothing listens on port 9) but not
 # another address, even one on lo: the cgroup's BPF filter drops the packets,
 # and the connection gets no answer at all.
 ct ip addr add 192.0.2.1/32 dev lo 2>/dev/null
-cgpath=$(ct systemctl show -p ControlGroup --value jankd.service)
+# try_connect UNIT ADDRESS: connect to ADDRESS port 9 from UNIT's cgroup.
 try_connect() {
 	ct sh -c 'echo $$ >"/sys/fs/cgroup$1/cgroup.procs" &&
 		timeout 3 bash -c "exec 3<>/dev/tcp/$2/9" 2>&1 || echo "status $?"' \
-		sh "$cgpath" "$1"
+		sh "$(ct systemctl show -p ControlGroup --value "$1")" "$2"
 }
-lo_out=$(try_connect 127.0.0.1)
-other_out=$(try_connect 192.0.2.1)
-case "$lo_out|$other_out" in
-*"Connection refused"*"|"*"status 124"*)
-	ok "IPAddressDeny/Allow: jankd's cgroup reaches 127.0.0.1, not 192.0.2.1" ;;
-*)
-	fail "IPAddressDeny/Allow: jankd's cgroup reaches 127.0.0.1, not 192.0.2.1"
-	diag "127.0.0.1: $lo_out"
-	diag "192.0.2.1: $other_out" ;;
-esac
+for u in jankd.service jankd-workers.service; do
+	lo_out=$(try_connect "$u" 127.0.0.1)
+	other_out=$(try_connect "$u" 192.0.2.1)
+	case "$lo_out|$other_out" in
+	*"Connection refused"*"|"*"status 124"*)
+		ok "IPAddressDeny/Allow: $u's cgroup reaches 127.0.0.1, not 192.0.2.1" ;;
+	*)
+		fail "IPAddressDeny/Allow: $u's cgroup reaches 127.0.0.1, not 192.0.2.1"
+		diag "127.0.0.1: $lo_out"
+		diag "192.0.2.1: $other_out" ;;
+	esac
+done
 
 # ---- 8. The watchdog ----
 # A stopped jankd pings no more: after WatchdogSec (30 s) systemd kills it
@@ -516,10 +529,12 @@ else
 	show_jankd
 fi
 if wait_for 10 eval '! ct systemctl is-active -q jank-relayd.service' &&
-	! ct test -e /run/jankd; then
-	ok "jank-relayd stops with it (StopWhenUnneeded), /run/jankd is gone"
+	! ct test -e /run/jankd && ! ct systemctl is-active -q jankd-workers.service &&
+	! ct systemctl is-active -q jankd-workers.socket && ! ct test -e /run/jankd-workers.sock; then
+	ok "jank-relayd stops with it (StopWhenUnneeded), jankd-workers and its socket too (PartOf), /run/jankd is gone"
 else
-	fail "jank-relayd stops with it (StopWhenUnneeded), /run/jankd is gone"
+	fail "jank-relayd stops with it (StopWhenUnneeded), jankd-workers and its socket too (PartOf), /run/jankd is gone"
+	ct systemctl status --no-pager jankd-workers.service jankd-workers.socket 2>&1 | sed 's/^/#   /' | head -n 10
 	ct systemctl status --no-pager jank-relayd.service 2>&1 | sed 's/^/#   /' | head -n 10
 fi
 

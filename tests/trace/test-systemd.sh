@@ -1,8 +1,10 @@
 #!/bin/sh
 # systemd/: `make install DESTDIR=...` puts the units, the example config,
 # the journal catalog and the tmpfiles.d entry in place; systemd-analyze
-# verify accepts the units, and rates jankd.service's sandbox 1.8 or better
-# (systemd-analyze security); journalctl parses the catalog; systemd-tmpfiles creates
+# verify accepts the units, and rates jankd.service's sandbox 1.3 or better
+# and jankd-workers.service's 1.0 or better (systemd-analyze security);
+# jankd's workers come from jankd-workers.service, as jank-worker, on the
+# socket jankd is told of; journalctl parses the catalog; systemd-tmpfiles creates
 # the capture directory; the example config loads; a config an admin edited
 # survives a reinstall and an uninstall. Needs no root.
 . "$top_srcdir/tests/tap.sh"
@@ -13,7 +15,7 @@ for cmd in systemd-analyze journalctl systemd-tmpfiles; do
 		plan_skip_all "$cmd not found (install the Debian package systemd)"
 done
 
-plan 16
+plan 18
 
 root=$tmp/root
 # A make of our own: not the jobserver of the make that runs the tests.
@@ -38,11 +40,13 @@ result "make install DESTDIR=... exits 0"
 
 unit=$(find "$root" -path '*/systemd/system/jankd.service' -type f)
 relayd_unit=$(find "$root" -path '*/systemd/system/jank-relayd.service' -type f)
+workers_unit=$(find "$root" -path '*/systemd/system/jankd-workers.service' -type f)
+socket_unit=$(find "$root" -path '*/systemd/system/jankd-workers.socket' -type f)
 tmpfiles=$(find "$root" -path '*/lib/tmpfiles.d/jankd.conf' -type f)
 catalog=$(find "$root" -path '*/lib/systemd/catalog/jankd.catalog' -type f)
 mandir=$(find "$root" -type d -path '*/share/man' | head -n 1)
-[ -n "$unit" ] && [ -n "$relayd_unit" ] && [ -n "$tmpfiles" ] && [ -n "$catalog" ] &&
-	[ -n "$mandir" ]
+[ -n "$unit" ] && [ -n "$relayd_unit" ] && [ -n "$workers_unit" ] && [ -n "$socket_unit" ] &&
+	[ -n "$tmpfiles" ] && [ -n "$catalog" ] && [ -n "$mandir" ]
 result "the units, the tmpfiles.d entry, the catalog and the man pages are installed"
 
 # ExecStart=BINDIR/jankd --config SYSCONFDIR/jankd/jankd.conf, under DESTDIR.
@@ -58,9 +62,11 @@ result "ExecStart names the installed jankd and the installed config"
 # (then the system's: lttng-relayd(8)) for Documentation=.
 mkdir "$tmp/verify"
 sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
-cp "$relayd_unit" "$tmp/verify/"
+sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$workers_unit" >"$tmp/verify/jankd-workers.service"
+cp "$relayd_unit" "$socket_unit" "$tmp/verify/"
 MANPATH=$mandir: systemd-analyze verify "$tmp/verify/jankd.service" \
-	"$tmp/verify/jank-relayd.service" >"$tmp/verify.out" 2>&1
+	"$tmp/verify/jank-relayd.service" "$tmp/verify/jankd-workers.service" \
+	"$tmp/verify/jankd-workers.socket" >"$tmp/verify.out" 2>&1
 # What other packages provide may be missing here (a build chroot has no
 # procps or lttng-tools): said, not counted against the units.
 others='Command (/bin/kill|lttng-relayd) is not executable|'"Command 'man lttng-relayd\\(8\\)' failed"
@@ -68,13 +74,30 @@ grep -E "$others" "$tmp/verify.out" | sed 's/^/# not installed here: /'
 ! grep -Ev "$others" "$tmp/verify.out" | grep -q .
 result "systemd-analyze verify: no complaint" || sed 's/^/# /' "$tmp/verify.out"
 # --offline: the unit file alone, not the running system (PID 1 may not be systemd).
-# 1.8 with systemd 252, and no lower while the workers change user: see the
-# comments at the end of [Service] in systemd/jankd.service.in.
-systemd-analyze security --offline=yes --threshold=18 "$tmp/verify/jankd.service" \
+# 1.3 with systemd 252: see the comments at the end of [Service] in
+# systemd/jankd.service.in.
+systemd-analyze security --offline=yes --threshold=13 "$tmp/verify/jankd.service" \
 	>"$tmp/security.out" 2>&1
-result "systemd-analyze security: jankd.service's exposure is 1.8 or less" ||
+result "systemd-analyze security: jankd.service's exposure is 1.3 or less" ||
 	sed 's/^/# /' "$tmp/security.out"
 diag "$(grep 'Overall exposure' "$tmp/security.out")"
+systemd-analyze security --offline=yes --threshold=10 "$tmp/verify/jankd-workers.service" \
+	>"$tmp/security-workers.out" 2>&1
+result "systemd-analyze security: jankd-workers.service's exposure is 1.0 or less" ||
+	sed 's/^/# /' "$tmp/security-workers.out"
+diag "$(grep 'Overall exposure' "$tmp/security-workers.out")"
+
+# jankd asks the spawner on the socket that jankd-workers.socket listens on;
+# the spawner runs as the user that sysusers.d creates, without capability.
+sock=$(sed -n 's/^ListenSequentialPacket=//p' "$socket_unit")
+sysusers=$(find "$root" -path '*/lib/sysusers.d/jank.conf' -type f)
+[ -n "$sock" ] && grep -q "^	--worker-spawner $sock\$" "$unit" &&
+	grep -qx 'Requires=jankd-workers.socket' "$unit" && grep -qx 'SocketMode=0600' "$socket_unit" &&
+	grep -qx "ExecStart=$bin --worker-spawner" "$workers_unit" &&
+	grep -qx 'User=jank-worker' "$workers_unit" && grep -qx 'CapabilityBoundingSet=' "$workers_unit" &&
+	grep -qx 'CapabilityBoundingSet=' "$unit" && grep -qx 'PrivateUsers=yes' "$unit" &&
+	grep -q '^u jank-worker ' "$sysusers"
+result "jankd (no capability) gets its workers from jankd-workers.service (jank-worker) on $sock"
 
 grep -qx 'Type=notify' "$unit" && grep -qx 'WatchdogSec=30s' "$unit" &&
 	grep -qx 'Restart=on-failure' "$unit" && grep -qx 'RestartPreventExitStatus=1 2' "$unit" &&
@@ -118,7 +141,8 @@ expect_error "the example config loads (jankctl stops at the empty trace, not at
 echo "# edited by the admin" >>"$root$conf"
 submake install && grep -qx '# edited by the admin' "$root$conf"
 result "make install again keeps an edited config"
-submake uninstall && [ ! -e "$unit" ] && [ ! -e "$relayd_unit" ] && [ ! -e "$tmpfiles" ] &&
+submake uninstall && [ ! -e "$unit" ] && [ ! -e "$relayd_unit" ] && [ ! -e "$workers_unit" ] &&
+	[ ! -e "$socket_unit" ] && [ ! -e "$tmpfiles" ] &&
 	[ ! -e "$catalog" ] &&
 	grep -qx '# edited by the admin' "$root$conf"
 result "make uninstall removes the units, tmpfiles.d entry and catalog, keeps the edited config"
