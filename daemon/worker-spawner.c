@@ -257,15 +257,18 @@ static int listen_fd(void)
 {
 	int n = sd_listen_fds(1);
 
-	if (n < 0) {
-		jank_log(LOG_ERR, "worker spawner: no socket from systemd: %s", strerror(-n));
+	if (n <= 0) {
+		jank_log(LOG_ERR,
+			 "worker spawner: no socket from systemd%s%s (it runs as "
+			 "jankd-workers.service, on jankd-workers.socket)",
+			 n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
 		return -1;
 	}
 	if (n != 1 || sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
 		jank_log(LOG_ERR,
 			 "worker spawner: expected one listening SOCK_SEQPACKET unix socket from "
-			 "systemd (jankd-workers.socket), got %d file descriptor%s of another kind",
-			 n, n == 1 ? "" : "s");
+			 "systemd (jankd-workers.socket), got %d file descriptor%s%s",
+			 n, n == 1 ? "" : "s", n == 1 ? " of another kind" : "");
 		return -1;
 	}
 	return SD_LISTEN_FDS_START;

@@ -76,7 +76,7 @@ expect "jankctl analyze --config F<TAB>: files too" "trace-a trace-b trace-file"
 expect "jankctl captures --dir <TAB>: directories" "trace-a trace-b" \
 	$J jankctl captures --dir trace
 expect "jankctl critpath --tid <TAB>: nothing (a number)" "" $J jankctl critpath --tid ''
-expect "jankd --<TAB>: its options" "--config --foreground --help --log-target --version" \
+expect "jankd --<TAB>: its options" "--config --foreground --help --log-target --version --worker-spawner" \
 	$D jankd --
 expect "jankd --log-target=<TAB>: journal, stderr, json" "journal json stderr" \
 	$D jankd --log-target = ''

@@ -13,7 +13,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-plan 20
+plan 21
 
 # refused [--usage] DESCRIPTION PATTERN ARGS...: exit 1 (2 with --usage),
 # nothing on stdout, one line on stderr that matches the extended regex
@@ -156,6 +156,8 @@ refused --usage "no --config" "^jankd: --config FILE is required" --foreground
 refused --usage "unknown option" "^jankd: unknown option '--daemonize'" --config "$tmp/no-live.conf" --daemonize
 refused --usage "bad --log-target" "^jankd: bad --log-target 'syslog'" --config "$tmp/no-live.conf" \
 	--log-target=syslog
+refused --usage "bad --worker-spawner" "^jankd: bad --worker-spawner 'workers.sock' \(expected the absolute path" \
+	--config "$tmp/no-live.conf" --worker-spawner workers.sock
 refused --usage "stray argument" "^jankd: unexpected argument 'extra'" --config "$tmp/no-live.conf" extra
 
 # prints ARGS -- PATTERN: exit 0 and stdout matching PATTERN.

@@ -29,7 +29,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 23
+plan 24
 
 session=worker-privs-$$
 action=privs$$
@@ -169,6 +169,15 @@ if [ "$rc" = 1 ] && echo "$out" | grep -q "refusing to run as root"; then
 	ok "jankd --worker-spawner refuses to run as root (exit 1)"
 else
 	fail "jankd --worker-spawner refuses to run as root (exit $rc: $out)"
+fi
+
+out=$(setpriv --reuid=jank-worker --regid=jank-worker --init-groups "$LIVE_JANKD" \
+	--worker-spawner 2>&1)
+rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "worker spawner: no socket from systemd (it runs as jankd-workers.service"; then
+	ok "jankd --worker-spawner without a socket from systemd: exit 1, says so"
+else
+	fail "jankd --worker-spawner without a socket from systemd: exit 1, says so (exit $rc: $out)"
 fi
 
 sock=$LIVE_TMP/workers.sock
