@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * daemon/worker-proc.c: the supervisor's side of a worker, without spawning
- * jankd. worker-proc.c is compiled in here: a forked child that only waits
- * stands for the worker, the test says when its socket closed, and the
- * restart timer never fires (the loop is not run), so nothing is spawned.
+ * jankd. worker-proc.c and worker-launch.c are compiled in here: a forked
+ * child that only waits stands for a worker started here, a SOCK_SEQPACKET
+ * socketpair for the spawner's connection (the test says what the spawner
+ * would), the test says when the worker's socket closed, and the restart
+ * timer never fires (the loop is run only for the spawner's messages), so
+ * nothing is spawned.
  */
+#include "worker-launch.c"
 #include "worker-proc.c"
 
 #include <setjmp.h>
@@ -83,6 +87,8 @@ static int teardown(void **state)
 	return 0;
 }
 
+static void adopt(struct jank_proc *p, pid_t pid, int conn);
+
 /* A child that waits to be killed stands for the worker. */
 static pid_t fake_worker(struct jank_proc *p)
 {
@@ -93,11 +99,59 @@ static pid_t fake_worker(struct jank_proc *p)
 		for (;;)
 			pause();
 	}
+	adopt(p, pid, -1);
+	return pid;
+}
+
+/* A worker (pid `pid`) of the launch's kind: here (conn -1) or the spawner's on `conn`. */
+static void adopt(struct jank_proc *p, pid_t pid, int conn)
+{
+	struct jank_launch *l = calloc(1, sizeof(*l));
+
+	assert_non_null(l);
+	l->pid = pid;
+	l->fn = on_ended;
+	l->data = p;
+	l->conn = conn;
+	if (conn >= 0) {
+		l->ev = event_new(p->base, conn, EV_READ | EV_PERSIST, on_spawner, l);
+		assert_non_null(l->ev);
+		assert_int_equal(event_add(l->ev, NULL), 0);
+	}
+	p->launch = l;
 	p->pid = pid;
 	p->eof = p->reaped = p->silenced = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
-	return pid;
+}
+
+/* A worker of the spawner: returns the spawner's end of the connection. */
+static int spawned_worker(struct jank_proc *p, pid_t pid)
+{
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(evutil_make_socket_nonblocking(sv[0]), 0);
+	adopt(p, pid, sv[0]);
+	return sv[1];
+}
+
+/* What the spawner says, then jankd's loop reads it. */
+static void spawner_says(struct jank_proc *p, int peer, uint32_t type, int32_t value)
+{
+	struct jank_spawn_msg m = { .type = type, .value = value };
+
+	assert_int_equal(send(peer, &m, sizeof(m), 0), sizeof(m));
+	event_base_loop(p->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+}
+
+/* The next message jankd sent the spawner: its type, or 0 for none. */
+static uint32_t spawner_got(int peer)
+{
+	struct jank_spawn_msg m;
+	ssize_t n = recv(peer, &m, sizeof(m), MSG_DONTWAIT);
+
+	return n == sizeof(m) ? m.type : 0;
 }
 
 /* Its socket closed (what on_event() sees). */
@@ -120,7 +174,7 @@ static void reap(struct jank_proc *p)
 
 static void status_texts(void **state)
 {
-	char b[128];
+	char b[256];
 
 	(void)state;
 	assert_string_equal(status_text(0, b, sizeof(b)), "exited with status 0");
@@ -139,6 +193,10 @@ static void status_texts(void **state)
 	}
 	/* Stopped: neither exited nor signaled. */
 	assert_string_equal(status_text(0x137f, b, sizeof(b)), "ended (wait status 4991)");
+	jank_launch_set_spawner("/run/w.sock");
+	assert_string_equal(status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
+			    "was lost with the connection to the worker spawner (/run/w.sock)");
+	jank_launch_set_spawner(NULL);
 }
 
 static void fresh(void **state)
@@ -333,6 +391,90 @@ static void stop_without_worker(void **state)
 	assert_int_equal(x->gone, 0);
 }
 
+/*
+ * Through the spawner: KILL goes to it, the worker's end comes from its
+ * EXITED (a SIGSYS here), and a silent worker is killed the same way.
+ */
+static void spawner_exit(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	int64_t heard;
+	int peer;
+
+	jank_launch_set_spawner("/run/test-workers.sock");
+	peer = spawned_worker(x->p, 4242);
+	heard = x->p->heard_mono;
+	jank_proc_check(x->p, heard + 10 * S + 1);
+	assert_int_equal(spawner_got(peer), JANK_SPAWN_KILL);
+	assert_int_equal(spawner_got(peer), 0);
+	assert_false(x->p->reaped);
+	spawner_says(x->p, peer, JANK_SPAWN_EXITED, SIGKILL);
+	assert_true(x->p->reaped);
+	assert_int_equal(x->p->last_status, SIGKILL);
+	socket_closed(x->p);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.timeouts, 1);
+	assert_int_equal(s.crashes, 0);
+	assert_false(jank_proc_running(x->p));
+	close(peer);
+
+	/* A crash: the status the spawner says, logged as such. */
+	jank_proc_recovered(x->p, "attached again");
+	peer = spawned_worker(x->p, 4243);
+	socket_closed(x->p);
+	/* Its socket closed first: gone at its EXITED. */
+	assert_true(jank_proc_running(x->p));
+	spawner_says(x->p, peer, JANK_SPAWN_EXITED, SIGSYS);
+	assert_false(jank_proc_running(x->p));
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.crashes, 1);
+	assert_non_null(strstr(x->log_line, "worker was killed by its seccomp filter"));
+	close(peer);
+	jank_launch_set_spawner(NULL);
+}
+
+/* The spawner's connection ends, or it says what it should not: the worker is lost. */
+static void spawner_lost(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	int peer;
+
+	jank_launch_set_spawner("/run/test-workers.sock");
+	peer = spawned_worker(x->p, 4244);
+	close(peer);
+	event_base_loop(x->p->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	assert_true(x->p->reaped);
+	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
+	socket_closed(x->p);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.crashes, 1);
+	assert_string_equal(x->log_line,
+			    "net://r/host/h/s: worker was lost with the connection to the worker "
+			    "spawner (/run/test-workers.sock); restarting it in 1.00 s (further "
+			    "failures are counted, not logged, until it works again)");
+
+	/* A second STARTED is no EXITED: lost too. */
+	peer = spawned_worker(x->p, 4245);
+	spawner_says(x->p, peer, JANK_SPAWN_STARTED, 4245);
+	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
+	/* Its worker's socket closes: a KILL to a spawner that is done with it is no use. */
+	socket_closed(x->p);
+	assert_false(jank_proc_running(x->p));
+	close(peer);
+
+	/* Killing when the spawner has gone already: lost at once. */
+	peer = spawned_worker(x->p, 4246);
+	close(peer);
+	jank_proc_retire(x->p);
+	assert_true(x->p->reaped);
+	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
+	socket_closed(x->p);
+	assert_true(jank_proc_done(x->p));
+	jank_launch_set_spawner(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +486,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(retire, setup, teardown),
 		cmocka_unit_test_setup_teardown(stop_without_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(spawner_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(spawner_lost, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
