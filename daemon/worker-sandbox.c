@@ -344,6 +344,14 @@ int jank_worker_sandbox_enter(const struct jank_worker_user *u, char *err, size_
 
 	drop_bounding();
 	r = become(u, err, len);
+	/*
+	 * Not dumpable: another process of the same user (another worker, of
+	 * another host) cannot read this one's memory through /proc/PID/mem or
+	 * ptrace. A change of user sets this already; a spawner's worker has
+	 * its user from the start.
+	 */
+	if (r == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		r = fail(err, len, errno, "cannot make the worker non-dumpable");
 	if (r == 0)
 		r = drop_caps(err, len);
 	if (r == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

@@ -8,6 +8,8 @@
  *   - becomes the worker user: supplementary groups, gid and uid (all of
  *     real, effective, saved) of [daemon] worker-user, which the supervisor
  *     resolved (the worker needs no NSS); getting root back must then fail;
+ *   - is not dumpable: no other process of its user may read its memory
+ *     (/proc/PID/mem, ptrace), whatever other host's trace it reads;
  *   - has no capability: effective, permitted, inheritable and ambient sets
  *     empty, the bounding set emptied as far as it may be (CAP_SETPCAP);
  *   - sets no_new_privs: no exec can give anything back;

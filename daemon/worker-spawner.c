@@ -291,6 +291,8 @@ int jank_worker_spawner_main(int argc, char **argv)
 		return 1;
 	}
 	prctl(PR_SET_NAME, "jankd-spawner");
+	/* Its workers, of its user, must not read its memory (worker-sandbox.c). */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
 	s.listen_fd = listen_fd();
 	if (s.listen_fd < 0)

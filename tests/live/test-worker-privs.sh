@@ -17,7 +17,8 @@
 # jankd.service runs it): the spawner runs as jank-worker on a
 # SOCK_SEQPACKET socket passed as systemd passes it (systemd-socket-activate),
 # refuses to run as root; the worker is the spawner's child, as jank-worker,
-# without capabilities, with no_new_privs and its filter, and alerts come
+# without capabilities, with no_new_privs and its filter, neither of them
+# readable by another process of that user, and alerts come
 # through it. Peers other than root are refused, and requests that are not
 # one (the wrong size, no descriptor, a pipe) close their connection only.
 # A worker killed by SIGSYS is said so (its wait status comes from the
@@ -29,7 +30,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 24
+plan 25
 
 session=worker-privs-$$
 action=privs$$
@@ -212,6 +213,18 @@ if no_caps "$w" && [ "$(field "$w" NoNewPrivs)" = 1 ] && [ "$(field "$w" Seccomp
 	ok "... without capabilities, with no_new_privs and its seccomp filter"
 else
 	fail "... without capabilities, with no_new_privs and its seccomp filter"
+fi
+# Not dumpable: another process of jank-worker (another worker) cannot read
+# the worker's or the spawner's memory or environment; its own, it can.
+as_worker() {
+	setpriv --reuid=jank-worker --regid=jank-worker --init-groups "$@" 2>/dev/null
+}
+if as_worker sh -c 'cat /proc/$$/environ >/dev/null' &&
+	! as_worker cat "/proc/$w/environ" >/dev/null && ! as_worker cat "/proc/$w/mem" >/dev/null &&
+	! as_worker cat "/proc/$spawner/environ" >/dev/null; then
+	ok "another process of jank-worker cannot read the worker's or the spawner's /proc/PID/environ or mem (not dumpable)"
+else
+	fail "another process of jank-worker cannot read the worker's or the spawner's /proc/PID/environ or mem (not dumpable)"
 fi
 live_demo "$LIVE_TMP/demo2.out" --cause sleep --count 20 --slow-every 5 --normal 1ms \
 	--slow 60ms --interval 5ms
