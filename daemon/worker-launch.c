@@ -141,7 +141,8 @@ static void on_spawner(evutil_socket_t fd, short what, void *data)
 static int spawner_connect(char *why, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int conn = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a spawner whose backlog is full makes connect fail (EAGAIN), not wait. */
+	int conn = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (conn < 0) {
 		snprintf(why, len, "cannot make a socket: %s", strerror(errno));

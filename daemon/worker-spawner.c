@@ -78,7 +78,8 @@ static void conn_close(struct conn *c)
 
 /*
  * The request: one packet of its exact size, one descriptor (a socket),
- * a name that ends within it. Returns the descriptor, or -1.
+ * a name that ends within it. Returns the descriptor, -EAGAIN when nothing
+ * came yet, or -1.
  */
 static int take_request(struct conn *c, char *name, size_t len)
 {
@@ -96,6 +97,9 @@ static int take_request(struct conn *c, char *name, size_t len)
 	int fd = -1, nfds = 0;
 	struct stat st;
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -EAGAIN;
 
 	for (cm = CMSG_FIRSTHDR(&mh); n >= 0 && cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		size_t k = cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
@@ -156,6 +160,10 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	wfd = take_request(c, name, sizeof(name));
+	if (wfd == -EAGAIN) {
+		event_add(c->ev, NULL);
+		return;
+	}
 	if (wfd < 0) {
 		jank_log(LOG_WARNING,
 			 "worker spawner: a request that is not one: connection closed");
