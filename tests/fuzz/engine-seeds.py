@@ -23,7 +23,9 @@ CLASSES = [
     "syscall_entry_futex", "syscall_exit_futex", "sys_read", "exit_syscall", "block_rq_issue",
     "lttng_ust_pthread:pthread_mutex_lock_req", "lttng_ust_pthread:pthread_mutex_lock_acq",
     "lttng_ust_pthread:pthread_mutex_unlock", "lttng_ust_pthread:pthread_mutex_trylock",
-    "jank:action_begin", "jank:action_end", "app:begin", "app:end",
+    "jank:action_begin", "jank:action_end", "app:begin", "app:end", "app:post", "app:run",
+    "lttng_ust_cyg_profile:func_entry", "lttng_ust_cyg_profile:func_exit",
+    "lttng_ust_cyg_profile_fast:func_entry", "lttng_ust_cyg_profile_fast:func_exit",
 ]
 # The fields the model reads (lib/layout.c), by class.
 SWITCH = ["prev_comm", "prev_tid", "prev_state", "next_comm", "next_tid"]
@@ -42,6 +44,14 @@ for c in CLASSES:
         LAYOUT_FIELDS[c] = ["vec"]
     if c.startswith("lttng_ust_pthread:"):
         LAYOUT_FIELDS[c] = ["mutex", "status"]
+    if "cyg_profile" in c:
+        LAYOUT_FIELDS[c] = ["addr"]
+    if c.startswith("syscall_exit_"):
+        LAYOUT_FIELDS[c] = ["ret"]
+# The call stack contexts that the engine asks of every kernel class, after
+# the rules' fields; their values are stacks[] of fuzz-engine.c, by index.
+STACK_FIELDS = ["callstack_user", "callstack_kernel"]
+STACKS = ["empty", "a", "b", "a-top", "repeated", "kernel", "zero", "deep"]
 # rule_defs[]: begin, end, keys, match field.
 RULES = [
     ("jank:action_begin", "jank:action_end", ["name", "id"], "name"),
@@ -96,6 +106,8 @@ class Seed:
                 for k in keys + ([match] if match else []):
                     if k != "tid" and k not in f:
                         f.append(k)
+        if ":" not in name:  # a kernel class
+            f += [k for k in STACK_FIELDS if k not in f]
         return f
 
     def ev(self, ts, cpu, cls, ctx_tid=None, **vals):
@@ -110,6 +122,8 @@ class Seed:
                 b.append(0xc0)  # absent
             elif f in STRING_FIELDS:
                 b.append(STRS.index(v))
+            elif f in STACK_FIELDS:
+                b.append(STACKS.index(v))
             else:
                 b.append(INTS.index(v))
         self.out += bytes(b)
@@ -260,6 +274,27 @@ def scenarios():
         s.ev(base + 100 * (i + 1) + 9, 0, "syscall_exit_futex")
         s.ev(base + 20, 1, "app:begin", ctx_tid=B, id=3).ev(base + 30 + i, 1, "app:end", ctx_tid=B, id=3)
     out["adaptive-old-layout"] = s.raw(OP_TICK, 0xe0).out
+    # Functions (cyg-profile) on the action's thread, both providers: nested
+    # entries, an exit without its address (the fast provider), an exit that
+    # is not the innermost frame's (events lost), across a blocking wait.
+    both("functions", lambda s: s.sw(0, 0, 0, 0, A).action(1, 0, A, False)
+         .ev(2, 0, "lttng_ust_cyg_profile:func_entry", ctx_tid=A, addr=0x1000)
+         .ev(3, 0, "lttng_ust_cyg_profile:func_entry", ctx_tid=A, addr=0x2000)
+         .ev(4, 0, "lttng_ust_cyg_profile_fast:func_entry", ctx_tid=A, addr=0x402)
+         .sw(10, 0, A, 1, B).wake(20, 0, A).sw(25, 0, B, 0, A)
+         .ev(26, 0, "lttng_ust_cyg_profile_fast:func_exit", ctx_tid=A)
+         .ev(27, 0, "lttng_ust_cyg_profile:func_exit", ctx_tid=A, addr=0x1000)
+         .action(30, 0, A, True).ev(31, 0, "lttng_ust_cyg_profile:func_exit", ctx_tid=A,
+                                    addr=0x2000).sw(40, 0, A, 1, 0))
+    # Kernel call stacks (callstack_user, callstack_kernel contexts): a
+    # system call's entry says where the thread blocked, its exit drops it.
+    both("kernel-stacks", lambda s: s.sw(0, 0, 0, 0, A).action(1, 0, A, False)
+         .ev(2, 0, "syscall_entry_read", callstack_user="a", callstack_kernel="kernel")
+         .sw(10, 0, A, 1, B).wake(20, 0, A).sw(25, 0, B, 0, A)
+         .ev(26, 0, "syscall_exit_read", callstack_user="b")
+         .ev(27, 0, "syscall_entry_futex", callstack_user="deep")
+         .ev(28, 0, "syscall_exit_futex", callstack_user="repeated", callstack_kernel="zero")
+         .action(30, 0, A, True).sw(40, 0, A, 1, 0))
     return out
 
 

@@ -24,7 +24,8 @@
  *     delta  ts += (delta & 31) << 4 * (delta >> 5): 0 to 8 s
  *     one byte per field the engine asked for: bits 6-7 the type (0, 1: the
  *     field's own; 2: unsigned; 3: absent, or the wrong type when bit 5 is
- *     set), bits 0-5 the value (ints[] or strs[])
+ *     set), bits 0-5 the value (ints[] or strs[]; for the call stack
+ *     contexts of kernel classes, stacks[] by bits 0-2)
  *
  * Checked on every run: each verdict (fuzz-check.c), the memory accounting
  * after every call (check_memory), jankctl's critical-path queries at the
@@ -98,6 +99,10 @@ static const struct {
 	{ JANK_DOMAIN_UST, "app:end" },
 	{ JANK_DOMAIN_UST, "app:post" },
 	{ JANK_DOMAIN_UST, "app:run" },
+	{ JANK_DOMAIN_UST, "lttng_ust_cyg_profile:func_entry" },
+	{ JANK_DOMAIN_UST, "lttng_ust_cyg_profile:func_exit" },
+	{ JANK_DOMAIN_UST, "lttng_ust_cyg_profile_fast:func_entry" },
+	{ JANK_DOMAIN_UST, "lttng_ust_cyg_profile_fast:func_exit" },
 };
 #define NCLASSES (sizeof(classes) / sizeof(classes[0]))
 
@@ -600,6 +605,32 @@ static bool resolve(struct side *s, size_t c)
 	return true;
 }
 
+/*
+ * Call stacks for the callstack_user and callstack_kernel contexts (every
+ * kernel class has them): innermost frame first, as lttng records them;
+ * empty, shared prefixes, a repeated frame, a kernel one, the zero address,
+ * and one deeper than any table should take.
+ */
+static const uint64_t stack_a[] = { 0x401000, 0x402000, 0x403000 };
+static const uint64_t stack_b[] = { 0x401010, 0x402000, 0x403000 };
+static const uint64_t stack_c[] = { 0x402000, 0x402000 };
+static const uint64_t stack_d[] = { 0xffffffff81000010, 0xffffffff81001000 };
+static const uint64_t stack_e[] = { 0 };
+static uint64_t stack_deep[300];
+
+static const struct {
+	const uint64_t *v;
+	uint32_t n;
+} stacks[8] = {
+	{ stack_a, 0 }, { stack_a, 3 }, { stack_b, 3 }, { stack_a, 1 },
+	{ stack_c, 2 }, { stack_d, 2 }, { stack_e, 1 }, { stack_deep, 300 },
+};
+
+static bool stack_field(const char *name)
+{
+	return !strcmp(name, "callstack_user") || !strcmp(name, "callstack_kernel");
+}
+
 static void decode_value(uint8_t b, const char *field, struct jank_value *v)
 {
 	bool str = string_field(field);
@@ -607,6 +638,15 @@ static void decode_value(uint8_t b, const char *field, struct jank_value *v)
 
 	if (sel == 3 && !(idx & 32)) {
 		v->type = JANK_VALUE_NONE;
+		return;
+	}
+	if (sel != 3 && stack_field(field)) {
+		if (!stack_deep[0])
+			for (size_t i = 0; i < sizeof(stack_deep) / sizeof(stack_deep[0]); i++)
+				stack_deep[i] = 0x500000 + 16 * i;
+		v->type = JANK_VALUE_ARRAY;
+		v->a.v = stacks[idx & 7].v;
+		v->a.n = stacks[idx & 7].n;
 		return;
 	}
 	if (sel == 3)
@@ -636,6 +676,8 @@ static void trace_event(const struct jank_event *ev, size_t c, const char *const
 			fprintf(stderr, " %s=%" PRId64, fields[i], v->i);
 		else if (v->type == JANK_VALUE_UINT)
 			fprintf(stderr, " %s=0x%" PRIx64, fields[i], v->u);
+		else if (v->type == JANK_VALUE_ARRAY)
+			fprintf(stderr, " %s=[%" PRIu32 " frames]", fields[i], v->a.n);
 	}
 	fputc('\n', stderr);
 }
