@@ -317,7 +317,7 @@ show_jankd() {
 	journal_jankd -n 30 -o short-monotonic 2>&1 | sed 's/^/#   /'
 }
 
-plan 15
+plan 16
 
 # ---- 1. Boot ----
 t_boot=$SECONDS
@@ -352,6 +352,11 @@ else
 fi
 
 # ---- 3. Start ----
+# Metrics on loopback, in a drop-in beside the config the unit names
+# (removed before the purge: it is the test's, not the package's).
+jconf=$(ct systemctl show -p ExecStart --value jankd.service | sed -n 's/.*--config \([^ ;]*\).*/\1/p')
+dropin=${jconf%/*}/conf.d/50-boot-test-metrics.conf
+ct sh -c 'mkdir -p "${1%/*}" && printf "[metrics]\nlisten = 127.0.0.1:9479\n" >"$1"' sh "$dropin"
 # Type=notify: systemctl start returns once jankd said READY=1.
 if ct systemctl start jankd.service >"$tmp/start.log" 2>&1 &&
 	[ "$(ct systemctl is-active jankd.service)" = active ]; then
@@ -459,6 +464,17 @@ else
 	diag "the spawner's $(echo "$sstatus" | grep -E '^(Uid|Seccomp_filters):' | tr '\n' ' ')"
 	ct systemctl status --no-pager -l jankd-workers.service 2>&1 | sed 's/^/#   /' | head -n 15
 fi
+# The worker's resident memory in the metrics: jankd reads the worker's
+# /proc/PID/statm, another user's process in another unit, through its
+# ProtectProc=invisible (hidepid lets the root group see every process).
+rss=$(ct curl -s http://127.0.0.1:9479/metrics 2>/dev/null |
+	sed -n 's/^jank_input_worker_resident_memory_bytes{[^}]*} \([0-9]*\)$/\1/p' | head -n 1)
+if [ -n "$rss" ] && [ "$rss" -gt 1000000 ]; then
+	ok "jank_input_worker_resident_memory_bytes of the spawner's worker: $rss"
+else
+	fail "jank_input_worker_resident_memory_bytes of the spawner's worker: ${rss:-none}"
+fi
+
 # IPAddressDeny=any, IPAddressAllow=localhost: a process in jankd's cgroup
 # reaches 127.0.0.1 (refused at once: nothing listens on port 9) but not
 # another address, even one on lo: the cgroup's BPF filter drops the packets,
@@ -562,6 +578,8 @@ leftovers() {
 		echo "$t $p"
 	done
 }
+ct rm -f "$dropin"
+ct rmdir "${dropin%/*}" 2>/dev/null
 if [ -n "$debs" ]; then
 	ct dpkg --purge jank-demo libjank-ust-dev libjank-ust0 jank >"$tmp/dpkg-purge.log" 2>&1
 	st=$?
