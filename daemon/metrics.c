@@ -375,7 +375,16 @@ enum input_figure {
 	INPUT_STALLS,
 	INPUT_SKIPPED,
 	INPUT_LOST,
+	INPUT_FLOWS,
+	INPUT_RESYNCS,
+	INPUT_STACKS_FULL,
 	INPUT_FIGURES,
+};
+
+static const char *const flow_outcomes[JANK_METRICS_FLOWS] = {
+	[JANK_METRICS_FLOW_PAIRED] = "paired",	   [JANK_METRICS_FLOW_UNMATCHED] = "unmatched",
+	[JANK_METRICS_FLOW_EXPIRED] = "expired",   [JANK_METRICS_FLOW_EVICTED] = "evicted",
+	[JANK_METRICS_FLOW_REPLACED] = "replaced",
 };
 
 /* clang-format off */
@@ -408,6 +417,12 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Trace time no worker read: a replaced worker's successor starts at relayd's newest packets." },
 	[INPUT_LOST] = { "jank_input_actions_lost", COUNTER, NULL,
 		"Actions open in a worker that was replaced: their ends cannot be matched." },
+	[INPUT_FLOWS] = { "jank_input_flows", COUNTER, NULL,
+		"Flow events by outcome: paired (a to found its from), unmatched (a to without one), replaced (a from whose key was pending), expired (a pending from past the action timeout), evicted (by the memory budget)." },
+	[INPUT_RESYNCS] = { "jank_input_function_resyncs", COUNTER, NULL,
+		"Function exits that were not the innermost frame's (function events were lost)." },
+	[INPUT_STACKS_FULL] = { "jank_input_stacks_full", COUNTER, NULL,
+		"Call stack frames not kept: the table of call stacks was full (new stacks go unnamed)." },
 };
 /* clang-format on */
 
@@ -438,7 +453,12 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->stalls;
 	case INPUT_LOST:
 		return in->actions_lost;
+	case INPUT_RESYNCS:
+		return in->function_resyncs;
+	case INPUT_STACKS_FULL:
+		return in->stacks_full;
 	case INPUT_SKIPPED: /* put_seconds() */
+	case INPUT_FLOWS:   /* by outcome, in put_inputs() */
 	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;
@@ -458,6 +478,13 @@ static void put_inputs(struct out *o, const struct jank_metrics *m)
 			if (fig == INPUT_SKIPPED)
 				put_seconds(o, &input_families[fig], &l, 1,
 					    m->inputs[i].skipped_ns);
+			else if (fig == INPUT_FLOWS)
+				for (int k = 0; k < JANK_METRICS_FLOWS; k++) {
+					struct label lk[2] = { l, { "outcome", flow_outcomes[k] } };
+
+					put_u64(o, &input_families[fig], lk, 2,
+						m->inputs[i].flows[k]);
+				}
 			else
 				put_u64(o, &input_families[fig], &l, 1,
 					input_figure(&m->inputs[i], fig));

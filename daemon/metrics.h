@@ -45,6 +45,16 @@ struct jank_metrics_rule {
 	size_t ncomp;
 };
 
+/* The outcomes of jank_input_flows_total (its "outcome" label). */
+enum jank_metrics_flow {
+	JANK_METRICS_FLOW_PAIRED,    /* a `to` found its `from` */
+	JANK_METRICS_FLOW_UNMATCHED, /* a `to` found none */
+	JANK_METRICS_FLOW_EXPIRED,   /* a pending `from` past the action timeout */
+	JANK_METRICS_FLOW_EVICTED,   /* a `from` dropped for the memory budget */
+	JANK_METRICS_FLOW_REPLACED,  /* a `from` replaced by another of its key */
+	JANK_METRICS_FLOWS,
+};
+
 struct jank_metrics_input {
 	const char *url;
 	bool connected;
@@ -61,6 +71,10 @@ struct jank_metrics_input {
 	uint64_t stalls;
 	int64_t skipped_ns;    /* of events its worker restarts skipped */
 	uint64_t actions_lost; /* open when a worker was replaced: never judged */
+	/* Flows ([flow] rules) by outcome, as JANK_METRICS_FLOW_* index them. */
+	uint64_t flows[JANK_METRICS_FLOWS];
+	uint64_t function_resyncs; /* function exits that were not the innermost frame's */
+	uint64_t stacks_full;	   /* frames not interned: the call stack table was full */
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };

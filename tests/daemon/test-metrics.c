@@ -84,6 +84,9 @@ static int setup(void **state)
 		.budget_forced = 7,
 		.worker_restarts = 2,
 		.worker_rss_bytes = 8 << 20,
+		.flows = { [JANK_METRICS_FLOW_PAIRED] = 45, [JANK_METRICS_FLOW_EVICTED] = 3 },
+		.function_resyncs = 6,
+		.stacks_full = 12,
 		.rules = f->rules,
 		.nrules = 2,
 	};
@@ -197,6 +200,17 @@ static void openmetrics_names(void **state)
 		t, "jank_input_worker_restarts_total{input=\"net://127.0.0.1/host/h/s\"} 2"));
 	assert_true(has_line(t, "jank_input_worker_resident_memory_bytes{input=\"net://127.0.0.1/"
 				"host/h/s\"} 8388608"));
+	assert_true(has_line(t, "# TYPE jank_input_flows counter"));
+	assert_true(has_line(t, "jank_input_flows_total{input=\"net://127.0.0.1/host/h/s\","
+				"outcome=\"paired\"} 45"));
+	assert_true(has_line(t, "jank_input_flows_total{input=\"net://127.0.0.1/host/h/s\","
+				"outcome=\"evicted\"} 3"));
+	assert_true(has_line(t, "jank_input_flows_total{input=\"net://127.0.0.1/host/h/s\","
+				"outcome=\"unmatched\"} 0"));
+	assert_true(has_line(t, "jank_input_function_resyncs_total{input=\"net://127.0.0.1/"
+				"host/h/s\"} 6"));
+	assert_true(has_line(t, "jank_input_stacks_full_total{input=\"net://127.0.0.1/host/h/"
+				"s\"} 12"));
 	assert_true(has_line(t, "# TYPE jank_workers_cpu_seconds counter"));
 	assert_true(has_line(t, "jank_workers_cpu_seconds_total 1.5"));
 	assert_true(has_line(t, "jank_captures_refused_total{reason=\"cooldown\"} 9"));

@@ -20,13 +20,14 @@ live_isolate "$@"
 live_require_pthread_wrapper
 live_setup_jankd --journald
 
-plan 14
+plan 15
 
 session=jankd-flows-$$
 action=request
 caps=$LIVE_TMP/captures
 # The worker's actions only: the pool's tasks are actions too (pool-task),
 # whose rule gives the path's spans on the pool's thread.
+mport=$(live_random_port)
 live_jankd_conf --journal --capture snapshot "$caps" "" "$action" 20ms <<CONF
 [live]
 create = yes
@@ -48,6 +49,8 @@ to = jank:flow_to
 key = vpid, name, key
 [graph]
 functions = yes
+[metrics]
+listen = 127.0.0.1:$mport
 CONF
 live_run_jankd
 
@@ -126,6 +129,14 @@ live_wait 10 [ "$(live_jankd_status '.inputs[0].flows_paired // 0')" -ge 45 ] ||
 paired=$(live_jankd_status '.inputs[0].flows_paired // 0')
 check "jankctl status counts the flows paired ($paired >= 45), none unmatched" \
 	[ "$paired" -ge 45 -a "$(live_jankd_status '.inputs[0].flows_unmatched // -1')" = 0 ]
+# And so do the metrics, by outcome.
+metric_flows() {
+	curl -sf "http://127.0.0.1:$mport/metrics" 2>/dev/null |
+		sed -n "s/^jank_input_flows_total{input=\"[^\"]*\",outcome=\"$1\"} \([0-9]*\)\$/\1/p"
+}
+mpaired=$(metric_flows paired)
+check "jank_input_flows_total{outcome=\"paired\"} counts them too ($mpaired >= 45), unmatched 0" \
+	[ "${mpaired:-0}" -ge 45 -a "$(metric_flows unmatched)" = 0 ]
 
 # What relayd stored, analysed afterwards, follows the flow too.
 check "SIGTERM: exit 0" live_stop_jankd
