@@ -4,10 +4,9 @@
  * reads its messages without ever blocking, and restarts it when it dies or
  * goes silent.
  *
- * Start: jankd execs itself as a worker (posix_spawn of /proc/self/exe, the
- * socketpair on the worker's JANK_WORKER_FD, the uid and gid of [daemon]
- * worker-user on its command line: worker-sandbox.h), and sends it the
- * "start" message that the owner's start_msg() makes.
+ * Start: a worker process is made with a socketpair on its JANK_WORKER_FD,
+ * as jankd's child or by the worker spawner (worker-launch.h), and is sent
+ * the "start" message that the owner's start_msg() makes.
  *
  * The worker is not trusted: its frames are read at most one at a time
  * (a read watermark of one frame, JANK_PROTO_MAX_FRAME), and one too long

@@ -18,6 +18,7 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 #include "log.h"
+#include "textsafe.h"
 #include "worker-launch.h"
 #include "worker-spawner.h"
 
@@ -174,8 +175,11 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 	pid = jank_launch_spawn(wfd, name, "-", &err);
 	close(wfd);
 	if (!pid) {
-		jank_log(LOG_ERR, "worker spawner: cannot start a worker for %s: %s", name,
-			 strerror(err));
+		char shown[JANK_TEXT_BUF];
+
+		/* The name is an input's URL, which may hold a remote host's names. */
+		jank_log(LOG_ERR, "worker spawner: cannot start a worker for %s: %s",
+			 jank_text(shown, sizeof(shown), name), strerror(err));
 		conn_reply(c, JANK_SPAWN_FAILED, err);
 		conn_close(c);
 		return;

@@ -5,9 +5,10 @@
  * supervisor, so that a relayd that stops answering, or a babeltrace2 that
  * hangs or aborts, takes only that input down (fleet.h restarts it).
  *
- * jankd execs itself as `jankd --worker PPID USER [NAME]` with the socketpair
- * to its supervisor on JANK_WORKER_FD (USER: "UID:GID", or "-" to stay
- * jankd's user; NAME only shows in ps). The worker first drops its
+ * jankd, or the worker spawner on its behalf (worker-launch.h), execs
+ * itself as `jankd --worker PPID USER [NAME]` with the socketpair to the
+ * supervisor on JANK_WORKER_FD (PPID: the process that started it; USER:
+ * "UID:GID", or "-" to stay that process's user; NAME only shows in ps). The worker first drops its
  * privileges (worker-sandbox.h), before it reads anything; then it waits
  * for its "start" message (worker-proto.h), and loops over its input:
  *

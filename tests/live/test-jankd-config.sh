@@ -13,7 +13,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-plan 21
+plan 22
 
 # refused [--usage] DESCRIPTION PATTERN ARGS...: exit 1 (2 with --usage),
 # nothing on stdout, one line on stderr that matches the extended regex
@@ -158,6 +158,8 @@ refused --usage "bad --log-target" "^jankd: bad --log-target 'syslog'" --config 
 	--log-target=syslog
 refused --usage "bad --worker-spawner" "^jankd: bad --worker-spawner 'workers.sock' \(expected the absolute path" \
 	--config "$tmp/no-live.conf" --worker-spawner workers.sock
+refused --usage "--worker-spawner too long" "^jankd: bad --worker-spawner '/$(printf 'x%.0s' $(seq 120))' \(expected" \
+	--config "$tmp/no-live.conf" --worker-spawner "/$(printf 'x%.0s' $(seq 120))"
 refused --usage "stray argument" "^jankd: unexpected argument 'extra'" --config "$tmp/no-live.conf" extra
 
 # prints ARGS -- PATTERN: exit 0 and stdout matching PATTERN.
