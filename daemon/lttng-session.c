@@ -17,9 +17,18 @@
  *   in the calling thread and consumes the one it caused (sigpipe_guard).
  * - A session without a kernel tracer is still useful: the kernel channel
  *   is best effort, and its failure is a note, not an error.
+ * - liblttng-ctl keeps one connection to lttng-sessiond for the whole
+ *   process (a static socket and a "connected" flag, no lock): two threads
+ *   calling it at once close each other's socket, and a call then fails
+ *   with "No session daemon is available", or reads the other call's reply
+ *   (a session list without the session). jankd calls it from the live
+ *   keeper's thread and the capturer's. So every public function holds one
+ *   process-wide lock across its lttng-ctl calls (CTL_ENTER), and lets go
+ *   of it only while it sleeps between polls (ctl_sleep).
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,9 +125,41 @@ static void sigpipe_restore(struct sigpipe_guard *g)
 	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
-#define SIGPIPE_GUARD(g)                                                                           \
-	struct sigpipe_guard g __attribute__((cleanup(sigpipe_restore)));                          \
-	sigpipe_block(&g)
+/* ---- The one owner of lttng-ctl in this process ---- */
+
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ctl_guard {
+	struct sigpipe_guard sigpipe;
+};
+
+static void ctl_enter(struct ctl_guard *g)
+{
+	sigpipe_block(&g->sigpipe);
+	pthread_mutex_lock(&ctl_lock);
+}
+
+static void ctl_leave(struct ctl_guard *g)
+{
+	pthread_mutex_unlock(&ctl_lock);
+	sigpipe_restore(&g->sigpipe);
+}
+
+/*
+ * Enter a public function: SIGPIPE blocked in this thread, and lttng-ctl
+ * ours until the function returns.
+ */
+#define CTL_ENTER(g)                                                                               \
+	struct ctl_guard g __attribute__((cleanup(ctl_leave)));                                    \
+	ctl_enter(&g)
+
+/* Sleep between two polls, letting the other threads' lttng-ctl calls through. */
+static void ctl_sleep(const struct timespec *ts)
+{
+	pthread_mutex_unlock(&ctl_lock);
+	nanosleep(ts, NULL);
+	pthread_mutex_lock(&ctl_lock);
+}
 
 /* ---- Errors ---- */
 
@@ -192,7 +233,7 @@ static bool pending_wait_more(struct pending_wait *w)
 		w->step_ms = PENDING_STEP_MS;
 	ts.tv_sec = w->step_ms / 1000;
 	ts.tv_nsec = (w->step_ms % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
+	ctl_sleep(&ts);
 	w->waited_ms += w->step_ms;
 	return true;
 }
@@ -866,7 +907,7 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
 	const char *relayd;
 	unsigned port;
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
@@ -919,7 +960,7 @@ int jank_lttng_session_create_snapshot(const struct jank_lttng_session_spec *spe
 {
 	struct build b = { .spec = spec, .kind = KIND_SNAPSHOT };
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
@@ -975,7 +1016,7 @@ int jank_lttng_session_create_rotating(const struct jank_lttng_session_spec *spe
 		.spec = spec, .kind = KIND_ROTATING, .period_us = period_us, .rotate_size = size
 	};
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	r = check_spec(spec, kernel_ok, err, errlen);
 	if (r < 0)
@@ -999,7 +1040,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 	char what[LTTNG_NAME_MAX + 64];
 	const char *path = NULL;
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	r = check_name(name, err, errlen);
 	if (r < 0)
@@ -1035,7 +1076,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 			state = LTTNG_ROTATION_STATE_ERROR;
 		if (state != LTTNG_ROTATION_STATE_ONGOING)
 			break;
-		nanosleep(&ts, NULL);
+		ctl_sleep(&ts);
 	}
 	if (state == LTTNG_ROTATION_STATE_COMPLETED &&
 	    lttng_rotation_handle_get_archive_location(h, &loc) == LTTNG_ROTATION_STATUS_OK &&
@@ -1080,7 +1121,7 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 	struct lttng_snapshot_output *out = NULL;
 	char what[LTTNG_NAME_MAX + 64];
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	if (output_path && output_path[0] != '/') {
 		jank_errf(err, errlen, "bad snapshot output '%s' (expected an absolute path)",
@@ -1115,7 +1156,7 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 int jank_lttng_session_destroy(const char *name, char *err, size_t errlen)
 {
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	r = check_name(name, err, errlen);
 	if (r < 0)
@@ -1127,7 +1168,7 @@ int jank_lttng_session_destroy(const char *name, char *err, size_t errlen)
 int jank_lttng_session_exists(const char *name, char *err, size_t errlen)
 {
 	int r;
-	SIGPIPE_GUARD(guard);
+	CTL_ENTER(guard);
 
 	if (!name || !name[0]) {
 		jank_errf(err, errlen, "no session name");

@@ -37,6 +37,7 @@ FAULT_LIVE_TESTS = \
 	live/test-fault-journald.sh \
 	live/test-fault-relayd.sh \
 	live/test-fault-sessiond.sh \
+	live/test-lttng-ctl-threads.sh \
 	live/test-fault-stall.sh \
 	live/test-fault-worker.sh \
 	live/test-worker-privs.sh
@@ -69,6 +70,12 @@ check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
 live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
+
+# daemon/lttng-session.c from two threads at once: test-lttng-ctl-threads.sh.
+check_PROGRAMS += live/ctl-hammer
+live_ctl_hammer_SOURCES = live/ctl-hammer.c
+live_ctl_hammer_LDADD = $(top_builddir)/daemon/libjankd.la \
+	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm -lpthread
 
 # A program slow in known functions, every call an event: test-jankd-functions.sh.
 check_PROGRAMS += live/fn-demo
