@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <syslog.h>
 #include "capture-rotation.h"
 #include "capture-session.h"
@@ -113,23 +114,17 @@ static bool chunk_covers(void *arg)
 	return c->s->chunks_seen >= c->first + 2;
 }
 
-int jank_capture_rotation_collect(struct jank_capture_rotation *rot, struct jank_capture_session *s,
-				  struct jank_capture_policy *policy, const char *dir, char *err,
-				  size_t len)
+/*
+ * Rotate, then scan the archives. Returns the number of chunks (in *out), or
+ * -errno with the reason in err.
+ */
+static int rotate_and_scan(struct jank_capture_rotation *rot, struct jank_capture_session *s,
+			   const char *archives, struct jank_chunk **out, char *err, size_t len)
 {
-	struct jank_chunk_times pol = { .now_ns = jank_clock_realtime_ns(),
-					.oldest_open_ns = INT64_MAX };
-	struct jank_chunk *chunks = NULL;
-	struct jank_interval *win;
-	char archives[PATH_MAX + 16];
-	struct cover cover = { 0 };
-	size_t nwin = 0, kept = 0;
+	struct cover cover = { .s = s, .archives = archives };
 	int n, r;
 
 	/* The session's thread writes s->current: reading it needs no lock. */
-	snprintf(archives, sizeof(archives), "%s/archives", s->current.output);
-	cover.s = s;
-	cover.archives = archives;
 	r = s->ops->rotate(s->current.name, chunk_covers, &cover, err, len);
 	if (r < 0)
 		return r;
@@ -144,18 +139,28 @@ int jank_capture_rotation_collect(struct jank_capture_rotation *rot, struct jank
 			s->log(s->log_data, LOG_DEBUG, line);
 		}
 	}
-	n = jank_chunks_scan(archives, &chunks);
-	if (n < 0) {
+	n = jank_chunks_scan(archives, out);
+	if (n < 0)
 		snprintf(err, len, "cannot read %.900s: %s", archives, strerror(-n));
-		return n;
-	}
-	note_chunks(s, chunks, n);
+	return n;
+}
+
+/* Move the chunks that overlap a kept jank into `dir`; how many were, or -errno. */
+static int keep_chunks(struct jank_capture_rotation *rot, struct jank_capture_policy *policy,
+		       const char *archives, struct jank_chunk *chunks, int n, const char *dir,
+		       char *err, size_t len)
+{
+	struct jank_chunk_times pol = { .now_ns = jank_clock_realtime_ns(),
+					.oldest_open_ns = INT64_MAX };
+	struct jank_interval *win;
+	size_t nwin = 0;
+	int kept = 0, r = 0;
+
 	lock(rot);
 	pol.retention_ns = rot->retention_ns;
 	win = windows(rot, dir, &nwin);
 	unlock(rot);
 	if (!win) {
-		free(chunks);
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -175,15 +180,77 @@ int jank_capture_rotation_collect(struct jank_capture_rotation *rot, struct jank
 		}
 		kept++;
 	}
-	free(chunks);
 	free(win);
-	if (r < 0)
-		return r;
-	if (!kept) {
-		snprintf(err, len, "no archived chunk of %.900s overlaps the jank", archives);
-		return -ENODATA;
+	return r < 0 ? r : kept;
+}
+
+/* Whether a failed attempt may succeed if tried again (not a refusal of ours). */
+static bool worth_again(int r)
+{
+	return r != -ENOMEM && r != -EINVAL && r != -EEXIST;
+}
+
+static void wait_ms(int ms)
+{
+	const struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int jank_capture_rotation_collect(struct jank_capture_rotation *rot, struct jank_capture_session *s,
+				  struct jank_capture_policy *policy, const char *dir, char *err,
+				  size_t len)
+{
+	char archives[PATH_MAX + 16];
+	int r = 0;
+
+	snprintf(archives, sizeof(archives), "%s/archives", s->current.output);
+	/*
+	 * A rotation can be disturbed (lttng-sessiond busy, a chunk not yet
+	 * archived when the rotation says it ended, a chunk that does not
+	 * reach the jank's end yet): try again, a few times, before the
+	 * capture fails.
+	 */
+	for (int attempt = 0; attempt < JANK_CAPTURE_ROTATION_ATTEMPTS; attempt++) {
+		struct jank_chunk *chunks = NULL;
+		int n;
+
+		if (attempt > 0) {
+			lock(rot);
+			rot->rotations_retried++;
+			unlock(rot);
+			if (s->log) {
+				char line[PATH_MAX + 1024];
+
+				snprintf(line, sizeof(line),
+					 "capture: the rotation was disturbed (%s): trying again",
+					 err);
+				s->log(s->log_data, LOG_INFO, line);
+			}
+			wait_ms(JANK_CAPTURE_ROTATION_RETRY_MS << (attempt - 1));
+		}
+		n = rotate_and_scan(rot, s, archives, &chunks, err, len);
+		if (n >= 0) {
+			note_chunks(s, chunks, n);
+			r = keep_chunks(rot, policy, archives, chunks, n, dir, err, len);
+			free(chunks);
+			if (r > 0)
+				return 0;
+			if (r < 0)
+				return r; /* the policy's refusal, or the disk's: not the rotation's
+					   */
+			if (r == 0) {
+				snprintf(err, len, "no archived chunk of %.900s overlaps the jank",
+					 archives);
+				r = -ENODATA;
+			}
+		} else {
+			r = n;
+		}
+		if (!worth_again(r))
+			break;
 	}
-	return 0;
+	return r;
 }
 
 void jank_capture_rotation_housekeeping(struct jank_capture_rotation *rot,

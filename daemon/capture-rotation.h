@@ -24,6 +24,9 @@
 #include "capture-policy.h"
 
 #define JANK_CAPTURE_ROTATION_MAX_JANKS 1024 /* captured janks remembered for their chunks */
+/* A disturbed rotation is tried this many times in all, waiting 200 ms, then 400 ms. */
+#define JANK_CAPTURE_ROTATION_ATTEMPTS 3
+#define JANK_CAPTURE_ROTATION_RETRY_MS 200
 
 struct jank_capture_session;
 
@@ -41,7 +44,8 @@ struct jank_capture_rotation {
 	size_t njanks;
 	uint64_t chunks_kept;
 	uint64_t chunks_deleted;
-	uint64_t rotations_waited; /* captures that waited for a scheduled rotation to end */
+	uint64_t rotations_waited;  /* captures that waited for a scheduled rotation to end */
+	uint64_t rotations_retried; /* rotations tried again after a disturbed one */
 };
 
 void jank_capture_rotation_init(struct jank_capture_rotation *rot, pthread_mutex_t *lock);

@@ -23,4 +23,5 @@ const struct jank_capture_session_ops jank_capture_session_lttng_ops = {
 	.exists = jank_lttng_session_exists,
 	.snapshot_record = jank_lttng_session_snapshot_record,
 	.rotate = rotate,
+	.answers = jank_lttng_sessiond_answers,
 };

@@ -226,17 +226,82 @@ static uint64_t subbuf_size(uint64_t buffer)
 	return p;
 }
 
-static int session_up(struct jank_capture_session *s, const struct jank_capture_want *w)
+/*
+ * Make again a session jankd owned: one that is there after all is kept as
+ * it is (destroying it, or its rotation output, would lose what it holds).
+ * Returns 1 when kept, else 0.
+ */
+static int kept_after_all(struct jank_capture_session *s, const struct jank_capture_want *w, int r)
+{
+	if (!s->retrying || (r != 1 && r != -EEXIST))
+		return 0;
+	lock(s);
+	s->recreate_refused++;
+	unlock(s);
+	say(s, LOG_NOTICE,
+	    "the capture session '%s' is there after all: kept as it is, not made again", w->name);
+	return 1;
+}
+
+/* Create the session jankd owns: 0, 1 when it was there after all (kept), or -errno. */
+static int session_create(struct jank_capture_session *s, const struct jank_capture_want *w,
+			  bool *kernel_ok)
 {
 	struct jank_lttng_session_spec spec = {
 		.name = w->name,
 		.ust_events = (const char *const *)w->events,
 		.n_ust_events = w->nevents,
 		.kernel = true,
+		.keep_existing = s->retrying,
 	};
 	char err[JANK_CAPTURE_SESSION_ERR_LEN] = "";
-	bool kernel_ok = false, owned = true;
 	int r;
+
+	if (w->buffer_size) {
+		spec.subbuf_size = subbuf_size(w->buffer_size);
+		spec.num_subbuf = NUM_SUBBUF;
+	}
+	/* Its output holds the chunks of a session that may still be there: look first. */
+	if (s->retrying && kept_after_all(s, w, s->ops->exists(w->name, err, sizeof(err))))
+		return 1;
+	if (w->mode == JANK_CAPTURE_ROTATION) {
+		/* Chunks of an earlier run belong to no capture. */
+		jank_dirtree_remove(w->output);
+		r = jank_dirtree_make(w->output);
+		if (r < 0) {
+			session_failed(s, "cannot create %s: %s", w->output, strerror(-r));
+			return r;
+		}
+		r = s->ops->create(&spec, w->output, (uint64_t)(w->period_ns / 1000), w->size,
+				   kernel_ok, err, sizeof(err));
+	} else {
+		r = s->ops->create(&spec, NULL, 0, 0, kernel_ok, err, sizeof(err));
+	}
+	if (kept_after_all(s, w, r))
+		return 1;
+	if (r < 0) {
+		session_failed(s, "cannot create the capture session '%s': %s", w->name, err);
+		return r;
+	}
+	/* The kernel warning once per run, whatever reloads do. */
+	if (r > 0 && ((r & ~JANK_LTTNG_SESSION_NO_KERNEL) || !s->kernel_warned))
+		say(s, LOG_WARNING, "capture session '%s': %s%s", w->name, err,
+		    *kernel_ok ? ""
+			       : " (captures hold no scheduler, system call, block or "
+				 "network events)");
+	s->kernel_warned |= !*kernel_ok;
+	say(s, LOG_INFO, "created the capture session '%s' (%s mode, %zu events besides jank:*%s)",
+	    w->name, jank_capture_mode_name(w->mode), w->nevents,
+	    *kernel_ok ? ", kernel channel on" : "");
+	return 0;
+}
+
+/* Bring the session up as `w` says: 0, 1 (made again: it was there after all), or -errno. */
+static int session_up(struct jank_capture_session *s, const struct jank_capture_want *w)
+{
+	char err[JANK_CAPTURE_SESSION_ERR_LEN] = "";
+	bool kernel_ok = false, owned = true;
+	int r, made = 0;
 
 	if (w->named) {
 		r = s->ops->exists(w->name, err, sizeof(err));
@@ -255,39 +320,11 @@ static int session_up(struct jank_capture_session *s, const struct jank_capture_
 		}
 	}
 	if (owned) {
-		if (w->buffer_size) {
-			spec.subbuf_size = subbuf_size(w->buffer_size);
-			spec.num_subbuf = NUM_SUBBUF;
-		}
-		if (w->mode == JANK_CAPTURE_ROTATION) {
-			/* Chunks of an earlier run belong to no capture. */
-			jank_dirtree_remove(w->output);
-			r = jank_dirtree_make(w->output);
-			if (r < 0) {
-				session_failed(s, "cannot create %s: %s", w->output, strerror(-r));
-				return r;
-			}
-			r = s->ops->create(&spec, w->output, (uint64_t)(w->period_ns / 1000),
-					   w->size, &kernel_ok, err, sizeof(err));
-		} else {
-			r = s->ops->create(&spec, NULL, 0, 0, &kernel_ok, err, sizeof(err));
-		}
-		if (r < 0) {
-			session_failed(s, "cannot create the capture session '%s': %s", w->name,
-				       err);
-			return r;
-		}
-		/* The kernel warning once per run, whatever reloads do. */
-		if (r > 0 && ((r & ~JANK_LTTNG_SESSION_NO_KERNEL) || !s->kernel_warned))
-			say(s, LOG_WARNING, "capture session '%s': %s%s", w->name, err,
-			    kernel_ok ? ""
-				      : " (captures hold no scheduler, system call, block or "
-					"network events)");
-		s->kernel_warned |= !kernel_ok;
-		say(s, LOG_INFO,
-		    "created the capture session '%s' (%s mode, %zu events besides jank:*%s)",
-		    w->name, jank_capture_mode_name(w->mode), w->nevents,
-		    kernel_ok ? ", kernel channel on" : "");
+		made = session_create(s, w, &kernel_ok);
+		if (made < 0)
+			return made;
+		if (made == 1)
+			kernel_ok = s->kernel_ok; /* as it was */
 	} else {
 		say(s, LOG_INFO,
 		    "adopted the existing capture session '%s' (it must be in snapshot mode; "
@@ -302,7 +339,7 @@ static int session_up(struct jank_capture_session *s, const struct jank_capture_
 	unlock(s);
 	if (r < 0 && owned)
 		s->ops->destroy(w->name, err, sizeof(err));
-	return r;
+	return r < 0 ? r : made;
 }
 
 void jank_capture_session_apply(struct jank_capture_session *s, const struct jank_capture_want *w)
@@ -342,16 +379,20 @@ static void watch_later(struct jank_capture_session *s)
 static void session_again(struct jank_capture_session *s)
 {
 	struct jank_capture_want w;
+	int r;
 
 	if (jank_capture_want_copy(&w, &s->lost) < 0)
 		return;
 	s->retrying = true;
-	if (session_up(s, &w) == 0) {
+	r = session_up(s, &w);
+	if (r >= 0) {
 		jank_capture_want_fini(&s->lost);
-		lock(s);
-		s->recreated++;
-		unlock(s);
-		say(s, LOG_NOTICE, "created the capture session '%s' again", w.name);
+		if (r == 0) {
+			lock(s);
+			s->recreated++;
+			unlock(s);
+			say(s, LOG_NOTICE, "created the capture session '%s' again", w.name);
+		}
 		s->again_failing = false;
 		watch_ok(s);
 	} else {
@@ -373,6 +414,7 @@ static void session_again(struct jank_capture_session *s)
 static void session_watch(struct jank_capture_session *s, int64_t now)
 {
 	char err[JANK_CAPTURE_SESSION_ERR_LEN] = "";
+	enum jank_sessiond_verdict v;
 	int r;
 
 	s->watch_mono = now;
@@ -384,7 +426,19 @@ static void session_watch(struct jank_capture_session *s, int64_t now)
 	if (!s->current.enabled || !s->owned)
 		return;
 	r = s->ops->exists(s->current.name, err, sizeof(err));
-	if (r < 0) {
+	v = jank_sessiond_probe_judge(&s->probe, r, s->ops->answers);
+	if (v == JANK_SESSIOND_ASK_AGAIN) {
+		if (s->watch_ns > JANK_SESSIOND_PROBE_AGAIN_NS)
+			s->watch_resume_ns = s->watch_ns;
+		s->watch_ns = JANK_SESSIOND_PROBE_AGAIN_NS;
+		return;
+	}
+	if (s->watch_ns == JANK_SESSIOND_PROBE_AGAIN_NS) /* the pace before the doubt */
+		s->watch_ns = s->watch_resume_ns;
+	switch (v) {
+	case JANK_SESSIOND_ASK_AGAIN:
+		return;
+	case JANK_SESSIOND_GONE:
 		if (!s->sessiond_away)
 			say(s, LOG_WARNING,
 			    "%s: the capture session '%s' will be created again once "
@@ -393,10 +447,21 @@ static void session_watch(struct jank_capture_session *s, int64_t now)
 		s->sessiond_away = true;
 		watch_later(s);
 		return;
-	}
-	if (r == 1) {
+	case JANK_SESSIOND_FAILING:
+		if (!s->sessiond_failing)
+			say(s, LOG_WARNING,
+			    "lttng-sessiond answers, but cannot say whether the capture session "
+			    "'%s' exists: %s; asking again",
+			    s->current.name, err);
+		s->sessiond_failing = true;
+		watch_later(s);
+		return;
+	case JANK_SESSIOND_PRESENT:
+		s->sessiond_failing = false;
 		watch_ok(s);
 		return;
+	case JANK_SESSIOND_SESSION_LOST:
+		break;
 	}
 	say(s, LOG_WARNING,
 	    "the capture session '%s' is gone from lttng-sessiond (restarted?): creating it "

@@ -17,9 +17,11 @@
  * of jankd's own, writing to DIR/.rotating/NAME (capture-rotation.h).
  *
  * A session jankd created dies with lttng-sessiond: jank_capture_session_tick()
- * looks for it every 2 s; while lttng-sessiond is away, or the session
- * cannot be made again, the next look backs off, doubling up to 30 s. A
- * snapshot that failed as if the session were gone asks for a look at once.
+ * looks for it every 2 s, and takes it for gone only on evidence
+ * (sessiond-probe.h: three answers in a row, 250 ms apart); made again, it
+ * never replaces a session of that name that is there after all; while lttng-sessiond is away, or
+ * the session cannot be made again, the next look backs off, doubling up to 30 s. A snapshot that
+ * failed as if the session were gone asks for a look at once.
  *
  * Other threads read `current`, `owned`, `kernel_ok`, `error` and
  * `recreated` under `*lock` (when not NULL); this module writes them under
@@ -36,6 +38,7 @@
 #include "capture-policy.h"
 #include "config-file.h"
 #include "lttng-session.h"
+#include "sessiond-probe.h"
 
 struct jank_capture_rotation;
 
@@ -62,6 +65,8 @@ struct jank_capture_session_ops {
 	/* jank_lttng_session_rotate(), without the archive's path. */
 	int (*rotate)(const char *name, bool (*covered)(void *arg), void *arg, char *err,
 		      size_t len);
+	/* Whether lttng-sessiond's socket answers (1, 0); NULL: no such evidence. */
+	int (*answers)(void);
 };
 
 /* The real ones: daemon/lttng-session.c. */
@@ -102,17 +107,21 @@ struct jank_capture_session {
 	bool kernel_ok;
 	char error[JANK_CAPTURE_SESSION_ERR_LEN]; /* why it is not up, "" when it is or is off */
 	uint64_t recreated;			  /* made again after lttng-sessiond lost it */
+	uint64_t recreate_refused; /* ... and found there after all: kept, not replaced */
 
 	/* The owner thread's. */
 	bool kernel_warned;
 	uint64_t chunks_seen;	       /* rotation: 1 + the highest chunk index seen, 0: none yet */
 	struct jank_capture_want lost; /* the session jankd owned, gone with lttng-sessiond */
-	bool retrying;	    /* making it again: failures are logged by the caller, once */
-	bool again_failing; /* ... and it failed: logged */
-	bool sessiond_away; /* logged */
-	int64_t watch_ns;   /* until the next look */
-	int64_t watch_mono; /* the last look */
-	bool watch_now;	    /* a snapshot failed: look at once */
+	bool retrying;	       /* making it again: failures are logged by the caller, once */
+	bool again_failing;    /* ... and it failed: logged */
+	bool sessiond_away;    /* logged */
+	bool sessiond_failing; /* it answers, but its calls fail: logged */
+	struct jank_sessiond_probe probe;
+	int64_t watch_ns;	 /* until the next look */
+	int64_t watch_resume_ns; /* watch_ns before a look that was asked again */
+	int64_t watch_mono;	 /* the last look */
+	bool watch_now;		 /* a snapshot failed: look at once */
 };
 
 void jank_capture_session_init(struct jank_capture_session *s,

@@ -731,6 +731,7 @@ struct json_object *jank_capturer_status_json(struct jank_capturer *cp)
 				       : NULL);
 	json_object_object_add(o, "session_owned", json_object_new_boolean(cp->session.owned));
 	jank_json_add_u64(o, "session_recreated", cp->session.recreated);
+	jank_json_add_u64(o, "session_recreate_refused", cp->session.recreate_refused);
 	json_object_object_add(o, "kernel", json_object_new_boolean(cp->session.kernel_ok));
 	if (cp->session.error[0])
 		json_object_object_add(o, "session_error",
@@ -758,6 +759,7 @@ struct json_object *jank_capturer_status_json(struct jank_capturer *cp)
 		jank_json_add_u64(o, "chunks_kept", cp->rotation.chunks_kept);
 		jank_json_add_u64(o, "chunks_deleted", cp->rotation.chunks_deleted);
 		jank_json_add_u64(o, "rotations_waited", cp->rotation.rotations_waited);
+		jank_json_add_u64(o, "rotations_retried", cp->rotation.rotations_retried);
 	}
 	pthread_mutex_unlock(&cp->lock);
 	return o;

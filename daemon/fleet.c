@@ -999,8 +999,11 @@ struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 	jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
 	jank_json_add_u64(o, "skipped_ranges", x->skipped_ranges);
 	jank_json_add_u64(o, "actions_lost", x->actions_lost);
-	if (x->kept)
+	if (x->kept) {
 		jank_json_add_u64(o, "session_recreated", x->session_recreated);
+		jank_json_add_u64(o, "session_recreate_refused", x->session_recreate_refused);
+		jank_json_add_u64(o, "session_probes_unconfirmed", x->session_probes_unconfirmed);
+	}
 	jank_json_add(o, "worker", proc_stats_json(&x->worker));
 	return o;
 }

@@ -111,6 +111,8 @@ struct jank_fleet_figures {
 	/* The session jankd owns ([live] create): what its keeper says (live-keeper.h). */
 	bool kept;
 	uint64_t session_recreated;
+	uint64_t session_probes_unconfirmed; /* the keeper's answers not taken at their word */
+	uint64_t session_recreate_refused;   /* creations again that found it still there */
 };
 
 /* Fill `out`; free with jank_fleet_figures_fini() either way. Returns 0 or -ENOMEM. */

@@ -25,6 +25,7 @@
 #include "live-keeper.h"
 #include "log.h"
 #include "lttng-session.h"
+#include "sessiond-probe.h"
 
 #define ERR_LEN	    1024
 #define LINE_LEN    1280
@@ -42,7 +43,8 @@
 /* What the keeper sees wrong now (the input may see more: relayd's side). */
 enum keep_problem {
 	KEEP_OK = 0,
-	KEEP_SESSIOND, /* lttng-sessiond does not answer */
+	KEEP_SESSIOND, /* lttng-sessiond does not answer (evidence: sessiond-probe.h) */
+	KEEP_FAILING,  /* lttng-sessiond answers, but cannot say whether the session exists */
 	KEEP_RELAYD,   /* the session cannot be created: relayd does not answer */
 	KEEP_MISSING,  /* the session cannot be created, for another reason */
 };
@@ -50,6 +52,7 @@ enum keep_problem {
 static const char *const problem_names[] = {
 	[KEEP_OK] = "",
 	[KEEP_SESSIOND] = "sessiond unreachable",
+	[KEEP_FAILING] = "sessiond failing",
 	[KEEP_RELAYD] = "relayd unreachable",
 	[KEEP_MISSING] = "session missing",
 };
@@ -94,8 +97,11 @@ struct jank_live_keeper {
 	int64_t problem_since; /* wall clock */
 	char error[ERR_LEN];
 	uint64_t recreations;
+	uint64_t probes_unconfirmed; /* answers not taken at their word (sessiond-probe.h) */
+	uint64_t recreate_refused;   /* creations again that found the session still there */
 
 	/* The keeper thread only. */
+	struct jank_sessiond_probe probe;
 	int64_t backoff_ns;
 	int64_t grace_ns;
 	int64_t created_mono;
@@ -196,6 +202,8 @@ static int create(struct jank_live_keeper *k, bool again, char *err, size_t len)
 		.ust_events = (const char *const *)k->events,
 		.n_ust_events = k->nevents,
 		.kernel = true,
+		/* Made again: a session that is there after all is never replaced. */
+		.keep_existing = again,
 	};
 	bool kernel_ok = false, warned = again && !k->kernel_ok;
 	char url[JANK_CONFIG_URL_LEN];
@@ -272,6 +280,18 @@ static int64_t recreate(struct jank_live_keeper *k, bool destroy_first, const ch
 			post_log(k, LOG_INFO, "live session: %s", err);
 	}
 	r = create(k, true, err, sizeof(err));
+	if (r == -EEXIST) {
+		/* Destroying it would lose what it holds: it is kept, and counted. */
+		pthread_mutex_lock(&k->lock);
+		k->recreate_refused++;
+		pthread_mutex_unlock(&k->lock);
+		post_log(k, LOG_NOTICE,
+			 "the live session '%s' is there after all: kept as it is, not made again",
+			 k->name);
+		set_problem(k, KEEP_OK, "");
+		k->backoff_ns = BACKOFF_MIN;
+		return CHECK_NS;
+	}
 	if (r < 0)
 		return away(k, problem_of(r), err);
 	pthread_mutex_lock(&k->lock);
@@ -305,10 +325,23 @@ static bool relayd_lost_it(struct jank_live_keeper *k, enum jank_live_input_prob
 	return true;
 }
 
+/* lttng-sessiond answers, but its calls keep failing: say so, make nothing again. */
+static int64_t failing(struct jank_live_keeper *k, const char *err)
+{
+	if (k->problem != KEEP_FAILING)
+		post_log(k, LOG_WARNING,
+			 "lttng-sessiond answers, but cannot say whether the live session '%s' "
+			 "exists: %s; asking again",
+			 k->name, err);
+	set_problem(k, KEEP_FAILING, err);
+	return CHECK_NS;
+}
+
 /* One look at the session; the time until the next one. */
 static int64_t keep(struct jank_live_keeper *k)
 {
 	enum jank_live_input_problem ip;
+	enum jank_sessiond_verdict v;
 	char err[ERR_LEN], why[LINE_LEN];
 	int64_t since;
 	int r;
@@ -319,14 +352,25 @@ static int64_t keep(struct jank_live_keeper *k)
 	pthread_mutex_unlock(&k->lock);
 	err[0] = '\0';
 	r = jank_lttng_session_exists(k->name, err, sizeof(err));
-	if (r < 0)
-		return away(k, r == -ECONNREFUSED ? KEEP_SESSIOND : KEEP_MISSING, err);
-	if (r == 0) {
+	v = jank_sessiond_probe_judge(&k->probe, r, jank_lttng_sessiond_answers);
+	pthread_mutex_lock(&k->lock);
+	k->probes_unconfirmed = k->probe.unconfirmed;
+	pthread_mutex_unlock(&k->lock);
+	switch (v) {
+	case JANK_SESSIOND_ASK_AGAIN:
+		return JANK_SESSIOND_PROBE_AGAIN_NS;
+	case JANK_SESSIOND_GONE:
+		return away(k, KEEP_SESSIOND, err);
+	case JANK_SESSIOND_FAILING:
+		return failing(k, err);
+	case JANK_SESSIOND_SESSION_LOST:
 		snprintf(why, sizeof(why),
 			 "the live session '%s' is gone from lttng-sessiond (restarted?): "
 			 "creating it again",
 			 k->name);
 		return recreate(k, false, why);
+	case JANK_SESSIOND_PRESENT:
+		break;
 	}
 	if (relayd_lost_it(k, ip, since)) {
 		snprintf(why, sizeof(why),
@@ -506,6 +550,8 @@ void jank_live_keeper_status(struct jank_live_keeper *k, struct jank_fleet_figur
 	pthread_mutex_lock(&k->lock);
 	x->kept = true;
 	x->session_recreated = k->recreations;
+	x->session_probes_unconfirmed = k->probes_unconfirmed;
+	x->session_recreate_refused = k->recreate_refused;
 	if (k->problem == KEEP_OK) {
 		pthread_mutex_unlock(&k->lock);
 		return;

@@ -18,6 +18,15 @@
  *   relayd does not answer        "relayd unreachable": wait for it (a
  *                                 creation would fail)
  *
+ * None of these is concluded from one answer (daemon/sessiond-probe.h):
+ * "no such session" must come three times in a row, and lttng-sessiond is
+ * taken for gone only after three failed calls in a row while its socket
+ * does not answer a connection; in between, the keeper asks again after
+ * 250 ms. A daemon that answers but whose calls keep failing is "sessiond
+ * failing": nothing is made again. A creation again never replaces a
+ * session that is there after all (keep_existing): that would lose its
+ * events; it is counted instead (session_recreate_refused).
+ *
  * While a daemon stays away, the attempts back off: 1 s, doubling up to
  * 30 s. Each outage is logged once, and its end once. After a creation, the
  * loop tells the input to attach at once (the retry callback).

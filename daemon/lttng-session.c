@@ -789,7 +789,8 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 
 /*
  * Create the session from descriptors made by `make`; a session of that
- * name is destroyed first (a leftover of a crash: the name is ours).
+ * name is destroyed first (a leftover of a crash: the name is ours), unless
+ * the spec keeps it (-EEXIST).
  */
 static int create_session(struct build *b,
 			  struct lttng_session_descriptor *(*make)(struct build *b,
@@ -814,6 +815,10 @@ static int create_session(struct build *b,
 		lttng_session_descriptor_destroy(desc);
 		if (code != LTTNG_ERR_EXIST_SESS || attempt > 0)
 			break;
+		if (b->spec->keep_existing) {
+			jank_errf(err, errlen, "session '%s' exists: kept as it is", name);
+			return -EEXIST;
+		}
 		r = destroy_session(name, err, errlen);
 		if (r < 0)
 			return r;
@@ -1178,4 +1183,11 @@ int jank_lttng_session_exists(const char *name, char *err, size_t errlen)
 	if (r < 0)
 		return lttng_fail(err, errlen, lttng_code(r), "cannot list sessions");
 	return r;
+}
+
+int jank_lttng_sessiond_answers(void)
+{
+	CTL_ENTER(guard);
+
+	return lttng_session_daemon_alive() == 1;
 }

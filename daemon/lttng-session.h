@@ -60,6 +60,13 @@ struct jank_lttng_session_spec {
 	const char *const *ust_events;
 	size_t n_ust_events;
 	bool kernel; /* try the kernel domain */
+	/*
+	 * A session of that name that exists is kept, and the call fails
+	 * with -EEXIST: never destroyed to be made again (jankd's live keeper,
+	 * for which destroying a session that still streams loses events).
+	 * Without it, such a session is taken for a leftover and replaced.
+	 */
+	bool keep_existing;
 };
 
 /*
@@ -144,5 +151,11 @@ int jank_lttng_session_destroy(const char *name, char *err, size_t errlen);
 
 /* Whether session `name` exists: 1, 0, or -errno. */
 int jank_lttng_session_exists(const char *name, char *err, size_t errlen);
+
+/*
+ * Whether lttng-sessiond's client socket answers a connection now: 1 or 0.
+ * Evidence that it is gone when calls fail (daemon/sessiond-probe.h).
+ */
+int jank_lttng_sessiond_answers(void);
 
 #endif

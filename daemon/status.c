@@ -517,6 +517,9 @@ static void capture_text(FILE *f, struct json_object *c)
 	if (gi(c, "rotations_waited"))
 		fprintf(f, "; %" PRId64 " waited for a scheduled rotation",
 			gi(c, "rotations_waited"));
+	if (gi(c, "rotations_retried"))
+		fprintf(f, "; %" PRId64 " rotation%s tried again", gi(c, "rotations_retried"),
+			gi(c, "rotations_retried") == 1 ? "" : "s");
 	if (flight && json_object_get_string(flight))
 		fprintf(f, "; recording %s", json_object_get_string(flight));
 	if (gs(c, "session_error")[0])

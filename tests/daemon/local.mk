@@ -3,7 +3,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
-	daemon/test-capture-session daemon/test-comp-history
+	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 # promtool on the metrics pages daemon/test-metrics writes.
@@ -35,6 +35,9 @@ daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.
 daemon_test_alerted_SOURCES = daemon/test-alerted.c
 daemon_test_alerted_CFLAGS = $(daemon_cflags)
 daemon_test_alerted_LDADD = $(daemon_ldadd)
+daemon_test_sessiond_probe_SOURCES = daemon/test-sessiond-probe.c
+daemon_test_sessiond_probe_CFLAGS = $(daemon_cflags)
+daemon_test_sessiond_probe_LDADD = $(daemon_ldadd)
 daemon_test_skipped_SOURCES = daemon/test-skipped.c
 daemon_test_skipped_CFLAGS = $(daemon_cflags)
 daemon_test_skipped_LDADD = $(daemon_ldadd)

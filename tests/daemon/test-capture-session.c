@@ -53,6 +53,9 @@ static struct {
 	bool stuck;	     /* the pending rotation never ends: rotate gives up (-EBUSY) */
 	char answers[16];    /* what `covered` said, in order: 'n' or 'y' */
 	bool started;	     /* the capture's own rotation started */
+	int exists_lies;     /* the next exists calls that say "absent" (a wrong reply) */
+	int exists_fail;     /* the next exists calls that fail while the daemon answers */
+	int refused;	     /* creates that found the session there (keep_existing) */
 } fake;
 
 static char lines[MAX_LINES][512];
@@ -99,6 +102,11 @@ static int fake_create(const struct jank_lttng_session_spec *spec, const char *o
 		snprintf(err, len, "Session daemon is restarting");
 		return -EIO;
 	}
+	if (find(spec->name) >= 0 && spec->keep_existing) {
+		fake.refused++;
+		snprintf(err, len, "session '%s' exists: kept as it is", spec->name);
+		return -EEXIST;
+	}
 	snprintf(fake.last_output, sizeof(fake.last_output), "%s", output ? output : "");
 	if (find(spec->name) < 0)
 		add_session(spec->name);
@@ -128,7 +136,20 @@ static int fake_exists(const char *name, char *err, size_t len)
 	fake.exists_calls++;
 	if (fake.away)
 		return away(err, len);
+	if (fake.exists_fail > 0) {
+		fake.exists_fail--;
+		return away(err, len); /* as a call whose socket another thread closed */
+	}
+	if (fake.exists_lies > 0) {
+		fake.exists_lies--;
+		return 0;
+	}
 	return find(name) >= 0;
+}
+
+static int fake_answers(void)
+{
+	return !fake.away;
 }
 
 static int fake_snapshot_record(const char *name, const char *dir, char *err, size_t len)
@@ -216,6 +237,7 @@ static const struct jank_capture_session_ops fake_ops = {
 	.exists = fake_exists,
 	.snapshot_record = fake_snapshot_record,
 	.rotate = fake_rotate,
+	.answers = fake_answers,
 };
 
 static void log_line(void *data, int priority, const char *line)
@@ -234,6 +256,19 @@ static int logged(const char *prefix)
 	for (int i = 0; i < nlines; i++)
 		n += !strncmp(lines[i], prefix, strlen(prefix));
 	return n;
+}
+
+/*
+ * The two looks after a first one that was not taken at its word
+ * (sessiond-probe.h: three answers in a row, 250 ms apart).
+ */
+static int64_t confirm(struct jank_capture_session *s, int64_t now)
+{
+	for (int i = 1; i < JANK_SESSIOND_PROBES; i++) {
+		now += JANK_SESSIOND_PROBE_AGAIN_NS;
+		jank_capture_session_tick(s, now);
+	}
+	return now;
 }
 
 /* ---- Fixture ---- */
@@ -423,7 +458,7 @@ static void off_without_rules(void **state)
 static void sessiond_away_backs_off(void **state)
 {
 	struct fixture *f = *state;
-	static const int64_t gaps[] = { 2, 4, 8, 16, 30, 30 };
+	static const int64_t gaps[] = { 4, 8, 16, 30, 30 };
 	int64_t now = 1000 * S;
 
 	want(f, "mode = snapshot\n");
@@ -434,7 +469,11 @@ static void sessiond_away_backs_off(void **state)
 	now += 2 * S;
 	jank_capture_session_tick(&f->s, now);
 	assert_int_equal(fake.exists_calls, 2);
-	for (size_t i = 1; i < sizeof(gaps) / sizeof(gaps[0]); i++) {
+	/* One failed call is not evidence: nothing said yet, asked again 250 ms later. */
+	assert_int_equal(logged("lttng-sessiond does not answer"), 0);
+	now = confirm(&f->s, now);
+	assert_int_equal(fake.exists_calls, 4);
+	for (size_t i = 0; i < sizeof(gaps) / sizeof(gaps[0]); i++) {
 		int calls = fake.exists_calls;
 
 		/* Not before the gap... */
@@ -459,7 +498,7 @@ static void sessiond_away_backs_off(void **state)
 	assert_int_equal(logged("lttng-sessiond answers again, with the capture session"), 1);
 	/* The looks are every 2 s again. */
 	jank_capture_session_tick(&f->s, now + 2 * S);
-	assert_int_equal(fake.exists_calls, 9);
+	assert_int_equal(fake.exists_calls, 11);
 }
 
 /* A capture session that cannot be made at start: logged, and captures stay off until a reload. */
@@ -500,6 +539,8 @@ static void vanished_recreated(void **state)
 	lose_sessions();
 	now += 2 * S;
 	jank_capture_session_tick(&f->s, now);
+	assert_int_equal(fake.creates, 1); /* one "absent" is not evidence */
+	now = confirm(&f->s, now);
 	assert_int_equal(logged("the capture session 'jankd-capture' is gone from lttng-sessiond "
 				"(restarted?): creating it again"),
 			 1);
@@ -510,9 +551,10 @@ static void vanished_recreated(void **state)
 	assert_int_equal(f->s.recreated, 1);
 	assert_int_equal(logged("created the capture session 'jankd-capture' again"), 1);
 	assert_string_equal(f->s.error, "");
-	/* Watched as before. */
+	/* Watched as before (the creation looked once more first). */
+	assert_int_equal(fake.exists_calls, 5);
 	jank_capture_session_tick(&f->s, now + 2 * S);
-	assert_int_equal(fake.exists_calls, 3);
+	assert_int_equal(fake.exists_calls, 6);
 }
 
 /*
@@ -532,6 +574,7 @@ static void vanished_retried(void **state)
 	fake.create_fail = 3;
 	now += 2 * S;
 	jank_capture_session_tick(&f->s, now);
+	now = confirm(&f->s, now);
 	assert_int_equal(fake.creates, 2);
 	assert_false(f->s.current.enabled);
 	assert_false(f->s.owned);
@@ -560,9 +603,112 @@ static void vanished_retried(void **state)
 	assert_int_equal(f->s.recreated, 1);
 	assert_string_equal(f->s.error, "");
 	assert_int_equal(logged("created the capture session 'jankd-capture' again"), 1);
-	/* Looks every 2 s again. */
+	/* Looks every 2 s again (each creation looked once first). */
+	assert_int_equal(fake.exists_calls, 8);
 	jank_capture_session_tick(&f->s, now + 2 * S);
-	assert_int_equal(fake.exists_calls, 3);
+	assert_int_equal(fake.exists_calls, 9);
+}
+
+/*
+ * One failed call, or one reply without the session, while lttng-sessiond is
+ * up all along (another thread closed the shared connection, say): nothing
+ * is logged, nothing is made again; the looks go on at their pace.
+ */
+static void one_answer_is_not_evidence(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now = 1000 * S;
+
+	want(f, "mode = snapshot\n");
+	jank_capture_session_apply(&f->s, &f->want);
+	jank_capture_session_tick(&f->s, now);
+	for (int round = 0; round < 2; round++) {
+		if (round == 0)
+			fake.exists_fail = JANK_SESSIOND_PROBES - 1;
+		else
+			fake.exists_lies = JANK_SESSIOND_PROBES - 1;
+		now += 2 * S;
+		jank_capture_session_tick(&f->s, now);
+		now = confirm(&f->s, now);
+		/* Present again: the next look 2 s later. */
+		jank_capture_session_tick(&f->s, now + 2 * S - 1);
+		assert_int_equal(fake.exists_calls, 1 + 3 * (round + 1));
+	}
+	assert_int_equal(fake.creates, 1);
+	assert_int_equal(fake.destroys, 0);
+	assert_int_equal(f->s.recreated, 0);
+	assert_int_equal(nlines, 1); /* "created the capture session", at the start */
+	assert_int_equal(f->s.probe.unconfirmed, 2 * (JANK_SESSIOND_PROBES - 1));
+}
+
+/*
+ * Failed calls while lttng-sessiond's socket still answers: "failing",
+ * logged once; the session is not taken for gone, nor made again.
+ */
+static void failing_but_answering(void **state)
+{
+	struct fixture *f = *state;
+	int64_t now = 1000 * S;
+
+	want(f, "mode = snapshot\n");
+	jank_capture_session_apply(&f->s, &f->want);
+	jank_capture_session_tick(&f->s, now);
+	fake.exists_fail = 100;
+	for (int i = 0; i < 5; i++) {
+		now += 30 * S;
+		jank_capture_session_tick(&f->s, now);
+		now = confirm(&f->s, now);
+	}
+	assert_int_equal(logged("lttng-sessiond answers, but cannot say whether the capture "
+				"session 'jankd-capture' exists"),
+			 1);
+	assert_int_equal(logged("lttng-sessiond does not answer"), 0);
+	assert_int_equal(fake.creates, 1);
+	assert_int_equal(f->s.recreated, 0);
+}
+
+/*
+ * Replies without the session, three in a row, from a daemon that has it
+ * all along: the creation again finds it there, keeps it (a rotating
+ * session's chunks stay where they are), and counts it.
+ */
+static void recreation_finds_it_there(void **state)
+{
+	struct fixture *f = *state;
+	char chunk[PATH_MAX + 32];
+	struct stat st;
+	int64_t now = 1000 * S;
+
+	want(f, "mode = rotation\n");
+	jank_capture_session_apply(&f->s, &f->want);
+	jank_capture_session_tick(&f->s, now);
+	PATHF(chunk, "%s/archives/chunk-0", f->want.output);
+	assert_int_equal(jank_dirtree_make(chunk), 0);
+	fake.exists_lies = JANK_SESSIOND_PROBES;
+	now += 2 * S;
+	jank_capture_session_tick(&f->s, now);
+	now = confirm(&f->s, now);
+	assert_int_equal(logged("the capture session 'jankd-capture' is gone"), 1);
+	assert_int_equal(logged("the capture session 'jankd-capture' is there after all: kept as "
+				"it is, not made again"),
+			 1);
+	assert_int_equal(fake.destroys, 0);
+	assert_int_equal(fake.creates, 1);
+	assert_int_equal(f->s.recreated, 0);
+	assert_int_equal(f->s.recreate_refused, 1);
+	assert_true(f->s.current.enabled);
+	assert_true(f->s.owned);
+	assert_int_equal(stat(chunk, &st), 0); /* its output was left alone */
+	/* A creation that meets it (the look before said absent) is refused by lttng too. */
+	lose_sessions();
+	add_session("jankd-capture");
+	fake.exists_lies = JANK_SESSIOND_PROBES + 1;
+	now += 2 * S;
+	jank_capture_session_tick(&f->s, now);
+	now = confirm(&f->s, now);
+	assert_int_equal(fake.refused, 1);
+	assert_int_equal(f->s.recreate_refused, 2);
+	assert_int_equal(fake.destroys, 0);
 }
 
 /* A session the user named and that exists is adopted: never destroyed nor made again. */
@@ -704,6 +850,8 @@ static void snapshot_failed(void **state)
 	assert_int_equal(st.failed, 2);
 	jank_capture_session_tick(&f->s, 1000 * S + 2);
 	assert_int_equal(fake.exists_calls, 2);
+	assert_int_equal(f->s.recreated, 0); /* one look is not evidence */
+	confirm(&f->s, 1000 * S + 2);
 	assert_int_equal(f->s.recreated, 1);
 	assert_true(find("jankd-capture") >= 0);
 }
@@ -902,6 +1050,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(sessiond_away_backs_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessiond_away_at_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(vanished_recreated, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_answer_is_not_evidence, setup, teardown),
+		cmocka_unit_test_setup_teardown(failing_but_answering, setup, teardown),
+		cmocka_unit_test_setup_teardown(recreation_finds_it_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(vanished_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(adopted_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(named_created, setup, teardown),
