@@ -38,6 +38,7 @@ FAULT_LIVE_TESTS = \
 	live/test-fault-relayd.sh \
 	live/test-fault-sessiond.sh \
 	live/test-lttng-ctl-threads.sh \
+	live/test-fresh-sessiond.sh \
 	live/test-fault-stall.sh \
 	live/test-fault-worker.sh \
 	live/test-worker-privs.sh
