@@ -58,7 +58,9 @@ CONF
 		[ "$lines" = 0 ]
 	lines=$(grep -c "capture failed" "$err")
 	check "run $n: no capture failed ($lines)" [ "$lines" = 0 ]
-	lines=$(grep -c '^JANK frame' "$err")
+	# The slow actions are the odd ids (a normal one slowed by a loaded
+	# machine may be alerted too: not this test's business).
+	lines=$(sed -n 's/^JANK frame \[name=frame,id=\([0-9]*[13579]\)\].*/\1/p' "$err" | sort -u | wc -l)
 	check "run $n: every jank alerted ($lines of $JANKS)" [ "$lines" = "$JANKS" ]
 	lines=$(ls "$caps" | grep -cE '^[0-9]{8}T')
 	check "run $n: captures were taken ($lines)" [ "$lines" -gt 0 ]
