@@ -64,7 +64,7 @@ struct jank_capture_session_ops {
 		      size_t len);
 };
 
-/* The real ones: daemon/lttng-session.c. */
+/* The real ones: daemon/lttng/lttng-session.c. */
 extern const struct jank_capture_session_ops jank_capture_session_lttng_ops;
 
 /* What the config asks of the capture session. */

@@ -4,7 +4,7 @@
  * supervisor's loop, with many inputs and jank_critical_path_seconds fully
  * populated.
  *
- * Each input's figures are typed (daemon/input-figures.h), as a worker's
+ * Each input's figures are typed (daemon/worker/input-figures.h), as a worker's
  * heartbeat leaves them in the supervisor: per rule a histogram of 10,000
  * latencies, its counts, the last jank, and a composition of K + 1 names
  * ("other" and K = [metrics] composition-top names) with time in every state

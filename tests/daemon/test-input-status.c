@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/input-status.c: the status object a worker sends with each
+ * daemon/worker/input-status.c: the status object a worker sends with each
  * heartbeat, built from hand-made input and engine figures (the live input's
  * and the engine's getters are wrapped: -Wl,--wrap), printed as the worker
  * sends it and parsed back as the supervisor reads it.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/metrics.c: the renderer of the metrics endpoint, on figures made
+ * daemon/http/metrics.c: the renderer of the metrics endpoint, on figures made
  * by hand. Names, HELP and TYPE per format, the histogram's cumulative
  * counts against the values put in, escaping, exemplars, content negotiation.
  */
