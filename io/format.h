@@ -84,8 +84,7 @@ const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf,
 
 /*
  * The graph, {"threads":[{"tid","comm","intervals":[{"begin","end","state"}]}],
- * "links":[{"from_tid","to_tid","ts","state"}],"workers":[...]} ("workers":
- * the same array as "threads", a deprecated alias), written as it is built so
+ * "links":[{"from_tid","to_tid","ts","state"}]}, written as it is built so
  * that a big graph never sits in memory as JSON. `tid` < 0: every thread;
  * else only that tid's thread records and the links that touch it.
  * Returns 0, -ENOENT when `tid` has no thread record, -ENOMEM, or -EIO.

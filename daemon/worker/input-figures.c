@@ -81,7 +81,7 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("budget_forced", IN(engine.budget_forced), SUM),
 	COUNT("memory_bytes", IN(engine.memory_bytes), 0),
 	COUNT("memory_peak", IN(engine.memory_peak), 0),
-	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 8 },
+	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 6 },
 	/* The traced threads the graph holds (jankd's workers are "fleet"'s). */
 	COUNT("threads", IN(engine.graph.threads), 0),
 	COUNT("vertices", IN(engine.graph.vertices), 0),
@@ -89,9 +89,6 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("freed_vertices", IN(engine.graph.freed_vertices), 0),
 	COUNT("freed_threads", IN(engine.graph.freed_threads), 0),
 	COUNT("gc_steps", IN(engine.graph.gc_steps), 0),
-	/* Deprecated aliases of threads and freed_threads, kept for existing readers. */
-	COUNT("workers", IN(engine.graph.threads), 0),
-	COUNT("freed_workers", IN(engine.graph.freed_threads), 0),
 	{ .key = "rules", .type = JANK_FIGURE_RULES, .flags = BASIC },
 };
 const size_t jank_figures_input_nfields =
