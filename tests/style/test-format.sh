@@ -41,7 +41,7 @@ for h in $headers; do
 	daemon/alert/*) inc="$d -Idaemon/alert" ;;
 	daemon/lttng/*) inc="$d -Idaemon/worker -Idaemon/fleet -Idaemon/lttng" ;;
 	daemon/capture/*) inc="$d -Idaemon/alert -Idaemon/lttng -Idaemon/capture" ;;
-	daemon/http/*) inc="$d -Idaemon/alert -Idaemon/http" ;;
+	daemon/http/*) inc="$d -Idaemon/worker -Idaemon/alert -Idaemon/http" ;;
 	daemon/clock.h | daemon/control-socket.h | daemon/journal.h | daemon/log.h) inc="$d" ;;
 	*) inc="$d -Idaemon/worker -Idaemon/fleet -Idaemon/alert -Idaemon/lttng -Idaemon/capture -Idaemon/http" ;;
 	esac
