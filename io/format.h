@@ -43,12 +43,6 @@ void jank_format_summary_text(FILE *f, const struct jank_engine *e);
 
 /* {"states":{"running":NS,...},"threads":[{"tid","comm","state","ns"}, ...]} */
 struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b);
-/*
- * {"tid","begin","end","segments":[...],"breakdown":{...}} (+"truncated":true), the
- * segments as a verdict's critical_path (jank_segments_to_json(), io/verdict-json.h)
- */
-struct json_object *jank_format_critpath_json(const struct jank_path *p,
-					      const struct jank_breakdown *b);
 /* A thread interval's critical path as a story and a breakdown. */
 void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b);
 /*

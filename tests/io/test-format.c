@@ -334,7 +334,7 @@ static void breakdown_json(void **state)
 	p.begin = -5;
 	p.truncated = true;
 	p.incomplete = true;
-	check_json(jank_format_critpath_json(&p, NULL),
+	check_json(jank_critpath_to_json(&p, NULL),
 		   "{\"tid\":4312,\"begin\":-5,\"end\":2100000,\"truncated\":true,\"incomplete\":"
 		   "true,\"segments\":[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\","
 		   "\"begin\":0,\"end\":2100000}],\"breakdown\":{\"states\":{},\"threads\":[]}}");
