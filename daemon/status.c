@@ -750,24 +750,9 @@ static void metrics_input(const struct jank_fleet_figures *x, struct jank_metric
 
 	in->url = f->url;
 	in->connected = connected(f);
-	in->events = f->engine.events;
-	in->discarded_events = f->engine.discarded_events;
-	in->disconnects = f->disconnects;
-	in->reconnects = f->reconnects;
-	in->stalled_since_s = f->stalled_since > 0 ? (uint64_t)f->stalled_since / 1000000000u : 0;
-	in->stalls = f->stalls;
-	in->memory_bytes = f->engine.memory_bytes;
-	in->budget_forced = f->engine.budget_forced;
-	in->actions_open = f->engine.actions_open;
+	in->fig = f; /* the figures table says which are metrics */
 	in->skipped_ns = x->skipped_ns > 0 ? x->skipped_ns : 0;
 	in->actions_lost = x->actions_lost;
-	in->flows[JANK_METRICS_FLOW_PAIRED] = f->engine.flows_paired;
-	in->flows[JANK_METRICS_FLOW_UNMATCHED] = f->engine.flows_unmatched;
-	in->flows[JANK_METRICS_FLOW_EXPIRED] = f->engine.flows_expired;
-	in->flows[JANK_METRICS_FLOW_EVICTED] = f->engine.flows_evicted;
-	in->flows[JANK_METRICS_FLOW_REPLACED] = f->engine.flows_replaced;
-	in->function_resyncs = f->engine.function_resyncs;
-	in->stacks_full = f->engine.stacks_full;
 	in->worker_restarts = x->worker.starts ? x->worker.starts - 1 : 0;
 	in->worker_rss_bytes = jank_metrics_pid_rss(x->worker.pid);
 }

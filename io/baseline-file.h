@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An engine's baselines (lib/baseline.h) as JSON, so that jankd keeps them
- * across restarts (daemon/fleet.c writes them in [daemon] state-dir, one
+ * across restarts (daemon/fleet/fleet.c writes them in [daemon] state-dir, one
  * file per input; the input's worker loads them into its new engine):
  *
  *   {"format": "jank-baselines/1", "input": URL,

@@ -22,7 +22,7 @@
 #include "ini-reader.h"
 #include "strtable.h"
 
-/* Where alerts go: daemon/alert-target.h has each one's operations. */
+/* Where alerts go: daemon/alert/alert-target.h has each one's operations. */
 enum jank_alert_target {
 	JANK_ALERT_JOURNAL = 0,
 	JANK_ALERT_STDERR,

@@ -278,15 +278,14 @@ static int put_json(FILE *f, struct json_object *o, bool comma)
 }
 
 /*
- * A graph format: `before` is called before each pass over the threads
- * (pass 0 .. passes - 1), `thread` once per thread of a pass with its state
- * intervals, and `end` once after the last pass. Each returns 0 or -errno.
+ * A graph format: `before` is called before the threads, `thread` once per
+ * thread with its state intervals, and `end` after the last. Each returns 0
+ * or -errno.
  */
 struct graph_writer {
-	int (*before)(FILE *f, const struct graph_dump *d, unsigned pass);
+	int (*before)(FILE *f, const struct graph_dump *d);
 	int (*thread)(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b);
 	int (*end)(FILE *f, const struct graph_dump *d);
-	unsigned passes;
 };
 
 static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
@@ -296,13 +295,12 @@ static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
 	struct graph_dump d;
 	int r = graph_dump_collect(&d, g, tid);
 
-	for (unsigned pass = 0; r == 0 && pass < wr->passes; pass++) {
-		r = wr->before(f, &d, pass);
-		for (size_t i = 0; r == 0 && i < d.nthreads; i++) {
-			r = thread_intervals(d.threads[i], &b);
-			if (r == 0)
-				r = wr->thread(f, i, d.threads[i], &b);
-		}
+	if (r == 0)
+		r = wr->before(f, &d);
+	for (size_t i = 0; r == 0 && i < d.nthreads; i++) {
+		r = thread_intervals(d.threads[i], &b);
+		if (r == 0)
+			r = wr->thread(f, i, d.threads[i], &b);
 	}
 	if (r == 0)
 		r = wr->end(f, &d);
@@ -313,23 +311,11 @@ static int write_graph(FILE *f, const struct jank_graph *g, int32_t tid,
 
 /* ---- JSON ---- */
 
-/*
- * {"threads":[...],"links":[...],"workers":[...]}: "workers" is the same
- * array as "threads", a deprecated alias kept for the readers of the
- * output's first form (a worker is jankd's process per input).
- */
-static int json_before(FILE *f, const struct graph_dump *d, unsigned pass)
+/* {"threads":[...],"links":[...]}: the threads as they come, then the links. */
+static int json_before(FILE *f, const struct graph_dump *d)
 {
-	int r;
-
-	if (pass == 0)
-		return fputs("{\"threads\":[", f) < 0 ? -EIO : 0;
-	r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
-	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
-		r = put_json(f, link_json(&d->links[i]), i > 0);
-	if (r == 0 && fputs("],\"workers\":[", f) < 0)
-		r = -EIO;
-	return r;
+	(void)d;
+	return fputs("{\"threads\":[", f) < 0 ? -EIO : 0;
 }
 
 static int json_thread(FILE *f, size_t i, const struct jank_thread *w, const struct interval_buf *b)
@@ -339,23 +325,27 @@ static int json_thread(FILE *f, size_t i, const struct jank_thread *w, const str
 
 static int json_end(FILE *f, const struct graph_dump *d)
 {
-	(void)d;
-	return fputs("]}\n", f) < 0 ? -EIO : 0;
+	int r = fputs("],\"links\":[", f) < 0 ? -EIO : 0;
+
+	for (size_t i = 0; r == 0 && i < d->nlinks; i++)
+		r = put_json(f, link_json(&d->links[i]), i > 0);
+	if (r == 0 && fputs("]}\n", f) < 0)
+		r = -EIO;
+	return r;
 }
 
 int jank_format_graph_json(FILE *f, const struct jank_graph *g, int32_t tid)
 {
-	static const struct graph_writer json = { json_before, json_thread, json_end, 2 };
+	static const struct graph_writer json = { json_before, json_thread, json_end };
 
 	return write_graph(f, g, tid, &json);
 }
 
 /* ---- Text ---- */
 
-static int text_before(FILE *f, const struct graph_dump *d, unsigned pass)
+static int text_before(FILE *f, const struct graph_dump *d)
 {
 	(void)d;
-	(void)pass;
 	fprintf(f, "%8s  %-16s %-29s %12s %9s %12s %12s\n", "tid", "comm", "first seen", "span",
 		"intervals", "running", "waiting");
 	return 0;
@@ -393,7 +383,7 @@ static int text_end(FILE *f, const struct graph_dump *d)
 
 int jank_format_graph_text(FILE *f, const struct jank_graph *g, int32_t tid)
 {
-	static const struct graph_writer text = { text_before, text_thread, text_end, 1 };
+	static const struct graph_writer text = { text_before, text_thread, text_end };
 
 	return write_graph(f, g, tid, &text);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A critical path, as JSON (its breakdown; its segments are verdict-json.c's,
- * as part of a verdict) and as text: the story of the path ("tid 4312
+ * A critical path's breakdown as JSON (the path's own JSON, its segments and
+ * jankctl critpath's object, is verdict-json.c's, which calls this file and
+ * is not called by it), and the path as text: the story of the path ("tid 4312
  * (worker) running 2.10 ms → waiting for tid 77 (db): running 18.2 ms →
  * ..."), consecutive segments of one thread in one state told as one step,
  * then where the time went, per state, per thread, per lock and per
@@ -17,7 +18,6 @@
 #include "json-util.h"
 #include "textsafe.h"
 #include "units.h"
-#include "verdict-json.h"
 
 #define STORY_STEPS_TEXT       20
 #define BREAKDOWN_THREADS_TEXT 8
@@ -144,30 +144,6 @@ nomem:
 nomem_o:
 	json_object_put(o);
 	return NULL;
-}
-
-struct json_object *jank_format_critpath_json(const struct jank_path *p,
-					      const struct jank_breakdown *b)
-{
-	struct json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= jank_json_add_i64(o, "tid", p->tid);
-	r |= jank_json_add_i64(o, "begin", p->begin);
-	r |= jank_json_add_i64(o, "end", p->end);
-	if (p->truncated)
-		r |= jank_json_add_bool(o, "truncated", true);
-	if (p->incomplete)
-		r |= jank_json_add_bool(o, "incomplete", true);
-	r |= jank_json_add(o, "segments", jank_segments_to_json(p));
-	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
 }
 
 /* ---- Text ---- */

@@ -43,12 +43,6 @@ void jank_format_summary_text(FILE *f, const struct jank_engine *e);
 
 /* {"states":{"running":NS,...},"threads":[{"tid","comm","state","ns"}, ...]} */
 struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b);
-/*
- * {"tid","begin","end","segments":[...],"breakdown":{...}} (+"truncated":true), the
- * segments as a verdict's critical_path (jank_segments_to_json(), io/verdict-json.h)
- */
-struct json_object *jank_format_critpath_json(const struct jank_path *p,
-					      const struct jank_breakdown *b);
 /* A thread interval's critical path as a story and a breakdown. */
 void jank_format_critpath_text(FILE *f, const struct jank_path *p, const struct jank_breakdown *b);
 /*
@@ -84,8 +78,7 @@ const char *jank_format_suspects_line(const struct jank_suspects *ss, char *buf,
 
 /*
  * The graph, {"threads":[{"tid","comm","intervals":[{"begin","end","state"}]}],
- * "links":[{"from_tid","to_tid","ts","state"}],"workers":[...]} ("workers":
- * the same array as "threads", a deprecated alias), written as it is built so
+ * "links":[{"from_tid","to_tid","ts","state"}]}, written as it is built so
  * that a big graph never sits in memory as JSON. `tid` < 0: every thread;
  * else only that tid's thread records and the links that touch it.
  * Returns 0, -ENOENT when `tid` has no thread record, -ENOMEM, or -EIO.

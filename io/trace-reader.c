@@ -193,6 +193,12 @@ const char *jank_reader_name(const struct jank_reader *in)
 	return in->name ? in->name : "";
 }
 
+void jank_reader_set_symbols(struct jank_reader *in, struct jank_symbols *symbols)
+{
+	in->symbols = symbols;
+	reader_forget_classes(in); /* classes resolved before now did not ask */
+}
+
 void jank_reader_get_stats(const struct jank_reader *in, struct jank_reader_stats *out)
 {
 	*out = in->stats;

@@ -2,8 +2,9 @@
 /*
  * The trace reader's part in symbolization: lttng-ust's statedump and
  * dynamic-loader events, decoded into the symbolizer's mappings
- * (symbols.h). A reader without a symbolizer (jank_reader_set_symbols)
- * never looks at them.
+ * (symbols.h). A reader without a symbolizer (jank_reader_set_symbols(),
+ * trace-reader.c) never looks at them. trace-decode.c calls this file, which
+ * calls nothing of the decoder's.
  *
  * These events are few (a handful per library, when an application
  * registers or loads one), so their fields are found by name per event; the
@@ -151,10 +152,4 @@ void reader_symbols_event(struct jank_reader *in, const bt_event *ev, enum reade
 		jank_symbols_remove_mapping(in->symbols, vpid, baddr);
 		break;
 	}
-}
-
-void jank_reader_set_symbols(struct jank_reader *in, struct jank_symbols *symbols)
-{
-	in->symbols = symbols;
-	reader_forget_classes(in); /* classes resolved before now did not ask */
 }

@@ -469,6 +469,29 @@ struct json_object *jank_segments_to_json(const struct jank_path *p)
 	return a;
 }
 
+struct json_object *jank_critpath_to_json(const struct jank_path *p, const struct jank_breakdown *b)
+{
+	struct json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= jank_json_add_i64(o, "tid", p->tid);
+	r |= jank_json_add_i64(o, "begin", p->begin);
+	r |= jank_json_add_i64(o, "end", p->end);
+	if (p->truncated)
+		r |= jank_json_add_bool(o, "truncated", true);
+	if (p->incomplete)
+		r |= jank_json_add_bool(o, "incomplete", true);
+	r |= jank_json_add(o, "segments", jank_segments_to_json(p));
+	r |= jank_json_add(o, "breakdown", jank_format_breakdown_json(b));
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /*
  * The verdict's path: its segments lie within [begin, end] of the action,
  * in time order and without overlap, so that their durations add up to at

@@ -91,6 +91,13 @@ void jank_verdict_decoded_fini(struct jank_verdict_decoded *d);
  */
 struct json_object *jank_segments_to_json(const struct jank_path *p);
 /*
+ * jankctl critpath's object: {"tid","begin","end","segments":[...],
+ * "breakdown":{...}} (+"truncated", "incomplete": true), the segments as a
+ * verdict's critical_path, the breakdown jank_format_breakdown_json()'s.
+ */
+struct json_object *jank_critpath_to_json(const struct jank_path *p,
+					  const struct jank_breakdown *b);
+/*
  * {"ready","normal_actions","needed","baseline":"before"|"trace"?,
  * "normal_duration_ns","summary","items":[{"kind","lock"|"function"?,
  * "state"?,"process","thread","tid","own","increase","slow_presence",

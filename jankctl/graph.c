@@ -14,6 +14,7 @@
 #include "format.h"
 #include "jankctl.h"
 #include "symbols.h"
+#include "verdict-json.h"
 
 static const char usage_critpath[] =
 	"Usage: jankctl critpath --tid N [--begin NS] [--end NS] [--format text|json] TRACE...\n"
@@ -96,7 +97,7 @@ static void critpath_text(const struct jank_path *p, const struct jank_breakdown
 
 static void critpath_json(const struct jank_path *p, const struct jank_breakdown *b)
 {
-	jank_format_json_print(stdout, jank_format_critpath_json(p, b));
+	jank_format_json_print(stdout, jank_critpath_to_json(p, b));
 }
 
 static const struct critpath_output critpath_outputs[] = {

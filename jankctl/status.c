@@ -3,7 +3,7 @@
  * jankctl status: the client of jankd's control socket. It sends one
  * request ("status", "status json", ...), reads the reply to the end and
  * prints it as jankd wrote it; jankd renders every format itself
- * (daemon/status.c, daemon/metrics.c).
+ * (daemon/status.c, daemon/http/metrics.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * supervisor's loop, with many inputs and jank_critical_path_seconds fully
  * populated.
  *
- * Each input's figures are typed (daemon/input-figures.h), as a worker's
+ * Each input's figures are typed (daemon/worker/input-figures.h), as a worker's
  * heartbeat leaves them in the supervisor: per rule a histogram of 10,000
  * latencies, its counts, the last jank, and a composition of K + 1 names
  * ("other" and K = [metrics] composition-top names) with time in every state
@@ -156,14 +156,7 @@ static char *scrape(struct scrape *s, size_t *len, int64_t *render_ns)
 		memset(in, 0, sizeof(*in));
 		in->url = f->url;
 		in->connected = f->attached;
-		in->events = f->engine.events;
-		in->discarded_events = f->engine.discarded_events;
-		in->disconnects = f->disconnects;
-		in->reconnects = f->reconnects;
-		in->stalls = f->stalls;
-		in->memory_bytes = f->engine.memory_bytes;
-		in->budget_forced = f->engine.budget_forced;
-		in->actions_open = f->engine.actions_open;
+		in->fig = f;
 		in->worker_rss_bytes = jank_metrics_pid_rss(self);
 		m.workers_cpu_ns += jank_metrics_pid_cpu_ns(self);
 		in->rules = s->rules + k;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/alert.c: rate limiting per rule, with a fake clock and a sink that
+ * daemon/alert/alert.c: rate limiting per rule, with a fake clock and a sink that
  * records what would have been sent.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/alerted.c: what an input alerted, so that a restarted or
+ * daemon/fleet/alerted.c: what an input alerted, so that a restarted or
  * reconnected worker that judges the same actions again alerts nothing twice.
  */
 #include <setjmp.h>

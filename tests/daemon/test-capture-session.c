@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/capture-session.c and capture-rotation.c: the capture session's
+ * daemon/capture/capture-session.c and capture-rotation.c: the capture session's
  * state machine over a fake lttng-ctl (the ops table), a fake monotonic
  * clock (the ticks' `now`), a real capture policy in a temporary directory.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/fleet.c: jankd's inputs as the supervisor keeps them, without
+ * daemon/fleet/fleet.c: jankd's inputs as the supervisor keeps them, without
  * worker processes. fleet.c is compiled in here, so that the test plays the
  * workers' messages (status, verdict, log, sessions) into its handlers;
  * jank_proc_start and jank_proc_running are wrapped (-Wl,--wrap): no

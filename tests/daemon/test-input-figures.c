@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/input-figures.c: an input's figures across its workers, and their
+ * daemon/worker/input-figures.c: an input's figures across its workers, and their
  * JSON form. The last figures of each worker that ended are folded into a
  * sum of the past, which is added to the current worker's; histograms add
  * up bucket by bucket. Which keys the JSON has depends on what is known.

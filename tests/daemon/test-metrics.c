@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/metrics.c: the renderer of the metrics endpoint, on figures made
+ * daemon/http/metrics.c: the renderer of the metrics endpoint, on figures made
  * by hand. Names, HELP and TYPE per format, the histogram's cumulative
  * counts against the values put in, escaping, exemplars, content negotiation.
  */
@@ -27,6 +27,7 @@ struct fixture {
 	struct jank_rule_stats stats[2];
 	struct jank_metrics_rule rules[2];
 	struct jank_composition_entry comp[2];
+	struct jank_input_figures fig;
 	struct jank_metrics_input inputs[2];
 	struct jank_capture_stats captures;
 	struct jank_metrics_http_stats http;
@@ -73,20 +74,24 @@ static int setup(void **state)
 	f->rules[0] = (struct jank_metrics_rule){ "frame", &f->hist[0], &f->stats[0],
 						  16 * MS, f->comp,	2 };
 	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0, NULL, 0 };
+	/* The worker's figures: the figures table says which are metrics. */
+	jank_figures_init(&f->fig);
+	f->fig.engine.events = 2000;
+	f->fig.engine.discarded_events = 5;
+	f->fig.disconnects = 1;
+	f->fig.reconnects = 1;
+	f->fig.engine.memory_bytes = 4096;
+	f->fig.engine.budget_forced = 7;
+	f->fig.engine.flows_paired = 45;
+	f->fig.engine.flows_evicted = 3;
+	f->fig.engine.function_resyncs = 6;
+	f->fig.engine.stacks_full = 12;
 	f->inputs[0] = (struct jank_metrics_input){
 		.url = "net://127.0.0.1/host/h/s",
 		.connected = true,
-		.events = 2000,
-		.discarded_events = 5,
-		.disconnects = 1,
-		.reconnects = 1,
-		.memory_bytes = 4096,
-		.budget_forced = 7,
+		.fig = &f->fig,
 		.worker_restarts = 2,
 		.worker_rss_bytes = 8 << 20,
-		.flows = { [JANK_METRICS_FLOW_PAIRED] = 45, [JANK_METRICS_FLOW_EVICTED] = 3 },
-		.function_resyncs = 6,
-		.stacks_full = 12,
 		.rules = f->rules,
 		.nrules = 2,
 	};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/relayd.c: which live sessions a relayd serves. What runs without a
+ * daemon/worker/relayd.c: which live sessions a relayd serves. What runs without a
  * relayd: the validation of live URLs (net://HOST[:PORT]/host/HOSTNAME/
  * SESSION), and the answer when nothing listens at the relayd's address.
  */

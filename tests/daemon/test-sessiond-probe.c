@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/sessiond-probe.c: lttng-sessiond, or one of its sessions, is taken
+ * daemon/lttng/sessiond-probe.c: lttng-sessiond, or one of its sessions, is taken
  * for gone on evidence only: three answers in a row, and for the daemon its
  * socket refusing connections too.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/skipped.c: what a worker restart skipped (the range between the
+ * daemon/fleet/skipped.c: what a worker restart skipped (the range between the
  * old worker's last event and its successor's first), and which actions
  * overlap it.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/worker-proc.c: the supervisor's side of a worker, without spawning
+ * daemon/fleet/worker-proc.c: the supervisor's side of a worker, without spawning
  * jankd. worker-proc.c and worker-launch.c are compiled in here: a forked
  * child that only waits stands for a worker started here, a SOCK_SEQPACKET
  * socketpair for the spawner's connection (the test says what the spawner

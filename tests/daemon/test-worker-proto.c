@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/worker-proto.c, alerted.c and input-figures.c: what the workers
+ * daemon/worker/worker-proto.c, alerted.c and input-figures.c: what the workers
  * and the supervisor say to each other (frames, verdicts), the verdicts
  * that must not be alerted twice, and an input's counters over its workers.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-frames: the supervisor's reading of what a worker sends
- * (daemon/worker-proto.c), on arbitrary bytes: a worker is not trusted.
+ * (daemon/worker/worker-proto.c), on arbitrary bytes: a worker is not trusted.
  *
  * The input's first byte sets the size of the reads (1 to 256 bytes, as a
  * socket may deliver them); the rest is the stream. Each read is appended to

@@ -334,7 +334,7 @@ static void breakdown_json(void **state)
 	p.begin = -5;
 	p.truncated = true;
 	p.incomplete = true;
-	check_json(jank_format_critpath_json(&p, NULL),
+	check_json(jank_critpath_to_json(&p, NULL),
 		   "{\"tid\":4312,\"begin\":-5,\"end\":2100000,\"truncated\":true,\"incomplete\":"
 		   "true,\"segments\":[{\"tid\":4312,\"comm\":\"worker\",\"state\":\"running\","
 		   "\"begin\":0,\"end\":2100000}],\"breakdown\":{\"states\":{},\"threads\":[]}}");
@@ -853,7 +853,6 @@ static void graph_json(void **state)
 	(void)state;
 	out_open(&out);
 	assert_int_equal(jank_format_graph_json(out.f, g, -1), 0);
-	/* "workers": the same array as "threads", a deprecated alias. */
 #define ALL                                                                                        \
 	"[{\"tid\":10,\"comm\":\"a\",\"intervals\":[{\"begin\":100,\"end\":200,\"state\":"         \
 	"\"running\"},{\"begin\":200,\"end\":300,\"state\":\"blocked\"},{\"begin\":300,"           \
@@ -862,7 +861,7 @@ static void graph_json(void **state)
 	"450,\"state\":\"running\"}]},{\"tid\":30,\"comm\":\"\",\"intervals\":[{\"begin\":50,"     \
 	"\"end\":60,\"state\":\"timer\"}]}]"
 	out_check(&out, "{\"threads\":" ALL ",\"links\":[{\"from_tid\":20,\"to_tid\":10,\"ts\":300,"
-			"\"state\":\"blocked\"}],\"workers\":" ALL "}\n");
+			"\"state\":\"blocked\"}]}\n");
 #undef ALL
 	/* One thread: its records, and the links that touch it. */
 	out_open(&out);
@@ -871,14 +870,14 @@ static void graph_json(void **state)
 	"[{\"tid\":20,\"comm\":\"b\\\"\",\"intervals\":[{\"begin\":150,\"end\":450,\"state\":"     \
 	"\"running\"}]}]"
 	out_check(&out, "{\"threads\":" ONE ",\"links\":[{\"from_tid\":20,\"to_tid\":10,\"ts\":"
-			"300,\"state\":\"blocked\"}],\"workers\":" ONE "}\n");
+			"300,\"state\":\"blocked\"}]}\n");
 #undef ONE
 	out_open(&out);
 	assert_int_equal(jank_format_graph_json(out.f, g, 30), 0);
 #define ONE                                                                                        \
 	"[{\"tid\":30,\"comm\":\"\",\"intervals\":[{\"begin\":50,\"end\":60,"                      \
 	"\"state\":\"timer\"}]}]"
-	out_check(&out, "{\"threads\":" ONE ",\"links\":[],\"workers\":" ONE "}\n");
+	out_check(&out, "{\"threads\":" ONE ",\"links\":[]}\n");
 #undef ONE
 	out_open(&out);
 	assert_int_equal(jank_format_graph_json(out.f, g, 31), -ENOENT);
@@ -889,7 +888,7 @@ static void graph_json(void **state)
 	g = jank_graph_new();
 	out_open(&out);
 	assert_int_equal(jank_format_graph_json(out.f, g, -1), 0);
-	out_check(&out, "{\"threads\":[],\"links\":[],\"workers\":[]}\n");
+	out_check(&out, "{\"threads\":[],\"links\":[]}\n");
 	jank_graph_free(g);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctl-hammer: daemon/lttng-session.c from two threads at once, as jankd
+ * ctl-hammer: daemon/lttng/lttng-session.c from two threads at once, as jankd
  * calls it: the live keeper's thread asks whether its session exists while
  * the capturer's thread rotates (or snapshots) its capture session.
  * liblttng-ctl keeps one connection to lttng-sessiond for the whole

@@ -22,7 +22,7 @@ JANKD_LIVE_TESTS = \
 	live/test-web.sh \
 	live/test-fleet.sh \
 	live/test-discover-limit.sh
-# jankd's captures (daemon/capturer.c, capture-session.c): snapshot, storm, quota, full disk, rotation.
+# jankd's captures (daemon/capture/capturer.c, capture-session.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
 	live/test-capture.sh \
 	live/test-capture-storm.sh \
@@ -66,13 +66,13 @@ live_notify_recv_SOURCES = live/notify-recv.c
 check_PROGRAMS += live/mock-relayd
 live_mock_relayd_SOURCES = live/mock-relayd.c
 
-# daemon/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
+# daemon/lttng/lttng-session.c (lttng-ctl sessions) from the command line: test-session.sh.
 check_PROGRAMS += live/session-tool
 live_session_tool_SOURCES = live/session-tool.c
 live_session_tool_LDADD = $(top_builddir)/daemon/libjankd.la \
 	$(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
 
-# daemon/lttng-session.c from two threads at once: test-lttng-ctl-threads.sh.
+# daemon/lttng/lttng-session.c from two threads at once: test-lttng-ctl-threads.sh.
 check_PROGRAMS += live/ctl-hammer
 live_ctl_hammer_SOURCES = live/ctl-hammer.c
 live_ctl_hammer_LDADD = $(top_builddir)/daemon/libjankd.la \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session-tool: daemon/lttng-session.c from the command line, for
+ * session-tool: daemon/lttng/lttng-session.c from the command line, for
  * tests/live/test-session.sh.
  *
  *   session-tool live NAME [OPTION]...       jank_lttng_session_create_live

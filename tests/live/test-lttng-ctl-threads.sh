@@ -4,10 +4,10 @@
 # jankd's live keeper asks lttng-sessiond whether its live session exists
 # while the capturer rotates or snapshots its capture session, each from a
 # thread of its own; liblttng-ctl has one connection for the whole process.
-# tests/live/ctl-hammer does the same through daemon/lttng-session.c, right
+# tests/live/ctl-hammer does the same through daemon/lttng/lttng-session.c, right
 # after a fresh lttng-sessiond started, and counts every wrong answer: a
 # session said absent, "No session daemon is available", a failed capture.
-# Without the one owner of lttng-ctl (daemon/lttng-session.c, CTL_ENTER),
+# Without the one owner of lttng-ctl (daemon/lttng/lttng-session.c, CTL_ENTER),
 # a 5 s run gave hundreds of each.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/live/test-session.sh: daemon/lttng-session.c (lttng-ctl) end to end.
+# tests/live/test-session.sh: daemon/lttng/lttng-session.c (lttng-ctl) end to end.
 #
 # With a private lttng-sessiond (no kernel tracer) and lttng-relayd, through
 # tests/live/session-tool: a live session is created with the requested

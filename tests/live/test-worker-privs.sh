@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # tests/live/test-worker-privs.sh: jankd's workers drop their privileges
-# (daemon/worker-sandbox.h), and alerts still come.
+# (daemon/worker/worker-sandbox.h), and alerts still come.
 #
 # jankd runs as root, as jankd.service runs it, with its default [daemon]
 # worker-user: the input's worker (a child of jankd, its PID in `jankctl

@@ -28,12 +28,22 @@ else
 fi
 
 # Each header includes what it uses: it compiles alone, with the include
-# paths of its layer only (lib/ < io/ < daemon/).
+# paths of its layer only (lib/ < io/ < daemon/), and in daemon/ of the
+# folders its folder may use (daemon/Makefile.am's rooms): the worker's
+# sees nothing of the supervisor's.
+d="-Ilib -Iio -Idaemon"
 for h in $headers; do
 	case $h in
 	lib/*) inc="-Ilib" ;;
 	io/*) inc="-Ilib -Iio" ;;
-	*) inc="-Ilib -Iio -Idaemon" ;;
+	daemon/worker/*) inc="$d -Idaemon/worker" ;;
+	daemon/fleet/*) inc="$d -Idaemon/worker -Idaemon/fleet" ;;
+	daemon/alert/*) inc="$d -Idaemon/alert" ;;
+	daemon/lttng/*) inc="$d -Idaemon/worker -Idaemon/fleet -Idaemon/lttng" ;;
+	daemon/capture/*) inc="$d -Idaemon/alert -Idaemon/lttng -Idaemon/capture" ;;
+	daemon/http/*) inc="$d -Idaemon/worker -Idaemon/alert -Idaemon/http" ;;
+	daemon/clock.h | daemon/control-socket.h | daemon/journal.h | daemon/log.h) inc="$d" ;;
+	*) inc="$d -Idaemon/worker -Idaemon/fleet -Idaemon/alert -Idaemon/lttng -Idaemon/capture -Idaemon/http" ;;
 	esac
 	# shellcheck disable=SC2086
 	echo "#include \"${h##*/}\"" | $CC -fsyntax-only -Wall -Werror $inc $DEPS_CFLAGS -x c - \

@@ -148,12 +148,12 @@ X
 	"$tmp/graph.json" >"$tmp/graph.apps"
 check "graph: app and db intervals and the wakeup link, exact" \
 	same "$tmp/graph.apps" "$tmp/graph.expect"
-check "graph: \"workers\", the deprecated alias, is the same array as \"threads\"" \
-	test "$("$JQ" -c '.workers == .threads and (.threads | length) > 0' "$tmp/graph.json")" = true
+check "graph: threads and links only (no \"workers\" alias)" \
+	test "$("$JQ" -c 'keys == ["links", "threads"] and (.threads | length) > 0' "$tmp/graph.json")" = true
 "$JANKCTL" graph --tid 200 --format json "$s" | quote_times >"$tmp/g200.json"
 check "graph --tid 200: db and its link to app" test "$("$JQ" -c \
-	'[(.threads | map(.tid)), (.links | map([.from_tid, .to_tid])), (.workers | map(.tid))]' \
-	"$tmp/g200.json")" = '[[200],[[200,100]],[200]]'
+	'[(.threads | map(.tid)), (.links | map([.from_tid, .to_tid]))]' \
+	"$tmp/g200.json")" = '[[200],[[200,100]]]'
 
 # Events the tracer discarded reach the engine (and the text notes).
 cat >"$tmp/lost.txt" <<X

@@ -8,11 +8,12 @@
  * the structs from then on: `jankctl status` in JSON and text, the metrics,
  * the final summary.
  *
- * One table (input-figures.c) names each figure, its JSON key, its range
- * and whether it adds up across workers: the encoder, the decoder and the
- * fold all walk it. A new figure of the engine (struct jank_engine_stats)
- * is one row there; a new one of the live input is a field here, a row
- * there, and the line of input-status.c that fills it.
+ * One table (input-figures.c) names each figure, its JSON key, its range,
+ * whether it adds up across workers, and its metric (name, type, help): the
+ * encoder, the decoder, the fold and the metrics page (http/metrics.c) all
+ * walk it. A new figure of the engine (struct jank_engine_stats) is one row
+ * there; a new one of the live input is a field here, a row there, and the
+ * line of input-status.c that fills it.
  *
  * Over workers: a restarted worker starts a new engine whose counters start
  * at zero. The supervisor folds the last figures of each worker that ended
@@ -143,6 +144,21 @@ enum {
 	JANK_FIGURE_OPTIONAL = 1 << 2 /* absent when it equals `absent` (strings: "") */
 };
 
+/*
+ * A figure's metric, one sample per input on jankd's metrics page: the
+ * family `name` (without _total), a counter or a gauge, its unit (NULL,
+ * "bytes", or "seconds": an I64 figure, a time in ns, shown in whole
+ * seconds, 0 when negative), its help. Rows of one family (the same name,
+ * the first row's metadata) tell their samples apart by `label`="`value`".
+ */
+struct jank_figure_metric {
+	const char *name;
+	bool gauge;
+	const char *unit;
+	const char *help;
+	const char *label, *value;
+};
+
 struct jank_figure_field {
 	const char *key;
 	enum jank_figure_type type;
@@ -152,6 +168,7 @@ struct jank_figure_field {
 	int64_t absent;		  /* OPTIONAL I64 */
 	size_t size;		  /* STR: the buffer; OBJECT: how many fields it holds */
 	const char *const *names; /* ENUM, NULL-terminated */
+	const struct jank_figure_metric *metric; /* U64, I64; NULL: not on the metrics page */
 };
 
 /* The fields of an input, then those of each rule (its histogram and "rules" aside). */

@@ -16,7 +16,7 @@
  * metrics").
  *
  * The same server, with the same limits, serves jankd's web pages ([web]
- * listen, daemon/web.c): opened with jank_http_server_open(), it hands
+ * listen, daemon/http/web.c): opened with jank_http_server_open(), it hands
  * every GET to a handler of the caller's.
  */
 #ifndef JANK_METRICS_SERVER_H

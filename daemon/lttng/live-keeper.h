@@ -18,7 +18,7 @@
  *   relayd does not answer        "relayd unreachable": wait for it (a
  *                                 creation would fail)
  *
- * None of these is concluded from one answer (daemon/sessiond-probe.h):
+ * None of these is concluded from one answer (daemon/lttng/sessiond-probe.h):
  * "no such session" must come three times in a row, and lttng-sessiond is
  * taken for gone only after three failed calls in a row while its socket
  * does not answer a connection; in between, the keeper asks again after

@@ -69,7 +69,7 @@ struct jank_capture_session_ops {
 	int (*answers)(void);
 };
 
-/* The real ones: daemon/lttng-session.c. */
+/* The real ones: daemon/lttng/lttng-session.c. */
 extern const struct jank_capture_session_ops jank_capture_session_lttng_ops;
 
 /* What the config asks of the capture session. */

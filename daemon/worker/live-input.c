@@ -40,7 +40,7 @@
  *
  * Stalled: connected, but the input's time has not advanced for STALL_NS
  * (or four live timer periods, whichever is longer) after it had advanced
- * before. The supervisor logs it (daemon/fleet.c), as it does when the
+ * before. The supervisor logs it (daemon/fleet/fleet.c), as it does when the
  * worker is blocked on relayd; status and metrics say since when.
  */
 #include <errno.h>

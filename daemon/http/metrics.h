@@ -25,6 +25,7 @@
 #include "alert.h"
 #include "capture-policy.h"
 #include "engine.h"
+#include "input-figures.h"
 #include "journal.h"
 
 enum jank_metrics_format {
@@ -45,36 +46,18 @@ struct jank_metrics_rule {
 	size_t ncomp;
 };
 
-/* The outcomes of jank_input_flows_total (its "outcome" label). */
-enum jank_metrics_flow {
-	JANK_METRICS_FLOW_PAIRED,    /* a `to` found its `from` */
-	JANK_METRICS_FLOW_UNMATCHED, /* a `to` found none */
-	JANK_METRICS_FLOW_EXPIRED,   /* a pending `from` past the action timeout */
-	JANK_METRICS_FLOW_EVICTED,   /* a `from` dropped for the memory budget */
-	JANK_METRICS_FLOW_REPLACED,  /* a `from` replaced by another of its key */
-	JANK_METRICS_FLOWS,
-};
-
+/*
+ * An input: the figures its workers sent (input-figures.h), whose table
+ * says which are metrics and how, and what the supervisor knows of it.
+ */
 struct jank_metrics_input {
 	const char *url;
 	bool connected;
-	uint64_t events;
-	uint64_t discarded_events;
-	uint64_t disconnects;
-	uint64_t reconnects;
-	uint64_t memory_bytes;
-	uint64_t budget_forced;
-	uint64_t actions_open;
+	const struct jank_input_figures *fig;
 	uint64_t worker_restarts;  /* its worker process started again */
 	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
-	uint64_t stalled_since_s;  /* Unix time of its last advance while stalled, else 0 */
-	uint64_t stalls;
-	int64_t skipped_ns;    /* of events its worker restarts skipped */
-	uint64_t actions_lost; /* open when a worker was replaced: never judged */
-	/* Flows ([flow] rules) by outcome, as JANK_METRICS_FLOW_* index them. */
-	uint64_t flows[JANK_METRICS_FLOWS];
-	uint64_t function_resyncs; /* function exits that were not the innermost frame's */
-	uint64_t stacks_full;	   /* frames not interned: the call stack table was full */
+	int64_t skipped_ns;	   /* of events its worker restarts skipped */
+	uint64_t actions_lost;	   /* open when a worker was replaced: never judged */
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };

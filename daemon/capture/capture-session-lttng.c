@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The capture session's lttng-ctl: daemon/lttng-session.c (see capture-session.h). */
+/* The capture session's lttng-ctl: daemon/lttng/lttng-session.c (see capture-session.h). */
 #include "capture-session.h"
 #include "lttng-session.h"
 

@@ -16,6 +16,11 @@
 	{                                                                                          \
 		.key = k, .type = JANK_FIGURE_U64, .offset = off, .flags = fl                      \
 	}
+/* A count on the metrics page (metric: METRIC(...)). */
+#define COUNT_METRIC(k, off, fl, m)                                                                \
+	{                                                                                          \
+		.key = k, .type = JANK_FIGURE_U64, .offset = off, .flags = fl, .metric = m         \
+	}
 #define TIME(k, off, fl, abs)                                                                      \
 	{                                                                                          \
 		.key = k, .type = JANK_FIGURE_I64, .offset = off, .flags = fl, .min = 0,           \
@@ -26,6 +31,23 @@
 		.key = k, .type = JANK_FIGURE_STR, .offset = offsetof(T, m), .flags = fl,          \
 		.size = sizeof(((T *)0)->m)                                                        \
 	}
+
+/* A count on the metrics page: `fam`, a counter unless GAUGE, its help. */
+#define METRIC(fam, ...) (&(const struct jank_figure_metric){ .name = fam, __VA_ARGS__ })
+#define GAUGE		 .gauge = true
+#define HELP(h)		 .help = h
+/* A flow event by outcome: one family, jank_input_flows{outcome}. */
+#define FLOWS(k, outcome)                                                                          \
+	{                                                                                          \
+		.key = #k, .type = JANK_FIGURE_U64, .offset = IN(engine.k), .flags = SUM,          \
+		.metric = METRIC("jank_input_flows", HELP(flows_help), .label = "outcome",         \
+				 .value = outcome)                                                 \
+	}
+
+static const char flows_help[] =
+	"Flow events by outcome: paired (a to found its from), unmatched (a to without one), "
+	"replaced (a from whose key was pending), expired (a pending from past the action "
+	"timeout), evicted (by the memory budget).";
 
 enum {
 	SUM = JANK_FIGURE_SUM,
@@ -42,19 +64,38 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	STRING("problem", struct jank_input_figures, problem, OPT),
 	TIME("problem_since", IN(problem_since), OPT, 0),
 	{ .key = "attached", .type = JANK_FIGURE_BOOL, .offset = IN(attached), .flags = BASIC },
-	COUNT("events", IN(engine.events), SUM),
+	COUNT_METRIC("events", IN(engine.events), SUM,
+		     METRIC("jank_input_events",
+			    HELP("Events of the live session that the engine processed."))),
 	COUNT("events_read", IN(events_read), SUM),
 	{ .key = "events_per_sec",
 	  .type = JANK_FIGURE_RATE,
 	  .offset = IN(events_per_sec),
 	  .max = 1000000000000LL },
-	COUNT("discarded_events", IN(engine.discarded_events), SUM),
-	COUNT("disconnects", IN(disconnects), SUM),
-	COUNT("reconnects", IN(reconnects), SUM),
+	COUNT_METRIC("discarded_events", IN(engine.discarded_events), SUM,
+		     METRIC("jank_input_discarded_events",
+			    HELP("Events the tracer discarded (its buffers were full): jankd never "
+				 "saw them."))),
+	COUNT_METRIC(
+		"disconnects", IN(disconnects), SUM,
+		METRIC("jank_input_disconnects",
+		       HELP("Times the live session was lost (relayd gone, session destroyed)."))),
+	COUNT_METRIC("reconnects", IN(reconnects), SUM,
+		     METRIC("jank_input_reconnects",
+			    HELP("Times jankd attached the live session again after losing it."))),
 	TIME("trace_now", IN(trace_now), OPT, INT64_MIN),
 	/* The stall is the supervisor's too: it says so while a worker restarts. */
-	TIME("stalled_since", IN(stalled_since), BASIC | OPT, 0),
-	COUNT("stalls", IN(stalls), BASIC),
+	{ .key = "stalled_since",
+	  .type = JANK_FIGURE_I64,
+	  .offset = IN(stalled_since),
+	  .flags = BASIC | OPT,
+	  .max = INT64_MAX,
+	  .metric = METRIC("jank_input_stalled_since_seconds", GAUGE, .unit = "seconds",
+			   HELP("While the input is stalled (connected, its trace time still), the "
+				"Unix time it last advanced; 0 otherwise.")) },
+	COUNT_METRIC("stalls", IN(stalls), BASIC,
+		     METRIC("jank_input_stalls", HELP("Times the input stalled: no event and no "
+						      "beacon for several live timer periods."))),
 	/* The ends of what this worker read: a restart's skipped range starts at the last. */
 	TIME("first_event_ns", IN(engine.first), OPT, INT64_MIN),
 	TIME("last_event_ns", IN(last_event_ns), OPT, INT64_MIN),
@@ -62,26 +103,39 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("janks", IN(engine.janks), SUM),
 	COUNT("overdue", IN(engine.overdue), SUM),
 	COUNT("overdue_unsure", IN(engine.overdue_unsure), SUM),
-	COUNT("actions_open", IN(engine.actions_open), 0),
+	COUNT_METRIC("actions_open", IN(engine.actions_open), 0,
+		     METRIC("jank_open_actions", GAUGE, HELP("Actions begun and not ended yet."))),
 	COUNT("actions_expired", IN(engine.actions_expired), SUM),
 	COUNT("actions_replaced", IN(engine.actions_replaced), SUM),
 	COUNT("actions_unmatched", IN(engine.actions_unmatched), SUM),
 	COUNT("actions_dropped", IN(engine.actions_dropped), SUM),
 	COUNT("actions_evicted", IN(engine.actions_evicted), SUM),
-	COUNT("flows_expired", IN(engine.flows_expired), SUM),
-	COUNT("flows_evicted", IN(engine.flows_evicted), SUM),
-	COUNT("flows_paired", IN(engine.flows_paired), SUM),
-	COUNT("flows_unmatched", IN(engine.flows_unmatched), SUM),
-	COUNT("flows_replaced", IN(engine.flows_replaced), SUM),
+	FLOWS(flows_expired, "expired"),
+	FLOWS(flows_evicted, "evicted"),
+	FLOWS(flows_paired, "paired"),
+	FLOWS(flows_unmatched, "unmatched"),
+	FLOWS(flows_replaced, "replaced"),
 	/* Call stacks: exits that were not the innermost frame's, frames the full table refused. */
-	COUNT("function_resyncs", IN(engine.function_resyncs), SUM),
-	COUNT("stacks_full", IN(engine.stacks_full), SUM),
+	COUNT_METRIC("function_resyncs", IN(engine.function_resyncs), SUM,
+		     METRIC("jank_input_function_resyncs",
+			    HELP("Function exits that were not the innermost frame's (function "
+				 "events were lost)."))),
+	COUNT_METRIC("stacks_full", IN(engine.stacks_full), SUM,
+		     METRIC("jank_input_stacks_full",
+			    HELP("Call stack frames not kept: the table of call stacks was full "
+				 "(new stacks go unnamed)."))),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
-	COUNT("budget_forced", IN(engine.budget_forced), SUM),
-	COUNT("memory_bytes", IN(engine.memory_bytes), 0),
+	COUNT_METRIC("budget_forced", IN(engine.budget_forced), SUM,
+		     METRIC("jank_graph_budget_forced_collections",
+			    HELP("Times the memory budget made the garbage collection free the "
+				 "graph early."))),
+	COUNT_METRIC("memory_bytes", IN(engine.memory_bytes), 0,
+		     METRIC("jank_graph_memory_bytes", GAUGE, .unit = "bytes",
+			    HELP("Memory of the execution graph and the open actions, as the "
+				 "engine counts it."))),
 	COUNT("memory_peak", IN(engine.memory_peak), 0),
-	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 8 },
+	{ .key = "graph", .type = JANK_FIGURE_OBJECT, .size = 6 },
 	/* The traced threads the graph holds (jankd's workers are "fleet"'s). */
 	COUNT("threads", IN(engine.graph.threads), 0),
 	COUNT("vertices", IN(engine.graph.vertices), 0),
@@ -89,9 +143,6 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("freed_vertices", IN(engine.graph.freed_vertices), 0),
 	COUNT("freed_threads", IN(engine.graph.freed_threads), 0),
 	COUNT("gc_steps", IN(engine.graph.gc_steps), 0),
-	/* Deprecated aliases of threads and freed_threads, kept for existing readers. */
-	COUNT("workers", IN(engine.graph.threads), 0),
-	COUNT("freed_workers", IN(engine.graph.freed_threads), 0),
 	{ .key = "rules", .type = JANK_FIGURE_RULES, .flags = BASIC },
 };
 const size_t jank_figures_input_nfields =

@@ -360,69 +360,28 @@ static void put_rules(struct out *o, const struct jank_metrics *m)
 	}
 }
 
+/* What the supervisor knows of each input; its workers' figures are the figures table's. */
 enum input_figure {
 	INPUT_CONNECTED = 0,
-	INPUT_EVENTS,
-	INPUT_DISCARDED,
-	INPUT_DISCONNECTS,
-	INPUT_RECONNECTS,
-	INPUT_OPEN,
-	INPUT_MEMORY,
-	INPUT_BUDGET,
 	INPUT_RESTARTS,
 	INPUT_WORKER_RSS,
-	INPUT_STALLED,
-	INPUT_STALLS,
 	INPUT_SKIPPED,
 	INPUT_LOST,
-	INPUT_FLOWS,
-	INPUT_RESYNCS,
-	INPUT_STACKS_FULL,
 	INPUT_FIGURES,
-};
-
-static const char *const flow_outcomes[JANK_METRICS_FLOWS] = {
-	[JANK_METRICS_FLOW_PAIRED] = "paired",	   [JANK_METRICS_FLOW_UNMATCHED] = "unmatched",
-	[JANK_METRICS_FLOW_EXPIRED] = "expired",   [JANK_METRICS_FLOW_EVICTED] = "evicted",
-	[JANK_METRICS_FLOW_REPLACED] = "replaced",
 };
 
 /* clang-format off */
 static const struct family input_families[INPUT_FIGURES] = {
 	[INPUT_CONNECTED] = { "jank_input_connected", GAUGE, NULL,
 		"1 while the live session is attached, 0 while jankd waits for it or reconnects." },
-	[INPUT_EVENTS] = { "jank_input_events", COUNTER, NULL,
-		"Events of the live session that the engine processed." },
-	[INPUT_DISCARDED] = { "jank_input_discarded_events", COUNTER, NULL,
-		"Events the tracer discarded (its buffers were full): jankd never saw them." },
-	[INPUT_DISCONNECTS] = { "jank_input_disconnects", COUNTER, NULL,
-		"Times the live session was lost (relayd gone, session destroyed)." },
-	[INPUT_RECONNECTS] = { "jank_input_reconnects", COUNTER, NULL,
-		"Times jankd attached the live session again after losing it." },
-	[INPUT_OPEN] = { "jank_open_actions", GAUGE, NULL,
-		"Actions begun and not ended yet." },
-	[INPUT_MEMORY] = { "jank_graph_memory_bytes", GAUGE, "bytes",
-		"Memory of the execution graph and the open actions, as the engine counts it." },
-	[INPUT_BUDGET] = { "jank_graph_budget_forced_collections", COUNTER, NULL,
-		"Times the memory budget made the garbage collection free the graph early." },
 	[INPUT_RESTARTS] = { "jank_input_worker_restarts", COUNTER, NULL,
 		"Times the input's worker process was started again (it died or stopped answering)." },
 	[INPUT_WORKER_RSS] = { "jank_input_worker_resident_memory_bytes", GAUGE, "bytes",
 		"Resident memory of the input's worker process (0 while none runs)." },
-	[INPUT_STALLED] = { "jank_input_stalled_since_seconds", GAUGE, "seconds",
-		"While the input is stalled (connected, its trace time still), the Unix time it last advanced; 0 otherwise." },
-	[INPUT_STALLS] = { "jank_input_stalls", COUNTER, NULL,
-		"Times the input stalled: no event and no beacon for several live timer periods." },
 	[INPUT_SKIPPED] = { "jank_input_skipped_seconds", COUNTER, "seconds",
 		"Trace time no worker read: a replaced worker's successor starts at relayd's newest packets." },
 	[INPUT_LOST] = { "jank_input_actions_lost", COUNTER, NULL,
 		"Actions open in a worker that was replaced: their ends cannot be matched." },
-	[INPUT_FLOWS] = { "jank_input_flows", COUNTER, NULL,
-		"Flow events by outcome: paired (a to found its from), unmatched (a to without one), replaced (a from whose key was pending), expired (a pending from past the action timeout), evicted (by the memory budget)." },
-	[INPUT_RESYNCS] = { "jank_input_function_resyncs", COUNTER, NULL,
-		"Function exits that were not the innermost frame's (function events were lost)." },
-	[INPUT_STACKS_FULL] = { "jank_input_stacks_full", COUNTER, NULL,
-		"Call stack frames not kept: the table of call stacks was full (new stacks go unnamed)." },
 };
 /* clang-format on */
 
@@ -431,65 +390,93 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 	switch (fig) {
 	case INPUT_CONNECTED:
 		return in->connected;
-	case INPUT_EVENTS:
-		return in->events;
-	case INPUT_DISCARDED:
-		return in->discarded_events;
-	case INPUT_DISCONNECTS:
-		return in->disconnects;
-	case INPUT_RECONNECTS:
-		return in->reconnects;
-	case INPUT_OPEN:
-		return in->actions_open;
-	case INPUT_MEMORY:
-		return in->memory_bytes;
 	case INPUT_RESTARTS:
 		return in->worker_restarts;
 	case INPUT_WORKER_RSS:
 		return in->worker_rss_bytes;
-	case INPUT_STALLED:
-		return in->stalled_since_s;
-	case INPUT_STALLS:
-		return in->stalls;
 	case INPUT_LOST:
 		return in->actions_lost;
-	case INPUT_RESYNCS:
-		return in->function_resyncs;
-	case INPUT_STACKS_FULL:
-		return in->stacks_full;
 	case INPUT_SKIPPED: /* put_seconds() */
-	case INPUT_FLOWS:   /* by outcome, in put_inputs() */
-	case INPUT_BUDGET:
 	case INPUT_FIGURES:
 		break;
 	}
-	return in->budget_forced;
+	return 0;
 }
 
+static void put_supervisor_input(struct out *o, const struct jank_metrics *m, enum input_figure fig)
+{
+	put_family(o, &input_families[fig]);
+	for (size_t i = 0; i < m->ninputs; i++) {
+		struct label l = { "input", m->inputs[i].url };
+
+		if (fig == INPUT_SKIPPED)
+			put_seconds(o, &input_families[fig], &l, 1, m->inputs[i].skipped_ns);
+		else
+			put_u64(o, &input_families[fig], &l, 1, input_figure(&m->inputs[i], fig));
+	}
+}
+
+/* A figure's value on the page: a count, or a time in ns as whole seconds (0 when negative). */
+static uint64_t figure_value(const struct jank_input_figures *f, const struct jank_figure_field *d)
+{
+	const char *p = (const char *)f + d->offset;
+	int64_t ns;
+
+	if (d->type == JANK_FIGURE_U64) {
+		uint64_t v;
+
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
+	memcpy(&ns, p, sizeof(ns));
+	return ns > 0 ? (uint64_t)ns / 1000000000u : 0;
+}
+
+/* Whether row k is the first of its family (rows of one family may be apart). */
+static bool first_of_family(const struct jank_figure_field *d, size_t k)
+{
+	for (size_t j = 0; j < k; j++)
+		if (d[j].metric && !strcmp(d[j].metric->name, d[k].metric->name))
+			return false;
+	return true;
+}
+
+/* The family of figure rows named like row k: its metadata, then per input its rows' samples. */
+static void put_figure_family(struct out *o, const struct jank_metrics *m, size_t k)
+{
+	const struct jank_figure_field *d = jank_figures_input_fields;
+	const struct jank_figure_metric *mk = d[k].metric;
+	struct family fam = { mk->name, mk->gauge ? GAUGE : COUNTER, mk->unit, mk->help };
+
+	put_family(o, &fam);
+	for (size_t i = 0; i < m->ninputs; i++)
+		for (size_t j = k; j < jank_figures_input_nfields; j++) {
+			const struct jank_figure_metric *mj = d[j].metric;
+			struct label l[2] = { { "input", m->inputs[i].url },
+					      { mj ? mj->label : NULL, mj ? mj->value : NULL } };
+
+			if (mj && !strcmp(mj->name, mk->name))
+				put_u64(o, &fam, l, mj->label ? 2 : 1,
+					m->inputs[i].fig ? figure_value(m->inputs[i].fig, &d[j])
+							 : 0);
+		}
+}
+
+/*
+ * Per input: whether it is connected, the figures of its workers that the
+ * figures table makes metrics (in its order), then the supervisor's.
+ */
 static void put_inputs(struct out *o, const struct jank_metrics *m)
 {
 	if (m->ninputs == 0)
 		return;
-	for (int fig = 0; fig < INPUT_FIGURES; fig++) {
-		put_family(o, &input_families[fig]);
-		for (size_t i = 0; i < m->ninputs; i++) {
-			struct label l = { "input", m->inputs[i].url };
-
-			if (fig == INPUT_SKIPPED)
-				put_seconds(o, &input_families[fig], &l, 1,
-					    m->inputs[i].skipped_ns);
-			else if (fig == INPUT_FLOWS)
-				for (int k = 0; k < JANK_METRICS_FLOWS; k++) {
-					struct label lk[2] = { l, { "outcome", flow_outcomes[k] } };
-
-					put_u64(o, &input_families[fig], lk, 2,
-						m->inputs[i].flows[k]);
-				}
-			else
-				put_u64(o, &input_families[fig], &l, 1,
-					input_figure(&m->inputs[i], fig));
-		}
-	}
+	put_supervisor_input(o, m, INPUT_CONNECTED);
+	for (size_t k = 0; k < jank_figures_input_nfields; k++)
+		if (jank_figures_input_fields[k].metric &&
+		    first_of_family(jank_figures_input_fields, k))
+			put_figure_family(o, m, k);
+	for (int fig = INPUT_RESTARTS; fig < INPUT_FIGURES; fig++)
+		put_supervisor_input(o, m, fig);
 }
 
 /* A family of one unlabelled sample. */
