@@ -43,6 +43,25 @@ struct jank_reader_stats {
 struct jank_reader;
 
 /*
+ * Which decoder reads CTF directories: the native one (io/trace-native.c)
+ * when the trace's metadata compiles, else babeltrace2, said once on
+ * stderr (auto, the default); only the native one (a trace it does not take
+ * is an error); or only babeltrace2.
+ */
+enum jank_decoder {
+	JANK_DECODER_AUTO = 0,
+	JANK_DECODER_NATIVE,
+	JANK_DECODER_BABELTRACE2,
+};
+
+/* The decoder jank_reader_new_ctf() uses from now on (process-wide; set it at start). */
+void jank_reader_set_decoder(enum jank_decoder d);
+/* "auto", "native" or "babeltrace2": 0, or -EINVAL. */
+int jank_decoder_from_name(const char *name, enum jank_decoder *d);
+/* The decoder that reads this input: "native" or "babeltrace2". */
+const char *jank_reader_decoder_name(const struct jank_reader *in);
+
+/*
  * Offline input over `n` paths. Each path is a CTF trace directory or a
  * directory that holds traces (an lttng output directory); all the traces
  * under it are read. Returns NULL and writes a one-line message to `err`

@@ -62,7 +62,7 @@ int cmd_report(int argc, char **argv)
 	uid_t owner = 0;
 	int r;
 
-	r = parse_options(argc, argv, "report", "dh", usage_report, &o);
+	r = parse_options(argc, argv, "report", "dhD", usage_report, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (o.ntraces != 1) {
