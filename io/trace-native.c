@@ -101,6 +101,7 @@ struct nstream {
 	int64_t last_ts; /* of its own messages, for the order check */
 	/* The head item */
 	uint8_t kind;
+	bool body_pending; /* an event whose class was not compiled when its header was read */
 	int64_t ts;
 	struct nclass *cls;
 	struct jank_value vals[CTF_NSLOTS];
@@ -642,21 +643,36 @@ static struct nclass *event_class(struct nstream *s)
 	return &s->sc->classes[id];
 }
 
-/* Decode the next event of the open packet into the stream's head. */
-static int event_read(struct jank_reader *in, struct nstream *s)
+/*
+ * The next event's header: its class and time. Its body waits when its class
+ * is not compiled yet: the class is resolved with the engine when the event
+ * is delivered, in merged order, as trace-decode.c resolves it (the engine
+ * numbers classes in that order).
+ */
+static int event_head(struct jank_reader *in, struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
-	struct nclass *nc;
-	int r;
 
 	c->roles_set &= ~(1u << CTF_ROLE_EVENT_ID);
-	c->scratch_used = 0;
 	c->steps = c->end - c->at + 4096;
 	if (ctf_plan_run(s->sc->ehdr, c) < 0)
 		return stream_fail(in, s, c->why);
-	nc = event_class(s);
-	if (!nc)
+	s->cls = event_class(s);
+	if (!s->cls)
 		return stream_fail(in, s, "an event of an unknown class");
+	s->body_pending = true;
+	if (to_ns(in, s, c->clock, &s->ts) < 0 || order_check(in, s, s->ts) < 0)
+		return -ERANGE;
+	return 0;
+}
+
+/* The event's contexts and payload, into the stream's values. */
+static int event_body(struct jank_reader *in, struct nstream *s)
+{
+	struct ctf_cursor *c = &s->cur;
+	struct nclass *nc = s->cls;
+	int r;
+
 	if (!nc->compiled) {
 		r = compile_class(in, s->sc, nc, s->tr);
 		if (r < 0)
@@ -664,17 +680,15 @@ static int event_read(struct jank_reader *in, struct nstream *s)
 	}
 	for (unsigned i = 0; i < nc->nfields; i++)
 		s->vals[i].type = JANK_VALUE_NONE;
-	s->vals[CTF_SLOT_TID].type = s->vals[CTF_SLOT_PID].type = JANK_VALUE_NONE;
-	s->vals[CTF_SLOT_COMM].type = JANK_VALUE_NONE;
-	for (unsigned i = CTF_SLOT_SYM_BADDR; i < CTF_NSLOTS; i++)
-		s->vals[i].type = JANK_VALUE_NONE;
+	for (unsigned i = CTF_SLOT_TID; i < CTF_NSLOTS; i++)
+		if (i != CTF_SLOT_CPU)
+			s->vals[i].type = JANK_VALUE_NONE;
+	c->scratch_used = 0;
 	if (ctf_plan_run(nc->common, c) < 0 || ctf_plan_run(nc->spec, c) < 0 ||
 	    ctf_plan_run(nc->payload, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
-	s->cls = nc;
-	if (to_ns(in, s, c->clock, &s->ts) < 0 || order_check(in, s, s->ts) < 0)
-		return -ERANGE;
+	s->body_pending = false;
 	return 0;
 }
 
@@ -710,13 +724,17 @@ static int stream_next(struct jank_reader *in, struct nstream *s)
 				return r;
 			continue;
 		}
-		r = event_read(in, s);
+		r = event_head(in, s);
 		if (r < 0)
 			return r;
-		if (s->cls->wanted || s->cls->sym_kind != READER_SYM_NONE) {
-			s->kind = ITEM_EVENT;
+		s->kind = ITEM_EVENT;
+		if (!s->cls->compiled)
+			return 0; /* resolved when delivered */
+		r = event_body(in, s);
+		if (r < 0)
+			return r;
+		if (s->cls->wanted || s->cls->sym_kind != READER_SYM_NONE)
 			return 0;
-		}
 	}
 }
 
@@ -782,22 +800,27 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 }
 
 /* Hand the stream's head to the engine (in merged order). */
-static void deliver(struct jank_reader *in, struct nstream *s)
+static int deliver(struct jank_reader *in, struct nstream *s)
 {
 	struct jank_event jev;
+	int r;
 
 	if (s->kind == ITEM_DISCARDED) {
 		const struct discarded *d = &s->disc[s->disc_head++];
 		uint64_t count = d->count ? d->count : 1;
 
 		in->stats.discarded += count;
+		if (in->tap)
+			in->tap->discarded(d->cpu, d->begin, d->end, count, in->tap->data);
 		jank_engine_discarded_range(in->engine, d->cpu, d->begin, d->end, count);
-		return;
+		return 0;
 	}
+	if (s->body_pending && (r = event_body(in, s)) < 0)
+		return r;
 	if (s->cls->sym_kind != READER_SYM_NONE)
 		symbols_values(in, s, s->cls->sym_kind);
 	if (!s->cls->wanted)
-		return;
+		return 0;
 	jev.ts = s->ts;
 	jev.cpu = s->cpu;
 	jev.tid = slot_int32(s, CTF_SLOT_TID);
@@ -808,7 +831,10 @@ static void deliver(struct jank_reader *in, struct nstream *s)
 	memcpy(jev.fields, s->vals, jev.nfields * sizeof(jev.fields[0]));
 	in->last_ts = jev.ts;
 	in->stats.events_used++;
+	if (in->tap)
+		in->tap->event(&jev, in->tap->data);
 	jank_engine_process(in->engine, &jev);
+	return 0;
 }
 
 /* ---- The merge: a heap of streams by (time of their head, stream number) ---- */
@@ -884,8 +910,7 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 	for (int n = 0; n < 4096 && nr->nheap; n++) {
 		struct nstream *s = nr->heap[0];
 
-		deliver(in, s);
-		if (stream_next(in, s) < 0) {
+		if (deliver(in, s) < 0 || stream_next(in, s) < 0) {
 			in->failed = true;
 			return JANK_READER_STATUS_ERROR;
 		}
@@ -1088,6 +1113,11 @@ int jank_decoder_from_name(const char *name, enum jank_decoder *d)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap)
+{
+	in->tap = tap;
 }
 
 const char *jank_reader_decoder_name(const struct jank_reader *in)

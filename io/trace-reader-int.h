@@ -157,7 +157,8 @@ struct jank_reader {
 	struct jank_symbols *symbols; /* not owned; NULL: none */
 	struct jank_merge_ops merge_ops;
 	struct jank_reader_stats stats;
-	struct native_reader *native; /* io/trace-native.c reads the traces, not the graph */
+	struct native_reader *native;	   /* io/trace-native.c reads the traces, not the graph */
+	const struct jank_reader_tap *tap; /* the tests' */
 	char err[INPUT_ERR_LEN];
 };
 

@@ -98,6 +98,18 @@ void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_no
 struct jank_symbols;
 void jank_reader_set_symbols(struct jank_reader *in, struct jank_symbols *symbols);
 
+/*
+ * For the tests (the differential test of the two decoders): every event
+ * and every discarded range, as the engine gets it, also to these
+ * functions. NULL: none.
+ */
+struct jank_reader_tap {
+	void (*event)(const struct jank_event *ev, void *data);
+	void (*discarded)(int32_t cpu, int64_t begin, int64_t end, uint64_t count, void *data);
+	void *data;
+};
+void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap);
+
 /* Process one batch of messages. */
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in);
 /* Run to the end (offline): END or ERROR (AGAIN is retried after a short sleep). */
