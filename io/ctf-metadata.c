@@ -268,8 +268,8 @@ static int tokenize(struct parser *p, const char *s, size_t len)
 		}
 		if (!next) {
 			p->pos = p->ntoks;
-			jank_errf(p->err, p->errlen, "metadata line %u: cannot read '%.16s'", line,
-				  s);
+			jank_errf(p->err, p->errlen, "metadata line %u: cannot read byte 0x%02x",
+				  line, (unsigned char)*s);
 			p->failed = true;
 			return -EINVAL;
 		}

@@ -358,8 +358,9 @@ static int map_stream(struct nstream *s, char *why, size_t len)
 
 static int stream_fail(struct jank_reader *in, struct nstream *s, const char *what)
 {
-	jank_errf(in->err, sizeof(in->err), "%s: cannot read the trace: packet at byte %llu: %s",
-		  s->path, (unsigned long long)s->pkt, what);
+	jank_errf(in->err, sizeof(in->err),
+		  "%s: cannot read the trace: packet at byte %llu, at its bit %llu: %s", s->path,
+		  (unsigned long long)s->pkt, (unsigned long long)s->cur.at, what);
 	return -EINVAL;
 }
 

@@ -3,7 +3,11 @@
 # reference: over every trace the tests have (jank-gen fixtures of every
 # shape jank-gen writes: kernel and user space, contexts of every type,
 # call stacks, small packets, discarded events, hostile strings; the demo
-# trace with its statedump; ../shared/traces/many-threads, a real LTTng
+# trace with its statedump; tests/data/ctf-lttng, LTTng's own layouts
+# (compact and large event headers, the extended forms, text arrays,
+# sequences, lttng-modules' nested network-header variants, user-space
+# contexts; tests/fuzz/ctf-lttng.h is its metadata, the fuzz corpus of
+# fuzz-ctf-packet its streams); ../shared/traces/many-threads, a real LTTng
 # kernel trace, when present; the kernel suite's recordings when
 # JANK_KERNEL_TRACES names a directory of them), both decoders give the
 # engine the same events, event by event (times, CPUs, threads, every field
@@ -90,7 +94,8 @@ cases="kernel $top_srcdir/tests/bench/syscalls.conf $tmp/t/kernel
 arrays - $tmp/t/arrays
 ust $tmp/ust.conf $tmp/t/ust
 demo $top_srcdir/tests/data/demo/demo.conf $tmp/t/demo
-demo-kernel-and-ust $top_srcdir/tests/data/demo/demo.conf $tmp/t/demo/kernel $tmp/t/demo/ust"
+demo-kernel-and-ust $top_srcdir/tests/data/demo/demo.conf $tmp/t/demo/kernel $tmp/t/demo/ust
+lttng-like $top_srcdir/tests/data/ctf-lttng.conf $top_srcdir/tests/data/ctf-lttng"
 mt=$SHARED_TRACES/many-threads
 if [ -f "$mt/metadata" ]; then
 	cases="$cases
