@@ -26,6 +26,8 @@ static const char usage_report[] =
 	"report.txt goes to standard output, unless --dir names where the files go.\n"
 	"\n"
 	"  -d, --dir OUT         write the report files into OUT instead\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 /*
