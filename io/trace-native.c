@@ -317,16 +317,20 @@ static int list_streams(const char *dir, char ***out, size_t *nout)
 		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
 			continue;
 		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv || !(nv[n] = strdup(path))) {
-			free(nv ? nv : v);
+		if (nv)
+			v = nv;
+		if (!nv || !(v[n] = strdup(path))) {
+			while (n > 0)
+				free(v[--n]);
+			free(v);
 			closedir(d);
 			return -ENOMEM;
 		}
-		v = nv;
 		n++;
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_paths);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_paths);
 	*out = v;
 	*nout = n;
 	return 0;

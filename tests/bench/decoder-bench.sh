@@ -7,7 +7,7 @@
 # best of BENCH_REPEAT, CPU time (user + system) of:
 #
 #   babeltrace2 TRACE -c sink.utils.dummy              decode, merge, drop
-#   jankctl analyze --decoder babeltrace2 -c CONF TRACE  decode, merge, analyse
+#   jankctl analyze --decoder babeltrace2 -c CONF TRACE  decode, merge, analyse (as make bench)
 #   jankctl analyze --decoder native -c CONF TRACE       the same, natively
 #
 # and checks that both jankctl runs print the same bytes. Prints a Markdown
@@ -64,9 +64,9 @@ row() {
 	shift 3
 	"$BT" "$@" -c sink.utils.dummy >/dev/null 2>&1 # warm the page cache
 	bt=$(best "$BT" "$@" -c sink.utils.dummy) || return 1
-	jb=$(best "$JANKCTL" analyze --all --decoder babeltrace2 -c "$conf" "$@") || return 1
+	jb=$(best "$JANKCTL" analyze --decoder babeltrace2 -c "$conf" "$@") || return 1
 	cp "$work/out" "$work/out.bt"
-	jn=$(best "$JANKCTL" analyze --all --decoder native -c "$conf" "$@") || return 1
+	jn=$(best "$JANKCTL" analyze --decoder native -c "$conf" "$@") || return 1
 	cmp -s "$work/out" "$work/out.bt" && same=yes || same=NO
 	awk -v l="$label" -v n="$n" -v bt="$bt" -v jb="$jb" -v jn="$jn" -v s="$same" 'BEGIN {
 		printf "| %s | %.2fM | %.0f | %.0f (%.2fx) | %.0f (%.2fx) | %.2fx | %s |\n",
