@@ -563,6 +563,8 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 	}
 	in->last_ts = jev.ts;
 	in->stats.events_used++;
+	if (in->tap)
+		in->tap->event(&jev, in->tap->data);
 	jank_engine_process(in->engine, &jev);
 	return 0;
 nomem:
@@ -709,6 +711,8 @@ static int handle_discarded(struct jank_reader *in, const bt_message *msg, bool 
 			return r;
 	}
 	in->stats.discarded += count;
+	if (in->tap)
+		in->tap->discarded(rec ? rec->cpu : -1, begin, ts, count, in->tap->data);
 	jank_engine_discarded_range(in->engine, rec ? rec->cpu : -1, begin, ts, count);
 	return 0;
 }

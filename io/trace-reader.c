@@ -25,6 +25,7 @@
 #include <babeltrace2/babeltrace.h>
 #include "errbuf.h"
 #include "time-limit.h"
+#include "trace-native.h"
 #include "trace-reader-int.h"
 
 /* Offline: give back the mapped trace pages already read, this often (events). */
@@ -115,6 +116,8 @@ enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 		return JANK_READER_STATUS_ERROR;
 	if (in->ended)
 		return JANK_READER_STATUS_END;
+	if (in->native)
+		return native_run_once(in);
 	/* Rules only change between two batches: one compare per batch. */
 	if (in->generation != jank_engine_generation(in->engine))
 		reader_forget_classes(in);

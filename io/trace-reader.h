@@ -43,6 +43,25 @@ struct jank_reader_stats {
 struct jank_reader;
 
 /*
+ * Which decoder reads CTF directories: the native one (io/trace-native.c)
+ * when the trace's metadata compiles, else babeltrace2, said once on
+ * stderr (auto, the default); only the native one (a trace it does not take
+ * is an error); or only babeltrace2.
+ */
+enum jank_decoder {
+	JANK_DECODER_AUTO = 0,
+	JANK_DECODER_NATIVE,
+	JANK_DECODER_BABELTRACE2,
+};
+
+/* The decoder jank_reader_new_ctf() uses from now on (process-wide; set it at start). */
+void jank_reader_set_decoder(enum jank_decoder d);
+/* "auto", "native" or "babeltrace2": 0, or -EINVAL. */
+int jank_decoder_from_name(const char *name, enum jank_decoder *d);
+/* The decoder that reads this input: "native" or "babeltrace2". */
+const char *jank_reader_decoder_name(const struct jank_reader *in);
+
+/*
  * Offline input over `n` paths. Each path is a CTF trace directory or a
  * directory that holds traces (an lttng output directory); all the traces
  * under it are read. Returns NULL and writes a one-line message to `err`
@@ -78,6 +97,18 @@ void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_no
  */
 struct jank_symbols;
 void jank_reader_set_symbols(struct jank_reader *in, struct jank_symbols *symbols);
+
+/*
+ * For the tests (the differential test of the two decoders): every event
+ * and every discarded range, as the engine gets it, also to these
+ * functions. NULL: none.
+ */
+struct jank_reader_tap {
+	void (*event)(const struct jank_event *ev, void *data);
+	void (*discarded)(int32_t cpu, int64_t begin, int64_t end, uint64_t count, void *data);
+	void *data;
+};
+void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap);
 
 /* Process one batch of messages. */
 enum jank_reader_status jank_reader_run_once(struct jank_reader *in);

@@ -21,6 +21,7 @@
 #include "errbuf.h"
 #include "time-limit.h"
 #include "trace-merge.h"
+#include "trace-native.h"
 #include "trace-reader-int.h"
 
 /*
@@ -307,6 +308,15 @@ struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 	if (remember_trace_dirs(in, dirs, ndirs) < 0)
 		goto nomem;
 	ncomp = reader_assign_components(dirs, ndirs);
+	switch (reader_choose_native(in, dirs, ndirs, err, errlen)) {
+	case 1:
+		ok = true;
+		goto end;
+	case 0:
+		break;
+	default:
+		goto end;
+	}
 	srcs = calloc(ncomp, sizeof(*srcs));
 	if (!srcs)
 		goto nomem;
@@ -388,6 +398,7 @@ static void input_destroy(struct jank_reader *in)
 		return;
 	/* The graph first: finalizing the sink must not see freed caches. */
 	bt_graph_put_ref(in->graph);
+	native_free(in->native);
 	reader_decode_fini(in);
 	for (size_t i = 0; i < in->nlabels; i++)
 		free(in->labels[i]);

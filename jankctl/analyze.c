@@ -31,6 +31,8 @@ static const char usage_analyze[] =
 	"  -c, --config FILE     the rules (the [graph] section applies too)\n"
 	"  -a, --all             report every completed action, not only the slow ones\n"
 	"  -f, --format FORMAT   text (default) or json (one object per line)\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 static const char usage_compare[] =
@@ -51,6 +53,8 @@ static const char usage_compare[] =
 	"                        paths: slow (after) by call stack, red where it spends more\n"
 	"                        per action than normal (before), blue where less\n"
 	"  -f, --format FORMAT   text (default) or json (one object)\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 /* ---- The rules of --config, and an engine with them ---- */

@@ -26,6 +26,8 @@ static const char usage_report[] =
 	"report.txt goes to standard output, unless --dir names where the files go.\n"
 	"\n"
 	"  -d, --dir OUT         write the report files into OUT instead\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 /*
@@ -62,7 +64,7 @@ int cmd_report(int argc, char **argv)
 	uid_t owner = 0;
 	int r;
 
-	r = parse_options(argc, argv, "report", "dh", usage_report, &o);
+	r = parse_options(argc, argv, "report", "dhD", usage_report, &o);
 	if (r)
 		return r == 1 ? 0 : r;
 	if (o.ntraces != 1) {

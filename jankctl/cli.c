@@ -104,6 +104,19 @@ static int parse_format(const char *cmd, const char *arg, enum format *f)
 	return JANK_EXIT_USAGE;
 }
 
+/* --decoder auto|native|babeltrace2: for every trace this process reads from now on. */
+static int set_decoder(const char *cmd, const char *arg)
+{
+	enum jank_decoder d;
+
+	if (jank_decoder_from_name(arg, &d) < 0) {
+		errorf("%s: bad --decoder '%s' (expected auto, native or babeltrace2)", cmd, arg);
+		return -EINVAL;
+	}
+	jank_reader_set_decoder(d);
+	return 0;
+}
+
 int no_arguments(const char *cmd, const struct options *o)
 {
 	if (o->ntraces == 0)
@@ -156,6 +169,7 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 		{ "before", required_argument, NULL, 'B' },
 		{ "svg", required_argument, NULL, 'o' },
 		{ "flame", required_argument, NULL, 'F' },
+		{ "decoder", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Hidden, for the tests and the benchmarks; analyze only. */
 		{ "no-gc", no_argument, NULL, 'G' },
@@ -219,6 +233,10 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 			}
 			*(c == 'b' ? &o->begin_set : &o->end_set) = true;
 			break;
+		case 'D':
+			if (set_decoder(cmd, optarg) < 0)
+				return JANK_EXIT_USAGE;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -234,8 +252,12 @@ int parse_options(int argc, char **argv, const char *cmd, const char *allowed, c
 int parse_trace_options(int argc, char **argv, const char *cmd, const char *allowed,
 			const char *usage, struct options *o)
 {
-	int r = parse_options(argc, argv, cmd, allowed, usage, o);
+	char with_decoder[64];
+	int r;
 
+	/* Every command that reads traces takes --decoder. */
+	snprintf(with_decoder, sizeof(with_decoder), "%sD", allowed);
+	r = parse_options(argc, argv, cmd, with_decoder, usage, o);
 	if (r == 0 && o->ntraces == 0) {
 		errorf("%s: no TRACE given (see jankctl %s --help)", cmd, cmd);
 		r = JANK_EXIT_USAGE;

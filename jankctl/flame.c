@@ -31,6 +31,8 @@ static const char usage_flame[] =
 	"  -a, --all             every completed action's path, not only the slow ones\n"
 	"  -f, --format FORMAT   folded (default) or svg: the picture on standard output\n"
 	"  -o, --svg FILE        also draw the flame graph into FILE\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 struct flame_ctx {

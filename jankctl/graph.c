@@ -26,6 +26,8 @@ static const char usage_critpath[] =
 	"  -b, --begin NS        start of the interval\n"
 	"  -e, --end NS          end of the interval\n"
 	"  -f, --format FORMAT   text (default) or json\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 static const char usage_graph[] =
@@ -34,6 +36,8 @@ static const char usage_graph[] =
 	"\n"
 	"  -t, --tid N           only thread N and the links that touch it\n"
 	"  -f, --format FORMAT   json (default) or text\n"
+	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
+	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
 
 /* ---- The whole graph ---- */

@@ -13,13 +13,19 @@ bench_bench_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/i
 	$(top_builddir)/lib/libjank.la $(JSONC_LIBS) -lm
 
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
-	bench/memory-budget.sh bench/fleet-load.sh
+	bench/memory-budget.sh bench/fleet-load.sh bench/decoder-bench.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	BABELTRACE2='$(BABELTRACE2_BIN)' bash $(srcdir)/bench/run-bench.sh
 .PHONY: bench
+
+# BENCH_REPEAT, BENCH_SCALE, BENCH_DIR: see decoder-bench.sh.
+bench-decoders: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	BABELTRACE2='$(BABELTRACE2_BIN)' bash $(srcdir)/bench/decoder-bench.sh
+.PHONY: bench-decoders
 
 # LOAD_RATE, LOAD_DURATION, LOAD_SAMPLE: see live-load.sh (root; 10 minutes).
 bench-live: all

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/trace-a" "$tmp/trace-b"
 touch "$tmp/trace-file"
 
-plan 18
+plan 19
 
 # complete FILE WORD...: the sorted COMPREPLY of the command line WORD...
 # whose last word is the one being completed, one per line.
@@ -58,12 +58,15 @@ D=$dir/jankd
 expect "jankctl <TAB>: the commands and --help, --version" \
 	"--help --version analyze captures compare critpath flame graph report status" $J jankctl ''
 expect "jankctl c<TAB>: captures, compare, critpath" "captures compare critpath" $J jankctl c
-expect "jankctl analyze --<TAB>: its options" "--all --config --format --help" \
+expect "jankctl analyze --<TAB>: its options" "--all --config --decoder --format --help" \
 	$J jankctl analyze --
 expect "jankctl critpath --format <TAB>: text, json" "json text" \
 	$J jankctl critpath --format ''
-expect "jankctl flame --<TAB>: its options" "--action --all --config --format --help --svg" \
+expect "jankctl flame --<TAB>: its options" \
+	"--action --all --config --decoder --format --help --svg" \
 	$J jankctl flame --
+expect "jankctl graph --decoder <TAB>: the decoders" "auto babeltrace2 native" \
+	$J jankctl graph --decoder ''
 expect "jankctl flame --format <TAB>: folded, svg" "folded svg" $J jankctl flame --format ''
 expect "jankctl compare --f<TAB>: --flame, --format" "--flame --format" $J jankctl compare --f
 expect "jankctl compare --flame F<TAB>: files" "trace-a trace-b trace-file" \

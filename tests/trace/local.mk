@@ -18,3 +18,11 @@ TRACE_TESTS = \
 	trace/test-man.sh
 TESTS += $(TRACE_TESTS)
 EXTRA_DIST += $(TRACE_TESTS) trace/lib.sh
+# The native CTF decoder against babeltrace2, event by event (ctf-diff) and
+# through jankctl, over every trace the tests have (test-ctf-native.sh).
+noinst_PROGRAMS += trace/ctf-diff
+trace_ctf_diff_SOURCES = trace/ctf-diff.c
+trace_ctf_diff_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+trace_ctf_diff_LDADD = $(top_builddir)/io/libjank-io.la $(top_builddir)/lib/libjank.la -lm
+TESTS += trace/test-ctf-native.sh
+EXTRA_DIST += trace/test-ctf-native.sh

@@ -1,0 +1,908 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan compiler and its interpreter (ctf-plan.h).
+ *
+ * A plan is an array of nodes, one per field of the scope's type tree; a
+ * struct's or variant's children are a run of indices. Compiling walks the
+ * type once: it gives each top-level member the engine asked for a slot,
+ * each integer named like a packet's size, time or counter a role, resolves
+ * every sequence length and variant tag to the node that holds it (which
+ * then saves its value in a register), and finally marks every subtree of
+ * fixed size that nothing is asked of as one skip. The interpreter then
+ * only aligns and advances over those, and reads the rest.
+ *
+ * Sequences' lengths and variants' tags resolve within the scope being
+ * compiled (lexically, from the innermost struct outwards, or by an
+ * absolute path to that scope); a reference to another scope is refused.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ctf-plan.h"
+#include "errbuf.h"
+
+#define NO_FIXED  UINT64_MAX
+#define MAX_NODES (1u << 20)
+#define MAX_DEPTH 64
+
+enum op {
+	OP_INT = 0,
+	OP_FLOAT,
+	OP_STRING,
+	OP_TEXT,  /* array or sequence of 8-bit characters, read as a string */
+	OP_UINTS, /* array or sequence of unsigned integers, read into a buffer */
+	OP_ARRAY,
+	OP_SEQ,
+	OP_STRUCT,
+	OP_VARIANT,
+};
+
+struct vrange {
+	uint64_t lo, hi;
+	uint32_t kid; /* index of the option among the variant's children */
+};
+
+struct pnode {
+	uint8_t op;
+	uint8_t be, sign, clock;
+	uint8_t role, buf, is_seq; /* is_seq: OP_TEXT, OP_UINTS: length in lreg */
+	uint32_t slots;		   /* bit per slot the value goes to */
+	int8_t reg;		   /* save the value in this register, -1 */
+	int8_t lreg;		   /* OP_SEQ (and is_seq), OP_VARIANT: length or tag */
+	bool skip;		   /* fixed size, nothing to do inside */
+	uint32_t align, size;	   /* bits */
+	uint64_t fixed;		   /* bits, NO_FIXED */
+	uint64_t length;	   /* arrays */
+	uint32_t elem;		   /* arrays, sequences */
+	uint32_t kids, nkids;	   /* struct members, variant options */
+	uint32_t ranges, nranges;  /* variant */
+	const struct ctf_type *type;
+};
+
+struct ctf_plan {
+	struct pnode *nodes;
+	uint32_t nnodes, capnodes;
+	uint32_t *kids;
+	uint32_t nkids, capkids;
+	struct vrange *ranges;
+	uint32_t nranges, capranges;
+	uint32_t root;
+	int clock;
+	int nregs;
+};
+
+/* ---- Types ---- */
+
+static bool is_char(const struct ctf_type *t)
+{
+	return t->kind == CTF_INT && t->text && t->size == 8 && t->align == 8;
+}
+
+int ctf_value_type(const struct ctf_type *t)
+{
+	switch (t->kind) {
+	case CTF_INT:
+	case CTF_ENUM:
+		return t->is_signed ? JANK_VALUE_INT : JANK_VALUE_UINT;
+	case CTF_STRING:
+		return JANK_VALUE_STR;
+	case CTF_ARRAY:
+	case CTF_SEQ:
+		if (is_char(t->elem))
+			return JANK_VALUE_STR;
+		if ((t->elem->kind == CTF_INT || t->elem->kind == CTF_ENUM) && !t->elem->is_signed)
+			return JANK_VALUE_ARRAY;
+		return JANK_VALUE_NONE;
+	case CTF_FLOAT:
+	case CTF_STRUCT:
+	case CTF_VARIANT:
+		break;
+	}
+	return JANK_VALUE_NONE;
+}
+
+const struct ctf_type *ctf_scope_member(const struct ctf_type *scope, const char *name)
+{
+	if (!scope || scope->kind != CTF_STRUCT)
+		return NULL;
+	for (size_t i = 0; i < scope->nmembers; i++)
+		if (!strcmp(ctf_field_name(scope->members[i].name), name))
+			return scope->members[i].type;
+	return NULL;
+}
+
+/* ---- Compiling ---- */
+
+struct frame {
+	const struct ctf_type *st;
+	uint32_t node;
+	size_t done; /* members compiled so far */
+};
+
+struct comp {
+	const struct ctf_meta *m;
+	struct ctf_plan *p;
+	enum ctf_scope_kind kind;
+	const struct ctf_want *want;
+	struct frame frames[MAX_DEPTH];
+	unsigned nframes;
+	char *err;
+	size_t errlen;
+};
+
+static int refuse(struct comp *c, const char *what, const char *name)
+{
+	jank_errf(c->err, c->errlen, "%s%s%s", what, name ? ": " : "", name ? name : "");
+	return -ENOTSUP;
+}
+
+static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	if (n >= MAX_NODES)
+		return -E2BIG;
+	{
+		uint32_t ncap = *cap ? *cap * 2 : 64;
+		void *nv = realloc(*v, (size_t)ncap * size);
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	return 0;
+}
+
+static int new_node(struct comp *c, const struct ctf_type *t, uint32_t *idx)
+{
+	struct ctf_plan *p = c->p;
+	struct pnode *n;
+
+	if (grow((void **)&p->nodes, &p->capnodes, p->nnodes, sizeof(*p->nodes)) < 0)
+		return refuse(c, "a scope too large to compile", NULL);
+	*idx = p->nnodes++;
+	n = &p->nodes[*idx];
+	memset(n, 0, sizeof(*n));
+	n->type = t;
+	n->align = t->align;
+	n->reg = n->lreg = -1;
+	n->buf = CTF_SLOT_NONE;
+	n->role = CTF_ROLE_NONE;
+	n->fixed = NO_FIXED;
+	n->be = (t->bo == CTF_BO_NATIVE ? c->m->bo : t->bo) == CTF_BO_BE;
+	return 0;
+}
+
+/* The role of an integer named `name` (babeltrace2's name) at `top` level of the scope. */
+static uint8_t role_of(const struct comp *c, const char *name, bool top)
+{
+	static const struct {
+		enum ctf_scope_kind kind;
+		const char *name;
+		enum ctf_role role;
+	} roles[] = {
+		{ CTF_SCOPE_PACKET_HEADER, "magic", CTF_ROLE_MAGIC },
+		{ CTF_SCOPE_PACKET_HEADER, "stream_id", CTF_ROLE_STREAM_ID },
+		{ CTF_SCOPE_PACKET_HEADER, "stream_instance_id", CTF_ROLE_STREAM_INSTANCE_ID },
+		{ CTF_SCOPE_PACKET_CONTEXT, "timestamp_begin", CTF_ROLE_TS_BEGIN },
+		{ CTF_SCOPE_PACKET_CONTEXT, "timestamp_end", CTF_ROLE_TS_END },
+		{ CTF_SCOPE_PACKET_CONTEXT, "content_size", CTF_ROLE_CONTENT_SIZE },
+		{ CTF_SCOPE_PACKET_CONTEXT, "packet_size", CTF_ROLE_PACKET_SIZE },
+		{ CTF_SCOPE_PACKET_CONTEXT, "events_discarded", CTF_ROLE_DISCARDED },
+		{ CTF_SCOPE_PACKET_CONTEXT, "packet_seq_num", CTF_ROLE_SEQ_NUM },
+	};
+
+	if (!name)
+		return CTF_ROLE_NONE;
+	if (c->kind == CTF_SCOPE_EVENT_HEADER && !strcmp(name, "id"))
+		return CTF_ROLE_EVENT_ID; /* at any depth: the compact header's and its extension's
+					   */
+	for (size_t i = 0; top && i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (roles[i].kind == c->kind && !strcmp(roles[i].name, name))
+			return (uint8_t)roles[i].role;
+	return CTF_ROLE_NONE;
+}
+
+/* The slots a top-level member goes to (one member may feed several), and its array buffer. */
+static uint32_t slots_of(const struct comp *c, const char *name, bool top, uint8_t *buf)
+{
+	uint32_t mask = 0;
+
+	if (!top || !name || !c->want)
+		return 0;
+	for (unsigned i = 0; i < CTF_NSLOTS; i++) {
+		if (!c->want->names[i] || strcmp(c->want->names[i], name))
+			continue;
+		if (!mask || *buf == CTF_SLOT_NONE)
+			*buf = c->want->buf[i];
+		mask |= 1u << i;
+	}
+	return mask;
+}
+
+static int compile(struct comp *c, const struct ctf_type *t, const char *name, bool top,
+		   uint32_t *idx);
+
+/* The node a path (as written: "a.b" or "event.fields.a") names, among the fields before it. */
+static int resolve_path(struct comp *c, const char *path, uint32_t *node)
+{
+	static const char *const abs[] = { "trace.packet.header.", "stream.packet.context.",
+					   "stream.event.header.", "stream.event.context.",
+					   "event.context.",	   "event.fields." };
+	const struct ctf_plan *p = c->p;
+	unsigned from = c->nframes;
+	char comp[256];
+
+	for (size_t i = 0; i < sizeof(abs) / sizeof(abs[0]); i++) {
+		if (!strncmp(path, abs[i], strlen(abs[i]))) {
+			/* Only the scope being compiled: its root frame. */
+			path += strlen(abs[i]);
+			from = 1;
+			break;
+		}
+	}
+	for (bool first = true; *path; first = false) {
+		size_t n = strcspn(path, ".");
+		const struct pnode *pn;
+		bool found = false;
+
+		if (n >= sizeof(comp))
+			return refuse(c, "a field path too long", NULL);
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n + (path[n] == '.');
+		if (first) {
+			for (unsigned f = from; f-- > 0 && !found;) {
+				const struct frame *fr = &c->frames[f];
+
+				for (size_t k = fr->done; k-- > 0 && !found;) {
+					if (strcmp(fr->st->members[k].name, comp))
+						continue;
+					*node = p->kids[p->nodes[fr->node].kids + k];
+					found = true;
+				}
+			}
+		} else {
+			pn = &p->nodes[*node];
+			for (size_t k = 0; pn->op == OP_STRUCT && k < pn->nkids && !found; k++) {
+				if (strcmp(pn->type->members[k].name, comp))
+					continue;
+				*node = p->kids[pn->kids + k];
+				found = true;
+			}
+		}
+		if (!found)
+			return refuse(c, "a length or tag that is not a field before it", comp);
+	}
+	return 0;
+}
+
+/* Make the node at `node` save its value in a register; *reg is that register. */
+static int save_in_register(struct comp *c, uint32_t node, bool want_enum, int8_t *reg)
+{
+	struct pnode *n = &c->p->nodes[node];
+
+	if (n->op != OP_INT || (want_enum && n->type->kind != CTF_ENUM) ||
+	    (!want_enum && n->type->is_signed))
+		return refuse(c,
+			      want_enum ? "a variant tag that is not an enumeration"
+					: "a sequence length that is not an integer",
+			      NULL);
+	if (n->reg < 0) {
+		if (c->p->nregs >= CTF_PLAN_REGS)
+			return refuse(c, "too many lengths and tags in one scope", NULL);
+		n->reg = (int8_t)c->p->nregs++;
+	}
+	*reg = n->reg;
+	return 0;
+}
+
+static int compile_struct(struct comp *c, const struct ctf_type *t, bool top, uint32_t idx)
+{
+	struct ctf_plan *p = c->p;
+	struct frame *fr;
+	uint32_t first;
+
+	if (c->nframes >= MAX_DEPTH)
+		return refuse(c, "structures nested too deep", NULL);
+	first = p->nkids;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		if (grow((void **)&p->kids, &p->capkids, p->nkids, sizeof(*p->kids)) < 0)
+			return refuse(c, "a scope too large to compile", NULL);
+		p->kids[p->nkids++] = 0;
+	}
+	p->nodes[idx].op = OP_STRUCT;
+	p->nodes[idx].kids = first;
+	p->nodes[idx].nkids = (uint32_t)t->nmembers;
+	fr = &c->frames[c->nframes++];
+	*fr = (struct frame){ .st = t, .node = idx, .done = 0 };
+	for (size_t i = 0; i < t->nmembers; i++) {
+		uint32_t kid;
+		int r = compile(c, t->members[i].type, t->members[i].name, top, &kid);
+
+		if (r < 0)
+			return r;
+		p->kids[first + i] = kid;
+		c->frames[c->nframes - 1].done = i + 1;
+	}
+	c->nframes--;
+	return 0;
+}
+
+/* The label `label` selects which option of the variant type t (matched with or without '_'). */
+static int option_of(const struct ctf_type *t, const char *label)
+{
+	for (size_t i = 0; i < t->nmembers; i++)
+		if (!strcmp(t->members[i].name, label))
+			return (int)i;
+	for (size_t i = 0; i < t->nmembers; i++)
+		if (!strcmp(ctf_field_name(t->members[i].name), ctf_field_name(label)))
+			return (int)i;
+	return -1;
+}
+
+static int compile_variant(struct comp *c, const struct ctf_type *t, uint32_t idx)
+{
+	struct ctf_plan *p = c->p;
+	const struct ctf_type *tag;
+	uint32_t tagnode, first;
+	int8_t reg;
+	int r;
+
+	if (!t->ref)
+		return refuse(c, "a variant without a tag", NULL);
+	r = resolve_path(c, t->ref, &tagnode);
+	if (r < 0 || (r = save_in_register(c, tagnode, true, &reg)) < 0)
+		return r;
+	tag = p->nodes[tagnode].type;
+	p->nodes[idx].op = OP_VARIANT;
+	p->nodes[idx].lreg = reg;
+	p->nodes[idx].align = 1;
+	p->nodes[idx].sign = tag->is_signed;
+	p->nodes[idx].ranges = p->nranges;
+	for (size_t i = 0; i < tag->nmaps; i++) {
+		int k = option_of(t, tag->maps[i].label);
+
+		if (k < 0)
+			continue;
+		if (grow((void **)&p->ranges, &p->capranges, p->nranges, sizeof(*p->ranges)) < 0)
+			return refuse(c, "a variant too large to compile", NULL);
+		p->ranges[p->nranges++] =
+			(struct vrange){ tag->maps[i].lo, tag->maps[i].hi, (uint32_t)k };
+	}
+	p->nodes[idx].nranges = p->nranges - p->nodes[idx].ranges;
+	first = p->nkids;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		if (grow((void **)&p->kids, &p->capkids, p->nkids, sizeof(*p->kids)) < 0)
+			return refuse(c, "a scope too large to compile", NULL);
+		p->kids[p->nkids++] = 0;
+	}
+	p->nodes[idx].kids = first;
+	p->nodes[idx].nkids = (uint32_t)t->nmembers;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		uint32_t kid;
+
+		r = compile(c, t->members[i].type, t->members[i].name, false, &kid);
+		if (r < 0)
+			return r;
+		p->kids[first + i] = kid;
+	}
+	return 0;
+}
+
+/* Arrays and sequences: of characters or unsigned integers when read, else element by element. */
+static int compile_array(struct comp *c, const struct ctf_type *t, uint32_t idx)
+{
+	struct ctf_plan *p = c->p;
+	uint32_t elem, lennode;
+	int8_t reg = -1;
+	int r;
+
+	if (t->kind == CTF_SEQ) {
+		r = resolve_path(c, t->ref, &lennode);
+		if (r < 0 || (r = save_in_register(c, lennode, false, &reg)) < 0)
+			return r;
+	}
+	r = compile(c, t->elem, NULL, false, &elem);
+	if (r < 0)
+		return r;
+	p->nodes[idx].elem = elem;
+	p->nodes[idx].lreg = reg;
+	p->nodes[idx].length = t->length;
+	p->nodes[idx].is_seq = t->kind == CTF_SEQ;
+	p->nodes[idx].op = t->kind == CTF_SEQ ? OP_SEQ : OP_ARRAY;
+	if (!p->nodes[idx].slots)
+		return 0;
+	switch (ctf_value_type(t)) {
+	case JANK_VALUE_STR:
+		p->nodes[idx].op = OP_TEXT;
+		break;
+	case JANK_VALUE_ARRAY:
+		p->nodes[idx].op = OP_UINTS;
+		break;
+	default:
+		p->nodes[idx].slots = 0;
+		break;
+	}
+	return 0;
+}
+
+static int compile(struct comp *c, const struct ctf_type *t, const char *name, bool top,
+		   uint32_t *idx)
+{
+	const char *shown = name ? ctf_field_name(name) : NULL;
+	struct pnode *n;
+	int r = new_node(c, t, idx);
+
+	if (r < 0)
+		return r;
+	n = &c->p->nodes[*idx];
+	n->slots = slots_of(c, shown, top && c->nframes == 1, &n->buf);
+	switch (t->kind) {
+	case CTF_INT:
+	case CTF_ENUM:
+		n->op = OP_INT;
+		n->size = t->size;
+		n->sign = t->is_signed;
+		n->role = role_of(c, shown, c->nframes == 1);
+		if (t->clock >= 0) {
+			if (c->p->clock >= 0 && c->p->clock != t->clock)
+				return refuse(c, "integers mapped to two clocks", NULL);
+			c->p->clock = t->clock;
+			/* babeltrace2 does not move the clock to a packet's end time. */
+			n->clock = n->role != CTF_ROLE_TS_END;
+		}
+		return 0;
+	case CTF_FLOAT:
+		n->op = OP_FLOAT;
+		n->size = t->size;
+		n->slots = 0;
+		return 0;
+	case CTF_STRING:
+		n->op = OP_STRING;
+		n->align = 8;
+		return 0;
+	case CTF_STRUCT:
+		n->slots = 0;
+		return compile_struct(c, t, top, *idx);
+	case CTF_VARIANT:
+		n->slots = 0;
+		return compile_variant(c, t, *idx);
+	case CTF_ARRAY:
+	case CTF_SEQ:
+		return compile_array(c, t, *idx);
+	}
+	return refuse(c, "an unknown field type", name);
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* Bottom-up: each node's fixed size, and whether it can be skipped in one step. */
+static void finalize(struct ctf_plan *p, uint32_t idx)
+{
+	struct pnode *n = &p->nodes[idx];
+	bool quiet = !n->slots && n->role == CTF_ROLE_NONE && n->reg < 0 && !n->clock;
+	uint64_t off = 0;
+
+	switch ((enum op)n->op) {
+	case OP_INT:
+	case OP_FLOAT:
+		n->fixed = n->size;
+		break;
+	case OP_STRING:
+		quiet = false; /* of no fixed size */
+		break;
+	case OP_SEQ:
+	case OP_TEXT:
+	case OP_UINTS:
+		finalize(p, n->elem);
+		quiet = false;
+		break;
+	case OP_ARRAY: {
+		const struct pnode *e;
+
+		finalize(p, n->elem);
+		e = &p->nodes[n->elem];
+		quiet = quiet && e->skip;
+		if (e->fixed != NO_FIXED && n->length)
+			n->fixed = (n->length - 1) * round_up(e->fixed, e->align) + e->fixed;
+		else if (e->fixed != NO_FIXED)
+			n->fixed = 0;
+		break;
+	}
+	case OP_STRUCT:
+		for (uint32_t k = 0; k < n->nkids; k++) {
+			const struct pnode *e;
+
+			finalize(p, p->kids[n->kids + k]);
+			e = &p->nodes[p->kids[n->kids + k]];
+			quiet = quiet && e->skip;
+			if (off != NO_FIXED && e->fixed != NO_FIXED)
+				off = round_up(off, e->align) + e->fixed;
+			else
+				off = NO_FIXED;
+		}
+		n->fixed = off;
+		break;
+	case OP_VARIANT:
+		for (uint32_t k = 0; k < n->nkids; k++)
+			finalize(p, p->kids[n->kids + k]);
+		quiet = false;
+		break;
+	}
+	n->skip = quiet && n->fixed != NO_FIXED;
+}
+
+int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
+		     enum ctf_scope_kind kind, const struct ctf_want *want, struct ctf_plan **out,
+		     char *err, size_t errlen)
+{
+	static const struct ctf_type empty = { .kind = CTF_STRUCT, .align = 1, .clock = -1 };
+	struct comp c = { .m = m, .kind = kind, .want = want, .err = err, .errlen = errlen };
+	int r;
+
+	*out = NULL;
+	if (scope && scope->kind != CTF_STRUCT)
+		return refuse(&c, "a scope that is not a structure", NULL);
+	c.p = calloc(1, sizeof(*c.p));
+	if (!c.p)
+		return -ENOMEM;
+	c.p->clock = -1;
+	r = compile(&c, scope ? scope : &empty, NULL, true, &c.p->root);
+	if (r < 0) {
+		ctf_plan_free(c.p);
+		return r;
+	}
+	finalize(c.p, c.p->root);
+	*out = c.p;
+	return 0;
+}
+
+void ctf_plan_free(struct ctf_plan *p)
+{
+	if (!p)
+		return;
+	free(p->nodes);
+	free(p->kids);
+	free(p->ranges);
+	free(p);
+}
+
+bool ctf_plan_has_clock(const struct ctf_plan *p)
+{
+	for (uint32_t i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].clock)
+			return true;
+	return false;
+}
+
+int ctf_plan_clock(const struct ctf_plan *p)
+{
+	return p->clock;
+}
+
+/* ---- Running ---- */
+
+static int bad(struct ctf_cursor *c, const char *why)
+{
+	c->why = why;
+	return -EINVAL;
+}
+
+/* Align, and check that `bits` more fit in the content. */
+static inline int reserve(struct ctf_cursor *c, uint32_t align, uint64_t bits, uint64_t *at)
+{
+	uint64_t a = round_up(c->at, align);
+
+	if (a > c->end || c->end - a < bits)
+		return bad(c, "a field past the end of the packet's content");
+	*at = a;
+	return 0;
+}
+
+static uint64_t bits_le(const uint8_t *b, uint64_t at, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned got = 0; got < size;) {
+		unsigned off = (unsigned)(at & 7), take = 8 - off;
+
+		if (take > size - got)
+			take = size - got;
+		v |= (uint64_t)((b[at >> 3] >> off) & ((1u << take) - 1)) << got;
+		got += take;
+		at += take;
+	}
+	return v;
+}
+
+static uint64_t bits_be(const uint8_t *b, uint64_t at, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned got = 0; got < size;) {
+		unsigned off = (unsigned)(at & 7), take = 8 - off;
+
+		if (take > size - got)
+			take = size - got;
+		v = (v << take) | ((b[at >> 3] >> (8 - off - take)) & ((1u << take) - 1));
+		got += take;
+		at += take;
+	}
+	return v;
+}
+
+static inline uint64_t load(const uint8_t *b, uint64_t at, unsigned size, bool be)
+{
+	if (!(at & 7) && !be) {
+		const uint8_t *q = b + (at >> 3);
+
+		switch (size) {
+		case 8:
+			return q[0];
+		case 16: {
+			uint16_t v;
+
+			memcpy(&v, q, 2);
+			return le16toh(v);
+		}
+		case 32: {
+			uint32_t v;
+
+			memcpy(&v, q, 4);
+			return le32toh(v);
+		}
+		case 64: {
+			uint64_t v;
+
+			memcpy(&v, q, 8);
+			return le64toh(v);
+		}
+		}
+	}
+	return be ? bits_be(b, at, size) : bits_le(b, at, size);
+}
+
+static inline void put(struct ctf_cursor *c, uint32_t slots, const struct jank_value *v)
+{
+	for (; slots; slots &= slots - 1)
+		c->out[__builtin_ctz(slots)] = *v;
+}
+
+static void set_clock(struct ctf_cursor *c, uint64_t v, unsigned size)
+{
+	uint64_t mask;
+
+	if (size == 64) {
+		c->clock = v;
+		return;
+	}
+	/* A compressed timestamp: its low bits went backwards, so it wrapped once. */
+	mask = (UINT64_C(1) << size) - 1;
+	if (v < (c->clock & mask))
+		c->clock += mask + 1;
+	c->clock = (c->clock & ~mask) | v;
+}
+
+static int run_int(const struct pnode *n, struct ctf_cursor *c)
+{
+	uint64_t at, v;
+
+	if (reserve(c, n->align, n->size, &at) < 0)
+		return -EINVAL;
+	v = load(c->buf, at, n->size, n->be);
+	c->at = at + n->size;
+	if (n->clock)
+		set_clock(c, v, n->size);
+	if (n->reg >= 0)
+		c->regs[n->reg] = v;
+	if (n->role != CTF_ROLE_NONE) {
+		c->roles[n->role] = v;
+		c->roles_set |= 1u << n->role;
+	}
+	if (n->slots) {
+		struct jank_value out;
+
+		if (n->sign) {
+			if (n->size < 64 && (v >> (n->size - 1)) & 1)
+				v |= ~UINT64_C(0) << n->size;
+			out.type = JANK_VALUE_INT;
+			out.i = (int64_t)v;
+		} else {
+			out.type = JANK_VALUE_UINT;
+			out.u = v;
+		}
+		put(c, n->slots, &out);
+	}
+	return 0;
+}
+
+static int run_string(const struct pnode *n, struct ctf_cursor *c)
+{
+	uint64_t at;
+	const uint8_t *s, *nul;
+
+	if (reserve(c, 8, 8, &at) < 0)
+		return -EINVAL;
+	s = c->buf + (at >> 3);
+	nul = memchr(s, 0, (size_t)((c->end - at) >> 3));
+	if (!nul)
+		return bad(c, "a string without its end in the packet");
+	c->at = at + 8 * (uint64_t)(nul - s + 1);
+	if (n->slots) {
+		struct jank_value out = { .type = JANK_VALUE_STR, .s = (const char *)s };
+
+		put(c, n->slots, &out);
+	}
+	return 0;
+}
+
+/* The number of elements of an array or sequence, checked against what is left. */
+static int elem_count(const struct pnode *n, const struct pnode *e, struct ctf_cursor *c,
+		      uint64_t *len)
+{
+	*len = n->is_seq ? c->regs[n->lreg] : n->length;
+	if (e->fixed != NO_FIXED && e->fixed &&
+	    *len > (c->end - (c->at < c->end ? c->at : c->end)) / e->fixed + 1)
+		return bad(c, "a sequence longer than the packet");
+	return 0;
+}
+
+/* Skip `len` elements of fixed size. */
+static int skip_elems(const struct pnode *e, uint64_t len, struct ctf_cursor *c)
+{
+	uint64_t at, bits;
+
+	if (!len)
+		return 0;
+	bits = (len - 1) * round_up(e->fixed, e->align) + e->fixed;
+	if (reserve(c, e->align, bits, &at) < 0)
+		return -EINVAL;
+	c->at = at + bits;
+	return 0;
+}
+
+static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c);
+
+/* Characters read as a string (up to the first NUL), copied into the scratch buffer. */
+static int run_text(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+{
+	const struct pnode *e = &p->nodes[n->elem];
+	uint64_t len, at;
+	const uint8_t *s;
+	size_t used;
+	char *d;
+
+	if (elem_count(n, e, c, &len) < 0 || reserve(c, 8, len * 8, &at) < 0)
+		return -EINVAL;
+	s = c->buf + (at >> 3);
+	used = memchr(s, 0, (size_t)len) ? strlen((const char *)s) : (size_t)len;
+	if (c->scratch_cap - c->scratch_used < used + 1)
+		return bad(c, "text arrays larger than the packet");
+	d = c->scratch + c->scratch_used;
+	memcpy(d, s, used);
+	d[used] = '\0';
+	c->scratch_used += used + 1;
+	c->at = at + len * 8;
+	{
+		struct jank_value out = { .type = JANK_VALUE_STR, .s = d };
+
+		put(c, n->slots, &out);
+	}
+	return 0;
+}
+
+/* Unsigned integers into the slot's buffer (the first CTF_ARRAY_MAX of them). */
+static int run_uints(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+{
+	const struct pnode *e = &p->nodes[n->elem];
+	uint64_t *buf = n->buf < CTF_ARRAY_BUFS ? c->arrays[n->buf] : NULL;
+	uint64_t len, kept = 0;
+
+	if (elem_count(n, e, c, &len) < 0)
+		return -EINVAL;
+	for (; buf && kept < len && kept < CTF_ARRAY_MAX; kept++) {
+		uint64_t at;
+
+		if (reserve(c, e->align, e->size, &at) < 0)
+			return -EINVAL;
+		buf[kept] = load(c->buf, at, e->size, e->be);
+		c->at = at + e->size;
+	}
+	if (skip_elems(e, len - kept, c) < 0)
+		return -EINVAL;
+	{
+		struct jank_value out = { .type = buf ? JANK_VALUE_ARRAY : JANK_VALUE_NONE };
+
+		out.a.v = buf;
+		out.a.n = (uint32_t)kept;
+		put(c, n->slots, &out);
+	}
+	return 0;
+}
+
+static int run_elems(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+{
+	const struct pnode *e = &p->nodes[n->elem];
+	uint64_t len;
+
+	if (elem_count(n, e, c, &len) < 0)
+		return -EINVAL;
+	if (e->skip)
+		return skip_elems(e, len, c);
+	if (len > c->steps)
+		return bad(c, "too many elements");
+	for (uint64_t i = 0; i < len; i++)
+		if (run_node(p, n->elem, c) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+static int run_variant(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+{
+	uint64_t tag = c->regs[n->lreg];
+
+	for (uint32_t k = 0; k < n->nranges; k++) {
+		const struct vrange *r = &p->ranges[n->ranges + k];
+		bool in = n->sign ? (int64_t)tag >= (int64_t)r->lo && (int64_t)tag <= (int64_t)r->hi
+				  : tag >= r->lo && tag <= r->hi;
+
+		if (in)
+			return run_node(p, p->kids[n->kids + r->kid], c);
+	}
+	return bad(c, "a variant's tag selects none of its options");
+}
+
+static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c)
+{
+	const struct pnode *n = &p->nodes[idx];
+	uint64_t at;
+
+	if (!c->steps--)
+		return bad(c, "too many fields");
+	if (n->skip) {
+		if (reserve(c, n->align, n->fixed, &at) < 0)
+			return -EINVAL;
+		c->at = at + n->fixed;
+		return 0;
+	}
+	switch ((enum op)n->op) {
+	case OP_INT:
+		return run_int(n, c);
+	case OP_FLOAT:
+		if (reserve(c, n->align, n->size, &at) < 0)
+			return -EINVAL;
+		c->at = at + n->size;
+		return 0;
+	case OP_STRING:
+		return run_string(n, c);
+	case OP_TEXT:
+		return run_text(p, n, c);
+	case OP_UINTS:
+		return run_uints(p, n, c);
+	case OP_ARRAY:
+	case OP_SEQ:
+		return run_elems(p, n, c);
+	case OP_STRUCT:
+		if (reserve(c, n->align, 0, &at) < 0)
+			return -EINVAL;
+		c->at = at;
+		for (uint32_t k = 0; k < n->nkids; k++)
+			if (run_node(p, p->kids[n->kids + k], c) < 0)
+				return -EINVAL;
+		return 0;
+	case OP_VARIANT:
+		return run_variant(p, n, c);
+	}
+	return bad(c, "an unknown step");
+}
+
+int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	return run_node(p, p->root, c);
+}

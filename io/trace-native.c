@@ -1,0 +1,1169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native offline decoder: CTF 1.8 directories read without babeltrace2.
+ *
+ * Each trace directory's metadata is parsed (ctf-metadata.c) and its
+ * scopes compiled (ctf-plan.c): the packet header once, each stream class's
+ * packet context and event header, and each event class, on its first
+ * event, into plans that read the fields the engine asked for. Each stream
+ * file is mapped and read packet by packet; the streams are merged in time
+ * order with a heap keyed by (time, stream), the order babeltrace2's
+ * src.ctf.fs and jank's merge (trace-merge.c) give: streams numbered by
+ * component, then by file path. What reaches the engine is what
+ * trace-decode.c gives it for the same trace: the same jank_event, the
+ * same discarded ranges (babeltrace2's rules: a counter that grows since
+ * the stream's previous packet, or a first packet that already counts
+ * some; packet sequence numbers that skip), the same symbolizer calls.
+ *
+ * native_open() refuses what it does not take (the reason in one line),
+ * so that the reader falls back to babeltrace2: several directories of one
+ * trace (rotation chunks), stream files that continue one another, clocks
+ * other than 1 GHz, event classes the plan compiler does not accept.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ctf-meta.h"
+#include "ctf-plan.h"
+#include "errbuf.h"
+#include "symbols.h"
+#include "trace-native.h"
+#include "trace-reader-int.h"
+
+#define CTF_MAGIC     0xc1fc1fc1u
+#define MAX_CLASS_ID  (1u << 16)
+#define RELEASE_BYTES (8u << 20)
+#define NO_SNAPSHOT   UINT64_MAX
+
+struct nclass {
+	bool declared, compiled, wanted;
+	uint8_t sym_kind;
+	const struct ctf_event_decl *decl;
+	struct ctf_plan *common, *spec, *payload;
+	uint32_t class_id, nfields;
+};
+
+struct nsc {
+	const struct ctf_stream_decl *decl;
+	struct ctf_plan *pctx, *ehdr;
+	struct nclass *classes; /* by id */
+	size_t nclasses;
+	size_t ndeclared;
+	uint64_t only_id; /* when ndeclared == 1 */
+	char tid[16], pid[16];
+	bool has_comm;
+};
+
+struct ntrace {
+	struct ctf_meta *meta;
+	char *dir;
+	enum jank_domain domain;
+	int64_t clock_base;
+	struct ctf_plan *phdr;
+	struct nsc *scs;
+	size_t nscs;
+};
+
+enum item_kind {
+	ITEM_NONE = 0,
+	ITEM_EVENT,
+	ITEM_DISCARDED,
+	ITEM_END
+};
+
+struct discarded {
+	int64_t begin, end;
+	uint64_t count;
+	int32_t cpu;
+};
+
+struct nstream {
+	struct ntrace *tr;
+	char *path;
+	size_t index; /* port order */
+	const uint8_t *map;
+	size_t size, released;
+	uint64_t pkt;	  /* byte offset of the current packet */
+	uint64_t pkt_len; /* its size in bytes; 0: no packet open */
+	struct nsc *sc;
+	struct ctf_cursor cur;
+	int32_t cpu; /* of the current packet */
+	int32_t prev_cpu;
+	uint64_t prev_disc, prev_seq, prev_end;
+	struct discarded disc[2];
+	unsigned ndisc, disc_head;
+	int64_t last_ts; /* of its own messages, for the order check */
+	/* The head item */
+	uint8_t kind;
+	bool body_pending; /* an event whose class was not compiled when its header was read */
+	int64_t ts;
+	struct nclass *cls;
+	struct jank_value vals[CTF_NSLOTS];
+	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
+	char *scratch;
+	size_t scratch_cap;
+};
+
+struct native_reader {
+	struct ntrace *traces;
+	size_t ntraces;
+	struct nstream *streams;
+	size_t nstreams;
+	struct nstream **heap;
+	size_t nheap;
+	uint64_t generation;
+};
+
+/* ---- Opening ---- */
+
+static enum jank_domain meta_domain(const struct ctf_meta *m)
+{
+	const struct ctf_env *d = ctf_meta_env(m, "domain");
+	const struct ctf_env *t = ctf_meta_env(m, "tracer_name");
+
+	if (d && d->s)
+		return strcmp(d->s, "ust") == 0 ? JANK_DOMAIN_UST : JANK_DOMAIN_KERNEL;
+	if (t && t->s && strcmp(t->s, "lttng-ust") == 0)
+		return JANK_DOMAIN_UST;
+	return JANK_DOMAIN_KERNEL;
+}
+
+static long meta_long(const struct ctf_meta *m, const char *key)
+{
+	const struct ctf_env *e = ctf_meta_env(m, key);
+
+	if (!e)
+		return -1;
+	return e->is_int ? (long)e->i : strtol(e->s, NULL, 10);
+}
+
+/* The context's thread and process fields: vtid before tid when it is readable. */
+static void context_name(const struct ctf_type *common, const char *virt, const char *name,
+			 char *out, size_t len)
+{
+	const struct ctf_type *t = virt ? ctf_scope_member(common, virt) : NULL;
+
+	out[0] = '\0';
+	if (t && ctf_value_type(t) != JANK_VALUE_NONE)
+		snprintf(out, len, "%s", virt);
+	else if (ctf_scope_member(common, name))
+		snprintf(out, len, "%s", name);
+}
+
+/* Every event class of the stream class compiles (asking nothing): the trace is ours. */
+static int probe_class(const struct ctf_meta *m, const struct nsc *sc,
+		       const struct ctf_event_decl *e, char *why, size_t len)
+{
+	const struct ctf_type *scopes[] = { sc->decl->event_context, e->context, e->fields };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct ctf_plan *p;
+		int r = ctf_plan_compile(m, scopes[i], CTF_SCOPE_OTHER, NULL, &p, why, len);
+
+		if (r < 0)
+			return r;
+		ctf_plan_free(p);
+	}
+	return 0;
+}
+
+static int open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
+		   size_t len)
+{
+	const struct ctf_meta *m = tr->meta;
+	struct ctf_want want;
+	int r;
+
+	memset(&want, 0, sizeof(want));
+	memset(want.buf, CTF_SLOT_NONE, sizeof(want.buf));
+	want.names[CTF_SLOT_CPU] = "cpu_id";
+	if (d->packet_context && ctf_scope_member(d->packet_context, "cpu_id") &&
+	    ctf_value_type(ctf_scope_member(d->packet_context, "cpu_id")) == JANK_VALUE_STR)
+		want.names[CTF_SLOT_CPU] = NULL;
+	sc->decl = d;
+	r = ctf_plan_compile(m, d->packet_context, CTF_SCOPE_PACKET_CONTEXT, &want, &sc->pctx, why,
+			     len);
+	if (r < 0)
+		return r;
+	r = ctf_plan_compile(m, d->event_header, CTF_SCOPE_EVENT_HEADER, NULL, &sc->ehdr, why, len);
+	if (r < 0)
+		return r;
+	context_name(d->event_context, "vtid", "tid", sc->tid, sizeof(sc->tid));
+	context_name(d->event_context, "vpid", "pid", sc->pid, sizeof(sc->pid));
+	{
+		const struct ctf_type *comm = ctf_scope_member(d->event_context, "procname");
+
+		sc->has_comm = comm && ctf_value_type(comm) == JANK_VALUE_STR;
+	}
+	for (size_t i = 0; i < m->nevents; i++) {
+		const struct ctf_event_decl *e = &m->events[i];
+
+		if (e->stream_id != d->id)
+			continue;
+		if (e->id >= MAX_CLASS_ID) {
+			jank_errf(why, len, "event id %llu: too large", (unsigned long long)e->id);
+			return -ENOTSUP;
+		}
+		if (e->id >= sc->nclasses) {
+			size_t n = e->id + 1;
+			struct nclass *v = realloc(sc->classes, n * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			memset(v + sc->nclasses, 0, (n - sc->nclasses) * sizeof(*v));
+			sc->classes = v;
+			sc->nclasses = n;
+		}
+		if (sc->classes[e->id].declared) {
+			jank_errf(why, len, "two event classes of id %llu",
+				  (unsigned long long)e->id);
+			return -EINVAL;
+		}
+		sc->classes[e->id].declared = true;
+		sc->classes[e->id].decl = e;
+		sc->ndeclared++;
+		sc->only_id = e->id;
+		r = probe_class(m, sc, e, why, len);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int clock_base(struct ntrace *tr, char *why, size_t len)
+{
+	const struct ctf_clock *c;
+	int64_t ns;
+
+	if (tr->meta->nclocks != 1) {
+		jank_errf(why, len, "%zu clocks (one is read natively)", tr->meta->nclocks);
+		return -ENOTSUP;
+	}
+	c = &tr->meta->clocks[0];
+	if (c->freq != UINT64_C(1000000000) ||
+	    __builtin_mul_overflow(c->offset_s, 1000000000, &ns) ||
+	    __builtin_add_overflow(ns, c->offset, &ns)) {
+		jank_errf(why, len, "a clock other than 1 GHz, or an offset past 64-bit ns");
+		return -ENOTSUP;
+	}
+	tr->clock_base = ns;
+	return 0;
+}
+
+static int open_trace(struct ntrace *tr, const char *dir, char *why, size_t len)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t n;
+	int r;
+
+	tr->dir = strdup(dir);
+	if (!tr->dir || snprintf(path, sizeof(path), "%s/metadata", dir) >= (int)sizeof(path))
+		return -ENOMEM;
+	r = ctf_meta_read_file(path, &text, &n, why, len);
+	if (r < 0)
+		return r;
+	tr->meta = ctf_meta_parse(text, n, why, len);
+	free(text);
+	if (!tr->meta)
+		return -EINVAL;
+	tr->domain = meta_domain(tr->meta);
+	r = clock_base(tr, why, len);
+	if (r < 0)
+		return r;
+	r = ctf_plan_compile(tr->meta, tr->meta->packet_header, CTF_SCOPE_PACKET_HEADER, NULL,
+			     &tr->phdr, why, len);
+	if (r < 0)
+		return r;
+	tr->scs = calloc(tr->meta->nstreams ? tr->meta->nstreams : 1, sizeof(*tr->scs));
+	if (!tr->scs)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->meta->nstreams; i++) {
+		r = open_sc(tr, &tr->scs[tr->nscs++], &tr->meta->streams[i], why, len);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int cmp_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The stream files of a trace directory, sorted by path (babeltrace2's port order). */
+static int list_streams(const char *dir, char ***out, size_t *nout)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		char **nv;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (nv)
+			v = nv;
+		if (!nv || !(v[n] = strdup(path))) {
+			while (n > 0)
+				free(v[--n]);
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_paths);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int map_stream(struct nstream *s, char *why, size_t len)
+{
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		jank_errf(why, len, "%s: %s", s->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	s->size = (size_t)st.st_size;
+	s->map = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		jank_errf(why, len, "%s: cannot map it", s->path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- Packets ---- */
+
+static int stream_fail(struct jank_reader *in, struct nstream *s, const char *what)
+{
+	jank_errf(in->err, sizeof(in->err),
+		  "%s: cannot read the trace: packet at byte %llu, at its bit %llu: %s", s->path,
+		  (unsigned long long)s->pkt, (unsigned long long)s->cur.at, what);
+	return -EINVAL;
+}
+
+static int to_ns(struct jank_reader *in, const struct nstream *s, uint64_t v, int64_t *ns)
+{
+	if (v > INT64_MAX || __builtin_add_overflow(s->tr->clock_base, (int64_t)v, ns)) {
+		jank_errf(in->err, sizeof(in->err), "%s: a timestamp overflows 64-bit nanoseconds",
+			  in->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* A message of the stream at ts: its own times never go back (the merge's check, per stream). */
+static int order_check(struct jank_reader *in, struct nstream *s, int64_t ts)
+{
+	if (ts < s->last_ts) {
+		jank_errf(in->err, sizeof(in->err),
+			  "%s: timestamps go backwards (%lld ns after %lld ns): were these traces "
+			  "recorded with the same clock?",
+			  in->name, (long long)ts, (long long)s->last_ts);
+		return -ERANGE;
+	}
+	s->last_ts = ts;
+	return 0;
+}
+
+static bool has_role(const struct ctf_cursor *c, enum ctf_role r)
+{
+	return c->roles_set & (1u << r);
+}
+
+static struct nsc *packet_sc(struct nstream *s)
+{
+	const struct ctf_cursor *c = &s->cur;
+	uint64_t id = has_role(c, CTF_ROLE_STREAM_ID) ? c->roles[CTF_ROLE_STREAM_ID] : 0;
+
+	if (!has_role(c, CTF_ROLE_STREAM_ID) && s->tr->nscs != 1)
+		return NULL;
+	for (size_t i = 0; i < s->tr->nscs; i++)
+		if (s->tr->scs[i].decl->id == id || !has_role(c, CTF_ROLE_STREAM_ID))
+			return &s->tr->scs[i];
+	return NULL;
+}
+
+/* The packet's sizes, checked against the file. */
+static int packet_sizes(struct jank_reader *in, struct nstream *s)
+{
+	struct ctf_cursor *c = &s->cur;
+	uint64_t left = (uint64_t)(s->size - s->pkt) * 8;
+	uint64_t psize = has_role(c, CTF_ROLE_PACKET_SIZE) ? c->roles[CTF_ROLE_PACKET_SIZE] : left;
+	uint64_t csize =
+		has_role(c, CTF_ROLE_CONTENT_SIZE) ? c->roles[CTF_ROLE_CONTENT_SIZE] : psize;
+
+	if (psize % 8 || psize == 0 || psize > left || csize > psize || csize < c->at)
+		return stream_fail(in, s, "its sizes are past the end of the file or inconsistent");
+	s->pkt_len = psize / 8;
+	c->end = csize;
+	if (s->scratch_cap < csize / 8 + CTF_NSLOTS + 1) {
+		char *v = realloc(s->scratch, csize / 8 + CTF_NSLOTS + 1);
+
+		if (!v)
+			return -ENOMEM;
+		s->scratch = v;
+		s->scratch_cap = csize / 8 + CTF_NSLOTS + 1;
+	}
+	c->scratch = s->scratch;
+	c->scratch_cap = s->scratch_cap;
+	return 0;
+}
+
+static void queue_discarded(struct nstream *s, int64_t begin, int64_t end, uint64_t count)
+{
+	s->disc[s->ndisc++] = (struct discarded){ begin, end, count, s->prev_cpu };
+}
+
+/* babeltrace2's discarded events and packets, from this packet's counters and the previous. */
+static int packet_discarded(struct jank_reader *in, struct nstream *s)
+{
+	const struct ctf_cursor *c = &s->cur;
+	bool tb = has_role(c, CTF_ROLE_TS_BEGIN), te = has_role(c, CTF_ROLE_TS_END);
+	int64_t begin = 0, end = 0, prev_end = 0;
+
+	if ((tb && to_ns(in, s, c->roles[CTF_ROLE_TS_BEGIN], &begin) < 0) ||
+	    (te && to_ns(in, s, c->roles[CTF_ROLE_TS_END], &end) < 0) ||
+	    (s->prev_end != NO_SNAPSHOT && to_ns(in, s, s->prev_end, &prev_end) < 0))
+		return -ERANGE;
+	s->ndisc = s->disc_head = 0;
+	if (has_role(c, CTF_ROLE_DISCARDED)) {
+		uint64_t now = c->roles[CTF_ROLE_DISCARDED];
+
+		if (s->prev_disc == NO_SNAPSHOT && now != 0)
+			queue_discarded(s, begin, end, 0);
+		else if (s->prev_disc != NO_SNAPSHOT && now != s->prev_disc)
+			queue_discarded(s, prev_end, end, now - s->prev_disc);
+		s->prev_disc = now;
+	}
+	if (has_role(c, CTF_ROLE_SEQ_NUM)) {
+		uint64_t now = c->roles[CTF_ROLE_SEQ_NUM];
+
+		if (s->prev_seq != NO_SNAPSHOT && now - s->prev_seq > 1)
+			queue_discarded(s, prev_end, begin, now - s->prev_seq - 1);
+		s->prev_seq = now;
+	}
+	for (unsigned i = 0; i < s->ndisc; i++)
+		if (order_check(in, s, s->disc[i].begin) < 0)
+			return -ERANGE;
+	if (tb && order_check(in, s, begin) < 0)
+		return -ERANGE;
+	s->prev_end = te ? c->roles[CTF_ROLE_TS_END] : NO_SNAPSHOT;
+	return 0;
+}
+
+/* Give back the pages of the file already read (clean page cache, not our memory). */
+static void release_pages(struct nstream *s)
+{
+	size_t upto = (size_t)s->pkt & ~(size_t)(sysconf(_SC_PAGESIZE) - 1);
+
+	if (upto - s->released >= RELEASE_BYTES) {
+		madvise((void *)(s->map + s->released), upto - s->released, MADV_DONTNEED);
+		s->released = upto;
+	}
+}
+
+/* Open the packet at s->pkt: header, context, sizes, discarded counts. 0, 1: end of file. */
+static int packet_open(struct jank_reader *in, struct nstream *s)
+{
+	struct ctf_cursor *c = &s->cur;
+
+	if (s->pkt >= s->size)
+		return 1;
+	release_pages(s);
+	c->buf = s->map + s->pkt;
+	c->at = 0;
+	c->end = (uint64_t)(s->size - s->pkt) * 8;
+	c->roles_set = 0;
+	c->out = s->vals;
+	c->arrays = s->arrays;
+	c->steps = c->end + 4096;
+	s->vals[CTF_SLOT_CPU].type = JANK_VALUE_NONE;
+	if (ctf_plan_run(s->tr->phdr, c) < 0)
+		return stream_fail(in, s, c->why);
+	if (has_role(c, CTF_ROLE_MAGIC) && c->roles[CTF_ROLE_MAGIC] != CTF_MAGIC)
+		return stream_fail(in, s, "bad magic number");
+	s->sc = packet_sc(s);
+	if (!s->sc)
+		return stream_fail(in, s, "unknown stream class");
+	if (ctf_plan_run(s->sc->pctx, c) < 0)
+		return stream_fail(in, s, c->why);
+	if (packet_sizes(in, s) < 0)
+		return -EINVAL;
+	s->prev_cpu = s->cpu;
+	s->cpu = (int32_t)jank_value_as_int(&s->vals[CTF_SLOT_CPU], -1);
+	return packet_discarded(in, s) < 0 ? -ERANGE : 0;
+}
+
+/* ---- Event classes ---- */
+
+static void member_list(char *buf, size_t len, const struct ctf_type *const *scopes, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; scopes[k] && i < scopes[k]->nmembers && used < len; i++) {
+			int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+					 ctf_field_name(scopes[k]->members[i].name));
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
+/* As trace-decode.c's field_missing(): tell, or stop when strict. */
+static int native_field_missing(struct jank_reader *in, uint32_t class_id, unsigned index,
+				const struct ctf_type *const scopes[3])
+{
+	char have[256], msg[INPUT_ERR_LEN];
+
+	member_list(have, sizeof(have), scopes, 3);
+	if (!jank_engine_field_missing(in->engine, class_id, index, have, msg, sizeof(msg)))
+		return 0;
+	if (in->strict) {
+		jank_errf(in->err, sizeof(in->err), "%s", msg);
+		return -ECANCELED;
+	}
+	if (in->notice)
+		in->notice(msg, in->notice_data);
+	return 0;
+}
+
+static const char *const sym_fields[] = {
+	"baddr", "memsz", "path", "is_pic", "build_id", "filename"
+};
+
+static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *nc,
+			 const struct ntrace *tr)
+{
+	const struct ctf_event_decl *e = nc->decl;
+	const struct ctf_type *scopes[3] = { e->fields, e->context, sc->decl->event_context };
+	struct ctf_want want[3];
+	const char *const *fields = NULL;
+	unsigned nfields = 0, arrays = 0;
+	char why[256];
+
+	memset(want, 0, sizeof(want));
+	for (int k = 0; k < 3; k++)
+		memset(want[k].buf, CTF_SLOT_NONE, sizeof(want[k].buf));
+	nc->class_id =
+		jank_engine_resolve_class(in->engine, tr->domain, e->name, &fields, &nfields);
+	if (nc->class_id == JANK_CLASS_INVALID)
+		return -ENOMEM;
+	nc->wanted = jank_engine_class_wanted(in->engine, nc->class_id);
+	nc->sym_kind = in->symbols && tr->domain == JANK_DOMAIN_UST
+			       ? (uint8_t)reader_symbols_kind(e->name)
+			       : READER_SYM_NONE;
+	nfields = nfields > JANK_EVENT_MAX_FIELDS ? JANK_EVENT_MAX_FIELDS : nfields;
+	nc->nfields = nfields;
+	for (unsigned i = 0; i < nfields; i++) {
+		int k, vt = JANK_VALUE_NONE;
+
+		for (k = 0; fields && fields[i] && k < 3; k++)
+			if (ctf_scope_member(scopes[k], fields[i]))
+				break;
+		if (!fields || !fields[i])
+			continue;
+		if (k == 3) {
+			if (native_field_missing(in, nc->class_id, i, scopes) < 0)
+				return -ECANCELED;
+			continue;
+		}
+		vt = ctf_value_type(ctf_scope_member(scopes[k], fields[i]));
+		if (vt == JANK_VALUE_NONE)
+			continue;
+		want[k].names[i] = fields[i];
+		want[k].buf[i] = vt == JANK_VALUE_ARRAY && arrays < CTF_ARRAY_BUFS ? (uint8_t)arrays
+										   : CTF_SLOT_NONE;
+		arrays += vt == JANK_VALUE_ARRAY;
+	}
+	want[2].names[CTF_SLOT_TID] = sc->tid[0] ? sc->tid : NULL;
+	want[2].names[CTF_SLOT_PID] = sc->pid[0] ? sc->pid : NULL;
+	want[2].names[CTF_SLOT_COMM] = sc->has_comm ? "procname" : NULL;
+	for (unsigned i = 0; nc->sym_kind != READER_SYM_NONE && i < 6; i++) {
+		want[0].names[CTF_SLOT_SYM_BADDR + i] = sym_fields[i];
+		want[0].buf[CTF_SLOT_SYM_BADDR + i] = 1;
+	}
+	if (ctf_plan_compile(tr->meta, sc->decl->event_context, CTF_SCOPE_OTHER, &want[2],
+			     &nc->common, why, sizeof(why)) < 0 ||
+	    ctf_plan_compile(tr->meta, e->context, CTF_SCOPE_OTHER, &want[1], &nc->spec, why,
+			     sizeof(why)) < 0 ||
+	    ctf_plan_compile(tr->meta, e->fields, CTF_SCOPE_OTHER, &want[0], &nc->payload, why,
+			     sizeof(why)) < 0) {
+		jank_errf(in->err, sizeof(in->err), "%s: event %s: %s", tr->dir, e->name, why);
+		return -EINVAL;
+	}
+	nc->compiled = true;
+	in->stats.classes++;
+	return 0;
+}
+
+static void class_free(struct nclass *nc)
+{
+	ctf_plan_free(nc->common);
+	ctf_plan_free(nc->spec);
+	ctf_plan_free(nc->payload);
+	nc->common = nc->spec = nc->payload = NULL;
+	nc->compiled = false;
+}
+
+/* ---- Events ---- */
+
+static struct nclass *event_class(struct nstream *s)
+{
+	const struct ctf_cursor *c = &s->cur;
+	uint64_t id = has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID] : s->sc->only_id;
+
+	if (!has_role(c, CTF_ROLE_EVENT_ID) && s->sc->ndeclared != 1)
+		return NULL;
+	if (id >= s->sc->nclasses || !s->sc->classes[id].declared)
+		return NULL;
+	return &s->sc->classes[id];
+}
+
+/*
+ * The next event's header: its class and time. Its body waits when its class
+ * is not compiled yet: the class is resolved with the engine when the event
+ * is delivered, in merged order, as trace-decode.c resolves it (the engine
+ * numbers classes in that order).
+ */
+static int event_head(struct jank_reader *in, struct nstream *s)
+{
+	struct ctf_cursor *c = &s->cur;
+
+	c->roles_set &= ~(1u << CTF_ROLE_EVENT_ID);
+	c->steps = c->end - c->at + 4096;
+	if (ctf_plan_run(s->sc->ehdr, c) < 0)
+		return stream_fail(in, s, c->why);
+	s->cls = event_class(s);
+	if (!s->cls)
+		return stream_fail(in, s, "an event of an unknown class");
+	s->body_pending = true;
+	if (to_ns(in, s, c->clock, &s->ts) < 0 || order_check(in, s, s->ts) < 0)
+		return -ERANGE;
+	return 0;
+}
+
+/* The event's contexts and payload, into the stream's values. */
+static int event_body(struct jank_reader *in, struct nstream *s)
+{
+	struct ctf_cursor *c = &s->cur;
+	struct nclass *nc = s->cls;
+	int r;
+
+	if (!nc->compiled) {
+		r = compile_class(in, s->sc, nc, s->tr);
+		if (r < 0)
+			return r;
+	}
+	for (unsigned i = 0; i < nc->nfields; i++)
+		s->vals[i].type = JANK_VALUE_NONE;
+	for (unsigned i = CTF_SLOT_TID; i < CTF_NSLOTS; i++)
+		if (i != CTF_SLOT_CPU)
+			s->vals[i].type = JANK_VALUE_NONE;
+	c->scratch_used = 0;
+	if (ctf_plan_run(nc->common, c) < 0 || ctf_plan_run(nc->spec, c) < 0 ||
+	    ctf_plan_run(nc->payload, c) < 0)
+		return stream_fail(in, s, c->why);
+	in->stats.events++;
+	s->body_pending = false;
+	return 0;
+}
+
+/* Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
+ * range). */
+static int stream_next(struct jank_reader *in, struct nstream *s)
+{
+	for (;;) {
+		int r;
+
+		if (s->disc_head < s->ndisc) {
+			s->kind = ITEM_DISCARDED;
+			s->ts = s->disc[s->disc_head].begin;
+			return 0;
+		}
+		if (s->pkt_len && s->cur.at >= s->cur.end) {
+			int64_t end;
+
+			if (has_role(&s->cur, CTF_ROLE_TS_END) &&
+			    (to_ns(in, s, s->cur.roles[CTF_ROLE_TS_END], &end) < 0 ||
+			     order_check(in, s, end) < 0))
+				return -ERANGE;
+			s->pkt += s->pkt_len;
+			s->pkt_len = 0;
+		}
+		if (!s->pkt_len) {
+			r = packet_open(in, s);
+			if (r == 1) {
+				s->kind = ITEM_END;
+				return 0;
+			}
+			if (r < 0)
+				return r;
+			continue;
+		}
+		r = event_head(in, s);
+		if (r < 0)
+			return r;
+		s->kind = ITEM_EVENT;
+		if (!s->cls->compiled)
+			return 0; /* resolved when delivered */
+		r = event_body(in, s);
+		if (r < 0)
+			return r;
+		if (s->cls->wanted || s->cls->sym_kind != READER_SYM_NONE)
+			return 0;
+	}
+}
+
+static int32_t slot_int32(const struct nstream *s, unsigned slot)
+{
+	return (int32_t)jank_value_as_int(&s->vals[slot], -1);
+}
+
+/* trace-symbols.c's reader_symbols_event(), from decoded values. */
+static void symbols_values(struct jank_reader *in, const struct nstream *s, uint8_t kind)
+{
+	const struct jank_value *v = s->vals;
+	int64_t vpid = slot_int32(s, CTF_SLOT_PID);
+	uint64_t baddr, memsz, is_pic = 1;
+	uint8_t id[JANK_SYMBOLS_MAX_BUILD_ID];
+	const struct jank_value *b;
+
+	in->stats.symbol_events++;
+	if (kind == READER_SYM_START) {
+		jank_symbols_forget_process(in->symbols, vpid);
+		return;
+	}
+	if (v[CTF_SLOT_SYM_BADDR].type != JANK_VALUE_INT &&
+	    v[CTF_SLOT_SYM_BADDR].type != JANK_VALUE_UINT)
+		return;
+	baddr = v[CTF_SLOT_SYM_BADDR].u;
+	switch (kind) {
+	case READER_SYM_BIN_INFO:
+	case READER_SYM_DLOPEN:
+		if (v[CTF_SLOT_SYM_PATH].type != JANK_VALUE_STR ||
+		    (v[CTF_SLOT_SYM_MEMSZ].type != JANK_VALUE_INT &&
+		     v[CTF_SLOT_SYM_MEMSZ].type != JANK_VALUE_UINT))
+			return;
+		memsz = v[CTF_SLOT_SYM_MEMSZ].u;
+		if (kind == READER_SYM_BIN_INFO) {
+			if (v[CTF_SLOT_SYM_IS_PIC].type != JANK_VALUE_INT &&
+			    v[CTF_SLOT_SYM_IS_PIC].type != JANK_VALUE_UINT)
+				return;
+			is_pic = v[CTF_SLOT_SYM_IS_PIC].u;
+		}
+		jank_symbols_add_mapping(in->symbols, vpid, baddr, memsz, v[CTF_SLOT_SYM_PATH].s,
+					 NULL, 0, NULL, is_pic != 0);
+		break;
+	case READER_SYM_BUILD_ID:
+		b = &v[CTF_SLOT_SYM_BUILD_ID];
+		if (b->type != JANK_VALUE_ARRAY || b->a.n > sizeof(id))
+			return;
+		for (uint32_t i = 0; i < b->a.n; i++)
+			id[i] = (uint8_t)b->a.v[i];
+		jank_symbols_set_build_id(in->symbols, vpid, baddr, id, b->a.n);
+		break;
+	case READER_SYM_DEBUG_LINK:
+		if (v[CTF_SLOT_SYM_FILENAME].type == JANK_VALUE_STR)
+			jank_symbols_set_debug_link(in->symbols, vpid, baddr,
+						    v[CTF_SLOT_SYM_FILENAME].s);
+		break;
+	case READER_SYM_DLCLOSE:
+		jank_symbols_remove_mapping(in->symbols, vpid, baddr);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Hand the stream's head to the engine (in merged order). */
+static int deliver(struct jank_reader *in, struct nstream *s)
+{
+	struct jank_event jev;
+	int r;
+
+	if (s->kind == ITEM_DISCARDED) {
+		const struct discarded *d = &s->disc[s->disc_head++];
+		uint64_t count = d->count ? d->count : 1;
+
+		in->stats.discarded += count;
+		if (in->tap)
+			in->tap->discarded(d->cpu, d->begin, d->end, count, in->tap->data);
+		jank_engine_discarded_range(in->engine, d->cpu, d->begin, d->end, count);
+		return 0;
+	}
+	if (s->body_pending && (r = event_body(in, s)) < 0)
+		return r;
+	if (s->cls->sym_kind != READER_SYM_NONE)
+		symbols_values(in, s, s->cls->sym_kind);
+	if (!s->cls->wanted)
+		return 0;
+	jev.ts = s->ts;
+	jev.cpu = s->cpu;
+	jev.tid = slot_int32(s, CTF_SLOT_TID);
+	jev.pid = slot_int32(s, CTF_SLOT_PID);
+	jev.comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
+	jev.class_id = s->cls->class_id;
+	jev.nfields = s->cls->nfields;
+	memcpy(jev.fields, s->vals, jev.nfields * sizeof(jev.fields[0]));
+	in->last_ts = jev.ts;
+	in->stats.events_used++;
+	if (in->tap)
+		in->tap->event(&jev, in->tap->data);
+	jank_engine_process(in->engine, &jev);
+	return 0;
+}
+
+/* ---- The merge: a heap of streams by (time of their head, stream number) ---- */
+
+static bool earlier(const struct nstream *a, const struct nstream *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
+}
+
+static void sift_down(struct native_reader *nr, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		struct nstream *t;
+
+		if (l < nr->nheap && earlier(nr->heap[l], nr->heap[min]))
+			min = l;
+		if (r < nr->nheap && earlier(nr->heap[r], nr->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = nr->heap[i];
+		nr->heap[i] = nr->heap[min];
+		nr->heap[min] = t;
+		i = min;
+	}
+}
+
+static void sift_up(struct native_reader *nr, size_t i)
+{
+	while (i > 0 && earlier(nr->heap[i], nr->heap[(i - 1) / 2])) {
+		struct nstream *t = nr->heap[i];
+
+		nr->heap[i] = nr->heap[(i - 1) / 2];
+		nr->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static int heap_fill(struct jank_reader *in, struct native_reader *nr)
+{
+	for (size_t i = 0; i < nr->nstreams; i++) {
+		struct nstream *s = &nr->streams[i];
+		int r = stream_next(in, s);
+
+		if (r < 0)
+			return r;
+		if (s->kind == ITEM_END)
+			continue;
+		nr->heap[nr->nheap++] = s;
+		sift_up(nr, nr->nheap - 1);
+	}
+	return 0;
+}
+
+/* The engine's rules were replaced: every class is compiled again on its next event. */
+static void forget_classes(struct native_reader *nr)
+{
+	for (size_t t = 0; t < nr->ntraces; t++)
+		for (size_t k = 0; k < nr->traces[t].nscs; k++)
+			for (size_t i = 0; i < nr->traces[t].scs[k].nclasses; i++)
+				class_free(&nr->traces[t].scs[k].classes[i]);
+}
+
+enum jank_reader_status native_run_once(struct jank_reader *in)
+{
+	struct native_reader *nr = in->native;
+
+	if (nr->generation != jank_engine_generation(in->engine)) {
+		forget_classes(nr);
+		nr->generation = jank_engine_generation(in->engine);
+	}
+	for (int n = 0; n < 4096 && nr->nheap; n++) {
+		struct nstream *s = nr->heap[0];
+
+		if (deliver(in, s) < 0 || stream_next(in, s) < 0) {
+			in->failed = true;
+			return JANK_READER_STATUS_ERROR;
+		}
+		if (s->kind == ITEM_END)
+			nr->heap[0] = nr->heap[--nr->nheap];
+		sift_down(nr, 0);
+	}
+	if (nr->nheap)
+		return JANK_READER_STATUS_OK;
+	in->ended = true;
+	jank_engine_finish(in->engine);
+	return JANK_READER_STATUS_END;
+}
+
+/* ---- Opening and closing ---- */
+
+/* What the merge of trace-decode.c does at a trace's first stream: the kernel's layout. */
+static void trace_announce(struct jank_reader *in, const struct ntrace *tr)
+{
+	const struct ctf_env *rel = ctf_meta_env(tr->meta, "kernel_release");
+
+	in->stats.traces++;
+	if (tr->domain != JANK_DOMAIN_KERNEL)
+		return;
+	jank_engine_set_layout(in->engine, meta_long(tr->meta, "tracer_major"),
+			       meta_long(tr->meta, "tracer_minor"));
+	jank_engine_set_kernel(in->engine, rel && rel->s ? rel->s : NULL);
+}
+
+/* A stream file's first packet header: which stream (class, instance) it is. */
+static int stream_identity(struct nstream *s, uint64_t *sc, uint64_t *inst, char *why, size_t len)
+{
+	struct ctf_cursor c = { .buf = s->map, .end = (uint64_t)s->size * 8, .steps = 1u << 20 };
+	struct jank_value vals[CTF_NSLOTS];
+
+	c.out = vals;
+	c.arrays = s->arrays;
+	if (ctf_plan_run(s->tr->phdr, &c) < 0) {
+		jank_errf(why, len, "%s: %s", s->path, c.why);
+		return -EINVAL;
+	}
+	*sc = has_role(&c, CTF_ROLE_STREAM_ID) ? c.roles[CTF_ROLE_STREAM_ID] : 0;
+	*inst = has_role(&c, CTF_ROLE_STREAM_INSTANCE_ID) ? c.roles[CTF_ROLE_STREAM_INSTANCE_ID]
+							  : NO_SNAPSHOT;
+	return 0;
+}
+
+static int add_streams(struct native_reader *nr, struct ntrace *tr, char *why, size_t len)
+{
+	char **paths = NULL;
+	size_t n = 0, first = nr->nstreams;
+	int r = list_streams(tr->dir, &paths, &n);
+
+	if (r < 0) {
+		jank_errf(why, len, "%s: %s", tr->dir, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct nstream *v = realloc(nr->streams, (nr->nstreams + 1) * sizeof(*v));
+		struct nstream *s;
+
+		if (!v) {
+			r = -ENOMEM;
+			break;
+		}
+		nr->streams = v;
+		s = &v[nr->nstreams++];
+		memset(s, 0, sizeof(*s));
+		s->tr = tr;
+		s->path = paths[i];
+		paths[i] = NULL;
+		s->cpu = s->prev_cpu = -1;
+		s->prev_disc = s->prev_seq = s->prev_end = NO_SNAPSHOT;
+		s->last_ts = INT64_MIN;
+		r = map_stream(s, why, len);
+		if (r < 0)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	/* Files that continue one another (the same stream instance) are babeltrace2's. */
+	for (size_t i = first; r == 0 && i < nr->nstreams; i++) {
+		uint64_t sci, ii;
+
+		r = stream_identity(&nr->streams[i], &sci, &ii, why, len);
+		for (size_t j = first; r == 0 && ii != NO_SNAPSHOT && j < i; j++) {
+			uint64_t scj, ij;
+
+			r = stream_identity(&nr->streams[j], &scj, &ij, why, len);
+			if (r == 0 && scj == sci && ij == ii) {
+				jank_errf(why, len, "%s continues %s (several files of one stream)",
+					  nr->streams[i].path, nr->streams[j].path);
+				r = -ENOTSUP;
+			}
+		}
+	}
+	return r;
+}
+
+static void native_free_all(struct native_reader *nr)
+{
+	if (!nr)
+		return;
+	for (size_t i = 0; i < nr->nstreams; i++) {
+		if (nr->streams[i].map)
+			munmap((void *)nr->streams[i].map, nr->streams[i].size);
+		free(nr->streams[i].path);
+		free(nr->streams[i].scratch);
+	}
+	free(nr->streams);
+	free(nr->heap);
+	for (size_t t = 0; t < nr->ntraces; t++) {
+		struct ntrace *tr = &nr->traces[t];
+
+		for (size_t k = 0; k < tr->nscs; k++) {
+			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
+				class_free(&tr->scs[k].classes[i]);
+			free(tr->scs[k].classes);
+			ctf_plan_free(tr->scs[k].pctx);
+			ctf_plan_free(tr->scs[k].ehdr);
+		}
+		free(tr->scs);
+		ctf_plan_free(tr->phdr);
+		ctf_meta_free(tr->meta);
+		free(tr->dir);
+	}
+	free(nr->traces);
+	free(nr);
+}
+
+void native_free(struct native_reader *nr)
+{
+	native_free_all(nr);
+}
+
+int native_open(struct jank_reader *in, const char *const *dirs, const size_t *comp, size_t n,
+		char *why, size_t len)
+{
+	struct native_reader *nr = calloc(1, sizeof(*nr));
+	int r = 0;
+
+	if (!nr)
+		return -ENOMEM;
+	nr->traces = calloc(n ? n : 1, sizeof(*nr->traces));
+	if (!nr->traces)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (comp[j] == comp[i]) {
+				jank_errf(why, len, "%s and %s are one trace (chunks)", dirs[j],
+					  dirs[i]);
+				r = -ENOTSUP;
+			}
+		}
+		if (r == 0)
+			r = open_trace(&nr->traces[nr->ntraces++], dirs[i], why, len);
+		if (r == 0)
+			r = add_streams(nr, &nr->traces[nr->ntraces - 1], why, len);
+	}
+	for (size_t i = 0; i < nr->nstreams; i++)
+		nr->streams[i].index = i;
+	if (r == 0 && !(nr->heap = calloc(nr->nstreams ? nr->nstreams : 1, sizeof(*nr->heap))))
+		r = -ENOMEM;
+	if (r < 0) {
+		if (r == -ENOMEM)
+			jank_errf(why, len, "out of memory");
+		native_free_all(nr);
+		return r;
+	}
+	nr->generation = jank_engine_generation(in->engine);
+	in->native = nr;
+	for (size_t t = 0; t < nr->ntraces; t++)
+		trace_announce(in, &nr->traces[t]);
+	r = heap_fill(in, nr);
+	if (r < 0) {
+		in->failed = true;
+		return 0; /* opened; the first run says what is wrong */
+	}
+	return 0;
+}
+
+/* ---- The choice of decoder ---- */
+
+static enum jank_decoder default_decoder = JANK_DECODER_AUTO;
+
+void jank_reader_set_decoder(enum jank_decoder d)
+{
+	default_decoder = d;
+}
+
+int jank_decoder_from_name(const char *name, enum jank_decoder *d)
+{
+	if (!strcmp(name, "auto"))
+		*d = JANK_DECODER_AUTO;
+	else if (!strcmp(name, "native"))
+		*d = JANK_DECODER_NATIVE;
+	else if (!strcmp(name, "babeltrace2"))
+		*d = JANK_DECODER_BABELTRACE2;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap)
+{
+	in->tap = tap;
+}
+
+const char *jank_reader_decoder_name(const struct jank_reader *in)
+{
+	return in->native ? "native" : "babeltrace2";
+}
+
+int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, size_t n, char *err,
+			 size_t errlen)
+{
+	const char **paths;
+	size_t *comp;
+	char why[INPUT_ERR_LEN];
+	int r;
+
+	if (default_decoder == JANK_DECODER_BABELTRACE2)
+		return 0;
+	paths = calloc(n ? n : 1, sizeof(*paths));
+	comp = calloc(n ? n : 1, sizeof(*comp));
+	if (!paths || !comp) {
+		free(paths);
+		free(comp);
+		jank_errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		paths[i] = dirs[i].dir;
+		comp[i] = dirs[i].comp;
+	}
+	why[0] = '\0';
+	r = n ? native_open(in, paths, comp, n, why, sizeof(why)) : -ENOENT;
+	free(paths);
+	free(comp);
+	if (r == 0)
+		return 1;
+	if (default_decoder == JANK_DECODER_NATIVE) {
+		jank_errf(err, errlen, "%s: the native decoder cannot read it: %s", in->name,
+			  why[0] ? why : "no trace");
+		return r;
+	}
+	fprintf(stderr, "jank: %s: read through babeltrace2: %s\n", in->name,
+		why[0] ? why : "no trace");
+	return 0;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz-ctf-meta: the native decoder's TSDL parser and plan compiler
+ * (io/ctf-metadata.c, io/ctf-meta-file.c, io/ctf-plan.c) on arbitrary bytes.
+ *
+ * The input is metadata text, or, when it begins with LTTng's packet magic,
+ * a packetized metadata stream. What parses is compiled, scope by scope,
+ * asking for every top-level member of each scope (as the engine may), and
+ * each plan is run over the input's own bytes as if they were a packet:
+ * it must stay inside them whatever they say. Checked: errors are one
+ * line; a plan run either fails with a reason or ends inside the content.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ctf-meta.h"
+#include "ctf-plan.h"
+#include "fuzz-check.h"
+
+static void run_plan(const struct ctf_plan *p, const uint8_t *data, size_t n)
+{
+	struct jank_value out[CTF_NSLOTS];
+	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
+	char scratch[4096 + CTF_NSLOTS + 1];
+	struct ctf_cursor c;
+
+	memset(&c, 0, sizeof(c));
+	c.buf = data;
+	c.end = (uint64_t)(n < 4096 ? n : 4096) * 8;
+	c.out = out;
+	c.arrays = arrays;
+	c.scratch = scratch;
+	c.scratch_cap = sizeof(scratch);
+	c.steps = c.end + 4096;
+	if (ctf_plan_run(p, &c) < 0)
+		FUZZ_ASSERT(c.why && c.why[0]);
+	else
+		FUZZ_ASSERT(c.at <= c.end);
+}
+
+/* Compile a scope asking for its first members, and run it. */
+static void compile_scope(const struct ctf_meta *m, const struct ctf_type *scope,
+			  enum ctf_scope_kind kind, const uint8_t *data, size_t n)
+{
+	struct ctf_want want;
+	struct ctf_plan *p;
+	char err[256];
+
+	memset(&want, 0, sizeof(want));
+	memset(want.buf, CTF_SLOT_NONE, sizeof(want.buf));
+	for (size_t i = 0;
+	     scope && scope->kind == CTF_STRUCT && i < scope->nmembers && i < JANK_EVENT_MAX_FIELDS;
+	     i++) {
+		want.names[i] = ctf_field_name(scope->members[i].name);
+		want.buf[i] = (uint8_t)(i % CTF_ARRAY_BUFS);
+	}
+	err[0] = '\0';
+	if (ctf_plan_compile(m, scope, kind, &want, &p, err, sizeof(err)) < 0) {
+		FUZZ_ASSERT(err[0] && !strchr(err, '\n'));
+		return;
+	}
+	run_plan(p, data, n);
+	ctf_plan_free(p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+	struct ctf_meta *m;
+	char err[512], *text = NULL;
+	size_t len = 0;
+
+	err[0] = '\0';
+	if (ctf_meta_unpack(data, n, &text, &len, err, sizeof(err)) < 0) {
+		FUZZ_ASSERT(err[0] || n == 0 || !text);
+		text = malloc(n + 1);
+		if (!text)
+			return 0;
+		memcpy(text, data, n);
+		len = n;
+	}
+	err[0] = '\0';
+	m = ctf_meta_parse(text, len, err, sizeof(err));
+	free(text);
+	if (!m) {
+		FUZZ_ASSERT(err[0] && !strchr(err, '\n'));
+		return 0;
+	}
+	compile_scope(m, m->packet_header, CTF_SCOPE_PACKET_HEADER, data, n);
+	for (size_t i = 0; i < m->nstreams && i < 8; i++) {
+		compile_scope(m, m->streams[i].packet_context, CTF_SCOPE_PACKET_CONTEXT, data, n);
+		compile_scope(m, m->streams[i].event_header, CTF_SCOPE_EVENT_HEADER, data, n);
+		compile_scope(m, m->streams[i].event_context, CTF_SCOPE_OTHER, data, n);
+	}
+	for (size_t i = 0; i < m->nevents && i < 64; i++) {
+		compile_scope(m, m->events[i].context, CTF_SCOPE_OTHER, data, n);
+		compile_scope(m, m->events[i].fields, CTF_SCOPE_OTHER, data, n);
+	}
+	ctf_meta_free(m);
+	return 0;
+}
