@@ -61,8 +61,6 @@ static int report(const struct jank_alert *a)
 	jank_journal_entry_addf(&e, "JANK_PID", "%" PRId32, r->pid);
 	jank_journal_entry_addf(&e, "JANK_TID", "%" PRId32, r->tid);
 	jank_journal_entry_add(&e, "JANK_COMM", r->comm ? r->comm : "");
-	if (jank_format_verdict_host(r))
-		jank_journal_entry_add(&e, "JANK_HOST", jank_format_verdict_host(r));
 	jank_journal_entry_addf(&e, "JANK_BEGIN_NS", "%" PRId64, r->begin);
 	jank_journal_entry_addf(&e, "JANK_END_NS", "%" PRId64, r->end);
 	/* On every alert, 0 included: events the tracer discarded in [begin, end]. */
