@@ -64,7 +64,7 @@ static void mh_on_flow(const struct jank_flow_note *n, void *data)
 	struct mh_host *h = data;
 	const struct jank_flow_rule *f = jank_engine_flow(h->e, n->flow);
 
-	jank_crosshost_note(h->ctx->x, h->index, n, f ? f->name : "");
+	jank_crosshost_note(h->ctx->x, h->index, n, f ? f->name : "", f ? f->hosts : NULL);
 }
 
 /* A verdict of a host, held (a deep copy) until every host's trace was read. */

@@ -33,6 +33,11 @@ struct xpair {
 	uint32_t flow;
 };
 
+struct xflow {
+	char name[JANK_LABEL_NAME_LEN];
+	char hosts[256]; /* "a,b": the hosts it pairs between; "": any */
+};
+
 struct xhost {
 	char name[JANK_LABEL_NAME_LEN];
 	const struct jank_graph *g;
@@ -49,8 +54,8 @@ struct jank_crosshost {
 	size_t npairs, pairs_cap;
 	struct jank_clocksync *sync; /* [a * nsync + b], a < b: a's clock is the reference */
 	size_t nsync;
-	char (*flow_names)[JANK_LABEL_NAME_LEN];
-	size_t nflow_names;
+	struct xflow *flows; /* by flow index: the hosts' engines have the same flows */
+	size_t nflows;
 	struct jank_crosshost_stats stats;
 };
 
@@ -70,7 +75,7 @@ void jank_crosshost_free(struct jank_crosshost *x)
 	free(x->ev);
 	free(x->pairs);
 	free(x->sync);
-	free(x->flow_names);
+	free(x->flows);
 	free(x);
 }
 
@@ -103,33 +108,49 @@ const char *jank_crosshost_host_name(const struct jank_crosshost *x, unsigned ho
 	return host < x->nhosts ? x->hosts[host].name : "";
 }
 
-/* Remember the name of flow i (the hosts' engines have the same flows). */
-static void note_flow_name(struct jank_crosshost *x, uint32_t flow, const char *name)
+/* Remember flow i's name and hosts (the hosts' engines have the same flows). */
+static void note_flow(struct jank_crosshost *x, uint32_t flow, const char *name, const char *hosts)
 {
-	if (flow >= x->nflow_names) {
+	if (flow >= x->nflows) {
 		size_t n = (size_t)flow + 1;
-		void *v = realloc(x->flow_names, n * sizeof(*x->flow_names));
+		void *v = realloc(x->flows, n * sizeof(*x->flows));
 
 		if (!v)
 			return;
-		x->flow_names = v;
-		memset(x->flow_names + x->nflow_names, 0,
-		       (n - x->nflow_names) * sizeof(*x->flow_names));
-		x->nflow_names = n;
+		x->flows = v;
+		memset(x->flows + x->nflows, 0, (n - x->nflows) * sizeof(*x->flows));
+		x->nflows = n;
 	}
-	if (!x->flow_names[flow][0])
-		jank_utf8_copy(x->flow_names[flow], JANK_LABEL_NAME_LEN, name);
+	if (!x->flows[flow].name[0]) {
+		jank_utf8_copy(x->flows[flow].name, JANK_LABEL_NAME_LEN, name);
+		jank_utf8_copy(x->flows[flow].hosts, sizeof(x->flows[flow].hosts),
+			       hosts ? hosts : "");
+	}
+}
+
+/* Whether flow i may pair on host h: its hosts name it, or it names none. */
+static bool flow_on(const struct jank_crosshost *x, uint32_t flow, unsigned h)
+{
+	const char *list = flow < x->nflows ? x->flows[flow].hosts : "", *name = x->hosts[h].name;
+	size_t n = strlen(name);
+
+	if (!list[0])
+		return true;
+	for (const char *s = list; s; s = strchr(s, ','), s = s ? s + 1 : NULL)
+		if (!strncmp(s, name, n) && (s[n] == ',' || s[n] == '\0'))
+			return true;
+	return false;
 }
 
 void jank_crosshost_note(struct jank_crosshost *x, unsigned host, const struct jank_flow_note *n,
-			 const char *flow_name)
+			 const char *flow_name, const char *hosts)
 {
 	struct xevent *e;
 
 	/* A `to` its own engine paired is within one host. */
 	if (host >= x->nhosts || (n->to && n->paired))
 		return;
-	note_flow_name(x, n->flow, flow_name);
+	note_flow(x, n->flow, flow_name, hosts);
 	if (x->nev == x->max_events) {
 		x->stats.dropped++;
 		return;
@@ -222,7 +243,9 @@ static int pair_group(struct jank_crosshost *x, size_t first, size_t end)
 	for (size_t i = 0; tos + i < end; i++) {
 		const struct xevent *to = &x->ev[tos + i];
 
-		if (i >= nfrom || x->ev[first + i].host == to->host) {
+		if (i >= nfrom || x->ev[first + i].host == to->host ||
+		    !flow_on(x, to->flow, to->host) ||
+		    !flow_on(x, to->flow, x->ev[first + i].host)) {
 			x->stats.unpaired++;
 			continue;
 		}
@@ -504,8 +527,8 @@ static int join(struct jank_crosshost *x, unsigned host, const struct jank_path 
 		out->truncated |= sub.truncated;
 		out->incomplete |= sub.incomplete;
 		jank_path_fini(&sub);
-		if (pr->flow < x->nflow_names && r == 0 &&
-		    !(flow = jank_path_label(out, x->flow_names[pr->flow], "")))
+		if (pr->flow < x->nflows && r == 0 &&
+		    !(flow = jank_path_label(out, x->flows[pr->flow].name, "")))
 			r = -ENOMEM;
 		x->stats.crossings++;
 	} else {

@@ -59,9 +59,12 @@ void jank_crosshost_set_graph(struct jank_crosshost *x, unsigned host, const str
 size_t jank_crosshost_host_count(const struct jank_crosshost *x);
 const char *jank_crosshost_host_name(const struct jank_crosshost *x, unsigned host);
 
-/* A flow event of a host's engine (flow_name: its flow's name). */
+/*
+ * A flow event of a host's engine: flow_name is its flow's name, hosts the
+ * hosts it pairs between ("a,b"; NULL: any two), as jank_flow_rule says.
+ */
 void jank_crosshost_note(struct jank_crosshost *x, unsigned host, const struct jank_flow_note *n,
-			 const char *flow_name);
+			 const char *flow_name, const char *hosts);
 /* Pair the events noted so far (offline: once, after every input ended). 0 or -ENOMEM. */
 int jank_crosshost_pair(struct jank_crosshost *x);
 

@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 16
+plan 18
 conf=$top_srcdir/tests/data/crosshost/two-hosts.conf
 
 # gen DIR [SKEW]: the four traces of the two hosts under DIR/t
@@ -119,3 +119,18 @@ sed 's/^@env hostname="beta"/@env hostname="be ta"/' "$tmp/a/beta-ust.script" >"
 "$JANK_GEN" "$tmp/bad.script" "$tmp/bad/beta-ust"
 expect_error "a bad hostname" 1 "beta-ust: its environment's hostname is not a hostname" -- \
 	"$JANKCTL" analyze --config "$conf" "$tmp/a/t/alpha-kernel" "$tmp/bad"
+
+# A flow restricted to other hosts (hosts =) does not pair across these two.
+sed 's/^\(\[flow .*\]\)$/\1\nhosts = alpha, gamma/' "$conf" >"$tmp/gamma.conf"
+"$JANKCTL" analyze --format json --config "$tmp/gamma.conf" "$tmp/a/t" >"$tmp/gamma.json" 2>"$tmp/err"
+n=$($JQ -s '[.[] | select(.type == "action")] | length' "$tmp/gamma.json")
+onbeta=$($JQ -s '[.[] | select(.type == "action") | .critical_path[] |
+	select(.host == "beta")] | length' "$tmp/gamma.json")
+if [ "$n" = 2 ] && [ "$onbeta" = 0 ]; then
+	ok "hosts = alpha, gamma: the flows stay on alpha"
+else
+	fail "hosts = alpha, gamma: $n actions, $onbeta segments on beta"
+fi
+sed 's/^\(\[flow .*\]\)$/\1\nhosts = al pha/' "$conf" >"$tmp/bad.conf"
+expect_error "a bad hosts list" 1 "bad.conf:[0-9]+: bad hosts 'al pha'" -- \
+	"$JANKCTL" analyze --config "$tmp/bad.conf" "$tmp/a/t"
