@@ -201,47 +201,56 @@ static const char *signed_duration(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* Each other host's clock against the first host's, at its last event. */
+/* One pair of hosts' clocks: b's against a's, at b's last event. */
+static void mh_offset(const struct mh_ctx *ctx, unsigned a, unsigned b, enum format format)
+{
+	struct jank_engine_stats s;
+	struct jank_clock_offset o;
+	char off[40], lo[40], hi[40];
+
+	jank_engine_get_stats(ctx->hosts[b].e, &s);
+	jank_crosshost_offset(ctx->x, a, b, s.now, &o);
+	if (format == FORMAT_JSON) {
+		struct json_object *j = json_object_new_object();
+		int e = 0;
+
+		e |= jank_json_add_str(j, "type", "clock");
+		e |= jank_json_add_str(j, "host", ctx->hosts[b].name);
+		e |= jank_json_add_str(j, "reference", ctx->hosts[a].name);
+		e |= jank_json_add_i64(j, "at", s.now);
+		e |= jank_json_add_i64(j, "offset_ns", o.offset);
+		if (o.lo != INT64_MIN)
+			e |= jank_json_add_i64(j, "lo_ns", o.lo);
+		if (o.hi != INT64_MAX)
+			e |= jank_json_add_i64(j, "hi_ns", o.hi);
+		e |= jank_json_add_i64(j, "messages_to", (int64_t)o.a_to_b);
+		e |= jank_json_add_i64(j, "messages_from", (int64_t)o.b_to_a);
+		e |= jank_json_add_bool(j, "consistent", o.consistent);
+		if (e)
+			json_object_put(j);
+		else
+			jank_format_json_print(stdout, j);
+		return;
+	}
+	printf("clock of %s against %s: %s (between %s and %s; %" PRIu64 " messages to it, %" PRIu64
+	       " from it)%s\n",
+	       ctx->hosts[b].name, ctx->hosts[a].name, signed_duration(o.offset, off, sizeof(off)),
+	       o.lo == INT64_MIN ? "-inf" : signed_duration(o.lo, lo, sizeof(lo)),
+	       o.hi == INT64_MAX ? "+inf" : signed_duration(o.hi, hi, sizeof(hi)), o.a_to_b,
+	       o.b_to_a, o.consistent ? "" : " (no clock fits every message)");
+}
+
+/* Each pair of hosts that exchanged messages: the later host's clock against the earlier's. */
 static void mh_offsets(const struct mh_ctx *ctx, enum format format)
 {
-	for (size_t b = 1; b < ctx->nhosts; b++) {
-		struct jank_engine_stats s;
-		struct jank_clock_offset o;
-		char off[40], lo[40], hi[40];
+	for (size_t a = 0; a < ctx->nhosts; a++)
+		for (size_t b = a + 1; b < ctx->nhosts; b++) {
+			struct jank_clock_offset o;
 
-		jank_engine_get_stats(ctx->hosts[b].e, &s);
-		jank_crosshost_offset(ctx->x, 0, (unsigned)b, s.now, &o);
-		if (format == FORMAT_JSON) {
-			struct json_object *j = json_object_new_object();
-			int e = 0;
-
-			e |= jank_json_add_str(j, "type", "clock");
-			e |= jank_json_add_str(j, "host", ctx->hosts[b].name);
-			e |= jank_json_add_str(j, "reference", ctx->hosts[0].name);
-			e |= jank_json_add_i64(j, "at", s.now);
-			e |= jank_json_add_i64(j, "offset_ns", o.offset);
-			if (o.lo != INT64_MIN)
-				e |= jank_json_add_i64(j, "lo_ns", o.lo);
-			if (o.hi != INT64_MAX)
-				e |= jank_json_add_i64(j, "hi_ns", o.hi);
-			e |= jank_json_add_i64(j, "messages_to", (int64_t)o.a_to_b);
-			e |= jank_json_add_i64(j, "messages_from", (int64_t)o.b_to_a);
-			e |= jank_json_add_bool(j, "consistent", o.consistent);
-			if (e) {
-				json_object_put(j);
-				continue;
-			}
-			jank_format_json_print(stdout, j);
-			continue;
+			jank_crosshost_offset(ctx->x, (unsigned)a, (unsigned)b, 0, &o);
+			if (o.a_to_b + o.b_to_a)
+				mh_offset(ctx, (unsigned)a, (unsigned)b, format);
 		}
-		printf("clock of %s against %s: %s (between %s and %s; %" PRIu64
-		       " messages to it, %" PRIu64 " from it)%s\n",
-		       ctx->hosts[b].name, ctx->hosts[0].name,
-		       signed_duration(o.offset, off, sizeof(off)),
-		       o.lo == INT64_MIN ? "-inf" : signed_duration(o.lo, lo, sizeof(lo)),
-		       o.hi == INT64_MAX ? "+inf" : signed_duration(o.hi, hi, sizeof(hi)), o.a_to_b,
-		       o.b_to_a, o.consistent ? "" : " (no clock fits every message)");
-	}
 }
 
 /* Each host's summary: text under its name; JSON objects with its name. */

@@ -6,18 +6,20 @@
 # alpha's thread of the same tid (200, a busy decoy); every segment names its
 # host. With beta's metadata clock offset 37 ms off, the same, and the clock
 # offset estimated from the flows brackets the truth (-37 ms: alpha's time is
-# beta's minus 37 ms). One host's traces alone say nothing of hosts.
+# beta's minus 37 ms). One host's traces alone say nothing of hosts. With a
+# third host, gamma, where the server's database is slow, the path goes
+# alpha, beta, gamma, beta, alpha.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
-plan 18
+plan 21
 conf=$top_srcdir/tests/data/crosshost/two-hosts.conf
 
-# gen DIR [SKEW]: the four traces of the two hosts under DIR/t
+# gen DIR [SKEW [gamma]]: the traces of the hosts under DIR/t
 gen() {
 	mkdir -p "$1" &&
-		"$top_srcdir/tests/data/crosshost/two-hosts.sh" "$1" "${2:-0}" &&
-		for f in alpha-kernel alpha-ust beta-kernel beta-ust; do
+		"$top_srcdir/tests/data/crosshost/two-hosts.sh" "$1" "${2:-0}" ${3:-} &&
+		for f in alpha-kernel alpha-ust beta-kernel beta-ust ${3:+gamma-kernel gamma-ust}; do
 			"$JANK_GEN" "$1/$f.script" "$1/t/$f" || return 1
 		done
 }
@@ -134,3 +136,36 @@ fi
 sed 's/^\(\[flow .*\]\)$/\1\nhosts = al pha/' "$conf" >"$tmp/bad.conf"
 expect_error "a bad hosts list" 1 "bad.conf:[0-9]+: bad hosts 'al pha'" -- \
 	"$JANKCTL" analyze --config "$tmp/bad.conf" "$tmp/a/t"
+
+# Three hosts: the server on beta waits 55 ms for its database on gamma.
+gen "$tmp/g" 37000000 gamma
+"$JANKCTL" analyze --format json --config "$top_srcdir/tests/data/crosshost/three-hosts.conf" \
+	"$tmp/g/t" >"$tmp/g.json" 2>"$tmp/err"
+st=$?
+route=$($JQ -r -s '[.[] | select(.type == "action") | [.critical_path[].host] |
+	reduce .[] as $h ([]; if length > 0 and .[-1] == $h then . else . + [$h] end) |
+	join(">")] | join(" ")' "$tmp/g.json")
+if [ $st = 0 ] && [ "$route" = "beta>gamma>beta>alpha beta>gamma>beta>alpha" ]; then
+	ok "three hosts: the slow paths go beta, gamma, back to beta, to alpha"
+else
+	fail "three hosts: status $st, routes '$route'"
+fi
+shares=$($JQ -r -s '[.[] | select(.type == "action") |
+	(([.critical_path[] | select(.host == "gamma" and .tid == 300) | .end - .begin] |
+	  add) * 1000 / .duration_ns | floor)] | map(tostring) | join(" ")' "$tmp/g.json")
+bad=0
+for x in $shares; do [ "$x" -ge 800 ] || bad=1; done
+if [ -n "$shares" ] && [ $bad = 0 ]; then
+	ok "three hosts: at least 80% of each slow path on gamma's db thread ($shares per mille)"
+else
+	fail "three hosts: shares on gamma's db thread '$shares' per mille"
+fi
+# Beta's clock is 37 ms ahead, gamma's 5 ms behind: beta's time is gamma's plus 42 ms.
+clock=$($JQ -r -s '.[] | select(.type == "clock" and .host == "gamma") |
+	"\(.reference) \(.lo_ns) \(.offset_ns) \(.hi_ns)"' "$tmp/g.json")
+set -- $clock
+if [ "$1" = beta ] && [ "$2" -le 42000000 ] && [ "$4" -ge 42000000 ]; then
+	ok "three hosts: gamma's clock against beta's brackets +42 ms ($3 in [$2, $4])"
+else
+	fail "three hosts: gamma's clock '$clock'"
+fi
