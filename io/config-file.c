@@ -17,6 +17,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "config-file.h"
+#include "trace-hosts.h"
 #include "units.h"
 
 #define fail	jank_conf_fail
@@ -334,6 +335,43 @@ static int event_parse(struct jank_conf_parser *p, const struct jank_conf_key *k
 	}
 	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
+
+/* Hostnames, comma-separated (a flow across hosts pairs between those only): "a,b". */
+static int host_list_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			   void *sec)
+{
+	char list[1024];
+	size_t n = 0;
+
+	for (const char *s = v, *e; *s; s = *e ? e + 1 : e) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		e = s + strcspn(s, ",");
+		size_t len = (size_t)(e - s);
+
+		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+			len--;
+		if (!jank_hostname_ok(s, len) || n + len + 2 > sizeof(list)) {
+			fail(p, LINE(p),
+			     "bad %s '%s' (expected hostnames, comma-separated: letters, digits "
+			     "and ._-)",
+			     k->name, v);
+			return -EINVAL;
+		}
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%.*s", n ? "," : "", (int)len,
+				      s);
+	}
+	if (!n) {
+		fail(p, LINE(p), "bad %s '' (expected hostnames, comma-separated)", k->name);
+		return -EINVAL;
+	}
+	return jank_conf_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));
+}
+
+static const struct jank_conf_type host_list = { .name = "host list",
+						 .parse = host_list_parse,
+						 .equal = jank_conf_str_equal,
+						 .free = jank_conf_str_fini };
 
 static const struct jank_conf_type event = { .name = "event",
 					     .parse = event_parse,
@@ -864,6 +902,7 @@ static const struct jank_conf_key keys[] = {
 	K("flow", "key",               flow_keys,          LIVE, NULL, FLOW(keys), FLOW2(nkeys), REQUIRED),
 	K("flow", "to-key",            flow_to_keys,       LIVE, NULL, FLOW(to_keys), FLOW2(nto_keys)),
 	K("flow", "match",             flow_match,         LIVE, NULL, FLOW(match_field), FLOW2(match_value)),
+	K("flow", "hosts",             host_list,          LIVE, NULL, FLOW(hosts)),
 };
 /* clang-format on */
 

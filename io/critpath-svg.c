@@ -61,6 +61,7 @@ struct step {
 	const char *comm;
 	uint32_t stack; /* the thread's call stack (jank_path_stack_of), 0 when unknown */
 	bool wakeup;	/* the path reached this step through a wakeup of its thread */
+	uint32_t host;	/* its host's label when the path crosses hosts, 0: the one host */
 };
 
 struct lane {
@@ -70,12 +71,14 @@ struct lane {
 	size_t first;	 /* first segment on the lane: lanes read in order of appearance */
 	size_t nthreads; /* the other threads' lane: how many */
 	bool action;	 /* the action's thread: first, and always drawn */
+	uint32_t host;	 /* as steps' */
 };
 
 /* Where a thread is drawn; sorted by tid for bsearch. */
 struct lane_ref {
 	int32_t tid;
 	size_t lane;
+	uint32_t host; /* tids of two hosts collide */
 };
 
 struct picture {
@@ -98,12 +101,14 @@ static int cmp_ref(const void *a, const void *b)
 {
 	const struct lane_ref *x = a, *y = b;
 
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static size_t lane_of(const struct picture *pic, int32_t tid)
+static size_t lane_of(const struct picture *pic, uint32_t host, int32_t tid)
 {
-	struct lane_ref key = { tid, 0 }, *r;
+	struct lane_ref key = { tid, 0, host }, *r;
 
 	r = bsearch(&key, pic->refs, pic->nrefs, sizeof(*pic->refs), cmp_ref);
 	return r ? r->lane : 0;
@@ -138,6 +143,8 @@ static int cmp_lane_first(const void *a, const void *b)
 static int build_lanes(struct picture *pic)
 {
 	const struct jank_path *p = pic->p;
+	/* The action's thread is where its path ends (on its host, when it crosses hosts). */
+	uint32_t action_host = p->n ? p->segs[p->n - 1].host : 0;
 	struct lane *all;
 	size_t n = 0, keep;
 
@@ -149,15 +156,18 @@ static int build_lanes(struct picture *pic)
 	}
 	/* Distinct threads: sort the (tid, segment) pairs, then merge. */
 	for (size_t i = 0; i < p->n; i++)
-		pic->refs[i] = (struct lane_ref){ p->segs[i].tid, i };
+		pic->refs[i] = (struct lane_ref){ p->segs[i].tid, i, p->segs[i].host };
 	jank_sort(pic->refs, p->n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct jank_segment *sg = &p->segs[pic->refs[i].lane];
 
-		if (n == 0 || all[n - 1].tid != sg->tid)
-			all[n++] = (struct lane){ sg->tid, sg->comm,
-						  0,	   pic->refs[i].lane,
-						  1,	   sg->tid == pic->r->tid };
+		if (n == 0 || all[n - 1].tid != sg->tid || all[n - 1].host != sg->host)
+			all[n++] = (struct lane){
+				sg->tid, sg->comm,
+				0,	 pic->refs[i].lane,
+				1,	 sg->tid == pic->r->tid && sg->host == action_host,
+				sg->host
+			};
 		all[n - 1].ns += sg->end - sg->begin;
 		if (pic->refs[i].lane < all[n - 1].first)
 			all[n - 1].first = pic->refs[i].lane;
@@ -180,19 +190,20 @@ static int build_lanes(struct picture *pic)
 	if (keep < n) {
 		struct lane *o = &pic->lanes[pic->nlanes++];
 
-		*o = (struct lane){ -1, "", 0, SIZE_MAX, n - keep, false };
+		*o = (struct lane){ -1, "", 0, SIZE_MAX, n - keep, false, 0 };
 		for (size_t i = keep; i < n; i++)
 			o->ns += all[i].ns;
 	}
 	/* The map, by tid. */
 	for (size_t i = 0; i < n; i++) {
 		pic->refs[i].tid = all[i].tid;
+		pic->refs[i].host = all[i].host;
 		pic->refs[i].lane = keep < n ? keep : 0;
 	}
 	pic->nrefs = n;
 	jank_sort(pic->refs, n, sizeof(*pic->refs), cmp_ref);
 	for (size_t i = 0; i < keep; i++) {
-		struct lane_ref key = { pic->lanes[i].tid, 0 }, *r;
+		struct lane_ref key = { pic->lanes[i].tid, 0, pic->lanes[i].host }, *r;
 
 		r = bsearch(&key, pic->refs, n, sizeof(*pic->refs), cmp_ref);
 		if (r)
@@ -219,13 +230,15 @@ static int build(struct picture *pic, const struct jank_verdict *r)
 		const struct jank_segment *sg = &p->segs[i];
 		struct step *last = pic->nsteps ? &pic->steps[pic->nsteps - 1] : NULL;
 
-		if (last && last->tid == sg->tid && last->state == sg->state &&
-		    last->stack == sg->stack && last->end == sg->begin) {
+		if (last && last->tid == sg->tid && last->host == sg->host &&
+		    last->state == sg->state && last->stack == sg->stack &&
+		    last->end == sg->begin) {
 			last->end = sg->end;
 			continue;
 		}
-		pic->steps[pic->nsteps++] = (struct step){ sg->tid,  sg->state, sg->begin, sg->end,
-							   sg->comm, sg->stack, false };
+		pic->steps[pic->nsteps++] =
+			(struct step){ sg->tid,	 sg->state, sg->begin, sg->end,
+				       sg->comm, sg->stack, false,     sg->host };
 	}
 	return 0;
 }
@@ -261,19 +274,33 @@ static bool graph_wakeup(const struct jank_graph *g, int32_t from, int32_t to, i
  * for is a jump to a waker (forwards: a wakeup); moving back to one on the
  * stack ends a wait (forwards: the start of that wait).
  */
+/* The name of a host label of the path. */
+static const char *host_name(const struct picture *pic, uint32_t host)
+{
+	const struct jank_label *l = jank_path_label_of(pic->p, host);
+
+	return l ? l->name : "?";
+}
+
+/* A thread of a step: its tid and its host's label (tids of two hosts collide). */
+static int64_t step_thread(const struct step *s)
+{
+	return (int64_t)((uint64_t)s->host << 32 | (uint32_t)s->tid);
+}
+
 static void order_wakeups(struct picture *pic)
 {
-	int32_t *stack = calloc(pic->nsteps + 1, sizeof(*stack));
+	int64_t *stack = calloc(pic->nsteps + 1, sizeof(*stack));
 	size_t top = 0;
 
 	if (!stack)
 		return;
-	stack[top++] = pic->steps[pic->nsteps - 1].tid;
+	stack[top++] = step_thread(&pic->steps[pic->nsteps - 1]);
 	for (size_t i = pic->nsteps - 1; i > 0; i--) {
-		int32_t from = pic->steps[i - 1].tid;
+		int64_t from = step_thread(&pic->steps[i - 1]);
 		size_t k = top;
 
-		if (from == pic->steps[i].tid)
+		if (from == step_thread(&pic->steps[i]))
 			continue;
 		while (k > 0 && stack[k - 1] != from)
 			k--;
@@ -289,6 +316,10 @@ static void order_wakeups(struct picture *pic)
 
 static void find_wakeups(struct picture *pic, const struct jank_graph *g)
 {
+	/* A graph is one host's: a path across hosts is read as it was computed. */
+	for (size_t i = 0; g && i < pic->nsteps; i++)
+		if (pic->steps[i].host)
+			g = NULL;
 	if (!g) {
 		order_wakeups(pic);
 		return;
@@ -474,7 +505,7 @@ static void lane_title(FILE *f, const struct picture *pic, size_t lane)
 		uint32_t fr = s->stack ? jank_path_innermost(pic->p, s->stack) : 0;
 		size_t k = 0;
 
-		if (!fr || lane_of(pic, s->tid) != lane)
+		if (!fr || lane_of(pic, s->host, s->tid) != lane)
 			continue;
 		while (k < n && fns[k].frame != fr)
 			k++;
@@ -528,12 +559,17 @@ static void lanes(FILE *f, const struct picture *pic)
 		if (l->tid < 0)
 			snprintf(tid, sizeof(tid), "%zu other threads", l->nthreads);
 		else
-			snprintf(tid, sizeof(tid), "tid %" PRId32 "%s", l->tid,
-				 l->action ? " (action)" : "");
+			snprintf(tid, sizeof(tid), "tid %" PRId32, l->tid);
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\" "
-			"fill=\"%s\">%s</text>\n",
+			"fill=\"%s\">%s",
 			MARGIN, y + 21, JANK_SVG_INK, tid);
+		/* A lane per thread of each host: the host is named (a trace's name: escaped). */
+		if (l->tid >= 0 && l->host) {
+			fputs(" on ", f);
+			jank_svg_escape(f, host_name(pic, l->host), 0);
+		}
+		fprintf(f, "%s</text>\n", l->tid >= 0 && l->action ? " (action)" : "");
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", MARGIN,
 			y + 38, JANK_SVG_MUTED);
 		jank_svg_escape(f,
@@ -662,7 +698,7 @@ static void segments(FILE *f, const struct picture *pic)
 	for (size_t k = 0; k < 2 * pic->nsteps; k++) {
 		const struct step *s = &pic->steps[k % pic->nsteps];
 		double x = xof(pic, s->begin), w = xof(pic, s->end) - x;
-		double y = lane_y(lane_of(pic, s->tid)) + BAR_Y;
+		double y = lane_y(lane_of(pic, s->host, s->tid)) + BAR_Y;
 		char d[32];
 
 		if ((w < MIN_SEG_W) != (k >= pic->nsteps))
@@ -699,10 +735,10 @@ static void handoffs(FILE *f, const struct picture *pic)
 		double x, y1, y2;
 		bool other;
 
-		if (a->tid == b->tid)
+		if (a->tid == b->tid && a->host == b->host)
 			continue;
-		la = lane_of(pic, a->tid);
-		lb = lane_of(pic, b->tid);
+		la = lane_of(pic, a->host, a->tid);
+		lb = lane_of(pic, b->host, b->tid);
 		if (la == lb)
 			continue; /* two of the other threads */
 		/* To or from the other threads' lane: lighter, not to hide the lanes it crosses. */
@@ -756,7 +792,7 @@ static void device_waits(FILE *f, const struct picture *pic)
 		if (w < MIN_SEG_W)
 			w = MIN_SEG_W;
 		y = lane_y(device_lane(pic, s->state)) + BAR_Y + 4;
-		ty = lane_y(lane_of(pic, s->tid)) + BAR_Y + BAR_H + 1;
+		ty = lane_y(lane_of(pic, s->host, s->tid)) + BAR_Y + BAR_H + 1;
 		fprintf(f,
 			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1\"><title>tid %" PRId32
@@ -917,7 +953,7 @@ static double legend(FILE *f, const struct picture *pic, double y)
 
 	for (size_t i = 0; i < pic->nsteps; i++) {
 		per[pic->steps[i].state] += pic->steps[i].end - pic->steps[i].begin;
-		if (i && pic->steps[i].tid != pic->steps[i - 1].tid)
+		if (i && step_thread(&pic->steps[i]) != step_thread(&pic->steps[i - 1]))
 			*(pic->steps[i].wakeup ? &wakeups : &waits) = true;
 	}
 	for (int s = 0; s < JANK_STATE_COUNT; s++)

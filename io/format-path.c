@@ -54,6 +54,14 @@ const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max
 	return buf;
 }
 
+/* The name of a host label of p ("?" when unknown). */
+static const char *format_host(const struct jank_path *p, uint32_t host)
+{
+	const struct jank_label *l = p ? jank_path_label_of(p, host) : NULL;
+
+	return l ? l->name : "?";
+}
+
 const char *format_function(const struct jank_breakdown *b, size_t i)
 {
 	const struct jank_frame *fr = b && b->path && i < b->nfunctions
@@ -94,6 +102,8 @@ struct json_object *jank_format_breakdown_json(const struct jank_breakdown *b)
 			json_object_put(t);
 			goto nomem;
 		}
+		if (it->host)
+			r |= jank_json_add_str(t, "host", format_host(b->path, it->host));
 		r |= jank_json_add_i64(t, "tid", it->tid);
 		r |= jank_json_add_str(t, "comm", it->comm);
 		r |= jank_json_add_str(t, "state", jank_state_name(it->state));
@@ -150,6 +160,7 @@ nomem_o:
 
 /* A step of the story: consecutive segments on the same thread in the same state. */
 struct step {
+	uint32_t host; /* a label of the path, 0: the one host */
 	int32_t tid;
 	uint8_t state;
 	int64_t ns;
@@ -165,13 +176,15 @@ static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 
 	s->flow = flow ? flow->name : NULL;
 	s->tid = p->segs[i].tid;
+	s->host = p->segs[i].host;
 	s->state = p->segs[i].state;
 	s->comm = p->segs[i].comm;
 	s->lock = p->segs[i].lock;
 	s->ns = 0;
 	s->stack = 0;
-	for (int64_t longest = 0; i < p->n && p->segs[i].tid == s->tid &&
-				  p->segs[i].state == s->state && p->segs[i].lock == s->lock;
+	for (int64_t longest = 0;
+	     i < p->n && p->segs[i].tid == s->tid && p->segs[i].host == s->host &&
+	     p->segs[i].state == s->state && p->segs[i].lock == s->lock;
 	     i++) {
 		int64_t d = p->segs[i].end - p->segs[i].begin;
 
@@ -186,13 +199,19 @@ static size_t next_step(const struct jank_path *p, size_t i, struct step *s)
 
 /* The threads the story has mentioned so far, to say "waiting for" or "back on". */
 struct story {
-	int32_t seen[32];
+	int64_t seen[32]; /* (host label << 32) | tid */
 	size_t nseen;
-	int32_t prev_tid;
+	int64_t prev_tid; /* the same, -1: none */
 	size_t steps;
 };
 
-static bool story_seen(struct story *st, int32_t tid)
+/* A thread of the story: its tid and its host's label, which tids of two hosts share. */
+static int64_t story_thread(const struct step *s)
+{
+	return (int64_t)((uint64_t)s->host << 32 | (uint32_t)s->tid);
+}
+
+static bool story_seen(struct story *st, int64_t tid)
 {
 	for (size_t i = 0; i < st->nseen; i++)
 		if (st->seen[i] == tid)
@@ -210,7 +229,9 @@ static bool story_seen(struct story *st, int32_t tid)
 static void step_phrase(const struct jank_path *p, struct story *st, const struct step *s,
 			char *buf, size_t len)
 {
-	char d[320], th[JANK_FORMAT_THREAD_LEN], fn[240], flow[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+	char d[320], th[JANK_FORMAT_THREAD_LEN + 8 + JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)], fn[240],
+		flow[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+	int64_t thread = story_thread(s);
 
 	jank_units_duration(s->ns, d, 32);
 	if (s->stack) {
@@ -220,14 +241,21 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 			 format_stack(p, s->stack, 3, fn, sizeof(fn)));
 	}
 	format_thread(s->tid, s->comm, th, sizeof(th));
+	if (s->host) {
+		char host[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+		size_t n = strlen(th);
+
+		snprintf(th + n, sizeof(th) - n, " on %s",
+			 jank_text(host, sizeof(host), format_host(p, s->host)));
+	}
 	if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
-	else if (s->flow && s->tid != st->prev_tid)
+	else if (s->flow && thread != st->prev_tid)
 		snprintf(buf, len, "via flow %s to %s: %s %s",
 			 jank_text(flow, sizeof(flow), s->flow), th, jank_state_name(s->state), d);
-	else if (s->tid == st->prev_tid)
+	else if (thread == st->prev_tid)
 		snprintf(buf, len, "%s %s", jank_state_name(s->state), d);
-	else if (story_seen(st, s->tid))
+	else if (story_seen(st, thread))
 		snprintf(buf, len, "back on %s: %s %s", th, jank_state_name(s->state), d);
 	else if (s->lock)
 		snprintf(buf, len, "waiting for lock 0x%" PRIx64 " held by %s: %s %s", s->lock, th,
@@ -235,8 +263,8 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 	else
 		snprintf(buf, len, "waiting for %s: %s %s", th, jank_state_name(s->state), d);
 	if (st->steps == 0 || s->flow)
-		story_seen(st, s->tid);
-	st->prev_tid = s->tid;
+		story_seen(st, thread);
+	st->prev_tid = thread;
 	st->steps++;
 }
 
@@ -323,7 +351,8 @@ static const char *pct(int64_t part, int64_t whole, char *buf, size_t len)
 
 void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t total)
 {
-	char d[32], th[JANK_FORMAT_THREAD_LEN], p[16], fn[JANK_TEXT_SIZE(FUNCTION_CHARS)];
+	char d[32], th[JANK_FORMAT_THREAD_LEN + 8 + JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)], p[16],
+		fn[JANK_TEXT_SIZE(FUNCTION_CHARS)];
 	int order[JANK_STATE_COUNT], n = 0;
 
 	if (!b)
@@ -350,9 +379,16 @@ void format_breakdown_text(FILE *f, const struct jank_breakdown *b, int64_t tota
 	for (size_t i = 0; i < b->n && i < BREAKDOWN_THREADS_TEXT; i++) {
 		const struct jank_breakdown_item *it = &b->items[i];
 
-		fprintf(f, "    %-28s %-14s %12s %7s\n",
-			format_thread(it->tid, it->comm, th, sizeof(th)),
-			jank_state_name(it->state), jank_units_duration(it->ns, d, sizeof(d)),
+		format_thread(it->tid, it->comm, th, sizeof(th));
+		if (it->host) {
+			char host[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+			size_t hn = strlen(th);
+
+			snprintf(th + hn, sizeof(th) - hn, " on %s",
+				 jank_text(host, sizeof(host), format_host(b->path, it->host)));
+		}
+		fprintf(f, "    %-28s %-14s %12s %7s\n", th, jank_state_name(it->state),
+			jank_units_duration(it->ns, d, sizeof(d)),
 			pct(it->ns, total, p, sizeof(p)));
 	}
 	if (b->n > BREAKDOWN_THREADS_TEXT)

@@ -24,6 +24,16 @@ const char *jank_format_discarded(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+const char *jank_format_verdict_host(const struct jank_verdict *r)
+{
+	const struct jank_label *l;
+
+	if (!r->path || !r->path->n)
+		return NULL;
+	l = jank_path_label_of(r->path, r->path->segs[r->path->n - 1].host);
+	return l ? l->name : NULL;
+}
+
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 {
 	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], w1[48], w2[48];
@@ -48,6 +58,11 @@ void jank_format_verdict_text(FILE *f, const struct jank_verdict *r)
 	fprintf(f, " on %s", format_thread(r->tid, r->comm, th, sizeof(th)));
 	if (r->pid >= 0)
 		fprintf(f, " pid %" PRId32, r->pid);
+	if (jank_format_verdict_host(r)) {
+		char host[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+
+		fprintf(f, " on %s", jank_text(host, sizeof(host), jank_format_verdict_host(r)));
+	}
 	fprintf(f, "\n  from %s to %s\n", format_wall(r->begin, w1, sizeof(w1)),
 		format_wall(r->end, w2, sizeof(w2)));
 	if (r->discarded_events) {

@@ -27,6 +27,11 @@
  */
 void jank_format_verdict_text(FILE *f, const struct jank_verdict *r);
 /*
+ * The host of a verdict's action (its path's last segment's) when its path
+ * crosses hosts, NULL otherwise (one host: the host is the input's).
+ */
+const char *jank_format_verdict_host(const struct jank_verdict *r);
+/*
  * "12 events discarded by the tracer during it: the path may be incomplete",
  * or "" for none. Returns buf.
  */

@@ -294,11 +294,14 @@ static struct json_object *segment_to_json(const struct jank_path *p, const stru
 	struct json_object *o = json_object_new_object();
 	const struct jank_label *flow = jank_path_label_of(p, s->flow);
 	const struct jank_label *span = jank_path_label_of(p, s->span);
+	const struct jank_label *host = jank_path_label_of(p, s->host);
 	char buf[24];
 	int r = 0;
 
 	if (!o)
 		return NULL;
+	if (host)
+		r |= jank_json_add_str(o, "host", host->name);
 	r |= jank_json_add_i64(o, "tid", s->tid);
 	r |= jank_json_add_str(o, "comm", s->comm);
 	r |= jank_json_add_str(o, "state", jank_state_name(s->state));
@@ -328,10 +331,19 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 			    struct jank_segment *s)
 {
 	struct json_object *span;
-	const char *flow, *action;
+	const char *flow, *action, *host;
 	char key[JANK_LABEL_KEY_LEN], name[JANK_LABEL_NAME_LEN];
 	size_t at;
 	int r;
+
+	/* The host of a path that crosses hosts: a name, as flows have. */
+	if ((r = get_str(d, o, "host", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &host)) < 0)
+		return r;
+	if (host && !host[0])
+		return fail(d, "host", "empty");
+	if (host && (text_copy(name, sizeof(name), host, strlen(host)) < 0 ||
+		     !(s->host = jank_path_host(p, name))))
+		return -ENOMEM;
 
 	/* Names as the encoder writes them: valid UTF-8 (which may be longer), cut to fit. */
 	if ((r = get_str(d, o, "flow", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &flow)) < 0)

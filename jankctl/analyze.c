@@ -433,6 +433,7 @@ int cmd_analyze(int argc, char **argv)
 	struct jank_engine *e = NULL;
 	struct jank_config conf;
 	const char *hold_max = getenv("JANK_ANALYZE_HOLD_BYTES"); /* for the tests */
+	bool hosts;
 	int r;
 
 	if (hold_max && *hold_max)
@@ -443,6 +444,10 @@ int cmd_analyze(int argc, char **argv)
 	r = config_load("analyze", &o, &conf);
 	if (r)
 		return r;
+	/* The traces of several hosts: an engine per host, joined (analyze-hosts.c). */
+	r = analyze_maybe_hosts(&conf, &o, &hosts);
+	if (hosts)
+		goto end;
 	e = config_engine(&conf, &o, o.all);
 	if (!e) {
 		r = JANK_EXIT_BAD_INPUT;

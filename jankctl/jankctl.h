@@ -77,6 +77,15 @@ struct jank_engine *config_engine(const struct jank_config *conf, const struct o
 int config_rule(const char *cmd, const struct jank_config *conf, const struct options *o,
 		size_t *rule);
 
+/* ---- analyze-hosts.c: analyze over the traces of several hosts ---- */
+
+/*
+ * When the traces are of several hosts (their hostnames differ), analyze
+ * them with an engine per host joined across hosts, and set *done; else
+ * leave it to the one-engine analysis. Returns 0 or EXIT_* (message printed).
+ */
+int analyze_maybe_hosts(const struct jank_config *conf, const struct options *o, bool *done);
+
 /* ---- cli.c ---- */
 
 /* "jankctl: " and the message, one line on stderr (stdout flushed first). */

@@ -235,6 +235,7 @@ void jank_flow_rule_fini(struct jank_flow_rule *r)
 	free(r->match_field);
 	if (r->match_value.type == JANK_VALUE_STR)
 		free((char *)r->match_value.s);
+	free(r->hosts);
 	jank_flow_rule_init(r);
 }
 
@@ -252,6 +253,7 @@ int jank_flow_rule_copy(struct jank_flow_rule *dst, const struct jank_flow_rule 
 	dst->nto_keys = src->nto_keys > JANK_RULE_MAX_KEYS ? JANK_RULE_MAX_KEYS : src->nto_keys;
 	for (unsigned i = 0; i < dst->nto_keys; i++)
 		r |= dup_str(&dst->to_keys[i], src->to_keys[i]);
+	r |= dup_str(&dst->hosts, src->hosts);
 	if (r) {
 		jank_flow_rule_fini(dst);
 		return -ENOMEM;

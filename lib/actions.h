@@ -75,6 +75,8 @@ struct jank_flow_rule {
 	unsigned nto_keys;		   /* 0, or nkeys */
 	char *match_field;		   /* NULL: no match */
 	struct jank_value match_value;	   /* INT or STR (owned) */
+	/* Across hosts (crosshost.h): the hosts it pairs between, "a,b,c"; NULL: any. */
+	char *hosts;
 };
 
 /*

@@ -245,6 +245,12 @@ uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key)
 	return (uint32_t)p->nlabels;
 }
 
+/* A host is a label of its own kind: its key is one no action key looks like. */
+uint32_t jank_path_host(struct jank_path *p, const char *host)
+{
+	return jank_path_label(p, host, "(host)");
+}
+
 /* dst's array *dv (capacity *dcap) holds n elements of src's. */
 static int copy_array(void *dv, size_t *dcap, const void *sv, size_t n, size_t elem)
 {
@@ -819,20 +825,24 @@ static int cmp_item(const void *a, const void *b)
 
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return (int)x->state - (int)y->state;
 }
 
-static size_t item_slot(const struct jank_breakdown *b, int32_t tid, uint8_t state)
+static size_t item_slot(const struct jank_breakdown *b, uint32_t host, int32_t tid, uint8_t state)
 {
 	uint64_t k = (((uint64_t)(uint32_t)tid << 8) | state) * 0x9e3779b97f4a7c15ull;
 	size_t mask = b->index_cap - 1;
 
+	k ^= (uint64_t)host << 40;
 	for (size_t h = (size_t)(k >> 32) & mask;; h = (h + 1) & mask) {
 		uint32_t v = b->index[h];
 
-		if (!v || (b->items[v - 1].tid == tid && b->items[v - 1].state == state))
+		if (!v || (b->items[v - 1].tid == tid && b->items[v - 1].state == state &&
+			   b->items[v - 1].host == host))
 			return h;
 	}
 }
@@ -855,8 +865,8 @@ static int item_reserve(struct jank_breakdown *b)
 		memset(b->index, 0, ncap * sizeof(*b->index));
 		b->index_cap = ncap;
 		for (size_t i = 0; i < b->n; i++)
-			b->index[item_slot(b, b->items[i].tid, b->items[i].state)] =
-				(uint32_t)i + 1;
+			b->index[item_slot(b, b->items[i].host, b->items[i].tid,
+					   b->items[i].state)] = (uint32_t)i + 1;
 	}
 	return 0;
 }
@@ -885,13 +895,14 @@ int jank_breakdown_compute(const struct jank_path *p, struct jank_breakdown *out
 		/* A path may cross thousands of threads: (tid, state) is hashed. */
 		if (item_reserve(out) < 0)
 			return -ENOMEM;
-		h = item_slot(out, s->tid, s->state);
+		h = item_slot(out, s->host, s->tid, s->state);
 		if (out->index[h]) {
 			j = out->index[h] - 1;
 		} else {
 			j = out->n++;
 			memset(&out->items[j], 0, sizeof(out->items[j]));
 			out->items[j].tid = s->tid;
+			out->items[j].host = s->host;
 			out->items[j].state = s->state;
 			memcpy(out->items[j].comm, s->comm, JANK_COMM_LEN);
 			out->index[h] = (uint32_t)j + 1;

@@ -29,6 +29,11 @@ struct jank_segment {
 	uint32_t span;
 	/* The thread's call stack here (jank_path_stack_of), 0 when unknown. */
 	uint32_t stack;
+	/*
+	 * The host the thread is on, a label (jank_path_host) when the path
+	 * crosses hosts (pids and tids of two hosts collide), 0: the one host.
+	 */
+	uint32_t host;
 };
 
 /*
@@ -98,6 +103,7 @@ struct jank_breakdown_item {
 	uint8_t state;
 	int64_t ns;
 	char comm[JANK_COMM_LEN];
+	uint32_t host; /* the segments' host label (of breakdown.path), 0: the one host */
 };
 
 struct jank_breakdown_lock {
@@ -131,6 +137,8 @@ void jank_path_init(struct jank_path *p);
 void jank_path_fini(struct jank_path *p);
 /* The id of a label of the path, added when new; 0 when out of memory. */
 uint32_t jank_path_label(struct jank_path *p, const char *name, const char *key);
+/* The label id of a host name (for jank_segment.host), added when new; 0 when out of memory. */
+uint32_t jank_path_host(struct jank_path *p, const char *host);
 /* A label by id; NULL for 0 or an unknown id. */
 const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t id);
 

@@ -115,6 +115,8 @@ struct jank_engine {
 	void *report_data;
 	jank_frame_namer namer;
 	void *namer_data;
+	jank_flow_note_fn flow_note; /* who hears of flow events (joins across inputs) */
+	void *flow_note_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
 	struct jank_profile profile;
@@ -648,6 +650,22 @@ void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void 
 {
 	e->report_fn = fn;
 	e->report_data = data;
+}
+
+void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *data)
+{
+	e->flow_note = fn;
+	e->flow_note_data = data;
+}
+
+/* Tell the flow listener of a flow event, if there is one. */
+static void note_flow(struct jank_engine *e, const struct class_role *role, int32_t tid,
+		      const struct jank_event *ev, const char *key, bool paired)
+{
+	struct jank_flow_note n = { role->rule, role->end, paired, tid, ev->ts, key };
+
+	if (e->flow_note)
+		e->flow_note(&n, e->flow_note_data);
 }
 
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data)
@@ -1221,9 +1239,11 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 		a->tid = tid;
 		a->serial = w->serial;
 		a->vertex = idx;
+		note_flow(e, role, tid, ev, key, false);
 		return;
 	}
 	a = jank_action_find(e->pending, role->rule, key);
+	note_flow(e, role, tid, ev, key, a != NULL);
 	if (!a) {
 		e->stats.flows_unmatched++;
 		return;

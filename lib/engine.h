@@ -188,6 +188,22 @@ size_t jank_engine_flow_count(const struct jank_engine *e);
 const struct jank_flow_rule *jank_engine_flow(const struct jank_engine *e, size_t i);
 
 void jank_engine_set_verdict_cb(struct jank_engine *e, jank_verdict_fn fn, void *data);
+
+/*
+ * A flow event as the engine saw it: a `from` once it waits for its `to`, a
+ * `to` (paired or not here). For whoever joins inputs (lib/crosshost.h): a
+ * `to` that found no `from` in this engine may have one on another host.
+ */
+struct jank_flow_note {
+	uint32_t flow; /* the flow's index */
+	bool to;
+	bool paired; /* a `to` whose `from` this engine had */
+	int32_t tid;
+	int64_t ts;
+	const char *key; /* valid during the call */
+};
+typedef void (*jank_flow_note_fn)(const struct jank_flow_note *n, void *data);
+void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *data);
 /*
  * Who names the frames of a verdict's path (io's symbolizer), called before
  * the verdict callback for the frames not named yet; without one, frames are

@@ -26,6 +26,10 @@
  *                              same line is a payload field, as `tid` is in
  *                              lttng-modules' sched_wakeup with a tid context)
  *   @packet EVENTS             a packet ends after EVENTS events of its stream
+ *   @clock-offset NS           the clock's offset from its origin, in ns (signed;
+ *                              LTTng's is CLOCK_REALTIME at session start): an
+ *                              event's ns from origin is then NS + TS (a host
+ *                              whose clock is off by 37 ms: @clock-offset 37000000)
  *   TS CPU NAME [FIELD=VALUE ...]
  *   @discarded CPU COUNT       the CPU's open packet ends; its next packet
  *                              reports COUNT discarded events
@@ -137,6 +141,7 @@ struct gen {
 	struct gen_ctx_field *ctx;
 	unsigned int nctx;
 	uint64_t packet_events; /* 0: one packet per stream */
+	int64_t clock_offset;	/* ns, @clock-offset */
 
 	/* per line scratch: parsed values, reused */
 	struct gen_value *vals;
@@ -619,6 +624,19 @@ static int do_env(struct gen *g, char *p)
 	}
 }
 
+static int do_clock_offset(struct gen *g, char *p)
+{
+	char *w = next_word(&p), *end;
+	long long v;
+
+	errno = 0;
+	v = w ? strtoll(w, &end, 10) : 0;
+	if (!w || !at_end(&p) || errno || *end || end == w)
+		return gen_error(g, "usage: @clock-offset NS (a signed integer)");
+	g->clock_offset = v;
+	return 0;
+}
+
 static int do_cpus(struct gen *g, char *p)
 {
 	char *w = next_word(&p);
@@ -741,6 +759,8 @@ static int read_header(struct gen *g)
 			ret = do_context(g, p);
 		else if (!strcmp(w, "@packet"))
 			ret = do_packet(g, p);
+		else if (!strcmp(w, "@clock-offset"))
+			ret = do_clock_offset(g, p);
 		else
 			ret = gen_error(g, "unknown directive `%s`", w);
 		if (ret)
@@ -834,7 +854,15 @@ static int build_classes(struct gen *g, bt_self_component *self)
 	    bt_clock_class_set_description(g->cc, "Monotonic Clock"))
 		goto end;
 	bt_clock_class_set_frequency(g->cc, UINT64_C(1000000000));
-	bt_clock_class_set_offset(g->cc, 0, 0);
+	{
+		int64_t sec = g->clock_offset / 1000000000, ns = g->clock_offset % 1000000000;
+
+		if (ns < 0) {
+			sec--;
+			ns += 1000000000;
+		}
+		bt_clock_class_set_offset(g->cc, sec, (uint64_t)ns);
+	}
 	bt_clock_class_set_origin_is_unix_epoch(g->cc, BT_TRUE);
 
 	g->sc = bt_stream_class_create(g->tc);

@@ -244,6 +244,7 @@ static const struct samples samples[] = {
 	{ "socket path", { "/a", "/b" } },
 	{ "user name", { "jank-worker", "nobody" } },
 	{ "event", { "x:c", "x:d" } },
+	{ "host list", { "alpha", "alpha, beta" } },
 	{ "event list", { "x:c", "x:d", "x:c,x:d" } },
 	{ "size or percentage", { "1GiB", "2GiB", "3%", "4%" } },
 	{ "address:port", { "127.0.0.1:1", "127.0.0.1:2", "127.0.0.2:1" } },

@@ -62,12 +62,12 @@ static void out_check(struct out *o, const char *want)
 
 /* A path of six steps over three threads, one of them behind a mutex. */
 static struct jank_segment segs[] = {
-	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker", 0, 0, 0 },
-	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db", 0, 0, 0 },
-	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db", 0, 0, 0 },
-	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker", 0, 0, 0 },
-	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "", 0, 0, 0 },
-	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db", 0, 0, 0 },
+	{ 4312, JANK_STATE_RUNNING, 0, 2100 * US, 0, "worker", 0, 0, 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 2100 * US, 20300 * US, 0, "db", 0, 0, 0, 0 },
+	{ 77, JANK_STATE_BLOCKED, 20300 * US, 20301 * US, 0, "db", 0, 0, 0, 0 },
+	{ 4312, JANK_STATE_RUNNING, 20301 * US, 21001 * US, 0, "worker", 0, 0, 0, 0 },
+	{ 99, JANK_STATE_RUNNING, 21001 * US, 22001 * US, 0x55d0, "", 0, 0, 0, 0 },
+	{ 77, JANK_STATE_RUNNING, 22001 * US, 27001 * US, 0, "db", 0, 0, 0, 0 },
 };
 
 static struct jank_path path(size_t n)
@@ -83,10 +83,10 @@ static struct jank_path path(size_t n)
 }
 
 static struct jank_breakdown_item items[] = {
-	{ 77, JANK_STATE_RUNNING, 23200 * US, "db" },
-	{ 4312, JANK_STATE_RUNNING, 2800 * US, "worker" },
-	{ 99, JANK_STATE_RUNNING, 1000 * US, "" },
-	{ 77, JANK_STATE_BLOCKED, 1 * US, "db" },
+	{ 77, JANK_STATE_RUNNING, 23200 * US, "db", 0 },
+	{ 4312, JANK_STATE_RUNNING, 2800 * US, "worker", 0 },
+	{ 99, JANK_STATE_RUNNING, 1000 * US, "", 0 },
+	{ 77, JANK_STATE_BLOCKED, 1 * US, "db", 0 },
 };
 
 static struct jank_breakdown_lock locks[] = {

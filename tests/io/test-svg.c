@@ -303,6 +303,50 @@ static void critpath_functions(void **state)
 	free(svg);
 }
 
+/* Tid 42 of two hosts: a lane each, named with its host (escaped: a trace's name). */
+static void critpath_hosts(void **state)
+{
+	struct jank_rule rule = { .name = "req" };
+	struct jank_verdict v = { 0 };
+	struct jank_path p;
+	uint32_t alpha, beta;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	jank_path_init(&p);
+	alpha = jank_path_host(&p, "alpha");
+	beta = jank_path_host(&p, "be<ta");
+	assert_true(alpha && beta);
+	p.tid = 42;
+	p.end = 40000000;
+	add_seg(&p, JANK_STATE_RUNNING, 0, 5000000, 0);
+	add_seg(&p, JANK_STATE_RUNNING, 5000000, 30000000, 0);
+	add_seg(&p, JANK_STATE_BLOCKED, 30000000, 40000000, 0);
+	p.segs[0].host = alpha;
+	p.segs[1].host = beta;
+	p.segs[2].host = alpha;
+	v.kind = JANK_VERDICT_COMPLETED;
+	v.rule = &rule;
+	v.end = v.duration = 40000000;
+	v.tid = 42;
+	v.comm = "app";
+	v.path = &p;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(jank_svg_critpath(out, &v, NULL, "hosts"), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(buf, ">tid 42 on alpha (action)</text>"));
+	assert_non_null(strstr(buf, ">tid 42 on be&lt;ta</text>"));
+	assert_null(strstr(buf, "be<ta"));
+	/* Two lanes, each with its own time on the path. */
+	assert_non_null(strstr(buf, "app · 15.0 ms</text>"));
+	assert_non_null(strstr(buf, "app · 25.0 ms</text>"));
+	free(buf);
+	jank_path_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +357,7 @@ int main(void)
 		cmocka_unit_test(ticks),
 		cmocka_unit_test(document),
 		cmocka_unit_test(critpath_functions),
+		cmocka_unit_test(critpath_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

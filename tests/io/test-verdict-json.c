@@ -310,8 +310,18 @@ static void flows_and_spans(void **state)
 	fs[2].span = jank_path_label(&x.path, name, key);
 	fs[3].flow = jank_path_label(&x.path, "done", "");
 	fs[3].span = jank_path_label(&x.path, "frame", "");
+	/* A path across hosts: each segment's host comes back, a host label of its own. */
+	fs[0].host = fs[3].host = jank_path_host(&x.path, "alpha");
+	fs[1].host = fs[2].host = jank_path_host(&x.path, "beta");
+	assert_int_equal(jank_breakdown_compute(&x.path, &x.bd), 0); /* per host too */
 	round_trip(&x.v, JANK_VERDICT_JSON_FULL, &d);
 	assert_int_equal(d.path.n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		l = jank_path_label_of(&d.path, d.path.segs[i].host);
+		assert_non_null(l);
+		assert_string_equal(l->name, i == 1 || i == 2 ? "beta" : "alpha");
+		assert_string_equal(l->key, "(host)");
+	}
 	assert_null(jank_path_label_of(&d.path, d.path.segs[0].flow));
 	assert_null(jank_path_label_of(&d.path, d.path.segs[0].span));
 	l = jank_path_label_of(&d.path, d.path.segs[1].flow);
@@ -562,6 +572,12 @@ static const struct bad bads[] = {
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"\"}]",
 	  "critical_path[0].flow", "empty" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"host\":5}]",
+	  "critical_path[0].host", "not a string" },
+	{ "critical_path",
+	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"host\":\"\"}]",
+	  "critical_path[0].host", "empty" },
 	{ "critical_path",
 	  "[{\"tid\":7,\"state\":\"running\",\"begin\":1000,\"end\":2000,\"flow\":\"" X32 X32 X32
 		  X32 X32 "\"}]",

@@ -8,6 +8,7 @@ lib_scenario = lib/scenario.c lib/scenario.h
 lib_tests = \
 	lib/test-actions \
 	lib/test-baseline \
+	lib/test-clocksync \
 	lib/test-composition \
 	lib/test-critpath \
 	lib/test-discards \
@@ -34,6 +35,9 @@ lib_test_actions_LDADD = $(lib_ldadd)
 lib_test_baseline_SOURCES = lib/test-baseline.c
 lib_test_baseline_CFLAGS = $(lib_cflags)
 lib_test_baseline_LDADD = $(lib_ldadd)
+lib_test_clocksync_SOURCES = lib/test-clocksync.c
+lib_test_clocksync_CFLAGS = $(lib_cflags)
+lib_test_clocksync_LDADD = $(lib_ldadd)
 lib_test_composition_SOURCES = lib/test-composition.c
 lib_test_composition_CFLAGS = $(lib_cflags)
 lib_test_composition_LDADD = $(lib_ldadd)

@@ -13,6 +13,7 @@ TRACE_TESTS = \
 	trace/test-suspects.sh \
 	trace/test-report.sh \
 	trace/test-flame.sh \
+	trace/test-crosshost.sh \
 	trace/test-untrusted.sh \
 	trace/test-systemd.sh \
 	trace/test-man.sh
