@@ -378,6 +378,8 @@ enum input_figure {
 	INPUT_FLOWS,
 	INPUT_RESYNCS,
 	INPUT_STACKS_FULL,
+	INPUT_BLIND,
+	INPUT_BLIND_SINCE,
 	INPUT_FIGURES,
 };
 
@@ -423,6 +425,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Function exits that were not the innermost frame's (function events were lost)." },
 	[INPUT_STACKS_FULL] = { "jank_input_stacks_full", COUNTER, NULL,
 		"Call stack frames not kept: the table of call stacks was full (new stacks go unnamed)." },
+	[INPUT_BLIND] = { "jank_input_blind", GAUGE, NULL,
+		"1 while the input sees no events (not connected), with the reason: its worker's last failure, or the live session's problem; 0 otherwise." },
+	[INPUT_BLIND_SINCE] = { "jank_input_blind_since_seconds", GAUGE, "seconds",
+		"While the input is blind, the Unix time it has been since, for its reason (0: not known, or not blind)." },
 };
 /* clang-format on */
 
@@ -457,6 +463,10 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->function_resyncs;
 	case INPUT_STACKS_FULL:
 		return in->stacks_full;
+	case INPUT_BLIND:
+		return in->blind;
+	case INPUT_BLIND_SINCE:
+		return in->blind ? in->blind_since_s : 0;
 	case INPUT_SKIPPED: /* put_seconds() */
 	case INPUT_FLOWS:   /* by outcome, in put_inputs() */
 	case INPUT_BUDGET:
@@ -485,7 +495,16 @@ static void put_inputs(struct out *o, const struct jank_metrics *m)
 					put_u64(o, &input_families[fig], lk, 2,
 						m->inputs[i].flows[k]);
 				}
-			else
+			else if (fig == INPUT_BLIND || fig == INPUT_BLIND_SINCE) {
+				struct label lr[2] = { l,
+						       { "reason",
+							 m->inputs[i].blind_reason
+								 ? m->inputs[i].blind_reason
+								 : "" } };
+
+				put_u64(o, &input_families[fig], lr, 2,
+					input_figure(&m->inputs[i], fig));
+			} else
 				put_u64(o, &input_families[fig], &l, 1,
 					input_figure(&m->inputs[i], fig));
 		}

@@ -75,6 +75,11 @@ struct jank_metrics_input {
 	uint64_t flows[JANK_METRICS_FLOWS];
 	uint64_t function_resyncs; /* function exits that were not the innermost frame's */
 	uint64_t stacks_full;	   /* frames not interned: the call stack table was full */
+	/* Blind (no events: not connected): why ("" when not known yet), since (Unix time, 0: not
+	 * known). */
+	bool blind;
+	const char *blind_reason;
+	uint64_t blind_since_s;
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };
