@@ -14,6 +14,8 @@
 
 #define JANK_CONTROL_DEFAULT_PATH "/run/jankd/control"
 #define JANK_CONTROL_MAX_REQUEST  256
+/* Its members may read status without root (every request is read-only). */
+#define JANK_CONTROL_GROUP "jank"
 
 /* Answer one request: a malloc'ed reply (ending with a newline), or NULL (out of memory). */
 typedef char *(*jank_control_fn)(const char *request, void *data);

@@ -674,7 +674,7 @@ static double rate_text(double rate)
 #define BLIND_LISTED 5 /* blind inputs named in the head; the others counted */
 
 /*
- * "inputs: 2, 1 connected, 1 BLIND (no events):" and a line per blind input
+ * "inputs: 2, 1 connected, 1 BLIND (seeing no events; retrying):" and a line per blind input
  * that says why and since when: the first thing an operator should see.
  */
 static void blind_text(FILE *f, const struct status *s)
@@ -686,7 +686,7 @@ static void blind_text(FILE *f, const struct status *s)
 		fprintf(f, ", none blind\n");
 		return;
 	}
-	fprintf(f, ", %" PRIu64 " BLIND (no events):\n", s->all.blind);
+	fprintf(f, ", %" PRIu64 " BLIND (seeing no events; retrying):\n", s->all.blind);
 	for (size_t i = 0; i < s->n; i++) {
 		struct jank_fleet_blind b;
 

@@ -340,7 +340,7 @@ static void head_blind(void **state)
 	assert_non_null(f);
 	blind_text(f, &s);
 	fclose(f);
-	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (no events):\n"
+	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (seeing no events; retrying):\n"
 				 "  u1: restarting: worker died 1\n"
 				 "  u2: restarting: worker died 2\n"
 				 "  u3: restarting: worker died 3\n"
@@ -623,7 +623,7 @@ static void status_text(void **state)
 	/* Second: how many inputs are blind, and each one (no reason yet: connecting). */
 	assert_non_null(strstr(x->text,
 			       "s, config /etc/jank/jankd.conf\n"
-			       "inputs: 2, 0 connected, 2 BLIND (no events):\n"
+			       "inputs: 2, 0 connected, 2 BLIND (seeing no events; retrying):\n"
 			       "  net://relay/host/web-1/jank: connecting\n"
 			       "  net://relay/host/web-2/jank: connecting\n"
 			       "events 0 (0.0/s), actions 0, janks 0, overdue 0, discarded "
