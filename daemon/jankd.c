@@ -80,8 +80,10 @@ static const char usage[] =
 	"  -V, --version           show the version\n"
 	"\n"
 	"Signals: HUP reloads the configuration, TERM or INT stops.\n"
-	"Exit status: 0 stopped cleanly, 1 bad configuration (or a host that lacks what it\n"
-	"names), 2 bad usage, 3 failure while running.\n";
+	"Exit status: 0 stopped cleanly, 1 bad configuration, 2 bad usage, 3 failure while "
+	"running.\n"
+	"(1 also when this host lacks what the configuration names and will not get it by\n"
+	"waiting: the worker user, the state directory, the spawner's socket.)\n";
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

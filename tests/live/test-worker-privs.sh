@@ -133,8 +133,10 @@ CONF
 live_start_jankd --config "$LIVE_JANKD_CONF"
 live_wait 10 live_jankd_attached || true
 w=$(worker_pid)
-userdel "$gone"
+# The worker first (userdel refuses a user with a process), then the user,
+# within the restart's back-off (1 s); -f for the case it lost that race.
 [ -z "$w" ] || [ "$w" = 0 ] || kill -KILL "$w"
+userdel -f "$gone" 2>/dev/null
 blind() {
 	[ "$(live_jankd_status '.inputs[0].blind_reason')" = \
 		"worker cannot start: no user '$gone' ([daemon] worker-user)" ]
