@@ -75,28 +75,28 @@ as() {
 as "$member" "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/member.txt" 2>&1
 rc=$?
 check "a member of jank reads jankctl status (exit $rc: $(head -n 1 "$LIVE_TMP/member.txt"))" \
-	[ "$rc" = 0 ] -a "$(sed -n 2p "$LIVE_TMP/member.txt" | cut -c1-39)" = \
-	"inputs: 1, 0 connected, 1 BLIND (seein"
+	[ "$rc" = 0 -a "$(sed -n 2p "$LIVE_TMP/member.txt" | cut -c1-38)" = \
+	"inputs: 1, 0 connected, 1 BLIND (seein" ]
 as "$member" "$LIVE_JANKCTL" status --socket "$sock" --format json >"$LIVE_TMP/member.json" 2>&1
 rc=$?
-check "... and its JSON (exit $rc)" [ "$rc" = 0 ] -a \
-	"$("$JQ" -r '.inputs[0].blind' "$LIVE_TMP/member.json" 2>/dev/null)" = true
+check "... and its JSON (exit $rc)" [ "$rc" = 0 -a \
+	"$("$JQ" -r '.inputs[0].blind' "$LIVE_TMP/member.json" 2>/dev/null)" = true ]
 as "$member" "$LIVE_JANKCTL" status --socket "$sock" --format prometheus >"$LIVE_TMP/member.prom" 2>&1
 rc=$?
-check "... and its metrics, which say the input is blind and why (exit $rc)" [ "$rc" = 0 ] -a \
-	-n "$(grep '^jank_input_blind{input="net://127.0.0.1:1/host/h/s",reason="relayd unreachable: .*"} 1$' "$LIVE_TMP/member.prom")"
+check "... and its metrics, which say the input is blind and why (exit $rc)" [ "$rc" = 0 -a \
+	-n "$(grep '^jank_input_blind{input="net://127.0.0.1:1/host/h/s",reason="relayd unreachable: .*"} 1$' "$LIVE_TMP/member.prom")" ]
 
 as "$other" "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/other.txt" 2>&1
 rc=$?
 check "another user is refused by the socket's mode (exit $rc: $(head -n 1 "$LIVE_TMP/other.txt"))" \
-	[ "$rc" != 0 ] -a -n "$(grep -i 'permission denied' "$LIVE_TMP/other.txt")"
+	[ "$rc" != 0 -a -n "$(grep -i 'permission denied' "$LIVE_TMP/other.txt")" ]
 
 # A mode loosened by hand: jankd itself still refuses.
 chmod 0666 "$sock"
 as "$other" "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/other.txt" 2>&1
 rc=$?
 check "... and by jankd when the mode was loosened by hand (exit $rc: $(head -n 1 "$LIVE_TMP/other.txt"))" \
-	[ "$rc" != 0 ] -a -n "$(grep "permission denied: the control socket of jankd is for root and the group jank (uid $(id -u "$other") asked)" "$LIVE_TMP/other.txt")"
+	[ "$rc" != 0 -a -n "$(grep "permission denied: the control socket of jankd is for root and the group jank (uid $(id -u "$other") asked)" "$LIVE_TMP/other.txt")" ]
 as "$member" "$LIVE_JANKCTL" status --socket "$sock" >/dev/null 2>&1
 rc=$?
 check "... while the member still reads it (exit $rc)" [ "$rc" = 0 ]

@@ -62,7 +62,7 @@ result "ExecStart names the installed jankd and the installed config"
 # it a copy of the unit that points into DESTDIR, and the installed pages
 # (then the system's: lttng-relayd(8)) for Documentation=.
 mkdir "$tmp/verify"
-sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
+sed "s|^ExecStart=$bin |ExecStart=$root$bin |; s|^ExecReload=$bin |ExecReload=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
 sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$workers_unit" >"$tmp/verify/jankd-workers.service"
 cp "$relayd_unit" "$socket_unit" "$tmp/verify/"
 MANPATH=$mandir: systemd-analyze verify "$tmp/verify/jankd.service" \
