@@ -13,10 +13,11 @@
  * request the socket answers is read-only (status in its formats); a
  * request that changed anything would have to check for root itself.
  *
- * Under jankd.service (PrivateUsers=yes) jankd sees every other user as
- * the overflow uid: the group cannot be told apart there, and the socket's
- * mode, 0660 root:jank (its directory set-group-ID jank, from the unit),
- * is what keeps others out.
+ * In a user namespace of its own (jankd.service's PrivateUsers=yes), jankd
+ * sees every other user as the overflow uid; when its socket could be given
+ * to jank (a set-group-ID directory of that group), its mode is what keeps
+ * the others out. jankd.service does not arrange that yet: there the chown
+ * fails, a warning says so, and the socket stays root's.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include <errno.h>
@@ -268,7 +269,7 @@ static mode_t socket_mode(struct jank_control *ctl, const char *path)
 		return 0600;
 	if (chown(path, (uid_t)-1, gr->gr_gid) == 0)
 		return 0660;
-	/* In a user namespace that does not map the group: the directory's may have it. */
+	/* In a user namespace that does not map the group: a set-group-ID directory's. */
 	if (stat(path, &st) == 0 && st.st_gid != getegid() && ctl->userns)
 		return 0660;
 	jank_log(LOG_WARNING, "%s: cannot give the control socket to the group %s (%s): root only",
