@@ -4,14 +4,25 @@
  * client that reads a request line, writes the reply and closes once the
  * reply is out. A client that says nothing for CLIENT_TIMEOUT_S is dropped.
  *
- * Root only, twice over: the socket is created 0600 (umask around bind), and
- * each peer's uid is checked with SO_PEERCRED, so that a socket whose mode
- * was loosened by hand still refuses other users. (A jankd that does not run
- * as root also answers its own user.)
+ * Root and the group jank, twice over: the socket is created 0600 (umask
+ * around bind), then given to the group jank (when it exists) as 0660, and
+ * each peer is checked with SO_PEERCRED and SO_PEERGROUPS, so that a
+ * socket whose mode was loosened by hand still refuses other users. (A
+ * jankd that does not run as root also answers its own user.) As journald's
+ * systemd-journal group does, jank lets operators read without sudo: every
+ * request the socket answers is read-only (status in its formats); a
+ * request that changed anything would have to check for root itself.
+ *
+ * In a user namespace of its own (jankd.service's PrivateUsers=yes), jankd
+ * sees every other user as the overflow uid; when its socket could be given
+ * to jank (a set-group-ID directory of that group), its mode is what keeps
+ * the others out. jankd.service does not arrange that yet: there the chown
+ * fails, a warning says so, and the socket stays root's.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +50,9 @@ struct jank_control {
 	struct event_base *base;
 	struct evconnlistener *listener;
 	char *path;
+	gid_t group;	/* JANK_CONTROL_GROUP's gid, (gid_t)-1: none */
+	bool userns;	/* jankd runs in a user namespace of its own */
+	uid_t overflow; /* the uid the kernel shows for users it does not map */
 	jank_control_fn fn;
 	void *data;
 	struct client *clients;
@@ -117,6 +131,34 @@ static void refuse(evutil_socket_t fd, const char *msg)
 	close(fd);
 }
 
+/* Whether the peer's supplementary groups (SO_PEERGROUPS) hold `gid`. */
+static bool peer_in_group(evutil_socket_t fd, gid_t gid)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0)
+		return false; /* ERANGE: more than 256 groups; refused, as before */
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/*
+ * Root; jankd's own user, when it does not run as root (tests); a member
+ * of the group jank; in jankd's user namespace, a user it does not map (the
+ * socket's mode let it connect: root or jank).
+ */
+static bool allowed(const struct jank_control *ctl, evutil_socket_t fd, const struct ucred *cred)
+{
+	if (cred->uid == 0 || cred->uid == geteuid())
+		return true;
+	if (ctl->group != (gid_t)-1 && (cred->gid == ctl->group || peer_in_group(fd, ctl->group)))
+		return true;
+	return ctl->userns && cred->uid == ctl->overflow;
+}
+
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
 		      void *data)
 {
@@ -134,12 +176,11 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
 		refuse(fd, "error: cannot check who is asking\n");
 		return;
 	}
-	/* Root; or jankd's own user, when it does not run as root (tests). */
-	if (cred.uid != 0 && cred.uid != geteuid()) {
+	if (!allowed(ctl, fd, &cred)) {
 		snprintf(msg, sizeof(msg),
-			 "error: permission denied: the control socket of jankd is for root "
-			 "(uid %u asked)\n",
-			 (unsigned)cred.uid);
+			 "error: permission denied: the control socket of jankd is for root and "
+			 "the group %s (uid %u asked)\n",
+			 JANK_CONTROL_GROUP, (unsigned)cred.uid);
 		refuse(fd, msg);
 		return;
 	}
@@ -187,6 +228,53 @@ static int make_parent(const char *path)
 		if (c == '\0')
 			return 0;
 	}
+}
+
+/* Whether this process runs in a user namespace other than the initial one. */
+static bool in_user_namespace(uid_t *overflow)
+{
+	unsigned long inside, outside, count = 0;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool whole;
+
+	*overflow = 65534;
+	if (!f)
+		return false;
+	whole = fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
+		outside == 0 && count == 4294967295UL;
+	fclose(f);
+	f = fopen("/proc/sys/kernel/overflowuid", "re");
+	if (f) {
+		unsigned long u;
+
+		if (fscanf(f, "%lu", &u) == 1)
+			*overflow = (uid_t)u;
+		fclose(f);
+	}
+	return !whole;
+}
+
+/*
+ * The socket's mode: 0660 when it belongs to the group jank (given here, or
+ * by a set-group-ID directory), else 0600.
+ */
+static mode_t socket_mode(struct jank_control *ctl, const char *path)
+{
+	struct group *gr = getgrnam(JANK_CONTROL_GROUP);
+	struct stat st;
+
+	ctl->group = gr ? gr->gr_gid : (gid_t)-1;
+	ctl->userns = in_user_namespace(&ctl->overflow);
+	if (!gr)
+		return 0600;
+	if (chown(path, (uid_t)-1, gr->gr_gid) == 0)
+		return 0660;
+	/* In a user namespace that does not map the group: a set-group-ID directory's. */
+	if (stat(path, &st) == 0 && st.st_gid != getegid() && ctl->userns)
+		return 0660;
+	jank_log(LOG_WARNING, "%s: cannot give the control socket to the group %s (%s): root only",
+		 path, JANK_CONTROL_GROUP, strerror(errno));
+	return 0600;
 }
 
 /* A socket file already at the path: in use by a live jankd, or stale. */
@@ -246,13 +334,13 @@ struct jank_control *jank_control_open(struct event_base *base, const char *path
 	umask(old_umask);
 	if (r < 0)
 		goto fail;
-	if (chmod(path, 0600) != 0 || listen(fd, 16) != 0) {
-		r = -errno;
-		goto fail_unlink;
-	}
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl) {
 		r = -ENOMEM;
+		goto fail_unlink;
+	}
+	if (chmod(path, socket_mode(ctl, path)) != 0 || listen(fd, 16) != 0) {
+		r = -errno;
 		goto fail_unlink;
 	}
 	ctl->base = base;

@@ -33,6 +33,7 @@
 #include "json-util.h"
 #include "journal.h"
 #include "log.h"
+#include "preflight.h"
 #include "status.h"
 #include "web.h"
 #include "units.h"
@@ -51,16 +52,27 @@
 #define ERR_LEN	   1024
 #define STATUS_LEN 512
 
+#ifndef JANK_DEFAULT_CONFIG
+#define JANK_DEFAULT_CONFIG "/etc/jankd/jankd.conf"
+#endif
+
 static const char usage[] =
-	"Usage: jankd --config FILE [--foreground] [--log-target=journal|stderr|json]\n"
+	"Usage: jankd --config FILE [--foreground] [--log-target=TARGET]\n"
 	"             [--worker-spawner=SOCKET]\n"
+	"       jankd --check-config [--config FILE] [--worker-spawner=SOCKET]\n"
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
-	"  -c, --config FILE       the configuration (see jankd.conf(5))\n"
+	"  -c, --config FILE       the configuration (see jankd.conf(5)); with --check-config,\n"
+	"                          " JANK_DEFAULT_CONFIG " when not given\n"
+	"  -t, --check-config      check the configuration and what it names on this host\n"
+	"                          (users, directories, addresses), print each problem with\n"
+	"                          its file and line, and exit 0 (good) or 1\n"
 	"  -f, --foreground        run in the foreground (jankd does not daemonize: the default)\n"
-	"  -l, --log-target=TARGET where alerts and messages go: journal (default), stderr\n"
-	"                          (text), or json (alerts as JSON Lines on stdout, messages on\n"
-	"                          stderr); overrides [alerts] target\n"
+	"  -l, --log-target=TARGET where alerts and messages go: auto (the default: messages to\n"
+	"                          stderr in a terminal, else to the journal; alerts as [alerts]\n"
+	"                          target says), journal, stderr (text), or json (alerts as JSON\n"
+	"                          Lines on stdout, messages on stderr); all but auto override\n"
+	"                          [alerts] target\n"
 	"  -w, --worker-spawner=SOCKET\n"
 	"                          start the workers through the worker spawner listening on\n"
 	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
@@ -69,7 +81,9 @@ static const char usage[] =
 	"\n"
 	"Signals: HUP reloads the configuration, TERM or INT stops.\n"
 	"Exit status: 0 stopped cleanly, 1 bad configuration, 2 bad usage, 3 failure while "
-	"running.\n";
+	"running.\n"
+	"(1 also when this host lacks what the configuration names and will not get it by\n"
+	"waiting: the worker user, the state directory, the spawner's socket.)\n";
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -103,23 +117,32 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
 		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "worker-spawner", required_argument, NULL, 'w' }, { NULL, 0, NULL, 0 },
+		{ "worker-spawner", required_argument, NULL, 'w' },
+		{ "check-config", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hVw:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fl:hVw:t", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d->config_path = optarg;
 			break;
 		case 'f':
 			break;
+		case 't':
+			d->check_config = true;
+			break;
 		case 'l':
+			if (!strcmp(optarg, "auto")) {
+				d->target_from_cmdline = false;
+				break;
+			}
 			if (parse_target(optarg, &d->target) < 0)
 				die_usage(
-					"bad --log-target '%s' (expected journal, stderr or json)",
+					"bad --log-target '%s' (expected auto, journal, stderr or "
+					"json)",
 					optarg);
 			d->target_from_cmdline = true;
 			break;
@@ -153,6 +176,8 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		printf("jankd (jank) %s\n", JANK_VERSION);
 		exit(JANK_EXIT_OK);
 	}
+	if (!d->config_path && d->check_config)
+		d->config_path = JANK_DEFAULT_CONFIG;
 	if (!d->config_path)
 		die_usage("--config FILE is required");
 }
@@ -198,6 +223,65 @@ static int load_config(struct jank_config *c, struct jank_config_sources *src, c
 		jank_config_sources_fini(src);
 	}
 	return r;
+}
+
+/* ---- What the host must have (preflight.h) ---- */
+
+struct said {
+	const char *prefix;
+	FILE *out;
+};
+
+static void say_problem(const char *where, const char *problem, const char *fix, void *data)
+{
+	const struct said *s = data;
+
+	fprintf(s->out, "%s%s: %s\n", s->prefix, where, problem);
+	if (fix)
+		fprintf(s->out, "%s  fix: %s\n", s->prefix, fix);
+}
+
+/* The checks of the host (`all`: --check-config's); each problem on stderr. Returns how many. */
+static size_t preflight(const struct jankd *d, bool all, const char *prefix)
+{
+	const struct jank_preflight pf = {
+		.config = &d->config,
+		.sources = &d->config_sources,
+		.spawner = jank_launch_spawner(),
+		.all = all,
+		.as_root = geteuid() == 0,
+	};
+	struct said s = { prefix, stderr };
+
+	return jank_preflight_run(&pf, say_problem, &s);
+}
+
+/*
+ * --check-config: the file and its drop-ins parsed and checked as a start
+ * would (the first error of the parse stops it: its file and line), then
+ * every check of the host. Exit 0, or 1 with each problem on stderr.
+ */
+static int check_only(struct jankd *d)
+{
+	char err[ERR_LEN];
+	size_t n;
+
+	if (load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s: bad configuration\n", d->config_path);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	n = preflight(d, true, "");
+	if (n)
+		fprintf(stderr, "%s: %zu problem%s\n", d->config_path, n, n == 1 ? "" : "s");
+	else
+		printf("%s: configuration OK (%zu drop-in%s, %zu rule%s, %zu flow%s)\n",
+		       d->config_path, d->config.ndropins, d->config.ndropins == 1 ? "" : "s",
+		       d->config.nrules, d->config.nrules == 1 ? "" : "s", d->config.nflows,
+		       d->config.nflows == 1 ? "" : "s");
+	jank_config_fini(&d->config);
+	jank_config_sources_fini(&d->config_sources);
+	return n ? JANK_EXIT_BAD_INPUT : JANK_EXIT_OK;
 }
 
 static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
@@ -592,7 +676,7 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 			jank_conf_take_section(&s->sections[i], &d->config, nc);
 	if (!d->target_from_cmdline) {
 		d->target = d->config.alerts.target;
-		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL);
+		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL && !d->log_stderr);
 	}
 	alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
@@ -932,13 +1016,22 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))
 		return jank_worker_spawner_main(argc, argv);
 	parse_options(argc, argv, &d);
+	if (d.check_config)
+		return check_only(&d);
 	if (load_config(&d.config, &d.config_sources, d.config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);
 		return JANK_EXIT_BAD_INPUT;
 	}
+	/* What cannot fix itself stops jankd now, with what to do (sshd's way). */
+	if (preflight(&d, false, "jankd: ") > 0) {
+		jank_config_fini(&d.config);
+		jank_config_sources_fini(&d.config_sources);
+		return JANK_EXIT_BAD_INPUT;
+	}
 	if (!d.target_from_cmdline)
 		d.target = d.config.alerts.target;
-	jank_log_set_journal(d.target == JANK_ALERT_JOURNAL);
+	d.log_stderr = !d.target_from_cmdline && jank_log_on_terminal();
+	jank_log_set_journal(d.target == JANK_ALERT_JOURNAL && !d.log_stderr);
 	signal(SIGPIPE, SIG_IGN);
 	d.start_mono = jank_clock_monotonic_ns();
 	d.start_real = jank_clock_realtime_ns();

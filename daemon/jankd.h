@@ -24,6 +24,8 @@ struct jankd {
 	struct jank_config_sources config_sources; /* the files as read: what the workers get */
 	enum jank_alert_target target;
 	bool target_from_cmdline;
+	bool log_stderr;   /* --log-target=auto (the default) in a terminal: messages to stderr */
+	bool check_config; /* --check-config: check, say, exit */
 
 	struct event_base *base;
 	struct jank_alerter *alerter;

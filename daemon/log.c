@@ -7,6 +7,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "journal.h"
 #include "log.h"
 
@@ -25,6 +28,27 @@ void jank_log_set_sink(jank_log_sink_fn fn, void *data)
 void jank_log_set_journal(bool journal)
 {
 	log_journal = journal;
+}
+
+/* JOURNAL_STREAM is "DEVICE:INODE" of the stream systemd connected: is it our stderr? */
+static bool stderr_is_journal_stream(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) != 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+bool jank_log_on_terminal(void)
+{
+	const char *inv = getenv("INVOCATION_ID");
+
+	if ((inv && inv[0]) || stderr_is_journal_stream())
+		return false;
+	return isatty(STDERR_FILENO) == 1;
 }
 
 static enum jank_journal_result journal_line(int priority, const char *msg)

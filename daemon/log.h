@@ -13,6 +13,12 @@
 
 /* true: journald (falls back to stderr when journald cannot be reached). */
 void jank_log_set_journal(bool journal);
+/*
+ * --log-target=auto: stderr when jankd runs in a terminal (stderr is a tty)
+ * and not under systemd (no INVOCATION_ID, no JOURNAL_STREAM naming stderr):
+ * a first run by hand shows what is wrong where it was started.
+ */
+bool jank_log_on_terminal(void);
 void jank_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

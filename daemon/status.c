@@ -35,7 +35,7 @@
 /* The figures that add up over the inputs (or a host's inputs). */
 struct totals {
 	const char *host;
-	uint64_t inputs, events, actions, janks, overdue, memory, discarded, connected;
+	uint64_t inputs, events, actions, janks, overdue, memory, discarded, connected, blind;
 	double rate;
 };
 
@@ -79,6 +79,14 @@ static void add_host(struct status *s, const struct jank_fleet_figures *x)
 	add_input(&s->hosts[h], &x->fig);
 }
 
+static bool is_blind(const struct jank_fleet_figures *x)
+{
+	struct jank_fleet_blind b;
+
+	jank_fleet_figures_blind(x, &b);
+	return b.blind;
+}
+
 static void status_fini(struct status *s)
 {
 	for (size_t i = 0; s->inputs && i < s->n; i++)
@@ -109,6 +117,7 @@ static int status_read(const struct jankd *d, struct status *s)
 			jank_live_keeper_status(d->keeper, x);
 		add_input(&s->all, &x->fig);
 		add_host(s, x);
+		s->all.blind += is_blind(x);
 	}
 	return 0;
 nomem:
@@ -264,6 +273,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_i64(o, "uptime_ns", jank_clock_monotonic_ns() - d->start_mono);
 	json_object_object_add(o, "ready", json_object_new_boolean(d->ready));
 	jank_json_add_u64(o, "inputs_connected", s.all.connected);
+	jank_json_add_u64(o, "inputs_blind", s.all.blind);
 	jank_json_add_u64(o, "events", s.all.events);
 	put_double(o, "events_per_sec", s.all.rate);
 	jank_json_add_u64(o, "actions_completed", s.all.actions);
@@ -385,16 +395,29 @@ static void rules_text(FILE *f, const struct jank_input_figures *in)
 	}
 }
 
-/* ": relayd unreachable since 2024-05-02 08:00:01.123 (12s)": what is wrong now. */
-static void problem_text(FILE *f, const struct jank_input_figures *in)
+/* " since 2024-05-02 08:00:01.123 (12s)" */
+static void since_text(FILE *f, int64_t since)
 {
-	int64_t since = in->problem_since, age = jank_clock_realtime_ns() - since;
+	int64_t age = jank_clock_realtime_ns() - since;
 	char a[48], b[32];
 
-	fprintf(f, ": %s", in->problem);
 	if (since > 0)
 		fprintf(f, " since %s (%s)", jank_clock_text(since, a, sizeof(a)),
 			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
+}
+
+/* " since 2024-05-02 08:00:01.123 (12s): worker cannot start: no user 'jank-worker' (...)" */
+static void worker_failure_text(FILE *f, const struct jank_proc_stats *w)
+{
+	since_text(f, w->failing_since);
+	fprintf(f, ": %s", w->error);
+}
+
+/* ": relayd unreachable since 2024-05-02 08:00:01.123 (12s)": what is wrong now. */
+static void problem_text(FILE *f, const struct jank_input_figures *in)
+{
+	fprintf(f, ": %s", in->problem);
+	since_text(f, in->problem_since);
 }
 
 static void input_text(FILE *f, const struct jank_fleet_figures *x)
@@ -406,7 +429,9 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 	fprintf(f, "\ninput %s: %s", in->url, in->state);
 	if (in->stalled_since)
 		stalled_text(f, in->stalled_since);
-	if (in->problem[0])
+	if (x->worker.failing && x->worker.error[0] && !x->worker.pid)
+		worker_failure_text(f, &x->worker);
+	else if (in->problem[0])
 		problem_text(f, in);
 	if (in->last_error[0])
 		fprintf(f, " (last error: %s)", in->last_error);
@@ -649,6 +674,39 @@ static double rate_text(double rate)
 	return (double)llround(rate * 10) / 10;
 }
 
+#define BLIND_LISTED 5 /* blind inputs named in the head; the others counted */
+
+/*
+ * "inputs: 2, 1 connected, 1 BLIND (seeing no events; retrying):" and a line per blind input
+ * that says why and since when: the first thing an operator should see.
+ */
+static void blind_text(FILE *f, const struct status *s)
+{
+	size_t listed = 0;
+
+	fprintf(f, "inputs: %zu, %" PRIu64 " connected", s->n, s->all.connected);
+	if (!s->all.blind) {
+		fprintf(f, ", none blind\n");
+		return;
+	}
+	fprintf(f, ", %" PRIu64 " BLIND (seeing no events; retrying):\n", s->all.blind);
+	for (size_t i = 0; i < s->n; i++) {
+		struct jank_fleet_blind b;
+
+		jank_fleet_figures_blind(&s->inputs[i], &b);
+		if (!b.blind)
+			continue;
+		if (listed++ == BLIND_LISTED) {
+			fprintf(f, "  and %" PRIu64 " more (see below)\n",
+				s->all.blind - BLIND_LISTED);
+			break;
+		}
+		fprintf(f, "  %s: %s", s->inputs[i].fig.url, s->inputs[i].fig.state);
+		since_text(f, b.since);
+		fprintf(f, "%s%s\n", b.reason[0] ? ": " : "", b.reason);
+	}
+}
+
 static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 {
 	const struct jank_config_alerts *ca = &d->config.alerts;
@@ -661,6 +719,7 @@ static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 	fprintf(f, "jankd %s (pid %d), up %s, config %s\n", JANK_VERSION, (int)getpid(),
 		uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
 		d->config_path ? d->config_path : "");
+	blind_text(f, s);
 	fprintf(f,
 		"events %" PRIu64 " (%.1f/s), actions %" PRIu64 ", janks %" PRIu64
 		", overdue %" PRIu64 ", discarded events %" PRIu64 "\n",
@@ -729,6 +788,7 @@ char *jank_status_text(const struct jankd *d)
 struct metrics_inputs {
 	struct status s;
 	struct jank_metrics_input *inputs;
+	struct jank_fleet_blind *blind; /* the inputs' blind_reason point here */
 	struct jank_metrics_rule *rules;
 	int64_t workers_cpu_ns; /* of the running workers */
 };
@@ -744,7 +804,8 @@ static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_
 	mr->ncomp = r->ncomp;
 }
 
-static void metrics_input(const struct jank_fleet_figures *x, struct jank_metrics_input *in)
+static void metrics_input(const struct jank_fleet_figures *x, struct jank_metrics_input *in,
+			  struct jank_fleet_blind *b)
 {
 	const struct jank_input_figures *f = &x->fig;
 
@@ -755,12 +816,17 @@ static void metrics_input(const struct jank_fleet_figures *x, struct jank_metric
 	in->actions_lost = x->actions_lost;
 	in->worker_restarts = x->worker.starts ? x->worker.starts - 1 : 0;
 	in->worker_rss_bytes = jank_metrics_pid_rss(x->worker.pid);
+	jank_fleet_figures_blind(x, b);
+	in->blind = b->blind;
+	in->blind_reason = b->reason;
+	in->blind_since_s = b->since > 0 ? (uint64_t)b->since / 1000000000u : 0;
 }
 
 static void metrics_inputs_free(struct metrics_inputs *mi)
 {
 	status_fini(&mi->s);
 	free(mi->inputs);
+	free(mi->blind);
 	free(mi->rules);
 }
 
@@ -774,14 +840,15 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 	for (size_t i = 0; i < mi->s.n; i++)
 		nrules += mi->s.inputs[i].fig.nrules;
 	mi->inputs = calloc(mi->s.n + 1, sizeof(*mi->inputs));
+	mi->blind = calloc(mi->s.n + 1, sizeof(*mi->blind));
 	mi->rules = calloc(nrules + 1, sizeof(*mi->rules));
-	if (!mi->inputs || !mi->rules)
+	if (!mi->inputs || !mi->blind || !mi->rules)
 		return -ENOMEM;
 	for (size_t i = 0; i < mi->s.n; i++) {
 		const struct jank_fleet_figures *x = &mi->s.inputs[i];
 		struct jank_metrics_input *in = &mi->inputs[i];
 
-		metrics_input(x, in);
+		metrics_input(x, in, &mi->blind[i]);
 		mi->workers_cpu_ns += jank_metrics_pid_cpu_ns(x->worker.pid);
 		in->rules = mi->rules + k;
 		in->nrules = x->fig.nrules;
@@ -852,5 +919,18 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 		 s.all.connected, n, s.all.rate, s.all.events, s.all.actions,
 		 s.all.janks + s.all.overdue, as.suppressed, s.all.discarded,
 		 bytes_text((int64_t)s.all.memory, m, sizeof(m)));
+	/* systemctl status shows this line: the first blind input, and why. */
+	for (size_t i = 0; s.all.blind && i < s.n; i++) {
+		struct jank_fleet_blind b;
+		size_t used = strlen(buf);
+
+		jank_fleet_figures_blind(&s.inputs[i], &b);
+		if (!b.blind)
+			continue;
+		snprintf(buf + used, len - used, "; %" PRIu64 " blind: %s: %s%s%s", s.all.blind,
+			 s.inputs[i].fig.url, s.inputs[i].fig.state, b.reason[0] ? ": " : "",
+			 b.reason);
+		break;
+	}
 	status_fini(&s);
 }

@@ -56,8 +56,9 @@ static int status_connect(const char *path)
 	if (err == ENOENT || err == ECONNREFUSED)
 		errorf("cannot connect to %s: %s (is jankd running?)", path, strerror(err));
 	else if (err == EACCES || err == EPERM)
-		errorf("cannot connect to %s: %s (jankd's control socket is for root)", path,
-		       strerror(err));
+		errorf("cannot connect to %s: %s (jankd's control socket is for root and the "
+		       "group jank)",
+		       path, strerror(err));
 	else
 		errorf("cannot connect to %s: %s", path, strerror(err));
 	return -1;

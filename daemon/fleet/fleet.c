@@ -934,6 +934,10 @@ static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
 	jank_json_add_u64(o, "timeouts", s.timeouts);
 	jank_json_add_i64(o, "silent_ns", s.silent_ns);
 	jank_json_add_bool(o, "failing", s.failing);
+	if (s.failing) {
+		jank_json_add_str(o, "last_error", s.error);
+		jank_json_add_i64(o, "failing_since", s.failing_since);
+	}
 	return o;
 }
 
@@ -979,6 +983,26 @@ int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_flee
 	return 0;
 }
 
+void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fleet_blind *out)
+{
+	const struct jank_input_figures *f = &x->fig;
+
+	memset(out, 0, sizeof(*out));
+	out->blind = strcmp(f->state, "connected") && strcmp(f->state, "let go");
+	if (!out->blind)
+		return;
+	if (x->worker.failing && x->worker.error[0] && !x->worker.pid) {
+		snprintf(out->reason, sizeof(out->reason), "%s", x->worker.error);
+		out->since = x->worker.failing_since;
+	} else if (f->problem[0]) {
+		snprintf(out->reason, sizeof(out->reason), "%s%s%s", f->problem,
+			 f->last_error[0] ? ": " : "", f->last_error);
+		out->since = f->problem_since;
+	} else if (f->last_error[0]) {
+		snprintf(out->reason, sizeof(out->reason), "%s", f->last_error);
+	}
+}
+
 void jank_fleet_figures_fini(struct jank_fleet_figures *x)
 {
 	jank_figures_fini(&x->fig);
@@ -987,6 +1011,7 @@ void jank_fleet_figures_fini(struct jank_fleet_figures *x)
 struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 {
 	struct json_object *o = jank_figures_json(&x->fig);
+	struct jank_fleet_blind b;
 
 	if (!o)
 		return NULL;
@@ -1005,6 +1030,12 @@ struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 		jank_json_add_u64(o, "session_probes_unconfirmed", x->session_probes_unconfirmed);
 	}
 	jank_json_add(o, "worker", proc_stats_json(&x->worker));
+	jank_fleet_figures_blind(x, &b);
+	jank_json_add_bool(o, "blind", b.blind);
+	if (b.blind) {
+		jank_json_add_str(o, "blind_reason", b.reason);
+		jank_json_add_i64(o, "blind_since", b.since);
+	}
 	return o;
 }
 

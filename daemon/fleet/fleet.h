@@ -115,13 +115,30 @@ struct jank_fleet_figures {
 	uint64_t session_recreate_refused;   /* creations again that found it still there */
 };
 
+/*
+ * Blind: the input sees no event (not connected, and not let go). Why, as
+ * the operator reads it, and since when (wall clock ns, 0: not known): its
+ * worker's last failure while the worker fails (it cannot start, it keeps
+ * dying), else the live session's problem and last error; "" when nothing
+ * went wrong yet (connecting).
+ */
+struct jank_fleet_blind {
+	bool blind;
+	char reason[JANK_PROC_ERROR_LEN + JANK_FIGURES_ERROR_LEN];
+	int64_t since;
+};
+
+void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fleet_blind *out);
+
 /* Fill `out`; free with jank_fleet_figures_fini() either way. Returns 0 or -ENOMEM. */
 int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out);
 void jank_fleet_figures_fini(struct jank_fleet_figures *x);
 /*
  * Its JSON form (a new object, NULL on allocation failure): the figures,
  * then host, session, discovered, duplicates_dropped, skipped_seconds,
- * skipped_ns, skipped_ranges, actions_lost and the worker.
+ * skipped_ns, skipped_ranges, actions_lost, the worker (with its
+ * last_error and failing_since while it fails), and blind (with
+ * blind_reason and blind_since while it is: jank_fleet_figures_blind()).
  */
 struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x);
 /* jank_fleet_input_figures() as JSON. */

@@ -55,6 +55,8 @@ struct jank_proc {
 	struct event *ev_restart;
 	int64_t backoff_ns;
 	bool failing;
+	char error[JANK_PROC_ERROR_LEN]; /* the last failure of the episode */
+	int64_t failing_since;		 /* wall clock: when the episode began */
 	uint64_t episode_restarts;
 	uint64_t starts, crashes, timeouts;
 };
@@ -145,11 +147,15 @@ static void failed(struct jank_proc *p, const char *what)
 {
 	char next[32];
 
-	if (!p->failing)
+	if (!p->failing) {
 		jank_log(LOG_WARNING,
 			 "%s: worker %s; restarting it in %s (further failures are counted, not "
 			 "logged, until it works again)",
 			 p->name, what, jank_units_duration(p->backoff_ns, next, sizeof(next)));
+		p->failing_since = jank_clock_realtime_ns();
+	}
+	/* What status shows while it fails: the last failure, since the first. */
+	snprintf(p->error, sizeof(p->error), "worker %s", what);
 	p->failing = true;
 }
 
@@ -396,6 +402,8 @@ void jank_proc_recovered(struct jank_proc *p, const char *how)
 			 (long)p->pid, how, (unsigned long long)p->episode_restarts,
 			 p->episode_restarts == 1 ? "" : "s");
 	p->failing = false;
+	p->error[0] = '\0';
+	p->failing_since = 0;
 	p->episode_restarts = 0;
 	p->backoff_ns = RESTART_MIN_NS;
 }
@@ -455,4 +463,6 @@ void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out)
 	out->silent_ns = p->pid ? jank_clock_monotonic_ns() - p->heard_mono : 0;
 	out->failing = p->failing;
 	out->last_status = p->last_status;
+	snprintf(out->error, sizeof(out->error), "%s", p->failing ? p->error : "");
+	out->failing_since = p->failing ? p->failing_since : 0;
 }

@@ -33,6 +33,8 @@
 
 struct jank_proc;
 
+#define JANK_PROC_ERROR_LEN 256
+
 struct jank_proc_ops {
 	/* The "start" message of a new worker (a new object), NULL on allocation failure. */
 	struct json_object *(*start_msg)(struct jank_proc *p, void *data);
@@ -50,6 +52,10 @@ struct jank_proc_stats {
 	int64_t silent_ns; /* since the last message (0 without a worker) */
 	bool failing;	   /* an episode of failures is going on */
 	int last_status;   /* the last worker's wait status, -1 when none ended */
+	/* While failing: its last failure ("cannot start: no user ..."), and when the episode
+	 * began. */
+	char error[JANK_PROC_ERROR_LEN];
+	int64_t failing_since; /* wall clock (ns), 0: not failing */
 };
 
 /* `name` prefixes the log lines ("URL: worker ..."). NULL on allocation failure. */

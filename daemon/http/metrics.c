@@ -367,6 +367,8 @@ enum input_figure {
 	INPUT_WORKER_RSS,
 	INPUT_SKIPPED,
 	INPUT_LOST,
+	INPUT_BLIND,
+	INPUT_BLIND_SINCE,
 	INPUT_FIGURES,
 };
 
@@ -382,6 +384,10 @@ static const struct family input_families[INPUT_FIGURES] = {
 		"Trace time no worker read: a replaced worker's successor starts at relayd's newest packets." },
 	[INPUT_LOST] = { "jank_input_actions_lost", COUNTER, NULL,
 		"Actions open in a worker that was replaced: their ends cannot be matched." },
+	[INPUT_BLIND] = { "jank_input_blind", GAUGE, NULL,
+		"1 while the input sees no events (not connected), with the reason: its worker's last failure, or the live session's problem; 0 otherwise." },
+	[INPUT_BLIND_SINCE] = { "jank_input_blind_since_seconds", GAUGE, "seconds",
+		"While the input is blind, the Unix time it has been since, for its reason (0: not known, or not blind)." },
 };
 /* clang-format on */
 
@@ -396,6 +402,10 @@ static uint64_t input_figure(const struct jank_metrics_input *in, enum input_fig
 		return in->worker_rss_bytes;
 	case INPUT_LOST:
 		return in->actions_lost;
+	case INPUT_BLIND:
+		return in->blind;
+	case INPUT_BLIND_SINCE:
+		return in->blind ? in->blind_since_s : 0;
 	case INPUT_SKIPPED: /* put_seconds() */
 	case INPUT_FIGURES:
 		break;
@@ -409,10 +419,16 @@ static void put_supervisor_input(struct out *o, const struct jank_metrics *m, en
 	for (size_t i = 0; i < m->ninputs; i++) {
 		struct label l = { "input", m->inputs[i].url };
 
-		if (fig == INPUT_SKIPPED)
+		if (fig == INPUT_SKIPPED) {
 			put_seconds(o, &input_families[fig], &l, 1, m->inputs[i].skipped_ns);
-		else
+		} else if (fig == INPUT_BLIND || fig == INPUT_BLIND_SINCE) {
+			const char *why = m->inputs[i].blind_reason;
+			struct label lr[2] = { l, { "reason", why ? why : "" } };
+
+			put_u64(o, &input_families[fig], lr, 2, input_figure(&m->inputs[i], fig));
+		} else {
 			put_u64(o, &input_families[fig], &l, 1, input_figure(&m->inputs[i], fig));
+		}
 	}
 }
 

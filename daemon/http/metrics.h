@@ -58,6 +58,11 @@ struct jank_metrics_input {
 	uint64_t worker_rss_bytes; /* its worker's resident memory, 0 while none runs */
 	int64_t skipped_ns;	   /* of events its worker restarts skipped */
 	uint64_t actions_lost;	   /* open when a worker was replaced: never judged */
+	/* Blind (no events: not connected): why ("" when not known yet), since (Unix time, 0: not
+	 * known). */
+	bool blind;
+	const char *blind_reason;
+	uint64_t blind_since_s;
 	const struct jank_metrics_rule *rules;
 	size_t nrules;
 };

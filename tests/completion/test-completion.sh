@@ -79,8 +79,8 @@ expect "jankctl analyze --config F<TAB>: files too" "trace-a trace-b trace-file"
 expect "jankctl captures --dir <TAB>: directories" "trace-a trace-b" \
 	$J jankctl captures --dir trace
 expect "jankctl critpath --tid <TAB>: nothing (a number)" "" $J jankctl critpath --tid ''
-expect "jankd --<TAB>: its options" "--config --foreground --help --log-target --version --worker-spawner" \
+expect "jankd --<TAB>: its options" "--check-config --config --foreground --help --log-target --version --worker-spawner" \
 	$D jankd --
-expect "jankd --log-target=<TAB>: journal, stderr, json" "journal json stderr" \
+expect "jankd --log-target=<TAB>: auto, journal, stderr, json" "auto journal json stderr" \
 	$D jankd --log-target = ''
 expect "jankd -c <TAB>: files" "trace-a trace-b trace-file" $D jankd -c trace

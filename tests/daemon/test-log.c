@@ -3,6 +3,7 @@
  * daemon/log.c: jankd's diagnostics, to a sink (a worker's lines) or to
  * stderr as "jankd: ...", one line each; stderr is a temporary file here.
  */
+#define _XOPEN_SOURCE 600 /* posix_openpt */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "log.h"
@@ -160,6 +163,65 @@ static void long_line(void **state)
 	free(big);
 }
 
+/* stderr on `fd` for fn(); the real one back after. */
+static bool with_stderr(int fd, bool (*fn)(void))
+{
+	int saved = dup(STDERR_FILENO);
+	bool r;
+
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	r = fn();
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	return r;
+}
+
+/* --log-target=auto: stderr in a terminal, unless systemd runs jankd. */
+static void auto_target(void **state)
+{
+	int pty = posix_openpt(O_RDWR | O_NOCTTY), tty, file;
+	char js[64];
+	struct stat st;
+
+	(void)state;
+	assert_true(pty >= 0);
+	assert_int_equal(grantpt(pty), 0);
+	assert_int_equal(unlockpt(pty), 0);
+	tty = open(ptsname(pty), O_RDWR | O_NOCTTY);
+	assert_true(tty >= 0);
+	file = open("/dev/null", O_WRONLY);
+	assert_true(file >= 0);
+	unsetenv("INVOCATION_ID");
+	unsetenv("JOURNAL_STREAM");
+	/* A terminal: stderr. */
+	assert_true(with_stderr(tty, jank_log_on_terminal));
+	/* Not a terminal (a pipe, a file, systemd's stream): the journal. */
+	assert_false(with_stderr(file, jank_log_on_terminal));
+	/* A terminal, but a unit of systemd's (INVOCATION_ID): the journal. */
+	setenv("INVOCATION_ID", "0123456789abcdef0123456789abcdef", 1);
+	assert_false(with_stderr(tty, jank_log_on_terminal));
+	setenv("INVOCATION_ID", "", 1);
+	assert_true(with_stderr(tty, jank_log_on_terminal));
+	unsetenv("INVOCATION_ID");
+	/* JOURNAL_STREAM naming this very stderr: the journal; another stream's: stderr. */
+	assert_int_equal(fstat(tty, &st), 0);
+	snprintf(js, sizeof(js), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", js, 1);
+	assert_false(with_stderr(tty, jank_log_on_terminal));
+	snprintf(js, sizeof(js), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino + 1);
+	setenv("JOURNAL_STREAM", js, 1);
+	assert_true(with_stderr(tty, jank_log_on_terminal));
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	assert_true(with_stderr(tty, jank_log_on_terminal));
+	unsetenv("JOURNAL_STREAM");
+	close(file);
+	close(tty);
+	close(pty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +230,7 @@ int main(void)
 		cmocka_unit_test_teardown(to_stderr, teardown),
 		cmocka_unit_test_teardown(sink_removed, teardown),
 		cmocka_unit_test_teardown(long_line, teardown),
+		cmocka_unit_test(auto_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

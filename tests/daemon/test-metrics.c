@@ -416,9 +416,24 @@ static void several_inputs(void **state)
 	f->inputs[1] = f->inputs[0];
 	f->inputs[1].url = "net://127.0.0.1/host/h/other";
 	f->inputs[1].nrules = 1;
+	/* Blind: its worker cannot start; the reason is a label, escaped. */
+	f->inputs[1].connected = false;
+	f->inputs[1].blind = true;
+	f->inputs[1].blind_reason = "worker cannot start: no user \"jank-worker\"";
+	f->inputs[1].blind_since_s = 1700000000;
 	f->m.ninputs = 2;
 	t = render(f, JANK_METRICS_OPENMETRICS);
 	check_families(t);
+	assert_true(
+		has_line(t, "jank_input_blind{input=\"net://127.0.0.1/host/h/s\",reason=\"\"} 0"));
+	assert_true(has_line(t, "jank_input_blind{input=\"net://127.0.0.1/host/h/other\",reason="
+				"\"worker cannot start: no user \\\"jank-worker\\\"\"} 1"));
+	assert_true(has_line(t,
+			     "jank_input_blind_since_seconds{input=\"net://127.0.0.1/host/h/"
+			     "other\",reason=\"worker cannot start: no user \\\"jank-worker\\\"\"} "
+			     "1700000000"));
+	assert_true(has_line(t, "jank_input_blind_since_seconds{input=\"net://127.0.0.1/host/h/"
+				"s\",reason=\"\"} 0"));
 	assert_true(has_line(t, "jank_janks_total{action=\"frame\",input=\"net://127.0.0.1/host/h/"
 				"s\"} 3"));
 	assert_true(has_line(t, "jank_janks_total{action=\"frame\",input=\"net://127.0.0.1/host/h/"

@@ -244,6 +244,122 @@ static void input_error(void **state)
 	free(s);
 }
 
+/* A failing worker: the input says why and since when (text, JSON), its session's problem else. */
+static void input_blind(void **state)
+{
+	struct jank_fleet_figures x;
+	struct jank_fleet_blind b;
+	struct json_object *o, *w;
+	char *s;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	fleet_input(&x, 0, 3);
+	snprintf(x.fig.url, sizeof(x.fig.url), "u");
+	snprintf(x.fig.state, sizeof(x.fig.state), "restarting");
+	x.worker.crashes = 3;
+	x.worker.failing = true;
+	x.worker.failing_since = 1700000000LL * S;
+	snprintf(x.worker.error, sizeof(x.worker.error),
+		 "worker cannot start: no user 'jank-worker' ([daemon] worker-user)");
+	s = render_input(input_text, &x);
+	assert_non_null(strstr(s, "\ninput u: restarting since 2023-11-14 22:13:20.000 ("));
+	assert_non_null(strstr(s,
+			       "): worker cannot start: no user 'jank-worker' ([daemon] "
+			       "worker-user) (worker pid 0, 2 restarts: 3 crashed, 0 silent)\n"));
+	free(s);
+	jank_fleet_figures_blind(&x, &b);
+	assert_true(b.blind);
+	assert_string_equal(b.reason,
+			    "worker cannot start: no user 'jank-worker' ([daemon] worker-user)");
+	assert_int_equal(b.since, 1700000000LL * S);
+	o = jank_fleet_figures_json(&x);
+	assert_true(json_object_get_boolean(json_object_object_get(o, "blind")));
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "blind_reason")),
+			    b.reason);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "blind_since")),
+			 1700000000LL * S);
+	w = json_object_object_get(o, "worker");
+	assert_string_equal(json_object_get_string(json_object_object_get(w, "last_error")),
+			    b.reason);
+	json_object_put(o);
+
+	/* A worker that runs, on a session with a problem: the problem and its error. */
+	x.worker.pid = 12;
+	snprintf(x.fig.state, sizeof(x.fig.state), "reconnecting");
+	snprintf(x.fig.problem, sizeof(x.fig.problem), "relayd unreachable");
+	snprintf(x.fig.last_error, sizeof(x.fig.last_error), "connection refused");
+	x.fig.problem_since = 1700000060LL * S;
+	jank_fleet_figures_blind(&x, &b);
+	assert_true(b.blind);
+	assert_string_equal(b.reason, "relayd unreachable: connection refused");
+	assert_int_equal(b.since, 1700000060LL * S);
+	s = render_input(input_text, &x);
+	assert_non_null(strstr(s, "\ninput u: reconnecting: relayd unreachable since 2023-11-14 "
+				  "22:14:20.000 ("));
+	free(s);
+
+	/* Connected, or let go: not blind. */
+	snprintf(x.fig.state, sizeof(x.fig.state), "connected");
+	jank_fleet_figures_blind(&x, &b);
+	assert_false(b.blind);
+	assert_string_equal(b.reason, "");
+	snprintf(x.fig.state, sizeof(x.fig.state), "let go");
+	jank_fleet_figures_blind(&x, &b);
+	assert_false(b.blind);
+	o = jank_fleet_figures_json(&x);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "blind")));
+	assert_false(json_object_object_get_ex(o, "blind_reason", NULL));
+	json_object_put(o);
+	jank_fleet_figures_fini(&x);
+}
+
+/* The head's count of blind inputs: each named with its reason, five at most. */
+static void head_blind(void **state)
+{
+	struct jank_fleet_figures in[7];
+	struct status s = { .inputs = in, .n = 7 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		fleet_input(&in[i], 0, 2);
+		snprintf(in[i].fig.url, sizeof(in[i].fig.url), "u%d", i);
+		snprintf(in[i].fig.state, sizeof(in[i].fig.state), "%s",
+			 i == 0 ? "connected" : "restarting");
+		in[i].worker.failing = i > 0;
+		snprintf(in[i].worker.error, sizeof(in[i].worker.error), "worker died %d", i);
+		s.all.connected += i == 0;
+		s.all.blind += is_blind(&in[i]);
+	}
+	assert_int_equal(s.all.blind, 6);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	blind_text(f, &s);
+	fclose(f);
+	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (seeing no events; retrying):\n"
+				 "  u1: restarting: worker died 1\n"
+				 "  u2: restarting: worker died 2\n"
+				 "  u3: restarting: worker died 3\n"
+				 "  u4: restarting: worker died 4\n"
+				 "  u5: restarting: worker died 5\n"
+				 "  and 1 more (see below)\n");
+	free(buf);
+	s.n = 1;
+	s.all.blind = 0;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	blind_text(f, &s);
+	fclose(f);
+	assert_string_equal(buf, "inputs: 1, 1 connected, none blind\n");
+	free(buf);
+	for (int i = 0; i < 7; i++)
+		jank_fleet_figures_fini(&in[i]);
+}
+
 static void capture(void **state)
 {
 	(void)state;
@@ -481,6 +597,10 @@ static void status_json(void **state)
 	assert_int_equal(json_object_array_length(in), 2);
 	assert_string_equal(field_str(json_object_array_get_idx(in, 1), "host"), "web-2");
 	assert_string_equal(field_str(json_object_array_get_idx(in, 1), "state"), "connecting");
+	assert_int_equal(field_i64(o, "inputs_blind"), 2);
+	assert_true(json_object_get_boolean(
+		json_object_object_get(json_object_array_get_idx(in, 1), "blind")));
+	assert_string_equal(field_str(json_object_array_get_idx(in, 1), "blind_reason"), "");
 	h = json_object_object_get(o, "hosts");
 	assert_int_equal(json_object_array_length(h), 2);
 	assert_string_equal(field_str(json_object_array_get_idx(h, 0), "host"), "web-1");
@@ -500,8 +620,12 @@ static void status_text(void **state)
 	snprintf(head, sizeof(head), "jankd %s (pid %ld), up 2m 0", JANK_VERSION, (long)getpid());
 	assert_memory_equal(x->text, head, strlen(head));
 	assert_non_null(strchr("567", x->text[strlen(head)]));
+	/* Second: how many inputs are blind, and each one (no reason yet: connecting). */
 	assert_non_null(strstr(x->text,
 			       "s, config /etc/jank/jankd.conf\n"
+			       "inputs: 2, 0 connected, 2 BLIND (seeing no events; retrying):\n"
+			       "  net://relay/host/web-1/jank: connecting\n"
+			       "  net://relay/host/web-2/jank: connecting\n"
 			       "events 0 (0.0/s), actions 0, janks 0, overdue 0, discarded "
 			       "events 0\ngraph memory 0 B, RSS "));
 	assert_non_null(strstr(x->text, "\nalerts to stderr: 0 sent, 0 suppressed (0 summaries), "
@@ -524,7 +648,8 @@ static void status_line(void **state)
 
 	jank_status_line(&x->d, line, sizeof(line));
 	assert_string_equal(line, "inputs 0/2 connected, 0 events/s, 0 events, 0 actions, 0 janks, "
-				  "0 alerts suppressed, 0 events discarded, graph 0 B");
+				  "0 alerts suppressed, 0 events discarded, graph 0 B; 2 blind: "
+				  "net://relay/host/web-1/jank: connecting");
 	/* Cut, never overflowed. */
 	jank_status_line(&x->d, small, sizeof(small));
 	assert_string_equal(small, "inputs 0/2 conn");
@@ -550,6 +675,8 @@ int main(void)
 		cmocka_unit_test(worker),
 		cmocka_unit_test(input),
 		cmocka_unit_test(input_error),
+		cmocka_unit_test(input_blind),
+		cmocka_unit_test(head_blind),
 		cmocka_unit_test(capture),
 		cmocka_unit_test(recent),
 		cmocka_unit_test(discovery),

@@ -246,6 +246,7 @@ static void crash(void **state)
 {
 	struct fixture *x = *state;
 	struct jank_proc_stats s;
+	int64_t since;
 	pid_t pid = fake_worker(x->p);
 
 	assert_true(jank_proc_running(x->p));
@@ -260,6 +261,15 @@ static void crash(void **state)
 	assert_int_equal(s.crashes, 1);
 	assert_true(s.failing);
 	assert_true(WIFSIGNALED(s.last_status) && WTERMSIG(s.last_status) == SIGKILL);
+	/* What status shows: the failure, since when the episode began. */
+	{
+		char want[256];
+
+		snprintf(want, sizeof(want), "worker died of signal 9 (%s)", strsignal(SIGKILL));
+		assert_string_equal(s.error, want);
+	}
+	assert_true(s.failing_since > 0 && s.failing_since <= jank_clock_realtime_ns());
+	since = s.failing_since;
 	assert_int_equal(x->logs, 1);
 	assert_int_equal(x->log_priority, LOG_WARNING);
 	{
@@ -286,6 +296,8 @@ static void crash(void **state)
 	assert_int_equal(s.crashes, 2);
 	assert_int_equal(s.starts, 2);
 	assert_int_equal(x->logs, 1);
+	/* The episode goes on: the same since. */
+	assert_int_equal(s.failing_since, since);
 	assert_int_equal(x->p->backoff_ns, 4 * S);
 
 	/* It works again: logged with the count, the back-off reset. */
@@ -304,6 +316,8 @@ static void crash(void **state)
 	}
 	jank_proc_get_stats(x->p, &s);
 	assert_false(s.failing);
+	assert_string_equal(s.error, "");
+	assert_int_equal(s.failing_since, 0);
 	assert_int_equal(x->p->backoff_ns, 1 * S);
 	/* jank_proc_free() kills and reaps the one still running. */
 }

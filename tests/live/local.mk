@@ -32,7 +32,8 @@ CAPTURE_LIVE_TESTS = \
 	live/test-capture-rotation-race.sh
 # Faults of the daemons around jankd, each test in namespaces of its own
 # (live_isolate): a daemon jankd depends on dies, stops or comes back; and
-# its workers' privileges (test-worker-privs.sh).
+# its workers' privileges (test-worker-privs.sh), and who may read its
+# status (test-jankd-access.sh).
 FAULT_LIVE_TESTS = \
 	live/test-fault-journald.sh \
 	live/test-fault-relayd.sh \
@@ -41,7 +42,8 @@ FAULT_LIVE_TESTS = \
 	live/test-fresh-sessiond.sh \
 	live/test-fault-stall.sh \
 	live/test-fault-worker.sh \
-	live/test-worker-privs.sh
+	live/test-worker-privs.sh \
+	live/test-jankd-access.sh
 # jankd's live input against mock-relayd (a relayd of the test's own, faults
 # on demand): no root, no lttng daemon.
 MOCK_LIVE_TESTS = \

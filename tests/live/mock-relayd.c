@@ -5,8 +5,10 @@
  * babeltrace2's src.ctf.lttng-live talks: CONNECT, CREATE_SESSION,
  * LIST_SESSIONS, ATTACH_SESSION, GET_NEW_STREAMS, GET_METADATA,
  * GET_NEXT_INDEX, GET_PACKET, DETACH_SESSION; every integer big-endian)
- * and serves one live session made of a CTF trace directory: its metadata
- * file, and each other file as a data stream. The index of each stream
+ * and serves one live session made of CTF trace directories (one, or
+ * several: a kernel trace and a user-space one, as a session of both
+ * domains has): each one's metadata file, and each other file as a data
+ * stream of that trace. The index of each stream
  * comes from DIR/index/NAME.idx when there is one (relayd's CTF_INDEX
  * format: the files lttng writes), else from the packets themselves: the
  * packet header and context layout is read from the metadata (the plain
@@ -125,7 +127,8 @@ enum {
 #define SESSION_LEN   (8 + 4 + 4 + 4 + HOST_MAX + NAME_MAX_)
 #define STREAM_LEN    (8 + 8 + 4 + PATH_MAX_ + NAME_MAX_)
 #define INDEX_LEN     (7 * 8 + 2 * 4)
-#define METADATA_ID   1000 /* the viewer stream id of the metadata */
+#define METADATA_ID   1000 /* the viewer stream id of the metadata (+ the trace's index) */
+#define MAX_TRACES    4
 #define MAX_STREAMS   64
 #define MAX_CONNS     32
 #define MAX_PACKET    (64u << 20)
@@ -137,6 +140,7 @@ struct packet {
 };
 
 struct stream {
+	size_t trace; /* its trace's index (M.traces) */
 	char name[256];
 	char path[PATH_MAX];
 	struct packet *packets;
@@ -162,20 +166,26 @@ struct conn {
 	bool stall_next;
 	bool stalled;
 	int64_t stalled_until; /* ms, 0: forever */
-	uint64_t metadata_sent;
+	uint64_t metadata_sent[MAX_TRACES];
 	bool announced[MAX_STREAMS];
-	bool metadata_announced;
+	bool metadata_announced[MAX_TRACES];
 	unsigned metadata_replies; /* with data, since the last "no new metadata" */
 	size_t next[MAX_STREAMS];  /* the next packet of each stream */
 };
 
-static struct {
+struct trace {
 	const char *dir;
+	char *metadata;
+	size_t metadata_len;
+};
+
+static struct {
+	const char *dir; /* the first trace's, for messages */
+	struct trace traces[MAX_TRACES];
+	size_t ntraces;
 	char session[NAME_MAX_];
 	char hostname[HOST_MAX];
 	uint32_t live_timer;
-	char *metadata;
-	size_t metadata_len;
 	size_t metadata_chunk;
 	struct stream streams[MAX_STREAMS];
 	size_t nstreams;
@@ -402,7 +412,7 @@ static bool index_from_file(struct stream *s)
 	size_t len, entry;
 	unsigned char *d;
 
-	snprintf(path, sizeof(path), "%s/index/%s.idx", M.dir, s->name);
+	snprintf(path, sizeof(path), "%s/index/%s.idx", M.traces[s->trace].dir, s->name);
 	d = (unsigned char *)read_file(path, &len);
 	if (!d)
 		return false;
@@ -431,56 +441,70 @@ static bool index_from_file(struct stream *s)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct stream *)a)->name, ((const struct stream *)b)->name);
+	const struct stream *x = a, *y = b;
+
+	if (x->trace != y->trace)
+		return x->trace < y->trace ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
-static void load_trace(void)
+/* Trace t's metadata and streams (their packets later, in load_traces()). */
+static void load_one(size_t t, struct layout *l, bool *have_layout)
 {
+	struct trace *tr = &M.traces[t];
 	char path[PATH_MAX];
-	struct layout l = { .n = 0 };
-	bool have_layout;
 	DIR *d;
 	struct dirent *e;
 	const char *h;
 
-	snprintf(path, sizeof(path), "%s/metadata", M.dir);
-	M.metadata = read_file(path, &M.metadata_len);
-	if (!M.metadata || !M.metadata_len)
+	snprintf(path, sizeof(path), "%s/metadata", tr->dir);
+	tr->metadata = read_file(path, &tr->metadata_len);
+	if (!tr->metadata || !tr->metadata_len)
 		die("%s: cannot read the metadata", path);
-	l.big_endian = strstr(M.metadata, "byte_order = be;") != NULL;
-	have_layout = parse_struct(M.metadata, "packet.header :=", &l) == 0 &&
-		      parse_struct(M.metadata, "packet.context :=", &l) == 0;
-	if (!M.hostname[0] && (h = strstr(M.metadata, "hostname = \"")))
+	l->big_endian = strstr(tr->metadata, "byte_order = be;") != NULL;
+	*have_layout = parse_struct(tr->metadata, "packet.header :=", l) == 0 &&
+		       parse_struct(tr->metadata, "packet.context :=", l) == 0;
+	if (!M.hostname[0] && (h = strstr(tr->metadata, "hostname = \"")))
 		sscanf(h + 12, "%63[^\"]", M.hostname);
-	if (!M.hostname[0])
-		snprintf(M.hostname, sizeof(M.hostname), "mock-host");
-	if (!(d = opendir(M.dir)))
-		die("%s: %s", M.dir, strerror(errno));
+	if (!(d = opendir(tr->dir)))
+		die("%s: %s", tr->dir, strerror(errno));
 	while ((e = readdir(d))) {
 		struct stream *s;
 		struct stat st;
 
-		snprintf(path, sizeof(path), "%s/%s", M.dir, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", tr->dir, e->d_name);
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "metadata") || stat(path, &st) ||
 		    !S_ISREG(st.st_mode))
 			continue;
 		if (M.nstreams == MAX_STREAMS)
-			die("%s: more than %d streams", M.dir, MAX_STREAMS);
+			die("%s: more than %d streams", tr->dir, MAX_STREAMS);
 		s = &M.streams[M.nstreams++];
+		s->trace = t;
 		snprintf(s->name, sizeof(s->name), "%s", e->d_name);
 		snprintf(s->path, sizeof(s->path), "%s", path);
 	}
 	closedir(d);
+}
+
+static void load_traces(void)
+{
+	struct layout l[MAX_TRACES] = { { .n = 0 } };
+	bool have_layout[MAX_TRACES];
+
+	for (size_t t = 0; t < M.ntraces; t++)
+		load_one(t, &l[t], &have_layout[t]);
+	if (!M.hostname[0])
+		snprintf(M.hostname, sizeof(M.hostname), "mock-host");
 	qsort(M.streams, M.nstreams, sizeof(M.streams[0]), by_name);
 	for (size_t i = 0; i < M.nstreams; i++) {
 		struct stream *s = &M.streams[i];
 
 		if (!index_from_file(s)) {
-			if (!have_layout)
+			if (!have_layout[s->trace])
 				die("%s: no index/%s.idx, and the metadata's packet layout is "
 				    "not one of plain integers",
-				    M.dir, s->name);
-			index_from_packets(s, &l);
+				    M.traces[s->trace].dir, s->name);
+			index_from_packets(s, &l[s->trace]);
 		}
 		for (size_t k = 0; k < s->npackets; k++)
 			if (s->packets[k].ts_end > M.trace_end)
@@ -604,13 +628,16 @@ static bool stream_visible(size_t i)
 	return streams_visible() && (!M.streams[i].late || M.packets_served >= M.late_after);
 }
 
-static void put_stream(struct buf *b, uint64_t id, bool metadata, const char *channel)
+static void put_stream(struct buf *b, uint64_t id, size_t trace, bool metadata, const char *channel)
 {
 	char path[PATH_MAX_];
 
-	snprintf(path, sizeof(path), "%s/%s/ust/uid/0/64-bit", M.hostname, M.session);
+	if (trace == 0)
+		snprintf(path, sizeof(path), "%s/%s/ust/uid/0/64-bit", M.hostname, M.session);
+	else
+		snprintf(path, sizeof(path), "%s/%s/trace-%zu", M.hostname, M.session, trace);
 	put64(b, id);
-	put64(b, 1); /* ctf_trace_id: one trace */
+	put64(b, trace + 1); /* ctf_trace_id */
 	put32(b, metadata);
 	put_str(b, path, PATH_MAX_);
 	put_str(b, channel, NAME_MAX_);
@@ -623,15 +650,17 @@ static uint32_t put_new_streams(struct conn *c, struct buf *b, bool all)
 
 	if (!streams_visible())
 		return 0;
-	if (all || !c->metadata_announced) {
-		put_stream(b, METADATA_ID, true, "metadata");
-		c->metadata_announced = true;
+	for (size_t t = 0; t < M.ntraces; t++) {
+		if (!all && c->metadata_announced[t])
+			continue;
+		put_stream(b, METADATA_ID + t, t, true, "metadata");
+		c->metadata_announced[t] = true;
 		n++;
 	}
 	for (size_t i = 0; i < M.nstreams; i++) {
 		if (!stream_visible(i) || (c->announced[i] && !all))
 			continue;
-		put_stream(b, i + 1, false, M.streams[i].name);
+		put_stream(b, i + 1, M.streams[i].trace, false, M.streams[i].name);
 		c->announced[i] = true;
 		n++;
 	}
@@ -757,8 +786,8 @@ static bool do_attach(struct conn *c, const unsigned char *p)
 	if (!M.first_attach)
 		M.first_attach = now_ms();
 	c->attached = true;
-	c->metadata_sent = 0;
-	c->metadata_announced = false;
+	memset(c->metadata_sent, 0, sizeof(c->metadata_sent));
+	memset(c->metadata_announced, 0, sizeof(c->metadata_announced));
 	for (size_t i = 0; i < M.nstreams; i++) {
 		c->announced[i] = false;
 		c->next[i] = M.streams[i].served;
@@ -814,9 +843,10 @@ static bool do_metadata(struct conn *c, const unsigned char *p)
 {
 	struct buf b = { 0 };
 	uint64_t id = be64toh(*(const uint64_t *)p);
-	size_t n;
+	struct trace *tr;
+	size_t n, t;
 
-	if (id != METADATA_ID || !c->attached) {
+	if (id < METADATA_ID || id - METADATA_ID >= M.ntraces || !c->attached) {
 		put64(&b, 0);
 		put32(&b, METADATA_ERR);
 		return reply(c, &b);
@@ -826,20 +856,22 @@ static bool do_metadata(struct conn *c, const unsigned char *p)
 		put32(&b, METADATA_OK);
 		return reply(c, &b);
 	}
-	n = M.metadata_len - c->metadata_sent;
+	t = (size_t)(id - METADATA_ID);
+	tr = &M.traces[t];
+	n = tr->metadata_len - c->metadata_sent[t];
 	if (M.metadata_chunk && n > M.metadata_chunk)
 		n = M.metadata_chunk;
 	if (n) {
 		c->metadata_replies++;
 	} else if (c->metadata_replies) {
-		say("conn %d: metadata: %" PRIu64 " bytes in %u replies", c->id, c->metadata_sent,
-		    c->metadata_replies);
+		say("conn %d: metadata: %" PRIu64 " bytes in %u replies", c->id,
+		    c->metadata_sent[t], c->metadata_replies);
 		c->metadata_replies = 0;
 	}
 	put64(&b, n);
 	put32(&b, n ? METADATA_OK : METADATA_NO_NEW);
-	put(&b, M.metadata + c->metadata_sent, n);
-	c->metadata_sent += n;
+	put(&b, tr->metadata + c->metadata_sent[t], n);
+	c->metadata_sent[t] += n;
 	return reply(c, &b);
 }
 
@@ -874,7 +906,7 @@ static bool do_next_index(struct conn *c, const unsigned char *p)
 		put_index(&b, NULL, INDEX_HUP, 0);
 		return reply(c, &b);
 	}
-	if (c->metadata_sent < M.metadata_len)
+	if (c->metadata_sent[s->trace] < M.traces[s->trace].metadata_len)
 		flags |= FLAG_NEW_METADATA;
 	if (pending_streams(c))
 		flags |= FLAG_NEW_STREAM;
@@ -1065,7 +1097,7 @@ static void usage(void)
 		"       [--after-packets N] [--after-ms MS]\n"
 		"       [--then close|stall|vanish|quiet|malformed [--for MS]\n"
 		"        [--malformed metadata-len|packet-len|index-size|index-status|"
-		"sessions-count]] TRACE_DIR\n");
+		"sessions-count]] TRACE_DIR...\n");
 	exit(2);
 }
 
@@ -1135,10 +1167,12 @@ int main(int argc, char **argv)
 		} else
 			usage();
 	}
-	if (i != argc - 1 || (M.then == F_MALFORMED) != (M.malformed != NULL))
+	if (i >= argc || argc - i > MAX_TRACES || (M.then == F_MALFORMED) != (M.malformed != NULL))
 		usage();
 	M.dir = argv[i];
-	load_trace();
+	for (; i < argc; i++)
+		M.traces[M.ntraces++].dir = argv[i];
+	load_traces();
 	for (size_t k = 0; k < nlate; k++) {
 		size_t j;
 

@@ -17,13 +17,16 @@
 #                end: the action left open is overdue at once, on the
 #                trace's time (trace_now is the beacons'), with no wall
 #                clock waited
+#   domains      a session of two traces, kernel and user space (the demo
+#                trace): the slow frames' paths through other threads, the
+#                disk, a flow and functions, the same as jankctl analyze's
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 . "$top_srcdir/tests/live/mock-lib.sh"
 
 mock_init
 
-plan 20
+plan 24
 
 janks="completed name=frame,id=5
 completed name=frame,id=10
@@ -119,4 +122,48 @@ took=$(($(date +%s) - started))
 check "beacons: the overdue alert is on the trace's time: open 10 s, in $took s of wall clock" \
 	[ "$("$JQ" -r 'select(.kind == "overdue") | .duration_ns' "$LIVE_TMP/jankd.out")" = 10000000000 \
 	-a "$took" -lt 10 ]
+mock_stop
+
+# ---- a session of both domains: a kernel trace and a user-space one ----
+# The demo trace (tests/data/demo/demo-trace.sh), as one live session of
+# two traces (each its own metadata stream and ctf_trace_id), as lttng makes
+# it with a kernel and a ust channel: jankd follows the frames' critical
+# paths through the scheduler's events, into the db thread's disk wait, and
+# through the flow pool into the pool's functions.
+sh "$top_srcdir/tests/data/demo/demo-trace.sh" "$LIVE_TMP" "$top_builddir/probes/jank-demo"
+"$MOCK_GEN" "$LIVE_TMP/kernel.script" "$LIVE_TMP/demo-kernel" 2>"$LIVE_TMP/gen.err" &&
+	"$MOCK_GEN" "$LIVE_TMP/ust.script" "$LIVE_TMP/demo-ust" 2>>"$LIVE_TMP/gen.err" ||
+	live_bail "jank-gen failed on the demo trace" "$LIVE_TMP/gen.err"
+single=$MOCK_TRACE
+MOCK_TRACE=$LIVE_TMP/demo-ust
+mock_start domains "$LIVE_TMP/demo-kernel"
+MOCK_TRACE=$single
+MOCK_URL=net://127.0.0.1:$MOCK_PORT/host/demo-host/mock
+mock_jankd <<CONF
+[graph]
+functions = yes
+[action frame]
+threshold = 16ms
+[flow pool]
+from = jank:flow_from
+to = jank:flow_to
+key = vpid, name, key
+CONF
+live_wait_jankd
+live_wait 10 [ "$(mock_alert_count)" -ge 3 ] || true
+sleep 1
+check "domains: the three slow frames alerted (got $(mock_alerts | tr '\n' ' '))" \
+	[ "$(mock_alerts)" = "completed name=frame,id=15
+completed name=frame,id=18
+completed name=frame,id=20" ]
+path20=$(mock_alerts 'select(.key == "name=frame,id=20") | .critical_path[] | "\(.tid) \(.state) \(.flow // "") \(.stack // [] | join(","))"' 2>/dev/null | tr '\n' '|')
+check "domains: frame 20's path goes through the flow pool to the pool's thread, in work_cpu (got $path20)" \
+	[ -n "$(echo "$path20" | grep -E '4390 running pool [^|]*work_cpu')" ]
+"$LIVE_JANKCTL" analyze --config "$LIVE_JANKD_CONF" --format json "$LIVE_TMP/demo-kernel" \
+	"$LIVE_TMP/demo-ust" >"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
+normalize "$LIVE_TMP/jankd.out" >"$LIVE_TMP/live.json"
+normalize "$LIVE_TMP/analyze.out" >"$LIVE_TMP/offline.json"
+check "domains: the alerts are those of jankctl analyze on the two traces, field for field" \
+	[ -s "$LIVE_TMP/live.json" -a "$(wc -l <"$LIVE_TMP/offline.json")" = 3 ] &&
+	cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"
 mock_stop

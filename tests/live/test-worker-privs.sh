@@ -8,8 +8,9 @@
 # no capability in any set, no_new_privs and a seccomp filter (Seccomp 2),
 # as /proc/PID/status says; jank-demo's slow actions are alerted through it,
 # without a restart. A worker killed by SIGSYS (what its filter does) is
-# logged as such and replaced. With worker-user = nobody-such, jankd says so
-# and the input does not start (no worker process). worker-user = root runs
+# logged as such and replaced. With worker-user = nobody-such, jankd exits
+# 1 at start with the useradd that fixes it; a user deleted while jankd
+# runs leaves the input restarting, and status says why and since when. worker-user = root runs
 # workers as root only with workers-as-root = yes, with a warning, and still
 # without capabilities, with no_new_privs and the filter.
 #
@@ -108,22 +109,48 @@ live_jankd_diag
 live_stop_jankd
 
 # ---- A user that does not exist ----
+# At start: it will not appear by itself. jankd exits 1 with the fix.
 live_jankd_conf --journal "$url" "$action" 30ms <<CONF
 [daemon]
 worker-user = nobody-such
 CONF
-live_start_jankd --config "$LIVE_JANKD_CONF"
-live_wait 10 live_jankd_logged "worker cannot start: no user 'nobody-such' (\[daemon\] worker-user)" ||
-	true
-check "worker-user = nobody-such: jankd says so" \
-	live_jankd_logged "worker cannot start: no user 'nobody-such' (\[daemon\] worker-user)"
-sleep 1
-kids=$(ps -o pid= --ppid "$LIVE_JANKD_PID")
-state=$(live_jankd_status '.inputs[0].state')
-if [ -z "$kids" ] && [ -n "$state" ] && [ "$state" != connected ] && live_alive "$LIVE_JANKD_PID"; then
-	ok "... and the input does not start: no worker process, $state, jankd runs"
+"$LIVE_JANKD" --config "$LIVE_JANKD_CONF" >/dev/null 2>"$LIVE_TMP/nouser.err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "worker-user: no user 'nobody-such' (jankd's workers run as it)" "$LIVE_TMP/nouser.err" &&
+	grep -q "fix: useradd --system --no-create-home --shell /usr/sbin/nologin nobody-such" "$LIVE_TMP/nouser.err"; then
+	ok "worker-user = nobody-such: jankd exits 1 at start, with the useradd that fixes it"
 else
-	fail "... and the input does not start: no worker process (got: $kids), not connected ($state), jankd runs"
+	fail "worker-user = nobody-such: jankd exits 1 at start, with the useradd that fixes it (exit $rc)"
+	sed 's/^/# /' "$LIVE_TMP/nouser.err"
+fi
+# Gone while jankd runs: its next worker cannot start; status says why and since when.
+gone=jank-gone-$$
+useradd --system --no-create-home --shell /usr/sbin/nologin "$gone"
+live_jankd_conf --journal "$url" "$action" 30ms <<CONF
+[daemon]
+worker-user = $gone
+CONF
+live_start_jankd --config "$LIVE_JANKD_CONF"
+live_wait 10 live_jankd_attached || true
+w=$(worker_pid)
+# The worker first (userdel refuses a user with a process), then the user,
+# within the restart's back-off (1 s); -f for the case it lost that race.
+[ -z "$w" ] || [ "$w" = 0 ] || kill -KILL "$w"
+userdel -f "$gone" 2>/dev/null
+blind() {
+	[ "$(live_jankd_status '.inputs[0].blind_reason')" = \
+		"worker cannot start: no user '$gone' ([daemon] worker-user)" ]
+}
+live_wait 10 blind || true
+state=$(live_jankd_status '.inputs[0].state')
+"$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" >"$LIVE_TMP/gone.status" 2>&1
+if blind && [ "$state" = restarting ] && live_alive "$LIVE_JANKD_PID" &&
+	grep -q "^input $url: restarting since .*: worker cannot start: no user '$gone'" "$LIVE_TMP/gone.status" &&
+	sed -n 2p "$LIVE_TMP/gone.status" | grep -q "1 BLIND"; then
+	ok "... a user gone while jankd runs: retried, and status says restarting since when, and why"
+else
+	fail "... a user gone while jankd runs: retried, and status says restarting since when, and why ($state)"
+	sed 's/^/# /' "$LIVE_TMP/gone.status"
 fi
 live_jankd_diag
 live_stop_jankd

@@ -16,6 +16,7 @@ TRACE_TESTS = \
 	trace/test-crosshost.sh \
 	trace/test-untrusted.sh \
 	trace/test-systemd.sh \
+	trace/test-jankd-check.sh \
 	trace/test-man.sh
 TESTS += $(TRACE_TESTS)
 EXTRA_DIST += $(TRACE_TESTS) trace/lib.sh

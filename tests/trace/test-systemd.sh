@@ -61,7 +61,7 @@ result "ExecStart names the installed jankd and the installed config"
 # it a copy of the unit that points into DESTDIR, and the installed pages
 # (then the system's: lttng-relayd(8)) for Documentation=.
 mkdir "$tmp/verify"
-sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
+sed "s|^ExecStart=$bin |ExecStart=$root$bin |; s|^ExecReload=$bin |ExecReload=$root$bin |" "$unit" >"$tmp/verify/jankd.service"
 sed "s|^ExecStart=$bin |ExecStart=$root$bin |" "$workers_unit" >"$tmp/verify/jankd-workers.service"
 cp "$relayd_unit" "$socket_unit" "$tmp/verify/"
 MANPATH=$mandir: systemd-analyze verify "$tmp/verify/jankd.service" \
@@ -96,7 +96,8 @@ sysusers=$(find "$root" -path '*/lib/sysusers.d/jank.conf' -type f)
 	grep -qx "ExecStart=$bin --worker-spawner" "$workers_unit" &&
 	grep -qx 'User=jank-worker' "$workers_unit" && grep -qx 'CapabilityBoundingSet=' "$workers_unit" &&
 	grep -qx 'CapabilityBoundingSet=' "$unit" && grep -qx 'PrivateUsers=yes' "$unit" &&
-	grep -q '^u jank-worker ' "$sysusers"
+	grep -q '^u jank-worker ' "$sysusers" && grep -qx 'g jank -' "$sysusers" &&
+	grep -q "^ExecReload=$bin --check-config --config " "$unit"
 result "jankd (no capability) gets its workers from jankd-workers.service (jank-worker) on $sock"
 
 grep -qx 'Type=notify' "$unit" && grep -qx 'WatchdogSec=30s' "$unit" &&
