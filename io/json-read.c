@@ -5,11 +5,15 @@
  * checked here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "json-read.h"
 
 void jank_jr_init(struct jank_jr *r)
@@ -236,4 +240,122 @@ int jank_jr_elem(struct jank_jr *r, struct json_object *a, const char *key, size
 	if (!*out)
 		return jank_jr_fail(r, name, "null");
 	return jank_jr_is(r, *out, name, type);
+}
+
+/* ---- Files read back ---- */
+
+#define LOAD_DEPTH 32
+
+/* Objects and values of JSON text t[0..n), counted outside strings (an estimate from above). */
+static void count(const char *t, size_t n, size_t *objects, size_t *values)
+{
+	bool in_str = false;
+
+	*objects = *values = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = t[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"')
+			in_str = true;
+		if (c == '{')
+			++*objects;
+		/* Each value but the first of a container follows a comma or a colon. */
+		if (c == ',' || c == ':' || c == '{' || c == '[')
+			++*values;
+	}
+}
+
+static char *read_all(int fd, size_t n)
+{
+	char *buf = malloc(n + 1);
+	size_t got = 0;
+
+	while (buf && got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+
+		if (r <= 0) {
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+static struct json_object *parse_whole(const char *text, size_t n, char *err, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new_ex(LOAD_DEPTH);
+	struct json_object *o;
+	enum json_tokener_error e;
+
+	if (!tok) {
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, text, (int)n);
+	e = json_tokener_get_error(tok);
+	if (o && e == json_tokener_success && !json_object_is_type(o, json_type_object)) {
+		snprintf(err, len, "not a JSON object");
+		json_object_put(o);
+		o = NULL;
+	} else if (!o || e != json_tokener_success) {
+		snprintf(err, len, "malformed: %s",
+			 e == json_tokener_success ? "empty" : json_tokener_error_desc(e));
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+struct json_object *jank_json_load_bounded(const char *path, const struct jank_json_bounds *b,
+					   bool *missing, char *err, size_t len)
+{
+	struct json_object *o = NULL;
+	size_t objects, values;
+	struct stat st;
+	char *text;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	*missing = fd < 0 && errno == ENOENT;
+	if (fd < 0) {
+		snprintf(err, len, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > b->max_bytes) {
+		snprintf(err, len, "larger than %zu KiB (%.1f MiB): not read", b->max_bytes >> 10,
+			 (double)st.st_size / (1 << 20));
+		close(fd);
+		return NULL;
+	}
+	text = read_all(fd, (size_t)st.st_size);
+	close(fd);
+	if (!text) {
+		snprintf(err, len, "cannot be read whole");
+		return NULL;
+	}
+	count(text, (size_t)st.st_size, &objects, &values);
+	if (objects > b->max_objects)
+		snprintf(err, len, "more than %zu objects (%zu): not read", b->max_objects,
+			 objects);
+	else if (values > b->max_values)
+		snprintf(err, len, "more than %zu values (%zu): not read", b->max_values, values);
+	else
+		o = parse_whole(text, (size_t)st.st_size, err, len);
+	free(text);
+	return o;
 }

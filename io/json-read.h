@@ -73,4 +73,25 @@ int jank_jr_array_value(struct jank_jr *r, struct json_object *v, const char *ke
 int jank_jr_elem(struct jank_jr *r, struct json_object *a, const char *key, size_t i,
 		 enum json_type type, struct json_object **out);
 
+/*
+ * A JSON file read back (capture.json, report.json): at most max_bytes, at
+ * most max_objects objects and max_values values of any kind, nested at
+ * most 32 deep; counted on the text before json-c is asked to build
+ * anything, since json-c's objects cost hundreds of bytes each (a 5 MB
+ * capture.json of 300,000 objects cost 274 MB). Never through a FIFO or a
+ * device: a regular file only.
+ */
+struct jank_json_bounds {
+	size_t max_bytes, max_objects, max_values;
+};
+
+/*
+ * The object in `path`: NULL when it cannot be read, is past a bound or is
+ * not one JSON object; then err says why ("larger than 1 MiB (5.0 MiB)",
+ * "more than 4096 objects", "malformed: ..."), and *missing is true when
+ * there is no such file.
+ */
+struct json_object *jank_json_load_bounded(const char *path, const struct jank_json_bounds *b,
+					   bool *missing, char *err, size_t len);
+
 #endif
