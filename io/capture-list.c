@@ -18,6 +18,7 @@
 #include "dirtree.h"
 #include "errbuf.h"
 #include "format.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "textsafe.h"
 #include "units.h"
@@ -172,15 +173,24 @@ end:
 struct listed {
 	struct json_object *capture; /* capture.json, or NULL */
 	struct json_object *report;  /* report.json, or NULL */
+	char refused[192];	     /* why capture.json was not read, when it is there */
 };
 
-static struct json_object *load_json(const char *dir, const char *name, const char *file)
+/* A file of the capture, within its bounds (json-read.h); why not in why[len] ("" when absent). */
+static struct json_object *load_json(const char *dir, const char *name, const char *file,
+				     const struct jank_json_bounds *b, char *why, size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], e[160];
+	struct json_object *o;
+	bool missing = false;
 
+	why[0] = '\0';
 	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file) >= (int)sizeof(path))
 		return NULL;
-	return jank_json_load_object(path);
+	o = jank_json_load_bounded(path, b, &missing, e, sizeof(e));
+	if (!o && !missing)
+		snprintf(why, len, "%s refused: %s", file, e);
+	return o;
 }
 
 static void utc(int64_t ns, char *buf, size_t len)
@@ -210,7 +220,9 @@ static void row_of(const struct jank_capture_entry *en, const struct listed *l, 
 	w->action = jank_json_get_str(a, "action");
 	w->key = jank_json_get_str(a, "key");
 	w->has_duration = jank_json_get_i64(a, "duration_ns", &w->duration);
-	w->state = l->capture ? jank_json_get_str(l->capture, "state") : "no capture.json";
+	w->state = l->capture	   ? jank_json_get_str(l->capture, "state")
+		   : l->refused[0] ? l->refused
+				   : "no capture.json";
 	w->text = jank_json_get_str(l->report, "cause");
 	if (!w->text)
 		w->text = jank_json_get_str(l->report, "error");
@@ -240,6 +252,9 @@ static struct json_object *untrusted_member(struct json_object *o, const char *k
 	return s ? jank_json_new_untrusted_string(s) : NULL;
 }
 
+static const struct jank_json_bounds capture_bounds = JANK_CAPTURE_JSON_BOUNDS;
+static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
+
 int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size_t errlen)
 {
 	struct jank_capture_entry *v;
@@ -260,8 +275,12 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 	for (int i = 0; i < n; i++) {
 		struct row w;
 
-		l[i].capture = load_json(dir, v[i].name, JANK_CAPTURE_FILE);
-		l[i].report = load_json(dir, v[i].name, JANK_CAPTURE_REPORT_JSON);
+		char why[160];
+
+		l[i].capture = load_json(dir, v[i].name, JANK_CAPTURE_FILE, &capture_bounds,
+					 l[i].refused, sizeof(l[i].refused));
+		l[i].report = load_json(dir, v[i].name, JANK_CAPTURE_REPORT_JSON, &report_bounds,
+					why, sizeof(why));
 		row_of(&v[i], &l[i], &w);
 		if (w.action && (int)strlen(w.action) > wa)
 			wa = (int)strlen(w.action);

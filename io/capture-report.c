@@ -26,6 +26,7 @@
 #include "capture-policy.h"
 #include "dirtree.h"
 #include "errbuf.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "textsafe.h"
 #include "trace-reader.h"
@@ -201,6 +202,9 @@ static int meta_action(struct meta *m, struct json_object *ao, const char *path,
 /* Returns 0, -ENOENT, -EINVAL or -ENOMEM (message in err). */
 static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 {
+	static const struct jank_json_bounds bounds = JANK_CAPTURE_JSON_BOUNDS;
+	char why[JANK_FORMAT_SUSPECT_LEN];
+	bool missing;
 	struct json_object *ro, *ao;
 	const char *bad = NULL, *fmt;
 	char path[PATH_MAX];
@@ -218,19 +222,15 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 		return -ENOENT;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, JANK_CAPTURE_FILE);
-	if (stat(path, &st) != 0) {
+	m->root = jank_json_load_bounded(path, &bounds, &missing, why, sizeof(why));
+	if (!m->root && missing) {
 		jank_errf(err, errlen, "%s: no %s (not a capture directory)", dir,
 			  JANK_CAPTURE_FILE);
 		return -ENOENT;
 	}
-	m->root = json_object_from_file(path);
-	if (!m->root || !json_object_is_type(m->root, json_type_object)) {
-		const char *why = m->root ? "not a JSON object" : json_util_get_last_err();
-		char line[JANK_FORMAT_SUSPECT_LEN];
-
-		snprintf(line, sizeof(line), "%s", why ? why : "unreadable");
-		line[strcspn(line, "\n")] = '\0';
-		jank_errf(err, errlen, "%s: malformed: %s", path, line);
+	if (!m->root) {
+		why[strcspn(why, "\n")] = '\0';
+		jank_errf(err, errlen, "%s: %s", path, why);
 		return -EINVAL;
 	}
 	fmt = jank_json_get_str(m->root, "format");

@@ -7,17 +7,23 @@
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 
-/* How one markup language writes what a traced string may hold. */
+/*
+ * How one markup language writes what a traced string may hold. Both are
+ * XML (the web pages are served as HTML but hold inline SVG, and an SVG
+ * file is XML): what XML 1.0 cannot carry (C0 controls but tab, newline
+ * and return; U+FFFE and U+FFFF; surrogates, which jank_utf8_char() does
+ * not take) is replaced, and so are DEL and the C1 controls, which XML
+ * discourages and a terminal would obey.
+ */
 struct markup {
 	const char *apos; /* ' */
-	const char *bad;  /* a byte that is not UTF-8, a control character */
+	const char *bad;  /* one per byte that is not UTF-8, per character XML cannot carry */
 	bool newline;	  /* a newline stays */
-	bool c1_controls; /* U+0080 to U+009F are bad too */
 };
 
 static const struct markup markups[] = {
-	[JANK_MARKUP_HTML] = { "&#39;", REPLACEMENT, true, true },
-	[JANK_MARKUP_SVG] = { "&apos;", "?", false, false },
+	[JANK_MARKUP_HTML] = { "&#39;", REPLACEMENT, true },
+	[JANK_MARKUP_SVG] = { "&apos;", "?", false },
 };
 
 /* Whether the character of length n at s is written as the markup's `bad`. */
@@ -27,7 +33,9 @@ static bool is_bad(const struct markup *m, const unsigned char *s, size_t n)
 		return true;
 	if (n == 1)
 		return (*s < 0x20 && *s != '\t' && !(m->newline && *s == '\n')) || *s == 0x7f;
-	return m->c1_controls && n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+	if (n == 2)
+		return s[0] == 0xc2 && s[1] < 0xa0;		       /* U+0080 to U+009F */
+	return n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe; /* U+FFFE, U+FFFF */
 }
 
 size_t jank_markup_chars(const char *s)
@@ -75,8 +83,7 @@ void jank_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_ma
 			break;
 		default:
 			if (is_bad(m, p, l))
-				for (size_t i = 0; i < (l ? l : 1); i++) /* a C1 control: two */
-					fputs(m->bad, f);
+				fputs(m->bad, f); /* one per character, as counted */
 			else
 				fwrite(p, 1, l, f);
 		}

@@ -13,15 +13,16 @@
 /*
  * Write `s` as HTML text or a quoted attribute's value: & < > " ' become
  * entities, bytes that are not UTF-8 (overlong forms, surrogates, past
- * U+10FFFF, cut sequences) and control characters other than tab and
- * newline become U+FFFD. Nothing of `s` can open a tag or end an attribute.
+ * U+10FFFF, cut sequences), control characters (C0 but tab and newline,
+ * DEL, C1) and U+FFFE, U+FFFF become U+FFFD: what is written is well-formed
+ * XML character data too. Nothing of `s` can open a tag or end an attribute.
  */
 void jank_html_escape(FILE *f, const char *s);
 
 /* The markup languages jank writes traced strings into. */
 enum jank_markup {
 	JANK_MARKUP_HTML, /* as jank_html_escape() */
-	JANK_MARKUP_SVG,  /* ' as &apos;, what is not UTF-8 or a control character as '?' */
+	JANK_MARKUP_SVG,  /* ' as &apos;, what HTML makes U+FFFD and newlines as '?' */
 };
 /*
  * Write `s` (NULL: "") escaped for `kind`; with max_chars, a string of more

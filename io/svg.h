@@ -27,7 +27,8 @@ bool jank_svg_light_fill(enum jank_state s);
 
 /*
  * Write `s` as XML character data or attribute text: & < > " ' are escaped,
- * control characters and bytes that are not UTF-8 become '?'. At most
+ * bytes that are not UTF-8 and characters XML 1.0 cannot carry or that are
+ * controls (C0, DEL, C1, U+FFFE, U+FFFF) become '?' (html.h's escaper). At most
  * `max_chars` characters (0: no limit); a cut string ends with "…".
  */
 void jank_svg_escape(FILE *f, const char *s, size_t max_chars);

@@ -24,6 +24,7 @@
 #include "dirtree.h"
 #include "fleet.h"
 #include "input-figures.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "log.h"
 #include "skipped.h"
@@ -43,12 +44,11 @@ struct jank_fleet_input {
 	struct jank_proc *proc;
 	struct jank_input_figures status; /* the worker's last (or the placeholder) */
 	bool fresh;			  /* ... and it is from the current worker */
-	bool status_bad;		/* the current worker sent one that was unreadable: said */
-	struct jank_input_figures past; /* the counters of the workers that ended */
-	bool attached;			/* once */
-	bool removing;			/* discovery let it go */
-	bool seen;			/* in the list being read */
-	unsigned missing;		/* lists in a row that lacked it */
+	struct jank_input_figures past;	  /* the counters of the workers that ended */
+	bool attached;			  /* once */
+	bool removing;			  /* discovery let it go */
+	bool seen;			  /* in the list being read */
+	unsigned missing;		  /* lists in a row that lacked it */
 
 	struct jank_alerted alerted; /* by this input's workers, so far */
 
@@ -172,28 +172,40 @@ static void progress(struct jank_fleet_input *in, int64_t first, int64_t last, u
 		say_skipped(in, &r);
 }
 
-static int64_t get_time(struct json_object *o, const char *key)
+/* A frame the supervisor cannot read: the worker is restarted (worker-proc.h). */
+static void refuse(struct jank_proc *p, const char *kind, const char *err)
 {
-	int64_t v;
+	char what[384];
 
-	return jank_json_get_i64(o, key, &v) ? v : INT64_MIN;
+	snprintf(what, sizeof(what), "%s that cannot be read (%s)", kind, err);
+	jank_proc_refuse(p, what);
 }
 
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
 	struct jank_verdict_decoded pv;
+	struct json_object *v = NULL;
+	struct jank_jr jr;
+	int64_t first;
 	char err[256];
 	int r;
 
-	r = jank_proto_verdict_decode(jank_json_get(msg, "verdict", json_type_object), f->rules,
-				      f->nrules, &pv, err, sizeof(err));
-	if (r < 0) {
-		jank_log(LOG_ERR, "%s: a verdict from the worker cannot be read: %s", in->url, err);
+	jank_jr_init(&jr);
+	if (jank_jr_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
+	    jank_jr_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
+			JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
+		refuse(in->proc, "a verdict", jank_jr_error(&jr, err, sizeof(err)));
+		return;
+	}
+	r = jank_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
+	if (r == -ENOMEM) {
+		jank_log(LOG_ERR, "%s: out of memory: a verdict from the worker is lost", in->url);
+	} else if (r < 0) {
+		refuse(in->proc, "a verdict", err);
 	} else {
 		/* A completed action ends at an event the worker read. */
-		progress(in, get_time(msg, "first_event_ns"),
-			 pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
+		progress(in, first, pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
 			 in->skipped.open);
 		if (!jank_alerted_check(&in->alerted, &pv.v))
 			f->verdict_fn(in, &pv.v, f->data);
@@ -213,13 +225,12 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 		return;
 	jank_figures_init(&fig);
 	r = jank_proto_figures_decode(st, &fig, err, sizeof(err));
+	if (r == -ENOMEM) {
+		jank_log(LOG_ERR, "%s: out of memory: a status of the worker is lost", in->url);
+		return;
+	}
 	if (r < 0) {
-		if (!in->status_bad)
-			jank_log(LOG_ERR,
-				 "%s: the worker's figures cannot be read: %s (its status is not "
-				 "shown until it sends readable ones)",
-				 in->url, err);
-		in->status_bad = true;
+		refuse(in->proc, "a status", err);
 		return;
 	}
 	progress(in, fig.engine.first, fig.last_event_ns, fig.engine.actions_open);
@@ -235,13 +246,16 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 }
 
 /* A worker's log line, made harmless (jank_proto_log_decode). */
-static void on_log(struct json_object *msg)
+static void on_log(struct jank_proc *p, struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
 	int prio;
 
 	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
 		jank_log(prio, "%s", line);
+	else
+		jank_proc_refuse(p, "a log line that cannot be read (no message string, or a "
+				    "priority that is not syslog's)");
 }
 
 /* ---- Baselines kept across restarts ---- */
@@ -327,18 +341,28 @@ static int write_text(FILE *out, void *data)
 static void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
-	struct json_object *doc = jank_json_get(msg, "baselines", json_type_object);
-	const char *format = doc ? jank_json_get_str(doc, "format") : NULL;
-	const char *text;
-	char name[160];
+	struct json_object *doc;
+	const char *format, *text;
+	struct jank_jr jr;
+	char name[160], err[256];
 	int r;
 
-	if (!f->state_dir)
+	/* The worker reads them back (checked there); here, their kind and size. */
+	jank_jr_init(&jr);
+	if (jank_jr_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
+	    jank_jr_str(&jr, doc, "format", true, 64, &format) < 0 ||
+	    (strcmp(format, JANK_BASELINES_FORMAT) != 0 &&
+	     jank_jr_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
+		refuse(in->proc, "baselines", jank_jr_error(&jr, err, sizeof(err)));
 		return;
-	if (!format || strcmp(format, JANK_BASELINES_FORMAT) != 0)
-		return;
+	}
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	if (!text || strlen(text) >= JANK_BASELINES_MAX_BYTES)
+	if (!text)
+		return;
+	/* Written again by json-c, it may be longer than the frame was: not saved, no fault. */
+	if (strlen(text) >= JANK_BASELINES_MAX_BYTES)
+		return;
+	if (!f->state_dir)
 		return;
 	state_name(in->url, name, sizeof(name));
 	r = jank_dirtree_make(f->state_dir);
@@ -369,7 +393,6 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 
 	(void)p;
 	in->fresh = false;
-	in->status_bad = false;
 	/* A worker ended: the new one reads from relayd's newest packets, past a gap. */
 	jank_skipped_worker_ended(&in->skipped);
 	/* Keep its counters, the new one starts from zero. */
@@ -402,15 +425,16 @@ static void input_message(struct jank_proc *p, struct json_object *msg, void *da
 {
 	const char *type = jank_proto_type(msg);
 
-	(void)p;
 	if (!strcmp(type, "verdict"))
 		on_verdict(data, msg);
 	else if (!strcmp(type, "status"))
 		on_status(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(msg);
+		on_log(p, msg);
 	else if (!strcmp(type, "baselines"))
 		on_baselines(data, msg);
+	else
+		jank_proc_refuse(p, "a message of no type an input's worker sends");
 }
 
 static void input_gone(struct jank_proc *p, void *data)
@@ -543,15 +567,23 @@ static void let_go(struct jank_fleet *f)
 
 static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 {
-	struct json_object *ok = jank_json_get(msg, "ok", json_type_boolean);
-	struct json_object *list = jank_json_get(msg, "sessions", json_type_array);
-	const char *err = jank_json_get_str(msg, "error");
+	struct jank_proto_sessions ss;
 	bool first = !f->listed;
+	char err[256];
+	int r = jank_proto_sessions_decode(msg, &ss, err, sizeof(err));
 
+	if (r < 0) {
+		if (r == -ENOMEM)
+			jank_log(LOG_ERR, "discovery: out of memory: a list of sessions is lost");
+		else
+			refuse(f->discovery, "a list of sessions", err);
+		jank_proto_sessions_fini(&ss);
+		return;
+	}
 	f->polls++;
-	if (!ok || !json_object_get_boolean(ok) || !list) {
+	if (!ss.ok) {
 		f->poll_errors++;
-		snprintf(f->list_error, sizeof(f->list_error), "%s", err ? err : "no list");
+		snprintf(f->list_error, sizeof(f->list_error), "%s", ss.error);
 		if (!f->list_down)
 			jank_log(LOG_WARNING,
 				 "discovery: cannot list the sessions of %s: %s; retrying",
@@ -563,17 +595,12 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		jank_log(LOG_NOTICE, "discovery: %s answers again", f->live->discover);
 	f->list_down = false;
 	f->list_error[0] = '\0';
-	f->nlisted = json_object_array_length(list);
+	f->nlisted = ss.n;
 	for (size_t i = 0; i < f->n; i++)
 		f->inputs[i]->seen = false;
-	for (size_t i = 0; i < f->nlisted; i++) {
-		struct json_object *pair = json_object_array_get_idx(list, i);
-		const char *host = json_object_get_string(json_object_array_get_idx(pair, 0));
-		const char *session = json_object_get_string(json_object_array_get_idx(pair, 1));
-
-		if (host && session && !f->stopping)
-			listed(f, host, session);
-	}
+	for (size_t i = 0; i < ss.n && !f->stopping; i++)
+		listed(f, ss.v[i].host, ss.v[i].session);
+	jank_proto_sessions_fini(&ss);
 	let_go(f);
 	jank_proc_recovered(f->discovery, "lists the sessions again");
 	f->listed = true;
@@ -593,11 +620,12 @@ static void discovery_message(struct jank_proc *p, struct json_object *msg, void
 {
 	const char *type = jank_proto_type(msg);
 
-	(void)p;
 	if (!strcmp(type, "sessions"))
 		on_sessions(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(msg);
+		on_log(p, msg);
+	else
+		jank_proc_refuse(p, "a message of no type the discovery worker sends");
 }
 
 static void discovery_gone(struct jank_proc *p, void *data)
@@ -932,6 +960,7 @@ static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
 	jank_json_add_u64(o, "restarts", s.starts ? s.starts - 1 : 0);
 	jank_json_add_u64(o, "crashes", s.crashes);
 	jank_json_add_u64(o, "timeouts", s.timeouts);
+	jank_json_add_u64(o, "bad_frames", s.bad_frames);
 	jank_json_add_i64(o, "silent_ns", s.silent_ns);
 	jank_json_add_bool(o, "failing", s.failing);
 	if (s.failing) {
@@ -1093,6 +1122,7 @@ void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *o
 		out->restarts += s.starts ? s.starts - 1 : 0;
 		out->crashes += s.crashes;
 		out->timeouts += s.timeouts;
+		out->bad_frames += s.bad_frames;
 		out->duplicates_dropped += f->inputs[i]->alerted.duplicates;
 	}
 }
@@ -1107,6 +1137,7 @@ struct json_object *jank_fleet_json(const struct jank_fleet *f)
 	jank_json_add_u64(o, "restarts", s.restarts);
 	jank_json_add_u64(o, "crashes", s.crashes);
 	jank_json_add_u64(o, "timeouts", s.timeouts);
+	jank_json_add_u64(o, "bad_frames", s.bad_frames);
 	jank_json_add_u64(o, "duplicates_dropped", s.duplicates_dropped);
 	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
 	if (f->discovery)

@@ -149,7 +149,7 @@ struct jank_fleet_stats {
 	uint64_t workers;	   /* running now */
 	uint64_t sessions_refused; /* discovered past [live] max-inputs, not watched */
 	bool at_limit;
-	uint64_t restarts, crashes, timeouts;
+	uint64_t restarts, crashes, timeouts, bad_frames;
 	uint64_t duplicates_dropped;
 };
 

@@ -47,6 +47,7 @@ struct jank_proc {
 	struct bufferevent *bev;
 	bool eof, reaped;
 	bool silenced; /* killed for its silence */
+	bool refused;  /* killed for a frame that could not be read */
 	bool ending;   /* stop or retire: no restart */
 	bool done;
 	int last_status;
@@ -58,7 +59,7 @@ struct jank_proc {
 	char error[JANK_PROC_ERROR_LEN]; /* the last failure of the episode */
 	int64_t failing_since;		 /* wall clock: when the episode began */
 	uint64_t episode_restarts;
-	uint64_t starts, crashes, timeouts;
+	uint64_t starts, crashes, timeouts, bad_frames;
 };
 
 static void start_later(struct jank_proc *p)
@@ -174,30 +175,47 @@ static void maybe_gone(struct jank_proc *p)
 		p->ops->gone(p, p->data);
 		return;
 	}
-	if (!p->silenced) {
+	if (!p->silenced && !p->refused) {
 		p->crashes++;
 		failed(p, status_text(p->last_status, what, sizeof(what)));
 	}
 	start_later(p);
 }
 
+void jank_proc_refuse(struct jank_proc *p, const char *what)
+{
+	char next[32];
+
+	if (!p->pid || p->reaped || p->silenced || p->refused || p->ending)
+		return;
+	p->refused = true;
+	p->bad_frames++;
+	if (p->bev)
+		bufferevent_disable(p->bev, EV_READ);
+	jank_launch_kill(p->launch);
+	/* Each one is said: a worker that sends them again waits longer each time. */
+	jank_log(
+		LOG_ERR,
+		"%s: worker pid %ld sent %s: killed, restarting it in %s (%llu bad frame%s so far)",
+		p->name, (long)p->pid, what, jank_units_duration(p->backoff_ns, next, sizeof(next)),
+		(unsigned long long)p->bad_frames, p->bad_frames == 1 ? "" : "s");
+	p->failing = true;
+}
+
 static void on_message(struct jank_proc *p)
 {
 	struct json_object *msg;
-	int r;
+	int r = 0;
 
 	p->heard_mono = jank_clock_monotonic_ns();
-	while ((r = jank_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
+	while (!p->refused && (r = jank_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
 		p->ops->message(p, msg, p->data);
 		json_object_put(msg);
 	}
-	if (r < 0 && !p->reaped && !p->silenced) {
-		jank_log(LOG_ERR, "%s: worker pid %ld sent %s: killed", p->name, (long)p->pid,
-			 r == -EMSGSIZE ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
-					: "a frame that is not one JSON object");
-		bufferevent_disable(p->bev, EV_READ);
-		jank_launch_kill(p->launch);
-	}
+	if (r < 0)
+		jank_proc_refuse(p, r == -EMSGSIZE
+					    ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
+					    : "a frame that is not one JSON object");
 }
 
 static void on_read(struct bufferevent *bev, void *data)
@@ -340,7 +358,7 @@ int jank_proc_start(struct jank_proc *p)
 		return start_failed(p, r, why);
 	}
 	p->pid = jank_launch_pid(p->launch);
-	p->eof = p->silenced = false;
+	p->eof = p->silenced = p->refused = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
 	if (evutil_make_socket_nonblocking(sv[0]) < 0 ||
@@ -383,7 +401,8 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 {
 	char d[32], what[160];
 
-	if (!p->pid || p->reaped || p->silenced || now - p->heard_mono <= p->timeout_ns)
+	if (!p->pid || p->reaped || p->silenced || p->refused ||
+	    now - p->heard_mono <= p->timeout_ns)
 		return;
 	p->silenced = true;
 	jank_launch_kill(p->launch);
@@ -460,6 +479,7 @@ void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out)
 	out->starts = p->starts;
 	out->crashes = p->crashes;
 	out->timeouts = p->timeouts;
+	out->bad_frames = p->bad_frames;
 	out->silent_ns = p->pid ? jank_clock_monotonic_ns() - p->heard_mono : 0;
 	out->failing = p->failing;
 	out->last_status = p->last_status;

@@ -10,7 +10,9 @@
  *
  * The worker is not trusted: its frames are read at most one at a time
  * (a read watermark of one frame, JANK_PROTO_MAX_FRAME), and one too long
- * or not a JSON object gets it killed. A worker killed by its seccomp
+ * or not a JSON object gets it killed; so does one whose members the owner
+ * cannot read (jank_proc_refuse). Either is logged, counted (bad_frames)
+ * and restarted as a crash is. A worker killed by its seccomp
  * filter (SIGSYS), or that could not drop its privileges, is logged as such.
  *
  * Heartbeat: any message counts. A worker silent for longer than the
@@ -45,13 +47,14 @@ struct jank_proc_ops {
 };
 
 struct jank_proc_stats {
-	pid_t pid;	   /* 0: none now */
-	uint64_t starts;   /* workers started */
-	uint64_t crashes;  /* exited or died by themselves */
-	uint64_t timeouts; /* killed for their silence */
-	int64_t silent_ns; /* since the last message (0 without a worker) */
-	bool failing;	   /* an episode of failures is going on */
-	int last_status;   /* the last worker's wait status, -1 when none ended */
+	pid_t pid;	     /* 0: none now */
+	uint64_t starts;     /* workers started */
+	uint64_t crashes;    /* exited or died by themselves */
+	uint64_t timeouts;   /* killed for their silence */
+	uint64_t bad_frames; /* killed for a frame that could not be read */
+	int64_t silent_ns;   /* since the last message (0 without a worker) */
+	bool failing;	     /* an episode of failures is going on */
+	int last_status;     /* the last worker's wait status, -1 when none ended */
 	/* While failing: its last failure ("cannot start: no user ..."), and when the episode
 	 * began. */
 	char error[JANK_PROC_ERROR_LEN];
@@ -77,6 +80,12 @@ void jank_proc_send(struct jank_proc *p, struct json_object *msg);
 void jank_proc_check(struct jank_proc *p, int64_t now);
 /* SIGCHLD: reap the worker if it ended. */
 void jank_proc_reap(struct jank_proc *p);
+/*
+ * The worker sent a message that cannot be read (`what`: "a status that
+ * cannot be read: input.rules: not an array"): killed, logged, counted in
+ * bad_frames, restarted after the back-off; nothing more of it is read.
+ */
+void jank_proc_refuse(struct jank_proc *p, const char *what);
 /* The worker works again: end the failure episode, reset the back-off. */
 void jank_proc_recovered(struct jank_proc *p, const char *how);
 void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns);

@@ -35,9 +35,11 @@ struct conn {
 struct spawner {
 	struct event_base *base;
 	int listen_fd;
-	uid_t uid;
+	uid_t uid;	       /* its own, its workers' */
+	unsigned long max;     /* workers running at once, at most */
+	unsigned long running; /* workers started and not reaped yet */
 	struct conn *conns;
-	unsigned long started, refused;
+	unsigned long started, refused, over;
 };
 
 static void conn_free(struct conn *c)
@@ -171,6 +173,18 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		conn_close(c);
 		return;
 	}
+	/* Every worker is a process of the unit's: a cap, whoever asks. */
+	if (c->s->running >= c->s->max) {
+		close(wfd);
+		if (!c->s->over++ || c->s->over % 1000 == 0)
+			jank_log(LOG_WARNING,
+				 "worker spawner: %lu workers run already, the most it starts "
+				 "(--max-workers): a request refused (%lu so far)",
+				 c->s->running, c->s->over);
+		conn_reply(c, JANK_SPAWN_FAILED, EAGAIN);
+		conn_close(c);
+		return;
+	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
 	pid = jank_launch_spawn(wfd, name, "-", &err);
 	close(wfd);
@@ -186,19 +200,24 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 	}
 	c->pid = pid;
 	c->s->started++;
+	c->s->running++;
 	conn_reply(c, JANK_SPAWN_STARTED, pid);
 	event_del(c->ev);
 	event_assign(c->ev, c->s->base, c->fd, EV_READ | EV_PERSIST, on_conn, c);
 	event_add(c->ev, NULL);
 }
 
-/* Root (jankd) or this very user (a jankd of the spawner's own user), nobody else. */
-static bool peer_allowed(const struct spawner *s, int fd, struct ucred *cr)
+/*
+ * Root, the user jankd runs as (jankd.service), and nobody else: not the
+ * spawner's own user, which is its workers' too (a worker must not get
+ * more workers).
+ */
+static bool peer_allowed(int fd, struct ucred *cr)
 {
 	socklen_t len = sizeof(*cr);
 
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &len) == 0 && len == sizeof(*cr) &&
-	       (cr->uid == 0 || cr->uid == s->uid);
+	       cr->uid == JANK_SPAWNER_PEER_UID;
 }
 
 static void on_accept(evutil_socket_t lfd, short what, void *data)
@@ -212,12 +231,12 @@ static void on_accept(evutil_socket_t lfd, short what, void *data)
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (!peer_allowed(s, fd, &cr)) {
-		if (!s->refused++ || s->refused % 1000 == 0)
+	if (!peer_allowed(fd, &cr)) {
+		if (s->refused++ < 10 || s->refused % 1000 == 0) /* the first ones, then a few */
 			jank_log(LOG_WARNING,
 				 "worker spawner: refused a connection from pid %ld, uid %ld: only "
-				 "root or uid %ld may ask for workers (%lu refused so far)",
-				 (long)cr.pid, (long)cr.uid, (long)s->uid, s->refused);
+				 "jankd's user (uid %d) may ask for workers (%lu refused so far)",
+				 (long)cr.pid, (long)cr.uid, JANK_SPAWNER_PEER_UID, s->refused);
 		close(fd);
 		return;
 	}
@@ -244,6 +263,7 @@ static void on_child(evutil_socket_t sig, short what, void *data)
 	(void)sig;
 	(void)what;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		s->running -= s->running > 0;
 		for (struct conn *c = s->conns; c; c = c->next) {
 			if (c->pid != pid)
 				continue;
@@ -286,6 +306,32 @@ static int listen_fd(void)
 	return SD_LISTEN_FDS_START;
 }
 
+/* --max-workers=N (1 to 65536), or none: the default. Returns 0, or -1 (said). */
+static int parse_args(int argc, char **argv, struct spawner *s)
+{
+	static const char opt[] = "--max-workers=";
+
+	s->max = JANK_SPAWNER_MAX_WORKERS;
+	for (int i = 2; i < argc; i++) {
+		char *end;
+		unsigned long v;
+
+		if (strncmp(argv[i], opt, sizeof(opt) - 1) != 0) {
+			jank_log(LOG_ERR, "worker spawner: unexpected argument '%.64s'", argv[i]);
+			return -1;
+		}
+		errno = 0;
+		v = strtoul(argv[i] + sizeof(opt) - 1, &end, 10);
+		if (errno || *end || end == argv[i] + sizeof(opt) - 1 || v < 1 || v > 65536) {
+			jank_log(LOG_ERR, "worker spawner: bad %.64s (expected 1 to 65536)",
+				 argv[i]);
+			return -1;
+		}
+		s->max = v;
+	}
+	return 0;
+}
+
 int jank_worker_spawner_main(int argc, char **argv)
 {
 	struct spawner s = { .uid = getuid() };
@@ -293,10 +339,8 @@ int jank_worker_spawner_main(int argc, char **argv)
 	int status = 1;
 
 	jank_log_set_journal(false);
-	if (argc > 2) {
-		jank_log(LOG_ERR, "worker spawner: unexpected argument '%s'", argv[2]);
+	if (parse_args(argc, argv, &s) < 0)
 		return 2;
-	}
 	if (geteuid() == 0 || s.uid == 0) {
 		jank_log(LOG_ERR, "worker spawner: refusing to run as root: its workers keep its "
 				  "user (run it as jank-worker: jankd-workers.service)");
@@ -322,7 +366,8 @@ int jank_worker_spawner_main(int argc, char **argv)
 	if (ev_listen && ev_chld && ev_term && ev_int && event_add(ev_listen, NULL) == 0 &&
 	    event_add(ev_chld, NULL) == 0 && event_add(ev_term, NULL) == 0 &&
 	    event_add(ev_int, NULL) == 0) {
-		jank_log(LOG_INFO, "worker spawner: ready (uid %ld)", (long)s.uid);
+		jank_log(LOG_INFO, "worker spawner: ready (uid %ld, at most %lu workers)",
+			 (long)s.uid, s.max);
 		status = event_base_dispatch(s.base) < 0 ? 1 : 0;
 		jank_log(LOG_INFO, "worker spawner: stopping after %lu worker%s started", s.started,
 			 s.started == 1 ? "" : "s");

@@ -8,7 +8,10 @@
  * SOCK_SEQPACKET socket of jankd-workers.socket (root's alone), which it
  * gets as socket activation (sd_listen_fds). jankd connects once per
  * worker (worker-launch.h has the protocol): the spawner checks that the
- * peer is root or its own user, takes the worker's end of the socketpair,
+ * peer is root, the user jankd runs as (never its own user: that is its
+ * workers' too), and that fewer than --max-workers=N (default
+ * JANK_SPAWNER_MAX_WORKERS) of its workers run; takes the worker's end of
+ * the socketpair,
  * execs `jankd --worker` as its child, says its pid, kills it when asked or
  * when jankd's connection ends, and says its wait status when it ends.
  *
@@ -23,6 +26,10 @@
 #define JANK_WORKER_SPAWNER_H
 
 #define JANK_SPAWNER_ARG "--worker-spawner"
+/* The only peer it serves: jankd, which runs as root (jankd.service). */
+#define JANK_SPAWNER_PEER_UID 0
+/* Workers at once, at most: [live] max-inputs (64 by default) and discovery, with room. */
+#define JANK_SPAWNER_MAX_WORKERS 1024
 
 /* The main of the spawner (argv[1] is JANK_SPAWNER_ARG). Returns its exit status. */
 int jank_worker_spawner_main(int argc, char **argv);

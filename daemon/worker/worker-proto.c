@@ -14,6 +14,8 @@
 #include <syslog.h>
 #include "array.h"
 #include "input-figures.h"
+#include "config-file.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "state.h"
 #include "textsafe.h"
@@ -97,26 +99,21 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 
 int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
 {
-	struct json_object *m = jank_json_get(msg, "message", json_type_string);
-	struct json_object *p;
+	struct jank_jr jr;
 	const char *s;
+	int64_t p;
 	size_t n, i;
 
 	*priority = LOG_INFO;
 	if (len)
 		line[0] = '\0';
-	if (!m || !len)
+	jank_jr_init(&jr);
+	if (!len || jank_jr_str(&jr, msg, "message", true, JANK_PROTO_MAX_FRAME, &s) < 0 ||
+	    jank_jr_int(&jr, msg, "priority", false, LOG_EMERG, LOG_DEBUG, LOG_INFO, &p) < 0)
 		return -EINVAL;
-	if (json_object_object_get_ex(msg, "priority", &p)) {
-		int64_t v;
-
-		if (!json_object_is_type(p, json_type_int))
-			return -EINVAL;
-		v = json_object_get_int64(p);
-		*priority = v < LOG_ERR ? LOG_ERR : v > LOG_DEBUG ? LOG_DEBUG : (int)v;
-	}
-	s = json_object_get_string(m);
-	n = (size_t)json_object_get_string_len(m);
+	/* A worker's line is never more urgent than an error. */
+	*priority = p < LOG_ERR ? LOG_ERR : (int)p;
+	n = strlen(s);
 	if (n > len - 1) {
 		n = len - 1;
 		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) /* a continuation byte */
@@ -136,64 +133,72 @@ int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, si
 /*
  * The worker is not trusted: a figure that is missing, of another type or
  * out of its range makes the whole status unreadable (it is the same
- * program: a bug, or a worker gone astray), rather than a silent 0.
+ * program: a bug, or a worker gone astray), and the worker is restarted
+ * (fleet.c), rather than a silent 0. Every member goes through the strict
+ * reader (json-read.h), which checks its type before json-c is asked for it.
  */
-static int bad(char *err, size_t len, const char *what, const char *key)
-{
-	snprintf(err, len, "\"%s\" %s", key, what);
-	return -EINVAL;
-}
 
 /* A string of the table: shorter than its buffer, no control character but tabs. */
-static int str_decode(struct json_object *v, const struct jank_figure_field *d, char *to, char *err,
-		      size_t len)
+static int str_decode(struct jank_jr *jr, struct json_object *o, const struct jank_figure_field *d,
+		      bool required, char *to)
 {
-	const char *s = json_object_get_string(v);
-	size_t n = (size_t)json_object_get_string_len(v);
+	const char *s;
+	int r = jank_jr_str(jr, o, d->key, required, d->size, &s);
 
-	if (n >= d->size || strlen(s) != n)
-		return bad(err, len, "is too long", d->key);
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
-			return bad(err, len, "has a control character", d->key);
-	memcpy(to, s, n + 1);
+	if (r != 0)
+		return r;
+	for (const char *c = s; *c; c++)
+		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+			return jank_jr_fail(jr, d->key, "has a control character");
+	memcpy(to, s, strlen(s) + 1);
 	return 0;
 }
 
-static int enum_decode(struct json_object *v, const struct jank_figure_field *d, int *to, char *err,
-		       size_t len)
+static int enum_decode(struct jank_jr *jr, struct json_object *o, const struct jank_figure_field *d,
+		       bool required, int *to)
 {
-	const char *s = json_object_get_string(v);
+	const char *s;
+	int r = jank_jr_str(jr, o, d->key, required, 64, &s);
 
+	if (r != 0)
+		return r;
 	for (int i = 0; d->names[i]; i++) {
 		if (!strcmp(s, d->names[i])) {
 			*to = i;
 			return 0;
 		}
 	}
-	return bad(err, len, "has an unknown value", d->key);
+	return jank_jr_fail(jr, d->key, "not a known value");
 }
 
 /* [[index, count], ...]: indexes ascending and in range, counts positive, their sum exact. */
-static int buckets_decode(struct json_object *a, struct jank_histogram *h, char *err, size_t len)
+static int buckets_decode(struct jank_jr *jr, struct json_object *a, struct jank_histogram *h)
 {
 	int64_t last = -1;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *p = json_object_array_get_idx(a, i);
-		struct json_object *idx = json_object_array_get_idx(p, 0);
-		struct json_object *n = json_object_array_get_idx(p, 1);
+		struct json_object *p, *idx, *n;
 		int64_t b, c;
+		size_t at;
+		int e;
 
-		if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2 ||
-		    !json_object_is_type(idx, json_type_int) ||
-		    !json_object_is_type(n, json_type_int))
-			return bad(err, len, "has a bucket that is not [index, count]", "buckets");
-		b = json_object_get_int64(idx);
-		c = json_object_get_int64(n);
-		if (b <= last || b >= JANK_HIST_BUCKETS || c <= 0 ||
-		    h->count + (uint64_t)c < h->count)
-			return bad(err, len, "has a bucket out of range", "buckets");
+		if (jank_jr_elem(jr, a, "buckets", i, json_type_array, &p) < 0)
+			return -EINVAL;
+		at = jank_jr_push(jr, "buckets[%zu]", i);
+		e = jank_jr_array_value(jr, p, "", 2, 2);
+		if (e == 0)
+			e = jank_jr_elem(jr, p, "", 0, json_type_int, &idx);
+		if (e == 0)
+			e = jank_jr_elem(jr, p, "", 1, json_type_int, &n);
+		if (e == 0)
+			e = jank_jr_int_value(jr, idx, "[0]", last + 1, JANK_HIST_BUCKETS - 1, &b);
+		if (e == 0)
+			e = jank_jr_int_value(jr, n, "[1]", 1, INT64_MAX, &c);
+		if (e == 0 && h->count + (uint64_t)c < h->count)
+			e = jank_jr_fail(jr, "[1]", "the counts overflow");
+		jank_jr_pop(jr, at);
+		if (e < 0)
+			return e;
 		h->buckets[b] = (uint64_t)c;
 		h->count += (uint64_t)c;
 		last = b;
@@ -201,93 +206,106 @@ static int buckets_decode(struct json_object *a, struct jank_histogram *h, char 
 	return 0;
 }
 
-static int histogram_decode(struct json_object *o, struct jank_histogram *h, char *err, size_t len)
+static int histogram_decode(struct jank_jr *jr, struct json_object *o, struct jank_histogram *h)
 {
-	struct json_object *sum = jank_json_get(o, "sum", json_type_int);
-	struct json_object *min = jank_json_get(o, "min", json_type_int);
-	struct json_object *max = jank_json_get(o, "max", json_type_int);
-	struct json_object *b = jank_json_get(o, "buckets", json_type_array);
-	int r;
+	struct json_object *b;
+	int64_t sum, min, max;
 
 	jank_histogram_init(h);
-	if (!sum || !min || !max || !b)
-		return bad(err, len, "lacks sum, min, max or buckets", "histogram");
-	if (json_object_get_int64(sum) < 0)
-		return bad(err, len, "is out of range", "sum");
-	r = buckets_decode(b, h, err, len);
-	if (r < 0)
-		return r;
-	h->sum = (uint64_t)json_object_get_int64(sum);
+	if (jank_jr_int(jr, o, "sum", true, 0, INT64_MAX, 0, &sum) < 0 ||
+	    jank_jr_int(jr, o, "min", true, INT64_MIN, INT64_MAX, 0, &min) < 0 ||
+	    jank_jr_int(jr, o, "max", true, INT64_MIN, INT64_MAX, 0, &max) < 0 ||
+	    jank_jr_array(jr, o, "buckets", true, JANK_HIST_BUCKETS, &b) < 0 ||
+	    buckets_decode(jr, b, h) < 0)
+		return -EINVAL;
+	h->sum = (uint64_t)sum;
 	if (h->count) {
-		h->min = json_object_get_int64(min);
-		h->max = json_object_get_int64(max);
-		if (h->min > h->max)
-			return bad(err, len, "is above max", "min");
+		if (min > max)
+			return jank_jr_fail(jr, "min", "above max");
+		h->min = min;
+		h->max = max;
 	}
 	return 0;
 }
 
-static int rules_decode(struct json_object *a, struct jank_input_figures *f, char *err, size_t len);
+static int rules_decode(struct jank_jr *jr, struct json_object *a, struct jank_input_figures *f);
 
-/* {state: ns}: known states, counts. */
-static int class_decode(struct json_object *o, uint64_t *ns, char *err, size_t len)
+/* {state: ns}: known states, times. */
+static int class_decode(struct jank_jr *jr, struct json_object *o, uint64_t *ns)
 {
 	json_object_object_foreach(o, key, v)
 	{
 		int s = jank_state_from_name(key);
+		int64_t t;
 
 		if (s < 0)
-			return bad(err, len, "has an unknown state", "composition");
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-			return bad(err, len, "has a time out of range", "composition");
-		ns[s] = (uint64_t)json_object_get_int64(v);
+			return jank_jr_fail(jr, key, "not a state");
+		if (jank_jr_int_value(jr, v, key, 0, INT64_MAX, &t) < 0)
+			return -EINVAL;
+		ns[s] = (uint64_t)t;
 	}
 	return 0;
 }
 
-/* A rule's composition: at most composition_top + 1 names, distinct, each valid UTF-8 text. */
-static int composition_decode(struct json_object *a, struct jank_rule_figures *r, char *err,
-			      size_t len)
+/* One name of a composition: valid UTF-8 text, not empty, not one of v[0..i). */
+static int composition_entry(struct jank_jr *jr, struct json_object *o,
+			     struct jank_composition_entry *v, size_t i)
+{
+	const char *name;
+
+	if (jank_jr_str(jr, o, "on", true, sizeof(v[i].on), &name) < 0)
+		return -EINVAL;
+	if (!name[0] || !jank_text_is_safe(name, strlen(name)))
+		return jank_jr_fail(jr, "on", "not a name");
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(v[k].on, name))
+			return jank_jr_fail(jr, "on", "a name twice");
+	for (int c = 0; c < JANK_CLASS_COUNT; c++) {
+		const char *cn = jank_composition_class_name(c);
+		struct json_object *cls;
+		size_t at;
+		int e = jank_jr_member(jr, o, cn, json_type_object, false, &cls);
+
+		if (e < 0)
+			return e;
+		if (e == 1)
+			continue;
+		at = jank_jr_push(jr, "%s.", cn);
+		e = class_decode(jr, cls, v[i].ns[c]);
+		jank_jr_pop(jr, at);
+		if (e < 0)
+			return e;
+	}
+	memcpy(v[i].on, name, strlen(name) + 1);
+	return 0;
+}
+
+/* A rule's composition: at most composition_top + 1 names. */
+static int composition_decode(struct jank_jr *jr, struct json_object *a,
+			      struct jank_rule_figures *r)
 {
 	size_t n = json_object_array_length(a);
 	struct jank_composition_entry *v;
 
 	if (r->composition_top > JANK_COMPOSITION_TOP_MAX || n > r->composition_top + 1)
-		return bad(err, len, "has too many names", "composition");
+		return jank_jr_fail(jr, "composition", "more names than composition_top + 1");
 	v = n ? calloc(n, sizeof(*v)) : NULL;
-	if (n && !v) {
-		snprintf(err, len, "out of memory");
+	if (n && !v)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(a, i);
-		struct json_object *on = jank_json_get(o, "on", json_type_string);
-		const char *name = on ? json_object_get_string(on) : NULL;
-		size_t nl = on ? (size_t)json_object_get_string_len(on) : 0;
-		int e = 0;
+		struct json_object *o;
+		size_t at;
+		int e = jank_jr_elem(jr, a, "composition", i, json_type_object, &o);
 
-		if (!json_object_is_type(o, json_type_object) || !name || !nl ||
-		    nl >= sizeof(v[i].on) || strlen(name) != nl || !jank_text_is_safe(name, nl))
-			e = bad(err, len, "has a bad name", "composition");
-		for (size_t k = 0; e == 0 && k < i; k++)
-			if (!strcmp(v[k].on, name))
-				e = bad(err, len, "has a name twice", "composition");
-		for (int c = 0; e == 0 && c < JANK_CLASS_COUNT; c++) {
-			struct json_object *cls = NULL;
-
-			if (!json_object_object_get_ex(o, jank_composition_class_name(c), &cls))
-				continue;
-			if (!json_object_is_type(cls, json_type_object))
-				e = bad(err, len, "has a class that is not an object",
-					"composition");
-			else
-				e = class_decode(cls, v[i].ns[c], err, len);
+		if (e == 0) {
+			at = jank_jr_push(jr, "composition[%zu].", i);
+			e = composition_entry(jr, o, v, i);
+			jank_jr_pop(jr, at);
 		}
 		if (e < 0) {
 			free(v);
 			return e;
 		}
-		memcpy(v[i].on, name, nl + 1);
 	}
 	free(r->comp);
 	r->comp = v;
@@ -295,134 +313,238 @@ static int composition_decode(struct json_object *a, struct jank_rule_figures *r
 	return 0;
 }
 
-/* The fields d[0..n) of `o` into `base`; `f`: the input's figures (for "rules"). */
-static int fields_decode(struct json_object *o, const struct jank_figure_field *d, size_t n,
-			 void *base, struct jank_input_figures *f, char *err, size_t len)
+/* A member that is an object or an array: read by `fn` with the place said. */
+static int nested(struct jank_jr *jr, struct json_object *o, const struct jank_figure_field *d,
+		  bool required, enum json_type type, size_t max, struct json_object **out)
 {
-	static const enum json_type types[] = {
-		[JANK_FIGURE_U64] = json_type_int,
-		[JANK_FIGURE_I64] = json_type_int,
-		[JANK_FIGURE_RATE] = json_type_double,
-		[JANK_FIGURE_BOOL] = json_type_boolean,
-		[JANK_FIGURE_STR] = json_type_string,
-		[JANK_FIGURE_ENUM] = json_type_string,
-		[JANK_FIGURE_OBJECT] = json_type_object,
-		[JANK_FIGURE_HISTOGRAM] = json_type_object,
-		[JANK_FIGURE_RULES] = json_type_array,
-		[JANK_FIGURE_COMPOSITION] = json_type_array,
-	};
+	int r = type == json_type_array ? jank_jr_array(jr, o, d->key, required, max, out)
+					: jank_jr_member(jr, o, d->key, type, required, out);
+
+	return r;
+}
+
+static int field_decode(struct jank_jr *jr, struct json_object *o,
+			const struct jank_figure_field *d, void *base,
+			struct jank_input_figures *f);
+
+/* The fields d[0..n) of `o` into `base`; `f`: the input's figures (for "rules"). */
+static int fields_decode(struct jank_jr *jr, struct json_object *o,
+			 const struct jank_figure_field *d, size_t n, void *base,
+			 struct jank_input_figures *f)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = field_decode(jr, o, &d[i], base, f);
+
+		if (r < 0)
+			return r;
+		if (d[i].type == JANK_FIGURE_OBJECT)
+			i += d[i].size; /* read by field_decode(), present or not */
+	}
+	return 0;
+}
+
+static int field_decode(struct jank_jr *jr, struct json_object *o,
+			const struct jank_figure_field *d, void *base, struct jank_input_figures *f)
+{
+	bool req = !(d->flags & JANK_FIGURE_OPTIONAL);
+	char *p = (char *)base + d->offset;
+	struct json_object *v = NULL;
+	size_t at;
+	int64_t x;
 	int r = 0;
 
-	for (size_t i = 0; i < n && r == 0; i++) {
-		char *p = (char *)base + d[i].offset;
-		struct json_object *v = NULL;
-		int64_t x;
-		double y;
-
-		if (!json_object_object_get_ex(o, d[i].key, &v)) {
-			if (!(d[i].flags & JANK_FIGURE_OPTIONAL))
-				return bad(err, len, "is missing", d[i].key);
-			if (d[i].type == JANK_FIGURE_I64)
-				*(int64_t *)p = d[i].absent;
-			continue;
-		}
-		/* A rate that is a whole number may come as an integer. */
-		if (!json_object_is_type(v, types[d[i].type]) &&
-		    !(d[i].type == JANK_FIGURE_RATE && json_object_is_type(v, json_type_int)))
-			return bad(err, len, "is of the wrong type", d[i].key);
-		switch (d[i].type) {
-		case JANK_FIGURE_U64:
-			x = json_object_get_int64(v);
-			if (x < 0)
-				return bad(err, len, "is negative", d[i].key);
+	switch (d->type) {
+	case JANK_FIGURE_U64:
+		r = jank_jr_int(jr, o, d->key, req, 0, INT64_MAX, 0, &x);
+		if (r == 0)
 			*(uint64_t *)p = (uint64_t)x;
-			break;
-		case JANK_FIGURE_I64:
-			x = json_object_get_int64(v);
-			if (x < d[i].min || x > d[i].max)
-				return bad(err, len, "is out of range", d[i].key);
+		break;
+	case JANK_FIGURE_I64:
+		r = jank_jr_int(jr, o, d->key, req, d->min, d->max, d->absent, &x);
+		if (r >= 0)
 			*(int64_t *)p = x;
-			break;
-		case JANK_FIGURE_RATE:
-			y = json_object_get_double(v);
-			if (!isfinite(y) || y < 0 || y > (double)d[i].max)
-				return bad(err, len, "is out of range", d[i].key);
-			*(double *)p = y;
-			break;
-		case JANK_FIGURE_BOOL:
-			*(bool *)p = json_object_get_boolean(v);
-			break;
-		case JANK_FIGURE_STR:
-			r = str_decode(v, &d[i], p, err, len);
-			break;
-		case JANK_FIGURE_ENUM:
-			r = enum_decode(v, &d[i], (int *)p, err, len);
-			break;
-		case JANK_FIGURE_OBJECT:
-			r = fields_decode(v, d + i + 1, d[i].size, base, f, err, len);
-			i += d[i].size;
-			break;
-		case JANK_FIGURE_HISTOGRAM:
-			r = histogram_decode(v, (struct jank_histogram *)p, err, len);
-			break;
-		case JANK_FIGURE_RULES:
-			r = rules_decode(v, f, err, len);
-			break;
-		case JANK_FIGURE_COMPOSITION:
-			r = composition_decode(v, base, err, len);
-			break;
-		}
+		break;
+	case JANK_FIGURE_RATE:
+		r = jank_jr_real(jr, o, d->key, req, 0, (double)d->max, (double *)p);
+		break;
+	case JANK_FIGURE_BOOL:
+		r = jank_jr_bool(jr, o, d->key, req, false, (bool *)p);
+		break;
+	case JANK_FIGURE_STR:
+		r = str_decode(jr, o, d, req, p);
+		break;
+	case JANK_FIGURE_ENUM:
+		r = enum_decode(jr, o, d, req, (int *)p);
+		break;
+	case JANK_FIGURE_OBJECT:
+	case JANK_FIGURE_HISTOGRAM:
+		r = nested(jr, o, d, req, json_type_object, 0, &v);
+		break;
+	case JANK_FIGURE_RULES:
+		r = nested(jr, o, d, req, json_type_array, JANK_FIGURES_MAX_RULES, &v);
+		break;
+	case JANK_FIGURE_COMPOSITION:
+		r = nested(jr, o, d, req, json_type_array, JANK_COMPOSITION_TOP_MAX + 1, &v);
+		break;
+	}
+	if (r != 0 || !v)
+		return r < 0 ? r : 0;
+	switch (d->type) {
+	case JANK_FIGURE_OBJECT:
+		at = jank_jr_push(jr, "%s.", d->key);
+		r = fields_decode(jr, v, d + 1, d->size, base, f);
+		jank_jr_pop(jr, at);
+		break;
+	case JANK_FIGURE_HISTOGRAM:
+		at = jank_jr_push(jr, "%s.", d->key);
+		r = histogram_decode(jr, v, (struct jank_histogram *)p);
+		jank_jr_pop(jr, at);
+		break;
+	case JANK_FIGURE_RULES:
+		r = rules_decode(jr, v, f);
+		break;
+	case JANK_FIGURE_COMPOSITION:
+		r = composition_decode(jr, v, base);
+		break;
+	default:
+		break;
 	}
 	return r;
 }
 
-static int rules_decode(struct json_object *a, struct jank_input_figures *f, char *err, size_t len)
+static int rules_decode(struct jank_jr *jr, struct json_object *a, struct jank_input_figures *f)
 {
 	size_t n = json_object_array_length(a);
 
-	if (n > JANK_FIGURES_MAX_RULES)
-		return bad(err, len, "are too many", "rules");
-	if (jank_figures_set_rules(f, n) < 0) {
-		snprintf(err, len, "out of memory");
+	if (jank_figures_set_rules(f, n) < 0)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(a, i);
 		struct jank_rule_figures *r = &f->rules[i];
-		int e;
+		struct json_object *o;
+		size_t at;
+		int e = jank_jr_elem(jr, a, "rules", i, json_type_object, &o);
 
-		if (!json_object_is_type(o, json_type_object))
-			return bad(err, len, "holds a rule that is not an object", "rules");
-		e = fields_decode(o, jank_figures_rule_fields, jank_figures_rule_nfields, r, NULL,
-				  err, len);
 		if (e < 0)
 			return e;
+		at = jank_jr_push(jr, "rules[%zu].", i);
+		e = fields_decode(jr, o, jank_figures_rule_fields, jank_figures_rule_nfields, r,
+				  NULL);
 		/* The worker counts its actions in the histogram. */
-		if (r->count != r->hist.count)
-			return bad(err, len, "differs from its histogram's", "count");
+		if (e == 0 && r->count != r->hist.count)
+			e = jank_jr_fail(jr, "count", "differs from its histogram's");
+		jank_jr_pop(jr, at);
+		if (e < 0)
+			return e;
 	}
 	return 0;
+}
+
+/* The reader's error into err[len]; -ENOMEM said as such. */
+static int said(const struct jank_jr *jr, int r, char *err, size_t len)
+{
+	if (r == -ENOMEM)
+		snprintf(err, len, "out of memory");
+	else
+		jank_jr_error(jr, err, len);
+	return r;
 }
 
 int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
 			      size_t len)
 {
+	struct jank_jr jr;
 	int r;
 
+	jank_jr_init(&jr);
 	jank_figures_fini(out);
-	if (!json_object_is_type(o, json_type_object)) {
-		snprintf(err, len, "the figures are not an object");
-		return -EINVAL;
+	r = jank_jr_is(&jr, o, "input", json_type_object);
+	if (r == 0) {
+		jank_jr_push(&jr, "input.");
+		r = fields_decode(&jr, o, jank_figures_input_fields, jank_figures_input_nfields,
+				  out, out);
 	}
-	r = fields_decode(o, jank_figures_input_fields, jank_figures_input_nfields, out, out, err,
-			  len);
 	if (r < 0) {
 		jank_figures_fini(out);
-		return r;
+		return said(&jr, r, err, len);
 	}
 	out->reported = true;
 	out->counted = true;
 	return 0;
+}
+
+/* ---- Discovery ---- */
+
+/* A host or session name relayd lists: text that fits, no '/' (it goes into a URL). */
+static int name_decode(struct jank_jr *jr, struct json_object *pair, size_t i, size_t size,
+		       const char **out)
+{
+	struct json_object *v;
+	const char *s;
+	char key[8];
+
+	snprintf(key, sizeof(key), "[%zu]", i);
+	if (jank_jr_elem(jr, pair, "", i, json_type_string, &v) < 0 ||
+	    jank_jr_str_value(jr, v, key, size, &s) < 0)
+		return -EINVAL;
+	if (!s[0] || strchr(s, '/') || !jank_text_is_safe(s, strlen(s)))
+		return jank_jr_fail(jr, key, "not a name (empty, a '/' or a control character)");
+	*out = s;
+	return 0;
+}
+
+int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessions *out, char *err,
+			       size_t len)
+{
+	struct json_object *list = NULL;
+	struct jank_jr jr;
+	const char *why;
+	size_t n;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	jank_jr_init(&jr);
+	r = jank_jr_bool(&jr, msg, "ok", true, false, &out->ok);
+	if (r == 0 && !out->ok) {
+		r = jank_jr_str(&jr, msg, "error", false, JANK_PROTO_SESSIONS_ERROR_LEN, &why);
+		if (r >= 0)
+			jank_text(out->error, sizeof(out->error), why ? why : "no list");
+		return r < 0 ? said(&jr, r, err, len) : 0;
+	}
+	if (r == 0)
+		r = jank_jr_array(&jr, msg, "sessions", true, JANK_PROTO_MAX_SESSIONS, &list);
+	if (r < 0)
+		return said(&jr, r, err, len);
+	n = json_object_array_length(list);
+	out->v = n ? calloc(n, sizeof(*out->v)) : NULL;
+	if (n && !out->v)
+		return said(&jr, -ENOMEM, err, len);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pair;
+		size_t at;
+
+		r = jank_jr_elem(&jr, list, "sessions", i, json_type_array, &pair);
+		at = jank_jr_push(&jr, "sessions[%zu]", i);
+		if (r == 0)
+			r = jank_jr_array_value(&jr, pair, "", 2, 2);
+		if (r == 0)
+			r = name_decode(&jr, pair, 0, JANK_PROTO_HOST_LEN, &out->v[i].host);
+		if (r == 0)
+			r = name_decode(&jr, pair, 1, JANK_CONFIG_SESSION_LEN, &out->v[i].session);
+		jank_jr_pop(&jr, at);
+		if (r < 0) {
+			jank_proto_sessions_fini(out);
+			return said(&jr, r, err, len);
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+void jank_proto_sessions_fini(struct jank_proto_sessions *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
 }
 
 /* ---- Verdicts ---- */

@@ -25,6 +25,7 @@
 #ifndef JANK_WORKER_PROTO_H
 #define JANK_WORKER_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <event2/buffer.h>
@@ -62,11 +63,36 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg);
  * The figures of a "status" message's "input" object `o` into `out`
  * (initialized; what it held is replaced). Every field of input-figures.h's
  * table must be there (but the optional ones), of its type and in its range:
- * the worker is not trusted. Returns 0, or -EINVAL (what is wrong in err) or
+ * the worker is not trusted. Returns 0, or -EINVAL (what is wrong in err:
+ * "input.rules[0].histogram.buckets[0]: not an array", json-read.h) or
  * -ENOMEM; `out` is then empty.
  */
 int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
 			      size_t len);
+
+/*
+ * A "sessions" message of the discovery worker: ok, and then every
+ * [host, session] relayd lists (at most JANK_PROTO_MAX_SESSIONS, each name
+ * text without '/' or control characters, that fits), or the error it
+ * gave. The names are the message's own (valid while it is).
+ */
+#define JANK_PROTO_MAX_SESSIONS	      4096
+#define JANK_PROTO_HOST_LEN	      256 /* a host name, with its NUL */
+#define JANK_PROTO_SESSIONS_ERROR_LEN 512
+
+struct jank_proto_sessions {
+	bool ok;
+	char error[JANK_PROTO_SESSIONS_ERROR_LEN]; /* !ok: the worker's error, made one line */
+	size_t n;
+	struct {
+		const char *host, *session;
+	} * v;
+};
+
+/* Returns 0, or -EINVAL (what is wrong in err) or -ENOMEM; fini either way. */
+int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessions *out, char *err,
+			       size_t len);
+void jank_proto_sessions_fini(struct jank_proto_sessions *s);
 
 #define JANK_PROTO_LOG_LEN 2048 /* a worker's log line, at most (longer: cut) */
 
@@ -76,7 +102,8 @@ int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *
  * is between LOG_ERR and LOG_DEBUG (higher ones are LOG_ERR); the line is
  * one line, its control characters made '?', cut to JANK_PROTO_LOG_LEN - 1
  * bytes (not inside a UTF-8 character). Returns 0, or -EINVAL when the
- * message has no "message" string or a "priority" that is not an integer.
+ * message has no "message" string (without NUL) or a "priority" that is not
+ * an integer of syslog's (0 to 7).
  */
 int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -338,6 +339,46 @@ static int seccomp_enter(char *err, size_t len)
 	return 0;
 }
 
+int jank_worker_memory_max(uint64_t *out)
+{
+	const char *env = getenv("JANK_WORKER_MEMORY_MAX");
+	unsigned long long v;
+	char *end;
+
+	*out = JANK_WORKER_MEMORY_MAX;
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno || end == env || (*end && strcmp(end, "M") != 0))
+		return -EINVAL;
+	if (*end == 'M') {
+		if (v > UINT64_MAX >> 20)
+			return -EINVAL;
+		v <<= 20;
+	}
+	if (v < JANK_WORKER_MEMORY_MIN)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Its address space and data at most `max` bytes: the seccomp filter then keeps them so. */
+static int limit_memory(char *err, size_t len)
+{
+	struct rlimit rl;
+	uint64_t max;
+
+	if (jank_worker_memory_max(&max) < 0)
+		return fail(err, len, EINVAL,
+			    "bad JANK_WORKER_MEMORY_MAX (bytes, or MiB with M; at least 16M)");
+	rl.rlim_cur = rl.rlim_max = (rlim_t)max;
+	if (setrlimit(RLIMIT_AS, &rl) < 0 || setrlimit(RLIMIT_DATA, &rl) < 0)
+		return fail(err, len, errno,
+			    "cannot set its memory limits (RLIMIT_AS, RLIMIT_DATA)");
+	return 0;
+}
+
 int jank_worker_sandbox_enter(const struct jank_worker_user *u, char *err, size_t len)
 {
 	int r;
@@ -356,6 +397,8 @@ int jank_worker_sandbox_enter(const struct jank_worker_user *u, char *err, size_
 		r = drop_caps(err, len);
 	if (r == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		r = fail(err, len, errno, "cannot set no_new_privs");
+	if (r == 0)
+		r = limit_memory(err, len);
 	if (r == 0)
 		r = seccomp_enter(err, len);
 	return r;

@@ -13,6 +13,13 @@
  *   - has no capability: effective, permitted, inheritable and ambient sets
  *     empty, the bounding set emptied as far as it may be (CAP_SETPCAP);
  *   - sets no_new_privs: no exec can give anything back;
+ *   - limits its memory: RLIMIT_AS and RLIMIT_DATA (both soft and hard) to
+ *     JANK_WORKER_MEMORY_MAX bytes, or what the variable of that name says
+ *     in the launcher's environment (jankd's, or the spawner's unit), so
+ *     that a crafted input cannot take the host's memory: an allocation
+ *     past it fails (glib aborts), the worker dies and is restarted as any
+ *     crash is, the restart saying what was skipped; the filter refuses
+ *     setrlimit, so the limit stays;
  *   - installs a seccomp filter (libseccomp) that allows the system calls
  *     babeltrace2, glib, libevent, json-c, libdw and the worker make, and
  *     kills the whole process (SIGSYS) on any other one.
@@ -33,7 +40,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* A worker's memory ceiling (address space): far above what one needs (about 50 MiB idle). */
+#define JANK_WORKER_MEMORY_MAX (2ull << 30)
+#define JANK_WORKER_MEMORY_MIN (16ull << 20)
+
+/*
+ * The ceiling: JANK_WORKER_MEMORY_MAX in the environment (bytes, or MiB
+ * with "M"; at least 16 MiB), else the default. 0, or -EINVAL.
+ */
+int jank_worker_memory_max(uint64_t *out);
 
 /* Who a worker runs as: resolved by the supervisor, given to the worker on its command line. */
 struct jank_worker_user {

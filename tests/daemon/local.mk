@@ -3,7 +3,8 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
-	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe
+	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe \
+	daemon/test-worker-sandbox
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 # promtool on the metrics pages daemon/test-metrics writes.
@@ -70,7 +71,8 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 daemon_test_fleet_SOURCES = daemon/test-fleet.c
 daemon_test_fleet_CFLAGS = $(daemon_cflags)
 daemon_test_fleet_LDADD = $(daemon_ldadd)
-daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running
+daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running \
+	-Wl,--wrap=jank_proc_refuse
 # status.c is jankd's own (not in libjankd): compiled in.
 daemon_test_status_SOURCES = daemon/test-status.c
 daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS)
@@ -79,6 +81,10 @@ daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
 daemon_test_worker_proc_SOURCES = daemon/test-worker-proc.c
 daemon_test_worker_proc_CFLAGS = $(daemon_cflags)
 daemon_test_worker_proc_LDADD = $(daemon_ldadd)
+# The worker's sandbox entered in a forked child (its own user): the memory ceiling.
+daemon_test_worker_sandbox_SOURCES = daemon/test-worker-sandbox.c
+daemon_test_worker_sandbox_CFLAGS = $(daemon_cflags)
+daemon_test_worker_sandbox_LDADD = $(daemon_ldadd)
 # A datagram socket in a temporary directory stands for journald.
 daemon_test_journal_SOURCES = daemon/test-journal.c
 daemon_test_journal_CFLAGS = $(daemon_cflags)

@@ -28,6 +28,18 @@ int __wrap_jank_proc_start(struct jank_proc *p)
 	return 0;
 }
 
+/* The worker whose frame could not be read: what it sent, and how often. */
+static unsigned refusals;
+static char refused_what[512];
+
+void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what);
+void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what)
+{
+	(void)p;
+	refusals++;
+	snprintf(refused_what, sizeof(refused_what), "%s", what);
+}
+
 bool __wrap_jank_proc_running(const struct jank_proc *p);
 bool __wrap_jank_proc_running(const struct jank_proc *p)
 {
@@ -83,6 +95,8 @@ static int setup(void **state)
 		return -1;
 	proc_starts = 0;
 	procs_running = false;
+	refusals = 0;
+	refused_what[0] = '\0';
 	x->base = event_base_new();
 	if (!x->base)
 		return -1;
@@ -335,7 +349,7 @@ static void status_attaches(void **state)
 	assert_string_equal(jank_fleet_input_state(jank_fleet_get(x->f, 0)), "connecting");
 }
 
-/* Figures that cannot be read are said once per worker, and change nothing. */
+/* Figures that cannot be read cost the worker a restart, and change nothing. */
 static void status_unreadable(void **state)
 {
 	struct fixture *x = *state;
@@ -348,18 +362,20 @@ static void status_unreadable(void **state)
 	x->logs = 0;
 	/* A figure missing: not a silent 0. */
 	from_worker(x, 0, "{\"type\": \"status\", \"input\": {\"state\": \"connected\"}}");
-	assert_int_equal(x->logs, 1);
-	assert_int_equal(x->log_priority, LOG_ERR);
-	assert_string_equal(x->log_line,
-			    "net://r/host/h/s: the worker's figures cannot be read: \"url\" is "
-			    "missing (its status is not shown until it sends readable ones)");
+	assert_int_equal(refusals, 1);
+	assert_string_equal(refused_what, "a status that cannot be read (input.url: missing)");
 	from_worker(x, 0, "{\"type\": \"status\", \"input\": 3}");
-	assert_int_equal(x->logs, 1);
+	assert_int_equal(refusals, 2);
+	assert_string_equal(refused_what, "a status that cannot be read (input: not an object)");
 	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
-	/* A new worker may say it again. */
-	json_object_put(restart(x, 0));
-	from_worker(x, 0, "{\"type\": \"status\", \"input\": []}");
-	assert_int_equal(x->logs, 2);
+	/* What json-c asserts on (an array call on a number): refused, not an abort. */
+	from_worker(x, 0,
+		    "{\"type\": \"status\", \"input\": {\"rules\": [{\"histogram\": "
+		    "{\"sum\": 0, \"min\": 0, \"max\": 0, \"buckets\": [5]}}]}}");
+	assert_int_equal(refusals, 3);
+	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
+	assert_int_equal(x->logs, 0); /* jank_proc_refuse() logs */
+	jank_figures_fini(&f);
 }
 
 /* A restarted worker starts from zero: the input's figures go on from the past ones. */
@@ -437,24 +453,27 @@ static void verdicts_once(void **state)
 	o = jank_fleet_json(x->f);
 	assert_int_equal(num(o, "duplicates_dropped"), 1);
 	json_object_put(o);
-	/* One that cannot be read is logged, not alerted. */
-	x->logs = 0;
+	/* One that cannot be read is not alerted: the worker is restarted. */
 	from_worker(x, 0, "{\"type\": \"verdict\", \"verdict\": {\"action\": \"frame\"}}");
 	assert_int_equal(x->verdicts, 1);
-	assert_int_equal(x->logs, 1);
-	assert_int_equal(x->log_priority, LOG_ERR);
-	assert_string_equal(x->log_line, "net://r/host/h/s: a verdict from the worker cannot be "
-					 "read: key: missing");
+	assert_int_equal(refusals, 1);
+	assert_string_equal(refused_what, "a verdict that cannot be read (key: missing)");
+	from_worker(x, 0, "{\"type\": \"verdict\", \"verdict\": []}");
+	assert_int_equal(refusals, 2);
+	assert_string_equal(refused_what, "a verdict that cannot be read (verdict: not an object)");
+	from_worker(x, 0, "{\"type\": \"verdict\", \"first_event_ns\": \"1\", \"verdict\": {}}");
+	assert_int_equal(refusals, 3);
+	assert_string_equal(refused_what,
+			    "a verdict that cannot be read (first_event_ns: not an integer)");
 	/* A worker's frame is not trusted: a path segment that ends before it begins. */
 	from_worker(x, 0,
 		    "{\"type\": \"verdict\", \"verdict\": {\"action\": \"frame\", \"key\": "
 		    "\"tid=2\", \"begin\": 1000, \"end\": 2000, \"tid\": 1, \"critical_path\": "
 		    "[{\"tid\": 1, \"state\": \"running\", \"begin\": 1500, \"end\": 1200}]}}");
 	assert_int_equal(x->verdicts, 1);
-	assert_int_equal(x->logs, 2);
-	assert_string_equal(x->log_line,
-			    "net://r/host/h/s: a verdict from the worker cannot be "
-			    "read: critical_path[0].end: 1200 is before its begin, 1500");
+	assert_int_equal(refusals, 4);
+	assert_string_equal(refused_what, "a verdict that cannot be read (critical_path[0].end: "
+					  "1200 is before its begin, 1500)");
 }
 
 /* A worker's log line is logged by the supervisor, at its priority. */
@@ -467,14 +486,18 @@ static void worker_log(void **state)
 	assert_int_equal(x->logs, 1);
 	assert_int_equal(x->log_priority, 4);
 	assert_string_equal(x->log_line, "hello");
-	/* Without a priority: info. Without a message: nothing. */
+	/* Without a priority: info. Without a message: the worker is restarted. */
 	from_worker(x, 0, "{\"type\": \"log\", \"message\": \"again\"}");
 	assert_int_equal(x->log_priority, LOG_INFO);
+	assert_int_equal(refusals, 0);
 	from_worker(x, 0, "{\"type\": \"log\"}");
 	assert_int_equal(x->logs, 2);
-	/* Unknown types are ignored. */
+	assert_int_equal(refusals, 1);
+	/* So is one of a type no worker sends. */
 	from_worker(x, 0, "{\"type\": \"nonsense\", \"message\": \"x\"}");
 	assert_int_equal(x->logs, 2);
+	assert_int_equal(refusals, 2);
+	assert_string_equal(refused_what, "a message of no type an input's worker sends");
 }
 
 /* ---- Discovery ---- */
@@ -599,8 +622,8 @@ static void discovery_errors(void **state)
 	assert_int_equal(x->log_priority, LOG_WARNING);
 	assert_string_equal(x->log_line, "discovery: cannot list the sessions of net://relay:5344: "
 					 "refused; retrying");
-	/* Logged once per outage. */
-	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true}");
+	/* Logged once per outage; the error made one line. */
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": false, \"error\": \"a\\nb\"}");
 	assert_int_equal(x->logs, 1);
 	assert_int_equal(x->changes, 0);
 	assert_false(jank_fleet_ready(x->f, &waiting));
@@ -608,7 +631,37 @@ static void discovery_errors(void **state)
 	d = json_object_object_get(o, "discovery");
 	assert_int_equal(num(d, "polls"), 2);
 	assert_int_equal(num(d, "errors"), 2);
-	assert_string_equal(str(d, "last_error"), "no list");
+	assert_string_equal(str(d, "last_error"), "a\\x0ab");
+	json_object_put(o);
+	/* A list that cannot be read: the discovery worker is restarted, nothing counted. */
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true}");
+	assert_int_equal(refusals, 1);
+	assert_string_equal(refused_what,
+			    "a list of sessions that cannot be read (sessions: missing)");
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": [5]}");
+	assert_string_equal(refused_what,
+			    "a list of sessions that cannot be read (sessions[0]: not an array)");
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": [[\"h\"]]}");
+	assert_string_equal(refused_what, "a list of sessions that cannot be read (sessions[0]: 1 "
+					  "elements, not 2)");
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": [[\"h\", 5]]}");
+	assert_string_equal(
+		refused_what,
+		"a list of sessions that cannot be read (sessions[0][1]: not a string)");
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": [[\"h\", "
+			  "\"../s\"]]}");
+	assert_string_equal(
+		refused_what,
+		"a list of sessions that cannot be read (sessions[0][1]: not a name (empty, "
+		"a '/' or a control character))");
+	from_discovery(x, "{\"type\": \"sessions\", \"ok\": 1}");
+	assert_int_equal(refusals, 6);
+	assert_string_equal(refused_what,
+			    "a list of sessions that cannot be read (ok: not true or false)");
+	assert_int_equal(jank_fleet_count(x->f), 0);
+	o = jank_fleet_json(x->f);
+	d = json_object_object_get(o, "discovery");
+	assert_int_equal(num(d, "polls"), 2);
 	assert_false(json_object_get_boolean(json_object_object_get(d, "listed")));
 	json_object_put(o);
 	from_discovery(x, "{\"type\": \"sessions\", \"ok\": true, \"sessions\": []}");

@@ -120,7 +120,7 @@ static void adopt(struct jank_proc *p, pid_t pid, int conn)
 	}
 	p->launch = l;
 	p->pid = pid;
-	p->eof = p->reaped = p->silenced = false;
+	p->eof = p->reaped = p->silenced = p->refused = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
 }
@@ -322,6 +322,55 @@ static void crash(void **state)
 	/* jank_proc_free() kills and reaps the one still running. */
 }
 
+/*
+ * A worker whose frame cannot be read is killed, logged each time, counted
+ * as a bad frame (not a crash) and started again after the back-off; no
+ * frame of it is read after that.
+ */
+static void refused(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_proc_stats s;
+	char want[512];
+	pid_t pid = fake_worker(x->p);
+
+	jank_proc_refuse(x->p, "a status that cannot be read (input: not an object)");
+	assert_int_equal(x->logs, 1);
+	assert_int_equal(x->log_priority, LOG_ERR);
+	snprintf(want, sizeof(want),
+		 "net://r/host/h/s: worker pid %ld sent a status that cannot be read (input: not "
+		 "an object): killed, restarting it in 1.00 s (1 bad frame so far)",
+		 (long)pid);
+	assert_string_equal(x->log_line, want);
+	/* Said once per worker: the next frames of the same one are not read. */
+	jank_proc_refuse(x->p, "more");
+	assert_int_equal(x->logs, 1);
+	reap(x->p);
+	assert_true(WIFSIGNALED(x->p->last_status) && WTERMSIG(x->p->last_status) == SIGKILL);
+	socket_closed(x->p);
+	assert_false(jank_proc_running(x->p));
+	assert_true(evtimer_pending(x->p->ev_restart, NULL));
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.bad_frames, 1);
+	assert_int_equal(s.crashes, 0);
+	assert_true(s.failing);
+	assert_int_equal(x->logs, 1);
+	/* The next worker does it again: said again, waits longer. */
+	pid = fake_worker(x->p);
+	jank_proc_refuse(x->p, "a log line that cannot be read");
+	assert_int_equal(x->logs, 2);
+	snprintf(want, sizeof(want),
+		 "net://r/host/h/s: worker pid %ld sent a log line that cannot be read: killed, "
+		 "restarting it in 2.00 s (2 bad frames so far)",
+		 (long)pid);
+	assert_string_equal(x->log_line, want);
+	reap(x->p);
+	socket_closed(x->p);
+	jank_proc_get_stats(x->p, &s);
+	assert_int_equal(s.bad_frames, 2);
+	assert_int_equal(s.crashes, 0);
+}
+
 /* A worker silent past the timeout is killed, counted as a timeout, not a crash. */
 static void silent(void **state)
 {
@@ -497,6 +546,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(backoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(silent, setup, teardown),
+		cmocka_unit_test_setup_teardown(refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(retire, setup, teardown),
 		cmocka_unit_test_setup_teardown(stop_without_worker, setup, teardown),

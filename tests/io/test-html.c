@@ -55,7 +55,13 @@ static void utf8(void **state)
 	check(jank_html_escape, "\xed\xa0\x80", FFFD FFFD FFFD);	  /* a surrogate */
 	check(jank_html_escape, "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* past U+10FFFF */
 	check(jank_html_escape, "cut\xe2\x86", "cut" FFFD FFFD);
-	check(jank_html_escape, "\xc2\x85", FFFD FFFD); /* C1 control */
+	check(jank_html_escape, "\xc2\x85", FFFD); /* a C1 control: one character */
+	/* What XML 1.0 cannot carry: U+FFFE, U+FFFF. U+FFFD and U+10FFFF it can. */
+	check(jank_html_escape,
+	      "a\xef\xbf\xbf"
+	      "b\xef\xbf\xbe",
+	      "a" FFFD "b" FFFD);
+	check(jank_html_escape, FFFD "\xf4\x8f\xbf\xbf", FFFD "\xf4\x8f\xbf\xbf");
 	check(jank_html_escape, "bell\a\x1b[31m\x7f", "bell" FFFD FFFD "[31m" FFFD);
 	check(jank_html_escape, "tab\tnl\n", "tab\tnl\n");
 }

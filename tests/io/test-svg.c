@@ -87,6 +87,14 @@ static void escape(void **state)
 	check_escape("\xed\xa0\x80", 0, "???");
 	check_escape("\xf4\x90\x80\x80", 0, "????");
 	check_escape("x\xe2\x82", 0, "x??");
+	/* What XML 1.0 cannot carry, and C1 controls: one '?' per character. */
+	check_escape("a\xef\xbf\xbf"
+		     "b\xef\xbf\xbe"
+		     "c\xc2\x85"
+		     "d\xc2\x9b",
+		     0, "a?b?c?d?");
+	check_escape("\xef\xbf\xbd\xf4\x8f\xbf\xbf\xc2\xa0", 0,
+		     "\xef\xbf\xbd\xf4\x8f\xbf\xbf\xc2\xa0");
 }
 
 static void escape_cut(void **state)

@@ -20,8 +20,10 @@
 # refuses to run as root; the worker is the spawner's child, as jank-worker,
 # without capabilities, with no_new_privs and its filter, neither of them
 # readable by another process of that user, and alerts come
-# through it. Peers other than root are refused, and requests that are not
-# one (the wrong size, no descriptor, a pipe) close their connection only.
+# through it. Peers other than root are refused (the spawner's own user
+# too), and requests that are not one (the wrong size, no descriptor, a
+# pipe) close their connection only; past --max-workers, a request is
+# refused (EAGAIN) and logged.
 # A worker killed by SIGSYS is said so (its wait status comes from the
 # spawner) and replaced; a killed spawner takes its workers with it, jankd
 # says so, and starts its worker again once a spawner listens again.
@@ -31,7 +33,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 25
+plan 29
 
 session=worker-privs-$$
 action=privs$$
@@ -83,6 +85,13 @@ check "the worker runs as jank-worker ($uid:$gid): real, effective, saved and fs
 check "the worker has no capability (CapInh, CapPrm, CapEff, CapAmb all 0)" no_caps "$w"
 check "the worker has no_new_privs (NoNewPrivs 1)" [ "$(field "$w" NoNewPrivs)" = 1 ]
 check "the worker is under a seccomp filter (Seccomp 2)" [ "$(field "$w" Seccomp)" = 2 ]
+# mem_limited PID BYTES: its address space and data at most BYTES, soft and hard.
+mem_limited() {
+	grep -Eq "^Max address space +$2 +$2 +bytes" "/proc/$1/limits" &&
+		grep -Eq "^Max data size +$2 +$2 +bytes" "/proc/$1/limits"
+}
+check "the worker's memory is limited: address space and data 2 GiB, soft and hard" \
+	mem_limited "$w" 2147483648
 [ "$_tap_failed" = 1 ] && show "$w"
 diag "$(grep -E '^(Uid|CapEff|NoNewPrivs|Seccomp):' "/proc/$w/status" | tr '\t' ' ' | tr '\n' ';')"
 
@@ -104,6 +113,28 @@ if live_jankd_logged "worker was killed by its seccomp filter" && [ -n "$w2" ] &
 	ok "a worker killed by SIGSYS is logged as killed by its seccomp filter, and replaced"
 else
 	fail "a worker killed by SIGSYS is logged as killed by its seccomp filter, and replaced"
+fi
+live_jankd_diag
+live_stop_jankd
+
+# ---- A worker over its memory ceiling ----
+# JANK_WORKER_MEMORY_MAX=16M, the least, is less than a worker has mapped
+# already (about 50 MiB of libraries): past its limit, it cannot even make
+# its seccomp filter, exits, is said and restarted with the back-off, and
+# jankd goes on (its status answers, the input is shown, restarting).
+JANK_WORKER_MEMORY_MAX=16M
+export JANK_WORKER_MEMORY_MAX
+live_start_jankd --config "$LIVE_JANKD_CONF"
+unset JANK_WORKER_MEMORY_MAX
+live_wait 20 sh -c '[ "$(live_jankd_status ".inputs[0].worker.starts")" -ge 2 ] 2>/dev/null' || true
+starts=$(live_jankd_status '.inputs[0].worker.starts')
+diag "16M: starts $starts, crashes $(live_jankd_status '.inputs[0].worker.crashes'), state $(live_jankd_status '.inputs[0].state')"
+if [ "${starts:-0}" -ge 2 ] && live_alive "$LIVE_JANKD_PID" &&
+	live_jankd_logged "the worker cannot drop its privileges: cannot make the seccomp filter: Cannot allocate memory" &&
+	live_jankd_logged "worker could not drop its privileges (exit status 4); restarting it"; then
+	ok "a worker past JANK_WORKER_MEMORY_MAX=16M fails to allocate, is said and restarted; jankd goes on"
+else
+	fail "a worker past JANK_WORKER_MEMORY_MAX=16M fails to allocate, is said and restarted; jankd goes on (starts $starts)"
 fi
 live_jankd_diag
 live_stop_jankd
@@ -209,13 +240,13 @@ else
 fi
 
 sock=$LIVE_TMP/workers.sock
-# spawner_start N: a spawner as jank-worker on $sock (made by
+# spawner_start N [ARG]: a spawner as jank-worker on $sock (made by
 # systemd-socket-activate, which execs it on the first connection);
 # stderr to spawner.N.err.
 spawner_start() {
 	rm -f "$sock"
 	systemd-socket-activate --seqpacket -l "$sock" -- setpriv --reuid=jank-worker \
-		--regid=jank-worker --init-groups "$LIVE_JANKD" --worker-spawner \
+		--regid=jank-worker --init-groups "$LIVE_JANKD" --worker-spawner $2 \
 		>"$LIVE_TMP/spawner.$1.err" 2>&1 9>&- &
 	spawner=$!
 	live_track "$spawner"
@@ -224,16 +255,17 @@ spawner_start() {
 ppid_of() {
 	ps -o ppid= -p "$1" 2>/dev/null | tr -d ' '
 }
-spawner_start 1
+# At most two workers at once: jankd's, and one more (the cap is tested below).
+spawner_start 1 --max-workers=2
 live_jankd_conf --journal "$url" "$action" 30ms </dev/null
 live_run_jankd --worker-spawner "$sock"
 w=$(worker_pid)
 diag "worker pid $w, its parent $(ppid_of "$w"), the spawner $spawner"
 if [ -n "$w" ] && [ "$(ppid_of "$w")" = "$spawner" ] && is_user "$w" "$uid" "$gid" &&
-	[ "$(field "$spawner" Uid)" = "$uid $uid $uid $uid" ]; then
-	ok "--worker-spawner: the worker is the spawner's child, both jank-worker"
+	[ "$(field "$spawner" Uid)" = "$uid $uid $uid $uid" ] && mem_limited "$w" 2147483648; then
+	ok "--worker-spawner: the worker is the spawner's child, both jank-worker, its memory limited"
 else
-	fail "--worker-spawner: the worker is the spawner's child, both jank-worker"
+	fail "--worker-spawner: the worker is the spawner's child, both jank-worker, its memory limited"
 	[ -n "$w" ] && show "$w"
 fi
 if no_caps "$w" && [ "$(field "$w" NoNewPrivs)" = 1 ] && [ "$(field "$w" Seccomp)" = 2 ]; then
@@ -294,6 +326,22 @@ try:
         r, w = os.pipe()
         s.sendmsg([b"\x70\x73\x6b\x6a\x01\x00\x00\x00" + b"\0" * 96],
                   [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))])
+    elif what == "two":
+        # Two requests that are one each, while jankd's worker runs: the
+        # first is started, the second is past the cap.
+        def request(c):
+            a, b = socket.socketpair()
+            c.sendmsg([b"\x70\x73\x6b\x6a\x01\x00\x00\x00" + b"test".ljust(96, b"\0")],
+                      [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [b.fileno()]))])
+            b.close()
+            m = c.recv(64)
+            return (a, "started" if m[:4] == b"\x01\0\0\0" else
+                    "refused" if m[:8] == b"\x02\0\0\0\x0b\0\0\0" else repr(m))
+        keep, first = request(s)
+        t = conn()
+        _, second = request(t)
+        print(first, second, "closed" if closed(t) else "open")
+        sys.exit(0)
     print("closed" if closed(s) else "answered")
 except (BrokenPipeError, ConnectionResetError):
     print("closed")
@@ -304,6 +352,8 @@ peer() {
 	shift
 	if [ "$who" = nobody ]; then
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$py" - "$sock" "$@"
+	elif [ "$who" = jank-worker ]; then
+		setpriv --reuid=jank-worker --regid=jank-worker --clear-groups "$py" - "$sock" "$@"
 	else
 		"$py" - "$sock" "$@"
 	fi <"$LIVE_TMP/peer.py" 2>&1
@@ -316,6 +366,26 @@ else
 	fail "a peer that is not root (nobody) is refused by the spawner, and logged ($r)"
 	sed 's/^/#   /' "$LIVE_TMP/spawner.1.err"
 fi
+# Nor the spawner's own user, which is its workers': a worker must not get workers.
+r=$(peer jank-worker nobody)
+if [ "$r" = closed ] && live_wait 5 grep -q "refused a connection from pid [0-9]*, uid $uid: only jankd's user (uid 0)" \
+	"$LIVE_TMP/spawner.1.err"; then
+	ok "a peer of the spawner's own user (jank-worker) is refused, and logged"
+else
+	fail "a peer of the spawner's own user (jank-worker) is refused, and logged ($r)"
+	sed 's/^/#   /' "$LIVE_TMP/spawner.1.err"
+fi
+r=$(peer root two)
+if [ "$r" = "started refused closed" ] && live_wait 5 grep -q "worker spawner: 2 workers run already, the most it starts (--max-workers): a request refused" \
+	"$LIVE_TMP/spawner.1.err"; then
+	ok "--max-workers=2: a second worker besides jankd's is started, a third refused (EAGAIN), logged"
+else
+	fail "--max-workers=2: a second worker besides jankd's is started, a third refused (EAGAIN), logged ($r)"
+	sed 's/^/#   /' "$LIVE_TMP/spawner.1.err"
+fi
+# The extra worker ends with its connection (killed, reaped): room again.
+live_wait 5 sh -c '[ "$(ps -o pid= --ppid "$1" | wc -l)" = 1 ]' - "$spawner" ||
+	diag "the spawner still has $(ps -o pid= --ppid "$spawner" | wc -l) children"
 r="$(peer root short) $(peer root nofd) $(peer root pipe)"
 kids=$(ps -o pid= --ppid "$spawner" | tr -d ' ' | tr '\n' ' ')
 if [ "$r" = "closed closed closed" ] && live_alive "$spawner" && [ "$kids" = "$w " ] &&

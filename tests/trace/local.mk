@@ -15,6 +15,7 @@ TRACE_TESTS = \
 	trace/test-flame.sh \
 	trace/test-crosshost.sh \
 	trace/test-untrusted.sh \
+	trace/test-capture-bounds.sh \
 	trace/test-systemd.sh \
 	trace/test-jankd-check.sh \
 	trace/test-man.sh

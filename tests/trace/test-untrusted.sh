@@ -13,10 +13,11 @@ command -v python3 >/dev/null || plan_skip_all "python3 is needed to check UTF-8
 
 MS=1000000
 A=101 B=102
-# As jank-gen reads them: a newline, ESC[31m, a C1 CSI (\xc2\x9b), markup,
+# As jank-gen reads them: a newline, ESC[31m, a C1 CSI (\xc2\x9b), what XML
+# 1.0 cannot carry (U+FFFF, U+FFFE) and a C1 NEL (\xc2\x85), markup,
 # quotes, a backslash, a lone \xff, then '€'s whose cut at the key's 95
 # bytes falls inside one, then 64 KiB.
-EVIL='../../x<script>alert(1)</script>\"\nRED\x1b[31mRED\xc2\x9b2J\\q\xff'
+EVIL='../../x<script>alert(1)</script>\"\nRED\x1b[31mRED\xc2\x9b2J\xef\xbf\xbf\xef\xbf\xbe\xc2\x85\\q\xff'
 EVIL="$EVIL$(printf '%s' '€€€€€€€€€€€€€€€€€€€€€€€€€€€€')$(head -c 65536 /dev/zero | tr '\0' y)"
 ACOMM='a\x1b]0;t\x07\n\xe2\x82'   # 11 bytes, invalid at the end
 BCOMM='b€€€€€€€€'                  # 25 bytes: the 15-byte comm cuts inside a '€'
@@ -71,6 +72,16 @@ bad = [c for c in t if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f)]
 sys.exit(1 if bad else 0)
 PY
 }
+# xml_chars FILE: no character XML 1.0 forbids, nor a C1 control (U+0080 to U+009F).
+xml_chars() {
+	python3 - "$1" <<'PY'
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+bad = [c for c in t if (ord(c) < 0x20 and c not in "\t\n\r") or 0x7f <= ord(c) <= 0x9f
+       or ord(c) in (0xFFFE, 0xFFFF) or 0xD800 <= ord(c) <= 0xDFFF]
+sys.exit(1 if bad else 0)
+PY
+}
 # longest FILE: the length of its longest line, in bytes.
 longest() { awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$1"; }
 # text_ok DESC FILE: the three properties of a text output.
@@ -86,7 +97,8 @@ text_ok() {
 check "analyze (text): exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/err"
 text_ok "analyze (text)" "$tmp/an.txt"
 check "analyze (text): the key is escaped, as \\xNN and \\\\" \
-	grep -qF '[name=../../x<script>alert(1)</script>"\x0aRED\x1b[31mRED\xc2\x9b2J\\q\xff€' "$tmp/an.txt"
+	grep -qF '[name=../../x<script>alert(1)</script>"\x0aRED\x1b[31mRED\xc2\x9b2J' "$tmp/an.txt"
+check "analyze (text): the key's C1 NEL is escaped too" grep -qF '\xc2\x85\\q\xff€' "$tmp/an.txt"
 check "analyze (text): the thread names are escaped" \
 	grep -qF "tid $A (a\\x1b]0;t\\x07\\x0a\\xe2\\x82)" "$tmp/an.txt"
 check "analyze (text): the comm was cut on a character" grep -qF "tid $B (b€€€€)" "$tmp/an.txt"
@@ -96,7 +108,7 @@ check "analyze (JSON): exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/er
 check "analyze (JSON): valid UTF-8" utf8 "$tmp/an.json"
 check "analyze (JSON): one object per line, jq reads them" sh -c '"$1" -e . "$2" >/dev/null' - "$JQ" "$tmp/an.json"
 key=$("$JQ" -r 'select(.type == "action") | .key' <"$tmp/an.json")
-want=$(printf 'name=../../x<script>alert(1)</script>"\nRED\033[31mRED\302\2332J\\q\357\277\275')
+want=$(printf 'name=../../x<script>alert(1)</script>"\nRED\033[31mRED\302\2332J\357\277\277\357\277\276\302\205\\q\357\277\275')
 check "analyze (JSON): the key has its bytes, the invalid one as U+FFFD" \
 	[ "${key%%€*}" = "$want" ]
 check "analyze (JSON): the key was cut on a character (95 bytes at most)" \
@@ -122,7 +134,13 @@ text_ok "report (stdout)" "$tmp/rep.out"
 text_ok "report.txt" "$s/report.txt"
 check "report.txt: the key is escaped" grep -qF 'RED\x1b[31mRED\xc2\x9b2J' "$s/report.txt"
 check "report.json: valid UTF-8" utf8 "$s/report.json"
-check "the picture is well-formed XML" xmllint --noout "$s/critical-path.svg"
+# Every picture is well-formed XML, whatever the strings: XML 1.0 has no
+# U+FFFF, U+FFFE or C0 control but tab, newline and return (xmllint:
+# "Char 0xFFFF out of allowed range").
+for svg in critical-path.svg flame.svg; do
+	check "$svg is well-formed XML" xmllint --noout "$s/$svg"
+	check "$svg has no U+FFFF, U+FFFE, C0 or C1 control" xml_chars "$s/$svg"
+done
 
 # ---- jankctl captures ----
 "$JANKCTL" captures --dir "$tmp/capture" >"$tmp/list.txt" 2>"$tmp/err"
