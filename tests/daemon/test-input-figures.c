@@ -446,6 +446,50 @@ static void composition_fold(void **state)
 	jank_figures_fini(&past);
 }
 
+/*
+ * The metrics the table declares: numbers only, each family named the
+ * OpenMetrics way and described once (its first row has the help, a unit
+ * that ends its name), and the rows of a family told apart by a label.
+ */
+static void metric_rows(void **state)
+{
+	const struct jank_figure_field *d = jank_figures_input_fields;
+	size_t families = 0;
+
+	(void)state;
+	for (size_t k = 0; k < jank_figures_input_nfields; k++) {
+		const struct jank_figure_metric *m = d[k].metric;
+		size_t same = 0;
+
+		if (!m)
+			continue;
+		assert_true(d[k].type == JANK_FIGURE_U64 || d[k].type == JANK_FIGURE_I64);
+		assert_int_equal(strspn(m->name, "abcdefghijklmnopqrstuvwxyz_"), strlen(m->name));
+		assert_memory_equal(m->name, "jank_", 5);
+		for (size_t j = 0; j < jank_figures_input_nfields; j++)
+			same += d[j].metric && !strcmp(d[j].metric->name, m->name);
+		if (same > 1)
+			assert_non_null(m->label);
+		for (size_t j = 0; j < k; j++)
+			if (d[j].metric && !strcmp(d[j].metric->name, m->name))
+				goto next; /* described by its first row */
+		families++;
+		assert_non_null(m->help);
+		assert_true(strlen(m->help) > 10);
+		if (m->unit) {
+			size_t n = strlen(m->name), u = strlen(m->unit);
+
+			assert_true(n > u && !strcmp(m->name + n - u, m->unit));
+		}
+		/* A time shown in seconds: an I64 figure (ns), and only that. */
+		assert_true((d[k].type == JANK_FIGURE_I64) ==
+			    (m->unit && !strcmp(m->unit, "seconds")));
+	next:;
+	}
+	/* events ... memory_bytes: 12 families of a worker's counters. */
+	assert_int_equal(families, 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +503,7 @@ int main(void)
 		cmocka_unit_test(sums_saturate),
 		cmocka_unit_test(json_keys),
 		cmocka_unit_test(composition_fold),
+		cmocka_unit_test(metric_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
