@@ -93,6 +93,8 @@ struct jank_symbols {
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	char *root;
+	jank_symbols_open_fn opener;
+	void *opener_data;
 	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
@@ -240,14 +242,14 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size)
 	return true;
 }
 
-/* Open PATH as a candidate: a regular ELF executable or shared object. */
-static bool candidate_open(struct jank_symbols *s, const char *path, struct candidate *c)
+/* FD (taken) as a candidate named PATH: a regular ELF executable or shared object. */
+static bool candidate_from_fd(int fd, const char *path, struct candidate *c)
 {
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	c->fd = fd;
 	if (c->fd < 0)
 		return false;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
@@ -258,6 +260,35 @@ static bool candidate_open(struct jank_symbols *s, const char *path, struct cand
 	return true;
 fail:
 	candidate_close(c);
+	return false;
+}
+
+/* Open PATH as a candidate. */
+static bool candidate_open(struct jank_symbols *s, const char *path, struct candidate *c)
+{
+	(void)s;
+	return candidate_from_fd(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), path, c);
+}
+
+/*
+ * The file process vpid maps at base, from the opener, named "PATH (mapped
+ * by pid N)" (its path may name another file now, or none).
+ */
+static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b, int64_t vpid,
+				  uint64_t base, struct candidate *c)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	if (!s->opener)
+		return false;
+	fd = s->opener(vpid, base, s->opener_data);
+	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path, vpid);
+	if (fd >= 0 && candidate_from_fd(fd, name, c)) {
+		s->st.opener_opened++;
+		return true;
+	}
+	s->st.opener_refused++;
 	return false;
 }
 
@@ -407,10 +438,37 @@ fail:
 }
 
 /*
+ * The binary's own file, if it is the build the trace recorded: its first
+ * p_vaddr and build-id are noted, and with no build-id from the trace, the
+ * file's own becomes *id (it finds the debug file). false: another build.
+ */
+static bool binary_take_file(struct binary *b, const struct candidate *bin, const uint8_t **id,
+			     size_t *id_len)
+{
+	const void *bits;
+	ssize_t n;
+
+	if (build_id_matches(bin->elf, *id, *id_len) != 1)
+		return false;
+	b->vaddr_known = true;
+	b->first_vaddr = bin->first_vaddr;
+	if ((n = dwelf_elf_gnu_build_id(bin->elf, &bits)) > 0 &&
+	    (size_t)n <= sizeof(b->file_build_id)) {
+		memcpy(b->file_build_id, bits, (size_t)n);
+		b->file_build_id_len = (size_t)n;
+	}
+	if (!*id_len && b->file_build_id_len) {
+		*id = b->file_build_id;
+		*id_len = b->file_build_id_len;
+	}
+	return true;
+}
+
+/*
  * Open a binary's symbols: its debug file by build-id; the binary itself
  * when it has a .symtab; its debug file by debug link; the binary's .dynsym.
  */
-static void binary_open(struct jank_symbols *s, struct binary *b)
+static void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	char path[PATH_MAX];
 	struct candidate bin = { .fd = -1 }, dbg = { .fd = -1 }, *use = NULL;
@@ -421,27 +479,12 @@ static void binary_open(struct jank_symbols *s, struct binary *b)
 	b->state = BIN_FAILED;
 	w = snprintf(path, sizeof(path), "%s%s", s->root ? s->root : "", b->path);
 	if (w > 0 && (size_t)w < sizeof(path) && b->path[0] == '/' &&
-	    candidate_open(s, path, &bin)) {
-		if (build_id_matches(bin.elf, id, id_len) == 1) {
-			const void *bits;
-			ssize_t n;
-
-			b->vaddr_known = true;
-			b->first_vaddr = bin.first_vaddr;
-			if ((n = dwelf_elf_gnu_build_id(bin.elf, &bits)) > 0 &&
-			    (size_t)n <= sizeof(b->file_build_id)) {
-				memcpy(b->file_build_id, bits, (size_t)n);
-				b->file_build_id_len = (size_t)n;
-			}
-			/* No build-id from the trace: the file's own finds its debug file. */
-			if (!id_len && b->file_build_id_len) {
-				id = b->file_build_id;
-				id_len = b->file_build_id_len;
-			}
-		} else {
-			candidate_close(&bin); /* another build: its symbols would lie */
-		}
-	}
+	    candidate_open(s, path, &bin) && !binary_take_file(b, &bin, &id, &id_len))
+		candidate_close(&bin); /* another build: its symbols would lie */
+	/* Not there, not ours to read, or another build now: the file the process mapped. */
+	if (!bin.elf && candidate_from_opener(s, b, vpid, base, &bin) &&
+	    !binary_take_file(b, &bin, &id, &id_len))
+		candidate_close(&bin);
 	if (id_len && open_by_build_id(s, id, id_len, &dbg))
 		use = &dbg;
 	else if (bin.elf && bin.has_symtab)
@@ -530,6 +573,20 @@ static void binary_put(struct jank_symbols *s, struct binary *b)
 	s->book_bytes -= sizeof(*b);
 	s->st.binaries--;
 	free(b);
+}
+
+/*
+ * With an opener, a binary whose build-id is known is opened as soon as it
+ * is mapped, while the process still runs: the file it maps can be had
+ * only from the live process (a short-lived one may be gone by the time a
+ * verdict names its frames). Without one, on its first lookup.
+ */
+static void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+{
+	if (s->opener && b->state == BIN_CLOSED) {
+		b->last_use = ++s->tick;
+		binary_open(s, b, vpid, base);
+	}
 }
 
 /* ---- Processes and their mappings ---- */
@@ -665,6 +722,8 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 	p->n++;
 	s->st.mappings++;
 	s->gen++;
+	if (build_id_len)
+		open_early(s, b, vpid, base);
 	return 0;
 }
 
@@ -686,6 +745,7 @@ int jank_symbols_set_build_id(struct jank_symbols *s, int64_t vpid, uint64_t bas
 	m->bin = b;
 	binary_put(s, old);
 	s->gen++;
+	open_early(s, b, vpid, base);
 	return 0;
 }
 
@@ -747,13 +807,15 @@ static int maps_flush(struct jank_symbols *s, int64_t vpid, struct maps_run *r)
 	return ret < 0 ? ret : 1;
 }
 
+static int add_maps(struct jank_symbols *s, FILE *f, const char *name, int64_t vpid, char *err,
+		    size_t errlen);
+
 int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, char *err,
 			       size_t errlen)
 {
-	char name[64], line[PATH_MAX + 256];
-	struct maps_run run = { .open = false };
-	int added = 0, r = 0;
+	char name[64];
 	FILE *f;
+	int r;
 
 	snprintf(name, sizeof(name), "/proc/%ld/maps", (long)pid);
 	f = fopen(name, "re");
@@ -762,6 +824,29 @@ int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, 
 		jank_errf(err, errlen, "%s: %s", name, strerror(errno));
 		return r;
 	}
+	return add_maps(s, f, name, vpid, err, errlen);
+}
+
+int jank_symbols_add_maps_fd(struct jank_symbols *s, int fd, int64_t vpid, char *err, size_t errlen)
+{
+	FILE *f = fdopen(fd, "re");
+
+	if (!f) {
+		close(fd);
+		jank_errf(err, errlen, "maps of %" PRId64 ": %s", vpid, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return add_maps(s, f, "maps", vpid, err, errlen);
+}
+
+/* The mappings of F (a /proc/PID/maps, closed here) as VPID's. */
+static int add_maps(struct jank_symbols *s, FILE *f, const char *name, int64_t vpid, char *err,
+		    size_t errlen)
+{
+	char line[PATH_MAX + 256];
+	struct maps_run run = { .open = false };
+	int added = 0, r = 0;
+
 	jank_symbols_forget_process(s, vpid);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
@@ -893,7 +978,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	b = m->bin;
 	b->last_use = ++s->tick;
 	if (b->state == BIN_CLOSED)
-		binary_open(s, b);
+		binary_open(s, b, vpid, m->base);
 	file_addr = file_address(m, addr);
 	kind = JANK_SYMBOLS_OFFSET;
 	if (b->state == BIN_OPEN) {
@@ -953,6 +1038,12 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs)
 	s->debug_dirs = v;
 	s->ndebug_dirs = n;
 	return 0;
+}
+
+void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data)
+{
+	s->opener = fn;
+	s->opener_data = data;
 }
 
 int jank_symbols_set_root(struct jank_symbols *s, const char *root)

@@ -52,11 +52,13 @@ struct jank_symbols_stats {
 	uint64_t limit;
 	uint64_t lookups;
 	uint64_t cache_hits;
-	uint64_t resolved;   /* lookups that gave a function name */
-	uint64_t unresolved; /* binary+offset or a bare address */
-	uint64_t evictions;  /* binaries closed to stay under the limit */
-	uint64_t dropped;    /* mappings refused: the limit */
-	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
+	uint64_t resolved;	 /* lookups that gave a function name */
+	uint64_t unresolved;	 /* binary+offset or a bare address */
+	uint64_t evictions;	 /* binaries closed to stay under the limit */
+	uint64_t dropped;	 /* mappings refused: the limit */
+	uint64_t bad_files;	 /* opens that failed: missing, not ELF, wrong build-id, too big */
+	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
+	uint64_t opener_refused; /* asked, and refused or unanswered */
 };
 
 enum jank_symbols_result {
@@ -82,6 +84,18 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs);
  * Applies to binaries opened from now on.
  */
 int jank_symbols_set_root(struct jank_symbols *s, const char *root);
+
+/*
+ * Where a binary cannot be opened by its path, or the file there is another
+ * build than the one the trace recorded (replaced since the process
+ * started, or in another mount namespace), the symbolizer may ask FN for
+ * the file process VPID maps at the mapping's base address: a read-only
+ * descriptor (taken), or -errno. Its build-id is then checked as a path's
+ * would be. jankd's workers ask the supervisor's binary opener
+ * (daemon/binary-opener.h) for local processes; NULL: never.
+ */
+typedef int (*jank_symbols_open_fn)(int64_t vpid, uint64_t addr, void *data);
+void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data);
 
 /*
  * Binary PATH is loaded in process VPID at BASE, which is, as lttng-ust's
@@ -119,6 +133,9 @@ void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid);
  */
 int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, char *err,
 			       size_t errlen);
+/* The same from FD (taken), a /proc/PID/maps opened elsewhere (jank_symbols_set_opener). */
+int jank_symbols_add_maps_fd(struct jank_symbols *s, int fd, int64_t vpid, char *err,
+			     size_t errlen);
 
 /*
  * The text for ADDR in process VPID, in BUF (always terminated, truncated

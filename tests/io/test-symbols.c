@@ -707,6 +707,73 @@ static void root_directory(void **state)
 	jank_symbols_free(s);
 }
 
+/* A fake binary opener: the file `path` for process `pid` at `base`, counted. */
+struct fake_opener {
+	const char *path;
+	int64_t pid;
+	uint64_t base;
+	int asked;
+};
+
+static int fake_open(int64_t vpid, uint64_t addr, void *data)
+{
+	struct fake_opener *o = data;
+
+	o->asked++;
+	if (vpid != o->pid || addr != o->base || !o->path)
+		return -ESRCH;
+	return open(o->path, O_RDONLY | O_CLOEXEC);
+}
+
+static void opener(void **state)
+{
+	struct jank_symbols *s = fresh();
+	struct jank_symbols_stats st;
+	struct fake_opener o = { .path = at("prog"), .pid = 7, .base = pie.exe_base };
+	uint8_t other[sizeof(build_id)];
+
+	(void)state;
+	jank_symbols_set_opener(s, fake_open, &o);
+	/* Not at its path (a container, a private directory): the mapped file names it. */
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("gone/prog"),
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 1);
+	/* Replaced at its path by another build: the mapped file, not the path's. */
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("prog-nopie"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	assert_int_equal(o.asked, 2); /* opened as soon as mapped, with a build-id */
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 2);
+	/* The mapped file is not the build the trace recorded either: binary+offset. */
+	memcpy(other, build_id, sizeof(other));
+	other[3] ^= 1;
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("prog-nopie"),
+						  other, sizeof(other), NULL, true),
+			 0);
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-nopie", pie.compute_price - pie.exe_base));
+	/* A readable file of the right build: the opener is not asked. */
+	o.asked = 0;
+	assert_int_equal(jank_symbols_add_mapping(s, 8, pie.exe_base, 1 << 20, at("prog"), build_id,
+						  sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 8, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 0);
+	/* The opener refuses (the process is gone): binary+offset. */
+	assert_int_equal(jank_symbols_add_mapping(s, 9, pie.exe_base, 1 << 20, at("gone/prog2"),
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, 9, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog2", pie.compute_price - pie.exe_base));
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.opener_opened, 3); /* the third, of another build, was not used */
+	assert_int_equal(st.opener_refused, 1);
+	jank_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +784,7 @@ int main(void)
 		cmocka_unit_test(separate_debug_files),
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(build_id_mismatch),
+		cmocka_unit_test(opener),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(mappings_replace_and_go),
 		cmocka_unit_test(small_buffers),
