@@ -10,7 +10,9 @@
  * answers ESRCH). Its checks use the opened descriptor's fstat, not a path.
  */
 #define _GNU_SOURCE /* major, minor */
+#include <elf.h>
 #include <errno.h>
+#include <link.h> /* ElfW */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 #include "binary-opener.h"
 #include "log.h"
+#include "symbols.h"
 
 #define PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT */
 
@@ -186,6 +189,124 @@ int jank_opener_open_maps(int64_t pid, char *why, size_t len)
 	return fd;
 }
 
+/* ---- A path, of a given build ---- */
+
+#define MAX_PHNUM     512
+#define MAX_NOTE_SIZE (64u << 10)
+
+/* n bytes at off of fd, all of them. */
+static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+}
+
+/* Whether the notes in buf (n bytes) hold the GNU build-id `id`. */
+static bool notes_have(const uint8_t *buf, size_t n, const uint8_t *id, size_t id_len)
+{
+	size_t off = 0;
+
+	while (n - off >= sizeof(ElfW(Nhdr))) {
+		ElfW(Nhdr) nh;
+		size_t name, desc;
+
+		memcpy(&nh, buf + off, sizeof(nh));
+		off += sizeof(nh);
+		name = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+		desc = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+		if (name > n - off || desc > n - off - name)
+			return false;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(buf + off, "GNU", 4) == 0)
+			return nh.n_descsz == id_len && memcmp(buf + off + name, id, id_len) == 0;
+		off += name + desc;
+	}
+	return false;
+}
+
+/*
+ * 1: the ELF file fd (size bytes) has the build-id `id` in a PT_NOTE
+ * segment; 0: another, or none; -ENOEXEC: not an ELF file of this machine's
+ * class. Every offset and size is checked against the file's size.
+ */
+static int has_build_id(int fd, uint64_t size, const uint8_t *id, size_t id_len)
+{
+	ElfW(Ehdr) eh;
+
+	if (!read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum > MAX_PHNUM || eh.e_phoff > size ||
+	    (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr)) > size - eh.e_phoff)
+		return -ENOEXEC;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		uint8_t *buf;
+		bool found;
+
+		if (!read_at(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
+			return -ENOEXEC;
+		if (ph.p_type != PT_NOTE || ph.p_filesz == 0 || ph.p_filesz > MAX_NOTE_SIZE ||
+		    ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+			continue;
+		buf = malloc(ph.p_filesz);
+		if (!buf)
+			return -ENOMEM;
+		found = read_at(fd, buf, ph.p_filesz, ph.p_offset) &&
+			notes_have(buf, ph.p_filesz, id, id_len);
+		free(buf);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+static int refuse_path(int r, char *why, size_t len, const char *path, const char *what)
+{
+	snprintf(why, len, "%.512s: %s", path, what);
+	return r;
+}
+
+int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
+			  size_t whylen)
+{
+	struct stat st;
+	int fd, r;
+
+	if (path[0] != '/' || len < JANK_OPENER_MIN_BUILD_ID || len > JANK_OPENER_MAX_BUILD_ID)
+		return refuse_path(-EINVAL, why, whylen, path,
+				   "not an absolute path with a build-id");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return refuse_path(-errno, why, whylen, path, "cannot open it");
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (!r && !S_ISREG(st.st_mode))
+		r = refuse_path(-ENODEV, why, whylen, path, "not a regular file");
+	else if (!r && !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		r = refuse_path(-EACCES, why, whylen, path, "not executable (not code)");
+	else if (!r && (uint64_t)st.st_size > JANK_OPENER_MAX_SIZE)
+		r = refuse_path(-EFBIG, why, whylen, path, "too big");
+	else if (!r && (r = has_build_id(fd, (uint64_t)st.st_size, build_id, len)) < 0)
+		r = refuse_path(r, why, whylen, path, "not an ELF file");
+	else if (r == 0)
+		r = refuse_path(-ESTALE, why, whylen, path, "another build (its build-id differs)");
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out)
+{
+	if (n != sizeof(*out))
+		return -EPROTO;
+	memcpy(out, buf, sizeof(*out));
+	if (out->magic != JANK_OPENER_MAGIC || out->kind != JANK_OPEN_PATH ||
+	    out->build_id_len > JANK_OPENER_MAX_BUILD_ID ||
+	    !memchr(out->path, '\0', sizeof(out->path)))
+		return -EPROTO;
+	return 0;
+}
+
 int jank_opener_available(void)
 {
 	char why[128];
@@ -257,11 +378,29 @@ static void conn_close(struct jank_opener_conn *c, const char *why)
 	c->fd = -1;
 }
 
+static void serve_path(struct jank_opener_conn *c, const struct jank_open_path_request *r)
+{
+	char why[768];
+	int fd = jank_opener_open_path(r->path, r->build_id, r->build_id_len, why, sizeof(why));
+
+	if (fd < 0) {
+		c->refused++;
+		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
+	} else {
+		c->opened++;
+	}
+	if (send_reply(c->fd, r->seq, fd < 0 ? -fd : 0, fd) < 0)
+		conn_close(c, "the worker does not read its answers");
+	if (fd >= 0)
+		close(fd);
+}
+
 static void on_request(evutil_socket_t sock, short what, void *data)
 {
 	struct jank_opener_conn *c = data;
+	struct jank_open_path_request preq;
 	struct jank_open_request req;
-	char buf[sizeof(req) + 1], why[256];
+	char buf[sizeof(preq) + 1], why[768];
 	ssize_t n = recv(sock, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 	int fd;
 
@@ -270,6 +409,10 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 		return;
 	if (n == 0) {
 		conn_close(c, NULL); /* the worker ended */
+		return;
+	}
+	if (n == (ssize_t)sizeof(preq) && jank_opener_decode_path(buf, (size_t)n, &preq) == 0) {
+		serve_path(c, &preq);
 		return;
 	}
 	if (n < 0 || jank_opener_decode(buf, (size_t)n, &req) < 0) {
@@ -383,18 +526,14 @@ static int client_recv(struct jank_open_reply *rep, int *fd)
 	return 1;
 }
 
-static int client_ask(uint32_t kind, int64_t vpid, uint64_t addr)
+/* Send a request of n bytes (its seq in *seq) and wait for its answer. */
+static int client_ask(const void *req, size_t n, uint32_t seq)
 {
-	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
-					 .seq = ++client_seq,
-					 .kind = kind,
-					 .pid = vpid,
-					 .addr = addr };
 	struct pollfd p = { .events = POLLIN };
 
 	if (client_fd < 0)
 		return -ENOTCONN;
-	if (send(client_fd, &req, sizeof(req), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(req)) {
+	if (send(client_fd, req, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n) {
 		client_close();
 		return -ENOTCONN;
 	}
@@ -412,7 +551,7 @@ static int client_ask(uint32_t kind, int64_t vpid, uint64_t addr)
 			client_close();
 			return -ENOTCONN;
 		}
-		if (r == 0 || rep.seq != req.seq) {
+		if (r == 0 || rep.seq != seq) {
 			if (r > 0 && fd >= 0)
 				close(fd); /* the answer to a request that timed out */
 			continue;
@@ -425,13 +564,49 @@ static int client_ask(uint32_t kind, int64_t vpid, uint64_t addr)
 	}
 }
 
-int jank_opener_client_open(int64_t vpid, uint64_t addr, void *data)
+static int client_simple(uint32_t kind, int64_t vpid, uint64_t addr)
 {
+	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
+					 .seq = ++client_seq,
+					 .kind = kind,
+					 .pid = vpid,
+					 .addr = addr };
+
+	return client_ask(&req, sizeof(req), req.seq);
+}
+
+static int client_path(const char *path, const uint8_t *id, size_t len)
+{
+	struct jank_open_path_request *req = calloc(1, sizeof(*req));
+	int r;
+
+	if (!req)
+		return -ENOMEM;
+	req->magic = JANK_OPENER_MAGIC;
+	req->seq = ++client_seq;
+	req->kind = JANK_OPEN_PATH;
+	req->build_id_len = (uint32_t)len;
+	memcpy(req->build_id, id, len);
+	snprintf(req->path, sizeof(req->path), "%s", path);
+	r = client_ask(req, sizeof(*req), req->seq);
+	free(req);
+	return r;
+}
+
+int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data)
+{
+	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->addr);
+
 	(void)data;
-	return client_ask(JANK_OPEN_BINARY, vpid, addr);
+	/* The process is gone: the file at its path, if it is that very build. */
+	if ((fd == -ESRCH || fd == -ENOENT) && r->path && r->path[0] == '/' &&
+	    strlen(r->path) < JANK_OPENER_PATH_LEN && r->build_id_len >= JANK_OPENER_MIN_BUILD_ID &&
+	    r->build_id_len <= JANK_OPENER_MAX_BUILD_ID)
+		fd = client_path(r->path, r->build_id, r->build_id_len);
+	return fd;
 }
 
 int jank_opener_client_maps(int64_t vpid)
 {
-	return client_ask(JANK_OPEN_MAPS, vpid, 0);
+	return client_simple(JANK_OPEN_MAPS, vpid, 0);
 }

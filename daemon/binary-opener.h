@@ -14,10 +14,19 @@
  * JANK_OPENER_FD), and answers two questions only:
  *
  *   worker -> supervisor  struct jank_open_request {BINARY, pid, address}
- *                         or {MAPS, pid}
+ *                         or {MAPS, pid}, or struct jank_open_path_request
+ *                         {PATH, build-id, path}
  *   supervisor -> worker  struct jank_open_reply {error}, and when error is
  *                         0 a read-only descriptor (SCM_RIGHTS): of the
  *                         file, or of /proc/PID/maps
+ *
+ * PATH is for a process that exited before its worker read its statedump
+ * (a short-lived one: map_files needs the process): the supervisor opens
+ * an absolute PATH only if the file there is a regular file, executable by
+ * someone (a mode x bit), at most JANK_OPENER_MAX_SIZE bytes, ELF, and its
+ * GNU build-id note (read by a small parser of its own, every offset
+ * checked) is exactly BUILD_ID, at least JANK_OPENER_MIN_BUILD_ID bytes:
+ * the very build the trace recorded, never another file.
  *
  * The maps are for a process whose statedump did not name its binary
  * (lttng-ust leaves out a binary it cannot open by its path: one replaced
@@ -51,13 +60,25 @@
 enum jank_open_kind {
 	JANK_OPEN_BINARY = 1, /* the file mapped at addr */
 	JANK_OPEN_MAPS,	      /* /proc/PID/maps (addr 0) */
+	JANK_OPEN_PATH,	      /* the file at path, of that build-id */
 };
+
+#define JANK_OPENER_MIN_BUILD_ID 8
+#define JANK_OPENER_MAX_BUILD_ID 64
+#define JANK_OPENER_PATH_LEN	 1024
 
 struct jank_open_request {
 	uint32_t magic, seq;
 	uint32_t kind, pad; /* enum jank_open_kind; pad 0 */
 	int64_t pid;
 	uint64_t addr;
+};
+
+struct jank_open_path_request {
+	uint32_t magic, seq;
+	uint32_t kind, build_id_len; /* JANK_OPEN_PATH */
+	uint8_t build_id[JANK_OPENER_MAX_BUILD_ID];
+	char path[JANK_OPENER_PATH_LEN]; /* absolute, NUL-terminated */
 };
 
 struct jank_open_reply {
@@ -79,6 +100,16 @@ struct jank_open_reply {
 int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len);
 /* /proc/PID/maps, read-only; or -errno (EINVAL, ESRCH, or what open(2) said). */
 int jank_opener_open_maps(int64_t pid, char *why, size_t len);
+/*
+ * The file at PATH, checked as above: a descriptor, or -errno: EINVAL (not
+ * absolute, a build-id too short), ENODEV (not a regular file), EACCES (no x
+ * bit), EFBIG, ENOEXEC (not ELF, or no build-id note), ESTALE (another
+ * build), or what open(2) said.
+ */
+int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
+			  size_t whylen);
+/* A PATH request packet of n bytes: 0 and *out, or -EPROTO. */
+int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out);
 
 /* Whether this process can open other processes' map_files (root: a try on its own). */
 int jank_opener_available(void);
@@ -101,11 +132,13 @@ void jank_opener_client_init(void);
 /* 1 when the worker has a channel to the opener. */
 int jank_opener_client_ready(void);
 /*
- * Ask for the file process VPID maps at ADDR (a jank_symbols_open_fn):
+ * Ask for the file process VPID maps at ADDR, and when the process is gone
+ * and the build-id known, for the file at its path (a jank_symbols_open_fn):
  * a descriptor, or -errno (ETIMEDOUT: no answer in JANK_OPENER_REPLY_MS;
  * ENOTCONN: no channel, or it closed).
  */
-int jank_opener_client_open(int64_t vpid, uint64_t addr, void *data);
+struct jank_symbols_open_req;
+int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data);
 /* Ask for /proc/VPID/maps: a descriptor, or -errno as above. */
 int jank_opener_client_maps(int64_t vpid);
 

@@ -272,7 +272,8 @@ static bool candidate_open(struct jank_symbols *s, const char *path, struct cand
 
 /*
  * The file process vpid maps at base, from the opener, named "PATH (mapped
- * by pid N)" (its path may name another file now, or none).
+ * by pid N)" (its path may name another file now, or none; the process
+ * gone, the opener may give the file at the path if it is the trace's build).
  */
 static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b, int64_t vpid,
 				  uint64_t base, struct candidate *c)
@@ -282,7 +283,12 @@ static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b
 
 	if (!s->opener)
 		return false;
-	fd = s->opener(vpid, base, s->opener_data);
+	fd = s->opener(&(struct jank_symbols_open_req){ .vpid = vpid,
+							.addr = base,
+							.path = b->path,
+							.build_id = b->build_id,
+							.build_id_len = b->build_id_len },
+		       s->opener_data);
 	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path, vpid);
 	if (fd >= 0 && candidate_from_fd(fd, name, c)) {
 		s->st.opener_opened++;

@@ -89,12 +89,20 @@ int jank_symbols_set_root(struct jank_symbols *s, const char *root);
  * Where a binary cannot be opened by its path, or the file there is another
  * build than the one the trace recorded (replaced since the process
  * started, or in another mount namespace), the symbolizer may ask FN for
- * the file process VPID maps at the mapping's base address: a read-only
+ * the file process VPID maps at the mapping's base address ADDR (or, the
+ * process gone, the file at PATH if it is the build BUILD_ID): a read-only
  * descriptor (taken), or -errno. Its build-id is then checked as a path's
  * would be. jankd's workers ask the supervisor's binary opener
  * (daemon/binary-opener.h) for local processes; NULL: never.
  */
-typedef int (*jank_symbols_open_fn)(int64_t vpid, uint64_t addr, void *data);
+struct jank_symbols_open_req {
+	int64_t vpid;
+	uint64_t addr;
+	const char *path;
+	const uint8_t *build_id; /* NULL, len 0: none known */
+	size_t build_id_len;
+};
+typedef int (*jank_symbols_open_fn)(const struct jank_symbols_open_req *r, void *data);
 void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data);
 
 /*

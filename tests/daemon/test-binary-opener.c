@@ -4,7 +4,9 @@
  * a worker, and everything it refuses. A child process maps its own code, a
  * copy of it that is then replaced on disk (renamed over, as dpkg does), a
  * data file, a text file mapped executable, /dev/zero and anonymous memory;
- * the opener is asked for each. Opening /proc/PID/map_files needs root
+ * the opener is asked for each; and, for a process gone, files by path:
+ * only an executable ELF file of the build asked for. Opening
+ * /proc/PID/map_files needs root
  * (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): skipped without it.
  */
 #include <errno.h>
@@ -23,8 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <elfutils/libdwelf.h>
 #include <event2/event.h>
+#include <gelf.h>
 #include "binary-opener.h"
+#include "symbols.h"
 
 enum {
 	M_CODE,
@@ -304,6 +309,91 @@ static void test_decode(void **state)
 	assert_int_equal(jank_opener_decode("/etc/shadow", 12, &out), -EPROTO);
 }
 
+/* This program's own build-id, into id (at most 64 bytes); its length. */
+static size_t own_build_id(uint8_t *id)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	const void *bits;
+	ssize_t n;
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	n = e ? dwelf_elf_gnu_build_id(e, &bits) : -1;
+	assert_true(n >= 8 && n <= 64);
+	memcpy(id, bits, (size_t)n);
+	elf_end(e);
+	close(fd);
+	return (size_t)n;
+}
+
+static void expect_path_refused(const char *path, const uint8_t *id, size_t len, int err)
+{
+	char why[1024] = "";
+	int r = jank_opener_open_path(path, id, len, why, sizeof(why));
+
+	if (r >= 0)
+		close(r);
+	print_message("# %s: %s\n", path, why);
+	assert_int_equal(r, -err);
+}
+
+/* A process gone: the file at a path, only an executable ELF of that build. */
+static void test_path(void **state)
+{
+	uint8_t id[64];
+	char self[512], fifo[256], text[256];
+	size_t len = own_build_id(id);
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd;
+
+	(void)state;
+	assert_true(k > 0);
+	self[k] = '\0';
+	fd = jank_opener_open_path(self, id, len, text, sizeof(text));
+	assert_true(fd >= 0);
+	close(fd);
+	id[len - 1] ^= 1;
+	expect_path_refused(self, id, len, ESTALE);
+	id[len - 1] ^= 1;
+	expect_path_refused("/etc/passwd", id, len, EACCES);
+	expect_path_refused("/dev/null", id, len, ENODEV);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", geteuid() == 0 ? dir : "/tmp");
+	if (geteuid() == 0 && mkfifo(fifo, 0755) == 0) {
+		expect_path_refused(fifo, id, len, ENODEV);
+		unlink(fifo);
+	}
+	if (geteuid() == 0) {
+		snprintf(text, sizeof(text), "%s/text", dir);
+		chmod(text, 0755);
+		expect_path_refused(text, id, len, ENOEXEC);
+	}
+	expect_path_refused("relative/prog", id, len, EINVAL);
+	expect_path_refused(self, id, 4, EINVAL); /* a build-id too short to name a build */
+	expect_path_refused("/nonexistent/prog", id, len, ENOENT);
+}
+
+static void test_decode_path(void **state)
+{
+	struct jank_open_path_request r = { .magic = JANK_OPENER_MAGIC,
+					    .kind = JANK_OPEN_PATH,
+					    .build_id_len = 20 },
+				      out;
+
+	(void)state;
+	snprintf(r.path, sizeof(r.path), "/usr/bin/true");
+	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_opener_decode_path(&r, sizeof(r) - 1, &out), -EPROTO);
+	memset(r.path, 'a', sizeof(r.path)); /* no NUL */
+	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	r.path[0] = '\0';
+	r.build_id_len = 65;
+	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	r.build_id_len = 20;
+	r.kind = JANK_OPEN_BINARY;
+	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+}
+
 /* The channel: the worker's side asks, a server process answers with a descriptor. */
 static void test_channel(void **state)
 {
@@ -330,14 +420,52 @@ static void test_channel(void **state)
 	close(sv[1]);
 	jank_opener_client_init();
 	assert_true(jank_opener_client_ready());
-	fd = jank_opener_client_open(child, addrs[M_CODE], NULL);
+	fd = jank_opener_client_open(
+		&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] }, NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &a), 0);
 	assert_int_equal(stat("/proc/self/exe", &b), 0);
 	assert_true(a.st_ino == b.st_ino);
 	close(fd);
-	assert_int_equal(jank_opener_client_open(child, addrs[M_DATA], NULL), -EACCES);
-	assert_int_equal(jank_opener_client_open(-3, 0, NULL), -EINVAL);
+	assert_int_equal(
+		jank_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_DATA] },
+			NULL),
+		-EACCES);
+	assert_int_equal(
+		jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = -3 }, NULL),
+		-EINVAL);
+	/* A process gone, its build-id known: the file at its path, if that build. */
+	{
+		uint8_t id[64];
+		size_t len = own_build_id(id);
+		char self[512];
+		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		pid_t gone = fork();
+
+		assert_true(k > 0 && gone >= 0);
+		self[k] = '\0';
+		if (gone == 0)
+			_exit(0);
+		waitpid(gone, NULL, 0);
+		fd = jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = gone,
+									      .addr = addrs[M_CODE],
+									      .path = self,
+									      .build_id = id,
+									      .build_id_len = len },
+					     NULL);
+		assert_true(fd >= 0);
+		close(fd);
+		id[0] ^= 1;
+		assert_int_equal(jank_opener_client_open(
+					 &(struct jank_symbols_open_req){ .vpid = gone,
+									  .addr = addrs[M_CODE],
+									  .path = self,
+									  .build_id = id,
+									  .build_id_len = len },
+					 NULL),
+				 -ESTALE);
+	}
 	/* The child's maps: its mappings, this program's path among them. */
 	fd = jank_opener_client_maps(child);
 	assert_true(fd >= 0);
@@ -356,7 +484,11 @@ static void test_channel(void **state)
 	assert_int_equal(jank_opener_client_maps(0), -EINVAL);
 	/* A packet that is not a request: the server closes the channel. */
 	assert_int_equal(send(JANK_OPENER_FD, "/etc/shadow", 12, 0), 12);
-	assert_int_equal(jank_opener_client_open(child, addrs[M_CODE], NULL), -ENOTCONN);
+	assert_int_equal(
+		jank_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] },
+			NULL),
+		-ENOTCONN);
 	assert_false(jank_opener_client_ready());
 	waitpid(server, NULL, 0);
 }
@@ -370,6 +502,8 @@ int main(void)
 		cmocka_unit_test(test_refuses_bad_pids),
 		cmocka_unit_test(test_unprivileged_cannot),
 		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_decode_path),
 		cmocka_unit_test(test_channel),
 	};
 

@@ -715,12 +715,12 @@ struct fake_opener {
 	int asked;
 };
 
-static int fake_open(int64_t vpid, uint64_t addr, void *data)
+static int fake_open(const struct jank_symbols_open_req *r, void *data)
 {
 	struct fake_opener *o = data;
 
 	o->asked++;
-	if (vpid != o->pid || addr != o->base || !o->path)
+	if (r->vpid != o->pid || r->addr != o->base || !o->path)
 		return -ESRCH;
 	return open(o->path, O_RDONLY | O_CLOEXEC);
 }
