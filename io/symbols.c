@@ -28,6 +28,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <lzma.h>
 #include "errbuf.h"
 #include "hashmap.h"
 #include "critpath.h"
@@ -36,8 +37,9 @@
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
 #define CACHE_TEXT_MAX	 512  /* longer texts are not cached */
 #define MAX_FILE_SIZE	 ((uint64_t)4 << 30)
-#define BINARY_OVERHEAD	 16384 /* libelf and libdwfl's structures per open binary */
-#define BYTES_PER_SYMBOL 16    /* libdwfl's per-symbol bookkeeping */
+#define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
+#define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
+#define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
 
 enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
@@ -163,6 +165,7 @@ struct candidate {
 	uint64_t start, end; /* the PT_LOAD segments: first p_vaddr (page-aligned), highest end */
 	uint64_t first_vaddr;
 	bool has_symtab;
+	bool too_big; /* its .gnu_debugdata unpacks past the symbolizer's share */
 	size_t cost;
 };
 
@@ -186,11 +189,54 @@ static uint64_t section_size(Elf *elf, size_t ndx)
 	return sh && sh->sh_type != SHT_NOBITS ? sh->sh_size : 0;
 }
 
+/*
+ * The size xz data unpacks to, by unpacking it into a scratch buffer and
+ * counting, never past `cap` (its own header may claim anything):
+ * UINT64_MAX past cap, or when it is not xz.
+ */
+static uint64_t xz_unpacked_size(const void *in, size_t n, uint64_t cap)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	uint8_t out[65536];
+	uint64_t total = 0;
+	lzma_ret r;
+
+	if (lzma_stream_decoder(&z, XZ_MEMLIMIT, 0) != LZMA_OK)
+		return UINT64_MAX;
+	z.next_in = in;
+	z.avail_in = n;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		r = lzma_code(&z, LZMA_FINISH);
+		total += sizeof(out) - z.avail_out;
+	} while (r == LZMA_OK && total <= cap);
+	lzma_end(&z);
+	return r == LZMA_STREAM_END && total <= cap ? total : UINT64_MAX;
+}
+
+/*
+ * MiniDebugInfo (.gnu_debugdata): libdwfl unpacks it in memory when the
+ * file has no .symtab, to a size the file chooses. Counted in the cost, or
+ * the binary is refused (too_big) when it unpacks past `cap`.
+ */
+static void candidate_debugdata(struct candidate *c, Elf_Scn *scn, uint64_t cap)
+{
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	uint64_t size = d && d->d_buf ? xz_unpacked_size(d->d_buf, d->d_size, cap) : 0;
+
+	if (size == UINT64_MAX)
+		c->too_big = true;
+	else
+		c->cost += (size_t)size + (size_t)(size / 24) * BYTES_PER_SYMBOL;
+}
+
 /* Sections and segments, through libelf: a usable executable or shared object? */
-static bool candidate_inspect(struct candidate *c, uint64_t file_size)
+static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap)
 {
 	GElf_Ehdr ehdr;
-	size_t phnum;
+	size_t phnum, shstrndx = 0;
+	Elf_Scn *debugdata = NULL;
 	bool found = false;
 	uint64_t symtab = 0, dynsym = 0;
 	Elf_Scn *scn = NULL;
@@ -222,11 +268,17 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size)
 	}
 	if (!found || c->end <= c->start)
 		return false;
+	if (elf_getshdrstrndx(c->elf, &shstrndx) != 0)
+		shstrndx = 0;
 	while ((scn = elf_nextscn(c->elf, scn)) != NULL) {
 		GElf_Shdr sh;
+		const char *name;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
+		name = shstrndx ? elf_strptr(c->elf, shstrndx, sh.sh_name) : NULL;
+		if (sh.sh_type == SHT_PROGBITS && name && strcmp(name, ".gnu_debugdata") == 0)
+			debugdata = scn;
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab += sh.sh_size + section_size(c->elf, sh.sh_link);
 			c->has_symtab = true;
@@ -239,11 +291,14 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size)
 	if (symtab > file_size)
 		symtab = file_size;
 	c->cost = BINARY_OVERHEAD + (size_t)symtab + (size_t)(symtab / 24) * BYTES_PER_SYMBOL;
-	return true;
+	/* Without a .symtab of its own, libdwfl would unpack it. */
+	if (debugdata && !c->has_symtab)
+		candidate_debugdata(c, debugdata, debugdata_cap);
+	return !c->too_big;
 }
 
 /* FD (taken) as a candidate named PATH: a regular ELF executable or shared object. */
-static bool candidate_from_fd(int fd, const char *path, struct candidate *c)
+static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, struct candidate *c)
 {
 	struct stat st;
 
@@ -255,8 +310,11 @@ static bool candidate_from_fd(int fd, const char *path, struct candidate *c)
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size))
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4)) {
+		if (c->too_big)
+			s->st.too_big++;
 		goto fail;
+	}
 	return true;
 fail:
 	candidate_close(c);
@@ -266,8 +324,8 @@ fail:
 /* Open PATH as a candidate. */
 static bool candidate_open(struct jank_symbols *s, const char *path, struct candidate *c)
 {
-	(void)s;
-	return candidate_from_fd(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), path, c);
+	return candidate_from_fd(s, open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), path,
+				 c);
 }
 
 /*
@@ -290,7 +348,7 @@ static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b
 							.build_id_len = b->build_id_len },
 		       s->opener_data);
 	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path, vpid);
-	if (fd >= 0 && candidate_from_fd(fd, name, c)) {
+	if (fd >= 0 && candidate_from_fd(s, fd, name, c)) {
 		s->st.opener_opened++;
 		return true;
 	}

@@ -25,8 +25,11 @@
  *
  * Memory is bounded: the bookkeeping (processes, mappings, the lookup
  * cache) and an estimate of each open binary's cost (the symbol tables and
- * their strings libdwfl reads, plus a fixed overhead) are counted against
- * the limit given at creation. Binaries are closed least recently used
+ * their strings libdwfl reads, plus a fixed overhead; for a binary without
+ * .symtab, the size its MiniDebugInfo, .gnu_debugdata, unpacks to, measured
+ * first: a file whose .gnu_debugdata unpacks past a quarter of the limit is
+ * not used, counted in too_big, and its addresses stay binary+offset) are
+ * counted against the limit given at creation. Binaries are closed least recently used
  * first to stay under it (and reopened when needed again); mappings that
  * would exceed half of it are refused and counted. Not thread-safe.
  */
@@ -52,11 +55,12 @@ struct jank_symbols_stats {
 	uint64_t limit;
 	uint64_t lookups;
 	uint64_t cache_hits;
-	uint64_t resolved;	 /* lookups that gave a function name */
-	uint64_t unresolved;	 /* binary+offset or a bare address */
-	uint64_t evictions;	 /* binaries closed to stay under the limit */
-	uint64_t dropped;	 /* mappings refused: the limit */
-	uint64_t bad_files;	 /* opens that failed: missing, not ELF, wrong build-id, too big */
+	uint64_t resolved;   /* lookups that gave a function name */
+	uint64_t unresolved; /* binary+offset or a bare address */
+	uint64_t evictions;  /* binaries closed to stay under the limit */
+	uint64_t dropped;    /* mappings refused: the limit */
+	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
+	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit */
 	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
 	uint64_t opener_refused; /* asked, and refused or unanswered */
 };

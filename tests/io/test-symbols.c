@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "dirtree.h"
@@ -774,6 +776,58 @@ static void opener(void **state)
 	jank_symbols_free(s);
 }
 
+/*
+ * A crafted ELF: the stripped program with a .gnu_debugdata of 256 MiB of
+ * zeros, xz-compressed to 38 KB. libdwfl would unpack all of it; the
+ * symbolizer measures it first (never past a quarter of its limit) and
+ * refuses the file: binary+offset, counted in too_big, and the process's
+ * peak RSS does not grow by the 256 MiB. One of 1 MiB is used, its cost counted.
+ */
+static void debugdata_bomb(void **state)
+{
+	struct jank_symbols *s;
+	struct jank_symbols_stats st;
+	struct rusage ru0, ru1;
+	struct timespec t0, t1;
+	size_t bytes;
+
+	(void)state;
+	if (sh("cd %s && head -c 268435456 /dev/zero | xz -0 -T1 -c > bomb.xz && "
+	       "objcopy --add-section .gnu_debugdata=bomb.xz prog-stripped prog-bomb && "
+	       "head -c 1048576 /dev/zero | xz -0 -c > mini.xz && "
+	       "objcopy --add-section .gnu_debugdata=mini.xz prog-stripped prog-mini",
+	       root))
+		skip();
+	s = fresh();
+	getrusage(RUSAGE_SELF, &ru0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog-bomb"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 1, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-bomb", pie.compute_price - pie.exe_base));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_SELF, &ru1);
+	jank_symbols_get_stats(s, &st);
+	print_message("# .gnu_debugdata unpacking to 256 MiB: refused in %.3f s, peak RSS +%ld KiB "
+		      "(limit %" PRIu64 " MiB)\n",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		      ru1.ru_maxrss - ru0.ru_maxrss, st.limit >> 20);
+	assert_int_equal(st.too_big, 1);
+	assert_true(ru1.ru_maxrss - ru0.ru_maxrss < 32 * 1024);
+	bytes = (size_t)st.bytes;
+	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, at("prog-mini"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 2, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-mini", pie.compute_price - pie.exe_base));
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.too_big, 1);
+	assert_int_equal(st.binaries_open, 1);
+	assert_true(st.bytes >= bytes + (1u << 20)); /* the unpacked MiB, counted */
+	jank_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +839,7 @@ int main(void)
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(build_id_mismatch),
 		cmocka_unit_test(opener),
+		cmocka_unit_test(debugdata_bomb),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(mappings_replace_and_go),
 		cmocka_unit_test(small_buffers),
