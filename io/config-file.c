@@ -880,6 +880,7 @@ static const struct jank_conf_key keys[] = {
 	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
 	K("daemon", "worker-user",     user_name,          RESTART, "jank-worker", DAEMON(worker_user)),
 	K("daemon", "workers-as-root", jank_conf_bool,     RESTART, "no", DAEMON(workers_as_root)),
+	K("daemon", "open-binaries",   jank_conf_bool,     RESTART, "yes", DAEMON(open_binaries)),
 	K("daemon", "state-dir",       abs_path,           RESTART, "/var/lib/jankd/state", DAEMON(state_dir)),
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),

@@ -114,6 +114,8 @@ struct jank_config_daemon {
 	 * workers_as_root too. */
 	char worker_user[JANK_CONFIG_USER_LEN];
 	bool workers_as_root;
+	/* Open the binaries local processes map for the workers (binary opener; default yes). */
+	bool open_binaries;
 	char *state_dir; /* the inputs' baselines, kept across restarts (default
 			    /var/lib/jankd/state) */
 };

@@ -28,6 +28,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <lzma.h>
 #include "errbuf.h"
 #include "hashmap.h"
 #include "critpath.h"
@@ -36,8 +37,9 @@
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
 #define CACHE_TEXT_MAX	 512  /* longer texts are not cached */
 #define MAX_FILE_SIZE	 ((uint64_t)4 << 30)
-#define BINARY_OVERHEAD	 16384 /* libelf and libdwfl's structures per open binary */
-#define BYTES_PER_SYMBOL 16    /* libdwfl's per-symbol bookkeeping */
+#define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
+#define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
+#define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
 
 enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
@@ -93,6 +95,8 @@ struct jank_symbols {
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	char *root;
+	jank_symbols_open_fn opener;
+	void *opener_data;
 	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
@@ -161,6 +165,7 @@ struct candidate {
 	uint64_t start, end; /* the PT_LOAD segments: first p_vaddr (page-aligned), highest end */
 	uint64_t first_vaddr;
 	bool has_symtab;
+	bool too_big; /* its .gnu_debugdata unpacks past the symbolizer's share */
 	size_t cost;
 };
 
@@ -184,11 +189,54 @@ static uint64_t section_size(Elf *elf, size_t ndx)
 	return sh && sh->sh_type != SHT_NOBITS ? sh->sh_size : 0;
 }
 
+/*
+ * The size xz data unpacks to, by unpacking it into a scratch buffer and
+ * counting, never past `cap` (its own header may claim anything):
+ * UINT64_MAX past cap, or when it is not xz.
+ */
+static uint64_t xz_unpacked_size(const void *in, size_t n, uint64_t cap)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	uint8_t out[65536];
+	uint64_t total = 0;
+	lzma_ret r;
+
+	if (lzma_stream_decoder(&z, XZ_MEMLIMIT, 0) != LZMA_OK)
+		return UINT64_MAX;
+	z.next_in = in;
+	z.avail_in = n;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		r = lzma_code(&z, LZMA_FINISH);
+		total += sizeof(out) - z.avail_out;
+	} while (r == LZMA_OK && total <= cap);
+	lzma_end(&z);
+	return r == LZMA_STREAM_END && total <= cap ? total : UINT64_MAX;
+}
+
+/*
+ * MiniDebugInfo (.gnu_debugdata): libdwfl unpacks it in memory when the
+ * file has no .symtab, to a size the file chooses. Counted in the cost, or
+ * the binary is refused (too_big) when it unpacks past `cap`.
+ */
+static void candidate_debugdata(struct candidate *c, Elf_Scn *scn, uint64_t cap)
+{
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	uint64_t size = d && d->d_buf ? xz_unpacked_size(d->d_buf, d->d_size, cap) : 0;
+
+	if (size == UINT64_MAX)
+		c->too_big = true;
+	else
+		c->cost += (size_t)size + (size_t)(size / 24) * BYTES_PER_SYMBOL;
+}
+
 /* Sections and segments, through libelf: a usable executable or shared object? */
-static bool candidate_inspect(struct candidate *c, uint64_t file_size)
+static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap)
 {
 	GElf_Ehdr ehdr;
-	size_t phnum;
+	size_t phnum, shstrndx = 0;
+	Elf_Scn *debugdata = NULL;
 	bool found = false;
 	uint64_t symtab = 0, dynsym = 0;
 	Elf_Scn *scn = NULL;
@@ -220,11 +268,17 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size)
 	}
 	if (!found || c->end <= c->start)
 		return false;
+	if (elf_getshdrstrndx(c->elf, &shstrndx) != 0)
+		shstrndx = 0;
 	while ((scn = elf_nextscn(c->elf, scn)) != NULL) {
 		GElf_Shdr sh;
+		const char *name;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
+		name = shstrndx ? elf_strptr(c->elf, shstrndx, sh.sh_name) : NULL;
+		if (sh.sh_type == SHT_PROGBITS && name && strcmp(name, ".gnu_debugdata") == 0)
+			debugdata = scn;
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab += sh.sh_size + section_size(c->elf, sh.sh_link);
 			c->has_symtab = true;
@@ -237,27 +291,68 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size)
 	if (symtab > file_size)
 		symtab = file_size;
 	c->cost = BINARY_OVERHEAD + (size_t)symtab + (size_t)(symtab / 24) * BYTES_PER_SYMBOL;
-	return true;
+	/* Without a .symtab of its own, libdwfl would unpack it. */
+	if (debugdata && !c->has_symtab)
+		candidate_debugdata(c, debugdata, debugdata_cap);
+	return !c->too_big;
 }
 
-/* Open PATH as a candidate: a regular ELF executable or shared object. */
-static bool candidate_open(struct jank_symbols *s, const char *path, struct candidate *c)
+/* FD (taken) as a candidate named PATH: a regular ELF executable or shared object. */
+static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, struct candidate *c)
 {
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	c->fd = fd;
 	if (c->fd < 0)
 		return false;
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size))
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4)) {
+		if (c->too_big)
+			s->st.too_big++;
 		goto fail;
+	}
 	return true;
 fail:
 	candidate_close(c);
+	return false;
+}
+
+/* Open PATH as a candidate. */
+static bool candidate_open(struct jank_symbols *s, const char *path, struct candidate *c)
+{
+	return candidate_from_fd(s, open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), path,
+				 c);
+}
+
+/*
+ * The file process vpid maps at base, from the opener, named "PATH (mapped
+ * by pid N)" (its path may name another file now, or none; the process
+ * gone, the opener may give the file at the path if it is the trace's build).
+ */
+static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b, int64_t vpid,
+				  uint64_t base, struct candidate *c)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	if (!s->opener)
+		return false;
+	fd = s->opener(&(struct jank_symbols_open_req){ .vpid = vpid,
+							.addr = base,
+							.path = b->path,
+							.build_id = b->build_id,
+							.build_id_len = b->build_id_len },
+		       s->opener_data);
+	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path, vpid);
+	if (fd >= 0 && candidate_from_fd(s, fd, name, c)) {
+		s->st.opener_opened++;
+		return true;
+	}
+	s->st.opener_refused++;
 	return false;
 }
 
@@ -407,10 +502,37 @@ fail:
 }
 
 /*
+ * The binary's own file, if it is the build the trace recorded: its first
+ * p_vaddr and build-id are noted, and with no build-id from the trace, the
+ * file's own becomes *id (it finds the debug file). false: another build.
+ */
+static bool binary_take_file(struct binary *b, const struct candidate *bin, const uint8_t **id,
+			     size_t *id_len)
+{
+	const void *bits;
+	ssize_t n;
+
+	if (build_id_matches(bin->elf, *id, *id_len) != 1)
+		return false;
+	b->vaddr_known = true;
+	b->first_vaddr = bin->first_vaddr;
+	if ((n = dwelf_elf_gnu_build_id(bin->elf, &bits)) > 0 &&
+	    (size_t)n <= sizeof(b->file_build_id)) {
+		memcpy(b->file_build_id, bits, (size_t)n);
+		b->file_build_id_len = (size_t)n;
+	}
+	if (!*id_len && b->file_build_id_len) {
+		*id = b->file_build_id;
+		*id_len = b->file_build_id_len;
+	}
+	return true;
+}
+
+/*
  * Open a binary's symbols: its debug file by build-id; the binary itself
  * when it has a .symtab; its debug file by debug link; the binary's .dynsym.
  */
-static void binary_open(struct jank_symbols *s, struct binary *b)
+static void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	char path[PATH_MAX];
 	struct candidate bin = { .fd = -1 }, dbg = { .fd = -1 }, *use = NULL;
@@ -421,27 +543,12 @@ static void binary_open(struct jank_symbols *s, struct binary *b)
 	b->state = BIN_FAILED;
 	w = snprintf(path, sizeof(path), "%s%s", s->root ? s->root : "", b->path);
 	if (w > 0 && (size_t)w < sizeof(path) && b->path[0] == '/' &&
-	    candidate_open(s, path, &bin)) {
-		if (build_id_matches(bin.elf, id, id_len) == 1) {
-			const void *bits;
-			ssize_t n;
-
-			b->vaddr_known = true;
-			b->first_vaddr = bin.first_vaddr;
-			if ((n = dwelf_elf_gnu_build_id(bin.elf, &bits)) > 0 &&
-			    (size_t)n <= sizeof(b->file_build_id)) {
-				memcpy(b->file_build_id, bits, (size_t)n);
-				b->file_build_id_len = (size_t)n;
-			}
-			/* No build-id from the trace: the file's own finds its debug file. */
-			if (!id_len && b->file_build_id_len) {
-				id = b->file_build_id;
-				id_len = b->file_build_id_len;
-			}
-		} else {
-			candidate_close(&bin); /* another build: its symbols would lie */
-		}
-	}
+	    candidate_open(s, path, &bin) && !binary_take_file(b, &bin, &id, &id_len))
+		candidate_close(&bin); /* another build: its symbols would lie */
+	/* Not there, not ours to read, or another build now: the file the process mapped. */
+	if (!bin.elf && candidate_from_opener(s, b, vpid, base, &bin) &&
+	    !binary_take_file(b, &bin, &id, &id_len))
+		candidate_close(&bin);
 	if (id_len && open_by_build_id(s, id, id_len, &dbg))
 		use = &dbg;
 	else if (bin.elf && bin.has_symtab)
@@ -530,6 +637,20 @@ static void binary_put(struct jank_symbols *s, struct binary *b)
 	s->book_bytes -= sizeof(*b);
 	s->st.binaries--;
 	free(b);
+}
+
+/*
+ * With an opener, a binary whose build-id is known is opened as soon as it
+ * is mapped, while the process still runs: the file it maps can be had
+ * only from the live process (a short-lived one may be gone by the time a
+ * verdict names its frames). Without one, on its first lookup.
+ */
+static void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+{
+	if (s->opener && b->state == BIN_CLOSED) {
+		b->last_use = ++s->tick;
+		binary_open(s, b, vpid, base);
+	}
 }
 
 /* ---- Processes and their mappings ---- */
@@ -665,6 +786,8 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 	p->n++;
 	s->st.mappings++;
 	s->gen++;
+	if (build_id_len)
+		open_early(s, b, vpid, base);
 	return 0;
 }
 
@@ -686,6 +809,7 @@ int jank_symbols_set_build_id(struct jank_symbols *s, int64_t vpid, uint64_t bas
 	m->bin = b;
 	binary_put(s, old);
 	s->gen++;
+	open_early(s, b, vpid, base);
 	return 0;
 }
 
@@ -747,13 +871,15 @@ static int maps_flush(struct jank_symbols *s, int64_t vpid, struct maps_run *r)
 	return ret < 0 ? ret : 1;
 }
 
+static int add_maps(struct jank_symbols *s, FILE *f, const char *name, int64_t vpid, char *err,
+		    size_t errlen);
+
 int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, char *err,
 			       size_t errlen)
 {
-	char name[64], line[PATH_MAX + 256];
-	struct maps_run run = { .open = false };
-	int added = 0, r = 0;
+	char name[64];
 	FILE *f;
+	int r;
 
 	snprintf(name, sizeof(name), "/proc/%ld/maps", (long)pid);
 	f = fopen(name, "re");
@@ -762,6 +888,29 @@ int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, 
 		jank_errf(err, errlen, "%s: %s", name, strerror(errno));
 		return r;
 	}
+	return add_maps(s, f, name, vpid, err, errlen);
+}
+
+int jank_symbols_add_maps_fd(struct jank_symbols *s, int fd, int64_t vpid, char *err, size_t errlen)
+{
+	FILE *f = fdopen(fd, "re");
+
+	if (!f) {
+		close(fd);
+		jank_errf(err, errlen, "maps of %" PRId64 ": %s", vpid, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return add_maps(s, f, "maps", vpid, err, errlen);
+}
+
+/* The mappings of F (a /proc/PID/maps, closed here) as VPID's. */
+static int add_maps(struct jank_symbols *s, FILE *f, const char *name, int64_t vpid, char *err,
+		    size_t errlen)
+{
+	char line[PATH_MAX + 256];
+	struct maps_run run = { .open = false };
+	int added = 0, r = 0;
+
 	jank_symbols_forget_process(s, vpid);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
@@ -893,7 +1042,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	b = m->bin;
 	b->last_use = ++s->tick;
 	if (b->state == BIN_CLOSED)
-		binary_open(s, b);
+		binary_open(s, b, vpid, m->base);
 	file_addr = file_address(m, addr);
 	kind = JANK_SYMBOLS_OFFSET;
 	if (b->state == BIN_OPEN) {
@@ -953,6 +1102,12 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs)
 	s->debug_dirs = v;
 	s->ndebug_dirs = n;
 	return 0;
+}
+
+void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data)
+{
+	s->opener = fn;
+	s->opener_data = data;
 }
 
 int jank_symbols_set_root(struct jank_symbols *s, const char *root)

@@ -25,8 +25,11 @@
  *
  * Memory is bounded: the bookkeeping (processes, mappings, the lookup
  * cache) and an estimate of each open binary's cost (the symbol tables and
- * their strings libdwfl reads, plus a fixed overhead) are counted against
- * the limit given at creation. Binaries are closed least recently used
+ * their strings libdwfl reads, plus a fixed overhead; for a binary without
+ * .symtab, the size its MiniDebugInfo, .gnu_debugdata, unpacks to, measured
+ * first: a file whose .gnu_debugdata unpacks past a quarter of the limit is
+ * not used, counted in too_big, and its addresses stay binary+offset) are
+ * counted against the limit given at creation. Binaries are closed least recently used
  * first to stay under it (and reopened when needed again); mappings that
  * would exceed half of it are refused and counted. Not thread-safe.
  */
@@ -57,6 +60,9 @@ struct jank_symbols_stats {
 	uint64_t evictions;  /* binaries closed to stay under the limit */
 	uint64_t dropped;    /* mappings refused: the limit */
 	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
+	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit */
+	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
+	uint64_t opener_refused; /* asked, and refused or unanswered */
 };
 
 enum jank_symbols_result {
@@ -82,6 +88,26 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs);
  * Applies to binaries opened from now on.
  */
 int jank_symbols_set_root(struct jank_symbols *s, const char *root);
+
+/*
+ * Where a binary cannot be opened by its path, or the file there is another
+ * build than the one the trace recorded (replaced since the process
+ * started, or in another mount namespace), the symbolizer may ask FN for
+ * the file process VPID maps at the mapping's base address ADDR (or, the
+ * process gone, the file at PATH if it is the build BUILD_ID): a read-only
+ * descriptor (taken), or -errno. Its build-id is then checked as a path's
+ * would be. jankd's workers ask the supervisor's binary opener
+ * (daemon/binary-opener.h) for local processes; NULL: never.
+ */
+struct jank_symbols_open_req {
+	int64_t vpid;
+	uint64_t addr;
+	const char *path;
+	const uint8_t *build_id; /* NULL, len 0: none known */
+	size_t build_id_len;
+};
+typedef int (*jank_symbols_open_fn)(const struct jank_symbols_open_req *r, void *data);
+void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data);
 
 /*
  * Binary PATH is loaded in process VPID at BASE, which is, as lttng-ust's
@@ -119,6 +145,9 @@ void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid);
  */
 int jank_symbols_add_proc_maps(struct jank_symbols *s, pid_t pid, int64_t vpid, char *err,
 			       size_t errlen);
+/* The same from FD (taken), a /proc/PID/maps opened elsewhere (jank_symbols_set_opener). */
+int jank_symbols_add_maps_fd(struct jank_symbols *s, int fd, int64_t vpid, char *err,
+			     size_t errlen);
 
 /*
  * The text for ADDR in process VPID, in BUF (always terminated, truncated

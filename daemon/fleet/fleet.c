@@ -27,6 +27,7 @@
 #include "json-read.h"
 #include "json-util.h"
 #include "log.h"
+#include "relayd.h"
 #include "skipped.h"
 #include "units.h"
 #include "worker-proc.h"
@@ -122,6 +123,15 @@ static void input_free(struct jank_fleet_input *in)
 
 static const struct jank_proc_ops input_ops;
 
+/* Its pids are this host's: the binary opener may open their binaries. */
+static bool input_on_this_host(const char *url)
+{
+	char host[256];
+
+	host[sizeof(host) - 1] = '\0';
+	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
+}
+
 static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
@@ -146,6 +156,7 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 		input_free(in);
 		return NULL;
 	}
+	jank_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
 	return in;
 }

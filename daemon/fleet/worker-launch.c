@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "binary-opener.h"
 #include "worker-launch.h"
 #include "worker.h"
 
@@ -59,6 +60,11 @@ const char *jank_launch_spawner(void)
 
 pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err)
 {
+	return jank_launch_spawn_fds(fd, -1, name, user, err);
+}
+
+pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err)
+{
 	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
 	char *argv[] = { arg0, arg1, ppid, (char *)user, (char *)name, NULL };
 	posix_spawn_file_actions_t fa;
@@ -71,8 +77,11 @@ pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	*err = posix_spawn_file_actions_adddup2(&fa, fd, JANK_WORKER_FD);
+	if (!*err && opener_fd >= 0)
+		*err = posix_spawn_file_actions_adddup2(&fa, opener_fd, JANK_OPENER_FD);
 	if (!*err)
-		*err = posix_spawn_file_actions_addclosefrom_np(&fa, JANK_WORKER_FD + 1);
+		*err = posix_spawn_file_actions_addclosefrom_np(
+			&fa, opener_fd >= 0 ? JANK_OPENER_FD + 1 : JANK_WORKER_FD + 1);
 	if (!*err)
 		*err = posix_spawnattr_setsigmask(&at, &none);
 	if (!*err)
@@ -249,9 +258,10 @@ static int start_spawner(struct jank_launch *l, struct event_base *base, int fd,
 
 /* ---- Either way ---- */
 
-struct jank_launch *jank_launch_start(struct event_base *base, int fd, const char *name,
-				      const struct jank_worker_user *u, jank_launch_ended_fn fn,
-				      void *data, int *err, char *why, size_t len)
+struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
+				      const char *name, const struct jank_worker_user *u,
+				      jank_launch_ended_fn fn, void *data, int *err, char *why,
+				      size_t len)
 {
 	struct jank_launch *l = calloc(1, sizeof(*l));
 	char who[48];
@@ -269,7 +279,7 @@ struct jank_launch *jank_launch_start(struct event_base *base, int fd, const cha
 		*err = start_spawner(l, base, fd, name, why, len);
 	} else {
 		jank_worker_user_format(u, who, sizeof(who));
-		l->pid = jank_launch_spawn(fd, name, who, err);
+		l->pid = jank_launch_spawn_fds(fd, opener_fd, name, who, err);
 		*err = -*err;
 		if (*err)
 			snprintf(why, len, "cannot start: %s", strerror(-*err));

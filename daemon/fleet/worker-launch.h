@@ -69,12 +69,15 @@ const char *jank_launch_spawner(void);
 
 /*
  * Start a worker whose end of the socketpair is `fd` (not taken), `name`
- * for ps, as `u` (here only: the spawner's workers keep its user). NULL on
- * failure, with -errno in *err and what failed in `why`.
+ * for ps, as `u` (here only: the spawner's workers keep its user). Here
+ * only, `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the
+ * binary opener's channel (binary-opener.h). NULL on failure, with -errno
+ * in *err and what failed in `why`.
  */
-struct jank_launch *jank_launch_start(struct event_base *base, int fd, const char *name,
-				      const struct jank_worker_user *u, jank_launch_ended_fn ended,
-				      void *data, int *err, char *why, size_t len);
+struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
+				      const char *name, const struct jank_worker_user *u,
+				      jank_launch_ended_fn ended, void *data, int *err, char *why,
+				      size_t len);
 pid_t jank_launch_pid(const struct jank_launch *l);
 /* SIGKILL the worker (ended() follows). */
 void jank_launch_kill(struct jank_launch *l);
@@ -90,5 +93,7 @@ void jank_launch_free(struct jank_launch *l);
  * by the spawner.
  */
 pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err);
+/* The same, with `opener_fd` (-1: none) as its JANK_OPENER_FD. */
+pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err);
 
 #endif

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "log.h"
 #include "units.h"
+#include "binary-opener.h"
 #include "worker-launch.h"
 #include "worker-proc.h"
 #include "worker-proto.h"
@@ -43,7 +44,9 @@ struct jank_proc {
 	void *data;
 
 	struct jank_launch *launch; /* NULL: none */
-	pid_t pid;		    /* its pid, 0: none */
+	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
+	struct jank_opener_conn *opener;
+	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;
 	bool eof, reaped;
 	bool silenced; /* killed for its silence */
@@ -111,6 +114,7 @@ void jank_proc_free(struct jank_proc *p)
 	if (!p)
 		return;
 	jank_launch_free(p->launch);
+	jank_opener_conn_free(p->opener);
 	if (p->bev)
 		bufferevent_free(p->bev);
 	if (p->ev_restart)
@@ -169,6 +173,8 @@ static void maybe_gone(struct jank_proc *p)
 		return;
 	jank_launch_free(p->launch);
 	p->launch = NULL;
+	jank_opener_conn_free(p->opener);
+	p->opener = NULL;
 	p->pid = 0;
 	if (p->ending) {
 		p->done = true;
@@ -318,6 +324,43 @@ static int make_pair(int sv[2])
 	return 0;
 }
 
+static bool open_binaries = true;
+
+void jank_proc_set_open_binaries(bool on)
+{
+	open_binaries = on;
+}
+
+void jank_proc_want_opener(struct jank_proc *p, bool want)
+{
+	p->opener_wanted = want;
+}
+
+/*
+ * The binary opener's channel for the worker about to start: its end in
+ * *worker_fd (-1: none). Only when this process started as root and starts
+ * its workers itself (the spawner's jankd has no capability), asked once.
+ */
+static void make_opener(struct jank_proc *p, int *worker_fd)
+{
+	static int available = -1;
+	int sv[2];
+
+	*worker_fd = -1;
+	if (!open_binaries || !p->opener_wanted || jank_launch_spawner())
+		return;
+	if (available < 0)
+		available = jank_opener_available();
+	if (!available || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return;
+	p->opener = jank_opener_conn_new(p->base, sv[0], p->name);
+	if (!p->opener) {
+		close(sv[1]);
+		return;
+	}
+	*worker_fd = sv[1];
+}
+
 /* No worker could be made: counted as a crash, and tried again later. */
 static int start_failed(struct jank_proc *p, int r, const char *why)
 {
@@ -337,7 +380,7 @@ int jank_proc_start(struct jank_proc *p)
 {
 	struct jank_worker_user u;
 	char why[256];
-	int sv[2], r;
+	int sv[2], opener_fd, r;
 
 	r = resolve_user(&u, why, sizeof(why));
 	if (r < 0)
@@ -350,10 +393,15 @@ int jank_proc_start(struct jank_proc *p)
 	if (r < 0)
 		return start_failed(p, r, NULL);
 	p->reaped = false;
-	p->launch =
-		jank_launch_start(p->base, sv[1], p->name, &u, on_ended, p, &r, why, sizeof(why));
+	make_opener(p, &opener_fd);
+	p->launch = jank_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p, &r, why,
+				      sizeof(why));
 	close(sv[1]);
+	if (opener_fd >= 0)
+		close(opener_fd);
 	if (!p->launch) {
+		jank_opener_conn_free(p->opener);
+		p->opener = NULL;
 		close(sv[0]);
 		return start_failed(p, r, why);
 	}

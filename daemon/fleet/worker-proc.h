@@ -72,6 +72,13 @@ void jank_proc_free(struct jank_proc *p);
  * as_root), resolved at each start. Default: jank-worker, not as root.
  */
 void jank_proc_set_user(const char *user, bool as_root);
+/*
+ * Give its workers a channel to the binary opener (binary-opener.h): for a
+ * live input on this host, when jankd runs as root and starts them itself.
+ */
+void jank_proc_want_opener(struct jank_proc *p, bool want);
+/* [daemon] open-binaries: whether any worker gets that channel (default yes). */
+void jank_proc_set_open_binaries(bool on);
 /* Start the worker. Returns 0, or -errno (logged; retried with back-off). */
 int jank_proc_start(struct jank_proc *p);
 /* Send a message (taken). Dropped when there is no worker. */

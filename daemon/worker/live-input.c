@@ -54,6 +54,7 @@
 #include "units.h"
 #include "live-input.h"
 #include "symbols.h"
+#include "binary-opener.h"
 
 #define PUMP_BATCHES	 32
 #define AGAIN_MIN_NS	 10000000LL    /* 10 ms */
@@ -385,6 +386,21 @@ static void pump(evutil_socket_t fd, short what, void *data)
 }
 
 /*
+ * The mappings of local process PID: its /proc/PID/maps, or, when the
+ * worker may not read it (another user's process), the one the binary
+ * opener opens for it.
+ */
+static int add_maps(struct jank_live_input *w, int32_t pid, char *err, size_t len)
+{
+	int r = jank_symbols_add_proc_maps(w->sym, pid, pid, err, len), fd;
+
+	if (r != -EACCES || !jank_opener_client_ready())
+		return r;
+	fd = jank_opener_client_maps(pid);
+	return fd < 0 ? fd : jank_symbols_add_maps_fd(w->sym, fd, pid, err, len);
+}
+
+/*
  * A frame's name for a verdict: from the statedump the stream carried, else,
  * on the traced host, from /proc/PID/maps (read once per process, when an
  * address of it is in no known mapping). The trace of another host names
@@ -410,7 +426,7 @@ static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *
 		tried |= w->maps_tried[i] == f->pid;
 	if (!tried) {
 		w->maps_tried[w->nmaps_tried++ % PROC_MAPS_TRIED] = f->pid;
-		if (jank_symbols_add_proc_maps(w->sym, f->pid, f->pid, err, sizeof(err)) > 0)
+		if (add_maps(w, f->pid, err, sizeof(err)) > 0)
 			jank_symbols_lookup(w->sym, f->pid, f->addr, buf, len);
 	}
 }
@@ -442,6 +458,9 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	host[sizeof(host) - 1] = '\0';
 	w->this_host =
 		gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
+	/* This host's processes: what a worker cannot open, the supervisor's opener may. */
+	if (w->sym && w->this_host && jank_opener_client_ready())
+		jank_symbols_set_opener(w->sym, jank_opener_client_open, NULL);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;

@@ -4,7 +4,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
 	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe \
-	daemon/test-worker-sandbox
+	daemon/test-worker-sandbox daemon/test-binary-opener
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 # promtool on the metrics pages daemon/test-metrics writes.
@@ -33,6 +33,9 @@ daemon_test_worker_proto_LDADD = $(top_builddir)/daemon/libjankd.la \
 daemon_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS) $(LIBEVENT_CFLAGS)
 daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
 	$(top_builddir)/lib/libjank.la $(CMOCKA_LIBS) $(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+daemon_test_binary_opener_SOURCES = daemon/test-binary-opener.c
+daemon_test_binary_opener_CFLAGS = $(daemon_cflags)
+daemon_test_binary_opener_LDADD = $(daemon_ldadd)
 daemon_test_alerted_SOURCES = daemon/test-alerted.c
 daemon_test_alerted_CFLAGS = $(daemon_cflags)
 daemon_test_alerted_LDADD = $(daemon_ldadd)

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "dirtree.h"
@@ -707,6 +709,125 @@ static void root_directory(void **state)
 	jank_symbols_free(s);
 }
 
+/* A fake binary opener: the file `path` for process `pid` at `base`, counted. */
+struct fake_opener {
+	const char *path;
+	int64_t pid;
+	uint64_t base;
+	int asked;
+};
+
+static int fake_open(const struct jank_symbols_open_req *r, void *data)
+{
+	struct fake_opener *o = data;
+
+	o->asked++;
+	if (r->vpid != o->pid || r->addr != o->base || !o->path)
+		return -ESRCH;
+	return open(o->path, O_RDONLY | O_CLOEXEC);
+}
+
+static void opener(void **state)
+{
+	struct jank_symbols *s = fresh();
+	struct jank_symbols_stats st;
+	struct fake_opener o = { .path = at("prog"), .pid = 7, .base = pie.exe_base };
+	uint8_t other[sizeof(build_id)];
+
+	(void)state;
+	jank_symbols_set_opener(s, fake_open, &o);
+	/* Not at its path (a container, a private directory): the mapped file names it. */
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("gone/prog"),
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 1);
+	/* Replaced at its path by another build: the mapped file, not the path's. */
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("prog-nopie"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	assert_int_equal(o.asked, 2); /* opened as soon as mapped, with a build-id */
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 2);
+	/* The mapped file is not the build the trace recorded either: binary+offset. */
+	memcpy(other, build_id, sizeof(other));
+	other[3] ^= 1;
+	assert_int_equal(jank_symbols_add_mapping(s, 7, pie.exe_base, 1 << 20, at("prog-nopie"),
+						  other, sizeof(other), NULL, true),
+			 0);
+	expect(s, 7, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-nopie", pie.compute_price - pie.exe_base));
+	/* A readable file of the right build: the opener is not asked. */
+	o.asked = 0;
+	assert_int_equal(jank_symbols_add_mapping(s, 8, pie.exe_base, 1 << 20, at("prog"), build_id,
+						  sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 8, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 0);
+	/* The opener refuses (the process is gone): binary+offset. */
+	assert_int_equal(jank_symbols_add_mapping(s, 9, pie.exe_base, 1 << 20, at("gone/prog2"),
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, 9, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog2", pie.compute_price - pie.exe_base));
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.opener_opened, 3); /* the third, of another build, was not used */
+	assert_int_equal(st.opener_refused, 1);
+	jank_symbols_free(s);
+}
+
+/*
+ * A crafted ELF: the stripped program with a .gnu_debugdata of 256 MiB of
+ * zeros, xz-compressed to 38 KB. libdwfl would unpack all of it; the
+ * symbolizer measures it first (never past a quarter of its limit) and
+ * refuses the file: binary+offset, counted in too_big, and the process's
+ * peak RSS does not grow by the 256 MiB. One of 1 MiB is used, its cost counted.
+ */
+static void debugdata_bomb(void **state)
+{
+	struct jank_symbols *s;
+	struct jank_symbols_stats st;
+	struct rusage ru0, ru1;
+	struct timespec t0, t1;
+	size_t bytes;
+
+	(void)state;
+	if (sh("cd %s && head -c 268435456 /dev/zero | xz -0 -T1 -c > bomb.xz && "
+	       "objcopy --add-section .gnu_debugdata=bomb.xz prog-stripped prog-bomb && "
+	       "head -c 1048576 /dev/zero | xz -0 -c > mini.xz && "
+	       "objcopy --add-section .gnu_debugdata=mini.xz prog-stripped prog-mini",
+	       root))
+		skip();
+	s = fresh();
+	getrusage(RUSAGE_SELF, &ru0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog-bomb"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 1, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-bomb", pie.compute_price - pie.exe_base));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_SELF, &ru1);
+	jank_symbols_get_stats(s, &st);
+	print_message("# .gnu_debugdata unpacking to 256 MiB: refused in %.3f s, peak RSS +%ld KiB "
+		      "(limit %" PRIu64 " MiB)\n",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		      ru1.ru_maxrss - ru0.ru_maxrss, st.limit >> 20);
+	assert_int_equal(st.too_big, 1);
+	assert_true(ru1.ru_maxrss - ru0.ru_maxrss < 32 * 1024);
+	bytes = (size_t)st.bytes;
+	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, at("prog-mini"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 2, pie.compute_price, JANK_SYMBOLS_OFFSET,
+	       offset_text("prog-mini", pie.compute_price - pie.exe_base));
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.too_big, 1);
+	assert_int_equal(st.binaries_open, 1);
+	assert_true(st.bytes >= bytes + (1u << 20)); /* the unpacked MiB, counted */
+	jank_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +838,8 @@ int main(void)
 		cmocka_unit_test(separate_debug_files),
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(build_id_mismatch),
+		cmocka_unit_test(opener),
+		cmocka_unit_test(debugdata_bomb),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(mappings_replace_and_go),
 		cmocka_unit_test(small_buffers),

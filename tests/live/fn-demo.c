@@ -14,7 +14,9 @@
  *     the thread "fn-holder" holds for SLOW in refresh_rates.
  * Prints "action ID normal|own|lock" per action, then "done N".
  *
- * Usage: fn-demo COUNT SLOW_EVERY NORMAL_US SLOW_US
+ * Usage: fn-demo COUNT SLOW_EVERY NORMAL_US SLOW_US [LINGER_MS]
+ * LINGER_MS: wait that long after "done" before exiting (the process and
+ * its mappings stay while jankd reads them).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -118,8 +120,8 @@ int main(int argc, char **argv)
 	pthread_t holder;
 	int slow = 0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: fn-demo COUNT SLOW_EVERY NORMAL_US SLOW_US\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: fn-demo COUNT SLOW_EVERY NORMAL_US SLOW_US [LINGER_MS]\n");
 		return 2;
 	}
 	count = atol(argv[1]);
@@ -142,5 +144,8 @@ int main(int argc, char **argv)
 	atomic_store(&holder_quit, 1);
 	pthread_join(holder, NULL);
 	printf("done %ld\n", count);
+	fflush(stdout);
+	if (argc == 6)
+		usleep((useconds_t)(atol(argv[5]) * 1000));
 	return 0;
 }

@@ -131,14 +131,20 @@ one_error() {
 	[ "$1" = 3 ] && [ "$(wc -l <"$LIVE_TMP/nobody.out")" = 1 ] &&
 		grep -q "$2" "$LIVE_TMP/nobody.out"
 }
-runuser -u nobody -- "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
+# nobody's own copy of jankctl: the build tree may be where nobody can
+# enter (a clone under root's 0700 home). LIVE_TMP is passed through (0711).
+mkdir -m 0755 "$LIVE_TMP/nobody"
+cp "$LIVE_JANKCTL" "$LIVE_TMP/nobody/jankctl"
+chmod 0755 "$LIVE_TMP/nobody/jankctl"
+chmod 0711 "$LIVE_TMP"
+runuser -u nobody -- "$LIVE_TMP/nobody/jankctl" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
 rc=$?
 check "nobody cannot reach the socket (mode 0600): exit 3, one line" \
 	one_error "$rc" "^jankctl: cannot connect to $sock: Permission denied"
 # Loosen the modes by hand: jankd itself must still refuse (SO_PEERCRED).
 chmod 0755 "$LIVE_TMP" "$LIVE_TMP/run"
 chmod 0666 "$sock"
-runuser -u nobody -- "$LIVE_JANKCTL" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
+runuser -u nobody -- "$LIVE_TMP/nobody/jankctl" status --socket "$sock" >"$LIVE_TMP/nobody.out" 2>&1
 rc=$?
 chmod 0700 "$LIVE_TMP"
 check "with the socket 0666, jankd refuses uid $(id -u nobody) itself: exit 3, one line" \

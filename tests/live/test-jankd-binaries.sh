@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: MIT
+# tests/live/test-jankd-binaries.sh: [graph] functions name the code a local
+# process really runs, wherever its binary is, with unprivileged workers.
+#
+# fn-demo (see test-jankd-functions.sh) runs from three places a worker
+# (jank-worker) cannot read its binary from:
+#   private    a root-owned 0700 directory;
+#   replaced   a world-readable directory, but another build (/bin/true)
+#              is renamed over the binary right after it starts, as dpkg
+#              upgrades a package: the path now names another file;
+#   container  a tmpfs mounted in a mount namespace of its own (unshare -m):
+#              the path does not exist in jankd's.
+# Each run makes 4 slow actions (2 in apply_discounts, 2 behind the lock
+# refresh_rates holds). lttng-ust's statedump leaves out a binary it cannot
+# open by its path (the replaced one): its mappings then come from the
+# process's /proc/PID/maps, which the opener opens for the worker too. With [daemon] open-binaries = yes (the default),
+# the supervisor's binary opener gives the workers the file each process
+# maps: every alert names its function. With open-binaries = no, the same
+# runs name none (binary+0xOFFSET): what the workers could do alone. The
+# workers run as jank-worker without capabilities either way.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/live/lib.sh"
+
+live_isolate "$@"
+live_require_pthread_wrapper
+live_setup_jankd --journald
+command -v unshare >/dev/null 2>&1 || plan_skip_all "unshare not found (util-linux)"
+unshare --mount true 2>/dev/null || plan_skip_all "no mount namespaces here"
+
+FN_DEMO=$top_builddir/tests/live/fn-demo
+[ -x "$FN_DEMO" ] || plan_skip_all "$FN_DEMO is not built (make -C tests check)"
+# The program itself, not libtool's wrapper script (its libraries by LD_LIBRARY_PATH).
+[ -x "$top_builddir/tests/live/.libs/fn-demo" ] && FN_DEMO=$top_builddir/tests/live/.libs/fn-demo
+head -c 4 "$FN_DEMO" | grep -q ELF || plan_skip_all "$FN_DEMO is not an ELF program"
+cyg=
+for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-ust-cyg-profile.so.1; do
+	[ -e "$f" ] && cyg=$f && break
+done
+[ -n "$cyg" ] || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
+LIBS=$(cd "$top_builddir/probes/.libs" 2>/dev/null && pwd || true)
+
+plan 9
+
+# LIVE_TMP may be passed through (0711), not listed: PUBLIC is readable to all.
+PRIVATE=$LIVE_TMP/private
+PUBLIC=$LIVE_TMP/public
+CONTAINER=$LIVE_TMP/container
+mkdir -m 0700 "$PRIVATE"
+mkdir -m 0755 "$PUBLIC" "$CONTAINER"
+chmod 0711 "$LIVE_TMP"
+
+session=jankd-binaries-$$
+# run_HOW OUT: fn-demo, from where HOW says, in the background; its pid in
+# $pid (env execs it). 20 actions, every 5th slow by 40 ms; it stays 2 s
+# after the last.
+run_private() {
+	cp "$FN_DEMO" "$PRIVATE/fn-demo"
+	env LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" LD_LIBRARY_PATH="$LIBS" \
+		"$PRIVATE/fn-demo" 20 5 1000 40000 2000 >"$1" 2>&1 9>&- &
+	pid=$!
+}
+run_replaced() {
+	cp "$FN_DEMO" "$PUBLIC/fn-demo"
+	cp /bin/true "$PUBLIC/fn-demo.new"
+	chmod 0755 "$PUBLIC/fn-demo" "$PUBLIC/fn-demo.new"
+	env LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" LD_LIBRARY_PATH="$LIBS" \
+		"$PUBLIC/fn-demo" 20 5 1000 40000 2000 >"$1" 2>&1 9>&- &
+	pid=$!
+	# Once env has exec'd it (not /bin/true).
+	live_wait 5 runs_demo "$pid" || diag "fn-demo did not start"
+	mv -f "$PUBLIC/fn-demo.new" "$PUBLIC/fn-demo"
+}
+runs_demo() {
+	[ "$(readlink "/proc/$1/exe")" = "$PUBLIC/fn-demo" ]
+}
+run_container() {
+	# unshare and sh exec: $! is fn-demo's pid.
+	unshare --mount --propagation private sh -c '
+		mount -t tmpfs -o mode=0700 tmpfs "$1" && cp "$2" "$1/fn-demo" && shift 2 &&
+		exec env LD_PRELOAD="$1" LD_LIBRARY_PATH="$2" "$3/fn-demo" 20 5 1000 40000 2000' \
+		sh "$CONTAINER" "$FN_DEMO" "$cyg:$LIVE_PTHREAD_WRAPPER" "$LIBS" "$CONTAINER" \
+		>"$1" 2>&1 9>&- &
+	pid=$!
+}
+
+# named PID: "ALERTS NAMED": the alerts of fn-demo pid PID, and how many
+# name a function of fn-demo's (not fn-demo+0xOFFSET, nor a bare address;
+# which function, test-jankd-functions.sh checks).
+named() {
+	live_jank_entries frame JANK_KIND=completed JANK_PID="$1" >"$LIVE_TMP/alerts-$1.json"
+	echo "$(wc -l <"$LIVE_TMP/alerts-$1.json")" "$("$JQ" -r '.JANK_FUNCTION' \
+		"$LIVE_TMP/alerts-$1.json" | grep -cxE '[a-z_]+')"
+}
+alerts_for() {
+	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1")" -ge 4 ]
+}
+
+# case HOW OPENER EXPECTED: run fn-demo as HOW, and check "4 EXPECTED".
+one_case() {
+	local how=$1 opener=$2 want=$3 got
+
+	"run_$how" "$LIVE_TMP/$how-$opener.out"
+	wait "$pid"
+	live_wait 15 alerts_for "$pid" || true
+	sleep 0.3
+	got=$(named "$pid")
+	check "open-binaries = $opener, $how binary: $got of 4 slow actions alerted, $want named" \
+		[ "$got" = "4 $want" ]
+	"$JQ" -r '"#   " + .JANK_KEY + " " + .JANK_FUNCTION' "$LIVE_TMP/alerts-$pid.json"
+}
+
+# The workers: uid jank-worker, no capability.
+workers_unprivileged() {
+	local w uid ok=0
+
+	for w in $(cat /proc/"$LIVE_JANKD_PID"/task/*/children 2>/dev/null); do
+		uid=$(awk '/^Uid:/ { print $2 }' "/proc/$w/status")
+		[ "$uid" = "$(id -u jank-worker)" ] || return 1
+		grep -q '^CapEff:[[:space:]]*0*$' "/proc/$w/status" || return 1
+		ok=1
+	done
+	[ "$ok" = 1 ]
+}
+
+start_jankd() {
+	live_jankd_conf --journal "" frame 20ms <<CONF
+[live]
+create = yes
+session = $session-$1
+relayd = net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT
+relayd-live-port = $LIVE_RELAYD_LIVE_PORT
+timer = 100ms
+[graph]
+functions = yes
+[daemon]
+open-binaries = $1
+[alerts]
+rate-limit = 100/10s
+CONF
+	live_run_jankd
+}
+
+start_jankd no
+for how in private replaced container; do
+	one_case "$how" no 0
+done
+check "SIGTERM: exit 0" live_stop_jankd
+
+start_jankd yes
+check "the workers run as jank-worker without capabilities" workers_unprivileged
+for how in private replaced container; do
+	one_case "$how" yes 4
+done
+check "SIGTERM: exit 0" live_stop_jankd
+live_jankd_diag "$LIVE_TMP"/*.out
