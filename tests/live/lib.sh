@@ -499,6 +499,20 @@ live_wait() {
 	return 1
 }
 
+# live_wait_for SECONDS CODE: like live_wait, but CODE is shell code, evaluated
+# again at each try. (live_wait's arguments are expanded once, by its caller:
+# `live_wait 5 [ "$(f)" = x ]` asks f only once.)
+live_wait_for() {
+	local n=$(($1 * 10))
+
+	while [ "$n" -gt 0 ]; do
+		eval "$2" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # live_start_session NAME [FILTER]: the session NAME, just created, records
 # the jank:* events (those that pass the lttng filter FILTER, if given) with
 # the contexts vpid/vtid/procname; start it.

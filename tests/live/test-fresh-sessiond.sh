@@ -47,7 +47,7 @@ CONF
 	live_run_jankd --log-target=stderr
 	live_demo "$LIVE_TMP/demo-$n.out" --cause sleep --count "$ACTIONS" --slow-every 2 \
 		--normal 1ms --slow 40ms --interval 60ms
-	live_wait 15 [ "$(grep -c '^JANK frame' "$LIVE_TMP/jankd.err")" -ge "$JANKS" ] || true
+	live_wait_for 15 '[ "$(grep -c "^JANK frame" "$LIVE_TMP/jankd.err")" -ge "$JANKS" ]' || true
 	# Captures in flight end, and what a false conclusion would do shows.
 	sleep 2
 	live_stop_jankd

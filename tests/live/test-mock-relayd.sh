@@ -130,7 +130,16 @@ mock_stop
 # it with a kernel and a ust channel: jankd follows the frames' critical
 # paths through the scheduler's events, into the db thread's disk wait, and
 # through the flow pool into the pool's functions.
-sh "$top_srcdir/tests/data/demo/demo-trace.sh" "$LIVE_TMP" "$top_builddir/probes/jank-demo"
+# The binary its functions come from, where jankd's workers (jank-worker
+# when run as root) can open it: the build tree may be under root's 0700
+# home, and this session's host is none of this machine's (no binary opener).
+demo_bin=$top_builddir/probes/.libs/jank-demo
+[ -f "$demo_bin" ] || demo_bin=$top_builddir/probes/jank-demo
+mkdir -m 0755 "$LIVE_TMP/bin"
+cp "$demo_bin" "$LIVE_TMP/bin/jank-demo"
+chmod 0755 "$LIVE_TMP/bin/jank-demo"
+chmod 0711 "$LIVE_TMP"
+sh "$top_srcdir/tests/data/demo/demo-trace.sh" "$LIVE_TMP" "$LIVE_TMP/bin/jank-demo"
 "$MOCK_GEN" "$LIVE_TMP/kernel.script" "$LIVE_TMP/demo-kernel" 2>"$LIVE_TMP/gen.err" &&
 	"$MOCK_GEN" "$LIVE_TMP/ust.script" "$LIVE_TMP/demo-ust" 2>>"$LIVE_TMP/gen.err" ||
 	live_bail "jank-gen failed on the demo trace" "$LIVE_TMP/gen.err"

@@ -42,7 +42,7 @@ wake() { # ts cpu comm tid
 	sw $((42 * MS)) 0 "$ACOMM" $A 1 swapper/0 0
 } >"$tmp/kernel.script"
 {
-	printf '@trace ust\n@cpus 2\n@context vpid vtid procname:string\n'
+	printf '@trace ust\n@env hostname="test-host"\n@cpus 2\n@context vpid vtid procname:string\n'
 	printf "%s\n" "$((1 * MS)) 0 jank:action_begin name=\"$EVIL\" id=1 vpid=100 vtid=$A procname=\"$ACOMM\""
 	printf "%s\n" "$((41 * MS)) 0 jank:action_end name=\"$EVIL\" id=1 vpid=100 vtid=$A procname=\"$ACOMM\""
 } >"$tmp/ust.script"
