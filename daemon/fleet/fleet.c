@@ -635,6 +635,8 @@ static void discovery_message(struct jank_proc *p, struct json_object *msg, void
 		on_sessions(data, msg);
 	else if (!strcmp(type, "log"))
 		on_log(p, msg);
+	else if (!strcmp(type, "status"))
+		; /* its heartbeat: that it is alive is all it says (the figures are the inputs') */
 	else
 		jank_proc_refuse(p, "a message of no type the discovery worker sends");
 }

@@ -531,6 +531,10 @@ static void discover(void **state)
 	assert_int_equal(proc_starts, 1); /* the discovery worker */
 	assert_false(jank_fleet_ready(x->f, &waiting));
 	assert_int_equal(waiting, 0);
+	/* Its heartbeat (a status with nothing else) is no bad frame. */
+	refusals = 0;
+	from_discovery(x, "{\"type\": \"status\"}");
+	assert_int_equal(refusals, 0);
 	from_discovery(x, list_all);
 	assert_int_equal(x->changes, 1);
 	assert_int_equal(jank_fleet_count(x->f), 2);
