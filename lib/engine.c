@@ -1199,7 +1199,10 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		if (learn && !incomplete && !e->path.truncated) {
 			jank_baseline_learn(&rs->baseline, &e->profile);
 			jank_composition_add(&rs->comp, JANK_CLASS_NORMAL, &e->profile);
-			rs->learn_at = ev->ts + JANK_BASELINE_GAP_NS;
+			/* Saturated: a hostile trace's last timestamps may be near INT64_MAX. */
+			rs->learn_at = ev->ts > INT64_MAX - JANK_BASELINE_GAP_NS
+					       ? INT64_MAX
+					       : ev->ts + JANK_BASELINE_GAP_NS;
 		}
 	}
 	jank_action_close(e->actions, a);

@@ -235,6 +235,37 @@ static void live_state_over_budget(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Timestamps at the end of int64 (a hostile or damaged trace: fuzz-ctf
+ * found it): a normal action ending there is learnt, and the next time to
+ * learn saturates instead of overflowing (UBSan stops on the overflow).
+ */
+static void timestamps_at_int64_end(void **state)
+{
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	int64_t t = INT64_MAX - 100 * US;
+
+	config(&cfg);
+	cfg.baseline = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_frame_rule(&s);
+	scn_switch(&s, t, 0, 0, 0, 42);
+	for (int i = 0; i < 3; i++) {
+		scn_ust(&s, t + 10 * US, 0, 42, "jank:action_begin", S("name", "frame"), I("id", i));
+		scn_ust(&s, t + 20 * US, 0, 42, "jank:action_end", S("name", "frame"), I("id", i));
+		t += 20 * US;
+	}
+	scn_ust(&s, INT64_MAX - 1, 0, 42, "jank:action_begin", S("name", "frame"), I("id", 9));
+	scn_ust(&s, INT64_MAX, 0, 42, "jank:action_end", S("name", "frame"), I("id", 9));
+	jank_engine_finish(s.e);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_open, 0);
+	scn_fini(&s);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +273,7 @@ int main(void)
 		cmocka_unit_test(never_ending_actions),
 		cmocka_unit_test(blocked_whole_trace),
 		cmocka_unit_test(live_state_over_budget),
+		cmocka_unit_test(timestamps_at_int64_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
