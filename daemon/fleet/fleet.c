@@ -156,6 +156,10 @@ static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url,
 		input_free(in);
 		return NULL;
 	}
+	if (jank_proc_set_relayd(in->proc, url) < 0) {
+		input_free(in);
+		return NULL;
+	}
 	jank_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
 	return in;
@@ -848,7 +852,7 @@ int jank_fleet_start(struct jank_fleet *f)
 		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
 		f->discovery =
 			jank_proc_new(f->base, name, f->live->worker_timeout_ns, &discovery_ops, f);
-		if (!f->discovery)
+		if (!f->discovery || jank_proc_set_relayd(f->discovery, f->live->discover) < 0)
 			return -ENOMEM;
 		jank_proc_start(f->discovery);
 	}

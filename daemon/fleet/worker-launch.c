@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "binary-opener.h"
+#include "relayd-broker.h"
 #include "worker-launch.h"
 #include "worker.h"
 
@@ -58,30 +60,63 @@ const char *jank_launch_spawner(void)
 	return spawner_path[0] ? spawner_path : NULL;
 }
 
-pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err)
+/* A copy of `fd` above the worker's descriptors when it is among them (in *tmp), else fd. */
+static int above(int fd, int *tmp)
 {
-	return jank_launch_spawn_fds(fd, -1, name, user, err);
+	if (fd < JANK_WORKER_FD || fd > JANK_RELAYD_FD)
+		return fd;
+	*tmp = fcntl(fd, F_DUPFD_CLOEXEC, JANK_RELAYD_FD + 1);
+	return *tmp;
 }
 
-pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err)
+static void close_all(const int tmp[3])
+{
+	for (int i = 0; i < 3; i++)
+		if (tmp[i] >= 0)
+			close(tmp[i]);
+}
+
+pid_t jank_launch_spawn(int fd, int relayd_fd, const char *name, const char *user, int *err)
+{
+	return jank_launch_spawn_fds(fd, -1, relayd_fd, name, user, err);
+}
+
+pid_t jank_launch_spawn_fds(int fd, int opener_fd, int relayd_fd, const char *name,
+			    const char *user, int *err)
 {
 	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
 	char *argv[] = { arg0, arg1, ppid, (char *)user, (char *)name, NULL };
+	int tmp[3] = { -1, -1, -1 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none;
 	pid_t pid = 0;
 
+	/* None on a number another takes first (the dup2s and closes go in order). */
+	fd = above(fd, &tmp[0]);
+	opener_fd = above(opener_fd, &tmp[1]);
+	relayd_fd = above(relayd_fd, &tmp[2]);
+	if (fd < 0) {
+		*err = errno;
+		close_all(tmp);
+		return 0;
+	}
 	snprintf(ppid, sizeof(ppid), "%ld", (long)getpid());
 	sigemptyset(&none);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
 	*err = posix_spawn_file_actions_adddup2(&fa, fd, JANK_WORKER_FD);
-	if (!*err && opener_fd >= 0)
-		*err = posix_spawn_file_actions_adddup2(&fa, opener_fd, JANK_OPENER_FD);
+	/* Nothing else is open in the worker: no opener, no descriptor on its number. */
 	if (!*err)
-		*err = posix_spawn_file_actions_addclosefrom_np(
-			&fa, opener_fd >= 0 ? JANK_OPENER_FD + 1 : JANK_WORKER_FD + 1);
+		*err = opener_fd >= 0
+			       ? posix_spawn_file_actions_adddup2(&fa, opener_fd, JANK_OPENER_FD)
+			       : posix_spawn_file_actions_addclose(&fa, JANK_OPENER_FD);
+	if (!*err)
+		*err = relayd_fd >= 0
+			       ? posix_spawn_file_actions_adddup2(&fa, relayd_fd, JANK_RELAYD_FD)
+			       : posix_spawn_file_actions_addclose(&fa, JANK_RELAYD_FD);
+	if (!*err)
+		*err = posix_spawn_file_actions_addclosefrom_np(&fa, JANK_RELAYD_FD + 1);
 	if (!*err)
 		*err = posix_spawnattr_setsigmask(&at, &none);
 	if (!*err)
@@ -90,6 +125,7 @@ pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char 
 		*err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	close_all(tmp);
 	return *err ? 0 : pid;
 }
 
@@ -171,19 +207,22 @@ static int spawner_connect(char *why, size_t len)
 	return conn;
 }
 
-static int spawner_request(int conn, int fd, const char *name, char *why, size_t len)
+static int spawner_request(int conn, int fd, int relayd_fd, const char *name, char *why,
+			   size_t len)
 {
+	int fds[2] = { fd, relayd_fd };
+	size_t nfds = relayd_fd >= 0 ? 2 : 1;
 	struct jank_spawn_request req = { .magic = JANK_SPAWN_MAGIC,
 					  .version = JANK_SPAWN_VERSION };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov,
 			     .msg_iovlen = 1,
 			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
+			     .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c;
 
 	snprintf(req.name, sizeof(req.name), "%s", name);
@@ -191,8 +230,8 @@ static int spawner_request(int conn, int fd, const char *name, char *why, size_t
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
 		int e = errno ? errno : EIO;
 
@@ -232,14 +271,14 @@ static pid_t spawner_reply(int conn, int *err, char *why, size_t len)
 	return 0;
 }
 
-static int start_spawner(struct jank_launch *l, struct event_base *base, int fd, const char *name,
-			 char *why, size_t len)
+static int start_spawner(struct jank_launch *l, struct event_base *base, int fd, int relayd_fd,
+			 const char *name, char *why, size_t len)
 {
 	int r, conn = spawner_connect(why, len);
 
 	if (conn < 0)
 		return conn;
-	r = spawner_request(conn, fd, name, why, len);
+	r = spawner_request(conn, fd, relayd_fd, name, why, len);
 	if (r == 0)
 		l->pid = spawner_reply(conn, &r, why, len);
 	if (r == 0 && !(l->ev = event_new(base, conn, EV_READ | EV_PERSIST, on_spawner, l)))
@@ -259,7 +298,7 @@ static int start_spawner(struct jank_launch *l, struct event_base *base, int fd,
 /* ---- Either way ---- */
 
 struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
-				      const char *name, const struct jank_worker_user *u,
+				      int relayd_fd, const char *name, const struct jank_worker_user *u,
 				      jank_launch_ended_fn fn, void *data, int *err, char *why,
 				      size_t len)
 {
@@ -276,10 +315,10 @@ struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opene
 	l->data = data;
 	l->conn = -1;
 	if (spawner_path[0]) {
-		*err = start_spawner(l, base, fd, name, why, len);
+		*err = start_spawner(l, base, fd, relayd_fd, name, why, len);
 	} else {
 		jank_worker_user_format(u, who, sizeof(who));
-		l->pid = jank_launch_spawn_fds(fd, opener_fd, name, who, err);
+		l->pid = jank_launch_spawn_fds(fd, opener_fd, relayd_fd, name, who, err);
 		*err = -*err;
 		if (*err)
 			snprintf(why, len, "cannot start: %s", strerror(-*err));

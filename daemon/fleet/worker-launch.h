@@ -15,7 +15,9 @@
  *
  * The spawner's protocol, one SOCK_SEQPACKET connection per worker:
  *   jankd    -> spawner  a jank_spawn_request, with the worker's end of its
- *                        socketpair (SCM_RIGHTS)
+ *                        socketpair and, when it has one, of its channel
+ *                        to the relayd broker (relayd-broker.h), in one
+ *                        SCM_RIGHTS
  *   spawner  -> jankd    STARTED (the worker's pid) or FAILED (an errno)
  *   jankd    -> spawner  KILL, when the worker must die (SIGKILL)
  *   spawner  -> jankd    EXITED (its wait status), then the spawner closes
@@ -71,11 +73,13 @@ const char *jank_launch_spawner(void);
  * Start a worker whose end of the socketpair is `fd` (not taken), `name`
  * for ps, as `u` (here only: the spawner's workers keep its user). Here
  * only, `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the
- * binary opener's channel (binary-opener.h). NULL on failure, with -errno
- * in *err and what failed in `why`.
+ * binary opener's channel (binary-opener.h). Either way, `relayd_fd` (not
+ * taken; -1: none) becomes its JANK_RELAYD_FD, the relayd broker's channel
+ * (relayd-broker.h). NULL on failure, with -errno in *err and what failed
+ * in `why`.
  */
 struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
-				      const char *name, const struct jank_worker_user *u,
+				      int relayd_fd, const char *name, const struct jank_worker_user *u,
 				      jank_launch_ended_fn ended, void *data, int *err, char *why,
 				      size_t len);
 pid_t jank_launch_pid(const struct jank_launch *l);
@@ -88,12 +92,13 @@ void jank_launch_free(struct jank_launch *l);
 
 /*
  * posix_spawn of /proc/self/exe as `jankd --worker PPID USER NAME`, with
- * `fd` as its JANK_WORKER_FD (worker.h); USER as jank_worker_user_format()
- * writes it. Returns the pid, or 0 with the error in *err. Used here and
- * by the spawner.
+ * `fd` as its JANK_WORKER_FD (worker.h) and `relayd_fd` (-1: none) as its
+ * JANK_RELAYD_FD; USER as jank_worker_user_format() writes it. Returns the
+ * pid, or 0 with the error in *err. Used here and by the spawner.
  */
-pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err);
+pid_t jank_launch_spawn(int fd, int relayd_fd, const char *name, const char *user, int *err);
 /* The same, with `opener_fd` (-1: none) as its JANK_OPENER_FD. */
-pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err);
+pid_t jank_launch_spawn_fds(int fd, int opener_fd, int relayd_fd, const char *name,
+			    const char *user, int *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "units.h"
 #include "binary-opener.h"
+#include "relayd-broker.h"
 #include "worker-launch.h"
 #include "worker-proc.h"
 #include "worker-proto.h"
@@ -46,6 +47,8 @@ struct jank_proc {
 	struct jank_launch *launch; /* NULL: none */
 	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
 	struct jank_opener_conn *opener;
+	char *relayd_url; /* the relayd its workers reach (jank_proc_set_relayd), NULL: none */
+	struct jank_relayd_conn *relayd;
 	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;
 	bool eof, reaped;
@@ -115,6 +118,8 @@ void jank_proc_free(struct jank_proc *p)
 		return;
 	jank_launch_free(p->launch);
 	jank_opener_conn_free(p->opener);
+	jank_relayd_conn_free(p->relayd);
+	free(p->relayd_url);
 	if (p->bev)
 		bufferevent_free(p->bev);
 	if (p->ev_restart)
@@ -175,6 +180,8 @@ static void maybe_gone(struct jank_proc *p)
 	p->launch = NULL;
 	jank_opener_conn_free(p->opener);
 	p->opener = NULL;
+	jank_relayd_conn_free(p->relayd);
+	p->relayd = NULL;
 	p->pid = 0;
 	if (p->ending) {
 		p->done = true;
@@ -361,6 +368,45 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	*worker_fd = sv[1];
 }
 
+int jank_proc_set_relayd(struct jank_proc *p, const char *url)
+{
+	char host[256];
+	unsigned port;
+	char *copy;
+
+	if (jank_relayd_url_addr(url, host, sizeof(host), &port) < 0)
+		return -EINVAL;
+	copy = strdup(url);
+	if (!copy)
+		return -ENOMEM;
+	free(p->relayd_url);
+	p->relayd_url = copy;
+	return 0;
+}
+
+/*
+ * The relayd broker's channel for the worker about to start: its end in
+ * *worker_fd (-1: none, and the worker reaches no relayd). Either way of
+ * starting it: through the spawner, the channel goes with the request.
+ */
+static int make_relayd(struct jank_proc *p, int *worker_fd)
+{
+	int sv[2];
+
+	*worker_fd = -1;
+	if (!p->relayd_url)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	p->relayd = jank_relayd_conn_new(p->base, sv[0], p->name, p->relayd_url);
+	if (!p->relayd) {
+		close(sv[1]);
+		return -ENOMEM;
+	}
+	*worker_fd = sv[1];
+	return 0;
+}
+
 /* No worker could be made: counted as a crash, and tried again later. */
 static int start_failed(struct jank_proc *p, int r, const char *why)
 {
@@ -380,7 +426,7 @@ int jank_proc_start(struct jank_proc *p)
 {
 	struct jank_worker_user u;
 	char why[256];
-	int sv[2], opener_fd, r;
+	int sv[2], opener_fd, relayd_fd, r;
 
 	r = resolve_user(&u, why, sizeof(why));
 	if (r < 0)
@@ -392,16 +438,26 @@ int jank_proc_start(struct jank_proc *p)
 	r = make_pair(sv);
 	if (r < 0)
 		return start_failed(p, r, NULL);
+	r = make_relayd(p, &relayd_fd);
+	if (r < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return start_failed(p, r, NULL);
+	}
 	p->reaped = false;
 	make_opener(p, &opener_fd);
-	p->launch = jank_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p, &r, why,
-				      sizeof(why));
+	p->launch = jank_launch_start(p->base, sv[1], opener_fd, relayd_fd, p->name, &u, on_ended, p,
+				      &r, why, sizeof(why));
 	close(sv[1]);
 	if (opener_fd >= 0)
 		close(opener_fd);
+	if (relayd_fd >= 0)
+		close(relayd_fd);
 	if (!p->launch) {
 		jank_opener_conn_free(p->opener);
 		p->opener = NULL;
+		jank_relayd_conn_free(p->relayd);
+		p->relayd = NULL;
 		close(sv[0]);
 		return start_failed(p, r, why);
 	}

@@ -77,6 +77,13 @@ void jank_proc_set_user(const char *user, bool as_root);
  * live input on this host, when jankd runs as root and starts them itself.
  */
 void jank_proc_want_opener(struct jank_proc *p, bool want);
+/*
+ * The relayd its workers reach, `url`'s (net://HOST[:PORT]/...): each
+ * worker gets a channel to the relayd broker (relayd-broker.h), which
+ * connects to that address only. Without it, a worker reaches no relayd.
+ * 0, or -EINVAL (no relayd address in it), -ENOMEM.
+ */
+int jank_proc_set_relayd(struct jank_proc *p, const char *url);
 /* [daemon] open-binaries: whether any worker gets that channel (default yes). */
 void jank_proc_set_open_binaries(bool on);
 /* Start the worker. Returns 0, or -errno (logged; retried with back-off). */

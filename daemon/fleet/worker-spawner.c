@@ -79,12 +79,20 @@ static void conn_close(struct conn *c)
 		conn_free(c);
 }
 
+static bool is_socket(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 /*
- * The request: one packet of its exact size, one descriptor (a socket),
- * a name that ends within it. Returns the descriptor, -EAGAIN when nothing
- * came yet, or -1.
+ * The request: one packet of its exact size, one or two descriptors (the
+ * worker's socket, then its channel to the relayd broker; sockets both), a
+ * name that ends within it. Returns the first descriptor and the second in
+ * *relayd_fd (-1: none), -EAGAIN when nothing came yet, or -1.
  */
-static int take_request(struct conn *c, char *name, size_t len)
+static int take_request(struct conn *c, char *name, size_t len, int *relayd_fd)
 {
 	struct jank_spawn_request req;
 	union {
@@ -97,8 +105,7 @@ static int take_request(struct conn *c, char *name, size_t len)
 			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
-	int fd = -1, nfds = 0;
-	struct stat st;
+	int fd = -1, rfd = -1, nfds = 0;
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -114,21 +121,27 @@ static int take_request(struct conn *c, char *name, size_t len)
 			int got;
 
 			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (nfds++ == 0)
+			if (nfds == 0)
 				fd = got;
+			else if (nfds == 1)
+				rfd = got;
 			else
 				close(got);
+			nfds++;
 		}
 	}
-	if (n != (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 1 ||
-	    req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
-	    !memchr(req.name, '\0', sizeof(req.name)) || fstat(fd, &st) < 0 ||
-	    !S_ISSOCK(st.st_mode)) {
+	if (n != (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds < 1 ||
+	    nfds > 2 || req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
+	    !memchr(req.name, '\0', sizeof(req.name)) || !is_socket(fd) ||
+	    (rfd >= 0 && !is_socket(rfd))) {
 		if (fd >= 0)
 			close(fd);
+		if (rfd >= 0)
+			close(rfd);
 		return -1;
 	}
 	snprintf(name, len, "%s", req.name);
+	*relayd_fd = rfd;
 	return fd;
 }
 
@@ -157,12 +170,12 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 {
 	struct conn *c = data;
 	char name[JANK_SPAWN_NAME];
-	int wfd, err;
+	int wfd, rfd = -1, err;
 	pid_t pid;
 
 	(void)fd;
 	(void)what;
-	wfd = take_request(c, name, sizeof(name));
+	wfd = take_request(c, name, sizeof(name), &rfd);
 	if (wfd == -EAGAIN) {
 		event_add(c->ev, NULL);
 		return;
@@ -176,6 +189,8 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 	/* Every worker is a process of the unit's: a cap, whoever asks. */
 	if (c->s->running >= c->s->max) {
 		close(wfd);
+		if (rfd >= 0)
+			close(rfd);
 		if (!c->s->over++ || c->s->over % 1000 == 0)
 			jank_log(LOG_WARNING,
 				 "worker spawner: %lu workers run already, the most it starts "
@@ -186,8 +201,10 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		return;
 	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
-	pid = jank_launch_spawn(wfd, name, "-", &err);
+	pid = jank_launch_spawn(wfd, rfd, name, "-", &err);
 	close(wfd);
+	if (rfd >= 0)
+		close(rfd);
 	if (!pid) {
 		char shown[JANK_TEXT_BUF];
 

@@ -179,8 +179,12 @@ static const int allowed[] = {
 	ALLOW(fadvise64),
 	ALLOW(pipe2),
 	ALLOW(umask),
-	/* Sockets: the supervisor's socketpair, relayd's TCP (lttng-live), name resolution. */
-	ALLOW(connect),
+	/*
+	 * Sockets it was given, never one it makes: the supervisor's socketpair,
+	 * the binary opener's and the relayd broker's channels, and relayd's TCP
+	 * connection, which the broker makes (relayd-broker.h). socket, connect,
+	 * bind, listen, accept, socketpair are not here: they kill it.
+	 */
 	ALLOW(sendto),
 	ALLOW(recvfrom),
 	ALLOW(sendmsg),
@@ -192,7 +196,6 @@ static const int allowed[] = {
 	ALLOW(setsockopt),
 	ALLOW(getsockname),
 	ALLOW(getpeername),
-	ALLOW(bind),
 	/* The event loop (libevent's epoll), glib's wakeups. */
 	ALLOW(epoll_create1),
 	ALLOW(epoll_ctl),
@@ -261,12 +264,13 @@ static int build(scmp_filter_ctx ctx)
 	const struct scmp_arg_cmp rdonly =
 		SCMP_A1(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY);
 	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
-	const struct scmp_arg_cmp families[] = {
-		SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
-		SCMP_A0(SCMP_CMP_EQ, AF_INET),
-		SCMP_A0(SCMP_CMP_EQ, AF_INET6),
-	};
-	/* Refused, not killed: glibc's getaddrinfo asks netlink for the addresses, and copes. */
+	/*
+	 * Refused, not killed, and no socket made: glibc's own lookups try
+	 * these inside libc, where no interposition reaches, and cope with a
+	 * refusal (getaddrinfo's netlink; NSS's nscd and systemd-userdb unix
+	 * sockets). Any other family (AF_INET, AF_INET6...) kills it.
+	 */
+	const struct scmp_arg_cmp unix_ = SCMP_A0(SCMP_CMP_EQ, AF_UNIX);
 	const struct scmp_arg_cmp netlink = SCMP_A0(SCMP_CMP_EQ, AF_NETLINK);
 	const struct scmp_arg_cmp prctls[] = {
 		SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME), /* glib names its threads */
@@ -290,8 +294,8 @@ static int build(scmp_filter_ctx ctx)
 		r = add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &rdonly_at);
 	if (r == 0)
 		r = add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, &rdonly);
-	for (size_t i = 0; r == 0 && i < 3; i++)
-		r = add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, &families[i]);
+	if (r == 0)
+		r = add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, &unix_);
 	if (r == 0)
 		r = add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &netlink);
 	for (size_t i = 0; r == 0 && i < 4; i++)

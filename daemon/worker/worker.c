@@ -23,6 +23,7 @@
 #include "relayd.h"
 #include "verdict-json.h"
 #include "binary-opener.h"
+#include "relayd-broker.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
 #include "worker.h"
@@ -509,6 +510,7 @@ int jank_worker_main(int argc, char **argv)
 	if (ppid <= 1 || getppid() != ppid)
 		return 1;
 	jank_opener_client_init();	    /* before anything takes its descriptor */
+	jank_relayd_client_init();	    /* the same */
 	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
