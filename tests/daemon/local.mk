@@ -4,7 +4,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
 	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe \
-	daemon/test-worker-sandbox daemon/test-binary-opener
+	daemon/test-worker-sandbox daemon/test-binary-opener daemon/test-relayd-broker
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 # promtool on the metrics pages daemon/test-metrics writes.
@@ -88,6 +88,10 @@ daemon_test_worker_proc_LDADD = $(daemon_ldadd)
 daemon_test_worker_sandbox_SOURCES = daemon/test-worker-sandbox.c
 daemon_test_worker_sandbox_CFLAGS = $(daemon_cflags)
 daemon_test_worker_sandbox_LDADD = $(daemon_ldadd)
+# The relayd broker: the supervisor's loop here, the worker a forked child.
+daemon_test_relayd_broker_SOURCES = daemon/test-relayd-broker.c
+daemon_test_relayd_broker_CFLAGS = $(daemon_cflags)
+daemon_test_relayd_broker_LDADD = $(daemon_ldadd)
 # A datagram socket in a temporary directory stands for journald.
 daemon_test_journal_SOURCES = daemon/test-journal.c
 daemon_test_journal_CFLAGS = $(daemon_cflags)
