@@ -142,6 +142,11 @@ static const char *status_text(int st, char *buf, size_t len)
 			 SIGSYS, strsignal(SIGSYS));
 	else if (WIFSIGNALED(st))
 		snprintf(buf, len, "died of signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == JANK_WORKER_EXIT_MEMORY)
+		snprintf(buf, len,
+			 "ran out of memory: an allocation past its limit failed (JANK_WORKER_MEMORY_MAX; "
+			 "exit status %d)",
+			 JANK_WORKER_EXIT_MEMORY);
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == JANK_WORKER_EXIT_SANDBOX)
 		snprintf(buf, len, "could not drop its privileges (exit status %d)",
 			 JANK_WORKER_EXIT_SANDBOX);

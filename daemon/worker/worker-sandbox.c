@@ -10,6 +10,7 @@
  * are not in it.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -381,6 +382,50 @@ static int limit_memory(char *err, size_t len)
 		return fail(err, len, errno,
 			    "cannot set its memory limits (RLIMIT_AS, RLIMIT_DATA)");
 	return 0;
+}
+
+/*
+ * glib's structured logging, declared here: glib comes with babeltrace2,
+ * which jank builds against without glib's headers, and is found in the
+ * process (dlsym) rather than linked. These are glib's stable ABI (2.50).
+ */
+struct glib_log_field {
+	const char *key;
+	const void *value;
+	ssize_t length;
+};
+typedef int (*glib_writer_fn)(int level, const struct glib_log_field *fields, size_t n,
+			      void *data);
+#define GLIB_LOG_LEVEL_ERROR 4 /* G_LOG_LEVEL_ERROR: g_error(), fatal */
+
+static glib_writer_fn glib_default_writer;
+
+static bool is_oom(const struct glib_log_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(fields[i].key, "MESSAGE") && fields[i].length < 0 && fields[i].value &&
+		    strstr(fields[i].value, "failed to allocate"))
+			return true;
+	return false;
+}
+
+static int glib_writer(int level, const struct glib_log_field *fields, size_t n, void *data)
+{
+	int r = glib_default_writer(level, fields, n, data);
+
+	if ((level & GLIB_LOG_LEVEL_ERROR) && is_oom(fields, n))
+		_exit(JANK_WORKER_EXIT_MEMORY);
+	return r;
+}
+
+void jank_worker_catch_oom(void)
+{
+	void (*set)(glib_writer_fn, void *, void (*)(void *));
+
+	*(void **)&set = dlsym(RTLD_DEFAULT, "g_log_set_writer_func");
+	*(void **)&glib_default_writer = dlsym(RTLD_DEFAULT, "g_log_writer_default");
+	if (set && glib_default_writer)
+		set(glib_writer, NULL, NULL);
 }
 
 int jank_worker_sandbox_enter(const struct jank_worker_user *u, char *err, size_t len)

@@ -73,5 +73,15 @@ int jank_worker_sandbox_enter(const struct jank_worker_user *u, char *err, size_
 
 /* The exit status of a worker that could not enter its sandbox. */
 #define JANK_WORKER_EXIT_SANDBOX 4
+/* The exit status of a worker whose allocation failed (its memory limit, most likely). */
+#define JANK_WORKER_EXIT_MEMORY 5
+
+/*
+ * In the worker: an allocation glib cannot make (babeltrace2 allocates
+ * through it, and glib ends the process then) ends the worker with
+ * JANK_WORKER_EXIT_MEMORY, after glib's message, instead of a SIGTRAP that
+ * says nothing of memory: the supervisor then says it ran out of memory.
+ */
+void jank_worker_catch_oom(void);
 
 #endif

@@ -528,6 +528,7 @@ int jank_worker_main(int argc, char **argv)
 		return 1;
 	jank_log_set_journal(false);
 	jank_log_set_sink(send_log, &w);
+	jank_worker_catch_oom();
 	sandbox(&w, argc > 3 ? argv[3] : NULL);
 	/*
 	 * Die with the supervisor, even if it died before this line. After the

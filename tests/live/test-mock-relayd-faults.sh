@@ -18,6 +18,14 @@
 #   stall at attach
 #                the session list stops halfway: the blocked worker is
 #                replaced after worker-timeout, and the new one attaches
+#   memory       a second input whose trace is crafted to take memory (its
+#                events' payload begins with an array of 100,000,000
+#                bytes: babeltrace2 makes a field of each element when it
+#                reads an event), JANK_WORKER_MEMORY_MAX=256M: its worker
+#                goes past its limit while reading, is said to have run out
+#                of memory and restarted, again and again; jankd and the
+#                first input go on (every jank alerted, its worker never
+#                restarted)
 #   malformed    replies with wrong sizes or statuses: a clear error, once;
 #                jankd runs on (babeltrace2 may abort the worker on some:
 #                the worker is a process of its own, its death is logged)
@@ -27,7 +35,7 @@
 
 mock_init
 
-plan 44
+plan 49
 
 janks="completed name=frame,id=5
 completed name=frame,id=10
@@ -133,6 +141,61 @@ check "stall at attach: the blocked worker was replaced, once" \
 check "stall at attach: its successor attached, and every jank was alerted" \
 	[ "$(mock_input .state)" = connected ] && janks_alerted
 mock_stop
+
+# ---- a worker past its memory limit, while reading ----
+big=$LIVE_TMP/big-trace
+cp -r "$MOCK_TRACE" "$big"
+sed -i 's/^\tfields := struct {/&\n\t\tinteger { size = 8; align = 8; signed = 0; encoding = none; base = 10; } _jank_big[100000000];/' \
+	"$big/metadata"
+"$MOCK_RELAYD" --port-file "$LIVE_TMP/port.big" "$big" 2>"$LIVE_TMP/big.mock" &
+big_pid=$!
+live_track "$big_pid"
+live_wait 5 test -s "$LIVE_TMP/port.big" || live_bail "mock-relayd did not start" "$LIVE_TMP/big.mock"
+big_url=net://127.0.0.1:$(cat "$LIVE_TMP/port.big")/host/jank-fixture/mock
+mock_start memory
+# big_input FILTER: the crafted input's status, through jq FILTER.
+big_input() {
+	live_jankd_status ".inputs[] | select(.url == \"$big_url\") | $1"
+}
+normal_input() {
+	live_jankd_status ".inputs[] | select(.url == \"$MOCK_URL\") | $1"
+}
+# big_ran_out: restarted at least twice, and the last failure was its memory.
+big_ran_out() {
+	local r
+
+	r=$(big_input '"\(.worker.starts) \(.worker.crashes) \(.worker.last_error)"')
+	[ "${r%% *}" -ge 3 ] 2>/dev/null &&
+		case $r in *"ran out of memory: an allocation past its limit failed"*) ;; *) false ;; esac
+}
+JANK_WORKER_MEMORY_MAX=256M
+export JANK_WORKER_MEMORY_MAX
+mock_jankd <<CONF
+[live]
+url = $MOCK_URL, $big_url
+CONF
+unset JANK_WORKER_MEMORY_MAX
+wait_janks
+# The first failure of an episode is logged, the next ones counted (status says the last).
+live_wait 15 big_ran_out || true
+said=$(mock_logged ': worker ran out of memory: an allocation past its limit failed')
+got=$(big_input '"\(.worker.starts) \(.worker.crashes) \(.worker.last_error)"')
+if [ "$said" = 1 ] && big_ran_out; then
+	ok "memory: the crafted input's worker runs out of memory while reading: said once, restarted, status says why"
+else
+	fail "memory: the crafted input's worker runs out of memory while reading: said once, restarted, status says why ($said said; starts, crashes, last error: $got)"
+fi
+check "memory: glib's own message is there too (the allocation it could not make)" \
+	grep -q 'GLib-ERROR.*failed to allocate' "$LIVE_TMP/jankd.err"
+got=$(normal_input '"\(.state) \(.worker.starts) \(.events_read)"')
+if janks_alerted && [ "$got" = "connected 1 41" ]; then
+	ok "memory: the other input goes on: every jank alerted, connected, its worker never restarted"
+else
+	fail "memory: the other input goes on: every jank alerted, connected, its worker never restarted (got $got)"
+fi
+check "memory: jankd runs on, and answers" live_alive "$LIVE_JANKD_PID"
+mock_stop
+live_stop_pid "$big_pid"
 
 # ---- malformed replies ----
 # malformed NAME KIND AFTER_PACKETS ERROR_PATTERN: jankd on a mock whose KIND

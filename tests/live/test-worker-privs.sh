@@ -7,7 +7,9 @@
 # status`) runs as jank-worker (lib.sh creates it as the package does), with
 # no capability in any set, no_new_privs and a seccomp filter (Seccomp 2),
 # as /proc/PID/status says; jank-demo's slow actions are alerted through it,
-# without a restart. A worker killed by SIGSYS (what its filter does) is
+# without a restart. A worker that calls socket(2) itself (gdb makes it) is
+# killed by its filter, said, and a new one (connected to relayd by jankd)
+# alerts again; the same through the spawner. A worker killed by SIGSYS (what its filter does) is
 # logged as such and replaced. With worker-user = nobody-such, jankd exits
 # 1 at start with the useradd that fixes it; a user deleted while jankd
 # runs leaves the input restarting, and status says why and since when. worker-user = root runs
@@ -33,7 +35,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 29
+plan 32
 
 session=worker-privs-$$
 action=privs$$
@@ -59,6 +61,23 @@ new_worker() {
 	p=$(worker_pid)
 	[ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ] &&
 		[ "$(live_jankd_status '.inputs[0].state')" = connected ]
+}
+# make_socket PID: the worker makes a TCP socket itself, as a worker that a
+# crafted trace took over would: gdb makes it call socket(2) directly (past
+# the relayd broker's socket()). Its filter kills it (SIGSYS).
+make_socket() {
+	local nr
+
+	case $(uname -m) in
+	x86_64) nr=41 ;;
+	aarch64) nr=198 ;;
+	*) return 1 ;;
+	esac
+	gdb -p "$1" -batch -nx -ex "call (long)syscall($nr, 2, 1, 0)" >"$LIVE_TMP/gdb.out" 2>&1 || true
+}
+# seccomp_said: how many times jankd said a worker was killed by its filter.
+seccomp_said() {
+	live_jankd_log | grep -c "worker was killed by its seccomp filter"
 }
 no_caps() {
 	local s
@@ -104,11 +123,34 @@ starts=$(live_jankd_status '.inputs[0].worker.starts')
 check "the same worker did it all: no restart (pid $(worker_pid), starts $starts)" \
 	[ "$(worker_pid)" = "$w" -a "$starts" = 1 ]
 
+# A worker that makes a socket (relayd's connection comes from jankd, through
+# the relayd broker): its filter kills it, jankd says so, and a new worker
+# reads on (jank-demo's slow actions alerted).
+said=$(seccomp_said)
+make_socket "$w"
+live_wait 10 new_worker "$w" || true
+w2=$(worker_pid)
+if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] && [ "$w2" != "$w" ] &&
+	! live_alive "$w"; then
+	ok "a worker that calls socket(AF_INET) is killed by its seccomp filter; jankd says so and starts another"
+else
+	fail "a worker that calls socket(AF_INET) is killed by its seccomp filter; jankd says so and starts another (said $said, then $(seccomp_said); worker $w, now ${w2:-none})"
+	sed 's/^/#   gdb: /' "$LIVE_TMP/gdb.out"
+fi
+w=$w2
+live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms \
+	--slow 60ms --interval 5ms
+live_wait 10 live_jank_at_least 6 "$action" JANK_KIND=completed || true
+n=$(live_jank_count "$action" JANK_KIND=completed)
+check "... and the new worker, connected through jankd, alerts jank-demo's 2 slow actions (got $((n - 4)))" \
+	[ "$n" = 6 ]
+
 # What the filter does to a call outside its list: SIGSYS, logged as such.
+said=$(seccomp_said)
 kill -SYS "$w"
 live_wait 10 new_worker "$w" || true
 w2=$(worker_pid)
-if live_jankd_logged "worker was killed by its seccomp filter" && [ -n "$w2" ] &&
+if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] &&
 	[ "$w2" != "$w" ] && [ "$(field "$w2" Seccomp)" = 2 ]; then
 	ok "a worker killed by SIGSYS is logged as killed by its seccomp filter, and replaced"
 else
@@ -397,11 +439,27 @@ fi
 chmod 0600 "$sock"
 chmod o-x "$LIVE_TMP"
 
+# A spawner's worker that makes a socket: killed by its filter, said (its
+# status from the spawner), replaced by the spawner.
+said=$(seccomp_said)
+make_socket "$w"
+live_wait 10 new_worker "$w" || true
+w2=$(worker_pid)
+if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] && [ "$w2" != "$w" ] &&
+	[ "$(ppid_of "$w2")" = "$spawner" ]; then
+	ok "a spawner's worker that calls socket(AF_INET) is killed by its filter; jankd says so, the spawner starts another, which connects"
+else
+	fail "a spawner's worker that calls socket(AF_INET) is killed by its filter; jankd says so, the spawner starts another, which connects (said $said, then $(seccomp_said); worker $w, now ${w2:-none})"
+	sed 's/^/#   gdb: /' "$LIVE_TMP/gdb.out"
+fi
+w=$w2
+
 # A worker killed by SIGSYS: the spawner says its status.
+said=$(seccomp_said)
 kill -SYS "$w"
 live_wait 10 new_worker "$w" || true
 w2=$(worker_pid)
-if live_jankd_logged "worker was killed by its seccomp filter" && [ -n "$w2" ] &&
+if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] &&
 	[ "$w2" != "$w" ] && [ "$(ppid_of "$w2")" = "$spawner" ]; then
 	ok "a worker killed by SIGSYS: jankd logs the seccomp filter (status from the spawner), a new worker from the spawner"
 else
