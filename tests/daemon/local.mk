@@ -3,7 +3,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
-	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe \
+	daemon/test-capture-session daemon/test-sessiond-probe \
 	daemon/test-worker-sandbox daemon/test-binary-opener
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
@@ -53,9 +53,6 @@ daemon_test_log_SOURCES = daemon/test-log.c
 daemon_test_log_CFLAGS = $(daemon_cflags)
 daemon_test_log_LDADD = $(daemon_ldadd)
 # The composition history of the web pages: its rounds fed by hand.
-daemon_test_comp_history_SOURCES = daemon/test-comp-history.c
-daemon_test_comp_history_CFLAGS = $(daemon_cflags)
-daemon_test_comp_history_LDADD = $(daemon_ldadd)
 daemon_test_input_figures_SOURCES = daemon/test-input-figures.c
 daemon_test_input_figures_CFLAGS = $(daemon_cflags)
 daemon_test_input_figures_LDADD = $(daemon_ldadd)
