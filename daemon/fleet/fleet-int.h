@@ -87,6 +87,8 @@ void refuse(struct jank_proc *p, const char *kind, const char *err);
 struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url);
 void on_log(struct jank_proc *p, struct json_object *msg);
 struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered);
+void input_message(struct jank_proc *p, struct json_object *msg, void *data);
+struct json_object *input_start_msg(struct jank_proc *p, void *data);
 
 /* fleet-baselines.c */
 struct json_object *state_read(const struct jank_fleet *f, const char *url);

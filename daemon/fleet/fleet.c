@@ -209,7 +209,7 @@ struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char
 	return o;
 }
 
-static struct json_object *input_start_msg(struct jank_proc *p, void *data)
+struct json_object *input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
 	struct json_object *msg, *baselines;
@@ -244,7 +244,7 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	return msg;
 }
 
-static void input_message(struct jank_proc *p, struct json_object *msg, void *data)
+void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_proto_type(msg);
 

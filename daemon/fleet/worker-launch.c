@@ -26,22 +26,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "binary-opener.h"
-#include "worker-launch.h"
+#include "worker-launch-int.h"
 #include "worker.h"
 
 extern char **environ;
 
 static char spawner_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-struct jank_launch {
-	pid_t pid;
-	bool ended;
-	jank_launch_ended_fn fn;
-	void *data;
-	/* Through the spawner: its connection, and the event reading it. */
-	int conn;
-	struct event *ev;
-};
 
 int jank_launch_set_spawner(const char *socket_path)
 {
@@ -140,7 +130,7 @@ static void take_msg(struct jank_launch *l, bool gone)
 		ended(l, r > 0 && m.type == JANK_SPAWN_EXITED ? m.value : JANK_LAUNCH_LOST);
 }
 
-static void on_spawner(evutil_socket_t fd, short what, void *data)
+void on_spawner(evutil_socket_t fd, short what, void *data)
 {
 	(void)fd;
 	(void)what;

@@ -23,49 +23,17 @@
 #include "units.h"
 #include "binary-opener.h"
 #include "worker-launch.h"
-#include "worker-proc.h"
+#include "worker-proc-int.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
 #include "worker.h"
-
-#define RESTART_MIN_NS 1000000000LL  /* 1 s */
-#define RESTART_MAX_NS 30000000000LL /* 30 s */
 
 /* [daemon] worker-user and workers-as-root, for every worker of this process. */
 static char worker_user[64] = "jank-worker";
 static bool workers_as_root;
 static unsigned warned_root; /* once per jankd */
 
-struct jank_proc {
-	struct event_base *base;
-	char *name;
-	int64_t timeout_ns;
-	const struct jank_proc_ops *ops;
-	void *data;
-
-	struct jank_launch *launch; /* NULL: none */
-	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
-	struct jank_opener_conn *opener;
-	pid_t pid; /* its pid, 0: none */
-	struct bufferevent *bev;
-	bool eof, reaped;
-	bool silenced; /* killed for its silence */
-	bool refused;  /* killed for a frame that could not be read */
-	bool ending;   /* stop or retire: no restart */
-	bool done;
-	int last_status;
-	int64_t heard_mono;
-
-	struct event *ev_restart;
-	int64_t backoff_ns;
-	bool failing;
-	char error[JANK_PROC_ERROR_LEN]; /* the last failure of the episode */
-	int64_t failing_since;		 /* wall clock: when the episode began */
-	uint64_t episode_restarts;
-	uint64_t starts, crashes, timeouts, bad_frames;
-};
-
-static void start_later(struct jank_proc *p)
+void start_later(struct jank_proc *p)
 {
 	struct timeval tv = jank_clock_timeval(p->backoff_ns);
 
@@ -125,7 +93,7 @@ void jank_proc_free(struct jank_proc *p)
 
 /* ---- Ending ---- */
 
-static const char *status_text(int st, char *buf, size_t len)
+const char *status_text(int st, char *buf, size_t len)
 {
 	if (st == JANK_LAUNCH_LOST)
 		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
@@ -165,7 +133,7 @@ static void failed(struct jank_proc *p, const char *what)
 }
 
 /* Both the socket drained and the process reaped: the worker is gone. */
-static void maybe_gone(struct jank_proc *p)
+void maybe_gone(struct jank_proc *p)
 {
 	char what[256];
 
@@ -248,7 +216,7 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 }
 
 /* The process ended (worker-launch.h). */
-static void on_ended(struct jank_launch *l, int status, void *data)
+void on_ended(struct jank_launch *l, int status, void *data)
 {
 	struct jank_proc *p = data;
 

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/fleet/worker-proc.c: the supervisor's side of a worker, without spawning
- * jankd. worker-proc.c and worker-launch.c are compiled in here: a forked
- * child that only waits stands for a worker started here, a SOCK_SEQPACKET
- * socketpair for the spawner's connection (the test says what the spawner
- * would), the test says when the worker's socket closed, and the restart
- * timer never fires (the loop is run only for the spawner's messages), so
- * nothing is spawned.
+ * daemon/fleet/worker-proc.c: the supervisor's side of a worker, without
+ * spawning jankd; the test reaches its state and steps, and worker-launch.c's,
+ * through worker-proc-int.h and worker-launch-int.h. A forked child that
+ * only waits stands for a worker started here, a SOCK_SEQPACKET socketpair
+ * for the spawner's connection (the test says what the spawner would), the
+ * test says when the worker's socket closed, and the restart timer never
+ * fires (the loop is run only for the spawner's messages), so nothing is
+ * spawned.
  */
-#include "worker-launch.c"
-#include "worker-proc.c"
+#define _GNU_SOURCE /* strsignal */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include "clock.h"
+#include "log.h"
+#include "worker-launch-int.h"
+#include "worker-proc-int.h"
+#include "worker-proto.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
