@@ -105,7 +105,7 @@ void parse_options(int argc, char **argv, struct jankd *d)
 			d->target_from_cmdline = true;
 			break;
 		case 'w':
-			if (optarg[0] != '/' || jank_launch_set_spawner(optarg) < 0)
+			if (optarg[0] != '/' || jank_worker_launch_set_spawner(optarg) < 0)
 				die_usage(
 					"bad --worker-spawner '%s' (expected the absolute path of "
 					"a unix socket, at most 107 bytes)",
@@ -205,7 +205,7 @@ size_t preflight(const struct jankd *d, bool all, const char *prefix)
 	const struct jank_preflight pf = {
 		.config = &d->config,
 		.sources = &d->config_sources,
-		.spawner = jank_launch_spawner(),
+		.spawner = jank_worker_launch_spawner(),
 		.all = all,
 		.as_root = geteuid() == 0,
 	};

@@ -15,7 +15,7 @@
 struct jank_launch {
 	pid_t pid;
 	bool ended;
-	jank_launch_ended_fn fn;
+	jank_worker_launch_ended_fn fn;
 	void *data;
 	/* Through the spawner: its connection, and the event reading it. */
 	int conn;

@@ -81,7 +81,7 @@ void jank_proc_free(struct jank_proc *p)
 {
 	if (!p)
 		return;
-	jank_launch_free(p->launch);
+	jank_worker_launch_free(p->launch);
 	jank_opener_conn_free(p->opener);
 	if (p->bev)
 		bufferevent_free(p->bev);
@@ -97,7 +97,7 @@ const char *status_text(int st, char *buf, size_t len)
 {
 	if (st == JANK_LAUNCH_LOST)
 		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
-			 jank_launch_spawner());
+			 jank_worker_launch_spawner());
 	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
 		snprintf(buf, len,
 			 "was killed by its seccomp filter (signal %d, %s): it made a system call "
@@ -139,7 +139,7 @@ void maybe_gone(struct jank_proc *p)
 
 	if (!p->launch || !p->eof || !p->reaped)
 		return;
-	jank_launch_free(p->launch);
+	jank_worker_launch_free(p->launch);
 	p->launch = NULL;
 	jank_opener_conn_free(p->opener);
 	p->opener = NULL;
@@ -166,7 +166,7 @@ void jank_proc_refuse(struct jank_proc *p, const char *what)
 	p->bad_frames++;
 	if (p->bev)
 		bufferevent_disable(p->bev, EV_READ);
-	jank_launch_kill(p->launch);
+	jank_worker_launch_kill(p->launch);
 	/* Each one is said: a worker that sends them again waits longer each time. */
 	jank_log(
 		LOG_ERR,
@@ -211,7 +211,7 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 	p->bev = NULL;
 	p->eof = true;
 	if (!p->reaped)
-		jank_launch_kill(p->launch); /* without its socket it is of no use */
+		jank_worker_launch_kill(p->launch); /* without its socket it is of no use */
 	maybe_gone(p);
 }
 
@@ -229,7 +229,7 @@ void on_ended(struct jank_launch *l, int status, void *data)
 void jank_proc_reap(struct jank_proc *p)
 {
 	if (p->launch && !p->reaped)
-		jank_launch_reap(p->launch);
+		jank_worker_launch_reap(p->launch);
 }
 
 /* ---- Starting ---- */
@@ -251,7 +251,7 @@ static int resolve_user(struct jank_worker_user *u, char *what, size_t len)
 	struct passwd *pw;
 
 	memset(u, 0, sizeof(*u));
-	if (geteuid() != 0 || jank_launch_spawner()) {
+	if (geteuid() != 0 || jank_worker_launch_spawner()) {
 		u->same = true;
 		return 0;
 	}
@@ -315,7 +315,7 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	int sv[2];
 
 	*worker_fd = -1;
-	if (!open_binaries || !p->opener_wanted || jank_launch_spawner())
+	if (!open_binaries || !p->opener_wanted || jank_worker_launch_spawner())
 		return;
 	if (available < 0)
 		available = jank_opener_available();
@@ -362,8 +362,8 @@ int jank_proc_start(struct jank_proc *p)
 		return start_failed(p, r, NULL);
 	p->reaped = false;
 	make_opener(p, &opener_fd);
-	p->launch = jank_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p, &r, why,
-				      sizeof(why));
+	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p,
+					     &r, why, sizeof(why));
 	close(sv[1]);
 	if (opener_fd >= 0)
 		close(opener_fd);
@@ -373,7 +373,7 @@ int jank_proc_start(struct jank_proc *p)
 		close(sv[0]);
 		return start_failed(p, r, why);
 	}
-	p->pid = jank_launch_pid(p->launch);
+	p->pid = jank_worker_launch_pid(p->launch);
 	p->eof = p->silenced = p->refused = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
@@ -382,7 +382,7 @@ int jank_proc_start(struct jank_proc *p)
 		/* Reaped as a crash, and started again. */
 		close(sv[0]);
 		p->eof = true;
-		jank_launch_kill(p->launch);
+		jank_worker_launch_kill(p->launch);
 		return -ENOMEM;
 	}
 	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
@@ -421,7 +421,7 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 	    now - p->heard_mono <= p->timeout_ns)
 		return;
 	p->silenced = true;
-	jank_launch_kill(p->launch);
+	jank_worker_launch_kill(p->launch);
 	if (p->ending)
 		return;
 	p->timeouts++;
@@ -459,7 +459,7 @@ static void end(struct jank_proc *p, bool kill_it)
 		return;
 	}
 	if (kill_it && !p->reaped)
-		jank_launch_kill(p->launch);
+		jank_worker_launch_kill(p->launch);
 	else
 		jank_proc_send(p, jank_proto_new("stop"));
 }
