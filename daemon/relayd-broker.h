@@ -77,8 +77,7 @@ struct jank_relayd_conn *jank_relayd_conn_new(struct event_base *base, int fd, c
 					      const char *url);
 void jank_relayd_conn_free(struct jank_relayd_conn *c);
 /* Connections passed so far, and requests that got an error. */
-void jank_relayd_conn_counts(const struct jank_relayd_conn *c, uint64_t *passed,
-			     uint64_t *failed);
+void jank_relayd_conn_counts(const struct jank_relayd_conn *c, uint64_t *passed, uint64_t *failed);
 
 /* ---- The worker's side ---- */
 

@@ -394,8 +394,7 @@ struct glib_log_field {
 	const void *value;
 	ssize_t length;
 };
-typedef int (*glib_writer_fn)(int level, const struct glib_log_field *fields, size_t n,
-			      void *data);
+typedef int (*glib_writer_fn)(int level, const struct glib_log_field *fields, size_t n, void *data);
 #define GLIB_LOG_LEVEL_ERROR 4 /* G_LOG_LEVEL_ERROR: g_error(), fatal */
 
 static glib_writer_fn glib_default_writer;

@@ -39,16 +39,17 @@ static void url_parsed(void **state)
 	assert_int_equal(jank_relayd_url_addr("net://localhost", host, sizeof(host), &port), 0);
 	assert_string_equal(host, "localhost");
 	assert_int_equal(port, JANK_RELAYD_PORT);
-	assert_int_equal(jank_relayd_url_addr("net://127.0.0.1:5399/host/h/s", host, sizeof(host),
-					      &port),
-			 0);
+	assert_int_equal(
+		jank_relayd_url_addr("net://127.0.0.1:5399/host/h/s", host, sizeof(host), &port),
+		0);
 	assert_string_equal(host, "127.0.0.1");
 	assert_int_equal(port, 5399);
-	assert_int_equal(jank_relayd_url_addr("net://[::1]:6000/host/h/s", host, sizeof(host), &port),
-			 0);
+	assert_int_equal(
+		jank_relayd_url_addr("net://[::1]:6000/host/h/s", host, sizeof(host), &port), 0);
 	assert_string_equal(host, "::1");
 	assert_int_equal(port, 6000);
-	assert_int_equal(jank_relayd_url_addr("net://relay/host/h/s", host, sizeof(host), &port), 0);
+	assert_int_equal(jank_relayd_url_addr("net://relay/host/h/s", host, sizeof(host), &port),
+			 0);
 	assert_int_equal(port, JANK_RELAYD_PORT);
 	assert_int_equal(jank_relayd_url_addr("tcp://relay", host, sizeof(host), &port), -EINVAL);
 	assert_int_equal(jank_relayd_url_addr("net://", host, sizeof(host), &port), -EINVAL);
@@ -264,8 +265,8 @@ static void no_channel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(url_parsed),	  cmocka_unit_test(no_channel),
-		cmocka_unit_test(bad_request),	  cmocka_unit_test(connects_and_reconnects),
+		cmocka_unit_test(url_parsed),  cmocka_unit_test(no_channel),
+		cmocka_unit_test(bad_request), cmocka_unit_test(connects_and_reconnects),
 		cmocka_unit_test(refused),
 	};
 

@@ -107,7 +107,14 @@ static void memory_ceiling_bad(void **state)
 	assert_int_equal(WEXITSTATUS(st), 10);
 }
 
-enum net_try { TRY_INET = 1, TRY_INET6, TRY_CONNECT, TRY_BIND, TRY_PAIR, TRY_UNIX };
+enum net_try {
+	TRY_INET = 1,
+	TRY_INET6,
+	TRY_CONNECT,
+	TRY_BIND,
+	TRY_PAIR,
+	TRY_UNIX
+};
 
 /*
  * In the sandbox, with `given` (a socket it got before, as a worker gets
@@ -117,7 +124,8 @@ enum net_try { TRY_INET = 1, TRY_INET6, TRY_CONNECT, TRY_BIND, TRY_PAIR, TRY_UNI
 static int net_child(enum net_try what, int given)
 {
 	struct jank_worker_user u = { .same = true };
-	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(5344),
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(5344),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	char err[256];
@@ -206,10 +214,8 @@ int main(void)
 #ifndef __SANITIZE_ADDRESS__ /* it reserves terabytes of address space: no RLIMIT_AS fits */
 		cmocka_unit_test(memory_ceiling),
 #endif
-		cmocka_unit_test(memory_ceiling_bad),
-		cmocka_unit_test(no_inet_socket),
-		cmocka_unit_test(no_connect_bind_pair),
-		cmocka_unit_test(unix_socket_refused),
+		cmocka_unit_test(memory_ceiling_bad),	cmocka_unit_test(no_inet_socket),
+		cmocka_unit_test(no_connect_bind_pair), cmocka_unit_test(unix_socket_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
