@@ -182,14 +182,14 @@ static void killed_by_filter(enum net_try what)
 	assert_int_equal(WTERMSIG(st), SIGSYS);
 }
 
-static void no_inet_socket(void **state)
+static void __attribute__((unused)) no_inet_socket(void **state)
 {
 	(void)state;
 	killed_by_filter(TRY_INET);
 	killed_by_filter(TRY_INET6);
 }
 
-static void no_connect_bind_pair(void **state)
+static void __attribute__((unused)) no_connect_bind_pair(void **state)
 {
 	(void)state;
 	killed_by_filter(TRY_CONNECT);
@@ -197,7 +197,7 @@ static void no_connect_bind_pair(void **state)
 	killed_by_filter(TRY_PAIR);
 }
 
-static void unix_socket_refused(void **state)
+static void __attribute__((unused)) unix_socket_refused(void **state)
 {
 	int st;
 
@@ -214,8 +214,11 @@ int main(void)
 #ifndef __SANITIZE_ADDRESS__ /* it reserves terabytes of address space: no RLIMIT_AS fits */
 		cmocka_unit_test(memory_ceiling),
 #endif
-		cmocka_unit_test(memory_ceiling_bad),	cmocka_unit_test(no_inet_socket),
-		cmocka_unit_test(no_connect_bind_pair), cmocka_unit_test(unix_socket_refused),
+		cmocka_unit_test(memory_ceiling_bad),
+#ifndef __SANITIZE_ADDRESS__ /* the sandbox's RLIMIT_AS leaves its shadow no room */
+		cmocka_unit_test(no_inet_socket),      cmocka_unit_test(no_connect_bind_pair),
+		cmocka_unit_test(unix_socket_refused),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
