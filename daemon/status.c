@@ -820,45 +820,80 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 	return 0;
 }
 
-char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
-{
-	struct jank_metrics m = {
-		.version = JANK_VERSION,
-		.memory_limit = d->config.graph.memory_limit,
-	};
+/* What a page is rendered from: copies, nothing of the loop's (see jank_status_metrics_snapshot).
+ */
+struct metrics_snap {
+	struct jank_metrics m;
+	struct metrics_inputs mi;
 	struct jank_metrics_http_stats hs;
 	struct jank_capture_stats cs;
 	struct jank_journal_stats js;
-	struct metrics_inputs mi;
-	char *text = NULL;
+	enum jank_metrics_format f;
+};
 
-	if (metrics_inputs_read(d, &mi) < 0)
-		goto end;
-	m.inputs = mi.inputs;
-	m.ninputs = mi.s.n;
-	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
+void *jank_status_metrics_snapshot(const struct jankd *d, enum jank_metrics_format f)
+{
+	struct metrics_snap *sn = calloc(1, sizeof(*sn));
+	struct jank_metrics *m;
+
+	if (!sn)
+		return NULL;
+	m = &sn->m;
+	sn->f = f;
+	m->version = JANK_VERSION;
+	m->memory_limit = d->config.graph.memory_limit;
+	if (metrics_inputs_read(d, &sn->mi) < 0) {
+		jank_status_metrics_free(sn);
+		return NULL;
+	}
+	m->inputs = sn->mi.inputs;
+	m->ninputs = sn->mi.s.n;
+	m->workers_cpu_ns = sn->mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	if (d->fleet) {
 		struct jank_fleet_stats fs;
 
 		jank_fleet_get_stats(d->fleet, &fs);
-		m.sessions_refused = fs.sessions_refused;
-		m.inputs_at_limit = fs.at_limit;
+		m->sessions_refused = fs.sessions_refused;
+		m->inputs_at_limit = fs.at_limit;
 	}
-	jank_alerter_get_stats(d->alerter, &m.alerts);
-	jank_journal_get_stats(&js);
-	m.journal = &js;
+	jank_alerter_get_stats(d->alerter, &m->alerts);
+	jank_journal_get_stats(&sn->js);
+	m->journal = &sn->js;
 	if (d->capturer) {
-		jank_capturer_get_stats(d->capturer, &cs);
-		m.captures = &cs;
+		jank_capturer_get_stats(d->capturer, &sn->cs);
+		m->captures = &sn->cs;
 	}
 	if (d->metrics) {
-		jank_metrics_server_get_stats(d->metrics, &hs);
-		m.http = &hs;
+		jank_metrics_server_get_stats(d->metrics, &sn->hs);
+		m->http = &sn->hs;
 	}
-	jank_metrics_process_read(&m.process, d->start_real);
-	text = jank_metrics_render(&m, f, len);
-end:
-	metrics_inputs_free(&mi);
+	jank_metrics_process_read(&m->process, d->start_real);
+	return sn;
+}
+
+char *jank_status_metrics_render(void *snap, size_t *len)
+{
+	struct metrics_snap *sn = snap;
+
+	return jank_metrics_render(&sn->m, sn->f, len);
+}
+
+void jank_status_metrics_free(void *snap)
+{
+	struct metrics_snap *sn = snap;
+
+	if (!sn)
+		return;
+	metrics_inputs_free(&sn->mi);
+	free(sn);
+}
+
+char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
+{
+	void *sn = jank_status_metrics_snapshot(d, f);
+	char *text = sn ? jank_status_metrics_render(sn, len) : NULL;
+
+	jank_status_metrics_free(sn);
 	return text;
 }
 

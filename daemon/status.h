@@ -20,6 +20,15 @@ char *jank_status_text(const struct jankd *d);
  * openmetrics|prometheus`: malloc'ed, its length in *len; NULL on allocation failure.
  */
 char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len);
+/*
+ * The same in two steps, so that the page is not rendered on the loop: a
+ * snapshot (on the loop: the figures copied, /proc read; NULL: out of
+ * memory), rendered then on any thread (it reads nothing but the snapshot),
+ * and freed.
+ */
+void *jank_status_metrics_snapshot(const struct jankd *d, enum jank_metrics_format f);
+char *jank_status_metrics_render(void *snap, size_t *len);
+void jank_status_metrics_free(void *snap);
 /* One line for sd_notify STATUS=: "attached 1/1, 250 events/s, ..." */
 void jank_status_line(const struct jankd *d, char *buf, size_t len);
 

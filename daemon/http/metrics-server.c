@@ -22,6 +22,7 @@
  * until a byte of its next request comes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/http.h>
@@ -44,10 +47,26 @@ struct conn {
 	struct jank_metrics_server *srv;
 	struct bufferevent *bev; /* evhttp's, and one reference of ours */
 	struct event *deadline;
-	bool excess; /* over the connection limit, or evicted: being closed */
+	bool rendering; /* its request's page is being rendered off the loop */
+	bool excess;	/* over the connection limit, or evicted: being closed */
 	bool evicted;
 	int64_t idle_since; /* accepted, or last answered (monotonic ns) */
 	struct conn *prev, *next;
+};
+
+/* A page being rendered on a thread of its own, for a request the loop answers when it is done. */
+struct job {
+	struct jank_metrics_server *srv;
+	struct evhttp_request *req;
+	struct bufferevent *bev; /* its connection's, to find it again (it may be gone) */
+	void *snap;
+	enum jank_metrics_format f;
+	char *text;
+	size_t len;
+	pthread_t thread;
+	bool started;
+	int finished; /* set by the thread (atomic), then it writes the eventfd */
+	struct job *next;
 };
 
 struct jank_metrics_server {
@@ -57,6 +76,12 @@ struct jank_metrics_server {
 	jank_metrics_server_fn fn;    /* the metrics, or ... */
 	jank_http_handler_fn handler; /* ... any page (the web pages) */
 	void *data;
+	/* Rendering off the loop (jank_metrics_server_set_async): the jobs, and their wakeup. */
+	struct jank_metrics_async async;
+	struct job *jobs; /* rendering or waiting, oldest first */
+	size_t nrunning;
+	int efd;
+	struct event *ev_done;
 	char address[JANK_METRICS_SERVER_ADDRESS_LEN]; /* HOST:PORT, [HOST]:PORT for IPv6 */
 	struct conn *conns;
 	size_t nconns; /* those within the limit: the others are being closed */
@@ -334,6 +359,171 @@ static void send_metrics(struct jank_metrics_server *s, struct evhttp_request *r
 	s->stats.requests++;
 }
 
+static void reply(struct jank_metrics_server *s, struct evhttp_request *req,
+		  enum jank_metrics_format f, char *text, size_t len)
+{
+	struct evbuffer *body = evbuffer_new();
+
+	if (!text || !body || evbuffer_add_reference(body, text, len, free_body, NULL) != 0) {
+		free(text);
+		if (body)
+			evbuffer_free(body);
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+		return;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  jank_metrics_content_type(f));
+	evhttp_send_reply(req, HTTP_OK, "OK", body);
+	evbuffer_free(body);
+	s->stats.requests++;
+}
+
+static void *render_job(void *data)
+{
+	struct job *j = data;
+	uint64_t one = 1;
+
+	j->text = j->srv->async.render(j->snap, &j->len);
+	__atomic_store_n(&j->finished, 1, __ATOMIC_RELEASE);
+	if (write(j->srv->efd, &one, sizeof(one)) < 0) {
+		/* the counter cannot overflow at one write per page: nothing to do */
+	}
+	return NULL;
+}
+
+/*
+ * The page rendered off the loop: the snapshot here (a copy of the figures,
+ * about a millisecond at 64 inputs), the rendering on a thread of its own,
+ * the answer from the loop once it is done (on_done). While it renders, its
+ * connection is not idle: never evicted. If the client goes meanwhile,
+ * evhttp keeps the request for the answer, and frees it then.
+ */
+/* Start rendering job j (its snapshot taken now). 0, or -1 when it was answered already. */
+static int job_start(struct jank_metrics_server *s, struct job *j)
+{
+	j->snap = s->async.snapshot(j->f, s->data);
+	if (!j->snap) {
+		evhttp_send_error(j->req, HTTP_INTERNAL, "out of memory");
+		return -1;
+	}
+	if (pthread_create(&j->thread, NULL, render_job, j) != 0) {
+		/* No thread: on the loop, as without the option. */
+		reply(s, j->req, j->f, s->async.render(j->snap, &j->len), j->len);
+		s->async.free(j->snap);
+		return -1;
+	}
+	j->started = true;
+	s->nrunning++;
+	return 0;
+}
+
+/*
+ * The page rendered off the loop: the snapshot here (a copy of the figures,
+ * about a millisecond at 64 inputs), the rendering on a thread of its own,
+ * the answer from the loop once it is done (on_done). At most
+ * JANK_METRICS_SERVER_MAX_RENDERS render at once; the other requests wait
+ * their turn (the connection limit bounds them). While it waits or renders,
+ * its connection is not idle: never evicted. If the client goes meanwhile,
+ * evhttp keeps the request for the answer, and frees it then.
+ */
+static void send_async(struct jank_metrics_server *s, struct evhttp_request *req,
+		       enum jank_metrics_format f, struct conn *c)
+{
+	struct job *j = calloc(1, sizeof(*j)), **pp;
+
+	if (!j) {
+		evhttp_send_error(req, HTTP_INTERNAL, "out of memory");
+		return;
+	}
+	j->srv = s;
+	j->req = req;
+	j->f = f;
+	j->bev = c ? c->bev : NULL;
+	if (s->nrunning < JANK_METRICS_SERVER_MAX_RENDERS && job_start(s, j) < 0) {
+		free(j);
+		return;
+	}
+	if (c)
+		c->rendering = true;
+	/* In order of arrival: the waiting ones start oldest first. */
+	for (pp = &s->jobs; *pp; pp = &(*pp)->next)
+		;
+	*pp = j;
+}
+
+static struct conn *conn_of_bev(struct jank_metrics_server *s, struct bufferevent *bev)
+{
+	for (struct conn *c = s->conns; bev && c; c = c->next)
+		if (c->bev == bev)
+			return c;
+	return NULL;
+}
+
+/* The finished jobs: their answers sent, their threads joined; then the waiting ones start. */
+static void on_done(evutil_socket_t fd, short what, void *data)
+{
+	struct jank_metrics_server *s = data;
+	struct job **pp = &s->jobs;
+	uint64_t n;
+
+	(void)what;
+	if (read(fd, &n, sizeof(n)) < 0) {
+		/* EAGAIN: another wakeup read it */
+	}
+	while (*pp) {
+		struct job *j = *pp;
+		struct conn *c;
+
+		if (!j->started || !__atomic_load_n(&j->finished, __ATOMIC_ACQUIRE)) {
+			pp = &j->next;
+			continue;
+		}
+		*pp = j->next;
+		s->nrunning--;
+		pthread_join(j->thread, NULL);
+		c = conn_of_bev(s, j->bev);
+		reply(s, j->req, j->f, j->text, j->len);
+		if (c && !released(c)) {
+			c->rendering = false;
+			if (!c->excess)
+				arm_deadline(c, JANK_METRICS_SERVER_TIMEOUT_S);
+			c->idle_since = now_ns();
+		}
+		s->async.free(j->snap);
+		free(j);
+	}
+	for (pp = &s->jobs; *pp && s->nrunning < JANK_METRICS_SERVER_MAX_RENDERS;) {
+		struct job *j = *pp;
+
+		if (j->started || job_start(s, j) == 0) {
+			pp = &j->next;
+			continue;
+		}
+		*pp = j->next; /* answered already (out of memory) */
+		free(j);
+	}
+}
+
+int jank_metrics_server_set_async(struct jank_metrics_server *s, const struct jank_metrics_async *a)
+{
+	if (s->ev_done)
+		return 0;
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0)
+		return -errno;
+	s->ev_done = event_new(s->base, s->efd, EV_READ | EV_PERSIST, on_done, s);
+	if (!s->ev_done || event_add(s->ev_done, NULL) < 0) {
+		if (s->ev_done)
+			event_free(s->ev_done);
+		s->ev_done = NULL;
+		close(s->efd);
+		s->efd = -1;
+		return -ENOMEM;
+	}
+	s->async = *a;
+	return 0;
+}
+
 static void on_request(struct evhttp_request *req, void *data)
 {
 	struct jank_metrics_server *s = data;
@@ -346,6 +536,16 @@ static void on_request(struct evhttp_request *req, void *data)
 	if (s->handler) {
 		s->handler(req, path ? path : "", s->data);
 		s->stats.requests++;
+	} else if (path && !strcmp(path, "/metrics") && s->ev_done) {
+		struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+
+		send_async(s, req, jank_metrics_negotiate(evhttp_find_header(in, "Accept")), c);
+		if (c && c->rendering) {
+			/* No deadline while it renders: on_done arms it and makes it idle, once
+			 * answered. */
+			event_del(c->deadline);
+			return;
+		}
 	} else if (path && !strcmp(path, "/metrics"))
 		send_metrics(s, req);
 	else
@@ -420,6 +620,22 @@ void jank_metrics_server_close(struct jank_metrics_server *s)
 {
 	if (!s)
 		return;
+	/* The renders finish (a page at most), and are dropped: evhttp frees their requests. */
+	while (s->jobs) {
+		struct job *j = s->jobs;
+
+		s->jobs = j->next;
+		if (j->started) {
+			pthread_join(j->thread, NULL);
+			free(j->text);
+			s->async.free(j->snap);
+		}
+		free(j);
+	}
+	if (s->ev_done) {
+		event_free(s->ev_done);
+		close(s->efd);
+	}
 	evhttp_free(s->http); /* releases every connection */
 	while (s->conns)
 		conn_free(s->conns);

@@ -13,7 +13,8 @@
  * JANK_METRICS_SERVER_TIMEOUT_S of the connection or of the previous reply (a slowloris is closed
  * then), headers of at most JANK_METRICS_SERVER_MAX_HEADERS bytes (413 past it) and no body. The
  * answer is rendered on the loop (about 2 us a series: BENCHMARKS.md, "A scrape of jankd's
- * metrics").
+ * metrics"), or, with jank_metrics_server_set_async() (jankd), off it: the loop
+ * only copies the figures.
  *
  * The same server, with the same limits, serves jankd's web pages ([web]
  * listen, daemon/http/web.c): opened with jank_http_server_open(), it hands
@@ -55,6 +56,22 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 struct jank_metrics_server *jank_http_server_open(struct event_base *base, const char *host,
 						  unsigned port, jank_http_handler_fn handler,
 						  void *data, char *err, size_t errlen);
+/*
+ * Render the metrics off the loop: on a GET /metrics, `snapshot` is called
+ * on the loop (NULL: out of memory), `render` on a thread of its own (it may
+ * read nothing but its snapshot), the answer sent from the loop, `free`
+ * called there. At most JANK_METRICS_SERVER_MAX_RENDERS at once, the other
+ * requests waiting their turn. Returns 0 or -errno (then the metrics are
+ * rendered on the loop).
+ */
+struct jank_metrics_async {
+	void *(*snapshot)(enum jank_metrics_format f, void *data);
+	char *(*render)(void *snap, size_t *len);
+	void (*free)(void *snap);
+};
+#define JANK_METRICS_SERVER_MAX_RENDERS 2
+int jank_metrics_server_set_async(struct jank_metrics_server *s,
+				  const struct jank_metrics_async *a);
 /* Where it listens: "127.0.0.1:9479", "[::1]:9479". */
 const char *jank_metrics_server_address(const struct jank_metrics_server *s);
 /* Close every connection and stop listening. */

@@ -308,18 +308,20 @@ check "during floods of 100 connections: 5 alerts, the slowest after ${max_ms} m
 wait "$abuse"
 live_forget "$abuse"
 # ok=N refused=N per flood: the range of ok, and whether every flood was answered or closed.
+# (The page is rendered off the loop: a flood's connections may all be served
+# in turn, none closed; none may be left without an answer or a close.)
 flood_figures() {
 	awk '{ split($0, f, /[ =]/)
 		if (NR == 1 || f[4] < min) min = f[4]
 		if (f[4] > max) max = f[4]
-		if (f[4] + f[6] != 100 || f[8] != 0 || f[6] == 0) bad++ }
+		if (f[4] + f[6] != 100 || f[8] != 0) bad++ }
 		END { printf "%d %d %d %d\n", NR, min, max, bad }' "$LIVE_TMP/flood.out"
 }
 read -r floods ok_min ok_max flood_bad <<EOF
 $(flood_figures)
 EOF
 diag "flood: $floods floods of 100 connections: $ok_min to $ok_max answered (at most $MAX_CONNECTIONS at a time, Prometheus's own included), the rest closed"
-check "each flood: some answered, the rest closed, none left hanging" \
+check "each flood: some answered, the rest (if any) closed, none left hanging" \
 	[ "$floods" -gt 0 -a "$flood_bad" = 0 -a "$ok_min" -ge 1 ]
 
 # 1000 connections held open, sending nothing, reopened as soon as closed:
