@@ -24,15 +24,33 @@
  *
  * Usage: bench-metrics [--quick] [--page FILE] [INPUTS [K]]
  * (default 64 inputs, K = 10; --page: the page of the first case into FILE)
+ *
+ * bench-metrics --loop SECONDS [INPUTS [K]]: what scrapes do to the rest of
+ * jankd's loop. The real endpoint (daemon/http/metrics-server.c) on a
+ * libevent loop, INPUTS inputs of 4 rules; a client thread scrapes it once a
+ * second (GET /metrics, the whole answer read); a timer on the loop every
+ * millisecond stands for an alert leaving it, and its lateness (when it ran,
+ * less when it was due) is what a scrape adds to an alert's latency. For
+ * SECONDS each: no scrape (the loop's own lateness), the page rendered on
+ * the loop (as before), then off it (jank_metrics_server_set_async(), as
+ * jankd does now). Prints a Markdown
+ * table: mode, scrapes, the answer's size, the timer's lateness (p50, p99,
+ * p99.9, max: wall time, what an alert would wait).
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <event2/event.h>
 #include "composition.h"
 #include "input-figures.h"
+#include "metrics-server.h"
 #include "metrics.h"
 
 #define MS 1000000LL
@@ -270,6 +288,282 @@ static void run_case(size_t ninputs, size_t nrules, unsigned k, double budget_s,
 	free(s.rules);
 }
 
+/* ---- --loop: the endpoint on a loop, and what its scrapes do to a timer on it ---- */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* What a page is rendered from: its own copies, as daemon/status.c's snapshot. */
+struct snap {
+	struct jank_input_figures *merged;
+	struct jank_metrics_input *inputs;
+	struct jank_metrics_rule *rules;
+	size_t ninputs;
+	struct jank_metrics m;
+};
+
+static const struct jank_journal_stats loop_js;
+static const struct jank_capture_stats loop_cs;
+static const struct jank_metrics_http_stats loop_hs;
+
+static void snap_free(void *data)
+{
+	struct snap *sn = data;
+
+	for (size_t i = 0; i < sn->ninputs; i++)
+		jank_figures_fini(&sn->merged[i]);
+	free(sn->merged);
+	free(sn->inputs);
+	free(sn->rules);
+	free(sn);
+}
+
+static void *snap_new(enum jank_metrics_format f, void *data)
+{
+	const struct scrape *s = data;
+	struct snap *sn = calloc(1, sizeof(*sn));
+	pid_t self = getpid();
+	size_t k = 0;
+
+	(void)f;
+	if (!sn)
+		die("out of memory");
+	sn->ninputs = s->ninputs;
+	sn->merged = calloc(s->ninputs, sizeof(*sn->merged));
+	sn->inputs = calloc(s->ninputs + 1, sizeof(*sn->inputs));
+	sn->rules = calloc(s->ninputs * s->nrules + 1, sizeof(*sn->rules));
+	if (!sn->merged || !sn->inputs || !sn->rules)
+		die("out of memory");
+	sn->m = (struct jank_metrics){ .version = "bench", .memory_limit = 256 << 20 };
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const struct jank_input_figures *fi = &sn->merged[i];
+		struct jank_metrics_input *in = &sn->inputs[i];
+
+		jank_figures_init(&sn->merged[i]);
+		if (jank_figures_merge(&sn->merged[i], &s->status[i], &s->past[i]) < 0)
+			die("out of memory");
+		in->url = fi->url;
+		in->connected = fi->attached;
+		in->fig = fi;
+		in->worker_rss_bytes = jank_metrics_pid_rss(self);
+		sn->m.workers_cpu_ns += jank_metrics_pid_cpu_ns(self);
+		in->rules = sn->rules + k;
+		in->nrules = fi->nrules;
+		for (size_t r = 0; r < fi->nrules; r++, k++) {
+			const struct jank_rule_figures *rf = &fi->rules[r];
+			struct jank_metrics_rule *mr = &sn->rules[k];
+
+			mr->action = rf->action;
+			mr->hist = &rf->hist;
+			mr->stats = &rf->stats;
+			mr->threshold_ns = rf->threshold_ns > 0 ? rf->threshold_ns : 0;
+			mr->comp = rf->comp;
+			mr->ncomp = rf->ncomp;
+		}
+	}
+	sn->m.inputs = sn->inputs;
+	sn->m.ninputs = s->ninputs;
+	sn->m.journal = &loop_js;
+	sn->m.captures = &loop_cs;
+	sn->m.http = &loop_hs;
+	jank_metrics_process_read(&sn->m.process, 0);
+	return sn;
+}
+
+static char *snap_render(void *data, size_t *len)
+{
+	struct snap *sn = data;
+
+	return jank_metrics_render(&sn->m, JANK_METRICS_OPENMETRICS, len);
+}
+
+/* The page on the loop: snapshot and render at once. */
+static char *render_sync(enum jank_metrics_format f, size_t *len, void *data)
+{
+	void *sn = snap_new(f, data);
+	char *page = snap_render(sn, len);
+
+	snap_free(sn);
+	return page;
+}
+
+struct loop_run {
+	struct event_base *base;
+	struct event *tick;
+	int64_t due;
+	int64_t *late; /* one per tick */
+	size_t nlate, cap;
+	unsigned port;
+	volatile int stop, done;
+	unsigned scrapes;
+	size_t bytes;
+};
+
+static void on_tick(evutil_socket_t fd, short what, void *data)
+{
+	struct loop_run *lr = data;
+	int64_t now = mono_ns();
+
+	(void)fd;
+	(void)what;
+	if (lr->nlate < lr->cap)
+		lr->late[lr->nlate++] = now - lr->due;
+	lr->due = now + MS;
+	evtimer_add(lr->tick, &(struct timeval){ .tv_usec = 1000 });
+}
+
+/* GET /metrics once a second, each answer read whole; on a thread of its own. */
+static void *scraper(void *data)
+{
+	struct loop_run *lr = data;
+	static char buf[1 << 16];
+
+	while (!lr->stop) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons(lr->port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+					  "Accept: application/openmetrics-text\r\n"
+					  "Connection: close\r\n\r\n";
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		ssize_t n;
+		size_t got = 0;
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+		    write(fd, req, sizeof(req) - 1) != (ssize_t)(sizeof(req) - 1))
+			die("cannot scrape");
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			got += (size_t)n;
+		close(fd);
+		lr->scrapes++;
+		lr->bytes = got;
+		for (int i = 0; i < 10 && !lr->stop; i++)
+			usleep(100000);
+	}
+	lr->done = 1;
+	return NULL;
+}
+
+static void on_stop(evutil_socket_t fd, short what, void *data)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(data);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct_ms(const int64_t *v, size_t n, double p)
+{
+	size_t i = (size_t)(p / 100.0 * (double)(n - 1));
+
+	return n ? (double)v[i] / 1e6 : 0;
+}
+
+/* A loopback port free now (the kernel's pick). */
+static unsigned free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		die("no free port");
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* mode: 0 no scrape, 1 rendered on the loop, 2 off it. */
+static void loop_case(struct scrape *s, int seconds, int mode)
+{
+	bool async = mode == 2;
+	static const struct jank_metrics_async a = { snap_new, snap_render, snap_free };
+	struct loop_run lr = { .cap = (size_t)seconds * 1100 };
+	struct jank_metrics_server *srv;
+	struct event *stop;
+	pthread_t th;
+	char err[256];
+
+	lr.base = event_base_new();
+	lr.late = calloc(lr.cap, sizeof(*lr.late));
+	lr.port = free_port();
+	srv = jank_metrics_server_open(lr.base, "127.0.0.1", lr.port, render_sync, s, err,
+				       sizeof(err));
+	if (!lr.base || !lr.late || !srv)
+		die("cannot open the endpoint");
+	if (async && jank_metrics_server_set_async(srv, &a) < 0)
+		die("cannot render off the loop");
+	lr.tick = evtimer_new(lr.base, on_tick, &lr);
+	stop = evtimer_new(lr.base, on_stop, lr.base);
+	lr.due = mono_ns() + MS;
+	evtimer_add(lr.tick, &(struct timeval){ .tv_usec = 1000 });
+	evtimer_add(stop, &(struct timeval){ .tv_sec = seconds });
+	if (mode == 0)
+		lr.stop = lr.done = 1;
+	if (mode && pthread_create(&th, NULL, scraper, &lr) != 0)
+		die("no thread");
+	event_base_dispatch(lr.base);
+	lr.stop = 1;
+	/* The scraper's last request: answered while it is read. */
+	while (!lr.done)
+		event_base_loop(lr.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	if (mode)
+		pthread_join(th, NULL);
+	qsort(lr.late, lr.nlate, sizeof(*lr.late), cmp_i64);
+	printf("| %s | %zu | %zu | %u | %zu | %.3f | %.3f | %.3f | %.3f |\n",
+	       mode == 2   ? "off the loop (now)"
+	       : mode == 1 ? "on the loop (before)"
+			   : "no scrape",
+	       s->ninputs, s->nrules, lr.scrapes, lr.bytes, pct_ms(lr.late, lr.nlate, 50),
+	       pct_ms(lr.late, lr.nlate, 99), pct_ms(lr.late, lr.nlate, 99.9),
+	       lr.nlate ? (double)lr.late[lr.nlate - 1] / 1e6 : 0);
+	fflush(stdout);
+	event_free(lr.tick);
+	event_free(stop);
+	jank_metrics_server_close(srv);
+	event_base_free(lr.base);
+	free(lr.late);
+}
+
+static void run_loop(size_t ninputs, unsigned k, int seconds)
+{
+	struct scrape s = { .ninputs = ninputs, .nrules = 4 };
+	struct jank_input_figures *status = calloc(ninputs, sizeof(*status));
+	struct jank_input_figures *past = calloc(ninputs, sizeof(*past));
+
+	if (!status || !past)
+		die("out of memory");
+	for (size_t i = 0; i < ninputs; i++) {
+		fill_input(&status[i], i, s.nrules, k);
+		jank_figures_init(&past[i]);
+	}
+	s.status = status;
+	s.past = past;
+	printf("| page rendered | inputs | rules each | scrapes | answer bytes |"
+	       " 1 ms timer late, p50 ms | p99 ms | p99.9 ms | max ms |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	loop_case(&s, seconds, 0);
+	loop_case(&s, seconds, 1);
+	loop_case(&s, seconds, 2);
+	for (size_t i = 0; i < ninputs; i++) {
+		jank_figures_fini(&status[i]);
+		jank_figures_fini(&past[i]);
+	}
+	free(status);
+	free(past);
+}
+
 int main(int argc, char **argv)
 {
 	const char *page_file = NULL;
@@ -278,8 +572,12 @@ int main(int argc, char **argv)
 	unsigned k = JANK_COMPOSITION_TOP_DEFAULT;
 	int a = 1;
 
+	int loop_s = 0;
+
 	for (; a < argc && argv[a][0] == '-'; a++)
-		if (!strcmp(argv[a], "--quick"))
+		if (!strcmp(argv[a], "--loop") && a + 1 < argc)
+			loop_s = atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--quick"))
 			budget = 0.2;
 		else if (!strcmp(argv[a], "--page") && a + 1 < argc)
 			page_file = argv[++a];
@@ -292,6 +590,10 @@ int main(int argc, char **argv)
 	if (!ninputs || k > JANK_COMPOSITION_TOP_MAX)
 		die("usage: bench-metrics [--quick] [--page FILE] [INPUTS [K]]");
 
+	if (loop_s > 0) {
+		run_loop(ninputs, k, loop_s);
+		return 0;
+	}
 	printf("| inputs | rules each | K | page bytes | page MiB | series |"
 	       " of which critical path | CPU ms per scrape | of which rendering | scrapes |"
 	       " RSS MiB after | peak RSS MiB |\n");

@@ -8,9 +8,10 @@ bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
 # The cost of a scrape of jankd's metrics: 64 inputs, composition fully populated.
 bench_bench_metrics_SOURCES = bench/bench-metrics.c
-bench_bench_metrics_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+bench_bench_metrics_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(LIBEVENT_CFLAGS) -pthread
 bench_bench_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
-	$(top_builddir)/lib/libjank.la $(JSONC_LIBS) -lm
+	$(top_builddir)/lib/libjank.la $(JSONC_LIBS) $(LIBEVENT_LIBS) -lm
+bench_bench_metrics_LDFLAGS = -pthread
 
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
 	bench/memory-budget.sh bench/fleet-load.sh bench/decoder-bench.sh
