@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 #include "array.h"
 #include "capture-list.h"
-#include "capture-policy.h"
+#include "capture-json.h"
 #include "capture-report.h"
 #include "dirtree.h"
 #include "errbuf.h"
@@ -171,26 +171,41 @@ end:
 }
 
 struct listed {
-	struct json_object *capture; /* capture.json, or NULL */
-	struct json_object *report;  /* report.json, or NULL */
-	char refused[192];	     /* why capture.json was not read, when it is there */
+	struct jank_capture_record capture; /* capture.json (capture-json.h) */
+	bool has_capture;
+	struct json_object *report; /* report.json, or NULL */
+	char refused[192];	    /* why capture.json was not read, when it is there */
 };
 
-/* A file of the capture, within its bounds (json-read.h); why not in why[len] ("" when absent). */
-static struct json_object *load_json(const char *dir, const char *name, const char *file,
-				     const struct jank_json_bounds *b, char *why, size_t len)
+/* capture.json of the capture; why it is refused in l->refused ("" when absent). */
+static void load_capture(const char *dir, const char *name, struct listed *l)
 {
 	char path[PATH_MAX], e[160];
-	struct json_object *o;
+	bool missing = false;
+	int r;
+
+	l->refused[0] = '\0';
+	jank_capture_record_init(&l->capture);
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, JANK_CAPTURE_FILE) >=
+	    (int)sizeof(path))
+		return;
+	r = jank_capture_record_load(path, &l->capture, &missing, e, sizeof(e));
+	l->has_capture = r == 0;
+	if (r < 0 && !missing)
+		snprintf(l->refused, sizeof(l->refused), "%s refused: %s", JANK_CAPTURE_FILE, e);
+}
+
+/* report.json of the capture, within its bounds (json-read.h); NULL when absent or refused. */
+static struct json_object *load_report(const char *dir, const char *name)
+{
+	static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
+	char path[PATH_MAX], e[160];
 	bool missing = false;
 
-	why[0] = '\0';
-	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, JANK_CAPTURE_REPORT_JSON) >=
+	    (int)sizeof(path))
 		return NULL;
-	o = jank_json_load_bounded(path, b, &missing, e, sizeof(e));
-	if (!o && !missing)
-		snprintf(why, len, "%s refused: %s", file, e);
-	return o;
+	return jank_json_load_bounded(path, &report_bounds, &missing, e, sizeof(e));
 }
 
 static void utc(int64_t ns, char *buf, size_t len)
@@ -213,14 +228,15 @@ struct row {
 
 static void row_of(const struct jank_capture_entry *en, const struct listed *l, struct row *w)
 {
-	struct json_object *a = jank_json_get(l->capture, "action", json_type_object);
+	const struct jank_capture_action *a = l->has_capture ? &l->capture.action : NULL;
 
 	memset(w, 0, sizeof(*w));
 	utc(en->time_ns, w->time, sizeof(w->time));
-	w->action = jank_json_get_str(a, "action");
-	w->key = jank_json_get_str(a, "key");
-	w->has_duration = jank_json_get_i64(a, "duration_ns", &w->duration);
-	w->state = l->capture	   ? jank_json_get_str(l->capture, "state")
+	w->action = a ? a->action : NULL;
+	w->key = a ? a->key : NULL;
+	w->has_duration = a != NULL;
+	w->duration = a ? a->duration : 0;
+	w->state = l->has_capture  ? l->capture.state
 		   : l->refused[0] ? l->refused
 				   : "no capture.json";
 	w->text = jank_json_get_str(l->report, "cause");
@@ -252,9 +268,6 @@ static struct json_object *untrusted_member(struct json_object *o, const char *k
 	return s ? jank_json_new_untrusted_string(s) : NULL;
 }
 
-static const struct jank_json_bounds capture_bounds = JANK_CAPTURE_JSON_BOUNDS;
-static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
-
 int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size_t errlen)
 {
 	struct jank_capture_entry *v;
@@ -275,12 +288,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 	for (int i = 0; i < n; i++) {
 		struct row w;
 
-		char why[160];
-
-		l[i].capture = load_json(dir, v[i].name, JANK_CAPTURE_FILE, &capture_bounds,
-					 l[i].refused, sizeof(l[i].refused));
-		l[i].report = load_json(dir, v[i].name, JANK_CAPTURE_REPORT_JSON, &report_bounds,
-					why, sizeof(why));
+		load_capture(dir, v[i].name, &l[i]);
+		l[i].report = load_report(dir, v[i].name);
 		row_of(&v[i], &l[i], &w);
 		if (w.action && (int)strlen(w.action) > wa)
 			wa = (int)strlen(w.action);
@@ -342,7 +351,7 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 			cell(et, sizeof(et), w.text, LIST_TEXT_CHARS));
 	}
 	for (int i = 0; i < n; i++) {
-		json_object_put(l[i].capture);
+		jank_capture_record_fini(&l[i].capture);
 		json_object_put(l[i].report);
 	}
 	free(l);
