@@ -257,6 +257,8 @@ static int rule_from_json(struct dec *d, struct json_object *root, struct jank_r
 
 	if ((r = jank_jr_member(&d->jr, root, "rule", json_type_object, true, &o)) < 0)
 		return r;
+	if (json_object_object_length(o) == 0)
+		return 0; /* {}: the verdict had no rule */
 	at = jank_jr_push(&d->jr, "rule.");
 	if ((r = get_str(d, o, "name", true, &ru->name)) < 0 ||
 	    (r = get_str(d, o, "begin", true, &ru->begin_event)) < 0 ||
@@ -414,8 +416,8 @@ static struct json_object *action_to_json(const struct jank_capture_action *a)
 }
 
 /* `o`, named `name` ("action", "joined[3]"), into `a` through the verdict codec. */
-static int action_from_json(struct dec *d, struct json_object *o, const char *name,
-			    struct jank_capture_action *a)
+static int action_head_from_json(struct dec *d, struct json_object *o, const char *name,
+				 struct jank_capture_action *a)
 {
 	struct jank_verdict_decoded *vd = malloc(sizeof(*vd));
 	struct jank_verdict_json_error bad;
@@ -444,6 +446,52 @@ static int action_from_json(struct dec *d, struct json_object *o, const char *na
 	}
 	jank_verdict_decoded_fini(vd);
 	free(vd);
+	return r;
+}
+
+/*
+ * The head of a verdict without a rule ("action": null, as the encoder
+ * writes it) is read as one named "?", then unnamed: a copy of `o` with that
+ * name. NULL when out of memory.
+ */
+static struct json_object *unnamed_copy(struct json_object *o)
+{
+	struct json_object *c = json_object_new_object();
+
+	json_object_object_foreach(o, key, v)
+	{
+		bool name = !strcmp(key, "action");
+		struct json_object *nv = name ? json_object_new_string("?") : json_object_get(v);
+
+		if (!c || (!nv && (name || v)) || json_object_object_add(c, key, nv) != 0) {
+			json_object_put(nv);
+			json_object_put(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+/* An action, named or not. */
+static int action_from_json(struct dec *d, struct json_object *o, const char *name,
+			    struct jank_capture_action *a)
+{
+	struct json_object *v = NULL, *copy = NULL;
+	int r;
+
+	if (json_object_object_get_ex(o, "action", &v) && !v) {
+		if (!(copy = unnamed_copy(o))) {
+			d->nomem = true;
+			return -ENOMEM;
+		}
+		o = copy;
+	}
+	r = action_head_from_json(d, o, name, a);
+	json_object_put(copy);
+	if (r == 0 && copy) {
+		free(a->action);
+		a->action = NULL;
+	}
 	return r;
 }
 

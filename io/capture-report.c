@@ -83,6 +83,11 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 		jank_errf(err, errlen, "%s: %s", path, why);
 		return r == -ENOMEM ? r : -EINVAL;
 	}
+	if (!m->rec.rule.name || !m->rec.action.action) { /* a verdict without a rule */
+		jank_errf(err, errlen, "%s: bad '%s': missing", path,
+			  !m->rec.rule.name ? "rule.name" : "action.action");
+		return -EINVAL;
+	}
 	jank_capture_action_verdict(&m->rec.action, &m->act_rule, &m->act_v);
 	m->act = &m->act_v;
 	if (m->act->tid < 0) { /* the report follows the action's thread */

@@ -3,7 +3,8 @@
  * io/capture-json.c: a capture's record encoded, decoded and encoded again
  * gives the same bytes, whatever it carries (a rule with a match, a fixed or
  * an adaptive threshold, flows with their own to-key, the flagged action
- * with its live path, joined janks past the 64 listed, chunks, a failure);
+ * with its live path, joined janks past the 64 listed, chunks, a failure,
+ * a verdict whose rule jankd did not know);
  * a capture.json of an older jankd (no flows, mode or joined) still reads;
  * the decoder refuses what is not a capture's, naming the member and why;
  * and a file past its bounds is refused before it is parsed.
@@ -197,6 +198,32 @@ static void adaptive_and_bare(void **state)
 	jank_capture_record_fini(&c);
 }
 
+/* A verdict whose rule jankd did not know: "rule": {}, "action": null; read back as such. */
+static void no_rule(void **state)
+{
+	struct jank_capture_record c, back;
+	struct jank_verdict v;
+	struct jank_rule stub;
+	char *s;
+
+	(void)state;
+	jank_capture_record_init(&c);
+	verdict_of(&v, NULL, 3 * S);
+	assert_int_equal(jank_capture_action_set(&c.action, &v, NULL), 0);
+	assert_int_equal(jank_capture_record_join(&c, &v), 0);
+	s = round_trip(&c, &back);
+	assert_non_null(strstr(s, "\"rule\":{\n  }"));
+	assert_null(back.rule.name);
+	assert_null(back.action.action);
+	assert_null(back.joined[0].action);
+	assert_string_equal(back.action.key, "name=f,id=3");
+	jank_capture_action_verdict(&back.action, &stub, &v);
+	assert_null(v.rule);
+	free(s);
+	jank_capture_record_fini(&back);
+	jank_capture_record_fini(&c);
+}
+
 /* A capture.json of an older jankd: no format, mode, flows, joined; still a capture. */
 static void older(void **state)
 {
@@ -334,7 +361,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full),	   cmocka_unit_test(adaptive_and_bare),
-		cmocka_unit_test(older),   cmocka_unit_test(refused),
+		cmocka_unit_test(no_rule), cmocka_unit_test(older),
+		cmocka_unit_test(refused),
 		cmocka_unit_test(load),
 	};
 
