@@ -37,7 +37,7 @@ void jank_capture_action_fini(struct jank_capture_action *a)
 
 void jank_capture_record_fini(struct jank_capture_record *c)
 {
-	char **strs[] = { &c->format, &c->name,	    &c->mode,	       &c->state, &c->time,
+	char **strs[] = { &c->format,	&c->name,    &c->mode,		&c->state, &c->time,
 			  &c->hostname, &c->session, &c->jankd_version, &c->error };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -76,8 +76,7 @@ struct dec {
 };
 
 /* An optional string member into *dst (owned). 0, or -EINVAL / -ENOMEM. */
-static int get_str(struct dec *d, struct json_object *o, const char *key, bool required,
-		   char **dst)
+static int get_str(struct dec *d, struct json_object *o, const char *key, bool required, char **dst)
 {
 	const char *s;
 	int r = jank_jr_str(&d->jr, o, key, required, JANK_CAPTURE_TEXT_LEN, &s);
@@ -152,8 +151,8 @@ static int keys_match_to_json(struct json_object *o, char *const *keys, unsigned
 	return e;
 }
 
-static int keys_match_from_json(struct dec *d, struct json_object *o, char **keys,
-				unsigned *nkeys, char **match_field, struct jank_value *value)
+static int keys_match_from_json(struct dec *d, struct json_object *o, char **keys, unsigned *nkeys,
+				char **match_field, struct jank_value *value)
 {
 	struct json_object *m, *v = NULL;
 	size_t at;
@@ -314,8 +313,8 @@ static int flow_from_json(struct dec *d, struct json_object *o, struct jank_flow
 	if ((r = get_str(d, o, "name", true, &f->name)) < 0 ||
 	    (r = get_str(d, o, "from", true, &f->from_event)) < 0 ||
 	    (r = get_str(d, o, "to", true, &f->to_event)) < 0 ||
-	    (r = keys_match_from_json(d, o, f->keys, &f->nkeys, &f->match_field,
-				      &f->match_value)) < 0 ||
+	    (r = keys_match_from_json(d, o, f->keys, &f->nkeys, &f->match_field, &f->match_value)) <
+		    0 ||
 	    (r = get_names(d, o, "to_key", f->to_keys, &f->nto_keys)) < 0)
 		return r;
 	if (!f->nkeys)
@@ -555,8 +554,8 @@ int jank_capture_record_join(struct jank_capture_record *c, const struct jank_ve
 
 /* ---- A chunk ---- */
 
-int jank_capture_record_add_chunk(struct jank_capture_record *c, const char *name,
-				  uint64_t index, int64_t begin, int64_t end)
+int jank_capture_record_add_chunk(struct jank_capture_record *c, const char *name, uint64_t index,
+				  int64_t begin, int64_t end)
 {
 	struct jank_capture_chunk_ref *v, *ch;
 
@@ -677,10 +676,9 @@ struct json_object *jank_capture_record_to_json(const struct jank_capture_record
 int jank_capture_record_print(FILE *f, const struct jank_capture_record *c)
 {
 	struct json_object *o = jank_capture_record_to_json(c);
-	const char *s =
-		o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE)
-		  : NULL;
+	const char *s = o ? json_object_to_json_string_ext(
+				    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+			  : NULL;
 	int r = !s ? -ENOMEM : fputs(s, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
 
 	json_object_put(o);
@@ -704,8 +702,8 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_capt
 	    (r = get_str(d, o, "mode", false, &c->mode)) < 0 ||
 	    (r = get_str(d, o, "state", false, &c->state)) < 0 ||
 	    (r = get_str(d, o, "time", false, &c->time)) < 0 ||
-	    (r = jank_jr_int(&d->jr, o, "time_ns", false, INT64_MIN, INT64_MAX, 0,
-			     &c->time_ns)) < 0 ||
+	    (r = jank_jr_int(&d->jr, o, "time_ns", false, INT64_MIN, INT64_MAX, 0, &c->time_ns)) <
+		    0 ||
 	    (r = get_str(d, o, "hostname", false, &c->hostname)) < 0 ||
 	    (r = get_str(d, o, "session", false, &c->session)) < 0 ||
 	    (r = get_str(d, o, "jankd_version", false, &c->jankd_version)) < 0)
@@ -729,8 +727,8 @@ static int record_from_json(struct dec *d, struct json_object *o, struct jank_ca
 	return chunks_from_json(d, o, c);
 }
 
-int jank_capture_record_from_json(struct json_object *o, struct jank_capture_record *c,
-				  char *err, size_t errlen)
+int jank_capture_record_from_json(struct json_object *o, struct jank_capture_record *c, char *err,
+				  size_t errlen)
 {
 	struct dec d = { 0 };
 	int r;

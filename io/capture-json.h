@@ -114,8 +114,8 @@ void jank_capture_action_verdict(const struct jank_capture_action *a, struct jan
 				 struct jank_verdict *v);
 /* Add a joined jank (past JANK_CAPTURE_JOINED_MAX, it is counted in joined_more). */
 int jank_capture_record_join(struct jank_capture_record *c, const struct jank_verdict *v);
-int jank_capture_record_add_chunk(struct jank_capture_record *c, const char *name,
-				  uint64_t index, int64_t begin, int64_t end);
+int jank_capture_record_add_chunk(struct jank_capture_record *c, const char *name, uint64_t index,
+				  int64_t begin, int64_t end);
 
 /* The JSON of `c`: a new object (put it), NULL on allocation failure. */
 struct json_object *jank_capture_record_to_json(const struct jank_capture_record *c);
@@ -128,8 +128,8 @@ int jank_capture_record_print(FILE *f, const struct jank_capture_record *c);
  * "missing or bad 'rule.key'", "bad 'action.end': 2 is before its begin,
  * 5", "bad 'joined[3]': not an object") or -ENOMEM. Fini `c` either way.
  */
-int jank_capture_record_from_json(struct json_object *o, struct jank_capture_record *c,
-				  char *err, size_t errlen);
+int jank_capture_record_from_json(struct json_object *o, struct jank_capture_record *c, char *err,
+				  size_t errlen);
 /*
  * The capture.json at `path`, within JANK_CAPTURE_JSON_BOUNDS, decoded.
  * Returns 0; -ENOENT (*missing: no such file); -EINVAL, the file refused or

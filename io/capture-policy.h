@@ -36,7 +36,7 @@
 #include "engine.h"
 
 #define JANK_CAPTURE_DEFAULT_DIR "/var/lib/jankd/captures"
-#define JANK_CAPTURE_MSG_LEN (PATH_MAX + 512)
+#define JANK_CAPTURE_MSG_LEN	 (PATH_MAX + 512)
 
 struct jank_capture_settings {
 	enum jank_capture_mode mode;
