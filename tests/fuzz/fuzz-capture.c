@@ -52,7 +52,7 @@ static void check_action(const struct jank_capture_action *a)
 /* What the decoder promises of a record it accepted. */
 static void check_decoded(const struct jank_capture_record *c)
 {
-	const char *strs[] = { c->format, c->name,	    c->mode,	      c->state, c->time,
+	const char *strs[] = { c->format,   c->name,	c->mode,	  c->state, c->time,
 			       c->hostname, c->session, c->jankd_version, c->error };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -83,8 +83,7 @@ static void use(const struct jank_capture_record *c)
 	struct json_object *o;
 
 	jank_capture_action_verdict(&c->action, &stub, &v);
-	FUZZ_ASSERT(c->action.action ? v.rule && !strcmp(v.rule->name, c->action.action)
-				     : !v.rule);
+	FUZZ_ASSERT(c->action.action ? v.rule && !strcmp(v.rule->name, c->action.action) : !v.rule);
 	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_HEAD);
 	FUZZ_ASSERT(o);
 	json_object_put(o);

@@ -71,8 +71,8 @@ static void record_fill(struct jank_capture_record *c, bool adaptive)
 							.factor = 1.5,
 							.warmup = 200 };
 	else
-		ru.threshold = (struct jank_threshold){ .kind = JANK_THRESHOLD_FIXED,
-							.ns = 16 * MS };
+		ru.threshold =
+			(struct jank_threshold){ .kind = JANK_THRESHOLD_FIXED, .ns = 16 * MS };
 	jank_capture_record_init(c);
 	assert_int_equal(jank_capture_set_str(&c->format, JANK_CAPTURE_FORMAT), 0);
 	assert_int_equal(jank_capture_set_str(&c->name, "20240501T120000Z-frame-4312"), 0);
@@ -140,10 +140,10 @@ static void full(void **state)
 	}
 	assert_int_equal(c.njoined, JANK_CAPTURE_JOINED_MAX);
 	assert_int_equal(c.joined_more, 70 - JANK_CAPTURE_JOINED_MAX);
-	assert_int_equal(jank_capture_record_add_chunk(&c, "20240501T120000+0200-1", 1, 5 * S, 6 * S),
-			 0);
-	assert_int_equal(jank_capture_record_add_chunk(&c, "20240501T120001+0200-2", 2, 6 * S, 7 * S),
-			 0);
+	assert_int_equal(
+		jank_capture_record_add_chunk(&c, "20240501T120000+0200-1", 1, 5 * S, 6 * S), 0);
+	assert_int_equal(
+		jank_capture_record_add_chunk(&c, "20240501T120001+0200-2", 2, 6 * S, 7 * S), 0);
 	assert_int_equal(jank_capture_set_str(&c.state, "failed"), 0);
 	assert_int_equal(jank_capture_set_str(&c.error, "lttng snapshot record: timed out"), 0);
 	s = round_trip(&c, &back);
@@ -279,7 +279,8 @@ static void refused(void **state)
 	assert_string_equal(err, "not a JSON object");
 	jank_capture_record_fini(&c);
 	json_object_put(o);
-	refused_one(",\"format\":\"other/2\"", "unknown format 'other/2' (expected jank-capture/1)");
+	refused_one(",\"format\":\"other/2\"",
+		    "unknown format 'other/2' (expected jank-capture/1)");
 	refused_one(",\"format\":3", "bad 'format': not a string");
 	refused_one(",\"state\":[]", "bad 'state': not a string");
 	refused_one(",\"time_ns\":\"now\"", "bad 'time_ns': not an integer");
@@ -307,8 +308,9 @@ static void refused(void **state)
 	refused_one(",\"flows\":[7]", "bad 'flows[0]': not an object");
 	refused_one(",\"action\":{\"action\":\"req\",\"key\":\"k\",\"begin\":1,\"end\":9}",
 		    "bad 'action.tid': missing");
-	refused_one(",\"action\":{\"action\":\"req\",\"key\":\"k\",\"tid\":1,\"begin\":5,\"end\":2}",
-		    "bad 'action.end': 2 is before its begin, 5");
+	refused_one(
+		",\"action\":{\"action\":\"req\",\"key\":\"k\",\"tid\":1,\"begin\":5,\"end\":2}",
+		"bad 'action.end': 2 is before its begin, 5");
 	refused_one(",\"action\":{\"action\":\"req\",\"key\":\"k\",\"tid\":1,\"begin\":1,\"end\":2,"
 		    "\"live_critical_path\":{}}",
 		    "bad 'live_critical_path': not a string");
@@ -362,8 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(full),	   cmocka_unit_test(adaptive_and_bare),
 		cmocka_unit_test(no_rule), cmocka_unit_test(older),
-		cmocka_unit_test(refused),
-		cmocka_unit_test(load),
+		cmocka_unit_test(refused), cmocka_unit_test(load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
