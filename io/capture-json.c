@@ -421,7 +421,7 @@ static int action_head_from_json(struct dec *d, struct json_object *o, const cha
 	struct jank_verdict_decoded *vd = malloc(sizeof(*vd));
 	struct jank_verdict_json_error bad;
 	const struct jank_verdict *v;
-	char where[128];
+	char where[192];
 	int r;
 
 	if (!vd) {

@@ -23,8 +23,9 @@
 #include "textsafe.h"
 #include "units.h"
 
-#define NS_PER_S      1000000000LL
-#define NAME_TIME_LEN 16 /* "20240501T120000Z" */
+#define NS_PER_S	1000000000LL
+#define NAME_TIME_LEN	16	   /* "20240501T120000Z" */
+#define REPORT_TEXT_LEN (1u << 16) /* a string of report.json the list shows, at most */
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -174,7 +175,9 @@ struct listed {
 	struct jank_capture_record capture; /* capture.json (capture-json.h) */
 	bool has_capture;
 	struct json_object *report; /* report.json, or NULL */
-	char refused[192];	    /* why capture.json was not read, when it is there */
+	/* What the list shows of report.json: NULL when absent, or not a string of its size. */
+	const char *summary, *cause, *error;
+	char refused[192]; /* why capture.json was not read, when it is there */
 };
 
 /* capture.json of the capture; why it is refused in l->refused ("" when absent). */
@@ -195,8 +198,18 @@ static void load_capture(const char *dir, const char *name, struct listed *l)
 		snprintf(l->refused, sizeof(l->refused), "%s refused: %s", JANK_CAPTURE_FILE, e);
 }
 
-/* report.json of the capture, within its bounds (json-read.h); NULL when absent or refused. */
-static struct json_object *load_report(const char *dir, const char *name)
+/* A string member of report.json, through json-read.h: NULL when absent or bad. */
+static const char *report_str(struct json_object *o, const char *key)
+{
+	const char *s = NULL;
+	struct jank_jr jr;
+
+	jank_jr_init(&jr);
+	return jank_jr_str(&jr, o, key, false, REPORT_TEXT_LEN, &s) == 0 ? s : NULL;
+}
+
+/* report.json of the capture, within its bounds (json-read.h); none when absent or refused. */
+static void load_report(const char *dir, const char *name, struct listed *l)
 {
 	static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
 	char path[PATH_MAX], e[160];
@@ -204,8 +217,11 @@ static struct json_object *load_report(const char *dir, const char *name)
 
 	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, JANK_CAPTURE_REPORT_JSON) >=
 	    (int)sizeof(path))
-		return NULL;
-	return jank_json_load_bounded(path, &report_bounds, &missing, e, sizeof(e));
+		return;
+	l->report = jank_json_load_bounded(path, &report_bounds, &missing, e, sizeof(e));
+	l->summary = report_str(l->report, "summary");
+	l->cause = report_str(l->report, "cause");
+	l->error = report_str(l->report, "error");
 }
 
 static void utc(int64_t ns, char *buf, size_t len)
@@ -239,9 +255,7 @@ static void row_of(const struct jank_capture_entry *en, const struct listed *l, 
 	w->state = l->has_capture  ? l->capture.state
 		   : l->refused[0] ? l->refused
 				   : "no capture.json";
-	w->text = jank_json_get_str(l->report, "cause");
-	if (!w->text)
-		w->text = jank_json_get_str(l->report, "error");
+	w->text = l->cause ? l->cause : l->error;
 	if (!w->text)
 		w->text = l->report ? "?" : "(no report yet: jankctl report DIR)";
 }
@@ -260,11 +274,9 @@ static const char *cell(char *buf, size_t len, const char *s, size_t max_chars)
 	return buf;
 }
 
-/* A string member of a report, made valid UTF-8 for the JSON list; NULL when absent. */
-static struct json_object *untrusted_member(struct json_object *o, const char *key)
+/* A string of a report, made valid UTF-8 for the JSON list; NULL: null. */
+static struct json_object *untrusted(const char *s)
 {
-	const char *s = jank_json_get_str(o, key);
-
 	return s ? jank_json_new_untrusted_string(s) : NULL;
 }
 
@@ -289,7 +301,7 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 		struct row w;
 
 		load_capture(dir, v[i].name, &l[i]);
-		l[i].report = load_report(dir, v[i].name);
+		load_report(dir, v[i].name, &l[i]);
 		row_of(&v[i], &l[i], &w);
 		if (w.action && (int)strlen(w.action) > wa)
 			wa = (int)strlen(w.action);
@@ -335,9 +347,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 							      : NULL);
 			json_object_object_add(o, "bytes",
 					       json_object_new_int64((int64_t)v[i].bytes));
-			json_object_object_add(o, "summary",
-					       untrusted_member(l[i].report, "summary"));
-			json_object_object_add(o, "error", untrusted_member(l[i].report, "error"));
+			json_object_object_add(o, "summary", untrusted(l[i].summary));
+			json_object_object_add(o, "error", untrusted(l[i].error));
 			jank_format_json_print(f, o);
 			continue;
 		}
