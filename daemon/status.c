@@ -3,9 +3,9 @@
  * The status report of jankd. The figures are gathered once per request
  * into structs (status_read(): each input's as the fleet keeps them, typed,
  * input-figures.h), and the JSON, the text and the metrics are rendered from
- * those: no format reads another's output. The capturer's section is its
- * typed status (capturer.h), rendered here as text and by the capturer as
- * JSON; the discovery's is the JSON the fleet makes.
+ * those: no format reads another's output. The capturer's and the
+ * discovery's sections are their typed status (capturer.h, fleet.h),
+ * rendered here as text and by their owners as JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -473,32 +473,6 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 		es->graph.freed_vertices, es->budget_forced);
 }
 
-/* The text of the capturer's and the discovery's own JSON. */
-static int64_t gi(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
-}
-
-static const char *gs(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-	const char *s;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		return "";
-	s = json_object_get_string(v);
-	return s ? s : ""; /* a null value */
-}
-
-static struct json_object *go(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
 static void capture_text(FILE *f, const struct jank_capturer_status *c)
 {
@@ -583,39 +557,33 @@ static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t
 	}
 }
 
-static void patterns_text(FILE *f, struct json_object *a)
+static void patterns_text(FILE *f, char *const *pats, size_t n)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
-
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? ", " : "",
-			json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s%s", i ? ", " : "", pats[i]);
 	if (n == 0)
 		fputc('*', f);
 }
 
 /* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
-static void discovery_text(FILE *f, struct json_object *disc)
+static void discovery_text(FILE *f, const struct jank_fleet_discovery *d)
 {
 	char p[32];
 
-	if (!disc)
-		return;
-	fprintf(f, "discovery of %s (hosts ", gs(disc, "relayd"));
-	patterns_text(f, go(disc, "hosts"));
+	fprintf(f, "discovery of %s (hosts ", d->relayd);
+	patterns_text(f, d->hosts, d->nhosts);
 	fprintf(f, "; sessions ");
-	patterns_text(f, go(disc, "sessions"));
+	patterns_text(f, d->sessions, d->nsessions);
 	fprintf(f,
-		"): %" PRId64 " sessions listed, every %s, %" PRId64 " polls, %" PRId64 " failed",
-		gi(disc, "sessions_listed"),
-		jank_alert_period_text(gi(disc, "interval_ns"), p, sizeof(p)), gi(disc, "polls"),
-		gi(disc, "errors"));
-	if (gs(disc, "last_error")[0])
-		fprintf(f, " (last error: %s)", gs(disc, "last_error"));
-	if (gi(disc, "sessions_refused"))
-		fprintf(f, "; %" PRId64 " sessions not watched past max-inputs %" PRId64 "%s",
-			gi(disc, "sessions_refused"), gi(disc, "max_inputs"),
-			json_object_get_boolean(go(disc, "at_limit")) ? " (at the limit now)" : "");
+		"): %" PRIu64 " sessions listed, every %s, %" PRIu64 " polls, %" PRIu64 " failed",
+		d->sessions_listed, jank_alert_period_text(d->interval_ns, p, sizeof(p)), d->polls,
+		d->errors);
+	if (d->last_error[0])
+		fprintf(f, " (last error: %s)", d->last_error);
+	if (d->sessions_refused)
+		fprintf(f, "; %" PRIu64 " sessions not watched past max-inputs %" PRIu64 "%s",
+			d->sessions_refused, d->max_inputs,
+			d->at_limit ? " (at the limit now)" : "");
 	fputc('\n', f);
 }
 
@@ -740,7 +708,7 @@ static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 char *jank_status_text(const struct jankd *d)
 {
 	struct jank_capturer_status cs;
-	struct json_object *fleet = NULL;
+	struct jank_fleet_discovery disc;
 	const struct jank_recent *recent[JANK_ALERT_RECENT];
 	struct jank_journal_stats js;
 	size_t nrecent = 0;
@@ -764,16 +732,14 @@ char *jank_status_text(const struct jankd *d)
 		jank_capturer_get_status(d->capturer, &cs);
 		capture_text(f, &cs);
 	}
-	if (d->fleet)
-		fleet = jank_fleet_json(d->fleet);
-	discovery_text(f, go(fleet, "discovery"));
+	if (d->fleet && jank_fleet_get_discovery(d->fleet, &disc))
+		discovery_text(f, &disc);
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
 		nrecent++;
 	recent_text(f, recent, nrecent);
 	fclose(f);
-	json_object_put(fleet);
 	status_fini(&s);
 	return buf;
 }
@@ -876,11 +842,11 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	m.ninputs = mi.s.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	if (d->fleet) {
-		struct jank_fleet_stats fs;
+		struct jank_fleet_discovery disc;
 
-		jank_fleet_get_stats(d->fleet, &fs);
-		m.sessions_refused = fs.sessions_refused;
-		m.inputs_at_limit = fs.at_limit;
+		jank_fleet_get_discovery(d->fleet, &disc); /* zeros without discovery */
+		m.sessions_refused = disc.sessions_refused;
+		m.inputs_at_limit = disc.at_limit;
 	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);

@@ -69,39 +69,7 @@ static void trace_clock(void **state)
 			    "1000000000.000 s");
 }
 
-/* ---- Sections of the text, from JSON ---- */
-
-static struct json_object *parse(const char *text)
-{
-	struct json_object *o = json_tokener_parse(text);
-
-	assert_non_null(o);
-	return o;
-}
-
-/* What `fn` prints of `json`. */
-static char *render(void (*fn)(FILE *, struct json_object *), const char *json)
-{
-	struct json_object *o = json ? parse(json) : NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	fn(f, o);
-	fclose(f);
-	json_object_put(o);
-	return buf;
-}
-
-static void check_render(void (*fn)(FILE *, struct json_object *), const char *json,
-			 const char *expected)
-{
-	char *s = render(fn, json);
-
-	assert_string_equal(s, expected);
-	free(s);
-}
+/* ---- Sections of the text ---- */
 
 /* What `fn` prints of the input `x`. */
 static char *render_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
@@ -517,14 +485,36 @@ static void recent(void **state)
 
 static void discovery(void **state)
 {
+	static char *hosts[] = { "web-*", "db-?" };
+	struct jank_fleet_discovery d = { .relayd = "net://relay:5344",
+					  .hosts = hosts,
+					  .nhosts = 2,
+					  .interval_ns = 2 * S,
+					  .sessions_listed = 12,
+					  .polls = 40,
+					  .errors = 1,
+					  .last_error = "refused" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
 	(void)state;
-	check_render(discovery_text, NULL, "");
-	check_render(discovery_text,
-		     "{\"relayd\": \"net://relay:5344\", \"hosts\": [\"web-*\", \"db-?\"],"
-		     " \"sessions\": [], \"interval_ns\": 2000000000, \"sessions_listed\": 12,"
-		     " \"polls\": 40, \"errors\": 1, \"last_error\": \"refused\"}",
-		     "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 sessions "
-		     "listed, every 2 s, 40 polls, 1 failed (last error: refused)\n");
+	assert_non_null(f);
+	discovery_text(f, &d);
+	d.last_error = "";
+	d.sessions_refused = 3;
+	d.max_inputs = 8;
+	d.at_limit = true;
+	discovery_text(f, &d);
+	fclose(f);
+	assert_string_equal(buf,
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed (last error: "
+			    "refused)\n"
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed; 3 sessions not "
+			    "watched past max-inputs 8 (at the limit now)\n");
+	free(buf);
 }
 
 /* Per host: inputs, connected ones, events, and janks with the overdue. */
