@@ -522,7 +522,8 @@ static int joined_from_json(struct dec *d, struct json_object *root, struct jank
 	c->joined_more = (uint64_t)more;
 	if (r == 1 || !(n = json_object_array_length(a)))
 		return 0;
-	if (!(c->joined = calloc(n, sizeof(*c->joined)))) {
+	/* Room for all JANK_CAPTURE_JOINED_MAX, as jank_capture_record_join() expects. */
+	if (!(c->joined = calloc(JANK_CAPTURE_JOINED_MAX, sizeof(*c->joined)))) {
 		d->nomem = true;
 		return -ENOMEM;
 	}

@@ -168,6 +168,9 @@ static void full(void **state)
 	assert_int_equal(back.nchunks, 2);
 	assert_int_equal(back.chunks[1].index, 2);
 	assert_non_null(back.json);
+	/* A record read back takes more joined janks, as the policy's does. */
+	assert_int_equal(jank_capture_record_join(&back, &v), 0);
+	assert_int_equal(back.joined_more, 7);
 	jank_capture_action_verdict(&back.action, &stub, &v);
 	assert_string_equal(v.rule->name, "frame");
 	assert_int_equal(v.tid, 4312);
@@ -183,11 +186,17 @@ static void full(void **state)
 static void adaptive_and_bare(void **state)
 {
 	struct jank_capture_record c, back;
+	struct jank_verdict v;
 	char *s;
 
 	(void)state;
 	record_fill(&c, true);
 	s = round_trip(&c, &back);
+	assert_int_equal(back.njoined, 0);
+	verdict_of(&v, &back.rule, 2 * S);
+	assert_int_equal(jank_capture_record_join(&back, &v), 0);
+	assert_int_equal(jank_capture_record_join(&back, &v), 0);
+	assert_int_equal(back.njoined, 2);
 	assert_int_equal(back.rule.threshold.kind, JANK_THRESHOLD_ADAPTIVE);
 	assert_true(back.rule.threshold.percentile == 99.5);
 	assert_int_equal(back.rule.threshold.warmup, 200);
@@ -217,6 +226,10 @@ static void no_rule(void **state)
 	assert_null(back.action.action);
 	assert_null(back.joined[0].action);
 	assert_string_equal(back.action.key, "name=f,id=3");
+	for (int i = 0; i < 70; i++)
+		assert_int_equal(jank_capture_record_join(&back, &v), 0);
+	assert_int_equal(back.njoined, JANK_CAPTURE_JOINED_MAX);
+	assert_int_equal(back.joined_more, 71 - JANK_CAPTURE_JOINED_MAX);
 	jank_capture_action_verdict(&back.action, &stub, &v);
 	assert_null(v.rule);
 	free(s);
