@@ -570,7 +570,7 @@ static int function_from_json(struct dec *d, struct json_object *o, struct jank_
 	    (r = get_real(d, o, "increase", -1, 1, &s->increase)) < 0 ||
 	    (r = get_real(d, o, "slow_presence", 0, 1, &s->presence_slow)) < 0 ||
 	    (r = get_real(d, o, "normal_presence", 0, 1, &s->presence_normal)) < 0 ||
-	    (r = get_int(d, o, "rank_ns", -EXACT_MAX, INT64_MAX, 0, &rank)) < 0)
+	    (r = get_int(d, o, "rank_ns", -EXACT_MAX, EXACT_MAX, 0, &rank)) < 0)
 		return r;
 	memcpy(s->function, f.name, sizeof(s->function));
 	s->comp.key.id = jank_comp_function_identity(&f);
