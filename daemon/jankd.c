@@ -380,8 +380,8 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 {
 	int r = 0;
 
-	jank_proc_set_user(d->config.daemon.worker_user, d->config.daemon.workers_as_root);
-	jank_proc_set_open_binaries(d->config.daemon.open_binaries);
+	jank_worker_proc_set_user(d->config.daemon.worker_user, d->config.daemon.workers_as_root);
+	jank_worker_proc_set_open_binaries(d->config.daemon.open_binaries);
 	d->fleet = jank_fleet_new(d->base, on_verdict, on_fleet_change, d);
 	if (!d->fleet || jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
 		snprintf(err, len, "out of memory");

@@ -322,7 +322,7 @@ const char *uptime_text(int64_t ns, char *buf, size_t len)
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
 void worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
-	const struct jank_proc_stats *w = &x->worker;
+	const struct jank_worker_proc_stats *w = &x->worker;
 	uint64_t restarts = w->starts ? w->starts - 1 : 0;
 
 	fprintf(f, " (worker pid %d", (int)w->pid);
@@ -382,7 +382,7 @@ static void since_text(FILE *f, int64_t since)
 }
 
 /* " since 2024-05-02 08:00:01.123 (12s): worker cannot start: no user 'jank-worker' (...)" */
-static void worker_failure_text(FILE *f, const struct jank_proc_stats *w)
+static void worker_failure_text(FILE *f, const struct jank_worker_proc_stats *w)
 {
 	since_text(f, w->failing_since);
 	fprintf(f, ": %s", w->error);

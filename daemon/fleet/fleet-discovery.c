@@ -85,7 +85,7 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 	}
 	in->seen = true;
 	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host, session);
-	jank_proc_start(in->proc);
+	jank_worker_proc_start(in->proc);
 }
 
 /* After a list: the discovered inputs it lacked twice in a row are let go. */
@@ -99,8 +99,8 @@ static void let_go(struct jank_fleet *f)
 		jank_log(LOG_NOTICE, "%s: relayd no longer lists the session (destroyed): let go",
 			 in->url);
 		in->removing = true;
-		jank_proc_stop(in->proc);
-		if (jank_proc_done(in->proc))
+		jank_worker_proc_stop(in->proc);
+		if (jank_worker_proc_done(in->proc))
 			event_active(f->ev_sweep, EV_TIMEOUT, 0);
 	}
 }
@@ -142,7 +142,7 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		listed(f, ss.v[i].host, ss.v[i].session);
 	jank_proto_sessions_fini(&ss);
 	let_go(f);
-	jank_proc_recovered(f->discovery, "lists the sessions again");
+	jank_worker_proc_recovered(f->discovery, "lists the sessions again");
 	f->listed = true;
 	if (first)
 		f->change_fn(f->data);
@@ -167,7 +167,7 @@ void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
 	else if (!strcmp(type, "status"))
 		; /* its heartbeat: that it is alive is all it says (the figures are the inputs') */
 	else
-		jank_proc_refuse(p, "a message of no type the discovery worker sends");
+		jank_worker_proc_refuse(p, "a message of no type the discovery worker sends");
 }
 
 static void discovery_gone(struct jank_proc *p, void *data)
@@ -176,7 +176,7 @@ static void discovery_gone(struct jank_proc *p, void *data)
 	(void)data;
 }
 
-const struct jank_proc_ops discovery_ops = {
+const struct jank_worker_proc_ops discovery_ops = {
 	.start_msg = discovery_start_msg,
 	.message = discovery_message,
 	.gone = discovery_gone,

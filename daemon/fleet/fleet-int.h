@@ -95,7 +95,7 @@ struct json_object *state_read(const struct jank_fleet *f, const char *url);
 void on_baselines(struct jank_fleet_input *in, struct json_object *msg);
 
 /* fleet-discovery.c */
-extern const struct jank_proc_ops discovery_ops;
+extern const struct jank_worker_proc_ops discovery_ops;
 struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url);
 void discovery_message(struct jank_proc *p, struct json_object *msg, void *data);
 bool match_any(char *const *pats, size_t n, const char *s);

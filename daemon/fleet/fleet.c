@@ -38,7 +38,7 @@ static void input_free(struct jank_fleet_input *in)
 {
 	if (!in)
 		return;
-	jank_proc_free(in->proc);
+	jank_worker_proc_free(in->proc);
 	jank_figures_fini(&in->status);
 	jank_figures_fini(&in->past);
 	free(in->url);
@@ -47,7 +47,7 @@ static void input_free(struct jank_fleet_input *in)
 	free(in);
 }
 
-static const struct jank_proc_ops input_ops;
+static const struct jank_worker_proc_ops input_ops;
 
 /* Its pids are this host's: the binary opener may open their binaries. */
 static bool input_on_this_host(const char *url)
@@ -78,11 +78,12 @@ struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool d
 		f->cap = cap ? cap : f->cap;
 	}
 	if (f->n == f->cap || !in->url || split_url(url, &in->host, &in->session) < 0 ||
-	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
+	    !(in->proc = jank_worker_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops,
+					      in))) {
 		input_free(in);
 		return NULL;
 	}
-	jank_proc_want_opener(in->proc, input_on_this_host(url));
+	jank_worker_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
 	return in;
 }
@@ -115,7 +116,7 @@ void refuse(struct jank_proc *p, const char *kind, const char *err)
 	char what[384];
 
 	snprintf(what, sizeof(what), "%s that cannot be read (%s)", kind, err);
-	jank_proc_refuse(p, what);
+	jank_worker_proc_refuse(p, what);
 }
 
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
@@ -175,7 +176,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	in->status = fig;
 	in->fresh = true;
 	if (!strcmp(fig.state, "connected"))
-		jank_proc_recovered(in->proc, "attached again");
+		jank_worker_proc_recovered(in->proc, "attached again");
 	if (fig.attached && !in->attached) {
 		in->attached = true;
 		in->fleet->change_fn(in->fleet->data);
@@ -191,8 +192,9 @@ void on_log(struct jank_proc *p, struct json_object *msg)
 	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
 		jank_log(prio, "%s", line);
 	else
-		jank_proc_refuse(p, "a log line that cannot be read (no message string, or a "
-				    "priority that is not syslog's)");
+		jank_worker_proc_refuse(p,
+					"a log line that cannot be read (no message string, or a "
+					"priority that is not syslog's)");
 }
 
 /* ---- An input's worker ---- */
@@ -257,7 +259,7 @@ void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 	else if (!strcmp(type, "baselines"))
 		on_baselines(data, msg);
 	else
-		jank_proc_refuse(p, "a message of no type an input's worker sends");
+		jank_worker_proc_refuse(p, "a message of no type an input's worker sends");
 }
 
 static void input_gone(struct jank_proc *p, void *data)
@@ -269,7 +271,7 @@ static void input_gone(struct jank_proc *p, void *data)
 		event_active(in->fleet->ev_sweep, EV_TIMEOUT, 0);
 }
 
-static const struct jank_proc_ops input_ops = {
+static const struct jank_worker_proc_ops input_ops = {
 	.start_msg = input_start_msg,
 	.message = input_message,
 	.gone = input_gone,
@@ -284,7 +286,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc))
+		if (f->inputs[i]->removing && jank_worker_proc_done(f->inputs[i]->proc))
 			input_free(f->inputs[i]);
 		else
 			f->inputs[k++] = f->inputs[i];
@@ -301,9 +303,9 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_reap(f->inputs[i]->proc);
+		jank_worker_proc_reap(f->inputs[i]->proc);
 	if (f->discovery)
-		jank_proc_reap(f->discovery);
+		jank_worker_proc_reap(f->discovery);
 }
 
 /*
@@ -315,14 +317,14 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
  */
 static int64_t stalled_since(const struct jank_fleet_input *in, int64_t now)
 {
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
 	if (!in->fresh || strcmp(in->status.state, "connected"))
 		return -1;
 	if (in->status.stalled_since > 0)
 		return now - (jank_clock_realtime_ns() - in->status.stalled_since);
-	jank_proc_get_stats(in->proc, &s);
-	if (jank_proc_running(in->proc) && s.silent_ns >= STALL_NS)
+	jank_worker_proc_get_stats(in->proc, &s);
+	if (jank_worker_proc_running(in->proc) && s.silent_ns >= STALL_NS)
 		return now - s.silent_ns;
 	return 0;
 }
@@ -363,11 +365,11 @@ static void on_check(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		jank_proc_check(f->inputs[i]->proc, now);
+		jank_worker_proc_check(f->inputs[i]->proc, now);
 		check_stalled(f->inputs[i], now);
 	}
 	if (f->discovery)
-		jank_proc_check(f->discovery, now);
+		jank_worker_proc_check(f->discovery, now);
 }
 
 struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
@@ -399,7 +401,7 @@ void jank_fleet_free(struct jank_fleet *f)
 		input_free(f->inputs[i]);
 	free(f->inputs);
 	free(f->state_dir);
-	jank_proc_free(f->discovery);
+	jank_worker_proc_free(f->discovery);
 	if (f->ev_sigchld)
 		event_free(f->ev_sigchld);
 	if (f->ev_check)
@@ -452,13 +454,13 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 
 		jank_json_add(msg, "config", json_object_get(f->config));
 		if (reload)
-			jank_proc_send(f->inputs[i]->proc, msg);
+			jank_worker_proc_send(f->inputs[i]->proc, msg);
 		else
 			json_object_put(msg);
-		jank_proc_set_timeout(f->inputs[i]->proc, c->live.worker_timeout_ns);
+		jank_worker_proc_set_timeout(f->inputs[i]->proc, c->live.worker_timeout_ns);
 	}
 	if (f->discovery)
-		jank_proc_set_timeout(f->discovery, c->live.worker_timeout_ns);
+		jank_worker_proc_set_timeout(f->discovery, c->live.worker_timeout_ns);
 	return 0;
 }
 
@@ -472,7 +474,7 @@ void jank_fleet_retry(struct jank_fleet *f, const char *url)
 	struct jank_fleet_input *in = input_find(f, url);
 
 	if (in && !in->removing)
-		jank_proc_send(in->proc, jank_proto_new("retry"));
+		jank_worker_proc_send(in->proc, jank_proto_new("retry"));
 }
 
 int jank_fleet_start(struct jank_fleet *f)
@@ -485,23 +487,23 @@ int jank_fleet_start(struct jank_fleet *f)
 		char name[JANK_CONFIG_URL_LEN + 16];
 
 		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
-		f->discovery =
-			jank_proc_new(f->base, name, f->live->worker_timeout_ns, &discovery_ops, f);
+		f->discovery = jank_worker_proc_new(f->base, name, f->live->worker_timeout_ns,
+						    &discovery_ops, f);
 		if (!f->discovery)
 			return -ENOMEM;
-		jank_proc_start(f->discovery);
+		jank_worker_proc_start(f->discovery);
 	}
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_start(f->inputs[i]->proc);
+		jank_worker_proc_start(f->inputs[i]->proc);
 	return 0;
 }
 
 static bool all_done(const struct jank_fleet *f)
 {
 	for (size_t i = 0; i < f->n; i++)
-		if (!jank_proc_done(f->inputs[i]->proc))
+		if (!jank_worker_proc_done(f->inputs[i]->proc))
 			return false;
-	return !f->discovery || jank_proc_done(f->discovery);
+	return !f->discovery || jank_worker_proc_done(f->discovery);
 }
 
 /* Run the loop until every worker is gone, or until `deadline`. */
@@ -524,18 +526,18 @@ void jank_fleet_stop(struct jank_fleet *f, int64_t timeout_ns)
 
 	f->stopping = true;
 	if (f->discovery)
-		jank_proc_retire(f->discovery);
+		jank_worker_proc_retire(f->discovery);
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_stop(f->inputs[i]->proc);
+		jank_worker_proc_stop(f->inputs[i]->proc);
 	wait_done(f, deadline);
 	if (all_done(f))
 		return;
 	for (size_t i = 0; i < f->n; i++) {
-		if (jank_proc_done(f->inputs[i]->proc))
+		if (jank_worker_proc_done(f->inputs[i]->proc))
 			continue;
 		jank_log(LOG_WARNING, "%s: the worker did not stop in time: killed",
 			 f->inputs[i]->url);
-		jank_proc_retire(f->inputs[i]->proc);
+		jank_worker_proc_retire(f->inputs[i]->proc);
 	}
 	wait_done(f, jank_clock_monotonic_ns() + 1000000000LL);
 }

@@ -22,11 +22,11 @@ struct jank_proc {
 	struct event_base *base;
 	char *name;
 	int64_t timeout_ns;
-	const struct jank_proc_ops *ops;
+	const struct jank_worker_proc_ops *ops;
 	void *data;
 
 	struct jank_launch *launch; /* NULL: none */
-	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
+	bool opener_wanted;	    /* a live input of this host's (jank_worker_proc_want_opener) */
 	struct jank_opener_conn *opener;
 	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;

@@ -51,12 +51,13 @@ static void on_restart(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	if (!p->ending && !p->pid) {
 		p->episode_restarts++;
-		jank_proc_start(p);
+		jank_worker_proc_start(p);
 	}
 }
 
-struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64_t timeout_ns,
-				const struct jank_proc_ops *ops, void *data)
+struct jank_proc *jank_worker_proc_new(struct event_base *base, const char *name,
+				       int64_t timeout_ns, const struct jank_worker_proc_ops *ops,
+				       void *data)
 {
 	struct jank_proc *p = calloc(1, sizeof(*p));
 
@@ -71,13 +72,13 @@ struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64
 	p->backoff_ns = RESTART_MIN_NS;
 	p->ev_restart = evtimer_new(base, on_restart, p);
 	if (!p->name || !p->ev_restart) {
-		jank_proc_free(p);
+		jank_worker_proc_free(p);
 		return NULL;
 	}
 	return p;
 }
 
-void jank_proc_free(struct jank_proc *p)
+void jank_worker_proc_free(struct jank_proc *p)
 {
 	if (!p)
 		return;
@@ -156,7 +157,7 @@ void maybe_gone(struct jank_proc *p)
 	start_later(p);
 }
 
-void jank_proc_refuse(struct jank_proc *p, const char *what)
+void jank_worker_proc_refuse(struct jank_proc *p, const char *what)
 {
 	char next[32];
 
@@ -187,9 +188,9 @@ static void on_message(struct jank_proc *p)
 		json_object_put(msg);
 	}
 	if (r < 0)
-		jank_proc_refuse(p, r == -EMSGSIZE
-					    ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
-					    : "a frame that is not one JSON object");
+		jank_worker_proc_refuse(
+			p, r == -EMSGSIZE ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
+					  : "a frame that is not one JSON object");
 }
 
 static void on_read(struct bufferevent *bev, void *data)
@@ -226,7 +227,7 @@ void on_ended(struct jank_launch *l, int status, void *data)
 	maybe_gone(p);
 }
 
-void jank_proc_reap(struct jank_proc *p)
+void jank_worker_proc_reap(struct jank_proc *p)
 {
 	if (p->launch && !p->reaped)
 		jank_worker_launch_reap(p->launch);
@@ -234,7 +235,7 @@ void jank_proc_reap(struct jank_proc *p)
 
 /* ---- Starting ---- */
 
-void jank_proc_set_user(const char *user, bool as_root)
+void jank_worker_proc_set_user(const char *user, bool as_root)
 {
 	snprintf(worker_user, sizeof(worker_user), "%s", user);
 	workers_as_root = as_root;
@@ -294,12 +295,12 @@ static int make_pair(int sv[2])
 
 static bool open_binaries = true;
 
-void jank_proc_set_open_binaries(bool on)
+void jank_worker_proc_set_open_binaries(bool on)
 {
 	open_binaries = on;
 }
 
-void jank_proc_want_opener(struct jank_proc *p, bool want)
+void jank_worker_proc_want_opener(struct jank_proc *p, bool want)
 {
 	p->opener_wanted = want;
 }
@@ -344,7 +345,7 @@ static int start_failed(struct jank_proc *p, int r, const char *why)
 	return r;
 }
 
-int jank_proc_start(struct jank_proc *p)
+int jank_worker_proc_start(struct jank_proc *p)
 {
 	struct jank_worker_user u;
 	char why[256];
@@ -392,11 +393,11 @@ int jank_proc_start(struct jank_proc *p)
 	 */
 	bufferevent_setwatermark(p->bev, EV_READ, 0, JANK_PROTO_HEAD + JANK_PROTO_MAX_FRAME);
 	bufferevent_enable(p->bev, EV_READ);
-	jank_proc_send(p, p->ops->start_msg(p, p->data));
+	jank_worker_proc_send(p, p->ops->start_msg(p, p->data));
 	return 0;
 }
 
-void jank_proc_send(struct jank_proc *p, struct json_object *msg)
+void jank_worker_proc_send(struct jank_proc *p, struct json_object *msg)
 {
 	int r = msg && p->bev && !p->eof ? jank_proto_put(bufferevent_get_output(p->bev), msg) : 0;
 
@@ -413,7 +414,7 @@ void jank_proc_send(struct jank_proc *p, struct json_object *msg)
 
 /* ---- Watching ---- */
 
-void jank_proc_check(struct jank_proc *p, int64_t now)
+void jank_worker_proc_check(struct jank_proc *p, int64_t now)
 {
 	char d[32], what[160];
 
@@ -430,7 +431,7 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 	failed(p, what);
 }
 
-void jank_proc_recovered(struct jank_proc *p, const char *how)
+void jank_worker_proc_recovered(struct jank_proc *p, const char *how)
 {
 	if (p->failing)
 		jank_log(LOG_NOTICE, "%s: worker pid %ld %s, after %llu restart%s", p->name,
@@ -443,7 +444,7 @@ void jank_proc_recovered(struct jank_proc *p, const char *how)
 	p->backoff_ns = RESTART_MIN_NS;
 }
 
-void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns)
+void jank_worker_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns)
 {
 	p->timeout_ns = timeout_ns;
 }
@@ -461,35 +462,35 @@ static void end(struct jank_proc *p, bool kill_it)
 	if (kill_it && !p->reaped)
 		jank_worker_launch_kill(p->launch);
 	else
-		jank_proc_send(p, jank_proto_new("stop"));
+		jank_worker_proc_send(p, jank_proto_new("stop"));
 }
 
-void jank_proc_stop(struct jank_proc *p)
+void jank_worker_proc_stop(struct jank_proc *p)
 {
 	end(p, false);
 }
 
-void jank_proc_retire(struct jank_proc *p)
+void jank_worker_proc_retire(struct jank_proc *p)
 {
 	end(p, true);
 }
 
-bool jank_proc_done(const struct jank_proc *p)
+bool jank_worker_proc_done(const struct jank_proc *p)
 {
 	return p->done;
 }
 
-bool jank_proc_running(const struct jank_proc *p)
+bool jank_worker_proc_running(const struct jank_proc *p)
 {
 	return p->pid != 0;
 }
 
-const char *jank_proc_name(const struct jank_proc *p)
+const char *jank_worker_proc_name(const struct jank_proc *p)
 {
 	return p->name;
 }
 
-void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out)
+void jank_worker_proc_get_stats(const struct jank_proc *p, struct jank_worker_proc_stats *out)
 {
 	out->pid = p->pid;
 	out->starts = p->starts;

@@ -4,7 +4,7 @@
  * worker processes. The test reaches the fleet's message handlers through
  * its internal header (fleet-int.h), so that it plays the workers'
  * messages (status, verdict, log, sessions) into them;
- * jank_proc_start and jank_proc_running are wrapped (-Wl,--wrap): no
+ * jank_worker_proc_start and jank_worker_proc_running are wrapped (-Wl,--wrap): no
  * process is ever spawned.
  */
 #include "fleet-int.h"
@@ -21,8 +21,8 @@
 static unsigned proc_starts;
 static bool procs_running;
 
-int __wrap_jank_proc_start(struct jank_proc *p);
-int __wrap_jank_proc_start(struct jank_proc *p)
+int __wrap_jank_worker_proc_start(struct jank_proc *p);
+int __wrap_jank_worker_proc_start(struct jank_proc *p)
 {
 	(void)p;
 	proc_starts++;
@@ -33,16 +33,16 @@ int __wrap_jank_proc_start(struct jank_proc *p)
 static unsigned refusals;
 static char refused_what[512];
 
-void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what);
-void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what)
+void __wrap_jank_worker_proc_refuse(struct jank_proc *p, const char *what);
+void __wrap_jank_worker_proc_refuse(struct jank_proc *p, const char *what)
 {
 	(void)p;
 	refusals++;
 	snprintf(refused_what, sizeof(refused_what), "%s", what);
 }
 
-bool __wrap_jank_proc_running(const struct jank_proc *p);
-bool __wrap_jank_proc_running(const struct jank_proc *p)
+bool __wrap_jank_worker_proc_running(const struct jank_proc *p);
+bool __wrap_jank_worker_proc_running(const struct jank_proc *p)
 {
 	(void)p;
 	return procs_running;
@@ -375,7 +375,7 @@ static void status_unreadable(void **state)
 		    "{\"sum\": 0, \"min\": 0, \"max\": 0, \"buckets\": [5]}}]}}");
 	assert_int_equal(refusals, 3);
 	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
-	assert_int_equal(x->logs, 0); /* jank_proc_refuse() logs */
+	assert_int_equal(x->logs, 0); /* jank_worker_proc_refuse() logs */
 	jank_figures_fini(&f);
 }
 
