@@ -107,17 +107,17 @@ static void let_go(struct jank_fleet *f)
 
 static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 {
-	struct jank_proto_sessions ss;
+	struct jank_worker_proto_sessions ss;
 	bool first = !f->listed;
 	char err[256];
-	int r = jank_proto_sessions_decode(msg, &ss, err, sizeof(err));
+	int r = jank_worker_proto_sessions_decode(msg, &ss, err, sizeof(err));
 
 	if (r < 0) {
 		if (r == -ENOMEM)
 			jank_log(LOG_ERR, "discovery: out of memory: a list of sessions is lost");
 		else
 			refuse(f->discovery, "a list of sessions", err);
-		jank_proto_sessions_fini(&ss);
+		jank_worker_proto_sessions_fini(&ss);
 		return;
 	}
 	f->polls++;
@@ -140,7 +140,7 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		f->inputs[i]->seen = false;
 	for (size_t i = 0; i < ss.n && !f->stopping; i++)
 		listed(f, ss.v[i].host, ss.v[i].session);
-	jank_proto_sessions_fini(&ss);
+	jank_worker_proto_sessions_fini(&ss);
 	let_go(f);
 	jank_worker_proc_recovered(f->discovery, "lists the sessions again");
 	f->listed = true;
@@ -158,7 +158,7 @@ static struct json_object *discovery_start_msg(struct jank_proc *p, void *data)
 
 void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
-	const char *type = jank_proto_type(msg);
+	const char *type = jank_worker_proto_type(msg);
 
 	if (!strcmp(type, "sessions"))
 		on_sessions(data, msg);

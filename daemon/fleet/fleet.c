@@ -136,7 +136,7 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 		refuse(in->proc, "a verdict", jank_jr_error(&jr, err, sizeof(err)));
 		return;
 	}
-	r = jank_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
+	r = jank_worker_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a verdict from the worker is lost", in->url);
 	} else if (r < 0) {
@@ -162,7 +162,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	if (!json_object_object_get_ex(msg, "input", &st))
 		return;
 	jank_figures_init(&fig);
-	r = jank_proto_figures_decode(st, &fig, err, sizeof(err));
+	r = jank_worker_proto_figures_decode(st, &fig, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a status of the worker is lost", in->url);
 		return;
@@ -183,13 +183,13 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	}
 }
 
-/* A worker's log line, made harmless (jank_proto_log_decode). */
+/* A worker's log line, made harmless (jank_worker_proto_log_decode). */
 void on_log(struct jank_proc *p, struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
 	int prio;
 
-	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
+	if (jank_worker_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
 		jank_log(prio, "%s", line);
 	else
 		jank_worker_proc_refuse(p,
@@ -201,7 +201,7 @@ void on_log(struct jank_proc *p, struct json_object *msg)
 
 struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
 {
-	struct json_object *o = jank_proto_new("start");
+	struct json_object *o = jank_worker_proto_new("start");
 
 	jank_json_add_str(o, "mode", mode);
 	jank_json_add_str(o, "url", url);
@@ -248,7 +248,7 @@ struct json_object *input_start_msg(struct jank_proc *p, void *data)
 
 void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
-	const char *type = jank_proto_type(msg);
+	const char *type = jank_worker_proto_type(msg);
 
 	if (!strcmp(type, "verdict"))
 		on_verdict(data, msg);
@@ -450,7 +450,7 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++) {
-		struct json_object *msg = jank_proto_new("reload");
+		struct json_object *msg = jank_worker_proto_new("reload");
 
 		jank_json_add(msg, "config", json_object_get(f->config));
 		if (reload)
@@ -474,7 +474,7 @@ void jank_fleet_retry(struct jank_fleet *f, const char *url)
 	struct jank_fleet_input *in = input_find(f, url);
 
 	if (in && !in->removing)
-		jank_worker_proc_send(in->proc, jank_proto_new("retry"));
+		jank_worker_proc_send(in->proc, jank_worker_proto_new("retry"));
 }
 
 int jank_fleet_start(struct jank_fleet *f)

@@ -183,7 +183,8 @@ static void on_message(struct jank_proc *p)
 	int r = 0;
 
 	p->heard_mono = jank_clock_monotonic_ns();
-	while (!p->refused && (r = jank_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
+	while (!p->refused &&
+	       (r = jank_worker_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
 		p->ops->message(p, msg, p->data);
 		json_object_put(msg);
 	}
@@ -399,14 +400,16 @@ int jank_worker_proc_start(struct jank_proc *p)
 
 void jank_worker_proc_send(struct jank_proc *p, struct json_object *msg)
 {
-	int r = msg && p->bev && !p->eof ? jank_proto_put(bufferevent_get_output(p->bev), msg) : 0;
+	int r = msg && p->bev && !p->eof
+			? jank_worker_proto_put(bufferevent_get_output(p->bev), msg)
+			: 0;
 
 	if (r == -EMSGSIZE)
 		jank_log(
 			LOG_ERR,
 			"%s: a message to the worker (%s) is longer than " JANK_PROTO_MAX_FRAME_TEXT
 			" (a configuration that large?): not sent",
-			p->name, jank_proto_type(msg));
+			p->name, jank_worker_proto_type(msg));
 	else if (r < 0)
 		jank_log(LOG_ERR, "%s: out of memory: a message to the worker is lost", p->name);
 	json_object_put(msg);
@@ -462,7 +465,7 @@ static void end(struct jank_proc *p, bool kill_it)
 	if (kill_it && !p->reaped)
 		jank_worker_launch_kill(p->launch);
 	else
-		jank_worker_proc_send(p, jank_proto_new("stop"));
+		jank_worker_proc_send(p, jank_worker_proto_new("stop"));
 }
 
 void jank_worker_proc_stop(struct jank_proc *p)

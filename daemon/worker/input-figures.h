@@ -4,7 +4,7 @@
  * engine's (actions, graph, memory), and per rule the counts, the latency
  * histogram and percentiles. A worker fills them (input-status.c) and sends
  * them as JSON with each heartbeat (jank_figures_json()); the supervisor
- * decodes them once (jank_proto_figures_decode(), worker-proto.h) and reads
+ * decodes them once (jank_worker_proto_figures_decode(), worker-proto.h) and reads
  * the structs from then on: `jankctl status` in JSON and text, the metrics,
  * the final summary.
  *

@@ -21,7 +21,7 @@
 #include "textsafe.h"
 #include "worker-proto.h"
 
-struct json_object *jank_proto_new(const char *type)
+struct json_object *jank_worker_proto_new(const char *type)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -32,14 +32,14 @@ struct json_object *jank_proto_new(const char *type)
 	return o;
 }
 
-const char *jank_proto_type(struct json_object *msg)
+const char *jank_worker_proto_type(struct json_object *msg)
 {
 	const char *t = jank_json_get_str(msg, "type");
 
 	return t ? t : "";
 }
 
-int jank_proto_put(struct evbuffer *out, struct json_object *msg)
+int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg)
 {
 	size_t len = 0;
 	const char *text = json_object_to_json_string_length(
@@ -56,7 +56,7 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg)
 	return 0;
 }
 
-int jank_proto_take(struct evbuffer *in, struct json_object **msg)
+int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg)
 {
 	struct json_tokener *tok;
 	uint32_t head;
@@ -97,7 +97,7 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 
 /* ---- Log lines ---- */
 
-int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
+int jank_worker_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
 {
 	struct jank_jr jr;
 	const char *s;
@@ -449,8 +449,8 @@ static int said(const struct jank_jr *jr, int r, char *err, size_t len)
 	return r;
 }
 
-int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
-			      size_t len)
+int jank_worker_proto_figures_decode(struct json_object *o, struct jank_input_figures *out,
+				     char *err, size_t len)
 {
 	struct jank_jr jr;
 	int r;
@@ -492,8 +492,8 @@ static int name_decode(struct jank_jr *jr, struct json_object *pair, size_t i, s
 	return 0;
 }
 
-int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessions *out, char *err,
-			       size_t len)
+int jank_worker_proto_sessions_decode(struct json_object *msg,
+				      struct jank_worker_proto_sessions *out, char *err, size_t len)
 {
 	struct json_object *list = NULL;
 	struct jank_jr jr;
@@ -532,7 +532,7 @@ int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessio
 			r = name_decode(&jr, pair, 1, JANK_CONFIG_SESSION_LEN, &out->v[i].session);
 		jank_jr_pop(&jr, at);
 		if (r < 0) {
-			jank_proto_sessions_fini(out);
+			jank_worker_proto_sessions_fini(out);
 			return said(&jr, r, err, len);
 		}
 	}
@@ -540,7 +540,7 @@ int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessio
 	return 0;
 }
 
-void jank_proto_sessions_fini(struct jank_proto_sessions *s)
+void jank_worker_proto_sessions_fini(struct jank_worker_proto_sessions *s)
 {
 	free(s->v);
 	s->v = NULL;
@@ -549,8 +549,9 @@ void jank_proto_sessions_fini(struct jank_proto_sessions *s)
 
 /* ---- Verdicts ---- */
 
-int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
-			      struct jank_verdict_decoded *out, char *err, size_t errlen)
+int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules,
+				     size_t nrules, struct jank_verdict_decoded *out, char *err,
+				     size_t errlen)
 {
 	struct jank_verdict_json_error why;
 	int r = jank_verdict_from_json(o, out, &why);

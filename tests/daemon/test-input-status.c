@@ -152,7 +152,7 @@ static void decode(struct json_object *o, struct jank_input_figures *f)
 	char err[128] = "";
 
 	jank_figures_init(f);
-	if (jank_proto_figures_decode(o, f, err, sizeof(err)) < 0)
+	if (jank_worker_proto_figures_decode(o, f, err, sizeof(err)) < 0)
 		fail_msg("the figures cannot be read: %s", err);
 }
 

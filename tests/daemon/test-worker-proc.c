@@ -39,7 +39,7 @@ static struct json_object *start_msg(struct jank_proc *p, void *data)
 {
 	(void)p;
 	(void)data;
-	return jank_proto_new("start");
+	return jank_worker_proto_new("start");
 }
 
 static void message(struct jank_proc *p, struct json_object *msg, void *data)
@@ -224,7 +224,7 @@ static void fresh(void **state)
 	assert_false(s.failing);
 	assert_int_equal(s.last_status, -1);
 	/* Without a worker: messages are dropped, and no timeout can strike. */
-	jank_worker_proc_send(x->p, jank_proto_new("reload"));
+	jank_worker_proc_send(x->p, jank_worker_proto_new("reload"));
 	jank_worker_proc_check(x->p, INT64_MAX);
 	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.timeouts, 0);
