@@ -52,8 +52,8 @@ const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out)
 {
 	memset(out, 0, sizeof(*out));
-	jank_figures_init(&out->fig);
-	if (jank_figures_merge(&out->fig, &in->status, &in->past) < 0)
+	jank_input_figures_init(&out->fig);
+	if (jank_input_figures_merge(&out->fig, &in->status, &in->past) < 0)
 		return -ENOMEM;
 	/* What the supervisor knows better than the worker. */
 	snprintf(out->fig.state, sizeof(out->fig.state), "%s", jank_fleet_input_state(in));
@@ -92,12 +92,12 @@ void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fl
 
 void jank_fleet_figures_fini(struct jank_fleet_figures *x)
 {
-	jank_figures_fini(&x->fig);
+	jank_input_figures_fini(&x->fig);
 }
 
 struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 {
-	struct json_object *o = jank_figures_json(&x->fig);
+	struct json_object *o = jank_input_figures_json(&x->fig);
 	struct jank_fleet_blind b;
 
 	if (!o)

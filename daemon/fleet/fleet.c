@@ -39,8 +39,8 @@ static void input_free(struct jank_fleet_input *in)
 	if (!in)
 		return;
 	jank_worker_proc_free(in->proc);
-	jank_figures_fini(&in->status);
-	jank_figures_fini(&in->past);
+	jank_input_figures_fini(&in->status);
+	jank_input_figures_fini(&in->past);
 	free(in->url);
 	free(in->host);
 	free(in->session);
@@ -69,9 +69,9 @@ struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool d
 	jank_alerted_init(&in->alerted);
 	jank_skipped_init(&in->skipped);
 	in->url = strdup(url);
-	jank_figures_init(&in->status);
-	jank_figures_init(&in->past);
-	jank_figures_placeholder(&in->status, url);
+	jank_input_figures_init(&in->status);
+	jank_input_figures_init(&in->past);
+	jank_input_figures_placeholder(&in->status, url);
 	if (f->n == f->cap) {
 		size_t cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8);
 
@@ -161,7 +161,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	/* Without figures, a heartbeat. */
 	if (!json_object_object_get_ex(msg, "input", &st))
 		return;
-	jank_figures_init(&fig);
+	jank_input_figures_init(&fig);
 	r = jank_worker_proto_figures_decode(st, &fig, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a status of the worker is lost", in->url);
@@ -172,7 +172,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 		return;
 	}
 	progress(in, fig.engine.first, fig.last_event_ns, fig.engine.actions_open);
-	jank_figures_fini(&in->status);
+	jank_input_figures_fini(&in->status);
 	in->status = fig;
 	in->fresh = true;
 	if (!strcmp(fig.state, "connected"))
@@ -222,9 +222,9 @@ struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	jank_skipped_worker_ended(&in->skipped);
 	/* Keep its counters, the new one starts from zero. */
 	if (in->status.reported) {
-		if (jank_figures_fold(&in->past, &in->status) < 0)
+		if (jank_input_figures_fold(&in->past, &in->status) < 0)
 			jank_log(LOG_ERR, "%s: out of memory: some past figures are lost", in->url);
-		jank_figures_placeholder(&in->status, in->url);
+		jank_input_figures_placeholder(&in->status, in->url);
 	}
 	msg = start_msg(in->fleet, "input", in->url);
 	baselines = state_read(in->fleet, in->url);

@@ -416,7 +416,7 @@ static int rules_decode(struct jank_jr *jr, struct json_object *a, struct jank_i
 {
 	size_t n = json_object_array_length(a);
 
-	if (jank_figures_set_rules(f, n) < 0)
+	if (jank_input_figures_set_rules(f, n) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct jank_rule_figures *r = &f->rules[i];
@@ -427,8 +427,8 @@ static int rules_decode(struct jank_jr *jr, struct json_object *a, struct jank_i
 		if (e < 0)
 			return e;
 		at = jank_jr_push(jr, "rules[%zu].", i);
-		e = fields_decode(jr, o, jank_figures_rule_fields, jank_figures_rule_nfields, r,
-				  NULL);
+		e = fields_decode(jr, o, jank_input_figures_rule_fields,
+				  jank_input_figures_rule_nfields, r, NULL);
 		/* The worker counts its actions in the histogram. */
 		if (e == 0 && r->count != r->hist.count)
 			e = jank_jr_fail(jr, "count", "differs from its histogram's");
@@ -456,15 +456,15 @@ int jank_worker_proto_figures_decode(struct json_object *o, struct jank_input_fi
 	int r;
 
 	jank_jr_init(&jr);
-	jank_figures_fini(out);
+	jank_input_figures_fini(out);
 	r = jank_jr_is(&jr, o, "input", json_type_object);
 	if (r == 0) {
 		jank_jr_push(&jr, "input.");
-		r = fields_decode(&jr, o, jank_figures_input_fields, jank_figures_input_nfields,
-				  out, out);
+		r = fields_decode(&jr, o, jank_input_figures_input_fields,
+				  jank_input_figures_input_nfields, out, out);
 	}
 	if (r < 0) {
-		jank_figures_fini(out);
+		jank_input_figures_fini(out);
 		return said(&jr, r, err, len);
 	}
 	out->reported = true;

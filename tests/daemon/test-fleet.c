@@ -166,7 +166,7 @@ static void from_worker(struct fixture *x, size_t i, const char *text)
 /* Figures as a worker of input "net://r/host/h/s" makes them (no rule). */
 static void figures(struct jank_input_figures *f, const char *state, bool attached, uint64_t events)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
 	snprintf(f->state, sizeof(f->state), "%s", state);
@@ -177,7 +177,7 @@ static void figures(struct jank_input_figures *f, const char *state, bool attach
 /* With one rule, "frame": `count` actions of 1 ms, `janks` of them janks. */
 static void frame_rule(struct jank_input_figures *f, uint64_t count, uint64_t janks)
 {
-	assert_int_equal(jank_figures_set_rules(f, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 1), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	for (uint64_t i = 0; i < count; i++)
 		jank_histogram_add(&f->rules[0].hist, 1000000);
@@ -192,11 +192,11 @@ static void status_from_worker(struct fixture *x, size_t i, struct jank_input_fi
 
 	assert_non_null(msg);
 	json_object_object_add(msg, "type", json_object_new_string("status"));
-	json_object_object_add(msg, "input", jank_figures_json(f));
+	json_object_object_add(msg, "input", jank_input_figures_json(f));
 	/* As it travels: printed, then parsed. */
 	from_worker(x, i, json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
 	json_object_put(msg);
-	jank_figures_fini(f);
+	jank_input_figures_fini(f);
 }
 
 /* Play a message of the discovery worker. */
@@ -376,7 +376,7 @@ static void status_unreadable(void **state)
 	assert_int_equal(refusals, 3);
 	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
 	assert_int_equal(x->logs, 0); /* jank_worker_proc_refuse() logs */
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 /* A restarted worker starts from zero: the input's figures go on from the past ones. */

@@ -132,7 +132,7 @@ static void check_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
 static void fleet_input(struct jank_fleet_figures *x, pid_t pid, uint64_t starts)
 {
 	memset(x, 0, sizeof(*x));
-	jank_figures_init(&x->fig);
+	jank_input_figures_init(&x->fig);
 	x->worker.pid = pid;
 	x->worker.starts = starts;
 }
@@ -191,7 +191,7 @@ static void input(void **state)
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	f->rules[0].count = 100;
 	f->rules[0].stats.janks = 3;

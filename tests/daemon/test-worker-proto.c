@@ -350,7 +350,7 @@ static void alerted(void **state)
 /* Full figures, as a worker fills them. */
 static void some_figures(struct jank_input_figures *f)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
 	snprintf(f->state, sizeof(f->state), "connected");
@@ -367,7 +367,7 @@ static void some_figures(struct jank_input_figures *f)
 	f->engine.actions_open = 3;
 	f->engine.memory_peak = 1 << 20;
 	f->engine.graph.gc_steps = 7;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	jank_histogram_add(&f->rules[0].hist, 1000);
 	jank_histogram_add(&f->rules[0].hist, 5000000);
@@ -386,13 +386,13 @@ static void some_figures(struct jank_input_figures *f)
 	comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 200000;
 	comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1;
 	f->rules[0].composition_top = 2;
-	assert_int_equal(jank_figures_set_composition(&f->rules[0], comp, 2), 0);
+	assert_int_equal(jank_input_figures_set_composition(&f->rules[0], comp, 2), 0);
 }
 
 /* The figures as they travel: JSON text. */
 static struct json_object *travel(const struct jank_input_figures *f)
 {
-	struct json_object *o = jank_figures_json(f), *back;
+	struct json_object *o = jank_input_figures_json(f), *back;
 
 	assert_non_null(o);
 	back = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -410,7 +410,7 @@ static void figures_round_trip(void **state)
 
 	(void)state;
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
 	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_true(back.reported && back.counted);
@@ -449,8 +449,8 @@ static void figures_round_trip(void **state)
 	assert_int_equal(back.stalled_since, 0);
 	assert_string_equal(back.last_error, "");
 	json_object_put(o);
-	jank_figures_fini(&f);
-	jank_figures_fini(&back);
+	jank_input_figures_fini(&f);
+	jank_input_figures_fini(&back);
 }
 
 /* Set `path` ("key" or "rules.0.key", "rules.0.histogram.key") of o to the JSON `value`. */
@@ -483,7 +483,7 @@ static void rejected(const char *path, const char *value, const char *why)
 	char err[128];
 
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
 	set(o, path, value);
 	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
@@ -492,7 +492,7 @@ static void rejected(const char *path, const char *value, const char *why)
 	assert_false(back.reported);
 	assert_int_equal(back.nrules, 0);
 	json_object_put(o);
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 /* The worker is not trusted: a figure missing, mistyped or out of range is no silent 0. */
@@ -572,7 +572,7 @@ static void figures_lenient(void **state)
 
 	(void)state;
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
 	set(o, "events_per_sec", "12");
 	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
@@ -586,8 +586,8 @@ static void figures_lenient(void **state)
 	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "input: not an object");
 	json_object_put(o);
-	jank_figures_fini(&f);
-	jank_figures_fini(&back);
+	jank_input_figures_fini(&f);
+	jank_input_figures_fini(&back);
 }
 
 int main(void)

@@ -60,7 +60,7 @@ static void status(struct json_object *msg)
 
 	if (!json_object_object_get_ex(msg, "input", &o))
 		return; /* a heartbeat */
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	err[0] = '\0';
 	r = jank_worker_proto_figures_decode(o, &f, err, sizeof(err));
 	if (r < 0) {
@@ -75,7 +75,7 @@ static void status(struct json_object *msg)
 			check_histogram(&f.rules[i].hist);
 		}
 	}
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 static void log_line(struct json_object *msg)

@@ -112,7 +112,7 @@ static struct json_object *status_template(void)
 	struct jank_input_figures f;
 	struct json_object *msg = jank_worker_proto_new("status");
 
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	f.reported = f.counted = true;
 	snprintf(f.url, sizeof(f.url), "net://r/host/h/s");
 	snprintf(f.state, sizeof(f.state), "connected");
@@ -122,7 +122,7 @@ static struct json_object *status_template(void)
 	f.trace_now = 1700000000000000000LL;
 	f.engine.first = 10;
 	f.last_event_ns = 20;
-	FUZZ_ASSERT(jank_figures_set_rules(&f, 2) == 0);
+	FUZZ_ASSERT(jank_input_figures_set_rules(&f, 2) == 0);
 	snprintf(f.rules[0].action, sizeof(f.rules[0].action), "frame");
 	snprintf(f.rules[1].action, sizeof(f.rules[1].action), "query");
 	jank_histogram_add(&f.rules[0].hist, 1000);
@@ -133,9 +133,9 @@ static struct json_object *status_template(void)
 	comp[0].ns[JANK_CLASS_SLOW][JANK_STATE_BLOCK_DEVICE] = 7000000;
 	comp[1].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 1;
 	f.rules[0].composition_top = 2;
-	FUZZ_ASSERT(jank_figures_set_composition(&f.rules[0], comp, 2) == 0);
-	json_object_object_add(msg, "input", jank_figures_json(&f));
-	jank_figures_fini(&f);
+	FUZZ_ASSERT(jank_input_figures_set_composition(&f.rules[0], comp, 2) == 0);
+	json_object_object_add(msg, "input", jank_input_figures_json(&f));
+	jank_input_figures_fini(&f);
 	return msg;
 }
 
@@ -166,7 +166,7 @@ static void load_templates(void)
 		char err[ERR_LEN] = "", line[64];
 		int prio;
 
-		jank_figures_init(&fig);
+		jank_input_figures_init(&fig);
 		if (jank_worker_proto_figures_decode(
 			    json_object_object_get(templates[T_STATUS], "input"), &fig, err,
 			    sizeof(err)) != 0 ||
@@ -179,7 +179,7 @@ static void load_templates(void)
 			fprintf(stderr, "fuzz-members: a template is not read whole: %s\n", err);
 			abort();
 		}
-		jank_figures_fini(&fig);
+		jank_input_figures_fini(&fig);
 		jank_verdict_decoded_fini(&pv);
 		jank_worker_proto_sessions_fini(&ss);
 	}
@@ -444,7 +444,7 @@ static void status(struct json_object *msg)
 
 	if (!json_object_object_get_ex(msg, "input", &o))
 		return; /* a heartbeat */
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	r = jank_worker_proto_figures_decode(o, &f, err, sizeof(err));
 	check_err(r, err);
 	if (r < 0) {
@@ -462,7 +462,7 @@ static void status(struct json_object *msg)
 			check_histogram(&f.rules[i].hist);
 		}
 	}
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 static void verdict(struct json_object *msg)
