@@ -27,7 +27,7 @@ struct jank_proc {
 
 	struct jank_launch *launch; /* NULL: none */
 	bool opener_wanted;	    /* a live input of this host's (jank_worker_proc_want_opener) */
-	struct jank_opener_conn *opener;
+	struct jank_binary_opener_conn *opener;
 	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;
 	bool eof, reaped;

@@ -83,7 +83,7 @@ void jank_worker_proc_free(struct jank_proc *p)
 	if (!p)
 		return;
 	jank_worker_launch_free(p->launch);
-	jank_opener_conn_free(p->opener);
+	jank_binary_opener_conn_free(p->opener);
 	if (p->bev)
 		bufferevent_free(p->bev);
 	if (p->ev_restart)
@@ -142,7 +142,7 @@ void maybe_gone(struct jank_proc *p)
 		return;
 	jank_worker_launch_free(p->launch);
 	p->launch = NULL;
-	jank_opener_conn_free(p->opener);
+	jank_binary_opener_conn_free(p->opener);
 	p->opener = NULL;
 	p->pid = 0;
 	if (p->ending) {
@@ -320,10 +320,10 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	if (!open_binaries || !p->opener_wanted || jank_worker_launch_spawner())
 		return;
 	if (available < 0)
-		available = jank_opener_available();
+		available = jank_binary_opener_available();
 	if (!available || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
-	p->opener = jank_opener_conn_new(p->base, sv[0], p->name);
+	p->opener = jank_binary_opener_conn_new(p->base, sv[0], p->name);
 	if (!p->opener) {
 		close(sv[1]);
 		return;
@@ -370,7 +370,7 @@ int jank_worker_proc_start(struct jank_proc *p)
 	if (opener_fd >= 0)
 		close(opener_fd);
 	if (!p->launch) {
-		jank_opener_conn_free(p->opener);
+		jank_binary_opener_conn_free(p->opener);
 		p->opener = NULL;
 		close(sv[0]);
 		return start_failed(p, r, why);

@@ -508,7 +508,7 @@ int jank_worker_main(int argc, char **argv)
 	/* A worker of this very supervisor, or nothing (it is not for a user to start). */
 	if (ppid <= 1 || getppid() != ppid)
 		return 1;
-	jank_opener_client_init();	    /* before anything takes its descriptor */
+	jank_binary_opener_client_init();   /* before anything takes its descriptor */
 	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
