@@ -423,8 +423,8 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	d->control = jank_control_open(d->base, d->config.daemon.control_socket, on_request, d, err,
-				       len);
+	d->control = jank_control_socket_open(d->base, d->config.daemon.control_socket, on_request,
+					      d, err, len);
 	if (!d->control)
 		return -EIO;
 	r = metrics_open(d, err, len);
@@ -556,7 +556,7 @@ static void stop(struct jankd *d)
 static void cleanup(struct jankd *d)
 {
 	jank_fleet_free(d->fleet);
-	jank_control_close(d->control);
+	jank_control_socket_close(d->control);
 	jank_metrics_server_close(d->metrics);
 	jank_metrics_server_close(d->web);
 	jank_comp_history_free(d->comp_history);
