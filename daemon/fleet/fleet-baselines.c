@@ -102,12 +102,12 @@ void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
 	int r;
 
 	/* The worker reads them back (checked there); here, their kind and size. */
-	jank_jr_init(&jr);
-	if (jank_jr_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
-	    jank_jr_str(&jr, doc, "format", true, 64, &format) < 0 ||
+	jank_json_read_init(&jr);
+	if (jank_json_read_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
+	    jank_json_read_str(&jr, doc, "format", true, 64, &format) < 0 ||
 	    (strcmp(format, JANK_BASELINES_FORMAT) != 0 &&
-	     jank_jr_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
-		refuse(in->proc, "baselines", jank_jr_error(&jr, err, sizeof(err)));
+	     jank_json_read_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
+		refuse(in->proc, "baselines", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);

@@ -129,11 +129,11 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 	char err[256];
 	int r;
 
-	jank_jr_init(&jr);
-	if (jank_jr_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
-	    jank_jr_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
-			JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
-		refuse(in->proc, "a verdict", jank_jr_error(&jr, err, sizeof(err)));
+	jank_json_read_init(&jr);
+	if (jank_json_read_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
+	    jank_json_read_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
+			       JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
+		refuse(in->proc, "a verdict", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
 	r = jank_worker_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
