@@ -11,7 +11,7 @@
 #include <string.h>
 #include "fleet-int.h"
 
-bool match_any(char *const *pats, size_t n, const char *s)
+bool fleet_match_any(char *const *pats, size_t n, const char *s)
 {
 	if (n == 0)
 		return true;
@@ -21,7 +21,7 @@ bool match_any(char *const *pats, size_t n, const char *s)
 	return false;
 }
 
-struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url)
+struct jank_fleet_input *fleet_input_find(struct jank_fleet *f, const char *url)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if (!strcmp(f->inputs[i]->url, url))
@@ -67,10 +67,11 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 	char url[JANK_CONFIG_URL_LEN + 2 * JANK_CONFIG_SESSION_LEN];
 	struct jank_fleet_input *in;
 
-	if (!match_any(l->hosts, l->nhosts, host) || !match_any(l->sessions, l->nsessions, session))
+	if (!fleet_match_any(l->hosts, l->nhosts, host) ||
+	    !fleet_match_any(l->sessions, l->nsessions, session))
 		return;
 	snprintf(url, sizeof(url), "%s/host/%s/%s", l->discover, host, session);
-	in = input_find(f, url);
+	in = fleet_input_find(f, url);
 	if (in) {
 		in->seen = true;
 		in->missing = 0;
@@ -78,7 +79,7 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 	}
 	if (!below_limit(f, url))
 		return;
-	in = input_add(f, url, true);
+	in = fleet_input_add(f, url, true);
 	if (!in) {
 		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
 		return;
@@ -116,7 +117,7 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		if (r == -ENOMEM)
 			jank_log(LOG_ERR, "discovery: out of memory: a list of sessions is lost");
 		else
-			refuse(f->discovery, "a list of sessions", err);
+			fleet_refuse(f->discovery, "a list of sessions", err);
 		jank_worker_proto_sessions_fini(&ss);
 		return;
 	}
@@ -153,17 +154,17 @@ static struct json_object *discovery_start_msg(struct jank_proc *p, void *data)
 	struct jank_fleet *f = data;
 
 	(void)p;
-	return start_msg(f, "discover", f->live->discover);
+	return fleet_start_msg(f, "discover", f->live->discover);
 }
 
-void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
+void fleet_discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_worker_proto_type(msg);
 
 	if (!strcmp(type, "sessions"))
 		on_sessions(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(p, msg);
+		fleet_on_log(p, msg);
 	else if (!strcmp(type, "status"))
 		; /* its heartbeat: that it is alive is all it says (the figures are the inputs') */
 	else
@@ -176,8 +177,8 @@ static void discovery_gone(struct jank_proc *p, void *data)
 	(void)data;
 }
 
-const struct jank_worker_proc_ops discovery_ops = {
+const struct jank_worker_proc_ops fleet_discovery_ops = {
 	.start_msg = discovery_start_msg,
-	.message = discovery_message,
+	.message = fleet_discovery_message,
 	.gone = discovery_gone,
 };

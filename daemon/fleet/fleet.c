@@ -58,7 +58,7 @@ static bool input_on_this_host(const char *url)
 	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 }
 
-struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
+struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
 
@@ -111,7 +111,7 @@ static void progress(struct jank_fleet_input *in, int64_t first, int64_t last, u
 }
 
 /* A frame the supervisor cannot read: the worker is restarted (worker-proc.h). */
-void refuse(struct jank_proc *p, const char *kind, const char *err)
+void fleet_refuse(struct jank_proc *p, const char *kind, const char *err)
 {
 	char what[384];
 
@@ -133,14 +133,14 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 	if (jank_json_read_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
 	    jank_json_read_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
 			       JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
-		refuse(in->proc, "a verdict", jank_json_read_error(&jr, err, sizeof(err)));
+		fleet_refuse(in->proc, "a verdict", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
 	r = jank_worker_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a verdict from the worker is lost", in->url);
 	} else if (r < 0) {
-		refuse(in->proc, "a verdict", err);
+		fleet_refuse(in->proc, "a verdict", err);
 	} else {
 		/* A completed action ends at an event the worker read. */
 		progress(in, first, pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
@@ -168,7 +168,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 		return;
 	}
 	if (r < 0) {
-		refuse(in->proc, "a status", err);
+		fleet_refuse(in->proc, "a status", err);
 		return;
 	}
 	progress(in, fig.engine.first, fig.last_event_ns, fig.engine.actions_open);
@@ -184,7 +184,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 }
 
 /* A worker's log line, made harmless (jank_worker_proto_log_decode). */
-void on_log(struct jank_proc *p, struct json_object *msg)
+void fleet_on_log(struct jank_proc *p, struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
 	int prio;
@@ -199,7 +199,7 @@ void on_log(struct jank_proc *p, struct json_object *msg)
 
 /* ---- An input's worker ---- */
 
-struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
+struct json_object *fleet_start_msg(struct jank_fleet *f, const char *mode, const char *url)
 {
 	struct json_object *o = jank_worker_proto_new("start");
 
@@ -211,7 +211,7 @@ struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char
 	return o;
 }
 
-struct json_object *input_start_msg(struct jank_proc *p, void *data)
+struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
 	struct json_object *msg, *baselines;
@@ -226,8 +226,8 @@ struct json_object *input_start_msg(struct jank_proc *p, void *data)
 			jank_log(LOG_ERR, "%s: out of memory: some past figures are lost", in->url);
 		jank_input_figures_placeholder(&in->status, in->url);
 	}
-	msg = start_msg(in->fleet, "input", in->url);
-	baselines = state_read(in->fleet, in->url);
+	msg = fleet_start_msg(in->fleet, "input", in->url);
+	baselines = fleet_state_read(in->fleet, in->url);
 	if (baselines && msg)
 		jank_json_add(msg, "baselines", baselines);
 	else
@@ -246,7 +246,7 @@ struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	return msg;
 }
 
-void input_message(struct jank_proc *p, struct json_object *msg, void *data)
+void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_worker_proto_type(msg);
 
@@ -255,9 +255,9 @@ void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 	else if (!strcmp(type, "status"))
 		on_status(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(p, msg);
+		fleet_on_log(p, msg);
 	else if (!strcmp(type, "baselines"))
-		on_baselines(data, msg);
+		fleet_on_baselines(data, msg);
 	else
 		jank_worker_proc_refuse(p, "a message of no type an input's worker sends");
 }
@@ -272,8 +272,8 @@ static void input_gone(struct jank_proc *p, void *data)
 }
 
 static const struct jank_worker_proc_ops input_ops = {
-	.start_msg = input_start_msg,
-	.message = input_message,
+	.start_msg = fleet_input_start_msg,
+	.message = fleet_input_message,
 	.gone = input_gone,
 };
 
@@ -466,12 +466,12 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 
 int jank_fleet_add_url(struct jank_fleet *f, const char *url)
 {
-	return input_add(f, url, false) ? 0 : -ENOMEM;
+	return fleet_input_add(f, url, false) ? 0 : -ENOMEM;
 }
 
 void jank_fleet_retry(struct jank_fleet *f, const char *url)
 {
-	struct jank_fleet_input *in = input_find(f, url);
+	struct jank_fleet_input *in = fleet_input_find(f, url);
 
 	if (in && !in->removing)
 		jank_worker_proc_send(in->proc, jank_worker_proto_new("retry"));
@@ -488,7 +488,7 @@ int jank_fleet_start(struct jank_fleet *f)
 
 		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
 		f->discovery = jank_worker_proc_new(f->base, name, f->live->worker_timeout_ns,
-						    &discovery_ops, f);
+						    &fleet_discovery_ops, f);
 		if (!f->discovery)
 			return -ENOMEM;
 		jank_worker_proc_start(f->discovery);

@@ -48,9 +48,9 @@ struct jank_proc {
 };
 
 /* worker-proc.c */
-void start_later(struct jank_proc *p);
-const char *status_text(int st, char *buf, size_t len);
-void maybe_gone(struct jank_proc *p);
-void on_ended(struct jank_launch *l, int status, void *data);
+void worker_proc_start_later(struct jank_proc *p);
+const char *worker_proc_status_text(int st, char *buf, size_t len);
+void worker_proc_maybe_gone(struct jank_proc *p);
+void worker_proc_on_ended(struct jank_launch *l, int status, void *data);
 
 #endif

@@ -33,7 +33,7 @@ static char worker_user[64] = "jank-worker";
 static bool workers_as_root;
 static unsigned warned_root; /* once per jankd */
 
-void start_later(struct jank_proc *p)
+void worker_proc_start_later(struct jank_proc *p)
 {
 	struct timeval tv = jank_clock_timeval(p->backoff_ns);
 
@@ -94,7 +94,7 @@ void jank_worker_proc_free(struct jank_proc *p)
 
 /* ---- Ending ---- */
 
-const char *status_text(int st, char *buf, size_t len)
+const char *worker_proc_status_text(int st, char *buf, size_t len)
 {
 	if (st == JANK_LAUNCH_LOST)
 		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
@@ -134,7 +134,7 @@ static void failed(struct jank_proc *p, const char *what)
 }
 
 /* Both the socket drained and the process reaped: the worker is gone. */
-void maybe_gone(struct jank_proc *p)
+void worker_proc_maybe_gone(struct jank_proc *p)
 {
 	char what[256];
 
@@ -152,9 +152,9 @@ void maybe_gone(struct jank_proc *p)
 	}
 	if (!p->silenced && !p->refused) {
 		p->crashes++;
-		failed(p, status_text(p->last_status, what, sizeof(what)));
+		failed(p, worker_proc_status_text(p->last_status, what, sizeof(what)));
 	}
-	start_later(p);
+	worker_proc_start_later(p);
 }
 
 void jank_worker_proc_refuse(struct jank_proc *p, const char *what)
@@ -214,18 +214,18 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 	p->eof = true;
 	if (!p->reaped)
 		jank_worker_launch_kill(p->launch); /* without its socket it is of no use */
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
 /* The process ended (worker-launch.h). */
-void on_ended(struct jank_launch *l, int status, void *data)
+void worker_proc_on_ended(struct jank_launch *l, int status, void *data)
 {
 	struct jank_proc *p = data;
 
 	(void)l;
 	p->reaped = true;
 	p->last_status = status;
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
 void jank_worker_proc_reap(struct jank_proc *p)
@@ -342,7 +342,7 @@ static int start_failed(struct jank_proc *p, int r, const char *why)
 		snprintf(what, sizeof(what), "cannot start: %s", strerror(-r));
 	p->crashes++;
 	failed(p, what);
-	start_later(p);
+	worker_proc_start_later(p);
 	return r;
 }
 
@@ -364,8 +364,8 @@ int jank_worker_proc_start(struct jank_proc *p)
 		return start_failed(p, r, NULL);
 	p->reaped = false;
 	make_opener(p, &opener_fd);
-	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p,
-					     &r, why, sizeof(why));
+	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u,
+					     worker_proc_on_ended, p, &r, why, sizeof(why));
 	close(sv[1]);
 	if (opener_fd >= 0)
 		close(opener_fd);

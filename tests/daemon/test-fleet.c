@@ -159,7 +159,7 @@ static void from_worker(struct fixture *x, size_t i, const char *text)
 	struct json_object *msg = parse(text);
 	struct jank_fleet_input *in = x->f->inputs[i];
 
-	input_message(in->proc, msg, in);
+	fleet_input_message(in->proc, msg, in);
 	json_object_put(msg);
 }
 
@@ -204,7 +204,7 @@ static void from_discovery(struct fixture *x, const char *text)
 {
 	struct json_object *msg = parse(text);
 
-	discovery_message(x->f->discovery, msg, x->f);
+	fleet_discovery_message(x->f->discovery, msg, x->f);
 	json_object_put(msg);
 }
 
@@ -213,7 +213,7 @@ static struct json_object *restart(struct fixture *x, size_t i)
 {
 	struct jank_fleet_input *in = x->f->inputs[i];
 
-	return input_start_msg(in->proc, in);
+	return fleet_input_start_msg(in->proc, in);
 }
 
 static int64_t num(struct json_object *o, const char *k)
@@ -508,13 +508,13 @@ static void patterns(void **state)
 	char *pats[] = { "web-*", "db-[0-9]" };
 
 	(void)state;
-	assert_true(match_any(pats, 0, "anything"));
-	assert_true(match_any(pats, 2, "web-1"));
-	assert_true(match_any(pats, 2, "web-"));
-	assert_true(match_any(pats, 2, "db-7"));
-	assert_false(match_any(pats, 2, "db-12"));
-	assert_false(match_any(pats, 2, "xweb-1"));
-	assert_false(match_any(pats, 1, "db-7"));
+	assert_true(fleet_match_any(pats, 0, "anything"));
+	assert_true(fleet_match_any(pats, 2, "web-1"));
+	assert_true(fleet_match_any(pats, 2, "web-"));
+	assert_true(fleet_match_any(pats, 2, "db-7"));
+	assert_false(fleet_match_any(pats, 2, "db-12"));
+	assert_false(fleet_match_any(pats, 2, "xweb-1"));
+	assert_false(fleet_match_any(pats, 1, "db-7"));
 }
 
 static const char list_all[] = "{\"type\": \"sessions\", \"ok\": true, \"sessions\": ["

@@ -118,11 +118,11 @@ static void adopt(struct jank_proc *p, pid_t pid, int conn)
 
 	assert_non_null(l);
 	l->pid = pid;
-	l->fn = on_ended;
+	l->fn = worker_proc_on_ended;
 	l->data = p;
 	l->conn = conn;
 	if (conn >= 0) {
-		l->ev = event_new(p->base, conn, EV_READ | EV_PERSIST, on_spawner, l);
+		l->ev = event_new(p->base, conn, EV_READ | EV_PERSIST, worker_launch_on_spawner, l);
 		assert_non_null(l->ev);
 		assert_int_equal(event_add(l->ev, NULL), 0);
 	}
@@ -166,7 +166,7 @@ static uint32_t spawner_got(int peer)
 static void socket_closed(struct jank_proc *p)
 {
 	p->eof = true;
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
 /* Wait until jank_worker_proc_reap() has reaped the child (SIGCHLD would call it). */
@@ -185,24 +185,26 @@ static void status_texts(void **state)
 	char b[256];
 
 	(void)state;
-	assert_string_equal(status_text(0, b, sizeof(b)), "exited with status 0");
-	assert_string_equal(status_text(3 << 8, b, sizeof(b)), "exited with status 3");
+	assert_string_equal(worker_proc_status_text(0, b, sizeof(b)), "exited with status 0");
+	assert_string_equal(worker_proc_status_text(3 << 8, b, sizeof(b)), "exited with status 3");
 	snprintf(b, sizeof(b), "died of signal 9 (%s)", strsignal(9));
 	{
 		char got[128];
 
-		assert_string_equal(status_text(9, got, sizeof(got)), b);
+		assert_string_equal(worker_proc_status_text(9, got, sizeof(got)), b);
 	}
 	snprintf(b, sizeof(b), "died of signal 11 (%s)", strsignal(11));
 	{
 		char got[128];
 
-		assert_string_equal(status_text(11 | 0x80, got, sizeof(got)), b); /* core dumped */
+		assert_string_equal(worker_proc_status_text(11 | 0x80, got, sizeof(got)),
+				    b); /* core dumped */
 	}
 	/* Stopped: neither exited nor signaled. */
-	assert_string_equal(status_text(0x137f, b, sizeof(b)), "ended (wait status 4991)");
+	assert_string_equal(worker_proc_status_text(0x137f, b, sizeof(b)),
+			    "ended (wait status 4991)");
 	jank_worker_launch_set_spawner("/run/w.sock");
-	assert_string_equal(status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
+	assert_string_equal(worker_proc_status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
 			    "was lost with the connection to the worker spawner (/run/w.sock)");
 	jank_worker_launch_set_spawner(NULL);
 }
@@ -239,7 +241,7 @@ static void backoff(void **state)
 
 	assert_int_equal(x->p->backoff_ns, 1 * S);
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
-		start_later(x->p);
+		worker_proc_start_later(x->p);
 		assert_int_equal(x->p->backoff_ns, expect[i] * S);
 		assert_true(evtimer_pending(x->p->ev_restart, NULL));
 	}
@@ -453,7 +455,7 @@ static void stop_without_worker(void **state)
 {
 	struct fixture *x = *state;
 
-	start_later(x->p);
+	worker_proc_start_later(x->p);
 	jank_worker_proc_stop(x->p);
 	assert_true(jank_worker_proc_done(x->p));
 	assert_false(jank_worker_proc_running(x->p));
