@@ -296,7 +296,8 @@ static int web_open(struct jankd *d, char *err, size_t len)
 	}
 	jankd_comp_history_rules(d);
 	d->comp_mono = jank_clock_monotonic_ns();
-	d->web = jank_http_server_open(d->base, w->host, w->port, jank_web_handle, d, err, len);
+	d->web = jank_metrics_server_open_web(d->base, w->host, w->port, jank_web_handle, d, err,
+					      len);
 	if (!d->web)
 		return -EIO;
 	jank_log(LOG_INFO, "web pages at http://%s/", jank_metrics_server_address(d->web));
