@@ -15,38 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "capturer.h"
-#include "format.h"
-#include "input-figures.h"
-#include "journal.h"
-#include "live-keeper.h"
-#include "status.h"
-#include "json-util.h"
-#include "metrics.h"
-#include "textsafe.h"
-#include "units.h"
+#include "status-int.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
 
 /* ---- The figures, gathered once ---- */
-
-/* The figures that add up over the inputs (or a host's inputs). */
-struct totals {
-	const char *host;
-	uint64_t inputs, events, actions, janks, overdue, memory, discarded, connected, blind;
-	double rate;
-};
-
-struct status {
-	struct jank_fleet_figures *inputs;
-	size_t n;
-	struct totals all;
-	struct totals *hosts; /* in the order of their first input */
-	size_t nhosts;
-};
 
 static bool connected(const struct jank_input_figures *f)
 {
@@ -67,7 +42,7 @@ static void add_input(struct totals *t, const struct jank_input_figures *f)
 }
 
 /* Per host: how many inputs, connected, and their events and janks. */
-static void add_host(struct status *s, const struct jank_fleet_figures *x)
+void status_add_host(struct status *s, const struct jank_fleet_figures *x)
 {
 	size_t h = 0;
 
@@ -80,7 +55,7 @@ static void add_host(struct status *s, const struct jank_fleet_figures *x)
 	add_input(&s->hosts[h], &x->fig);
 }
 
-static bool is_blind(const struct jank_fleet_figures *x)
+bool status_is_blind(const struct jank_fleet_figures *x)
 {
 	struct jank_fleet_blind b;
 
@@ -117,8 +92,8 @@ static int status_read(const struct jankd *d, struct status *s)
 		if (d->keeper && !strcmp(x->fig.url, jank_live_keeper_url(d->keeper)))
 			jank_live_keeper_status(d->keeper, x);
 		add_input(&s->all, &x->fig);
-		add_host(s, x);
-		s->all.blind += is_blind(x);
+		status_add_host(s, x);
+		s->all.blind += status_is_blind(x);
 	}
 	return 0;
 nomem:
@@ -168,7 +143,7 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	return o;
 }
 
-static struct json_object *hosts_json(const struct status *s)
+struct json_object *status_hosts_json(const struct status *s)
 {
 	struct json_object *list = json_object_new_array();
 
@@ -304,7 +279,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	if (d->fleet)
 		jank_json_add(o, "fleet", jank_fleet_json(d->fleet));
-	jank_json_add(o, "hosts", hosts_json(&s));
+	jank_json_add(o, "hosts", status_hosts_json(&s));
 	jank_json_add(o, "inputs", inputs_json(&s));
 	status_fini(&s);
 	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
@@ -320,7 +295,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 
 /* ---- Text ---- */
 
-static const char *bytes_text(int64_t b, char *buf, size_t len)
+const char *status_bytes_text(int64_t b, char *buf, size_t len)
 {
 	if (b >= 1 << 30)
 		snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
@@ -333,7 +308,7 @@ static const char *bytes_text(int64_t b, char *buf, size_t len)
 	return buf;
 }
 
-static const char *uptime_text(int64_t ns, char *buf, size_t len)
+const char *status_uptime_text(int64_t ns, char *buf, size_t len)
 {
 	int64_t s = ns / 1000000000;
 
@@ -349,9 +324,9 @@ static const char *uptime_text(int64_t ns, char *buf, size_t len)
 }
 
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
-static void worker_text(FILE *f, const struct jank_fleet_figures *x)
+void status_worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
-	const struct jank_proc_stats *w = &x->worker;
+	const struct jank_worker_proc_stats *w = &x->worker;
 	uint64_t restarts = w->starts ? w->starts - 1 : 0;
 
 	fprintf(f, " (worker pid %d", (int)w->pid);
@@ -407,11 +382,11 @@ static void since_text(FILE *f, int64_t since)
 
 	if (since > 0)
 		fprintf(f, " since %s (%s)", jank_clock_text(since, a, sizeof(a)),
-			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
+			status_uptime_text(age > 0 ? age : 0, b, sizeof(b)));
 }
 
 /* " since 2024-05-02 08:00:01.123 (12s): worker cannot start: no user 'jank-worker' (...)" */
-static void worker_failure_text(FILE *f, const struct jank_proc_stats *w)
+static void worker_failure_text(FILE *f, const struct jank_worker_proc_stats *w)
 {
 	since_text(f, w->failing_since);
 	fprintf(f, ": %s", w->error);
@@ -424,7 +399,7 @@ static void problem_text(FILE *f, const struct jank_input_figures *in)
 	since_text(f, in->problem_since);
 }
 
-static void input_text(FILE *f, const struct jank_fleet_figures *x)
+void status_input_text(FILE *f, const struct jank_fleet_figures *x)
 {
 	const struct jank_input_figures *in = &x->fig;
 	const struct jank_engine_stats *es = &in->engine;
@@ -439,7 +414,7 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 		problem_text(f, in);
 	if (in->last_error[0])
 		fprintf(f, " (last error: %s)", in->last_error);
-	worker_text(f, x);
+	status_worker_text(f, x);
 	fprintf(f,
 		"\n  events %" PRIu64 " (%.1f/s), %" PRIu64 " read, discarded %" PRIu64
 		", disconnects %" PRIu64 ", reconnects %" PRIu64 "\n",
@@ -468,13 +443,13 @@ static void input_text(FILE *f, const struct jank_fleet_figures *x)
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64
 		" vertices freed, budget forced %" PRIu64 " times\n",
 		es->graph.threads, es->graph.vertices,
-		bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
-		bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
+		status_bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
+		status_bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
 		es->graph.freed_vertices, es->budget_forced);
 }
 
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
-static void capture_text(FILE *f, const struct jank_capturer_status *c)
+void status_capture_text(FILE *f, const struct jank_capturer_status *c)
 {
 	const struct jank_capture_stats *st = &c->stats;
 	char b[32];
@@ -493,7 +468,7 @@ static void capture_text(FILE *f, const struct jank_capturer_status *c)
 		" joined, %" PRIu64 " complete, %" PRIu64 " failed, %s on disk",
 		jank_capture_mode_name(c->mode), c->session_up ? c->session : "none", c->dir,
 		st->started, st->joined, st->completed, st->failed,
-		bytes_text((int64_t)st->bytes, b, sizeof(b)));
+		status_bytes_text((int64_t)st->bytes, b, sizeof(b)));
 	if (st->deleted)
 		fprintf(f, ", %" PRIu64 " deleted by the quota", st->deleted);
 	for (int i = JANK_CAPTURE_REASON_COOLDOWN; i <= JANK_CAPTURE_REASON_COUNT; i++) {
@@ -526,7 +501,7 @@ static void capture_text(FILE *f, const struct jank_capturer_status *c)
 }
 
 /* The `n` recent janks in `recent`, newest first. */
-static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
+void status_recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
 	char t[48], d[32], name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], host[JANK_TEXT_BUF];
 
@@ -566,7 +541,7 @@ static void patterns_text(FILE *f, char *const *pats, size_t n)
 }
 
 /* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
-static void discovery_text(FILE *f, const struct jank_fleet_discovery *d)
+void status_discovery_text(FILE *f, const struct jank_fleet_discovery *d)
 {
 	char p[32];
 
@@ -600,7 +575,7 @@ static void inputs_text(FILE *f, const struct status *s)
 			t->janks + t->overdue);
 		for (size_t i = 0; i < s->n; i++)
 			if (!strcmp(s->inputs[i].host, t->host))
-				input_text(f, &s->inputs[i]);
+				status_input_text(f, &s->inputs[i]);
 	}
 }
 
@@ -620,7 +595,7 @@ static void journal_text(FILE *f, const struct jank_journal_stats *j, bool targe
 	if (!strcmp(state, "queueing"))
 		fprintf(f, "journald: NOT accepting entries for %s, %" PRIu64 " waiting (%s)",
 			jank_units_duration(j->backlog_ns, d, sizeof(d)), j->pending,
-			bytes_text((int64_t)j->pending_bytes, b, sizeof(b)));
+			status_bytes_text((int64_t)j->pending_bytes, b, sizeof(b)));
 	else if (!strcmp(state, "accepting"))
 		fprintf(f, "journald: accepting entries");
 	else
@@ -647,7 +622,7 @@ static double rate_text(double rate)
  * "inputs: 2, 1 connected, 1 BLIND (seeing no events; retrying):" and a line per blind input
  * that says why and since when: the first thing an operator should see.
  */
-static void blind_text(FILE *f, const struct status *s)
+void status_blind_text(FILE *f, const struct status *s)
 {
 	size_t listed = 0;
 
@@ -684,16 +659,17 @@ static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 	jank_metrics_process_read(&proc, d->start_real);
 	jank_alerter_get_stats(d->alerter, &as);
 	fprintf(f, "jankd %s (pid %d), up %s, config %s\n", JANK_VERSION, (int)getpid(),
-		uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
+		status_uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
 		d->config_path ? d->config_path : "");
-	blind_text(f, s);
+	status_blind_text(f, s);
 	fprintf(f,
 		"events %" PRIu64 " (%.1f/s), actions %" PRIu64 ", janks %" PRIu64
 		", overdue %" PRIu64 ", discarded events %" PRIu64 "\n",
 		s->all.events, rate_text(s->all.rate), s->all.actions, s->all.janks, s->all.overdue,
 		s->all.discarded);
-	fprintf(f, "graph memory %s, RSS %s\n", bytes_text((int64_t)s->all.memory, m1, sizeof(m1)),
-		bytes_text((int64_t)proc.rss_bytes, m2, sizeof(m2)));
+	fprintf(f, "graph memory %s, RSS %s\n",
+		status_bytes_text((int64_t)s->all.memory, m1, sizeof(m1)),
+		status_bytes_text((int64_t)proc.rss_bytes, m2, sizeof(m2)));
 	fprintf(f,
 		"alerts to %s: %" PRIu64 " sent, %" PRIu64 " suppressed (%" PRIu64
 		" summaries), rate limit %" PRIu64 " per %s",
@@ -730,34 +706,21 @@ char *jank_status_text(const struct jankd *d)
 	fprintf(f, "reloads %" PRIu64 ", rejected %" PRIu64 "\n", d->reloads, d->reload_errors);
 	if (d->capturer) {
 		jank_capturer_get_status(d->capturer, &cs);
-		capture_text(f, &cs);
+		status_capture_text(f, &cs);
 	}
 	if (d->fleet && jank_fleet_get_discovery(d->fleet, &disc))
-		discovery_text(f, &disc);
+		status_discovery_text(f, &disc);
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
 		nrecent++;
-	recent_text(f, recent, nrecent);
+	status_recent_text(f, recent, nrecent);
 	fclose(f);
 	status_fini(&s);
 	return buf;
 }
 
 /* ---- Metrics ---- */
-
-/*
- * The metrics of the inputs come from the figures their workers sent last
- * (the current worker's plus those of the workers before it), not from
- * engines: those live in the workers. They point into `s`.
- */
-struct metrics_inputs {
-	struct status s;
-	struct jank_metrics_input *inputs;
-	struct jank_fleet_blind *blind; /* the inputs' blind_reason point here */
-	struct jank_metrics_rule *rules;
-	int64_t workers_cpu_ns; /* of the running workers */
-};
 
 static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_rule *mr)
 {
@@ -884,7 +847,7 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 		 " events discarded, graph %s",
 		 s.all.connected, n, s.all.rate, s.all.events, s.all.actions,
 		 s.all.janks + s.all.overdue, as.suppressed, s.all.discarded,
-		 bytes_text((int64_t)s.all.memory, m, sizeof(m)));
+		 status_bytes_text((int64_t)s.all.memory, m, sizeof(m)));
 	/* systemctl status shows this line: the first blind input, and why. */
 	for (size_t i = 0; s.all.blind && i < s.n; i++) {
 		struct jank_fleet_blind b;

@@ -79,7 +79,7 @@ struct dec {
 static int get_str(struct dec *d, struct json_object *o, const char *key, bool required, char **dst)
 {
 	const char *s;
-	int r = jank_jr_str(&d->jr, o, key, required, JANK_CAPTURE_TEXT_LEN, &s);
+	int r = jank_json_read_str(&d->jr, o, key, required, JANK_CAPTURE_TEXT_LEN, &s);
 
 	if (r < 0)
 		return r;
@@ -95,7 +95,7 @@ static int get_names(struct dec *d, struct json_object *o, const char *key, char
 		     unsigned *n)
 {
 	struct json_object *a, *v;
-	int r = jank_jr_array(&d->jr, o, key, false, JANK_RULE_MAX_KEYS, &a);
+	int r = jank_json_read_array(&d->jr, o, key, false, JANK_RULE_MAX_KEYS, &a);
 
 	if (r != 0)
 		return r < 0 ? r : 0;
@@ -105,7 +105,7 @@ static int get_names(struct dec *d, struct json_object *o, const char *key, char
 
 		snprintf(k, sizeof(k), "%s[%zu]", key, i);
 		v = json_object_array_get_idx(a, i);
-		if (jank_jr_str_value(&d->jr, v, k, JANK_CAPTURE_TEXT_LEN, &s) < 0)
+		if (jank_json_read_str_value(&d->jr, v, k, JANK_CAPTURE_TEXT_LEN, &s) < 0)
 			return -EINVAL;
 		if (!(keys[i] = strdup(s))) {
 			d->nomem = true;
@@ -160,9 +160,9 @@ static int keys_match_from_json(struct dec *d, struct json_object *o, char **key
 
 	if ((r = get_names(d, o, "key", keys, nkeys)) < 0)
 		return r;
-	if ((r = jank_jr_member(&d->jr, o, "match", json_type_object, false, &m)) != 0)
+	if ((r = jank_json_read_member(&d->jr, o, "match", json_type_object, false, &m)) != 0)
 		return r < 0 ? r : 0;
-	at = jank_jr_push(&d->jr, "match.");
+	at = jank_json_read_push(&d->jr, "match.");
 	r = get_str(d, m, "field", true, match_field);
 	json_object_object_get_ex(m, "value", &v);
 	if (r == 0 && v && json_object_is_type(v, json_type_string)) {
@@ -173,11 +173,13 @@ static int keys_match_from_json(struct dec *d, struct json_object *o, char **key
 		value->s = str;
 	} else if (r == 0 && v && json_object_is_type(v, json_type_int)) {
 		value->type = JANK_VALUE_INT;
-		r = jank_jr_int(&d->jr, m, "value", true, INT64_MIN, INT64_MAX, 0, &value->i);
+		r = jank_json_read_int(&d->jr, m, "value", true, INT64_MIN, INT64_MAX, 0,
+				       &value->i);
 	} else if (r == 0) {
-		r = jank_jr_fail(&d->jr, "value", v ? "not a string or an integer" : "missing");
+		r = jank_json_read_fail(&d->jr, "value",
+					v ? "not a string or an integer" : "missing");
 	}
-	jank_jr_pop(&d->jr, at);
+	jank_json_read_pop(&d->jr, at);
 	return r;
 }
 
@@ -211,19 +213,20 @@ static int threshold_from_json(struct dec *d, struct json_object *t, struct jank
 	int64_t w;
 	int r, k;
 
-	if ((r = jank_jr_str(&d->jr, t, "kind", true, 16, &kind)) < 0)
+	if ((r = jank_json_read_str(&d->jr, t, "kind", true, 16, &kind)) < 0)
 		return r;
 	if ((k = jank_threshold_kind_from_name(kind)) < 0)
-		return jank_jr_fail(&d->jr, "kind", "not fixed or adaptive");
+		return jank_json_read_fail(&d->jr, "kind", "not fixed or adaptive");
 	th->kind = (enum jank_threshold_kind)k;
 	if (th->kind == JANK_THRESHOLD_FIXED)
-		return jank_jr_int(&d->jr, t, "ns", false, 0, JANK_VERDICT_TIME_MAX, 0, &th->ns) < 0
+		return jank_json_read_int(&d->jr, t, "ns", false, 0, JANK_VERDICT_TIME_MAX, 0,
+					  &th->ns) < 0
 			       ? -EINVAL
 			       : 0;
-	if (jank_jr_real(&d->jr, t, "percentile", true, 0, 100, &th->percentile) < 0 ||
-	    jank_jr_real(&d->jr, t, "factor", true, 0, JANK_THRESHOLD_MAX_FACTOR, &th->factor) <
-		    0 ||
-	    jank_jr_int(&d->jr, t, "warmup", false, 0, INT64_MAX, 0, &w) < 0)
+	if (jank_json_read_real(&d->jr, t, "percentile", true, 0, 100, &th->percentile) < 0 ||
+	    jank_json_read_real(&d->jr, t, "factor", true, 0, JANK_THRESHOLD_MAX_FACTOR,
+				&th->factor) < 0 ||
+	    jank_json_read_int(&d->jr, t, "warmup", false, 0, INT64_MAX, 0, &w) < 0)
 		return -EINVAL;
 	th->warmup = (uint64_t)w;
 	return 0;
@@ -254,25 +257,25 @@ static int rule_from_json(struct dec *d, struct json_object *root, struct jank_r
 	size_t at;
 	int r;
 
-	if ((r = jank_jr_member(&d->jr, root, "rule", json_type_object, true, &o)) < 0)
+	if ((r = jank_json_read_member(&d->jr, root, "rule", json_type_object, true, &o)) < 0)
 		return r;
 	if (json_object_object_length(o) == 0)
 		return 0; /* {}: the verdict had no rule */
-	at = jank_jr_push(&d->jr, "rule.");
+	at = jank_json_read_push(&d->jr, "rule.");
 	if ((r = get_str(d, o, "name", true, &ru->name)) < 0 ||
 	    (r = get_str(d, o, "begin", true, &ru->begin_event)) < 0 ||
 	    (r = get_str(d, o, "end", true, &ru->end_event)) < 0 ||
 	    (r = keys_match_from_json(d, o, ru->keys, &ru->nkeys, &ru->match_field,
 				      &ru->match_value)) < 0 ||
-	    (r = jank_jr_member(&d->jr, o, "threshold", json_type_object, false, &t)) < 0)
+	    (r = jank_json_read_member(&d->jr, o, "threshold", json_type_object, false, &t)) < 0)
 		return r;
 	if (t) {
-		size_t at2 = jank_jr_push(&d->jr, "threshold.");
+		size_t at2 = jank_json_read_push(&d->jr, "threshold.");
 
 		r = threshold_from_json(d, t, &ru->threshold);
-		jank_jr_pop(&d->jr, at2);
+		jank_json_read_pop(&d->jr, at2);
 	}
-	jank_jr_pop(&d->jr, at);
+	jank_json_read_pop(&d->jr, at);
 	return r;
 }
 
@@ -318,9 +321,9 @@ static int flow_from_json(struct dec *d, struct json_object *o, struct jank_flow
 	    (r = get_names(d, o, "to_key", f->to_keys, &f->nto_keys)) < 0)
 		return r;
 	if (!f->nkeys)
-		return jank_jr_fail(&d->jr, "key", "empty (a flow pairs by key)");
+		return jank_json_read_fail(&d->jr, "key", "empty (a flow pairs by key)");
 	if (!jank_flow_rule_ok(f))
-		return jank_jr_fail(&d->jr, "to_key", "not as many fields as key");
+		return jank_json_read_fail(&d->jr, "to_key", "not as many fields as key");
 	return 0;
 }
 
@@ -329,7 +332,7 @@ static int flows_from_json(struct dec *d, struct json_object *root, struct jank_
 {
 	struct json_object *a, *o;
 	size_t n;
-	int r = jank_jr_array(&d->jr, root, "flows", false, JANK_CAPTURE_FLOWS_MAX, &a);
+	int r = jank_json_read_array(&d->jr, root, "flows", false, JANK_CAPTURE_FLOWS_MAX, &a);
 
 	if (r != 0 || !(n = json_object_array_length(a)))
 		return r < 0 ? r : 0;
@@ -342,11 +345,11 @@ static int flows_from_json(struct dec *d, struct json_object *root, struct jank_
 
 		jank_flow_rule_init(&c->flows[i]);
 		c->nflows++;
-		if (jank_jr_elem(&d->jr, a, "flows", i, json_type_object, &o) < 0)
+		if (jank_json_read_elem(&d->jr, a, "flows", i, json_type_object, &o) < 0)
 			return -EINVAL;
-		at = jank_jr_push(&d->jr, "flows[%zu].", i);
+		at = jank_json_read_push(&d->jr, "flows[%zu].", i);
 		r = flow_from_json(d, o, &c->flows[i]);
-		jank_jr_pop(&d->jr, at);
+		jank_json_read_pop(&d->jr, at);
 		if (r < 0)
 			return r;
 	}
@@ -433,7 +436,7 @@ static int action_head_from_json(struct dec *d, struct json_object *o, const cha
 		d->nomem = true;
 	else if (r < 0) {
 		snprintf(where, sizeof(where), "%s%s%s", name, bad.field[0] ? "." : "", bad.field);
-		jank_jr_fail(&d->jr, where, "%s", bad.why);
+		jank_json_read_fail(&d->jr, where, "%s", bad.why);
 	}
 	if (r == 0) {
 		v = &vd->v;
@@ -515,9 +518,10 @@ static int joined_from_json(struct dec *d, struct json_object *root, struct jank
 	struct json_object *a, *o;
 	int64_t more;
 	size_t n;
-	int r = jank_jr_array(&d->jr, root, "joined", false, JANK_CAPTURE_JOINED_MAX, &a);
+	int r = jank_json_read_array(&d->jr, root, "joined", false, JANK_CAPTURE_JOINED_MAX, &a);
 
-	if (r < 0 || jank_jr_int(&d->jr, root, "joined_more", false, 0, INT64_MAX, 0, &more) < 0)
+	if (r < 0 ||
+	    jank_json_read_int(&d->jr, root, "joined_more", false, 0, INT64_MAX, 0, &more) < 0)
 		return -EINVAL;
 	c->joined_more = (uint64_t)more;
 	if (r == 1 || !(n = json_object_array_length(a)))
@@ -531,7 +535,7 @@ static int joined_from_json(struct dec *d, struct json_object *root, struct jank
 		char name[32];
 
 		snprintf(name, sizeof(name), "joined[%zu]", i);
-		if (jank_jr_elem(&d->jr, a, "joined", i, json_type_object, &o) < 0 ||
+		if (jank_json_read_elem(&d->jr, a, "joined", i, json_type_object, &o) < 0 ||
 		    (r = action_from_json(d, o, name, &c->joined[i])) < 0)
 			return r < 0 ? r : -EINVAL;
 		c->njoined++;
@@ -606,7 +610,7 @@ static struct json_object *chunks_to_json(const struct jank_capture_record *c)
 static int chunks_from_json(struct dec *d, struct json_object *root, struct jank_capture_record *c)
 {
 	struct json_object *a, *o;
-	int r = jank_jr_array(&d->jr, root, "chunks", false, JANK_CAPTURE_CHUNKS_MAX, &a);
+	int r = jank_json_read_array(&d->jr, root, "chunks", false, JANK_CAPTURE_CHUNKS_MAX, &a);
 	size_t n = r == 0 ? json_object_array_length(a) : 0;
 
 	if (r < 0 || !n)
@@ -620,19 +624,20 @@ static int chunks_from_json(struct dec *d, struct json_object *root, struct jank
 		int64_t index;
 		size_t at;
 
-		if (jank_jr_elem(&d->jr, a, "chunks", i, json_type_object, &o) < 0)
+		if (jank_json_read_elem(&d->jr, a, "chunks", i, json_type_object, &o) < 0)
 			return -EINVAL;
 		c->nchunks++;
-		at = jank_jr_push(&d->jr, "chunks[%zu].", i);
+		at = jank_json_read_push(&d->jr, "chunks[%zu].", i);
 		r = get_str(d, o, "name", true, &ch->name);
 		if (r == 0)
-			r = jank_jr_int(&d->jr, o, "index", true, 0, INT64_MAX, 0, &index);
+			r = jank_json_read_int(&d->jr, o, "index", true, 0, INT64_MAX, 0, &index);
 		if (r == 0)
-			r = jank_jr_int(&d->jr, o, "begin", true, INT64_MIN, INT64_MAX, 0,
-					&ch->begin);
+			r = jank_json_read_int(&d->jr, o, "begin", true, INT64_MIN, INT64_MAX, 0,
+					       &ch->begin);
 		if (r == 0)
-			r = jank_jr_int(&d->jr, o, "end", true, INT64_MIN, INT64_MAX, 0, &ch->end);
-		jank_jr_pop(&d->jr, at);
+			r = jank_json_read_int(&d->jr, o, "end", true, INT64_MIN, INT64_MAX, 0,
+					       &ch->end);
+		jank_json_read_pop(&d->jr, at);
 		if (r < 0)
 			return r;
 		ch->index = (uint64_t)index;
@@ -693,18 +698,18 @@ static int head_from_json(struct dec *d, struct json_object *o, struct jank_capt
 	char q[JANK_TEXT_BUF];
 	int r;
 
-	if ((r = jank_jr_str(&d->jr, o, "format", false, JANK_CAPTURE_TEXT_LEN, &fmt)) < 0)
+	if ((r = jank_json_read_str(&d->jr, o, "format", false, JANK_CAPTURE_TEXT_LEN, &fmt)) < 0)
 		return r;
 	if (fmt && strncmp(fmt, "jank-capture/", 13) != 0)
-		return jank_jr_fail(&d->jr, "", "unknown format '%s' (expected %s)",
-				    jank_text(q, sizeof(q), fmt), JANK_CAPTURE_FORMAT);
+		return jank_json_read_fail(&d->jr, "", "unknown format '%s' (expected %s)",
+					   jank_text(q, sizeof(q), fmt), JANK_CAPTURE_FORMAT);
 	if ((r = get_str(d, o, "format", false, &c->format)) < 0 ||
 	    (r = get_str(d, o, "name", false, &c->name)) < 0 ||
 	    (r = get_str(d, o, "mode", false, &c->mode)) < 0 ||
 	    (r = get_str(d, o, "state", false, &c->state)) < 0 ||
 	    (r = get_str(d, o, "time", false, &c->time)) < 0 ||
-	    (r = jank_jr_int(&d->jr, o, "time_ns", false, INT64_MIN, INT64_MAX, 0, &c->time_ns)) <
-		    0 ||
+	    (r = jank_json_read_int(&d->jr, o, "time_ns", false, INT64_MIN, INT64_MAX, 0,
+				    &c->time_ns)) < 0 ||
 	    (r = get_str(d, o, "hostname", false, &c->hostname)) < 0 ||
 	    (r = get_str(d, o, "session", false, &c->session)) < 0 ||
 	    (r = get_str(d, o, "jankd_version", false, &c->jankd_version)) < 0)
@@ -718,10 +723,10 @@ static int record_from_json(struct dec *d, struct json_object *o, struct jank_ca
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
-		return jank_jr_fail(&d->jr, "", "not a JSON object");
+		return jank_json_read_fail(&d->jr, "", "not a JSON object");
 	if ((r = head_from_json(d, o, c)) < 0 || (r = rule_from_json(d, o, &c->rule)) < 0 ||
 	    (r = flows_from_json(d, o, c)) < 0 ||
-	    (r = jank_jr_member(&d->jr, o, "action", json_type_object, true, &ao)) < 0 ||
+	    (r = jank_json_read_member(&d->jr, o, "action", json_type_object, true, &ao)) < 0 ||
 	    (r = action_from_json(d, ao, "action", &c->action)) < 0 ||
 	    (r = joined_from_json(d, o, c)) < 0)
 		return r;
@@ -735,7 +740,7 @@ int jank_capture_record_from_json(struct json_object *o, struct jank_capture_rec
 	int r;
 
 	jank_capture_record_init(c);
-	jank_jr_init(&d.jr);
+	jank_json_read_init(&d.jr);
 	c->json = json_object_get(o);
 	r = record_from_json(&d, o, c);
 	if (r == 0)

@@ -204,8 +204,8 @@ static const char *report_str(struct json_object *o, const char *key)
 	const char *s = NULL;
 	struct jank_jr jr;
 
-	jank_jr_init(&jr);
-	return jank_jr_str(&jr, o, key, false, REPORT_TEXT_LEN, &s) == 0 ? s : NULL;
+	jank_json_read_init(&jr);
+	return jank_json_read_str(&jr, o, key, false, REPORT_TEXT_LEN, &s) == 0 ? s : NULL;
 }
 
 /* report.json of the capture, within its bounds (json-read.h); none when absent or refused. */

@@ -29,334 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "ctf-meta.h"
-#include "ctf-plan.h"
-#include "errbuf.h"
-#include "symbols.h"
-#include "trace-native.h"
-#include "trace-reader-int.h"
-
-#define CTF_MAGIC     0xc1fc1fc1u
-#define MAX_CLASS_ID  (1u << 16)
-#define RELEASE_BYTES (8u << 20)
-#define NO_SNAPSHOT   UINT64_MAX
-
-struct nclass {
-	bool declared, compiled, wanted;
-	uint8_t sym_kind;
-	const struct ctf_event_decl *decl;
-	struct ctf_plan *common, *spec, *payload;
-	uint32_t class_id, nfields;
-};
-
-struct nsc {
-	const struct ctf_stream_decl *decl;
-	struct ctf_plan *pctx, *ehdr;
-	struct nclass *classes; /* by id */
-	size_t nclasses;
-	size_t ndeclared;
-	uint64_t only_id; /* when ndeclared == 1 */
-	char tid[16], pid[16];
-	bool has_comm;
-};
-
-struct ntrace {
-	struct ctf_meta *meta;
-	char *dir;
-	enum jank_domain domain;
-	int64_t clock_base;
-	struct ctf_plan *phdr;
-	struct nsc *scs;
-	size_t nscs;
-};
-
-enum item_kind {
-	ITEM_NONE = 0,
-	ITEM_EVENT,
-	ITEM_DISCARDED,
-	ITEM_END
-};
-
-struct discarded {
-	int64_t begin, end;
-	uint64_t count;
-	int32_t cpu;
-};
-
-struct nstream {
-	struct ntrace *tr;
-	char *path;
-	size_t index; /* port order */
-	const uint8_t *map;
-	size_t size, released;
-	uint64_t pkt;	  /* byte offset of the current packet */
-	uint64_t pkt_len; /* its size in bytes; 0: no packet open */
-	struct nsc *sc;
-	struct ctf_cursor cur;
-	int32_t cpu; /* of the current packet */
-	int32_t prev_cpu;
-	uint64_t prev_disc, prev_seq, prev_end;
-	struct discarded disc[2];
-	unsigned ndisc, disc_head;
-	int64_t last_ts; /* of its own messages, for the order check */
-	/* The head item */
-	uint8_t kind;
-	bool body_pending; /* an event whose class was not compiled when its header was read */
-	int64_t ts;
-	struct nclass *cls;
-	struct jank_value vals[CTF_NSLOTS];
-	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
-	char *scratch;
-	size_t scratch_cap;
-};
-
-struct native_reader {
-	struct ntrace *traces;
-	size_t ntraces;
-	struct nstream *streams;
-	size_t nstreams;
-	struct nstream **heap;
-	size_t nheap;
-	uint64_t generation;
-};
-
-/* ---- Opening ---- */
-
-static enum jank_domain meta_domain(const struct ctf_meta *m)
-{
-	const struct ctf_env *d = ctf_meta_env(m, "domain");
-	const struct ctf_env *t = ctf_meta_env(m, "tracer_name");
-
-	if (d && d->s)
-		return strcmp(d->s, "ust") == 0 ? JANK_DOMAIN_UST : JANK_DOMAIN_KERNEL;
-	if (t && t->s && strcmp(t->s, "lttng-ust") == 0)
-		return JANK_DOMAIN_UST;
-	return JANK_DOMAIN_KERNEL;
-}
-
-static long meta_long(const struct ctf_meta *m, const char *key)
-{
-	const struct ctf_env *e = ctf_meta_env(m, key);
-
-	if (!e)
-		return -1;
-	return e->is_int ? (long)e->i : strtol(e->s, NULL, 10);
-}
-
-/* The context's thread and process fields: vtid before tid when it is readable. */
-static void context_name(const struct ctf_type *common, const char *virt, const char *name,
-			 char *out, size_t len)
-{
-	const struct ctf_type *t = virt ? ctf_scope_member(common, virt) : NULL;
-
-	out[0] = '\0';
-	if (t && ctf_value_type(t) != JANK_VALUE_NONE)
-		snprintf(out, len, "%s", virt);
-	else if (ctf_scope_member(common, name))
-		snprintf(out, len, "%s", name);
-}
-
-/* Every event class of the stream class compiles (asking nothing): the trace is ours. */
-static int probe_class(const struct ctf_meta *m, const struct nsc *sc,
-		       const struct ctf_event_decl *e, char *why, size_t len)
-{
-	const struct ctf_type *scopes[] = { sc->decl->event_context, e->context, e->fields };
-
-	for (size_t i = 0; i < 3; i++) {
-		struct ctf_plan *p;
-		int r = ctf_plan_compile(m, scopes[i], CTF_SCOPE_OTHER, NULL, &p, why, len);
-
-		if (r < 0)
-			return r;
-		ctf_plan_free(p);
-	}
-	return 0;
-}
-
-static int open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
-		   size_t len)
-{
-	const struct ctf_meta *m = tr->meta;
-	struct ctf_want want;
-	int r;
-
-	memset(&want, 0, sizeof(want));
-	memset(want.buf, CTF_SLOT_NONE, sizeof(want.buf));
-	want.names[CTF_SLOT_CPU] = "cpu_id";
-	if (d->packet_context && ctf_scope_member(d->packet_context, "cpu_id") &&
-	    ctf_value_type(ctf_scope_member(d->packet_context, "cpu_id")) == JANK_VALUE_STR)
-		want.names[CTF_SLOT_CPU] = NULL;
-	sc->decl = d;
-	r = ctf_plan_compile(m, d->packet_context, CTF_SCOPE_PACKET_CONTEXT, &want, &sc->pctx, why,
-			     len);
-	if (r < 0)
-		return r;
-	r = ctf_plan_compile(m, d->event_header, CTF_SCOPE_EVENT_HEADER, NULL, &sc->ehdr, why, len);
-	if (r < 0)
-		return r;
-	context_name(d->event_context, "vtid", "tid", sc->tid, sizeof(sc->tid));
-	context_name(d->event_context, "vpid", "pid", sc->pid, sizeof(sc->pid));
-	{
-		const struct ctf_type *comm = ctf_scope_member(d->event_context, "procname");
-
-		sc->has_comm = comm && ctf_value_type(comm) == JANK_VALUE_STR;
-	}
-	for (size_t i = 0; i < m->nevents; i++) {
-		const struct ctf_event_decl *e = &m->events[i];
-
-		if (e->stream_id != d->id)
-			continue;
-		if (e->id >= MAX_CLASS_ID) {
-			jank_errf(why, len, "event id %llu: too large", (unsigned long long)e->id);
-			return -ENOTSUP;
-		}
-		if (e->id >= sc->nclasses) {
-			size_t n = e->id + 1;
-			struct nclass *v = realloc(sc->classes, n * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			memset(v + sc->nclasses, 0, (n - sc->nclasses) * sizeof(*v));
-			sc->classes = v;
-			sc->nclasses = n;
-		}
-		if (sc->classes[e->id].declared) {
-			jank_errf(why, len, "two event classes of id %llu",
-				  (unsigned long long)e->id);
-			return -EINVAL;
-		}
-		sc->classes[e->id].declared = true;
-		sc->classes[e->id].decl = e;
-		sc->ndeclared++;
-		sc->only_id = e->id;
-		r = probe_class(m, sc, e, why, len);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int clock_base(struct ntrace *tr, char *why, size_t len)
-{
-	const struct ctf_clock *c;
-	int64_t ns;
-
-	if (tr->meta->nclocks != 1) {
-		jank_errf(why, len, "%zu clocks (one is read natively)", tr->meta->nclocks);
-		return -ENOTSUP;
-	}
-	c = &tr->meta->clocks[0];
-	if (c->freq != UINT64_C(1000000000) ||
-	    __builtin_mul_overflow(c->offset_s, 1000000000, &ns) ||
-	    __builtin_add_overflow(ns, c->offset, &ns)) {
-		jank_errf(why, len, "a clock other than 1 GHz, or an offset past 64-bit ns");
-		return -ENOTSUP;
-	}
-	tr->clock_base = ns;
-	return 0;
-}
-
-static int open_trace(struct ntrace *tr, const char *dir, char *why, size_t len)
-{
-	char path[PATH_MAX], *text = NULL;
-	size_t n;
-	int r;
-
-	tr->dir = strdup(dir);
-	if (!tr->dir || snprintf(path, sizeof(path), "%s/metadata", dir) >= (int)sizeof(path))
-		return -ENOMEM;
-	r = ctf_meta_read_file(path, &text, &n, why, len);
-	if (r < 0)
-		return r;
-	tr->meta = ctf_meta_parse(text, n, why, len);
-	free(text);
-	if (!tr->meta)
-		return -EINVAL;
-	tr->domain = meta_domain(tr->meta);
-	r = clock_base(tr, why, len);
-	if (r < 0)
-		return r;
-	r = ctf_plan_compile(tr->meta, tr->meta->packet_header, CTF_SCOPE_PACKET_HEADER, NULL,
-			     &tr->phdr, why, len);
-	if (r < 0)
-		return r;
-	tr->scs = calloc(tr->meta->nstreams ? tr->meta->nstreams : 1, sizeof(*tr->scs));
-	if (!tr->scs)
-		return -ENOMEM;
-	for (size_t i = 0; i < tr->meta->nstreams; i++) {
-		r = open_sc(tr, &tr->scs[tr->nscs++], &tr->meta->streams[i], why, len);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int cmp_paths(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The stream files of a trace directory, sorted by path (babeltrace2's port order). */
-static int list_streams(const char *dir, char ***out, size_t *nout)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t n = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char path[PATH_MAX];
-		struct stat st;
-		char **nv;
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-			continue;
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (nv)
-			v = nv;
-		if (!nv || !(v[n] = strdup(path))) {
-			while (n > 0)
-				free(v[--n]);
-			free(v);
-			closedir(d);
-			return -ENOMEM;
-		}
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_paths);
-	*out = v;
-	*nout = n;
-	return 0;
-}
-
-static int map_stream(struct nstream *s, char *why, size_t len)
-{
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		jank_errf(why, len, "%s: %s", s->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -EIO;
-	}
-	s->size = (size_t)st.st_size;
-	s->map = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (s->map == MAP_FAILED) {
-		s->map = NULL;
-		jank_errf(why, len, "%s: cannot map it", s->path);
-		return -EIO;
-	}
-	return 0;
-}
+#include "trace-native-int.h"
 
 /* ---- Packets ---- */
 
@@ -392,7 +65,7 @@ static int order_check(struct jank_reader *in, struct nstream *s, int64_t ts)
 	return 0;
 }
 
-static bool has_role(const struct ctf_cursor *c, enum ctf_role r)
+bool native_has_role(const struct ctf_cursor *c, enum ctf_role r)
 {
 	return c->roles_set & (1u << r);
 }
@@ -400,12 +73,12 @@ static bool has_role(const struct ctf_cursor *c, enum ctf_role r)
 static struct nsc *packet_sc(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	uint64_t id = has_role(c, CTF_ROLE_STREAM_ID) ? c->roles[CTF_ROLE_STREAM_ID] : 0;
+	uint64_t id = native_has_role(c, CTF_ROLE_STREAM_ID) ? c->roles[CTF_ROLE_STREAM_ID] : 0;
 
-	if (!has_role(c, CTF_ROLE_STREAM_ID) && s->tr->nscs != 1)
+	if (!native_has_role(c, CTF_ROLE_STREAM_ID) && s->tr->nscs != 1)
 		return NULL;
 	for (size_t i = 0; i < s->tr->nscs; i++)
-		if (s->tr->scs[i].decl->id == id || !has_role(c, CTF_ROLE_STREAM_ID))
+		if (s->tr->scs[i].decl->id == id || !native_has_role(c, CTF_ROLE_STREAM_ID))
 			return &s->tr->scs[i];
 	return NULL;
 }
@@ -415,9 +88,10 @@ static int packet_sizes(struct jank_reader *in, struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 	uint64_t left = (uint64_t)(s->size - s->pkt) * 8;
-	uint64_t psize = has_role(c, CTF_ROLE_PACKET_SIZE) ? c->roles[CTF_ROLE_PACKET_SIZE] : left;
+	uint64_t psize =
+		native_has_role(c, CTF_ROLE_PACKET_SIZE) ? c->roles[CTF_ROLE_PACKET_SIZE] : left;
 	uint64_t csize =
-		has_role(c, CTF_ROLE_CONTENT_SIZE) ? c->roles[CTF_ROLE_CONTENT_SIZE] : psize;
+		native_has_role(c, CTF_ROLE_CONTENT_SIZE) ? c->roles[CTF_ROLE_CONTENT_SIZE] : psize;
 
 	if (psize % 8 || psize == 0 || psize > left || csize > psize || csize < c->at)
 		return stream_fail(in, s, "its sizes are past the end of the file or inconsistent");
@@ -445,7 +119,7 @@ static void queue_discarded(struct nstream *s, int64_t begin, int64_t end, uint6
 static int packet_discarded(struct jank_reader *in, struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	bool tb = has_role(c, CTF_ROLE_TS_BEGIN), te = has_role(c, CTF_ROLE_TS_END);
+	bool tb = native_has_role(c, CTF_ROLE_TS_BEGIN), te = native_has_role(c, CTF_ROLE_TS_END);
 	int64_t begin = 0, end = 0, prev_end = 0;
 
 	if ((tb && to_ns(in, s, c->roles[CTF_ROLE_TS_BEGIN], &begin) < 0) ||
@@ -453,7 +127,7 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 	    (s->prev_end != NO_SNAPSHOT && to_ns(in, s, s->prev_end, &prev_end) < 0))
 		return -ERANGE;
 	s->ndisc = s->disc_head = 0;
-	if (has_role(c, CTF_ROLE_DISCARDED)) {
+	if (native_has_role(c, CTF_ROLE_DISCARDED)) {
 		uint64_t now = c->roles[CTF_ROLE_DISCARDED];
 
 		if (s->prev_disc == NO_SNAPSHOT && now != 0)
@@ -462,7 +136,7 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 			queue_discarded(s, prev_end, end, now - s->prev_disc);
 		s->prev_disc = now;
 	}
-	if (has_role(c, CTF_ROLE_SEQ_NUM)) {
+	if (native_has_role(c, CTF_ROLE_SEQ_NUM)) {
 		uint64_t now = c->roles[CTF_ROLE_SEQ_NUM];
 
 		if (s->prev_seq != NO_SNAPSHOT && now - s->prev_seq > 1)
@@ -507,7 +181,7 @@ static int packet_open(struct jank_reader *in, struct nstream *s)
 	s->vals[CTF_SLOT_CPU].type = JANK_VALUE_NONE;
 	if (ctf_plan_run(s->tr->phdr, c) < 0)
 		return stream_fail(in, s, c->why);
-	if (has_role(c, CTF_ROLE_MAGIC) && c->roles[CTF_ROLE_MAGIC] != CTF_MAGIC)
+	if (native_has_role(c, CTF_ROLE_MAGIC) && c->roles[CTF_ROLE_MAGIC] != CTF_MAGIC)
 		return stream_fail(in, s, "bad magic number");
 	s->sc = packet_sc(s);
 	if (!s->sc)
@@ -625,7 +299,7 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 	return 0;
 }
 
-static void class_free(struct nclass *nc)
+void native_class_free(struct nclass *nc)
 {
 	ctf_plan_free(nc->common);
 	ctf_plan_free(nc->spec);
@@ -639,9 +313,10 @@ static void class_free(struct nclass *nc)
 static struct nclass *event_class(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	uint64_t id = has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID] : s->sc->only_id;
+	uint64_t id = native_has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID]
+							    : s->sc->only_id;
 
-	if (!has_role(c, CTF_ROLE_EVENT_ID) && s->sc->ndeclared != 1)
+	if (!native_has_role(c, CTF_ROLE_EVENT_ID) && s->sc->ndeclared != 1)
 		return NULL;
 	if (id >= s->sc->nclasses || !s->sc->classes[id].declared)
 		return NULL;
@@ -712,7 +387,7 @@ static int stream_next(struct jank_reader *in, struct nstream *s)
 		if (s->pkt_len && s->cur.at >= s->cur.end) {
 			int64_t end;
 
-			if (has_role(&s->cur, CTF_ROLE_TS_END) &&
+			if (native_has_role(&s->cur, CTF_ROLE_TS_END) &&
 			    (to_ns(in, s, s->cur.roles[CTF_ROLE_TS_END], &end) < 0 ||
 			     order_check(in, s, end) < 0))
 				return -ERANGE;
@@ -879,7 +554,7 @@ static void sift_up(struct native_reader *nr, size_t i)
 	}
 }
 
-static int heap_fill(struct jank_reader *in, struct native_reader *nr)
+int native_heap_fill(struct jank_reader *in, struct native_reader *nr)
 {
 	for (size_t i = 0; i < nr->nstreams; i++) {
 		struct nstream *s = &nr->streams[i];
@@ -901,7 +576,7 @@ static void forget_classes(struct native_reader *nr)
 	for (size_t t = 0; t < nr->ntraces; t++)
 		for (size_t k = 0; k < nr->traces[t].nscs; k++)
 			for (size_t i = 0; i < nr->traces[t].scs[k].nclasses; i++)
-				class_free(&nr->traces[t].scs[k].classes[i]);
+				native_class_free(&nr->traces[t].scs[k].classes[i]);
 }
 
 enum jank_reader_status native_run_once(struct jank_reader *in)
@@ -928,242 +603,4 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 	in->ended = true;
 	jank_engine_finish(in->engine);
 	return JANK_READER_STATUS_END;
-}
-
-/* ---- Opening and closing ---- */
-
-/* What the merge of trace-decode.c does at a trace's first stream: the kernel's layout. */
-static void trace_announce(struct jank_reader *in, const struct ntrace *tr)
-{
-	const struct ctf_env *rel = ctf_meta_env(tr->meta, "kernel_release");
-
-	in->stats.traces++;
-	if (tr->domain != JANK_DOMAIN_KERNEL)
-		return;
-	jank_engine_set_layout(in->engine, meta_long(tr->meta, "tracer_major"),
-			       meta_long(tr->meta, "tracer_minor"));
-	jank_engine_set_kernel(in->engine, rel && rel->s ? rel->s : NULL);
-}
-
-/* A stream file's first packet header: which stream (class, instance) it is. */
-static int stream_identity(struct nstream *s, uint64_t *sc, uint64_t *inst, char *why, size_t len)
-{
-	struct ctf_cursor c = { .buf = s->map, .end = (uint64_t)s->size * 8, .steps = 1u << 20 };
-	struct jank_value vals[CTF_NSLOTS];
-
-	c.out = vals;
-	c.arrays = s->arrays;
-	if (ctf_plan_run(s->tr->phdr, &c) < 0) {
-		jank_errf(why, len, "%s: %s", s->path, c.why);
-		return -EINVAL;
-	}
-	*sc = has_role(&c, CTF_ROLE_STREAM_ID) ? c.roles[CTF_ROLE_STREAM_ID] : 0;
-	*inst = has_role(&c, CTF_ROLE_STREAM_INSTANCE_ID) ? c.roles[CTF_ROLE_STREAM_INSTANCE_ID]
-							  : NO_SNAPSHOT;
-	return 0;
-}
-
-static int add_streams(struct native_reader *nr, struct ntrace *tr, char *why, size_t len)
-{
-	char **paths = NULL;
-	size_t n = 0, first = nr->nstreams;
-	int r = list_streams(tr->dir, &paths, &n);
-
-	if (r < 0) {
-		jank_errf(why, len, "%s: %s", tr->dir, strerror(-r));
-		return r;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct nstream *v = realloc(nr->streams, (nr->nstreams + 1) * sizeof(*v));
-		struct nstream *s;
-
-		if (!v) {
-			r = -ENOMEM;
-			break;
-		}
-		nr->streams = v;
-		s = &v[nr->nstreams++];
-		memset(s, 0, sizeof(*s));
-		s->tr = tr;
-		s->path = paths[i];
-		paths[i] = NULL;
-		s->cpu = s->prev_cpu = -1;
-		s->prev_disc = s->prev_seq = s->prev_end = NO_SNAPSHOT;
-		s->last_ts = INT64_MIN;
-		r = map_stream(s, why, len);
-		if (r < 0)
-			break;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
-	/* Files that continue one another (the same stream instance) are babeltrace2's. */
-	for (size_t i = first; r == 0 && i < nr->nstreams; i++) {
-		uint64_t sci, ii;
-
-		r = stream_identity(&nr->streams[i], &sci, &ii, why, len);
-		for (size_t j = first; r == 0 && ii != NO_SNAPSHOT && j < i; j++) {
-			uint64_t scj, ij;
-
-			r = stream_identity(&nr->streams[j], &scj, &ij, why, len);
-			if (r == 0 && scj == sci && ij == ii) {
-				jank_errf(why, len, "%s continues %s (several files of one stream)",
-					  nr->streams[i].path, nr->streams[j].path);
-				r = -ENOTSUP;
-			}
-		}
-	}
-	return r;
-}
-
-static void native_free_all(struct native_reader *nr)
-{
-	if (!nr)
-		return;
-	for (size_t i = 0; i < nr->nstreams; i++) {
-		if (nr->streams[i].map)
-			munmap((void *)nr->streams[i].map, nr->streams[i].size);
-		free(nr->streams[i].path);
-		free(nr->streams[i].scratch);
-	}
-	free(nr->streams);
-	free(nr->heap);
-	for (size_t t = 0; t < nr->ntraces; t++) {
-		struct ntrace *tr = &nr->traces[t];
-
-		for (size_t k = 0; k < tr->nscs; k++) {
-			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
-				class_free(&tr->scs[k].classes[i]);
-			free(tr->scs[k].classes);
-			ctf_plan_free(tr->scs[k].pctx);
-			ctf_plan_free(tr->scs[k].ehdr);
-		}
-		free(tr->scs);
-		ctf_plan_free(tr->phdr);
-		ctf_meta_free(tr->meta);
-		free(tr->dir);
-	}
-	free(nr->traces);
-	free(nr);
-}
-
-void native_free(struct native_reader *nr)
-{
-	native_free_all(nr);
-}
-
-int native_open(struct jank_reader *in, const char *const *dirs, const size_t *comp, size_t n,
-		char *why, size_t len)
-{
-	struct native_reader *nr = calloc(1, sizeof(*nr));
-	int r = 0;
-
-	if (!nr)
-		return -ENOMEM;
-	nr->traces = calloc(n ? n : 1, sizeof(*nr->traces));
-	if (!nr->traces)
-		r = -ENOMEM;
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		for (size_t j = 0; j < i; j++) {
-			if (comp[j] == comp[i]) {
-				jank_errf(why, len, "%s and %s are one trace (chunks)", dirs[j],
-					  dirs[i]);
-				r = -ENOTSUP;
-			}
-		}
-		if (r == 0)
-			r = open_trace(&nr->traces[nr->ntraces++], dirs[i], why, len);
-		if (r == 0)
-			r = add_streams(nr, &nr->traces[nr->ntraces - 1], why, len);
-	}
-	for (size_t i = 0; i < nr->nstreams; i++)
-		nr->streams[i].index = i;
-	if (r == 0 && !(nr->heap = calloc(nr->nstreams ? nr->nstreams : 1, sizeof(*nr->heap))))
-		r = -ENOMEM;
-	if (r < 0) {
-		if (r == -ENOMEM)
-			jank_errf(why, len, "out of memory");
-		native_free_all(nr);
-		return r;
-	}
-	nr->generation = jank_engine_generation(in->engine);
-	in->native = nr;
-	for (size_t t = 0; t < nr->ntraces; t++)
-		trace_announce(in, &nr->traces[t]);
-	r = heap_fill(in, nr);
-	if (r < 0) {
-		in->failed = true;
-		return 0; /* opened; the first run says what is wrong */
-	}
-	return 0;
-}
-
-/* ---- The choice of decoder ---- */
-
-static enum jank_decoder default_decoder = JANK_DECODER_AUTO;
-
-void jank_reader_set_decoder(enum jank_decoder d)
-{
-	default_decoder = d;
-}
-
-int jank_decoder_from_name(const char *name, enum jank_decoder *d)
-{
-	if (!strcmp(name, "auto"))
-		*d = JANK_DECODER_AUTO;
-	else if (!strcmp(name, "native"))
-		*d = JANK_DECODER_NATIVE;
-	else if (!strcmp(name, "babeltrace2"))
-		*d = JANK_DECODER_BABELTRACE2;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap)
-{
-	in->tap = tap;
-}
-
-const char *jank_reader_decoder_name(const struct jank_reader *in)
-{
-	return in->native ? "native" : "babeltrace2";
-}
-
-int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, size_t n, char *err,
-			 size_t errlen)
-{
-	const char **paths;
-	size_t *comp;
-	char why[INPUT_ERR_LEN];
-	int r;
-
-	if (default_decoder == JANK_DECODER_BABELTRACE2)
-		return 0;
-	paths = calloc(n ? n : 1, sizeof(*paths));
-	comp = calloc(n ? n : 1, sizeof(*comp));
-	if (!paths || !comp) {
-		free(paths);
-		free(comp);
-		jank_errf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		paths[i] = dirs[i].dir;
-		comp[i] = dirs[i].comp;
-	}
-	why[0] = '\0';
-	r = n ? native_open(in, paths, comp, n, why, sizeof(why)) : -ENOENT;
-	free(paths);
-	free(comp);
-	if (r == 0)
-		return 1;
-	if (default_decoder == JANK_DECODER_NATIVE) {
-		jank_errf(err, errlen, "%s: the native decoder cannot read it: %s", in->name,
-			  why[0] ? why : "no trace");
-		return r;
-	}
-	fprintf(stderr, "jank: %s: read through babeltrace2: %s\n", in->name,
-		why[0] ? why : "no trace");
-	return 0;
 }

@@ -38,7 +38,7 @@ struct dec {
 	struct jank_jr jr; /* jr.at: "", "critical_path[3].", "suspects.items[0]." */
 };
 
-#define fail(d, key, ...) jank_jr_fail(&(d)->jr, key, __VA_ARGS__)
+#define fail(d, key, ...) jank_json_read_fail(&(d)->jr, key, __VA_ARGS__)
 
 /*
  * A value read, to quote in an error: at most 32 bytes of it, control
@@ -61,14 +61,14 @@ static const char *quote(const char *s, char *buf, size_t len)
 static int get_int(struct dec *d, struct json_object *o, const char *key, int64_t lo, int64_t hi,
 		   int64_t dflt, int64_t *out)
 {
-	return jank_jr_int(&d->jr, o, key, false, lo, hi, dflt, out);
+	return jank_json_read_int(&d->jr, o, key, false, lo, hi, dflt, out);
 }
 
 /* The same, required. */
 static int need_int(struct dec *d, struct json_object *o, const char *key, int64_t lo, int64_t hi,
 		    int64_t *out)
 {
-	return jank_jr_int(&d->jr, o, key, true, lo, hi, 0, out);
+	return jank_json_read_int(&d->jr, o, key, true, lo, hi, 0, out);
 }
 
 /* A thread or process id, -1 when the trace did not say; `dflt` when absent. */
@@ -83,14 +83,14 @@ static int get_id(struct dec *d, struct json_object *o, const char *key, int32_t
 
 static int get_bool(struct dec *d, struct json_object *o, const char *key, bool dflt, bool *out)
 {
-	return jank_jr_bool(&d->jr, o, key, false, dflt, out);
+	return jank_json_read_bool(&d->jr, o, key, false, dflt, out);
 }
 
 /* A string that fits `len` bytes with its NUL: 0 (set), 1 (absent: *out = NULL), or -EINVAL. */
 static int get_str(struct dec *d, struct json_object *o, const char *key, size_t len,
 		   const char **out)
 {
-	return jank_jr_str(&d->jr, o, key, false, len, out);
+	return jank_json_read_str(&d->jr, o, key, false, len, out);
 }
 
 /*
@@ -177,7 +177,7 @@ static struct json_object *get_typed(struct dec *d, struct json_object *o, const
 				     enum json_type type, int *r)
 {
 	struct json_object *v;
-	int e = jank_jr_member(&d->jr, o, key, type, false, &v);
+	int e = jank_json_read_member(&d->jr, o, key, type, false, &v);
 
 	*r = e < 0 ? e : 0;
 	return v;
@@ -296,14 +296,14 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 	if (r < 0 || !span)
 		return r;
 	/* Its members are named "critical_path[3].span.action" in an error. */
-	at = jank_jr_push(&d->jr, "span.");
+	at = jank_json_read_push(&d->jr, "span.");
 	if ((r = get_str(d, span, "action", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &action)) <
 		    0 ||
 	    (r = copy_str(d, span, "key", key, sizeof(key))) < 0)
 		return r;
 	if (!action || !action[0])
 		return fail(d, "action", action ? "empty" : "missing");
-	jank_jr_pop(&d->jr, at);
+	jank_json_read_pop(&d->jr, at);
 	if (text_copy(name, sizeof(name), action, strlen(action)) < 0 ||
 	    !(s->span = jank_path_label(p, name, key)))
 		return -ENOMEM;
@@ -342,8 +342,8 @@ static int stack_from_json(struct dec *d, struct json_object *o, struct jank_pat
 
 		snprintf(key, sizeof(key), "stack[%zu]", i);
 		/* A traced name, as copy_str() reads one. */
-		if (jank_jr_str_value(&d->jr, v, key, JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN),
-				      &raw) < 0)
+		if (jank_json_read_str_value(&d->jr, v, key,
+					     JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN), &raw) < 0)
 			return -EINVAL;
 		len = strlen(raw);
 		if (len == 0)
@@ -460,8 +460,8 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 		if (!(p->cap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, n)))
 			return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		jank_jr_pop(&d->jr, 0);
-		jank_jr_push(&d->jr, "critical_path[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "critical_path[%zu].", i);
 		r = segment_from_json(d, json_object_array_get_idx(segs, i), from, out->v.end, p,
 				      &p->segs[i]);
 		if (r < 0)
@@ -469,7 +469,7 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 		from = p->segs[i].end;
 		p->n = i + 1;
 	}
-	jank_jr_pop(&d->jr, 0);
+	jank_json_read_pop(&d->jr, 0);
 	p->tid = out->v.tid;
 	p->begin = out->v.begin;
 	p->end = out->v.end;
@@ -726,7 +726,7 @@ static struct json_object *get_array(struct dec *d, struct json_object *o, const
 				     size_t max, int *r)
 {
 	struct json_object *a;
-	int e = jank_jr_array(&d->jr, o, key, false, max, &a);
+	int e = jank_json_read_array(&d->jr, o, key, false, max, &a);
 
 	*r = e < 0 ? e : 0;
 	return e == 0 ? a : NULL;
@@ -740,8 +740,8 @@ static int suspects_from_json(struct dec *d, struct json_object *o, struct jank_
 	int r;
 
 	memset(ss, 0, sizeof(*ss));
-	jank_jr_pop(&d->jr, 0);
-	jank_jr_push(&d->jr, "suspects.");
+	jank_json_read_pop(&d->jr, 0);
+	jank_json_read_push(&d->jr, "suspects.");
 	if ((r = get_name(d, o, "baseline", jank_suspects_baseline_from_name, 0)) < 0)
 		return r;
 	ss->whole = r == 1;
@@ -758,20 +758,20 @@ static int suspects_from_json(struct dec *d, struct json_object *o, struct jank_
 	if (r < 0)
 		return r;
 	for (size_t i = 0; items && i < json_object_array_length(items); i++, ss->n++) {
-		jank_jr_pop(&d->jr, 0);
-		jank_jr_push(&d->jr, "suspects.items[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "suspects.items[%zu].", i);
 		r = suspect_from_json(d, json_object_array_get_idx(items, i), &ss->items[i]);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; ran && i < json_object_array_length(ran); i++, ss->nran++) {
-		jank_jr_pop(&d->jr, 0);
-		jank_jr_push(&d->jr, "suspects.cpu_taken_by[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "suspects.cpu_taken_by[%zu].", i);
 		r = ran_from_json(d, json_object_array_get_idx(ran, i), &ss->ran[i]);
 		if (r < 0)
 			return r;
 	}
-	jank_jr_pop(&d->jr, 0);
+	jank_json_read_pop(&d->jr, 0);
 	return 0;
 }
 
@@ -922,7 +922,7 @@ int jank_verdict_from_json(struct json_object *o, struct jank_verdict_decoded *o
 
 	memset(out, 0, sizeof(*out));
 	memset(err, 0, sizeof(*err));
-	jank_jr_init(&d.jr);
+	jank_json_read_init(&d.jr);
 	jank_rule_init(&out->rule);
 	jank_path_init(&out->path);
 	jank_breakdown_init(&out->breakdown);

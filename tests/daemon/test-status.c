@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * daemon/status.c: what `jankctl status` and sd_notify's STATUS= show.
- * status.c belongs to jankd, not to libjankd: it is compiled in here, with a
- * hand-made daemon context (an alerter, a fleet whose inputs have no
- * worker), and its text formatting is driven with hand-made figures.
+ * With a hand-made daemon context (an alerter, a fleet whose inputs have no
+ * worker); its text formatting, reached through status-int.h, is driven
+ * with hand-made figures.
  */
-#include "status.c"
+#include <string.h>
+#include <unistd.h>
+#include "status-int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,15 +24,15 @@ static void bytes(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(bytes_text(0, b, sizeof(b)), "0 B");
-	assert_string_equal(bytes_text(1023, b, sizeof(b)), "1023 B");
-	assert_string_equal(bytes_text(1024, b, sizeof(b)), "1.0 KiB");
-	assert_string_equal(bytes_text(1536, b, sizeof(b)), "1.5 KiB");
-	assert_string_equal(bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
-	assert_string_equal(bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
-	assert_string_equal(bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
-	assert_string_equal(bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
-	assert_string_equal(bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
+	assert_string_equal(status_bytes_text(0, b, sizeof(b)), "0 B");
+	assert_string_equal(status_bytes_text(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(status_bytes_text(1024, b, sizeof(b)), "1.0 KiB");
+	assert_string_equal(status_bytes_text(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(status_bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
+	assert_string_equal(status_bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
+	assert_string_equal(status_bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
+	assert_string_equal(status_bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
+	assert_string_equal(status_bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
 }
 
 static void uptime(void **state)
@@ -38,16 +40,16 @@ static void uptime(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(uptime_text(0, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(S - 1, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(59 * S, b, sizeof(b)), "59s");
-	assert_string_equal(uptime_text(60 * S, b, sizeof(b)), "1m 00s");
-	assert_string_equal(uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
-	assert_string_equal(uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
-	assert_string_equal(uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
-	assert_string_equal(uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
-	assert_string_equal(uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
-	assert_string_equal(uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
+	assert_string_equal(status_uptime_text(0, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(S - 1, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(59 * S, b, sizeof(b)), "59s");
+	assert_string_equal(status_uptime_text(60 * S, b, sizeof(b)), "1m 00s");
+	assert_string_equal(status_uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
+	assert_string_equal(status_uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
+	assert_string_equal(status_uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
+	assert_string_equal(status_uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
+	assert_string_equal(status_uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
+	assert_string_equal(status_uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
 }
 
 static void trace_clock(void **state)
@@ -98,7 +100,7 @@ static void check_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
 static void fleet_input(struct jank_fleet_figures *x, pid_t pid, uint64_t starts)
 {
 	memset(x, 0, sizeof(*x));
-	jank_figures_init(&x->fig);
+	jank_input_figures_init(&x->fig);
 	x->worker.pid = pid;
 	x->worker.starts = starts;
 }
@@ -109,19 +111,19 @@ static void worker(void **state)
 
 	(void)state;
 	fleet_input(&x, 12, 1);
-	check_input(worker_text, &x, " (worker pid 12)");
+	check_input(status_worker_text, &x, " (worker pid 12)");
 	x.worker.starts = 2;
 	x.worker.crashes = 1;
-	check_input(worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
+	check_input(status_worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
 	fleet_input(&x, 0, 4);
 	x.worker.crashes = 1;
 	x.worker.timeouts = 2;
 	x.duplicates_dropped = 5;
-	check_input(worker_text, &x,
+	check_input(status_worker_text, &x,
 		    " (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts "
 		    "dropped)");
 	fleet_input(&x, 0, 0);
-	check_input(worker_text, &x, " (worker pid 0)");
+	check_input(status_worker_text, &x, " (worker pid 0)");
 }
 
 static void input(void **state)
@@ -157,7 +159,7 @@ static void input(void **state)
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	f->rules[0].count = 100;
 	f->rules[0].stats.janks = 3;
@@ -168,7 +170,7 @@ static void input(void **state)
 	f->rules[0].threshold_ns = 16000000;
 	snprintf(f->rules[1].action, sizeof(f->rules[1].action), "a-very-long-action");
 	check_input(
-		input_text, &x,
+		status_input_text, &x,
 		"\ninput net://r/host/h/s: connected (worker pid 9)\n"
 		"  events 1000 (12.5/s), 1001 read, discarded 2, disconnects 3, reconnects 4\n"
 		"  action                count    janks        p50        p90        p99        "
@@ -201,7 +203,7 @@ static void input_error(void **state)
 	x.skipped_ranges = 1;
 	x.skipped_ns = 1500000000;
 	x.actions_lost = 3;
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting (last error: relayd went away) (worker "
 				  "pid 0)\n"));
 	assert_non_null(strstr(s, "\n  2 paths incomplete (out of memory while computing them)\n"));
@@ -231,7 +233,7 @@ static void input_blind(void **state)
 	x.worker.failing_since = 1700000000LL * S;
 	snprintf(x.worker.error, sizeof(x.worker.error),
 		 "worker cannot start: no user 'jank-worker' ([daemon] worker-user)");
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: restarting since 2023-11-14 22:13:20.000 ("));
 	assert_non_null(strstr(s,
 			       "): worker cannot start: no user 'jank-worker' ([daemon] "
@@ -263,7 +265,7 @@ static void input_blind(void **state)
 	assert_true(b.blind);
 	assert_string_equal(b.reason, "relayd unreachable: connection refused");
 	assert_int_equal(b.since, 1700000060LL * S);
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting: relayd unreachable since 2023-11-14 "
 				  "22:14:20.000 ("));
 	free(s);
@@ -301,12 +303,12 @@ static void head_blind(void **state)
 		in[i].worker.failing = i > 0;
 		snprintf(in[i].worker.error, sizeof(in[i].worker.error), "worker died %d", i);
 		s.all.connected += i == 0;
-		s.all.blind += is_blind(&in[i]);
+		s.all.blind += status_is_blind(&in[i]);
 	}
 	assert_int_equal(s.all.blind, 6);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (seeing no events; retrying):\n"
 				 "  u1: restarting: worker died 1\n"
@@ -320,7 +322,7 @@ static void head_blind(void **state)
 	s.all.blind = 0;
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 1, 1 connected, none blind\n");
 	free(buf);
@@ -336,7 +338,7 @@ static void check_capture(const struct jank_capturer_status *c, const char *expe
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	capture_text(f, c);
+	status_capture_text(f, c);
 	fclose(f);
 	assert_string_equal(buf, expected);
 	free(buf);
@@ -468,8 +470,8 @@ static void recent(void **state)
 	tzset();
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	recent_text(f, list, 0);
-	recent_text(f, list, 2);
+	status_recent_text(f, list, 0);
+	status_recent_text(f, list, 2);
 	fclose(f);
 	assert_string_equal(buf,
 			    "\nno jank yet\n"
@@ -500,12 +502,12 @@ static void discovery(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	discovery_text(f, &d);
+	status_discovery_text(f, &d);
 	d.last_error = "";
 	d.sessions_refused = 3;
 	d.max_inputs = 8;
 	d.at_limit = true;
-	discovery_text(f, &d);
+	status_discovery_text(f, &d);
 	fclose(f);
 	assert_string_equal(buf,
 			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
@@ -537,11 +539,11 @@ static void hosts(void **state)
 		in[i].fig.engine.events = events[i];
 		in[i].fig.engine.janks = janks[i];
 		in[i].fig.engine.overdue = overdue[i];
-		add_host(&s, &in[i]);
+		status_add_host(&s, &in[i]);
 	}
 	/* An input without a host (none in a fleet) is left out. */
 	assert_int_equal(s.nhosts, 2);
-	h = hosts_json(&s);
+	h = status_hosts_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN),
 			    "[{\"host\":\"a\",\"inputs\":2,\"connected\":1,\"events\":11,"
 			    "\"janks\":7},{\"host\":\"b\",\"inputs\":1,\"connected\":0,"
