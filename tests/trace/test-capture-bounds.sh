@@ -1,5 +1,5 @@
 #!/bin/sh
-# Captures read back are bounded (io/json-read.h; io/capture-policy.h has
+# Captures read back are bounded (io/json-read.h; io/capture-json.h has
 # the bounds): a capture.json of 5 MB whose `joined` holds 300,000 objects,
 # and one under the byte bound with 300,000 values, are refused by jankctl
 # report with a clear error, without building them (its peak memory stays
