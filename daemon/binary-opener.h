@@ -125,6 +125,23 @@ struct jank_opener_conn;
 struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, const char *name);
 void jank_opener_conn_free(struct jank_opener_conn *c);
 
+/* ---- Under systemd: the opener's own service (binary-opener-service.c) ---- */
+
+/*
+ * `jankd --binary-opener` (nothing else on the command line): serve the one
+ * connection that jankd-opener.socket (Accept=yes) passes, if its peer is
+ * JANK_OPENER_PEER_UID, until it closes. Returns the exit status.
+ */
+#define JANK_OPENER_ARG	     "--binary-opener"
+#define JANK_OPENER_PEER_UID 0 /* jankd's user (jankd.service) */
+int jank_opener_service_main(int argc, char **argv);
+
+/*
+ * jankd's side: a new connection to the opener's socket at `path`, for one
+ * worker (the spawner gives it to the worker as JANK_OPENER_FD); or -errno.
+ */
+int jank_opener_connect(const char *path);
+
 /* ---- The worker's side ---- */
 
 /* Take JANK_OPENER_FD if the supervisor gave one; call first, before any other descriptor. */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include "binary-opener.h"
 #include "clock.h"
 #include "capturer.h"
 #include "jankd.h"
@@ -58,7 +59,7 @@
 
 static const char usage[] =
 	"Usage: jankd --config FILE [--foreground] [--log-target=TARGET]\n"
-	"             [--worker-spawner=SOCKET]\n"
+	"             [--worker-spawner=SOCKET [--binary-opener=SOCKET]]\n"
 	"       jankd --check-config [--config FILE] [--worker-spawner=SOCKET]\n"
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
@@ -76,6 +77,10 @@ static const char usage[] =
 	"  -w, --worker-spawner=SOCKET\n"
 	"                          start the workers through the worker spawner listening on\n"
 	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
+	"  -b, --binary-opener=SOCKET\n"
+	"                          with --worker-spawner: the workers of this host's sessions\n"
+	"                          get the binaries they cannot open from the binary opener on\n"
+	"                          SOCKET (jankd-opener.socket; [daemon] open-binaries)\n"
 	"  -h, --help              show this help\n"
 	"  -V, --version           show the version\n"
 	"\n"
@@ -118,13 +123,14 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "worker-spawner", required_argument, NULL, 'w' },
+		{ "binary-opener", required_argument, NULL, 'b' },
 		{ "check-config", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hVw:t", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fl:hVw:b:t", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d->config_path = optarg;
@@ -150,6 +156,13 @@ static void parse_options(int argc, char **argv, struct jankd *d)
 			if (optarg[0] != '/' || jank_launch_set_spawner(optarg) < 0)
 				die_usage(
 					"bad --worker-spawner '%s' (expected the absolute path of "
+					"a unix socket, at most 107 bytes)",
+					optarg);
+			break;
+		case 'b':
+			if (optarg[0] != '/' || jank_proc_set_opener_socket(optarg) < 0)
+				die_usage(
+					"bad --binary-opener '%s' (expected the absolute path of "
 					"a unix socket, at most 107 bytes)",
 					optarg);
 			break;
@@ -1016,6 +1029,9 @@ int main(int argc, char **argv)
 		return jank_worker_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))
 		return jank_worker_spawner_main(argc, argv);
+	/* Alone: the opener's service (with a SOCKET, jankd's option). */
+	if (argc == 2 && !strcmp(argv[1], JANK_OPENER_ARG))
+		return jank_opener_service_main(argc, argv);
 	parse_options(argc, argv, &d);
 	if (d.check_config)
 		return check_only(&d);
