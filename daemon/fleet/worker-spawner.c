@@ -194,7 +194,7 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		return;
 	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
-	pid = jank_launch_spawn_fds(wfd, ofd, name, "-", &err);
+	pid = jank_worker_launch_spawn_fds(wfd, ofd, name, "-", &err);
 	close(wfd);
 	if (ofd >= 0)
 		close(ofd);
