@@ -22,7 +22,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
 #include "log.h"
@@ -112,6 +114,23 @@ static int refuse(int r, char *why, size_t len, int64_t pid, uint64_t addr, cons
 	return r;
 }
 
+/*
+ * Whether the opened file is the mapping's: its inode, and its device. On
+ * overlayfs (a container's root, as Docker and systemd-nspawn make it)
+ * /proc/PID/maps shows the overlay's own device, and fstat the device of
+ * the file's layer: there the inode only.
+ */
+static bool same_file(int fd, const struct stat *st, const struct map_line *m)
+{
+	struct statfs sfs;
+
+	if (st->st_ino != m->inode)
+		return false;
+	if (major(st->st_dev) == m->maj && minor(st->st_dev) == m->min)
+		return true;
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* The opened file is the mapping's, a regular file, not too big, ELF. */
 static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t addr, char *why,
 		      size_t len)
@@ -124,7 +143,7 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	if (!S_ISREG(st.st_mode))
 		return refuse(-ENODEV, why, len, pid, addr,
 			      "the mapped file is not a regular file");
-	if (st.st_ino != m->inode || major(st.st_dev) != m->maj || minor(st.st_dev) != m->min)
+	if (!same_file(fd, &st, m))
 		return refuse(-ESTALE, why, len, pid, addr, "the mapping changed meanwhile");
 	if ((uint64_t)st.st_size > JANK_OPENER_MAX_SIZE)
 		return refuse(-EFBIG, why, len, pid, addr, "the mapped file is too big");

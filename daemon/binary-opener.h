@@ -38,7 +38,8 @@
  * PID maps at ADDRESS, read from its /proc/PID/maps, and only if (1) the
  * process maps that file executable (code: not a data file, a secret it
  * mmapped, or a device), (2) it is a regular file (the descriptor's own
- * fstat, whose device and inode must be the mapping's), (3) at most
+ * fstat, whose device and inode must be the mapping's; on overlayfs, whose
+ * maps show the overlay's device and fstat the layer's, the inode), (3) at most
  * JANK_OPENER_MAX_SIZE bytes, (4) it begins with the ELF magic. It parses
  * nothing else of the file: the worker reads its build-id and uses it only
  * if it is the one the trace recorded. A packet that is not exactly one

@@ -118,10 +118,9 @@ void parse_options(int argc, char **argv, struct jankd *d)
 			break;
 		case 'b':
 			if (optarg[0] != '/' || jank_proc_set_opener_socket(optarg) < 0)
-				die_usage(
-					"bad --binary-opener '%s' (expected the absolute path of "
-					"a unix socket, at most 107 bytes)",
-					optarg);
+				die_usage("bad --binary-opener '%s' (expected the absolute path of "
+					  "a unix socket, at most 107 bytes)",
+					  optarg);
 			break;
 		case 'h':
 		case 'V':

@@ -163,8 +163,7 @@ static int spawner_connect(char *why, size_t len)
 }
 
 /* The request, with the worker's end (fd) and its opener's channel (opener_fd, unless -1). */
-static int spawner_request(int conn, int fd, int opener_fd, const char *name, char *why,
-			   size_t len)
+static int spawner_request(int conn, int fd, int opener_fd, const char *name, char *why, size_t len)
 {
 	struct jank_spawn_request req = { .magic = JANK_SPAWN_MAGIC,
 					  .version = JANK_SPAWN_VERSION };

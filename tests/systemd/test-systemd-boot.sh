@@ -466,7 +466,9 @@ fi
 # root's, under lttng-ust's cyg-profile: its worker (jank-worker, no
 # capability) cannot open the binary; jankd-opener@.service (user
 # jank-opener, three capabilities) opens it for the worker, and the alerts
-# name its function (sleep_ns), not jank-demo+0xOFFSET.
+# name its function (sleep_ns), not jank-demo+0xOFFSET. It runs 2 s: the
+# opener opens it through /proc/PID/map_files, on the container's overlayfs
+# root (whose maps show the overlay's device, and the file its layer's).
 cyg=$(ct sh -c 'ls /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 2>/dev/null | head -n 1')
 # fn_alerts PID: JANK_KEY JANK_FUNCTION of each alert of the traced process PID.
 fn_alerts() {
@@ -497,7 +499,7 @@ else
 	ct sh -c 'rm -rf /root/boot-test-private && install -d -m 0700 /root/boot-test-private &&
 		cp "$1" /root/boot-test-private/jank-demo' sh "$demo"
 	ppid_=$(ct sh -c 'echo $$; exec env LD_PRELOAD="$1" /root/boot-test-private/jank-demo \
-		--count 10 --slow-every 5 --normal 1ms --slow 50ms --interval 5ms >/dev/null 2>&1' \
+		--count 20 --slow-every 5 --normal 1ms --slow 50ms --interval 100ms >/dev/null 2>&1' \
 		sh "$cyg" | head -n 1)
 	if wait_for 15 fn_named "$ppid_"; then
 		ok "alerts of a binary in a 0700 directory name its function: $(fn_alerts "$ppid_" | tr '\n' ' ')"
