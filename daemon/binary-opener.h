@@ -64,6 +64,9 @@ enum jank_open_kind {
 	JANK_OPEN_PATH,	      /* the file at path, of that build-id */
 };
 
+/* Host processes tried for a pid of another PID namespace (jank_opener_open), at most. */
+#define JANK_OPENER_NS_TRIES 64
+
 #define JANK_OPENER_MIN_BUILD_ID 8
 #define JANK_OPENER_MAX_BUILD_ID 64
 #define JANK_OPENER_PATH_LEN	 1024
@@ -92,7 +95,9 @@ struct jank_open_reply {
 
 /*
  * The policy: a read-only descriptor of the file process PID maps at ADDR,
- * checked as above; or -errno: EINVAL (a bad pid), ESRCH (no such
+ * checked as above (PID is the trace's: when this host's process PID maps
+ * no file there, or there is none, a process whose pid is PID in a PID
+ * namespace of its own, a container's, is tried); or -errno: EINVAL (a bad pid), ESRCH (no such
  * process), ENOENT (no file mapped there), EACCES (not mapped executable),
  * ENODEV (not a regular file), EFBIG (too big), ENOEXEC (not ELF), ESTALE
  * (the mapping changed while it was opened), or what open(2) said (EPERM:
