@@ -115,6 +115,9 @@ struct jank_engine {
 	void *report_data;
 	jank_frame_namer namer;
 	void *namer_data;
+	jank_code_locator locator;
+	void *locator_data;
+	uint64_t stacks_collected_at; /* events at the last collection of stacks */
 	jank_flow_note_fn flow_note; /* who hears of flow events (joins across inputs) */
 	void *flow_note_data;
 	struct jank_path path;
@@ -666,6 +669,12 @@ static void note_flow(struct jank_engine *e, const struct class_role *role, int3
 
 	if (e->flow_note)
 		e->flow_note(&n, e->flow_note_data);
+}
+
+void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data)
+{
+	e->locator = fn;
+	e->locator_data = data;
 }
 
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data)
@@ -1375,6 +1384,26 @@ static void check_actions(struct jank_engine *e, int64_t now)
 	}
 }
 
+/*
+ * Stacks no thread refers to any more go (graph.c), when the live ones
+ * doubled or pushes were refused since the last time; a collection costs
+ * O(stacks), so, refused pushes aside, it waits for as many events as there
+ * are live stacks: O(1) per event in all.
+ */
+static void collect_stacks(struct jank_engine *e)
+{
+	const struct jank_stacks *t = jank_graph_stacks_const(e->graph);
+	bool refused = t->full + t->refused_share > t->refused_before;
+
+	if (!jank_stacks_want_collect(t))
+		return;
+	if (refused && t->live < t->collect_at &&
+	    e->stats.events - e->stacks_collected_at < (uint64_t)t->live + GC_EVERY)
+		return;
+	e->stacks_collected_at = e->stats.events;
+	jank_graph_collect_stacks(e->graph, true);
+}
+
 static void collect(struct jank_engine *e)
 {
 	int64_t now = e->stats.now, horizon, base;
@@ -1403,6 +1432,7 @@ static void collect(struct jank_engine *e)
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_threads = jank_graph_thread_count(e->graph);
 	jank_discards_gc(&e->discards, e->stats.horizon);
+	collect_stacks(e);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
@@ -1489,6 +1519,22 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
  * innermost frame: there is nothing to check it against, so a lost event
  * shifts the stack until the thread returns to its outermost frame.
  */
+/* Where user code at addr of process pid is: an offset in a binary when the locator knows. */
+static void locate(const struct jank_engine *e, int32_t pid, uint64_t addr,
+		   struct jank_code_loc *at)
+{
+	at->addr = addr;
+	at->pid = pid;
+	at->code = 0;
+	if (e->locator && e->locator(pid, addr, &at->code, &at->addr, e->locator_data) &&
+	    at->code) {
+		at->pid = 0;
+		return;
+	}
+	at->addr = addr;
+	at->code = 0;
+}
+
 static void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 {
 	struct jank_stacks *t = jank_graph_stacks(e->graph);
@@ -1496,6 +1542,7 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
+	struct jank_code_loc at;
 	uint64_t addr;
 	uint32_t id;
 
@@ -1513,7 +1560,8 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 			f->over++;
 			return;
 		}
-		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
+		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
+		id = jank_stacks_push(t, f->shadow, &at, false);
 		if (!id) {
 			f->over = 1;
 			return;
@@ -1532,8 +1580,9 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 			stack_now(e, w, ev->ts);
 			return;
 		}
+		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
-			if (jank_stacks_node(t, id)->addr == addr)
+			if (jank_stacks_is(t, id, &at))
 				break;
 		if (id != f->shadow)
 			e->stats.function_resyncs++;
@@ -1543,16 +1592,19 @@ static void on_function(struct jank_engine *e, bool entry, const struct jank_eve
 }
 
 /* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
-static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
-			     const struct jank_value *v, bool kernel)
+static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t, uint32_t stack,
+			     int32_t pid, const struct jank_value *v, bool kernel)
 {
 	for (uint32_t i = v->a.n; i-- > 0;) {
 		uint64_t a = v->a.v[i];
+		struct jank_code_loc at = { a, pid, 0 };
 		uint32_t id;
 
 		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
 			continue;
-		id = jank_stacks_push(t, stack, pid, a, kernel);
+		if (!kernel)
+			locate(e, pid, a, &at);
+		id = jank_stacks_push(t, stack, &at, kernel);
 		if (!id)
 			break;
 		stack = id;
@@ -1608,10 +1660,10 @@ static void kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
-	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+	stack = u ? push_context(e, t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
 		  : JANK_NO_STACK;
 	if (k)
-		stack = push_context(t, stack, -1, k, true);
+		stack = push_context(e, t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
 	if (w->fn->ctx)
@@ -1721,8 +1773,10 @@ void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
 	out->flows_pending = e->pending ? jank_action_count(e->pending) : 0;
 	out->memory_bytes = memory_bytes(e);
-	out->stacks = jank_graph_stacks_const(e->graph)->n;
+	out->stacks = jank_graph_stacks_const(e->graph)->live;
 	out->stacks_full = jank_graph_stacks_const(e->graph)->full;
+	out->stacks_refused_share = jank_graph_stacks_const(e->graph)->refused_share;
+	out->stacks_freed = jank_graph_stacks_const(e->graph)->freed;
 	if (out->memory_bytes > out->memory_peak)
 		out->memory_peak = out->memory_bytes;
 	jank_graph_get_stats(e->graph, &out->graph);
