@@ -58,6 +58,11 @@ struct binary {
 	uint8_t file_build_id[JANK_SYMBOLS_MAX_BUILD_ID];
 	size_t file_build_id_len;
 	unsigned refs; /* mappings */
+	uint32_t id;   /* for call stacks (jank_symbols_locate): never another binary's */
+	/* Where it was last located: to open it, and its file addresses before it is read. */
+	int64_t seen_vpid;
+	uint64_t seen_base;
+	bool seen_pic;
 	enum bin_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -98,6 +103,7 @@ struct jank_symbols {
 	jank_symbols_open_fn opener;
 	void *opener_data;
 	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
+	uint32_t next_id; /* binaries' ids, from 1 */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
 	size_t open_bytes;
@@ -611,6 +617,7 @@ static struct binary *binary_get(struct jank_symbols *s, const char *path, const
 		memcpy(b->build_id, id, id_len);
 	b->build_id_len = id_len;
 	b->refs = 1;
+	b->id = ++s->next_id ? s->next_id : ++s->next_id;
 	b->next = s->binaries;
 	if (b->next)
 		b->next->prev = b;
@@ -1018,6 +1025,28 @@ static enum jank_symbols_result count(struct jank_symbols *s, enum jank_symbols_
 	return kind;
 }
 
+/* The text for file address file_addr of binary b (opened now if it must be). */
+static enum jank_symbols_result name_in(struct jank_symbols *s, struct binary *b, int64_t vpid,
+					uint64_t base, uint64_t file_addr, char *text, size_t len)
+{
+	b->last_use = ++s->tick;
+	if (b->state == BIN_CLOSED)
+		binary_open(s, b, vpid, base);
+	if (b->state == BIN_OPEN) {
+		GElf_Off off;
+		GElf_Sym sym;
+		const char *name =
+			dwfl_module_addrinfo(b->mod, file_addr, &off, &sym, NULL, NULL, NULL);
+
+		if (name && *name) {
+			snprintf(text, len, "%s", name);
+			return JANK_SYMBOLS_FUNCTION;
+		}
+	}
+	snprintf(text, len, "%s+0x%" PRIx64, base_name(b->path), file_addr);
+	return JANK_SYMBOLS_OFFSET;
+}
+
 enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpid, uint64_t addr,
 					     char *buf, size_t len)
 {
@@ -1025,8 +1054,6 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	char text[CACHE_TEXT_MAX + 32];
 	enum jank_symbols_result kind;
 	struct mapping *m;
-	struct binary *b;
-	uint64_t file_addr;
 
 	s->st.lookups++;
 	if (e->text && e->vpid == vpid && e->addr == addr && e->gen == s->gen) {
@@ -1039,26 +1066,68 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 		snprintf(buf, len, "0x%" PRIx64, addr);
 		return count(s, JANK_SYMBOLS_UNMAPPED);
 	}
-	b = m->bin;
-	b->last_use = ++s->tick;
-	if (b->state == BIN_CLOSED)
-		binary_open(s, b, vpid, m->base);
-	file_addr = file_address(m, addr);
-	kind = JANK_SYMBOLS_OFFSET;
-	if (b->state == BIN_OPEN) {
-		GElf_Off off;
-		GElf_Sym sym;
-		const char *name =
-			dwfl_module_addrinfo(b->mod, file_addr, &off, &sym, NULL, NULL, NULL);
-
-		if (name && *name) {
-			snprintf(text, sizeof(text), "%s", name);
-			kind = JANK_SYMBOLS_FUNCTION;
-		}
-	}
-	if (kind == JANK_SYMBOLS_OFFSET)
-		snprintf(text, sizeof(text), "%s+0x%" PRIx64, base_name(b->path), file_addr);
+	kind = name_in(s, m->bin, vpid, m->base, file_address(m, addr), text, sizeof(text));
 	cache_store(s, vpid, addr, text, kind);
+	snprintf(buf, len, "%s", text);
+	return count(s, kind);
+}
+
+bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
+			 uint64_t *offset)
+{
+	struct mapping *m = mapping_of(s, vpid, addr);
+
+	if (!m)
+		return false;
+	m->bin->seen_vpid = vpid;
+	m->bin->seen_base = m->base;
+	m->bin->seen_pic = m->is_pic;
+	*code = m->bin->id;
+	*offset = addr - m->base;
+	return true;
+}
+
+bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+			       void *data)
+{
+	return data && jank_symbols_locate(data, pid, addr, code, offset);
+}
+
+enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
+						  uint64_t offset, char *buf, size_t len)
+{
+	/* Cached apart from any process's: its key is no vpid (those are >= 0). */
+	int64_t key = -2 - (int64_t)code;
+	const struct cache_entry *e = &s->cache[cache_index(key, offset)];
+	char text[CACHE_TEXT_MAX + 32];
+	enum jank_symbols_result kind;
+	struct binary *b;
+	uint64_t file_addr;
+
+	s->st.lookups++;
+	if (e->text && e->vpid == key && e->addr == offset && e->gen == s->gen) {
+		s->st.cache_hits++;
+		snprintf(buf, len, "%s", e->text);
+		return count(s, (enum jank_symbols_result)e->kind);
+	}
+	for (b = s->binaries; b && b->id != code; b = b->next)
+		;
+	if (!b) {
+		/* No mapping refers to it any more (its processes dumped their state anew). */
+		snprintf(buf, len, "0x%" PRIx64, offset);
+		return count(s, JANK_SYMBOLS_UNMAPPED);
+	}
+	if (b->state == BIN_CLOSED) {
+		b->last_use = ++s->tick;
+		binary_open(s, b, b->seen_vpid, b->seen_base);
+	}
+	/* As file_address(): the first PT_LOAD's address in the file, once read. */
+	if (b->vaddr_known)
+		file_addr = offset + b->first_vaddr;
+	else
+		file_addr = b->seen_pic ? offset : offset + b->seen_base;
+	kind = name_in(s, b, b->seen_vpid, b->seen_base, file_addr, text, sizeof(text));
+	cache_store(s, key, offset, text, kind);
 	snprintf(buf, len, "%s", text);
 	return count(s, kind);
 }
@@ -1213,6 +1282,8 @@ void jank_symbols_frame_namer(const struct jank_frame *f, char *buf, size_t len,
 {
 	if (!data || f->kernel)
 		snprintf(buf, len, "0x%" PRIx64, f->addr);
+	else if (f->code)
+		jank_symbols_lookup_code(data, f->code, f->addr, buf, len);
 	else
 		jank_symbols_lookup(data, f->pid, f->addr, buf, len);
 }

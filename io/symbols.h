@@ -196,8 +196,26 @@ int jank_symbols_where(const struct jank_symbols *s, int64_t vpid, uint64_t addr
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
 
 /*
+ * Code locations, for the engine's call stacks (jank_engine_set_locator):
+ * ADDR of process VPID as an offset in the binary that maps it (from the
+ * run-time address of its first PT_LOAD segment) and the binary's id, the
+ * same for every process that maps that build, never reused. false: no
+ * known mapping holds it. jank_symbols_code_locator is a jank_code_locator
+ * over a jank_symbols (data). jank_symbols_lookup_code: the text of such a
+ * location, as jank_symbols_lookup gives it for the address ("0xOFFSET"
+ * once no mapping refers to the binary any more).
+ */
+bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
+			 uint64_t *offset);
+bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+			       void *data);
+enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
+						  uint64_t offset, char *buf, size_t len);
+
+/*
  * A jank_frame_namer (lib/critpath.h) over a jank_symbols (data): user
- * frames by jank_symbols_lookup(), kernel frames as hex addresses. For
+ * frames by jank_symbols_lookup() (jank_symbols_lookup_code() for an offset
+ * in a binary), kernel frames as hex addresses. For
  * jank_engine_set_namer() and jank_path_name_frames().
  */
 struct jank_frame;

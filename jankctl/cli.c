@@ -301,6 +301,7 @@ int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 	if (cli_symbols()) {
 		jank_reader_set_symbols(in, cli_symbols());
 		jank_engine_set_namer(e, jank_symbols_frame_namer, cli_symbols());
+		jank_engine_set_locator(e, jank_symbols_code_locator, cli_symbols());
 	}
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));
