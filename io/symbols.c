@@ -39,12 +39,29 @@
 #define MAX_FILE_SIZE	 ((uint64_t)4 << 30)
 #define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
 #define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
+#define SCAN_BACK	 64 /* entries an index lookup looks back for a symbol holding it */
 #define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
 
 enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
 	BIN_OPEN,
 	BIN_FAILED, /* no usable file: lookups give binary+offset */
+};
+
+/*
+ * A binary's symbols sorted by address, built once on its first lookup:
+ * a lookup is a binary search, not libdwfl's walk over every symbol. An
+ * entry is a function or object symbol (what dwfl_module_addrinfo gives
+ * too); `maxend`, the highest end of it and the entries before it, stops
+ * the walk back for a symbol that holds the address; `ndx` is its index
+ * for dwfl_module_getsym_info (its name), with its binding's rank in the
+ * top bits while sorting.
+ */
+struct sym_entry {
+	uint64_t addr;
+	uint64_t maxend;
+	uint32_t size; /* 0: sizeless (UINT32_MAX: at least that) */
+	uint32_t ndx;
 };
 
 struct binary {
@@ -66,6 +83,10 @@ struct binary {
 	enum bin_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct sym_entry *syms; /* NULL until its first lookup; counted in cost */
+	size_t nsyms;
+	bool indexed;  /* its index was built (or tried) */
+	bool no_index; /* the index could not be built: lookups give binary+offset */
 	bool vaddr_known; /* the ELF was read once: first_vaddr is the file's */
 	uint64_t first_vaddr;
 	size_t cost; /* counted while open */
@@ -104,6 +125,7 @@ struct jank_symbols {
 	void *opener_data;
 	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
 	uint32_t next_id; /* binaries' ids, from 1 */
+	bool no_index;	  /* libdwfl's own lookups (jank_symbols_set_index) */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
 	size_t open_bytes;
@@ -234,17 +256,19 @@ static void candidate_debugdata(struct candidate *c, Elf_Scn *scn, uint64_t cap)
 	if (size == UINT64_MAX)
 		c->too_big = true;
 	else
-		c->cost += (size_t)size + (size_t)(size / 24) * BYTES_PER_SYMBOL;
+		c->cost += (size_t)size +
+			   (size_t)(size / 24) * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
 }
 
 /* Sections and segments, through libelf: a usable executable or shared object? */
-static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap)
+static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap,
+			      uint64_t cost_cap)
 {
 	GElf_Ehdr ehdr;
 	size_t phnum, shstrndx = 0;
 	Elf_Scn *debugdata = NULL;
 	bool found = false;
-	uint64_t symtab = 0, dynsym = 0;
+	uint64_t symtab = 0, dynsym = 0, nsymtab = 0, ndynsym = 0;
 	Elf_Scn *scn = NULL;
 
 	if (elf_kind(c->elf) != ELF_K_ELF || !gelf_getehdr(c->elf, &ehdr))
@@ -287,16 +311,33 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t 
 			debugdata = scn;
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab += sh.sh_size + section_size(c->elf, sh.sh_link);
+			nsymtab += sh.sh_size / sizeof(Elf64_Sym);
 			c->has_symtab = true;
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			dynsym += sh.sh_size + section_size(c->elf, sh.sh_link);
+			ndynsym += sh.sh_size / sizeof(Elf64_Sym);
 		}
 	}
-	/* libdwfl reads one of the two tables; a hostile header may claim anything. */
-	symtab = symtab ? symtab : dynsym;
+	/*
+	 * libdwfl reads one of the two tables, and keeps some bookkeeping per
+	 * symbol; we index them (24 bytes each). A hostile header may claim
+	 * anything: no more than the file holds.
+	 */
+	if (!symtab) {
+		symtab = dynsym;
+		nsymtab = ndynsym;
+	}
 	if (symtab > file_size)
 		symtab = file_size;
-	c->cost = BINARY_OVERHEAD + (size_t)symtab + (size_t)(symtab / 24) * BYTES_PER_SYMBOL;
+	if (nsymtab > file_size / sizeof(Elf64_Sym))
+		nsymtab = file_size / sizeof(Elf64_Sym);
+	c->cost = BINARY_OVERHEAD + (size_t)symtab +
+		  (size_t)nsymtab * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
+	/* Symbol tables past the binary's share: binary+offset, said in too_big. */
+	if (c->cost > cost_cap) {
+		c->too_big = true;
+		return false;
+	}
 	/* Without a .symtab of its own, libdwfl would unpack it. */
 	if (debugdata && !c->has_symtab)
 		candidate_debugdata(c, debugdata, debugdata_cap);
@@ -316,7 +357,8 @@ static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, 
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4)) {
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4,
+						  s->st.limit / 2)) {
 		if (c->too_big)
 			s->st.too_big++;
 		goto fail;
@@ -447,6 +489,10 @@ static void binary_close(struct jank_symbols *s, struct binary *b)
 	dwfl_end(b->dwfl);
 	b->dwfl = NULL;
 	b->mod = NULL;
+	free(b->syms);
+	b->syms = NULL;
+	b->nsyms = 0;
+	b->indexed = b->no_index = false;
 	s->open_bytes -= b->cost;
 	b->cost = 0;
 	b->state = BIN_CLOSED;
@@ -1025,18 +1071,180 @@ static enum jank_symbols_result count(struct jank_symbols *s, enum jank_symbols_
 	return kind;
 }
 
-/* The text for file address file_addr of binary b (opened now if it must be). */
-static enum jank_symbols_result name_in(struct jank_symbols *s, struct binary *b, int64_t vpid,
-					uint64_t base, uint64_t file_addr, char *text, size_t len)
+/* ---- The symbol index ---- */
+
+static const char *addrinfo(struct binary *b, uint64_t file_addr)
 {
+	GElf_Off off;
+	GElf_Sym sym;
+
+	return dwfl_module_addrinfo(b->mod, file_addr, &off, &sym, NULL, NULL, NULL);
+}
+
+/* Which of two symbols at one address libdwfl names: global, then weak, then local. */
+static uint32_t binding_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* By address; at one address, the one to name last (the walk back meets it first). */
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+	uint32_t rx = x->ndx >> 30, ry = y->ndx >> 30;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	/* The same rank: the first in the table wins, so it goes last. */
+	return x->ndx > y->ndx ? -1 : x->ndx < y->ndx;
+}
+
+/*
+ * Build b's index: each named function, object or untyped symbol that is
+ * defined in a section, by address. Its memory was counted with the
+ * binary's cost (candidate_inspect: an entry per symbol table entry);
+ * false when it cannot be had (more symbols than counted, or out of
+ * memory): b's addresses then stay binary+offset, as a binary too big is.
+ */
+static bool index_build(struct jank_symbols *s, struct binary *b)
+{
+	int n = dwfl_module_getsymtab(b->mod);
+	size_t k = 0, counted = b->cost > BINARY_OVERHEAD ? b->cost - BINARY_OVERHEAD : 0;
+	uint64_t maxend = 0;
+
+	if (n <= 0)
+		return true; /* no symbols: every lookup is binary+offset */
+	if ((size_t)n * sizeof(*b->syms) > counted || (size_t)n >= (1u << 30)) {
+		s->st.too_big++;
+		return false;
+	}
+	b->syms = malloc((size_t)n * sizeof(*b->syms));
+	if (!b->syms)
+		return false;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		unsigned type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE &&
+		     type != STT_GNU_IFUNC))
+			continue;
+		b->syms[k].addr = addr;
+		b->syms[k].size = sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym.st_size;
+		b->syms[k].ndx = (uint32_t)i | binding_rank(sym.st_info) << 30;
+		k++;
+	}
+	qsort(b->syms, k, sizeof(*b->syms), cmp_entry);
+	for (size_t i = 0; i < k; i++) {
+		uint64_t end = b->syms[i].addr + b->syms[i].size;
+
+		if (end > maxend)
+			maxend = end;
+		b->syms[i].maxend = maxend;
+		b->syms[i].ndx &= (1u << 30) - 1;
+	}
+	b->nsyms = k;
+	return true;
+}
+
+static const char *sym_name(struct binary *b, uint32_t ndx)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+
+	return dwfl_module_getsym_info(b->mod, (int)ndx, &sym, &addr, &shndx, NULL, NULL);
+}
+
+/* The end of the section symbol ndx is defined in; 0 when unknown. */
+static uint64_t section_end(struct binary *b, uint32_t ndx)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *elf = NULL;
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn;
+
+	if (!dwfl_module_getsym_info(b->mod, (int)ndx, &sym, &addr, &shndx, &elf, NULL) || !elf)
+		return 0;
+	scn = elf_getscn(elf, shndx);
+	sh = scn ? gelf_getshdr(scn, &mem) : NULL;
+	return sh && (sh->sh_flags & SHF_ALLOC) ? sh->sh_addr + sh->sh_size : 0;
+}
+
+/*
+ * The name of the symbol that holds file_addr: the closest one below it
+ * whose size covers it (at one address, the global before the weak before
+ * the local); else a sizeless one just below it, up to its section's end;
+ * NULL. O(log n), and at most SCAN_BACK entries walked back.
+ */
+static const char *index_lookup(struct jank_symbols *s, struct binary *b, uint64_t file_addr)
+{
+	size_t lo = 0, hi, i;
+
+	if (b->no_index)
+		return NULL;
+	if (!b->indexed) {
+		b->indexed = true;
+		b->no_index = !index_build(s, b);
+		if (b->no_index)
+			return NULL;
+	}
+	hi = b->nsyms;
+	while (lo < hi) { /* the first entry above file_addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->syms[mid].addr <= file_addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	for (i = lo; i-- > 0 && lo - i <= SCAN_BACK && b->syms[i].maxend > file_addr;) {
+		const struct sym_entry *e = &b->syms[i];
+
+		if (e->size && file_addr < e->addr + e->size)
+			return sym_name(b, e->ndx);
+	}
+	i = lo - 1;
+	if (b->syms[i].size == 0 && file_addr < section_end(b, b->syms[i].ndx))
+		return sym_name(b, b->syms[i].ndx);
+	return NULL;
+}
+
+/*
+ * The text for offset `rel` from base, where process vpid maps binary b
+ * (opened now if it must be): as file_address(), once the file was read.
+ */
+static enum jank_symbols_result name_in(struct jank_symbols *s, struct binary *b, int64_t vpid,
+					uint64_t base, bool is_pic, uint64_t rel, char *text,
+					size_t len)
+{
+	uint64_t file_addr;
+
 	b->last_use = ++s->tick;
 	if (b->state == BIN_CLOSED)
 		binary_open(s, b, vpid, base);
+	if (b->vaddr_known)
+		file_addr = rel + b->first_vaddr;
+	else
+		file_addr = is_pic ? rel : rel + base;
 	if (b->state == BIN_OPEN) {
-		GElf_Off off;
-		GElf_Sym sym;
-		const char *name =
-			dwfl_module_addrinfo(b->mod, file_addr, &off, &sym, NULL, NULL, NULL);
+		const char *name = s->no_index ? addrinfo(b, file_addr) : index_lookup(s, b, file_addr);
 
 		if (name && *name) {
 			snprintf(text, len, "%s", name);
@@ -1066,7 +1274,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 		snprintf(buf, len, "0x%" PRIx64, addr);
 		return count(s, JANK_SYMBOLS_UNMAPPED);
 	}
-	kind = name_in(s, m->bin, vpid, m->base, file_address(m, addr), text, sizeof(text));
+	kind = name_in(s, m->bin, vpid, m->base, m->is_pic, addr - m->base, text, sizeof(text));
 	cache_store(s, vpid, addr, text, kind);
 	snprintf(buf, len, "%s", text);
 	return count(s, kind);
@@ -1102,7 +1310,6 @@ enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32
 	char text[CACHE_TEXT_MAX + 32];
 	enum jank_symbols_result kind;
 	struct binary *b;
-	uint64_t file_addr;
 
 	s->st.lookups++;
 	if (e->text && e->vpid == key && e->addr == offset && e->gen == s->gen) {
@@ -1117,16 +1324,7 @@ enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32
 		snprintf(buf, len, "0x%" PRIx64, offset);
 		return count(s, JANK_SYMBOLS_UNMAPPED);
 	}
-	if (b->state == BIN_CLOSED) {
-		b->last_use = ++s->tick;
-		binary_open(s, b, b->seen_vpid, b->seen_base);
-	}
-	/* As file_address(): the first PT_LOAD's address in the file, once read. */
-	if (b->vaddr_known)
-		file_addr = offset + b->first_vaddr;
-	else
-		file_addr = b->seen_pic ? offset : offset + b->seen_base;
-	kind = name_in(s, b, b->seen_vpid, b->seen_base, file_addr, text, sizeof(text));
+	kind = name_in(s, b, b->seen_vpid, b->seen_base, b->seen_pic, offset, text, sizeof(text));
 	cache_store(s, key, offset, text, kind);
 	snprintf(buf, len, "%s", text);
 	return count(s, kind);
@@ -1171,6 +1369,12 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs)
 	s->debug_dirs = v;
 	s->ndebug_dirs = n;
 	return 0;
+}
+
+void jank_symbols_set_index(struct jank_symbols *s, bool on)
+{
+	s->no_index = !on;
+	s->gen++; /* the cache's texts came from the other way */
 }
 
 void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data)

@@ -28,7 +28,9 @@
  * their strings libdwfl reads, plus a fixed overhead; for a binary without
  * .symtab, the size its MiniDebugInfo, .gnu_debugdata, unpacks to, measured
  * first: a file whose .gnu_debugdata unpacks past a quarter of the limit is
- * not used, counted in too_big, and its addresses stay binary+offset) are
+ * not used, counted in too_big, and its addresses stay binary+offset; and
+ * its index of symbols by address, 24 bytes a symbol, built on its first
+ * lookup, so that a lookup is a binary search) are
  * counted against the limit given at creation. Binaries are closed least recently used
  * first to stay under it (and reopened when needed again); mappings that
  * would exceed half of it are refused and counted. Not thread-safe.
@@ -60,7 +62,8 @@ struct jank_symbols_stats {
 	uint64_t evictions;  /* binaries closed to stay under the limit */
 	uint64_t dropped;    /* mappings refused: the limit */
 	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
-	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit */
+	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit,
+				or an index with more symbols than its symbol table counted */
 	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
 	uint64_t opener_refused; /* asked, and refused or unanswered */
 };
@@ -108,6 +111,14 @@ struct jank_symbols_open_req {
 };
 typedef int (*jank_symbols_open_fn)(const struct jank_symbols_open_req *r, void *data);
 void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data);
+
+/*
+ * Lookups through each binary's index (the default: sorted once on the
+ * binary's first lookup, O(log n) each), or, off, through libdwfl's own
+ * dwfl_module_addrinfo (which walks every symbol: O(n) each), e.g. to
+ * compare the two.
+ */
+void jank_symbols_set_index(struct jank_symbols *s, bool on);
 
 /*
  * Binary PATH is loaded in process VPID at BASE, which is, as lttng-ust's
