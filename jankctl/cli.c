@@ -269,6 +269,18 @@ static struct jank_symbols *symbols;
 
 static void symbols_free(void)
 {
+	struct jank_symbols_stats st;
+
+	/* Said once, at the end: which frames stayed binary+offset for the budget's sake. */
+	if (symbols) {
+		jank_symbols_get_stats(symbols, &st);
+		if (st.too_big)
+			errorf("%" PRIu64 " binar%s past the symbolizer's budget (one binary may "
+			       "take half of %" PRIu64 " MiB): %s functions are shown as "
+			       "binary+offset",
+			       st.too_big, st.too_big == 1 ? "y was" : "ies were", st.limit >> 20,
+			       st.too_big == 1 ? "its" : "their");
+	}
 	jank_symbols_free(symbols);
 	symbols = NULL;
 }
