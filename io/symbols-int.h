@@ -88,6 +88,7 @@ struct mapping {
 struct process {
 	struct mapping *v; /* sorted by base, not overlapping */
 	size_t n, cap;
+	uint64_t last_use; /* the symbolizer's tick: the least recently used is forgotten first */
 };
 
 struct cache_entry {

@@ -73,6 +73,17 @@ static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, ui
 	return i >= 0 && addr < mapping_end(&p->v[i]) ? &p->v[i] : NULL;
 }
 
+/* The same, the process used now (forget_oldest() forgets it last). */
+static struct mapping *mapping_used(struct jank_symbols *s, int64_t vpid, uint64_t addr)
+{
+	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	long i = p ? mapping_floor(p, addr) : -1;
+
+	if (p)
+		p->last_use = ++s->tick;
+	return i >= 0 && addr < mapping_end(&p->v[i]) ? &p->v[i] : NULL;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -308,7 +319,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 		snprintf(buf, len, "%s", e->text);
 		return count(s, (enum jank_symbols_result)e->kind);
 	}
-	m = mapping_of(s, vpid, addr);
+	m = mapping_used(s, vpid, addr);
 	if (!m) {
 		snprintf(buf, len, "0x%" PRIx64, addr);
 		return count(s, JANK_SYMBOLS_UNMAPPED);
@@ -322,7 +333,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
 			 uint64_t *offset)
 {
-	struct mapping *m = mapping_of(s, vpid, addr);
+	struct mapping *m = mapping_used(s, vpid, addr);
 
 	if (!m)
 		return false;

@@ -32,8 +32,11 @@
  * its index of symbols by address, 24 bytes a symbol, built on its first
  * lookup, so that a lookup is a binary search) are
  * counted against the limit given at creation. Binaries are closed least recently used
- * first to stay under it (and reopened when needed again); mappings that
- * would exceed half of it are refused and counted. Not thread-safe.
+ * first to stay under it (and reopened when needed again); when mappings
+ * would exceed half of it, the processes least recently used (mapped,
+ * located in, looked up in) are forgotten (exited ones, mostly: no event
+ * says so), counted in forgotten; what still does not fit is refused and
+ * counted in dropped. Not thread-safe.
  */
 #ifndef JANK_SYMBOLS_H
 #define JANK_SYMBOLS_H
@@ -60,7 +63,8 @@ struct jank_symbols_stats {
 	uint64_t resolved;   /* lookups that gave a function name */
 	uint64_t unresolved; /* binary+offset or a bare address */
 	uint64_t evictions;  /* binaries closed to stay under the limit */
-	uint64_t dropped;    /* mappings refused: the limit */
+	uint64_t dropped;    /* mappings refused: the limit (one process's alone) */
+	uint64_t forgotten;  /* processes forgotten, least recently used first, for the limit */
 	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
 	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit,
 				or an index with more symbols than its symbol table counted */
@@ -128,8 +132,8 @@ void jank_symbols_set_index(struct jank_symbols *s, bool on);
  * name, may be NULL) are what the trace recorded; IS_PIC says whether
  * addresses move with the base (used only when the file cannot be read: the
  * ELF header says it otherwise). Mappings it overlaps are replaced.
- * Returns 0, -EINVAL (bad arguments), -ENOSPC (the limit: counted in
- * dropped) or -ENOMEM.
+ * Returns 0, -EINVAL (bad arguments), -ENOSPC (the limit, with every other
+ * process forgotten: counted in dropped) or -ENOMEM.
  */
 int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base, uint64_t memsz,
 			     const char *path, const uint8_t *build_id, size_t build_id_len,

@@ -626,24 +626,46 @@ static void memory_limit(void **state)
 	struct jank_symbols *s = jank_symbols_new(256 * 1024);
 	struct jank_symbols_stats st;
 	int r = 0;
-	unsigned added = 0;
 
 	(void)state;
 	assert_non_null(s);
 	assert_int_equal(jank_symbols_set_debug_dirs(s, ""), 0);
-	/* Mappings take at most half of the limit: then they are refused and counted. */
-	for (unsigned i = 0; i < 1000 && r == 0; i++) {
+	/*
+	 * Mappings take at most half of the limit: past it, the processes least
+	 * recently used are forgotten (1,000 processes come and go, as in weeks
+	 * of short-lived ones); process 0, looked up all along, stays.
+	 */
+	assert_int_equal(jank_symbols_add_mapping(s, 0, 0x1000, 0x1000, "/nonexistent/lib0.so",
+						  NULL, 0, NULL, true),
+			 0);
+	for (unsigned i = 1; i < 1000 && r == 0; i++) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/nonexistent/lib%u.so", i);
 		r = jank_symbols_add_mapping(s, (int64_t)i, 0x1000, 0x1000, path, NULL, 0, NULL,
 					     true);
-		added += r == 0;
+		expect(s, 0, 0x1010, JANK_SYMBOLS_OFFSET, "lib0.so+0x10");
+	}
+	assert_int_equal(r, 0);
+	expect(s, 999, 0x1010, JANK_SYMBOLS_OFFSET, "lib999.so+0x10");
+	expect(s, 1, 0x1010, JANK_SYMBOLS_UNMAPPED, "0x1010"); /* forgotten long ago */
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.dropped, 0);
+	assert_true(st.forgotten > 500);
+	assert_int_equal(st.processes + st.forgotten, 1000);
+	assert_true(st.bytes <= st.limit);
+	/* One process's mappings alone past half of the limit: refused and counted. */
+	for (unsigned i = 0; i < 100000 && r == 0; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/nonexistent/dir/lib%u.so", i);
+		r = jank_symbols_add_mapping(s, 2000, 0x1000 + 0x1000 * (uint64_t)i, 0x1000, path,
+					     NULL, 0, NULL, true);
 	}
 	assert_int_equal(r, -ENOSPC);
-	assert_true(added > 10);
 	jank_symbols_get_stats(s, &st);
 	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.processes, 1);
 	assert_true(st.bytes <= st.limit);
 	jank_symbols_free(s);
 
