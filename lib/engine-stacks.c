@@ -65,7 +65,7 @@ void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
-	struct jank_code_loc at;
+	struct jank_code_loc at, raw;
 	uint64_t addr;
 	uint32_t id;
 
@@ -103,9 +103,16 @@ void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 			stack_now(e, w, ev->ts);
 			return;
 		}
-		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
+		/*
+		 * Its entry's frame, as located then or not (its mapping may have
+		 * been learnt, or forgotten, in between).
+		 */
+		raw.addr = addr;
+		raw.pid = ev->pid >= 0 ? ev->pid : w->pid;
+		raw.code = 0;
+		locate(e, raw.pid, addr, &at);
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
-			if (jank_stacks_is(t, id, &at))
+			if (jank_stacks_is(t, id, &at) || jank_stacks_is(t, id, &raw))
 				break;
 		if (id != f->shadow)
 			e->stats.function_resyncs++;

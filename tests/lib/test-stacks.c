@@ -283,12 +283,57 @@ static void crowding_app(void **state)
 	scn_fini(&s);
 }
 
+/* A locator that learns the binary's mapping only when told (a statedump arriving late). */
+static bool late_known;
+
+static bool late_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+			 void *data)
+{
+	return late_known && locator(pid, addr, code, offset, data);
+}
+
+/*
+ * main entered before the process's mapping was known (an address of the
+ * process), f1 after (an offset in the binary): their exits, located the
+ * other way or not, still match their entries; nothing resynchronised.
+ */
+static void mapping_learnt_mid_call(void **state)
+{
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+	const int T = 30;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	scn_init(&s, &scn_layout_current, &cfg);
+	s.pid = 0;
+	late_known = false;
+	jank_engine_set_locator(s.e, late_locator, NULL);
+	scn_switch(&s, 1000, 0, 0, 0, T);
+	fn(&s, 2000, 0, T, true, MAIN);
+	late_known = true;
+	fn(&s, 3000, 0, T, true, MAIN + 16);
+	fn(&s, 4000, 0, T, false, MAIN + 16);
+	late_known = false; /* forgotten again (the symbolizer's LRU) */
+	fn(&s, 5000, 0, T, true, MAIN + 32);
+	late_known = true;
+	fn(&s, 6000, 0, T, false, MAIN + 32);
+	fn(&s, 7000, 0, T, false, MAIN);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.function_resyncs, 0);
+	assert_int_equal(st.stacks, 3);
+	assert_int_equal(jank_graph_find(jank_engine_graph(s.e), T)->fn->shadow, JANK_NO_STACK);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(short_lived_processes),
 		cmocka_unit_test(one_binary_shares),
 		cmocka_unit_test(crowding_app),
+		cmocka_unit_test(mapping_learnt_mid_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
