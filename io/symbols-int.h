@@ -20,9 +20,9 @@
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
 #define CACHE_TEXT_MAX	 512  /* longer texts are not cached */
 #define MAX_FILE_SIZE	 ((uint64_t)4 << 30)
-#define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
-#define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
-#define SCAN_BACK	 64 /* entries an index lookup looks back for a symbol holding it */
+#define BINARY_OVERHEAD	 16384 /* libelf and libdwfl's structures per open binary */
+#define BYTES_PER_SYMBOL 16    /* libdwfl's per-symbol bookkeeping */
+#define SCAN_BACK	 64    /* entries an index lookup looks back for a symbol holding it */
 #define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
 
 enum bin_state {
@@ -68,8 +68,8 @@ struct binary {
 	Dwfl_Module *mod;
 	struct sym_entry *syms; /* NULL until its first lookup; counted in cost */
 	size_t nsyms;
-	bool indexed;  /* its index was built (or tried) */
-	bool no_index; /* the index could not be built: lookups give binary+offset */
+	bool indexed;	  /* its index was built (or tried) */
+	bool no_index;	  /* the index could not be built: lookups give binary+offset */
 	bool vaddr_known; /* the ELF was read once: first_vaddr is the file's */
 	uint64_t first_vaddr;
 	size_t cost; /* counted while open */
@@ -107,7 +107,7 @@ struct jank_symbols {
 	char *root;
 	jank_symbols_open_fn opener;
 	void *opener_data;
-	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
+	uint64_t gen;	  /* bumped by every change of a mapping: older cache entries are void */
 	uint32_t next_id; /* binaries' ids, from 1 */
 	bool no_index;	  /* libdwfl's own lookups (jank_symbols_set_index) */
 	uint64_t tick;

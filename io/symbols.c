@@ -184,7 +184,8 @@ static bool index_build(struct jank_symbols *s, struct binary *b)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		const char *name =
+			dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, NULL, NULL);
 		unsigned type = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || !*name || shndx == SHN_UNDEF ||
@@ -294,7 +295,8 @@ static enum jank_symbols_result name_in(struct jank_symbols *s, struct binary *b
 	else
 		file_addr = is_pic ? rel : rel + base;
 	if (b->state == BIN_OPEN) {
-		const char *name = s->no_index ? addrinfo(b, file_addr) : index_lookup(s, b, file_addr);
+		const char *name =
+			s->no_index ? addrinfo(b, file_addr) : index_lookup(s, b, file_addr);
 
 		if (name && *name) {
 			snprintf(text, len, "%s", name);

@@ -81,8 +81,7 @@ void jank_path_fini(struct jank_path *p)
 	jank_path_init(p);
 }
 
-static uint64_t frame_hash(uint64_t addr, int32_t pid, uint32_t code, bool kernel,
-			   const char *name)
+static uint64_t frame_hash(uint64_t addr, int32_t pid, uint32_t code, bool kernel, const char *name)
 {
 	uint64_t h = 1469598103934665603ull;
 
@@ -155,8 +154,7 @@ uint32_t jank_path_frame_in(struct jank_path *p, uint64_t addr, int32_t pid, uin
 			const struct jank_frame *o = &p->frames[i];
 
 			p->frame_index[frame_slot(p, o->addr, o->pid, o->code, o->kernel,
-						  o->name)] =
-				(uint32_t)i + 1;
+						  o->name)] = (uint32_t)i + 1;
 		}
 	}
 	f = &p->frames[p->nframes++];

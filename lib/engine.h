@@ -116,12 +116,12 @@ struct jank_engine_stats {
 	uint64_t paths_incomplete; /* out of memory while computing a path or its breakdown */
 	uint64_t budget_forced;	   /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
-	uint64_t function_events;  /* function entries and exits (cyg-profile) */
-	uint64_t function_resyncs; /* exits that were not the innermost frame's: lost events */
-	uint64_t stacks;	   /* distinct call stacks interned, live now */
-	uint64_t stacks_full;	   /* frames not interned: the table was full */
+	uint64_t function_events;      /* function entries and exits (cyg-profile) */
+	uint64_t function_resyncs;     /* exits that were not the innermost frame's: lost events */
+	uint64_t stacks;	       /* distinct call stacks interned, live now */
+	uint64_t stacks_full;	       /* frames not interned: the table was full */
 	uint64_t stacks_refused_share; /* frames not interned: their binary held its share */
-	uint64_t stacks_freed;	   /* stacks no live thread referred to, freed by GC */
+	uint64_t stacks_freed;	       /* stacks no live thread referred to, freed by GC */
 	uint64_t memory_bytes;
 	uint64_t memory_peak;
 	int64_t horizon;

@@ -12,8 +12,8 @@
 #include "hashmap.h"
 #include "stacks.h"
 
-#define OWNER_CODE (1ull << 33)
-#define COLLECT_MIN  1024u
+#define OWNER_CODE  (1ull << 33)
+#define COLLECT_MIN 1024u
 
 void jank_stacks_init(struct jank_stacks *t, uint32_t max_nodes)
 {
@@ -42,9 +42,9 @@ uint64_t jank_stacks_bytes(const struct jank_stacks *t)
 
 static inline uint64_t node_hash(uint32_t parent, const struct jank_code_loc *at, bool kernel)
 {
-	return jank_hash64(at->addr ^ jank_hash64(((uint64_t)parent << 32) ^ (uint32_t)at->pid ^
-						  ((uint64_t)kernel << 31) ^
-						  ((uint64_t)at->code << 40)));
+	return jank_hash64(at->addr ^
+			   jank_hash64(((uint64_t)parent << 32) ^ (uint32_t)at->pid ^
+				       ((uint64_t)kernel << 31) ^ ((uint64_t)at->code << 40)));
 }
 
 static inline uint64_t hash_of(const struct jank_stack_node *n)

@@ -77,8 +77,8 @@ static struct cls *class_of(struct feed *f, enum jank_domain d, const char *name
 	}
 	cache[n].e = f->e;
 	cache[n].name = name;
-	cache[n].c.id = jank_engine_resolve_class(f->e, d, name, &cache[n].c.fields,
-						  &cache[n].c.nfields);
+	cache[n].c.id =
+		jank_engine_resolve_class(f->e, d, name, &cache[n].c.fields, &cache[n].c.nfields);
 	if (cache[n].c.id == JANK_CLASS_INVALID) {
 		fprintf(stderr, "bench-stacks: cannot resolve %s\n", name);
 		exit(1);
@@ -117,7 +117,8 @@ static void event(struct feed *f, enum jank_domain d, int64_t ts, int cpu, int t
 }
 
 #define K(f, ts, cpu, name, ...)                                                                   \
-	event((f), JANK_DOMAIN_KERNEL, (ts), (cpu), -1, (name), (const struct field[]){ __VA_ARGS__ }, \
+	event((f), JANK_DOMAIN_KERNEL, (ts), (cpu), -1, (name),                                    \
+	      (const struct field[]){ __VA_ARGS__ },                                               \
 	      sizeof((const struct field[]){ __VA_ARGS__ }) / sizeof(struct field))
 #define U(f, ts, cpu, tid, name, ...)                                                              \
 	event((f), JANK_DOMAIN_UST, (ts), (cpu), (tid), (name),                                    \
@@ -234,8 +235,8 @@ static void run(int nproc, bool one_binary)
 	if (one_binary)
 		jank_engine_set_locator(f.e, locator, NULL);
 #endif
-	printf("\n%s, memory-limit 4 MiB:\n\n", one_binary ? "One binary (a locator)"
-							   : "A binary per process (no mapping known)");
+	printf("\n%s, memory-limit 4 MiB:\n\n",
+	       one_binary ? "One binary (a locator)" : "A binary per process (no mapping known)");
 	printf("| processes | trace time | live stacks | table | freed | full | refused (share) "
 	       "| engine memory | RSS | slow requests named |\n"
 	       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -411,7 +411,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
  * four each) may double; and a few owners.
  */
 #define STACK_GROWTH                                                                               \
-	(2 * 3 * 2 * JANK_STACK_DEPTH * (sizeof(struct jank_stack_node) + 2 * sizeof(uint32_t)) + \
+	(2 * 3 * 2 * JANK_STACK_DEPTH * (sizeof(struct jank_stack_node) + 2 * sizeof(uint32_t)) +  \
 	 64 * sizeof(struct jank_stack_owner))
 #define GROWTH_SLACK                                                                               \
 	(3 * (3 * THREAD_GROWTH + 8 * sizeof(struct jank_action) + 64) +                           \

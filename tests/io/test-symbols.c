@@ -876,11 +876,14 @@ static void index_matches_libdwfl(void **state)
 		    !strchr(line, '/'))
 			continue;
 		for (uint64_t addr = lo; addr < hi; addr += 61) {
-			enum jank_symbols_result ki = jank_symbols_lookup(ix, 42, addr, a, sizeof(a));
-			enum jank_symbols_result kd = jank_symbols_lookup(dw, 42, addr, b, sizeof(b));
+			enum jank_symbols_result ki =
+				jank_symbols_lookup(ix, 42, addr, a, sizeof(a));
+			enum jank_symbols_result kd =
+				jank_symbols_lookup(dw, 42, addr, b, sizeof(b));
 
 			if (ki != kd || strcmp(a, b))
-				fail_msg("0x%" PRIx64 " in %s: index %s, libdwfl %s", addr, line, a, b);
+				fail_msg("0x%" PRIx64 " in %s: index %s, libdwfl %s", addr, line, a,
+					 b);
 			n++;
 			named += ki == JANK_SYMBOLS_FUNCTION;
 		}

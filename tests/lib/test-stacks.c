@@ -170,12 +170,10 @@ static void run_processes(const struct jank_engine_config *cfg, bool with_locato
 	process(&s, t, 1000 + NPROC, 3, with_locator);
 	jank_engine_finish(s.e);
 	jank_engine_get_stats(s.e, st);
-	print_message("# %s: named %u/%u of the next process; %" PRIu64
-		      " stacks live, %" PRIu64 " freed, %" PRIu64 " full; %" PRIu64
-		      " KiB of memory\n",
-		      with_locator ? "one binary" : "a binary per process", last->named,
-		      last->slow, st->stacks, st->stacks_freed, st->stacks_full,
-		      st->memory_peak >> 10);
+	print_message("# %s: named %u/%u of the next process; %" PRIu64 " stacks live, %" PRIu64
+		      " freed, %" PRIu64 " full; %" PRIu64 " KiB of memory\n",
+		      with_locator ? "one binary" : "a binary per process", last->named, last->slow,
+		      st->stacks, st->stacks_freed, st->stacks_full, st->memory_peak >> 10);
 	scn_fini(&s);
 }
 
@@ -286,8 +284,7 @@ static void crowding_app(void **state)
 /* A locator that learns the binary's mapping only when told (a statedump arriving late). */
 static bool late_known;
 
-static bool late_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
-			 void *data)
+static bool late_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
 {
 	return late_known && locator(pid, addr, code, offset, data);
 }
