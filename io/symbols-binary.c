@@ -217,8 +217,7 @@ static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, 
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf ||
-	    !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4, s->st.limit / 2)) {
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4, s->st.limit)) {
 		if (c->too_big)
 			s->st.too_big++;
 		goto fail;

@@ -34,15 +34,13 @@ enum bin_state {
 /*
  * A binary's symbols sorted by address, built once on its first lookup:
  * a lookup is a binary search, not libdwfl's walk over every symbol. An
- * entry is a function or object symbol (what dwfl_module_addrinfo gives
- * too); `maxend`, the highest end of it and the entries before it, stops
- * the walk back for a symbol that holds the address; `ndx` is its index
- * for dwfl_module_getsym_info (its name), with its binding's rank in the
- * top bits while sorting.
+ * entry (16 bytes) is a function or object symbol (what
+ * dwfl_module_addrinfo gives too); `ndx` is its index for
+ * dwfl_module_getsym_info (its name), with its binding's rank in the top
+ * bits while sorting.
  */
 struct sym_entry {
 	uint64_t addr;
-	uint64_t maxend;
 	uint32_t size; /* 0: sizeless (UINT32_MAX: at least that) */
 	uint32_t ndx;
 };

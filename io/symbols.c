@@ -169,7 +169,6 @@ static bool index_build(struct jank_symbols *s, struct binary *b)
 {
 	int n = dwfl_module_getsymtab(b->mod);
 	size_t k = 0, counted = b->cost > BINARY_OVERHEAD ? b->cost - BINARY_OVERHEAD : 0;
-	uint64_t maxend = 0;
 
 	if (n <= 0)
 		return true; /* no symbols: every lookup is binary+offset */
@@ -198,14 +197,8 @@ static bool index_build(struct jank_symbols *s, struct binary *b)
 		k++;
 	}
 	qsort(b->syms, k, sizeof(*b->syms), cmp_entry);
-	for (size_t i = 0; i < k; i++) {
-		uint64_t end = b->syms[i].addr + b->syms[i].size;
-
-		if (end > maxend)
-			maxend = end;
-		b->syms[i].maxend = maxend;
+	for (size_t i = 0; i < k; i++)
 		b->syms[i].ndx &= (1u << 30) - 1;
-	}
 	b->nsyms = k;
 	return true;
 }
@@ -265,7 +258,7 @@ static const char *index_lookup(struct jank_symbols *s, struct binary *b, uint64
 	}
 	if (lo == 0)
 		return NULL;
-	for (i = lo; i-- > 0 && lo - i <= SCAN_BACK && b->syms[i].maxend > file_addr;) {
+	for (i = lo; i-- > 0 && lo - i <= SCAN_BACK;) {
 		const struct sym_entry *e = &b->syms[i];
 
 		if (e->size && file_addr < e->addr + e->size)

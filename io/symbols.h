@@ -29,8 +29,9 @@
  * .symtab, the size its MiniDebugInfo, .gnu_debugdata, unpacks to, measured
  * first: a file whose .gnu_debugdata unpacks past a quarter of the limit is
  * not used, counted in too_big, and its addresses stay binary+offset; and
- * its index of symbols by address, 24 bytes a symbol, built on its first
- * lookup, so that a lookup is a binary search) are
+ * its index of symbols by address, 16 bytes a symbol, built on its first
+ * lookup, so that a lookup is a binary search; a binary whose symbols would
+ * cost more than the whole limit is not used either, counted in too_big) are
  * counted against the limit given at creation. Binaries are closed least recently used
  * first to stay under it (and reopened when needed again); when mappings
  * would exceed half of it, the processes least recently used (mapped,

@@ -275,9 +275,8 @@ static void symbols_free(void)
 	if (symbols) {
 		jank_symbols_get_stats(symbols, &st);
 		if (st.too_big)
-			errorf("%" PRIu64 " binar%s past the symbolizer's budget (one binary may "
-			       "take half of %" PRIu64 " MiB): %s functions are shown as "
-			       "binary+offset",
+			errorf("%" PRIu64 " binar%s past the symbolizer's budget (%" PRIu64
+			       " MiB): %s functions are shown as binary+offset",
 			       st.too_big, st.too_big == 1 ? "y was" : "ies were", st.limit >> 20,
 			       st.too_big == 1 ? "its" : "their");
 	}
