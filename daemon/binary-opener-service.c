@@ -45,10 +45,10 @@ static int service_fd(void)
 	return SD_LISTEN_FDS_START;
 }
 
-int jank_opener_service_main(int argc, char **argv)
+int jank_binary_opener_service_main(int argc, char **argv)
 {
 	struct event_base *base;
-	struct jank_opener_conn *c;
+	struct jank_binary_opener_conn *c;
 	struct ucred cr = { 0 };
 	socklen_t len = sizeof(cr);
 	int fd, r;
@@ -79,7 +79,7 @@ int jank_opener_service_main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	c = jank_opener_conn_new(base, fd, "binary opener");
+	c = jank_binary_opener_conn_new(base, fd, "binary opener");
 	if (!c) {
 		jank_log(LOG_ERR, "binary opener: out of memory");
 		event_base_free(base);
@@ -87,12 +87,12 @@ int jank_opener_service_main(int argc, char **argv)
 	}
 	/* Until the worker's end closes (or a bad request closes it): no event is left then. */
 	r = event_base_dispatch(base);
-	jank_opener_conn_free(c);
+	jank_binary_opener_conn_free(c);
 	event_base_free(base);
 	return r < 0 ? 1 : 0;
 }
 
-int jank_opener_connect(const char *path)
+int jank_binary_opener_service_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
