@@ -75,7 +75,7 @@ struct dec {
 	bool nomem;
 };
 
-/* An optional string member into *dst (owned). 0, or -EINVAL / -ENOMEM. */
+/* A string member into *dst (owned): 0 (absent and not required: *dst kept), -EINVAL, -ENOMEM. */
 static int get_str(struct dec *d, struct json_object *o, const char *key, bool required, char **dst)
 {
 	const char *s;
