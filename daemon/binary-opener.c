@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* major, minor */
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <link.h> /* ElfW */
 #include <fcntl.h>
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
 #include "log.h"
@@ -112,6 +115,23 @@ static int refuse(int r, char *why, size_t len, int64_t pid, uint64_t addr, cons
 	return r;
 }
 
+/*
+ * Whether the opened file is the mapping's: its inode, and its device. On
+ * overlayfs (a container's root, as Docker and systemd-nspawn make it)
+ * /proc/PID/maps shows the overlay's own device, and fstat the device of
+ * the file's layer: there the inode only.
+ */
+static bool same_file(int fd, const struct stat *st, const struct map_line *m)
+{
+	struct statfs sfs;
+
+	if (st->st_ino != m->inode)
+		return false;
+	if (major(st->st_dev) == m->maj && minor(st->st_dev) == m->min)
+		return true;
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* The opened file is the mapping's, a regular file, not too big, ELF. */
 static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t addr, char *why,
 		      size_t len)
@@ -124,7 +144,7 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	if (!S_ISREG(st.st_mode))
 		return refuse(-ENODEV, why, len, pid, addr,
 			      "the mapped file is not a regular file");
-	if (st.st_ino != m->inode || major(st.st_dev) != m->maj || minor(st.st_dev) != m->min)
+	if (!same_file(fd, &st, m))
 		return refuse(-ESTALE, why, len, pid, addr, "the mapping changed meanwhile");
 	if ((uint64_t)st.st_size > JANK_OPENER_MAX_SIZE)
 		return refuse(-EFBIG, why, len, pid, addr, "the mapped file is too big");
@@ -134,15 +154,14 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	return 0;
 }
 
-int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+/* The file this host's process PID maps at ADDR, checked (no namespaces). */
+static int open_at_pid(int64_t pid, uint64_t addr, char *why, size_t len)
 {
 	char name[64];
 	struct map_line m = { 0 };
 	bool exec = false;
 	int dir, fd, r;
 
-	if (pid <= 0 || pid > PID_MAX)
-		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
 	snprintf(name, sizeof(name), "/proc/%" PRId64, pid);
 	dir = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dir < 0)
@@ -174,7 +193,85 @@ int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
 	return fd;
 }
 
-int jank_opener_open_maps(int64_t pid, char *why, size_t len)
+/* Whether host process P has the pid VPID in a PID namespace of its own (its NSpid, last). */
+static bool nspid_is(long p, int64_t vpid)
+{
+	char name[64], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%ld/status", p);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		char *tok, *save = NULL;
+		long last = -1;
+		int n = 0;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save), n++)
+			last = strtol(tok, NULL, 10);
+		found = n >= 2 && last == vpid;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * A process in a PID namespace of its own (a container): lttng-ust records
+ * its pid there (vpid), which is not this host's. Each host process whose
+ * innermost pid is VPID is tried, JANK_OPENER_NS_TRIES at most, with the
+ * same checks; the first whose file mapped at ADDR passes them is the
+ * answer. Two containers may both have a VPID that maps code at ADDR: the
+ * worker uses a file only if it is the build the trace recorded, so either
+ * answer names that build rightly, or is not used.
+ */
+static int open_in_namespaces(int64_t vpid, uint64_t addr)
+{
+	char why[256];
+	struct dirent *de;
+	int fd = -ESRCH, tries = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while (fd < 0 && tries < JANK_OPENER_NS_TRIES && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+
+		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid))
+			continue;
+		tries++;
+		fd = open_at_pid(p, addr, why, sizeof(why));
+	}
+	closedir(d);
+	return fd;
+}
+
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+{
+	int fd;
+
+	if (pid <= 0 || pid > PID_MAX)
+		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
+	fd = open_at_pid(pid, addr, why, len);
+	/* Not this host's process, nor its code there: a container's, maybe. */
+	if (fd == -ESRCH || fd == -ENOENT) {
+		int nfd = open_in_namespaces(pid, addr);
+
+		if (nfd >= 0)
+			return nfd;
+	}
+	return fd;
+}
+
+int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len)
 {
 	char name[64];
 	int fd;
@@ -265,8 +362,8 @@ static int refuse_path(int r, char *why, size_t len, const char *path, const cha
 	return r;
 }
 
-int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
-			  size_t whylen)
+int jank_binary_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
+				 size_t whylen)
 {
 	struct stat st;
 	int fd, r;
@@ -295,7 +392,7 @@ int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len,
 	return fd;
 }
 
-int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out)
+int jank_binary_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out)
 {
 	if (n != sizeof(*out))
 		return -EPROTO;
@@ -307,7 +404,7 @@ int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_req
 	return 0;
 }
 
-int jank_opener_available(void)
+int jank_binary_opener_available(void)
 {
 	char why[128];
 	int fd;
@@ -315,15 +412,15 @@ int jank_opener_available(void)
 	if (geteuid() != 0)
 		return 0;
 	/* Our own code: mapped executable, from a regular ELF file. */
-	fd = jank_opener_open(getpid(), (uint64_t)(uintptr_t)&jank_opener_available, why,
-			      sizeof(why));
+	fd = jank_binary_opener_open(getpid(), (uint64_t)(uintptr_t)&jank_binary_opener_available,
+				     why, sizeof(why));
 	if (fd < 0)
 		return 0;
 	close(fd);
 	return 1;
 }
 
-int jank_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
+int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
 {
 	if (n != sizeof(*out))
 		return -EPROTO;
@@ -337,7 +434,7 @@ int jank_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
 
 /* ---- The supervisor's channel ---- */
 
-struct jank_opener_conn {
+struct jank_binary_opener_conn {
 	int fd;
 	struct event *ev;
 	char *name;
@@ -369,7 +466,7 @@ static int send_reply(int sock, uint32_t seq, int error, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(rep) ? 0 : -1;
 }
 
-static void conn_close(struct jank_opener_conn *c, const char *why)
+static void conn_close(struct jank_binary_opener_conn *c, const char *why)
 {
 	if (why)
 		jank_log(LOG_WARNING, "%s: the binary opener's channel closed: %s", c->name, why);
@@ -378,10 +475,11 @@ static void conn_close(struct jank_opener_conn *c, const char *why)
 	c->fd = -1;
 }
 
-static void serve_path(struct jank_opener_conn *c, const struct jank_open_path_request *r)
+static void serve_path(struct jank_binary_opener_conn *c, const struct jank_open_path_request *r)
 {
 	char why[768];
-	int fd = jank_opener_open_path(r->path, r->build_id, r->build_id_len, why, sizeof(why));
+	int fd = jank_binary_opener_open_path(r->path, r->build_id, r->build_id_len, why,
+					      sizeof(why));
 
 	if (fd < 0) {
 		c->refused++;
@@ -397,7 +495,7 @@ static void serve_path(struct jank_opener_conn *c, const struct jank_open_path_r
 
 static void on_request(evutil_socket_t sock, short what, void *data)
 {
-	struct jank_opener_conn *c = data;
+	struct jank_binary_opener_conn *c = data;
 	struct jank_open_path_request preq;
 	struct jank_open_request req;
 	char buf[sizeof(preq) + 1], why[768];
@@ -411,18 +509,19 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 		conn_close(c, NULL); /* the worker ended */
 		return;
 	}
-	if (n == (ssize_t)sizeof(preq) && jank_opener_decode_path(buf, (size_t)n, &preq) == 0) {
+	if (n == (ssize_t)sizeof(preq) &&
+	    jank_binary_opener_decode_path(buf, (size_t)n, &preq) == 0) {
 		serve_path(c, &preq);
 		return;
 	}
-	if (n < 0 || jank_opener_decode(buf, (size_t)n, &req) < 0) {
+	if (n < 0 || jank_binary_opener_decode(buf, (size_t)n, &req) < 0) {
 		conn_close(c, "a packet that is not a request");
 		return;
 	}
 	if (req.kind == JANK_OPEN_MAPS)
-		fd = jank_opener_open_maps(req.pid, why, sizeof(why));
+		fd = jank_binary_opener_open_maps(req.pid, why, sizeof(why));
 	else
-		fd = jank_opener_open(req.pid, req.addr, why, sizeof(why));
+		fd = jank_binary_opener_open(req.pid, req.addr, why, sizeof(why));
 	if (fd < 0) {
 		c->refused++;
 		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
@@ -435,9 +534,10 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 		close(fd);
 }
 
-struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, const char *name)
+struct jank_binary_opener_conn *jank_binary_opener_conn_new(struct event_base *base, int fd,
+							    const char *name)
 {
-	struct jank_opener_conn *c = calloc(1, sizeof(*c));
+	struct jank_binary_opener_conn *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->name = strdup(name)) ||
 	    !(c->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_request, c)) ||
@@ -454,7 +554,7 @@ struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, c
 	return c;
 }
 
-void jank_opener_conn_free(struct jank_opener_conn *c)
+void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c)
 {
 	if (!c)
 		return;
@@ -470,7 +570,7 @@ void jank_opener_conn_free(struct jank_opener_conn *c)
 static int client_fd = -1;
 static uint32_t client_seq;
 
-void jank_opener_client_init(void)
+void jank_binary_opener_client_init(void)
 {
 	struct stat st;
 	int type = 0;
@@ -484,7 +584,7 @@ void jank_opener_client_init(void)
 	client_fd = JANK_OPENER_FD;
 }
 
-int jank_opener_client_ready(void)
+int jank_binary_opener_client_ready(void)
 {
 	return client_fd >= 0;
 }
@@ -593,7 +693,7 @@ static int client_path(const char *path, const uint8_t *id, size_t len)
 	return r;
 }
 
-int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data)
+int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 {
 	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->addr);
 
@@ -606,7 +706,7 @@ int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 	return fd;
 }
 
-int jank_opener_client_maps(int64_t vpid)
+int jank_binary_opener_client_maps(int64_t vpid)
 {
 	return client_simple(JANK_OPEN_MAPS, vpid, 0);
 }

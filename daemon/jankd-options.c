@@ -16,7 +16,7 @@
 
 static const char usage[] =
 	"Usage: jankd --config FILE [--foreground] [--log-target=TARGET]\n"
-	"             [--worker-spawner=SOCKET]\n"
+	"             [--worker-spawner=SOCKET [--binary-opener=SOCKET]]\n"
 	"       jankd --check-config [--config FILE] [--worker-spawner=SOCKET]\n"
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
@@ -34,6 +34,10 @@ static const char usage[] =
 	"  -w, --worker-spawner=SOCKET\n"
 	"                          start the workers through the worker spawner listening on\n"
 	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
+	"  -b, --binary-opener=SOCKET\n"
+	"                          with --worker-spawner: the workers of this host's sessions\n"
+	"                          get the binaries they cannot open from the binary opener on\n"
+	"                          SOCKET (jankd-opener.socket; [daemon] open-binaries)\n"
 	"  -h, --help              show this help\n"
 	"  -V, --version           show the version\n"
 	"\n"
@@ -68,7 +72,7 @@ static int parse_target(const char *s, enum jank_alert_target *t)
 	return -EINVAL;
 }
 
-void parse_options(int argc, char **argv, struct jankd *d)
+void jankd_parse_options(int argc, char **argv, struct jankd *d)
 {
 	/* clang-format off */
 	static const struct option longopts[] = {
@@ -76,13 +80,14 @@ void parse_options(int argc, char **argv, struct jankd *d)
 		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "worker-spawner", required_argument, NULL, 'w' },
+		{ "binary-opener", required_argument, NULL, 'b' },
 		{ "check-config", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hVw:t", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fl:hVw:b:t", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d->config_path = optarg;
@@ -110,6 +115,12 @@ void parse_options(int argc, char **argv, struct jankd *d)
 					"bad --worker-spawner '%s' (expected the absolute path of "
 					"a unix socket, at most 107 bytes)",
 					optarg);
+			break;
+		case 'b':
+			if (optarg[0] != '/' || jank_worker_proc_set_opener_socket(optarg) < 0)
+				die_usage("bad --binary-opener '%s' (expected the absolute path of "
+					  "a unix socket, at most 107 bytes)",
+					  optarg);
 			break;
 		case 'h':
 		case 'V':
@@ -164,8 +175,8 @@ static int check_config(const struct jank_config *c, char *err, size_t len)
  * `src`: the workers read their rules from those very texts. Returns 0 or
  * -errno with a message.
  */
-int load_config(struct jank_config *c, struct jank_config_sources *src, const char *path, char *err,
-		size_t len)
+int jankd_load_config(struct jank_config *c, struct jank_config_sources *src, const char *path,
+		      char *err, size_t len)
 {
 	int r = jank_config_read(path, src, err, len);
 
@@ -200,7 +211,7 @@ static void say_problem(const char *where, const char *problem, const char *fix,
 }
 
 /* The checks of the host (`all`: --check-config's); each problem on stderr. Returns how many. */
-size_t preflight(const struct jankd *d, bool all, const char *prefix)
+size_t jankd_preflight(const struct jankd *d, bool all, const char *prefix)
 {
 	const struct jank_preflight pf = {
 		.config = &d->config,
@@ -219,17 +230,18 @@ size_t preflight(const struct jankd *d, bool all, const char *prefix)
  * would (the first error of the parse stops it: its file and line), then
  * every check of the host. Exit 0, or 1 with each problem on stderr.
  */
-int check_only(struct jankd *d)
+int jankd_check_only(struct jankd *d)
 {
 	char err[ERR_LEN];
 	size_t n;
 
-	if (load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) < 0) {
+	if (jankd_load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) <
+	    0) {
 		fprintf(stderr, "%s\n", err);
 		fprintf(stderr, "%s: bad configuration\n", d->config_path);
 		return JANK_EXIT_BAD_INPUT;
 	}
-	n = preflight(d, true, "");
+	n = jankd_preflight(d, true, "");
 	if (n)
 		fprintf(stderr, "%s: %zu problem%s\n", d->config_path, n, n == 1 ? "" : "s");
 	else

@@ -8,10 +8,10 @@
 #include <string.h>
 #include "fleet-int.h"
 
-static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
+static struct json_object *proc_stats_json(const struct jank_worker_proc_stats *ps)
 {
 	struct json_object *o = json_object_new_object();
-	struct jank_proc_stats s = *ps;
+	struct jank_worker_proc_stats s = *ps;
 
 	jank_json_add_i64(o, "pid", s.pid);
 	jank_json_add_u64(o, "starts", s.starts);
@@ -28,32 +28,24 @@ static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
 	return o;
 }
 
-static struct json_object *proc_json(const struct jank_proc *p)
-{
-	struct jank_proc_stats s;
-
-	jank_proc_get_stats(p, &s);
-	return proc_stats_json(&s);
-}
-
 const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 {
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
 	if (in->removing)
 		return "let go";
-	if (in->fresh && jank_proc_running(in->proc))
+	if (in->fresh && jank_worker_proc_running(in->proc))
 		return in->status.state;
 	/* The worker is gone, or the new one has not said anything yet. */
-	jank_proc_get_stats(in->proc, &s);
+	jank_worker_proc_get_stats(in->proc, &s);
 	return s.starts > 1 || s.failing ? "restarting" : "connecting";
 }
 
 int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out)
 {
 	memset(out, 0, sizeof(*out));
-	jank_figures_init(&out->fig);
-	if (jank_figures_merge(&out->fig, &in->status, &in->past) < 0)
+	jank_input_figures_init(&out->fig);
+	if (jank_input_figures_merge(&out->fig, &in->status, &in->past) < 0)
 		return -ENOMEM;
 	/* What the supervisor knows better than the worker. */
 	snprintf(out->fig.state, sizeof(out->fig.state), "%s", jank_fleet_input_state(in));
@@ -66,7 +58,7 @@ int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_flee
 	out->skipped_ns = in->skipped.total_ns;
 	out->skipped_ranges = in->skipped.nranges;
 	out->actions_lost = in->skipped.lost;
-	jank_proc_get_stats(in->proc, &out->worker);
+	jank_worker_proc_get_stats(in->proc, &out->worker);
 	return 0;
 }
 
@@ -92,12 +84,12 @@ void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fl
 
 void jank_fleet_figures_fini(struct jank_fleet_figures *x)
 {
-	jank_figures_fini(&x->fig);
+	jank_input_figures_fini(&x->fig);
 }
 
 struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 {
-	struct json_object *o = jank_figures_json(&x->fig);
+	struct json_object *o = jank_input_figures_json(&x->fig);
 	struct jank_fleet_blind b;
 
 	if (!o)
@@ -146,36 +138,57 @@ static struct json_object *patterns_json(char *const *pats, size_t n)
 	return a;
 }
 
-static struct json_object *discovery_json(const struct jank_fleet *f)
+bool jank_fleet_get_discovery(const struct jank_fleet *f, struct jank_fleet_discovery *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f->discovery)
+		return false;
+	out->relayd = f->live->discover;
+	out->hosts = f->live->hosts;
+	out->nhosts = f->live->nhosts;
+	out->sessions = f->live->sessions;
+	out->nsessions = f->live->nsessions;
+	out->interval_ns = f->live->discover_interval_ns;
+	out->listed = f->listed;
+	out->polls = f->polls;
+	out->errors = f->poll_errors;
+	out->sessions_listed = f->nlisted;
+	out->max_inputs = f->live->max_inputs;
+	out->sessions_refused = f->refused;
+	out->at_limit = f->at_limit;
+	out->last_error = f->list_error;
+	jank_worker_proc_get_stats(f->discovery, &out->worker);
+	return true;
+}
+
+static struct json_object *discovery_json(const struct jank_fleet_discovery *d)
 {
 	struct json_object *o = json_object_new_object();
 
-	jank_json_add_str(o, "relayd", f->live->discover);
-	jank_json_add(o, "hosts", patterns_json(f->live->hosts, f->live->nhosts));
-	jank_json_add(o, "sessions", patterns_json(f->live->sessions, f->live->nsessions));
-	jank_json_add_i64(o, "interval_ns", f->live->discover_interval_ns);
-	jank_json_add_bool(o, "listed", f->listed);
-	jank_json_add_u64(o, "polls", f->polls);
-	jank_json_add_u64(o, "errors", f->poll_errors);
-	jank_json_add_u64(o, "sessions_listed", f->nlisted);
-	jank_json_add_u64(o, "max_inputs", f->live->max_inputs);
-	jank_json_add_u64(o, "sessions_refused", f->refused);
-	jank_json_add_bool(o, "at_limit", f->at_limit);
-	if (f->list_error[0])
-		jank_json_add_str(o, "last_error", f->list_error);
-	jank_json_add(o, "worker", proc_json(f->discovery));
+	jank_json_add_str(o, "relayd", d->relayd);
+	jank_json_add(o, "hosts", patterns_json(d->hosts, d->nhosts));
+	jank_json_add(o, "sessions", patterns_json(d->sessions, d->nsessions));
+	jank_json_add_i64(o, "interval_ns", d->interval_ns);
+	jank_json_add_bool(o, "listed", d->listed);
+	jank_json_add_u64(o, "polls", d->polls);
+	jank_json_add_u64(o, "errors", d->errors);
+	jank_json_add_u64(o, "sessions_listed", d->sessions_listed);
+	jank_json_add_u64(o, "max_inputs", d->max_inputs);
+	jank_json_add_u64(o, "sessions_refused", d->sessions_refused);
+	jank_json_add_bool(o, "at_limit", d->at_limit);
+	if (d->last_error[0])
+		jank_json_add_str(o, "last_error", d->last_error);
+	jank_json_add(o, "worker", proc_stats_json(&d->worker));
 	return o;
 }
 
 void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->sessions_refused = f->refused;
-	out->at_limit = f->at_limit;
 	for (size_t i = 0; i < f->n; i++) {
-		struct jank_proc_stats s;
+		struct jank_worker_proc_stats s;
 
-		jank_proc_get_stats(f->inputs[i]->proc, &s);
+		jank_worker_proc_get_stats(f->inputs[i]->proc, &s);
 		out->workers += s.pid != 0;
 		out->restarts += s.starts ? s.starts - 1 : 0;
 		out->crashes += s.crashes;
@@ -188,6 +201,7 @@ void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *o
 struct json_object *jank_fleet_json(const struct jank_fleet *f)
 {
 	struct json_object *o = json_object_new_object();
+	struct jank_fleet_discovery d;
 	struct jank_fleet_stats s;
 
 	jank_fleet_get_stats(f, &s);
@@ -198,7 +212,7 @@ struct json_object *jank_fleet_json(const struct jank_fleet *f)
 	jank_json_add_u64(o, "bad_frames", s.bad_frames);
 	jank_json_add_u64(o, "duplicates_dropped", s.duplicates_dropped);
 	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
-	if (f->discovery)
-		jank_json_add(o, "discovery", discovery_json(f));
+	if (jank_fleet_get_discovery(f, &d))
+		jank_json_add(o, "discovery", discovery_json(&d));
 	return o;
 }

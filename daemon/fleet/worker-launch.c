@@ -166,7 +166,7 @@ static void take_msg(struct jank_launch *l, bool gone)
 		ended(l, r > 0 && m.type == JANK_SPAWN_EXITED ? m.value : JANK_LAUNCH_LOST);
 }
 
-void on_spawner(evutil_socket_t fd, short what, void *data)
+void worker_launch_on_spawner(evutil_socket_t fd, short what, void *data)
 {
 	(void)fd;
 	(void)what;
@@ -197,14 +197,20 @@ static int spawner_connect(char *why, size_t len)
 	return conn;
 }
 
-static int spawner_request(int conn, int fd, int relayd_fd, const char *name, char *why, size_t len)
+/*
+ * The request, with the worker's end (fd), its relayd broker's channel
+ * (relayd_fd, unless -1) and its opener's channel (opener_fd, unless -1;
+ * sent only after a relayd channel, so that their order tells them apart).
+ */
+static int spawner_request(int conn, int fd, int relayd_fd, int opener_fd, const char *name,
+			   char *why, size_t len)
 {
-	int fds[2] = { fd, relayd_fd };
-	size_t nfds = relayd_fd >= 0 ? 2 : 1;
+	int fds[3] = { fd, relayd_fd, opener_fd };
+	size_t nfds = relayd_fd < 0 ? 1 : opener_fd < 0 ? 2 : 3;
 	struct jank_spawn_request req = { .magic = JANK_SPAWN_MAGIC,
 					  .version = JANK_SPAWN_VERSION };
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
@@ -261,16 +267,17 @@ static pid_t spawner_reply(int conn, int *err, char *why, size_t len)
 }
 
 static int start_spawner(struct jank_launch *l, struct event_base *base, int fd, int relayd_fd,
-			 const char *name, char *why, size_t len)
+			 int opener_fd, const char *name, char *why, size_t len)
 {
 	int r, conn = spawner_connect(why, len);
 
 	if (conn < 0)
 		return conn;
-	r = spawner_request(conn, fd, relayd_fd, name, why, len);
+	r = spawner_request(conn, fd, relayd_fd, opener_fd, name, why, len);
 	if (r == 0)
 		l->pid = spawner_reply(conn, &r, why, len);
-	if (r == 0 && !(l->ev = event_new(base, conn, EV_READ | EV_PERSIST, on_spawner, l)))
+	if (r == 0 &&
+	    !(l->ev = event_new(base, conn, EV_READ | EV_PERSIST, worker_launch_on_spawner, l)))
 		r = -ENOMEM;
 	if (r == 0 && event_add(l->ev, NULL) < 0)
 		r = -ENOMEM;
@@ -305,7 +312,7 @@ struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, in
 	l->data = data;
 	l->conn = -1;
 	if (spawner_path[0]) {
-		*err = start_spawner(l, base, fd, relayd_fd, name, why, len);
+		*err = start_spawner(l, base, fd, relayd_fd, opener_fd, name, why, len);
 	} else {
 		jank_worker_user_format(u, who, sizeof(who));
 		l->pid = jank_worker_launch_spawn_fds(fd, opener_fd, relayd_fd, name, who, err);

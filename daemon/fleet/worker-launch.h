@@ -15,9 +15,10 @@
  *
  * The spawner's protocol, one SOCK_SEQPACKET connection per worker:
  *   jankd    -> spawner  a jank_spawn_request, with the worker's end of its
- *                        socketpair and, when it has one, of its channel
- *                        to the relayd broker (relayd-broker.h), in one
- *                        SCM_RIGHTS
+ *                        socketpair, then, when it has them, of its channel
+ *                        to the relayd broker (relayd-broker.h) and its
+ *                        connection to the binary opener's service
+ *                        (binary-opener.h), in one SCM_RIGHTS
  *   spawner  -> jankd    STARTED (the worker's pid) or FAILED (an errno)
  *   jankd    -> spawner  KILL, when the worker must die (SIGKILL)
  *   spawner  -> jankd    EXITED (its wait status), then the spawner closes
@@ -71,12 +72,11 @@ const char *jank_worker_launch_spawner(void);
 
 /*
  * Start a worker whose end of the socketpair is `fd` (not taken), `name`
- * for ps, as `u` (here only: the spawner's workers keep its user). Here
- * only, `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the
- * binary opener's channel (binary-opener.h). Either way, `relayd_fd` (not
- * taken; -1: none) becomes its JANK_RELAYD_FD, the relayd broker's channel
- * (relayd-broker.h). NULL on failure, with -errno in *err and what failed
- * in `why`.
+ * for ps, as `u` (here only: the spawner's workers keep its user).
+ * `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the binary
+ * opener's channel (binary-opener.h), and `relayd_fd` (not taken; -1: none)
+ * its JANK_RELAYD_FD, the relayd broker's channel (relayd-broker.h), either
+ * way. NULL on failure, with -errno in *err and what failed in `why`.
  */
 struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, int opener_fd,
 					     int relayd_fd, const char *name,

@@ -87,16 +87,17 @@ static bool is_socket(int fd)
 }
 
 /*
- * The request: one packet of its exact size, one or two descriptors (the
- * worker's socket, then its channel to the relayd broker; sockets both), a
- * name that ends within it. Returns the first descriptor and the second in
- * *relayd_fd (-1: none), -EAGAIN when nothing came yet, or -1.
+ * The request: one packet of its exact size, one to three descriptors
+ * (all sockets: the worker's end, then its relayd broker's channel, then
+ * its binary opener's channel), a name that ends within it. Returns the
+ * first descriptor, the others in *relayd_fd and *opener_fd (-1: none),
+ * -EAGAIN when nothing came yet, or -1.
  */
-static int take_request(struct conn *c, char *name, size_t len, int *relayd_fd)
+static int take_request(struct conn *c, char *name, size_t len, int *relayd_fd, int *opener_fd)
 {
 	struct jank_spawn_request req;
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
@@ -105,9 +106,11 @@ static int take_request(struct conn *c, char *name, size_t len, int *relayd_fd)
 			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
-	int fd = -1, rfd = -1, nfds = 0;
+	int fds[3] = { -1, -1, -1 }, nfds = 0;
+	bool sockets = true;
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
+	*relayd_fd = *opener_fd = -1;
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -EAGAIN;
 
@@ -121,28 +124,27 @@ static int take_request(struct conn *c, char *name, size_t len, int *relayd_fd)
 			int got;
 
 			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (nfds == 0)
-				fd = got;
-			else if (nfds == 1)
-				rfd = got;
+			if (nfds < 3)
+				fds[nfds] = got;
 			else
 				close(got);
 			nfds++;
 		}
 	}
+	for (int i = 0; i < 3; i++)
+		sockets = sockets && (fds[i] < 0 || is_socket(fds[i]));
 	if (n != (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds < 1 ||
-	    nfds > 2 || req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
-	    !memchr(req.name, '\0', sizeof(req.name)) || !is_socket(fd) ||
-	    (rfd >= 0 && !is_socket(rfd))) {
-		if (fd >= 0)
-			close(fd);
-		if (rfd >= 0)
-			close(rfd);
+	    nfds > 3 || req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
+	    !memchr(req.name, '\0', sizeof(req.name)) || !sockets) {
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
 	}
 	snprintf(name, len, "%s", req.name);
-	*relayd_fd = rfd;
-	return fd;
+	*relayd_fd = fds[1];
+	*opener_fd = fds[2];
+	return fds[0];
 }
 
 static void on_request(evutil_socket_t fd, short what, void *data);
@@ -170,12 +172,12 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 {
 	struct conn *c = data;
 	char name[JANK_SPAWN_NAME];
-	int wfd, rfd = -1, err;
+	int wfd, rfd, ofd, err;
 	pid_t pid;
 
 	(void)fd;
 	(void)what;
-	wfd = take_request(c, name, sizeof(name), &rfd);
+	wfd = take_request(c, name, sizeof(name), &rfd, &ofd);
 	if (wfd == -EAGAIN) {
 		event_add(c->ev, NULL);
 		return;
@@ -191,6 +193,8 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		close(wfd);
 		if (rfd >= 0)
 			close(rfd);
+		if (ofd >= 0)
+			close(ofd);
 		if (!c->s->over++ || c->s->over % 1000 == 0)
 			jank_log(LOG_WARNING,
 				 "worker spawner: %lu workers run already, the most it starts "
@@ -201,10 +205,12 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		return;
 	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
-	pid = jank_worker_launch_spawn(wfd, rfd, name, "-", &err);
+	pid = jank_worker_launch_spawn_fds(wfd, ofd, rfd, name, "-", &err);
 	close(wfd);
 	if (rfd >= 0)
 		close(rfd);
+	if (ofd >= 0)
+		close(ofd);
 	if (!pid) {
 		char shown[JANK_TEXT_BUF];
 

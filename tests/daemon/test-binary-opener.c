@@ -5,10 +5,13 @@
  * copy of it that is then replaced on disk (renamed over, as dpkg does), a
  * data file, a text file mapped executable, /dev/zero and anonymous memory;
  * the opener is asked for each; and, for a process gone, files by path:
- * only an executable ELF file of the build asked for. Opening
- * /proc/PID/map_files needs root
+ * only an executable ELF file of the build asked for. The opener's own
+ * service (`jankd --binary-opener`, jankd-opener@.service) serves the
+ * connection systemd passes it when its peer is root, and refuses any
+ * other peer or descriptor. Opening /proc/PID/map_files needs root
  * (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): skipped without it.
  */
+#define _GNU_SOURCE /* setresuid */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -170,7 +173,7 @@ static void skip_unless_root(void)
 static int ask(int idx, char *why, size_t len)
 {
 	assert_true(addrs[idx] != 0);
-	return jank_opener_open(child, addrs[idx], why, len);
+	return jank_binary_opener_open(child, addrs[idx], why, len);
 }
 
 static void test_opens_code(void **state)
@@ -238,15 +241,16 @@ static void test_refuses_bad_pids(void **state)
 	pid_t gone;
 
 	(void)state;
-	assert_int_equal(jank_opener_open(0, 0x1000, why, sizeof(why)), -EINVAL);
-	assert_int_equal(jank_opener_open(-1, 0x1000, why, sizeof(why)), -EINVAL);
-	assert_int_equal(jank_opener_open((int64_t)1 << 40, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open(0, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open(-1, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open((int64_t)1 << 40, 0x1000, why, sizeof(why)),
+			 -EINVAL);
 	gone = fork();
 	assert_true(gone >= 0);
 	if (gone == 0)
 		_exit(0);
 	waitpid(gone, NULL, 0);
-	assert_int_equal(jank_opener_open(gone, 0x1000, why, sizeof(why)), -ESRCH);
+	assert_int_equal(jank_binary_opener_open(gone, 0x1000, why, sizeof(why)), -ESRCH);
 	assert_non_null(strstr(why, "no such process"));
 }
 
@@ -266,8 +270,8 @@ static void test_unprivileged_cannot(void **state)
 
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
-		r = jank_opener_open(child, addrs[M_CODE], why, sizeof(why));
-		_exit(r >= 0 ? 1 : jank_opener_available() ? 3 : 0);
+		r = jank_binary_opener_open(child, addrs[M_CODE], why, sizeof(why));
+		_exit(r >= 0 ? 1 : jank_binary_opener_available() ? 3 : 0);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
@@ -285,28 +289,28 @@ static void test_decode(void **state)
 	char big[sizeof(r) + 8] = { 0 };
 
 	(void)state;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	assert_int_equal(out.pid, 42);
 	/* Kinds: BINARY and MAPS (without an address) only; pad 0. */
 	r.kind = JANK_OPEN_MAPS;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.addr = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	r.kind = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 3;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = JANK_OPEN_BINARY;
 	r.pad = 1;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.pad = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
 	memcpy(big, &r, sizeof(r));
-	assert_int_equal(jank_opener_decode(big, sizeof(big), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(big, sizeof(big), &out), -EPROTO);
 	r.magic++;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	/* A path in place of a request is no request. */
-	assert_int_equal(jank_opener_decode("/etc/shadow", 12, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode("/etc/shadow", 12, &out), -EPROTO);
 }
 
 /* This program's own build-id, into id (at most 64 bytes); its length. */
@@ -330,7 +334,7 @@ static size_t own_build_id(uint8_t *id)
 static void expect_path_refused(const char *path, const uint8_t *id, size_t len, int err)
 {
 	char why[1024] = "";
-	int r = jank_opener_open_path(path, id, len, why, sizeof(why));
+	int r = jank_binary_opener_open_path(path, id, len, why, sizeof(why));
 
 	if (r >= 0)
 		close(r);
@@ -350,7 +354,7 @@ static void test_path(void **state)
 	(void)state;
 	assert_true(k > 0);
 	self[k] = '\0';
-	fd = jank_opener_open_path(self, id, len, text, sizeof(text));
+	fd = jank_binary_opener_open_path(self, id, len, text, sizeof(text));
 	assert_true(fd >= 0);
 	close(fd);
 	id[len - 1] ^= 1;
@@ -382,16 +386,16 @@ static void test_decode_path(void **state)
 
 	(void)state;
 	snprintf(r.path, sizeof(r.path), "/usr/bin/true");
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), 0);
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r) - 1, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r) - 1, &out), -EPROTO);
 	memset(r.path, 'a', sizeof(r.path)); /* no NUL */
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 	r.path[0] = '\0';
 	r.build_id_len = 65;
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 	r.build_id_len = 20;
 	r.kind = JANK_OPEN_BINARY;
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 }
 
 /* The channel: the worker's side asks, a server process answers with a descriptor. */
@@ -410,7 +414,7 @@ static void test_channel(void **state)
 	if (server == 0) {
 		close(sv[1]);
 		base = event_base_new();
-		if (!base || !jank_opener_conn_new(base, sv[0], "test"))
+		if (!base || !jank_binary_opener_conn_new(base, sv[0], "test"))
 			_exit(1);
 		event_base_dispatch(base); /* until the channel closes */
 		_exit(0);
@@ -418,9 +422,9 @@ static void test_channel(void **state)
 	close(sv[0]);
 	assert_int_equal(dup2(sv[1], JANK_OPENER_FD), JANK_OPENER_FD);
 	close(sv[1]);
-	jank_opener_client_init();
-	assert_true(jank_opener_client_ready());
-	fd = jank_opener_client_open(
+	jank_binary_opener_client_init();
+	assert_true(jank_binary_opener_client_ready());
+	fd = jank_binary_opener_client_open(
 		&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] }, NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &a), 0);
@@ -428,12 +432,12 @@ static void test_channel(void **state)
 	assert_true(a.st_ino == b.st_ino);
 	close(fd);
 	assert_int_equal(
-		jank_opener_client_open(
+		jank_binary_opener_client_open(
 			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_DATA] },
 			NULL),
 		-EACCES);
 	assert_int_equal(
-		jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = -3 }, NULL),
+		jank_binary_opener_client_open(&(struct jank_symbols_open_req){ .vpid = -3 }, NULL),
 		-EINVAL);
 	/* A process gone, its build-id known: the file at its path, if that build. */
 	{
@@ -448,16 +452,17 @@ static void test_channel(void **state)
 		if (gone == 0)
 			_exit(0);
 		waitpid(gone, NULL, 0);
-		fd = jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = gone,
-									      .addr = addrs[M_CODE],
-									      .path = self,
-									      .build_id = id,
-									      .build_id_len = len },
-					     NULL);
+		fd = jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = gone,
+							 .addr = addrs[M_CODE],
+							 .path = self,
+							 .build_id = id,
+							 .build_id_len = len },
+			NULL);
 		assert_true(fd >= 0);
 		close(fd);
 		id[0] ^= 1;
-		assert_int_equal(jank_opener_client_open(
+		assert_int_equal(jank_binary_opener_client_open(
 					 &(struct jank_symbols_open_req){ .vpid = gone,
 									  .addr = addrs[M_CODE],
 									  .path = self,
@@ -467,7 +472,7 @@ static void test_channel(void **state)
 				 -ESTALE);
 	}
 	/* The child's maps: its mappings, this program's path among them. */
-	fd = jank_opener_client_maps(child);
+	fd = jank_binary_opener_client_maps(child);
 	assert_true(fd >= 0);
 	{
 		char text[65536], self[512];
@@ -481,16 +486,122 @@ static void test_channel(void **state)
 		assert_non_null(strstr(text, self));
 	}
 	close(fd);
-	assert_int_equal(jank_opener_client_maps(0), -EINVAL);
+	assert_int_equal(jank_binary_opener_client_maps(0), -EINVAL);
 	/* A packet that is not a request: the server closes the channel. */
 	assert_int_equal(send(JANK_OPENER_FD, "/etc/shadow", 12, 0), 12);
 	assert_int_equal(
-		jank_opener_client_open(
+		jank_binary_opener_client_open(
 			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] },
 			NULL),
 		-ENOTCONN);
-	assert_false(jank_opener_client_ready());
+	assert_false(jank_binary_opener_client_ready());
 	waitpid(server, NULL, 0);
+}
+
+/*
+ * In a child: `fd` as the socket systemd passes (fd 3, LISTEN_FDS=1 and
+ * LISTEN_PID), then the service's main; its exit status.
+ */
+static pid_t service_child(int fd, int uid)
+{
+	pid_t pid = fork();
+	char pidstr[24];
+	char arg0[] = "jankd", arg1[] = JANK_OPENER_ARG;
+	char *argv[] = { arg0, arg1, NULL };
+
+	assert_true(pid >= 0);
+	if (pid > 0)
+		return pid;
+	if (uid >= 0) {
+		int sv[2];
+
+		/* Its peer is itself, as uid: a socketpair made after setresuid. */
+		if (setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0 ||
+		    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+			_exit(99);
+		fd = sv[0];
+	}
+	if (fd != 3 && dup2(fd, 3) != 3)
+		_exit(99);
+	/* Nothing else: not the test's end of the connection (its close ends the service). */
+	closefrom(4);
+	snprintf(pidstr, sizeof(pidstr), "%ld", (long)getpid());
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_PID", pidstr, 1);
+	unsetenv("LISTEN_FDNAMES");
+	_exit(jank_binary_opener_service_main(2, argv));
+}
+
+static int exit_status(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void test_service(void **state)
+{
+	char arg0[] = "jankd", arg1[] = JANK_OPENER_ARG, arg2[] = "x";
+	char *argv[] = { arg0, arg1, arg2, NULL };
+	struct stat a, b;
+	pid_t server;
+	int sv[2], fd;
+
+	(void)state;
+	skip_unless_root();
+	/* Root's connection (jankd's): served until it closes, then exit 0. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	server = service_child(sv[0], -1);
+	close(sv[0]);
+	assert_int_equal(dup2(sv[1], JANK_OPENER_FD), JANK_OPENER_FD);
+	close(sv[1]);
+	jank_binary_opener_client_init();
+	assert_true(jank_binary_opener_client_ready());
+	fd = jank_binary_opener_client_open(
+		&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] }, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/proc/self/exe", &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	close(fd);
+	assert_int_equal(
+		jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_DATA] },
+			NULL),
+		-EACCES);
+	fd = jank_binary_opener_client_maps(child);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Anything but a request closes it; the service then ends, 0. */
+	assert_int_equal(send(JANK_OPENER_FD, "/etc/shadow", 12, 0), 12);
+	assert_int_equal(
+		jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] },
+			NULL),
+		-ENOTCONN);
+	assert_int_equal(exit_status(server), 0);
+	/* Another user's connection: refused, exit 1. */
+	assert_int_equal(exit_status(service_child(-1, 65534)), 1);
+	/* Not a connected SOCK_SEQPACKET socket: exit 1. */
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(exit_status(service_child(fd, -1)), 1);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(exit_status(service_child(sv[0], -1)), 1);
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
+	/* No socket from systemd at all, or an argument: 1, 2. */
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_PID");
+	server = fork();
+	assert_true(server >= 0);
+	if (server == 0)
+		_exit(jank_binary_opener_service_main(2, argv));
+	assert_int_equal(exit_status(server), 1);
+	assert_int_equal(jank_binary_opener_service_main(3, argv), 2);
 }
 
 int main(void)
@@ -505,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_decode_path),
 		cmocka_unit_test(test_channel),
+		cmocka_unit_test(test_service),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

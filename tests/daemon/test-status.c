@@ -24,15 +24,15 @@ static void bytes(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(bytes_text(0, b, sizeof(b)), "0 B");
-	assert_string_equal(bytes_text(1023, b, sizeof(b)), "1023 B");
-	assert_string_equal(bytes_text(1024, b, sizeof(b)), "1.0 KiB");
-	assert_string_equal(bytes_text(1536, b, sizeof(b)), "1.5 KiB");
-	assert_string_equal(bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
-	assert_string_equal(bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
-	assert_string_equal(bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
-	assert_string_equal(bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
-	assert_string_equal(bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
+	assert_string_equal(status_bytes_text(0, b, sizeof(b)), "0 B");
+	assert_string_equal(status_bytes_text(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(status_bytes_text(1024, b, sizeof(b)), "1.0 KiB");
+	assert_string_equal(status_bytes_text(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(status_bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
+	assert_string_equal(status_bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
+	assert_string_equal(status_bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
+	assert_string_equal(status_bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
+	assert_string_equal(status_bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
 }
 
 static void uptime(void **state)
@@ -40,16 +40,16 @@ static void uptime(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(uptime_text(0, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(S - 1, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(59 * S, b, sizeof(b)), "59s");
-	assert_string_equal(uptime_text(60 * S, b, sizeof(b)), "1m 00s");
-	assert_string_equal(uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
-	assert_string_equal(uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
-	assert_string_equal(uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
-	assert_string_equal(uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
-	assert_string_equal(uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
-	assert_string_equal(uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
+	assert_string_equal(status_uptime_text(0, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(S - 1, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(59 * S, b, sizeof(b)), "59s");
+	assert_string_equal(status_uptime_text(60 * S, b, sizeof(b)), "1m 00s");
+	assert_string_equal(status_uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
+	assert_string_equal(status_uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
+	assert_string_equal(status_uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
+	assert_string_equal(status_uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
+	assert_string_equal(status_uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
+	assert_string_equal(status_uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
 }
 
 static void trace_clock(void **state)
@@ -71,39 +71,7 @@ static void trace_clock(void **state)
 			    "1000000000.000 s");
 }
 
-/* ---- Sections of the text, from JSON ---- */
-
-static struct json_object *parse(const char *text)
-{
-	struct json_object *o = json_tokener_parse(text);
-
-	assert_non_null(o);
-	return o;
-}
-
-/* What `fn` prints of `json`. */
-static char *render(void (*fn)(FILE *, struct json_object *), const char *json)
-{
-	struct json_object *o = json ? parse(json) : NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	fn(f, o);
-	fclose(f);
-	json_object_put(o);
-	return buf;
-}
-
-static void check_render(void (*fn)(FILE *, struct json_object *), const char *json,
-			 const char *expected)
-{
-	char *s = render(fn, json);
-
-	assert_string_equal(s, expected);
-	free(s);
-}
+/* ---- Sections of the text ---- */
 
 /* What `fn` prints of the input `x`. */
 static char *render_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
@@ -132,7 +100,7 @@ static void check_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
 static void fleet_input(struct jank_fleet_figures *x, pid_t pid, uint64_t starts)
 {
 	memset(x, 0, sizeof(*x));
-	jank_figures_init(&x->fig);
+	jank_input_figures_init(&x->fig);
 	x->worker.pid = pid;
 	x->worker.starts = starts;
 }
@@ -143,19 +111,19 @@ static void worker(void **state)
 
 	(void)state;
 	fleet_input(&x, 12, 1);
-	check_input(worker_text, &x, " (worker pid 12)");
+	check_input(status_worker_text, &x, " (worker pid 12)");
 	x.worker.starts = 2;
 	x.worker.crashes = 1;
-	check_input(worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
+	check_input(status_worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
 	fleet_input(&x, 0, 4);
 	x.worker.crashes = 1;
 	x.worker.timeouts = 2;
 	x.duplicates_dropped = 5;
-	check_input(worker_text, &x,
+	check_input(status_worker_text, &x,
 		    " (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts "
 		    "dropped)");
 	fleet_input(&x, 0, 0);
-	check_input(worker_text, &x, " (worker pid 0)");
+	check_input(status_worker_text, &x, " (worker pid 0)");
 }
 
 static void input(void **state)
@@ -191,7 +159,7 @@ static void input(void **state)
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	f->rules[0].count = 100;
 	f->rules[0].stats.janks = 3;
@@ -202,7 +170,7 @@ static void input(void **state)
 	f->rules[0].threshold_ns = 16000000;
 	snprintf(f->rules[1].action, sizeof(f->rules[1].action), "a-very-long-action");
 	check_input(
-		input_text, &x,
+		status_input_text, &x,
 		"\ninput net://r/host/h/s: connected (worker pid 9)\n"
 		"  events 1000 (12.5/s), 1001 read, discarded 2, disconnects 3, reconnects 4\n"
 		"  action                count    janks        p50        p90        p99        "
@@ -235,7 +203,7 @@ static void input_error(void **state)
 	x.skipped_ranges = 1;
 	x.skipped_ns = 1500000000;
 	x.actions_lost = 3;
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting (last error: relayd went away) (worker "
 				  "pid 0)\n"));
 	assert_non_null(strstr(s, "\n  2 paths incomplete (out of memory while computing them)\n"));
@@ -265,7 +233,7 @@ static void input_blind(void **state)
 	x.worker.failing_since = 1700000000LL * S;
 	snprintf(x.worker.error, sizeof(x.worker.error),
 		 "worker cannot start: no user 'jank-worker' ([daemon] worker-user)");
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: restarting since 2023-11-14 22:13:20.000 ("));
 	assert_non_null(strstr(s,
 			       "): worker cannot start: no user 'jank-worker' ([daemon] "
@@ -297,7 +265,7 @@ static void input_blind(void **state)
 	assert_true(b.blind);
 	assert_string_equal(b.reason, "relayd unreachable: connection refused");
 	assert_int_equal(b.since, 1700000060LL * S);
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting: relayd unreachable since 2023-11-14 "
 				  "22:14:20.000 ("));
 	free(s);
@@ -335,12 +303,12 @@ static void head_blind(void **state)
 		in[i].worker.failing = i > 0;
 		snprintf(in[i].worker.error, sizeof(in[i].worker.error), "worker died %d", i);
 		s.all.connected += i == 0;
-		s.all.blind += is_blind(&in[i]);
+		s.all.blind += status_is_blind(&in[i]);
 	}
 	assert_int_equal(s.all.blind, 6);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (seeing no events; retrying):\n"
 				 "  u1: restarting: worker died 1\n"
@@ -354,7 +322,7 @@ static void head_blind(void **state)
 	s.all.blind = 0;
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 1, 1 connected, none blind\n");
 	free(buf);
@@ -362,41 +330,114 @@ static void head_blind(void **state)
 		jank_fleet_figures_fini(&in[i]);
 }
 
+/* What capture_text() prints of the capturer's status `c`. */
+static void check_capture(const struct jank_capturer_status *c, const char *expected)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	status_capture_text(f, c);
+	fclose(f);
+	assert_string_equal(buf, expected);
+	free(buf);
+}
+
 static void capture(void **state)
 {
+	struct jank_capturer_status c = { .mode = JANK_CAPTURE_NONE };
+
 	(void)state;
-	check_render(capture_text, NULL, "");
-	check_render(capture_text, "{\"mode\": \"none\"}",
-		     "captures: off ([capture] mode = none)\n");
-	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": null}",
-		     "captures: off (no rule says capture = yes)\n");
-	check_render(
-		capture_text,
-		"{\"mode\": \"snapshot\", \"session\": \"jank-capture\", \"dir\": \"/var/c\","
-		" \"started\": 3, \"joined\": 1, \"completed\": 2, \"failed\": 1,"
-		" \"bytes\": 1048576, \"refused\": {\"cooldown\": 5, \"quota\": 0, \"busy\": 2},"
-		" \"reports\": 1, \"reports_without_path\": 0}",
-		"captures (snapshot, session jank-capture, in /var/c): 3 started, 1 joined, 2 "
-		"complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, busy 2; 1 report "
-		"written\n");
-	/* From a worker that says less: no refusals at all, or not an object. */
-	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\"}",
-		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(capture_text,
-		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\", \"refused\": 3}",
-		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(capture_text,
-		     "{\"mode\": \"rotation\", \"session_error\": \"no sessiond\", \"dir\": \"d\","
-		     " \"refused\": {\"cooldown\": 0},"
-		     " \"deleted\": 4, \"reports\": 1, \"reports_without_path\": 1,"
-		     " \"reports_failed\": 3, \"chunks_kept\": 6, \"chunks_deleted\": 7,"
-		     " \"rotations_waited\": 8, \"in_flight\": \"frame-42\"}",
-		     "captures (rotation, session none, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk, 4 deleted by the quota; 2 reports written, 3 failed; "
-		     "chunks: 6 kept, 7 deleted; 8 waited for a scheduled rotation; recording "
-		     "frame-42\n  the capture session is down: no sessiond\n");
+	check_capture(&c, "captures: off ([capture] mode = none)\n");
+	c.mode = JANK_CAPTURE_SNAPSHOT;
+	check_capture(&c, "captures: off (no rule says capture = yes)\n");
+	c = (struct jank_capturer_status){ .mode = JANK_CAPTURE_SNAPSHOT,
+					   .has_policy = true,
+					   .dir = "/var/c",
+					   .session_up = true,
+					   .session = "jank-capture",
+					   .stats = { .started = 3,
+						      .joined = 1,
+						      .completed = 2,
+						      .failed = 1,
+						      .bytes = 1048576 },
+					   .reports = 1 };
+	c.stats.refused[JANK_CAPTURE_REASON_COOLDOWN] = 5;
+	c.stats.refused[JANK_CAPTURE_REASON_QUOTA] = 2;
+	c.no_session = 4;
+	check_capture(&c, "captures (snapshot, session jank-capture, in /var/c): 3 started, 1 "
+			  "joined, 2 complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, "
+			  "quota 2, no-session 4; 1 report written\n");
+	/* A session that says less: no refusals at all. */
+	c = (struct jank_capturer_status){
+		.mode = JANK_CAPTURE_SNAPSHOT, .session_up = true, .session = "s", .dir = "d"
+	};
+	check_capture(&c, "captures (snapshot, session s, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk; 0 reports written\n");
+	/* Rotation's counters, a capture in flight, the session down. */
+	c = (struct jank_capturer_status){ .mode = JANK_CAPTURE_ROTATION,
+					   .session_error = "no sessiond",
+					   .dir = "d",
+					   .stats = { .deleted = 4 },
+					   .reports = 1,
+					   .reports_without_path = 1,
+					   .reports_failed = 3,
+					   .rotation = true,
+					   .chunks_kept = 6,
+					   .chunks_deleted = 7,
+					   .rotations_waited = 8,
+					   .in_flight = "frame-42" };
+	check_capture(&c, "captures (rotation, session none, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk, 4 deleted by the quota; 2 reports "
+			  "written, 3 failed; chunks: 6 kept, 7 deleted; 8 waited for a scheduled "
+			  "rotation; recording frame-42\n  the capture session is down: no "
+			  "sessiond\n");
+	c.rotations_retried = 1;
+	c.rotation = false; /* snapshot mode: no chunks */
+	check_capture(&c, "captures (rotation, session none, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk, 4 deleted by the quota; 2 reports "
+			  "written, 3 failed; recording frame-42\n  the capture session is down: "
+			  "no sessiond\n");
+}
+
+/* The "capture" object of the status JSON: every member, in its order. */
+static void capture_json(void **state)
+{
+	struct jank_capturer_status c = { .mode = JANK_CAPTURE_ROTATION,
+					  .has_policy = true,
+					  .dir = "/var/c",
+					  .session_up = true,
+					  .session = "jank-capture",
+					  .session_owned = true,
+					  .session_recreated = 1,
+					  .kernel = true,
+					  .session_error = "",
+					  .stats = { .started = 3, .bytes = 4096 },
+					  .no_session = 2,
+					  .reports = 1,
+					  .rotation = true,
+					  .chunks_kept = 6 };
+	struct json_object *o;
+
+	(void)state;
+	c.stats.refused[JANK_CAPTURE_REASON_QUOTA] = 5;
+	c.stats.episodes[JANK_CAPTURE_REASON_QUOTA] = 1;
+	o = jank_capturer_status_to_json(&c);
+	assert_non_null(o);
+	assert_string_equal(
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		"{\"mode\":\"rotation\",\"dir\":\"\\/var\\/c\",\"session\":\"jank-capture\","
+		"\"session_owned\":true,\"session_recreated\":1,\"session_recreate_refused\":0,"
+		"\"kernel\":true,\"started\":3,\"joined\":0,\"completed\":0,\"failed\":0,"
+		"\"failure_episodes\":0,\"refused\":{\"cooldown\":0,\"max-per-hour\":0,"
+		"\"disk-full\":0,\"quota\":5,\"error\":0,\"no-session\":2},"
+		"\"refusal_episodes\":{\"cooldown\":0,\"max-per-hour\":0,\"disk-full\":0,"
+		"\"quota\":1,\"error\":0},\"deleted\":0,\"deleted_bytes\":0,\"bytes\":4096,"
+		"\"in_flight\":null,\"reports\":1,\"reports_without_path\":0,"
+		"\"reports_failed\":0,\"chunks_kept\":6,\"chunks_deleted\":0,"
+		"\"rotations_waited\":0,\"rotations_retried\":0}");
+	json_object_put(o);
 }
 
 static void recent(void **state)
@@ -429,8 +470,8 @@ static void recent(void **state)
 	tzset();
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	recent_text(f, list, 0);
-	recent_text(f, list, 2);
+	status_recent_text(f, list, 0);
+	status_recent_text(f, list, 2);
 	fclose(f);
 	assert_string_equal(buf,
 			    "\nno jank yet\n"
@@ -446,14 +487,36 @@ static void recent(void **state)
 
 static void discovery(void **state)
 {
+	static char *hosts[] = { "web-*", "db-?" };
+	struct jank_fleet_discovery d = { .relayd = "net://relay:5344",
+					  .hosts = hosts,
+					  .nhosts = 2,
+					  .interval_ns = 2 * S,
+					  .sessions_listed = 12,
+					  .polls = 40,
+					  .errors = 1,
+					  .last_error = "refused" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
 	(void)state;
-	check_render(discovery_text, NULL, "");
-	check_render(discovery_text,
-		     "{\"relayd\": \"net://relay:5344\", \"hosts\": [\"web-*\", \"db-?\"],"
-		     " \"sessions\": [], \"interval_ns\": 2000000000, \"sessions_listed\": 12,"
-		     " \"polls\": 40, \"errors\": 1, \"last_error\": \"refused\"}",
-		     "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 sessions "
-		     "listed, every 2 s, 40 polls, 1 failed (last error: refused)\n");
+	assert_non_null(f);
+	status_discovery_text(f, &d);
+	d.last_error = "";
+	d.sessions_refused = 3;
+	d.max_inputs = 8;
+	d.at_limit = true;
+	status_discovery_text(f, &d);
+	fclose(f);
+	assert_string_equal(buf,
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed (last error: "
+			    "refused)\n"
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed; 3 sessions not "
+			    "watched past max-inputs 8 (at the limit now)\n");
+	free(buf);
 }
 
 /* Per host: inputs, connected ones, events, and janks with the overdue. */
@@ -476,11 +539,11 @@ static void hosts(void **state)
 		in[i].fig.engine.events = events[i];
 		in[i].fig.engine.janks = janks[i];
 		in[i].fig.engine.overdue = overdue[i];
-		add_host(&s, &in[i]);
+		status_add_host(&s, &in[i]);
 	}
 	/* An input without a host (none in a fleet) is left out. */
 	assert_int_equal(s.nhosts, 2);
-	h = hosts_json(&s);
+	h = status_hosts_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN),
 			    "[{\"host\":\"a\",\"inputs\":2,\"connected\":1,\"events\":11,"
 			    "\"janks\":7},{\"host\":\"b\",\"inputs\":1,\"connected\":0,"
@@ -680,6 +743,7 @@ int main(void)
 		cmocka_unit_test(input_blind),
 		cmocka_unit_test(head_blind),
 		cmocka_unit_test(capture),
+		cmocka_unit_test(capture_json),
 		cmocka_unit_test(recent),
 		cmocka_unit_test(discovery),
 		cmocka_unit_test(hosts),
