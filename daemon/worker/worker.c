@@ -23,6 +23,7 @@
 #include "relayd.h"
 #include "verdict-json.h"
 #include "binary-opener.h"
+#include "worker-hosts.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
 #include "worker.h"
@@ -47,6 +48,7 @@ struct worker {
 	char url[JANK_CONFIG_URL_LEN];
 	int64_t interval_ns;
 	struct jank_live_input *input;
+	struct jank_whosts *hosts; /* its flows and paths for the join across hosts */
 	struct event *ev_tick, *ev_status, *ev_discover;
 	struct event *ev_now;  /* a status at once, after what is being done */
 	struct event *ev_save; /* the baselines, every SAVE_NS */
@@ -174,6 +176,12 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_live_input_tick(w->input);
+	jank_whosts_tick(w->hosts);
+}
+
+static void send_hosts_msg(struct json_object *msg, void *data)
+{
+	send_msg(data, msg);
 }
 
 static void on_verdict(const struct jank_verdict *r, void *data)
@@ -184,6 +192,8 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	struct json_object *v = jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL);
 
 	jank_json_add(msg, "verdict", v);
+	/* The flows before the verdict: its `to` may cross to another host. */
+	jank_whosts_flush(w->hosts);
 	/*
 	 * This worker's first event: a verdict may come before the status that
 	 * says it, and the supervisor needs it to know what a restart skipped.
@@ -348,6 +358,9 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 	if (!w->input)
 		return -ENOMEM;
 	jank_live_input_set_attached_cb(w->input, on_attached, w);
+	w->hosts = jank_whosts_new(w->input, send_hosts_msg, w);
+	if (!w->hosts)
+		return -ENOMEM;
 	jank_live_input_set_clock_margin(w->input, margin_ns);
 	w->rate_mono = jank_clock_monotonic_ns();
 	if (jank_live_input_start(w->input) < 0 ||
@@ -431,6 +444,7 @@ static void finish(struct worker *w, int status) __attribute__((noreturn));
 static void finish(struct worker *w, int status)
 {
 	if (w->input) {
+		jank_whosts_flush(w->hosts);
 		jank_live_input_stop(w->input);
 		jank_live_input_update_rate(w->input);
 		send_status(w);
@@ -456,6 +470,8 @@ static void on_read(struct bufferevent *bev, void *data)
 			finish(w, 1);
 		} else if (!strcmp(type, "reload")) {
 			reload(w, msg);
+		} else if (!strcmp(type, "path")) {
+			jank_whosts_request(w->hosts, msg);
 		} else if (!strcmp(type, "retry")) {
 			if (w->input)
 				jank_live_input_retry(w->input);

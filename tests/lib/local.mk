@@ -18,6 +18,7 @@ lib_tests = \
 	lib/test-functions \
 	lib/test-graph \
 	lib/test-hashmap \
+	lib/test-hostjoin \
 	lib/test-histogram \
 	lib/test-layout \
 	lib/test-locks \
@@ -38,6 +39,9 @@ lib_test_baseline_LDADD = $(lib_ldadd)
 lib_test_clocksync_SOURCES = lib/test-clocksync.c
 lib_test_clocksync_CFLAGS = $(lib_cflags)
 lib_test_clocksync_LDADD = $(lib_ldadd)
+lib_test_hostjoin_SOURCES = lib/test-hostjoin.c
+lib_test_hostjoin_CFLAGS = $(lib_cflags)
+lib_test_hostjoin_LDADD = $(lib_ldadd)
 lib_test_composition_SOURCES = lib/test-composition.c
 lib_test_composition_CFLAGS = $(lib_cflags)
 lib_test_composition_LDADD = $(lib_ldadd)
