@@ -21,6 +21,7 @@
 #include "array.h"
 #include "baseline-file.h"
 #include "clock.h"
+#include "crossing.h"
 #include "dirtree.h"
 #include "fleet.h"
 #include "input-figures.h"
@@ -88,6 +89,8 @@ struct jank_fleet {
 
 	struct event *ev_sigchld, *ev_check, *ev_sweep;
 	bool stopping;
+
+	struct jank_crossing *crossing; /* paths across hosts (crossing.h) */
 
 	char *state_dir;   /* [daemon] state-dir, as at start */
 	bool state_failed; /* a write failed: said once */
@@ -218,7 +221,9 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 		/* A completed action ends at an event the worker read. */
 		progress(in, first, pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
 			 in->skipped.open);
-		if (!jank_alerted_check(&in->alerted, &pv.v))
+		/* A path that crosses to another host waits for that host's part. */
+		if (!jank_alerted_check(&in->alerted, &pv.v) &&
+		    (!f->crossing || jank_crossing_verdict(f->crossing, in, in->host, &pv) == 0))
 			f->verdict_fn(in, &pv.v, f->data);
 	}
 	jank_verdict_decoded_fini(&pv);
@@ -432,11 +437,27 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	return msg;
 }
 
+/* A "flows" message or a "path" answer, for the join across hosts (crossing.h). */
+static void on_crossing(struct jank_fleet_input *in, struct json_object *msg, bool flows)
+{
+	char err[256];
+	int r;
+
+	if (!in->fleet->crossing)
+		return;
+	r = flows ? jank_crossing_flows(in->fleet->crossing, in->host, msg, err, sizeof(err))
+		  : jank_crossing_path(in->fleet->crossing, in->host, msg, err, sizeof(err));
+	if (r == -EINVAL)
+		refuse(in->proc, flows ? "flows" : "a path", err);
+}
+
 static void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_proto_type(msg);
 
-	if (!strcmp(type, "verdict"))
+	if (!strcmp(type, "flows") || !strcmp(type, "path"))
+		on_crossing(data, msg, type[0] == 'f');
+	else if (!strcmp(type, "verdict"))
 		on_verdict(data, msg);
 	else if (!strcmp(type, "status"))
 		on_status(data, msg);
@@ -472,8 +493,10 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc))
+		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc)) {
+			jank_crossing_input_gone(f->crossing, f->inputs[i]);
 			input_free(f->inputs[i]);
+		}
 		else
 			f->inputs[k++] = f->inputs[i];
 	}
@@ -729,6 +752,31 @@ static void on_check(evutil_socket_t fd, short what, void *data)
 	}
 	if (f->discovery)
 		jank_proc_check(f->discovery, now);
+	jank_crossing_tick(f->crossing);
+}
+
+static void crossing_deliver(void *in, const struct jank_verdict *v, void *data)
+{
+	struct jank_fleet *f = data;
+
+	f->verdict_fn(in, v, f->data);
+}
+
+/* A request to a running worker of that host (the first: a host's sessions share its threads). */
+static bool crossing_ask(const char *host, struct json_object *msg, void *data)
+{
+	struct jank_fleet *f = data;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct jank_fleet_input *in = f->inputs[i];
+
+		if (in->host && !strcmp(in->host, host) && jank_proc_running(in->proc)) {
+			jank_proc_send(in->proc, msg);
+			return true;
+		}
+	}
+	json_object_put(msg);
+	return false;
 }
 
 struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
@@ -745,7 +793,9 @@ struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn
 	f->ev_sigchld = evsignal_new(base, SIGCHLD, on_sigchld, f);
 	f->ev_check = event_new(base, -1, EV_PERSIST, on_check, f);
 	f->ev_sweep = evtimer_new(base, on_sweep, f);
-	if (!f->ev_sigchld || !f->ev_check || !f->ev_sweep || evsignal_add(f->ev_sigchld, NULL)) {
+	f->crossing = jank_crossing_new(crossing_deliver, crossing_ask, f);
+	if (!f->ev_sigchld || !f->ev_check || !f->ev_sweep || !f->crossing ||
+	    evsignal_add(f->ev_sigchld, NULL)) {
 		jank_fleet_free(f);
 		return NULL;
 	}
@@ -756,6 +806,7 @@ void jank_fleet_free(struct jank_fleet *f)
 {
 	if (!f)
 		return;
+	jank_crossing_free(f->crossing);
 	for (size_t i = 0; i < f->n; i++)
 		input_free(f->inputs[i]);
 	free(f->inputs);

@@ -145,7 +145,11 @@ void jank_whosts_flush(struct jank_whosts *wh)
 static void answer(struct jank_whosts *wh, const struct wrequest *r, bool path)
 {
 	struct json_object *msg = jank_proto_new("path");
-	struct jank_verdict v = { .begin = r->begin, .end = r->end, .tid = r->tid, .key = "" };
+	/* A verdict of no rule of the configuration: the decoder wants an action's name. */
+	static const struct jank_rule stub = { .name = (char *)"(path)" };
+	struct jank_verdict v = {
+		.rule = &stub, .begin = r->begin, .end = r->end, .tid = r->tid, .key = ""
+	};
 	struct jank_breakdown bd;
 	struct jank_path p;
 	int e = 0;
