@@ -21,6 +21,7 @@
 #include "journal.h"
 #include "live-keeper.h"
 #include "status.h"
+#include "crossing.h"
 #include "json-util.h"
 #include "metrics.h"
 #include "textsafe.h"
@@ -620,6 +621,54 @@ static void discovery_text(FILE *f, struct json_object *disc)
 	fputc('\n', f);
 }
 
+/* "+37.0 ms": an offset, signed. */
+static const char *signed_ns(int64_t ns, char *buf, size_t len)
+{
+	char d[32];
+
+	jank_units_duration(ns < 0 ? -ns : ns, d, sizeof(d));
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", d);
+	return buf;
+}
+
+/*
+ * The join across hosts: each pair of hosts' clocks ("clock of beta against
+ * alpha: -37.0 ms (between -37.2 ms and -36.8 ms; 20 messages to it, 20
+ * from it)"), then what became of the paths that crossed.
+ */
+static void crossing_text(FILE *f, struct json_object *x)
+{
+	struct json_object *clocks = go(x, "clocks");
+	size_t n = clocks && json_object_is_type(clocks, json_type_array)
+			   ? json_object_array_length(clocks)
+			   : 0;
+	char off[40], lo[40], hi[40];
+
+	if (!x || (n == 0 && gi(x, "flow_events") == 0))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(clocks, i);
+
+		fprintf(f,
+			"clock of %s against %s: %s (between %s and %s; %" PRId64
+			" messages to it, %" PRId64 " from it)%s\n",
+			gs(k, "host"), gs(k, "reference"), signed_ns(gi(k, "offset_ns"), off, 40),
+			go(k, "lo_ns") ? signed_ns(gi(k, "lo_ns"), lo, 40) : "-inf",
+			go(k, "hi_ns") ? signed_ns(gi(k, "hi_ns"), hi, 40) : "+inf",
+			gi(k, "messages_to"), gi(k, "messages_from"),
+			json_object_get_boolean(go(k, "consistent")) ? ""
+								      : " (no clock fits every message)");
+	}
+	fprintf(f,
+		"paths across hosts: %" PRId64 " held, %" PRId64 " joined, %" PRId64
+		" not seen in time, %" PRId64 " past the bound; %" PRId64 " flow events (%" PRId64
+		" kept of %" PRId64 ", %" PRId64 " evicted unpaired, %" PRId64
+		" dropped by workers), %" PRId64 " pairs\n",
+		gi(x, "held"), gi(x, "joined"), gi(x, "timed_out"), gi(x, "overflow"),
+		gi(x, "flow_events"), gi(x, "flow_events_kept"), gi(x, "flow_events_max"),
+		gi(x, "flow_events_evicted"), gi(x, "flow_events_dropped"), gi(x, "pairs"));
+}
+
 /* The inputs, grouped by host. */
 static void inputs_text(FILE *f, const struct status *s)
 {
@@ -766,6 +815,7 @@ char *jank_status_text(const struct jankd *d)
 	if (d->fleet)
 		fleet = jank_fleet_json(d->fleet);
 	discovery_text(f, go(fleet, "discovery"));
+	crossing_text(f, go(fleet, "crossing"));
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
@@ -858,8 +908,38 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 	return 0;
 }
 
+/* The clocks of the pairs of hosts (at most JANK_HOSTJOIN_MAX_CLOCKS) and the join's counters. */
+static void metrics_crossing(const struct jank_crossing *c, struct jank_metrics *m,
+			     struct jank_metrics_clock *clocks)
+{
+	struct jank_crossing_stats cs;
+	size_t n = jank_crossing_clock_count(c);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < n && i < JANK_HOSTJOIN_MAX_CLOCKS; i++) {
+		struct jank_clock_offset o;
+
+		jank_crossing_clock(c, i, &clocks[i].host, &clocks[i].reference, &o);
+		clocks[i].offset_ns = o.offset;
+		clocks[i].lo_ns = o.lo;
+		clocks[i].hi_ns = o.hi;
+		clocks[i].messages_to = o.a_to_b;
+		clocks[i].messages_from = o.b_to_a;
+		m->nclocks = i + 1;
+	}
+	m->clocks = clocks;
+	jank_crossing_get_stats(c, &cs);
+	m->crossing_held = cs.held;
+	m->crossing_joined = cs.joined;
+	m->crossing_timed_out = cs.timed_out;
+	m->flow_events_evicted = cs.join.evicted;
+	m->flow_events_dropped = cs.dropped;
+}
+
 char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
 {
+	struct jank_metrics_clock clocks[JANK_HOSTJOIN_MAX_CLOCKS];
 	struct jank_metrics m = {
 		.version = JANK_VERSION,
 		.memory_limit = d->config.graph.memory_limit,
@@ -881,6 +961,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 		jank_fleet_get_stats(d->fleet, &fs);
 		m.sessions_refused = fs.sessions_refused;
 		m.inputs_at_limit = fs.at_limit;
+		metrics_crossing(jank_fleet_crossing(d->fleet), &m, clocks);
 	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);

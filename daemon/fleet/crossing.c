@@ -317,3 +317,74 @@ void jank_crossing_get_stats(const struct jank_crossing *c, struct jank_crossing
 	*out = c->stats;
 	jank_hostjoin_get_stats(c->join, &out->join);
 }
+
+void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **host,
+			 const char **reference, struct jank_clock_offset *o)
+{
+	unsigned a, b;
+	int64_t last;
+
+	jank_hostjoin_clock_hosts(c->join, i, &a, &b, &last);
+	*host = jank_hostjoin_host_name(c->join, b);
+	*reference = jank_hostjoin_host_name(c->join, a);
+	jank_hostjoin_offset(c->join, a, b, last, o);
+}
+
+size_t jank_crossing_clock_count(const struct jank_crossing *c)
+{
+	return c ? jank_hostjoin_clock_count(c->join) : 0;
+}
+
+struct json_object *jank_crossing_json(const struct jank_crossing *c)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	struct jank_crossing_stats s;
+	int e = !o || !a;
+
+	jank_crossing_get_stats(c, &s);
+	for (size_t i = 0; !e && i < jank_crossing_clock_count(c); i++) {
+		struct json_object *k = json_object_new_object();
+		struct jank_clock_offset off;
+		const char *host, *ref;
+
+		jank_crossing_clock(c, i, &host, &ref, &off);
+		e |= !k || json_object_array_add(a, k);
+		if (e) {
+			json_object_put(k);
+			break;
+		}
+		e |= jank_json_add_str(k, "host", host);
+		e |= jank_json_add_str(k, "reference", ref);
+		e |= jank_json_add_i64(k, "offset_ns", off.offset);
+		if (off.lo != INT64_MIN)
+			e |= jank_json_add_i64(k, "lo_ns", off.lo);
+		if (off.hi != INT64_MAX)
+			e |= jank_json_add_i64(k, "hi_ns", off.hi);
+		e |= jank_json_add_u64(k, "messages_to", off.a_to_b);
+		e |= jank_json_add_u64(k, "messages_from", off.b_to_a);
+		e |= jank_json_add_bool(k, "consistent", off.consistent);
+	}
+	if (!e && o)
+		e |= jank_json_add(o, "clocks", a);
+	else
+		json_object_put(a);
+	if (!o)
+		return NULL;
+	e |= jank_json_add_u64(o, "held", s.held);
+	e |= jank_json_add_u64(o, "joined", s.joined);
+	e |= jank_json_add_u64(o, "timed_out", s.timed_out);
+	e |= jank_json_add_u64(o, "overflow", s.overflow);
+	e |= jank_json_add_u64(o, "pending", s.pending);
+	e |= jank_json_add_u64(o, "flow_events", s.join.froms + s.join.tos);
+	e |= jank_json_add_u64(o, "flow_events_kept", s.join.kept);
+	e |= jank_json_add_u64(o, "flow_events_max", s.join.max_events);
+	e |= jank_json_add_u64(o, "flow_events_evicted", s.join.evicted);
+	e |= jank_json_add_u64(o, "flow_events_dropped", s.dropped);
+	e |= jank_json_add_u64(o, "pairs", s.join.pairs);
+	e |= jank_json_add_u64(o, "memory_bytes", s.join.bytes);
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}

@@ -69,4 +69,17 @@ void jank_crossing_input_gone(struct jank_crossing *c, void *in);
 const struct jank_hostjoin *jank_crossing_join(const struct jank_crossing *c);
 void jank_crossing_get_stats(const struct jank_crossing *c, struct jank_crossing_stats *out);
 
+/* The pairs of hosts whose clocks are known: host's clock against reference's, at its latest message. */
+size_t jank_crossing_clock_count(const struct jank_crossing *c);
+void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **host,
+			 const char **reference, struct jank_clock_offset *o);
+/*
+ * `jankctl status`'s fleet.crossing: {clocks: [{host, reference, offset_ns,
+ * lo_ns?, hi_ns?, messages_to, messages_from, consistent}], held, joined,
+ * timed_out, overflow, pending, flow_events, flow_events_kept,
+ * flow_events_max, flow_events_evicted, flow_events_dropped, pairs,
+ * memory_bytes}; NULL when out of memory.
+ */
+struct json_object *jank_crossing_json(const struct jank_crossing *c);
+
 #endif
