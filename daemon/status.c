@@ -656,8 +656,9 @@ static void crossing_text(FILE *f, struct json_object *x)
 			go(k, "lo_ns") ? signed_ns(gi(k, "lo_ns"), lo, 40) : "-inf",
 			go(k, "hi_ns") ? signed_ns(gi(k, "hi_ns"), hi, 40) : "+inf",
 			gi(k, "messages_to"), gi(k, "messages_from"),
-			json_object_get_boolean(go(k, "consistent")) ? ""
-								      : " (no clock fits every message)");
+			json_object_get_boolean(go(k, "consistent"))
+				? ""
+				: " (no clock fits every message)");
 	}
 	fprintf(f,
 		"paths across hosts: %" PRId64 " held, %" PRId64 " joined, %" PRId64

@@ -242,7 +242,8 @@ static const struct jank_segment *segment_at(const struct jank_path *p, int64_t 
 	return l < p->n && p->segs[l].begin < t ? &p->segs[l] : NULL;
 }
 
-static void fill(const struct jank_hostjoin *j, const struct hev *e, struct jank_hostjoin_crossing *c)
+static void fill(const struct jank_hostjoin *j, const struct hev *e,
+		 struct jank_hostjoin_crossing *c)
 {
 	(void)j;
 	memset(c, 0, sizeof(*c));

@@ -212,7 +212,8 @@ int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 	struct held *h;
 	int hi = jank_hostjoin_host(c->join, host);
 
-	if (hi < 0 || !pv->v.path || jank_hostjoin_crossing(c->join, (unsigned)hi, pv->v.path, &x) <= 0)
+	if (hi < 0 || !pv->v.path ||
+	    jank_hostjoin_crossing(c->join, (unsigned)hi, pv->v.path, &x) <= 0)
 		return 0;
 	if (c->stats.pending == JANK_CROSSING_HELD) {
 		c->stats.overflow++;

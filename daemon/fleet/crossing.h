@@ -69,7 +69,8 @@ void jank_crossing_input_gone(struct jank_crossing *c, void *in);
 const struct jank_hostjoin *jank_crossing_join(const struct jank_crossing *c);
 void jank_crossing_get_stats(const struct jank_crossing *c, struct jank_crossing_stats *out);
 
-/* The pairs of hosts whose clocks are known: host's clock against reference's, at its latest message. */
+/* The pairs of hosts whose clocks are known: host's clock against reference's, at its latest
+ * message. */
 size_t jank_crossing_clock_count(const struct jank_crossing *c);
 void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **host,
 			 const char **reference, struct jank_clock_offset *o);

@@ -496,8 +496,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc)) {
 			jank_crossing_input_gone(f->crossing, f->inputs[i]);
 			input_free(f->inputs[i]);
-		}
-		else
+		} else
 			f->inputs[k++] = f->inputs[i];
 	}
 	f->n = k;

@@ -165,7 +165,8 @@ static void answer(struct jank_whosts *wh, const struct wrequest *r, bool path)
 		v.path = &p;
 		v.breakdown = &bd;
 		v.incomplete = p.incomplete;
-		e |= jank_json_add(msg, "verdict", jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL));
+		e |= jank_json_add(msg, "verdict",
+				   jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL));
 	} else {
 		path = false;
 	}

@@ -130,8 +130,13 @@ static struct json_object *verdict_json(int32_t tid, int64_t begin, int64_t end,
 		{ .tid = tid, .state = JANK_STATE_RUNNING, .begin = begin, .end = begin + 10000 },
 		{ .tid = tid, .state = JANK_STATE_BLOCKED, .begin = begin + 10000, .end = end },
 	};
-	struct jank_verdict v = { .rule = &rule, .key = "id=5", .begin = begin, .end = end,
-				  .duration = end - begin, .tid = tid, .over_threshold = true };
+	struct jank_verdict v = { .rule = &rule,
+				  .key = "id=5",
+				  .begin = begin,
+				  .end = end,
+				  .duration = end - begin,
+				  .tid = tid,
+				  .over_threshold = true };
 	struct jank_breakdown bd;
 	struct jank_path p;
 	struct json_object *o;
@@ -180,9 +185,13 @@ static int answer(struct jank_crossing *c, const char *host, int64_t id, bool an
 {
 	struct json_object *msg = jank_proto_new("path");
 	struct jank_segment segs[2] = {
-		{ .tid = 200, .state = JANK_STATE_BLOCKED, .begin = T0 + 500 * MS + SKEW,
+		{ .tid = 200,
+		  .state = JANK_STATE_BLOCKED,
+		  .begin = T0 + 500 * MS + SKEW,
 		  .end = T0 + 501 * MS + SKEW },
-		{ .tid = 200, .state = JANK_STATE_RUNNING, .begin = T0 + 501 * MS + SKEW,
+		{ .tid = 200,
+		  .state = JANK_STATE_RUNNING,
+		  .begin = T0 + 501 * MS + SKEW,
 		  .end = T0 + 561 * MS + SKEW },
 	};
 	char err[256];

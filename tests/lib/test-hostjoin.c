@@ -35,8 +35,7 @@ static void request(struct jank_hostjoin *j, int a, int b, int i, int64_t t, int
 	/* alpha's `to` may come before beta's `from`: its stream is ahead. */
 	jank_hostjoin_note(j, (unsigned)a, "reply", key, true, 100, t + 2 * MS + work);
 	if (reply)
-		jank_hostjoin_note(j, (unsigned)b, "reply", key, false, 200,
-				   t + MS + work + SKEW);
+		jank_hostjoin_note(j, (unsigned)b, "reply", key, false, 200, t + MS + work + SKEW);
 }
 
 /* alpha's path of request i: the client blocked from t + 10 us to its reply. */
