@@ -582,7 +582,9 @@ int jank_crosshost_splice(const struct jank_path *local, const char *host,
 		if (e > t0)
 			e = t0;
 		if (e > at) {
-			r = append(out, remote, &remote->segs[i], at, e, from_host, 0);
+			/* A segment of a third host, joined already, keeps its host. */
+			r = append(out, remote, &remote->segs[i], at, e,
+				   remote->segs[i].host ? NULL : from_host, 0);
 			at = e;
 		}
 	}

@@ -15,13 +15,21 @@
 #include "log.h"
 #include "worker-proto.h"
 
+/*
+ * A verdict held for the other hosts' parts of its path. Level 0 is the
+ * verdict's path (on host `host`); level k + 1 is the answer to the request
+ * made at x[k], the crossing of level k (on the host of x[k]'s `from`).
+ */
 struct held {
 	struct held *next;
 	void *in;
 	unsigned host;
 	struct jank_verdict_decoded *pv;
-	struct jank_hostjoin_crossing x;
-	int64_t id;
+	struct jank_hostjoin_crossing x[JANK_CROSSING_HOPS];
+	struct jank_path answer[JANK_CROSSING_HOPS];
+	unsigned n;	   /* crossings found: x[0..n-1] */
+	unsigned answered; /* answers: answer[0..answered-1] */
+	int64_t id;	   /* of the request for x[n-1], once asked */
 	bool asked;
 	int64_t deadline;
 };
@@ -59,6 +67,8 @@ struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_c
 
 static void held_free(struct held *h)
 {
+	for (unsigned i = 0; i < JANK_CROSSING_HOPS; i++)
+		jank_path_fini(&h->answer[i]);
 	jank_verdict_decoded_fini(h->pv);
 	free(h->pv);
 	free(h);
@@ -92,79 +102,138 @@ static int64_t offset(const struct jank_crossing *c, unsigned a, unsigned b, int
 	return o.offset;
 }
 
-/*
- * The held verdict with its path joined: the other host's part (answer,
- * NULL: not seen), spliced in; then delivered and freed.
- */
-static void finish(struct jank_crossing *c, struct held *h, const struct jank_path *answer)
+/* Level k's path and host. */
+static const struct jank_path *level_path(const struct held *h, unsigned k)
 {
-	const char *host = jank_hostjoin_host_name(c->join, h->host);
-	const char *from = jank_hostjoin_host_name(c->join, h->x.from_host);
+	return k == 0 ? h->pv->v.path : &h->answer[k - 1];
+}
+
+static unsigned level_host(const struct held *h, unsigned k)
+{
+	return k == 0 ? h->host : h->x[k - 1].from_host;
+}
+
+/*
+ * Level k joined with the levels below it into out: the crossing's part,
+ * the deeper levels' joined path (NULL past the answers: not seen), then
+ * level k's own segments, every segment naming its host. 0, -ENOENT (its
+ * `from` never came and the other host cannot be told), -ENOMEM.
+ */
+static int join_level(struct jank_crossing *c, const struct held *h, unsigned k,
+		      const struct jank_path *below, struct jank_path *out)
+{
+	const struct jank_path *p = level_path(h, k);
+	const char *host = jank_hostjoin_host_name(c->join, level_host(h, k));
+	const struct jank_hostjoin_crossing *x = &h->x[k];
+	const char *from;
+	int64_t off = 0;
+
+	if (k >= h->n) /* the deepest level: its own segments, named */
+		return jank_crosshost_splice(p, host, NULL, "", 0, p->begin, p->begin, "", out);
+	from = jank_hostjoin_host_name(c->join, x->from_host);
+	if (!x->paired) {
+		/* Its `from` never came: the other host is known only when there is one. */
+		if (jank_hostjoin_host_count(c->join) != 2)
+			return -ENOENT;
+		from = jank_hostjoin_host_name(c->join, level_host(h, k) == 0);
+		return jank_crosshost_splice(p, host, NULL, from, 0, x->to_ts, x->to_ts, x->flow,
+					     out);
+	}
+	off = offset(c, level_host(h, k), x->from_host, x->from_ts);
+	return jank_crosshost_splice(p, host, below, from, off, x->from_ts + off, x->to_ts, x->flow,
+				     out);
+}
+
+/*
+ * The held verdict with its path joined across the levels answered (the
+ * next one, if asked, not seen); then delivered and freed.
+ */
+static void finish(struct jank_crossing *c, struct held *h)
+{
 	struct jank_verdict v = h->pv->v;
+	struct jank_path out[2];
 	struct jank_breakdown bd;
-	struct jank_path out;
-	int64_t off = 0, t0;
+	const struct jank_path *below = NULL;
+	unsigned cur = 0;
 	int r = 0;
 
-	/* Its `from` never came: the other host is known only when there is one. */
-	if (!h->x.paired && jank_hostjoin_host_count(c->join) == 2)
-		from = jank_hostjoin_host_name(c->join, h->host == 0);
-	else if (!h->x.paired)
-		r = -ENOENT;
-	if (h->x.paired)
-		off = offset(c, h->host, h->x.from_host, h->x.from_ts);
-	/* Not paired in time: the other host's part is all that is not known of this one's. */
-	t0 = h->x.paired ? h->x.from_ts + off : h->x.to_ts;
-	jank_path_init(&out);
+	jank_path_init(&out[0]);
+	jank_path_init(&out[1]);
 	jank_breakdown_init(&bd);
+	for (unsigned k = h->answered + 1; r == 0 && k-- > 0;) {
+		r = join_level(c, h, k, below, &out[cur]);
+		below = &out[cur];
+		cur ^= 1;
+	}
 	if (r == 0)
-		r = jank_crosshost_splice(v.path, host, answer, from, off, t0, h->x.to_ts,
-					  h->x.flow, &out);
-	if (r == 0)
-		r = jank_breakdown_compute(&out, &bd);
+		r = jank_breakdown_compute(below, &bd);
 	if (r == 0) {
-		v.path = &out;
+		v.path = below;
 		v.breakdown = &bd;
 		/* What differs from normal actions was measured on this host's part only. */
 		v.profile = NULL;
 		v.suspects = NULL;
-		v.incomplete |= out.incomplete;
+		v.incomplete |= below->incomplete;
 	} else if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "out of memory: a path is not joined across hosts");
 	}
-	if (answer)
+	if (h->answered == h->n)
 		c->stats.joined++;
 	else
 		c->stats.timed_out++;
 	c->deliver(h->in, &v, c->data);
 	jank_breakdown_fini(&bd);
-	jank_path_fini(&out);
+	jank_path_fini(&out[0]);
+	jank_path_fini(&out[1]);
 	held_free(h);
 }
 
 /* Ask the other host's worker for its path of the sending thread, once the `from` is known. */
 static void advance(struct jank_crossing *c, struct held *h)
 {
+	struct jank_hostjoin_crossing *x = &h->x[h->n - 1];
+	unsigned host = level_host(h, h->n - 1);
 	struct json_object *msg;
 	int64_t begin, e;
 
-	if (h->asked || !jank_hostjoin_refresh(c->join, &h->x))
+	if (h->asked || !jank_hostjoin_refresh(c->join, x))
 		return;
-	/* The verdict's begin on the other host's clock, never after the send. */
-	begin = h->pv->v.begin - offset(c, h->host, h->x.from_host, h->x.from_ts);
-	if (begin > h->x.from_ts)
-		begin = h->x.from_ts;
+	/* The level's begin on the other host's clock, never after the send. */
+	begin = level_path(h, h->n - 1)->begin - offset(c, host, x->from_host, x->from_ts);
+	if (begin > x->from_ts)
+		begin = x->from_ts;
+	h->id = c->next_id++;
 	msg = jank_proto_new("path");
 	e = !msg;
 	e = e || jank_json_add_i64(msg, "id", h->id) < 0;
-	e = e || jank_json_add_i64(msg, "tid", h->x.from_tid) < 0;
+	e = e || jank_json_add_i64(msg, "tid", x->from_tid) < 0;
 	e = e || jank_json_add_i64(msg, "begin", begin) < 0;
-	e = e || jank_json_add_i64(msg, "end", h->x.from_ts) < 0;
+	e = e || jank_json_add_i64(msg, "end", x->from_ts) < 0;
 	if (e) {
 		json_object_put(msg);
 		return;
 	}
-	h->asked = c->ask(jank_hostjoin_host_name(c->join, h->x.from_host), msg, c->data);
+	h->asked = c->ask(jank_hostjoin_host_name(c->join, x->from_host), msg, c->data);
+}
+
+/*
+ * The answer of level k + 1 came: its own crossing, if it has one that
+ * matters (a `from` after its begin, known now), is the next request.
+ * Returns true when there is one.
+ */
+static bool deeper(struct jank_crossing *c, struct held *h)
+{
+	unsigned k = h->answered, host = level_host(h, k);
+	const struct jank_path *p = level_path(h, k);
+	struct jank_hostjoin_crossing y;
+
+	if (h->n == JANK_CROSSING_HOPS || jank_hostjoin_crossing(c->join, host, p, &y) <= 0 ||
+	    !y.paired || y.from_ts + offset(c, host, y.from_host, y.from_ts) <= p->begin)
+		return false;
+	h->x[h->n++] = y;
+	h->asked = false;
+	advance(c, h);
+	return true;
 }
 
 /* Each held verdict: asked when it can be, finished when its time is up (now < 0: all). */
@@ -178,7 +247,7 @@ static void advance_all(struct jank_crossing *c, int64_t now)
 		if (now < 0 || now >= h->deadline) {
 			*pp = h->next;
 			c->stats.pending--;
-			finish(c, h, NULL);
+			finish(c, h);
 			continue;
 		}
 		advance(c, h);
@@ -245,8 +314,10 @@ int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 	jank_breakdown_init(&pv->breakdown);
 	h->in = in;
 	h->host = (unsigned)hi;
-	h->x = x;
-	h->id = c->next_id++;
+	h->x[0] = x;
+	h->n = 1;
+	for (unsigned i = 0; i < JANK_CROSSING_HOPS; i++)
+		jank_path_init(&h->answer[i]);
 	h->deadline = jank_clock_monotonic_ns() + c->timeout;
 	h->next = c->held;
 	c->held = h;
@@ -274,11 +345,16 @@ int jank_crossing_path(struct jank_crossing *c, const char *host, struct json_ob
 
 		/* Only the host asked answers: another's answer is ignored. */
 		if (h->id != id || !h->asked ||
-		    strcmp(host, jank_hostjoin_host_name(c->join, h->x.from_host)))
+		    strcmp(host, jank_hostjoin_host_name(c->join, h->x[h->n - 1].from_host)))
 			continue;
+		if (answered && jank_path_copy(&h->answer[h->answered], &d.path) == 0) {
+			h->answered++;
+			if (deeper(c, h))
+				break;
+		}
 		*pp = h->next;
 		c->stats.pending--;
-		finish(c, h, answered ? &d.path : NULL);
+		finish(c, h);
 		break;
 	}
 	jank_verdict_decoded_fini(&d);
@@ -304,7 +380,7 @@ void jank_crossing_input_gone(struct jank_crossing *c, void *in)
 		}
 		*pp = h->next;
 		c->stats.pending--;
-		finish(c, h, NULL);
+		finish(c, h);
 	}
 }
 

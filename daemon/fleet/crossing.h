@@ -24,6 +24,7 @@
 #define JANK_CROSSING_TIMEOUT_NS 5000000000LL
 #define JANK_CROSSING_HELD	 256
 #define JANK_CROSSING_EVENTS	 65536 /* flow events the join keeps, all hosts */
+#define JANK_CROSSING_HOPS	 4     /* host changes followed along one path */
 
 struct jank_crossing;
 

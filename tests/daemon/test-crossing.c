@@ -30,6 +30,7 @@
 #define SKEW (37 * MS)
 
 struct rec {
+	void *in_check; /* the input expected, when not the rec itself */
 	int delivered;
 	char story[4096];
 	int64_t on_beta, duration;
@@ -44,7 +45,7 @@ static void deliver(void *in, const struct jank_verdict *v, void *data)
 	struct rec *r = data;
 	const struct jank_path *p = v->path;
 
-	assert_ptr_equal(in, (void *)r);
+	assert_ptr_equal(in, r->in_check ? r->in_check : (void *)r);
 	r->delivered++;
 	jank_format_path_story(r->story, sizeof(r->story), p, 16);
 	r->on_beta = 0;
@@ -377,13 +378,179 @@ static void flood(void **state)
 	jank_crossing_free(c);
 }
 
+/* ---- Three hosts: the server on beta waits for its database on gamma ---- */
+
+#define US 1000LL
+
+/* Each host's clock: the true time plus its skew. */
+static int64_t skew_of(const char *host)
+{
+	return !strcmp(host, "beta") ? SKEW : !strcmp(host, "gamma") ? -5 * MS : 0;
+}
+
+/* A thread's life, in true time: blocked, but over [run[2i], run[2i + 1]). */
+struct life {
+	int64_t run[8];
+	size_t n;
+};
+
+/* Request i at T0 + i * 100 ms: beta runs 1 ms, asks gamma, which works `db`, then 4 ms more. */
+static int64_t req_t(int i)
+{
+	return T0 + i * 100 * MS;
+}
+
+static int64_t db_of(int i)
+{
+	return i == 5 ? 55 * MS : MS;
+}
+
+static struct life life_of(const char *host, int i)
+{
+	int64_t t = req_t(i), db = db_of(i);
+	struct life l = { .n = 0 };
+
+	if (!strcmp(host, "beta")) {
+		l.run[0] = t + MS, l.run[1] = t + 2 * MS;
+		l.run[2] = t + 2200 * US + db + 200 * US, l.run[3] = t + 2400 * US + db + 3600 * US;
+		l.n = 4;
+	} else if (!strcmp(host, "gamma")) {
+		l.run[0] = t + 2200 * US, l.run[1] = t + 2200 * US + db;
+		l.n = 2;
+	}
+	return l;
+}
+
+/* The path of host's thread over [begin, end] (its clock), as its worker would answer. */
+static struct json_object *answer3(const char *host, int64_t begin, int64_t end)
+{
+	int64_t sk = skew_of(host), at = begin;
+	struct jank_segment segs[64];
+	size_t n = 0;
+	int32_t tid = !strcmp(host, "beta") ? 200 : 300;
+
+	for (int i = 0; i < 10; i++) {
+		struct life l = life_of(host, i);
+
+		for (size_t k = 0; k < l.n; k += 2) {
+			int64_t b = l.run[k] + sk, e = l.run[k + 1] + sk;
+
+			if (e <= at || b >= end)
+				continue;
+			if (b > at)
+				segs[n++] = (struct jank_segment){ .tid = tid,
+								   .state = JANK_STATE_BLOCKED,
+								   .begin = at,
+								   .end = b };
+			b = b > at ? b : at;
+			e = e < end ? e : end;
+			segs[n++] = (struct jank_segment){
+				.tid = tid, .state = JANK_STATE_RUNNING, .begin = b, .end = e
+			};
+			at = e;
+		}
+	}
+	if (at < end)
+		segs[n++] = (struct jank_segment){
+			.tid = tid, .state = JANK_STATE_BLOCKED, .begin = at, .end = end
+		};
+	return verdict_json(tid, begin, end, segs, n);
+}
+
+static void traffic3(struct jank_crossing *c)
+{
+	struct json_object *a = json_object_new_array(), *b = json_object_new_array(),
+			   *g = json_object_new_array();
+
+	for (int i = 0; i < 10; i++) {
+		int64_t t = req_t(i), db = db_of(i);
+		char key[16];
+
+		snprintf(key, sizeof(key), "id=%d", i);
+		add_flow(a, "request", key, false, 100, t);
+		add_flow(b, "request", key, true, 200, t + MS + SKEW);
+		add_flow(b, "db", key, false, 200, t + 2 * MS + SKEW);
+		add_flow(g, "db", key, true, 300, t + 2200 * US - 5 * MS);
+		add_flow(g, "dbreply", key, false, 300, t + 2200 * US + db - 5 * MS);
+		add_flow(b, "dbreply", key, true, 200, t + 2400 * US + db + SKEW);
+		add_flow(b, "reply", key, false, 200, t + 6 * MS + db + SKEW);
+		add_flow(a, "reply", key, true, 100, t + 7 * MS + db);
+	}
+	assert_int_equal(send_flows(c, "alpha", a), 0);
+	assert_int_equal(send_flows(c, "beta", b), 0);
+	assert_int_equal(send_flows(c, "gamma", g), 0);
+}
+
+struct rec3 {
+	struct rec r;
+	char hosts[16][JANK_LABEL_NAME_LEN]; /* the path's hosts, in order, each change once */
+	size_t nhosts;
+	int64_t on_gamma;
+};
+
+static void deliver3(void *in, const struct jank_verdict *v, void *data)
+{
+	struct rec3 *r = data;
+	const struct jank_path *p = v->path;
+
+	deliver(in, v, &r->r);
+	r->nhosts = 0;
+	r->on_gamma = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const char *h = jank_path_label_of(p, p->segs[i].host)->name;
+
+		if (!strcmp(h, "gamma"))
+			r->on_gamma += p->segs[i].end - p->segs[i].begin;
+		if ((r->nhosts == 0 || strcmp(r->hosts[r->nhosts - 1], h)) && r->nhosts < 16)
+			snprintf(r->hosts[r->nhosts++], JANK_LABEL_NAME_LEN, "%s", h);
+	}
+}
+
+static void three_hosts(void **state)
+{
+	struct rec3 r = { 0 };
+	struct jank_crossing *c = jank_crossing_new(deliver3, ask, &r);
+	struct json_object *o = verdict_json(100, req_t(5), req_t(5) + 62 * MS, NULL, 0);
+	struct jank_verdict_decoded pv;
+	char err[256], route[128] = "";
+	int asked = 0;
+
+	(void)state;
+	traffic3(c);
+	assert_int_equal(jank_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
+	r.r.in_check = &r;
+	assert_int_equal(jank_crossing_verdict(c, &r, "alpha", &pv), 1);
+	jank_verdict_decoded_fini(&pv);
+	json_object_put(o);
+	/* Answer every request as the asked host's worker would, until the verdict goes. */
+	while (r.r.delivered == 0 && asked < 8) {
+		struct json_object *msg = jank_proto_new("path");
+
+		assert_true(r.r.asked > asked);
+		asked = r.r.asked;
+		jank_json_add_i64(msg, "id", r.r.id);
+		jank_json_add_bool(msg, "answered", true);
+		jank_json_add(msg, "verdict", answer3(r.r.asked_host, r.r.begin, r.r.end));
+		assert_int_equal(jank_crossing_path(c, r.r.asked_host, msg, err, sizeof(err)), 0);
+		json_object_put(msg);
+	}
+	assert_int_equal(r.r.delivered, 1);
+	for (size_t i = 0; i < r.nhosts; i++)
+		snprintf(route + strlen(route), sizeof(route) - strlen(route), "%s%s", i ? ">" : "",
+			 r.hosts[i]);
+	print_message("three hosts: %s, %.1f%% on gamma, %d requests: %s\n", route,
+		      100.0 * (double)r.on_gamma / (double)r.r.duration, asked, r.r.story);
+	assert_string_equal(route, "beta>gamma>beta>alpha");
+	assert_true(r.on_gamma * 10 >= r.r.duration * 8);
+	assert_true(r.r.hosts_named);
+	jank_crossing_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(joined),
-		cmocka_unit_test(not_seen),
-		cmocka_unit_test(refused),
-		cmocka_unit_test(flood),
+		cmocka_unit_test(joined), cmocka_unit_test(not_seen),	 cmocka_unit_test(refused),
+		cmocka_unit_test(flood),  cmocka_unit_test(three_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
