@@ -41,8 +41,16 @@ struct jank_hostjoin {
 	struct jank_hashmap idx; /* hash of (flow, key) -> the chain's newest seq */
 	struct hclock *clocks;
 	size_t nclocks, clocks_cap;
+	jank_hostjoin_allow_fn allow;
+	void *allow_data;
 	struct jank_hostjoin_stats stats;
 };
+
+void jank_hostjoin_set_allow(struct jank_hostjoin *j, jank_hostjoin_allow_fn fn, void *data)
+{
+	j->allow = fn;
+	j->allow_data = data;
+}
 
 struct jank_hostjoin *jank_hostjoin_new(size_t max_events)
 {
@@ -158,9 +166,12 @@ static struct hev *partner(struct jank_hostjoin *j, const struct hev *e)
 {
 	struct hev *found = NULL;
 
+	if (j->allow && !j->allow(e->flow, j->hosts[e->host], j->allow_data))
+		return NULL;
 	for (struct hev *o = at_seq(j, e->prev); o; o = at_seq(j, o->prev))
 		if (o->to != e->to && !o->used && o->host != e->host && !strcmp(o->key, e->key) &&
-		    !strcmp(o->flow, e->flow))
+		    !strcmp(o->flow, e->flow) &&
+		    (!j->allow || j->allow(o->flow, j->hosts[o->host], j->allow_data)))
 			found = o;
 	return found;
 }
@@ -269,7 +280,8 @@ int jank_hostjoin_crossing(const struct jank_hostjoin *j, unsigned host, const s
 		const struct jank_segment *s;
 
 		if (!e->seq || !e->to || e->host != host || e->ts <= p->begin || e->ts > p->end ||
-		    (best && e->ts <= best->ts))
+		    (best && e->ts <= best->ts) ||
+		    (j->allow && !j->allow(e->flow, j->hosts[host], j->allow_data)))
 			continue;
 		s = segment_at(p, e->ts);
 		if (s && s->tid == e->tid)

@@ -63,6 +63,14 @@ int jank_hostjoin_host(struct jank_hostjoin *j, const char *name);
 const char *jank_hostjoin_host_name(const struct jank_hostjoin *j, unsigned host);
 size_t jank_hostjoin_host_count(const struct jank_hostjoin *j);
 
+/*
+ * Who may pair: fn(flow, host, data) says whether flow pairs on that host
+ * (a [flow]'s hosts =); both the `from`'s and the `to`'s hosts must be
+ * allowed. NULL: any (the default).
+ */
+typedef bool (*jank_hostjoin_allow_fn)(const char *flow, const char *host, void *data);
+void jank_hostjoin_set_allow(struct jank_hostjoin *j, jank_hostjoin_allow_fn fn, void *data);
+
 /* A flow event a host's worker reported (a `to`: one its engine did not pair). */
 void jank_hostjoin_note(struct jank_hostjoin *j, unsigned host, const char *flow, const char *key,
 			bool to, int32_t tid, int64_t ts);

@@ -42,8 +42,42 @@ struct jank_crossing {
 	struct jank_hostjoin *join;
 	struct held *held;
 	int64_t next_id;
+	const struct jank_flow_rule *flows;
+	size_t nflows;
 	struct jank_crossing_stats stats;
 };
+
+/* Whether flow `flow` pairs on host `host`: its hosts = names it, or it names none. */
+static bool allow(const char *flow, const char *host, void *data)
+{
+	const struct jank_crossing *c = data;
+	size_t n = strlen(host);
+
+	for (size_t i = 0; i < c->nflows; i++) {
+		const char *list = c->flows[i].hosts;
+
+		if (strcmp(c->flows[i].name, flow))
+			continue;
+		if (!list || !list[0])
+			return true;
+		for (const char *s = list; s; s = strchr(s, ','), s = s ? s + 1 : NULL) {
+			while (*s == ' ')
+				s++;
+			if (!strncmp(s, host, n) && (s[n] == ',' || s[n] == ' ' || s[n] == '\0'))
+				return true;
+		}
+		return false;
+	}
+	return true;
+}
+
+void jank_crossing_set_flows(struct jank_crossing *c, const struct jank_flow_rule *flows, size_t n)
+{
+	if (!c)
+		return;
+	c->flows = flows;
+	c->nflows = n;
+}
 
 struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_crossing_ask_fn ask,
 					void *data)
@@ -57,6 +91,7 @@ struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_c
 		free(c);
 		return NULL;
 	}
+	jank_hostjoin_set_allow(c->join, allow, c);
 	c->deliver = deliver;
 	c->ask = ask;
 	c->data = data;
@@ -133,9 +168,9 @@ static int join_level(struct jank_crossing *c, const struct held *h, unsigned k,
 	from = jank_hostjoin_host_name(c->join, x->from_host);
 	if (!x->paired) {
 		/* Its `from` never came: the other host is known only when there is one. */
-		if (jank_hostjoin_host_count(c->join) != 2)
-			return -ENOENT;
 		from = jank_hostjoin_host_name(c->join, level_host(h, k) == 0);
+		if (jank_hostjoin_host_count(c->join) != 2 || !allow(x->flow, from, c))
+			return -ENOENT;
 		return jank_crosshost_splice(p, host, NULL, from, 0, x->to_ts, x->to_ts, x->flow,
 					     out);
 	}

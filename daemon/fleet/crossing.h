@@ -46,6 +46,8 @@ struct jank_crossing_stats {
 struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_crossing_ask_fn ask,
 					void *data);
 void jank_crossing_free(struct jank_crossing *c);
+/* The configuration's flows (kept, not copied): their hosts = restrict who pairs. */
+void jank_crossing_set_flows(struct jank_crossing *c, const struct jank_flow_rule *flows, size_t n);
 /* The timeout (tests: shorter). */
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns);
 

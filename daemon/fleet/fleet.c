@@ -855,6 +855,7 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	f->rules = c->rules;
 	f->nrules = c->nrules;
 	f->live = &c->live;
+	jank_crossing_set_flows(f->crossing, c->flows, c->nflows);
 	/* [daemon] state-dir needs a restart: the first one stays. */
 	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
 		return -ENOMEM;

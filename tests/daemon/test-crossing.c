@@ -300,6 +300,40 @@ static void not_seen(void **state)
 	jank_crossing_free(c);
 }
 
+/* A flow whose hosts = leaves beta out pairs nothing with beta, and names no host it did not see.
+ */
+static void restricted(void **state)
+{
+	static struct jank_flow_rule flows[] = {
+		{ .name = (char *)"request" },
+		{ .name = (char *)"reply", .hosts = (char *)"alpha,gamma" },
+	};
+	struct rec r = { 0 };
+	struct jank_crossing *c = jank_crossing_new(deliver, ask, &r);
+	struct jank_crossing_stats st;
+
+	(void)state;
+	jank_crossing_set_flows(c, flows, 2);
+	jank_crossing_set_timeout(c, 10 * MS);
+	traffic(c, true);
+	jank_crossing_get_stats(c, &st);
+	assert_int_equal(st.join.pairs, 10);
+	assert_int_equal(verdict5(c, &r), 1);
+	assert_int_equal(r.asked, 0);
+	usleep(20000);
+	jank_crossing_tick(c);
+	assert_int_equal(r.delivered, 1);
+	assert_null(strstr(r.story, "beta"));
+	/* Without the restriction, beta is the other host. */
+	flows[1].hosts = NULL;
+	r = (struct rec){ 0 };
+	assert_int_equal(verdict5(c, &r), 1);
+	usleep(20000);
+	jank_crossing_tick(c);
+	assert_non_null(strstr(r.story, "waiting on beta (not yet seen)"));
+	jank_crossing_free(c);
+}
+
 static void refused(void **state)
 {
 	struct rec r = { 0 };
@@ -549,8 +583,9 @@ static void three_hosts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(joined), cmocka_unit_test(not_seen),	 cmocka_unit_test(refused),
-		cmocka_unit_test(flood),  cmocka_unit_test(three_hosts),
+		cmocka_unit_test(joined),      cmocka_unit_test(not_seen),
+		cmocka_unit_test(refused),     cmocka_unit_test(flood),
+		cmocka_unit_test(three_hosts), cmocka_unit_test(restricted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
