@@ -174,6 +174,7 @@ static void not_seen(void **state)
 	jank_hostjoin_note(j, (unsigned)a, "reply", "id=2", true, 100, t + 200 * MS);
 	jank_hostjoin_note(j, (unsigned)a, "reply", "id=2", false, 300, t + 199 * MS);
 	jank_hostjoin_note(j, (unsigned)b, "other", "id=2", false, 200, t + 199 * MS);
+	jank_path_fini(&local);
 	client_path(&local, t + 100 * MS, t + 200 * MS);
 	assert_int_equal(jank_hostjoin_crossing(j, (unsigned)a, &local, &c), 1);
 	assert_false(jank_hostjoin_refresh(j, &c));
