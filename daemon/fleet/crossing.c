@@ -316,7 +316,8 @@ int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 	struct held *h;
 	int hi = jank_hostjoin_host(c->join, host);
 
-	if (hi < 0 || !pv->v.path ||
+	/* One host (so far): its `to`s that found no `from` have nowhere else to look. */
+	if (hi < 0 || jank_hostjoin_host_count(c->join) < 2 || !pv->v.path ||
 	    jank_hostjoin_crossing(c->join, (unsigned)hi, pv->v.path, &x) <= 0)
 		return 0;
 	if (c->stats.pending == JANK_CROSSING_HELD) {
