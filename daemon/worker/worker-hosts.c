@@ -18,6 +18,9 @@
 #include "worker-hosts.h"
 #include "worker-proto.h"
 
+/* A batch is one "flows" message, which the supervisor reads up to its bound. */
+_Static_assert(JANK_WHOSTS_BATCH <= JANK_PROTO_MAX_FLOWS, "a batch longer than a message");
+
 struct wflow {
 	char flow[JANK_LABEL_NAME_LEN];
 	char key[JANK_LABEL_KEY_LEN];
