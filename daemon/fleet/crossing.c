@@ -294,7 +294,7 @@ int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_o
 			char *err, size_t len)
 {
 	struct jank_proto_flows f;
-	int h = jank_hostjoin_host(c->join, host), r;
+	int h = host ? jank_hostjoin_host(c->join, host) : -EINVAL, r;
 
 	r = jank_proto_flows_decode(msg, &f, err, len);
 	if (r < 0)
@@ -314,7 +314,7 @@ int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 {
 	struct jank_hostjoin_crossing x;
 	struct held *h;
-	int hi = jank_hostjoin_host(c->join, host);
+	int hi = host ? jank_hostjoin_host(c->join, host) : -EINVAL;
 
 	/* One host (so far): its `to`s that found no `from` have nowhere else to look. */
 	if (hi < 0 || jank_hostjoin_host_count(c->join) < 2 || !pv->v.path ||
@@ -380,7 +380,7 @@ int jank_crossing_path(struct jank_crossing *c, const char *host, struct json_ob
 		struct held *h = *pp;
 
 		/* Only the host asked answers: another's answer is ignored. */
-		if (h->id != id || !h->asked ||
+		if (h->id != id || !h->asked || !host ||
 		    strcmp(host, jank_hostjoin_host_name(c->join, h->x[h->n - 1].from_host)))
 			continue;
 		if (answered && jank_path_copy(&h->answer[h->answered], &d.path) == 0) {
