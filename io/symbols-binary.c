@@ -35,7 +35,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			     GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	return -1; /* chosen beforehand: see binary_open() */
+	return -1; /* chosen beforehand: see symbols_binary_open() */
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -338,7 +338,7 @@ static void binary_close(struct jank_symbols *s, struct binary *b)
 /* Close the least recently used open binaries but `keep` until `need` more bytes fit. */
 static bool make_room(struct jank_symbols *s, size_t need, const struct binary *keep)
 {
-	while (counted_bytes(s) + need > s->st.limit) {
+	while (symbols_counted_bytes(s) + need > s->st.limit) {
 		struct binary *lru = NULL;
 
 		for (struct binary *b = s->binaries; b; b = b->next)
@@ -420,7 +420,7 @@ static bool binary_take_file(struct binary *b, const struct candidate *bin, cons
  * Open a binary's symbols: its debug file by build-id; the binary itself
  * when it has a .symtab; its debug file by debug link; the binary's .dynsym.
  */
-void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	char path[PATH_MAX];
 	struct candidate bin = { .fd = -1 }, dbg = { .fd = -1 }, *use = NULL;
@@ -458,8 +458,8 @@ void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_
 		goto out;
 	}
 	if (!b->symbol_file || strcmp(b->symbol_file, use->path) != 0) {
-		free_counted(s, b->symbol_file);
-		b->symbol_file = dup_counted(s, use->path); /* NULL: only not listed */
+		symbols_free_counted(s, b->symbol_file);
+		b->symbol_file = symbols_dup_counted(s, use->path); /* NULL: only not listed */
 	}
 	b->cost = use->cost;
 	s->open_bytes += b->cost;
@@ -472,8 +472,8 @@ out:
 
 /* ---- Binaries: one per (path, build-id), shared by mappings ---- */
 
-struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
-			  size_t id_len, const char *debug_link)
+struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
+				  size_t id_len, const char *debug_link)
 {
 	struct binary *b;
 
@@ -489,9 +489,9 @@ struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_
 	if (!b)
 		return NULL;
 	b->pending_fd = -1;
-	b->path = dup_counted(s, path);
-	if (!b->path || (debug_link && !(b->debug_link = dup_counted(s, debug_link)))) {
-		free_counted(s, b->path);
+	b->path = symbols_dup_counted(s, path);
+	if (!b->path || (debug_link && !(b->debug_link = symbols_dup_counted(s, debug_link)))) {
+		symbols_free_counted(s, b->path);
 		free(b);
 		return NULL;
 	}
@@ -508,7 +508,7 @@ struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_
 	return b;
 }
 
-void binary_put(struct jank_symbols *s, struct binary *b)
+void symbols_binary_put(struct jank_symbols *s, struct binary *b)
 {
 	if (--b->refs)
 		return;
@@ -519,9 +519,9 @@ void binary_put(struct jank_symbols *s, struct binary *b)
 		s->binaries = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
-	free_counted(s, b->path);
-	free_counted(s, b->debug_link);
-	free_counted(s, b->symbol_file);
+	symbols_free_counted(s, b->path);
+	symbols_free_counted(s, b->debug_link);
+	symbols_free_counted(s, b->symbol_file);
 	s->book_bytes -= sizeof(*b);
 	s->st.binaries--;
 	free(b);
@@ -533,10 +533,10 @@ void binary_put(struct jank_symbols *s, struct binary *b)
  * only from the live process (a short-lived one may be gone by the time a
  * verdict names its frames). Without one, on its first lookup.
  */
-void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	if (s->opener && b->state == BIN_CLOSED) {
 		b->last_use = ++s->tick;
-		binary_open(s, b, vpid, base);
+		symbols_binary_open(s, b, vpid, base);
 	}
 }

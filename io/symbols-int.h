@@ -89,21 +89,21 @@ struct jank_symbols {
 };
 
 /* symbols.c */
-size_t counted_bytes(const struct jank_symbols *s);
-void free_counted(struct jank_symbols *s, char *str);
-char *dup_counted(struct jank_symbols *s, const char *str);
+size_t symbols_counted_bytes(const struct jank_symbols *s);
+void symbols_free_counted(struct jank_symbols *s, char *str);
+char *symbols_dup_counted(struct jank_symbols *s, const char *str);
 
 /* symbols-binary.c */
-struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
-			  size_t id_len, const char *debug_link);
-void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
-void binary_put(struct jank_symbols *s, struct binary *b);
-void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
+struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
+				  size_t id_len, const char *debug_link);
+void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
+void symbols_binary_put(struct jank_symbols *s, struct binary *b);
+void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
 
 /* symbols-maps.c */
-void process_free(struct jank_symbols *s, struct process *p);
-uint64_t vpid_key(int64_t vpid);
-long mapping_floor(const struct process *p, uint64_t addr);
-uint64_t mapping_end(const struct mapping *m);
+void symbols_process_free(struct jank_symbols *s, struct process *p);
+uint64_t symbols_vpid_key(int64_t vpid);
+long symbols_mapping_floor(const struct process *p, uint64_t addr);
+uint64_t symbols_mapping_end(const struct mapping *m);
 
 #endif

@@ -30,12 +30,12 @@
 
 /* ---- Accounting ---- */
 
-size_t counted_bytes(const struct jank_symbols *s)
+size_t symbols_counted_bytes(const struct jank_symbols *s)
 {
 	return s->book_bytes + jank_hashmap_bytes(&s->procs) + s->open_bytes;
 }
 
-char *dup_counted(struct jank_symbols *s, const char *str)
+char *symbols_dup_counted(struct jank_symbols *s, const char *str)
 {
 	char *d = strdup(str);
 
@@ -44,7 +44,7 @@ char *dup_counted(struct jank_symbols *s, const char *str)
 	return d;
 }
 
-void free_counted(struct jank_symbols *s, char *str)
+void symbols_free_counted(struct jank_symbols *s, char *str)
 {
 	if (!str)
 		return;
@@ -65,10 +65,10 @@ static uint64_t file_address(const struct mapping *m, uint64_t addr)
 /* The mapping of process vpid that holds addr, NULL. */
 static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, uint64_t addr)
 {
-	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
-	long i = p ? mapping_floor(p, addr) : -1;
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+	long i = p ? symbols_mapping_floor(p, addr) : -1;
 
-	return i >= 0 && addr < mapping_end(&p->v[i]) ? &p->v[i] : NULL;
+	return i >= 0 && addr < symbols_mapping_end(&p->v[i]) ? &p->v[i] : NULL;
 }
 
 static const char *base_name(const char *path)
@@ -91,8 +91,8 @@ static void cache_store(struct jank_symbols *s, int64_t vpid, uint64_t addr, con
 
 	if (strlen(text) >= CACHE_TEXT_MAX)
 		return;
-	free_counted(s, e->text);
-	e->text = dup_counted(s, text);
+	symbols_free_counted(s, e->text);
+	e->text = symbols_dup_counted(s, text);
 	e->vpid = vpid;
 	e->addr = addr;
 	e->gen = s->gen;
@@ -132,7 +132,7 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	b = m->bin;
 	b->last_use = ++s->tick;
 	if (b->state == BIN_CLOSED)
-		binary_open(s, b, vpid, m->base);
+		symbols_binary_open(s, b, vpid, m->base);
 	file_addr = file_address(m, addr);
 	kind = JANK_SYMBOLS_OFFSET;
 	if (b->state == BIN_OPEN) {
@@ -169,16 +169,16 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs)
 		if (d[0] != '/') {
 			free(copy);
 			for (size_t i = 0; i < n; i++)
-				free_counted(s, v[i]);
+				symbols_free_counted(s, v[i]);
 			free(v);
 			return -EINVAL;
 		}
 		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv || !(nv[n] = dup_counted(s, d))) {
+		if (!nv || !(nv[n] = symbols_dup_counted(s, d))) {
 			free(copy);
 			v = nv ? nv : v;
 			for (size_t i = 0; i < n; i++)
-				free_counted(s, v[i]);
+				symbols_free_counted(s, v[i]);
 			free(v);
 			return -ENOMEM;
 		}
@@ -187,7 +187,7 @@ int jank_symbols_set_debug_dirs(struct jank_symbols *s, const char *dirs)
 	}
 	free(copy);
 	for (size_t i = 0; i < s->ndebug_dirs; i++)
-		free_counted(s, s->debug_dirs[i]);
+		symbols_free_counted(s, s->debug_dirs[i]);
 	free(s->debug_dirs);
 	s->debug_dirs = v;
 	s->ndebug_dirs = n;
@@ -204,7 +204,7 @@ int jank_symbols_set_root(struct jank_symbols *s, const char *root)
 {
 	char *r = NULL;
 
-	if (root && *root && !(r = dup_counted(s, root)))
+	if (root && *root && !(r = symbols_dup_counted(s, root)))
 		return -ENOMEM;
 	if (r) {
 		size_t n = strlen(r);
@@ -212,7 +212,7 @@ int jank_symbols_set_root(struct jank_symbols *s, const char *root)
 		while (n > 1 && r[n - 1] == '/')
 			r[--n] = '\0'; /* the binaries' paths begin with one */
 	}
-	free_counted(s, s->root);
+	symbols_free_counted(s, s->root);
 	s->root = r;
 	return 0;
 }
@@ -240,7 +240,7 @@ void jank_symbols_free(struct jank_symbols *s)
 		return;
 	for (size_t i = 0; i < s->procs.cap; i++)
 		if (s->procs.slots[i].value)
-			process_free(s, s->procs.slots[i].value);
+			symbols_process_free(s, s->procs.slots[i].value);
 	jank_hashmap_fini(&s->procs);
 	for (size_t i = 0; i < CACHE_SIZE; i++)
 		free(s->cache[i].text);
@@ -296,7 +296,7 @@ int jank_symbols_where(const struct jank_symbols *s, int64_t vpid, uint64_t addr
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out)
 {
 	*out = s->st;
-	out->bytes = counted_bytes(s);
+	out->bytes = symbols_counted_bytes(s);
 }
 
 void jank_symbols_frame_namer(const struct jank_frame *f, char *buf, size_t len, void *data)

@@ -11,7 +11,7 @@
  * condition wait, locks.c) starts after it. Without scheduler events, a
  * vertex marks it.
  */
-void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 {
 	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
 
@@ -42,10 +42,10 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
  * innermost frame: there is nothing to check it against, so a lost event
  * shifts the stack until the thread returns to its outermost frame.
  */
-void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
+void engine_on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 {
 	struct jank_stacks *t = jank_graph_stacks(e->graph);
-	int32_t tid = emitting_tid(e, ev);
+	int32_t tid = engine_emitting_tid(e, ev);
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
@@ -119,7 +119,8 @@ static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
  * system call entry's says which code blocked). The kernel's frames go on
  * top of the user ones. A thread that exits has no stack any more.
  */
-void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev)
+void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+			  const struct jank_event *ev)
 {
 	const struct jank_value *u = NULL, *k = NULL;
 	struct jank_stacks *t;
@@ -147,7 +148,7 @@ void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const str
 			return;
 		if (!e->ctx_stacks)
 			return; /* no thread has a context's stack to drop */
-		tid = emitting_tid(e, ev);
+		tid = engine_emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
 			w->fn->ctx = 0;
@@ -155,7 +156,7 @@ void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const str
 		}
 		return;
 	}
-	tid = emitting_tid(e, ev);
+	tid = engine_emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;

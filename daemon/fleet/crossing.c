@@ -238,7 +238,7 @@ static void advance(struct jank_crossing *c, struct held *h)
 	if (begin > x->from_ts)
 		begin = x->from_ts;
 	h->id = c->next_id++;
-	msg = jank_proto_new("path");
+	msg = jank_worker_proto_new("path");
 	e = !msg;
 	e = e || jank_json_add_i64(msg, "id", h->id) < 0;
 	e = e || jank_json_add_i64(msg, "tid", x->from_tid) < 0;
@@ -293,17 +293,17 @@ static void advance_all(struct jank_crossing *c, int64_t now)
 int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_object *msg,
 			char *err, size_t len)
 {
-	struct jank_proto_flows f;
+	struct jank_worker_proto_flows f;
 	int h = host ? jank_hostjoin_host(c->join, host) : -EINVAL, r;
 
-	r = jank_proto_flows_decode(msg, &f, err, len);
+	r = jank_worker_proto_flows_decode(msg, &f, err, len);
 	if (r < 0)
 		return r;
 	c->stats.dropped += f.dropped;
 	for (size_t i = 0; h >= 0 && i < f.n; i++)
 		jank_hostjoin_note(c->join, (unsigned)h, f.v[i].flow, f.v[i].key, f.v[i].to,
 				   f.v[i].tid, f.v[i].ts);
-	jank_proto_flows_fini(&f);
+	jank_worker_proto_flows_fini(&f);
 	if (c->held)
 		advance_all(c, jank_clock_monotonic_ns());
 	return 0;
@@ -370,7 +370,7 @@ int jank_crossing_path(struct jank_crossing *c, const char *host, struct json_ob
 	struct held **pp;
 	bool answered;
 	int64_t id;
-	int r = jank_proto_path_decode(msg, &id, &answered, &d, err, len);
+	int r = jank_worker_proto_path_decode(msg, &id, &answered, &d, err, len);
 
 	if (r < 0) {
 		jank_verdict_decoded_fini(&d);

@@ -117,7 +117,7 @@ void jank_whosts_flush(struct jank_whosts *wh)
 
 	if (!wh || (wh->n == 0 && wh->dropped == 0))
 		return;
-	msg = jank_proto_new("flows");
+	msg = jank_worker_proto_new("flows");
 	a = json_object_new_array_ext((int)wh->n);
 	for (size_t i = 0; a && !e && i < wh->n; i++) {
 		struct json_object *f = flow_json(&wh->batch[i]);
@@ -147,7 +147,7 @@ void jank_whosts_flush(struct jank_whosts *wh)
 /* The answer to request r: its path, or none (answered false). */
 static void answer(struct jank_whosts *wh, const struct wrequest *r, bool path)
 {
-	struct json_object *msg = jank_proto_new("path");
+	struct json_object *msg = jank_worker_proto_new("path");
 	/* A verdict of no rule of the configuration: the decoder wants an action's name. */
 	static const struct jank_rule stub = { .name = (char *)"(path)" };
 	struct jank_verdict v = {

@@ -66,7 +66,7 @@ static bool ask(const char *host, struct json_object *msg, void *data)
 
 	r->asked++;
 	snprintf(r->asked_host, sizeof(r->asked_host), "%s", host);
-	assert_string_equal(jank_proto_type(msg), "path");
+	assert_string_equal(jank_worker_proto_type(msg), "path");
 	assert_true(jank_json_get_i64(msg, "id", &r->id));
 	assert_true(jank_json_get_i64(msg, "tid", &r->tid));
 	assert_true(jank_json_get_i64(msg, "begin", &r->begin));
@@ -90,7 +90,7 @@ static void add_flow(struct json_object *a, const char *flow, const char *key, b
 
 static int send_flows(struct jank_crossing *c, const char *host, struct json_object *a)
 {
-	struct json_object *msg = jank_proto_new("flows");
+	struct json_object *msg = jank_worker_proto_new("flows");
 	char err[256];
 	int r;
 
@@ -173,7 +173,7 @@ static int verdict5(struct jank_crossing *c, struct rec *r)
 	char err[256];
 	int held;
 
-	assert_int_equal(jank_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
 	held = jank_crossing_verdict(c, r, "alpha", &pv);
 	if (!held)
 		deliver(r, &pv.v, r);
@@ -184,7 +184,7 @@ static int verdict5(struct jank_crossing *c, struct rec *r)
 
 static int answer(struct jank_crossing *c, const char *host, int64_t id, bool answered)
 {
-	struct json_object *msg = jank_proto_new("path");
+	struct json_object *msg = jank_worker_proto_new("path");
 	struct jank_segment segs[2] = {
 		{ .tid = 200,
 		  .state = JANK_STATE_BLOCKED,
@@ -248,7 +248,8 @@ static void joined(void **state)
 		struct jank_verdict_decoded pv;
 		char err[64];
 
-		assert_int_equal(jank_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
+		assert_int_equal(
+			jank_worker_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
 		assert_int_equal(jank_crossing_verdict(c, &r, "alpha", &pv), 0);
 		jank_verdict_decoded_fini(&pv);
 		json_object_put(o);
@@ -338,7 +339,7 @@ static void refused(void **state)
 {
 	struct rec r = { 0 };
 	struct jank_crossing *c = jank_crossing_new(deliver, ask, &r);
-	struct json_object *msg = jank_proto_new("flows"), *a = json_object_new_array(), *f;
+	struct json_object *msg = jank_worker_proto_new("flows"), *a = json_object_new_array(), *f;
 	char err[256];
 
 	(void)state;
@@ -355,7 +356,7 @@ static void refused(void **state)
 	assert_non_null(strstr(err, "flows[0]"));
 	json_object_put(msg);
 	/* A path answer without its id. */
-	msg = jank_proto_new("path");
+	msg = jank_worker_proto_new("path");
 	jank_json_add_bool(msg, "answered", false);
 	assert_int_equal(jank_crossing_path(c, "beta", msg, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "id"));
@@ -551,14 +552,14 @@ static void three_hosts(void **state)
 
 	(void)state;
 	traffic3(c);
-	assert_int_equal(jank_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, NULL, 0, &pv, err, sizeof(err)), 0);
 	r.r.in_check = &r;
 	assert_int_equal(jank_crossing_verdict(c, &r, "alpha", &pv), 1);
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	/* Answer every request as the asked host's worker would, until the verdict goes. */
 	while (r.r.delivered == 0 && asked < 8) {
-		struct json_object *msg = jank_proto_new("path");
+		struct json_object *msg = jank_worker_proto_new("path");
 
 		assert_true(r.r.asked > asked);
 		asked = r.r.asked;

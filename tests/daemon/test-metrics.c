@@ -75,7 +75,7 @@ static int setup(void **state)
 						  16 * MS, f->comp,	2 };
 	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0, NULL, 0 };
 	/* The worker's figures: the figures table says which are metrics. */
-	jank_figures_init(&f->fig);
+	jank_input_figures_init(&f->fig);
 	f->fig.engine.events = 2000;
 	f->fig.engine.discarded_events = 5;
 	f->fig.disconnects = 1;
