@@ -80,6 +80,7 @@ struct jank_fleet {
 	bool stopping;
 
 	struct jank_crossing *crossing; /* paths across hosts (crossing.h) */
+	bool multi_host;		/* inputs of two hosts or more: workers send their flows */
 
 	char *state_dir;   /* [daemon] state-dir, as at start */
 	bool state_failed; /* a write failed: said once */

@@ -58,6 +58,30 @@ static bool input_on_this_host(const char *url)
 	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 }
 
+/*
+ * Whether the inputs are of two hosts or more: only then do the workers send
+ * their flows for the join across hosts (crossing.h). Said to every worker
+ * when it changes, and in each start message.
+ */
+static void crosshost_update(struct jank_fleet *f)
+{
+	bool multi = false;
+
+	for (size_t i = 1; i < f->n && !multi; i++)
+		multi = strcmp(f->inputs[i]->host, f->inputs[0]->host) != 0;
+	if (multi == f->multi_host)
+		return;
+	f->multi_host = multi;
+	for (size_t i = 0; i < f->n; i++) {
+		struct json_object *msg = jank_worker_proto_new("crosshost");
+
+		if (msg && jank_json_add_bool(msg, "on", multi) == 0)
+			jank_worker_proc_send(f->inputs[i]->proc, msg);
+		else
+			json_object_put(msg);
+	}
+}
+
 struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
@@ -85,6 +109,7 @@ struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, 
 	}
 	jank_worker_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
+	crosshost_update(f);
 	return in;
 }
 
@@ -229,6 +254,10 @@ struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data)
 		jank_input_figures_placeholder(&in->status, in->url);
 	}
 	msg = fleet_start_msg(in->fleet, "input", in->url);
+	if (msg && jank_json_add_bool(msg, "crosshost", in->fleet->multi_host) < 0) {
+		json_object_put(msg);
+		return NULL;
+	}
 	baselines = fleet_state_read(in->fleet, in->url);
 	if (baselines && msg)
 		jank_json_add(msg, "baselines", baselines);
@@ -311,6 +340,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 			f->inputs[k++] = f->inputs[i];
 	}
 	f->n = k;
+	crosshost_update(f);
 }
 
 /* ---- The fleet ---- */

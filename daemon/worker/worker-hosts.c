@@ -45,7 +45,14 @@ struct jank_whosts {
 	uint64_t dropped; /* since the last message */
 	struct wrequest req[JANK_WHOSTS_PENDING];
 	size_t nreq;
+	bool on;
 };
+
+void jank_whosts_set_on(struct jank_whosts *wh, bool on)
+{
+	if (wh)
+		wh->on = on;
+}
 
 static void on_flow(const struct jank_flow_note *n, void *data)
 {
@@ -53,8 +60,8 @@ static void on_flow(const struct jank_flow_note *n, void *data)
 	const struct jank_flow_rule *f;
 	struct wflow *b;
 
-	/* A `to` its own engine paired stays on this host. */
-	if (n->to && n->paired)
+	/* A `to` its own engine paired stays on this host; one host alone joins nothing. */
+	if (!wh->on || (n->to && n->paired))
 		return;
 	if (wh->n == JANK_WHOSTS_BATCH) {
 		wh->dropped++;

@@ -27,6 +27,8 @@ typedef void (*jank_whosts_send_fn)(struct json_object *msg, void *data);
 struct jank_whosts *jank_whosts_new(struct jank_live_input *in, jank_whosts_send_fn send,
 				    void *data);
 void jank_whosts_free(struct jank_whosts *wh);
+/* Whether the flows go to the supervisor (its inputs are of two hosts or more); off at first. */
+void jank_whosts_set_on(struct jank_whosts *wh, bool on);
 /* The flow events noted since the last "flows" message go out now (before a verdict). */
 void jank_whosts_flush(struct jank_whosts *wh);
 /* Every tick: the flows, and the requests the stream has passed (or waited too long). */

@@ -23,6 +23,8 @@
  *   reload    {config, config_name}: new rules and [graph] limits
  *   path      {id, tid, begin, end}: this host's path of a thread (the
  *             other side of a flow that crossed hosts)
+ *   crosshost {on}: whether to send "flows" (the inputs are of two hosts or
+ *             more); also "crosshost" in start
  *   retry     attach now, whatever the back-off says (the session was
  *             created again)
  *   stop      finish: a last status, then exit

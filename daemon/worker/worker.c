@@ -345,8 +345,8 @@ static int load_config(struct json_object *msg, struct jank_config *c, char *err
 	return r;
 }
 
-static int start_input(struct worker *w, const struct jank_config *c, int64_t margin_ns, char *err,
-		       size_t len)
+static int start_input(struct worker *w, const struct jank_config *c, int64_t margin_ns,
+		       bool crosshost, char *err, size_t len)
 {
 	struct jank_engine_config ec;
 
@@ -361,6 +361,7 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 	w->hosts = jank_whosts_new(w->input, send_hosts_msg, w);
 	if (!w->hosts)
 		return -ENOMEM;
+	jank_whosts_set_on(w->hosts, crosshost);
 	jank_live_input_set_clock_margin(w->input, margin_ns);
 	w->rate_mono = jank_clock_monotonic_ns();
 	if (jank_live_input_start(w->input) < 0 ||
@@ -396,8 +397,10 @@ static int start(struct worker *w, struct json_object *msg, char *err, size_t le
 		if (r == 0)
 			on_discover(-1, 0, w);
 	} else {
+		struct json_object *x = jank_json_get(msg, "crosshost", json_type_boolean);
+
 		w->mode = MODE_INPUT;
-		r = start_input(w, &c, margin, err, len);
+		r = start_input(w, &c, margin, x && json_object_get_boolean(x), err, len);
 		if (r == 0) {
 			load_baselines(w, msg);
 			r = add_timer(w, &w->ev_save, SAVE_NS, on_save);
@@ -472,6 +475,10 @@ static void on_read(struct bufferevent *bev, void *data)
 			reload(w, msg);
 		} else if (!strcmp(type, "path")) {
 			jank_whosts_request(w->hosts, msg);
+		} else if (!strcmp(type, "crosshost")) {
+			struct json_object *on = jank_json_get(msg, "on", json_type_boolean);
+
+			jank_whosts_set_on(w->hosts, on && json_object_get_boolean(on));
 		} else if (!strcmp(type, "retry")) {
 			if (w->input)
 				jank_live_input_retry(w->input);
