@@ -116,17 +116,19 @@ static void candidate_debugdata(struct candidate *c, Elf_Scn *scn, uint64_t cap)
 	if (size == UINT64_MAX)
 		c->too_big = true;
 	else
-		c->cost += (size_t)size + (size_t)(size / 24) * BYTES_PER_SYMBOL;
+		c->cost += (size_t)size +
+			   (size_t)(size / 24) * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
 }
 
 /* Sections and segments, through libelf: a usable executable or shared object? */
-static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap)
+static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap,
+			      uint64_t cost_cap)
 {
 	GElf_Ehdr ehdr;
 	size_t phnum, shstrndx = 0;
 	Elf_Scn *debugdata = NULL;
 	bool found = false;
-	uint64_t symtab = 0, dynsym = 0;
+	uint64_t symtab = 0, dynsym = 0, nsymtab = 0, ndynsym = 0;
 	Elf_Scn *scn = NULL;
 
 	if (elf_kind(c->elf) != ELF_K_ELF || !gelf_getehdr(c->elf, &ehdr))
@@ -169,16 +171,33 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t 
 			debugdata = scn;
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab += sh.sh_size + section_size(c->elf, sh.sh_link);
+			nsymtab += sh.sh_size / sizeof(Elf64_Sym);
 			c->has_symtab = true;
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			dynsym += sh.sh_size + section_size(c->elf, sh.sh_link);
+			ndynsym += sh.sh_size / sizeof(Elf64_Sym);
 		}
 	}
-	/* libdwfl reads one of the two tables; a hostile header may claim anything. */
-	symtab = symtab ? symtab : dynsym;
+	/*
+	 * libdwfl reads one of the two tables, and keeps some bookkeeping per
+	 * symbol; we index them (24 bytes each). A hostile header may claim
+	 * anything: no more than the file holds.
+	 */
+	if (!symtab) {
+		symtab = dynsym;
+		nsymtab = ndynsym;
+	}
 	if (symtab > file_size)
 		symtab = file_size;
-	c->cost = BINARY_OVERHEAD + (size_t)symtab + (size_t)(symtab / 24) * BYTES_PER_SYMBOL;
+	if (nsymtab > file_size / sizeof(Elf64_Sym))
+		nsymtab = file_size / sizeof(Elf64_Sym);
+	c->cost = BINARY_OVERHEAD + (size_t)symtab +
+		  (size_t)nsymtab * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
+	/* Symbol tables past the binary's share: binary+offset, said in too_big. */
+	if (c->cost > cost_cap) {
+		c->too_big = true;
+		return false;
+	}
 	/* Without a .symtab of its own, libdwfl would unpack it. */
 	if (debugdata && !c->has_symtab)
 		candidate_debugdata(c, debugdata, debugdata_cap);
@@ -198,7 +217,7 @@ static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, 
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4)) {
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4, s->st.limit)) {
 		if (c->too_big)
 			s->st.too_big++;
 		goto fail;
@@ -329,6 +348,10 @@ static void binary_close(struct jank_symbols *s, struct binary *b)
 	dwfl_end(b->dwfl);
 	b->dwfl = NULL;
 	b->mod = NULL;
+	free(b->syms);
+	b->syms = NULL;
+	b->nsyms = 0;
+	b->indexed = b->no_index = false;
 	s->open_bytes -= b->cost;
 	b->cost = 0;
 	b->state = BIN_CLOSED;
@@ -499,6 +522,7 @@ struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, cons
 		memcpy(b->build_id, id, id_len);
 	b->build_id_len = id_len;
 	b->refs = 1;
+	b->id = ++s->next_id ? s->next_id : ++s->next_id;
 	b->next = s->binaries;
 	if (b->next)
 		b->next->prev = b;

@@ -79,6 +79,31 @@ void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid)
 	}
 }
 
+/*
+ * Forget the process least recently used (mapped, located in or looked up
+ * in) but `keep`, so that the processes of weeks (exited ones, which no
+ * event says) do not fill the bookkeeping's half of the limit. false: none
+ * left to forget.
+ */
+static bool forget_oldest(struct jank_symbols *s, int64_t keep)
+{
+	const struct jank_hashmap_slot *lru = NULL;
+
+	for (size_t i = 0; i < s->procs.cap; i++) {
+		const struct jank_hashmap_slot *sl = &s->procs.slots[i];
+		const struct process *p = sl->value;
+
+		if (p && sl->key != symbols_vpid_key(keep) &&
+		    (!lru || p->last_use < ((const struct process *)lru->value)->last_use))
+			lru = sl;
+	}
+	if (!lru)
+		return false;
+	jank_symbols_forget_process(s, (int64_t)lru->key);
+	s->st.forgotten++;
+	return true;
+}
+
 static struct process *process_get(struct jank_symbols *s, int64_t vpid)
 {
 	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
@@ -112,13 +137,15 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 		return -EINVAL;
 	if (build_id_len > JANK_SYMBOLS_MAX_BUILD_ID || !build_id)
 		build_id_len = 0; /* not a build-id we can compare: as if none */
-	if (symbols_counted_bytes(s) - s->open_bytes > s->st.limit / 2) {
-		s->st.dropped++;
-		return -ENOSPC;
-	}
+	while (symbols_counted_bytes(s) - s->open_bytes > s->st.limit / 2)
+		if (!forget_oldest(s, vpid)) {
+			s->st.dropped++;
+			return -ENOSPC;
+		}
 	p = process_get(s, vpid);
 	if (!p)
 		return -ENOMEM;
+	p->last_use = ++s->tick;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
 		struct mapping *v = realloc(p->v, cap * sizeof(*v));

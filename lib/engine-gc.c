@@ -125,6 +125,26 @@ static void check_actions(struct jank_engine *e, int64_t now)
 	}
 }
 
+/*
+ * Stacks no thread refers to any more go (graph.c), when the live ones
+ * doubled or pushes were refused since the last time; a collection costs
+ * O(stacks), so, refused pushes aside, it waits for as many events as there
+ * are live stacks: O(1) per event in all.
+ */
+static void collect_stacks(struct jank_engine *e)
+{
+	const struct jank_stacks *t = jank_graph_stacks_const(e->graph);
+	bool refused = t->full + t->refused_share > t->refused_before;
+
+	if (!jank_stacks_want_collect(t))
+		return;
+	if (refused && t->live < t->collect_at &&
+	    e->stats.events - e->stacks_collected_at < (uint64_t)t->live + GC_EVERY)
+		return;
+	e->stacks_collected_at = e->stats.events;
+	jank_graph_collect_stacks(e->graph, true);
+}
+
 static void collect(struct jank_engine *e)
 {
 	int64_t now = e->stats.now, horizon, base;
@@ -153,6 +173,7 @@ static void collect(struct jank_engine *e)
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_threads = jank_graph_thread_count(e->graph);
 	jank_discards_gc(&e->discards, e->stats.horizon);
+	collect_stacks(e);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every

@@ -80,7 +80,10 @@ struct jank_engine {
 	void *report_data;
 	jank_frame_namer namer;
 	void *namer_data;
-	jank_flow_note_fn flow_note; /* who hears of flow events (joins across inputs) */
+	jank_code_locator locator;
+	void *locator_data;
+	uint64_t stacks_collected_at; /* events at the last collection of stacks */
+	jank_flow_note_fn flow_note;  /* who hears of flow events (joins across inputs) */
 	void *flow_note_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;

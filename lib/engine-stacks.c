@@ -29,6 +29,22 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
 }
 
+/* Where user code at addr of process pid is: an offset in a binary when the locator knows. */
+static void locate(const struct jank_engine *e, int32_t pid, uint64_t addr,
+		   struct jank_code_loc *at)
+{
+	at->addr = addr;
+	at->pid = pid;
+	at->code = 0;
+	if (e->locator && e->locator(pid, addr, &at->code, &at->addr, e->locator_data) &&
+	    at->code) {
+		at->pid = 0;
+		return;
+	}
+	at->addr = addr;
+	at->code = 0;
+}
+
 /*
  * A function entry pushes its frame on the thread's shadow stack (interned:
  * a lookup, no allocation once the stack was seen); frames past the depth
@@ -49,6 +65,7 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
+	struct jank_code_loc at, raw;
 	uint64_t addr;
 	uint32_t id;
 
@@ -66,7 +83,8 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 			f->over++;
 			return;
 		}
-		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
+		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
+		id = jank_stacks_push(t, f->shadow, &at, false);
 		if (!id) {
 			f->over = 1;
 			return;
@@ -85,8 +103,16 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 			stack_now(e, w, ev->ts);
 			return;
 		}
+		/*
+		 * Its entry's frame, as located then or not (its mapping may have
+		 * been learnt, or forgotten, in between).
+		 */
+		raw.addr = addr;
+		raw.pid = ev->pid >= 0 ? ev->pid : w->pid;
+		raw.code = 0;
+		locate(e, raw.pid, addr, &at);
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
-			if (jank_stacks_node(t, id)->addr == addr)
+			if (jank_stacks_is(t, id, &at) || jank_stacks_is(t, id, &raw))
 				break;
 		if (id != f->shadow)
 			e->stats.function_resyncs++;
@@ -96,16 +122,19 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 }
 
 /* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
-static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
-			     const struct jank_value *v, bool kernel)
+static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t, uint32_t stack,
+			     int32_t pid, const struct jank_value *v, bool kernel)
 {
 	for (uint32_t i = v->a.n; i-- > 0;) {
 		uint64_t a = v->a.v[i];
+		struct jank_code_loc at = { a, pid, 0 };
 		uint32_t id;
 
 		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
 			continue;
-		id = jank_stacks_push(t, stack, pid, a, kernel);
+		if (!kernel)
+			locate(e, pid, a, &at);
+		id = jank_stacks_push(t, stack, &at, kernel);
 		if (!id)
 			break;
 		stack = id;
@@ -161,10 +190,10 @@ void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
-	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+	stack = u ? push_context(e, t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
 		  : JANK_NO_STACK;
 	if (k)
-		stack = push_context(t, stack, -1, k, true);
+		stack = push_context(e, t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
 	if (w->fn->ctx)

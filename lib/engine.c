@@ -130,6 +130,12 @@ void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *
 	e->flow_note_data = data;
 }
 
+void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data)
+{
+	e->locator = fn;
+	e->locator_data = data;
+}
+
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data)
 {
 	e->namer = fn;
@@ -211,8 +217,10 @@ void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
 	out->flows_pending = e->pending ? jank_action_count(e->pending) : 0;
 	out->memory_bytes = engine_memory_bytes(e);
-	out->stacks = jank_graph_stacks_const(e->graph)->n;
+	out->stacks = jank_graph_stacks_const(e->graph)->live;
 	out->stacks_full = jank_graph_stacks_const(e->graph)->full;
+	out->stacks_refused_share = jank_graph_stacks_const(e->graph)->refused_share;
+	out->stacks_freed = jank_graph_stacks_const(e->graph)->freed;
 	if (out->memory_bytes > out->memory_peak)
 		out->memory_peak = out->memory_bytes;
 	jank_graph_get_stats(e->graph, &out->graph);

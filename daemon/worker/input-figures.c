@@ -115,7 +115,10 @@ const struct jank_figure_field jank_input_figures_input_fields[] = {
 	FLOWS(flows_paired, "paired"),
 	FLOWS(flows_unmatched, "unmatched"),
 	FLOWS(flows_replaced, "replaced"),
-	/* Call stacks: exits that were not the innermost frame's, frames the full table refused. */
+	/*
+	 * Call stacks: exits that were not the innermost frame's, frames the full
+	 * table or an owner's share refused, stacks live and freed by GC.
+	 */
 	COUNT_METRIC("function_resyncs", IN(engine.function_resyncs), SUM,
 		     METRIC("jank_input_function_resyncs",
 			    HELP("Function exits that were not the innermost frame's (function "
@@ -124,6 +127,12 @@ const struct jank_figure_field jank_input_figures_input_fields[] = {
 		     METRIC("jank_input_stacks_full",
 			    HELP("Call stack frames not kept: the table of call stacks was full "
 				 "(new stacks go unnamed)."))),
+	COUNT_METRIC("stacks_refused_share", IN(engine.stacks_refused_share), SUM,
+		     METRIC("jank_input_stacks_refused_share",
+			    HELP("Call stack frames not kept: their binary (or process) held "
+				 "its share, half of the table of call stacks."))),
+	COUNT("stacks", IN(engine.stacks), 0),
+	COUNT("stacks_freed", IN(engine.stacks_freed), SUM),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
 	COUNT_METRIC("budget_forced", IN(engine.budget_forced), SUM,

@@ -466,8 +466,11 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 		goto fail;
 	jank_engine_set_verdict_cb(w->engine, fn, data);
 	w->sym = jank_symbols_new(0);
-	if (w->sym)
+	if (w->sym) {
 		jank_engine_set_namer(w->engine, name_frame, w);
+		/* Stacks by binary and offset, shared by its processes, where a mapping says. */
+		jank_engine_set_locator(w->engine, jank_symbols_code_locator, w->sym);
+	}
 	host[sizeof(host) - 1] = '\0';
 	w->this_host =
 		gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);

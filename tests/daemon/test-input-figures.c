@@ -353,11 +353,12 @@ static void json_keys(void **state)
 	/* Reported: all but the optional ones that are absent. */
 	a.trace_now = 5;
 	o = jank_input_figures_json(&a);
-	assert_int_equal(json_object_object_length(o), 35);
+	assert_int_equal(json_object_object_length(o), 38);
 	assert_true(has(o, "trace_now") && has(o, "graph"));
 	assert_true(has(o, "flows_expired") && has(o, "flows_evicted") && has(o, "flows_paired") &&
 		    has(o, "flows_unmatched") && has(o, "flows_replaced"));
 	assert_true(has(o, "function_resyncs") && has(o, "stacks_full"));
+	assert_true(has(o, "stacks_refused_share") && has(o, "stacks") && has(o, "stacks_freed"));
 	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
 		     has(o, "last_event_ns"));
 	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);
@@ -486,8 +487,8 @@ static void metric_rows(void **state)
 			    (m->unit && !strcmp(m->unit, "seconds")));
 	next:;
 	}
-	/* events ... memory_bytes: 12 families of a worker's counters. */
-	assert_int_equal(families, 12);
+	/* events ... memory_bytes: 13 families of a worker's counters. */
+	assert_int_equal(families, 13);
 }
 
 int main(void)

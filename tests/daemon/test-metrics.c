@@ -86,6 +86,7 @@ static int setup(void **state)
 	f->fig.engine.flows_evicted = 3;
 	f->fig.engine.function_resyncs = 6;
 	f->fig.engine.stacks_full = 12;
+	f->fig.engine.stacks_refused_share = 13;
 	f->inputs[0] = (struct jank_metrics_input){
 		.url = "net://127.0.0.1/host/h/s",
 		.connected = true,
@@ -230,6 +231,8 @@ static void openmetrics_names(void **state)
 				"host/h/s\"} 6"));
 	assert_true(has_line(t, "jank_input_stacks_full_total{input=\"net://127.0.0.1/host/h/"
 				"s\"} 12"));
+	assert_true(has_line(t, "jank_input_stacks_refused_share_total{input=\"net://127.0.0.1/"
+				"host/h/s\"} 13"));
 	assert_true(has_line(t, "# TYPE jank_workers_cpu_seconds counter"));
 	assert_true(has_line(t, "jank_workers_cpu_seconds_total 1.5"));
 	assert_true(has_line(t, "# TYPE jank_host_clock_offset_seconds gauge"));
