@@ -34,81 +34,8 @@
 #include "errbuf.h"
 #include "symbols.h"
 #include "trace-native.h"
+#include "trace-native-int.h"
 #include "trace-reader-int.h"
-
-#define CTF_MAGIC     0xc1fc1fc1u
-#define MAX_CLASS_ID  (1u << 16)
-#define RELEASE_BYTES (8u << 20)
-#define NO_SNAPSHOT   UINT64_MAX
-
-struct nclass {
-	bool declared, compiled, wanted;
-	uint8_t sym_kind;
-	const struct ctf_event_decl *decl;
-	struct ctf_plan *common, *spec, *payload;
-	uint32_t class_id, nfields;
-};
-
-struct nsc {
-	const struct ctf_stream_decl *decl;
-	struct ctf_plan *pctx, *ehdr;
-	struct nclass *classes; /* by id */
-	size_t nclasses;
-	size_t ndeclared;
-	uint64_t only_id; /* when ndeclared == 1 */
-	char tid[16], pid[16];
-	bool has_comm;
-};
-
-struct ntrace {
-	struct ctf_meta *meta;
-	char *dir;
-	enum jank_domain domain;
-	int64_t clock_base;
-	struct ctf_plan *phdr;
-	struct nsc *scs;
-	size_t nscs;
-};
-
-enum item_kind {
-	ITEM_NONE = 0,
-	ITEM_EVENT,
-	ITEM_DISCARDED,
-	ITEM_END
-};
-
-struct discarded {
-	int64_t begin, end;
-	uint64_t count;
-	int32_t cpu;
-};
-
-struct nstream {
-	struct ntrace *tr;
-	char *path;
-	size_t index; /* port order */
-	const uint8_t *map;
-	size_t size, released;
-	uint64_t pkt;	  /* byte offset of the current packet */
-	uint64_t pkt_len; /* its size in bytes; 0: no packet open */
-	struct nsc *sc;
-	struct ctf_cursor cur;
-	int32_t cpu; /* of the current packet */
-	int32_t prev_cpu;
-	uint64_t prev_disc, prev_seq, prev_end;
-	struct discarded disc[2];
-	unsigned ndisc, disc_head;
-	int64_t last_ts; /* of its own messages, for the order check */
-	/* The head item */
-	uint8_t kind;
-	bool body_pending; /* an event whose class was not compiled when its header was read */
-	int64_t ts;
-	struct nclass *cls;
-	struct jank_value vals[CTF_NSLOTS];
-	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
-	char *scratch;
-	size_t scratch_cap;
-};
 
 struct native_reader {
 	struct ntrace *traces;
@@ -268,8 +195,16 @@ static int open_trace(struct ntrace *tr, const char *dir, char *why, size_t len)
 	r = ctf_meta_read_file(path, &text, &n, why, len);
 	if (r < 0)
 		return r;
-	tr->meta = ctf_meta_parse(text, n, why, len);
+	r = native_trace_load(tr, text, n, why, len);
 	free(text);
+	return r;
+}
+
+int native_trace_load(struct ntrace *tr, const char *text, size_t n, char *why, size_t len)
+{
+	int r;
+
+	tr->meta = ctf_meta_parse(text, n, why, len);
 	if (!tr->meta)
 		return -EINVAL;
 	tr->domain = meta_domain(tr->meta);
@@ -1028,21 +963,8 @@ static void native_free_all(struct native_reader *nr)
 	}
 	free(nr->streams);
 	free(nr->heap);
-	for (size_t t = 0; t < nr->ntraces; t++) {
-		struct ntrace *tr = &nr->traces[t];
-
-		for (size_t k = 0; k < tr->nscs; k++) {
-			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
-				class_free(&tr->scs[k].classes[i]);
-			free(tr->scs[k].classes);
-			ctf_plan_free(tr->scs[k].pctx);
-			ctf_plan_free(tr->scs[k].ehdr);
-		}
-		free(tr->scs);
-		ctf_plan_free(tr->phdr);
-		ctf_meta_free(tr->meta);
-		free(tr->dir);
-	}
+	for (size_t t = 0; t < nr->ntraces; t++)
+		native_trace_fini(&nr->traces[t]);
 	free(nr->traces);
 	free(nr);
 }
@@ -1127,7 +1049,7 @@ void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *t
 
 const char *jank_reader_decoder_name(const struct jank_reader *in)
 {
-	return in->native ? "native" : "babeltrace2";
+	return in->native || in->live ? "native" : "babeltrace2";
 }
 
 int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, size_t n, char *err,
@@ -1166,4 +1088,54 @@ int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, s
 	fprintf(stderr, "jank: %s: read through babeltrace2: %s\n", in->name,
 		why[0] ? why : "no trace");
 	return 0;
+}
+
+/* ---- For the live decoder (trace-native-int.h) ---- */
+
+void native_trace_fini(struct ntrace *tr)
+{
+	for (size_t k = 0; k < tr->nscs; k++) {
+		for (size_t i = 0; i < tr->scs[k].nclasses; i++)
+			class_free(&tr->scs[k].classes[i]);
+		free(tr->scs[k].classes);
+		ctf_plan_free(tr->scs[k].pctx);
+		ctf_plan_free(tr->scs[k].ehdr);
+	}
+	free(tr->scs);
+	ctf_plan_free(tr->phdr);
+	ctf_meta_free(tr->meta);
+	free(tr->dir);
+	memset(tr, 0, sizeof(*tr));
+}
+
+int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
+		       const struct ctf_event_decl *e, char *why, size_t len)
+{
+	return probe_class(m, sc, e, why, len);
+}
+
+int native_open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
+		   size_t len)
+{
+	return open_sc(tr, sc, d, why, len);
+}
+
+int native_stream_next(struct jank_reader *in, struct nstream *s)
+{
+	return stream_next(in, s);
+}
+
+int native_deliver(struct jank_reader *in, struct nstream *s)
+{
+	return deliver(in, s);
+}
+
+void native_class_free(struct nclass *nc)
+{
+	class_free(nc);
+}
+
+void native_trace_announce(struct jank_reader *in, const struct ntrace *tr)
+{
+	trace_announce(in, tr);
 }

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native decoder's insides, shared by the offline reader of CTF
+ * directories (trace-native.c) and the lttng-live client (trace-live.c):
+ * a trace (its metadata and the plans of its scopes), its stream classes
+ * and event classes, and a stream read packet by packet. A stream's bytes
+ * are a window (map, size): a mapped file offline, one packet fetched from
+ * relayd live; native_stream_next() says ITEM_END when the window is read.
+ */
+#ifndef JANK_TRACE_NATIVE_INT_H
+#define JANK_TRACE_NATIVE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ctf-meta.h"
+#include "ctf-plan.h"
+#include "trace-reader-int.h"
+
+#define CTF_MAGIC     0xc1fc1fc1u
+#define MAX_CLASS_ID  (1u << 16)
+#define RELEASE_BYTES (8u << 20)
+#define NO_SNAPSHOT   UINT64_MAX
+
+struct nclass {
+	bool declared, compiled, wanted;
+	uint8_t sym_kind;
+	const struct ctf_event_decl *decl;
+	struct ctf_plan *common, *spec, *payload;
+	uint32_t class_id, nfields;
+};
+
+struct nsc {
+	const struct ctf_stream_decl *decl;
+	struct ctf_plan *pctx, *ehdr;
+	struct nclass *classes; /* by id */
+	size_t nclasses;
+	size_t ndeclared;
+	uint64_t only_id; /* when ndeclared == 1 */
+	char tid[16], pid[16];
+	bool has_comm;
+};
+
+struct ntrace {
+	struct ctf_meta *meta;
+	char *dir;
+	enum jank_domain domain;
+	int64_t clock_base;
+	struct ctf_plan *phdr;
+	struct nsc *scs;
+	size_t nscs;
+};
+
+enum item_kind {
+	ITEM_NONE = 0,
+	ITEM_EVENT,
+	ITEM_DISCARDED,
+	ITEM_END
+};
+
+struct discarded {
+	int64_t begin, end;
+	uint64_t count;
+	int32_t cpu;
+};
+
+struct nstream {
+	struct ntrace *tr;
+	char *path;
+	size_t index; /* port order */
+	const uint8_t *map;
+	size_t size, released;
+	uint64_t pkt;	  /* byte offset of the current packet */
+	uint64_t pkt_len; /* its size in bytes; 0: no packet open */
+	struct nsc *sc;
+	struct ctf_cursor cur;
+	int32_t cpu; /* of the current packet */
+	int32_t prev_cpu;
+	uint64_t prev_disc, prev_seq, prev_end;
+	struct discarded disc[2];
+	unsigned ndisc, disc_head;
+	int64_t last_ts; /* of its own messages, for the order check */
+	/* The head item */
+	uint8_t kind;
+	bool body_pending; /* an event whose class was not compiled when its header was read */
+	int64_t ts;
+	struct nclass *cls;
+	struct jank_value vals[CTF_NSLOTS];
+	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
+	char *scratch;
+	size_t scratch_cap;
+};
+
+int native_trace_load(struct ntrace *tr, const char *text, size_t n, char *why, size_t len);
+void native_trace_fini(struct ntrace *tr);
+int native_open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
+		   size_t len);
+int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
+		       const struct ctf_event_decl *e, char *why, size_t len);
+/* The stream's next item (kind): an event, a discarded range, or ITEM_END. 0 or -errno. */
+int native_stream_next(struct jank_reader *in, struct nstream *s);
+/* Hand the stream's head item to the engine. 0 or -errno (in->err says why). */
+int native_deliver(struct jank_reader *in, struct nstream *s);
+void native_class_free(struct nclass *nc);
+void native_trace_announce(struct jank_reader *in, const struct ntrace *tr);
+
+#endif
