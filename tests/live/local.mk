@@ -8,6 +8,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-discarded.sh \
 	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
+	live/test-jankd-decoders.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
 	live/test-jankd-binaries.sh \
