@@ -1117,7 +1117,8 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 	for (size_t t = 0; t < lr->ntraces; t++) {
 		struct ltrace *lt = lr->traces[t];
 
-		if ((lt->need_meta || (lt->bad_since && lt->has_meta_stream)) &&
+		/* Until its metadata is read, a trace's streams are not asked: ask relayd. */
+		if ((lt->need_meta || !lt->loaded || lt->bad_since) && lt->has_meta_stream &&
 		    (r = meta_fetch(in, lr, lt)) < 0)
 			return r;
 	}
