@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The native decoder's insides, shared by the offline reader of CTF
- * directories (trace-native.c) and the lttng-live client (trace-live.c):
- * a trace (its metadata and the plans of its scopes), its stream classes
- * and event classes, and a stream read packet by packet. A stream's bytes
- * are a window (map, size): a mapped file offline, one packet fetched from
- * relayd live; native_stream_next() says ITEM_END when the window is read.
+ * Inside the native decoder: its state and what its files (trace-native.c,
+ * trace-native-open.c) and the live client (trace-live.c) share. Not for
+ * use outside them.
  */
 #ifndef JANK_TRACE_NATIVE_INT_H
 #define JANK_TRACE_NATIVE_INT_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include "ctf-meta.h"
 #include "ctf-plan.h"
+#include "errbuf.h"
+#include "symbols.h"
+#include "trace-native.h"
 #include "trace-reader-int.h"
 
 #define CTF_MAGIC     0xc1fc1fc1u
@@ -91,17 +88,37 @@ struct nstream {
 	size_t scratch_cap;
 };
 
+struct native_reader {
+	struct ntrace *traces;
+	size_t ntraces;
+	struct nstream *streams;
+	size_t nstreams;
+	struct nstream **heap;
+	size_t nheap;
+	uint64_t generation;
+};
+
+/* trace-native.c */
+bool has_role(const struct ctf_cursor *c, enum ctf_role r);
+void class_free(struct nclass *nc);
+int heap_fill(struct jank_reader *in, struct native_reader *nr);
+
+/*
+ * For the live decoder (trace-live.c): a stream's bytes are a window (map,
+ * size), one packet fetched from relayd; stream_next says ITEM_END when
+ * the window is read.
+ */
+/* trace-native-open.c */
 int native_trace_load(struct ntrace *tr, const char *text, size_t n, char *why, size_t len);
 void native_trace_fini(struct ntrace *tr);
 int native_open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
 		   size_t len);
 int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
 		       const struct ctf_event_decl *e, char *why, size_t len);
-/* The stream's next item (kind): an event, a discarded range, or ITEM_END. 0 or -errno. */
-int native_stream_next(struct jank_reader *in, struct nstream *s);
-/* Hand the stream's head item to the engine. 0 or -errno (in->err says why). */
-int native_deliver(struct jank_reader *in, struct nstream *s);
-void native_class_free(struct nclass *nc);
 void native_trace_announce(struct jank_reader *in, const struct ntrace *tr);
+/* trace-native.c: the stream's next item (an event, a discarded range, ITEM_END): 0 or -errno */
+int native_stream_next(struct jank_reader *in, struct nstream *s);
+/* Hand the stream's head item to the engine: 0 or -errno (in->err says why). */
+int native_deliver(struct jank_reader *in, struct nstream *s);
 
 #endif
