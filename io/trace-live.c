@@ -158,6 +158,9 @@ struct lstream {
 	int64_t pkt_end; /* the end of the packet being read (index), INT64_MIN: unknown */
 	uint8_t *buf;	 /* the packet */
 	size_t cap;
+	bool pending; /* its index came, its packet was "retry": ask for it again */
+	uint64_t pending_off;
+	uint32_t pending_len;
 };
 
 struct live_reader {
@@ -953,6 +956,9 @@ static int get_packet(struct jank_reader *in, struct live_reader *lr, struct lst
 			return packet_start(in, lr, ls, len);
 		case PACKET_RETRY:
 			*retry = true;
+			ls->pending = true;
+			ls->pending_off = offset;
+			ls->pending_len = len;
 			return 0;
 		case PACKET_EOF:
 			ls->gone = true;
@@ -986,6 +992,10 @@ static int stream_pull(struct jank_reader *in, struct live_reader *lr, struct ls
 	uint32_t status, flags;
 	int r;
 
+	if (ls->pending) {
+		ls->pending = false;
+		return get_packet(in, lr, ls, ls->pending_off, ls->pending_len, retry);
+	}
 	put64(p, ls->id);
 	if ((r = request(in, lr, CMD_GET_NEXT_INDEX, p, 8)) < 0 ||
 	    (r = recv_all(in, lr, rep, INDEX_LEN)) < 0)
