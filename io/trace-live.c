@@ -1103,7 +1103,7 @@ static void forget_classes(struct live_reader *lr)
 
 		for (size_t k = 0; k < tr->nscs; k++)
 			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
-				class_free(&tr->scs[k].classes[i]);
+				native_class_free(&tr->scs[k].classes[i]);
 	}
 }
 

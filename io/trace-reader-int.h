@@ -156,7 +156,7 @@ struct jank_reader {
 	jank_reader_notice_fn notice;
 	void *notice_data;
 	struct jank_symbols *symbols; /* not owned; NULL: none */
-	struct jank_merge_ops merge_ops;
+	struct jank_trace_merge_ops merge_ops;
 	struct jank_reader_stats stats;
 	struct native_reader *native; /* io/trace-native.c reads the traces, not the graph */
 	struct live_reader *live;     /* io/trace-live.c reads the live session, not the graph */
