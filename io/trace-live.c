@@ -543,6 +543,13 @@ static int attach(struct jank_reader *in, struct live_reader *lr)
 			lr->session_gone[i] = true; /* destroyed since the list */
 			continue;
 		}
+		if (status == ATTACH_ALREADY) {
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: another viewer is attached to the "
+				  "session (relayd takes one)",
+				  in->name);
+			return -EBUSY;
+		}
 		if (status != ATTACH_OK) {
 			jank_errf(in->err, sizeof(in->err),
 				  "%s: cannot read the trace: relayd refuses to attach to the "
