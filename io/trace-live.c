@@ -277,7 +277,8 @@ static int request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
 	put64(b, n);
 	put32(b + 8, cmd);
 	put32(b + 12, 0);
-	memcpy(b + 16, payload, n);
+	if (n)
+		memcpy(b + 16, payload, n);
 	return send_all(in, lr, b, 16 + n);
 }
 
