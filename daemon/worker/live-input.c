@@ -471,6 +471,19 @@ static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *
 	}
 }
 
+int jank_live_input_path(struct jank_live_input *w, int32_t tid, int64_t begin, int64_t end,
+			 struct jank_path *out)
+{
+	const struct jank_graph *g = jank_engine_graph(w->engine);
+	const struct jank_thread *t = jank_graph_find_any(g, tid);
+	int r = t ? jank_critpath_compute_thread(g, t, begin, end, out)
+		  : jank_critpath_compute(g, tid, begin, end, out);
+
+	if (r != -EINVAL)
+		jank_path_name_frames(out, w->sym ? name_frame : NULL, w);
+	return r;
+}
+
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
 					    const struct jank_engine_config *ec,
 					    const struct jank_config *c, jank_verdict_fn fn,

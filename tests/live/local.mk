@@ -23,6 +23,7 @@ JANKD_LIVE_TESTS = \
 	live/test-composition.sh \
 	live/test-web.sh \
 	live/test-fleet.sh \
+	live/test-crosshost.sh \
 	live/test-discover-limit.sh
 # jankd's captures (daemon/capture/capturer.c, capture-session.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
@@ -91,6 +92,13 @@ live_fn_demo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/probes
 live_fn_demo_CFLAGS = $(AM_CFLAGS) -pthread -finstrument-functions -fno-omit-frame-pointer
 live_fn_demo_LDFLAGS = -pthread
 live_fn_demo_LDADD = $(top_builddir)/probes/libjank-ust.la
+
+# A client and a server on two simulated hosts: test-crosshost.sh.
+check_PROGRAMS += live/rpc-demo
+live_rpc_demo_SOURCES = live/rpc-demo.c
+live_rpc_demo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/probes
+live_rpc_demo_CFLAGS = $(AM_CFLAGS) -finstrument-functions -fno-omit-frame-pointer
+live_rpc_demo_LDADD = $(top_builddir)/probes/libjank-ust.la
 
 # Addresses symbolized from a trace's lttng-ust statedump: test-symbols.sh.
 check_PROGRAMS += live/symbolize-trace
