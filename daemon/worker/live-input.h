@@ -74,6 +74,14 @@ void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_
  */
 void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
 
+/*
+ * Which decoder reads the session (JANK_DECODER_AUTO by default: the native
+ * one, babeltrace2 when it refuses the metadata). Before jank_live_input_start().
+ */
+void jank_live_input_set_decoder(struct jank_live_input *w, enum jank_decoder d);
+/* "native" or "babeltrace2": the one reading now; *note: why auto fell back ("" when not). */
+const char *jank_live_input_decoder(const struct jank_live_input *w, const char **note);
+
 /* Start pumping the input. Returns 0 or -errno. */
 int jank_live_input_start(struct jank_live_input *w);
 /*

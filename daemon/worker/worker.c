@@ -364,6 +364,7 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 		return -ENOMEM;
 	jank_whosts_set_on(w->hosts, crosshost);
 	jank_live_input_set_clock_margin(w->input, margin_ns);
+	jank_live_input_set_decoder(w->input, (enum jank_decoder)c->live.decoder);
 	w->rate_mono = jank_clock_monotonic_ns();
 	if (jank_live_input_start(w->input) < 0 ||
 	    add_timer(w, &w->ev_tick, TICK_NS, on_tick) < 0) {

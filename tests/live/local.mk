@@ -8,6 +8,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-discarded.sh \
 	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
+	live/test-jankd-decoders.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
 	live/test-jankd-binaries.sh \
@@ -50,7 +51,9 @@ FAULT_LIVE_TESTS = \
 # on demand): no root, no lttng daemon.
 MOCK_LIVE_TESTS = \
 	live/test-mock-relayd.sh \
-	live/test-mock-relayd-faults.sh
+	live/test-mock-relayd-faults.sh \
+	live/test-mock-relayd-bt2.sh \
+	live/test-mock-relayd-faults-bt2.sh
 TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(MOCK_LIVE_TESTS) \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
