@@ -498,6 +498,30 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 }
 
 /*
+ * jank's own live client (io/trace-live.c) resolves relayd's host with
+ * getaddrinfo() before its socket(): in a worker with a channel, no lookup
+ * (a DNS query would need a socket the filter refuses) but loopback's
+ * numeric address, of the family asked, which connect() does not use. It
+ * is glibc's own answer (freeaddrinfo() frees it).
+ */
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		struct addrinfo **res)
+{
+	int (*next)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+	struct addrinfo h = { .ai_socktype = SOCK_STREAM };
+
+	*(void **)&next = dlsym(RTLD_NEXT, "getaddrinfo");
+	if (!next)
+		return EAI_SYSTEM;
+	if (client_fd < 0 || !node)
+		return next(node, service, hints, res);
+	if (hints)
+		h = *hints;
+	h.ai_flags = (h.ai_flags & AI_NUMERICSERV) | AI_NUMERICHOST;
+	return next(h.ai_family == AF_INET6 ? "::1" : "127.0.0.1", service, &h, res);
+}
+
+/*
  * lttng-live resolves relayd's host before its socket(): in a worker with
  * a channel, no lookup (the supervisor resolves; a DNS query would need a
  * socket the filter refuses) and an address that connect() does not use.

@@ -25,11 +25,12 @@
  * restarted asks again). A packet that is not exactly one request closes
  * the channel.
  *
- * The worker's side is babeltrace2's lttng-live plugin, which calls
+ * The worker's side is jank's own live client (io/trace-live.c) or
+ * babeltrace2's lttng-live plugin, which call getaddrinfo() or
  * gethostbyname(), socket() and connect() through libc. jankd's executable
- * defines those three (the dlopen'ed plugin binds to them): in a worker
- * with a channel, gethostbyname() answers without a name lookup (the
- * supervisor resolves), socket(AF_INET or AF_INET6, SOCK_STREAM) gives a
+ * defines those (the dlopen'ed plugin binds to them too): in a worker with
+ * a channel, the lookups answer without a name lookup (loopback's address:
+ * the supervisor resolves), socket(AF_INET or AF_INET6, SOCK_STREAM) gives a
  * placeholder (/dev/null, read-only: no socket is made), and connect() on
  * a placeholder asks the supervisor and puts the connected socket in its
  * place (dup3), or fails with the supervisor's errno (ECONNREFUSED...).

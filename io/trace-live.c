@@ -319,10 +319,14 @@ static int open_socket(struct jank_reader *in, struct live_reader *lr)
 			err = errno;
 			continue;
 		}
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/*
+		 * The options after connect(): in jankd's worker, the socket is
+		 * the one the supervisor connected (daemon/relayd-broker.h).
+		 */
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			lr->fd = fd;
 			break;
 		}

@@ -57,9 +57,10 @@ mock_start close --after-packets 12 --then close
 mock_jankd </dev/null
 live_wait_for 10 '[ "$(mock_alert_count)" -ge 4 ]' || true
 mock_wait_input 5 '"\(.state) \(.disconnects) \(.reconnects)"' "connected 1 1" || true
-# A close with a request of the viewer unread reaches it as a reset.
+# A close with a request of the viewer unread reaches it as a reset; one
+# that comes before the request, as the end of the connection.
 check "close: the loss is logged once" [ "$(mock_logged \
-	': lost the live session: .*\(closed connection\|Connection reset by peer\); reconnecting')" = 1 ]
+	': lost the live session: .*\(closed connection\|closed the connection\|Connection reset by peer\); reconnecting')" = 1 ]
 check "close: then the reconnection, once" [ "$(mock_logged ': reconnected$')" = 1 ]
 got=$(mock_input '"\(.state) \(.disconnects) \(.reconnects)"')
 check "close: status connected, 1 disconnect, 1 reconnect (got $got)" [ "$got" = "connected 1 1" ]
@@ -176,14 +177,15 @@ url = $MOCK_URL, $big_url
 CONF
 unset JANK_WORKER_MEMORY_MAX
 wait_janks
-# The first failure of an episode is logged, the next ones counted (status says the last).
+# The first failure of an episode is logged, the next ones counted (status
+# says the last); a worker that attached in between begins a new episode.
 live_wait 15 big_ran_out || true
 said=$(mock_logged ': worker ran out of memory: an allocation past its limit failed')
 got=$(big_input '"\(.worker.starts) \(.worker.crashes) \(.worker.last_error)"')
-if [ "$said" = 1 ] && big_ran_out; then
-	ok "memory: the crafted input's worker runs out of memory while reading: said once, restarted, status says why"
+if [ "$said" -ge 1 ] && big_ran_out; then
+	ok "memory: the crafted input's worker runs out of memory while reading: said, restarted, status says why"
 else
-	fail "memory: the crafted input's worker runs out of memory while reading: said once, restarted, status says why ($said said; starts, crashes, last error: $got)"
+	fail "memory: the crafted input's worker runs out of memory while reading: said, restarted, status says why ($said said; starts, crashes, last error: $got)"
 fi
 check "memory: glib's own message is there too (the allocation it could not make)" \
 	grep -q 'GLib-ERROR.*failed to allocate' "$LIVE_TMP/jankd.err"
