@@ -17,6 +17,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "config-file.h"
+#include "debuginfod.h"
 #include "trace-hosts.h"
 #include "units.h"
 
@@ -372,6 +373,41 @@ static const struct jank_conf_type host_list = { .name = "host list",
 						 .parse = host_list_parse,
 						 .equal = jank_conf_str_equal,
 						 .free = jank_conf_str_fini };
+
+/* debuginfod servers: http(s) URLs, comma-separated; kept space-separated, as the client takes them. */
+static int url_list_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
+			  void *sec)
+{
+	static const char *const schemes[] = { "http://", "https://", NULL };
+	char list[4096], url[1024];
+	const char *s = v;
+	size_t n = 0, after;
+	int r;
+
+	while ((r = next_item(&s, url, sizeof(url))) > 0) {
+		bool ok = has_scheme(url, schemes, "/", &after) && url[after];
+
+		for (const char *c = url; ok && *c; c++)
+			ok = (unsigned char)*c > ' ' && *c != '"' && *c != '\'' && *c != 0x7f;
+		if (!ok || n + strlen(url) + 2 > sizeof(list)) {
+			r = -EINVAL;
+			break;
+		}
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", url);
+	}
+	if (r < 0 || !n) {
+		fail(p, LINE(p),
+		     "bad %s '%s' (expected http:// or https:// URLs, comma-separated)", k->name,
+		     v);
+		return -EINVAL;
+	}
+	return jank_conf_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));
+}
+
+static const struct jank_conf_type url_list = { .name = "URL list",
+						.parse = url_list_parse,
+						.equal = jank_conf_str_equal,
+						.free = jank_conf_str_fini };
 
 static const struct jank_conf_type event = { .name = "event",
 					     .parse = event_parse,
@@ -795,6 +831,7 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 #define LIVE(f)		FIELD(struct jank_config_live, f)
 #define LIVE2(f)	FIELD2(struct jank_config_live, f)
 #define GRAPH(f)	FIELD(struct jank_config_graph, f)
+#define SYMBOLS(f)	FIELD(struct jank_config_symbols, f)
 #define ALERTS(f)	FIELD(struct jank_config_alerts, f)
 #define ALERTS2(f)	FIELD2(struct jank_config_alerts, f)
 #define CAPTURE(f)	FIELD(struct jank_config_capture, f)
@@ -823,6 +860,7 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 static const struct jank_conf_section sections[] = {
 	{ "live", .offset = offsetof(struct jank_config, live) },
 	{ "graph", .offset = offsetof(struct jank_config, graph), .init = graph_init },
+	{ "symbols", .offset = offsetof(struct jank_config, symbols) },
 	{ "alerts", .offset = offsetof(struct jank_config, alerts) },
 	{ "capture", .offset = offsetof(struct jank_config, capture) },
 	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
@@ -858,6 +896,11 @@ static const struct jank_conf_key keys[] = {
 	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
 	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
 	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
+	/* [symbols]: the workers' symbolizers and the supervisor's fetcher are set up at start. */
+	K("symbols", "debuginfod-urls", url_list,          RESTART, NULL, SYMBOLS(debuginfod_urls)),
+	K("symbols", "debuginfod-cache", abs_path,         RESTART, "/var/cache/jankd/debuginfod", SYMBOLS(debuginfod_cache)),
+	K("symbols", "debuginfod-cache-size", jank_conf_size, RESTART, "1GiB", SYMBOLS(debuginfod_cache_size), ZERO),
+	K("symbols", "debuginfod-timeout", jank_conf_duration, RESTART, "10s", SYMBOLS(debuginfod_timeout_ns)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
 	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
@@ -1073,6 +1116,14 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->action_timeout_ns = c->graph.action_timeout_ns;
 	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
 	ec->composition_top = (unsigned)c->metrics.composition_top;
+}
+
+void jank_config_debuginfod(const struct jank_config *c, struct jank_debuginfod_config *out)
+{
+	*out = (struct jank_debuginfod_config){ .urls = c->symbols.debuginfod_urls,
+						.cache = c->symbols.debuginfod_cache,
+						.cache_size = c->symbols.debuginfod_cache_size,
+						.timeout_ns = c->symbols.debuginfod_timeout_ns };
 }
 
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,

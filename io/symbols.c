@@ -14,7 +14,9 @@
  * shrinks under us gives an error, not the SIGBUS a mapped file would. Our
  * find_debuginfo callback finds nothing: we pick the separate debug file
  * ourselves (it becomes the module's main file) and libdwfl never searches
- * the network (debuginfod) or other directories.
+ * the network (debuginfod) or other directories: a download is the
+ * fetcher's, which the program sets (jank_symbols_set_fetcher), and only
+ * for what the configuration says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -40,6 +43,8 @@
 #define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
 #define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
 #define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
+#define FETCH_RETRY_NS	 250000000LL	      /* a fetch under way: the first retry, doubled */
+#define FETCH_RETRY_MAX	 4000000000LL	      /* up to this */
 
 enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
@@ -65,6 +70,9 @@ struct binary {
 	uint64_t first_vaddr;
 	size_t cost; /* counted while open */
 	uint64_t last_use;
+	/* A fetch under way (jank_symbols_set_fetcher): opened again at fetch_retry. */
+	bool fetch_wait;
+	int64_t fetch_retry_ns, fetch_backoff_ns;
 	/* Handed to libdwfl by find_elf_cb. */
 	int pending_fd;
 	Elf *pending_elf;
@@ -97,6 +105,9 @@ struct jank_symbols {
 	char *root;
 	jank_symbols_open_fn opener;
 	void *opener_data;
+	jank_symbols_fetch_fn fetcher;
+	void *fetcher_data;
+	int64_t next_retry_ns; /* the earliest fetch_retry_ns of the binaries waiting */
 	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
@@ -434,6 +445,52 @@ static bool open_by_debug_link(struct jank_symbols *s, const char *binpath, cons
 	return false;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A debug file of build-id `id` from the fetcher; a fetch under way marks b as waiting. */
+static bool open_fetched(struct jank_symbols *s, struct binary *b, const uint8_t *id, size_t len,
+			 struct candidate *c)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!s->fetcher || len < 2)
+		return false;
+	path[0] = '\0';
+	fd = s->fetcher(id, len, path, sizeof(path), s->fetcher_data);
+	if (fd == -EAGAIN) {
+		int64_t now = mono_ns();
+
+		if (!b->fetch_wait)
+			s->st.fetch_waiting++;
+		b->fetch_wait = true;
+		b->fetch_backoff_ns = b->fetch_backoff_ns ? b->fetch_backoff_ns * 2 : FETCH_RETRY_NS;
+		if (b->fetch_backoff_ns > FETCH_RETRY_MAX)
+			b->fetch_backoff_ns = FETCH_RETRY_MAX;
+		b->fetch_retry_ns = now + b->fetch_backoff_ns;
+		if (!s->next_retry_ns || b->fetch_retry_ns < s->next_retry_ns)
+			s->next_retry_ns = b->fetch_retry_ns;
+		return false;
+	}
+	if (b->fetch_wait)
+		s->st.fetch_waiting--;
+	b->fetch_wait = false;
+	if (fd < 0 || !candidate_from_fd(s, fd, path[0] ? path : "(fetched)", c))
+		return false;
+	if (build_id_matches(c->elf, id, len) == 1) {
+		s->st.fetched++;
+		return true;
+	}
+	candidate_close(c);
+	return false;
+}
+
 static void binary_close(struct jank_symbols *s, struct binary *b)
 {
 	if (b->state != BIN_OPEN)
@@ -559,6 +616,8 @@ static void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, 
 					      : NULL,
 				    id, id_len, &dbg))
 		use = &dbg;
+	else if (id_len && open_fetched(s, b, id, id_len, &dbg))
+		use = &dbg;
 	else if (bin.elf)
 		use = &bin;
 	if (use && !b->vaddr_known) {
@@ -625,6 +684,8 @@ static void binary_put(struct jank_symbols *s, struct binary *b)
 	if (--b->refs)
 		return;
 	binary_close(s, b);
+	if (b->fetch_wait)
+		s->st.fetch_waiting--;
 	if (b->prev)
 		b->prev->next = b->next;
 	else
@@ -1018,6 +1079,32 @@ static enum jank_symbols_result count(struct jank_symbols *s, enum jank_symbols_
 	return kind;
 }
 
+/*
+ * The binaries whose fetch was under way and is due: closed, to be opened
+ * again on their next lookup (the file may be there now); the texts cached
+ * are forgotten.
+ */
+static void fetch_retry(struct jank_symbols *s)
+{
+	int64_t now = mono_ns(), next = 0;
+
+	if (now < s->next_retry_ns)
+		return;
+	for (struct binary *b = s->binaries; b; b = b->next) {
+		if (!b->fetch_wait)
+			continue;
+		if (b->fetch_retry_ns <= now) {
+			binary_close(s, b);
+			b->state = BIN_CLOSED;
+			b->fetch_retry_ns = INT64_MAX;
+			s->gen++;
+		} else if (!next || b->fetch_retry_ns < next) {
+			next = b->fetch_retry_ns;
+		}
+	}
+	s->next_retry_ns = next;
+}
+
 enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpid, uint64_t addr,
 					     char *buf, size_t len)
 {
@@ -1029,6 +1116,8 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	uint64_t file_addr;
 
 	s->st.lookups++;
+	if (s->next_retry_ns)
+		fetch_retry(s);
 	if (e->text && e->vpid == vpid && e->addr == addr && e->gen == s->gen) {
 		s->st.cache_hits++;
 		snprintf(buf, len, "%s", e->text);
@@ -1110,6 +1199,21 @@ void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, vo
 	s->opener_data = data;
 }
 
+static jank_symbols_fetch_fn default_fetcher;
+static void *default_fetcher_data;
+
+void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, void *data)
+{
+	s->fetcher = fn;
+	s->fetcher_data = data;
+}
+
+void jank_symbols_set_default_fetcher(jank_symbols_fetch_fn fn, void *data)
+{
+	default_fetcher = fn;
+	default_fetcher_data = data;
+}
+
 int jank_symbols_set_root(struct jank_symbols *s, const char *root)
 {
 	char *r = NULL;
@@ -1137,6 +1241,8 @@ struct jank_symbols *jank_symbols_new(size_t memory_limit)
 	jank_hashmap_init(&s->procs);
 	s->st.limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
 	s->book_bytes = sizeof(*s);
+	s->fetcher = default_fetcher;
+	s->fetcher_data = default_fetcher_data;
 	if (jank_symbols_set_debug_dirs(s, "/usr/lib/debug") < 0) {
 		free(s);
 		return NULL;

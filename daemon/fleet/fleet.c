@@ -22,6 +22,7 @@
 #include "baseline-file.h"
 #include "clock.h"
 #include "dirtree.h"
+#include "fetcher.h"
 #include "fleet.h"
 #include "input-figures.h"
 #include "json-read.h"
@@ -91,6 +92,9 @@ struct jank_fleet {
 
 	char *state_dir;   /* [daemon] state-dir, as at start */
 	bool state_failed; /* a write failed: said once */
+
+	jank_fleet_fetch_fn fetch_fn; /* NULL: no debuginfod servers */
+	void *fetch_data;
 };
 
 /* ---- Inputs ---- */
@@ -269,6 +273,34 @@ static void on_log(struct jank_proc *p, struct json_object *msg)
 				    "priority that is not syslog's)");
 }
 
+/* A binary the worker cannot name: its build-id, for the fetcher. */
+static void on_fetch(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	uint8_t id[JANK_DEBUGINFOD_MAX_BUILD_ID];
+	const char *hex;
+	struct jank_jr jr;
+	char err[256];
+	int n;
+
+	jank_jr_init(&jr);
+	if (jank_jr_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1, &hex) <
+		    0 ||
+	    ((n = jank_fetcher_decode_hex(hex, id, sizeof(id))) < 0 &&
+	     jank_jr_fail(&jr, "build_id", "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
+		refuse(in->proc, "a fetch", jank_jr_error(&jr, err, sizeof(err)));
+		return;
+	}
+	if (f->fetch_fn)
+		f->fetch_fn(id, (size_t)n, f->fetch_data);
+}
+
+void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data)
+{
+	f->fetch_fn = fn;
+	f->fetch_data = data;
+}
+
 /* ---- Baselines kept across restarts ---- */
 
 /*
@@ -444,6 +476,8 @@ static void input_message(struct jank_proc *p, struct json_object *msg, void *da
 		on_log(p, msg);
 	else if (!strcmp(type, "baselines"))
 		on_baselines(data, msg);
+	else if (!strcmp(type, "fetch"))
+		on_fetch(data, msg);
 	else
 		jank_proc_refuse(p, "a message of no type an input's worker sends");
 }
