@@ -501,14 +501,17 @@ live_wait() {
 
 # live_wait_for SECONDS CODE: like live_wait, but CODE is shell code, evaluated
 # again at each try. (live_wait's arguments are expanded once, by its caller:
-# `live_wait 5 [ "$(f)" = x ]` asks f only once.)
+# `live_wait 5 [ "$(f)" = x ]` asks f only once.) CODE is evaluated in
+# live_wait_for, so a caller's positional parameters must be expanded into
+# it by the caller: '[ "$(f)" = "'"$1"'" ]'.
 live_wait_for() {
-	local n=$(($1 * 10))
+	# An unlikely name: CODE sees its caller's variables (n, i...), not ours.
+	local live_wait_for_tries=$(($1 * 10))
 
-	while [ "$n" -gt 0 ]; do
+	while [ "$live_wait_for_tries" -gt 0 ]; do
 		eval "$2" && return 0
 		sleep 0.1
-		n=$((n - 1))
+		live_wait_for_tries=$((live_wait_for_tries - 1))
 	done
 	return 1
 }

@@ -35,7 +35,7 @@ inputs() {
 refused() {
 	live_jankd_status '.fleet.discovery.sessions_refused'
 }
-live_wait 10 [ "$(refused)" -ge 2 ] || true
+live_wait_for 10 '[ "$(refused)" -ge 2 ]' || true
 check "two sessions watched, no more (got $(inputs))" [ "$(inputs)" = 2 ]
 check "the sessions past the limit are counted ($(refused) refused listings)" [ "$(refused)" -ge 2 ]
 check "status says it is at the limit" [ "$(live_jankd_status '.fleet.discovery.at_limit')" = true ]

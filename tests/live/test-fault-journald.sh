@@ -129,7 +129,7 @@ done
 wait "$demo_pid"
 live_forget "$demo_pid"
 # The last slow actions' verdicts: jankd has them all before journald comes back.
-live_wait 5 [ "$(count .janks)" -ge 32 ] || true
+live_wait_for 5 '[ "$(count .janks)" -ge 32 ]' || true
 queued_during=$(metric 'jank_alerts_total{outcome="queued"}')
 status_queued=$(count .journal.alerts.queued)
 diag "stall: $polls polls, $unanswered unanswered, $queueing saw 'queueing'," \
@@ -146,7 +146,7 @@ kill -CONT "$LIVE_JOURNALD_PID"
 live_wait 20 has_all_keys stall || true
 check "after SIGCONT, every slow action of the stall is in the journal ($(slow_keys stall | wc -l))" \
 	all_of stall 30
-live_wait 5 [ "$(status .journal.state)" = accepting ] || true
+live_wait_for 5 '[ "$(status .journal.state)" = accepting ]' || true
 sent_after=$(metric 'jank_alerts_total{outcome="sent"}')
 dropped=$(metric 'jank_alerts_total{outcome="dropped"}')
 check "metrics after: sent $sent_during -> $sent_after (2 + 30 alerts), none dropped" \
@@ -173,7 +173,7 @@ wait "$LIVE_JOURNALD_PID" 2>/dev/null
 live_forget "$LIVE_JOURNALD_PID"
 queued_before=$(count .journal.alerts.queued)
 demo restart --count 10 --slow-every 2 --interval 5ms
-live_wait 10 [ "$(count .journal.alerts.queued)" -ge $((queued_before + 5)) ] || true
+live_wait_for 10 '[ "$(count .journal.alerts.queued)" -ge $((queued_before + 5)) ]' || true
 check "journald gone: the 5 alerts wait in jankd (status: $(status .journal.state))" \
 	[ "$queued_before" -ge 0 -a "$(count .journal.alerts.queued)" -ge $((queued_before + 5)) ]
 # Away for more than a second: an outage, not a burst journald catches up with.
@@ -196,8 +196,8 @@ check "the new journald has the news too (2 outages)" \
 kill -STOP "$LIVE_JOURNALD_PID"
 janks=$(count .janks)
 demo stop --count 30 --slow-every 2 --interval 5ms
-live_wait 10 [ "$(count .janks)" -ge $((janks + 15)) ] || true
-live_wait 5 [ "$(count .journal.queue_entries)" -gt 0 ] || true
+live_wait_for 10 '[ "$(count .janks)" -ge $((janks + 15)) ]' || true
+live_wait_for 5 '[ "$(count .journal.queue_entries)" -gt 0 ]' || true
 check "journald stopped: alerts wait in jankd ($(count .journal.queue_entries))" \
 	[ "$(count .journal.queue_entries)" -gt 0 ]
 kill -TERM "$LIVE_JANKD_PID"

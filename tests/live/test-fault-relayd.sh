@@ -47,7 +47,7 @@ problem_is() {
 }
 
 demo before
-live_wait 10 [ "$(alerts)" -ge 2 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 2 ]' || true
 check "before the fault: the 2 slow actions are alerted" [ "$(alerts before)" = 2 ]
 
 kill -KILL "$LIVE_RELAYD_PID"
@@ -78,7 +78,7 @@ check "lttng-sessiond has it, active" grep -q "^Recording session $session: \[ac
 	"$LIVE_TMP/list.out"
 
 demo after
-live_wait 15 [ "$(alerts after)" -ge 2 ] || true
+live_wait_for 15 '[ "$(alerts after)" -ge 2 ]' || true
 sleep 0.5
 check "after the restart: the 2 slow actions are alerted" [ "$(alerts after)" = 2 ]
 check "no duplicate and no false alert: 4 in all" [ "$(alerts)" = 4 ]

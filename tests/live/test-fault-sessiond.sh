@@ -79,7 +79,7 @@ problem_is() {
 }
 
 demo before
-live_wait 10 [ "$(alerts "$LIVE_JANKD_PID")" -ge 2 -a "$(alerts "$b_pid")" -ge 2 ] || true
+live_wait_for 10 '[ "$(alerts "$LIVE_JANKD_PID")" -ge 2 -a "$(alerts "$b_pid")" -ge 2 ]' || true
 check "before the fault: A and B alert the 2 slow actions" \
 	[ "$(alerts "$LIVE_JANKD_PID" before) $(alerts "$b_pid" before)" = "2 2" ]
 
@@ -123,7 +123,7 @@ check "lttng-sessiond has A's two sessions" \
 	[ "$(grep -Ec "^  [0-9]+\) ($session|$capsession) " "$LIVE_TMP/list.out")" = 2 ]
 
 demo after
-live_wait 15 [ "$(alerts "$LIVE_JANKD_PID" after)" -ge 2 -a "$(alerts "$b_pid" after)" -ge 2 ] ||
+live_wait_for 15 '[ "$(alerts "$LIVE_JANKD_PID" after)" -ge 2 -a "$(alerts "$b_pid" after)" -ge 2 ]' ||
 	true
 sleep 0.5
 check "after the restart: A alerts the 2 slow actions" [ "$(alerts "$LIVE_JANKD_PID" after)" = 2 ]
@@ -135,7 +135,7 @@ reports_after() {
 	live_jank_entries "$action" MESSAGE_ID=$LIVE_REPORT_ID _PID="$LIVE_JANKD_PID" |
 		"$JQ" -r 'select(.JANK_KEY | startswith("name=after,")) | .JANK_CAPTURE' | grep -c .
 }
-live_wait 30 [ "$(reports_after)" -ge 1 ] || true
+live_wait_for 30 '[ "$(reports_after)" -ge 1 ]' || true
 check "A captured a slow action after the restart (its report is announced)" \
 	[ "$(reports_after)" -ge 1 ]
 

@@ -21,7 +21,7 @@
 live_isolate "$@"
 live_setup_jankd --journald
 
-plan 13
+plan 15
 
 session=stall-$$
 action=stall$$
@@ -48,7 +48,7 @@ count() {
 # PID... are stopped for 10 s in the middle. Then: the input was said to be
 # stalled, every slow action is alerted (and no other), none overdue.
 stall() {
-	local name=$1 demo=$LIVE_TMP/demo-$1.out before st stalled= slow got n
+	local name=$1 demo=$LIVE_TMP/demo-$1.out before st stalled= slow may got n
 
 	shift
 	before=$(count JANK_KIND=completed)
@@ -74,15 +74,24 @@ stall() {
 	wait "$demo_pid"
 	live_forget "$demo_pid"
 	slow=$(awk '$1 == "action" && $5 == "slow" { printf "name=frame,id=%s\n", $2 }' "$demo" | sort)
-	live_wait 30 [ "$(count JANK_KIND=completed)" -ge $((before + 30)) ] || true
+	# A normal action the loaded machine made slow (the demo measured it
+	# past 45 ms, against 20 ms asked and a 50 ms threshold) may be alerted too.
+	may=$(awk '$1 == "action" && ($5 == "slow" || $6 >= 45000000) {
+		printf "name=frame,id=%s\n", $2 }' "$demo" | sort)
+	live_wait_for 30 '[ "$(count JANK_KIND=completed)" -ge $((before + 30)) ]' || true
 	sleep 2
 	got=$(live_jank_entries "$action" JANK_KIND=completed | "$JQ" -r .JANK_KEY |
 		tail -n +$((before + 1)) | sort)
-	check "$name stopped: every slow action alerted from its real events, no other (got $(echo "$got" | grep -c .) of 30)" \
-		[ "$got" = "$slow" ]
+	echo "$slow" >"$LIVE_TMP/slow"
+	echo "$may" >"$LIVE_TMP/may"
+	echo "$got" >"$LIVE_TMP/got"
+	check "$name stopped: every slow action alerted from its real events (got $(grep -c . "$LIVE_TMP/got") of 30)" \
+		[ -z "$(comm -23 "$LIVE_TMP/slow" "$LIVE_TMP/got")" ]
+	check "$name stopped: no other action alerted ($(comm -23 "$LIVE_TMP/got" "$LIVE_TMP/may" | tr '\n' ' '))" \
+		[ -z "$(comm -23 "$LIVE_TMP/got" "$LIVE_TMP/may")" ]
 	n=$(count JANK_KIND=overdue)
 	check "$name stopped: no false overdue alert across the stall (got $n)" [ "$n" = 0 ]
-	live_wait 5 [ -z "$(live_jankd_status '.inputs[0].stalled_since // empty')" ] || true
+	live_wait_for 5 '[ -z "$(live_jankd_status '\''.inputs[0].stalled_since // empty'\'')" ]' || true
 	check "$name stopped: status no longer stalled" \
 		[ -z "$(live_jankd_status '.inputs[0].stalled_since // empty')" ]
 }
@@ -105,7 +114,7 @@ check "metrics: jank_input_stalls counts both" \
 # A real hang, relayd healthy: overdue.
 "$LIVE_DEMO" --cause sleep --count 2 --slow-every 0 --normal 1ms --interval 1ms \
 	--unfinished --hold 4s >"$LIVE_TMP/hang.out" 2>&1 9>&-
-live_wait 5 [ "$(count JANK_KIND=overdue)" -ge 1 ] || true
+live_wait_for 5 '[ "$(count JANK_KIND=overdue)" -ge 1 ]' || true
 entries=$(live_jank_entries "$action" JANK_KIND=overdue)
 check "a hung action under a healthy relayd is alerted overdue (name=frame,id=1)" \
 	[ "$(echo "$entries" | "$JQ" -r .JANK_KEY)" = "name=frame,id=1" ]

@@ -62,7 +62,7 @@ check "the worker is a child of jankd (pid $w1)" \
 	[ "$(awk '{ print $4 }' "/proc/$w1/stat")" = "$LIVE_JANKD_PID" ]
 kill -KILL "$w1"
 live_wait 10 new_worker "$w1" || diag "no new worker attached within 10 s"
-live_wait 10 [ "$(skipped_lines)" -ge 1 ] || true
+live_wait_for 10 '[ "$(skipped_lines)" -ge 1 ]' || true
 wait "$dp"
 check "the restart after SIGKILL: one line says what was skipped" [ "$(skipped_lines)" = 1 ]
 said_how_much() {
@@ -79,7 +79,7 @@ w2=$(worker_pid)
 kill -STOP "$w2"
 live_wait 10 new_worker "$w2" || diag "the stopped worker was not replaced within 10 s"
 kill -CONT "$w2" 2>/dev/null || true
-live_wait 10 [ "$(skipped_lines)" -ge 2 ] || true
+live_wait_for 10 '[ "$(skipped_lines)" -ge 2 ]' || true
 wait "$dp"
 check "the stopped worker was killed for its silence and replaced" \
 	[ "$(live_jankd_status '.inputs[0].worker | "\(.restarts) \(.timeouts)"')" = "2 1" ]

@@ -92,7 +92,7 @@ expect() {
 	local n
 
 	n=$(echo "$1" | awk '{ print $1 + $2 + $3 + $4 }')
-	live_wait 10 [ "$(alerts)" -ge "$n" ] || true
+	live_wait_for 10 '[ "$(alerts)" -ge "$n" ]' || true
 	sleep 1
 	got="$(alerts "$ha") $(alerts "$hb") $(alerts "$hc") $(alerts "$hd")"
 	[ "$got" = "$1" ]
@@ -202,7 +202,7 @@ worker() {
 wa=$(worker "$ha" pid)
 before="$(worker "$hc" pid) $(worker "$hc" starts) $(worker "$hd" pid) $(worker "$hd" starts)"
 kill -ABRT "$wa"
-live_wait 15 [ "$(worker "$ha" crashes)" = 1 ] || true
+live_wait_for 15 '[ "$(worker "$ha" crashes)" = 1 ]' || true
 live_wait 15 connected "$ha" || true
 restarted() {
 	[ "$(worker "$ha" crashes)" = 1 -a "$(worker "$ha" pid)" != "$wa" ] && connected "$ha"

@@ -51,7 +51,7 @@ demo=$LIVE_TMP/demo.out
 demo_rc=$?
 check "jank-demo ran 50 actions" [ "$demo_rc" = 0 -a "$(grep -c '^action ' "$demo")" = 50 ]
 
-live_wait 10 [ "$(count_entries JANK_KIND=completed)" -ge 5 ] || true
+live_wait_for 10 '[ "$(count_entries JANK_KIND=completed)" -ge 5 ]' || true
 sleep 1.5 # more would be wrong: give them time to show up
 n=$(count_entries JANK_KIND=completed)
 check "exactly 5 alerts in journald (got $n)" [ "$n" = 5 ]
@@ -155,7 +155,7 @@ sed 's/^/#   /' "$LIVE_TMP/nobody.out"
 
 "$LIVE_DEMO" --cause sleep --count 2 --slow-every 0 --normal 1ms --interval 1ms \
 	--unfinished --hold 2s >"$LIVE_TMP/unfinished.out" 2>&1 9>&-
-live_wait 5 [ "$(count_entries JANK_KIND=overdue)" -ge 1 ] || true
+live_wait_for 5 '[ "$(count_entries JANK_KIND=overdue)" -ge 1 ]' || true
 sleep 1
 entries JANK_KIND=overdue >"$LIVE_TMP/overdue.json"
 check "one overdue alert, for the action that never ended (name=frame,id=1)" \

@@ -40,7 +40,7 @@ check "one warning: no kernel tracer, user space only" \
 
 live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
 	--interval 5ms
-live_wait 10 [ "$(grep -c '^JANK frame' "$LIVE_TMP/jankd.err")" -ge 2 ] || true
+live_wait_for 10 '[ "$(grep -c '\''^JANK frame'\'' "$LIVE_TMP/jankd.err")" -ge 2 ]' || true
 sleep 0.5
 check "2 janks alerted" [ "$(grep -c '^JANK frame' "$LIVE_TMP/jankd.err")" = 2 ]
 

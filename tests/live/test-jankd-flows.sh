@@ -125,7 +125,7 @@ check "its report.txt says how the path crossed: via flow pool to the pool's thr
 	grep -Eq "via flow pool to tid $pool_tids \\(jank-pool\\)" "$cap/report.txt"
 
 # The status counts the pairings: 45 tasks posted and picked up, plus the replies.
-live_wait 10 [ "$(live_jankd_status '.inputs[0].flows_paired // 0')" -ge 45 ] || true
+live_wait_for 10 '[ "$(live_jankd_status '\''.inputs[0].flows_paired // 0'\'')" -ge 45 ]' || true
 paired=$(live_jankd_status '.inputs[0].flows_paired // 0')
 check "jankctl status counts the flows paired ($paired >= 45), none unmatched" \
 	[ "$paired" -ge 45 -a "$(live_jankd_status '.inputs[0].flows_unmatched // -1')" = 0 ]

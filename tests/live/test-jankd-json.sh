@@ -20,7 +20,7 @@ live_run_jankd --log-target=json
 
 live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
 	--interval 5ms
-live_wait 10 [ "$(wc -l <"$LIVE_TMP/jankd.out")" -ge 2 ] || true
+live_wait_for 10 '[ "$(wc -l <"$LIVE_TMP/jankd.out")" -ge 2 ]' || true
 sleep 1
 out=$LIVE_TMP/jankd.out
 check "two alerts, one JSON object per line on stdout" \

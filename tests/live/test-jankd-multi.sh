@@ -47,7 +47,7 @@ ra=$?
 wait "$pb"
 rb=$?
 check "both programs ran" [ "$ra" = 0 -a "$rb" = 0 ]
-live_wait 10 [ "$(alerts)" -ge 6 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 6 ]' || true
 sleep 1
 check "6 alerts in all (got $(alerts))" [ "$(alerts)" = 6 ]
 live_jank_entries "$action" >"$LIVE_TMP/alerts.json"
@@ -93,7 +93,7 @@ check "status: $sa still connected, $sb not" \
 	[ "$(live_jankd_status '[.inputs[] | .state == "connected"] | map(tostring) | join(" ")')" \
 	= "true false" ]
 demo "$alpha" 5
-live_wait 10 [ "$(alerts)" -ge 10 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 10 ]' || true
 sleep 0.5
 check "alpha's janks are still alerted (10 alerts in all, got $(alerts))" [ "$(alerts)" = 10 ]
 
@@ -101,7 +101,7 @@ live_create_session "$sb" "name == \"$beta\""
 live_wait 15 live_jankd_logged "^$ub: reconnected$" || true
 check "$sb's return is logged" live_jankd_logged "^$ub: reconnected$"
 demo "$beta" 10
-live_wait 10 [ "$(alerts)" -ge 12 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 12 ]' || true
 sleep 0.5
 check "beta's janks are alerted again (12 alerts in all, got $(alerts))" [ "$(alerts)" = 12 ]
 check "status: per input, alpha 40/8 and beta 40/4" \

@@ -58,7 +58,7 @@ check "WATCHDOG=1 every 500 ms (got $((after - before)) in 3 s)" \
 kill -HUP "$LIVE_JANKD_PID"
 live_wait 5 grep -q '^RELOADING=1$' "$msgs"
 check "SIGHUP: RELOADING=1 with MONOTONIC_USEC" followed_by RELOADING=1 '^MONOTONIC_USEC=[0-9]+$'
-live_wait 5 [ "$(grep -c '^READY=1$' "$msgs")" -ge 2 ]
+live_wait_for 5 '[ "$(grep -c '\''^READY=1$'\'' "$msgs")" -ge 2 ]'
 check "then READY=1 again" [ "$(grep -c '^READY=1$' "$msgs")" = 2 ]
 
 check "SIGTERM: exit 0" live_stop_jankd

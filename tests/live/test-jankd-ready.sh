@@ -41,7 +41,7 @@ live_wait 15 live_jankd_attached || true
 check "$sb appears: it is attached" grep -q "$(live_url "$sb"): attached$" "$LIVE_TMP/jankd.err"
 live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms --slow 40ms \
 	--interval 5ms
-live_wait 10 [ "$(live_jankd_status '[.inputs[].actions_completed] | join(" ")')" = "10 10" ] ||
+live_wait_for 10 '[ "$(live_jankd_status '\''[.inputs[].actions_completed] | join(" ")'\'')" = "10 10" ]' ||
 	true
 check "both sessions are watched: 10 actions each" \
 	[ "$(live_jankd_status '[.inputs[].actions_completed] | join(" ")')" = "10 10" ]

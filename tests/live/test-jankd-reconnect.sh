@@ -31,7 +31,7 @@ demo() {
 }
 
 demo
-live_wait 10 [ "$(alerts)" -ge 2 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 2 ]' || true
 check "before: 2 alerts" [ "$(alerts)" = 2 ]
 
 kill -KILL "$LIVE_RELAYD_PID"
@@ -58,7 +58,7 @@ live_wait 5 state_is "connected 1 1" || true
 check "status: connected, 1 disconnect, 1 reconnect (got: $st)" state_is "connected 1 1"
 
 demo
-live_wait 10 [ "$(alerts)" -ge 4 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 4 ]' || true
 sleep 0.5
 check "after: the 2 new janks are alerted" [ "$(alerts)" = 4 ]
 check "the same engine: 20 actions for the rule, 4 janks" [ "$(live_jankd_status \
@@ -78,10 +78,10 @@ problem_is() {
 live_wait 5 problem_is "session missing" || true
 check "status: session missing, not an old error (got: $got)" problem_is "session missing"
 live_create_session "$session"
-live_wait 10 [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ] || true
+live_wait_for 10 '[ "$(live_jankd_log | grep -c '\''reconnected$'\'')" = 2 ]' || true
 check "its return is logged as a reconnection" [ "$(live_jankd_log | grep -c 'reconnected$')" = 2 ]
 demo
-live_wait 10 [ "$(alerts)" -ge 6 ] || true
+live_wait_for 10 '[ "$(alerts)" -ge 6 ]' || true
 sleep 0.5
 check "the janks in the new session are alerted" [ "$(alerts)" = 6 ]
 live_wait 5 state_is "connected 2 2" || true

@@ -39,7 +39,7 @@ alerts() {
 demo() {
 	live_demo "$LIVE_TMP/demo.out" --cause sleep --count 10 --slow-every 5 --normal 1ms \
 		--slow 60ms --interval 5ms
-	live_wait 10 [ "$(live_jankd_status '.actions_completed')" = "$1" ]
+	live_wait_for 10 '[ "$(live_jankd_status '\''.actions_completed'\'')" = "'"$1"'" ]'
 	sleep 0.5 # the alerts of the last batch
 }
 
@@ -68,7 +68,7 @@ live_demo "$LIVE_TMP/demo.out" --cause sleep --count 1 --unfinished --normal 1ms
 overdue() {
 	live_jank_count "$action" JANK_KIND=overdue
 }
-live_wait 5 [ "$(overdue)" -ge 1 ] || true
+live_wait_for 5 '[ "$(overdue)" -ge 1 ]' || true
 sleep 0.5
 check "overdue-grace 200 ms: the unfinished action is reported once as overdue" \
 	[ "$(overdue)" = 1 ]

@@ -30,7 +30,7 @@ CONF
 demo() {
 	live_demo "$LIVE_TMP/demo.out" --cause sleep --count "$1" --slow-every "$2" --normal 1ms \
 		--slow 60ms --interval 5ms
-	live_wait 10 [ "$(live_jankd_status '.actions_completed')" = "$3" ]
+	live_wait_for 10 '[ "$(live_jankd_status '\''.actions_completed'\'')" = "'"$3"'" ]'
 	sleep 0.5 # the alerts of the last batch
 }
 # The suspects of the alerts of jankd's current run: "READY BASELINE" per alert.
@@ -58,7 +58,7 @@ live_stop_jankd
 printf '{"format": "jank-baselines/1", "rules": [{"name": ' >"$file"
 live_run_jankd
 check "a corrupt state file: ignored, with one warning" \
-	live_wait 5 [ "$(live_jankd_log | grep -c 'the saved baselines are ignored')" = 1 ]
+	live_wait_for 5 '[ "$(live_jankd_log | grep -c '\''the saved baselines are ignored'\'')" = 1 ]'
 check "... and jankd runs on" live_jankd_attached
 demo 2 1 2
 check "... without a baseline: none is made up" [ "$(suspects | head -1)" = "false null" ]

@@ -136,7 +136,7 @@ latency() {
 # phase NAME: run the demo, wait for its 5 alerts; sets max_ms, median_ms, nalerts.
 phase() {
 	demo "$1"
-	live_wait 10 [ "$(alerts "$1" | wc -l)" -ge 5 ] || true
+	live_wait_for 10 '[ "$(alerts "'"$1"'" | wc -l)" -ge 5 ]' || true
 	read -r max_ms median_ms nalerts <<EOF
 $(latency "$1")
 EOF
@@ -150,9 +150,9 @@ alerts_on_time() {
 
 "$LIVE_DEMO" --name base --cause sleep --count 50 --slow-every 10 --normal 1ms --slow 60ms \
 	--interval 5ms >"$LIVE_TMP/demo-base.out" 2>&1 9>&-
-live_wait 10 [ "$(status '.inputs[0].rules[0].janks')" = 5 ] || true
+live_wait_for 10 '[ "$(status '\''.inputs[0].rules[0].janks'\'')" = 5 ]' || true
 janks=$(status '.inputs[0].rules[0].janks')
-live_wait 15 [ "$(promql "jank_janks_total{action=\"$action\"}")" = "$janks" ] || true
+live_wait_for 15 '[ "$(promql "jank_janks_total{action=\"$action\"}")" = "$janks" ]' || true
 got=$(promql "jank_janks_total{action=\"$action\"}")
 check "Prometheus's jank_janks_total ($got) is jankctl status's count ($janks)" \
 	[ -n "$got" -a "$got" = "$janks" -a "$janks" = 5 ]
@@ -396,8 +396,8 @@ check "the evicted connections are counted" [ "$(curl -sf "$endpoint" |
 # ---- After the abuse ----
 
 check "the endpoint answers again" curl -sf -o /dev/null "$endpoint"
-live_wait 15 [ "$(promql "jank_janks_total{action=\"$action\"}")" = \
-	"$(status '.inputs[0].rules[0].janks')" ] || true
+live_wait_for 15 '[ "$(promql "jank_janks_total{action=\"$action\"}")" = \
+	"$(status '\''.inputs[0].rules[0].janks'\'')" ]' || true
 got=$(promql "jank_janks_total{action=\"$action\"}")
 janks=$(status '.inputs[0].rules[0].janks')
 check "Prometheus scrapes again, and still agrees with jankctl status ($got, $janks janks)" \

@@ -47,7 +47,7 @@ janks_among_alerts() {
 # ---- relayd closes the connection mid-trace ----
 mock_start close --after-packets 12 --then close
 mock_jankd </dev/null
-live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 4 ]' || true
 mock_wait_input 5 '"\(.state) \(.disconnects) \(.reconnects)"' "connected 1 1" || true
 # A close with a request of the viewer unread reaches it as a reset.
 check "close: the loss is logged once" [ "$(mock_logged \
@@ -82,7 +82,7 @@ mock_jankd <<CONF
 worker-timeout = 60s
 CONF
 live_wait_jankd
-live_wait 10 [ -n "$(mock_input '.stalled_since // empty')" ] || true
+live_wait_for 10 '[ -n "$(mock_input '\''.stalled_since // empty'\'')" ]' || true
 check "stall: the mock stopped a reply halfway" grep -q 'fault: stall: conn 1 gets' "$MOCK_LOG"
 check "stall: status says since when the input is stalled" [ -n "$(mock_input '.stalled_since // empty')" ]
 check "stall: its worker is the one that is silent (blocked on relayd)" \
@@ -109,8 +109,8 @@ live_wait_for 9 '[ -n "$(mock_input ".stalled_since // empty")" ]' && stalled_se
 check "quiet: status says the input is stalled" [ "$stalled_seen" = yes ]
 check "quiet: while its worker is not (it hears relayd)" \
 	[ "$(mock_input '.worker.silent_ns')" -lt 2000000000 ]
-live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
-live_wait 3 [ "$(mock_logged ': resumed after ')" -ge 1 ] || true
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 4 ]' || true
+live_wait_for 3 '[ "$(mock_logged '\'': resumed after '\'')" -ge 1 ]' || true
 check "quiet: the stall, then its end, are logged once" \
 	[ "$(mock_logged ': stalled: ')" = 1 -a "$(mock_logged ': resumed after ')" = 1 ]
 check "quiet: every jank alerted once the packets came (got $(mock_alerts | tr '\n' ' '))" \
@@ -124,7 +124,7 @@ mock_jankd <<CONF
 [live]
 worker-timeout = 3s
 CONF
-live_wait 15 [ "$(mock_alert_count)" -ge 4 ] || true
+live_wait_for 15 '[ "$(mock_alert_count)" -ge 4 ]' || true
 check "stall at attach: the mock stopped the session list halfway" \
 	grep -q 'fault: stall: conn 1 gets 171 of the 343 bytes' "$MOCK_LOG"
 check "stall at attach: the blocked worker was replaced, once" \
@@ -143,7 +143,7 @@ malformed() {
 
 	mock_start "$name" --after-packets "$after" --then malformed --malformed "$kind"
 	mock_jankd </dev/null
-	live_wait 5 [ "$(mock_logged "$pattern")" -ge 1 ] || true
+	live_wait_for 5 '[ "$(mock_logged "$pattern")" -ge 1 ]' || true
 	sleep 3 # the input retries, a few times
 	n=$(mock_logged "$pattern")
 	if [ "$n" = 0 ] && [ "$(mock_logged ': worker died of signal')" = 1 ]; then

@@ -40,7 +40,7 @@ janks_alerted() {
 
 # wait_janks: until four alerts came (10 s), and 1 s more for any extra.
 wait_janks() {
-	live_wait 10 [ "$(mock_alert_count)" -ge 4 ] || true
+	live_wait_for 10 '[ "$(mock_alert_count)" -ge 4 ]' || true
 	sleep 1
 }
 
@@ -111,7 +111,7 @@ mock_jankd <<CONF
 overdue-grace = 1s
 CONF
 live_wait_jankd
-live_wait 10 [ "$(mock_alert_count)" -ge 5 ] || true
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 5 ]' || true
 sleep 1
 check "beacons: the action left open (id 21) is alerted overdue, once, after the four janks" \
 	[ "$(mock_alerts)" = "$janks
@@ -159,7 +159,7 @@ to = jank:flow_to
 key = vpid, name, key
 CONF
 live_wait_jankd
-live_wait 10 [ "$(mock_alert_count)" -ge 3 ] || true
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 3 ]' || true
 sleep 1
 check "domains: the three slow frames alerted (got $(mock_alerts | tr '\n' ' '))" \
 	[ "$(mock_alerts)" = "completed name=frame,id=15
