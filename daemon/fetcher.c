@@ -59,7 +59,8 @@ static bool same(const struct request *r, const uint8_t *id, size_t len)
 static bool is_recent(const struct jank_fetcher *f, const uint8_t *id, size_t len, int64_t now)
 {
 	for (size_t i = 0; i < JANK_FETCHER_RECENT; i++)
-		if (same(&f->recent[i], id, len) && now - f->recent[i].when < JANK_FETCHER_FORGET_NS)
+		if (same(&f->recent[i], id, len) &&
+		    now - f->recent[i].when < JANK_FETCHER_FORGET_NS)
 			return true;
 	return false;
 }

@@ -374,7 +374,7 @@ static const struct jank_conf_type host_list = { .name = "host list",
 						 .equal = jank_conf_str_equal,
 						 .free = jank_conf_str_fini };
 
-/* debuginfod servers: http(s) URLs, comma-separated; kept space-separated, as the client takes them. */
+/* debuginfod servers: http(s) URLs, comma-separated; kept as the client takes them. */
 static int url_list_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
 			  void *sec)
 {
@@ -396,9 +396,8 @@ static int url_list_parse(struct jank_conf_parser *p, const struct jank_conf_key
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", url);
 	}
 	if (r < 0 || !n) {
-		fail(p, LINE(p),
-		     "bad %s '%s' (expected http:// or https:// URLs, comma-separated)", k->name,
-		     v);
+		fail(p, LINE(p), "bad %s '%s' (expected http:// or https:// URLs, comma-separated)",
+		     k->name, v);
 		return -EINVAL;
 	}
 	return jank_conf_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));

@@ -126,10 +126,10 @@ struct jank_config_daemon {
  * unless debuginfod_urls is set; io/debuginfod.h).
  */
 struct jank_config_symbols {
-	char *debuginfod_urls;	       /* space-separated; NULL: off */
-	char *debuginfod_cache;	       /* default /var/cache/jankd/debuginfod */
+	char *debuginfod_urls;		/* space-separated; NULL: off */
+	char *debuginfod_cache;		/* default /var/cache/jankd/debuginfod */
 	uint64_t debuginfod_cache_size; /* default 1 GiB; 0: no limit */
-	int64_t debuginfod_timeout_ns; /* one download, at most (default 10 s) */
+	int64_t debuginfod_timeout_ns;	/* one download, at most (default 10 s) */
 };
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */

@@ -183,8 +183,7 @@ int jank_debuginfod_fetch(const struct jank_debuginfod_config *c, const uint8_t 
 	return jank_debuginfod_open_cached(c->cache, id, len, path, pathlen);
 }
 
-int jank_debuginfod_fetch_fn(const uint8_t *id, size_t len, char *path, size_t pathlen,
-			     void *data)
+int jank_debuginfod_fetch_fn(const uint8_t *id, size_t len, char *path, size_t pathlen, void *data)
 {
 	return jank_debuginfod_fetch(data, id, len, path, pathlen);
 }

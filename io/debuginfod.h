@@ -27,12 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JANK_DEBUGINFOD_MIN_BUILD_ID 8  /* bytes: shorter ones are not asked for */
+#define JANK_DEBUGINFOD_MIN_BUILD_ID 8	/* bytes: shorter ones are not asked for */
 #define JANK_DEBUGINFOD_MAX_BUILD_ID 64 /* bytes */
 
 struct jank_debuginfod_config {
-	const char *urls;  /* space-separated http(s) URLs; NULL or "": off */
-	const char *cache; /* an absolute directory */
+	const char *urls;    /* space-separated http(s) URLs; NULL or "": off */
+	const char *cache;   /* an absolute directory */
 	uint64_t cache_size; /* bytes the cache may hold; 0: no limit */
 	int64_t timeout_ns;  /* one download, at most */
 };
@@ -80,7 +80,6 @@ void jank_debuginfod_hex(char *out, const uint8_t *id, size_t len);
  * A jank_symbols_fetch_fn (symbols.h) over a struct jank_debuginfod_config
  * (data): jank_debuginfod_fetch, waiting.
  */
-int jank_debuginfod_fetch_fn(const uint8_t *id, size_t len, char *path, size_t pathlen,
-			     void *data);
+int jank_debuginfod_fetch_fn(const uint8_t *id, size_t len, char *path, size_t pathlen, void *data);
 
 #endif

@@ -470,7 +470,8 @@ static bool open_fetched(struct jank_symbols *s, struct binary *b, const uint8_t
 		if (!b->fetch_wait)
 			s->st.fetch_waiting++;
 		b->fetch_wait = true;
-		b->fetch_backoff_ns = b->fetch_backoff_ns ? b->fetch_backoff_ns * 2 : FETCH_RETRY_NS;
+		b->fetch_backoff_ns =
+			b->fetch_backoff_ns ? b->fetch_backoff_ns * 2 : FETCH_RETRY_NS;
 		if (b->fetch_backoff_ns > FETCH_RETRY_MAX)
 			b->fetch_backoff_ns = FETCH_RETRY_MAX;
 		b->fetch_retry_ns = now + b->fetch_backoff_ns;

@@ -268,7 +268,8 @@ int parse_trace_options(int argc, char **argv, const char *cmd, const char *allo
 }
 
 static struct jank_symbols *symbols;
-/* [symbols]' debuginfod servers, once a command's --config is read: binaries fetched, waited for. */
+/* [symbols]' debuginfod servers, once a command's --config is read: binaries fetched, waited for.
+ */
 static struct jank_debuginfod_config fetch_conf;
 
 static void symbols_free(void)

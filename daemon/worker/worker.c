@@ -29,13 +29,13 @@
 #include "worker-sandbox.h"
 #include "worker.h"
 
-#define TICK_NS	      100000000LL   /* engines check open actions this often */
-#define STATUS_MIN_NS 250000000LL   /* a changed status goes out this soon */
-#define HEARTBEAT_NS  1000000000LL  /* some message at least this often */
-#define FULL_NS	      5000000000LL  /* the whole status at least this often */
-#define SAVE_NS	      60000000000LL /* the baselines go to the supervisor this often */
-#define ERR_LEN	      1024
-#define FETCH_ASKED   64	    /* build-ids asked of the supervisor, remembered */
+#define TICK_NS	       100000000LL   /* engines check open actions this often */
+#define STATUS_MIN_NS  250000000LL   /* a changed status goes out this soon */
+#define HEARTBEAT_NS   1000000000LL  /* some message at least this often */
+#define FULL_NS	       5000000000LL  /* the whole status at least this often */
+#define SAVE_NS	       60000000000LL /* the baselines go to the supervisor this often */
+#define ERR_LEN	       1024
+#define FETCH_ASKED    64	    /* build-ids asked of the supervisor, remembered */
 #define FETCH_SLACK_NS 5000000000LL /* past [symbols] debuginfod-timeout, waited for too */
 
 enum mode {

@@ -796,8 +796,8 @@ static void fetcher(void **state)
 	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog-stripped"),
 						  build_id, sizeof(build_id), NULL, true),
 			 0);
-	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, at("prog"),
-						  build_id, sizeof(build_id), NULL, true),
+	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, at("prog"), build_id,
+						  sizeof(build_id), NULL, true),
 			 0);
 	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
 	expect(s, 2, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
