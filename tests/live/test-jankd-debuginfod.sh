@@ -11,7 +11,10 @@
 # the worker asks the supervisor, goes on (an alert that cannot wait says
 # fn-demo+0xOFFSET), and the supervisor's fetcher downloads into the cache,
 # which the worker reads: the run's last alert names its function, and a
-# second run of the same binary names every one. The workers stay
+# second run of the same binary names every one. With captures and a new
+# cache, the capture reports (made on the capturer's thread, which waits
+# for the download) name the function and give the cached file in
+# binaries.json, whatever the first alerts said. The workers stay
 # jank-worker without capabilities; the recorded trace, analysed with
 # jankctl and the same configuration, names the functions too.
 . "$top_srcdir/tests/tap.sh"
@@ -60,7 +63,7 @@ live_wait 30 served || live_bail "debuginfod did not serve fn-demo on $url" "$LI
 # The server's count of debuginfo requests (the test's own are for the executable).
 asked() { curl -s "$url/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
-plan 14
+plan 17
 
 session=jankd-debuginfod-$$
 # run OUT: fn-demo, stripped, from PUBLIC: 400 actions of 1 ms, 2 ms apart, every 100th slow
@@ -96,8 +99,12 @@ workers_unprivileged() {
 	done
 	[ "$ok" = 1 ]
 }
-start_jankd() { # NAME [SYMBOLS-LINES]
-	live_jankd_conf --journal "" frame 20ms <<CONF
+start_jankd() { # [--capture DIR] NAME [SYMBOLS-LINES]
+	local capture=
+
+	[ "$1" = --capture ] && capture="--capture snapshot $2" && shift 2
+	# shellcheck disable=SC2086
+	live_jankd_conf --journal $capture "" frame 20ms <<CONF
 [live]
 create = yes
 session = $session-$1
@@ -144,6 +151,29 @@ check "which functions: apply_discounts and refresh_rates, 2 each" [ "$("$JQ" -r
 	"$LIVE_TMP/alerts-$pid.json" | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = \
 	"2apply_discounts 2refresh_rates " ]
 check "jankd's log says what it fetched" live_jankd_logged "debuginfod: build-id $bid: $LIVE_TMP/cache/$bid/debuginfo"
+check "SIGTERM: exit 0" live_stop_jankd
+
+# ---- A capture: its report downloads, and waits ----
+# A new cache: the worker's first alert cannot wait for the file; the
+# capture's report, made on the capturer's analyst thread, does.
+caps=$LIVE_TMP/captures
+start_jankd --capture "$caps" capture "debuginfod-urls = $url
+debuginfod-cache = $LIVE_TMP/cache3"
+run "$LIVE_TMP/cap.out"
+reports() { ls "$caps"/*/report.json 2>/dev/null | wc -l; }
+live_wait 30 live_jank_at_least 1 frame MESSAGE_ID=$LIVE_REPORT_ID || diag "no report after 30 s"
+sleep 1
+n=$(reports)
+diag "first alert: $(head -n 1 "$LIVE_TMP/alerts-$pid.json" | "$JQ" -r .JANK_FUNCTION); $n capture reports"
+check "capture reports ($n): each names its function (apply_discounts or refresh_rates)" sh -c '
+	[ "$2" -ge 1 ] && for r in "$1"/*/report.json; do
+		"$3" -e ".breakdown.functions[0].name | test(\"^(apply_discounts|refresh_rates)\$\")" "$r" >/dev/null || exit 1
+	done' - "$caps" "$n" "$JQ"
+check "binaries.json: fn-demo, its symbols from the cache" sh -c '
+	for b in "$1"/*/binaries.json; do
+		"$2" -e --arg f "$3/$4/debuginfo" "[.binaries[] | select(.build_id == \"$4\")] |
+			length == 1 and .[0].symbol_file == \$f" "$b" >/dev/null || exit 1
+	done' - "$caps" "$JQ" "$LIVE_TMP/cache3" "$bid"
 check "SIGTERM: exit 0" live_stop_jankd
 live_stop_pid "$server_pid"
 
