@@ -63,11 +63,12 @@ live_wait 30 served || live_bail "debuginfod did not serve fn-demo on $url" "$LI
 # The server's count of debuginfo requests (the test's own are for the executable).
 asked() { curl -s "$url/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
-plan 17
+plan 18
 
 session=jankd-debuginfod-$$
 # run OUT: fn-demo, stripped, from PUBLIC: 400 actions of 1 ms, 2 ms apart, every 100th slow
 # by 40 ms (4 slow ones, about 0.3 s apart).
+SLOW_IDS='(99|199|299|399)'
 run() {
 	env LD_PRELOAD="$cyg:$LIVE_PTHREAD_WRAPPER" LD_LIBRARY_PATH="$LIBS" \
 		"$PUBLIC/fn-demo" 400 100 1000 40000 >"$1" 2>&1 9>&- &
@@ -75,11 +76,14 @@ run() {
 	wait "$pid"
 	live_wait 15 alerts_for "$pid" || true
 	sleep 0.3
-	live_jank_entries frame JANK_KIND=completed JANK_PID="$pid" >"$LIVE_TMP/alerts-$pid.json"
+	# The 4 slow ones (a loaded machine may make a normal one slow too).
+	live_jank_entries frame JANK_KIND=completed JANK_PID="$pid" |
+		"$JQ" -c "select(.JANK_KEY | test(\"id=$SLOW_IDS\$\"))" >"$LIVE_TMP/alerts-$pid.json"
 	"$JQ" -r '"#   " + .JANK_KEY + " " + .JANK_FUNCTION' "$LIVE_TMP/alerts-$pid.json"
 }
 alerts_for() {
-	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1")" -ge 4 ]
+	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1")" -ge 4 ] &&
+		live_jank_entries frame JANK_KIND=completed JANK_PID="$1" | grep -q 'id=399"'
 }
 # functions PID: each alert's JANK_FUNCTION, "name" or "offset", in order.
 functions() {
@@ -151,6 +155,9 @@ check "which functions: apply_discounts and refresh_rates, 2 each" [ "$("$JQ" -r
 	"$LIVE_TMP/alerts-$pid.json" | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = \
 	"2apply_discounts 2refresh_rates " ]
 check "jankd's log says what it fetched" live_jankd_logged "debuginfod: build-id $bid: $LIVE_TMP/cache/$bid/debuginfo"
+got=$(live_jankd_status '.debuginfod | "\(.requests) \(.fetched) \(.failed) \(.dropped)"')
+check "jankctl status: the build-ids asked, one fetched, the others failed, none dropped ($got)" sh -c '
+	set -- $1 && [ "$2" = 1 ] && [ "$4" = 0 ] && [ "$1" -ge 1 ] && [ $(($2 + $3)) -le "$1" ]' - "$got"
 check "SIGTERM: exit 0" live_stop_jankd
 
 # ---- A capture: its report downloads, and waits ----
@@ -165,9 +172,9 @@ live_wait 30 live_jank_at_least 1 frame MESSAGE_ID=$LIVE_REPORT_ID || diag "no r
 sleep 1
 n=$(reports)
 diag "first alert: $(head -n 1 "$LIVE_TMP/alerts-$pid.json" | "$JQ" -r .JANK_FUNCTION); $n capture reports"
-check "capture reports ($n): each names its function (apply_discounts or refresh_rates)" sh -c '
+check "capture reports ($n): each names its function (not fn-demo+0xOFFSET)" sh -c '
 	[ "$2" -ge 1 ] && for r in "$1"/*/report.json; do
-		"$3" -e ".breakdown.functions[0].name | test(\"^(apply_discounts|refresh_rates)\$\")" "$r" >/dev/null || exit 1
+		"$3" -e ".breakdown.functions[0].name | test(\"^[a-z_]+\$\")" "$r" >/dev/null || exit 1
 	done' - "$caps" "$n" "$JQ"
 check "binaries.json: fn-demo, its symbols from the cache" sh -c '
 	for b in "$1"/*/binaries.json; do
@@ -181,7 +188,8 @@ live_stop_pid "$server_pid"
 "$LIVE_JANKCTL" analyze --config "$LIVE_JANKD_CONF" --format json "$LIVE_RELAYD_OUTPUT" \
 	>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
 check "jankctl analyze of the recorded trace: the stacks of the slow parts" [ "$("$JQ" -r '
-	select(.type == "action") | [.critical_path[] | select(.end - .begin > 30000000) |
+	select(.type == "action" and (.key | test("id='"$SLOW_IDS"'$"))) |
+	[.critical_path[] | select(.end - .begin > 30000000) |
 	.stack | join(">")] | join(" ")' "$LIVE_TMP/analyze.out" | sort -u | tr '\n' ' ')" = \
 	"holder_main>refresh_rates main>run_task>compute_price>apply_discounts " ]
 check "jankctl: nothing on stderr" [ ! -s "$LIVE_TMP/analyze.err" ]
