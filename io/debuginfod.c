@@ -44,11 +44,20 @@ void jank_debuginfod_hex(char *out, const uint8_t *id, size_t len)
 	out[2 * len] = '\0';
 }
 
-/* mkdir -p, 0755. */
+/* One directory, 0755 whatever the umask (jankd's is 0077), if missing. */
+static int make_dir(const char *p)
+{
+	if (mkdir(p, 0755) == 0)
+		return chmod(p, 0755) < 0 ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
+/* mkdir -p, 0755: the workers, as another user, go through to the files. */
 static int make_dirs(const char *dir)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(dir);
+	int r;
 
 	if (n == 0 || n >= sizeof(p))
 		return -ENAMETOOLONG;
@@ -57,13 +66,12 @@ static int make_dirs(const char *dir)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -errno;
+		r = make_dir(p);
+		if (r < 0)
+			return r;
 		*s = '/';
 	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	return make_dir(p);
 }
 
 int jank_debuginfod_setup(const struct jank_debuginfod_config *c, char *err, size_t errlen)

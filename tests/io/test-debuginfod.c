@@ -164,7 +164,9 @@ static void off(void **state)
 	assert_int_equal(jank_debuginfod_fetch(&c, id_a, sizeof(id_a), path, sizeof(path)),
 			 -ENOENT);
 	assert_int_equal(access(cache, F_OK), -1);
-	/* Listed: the variables set, the cache made 0755 with its parents. */
+	/* Listed: the variables set, the cache made 0755 with its parents, even under
+	 * jankd's umask. */
+	umask(077);
 	c.urls = "http://127.0.0.1:1 http://127.0.0.1:2";
 	c.cache_size = 1 << 20;
 	c.timeout_ns = 1500000000;
@@ -196,6 +198,7 @@ static void off(void **state)
 	unsetenv("DEBUGINFOD_CACHE_PATH");
 	unsetenv("DEBUGINFOD_TIMEOUT");
 	unsetenv("DEBUGINFOD_MAXTIME");
+	umask(022);
 }
 
 int main(void)
