@@ -869,6 +869,10 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "cannot create the event loop");
 		return -ENOMEM;
 	}
+	/* First: it sets the environment, which no other thread may be reading. */
+	r = debuginfod_start(d, err, len);
+	if (r < 0)
+		return r;
 	alert_config(d, &ac);
 	d->alerter = jank_alerter_new(&ac);
 	d->ev_hup = evsignal_new(d->base, SIGHUP, on_signal, d);
@@ -895,9 +899,6 @@ static int start(struct jankd *d, char *err, size_t len)
 		if (r < 0)
 			return r;
 	}
-	r = debuginfod_start(d, err, len);
-	if (r < 0)
-		return r;
 	/* Captures before the inputs: a jank may come as soon as they attach. */
 	d->capturer = jank_capturer_new(d->base, &jank_capture_session_lttng_ops);
 	if (!d->capturer) {
