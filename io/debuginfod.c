@@ -6,8 +6,8 @@
  * The client takes its servers, cache and connection timeout from the
  * environment only (elfutils 0.188 has no call for them), so
  * jank_debuginfod_setup() sets it once; its progress callback bounds the
- * whole download. The client writes a download as a private temporary file
- * and renames it into place: a reader of the cache sees a whole file or
+ * whole download, in time and in size (the cache's, at most 4 GiB). The client writes a download as
+ * a private temporary file and renames it into place: a reader of the cache sees a whole file or
  * none. It makes the files 0600 (mkstemp): we open them up to 0644 for
  * jankd's workers, which run as another user.
  */
@@ -74,9 +74,16 @@ static int make_dirs(const char *dir)
 	return make_dir(p);
 }
 
+/* The largest file a download may bring: the cache's size, at most what the symbolizer reads. */
+static uint64_t max_bytes(const struct jank_debuginfod_config *c)
+{
+	return c->cache_size && c->cache_size < JANK_DEBUGINFOD_MAX_FILE ? c->cache_size
+									 : JANK_DEBUGINFOD_MAX_FILE;
+}
+
 int jank_debuginfod_setup(const struct jank_debuginfod_config *c, char *err, size_t errlen)
 {
-	char secs[32];
+	char secs[32], size[32];
 	int r;
 
 	/* What a user's environment says is not ours to follow. */
@@ -89,7 +96,9 @@ int jank_debuginfod_setup(const struct jank_debuginfod_config *c, char *err, siz
 	}
 	snprintf(secs, sizeof(secs), "%lld",
 		 (long long)((c->timeout_ns + 999999999LL) / 1000000000LL));
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)max_bytes(c));
 	if (setenv(DEBUGINFOD_URLS_ENV_VAR, c->urls, 1) < 0 ||
+	    setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, size, 1) < 0 ||
 	    setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, c->cache, 1) < 0 ||
 	    setenv(DEBUGINFOD_TIMEOUT_ENV_VAR, secs, 1) < 0 ||
 	    setenv(DEBUGINFOD_MAXTIME_ENV_VAR, secs, 1) < 0) {
@@ -135,14 +144,19 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Past the deadline (the client's user data), the download stops. */
+/* One download's bounds (the client's user data). */
+struct bounds {
+	int64_t deadline; /* monotonic */
+	uint64_t max_bytes;
+};
+
+/* Past the deadline, or past the size (what came so far: a), the download stops. */
 static int progress(debuginfod_client *client, long a, long b)
 {
-	const int64_t *deadline = debuginfod_get_user_data(client);
+	const struct bounds *bd = debuginfod_get_user_data(client);
 
-	(void)a;
 	(void)b;
-	return deadline && mono_ns() > *deadline;
+	return bd && (mono_ns() > bd->deadline || (a > 0 && (uint64_t)a > bd->max_bytes));
 }
 
 /* What the client left: readable by jankd's workers, and the cache within its size. */
@@ -162,7 +176,7 @@ int jank_debuginfod_fetch(const struct jank_debuginfod_config *c, const uint8_t 
 {
 	char h[2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1];
 	debuginfod_client *client;
-	int64_t deadline;
+	struct bounds bd;
 	int fd;
 
 	if (len < JANK_DEBUGINFOD_MIN_BUILD_ID || len > JANK_DEBUGINFOD_MAX_BUILD_ID)
@@ -175,15 +189,15 @@ int jank_debuginfod_fetch(const struct jank_debuginfod_config *c, const uint8_t 
 	client = debuginfod_begin();
 	if (!client)
 		return -ENOMEM;
-	deadline = mono_ns() + c->timeout_ns;
-	debuginfod_set_user_data(client, &deadline);
+	bd = (struct bounds){ .deadline = mono_ns() + c->timeout_ns, .max_bytes = max_bytes(c) };
+	debuginfod_set_user_data(client, &bd);
 	debuginfod_set_progressfn(client, progress);
 	fd = debuginfod_find_debuginfo(client, id, (int)len, NULL);
-	if (fd < 0 && mono_ns() <= deadline)
+	if (fd < 0 && mono_ns() <= bd.deadline)
 		fd = debuginfod_find_executable(client, id, (int)len, NULL);
 	debuginfod_end(client);
 	if (fd < 0)
-		return mono_ns() > deadline ? -ETIME : fd;
+		return mono_ns() > bd.deadline ? -ETIME : fd;
 	jank_debuginfod_hex(h, id, len);
 	after_download(c, fd, h);
 	close(fd);

@@ -12,7 +12,8 @@
  * configuration's, in the client's layout, CACHE/BUILD-ID/debuginfo (or
  * .../executable); the cache is trimmed to a size, least recently used
  * first, after each download. A download is bounded in time (the whole
- * transfer, not only the connection).
+ * transfer, not only the connection) and in size (the cache's, at most
+ * JANK_DEBUGINFOD_MAX_FILE: the symbolizer opens no larger file).
  *
  * jankctl and the capture reports fetch and wait (jank_debuginfod_fetch);
  * jankd's workers, which have no network, read the cache only
@@ -29,6 +30,8 @@
 
 #define JANK_DEBUGINFOD_MIN_BUILD_ID 8	/* bytes: shorter ones are not asked for */
 #define JANK_DEBUGINFOD_MAX_BUILD_ID 64 /* bytes */
+#define JANK_DEBUGINFOD_MAX_FILE                                                                   \
+	((uint64_t)4 << 30) /* a download, at most (and the cache's size) */
 
 struct jank_debuginfod_config {
 	const char *urls;    /* space-separated http(s) URLs; NULL or "": off */

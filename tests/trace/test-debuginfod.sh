@@ -131,6 +131,15 @@ check "remote binary: its debug file is in the cache, 0644, the build's" sh -c '
 	[ "$(stat -c %a "$1/$2/debuginfo")" = 644 ] && [ "$(stat -c %a "$1/$2")" = 755 ] &&
 	readelf -n "$1/$2/debuginfo" | grep -q "Build ID: $2"' - "$tmp/cache" "$bid"
 
+# ---- A file larger than the cache may hold: not downloaded ----
+conf "$tmp/small.conf" "debuginfod-urls = $url
+debuginfod-cache = $tmp/small
+debuginfod-cache-size = 4KiB"
+size=$(stat -c %s "$tmp/cache/$bid/debuginfo")
+"$JANKCTL" analyze --config "$tmp/small.conf" --format json "$tmp/remote/trace" >"$tmp/small.json" 2>"$tmp/err"
+check "a debug file ($size bytes) larger than debuginfod-cache-size (4 KiB): not kept, the offsets" \
+	[ "$(functions "$tmp/small.json")" = "3 shop+0x$off_disc" ] && [ -z "$(find "$tmp/small" -type f -size +0)" ]
+
 # ---- A stripped binary here, its debug file on the server (from the cache now) ----
 stop_server
 "$JANKCTL" analyze --config "$tmp/none.conf" --format json "$tmp/strip/trace" >"$tmp/strip0.json" 2>"$tmp/err"
