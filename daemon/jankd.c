@@ -27,267 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
-#include "clock.h"
 #include "debuginfod.h"
 #include "fetcher.h"
-#include "capturer.h"
-#include "jankd.h"
-#include "json-util.h"
-#include "journal.h"
-#include "log.h"
-#include "preflight.h"
-#include "status.h"
+#include "jankd-int.h"
 #include "symbols.h"
-#include "web.h"
-#include "units.h"
-#include "worker-launch.h"
-#include "worker-proc.h"
-#include "worker-spawner.h"
-#include "worker.h"
 
-#ifndef JANK_VERSION
-#define JANK_VERSION "unknown"
-#endif
-
-#define TICK_NS	   100000000LL	/* rate-limit windows close this often */
-#define STOP_NS	   5000000000LL /* workers have this long to stop */
-#define DRAIN_NS   1000000000LL /* at exit, journald has this long to take what waits */
-#define ERR_LEN	   1024
-#define STATUS_LEN 512
-
-#ifndef JANK_DEFAULT_CONFIG
-#define JANK_DEFAULT_CONFIG "/etc/jankd/jankd.conf"
-#endif
-
-static const char usage[] =
-	"Usage: jankd --config FILE [--foreground] [--log-target=TARGET]\n"
-	"             [--worker-spawner=SOCKET]\n"
-	"       jankd --check-config [--config FILE] [--worker-spawner=SOCKET]\n"
-	"Watch LTTng live sessions and alert when a user action is too slow.\n"
-	"\n"
-	"  -c, --config FILE       the configuration (see jankd.conf(5)); with --check-config,\n"
-	"                          " JANK_DEFAULT_CONFIG " when not given\n"
-	"  -t, --check-config      check the configuration and what it names on this host\n"
-	"                          (users, directories, addresses), print each problem with\n"
-	"                          its file and line, and exit 0 (good) or 1\n"
-	"  -f, --foreground        run in the foreground (jankd does not daemonize: the default)\n"
-	"  -l, --log-target=TARGET where alerts and messages go: auto (the default: messages to\n"
-	"                          stderr in a terminal, else to the journal; alerts as [alerts]\n"
-	"                          target says), journal, stderr (text), or json (alerts as JSON\n"
-	"                          Lines on stdout, messages on stderr); all but auto override\n"
-	"                          [alerts] target\n"
-	"  -w, --worker-spawner=SOCKET\n"
-	"                          start the workers through the worker spawner listening on\n"
-	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
-	"  -h, --help              show this help\n"
-	"  -V, --version           show the version\n"
-	"\n"
-	"Signals: HUP reloads the configuration, TERM or INT stops.\n"
-	"Exit status: 0 stopped cleanly, 1 bad configuration, 2 bad usage, 3 failure while "
-	"running.\n"
-	"(1 also when this host lacks what the configuration names and will not get it by\n"
-	"waiting: the worker user, the state directory, the spawner's socket.)\n";
-
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("jankd: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see jankd --help)\n", stderr);
-	exit(JANK_EXIT_USAGE);
-}
-
-static int parse_target(const char *s, enum jank_alert_target *t)
-{
-	for (int i = JANK_ALERT_JOURNAL; i < JANK_ALERT_TARGETS; i++) {
-		if (!strcmp(s, jank_alert_target_name(i))) {
-			*t = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static void parse_options(int argc, char **argv, struct jankd *d)
-{
-	/* clang-format off */
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
-		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "worker-spawner", required_argument, NULL, 'w' },
-		{ "check-config", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
-	};
-	/* clang-format on */
-	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hVw:t", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			d->config_path = optarg;
-			break;
-		case 'f':
-			break;
-		case 't':
-			d->check_config = true;
-			break;
-		case 'l':
-			if (!strcmp(optarg, "auto")) {
-				d->target_from_cmdline = false;
-				break;
-			}
-			if (parse_target(optarg, &d->target) < 0)
-				die_usage(
-					"bad --log-target '%s' (expected auto, journal, stderr or "
-					"json)",
-					optarg);
-			d->target_from_cmdline = true;
-			break;
-		case 'w':
-			if (optarg[0] != '/' || jank_launch_set_spawner(optarg) < 0)
-				die_usage(
-					"bad --worker-spawner '%s' (expected the absolute path of "
-					"a unix socket, at most 107 bytes)",
-					optarg);
-			break;
-		case 'h':
-		case 'V':
-			say = c;
-			break;
-		case ':':
-			die_usage("option '%s' needs an argument", argv[optind - 1]);
-		case '?':
-		default:
-			if (optopt)
-				die_usage("unknown option '-%c'", optopt);
-			die_usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
-	if (say == 'h') {
-		fputs(usage, stdout);
-		exit(JANK_EXIT_OK);
-	}
-	if (say == 'V') {
-		printf("jankd (jank) %s\n", JANK_VERSION);
-		exit(JANK_EXIT_OK);
-	}
-	if (!d->config_path && d->check_config)
-		d->config_path = JANK_DEFAULT_CONFIG;
-	if (!d->config_path)
-		die_usage("--config FILE is required");
-}
-
-/*
- * The checks of a whole file (jank_config_check, which jankctl runs too),
- * and jankd's own: a live session to watch. Returns 0, or -EINVAL with a
- * message.
- */
-static int check_config(const struct jank_config *c, char *err, size_t len)
-{
-	int r = jank_config_check(c, err, len);
-
-	if (r == 0 && c->live.nurls == 0 && !c->live.create && !c->live.discover[0]) {
-		snprintf(err, len,
-			 "%s: [live]: no 'url' and no 'create = yes' and no 'discover': no live "
-			 "session to watch",
-			 c->path);
-		r = -EINVAL;
-	}
-	return r;
-}
-
-/*
- * Load and check the file and its drop-ins into `c`, keeping their texts in
- * `src`: the workers read their rules from those very texts. Returns 0 or
- * -errno with a message.
- */
-static int load_config(struct jank_config *c, struct jank_config_sources *src, const char *path,
-		       char *err, size_t len)
-{
-	int r = jank_config_read(path, src, err, len);
-
-	if (r < 0) {
-		memset(c, 0, sizeof(*c));
-		return r;
-	}
-	r = jank_config_load_sources(c, src, err, len);
-	if (r == 0)
-		r = check_config(c, err, len);
-	if (r < 0) {
-		jank_config_fini(c);
-		jank_config_sources_fini(src);
-	}
-	return r;
-}
-
-/* ---- What the host must have (preflight.h) ---- */
-
-struct said {
-	const char *prefix;
-	FILE *out;
-};
-
-static void say_problem(const char *where, const char *problem, const char *fix, void *data)
-{
-	const struct said *s = data;
-
-	fprintf(s->out, "%s%s: %s\n", s->prefix, where, problem);
-	if (fix)
-		fprintf(s->out, "%s  fix: %s\n", s->prefix, fix);
-}
-
-/* The checks of the host (`all`: --check-config's); each problem on stderr. Returns how many. */
-static size_t preflight(const struct jankd *d, bool all, const char *prefix)
-{
-	const struct jank_preflight pf = {
-		.config = &d->config,
-		.sources = &d->config_sources,
-		.spawner = jank_launch_spawner(),
-		.all = all,
-		.as_root = geteuid() == 0,
-	};
-	struct said s = { prefix, stderr };
-
-	return jank_preflight_run(&pf, say_problem, &s);
-}
-
-/*
- * --check-config: the file and its drop-ins parsed and checked as a start
- * would (the first error of the parse stops it: its file and line), then
- * every check of the host. Exit 0, or 1 with each problem on stderr.
- */
-static int check_only(struct jankd *d)
-{
-	char err[ERR_LEN];
-	size_t n;
-
-	if (load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		fprintf(stderr, "%s: bad configuration\n", d->config_path);
-		return JANK_EXIT_BAD_INPUT;
-	}
-	n = preflight(d, true, "");
-	if (n)
-		fprintf(stderr, "%s: %zu problem%s\n", d->config_path, n, n == 1 ? "" : "s");
-	else
-		printf("%s: configuration OK (%zu drop-in%s, %zu rule%s, %zu flow%s)\n",
-		       d->config_path, d->config.ndropins, d->config.ndropins == 1 ? "" : "s",
-		       d->config.nrules, d->config.nrules == 1 ? "" : "s", d->config.nflows,
-		       d->config.nflows == 1 ? "" : "s");
-	jank_config_fini(&d->config);
-	jank_config_sources_fini(&d->config_sources);
-	return n ? JANK_EXIT_BAD_INPUT : JANK_EXIT_OK;
-}
-
-static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
+void alert_config(const struct jankd *d, struct jank_alert_config *ac)
 {
 	ac->target = d->target;
 	ac->rate_count = d->config.alerts.rate_limit_count;
@@ -296,7 +41,7 @@ static void alert_config(const struct jankd *d, struct jank_alert_config *ac)
 
 /* ---- sd_notify ---- */
 
-static void notify_status(struct jankd *d, bool ready)
+void notify_status(struct jankd *d, bool ready)
 {
 	char line[STATUS_LEN];
 
@@ -387,7 +132,7 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 /* ---- The web pages' composition history (comp-history.h) ---- */
 
 /* The rules it keeps: the configured ones (a rule gone goes, a new one starts empty). */
-static void comp_history_rules(struct jankd *d)
+void comp_history_rules(struct jankd *d)
 {
 	const char **names;
 
@@ -457,7 +202,7 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	jank_journal_retry();
 }
 
-static void on_status(evutil_socket_t fd, short what, void *data)
+void on_status(evutil_socket_t fd, short what, void *data)
 {
 	struct jankd *d = data;
 
@@ -474,7 +219,7 @@ static void on_watchdog(evutil_socket_t fd, short what, void *data)
 	sd_notify(0, "WATCHDOG=1");
 }
 
-static int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
+int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
 {
 	struct timeval tv = jank_clock_timeval(ns);
 
@@ -559,171 +304,6 @@ static int web_open(struct jankd *d, char *err, size_t len)
 		return -EIO;
 	jank_log(LOG_INFO, "web pages at http://%s/", jank_metrics_server_address(d->web));
 	return 0;
-}
-
-/* ---- Reload ---- */
-
-/* What a reload changes, key by key (the schema of io/config-file.c). */
-struct reload_diff {
-	bool key[JANK_CONF_MAX_ROWS];	      /* per key of the schema: its value changed */
-	bool restart[JANK_CONF_MAX_SECTIONS]; /* per section: a key that needs a restart did */
-	bool changed[JANK_CONF_MAX_SECTIONS]; /* per section: a key applied at once did */
-};
-
-static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_key *k,
-		    const char *instance, void *data)
-{
-	struct reload_diff *rd = data;
-	size_t i = (size_t)(sec - jank_config_schema.sections);
-
-	(void)instance;
-	if (k)
-		rd->key[k - jank_config_schema.keys] = true;
-	if (k && k->reload == JANK_CONF_RESTART)
-		rd->restart[i] = true;
-	else
-		rd->changed[i] = true; /* or an instance added or removed */
-}
-
-static bool section_changed(const struct reload_diff *rd, const char *name)
-{
-	const struct jank_conf_section *sec = jank_conf_section_find(&jank_config_schema, name);
-
-	return rd->changed[sec - jank_config_schema.sections];
-}
-
-static bool key_changed(const struct reload_diff *rd, const char *section, const char *name)
-{
-	const struct jank_conf_key *k = jank_conf_key_find(&jank_config_schema, section, name);
-
-	return rd->key[k - jank_config_schema.keys];
-}
-
-/* Whether every key of the section needs a restart: then the message names the section only. */
-static bool all_restart(const struct jank_conf_section *sec)
-{
-	const struct jank_conf_schema *s = &jank_config_schema;
-
-	for (size_t i = 0; i < s->nkeys; i++)
-		if (!strcmp(s->keys[i].section, sec->name) &&
-		    s->keys[i].reload != JANK_CONF_RESTART)
-			return false;
-	return true;
-}
-
-/* Say which changes of the new config wait for a restart, or lose to the command line. */
-static void reload_ignored(const struct jankd *d, const struct jank_config *nc,
-			   const struct reload_diff *rd)
-{
-	const struct jank_conf_schema *s = &jank_config_schema;
-
-	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
-
-		if (!rd->restart[i])
-			continue;
-		if (all_restart(sec)) {
-			jank_log(LOG_WARNING, "reload: changes to [%s] need a restart; ignored",
-				 sec->name);
-			continue;
-		}
-		for (size_t k = 0; k < s->nkeys; k++)
-			if (rd->key[k] && s->keys[k].reload == JANK_CONF_RESTART &&
-			    !strcmp(s->keys[k].section, sec->name))
-				jank_log(LOG_WARNING,
-					 "reload: changes to [%s] %s need a restart; ignored",
-					 sec->name, s->keys[k].name);
-	}
-	if (d->target_from_cmdline && nc->alerts.target != d->target)
-		jank_log(LOG_NOTICE, "reload: [alerts] target ignored: --log-target=%s wins",
-			 jank_alert_target_name(d->target));
-}
-
-/* Say the [graph] limits of the new config (the workers get them with the rules). */
-static void reload_graph(const struct jank_config *nc)
-{
-	struct jank_engine_config ec;
-	char rt[32], to[32], gr[32];
-
-	jank_engine_config_defaults(&ec);
-	jank_config_apply_engine(nc, &ec);
-	jank_log(LOG_INFO,
-		 "reload: [graph] retention %s, memory-limit %" PRIu64
-		 " bytes, action-timeout %s, overdue-grace %s",
-		 jank_units_duration(ec.retention_ns, rt, sizeof(rt)), ec.memory_limit,
-		 jank_units_duration(ec.action_timeout_ns, to, sizeof(to)),
-		 jank_units_duration(ec.overdue_grace_ns, gr, sizeof(gr)));
-}
-
-/*
- * Take every key of `nc` that applies at once, and every named section
- * (the rules) whole; what was there before goes into `nc`, which the
- * caller frees. Then apply them: the alerter, the workers (the new text:
- * its rules and [graph] limits), the capturer, the status timer.
- */
-static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src,
-			const struct reload_diff *rd)
-{
-	const struct jank_conf_schema *s = &jank_config_schema;
-	struct jank_config_sources old = d->config_sources;
-	struct jank_alert_config ac;
-
-	d->config_sources = *src;
-	*src = old;
-	for (size_t i = 0; i < s->nkeys; i++)
-		if (!jank_conf_section_find(s, s->keys[i].section)->named &&
-		    s->keys[i].reload == JANK_CONF_LIVE)
-			jank_conf_take(s, &s->keys[i], &d->config, nc);
-	for (size_t i = 0; i < s->nsections; i++)
-		if (s->sections[i].named)
-			jank_conf_take_section(&s->sections[i], &d->config, nc);
-	if (!d->target_from_cmdline) {
-		d->target = d->config.alerts.target;
-		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL && !d->log_stderr);
-	}
-	alert_config(d, &ac);
-	jank_alerter_set_config(d->alerter, &ac);
-	if (jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
-		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
-		d->reload_errors++;
-	}
-	jank_capturer_reload(d->capturer, &d->config);
-	comp_history_rules(d);
-	if (key_changed(rd, "daemon", "status-interval"))
-		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
-}
-
-/* SIGHUP: a config that loads and passes the checks replaces the old one; else nothing changes. */
-static void reload(struct jankd *d)
-{
-	struct jank_config nc;
-	struct jank_config_sources src;
-	char err[ERR_LEN];
-	int r;
-
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
-	jank_log(LOG_INFO, "reloading %s", d->config_path);
-	r = load_config(&nc, &src, d->config_path, err, sizeof(err));
-	if (r < 0) {
-		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
-		d->reload_errors++;
-	} else {
-		struct reload_diff rd;
-
-		memset(&rd, 0, sizeof(rd));
-		jank_conf_diff(&jank_config_schema, &d->config, &nc, on_diff, &rd);
-		reload_ignored(d, &nc, &rd);
-		if (section_changed(&rd, "graph"))
-			reload_graph(&nc);
-		reload_take(d, &nc, &src, &rd);
-		jank_config_fini(&nc);
-		jank_config_sources_fini(&src);
-		d->reloads++;
-		jank_log(LOG_INFO, "reloaded %s: %zu rule%s", d->config_path, d->config.nrules,
-			 d->config.nrules == 1 ? "" : "s");
-	}
-	if (d->ready)
-		notify_status(d, true);
 }
 
 /* ---- Signals ---- */

@@ -14,39 +14,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "capturer.h"
 #include "fetcher.h"
-#include "format.h"
-#include "input-figures.h"
-#include "journal.h"
-#include "live-keeper.h"
-#include "status.h"
-#include "json-util.h"
-#include "metrics.h"
-#include "textsafe.h"
-#include "units.h"
+#include "status-int.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
 #endif
 
 /* ---- The figures, gathered once ---- */
-
-/* The figures that add up over the inputs (or a host's inputs). */
-struct totals {
-	const char *host;
-	uint64_t inputs, events, actions, janks, overdue, memory, discarded, connected, blind;
-	double rate;
-};
-
-struct status {
-	struct jank_fleet_figures *inputs;
-	size_t n;
-	struct totals all;
-	struct totals *hosts; /* in the order of their first input */
-	size_t nhosts;
-};
 
 static bool connected(const struct jank_input_figures *f)
 {
@@ -67,7 +42,7 @@ static void add_input(struct totals *t, const struct jank_input_figures *f)
 }
 
 /* Per host: how many inputs, connected, and their events and janks. */
-static void add_host(struct status *s, const struct jank_fleet_figures *x)
+void add_host(struct status *s, const struct jank_fleet_figures *x)
 {
 	size_t h = 0;
 
@@ -80,7 +55,7 @@ static void add_host(struct status *s, const struct jank_fleet_figures *x)
 	add_input(&s->hosts[h], &x->fig);
 }
 
-static bool is_blind(const struct jank_fleet_figures *x)
+bool is_blind(const struct jank_fleet_figures *x)
 {
 	struct jank_fleet_blind b;
 
@@ -168,7 +143,7 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	return o;
 }
 
-static struct json_object *hosts_json(const struct status *s)
+struct json_object *hosts_json(const struct status *s)
 {
 	struct json_object *list = json_object_new_array();
 
@@ -334,7 +309,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 
 /* ---- Text ---- */
 
-static const char *bytes_text(int64_t b, char *buf, size_t len)
+const char *bytes_text(int64_t b, char *buf, size_t len)
 {
 	if (b >= 1 << 30)
 		snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
@@ -347,7 +322,7 @@ static const char *bytes_text(int64_t b, char *buf, size_t len)
 	return buf;
 }
 
-static const char *uptime_text(int64_t ns, char *buf, size_t len)
+const char *uptime_text(int64_t ns, char *buf, size_t len)
 {
 	int64_t s = ns / 1000000000;
 
@@ -363,7 +338,7 @@ static const char *uptime_text(int64_t ns, char *buf, size_t len)
 }
 
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
-static void worker_text(FILE *f, const struct jank_fleet_figures *x)
+void worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
 	const struct jank_proc_stats *w = &x->worker;
 	uint64_t restarts = w->starts ? w->starts - 1 : 0;
@@ -438,7 +413,7 @@ static void problem_text(FILE *f, const struct jank_input_figures *in)
 	since_text(f, in->problem_since);
 }
 
-static void input_text(FILE *f, const struct jank_fleet_figures *x)
+void input_text(FILE *f, const struct jank_fleet_figures *x)
 {
 	const struct jank_input_figures *in = &x->fig;
 	const struct jank_engine_stats *es = &in->engine;
@@ -514,7 +489,7 @@ static struct json_object *go(struct json_object *o, const char *k)
 }
 
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
-static void capture_text(FILE *f, struct json_object *c)
+void capture_text(FILE *f, struct json_object *c)
 {
 	struct json_object *refused = go(c, "refused"), *flight = go(c, "in_flight");
 	struct json_object *session = go(c, "session");
@@ -571,7 +546,7 @@ static void capture_text(FILE *f, struct json_object *c)
 }
 
 /* The `n` recent janks in `recent`, newest first. */
-static void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
+void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
 	char t[48], d[32], name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], host[JANK_TEXT_BUF];
 
@@ -614,7 +589,7 @@ static void patterns_text(FILE *f, struct json_object *a)
 }
 
 /* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
-static void discovery_text(FILE *f, struct json_object *disc)
+void discovery_text(FILE *f, struct json_object *disc)
 {
 	char p[32];
 
@@ -698,7 +673,7 @@ static double rate_text(double rate)
  * "inputs: 2, 1 connected, 1 BLIND (seeing no events; retrying):" and a line per blind input
  * that says why and since when: the first thing an operator should see.
  */
-static void blind_text(FILE *f, const struct status *s)
+void blind_text(FILE *f, const struct status *s)
 {
 	size_t listed = 0;
 
@@ -812,19 +787,6 @@ char *jank_status_text(const struct jankd *d)
 }
 
 /* ---- Metrics ---- */
-
-/*
- * The metrics of the inputs come from the figures their workers sent last
- * (the current worker's plus those of the workers before it), not from
- * engines: those live in the workers. They point into `s`.
- */
-struct metrics_inputs {
-	struct status s;
-	struct jank_metrics_input *inputs;
-	struct jank_fleet_blind *blind; /* the inputs' blind_reason point here */
-	struct jank_metrics_rule *rules;
-	int64_t workers_cpu_ns; /* of the running workers */
-};
 
 static void metrics_rule(const struct jank_rule_figures *r, struct jank_metrics_rule *mr)
 {

@@ -38,7 +38,7 @@ static bool is_bad(const struct markup *m, const unsigned char *s, size_t n)
 	return n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe; /* U+FFFE, U+FFFF */
 }
 
-size_t jank_markup_chars(const char *s)
+size_t jank_html_markup_chars(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = 0;
@@ -52,11 +52,11 @@ size_t jank_markup_chars(const char *s)
 	return n;
 }
 
-void jank_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_markup kind)
+void jank_html_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_markup kind)
 {
 	const struct markup *m = &markups[kind];
 	const unsigned char *p = (const unsigned char *)(str ? str : "");
-	size_t total = max_chars ? jank_markup_chars((const char *)p) : 0;
+	size_t total = max_chars ? jank_html_markup_chars((const char *)p) : 0;
 
 	for (size_t n = 0; *p; n++) {
 		size_t l = jank_utf8_char((const char *)p);
@@ -94,7 +94,7 @@ void jank_markup_escape(FILE *f, const char *str, size_t max_chars, enum jank_ma
 void jank_html_escape(FILE *f, const char *str)
 {
 	if (str)
-		jank_markup_escape(f, str, 0, JANK_MARKUP_HTML);
+		jank_html_markup_escape(f, str, 0, JANK_MARKUP_HTML);
 }
 
 void jank_html_url_encode(FILE *f, const char *str)

@@ -28,9 +28,9 @@ enum jank_markup {
  * Write `s` (NULL: "") escaped for `kind`; with max_chars, a string of more
  * characters than that is cut to max_chars - 1 of them and "…".
  */
-void jank_markup_escape(FILE *f, const char *s, size_t max_chars, enum jank_markup kind);
-/* The characters of s as jank_markup_escape() counts them (a byte that is not UTF-8: one). */
-size_t jank_markup_chars(const char *s);
+void jank_html_markup_escape(FILE *f, const char *s, size_t max_chars, enum jank_markup kind);
+/* The characters of s as jank_html_markup_escape() counts them (a byte that is not UTF-8: one). */
+size_t jank_html_markup_chars(const char *s);
 /*
  * Write `s` percent-encoded for a URL's path segment or query value: every
  * byte but A-Z a-z 0-9 - . _ ~ as %XX. The result needs no HTML escaping.

@@ -37,12 +37,12 @@ const char *jank_svg_state_colour(enum jank_state s)
 
 size_t jank_svg_text_chars(const char *s)
 {
-	return jank_markup_chars(s);
+	return jank_html_markup_chars(s);
 }
 
 void jank_svg_escape(FILE *f, const char *s, size_t max_chars)
 {
-	jank_markup_escape(f, s, max_chars, JANK_MARKUP_SVG);
+	jank_html_markup_escape(f, s, max_chars, JANK_MARKUP_SVG);
 }
 
 double jank_svg_text_w(size_t chars, double size)

@@ -4,10 +4,10 @@
  *
  *   analyze   apply the action rules of a config file; report janks (analyze.c)
  *   compare   the slow actions of a rule against its normal ones, or two traces (analyze.c)
- *   flame     the flame graph of a rule's critical paths (flame.c)
- *   critpath  the critical path of one thread over an interval (graph.c)
- *   graph     the execution graph: state intervals and wakeup links (graph.c)
- *   status    ask a running jankd, over its control socket (status.c)
+ *   flame     the flame graph of a rule's critical paths (cmd-flame.c)
+ *   critpath  the critical path of one thread over an interval (cmd-graph.c)
+ *   graph     the execution graph: state intervals and wakeup links (cmd-graph.c)
+ *   status    ask a running jankd, over its control socket (cmd-status.c)
  *   report    analyse a capture of jankd again (captures.c)
  *   captures  list jankd's captures (captures.c)
  *

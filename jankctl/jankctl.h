@@ -3,13 +3,13 @@
  * What jankctl's commands share. One file per group of commands, each with
  * its usage text and its output per --format:
  *
- *   analyze.c   analyze, compare: the [action] rules of a config over traces
- *   flame.c     flame: the flame graph of a rule's critical paths
- *   graph.c     critpath, graph: the whole execution graph of traces
- *   captures.c  report, captures: jankd's captures on disk
- *   status.c    status: the client of jankd's control socket
- *   cli.c       errors, options, running traces to their end, the output
- *   jankctl.c   main: the command table, the time limit on babeltrace2
+ *   analyze.c    analyze, compare: the [action] rules of a config over traces
+ *   cmd-flame.c  flame: the flame graph of a rule's critical paths
+ *   cmd-graph.c  critpath, graph: the whole execution graph of traces
+ *   captures.c   report, captures: jankd's captures on disk
+ *   cmd-status.c status: the client of jankd's control socket
+ *   cli.c        errors, options, running traces to their end, the output
+ *   jankctl.c    main: the command table, the time limit on babeltrace2
  *
  * Exit status: 0 on success, 1 on bad input (trace, config, thread), 2 on a
  * usage error, 3 when jankd cannot be reached (io/exit-status.h). Every

@@ -17,85 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "alerted.h"
-#include "array.h"
-#include "baseline-file.h"
-#include "clock.h"
-#include "dirtree.h"
 #include "fetcher.h"
-#include "fleet.h"
-#include "input-figures.h"
-#include "json-read.h"
-#include "json-util.h"
-#include "log.h"
-#include "relayd.h"
-#include "skipped.h"
-#include "units.h"
-#include "worker-proc.h"
-#include "worker-proto.h"
-
-#define CHECK_NS      1000000000LL /* silent workers are looked for this often */
-#define STALL_NS      3000000000LL /* a connected input's worker silent this long: stalled */
-#define MISSING_POLLS 2		   /* lists in a row without a session: gone */
-#define ERR_LEN	      512
-
-struct jank_fleet_input {
-	struct jank_fleet *fleet;
-	char *url, *host, *session;
-	bool discovered;
-	struct jank_proc *proc;
-	struct jank_input_figures status; /* the worker's last (or the placeholder) */
-	bool fresh;			  /* ... and it is from the current worker */
-	struct jank_input_figures past;	  /* the counters of the workers that ended */
-	bool attached;			  /* once */
-	bool removing;			  /* discovery let it go */
-	bool seen;			  /* in the list being read */
-	unsigned missing;		  /* lists in a row that lacked it */
-
-	struct jank_alerted alerted; /* by this input's workers, so far */
-
-	/* Stalled: its trace time still (the worker says so, or is blocked). */
-	bool stalled;
-	int64_t stalled_mono; /* when it last advanced, before the stall */
-	int64_t stalled_real; /* the same, on the wall clock */
-	uint64_t stalls;
-	struct jank_skipped skipped; /* what their restarts skipped */
-};
-
-struct jank_fleet {
-	struct event_base *base;
-	jank_fleet_verdict_fn verdict_fn;
-	jank_fleet_change_fn change_fn;
-	void *data;
-
-	struct json_object
-		*config; /* [{name, text}, ...]: the file and drop-ins, for the workers */
-	const struct jank_rule *rules;
-	size_t nrules;
-	const struct jank_config_live *live;
-
-	struct jank_fleet_input **inputs;
-	size_t n, cap;
-
-	struct jank_proc *discovery;
-	bool listed;	/* relayd answered once */
-	bool list_down; /* it stopped answering: logged */
-	uint64_t polls, poll_errors;
-	/* [live] max-inputs: sessions discovery did not watch, and whether that was said. */
-	uint64_t refused;
-	bool at_limit;
-	size_t nlisted; /* sessions in the last list */
-	char list_error[ERR_LEN];
-
-	struct event *ev_sigchld, *ev_check, *ev_sweep;
-	bool stopping;
-
-	char *state_dir;   /* [daemon] state-dir, as at start */
-	bool state_failed; /* a write failed: said once */
-
-	jank_fleet_fetch_fn fetch_fn; /* NULL: no debuginfod servers */
-	void *fetch_data;
-};
+#include "fleet-int.h"
 
 /* ---- Inputs ---- */
 
@@ -136,7 +59,7 @@ static bool input_on_this_host(const char *url)
 	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 }
 
-static struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
+struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
 
@@ -188,7 +111,7 @@ static void progress(struct jank_fleet_input *in, int64_t first, int64_t last, u
 }
 
 /* A frame the supervisor cannot read: the worker is restarted (worker-proc.h). */
-static void refuse(struct jank_proc *p, const char *kind, const char *err)
+void refuse(struct jank_proc *p, const char *kind, const char *err)
 {
 	char what[384];
 
@@ -261,7 +184,7 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 }
 
 /* A worker's log line, made harmless (jank_proto_log_decode). */
-static void on_log(struct jank_proc *p, struct json_object *msg)
+void on_log(struct jank_proc *p, struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
 	int prio;
@@ -273,151 +196,9 @@ static void on_log(struct jank_proc *p, struct json_object *msg)
 				    "priority that is not syslog's)");
 }
 
-/* A binary the worker cannot name: its build-id, for the fetcher. */
-static void on_fetch(struct jank_fleet_input *in, struct json_object *msg)
-{
-	struct jank_fleet *f = in->fleet;
-	uint8_t id[JANK_DEBUGINFOD_MAX_BUILD_ID];
-	const char *hex;
-	struct jank_jr jr;
-	char err[256];
-	int n;
+/* ---- An input's worker ---- */
 
-	jank_jr_init(&jr);
-	if (jank_jr_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1, &hex) <
-		    0 ||
-	    ((n = jank_fetcher_decode_hex(hex, id, sizeof(id))) < 0 &&
-	     jank_jr_fail(&jr, "build_id", "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
-		refuse(in->proc, "a fetch", jank_jr_error(&jr, err, sizeof(err)));
-		return;
-	}
-	if (f->fetch_fn)
-		f->fetch_fn(id, (size_t)n, f->fetch_data);
-}
-
-void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data)
-{
-	f->fetch_fn = fn;
-	f->fetch_data = data;
-}
-
-/* ---- Baselines kept across restarts ---- */
-
-/*
- * The state file of an input: "baselines-" then the URL's letters, digits,
- * dots and dashes (the others as '_', at most 96 of them), then a hash of
- * the whole URL (two URLs that read the same still differ), ".json".
- */
-static void state_name(const char *url, char *buf, size_t len)
-{
-	char safe[97];
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t n = 0;
-
-	for (const char *c = url; *c; c++) {
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-		if (n < sizeof(safe) - 1)
-			safe[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-						    (*c >= '0' && *c <= '9') || *c == '.' ||
-						    *c == '-'
-					    ? *c
-					    : '_';
-	}
-	safe[n] = '\0';
-	snprintf(buf, len, "baselines-%s-%016" PRIx64 ".json", safe, h);
-}
-
-/*
- * The baselines saved for an input: NULL when there are none, or they
- * cannot be read (then one log line). Never through a link, at most
- * JANK_BASELINES_MAX_BYTES; the worker checks the rest.
- */
-static struct json_object *state_read(const struct jank_fleet *f, const char *url)
-{
-	char name[160], path[4096];
-	struct json_object *doc = NULL;
-	struct stat st;
-	char *text = NULL;
-	ssize_t got = 0;
-	int fd;
-
-	if (!f->state_dir)
-		return NULL;
-	state_name(url, name, sizeof(name));
-	if (jank_dirtree_join(path, sizeof(path), f->state_dir, name) < 0)
-		return NULL;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			jank_log(LOG_WARNING, "%s: the saved baselines are ignored: %s: %s", url,
-				 path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size <= JANK_BASELINES_MAX_BYTES &&
-	    (text = malloc((size_t)st.st_size + 1)))
-		got = read(fd, text, (size_t)st.st_size);
-	close(fd);
-	if (text && got == st.st_size) {
-		text[got] = '\0';
-		doc = json_tokener_parse(text);
-	}
-	free(text);
-	if (doc && !json_object_is_type(doc, json_type_object)) {
-		json_object_put(doc);
-		doc = NULL;
-	}
-	if (!doc)
-		jank_log(LOG_WARNING,
-			 "%s: the saved baselines are ignored: %s is not a JSON object of at "
-			 "most %u bytes",
-			 url, path, JANK_BASELINES_MAX_BYTES);
-	return doc;
-}
-
-static int write_text(FILE *out, void *data)
-{
-	return fputs(data, out) < 0 || fputc('\n', out) == EOF ? -EIO : 0;
-}
-
-/* A worker's baselines into the state file of its input (the previous one replaced). */
-static void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
-{
-	struct jank_fleet *f = in->fleet;
-	struct json_object *doc;
-	const char *format, *text;
-	struct jank_jr jr;
-	char name[160], err[256];
-	int r;
-
-	/* The worker reads them back (checked there); here, their kind and size. */
-	jank_jr_init(&jr);
-	if (jank_jr_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
-	    jank_jr_str(&jr, doc, "format", true, 64, &format) < 0 ||
-	    (strcmp(format, JANK_BASELINES_FORMAT) != 0 &&
-	     jank_jr_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
-		refuse(in->proc, "baselines", jank_jr_error(&jr, err, sizeof(err)));
-		return;
-	}
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	if (!text)
-		return;
-	/* Written again by json-c, it may be longer than the frame was: not saved, no fault. */
-	if (strlen(text) >= JANK_BASELINES_MAX_BYTES)
-		return;
-	if (!f->state_dir)
-		return;
-	state_name(in->url, name, sizeof(name));
-	r = jank_dirtree_make(f->state_dir);
-	if (r == 0)
-		r = jank_dirtree_write_file(f->state_dir, name, write_text, (void *)text);
-	if (r < 0 && !f->state_failed)
-		jank_log(LOG_WARNING, "cannot save the baselines in %s: %s (said once)",
-			 f->state_dir, strerror(-r));
-	f->state_failed |= r < 0;
-}
-
-static struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
+struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
 {
 	struct json_object *o = jank_proto_new("start");
 
@@ -429,7 +210,7 @@ static struct json_object *start_msg(struct jank_fleet *f, const char *mode, con
 	return o;
 }
 
-static struct json_object *input_start_msg(struct jank_proc *p, void *data)
+struct json_object *input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
 	struct json_object *msg, *baselines;
@@ -464,7 +245,35 @@ static struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	return msg;
 }
 
-static void input_message(struct jank_proc *p, struct json_object *msg, void *data)
+/* A binary the worker cannot name: its build-id, for the fetcher. */
+static void on_fetch(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	uint8_t id[JANK_DEBUGINFOD_MAX_BUILD_ID];
+	const char *hex;
+	struct jank_jr jr;
+	char err[256];
+	int n;
+
+	jank_jr_init(&jr);
+	if (jank_jr_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1, &hex) <
+		    0 ||
+	    ((n = jank_fetcher_decode_hex(hex, id, sizeof(id))) < 0 &&
+	     jank_jr_fail(&jr, "build_id", "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
+		refuse(in->proc, "a fetch", jank_jr_error(&jr, err, sizeof(err)));
+		return;
+	}
+	if (f->fetch_fn)
+		f->fetch_fn(id, (size_t)n, f->fetch_data);
+}
+
+void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data)
+{
+	f->fetch_fn = fn;
+	f->fetch_data = data;
+}
+
+void input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_proto_type(msg);
 
@@ -513,179 +322,6 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	}
 	f->n = k;
 }
-
-/* ---- Discovery ---- */
-
-static bool match_any(char *const *pats, size_t n, const char *s)
-{
-	if (n == 0)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (fnmatch(pats[i], s, 0) == 0)
-			return true;
-	return false;
-}
-
-static struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->inputs[i]->url, url))
-			return f->inputs[i];
-	return NULL;
-}
-
-/* The inputs being watched (those discovery let go are on their way out). */
-static size_t watched(const struct jank_fleet *f)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->n; i++)
-		n += !f->inputs[i]->removing;
-	return n;
-}
-
-/*
- * Anyone who can stream to relayd can make sessions: each would be a worker
- * process. Past [live] max-inputs, new sessions are not watched: said once
- * (until the count is below the limit again), counted, shown in status.
- */
-static bool below_limit(struct jank_fleet *f, const char *url)
-{
-	if (watched(f) < f->live->max_inputs) {
-		f->at_limit = false;
-		return true;
-	}
-	f->refused++;
-	if (!f->at_limit)
-		jank_log(LOG_WARNING,
-			 "%s: not watched: %zu inputs already, the [live] max-inputs; new sessions "
-			 "are counted, not watched, until some go",
-			 url, watched(f));
-	f->at_limit = true;
-	return false;
-}
-
-/* A session relayd lists: watch it if it matches, and it is new. */
-static void listed(struct jank_fleet *f, const char *host, const char *session)
-{
-	const struct jank_config_live *l = f->live;
-	char url[JANK_CONFIG_URL_LEN + 2 * JANK_CONFIG_SESSION_LEN];
-	struct jank_fleet_input *in;
-
-	if (!match_any(l->hosts, l->nhosts, host) || !match_any(l->sessions, l->nsessions, session))
-		return;
-	snprintf(url, sizeof(url), "%s/host/%s/%s", l->discover, host, session);
-	in = input_find(f, url);
-	if (in) {
-		in->seen = true;
-		in->missing = 0;
-		return;
-	}
-	if (!below_limit(f, url))
-		return;
-	in = input_add(f, url, true);
-	if (!in) {
-		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
-		return;
-	}
-	in->seen = true;
-	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host, session);
-	jank_proc_start(in->proc);
-}
-
-/* After a list: the discovered inputs it lacked twice in a row are let go. */
-static void let_go(struct jank_fleet *f)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		struct jank_fleet_input *in = f->inputs[i];
-
-		if (!in->discovered || in->removing || in->seen || ++in->missing < MISSING_POLLS)
-			continue;
-		jank_log(LOG_NOTICE, "%s: relayd no longer lists the session (destroyed): let go",
-			 in->url);
-		in->removing = true;
-		jank_proc_stop(in->proc);
-		if (jank_proc_done(in->proc))
-			event_active(f->ev_sweep, EV_TIMEOUT, 0);
-	}
-}
-
-static void on_sessions(struct jank_fleet *f, struct json_object *msg)
-{
-	struct jank_proto_sessions ss;
-	bool first = !f->listed;
-	char err[256];
-	int r = jank_proto_sessions_decode(msg, &ss, err, sizeof(err));
-
-	if (r < 0) {
-		if (r == -ENOMEM)
-			jank_log(LOG_ERR, "discovery: out of memory: a list of sessions is lost");
-		else
-			refuse(f->discovery, "a list of sessions", err);
-		jank_proto_sessions_fini(&ss);
-		return;
-	}
-	f->polls++;
-	if (!ss.ok) {
-		f->poll_errors++;
-		snprintf(f->list_error, sizeof(f->list_error), "%s", ss.error);
-		if (!f->list_down)
-			jank_log(LOG_WARNING,
-				 "discovery: cannot list the sessions of %s: %s; retrying",
-				 f->live->discover, f->list_error);
-		f->list_down = true;
-		return;
-	}
-	if (f->list_down)
-		jank_log(LOG_NOTICE, "discovery: %s answers again", f->live->discover);
-	f->list_down = false;
-	f->list_error[0] = '\0';
-	f->nlisted = ss.n;
-	for (size_t i = 0; i < f->n; i++)
-		f->inputs[i]->seen = false;
-	for (size_t i = 0; i < ss.n && !f->stopping; i++)
-		listed(f, ss.v[i].host, ss.v[i].session);
-	jank_proto_sessions_fini(&ss);
-	let_go(f);
-	jank_proc_recovered(f->discovery, "lists the sessions again");
-	f->listed = true;
-	if (first)
-		f->change_fn(f->data);
-}
-
-static struct json_object *discovery_start_msg(struct jank_proc *p, void *data)
-{
-	struct jank_fleet *f = data;
-
-	(void)p;
-	return start_msg(f, "discover", f->live->discover);
-}
-
-static void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
-{
-	const char *type = jank_proto_type(msg);
-
-	if (!strcmp(type, "sessions"))
-		on_sessions(data, msg);
-	else if (!strcmp(type, "log"))
-		on_log(p, msg);
-	else if (!strcmp(type, "status"))
-		; /* its heartbeat: that it is alive is all it says (the figures are the inputs') */
-	else
-		jank_proc_refuse(p, "a message of no type the discovery worker sends");
-}
-
-static void discovery_gone(struct jank_proc *p, void *data)
-{
-	(void)p;
-	(void)data;
-}
-
-static const struct jank_proc_ops discovery_ops = {
-	.start_msg = discovery_start_msg,
-	.message = discovery_message,
-	.gone = discovery_gone,
-};
 
 /* ---- The fleet ---- */
 
@@ -993,201 +629,4 @@ int64_t jank_fleet_input_skipped(const struct jank_fleet_input *in, int64_t begi
 int64_t jank_fleet_input_skipped_total(const struct jank_fleet_input *in)
 {
 	return in->skipped.total_ns;
-}
-
-/* ---- Status ---- */
-
-static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
-{
-	struct json_object *o = json_object_new_object();
-	struct jank_proc_stats s = *ps;
-
-	jank_json_add_i64(o, "pid", s.pid);
-	jank_json_add_u64(o, "starts", s.starts);
-	jank_json_add_u64(o, "restarts", s.starts ? s.starts - 1 : 0);
-	jank_json_add_u64(o, "crashes", s.crashes);
-	jank_json_add_u64(o, "timeouts", s.timeouts);
-	jank_json_add_u64(o, "bad_frames", s.bad_frames);
-	jank_json_add_i64(o, "silent_ns", s.silent_ns);
-	jank_json_add_bool(o, "failing", s.failing);
-	if (s.failing) {
-		jank_json_add_str(o, "last_error", s.error);
-		jank_json_add_i64(o, "failing_since", s.failing_since);
-	}
-	return o;
-}
-
-static struct json_object *proc_json(const struct jank_proc *p)
-{
-	struct jank_proc_stats s;
-
-	jank_proc_get_stats(p, &s);
-	return proc_stats_json(&s);
-}
-
-const char *jank_fleet_input_state(const struct jank_fleet_input *in)
-{
-	struct jank_proc_stats s;
-
-	if (in->removing)
-		return "let go";
-	if (in->fresh && jank_proc_running(in->proc))
-		return in->status.state;
-	/* The worker is gone, or the new one has not said anything yet. */
-	jank_proc_get_stats(in->proc, &s);
-	return s.starts > 1 || s.failing ? "restarting" : "connecting";
-}
-
-int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out)
-{
-	memset(out, 0, sizeof(*out));
-	jank_figures_init(&out->fig);
-	if (jank_figures_merge(&out->fig, &in->status, &in->past) < 0)
-		return -ENOMEM;
-	/* What the supervisor knows better than the worker. */
-	snprintf(out->fig.state, sizeof(out->fig.state), "%s", jank_fleet_input_state(in));
-	out->fig.stalled_since = in->stalled ? in->stalled_real : 0;
-	out->fig.stalls = in->stalls;
-	out->host = in->host;
-	out->session = in->session;
-	out->discovered = in->discovered;
-	out->duplicates_dropped = in->alerted.duplicates;
-	out->skipped_ns = in->skipped.total_ns;
-	out->skipped_ranges = in->skipped.nranges;
-	out->actions_lost = in->skipped.lost;
-	jank_proc_get_stats(in->proc, &out->worker);
-	return 0;
-}
-
-void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fleet_blind *out)
-{
-	const struct jank_input_figures *f = &x->fig;
-
-	memset(out, 0, sizeof(*out));
-	out->blind = strcmp(f->state, "connected") && strcmp(f->state, "let go");
-	if (!out->blind)
-		return;
-	if (x->worker.failing && x->worker.error[0] && !x->worker.pid) {
-		snprintf(out->reason, sizeof(out->reason), "%s", x->worker.error);
-		out->since = x->worker.failing_since;
-	} else if (f->problem[0]) {
-		snprintf(out->reason, sizeof(out->reason), "%s%s%s", f->problem,
-			 f->last_error[0] ? ": " : "", f->last_error);
-		out->since = f->problem_since;
-	} else if (f->last_error[0]) {
-		snprintf(out->reason, sizeof(out->reason), "%s", f->last_error);
-	}
-}
-
-void jank_fleet_figures_fini(struct jank_fleet_figures *x)
-{
-	jank_figures_fini(&x->fig);
-}
-
-struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
-{
-	struct json_object *o = jank_figures_json(&x->fig);
-	struct jank_fleet_blind b;
-
-	if (!o)
-		return NULL;
-	jank_json_add_str(o, "host", x->host);
-	jank_json_add_str(o, "session", x->session);
-	jank_json_add_bool(o, "discovered", x->discovered);
-	jank_json_add_u64(o, "duplicates_dropped", x->duplicates_dropped);
-	json_object_object_add(o, "skipped_seconds",
-			       json_object_new_double((double)x->skipped_ns / 1e9));
-	jank_json_add_i64(o, "skipped_ns", x->skipped_ns);
-	jank_json_add_u64(o, "skipped_ranges", x->skipped_ranges);
-	jank_json_add_u64(o, "actions_lost", x->actions_lost);
-	if (x->kept) {
-		jank_json_add_u64(o, "session_recreated", x->session_recreated);
-		jank_json_add_u64(o, "session_recreate_refused", x->session_recreate_refused);
-		jank_json_add_u64(o, "session_probes_unconfirmed", x->session_probes_unconfirmed);
-	}
-	jank_json_add(o, "worker", proc_stats_json(&x->worker));
-	jank_fleet_figures_blind(x, &b);
-	jank_json_add_bool(o, "blind", b.blind);
-	if (b.blind) {
-		jank_json_add_str(o, "blind_reason", b.reason);
-		jank_json_add_i64(o, "blind_since", b.since);
-	}
-	return o;
-}
-
-struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in)
-{
-	struct jank_fleet_figures x;
-	struct json_object *o = NULL;
-
-	if (jank_fleet_input_figures(in, &x) == 0)
-		o = jank_fleet_figures_json(&x);
-	jank_fleet_figures_fini(&x);
-	return o;
-}
-
-static struct json_object *patterns_json(char *const *pats, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		json_object_array_add(a, json_object_new_string(pats[i]));
-	return a;
-}
-
-static struct json_object *discovery_json(const struct jank_fleet *f)
-{
-	struct json_object *o = json_object_new_object();
-
-	jank_json_add_str(o, "relayd", f->live->discover);
-	jank_json_add(o, "hosts", patterns_json(f->live->hosts, f->live->nhosts));
-	jank_json_add(o, "sessions", patterns_json(f->live->sessions, f->live->nsessions));
-	jank_json_add_i64(o, "interval_ns", f->live->discover_interval_ns);
-	jank_json_add_bool(o, "listed", f->listed);
-	jank_json_add_u64(o, "polls", f->polls);
-	jank_json_add_u64(o, "errors", f->poll_errors);
-	jank_json_add_u64(o, "sessions_listed", f->nlisted);
-	jank_json_add_u64(o, "max_inputs", f->live->max_inputs);
-	jank_json_add_u64(o, "sessions_refused", f->refused);
-	jank_json_add_bool(o, "at_limit", f->at_limit);
-	if (f->list_error[0])
-		jank_json_add_str(o, "last_error", f->list_error);
-	jank_json_add(o, "worker", proc_json(f->discovery));
-	return o;
-}
-
-void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->sessions_refused = f->refused;
-	out->at_limit = f->at_limit;
-	for (size_t i = 0; i < f->n; i++) {
-		struct jank_proc_stats s;
-
-		jank_proc_get_stats(f->inputs[i]->proc, &s);
-		out->workers += s.pid != 0;
-		out->restarts += s.starts ? s.starts - 1 : 0;
-		out->crashes += s.crashes;
-		out->timeouts += s.timeouts;
-		out->bad_frames += s.bad_frames;
-		out->duplicates_dropped += f->inputs[i]->alerted.duplicates;
-	}
-}
-
-struct json_object *jank_fleet_json(const struct jank_fleet *f)
-{
-	struct json_object *o = json_object_new_object();
-	struct jank_fleet_stats s;
-
-	jank_fleet_get_stats(f, &s);
-	jank_json_add_u64(o, "workers", s.workers);
-	jank_json_add_u64(o, "restarts", s.restarts);
-	jank_json_add_u64(o, "crashes", s.crashes);
-	jank_json_add_u64(o, "timeouts", s.timeouts);
-	jank_json_add_u64(o, "bad_frames", s.bad_frames);
-	jank_json_add_u64(o, "duplicates_dropped", s.duplicates_dropped);
-	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
-	if (f->discovery)
-		jank_json_add(o, "discovery", discovery_json(f));
-	return o;
 }

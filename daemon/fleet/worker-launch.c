@@ -26,24 +26,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "binary-opener.h"
-#include "worker-launch.h"
+#include "worker-launch-int.h"
 #include "worker.h"
 
 extern char **environ;
 
 static char spawner_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
-struct jank_launch {
-	pid_t pid;
-	bool ended;
-	jank_launch_ended_fn fn;
-	void *data;
-	/* Through the spawner: its connection, and the event reading it. */
-	int conn;
-	struct event *ev;
-};
-
-int jank_launch_set_spawner(const char *socket_path)
+int jank_worker_launch_set_spawner(const char *socket_path)
 {
 	if (!socket_path)
 		socket_path = "";
@@ -53,17 +43,18 @@ int jank_launch_set_spawner(const char *socket_path)
 	return 0;
 }
 
-const char *jank_launch_spawner(void)
+const char *jank_worker_launch_spawner(void)
 {
 	return spawner_path[0] ? spawner_path : NULL;
 }
 
-pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err)
+pid_t jank_worker_launch_spawn(int fd, const char *name, const char *user, int *err)
 {
-	return jank_launch_spawn_fds(fd, -1, name, user, err);
+	return jank_worker_launch_spawn_fds(fd, -1, name, user, err);
 }
 
-pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err)
+pid_t jank_worker_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user,
+				   int *err)
 {
 	char arg0[] = "jankd", arg1[] = JANK_WORKER_ARG, ppid[24];
 	char *argv[] = { arg0, arg1, ppid, (char *)user, (char *)name, NULL };
@@ -140,7 +131,7 @@ static void take_msg(struct jank_launch *l, bool gone)
 		ended(l, r > 0 && m.type == JANK_SPAWN_EXITED ? m.value : JANK_LAUNCH_LOST);
 }
 
-static void on_spawner(evutil_socket_t fd, short what, void *data)
+void on_spawner(evutil_socket_t fd, short what, void *data)
 {
 	(void)fd;
 	(void)what;
@@ -258,10 +249,10 @@ static int start_spawner(struct jank_launch *l, struct event_base *base, int fd,
 
 /* ---- Either way ---- */
 
-struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
-				      const char *name, const struct jank_worker_user *u,
-				      jank_launch_ended_fn fn, void *data, int *err, char *why,
-				      size_t len)
+struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, int opener_fd,
+					     const char *name, const struct jank_worker_user *u,
+					     jank_worker_launch_ended_fn fn, void *data, int *err,
+					     char *why, size_t len)
 {
 	struct jank_launch *l = calloc(1, sizeof(*l));
 	char who[48];
@@ -279,7 +270,7 @@ struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opene
 		*err = start_spawner(l, base, fd, name, why, len);
 	} else {
 		jank_worker_user_format(u, who, sizeof(who));
-		l->pid = jank_launch_spawn_fds(fd, opener_fd, name, who, err);
+		l->pid = jank_worker_launch_spawn_fds(fd, opener_fd, name, who, err);
 		*err = -*err;
 		if (*err)
 			snprintf(why, len, "cannot start: %s", strerror(-*err));
@@ -291,12 +282,12 @@ struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opene
 	return l;
 }
 
-pid_t jank_launch_pid(const struct jank_launch *l)
+pid_t jank_worker_launch_pid(const struct jank_launch *l)
 {
 	return l->pid;
 }
 
-void jank_launch_kill(struct jank_launch *l)
+void jank_worker_launch_kill(struct jank_launch *l)
 {
 	if (l->ended)
 		return;
@@ -307,7 +298,7 @@ void jank_launch_kill(struct jank_launch *l)
 			 true); /* the spawner closed: after the worker's EXITED, if it sent it */
 }
 
-void jank_launch_reap(struct jank_launch *l)
+void jank_worker_launch_reap(struct jank_launch *l)
 {
 	int st;
 
@@ -315,7 +306,7 @@ void jank_launch_reap(struct jank_launch *l)
 		ended(l, st);
 }
 
-void jank_launch_free(struct jank_launch *l)
+void jank_worker_launch_free(struct jank_launch *l)
 {
 	if (!l)
 		return;

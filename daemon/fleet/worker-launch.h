@@ -60,12 +60,12 @@ struct jank_spawn_msg {
 struct jank_launch;
 
 /* The worker's process ended: `status` as waitpid(2) says, or JANK_LAUNCH_LOST. */
-typedef void (*jank_launch_ended_fn)(struct jank_launch *l, int status, void *data);
+typedef void (*jank_worker_launch_ended_fn)(struct jank_launch *l, int status, void *data);
 
 /* Workers through the spawner at `socket_path`; NULL or "": here (the default). */
-int jank_launch_set_spawner(const char *socket_path);
+int jank_worker_launch_set_spawner(const char *socket_path);
 /* The spawner's socket, or NULL when workers are started here. */
-const char *jank_launch_spawner(void);
+const char *jank_worker_launch_spawner(void);
 
 /*
  * Start a worker whose end of the socketpair is `fd` (not taken), `name`
@@ -74,17 +74,17 @@ const char *jank_launch_spawner(void);
  * binary opener's channel (binary-opener.h). NULL on failure, with -errno
  * in *err and what failed in `why`.
  */
-struct jank_launch *jank_launch_start(struct event_base *base, int fd, int opener_fd,
-				      const char *name, const struct jank_worker_user *u,
-				      jank_launch_ended_fn ended, void *data, int *err, char *why,
-				      size_t len);
-pid_t jank_launch_pid(const struct jank_launch *l);
+struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, int opener_fd,
+					     const char *name, const struct jank_worker_user *u,
+					     jank_worker_launch_ended_fn ended, void *data,
+					     int *err, char *why, size_t len);
+pid_t jank_worker_launch_pid(const struct jank_launch *l);
 /* SIGKILL the worker (ended() follows). */
-void jank_launch_kill(struct jank_launch *l);
+void jank_worker_launch_kill(struct jank_launch *l);
 /* SIGCHLD: a worker started here that ended is reaped, and ended() called. */
-void jank_launch_reap(struct jank_launch *l);
+void jank_worker_launch_reap(struct jank_launch *l);
 /* Forget it: a worker still running is killed (and, started here, reaped). */
-void jank_launch_free(struct jank_launch *l);
+void jank_worker_launch_free(struct jank_launch *l);
 
 /*
  * posix_spawn of /proc/self/exe as `jankd --worker PPID USER NAME`, with
@@ -92,8 +92,9 @@ void jank_launch_free(struct jank_launch *l);
  * writes it. Returns the pid, or 0 with the error in *err. Used here and
  * by the spawner.
  */
-pid_t jank_launch_spawn(int fd, const char *name, const char *user, int *err);
+pid_t jank_worker_launch_spawn(int fd, const char *name, const char *user, int *err);
 /* The same, with `opener_fd` (-1: none) as its JANK_OPENER_FD. */
-pid_t jank_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user, int *err);
+pid_t jank_worker_launch_spawn_fds(int fd, int opener_fd, const char *name, const char *user,
+				   int *err);
 
 #endif

@@ -23,49 +23,17 @@
 #include "units.h"
 #include "binary-opener.h"
 #include "worker-launch.h"
-#include "worker-proc.h"
+#include "worker-proc-int.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
 #include "worker.h"
-
-#define RESTART_MIN_NS 1000000000LL  /* 1 s */
-#define RESTART_MAX_NS 30000000000LL /* 30 s */
 
 /* [daemon] worker-user and workers-as-root, for every worker of this process. */
 static char worker_user[64] = "jank-worker";
 static bool workers_as_root;
 static unsigned warned_root; /* once per jankd */
 
-struct jank_proc {
-	struct event_base *base;
-	char *name;
-	int64_t timeout_ns;
-	const struct jank_proc_ops *ops;
-	void *data;
-
-	struct jank_launch *launch; /* NULL: none */
-	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
-	struct jank_opener_conn *opener;
-	pid_t pid; /* its pid, 0: none */
-	struct bufferevent *bev;
-	bool eof, reaped;
-	bool silenced; /* killed for its silence */
-	bool refused;  /* killed for a frame that could not be read */
-	bool ending;   /* stop or retire: no restart */
-	bool done;
-	int last_status;
-	int64_t heard_mono;
-
-	struct event *ev_restart;
-	int64_t backoff_ns;
-	bool failing;
-	char error[JANK_PROC_ERROR_LEN]; /* the last failure of the episode */
-	int64_t failing_since;		 /* wall clock: when the episode began */
-	uint64_t episode_restarts;
-	uint64_t starts, crashes, timeouts, bad_frames;
-};
-
-static void start_later(struct jank_proc *p)
+void start_later(struct jank_proc *p)
 {
 	struct timeval tv = jank_clock_timeval(p->backoff_ns);
 
@@ -113,7 +81,7 @@ void jank_proc_free(struct jank_proc *p)
 {
 	if (!p)
 		return;
-	jank_launch_free(p->launch);
+	jank_worker_launch_free(p->launch);
 	jank_opener_conn_free(p->opener);
 	if (p->bev)
 		bufferevent_free(p->bev);
@@ -125,11 +93,11 @@ void jank_proc_free(struct jank_proc *p)
 
 /* ---- Ending ---- */
 
-static const char *status_text(int st, char *buf, size_t len)
+const char *status_text(int st, char *buf, size_t len)
 {
 	if (st == JANK_LAUNCH_LOST)
 		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
-			 jank_launch_spawner());
+			 jank_worker_launch_spawner());
 	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
 		snprintf(buf, len,
 			 "was killed by its seccomp filter (signal %d, %s): it made a system call "
@@ -165,13 +133,13 @@ static void failed(struct jank_proc *p, const char *what)
 }
 
 /* Both the socket drained and the process reaped: the worker is gone. */
-static void maybe_gone(struct jank_proc *p)
+void maybe_gone(struct jank_proc *p)
 {
 	char what[256];
 
 	if (!p->launch || !p->eof || !p->reaped)
 		return;
-	jank_launch_free(p->launch);
+	jank_worker_launch_free(p->launch);
 	p->launch = NULL;
 	jank_opener_conn_free(p->opener);
 	p->opener = NULL;
@@ -198,7 +166,7 @@ void jank_proc_refuse(struct jank_proc *p, const char *what)
 	p->bad_frames++;
 	if (p->bev)
 		bufferevent_disable(p->bev, EV_READ);
-	jank_launch_kill(p->launch);
+	jank_worker_launch_kill(p->launch);
 	/* Each one is said: a worker that sends them again waits longer each time. */
 	jank_log(
 		LOG_ERR,
@@ -243,12 +211,12 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 	p->bev = NULL;
 	p->eof = true;
 	if (!p->reaped)
-		jank_launch_kill(p->launch); /* without its socket it is of no use */
+		jank_worker_launch_kill(p->launch); /* without its socket it is of no use */
 	maybe_gone(p);
 }
 
 /* The process ended (worker-launch.h). */
-static void on_ended(struct jank_launch *l, int status, void *data)
+void on_ended(struct jank_launch *l, int status, void *data)
 {
 	struct jank_proc *p = data;
 
@@ -261,7 +229,7 @@ static void on_ended(struct jank_launch *l, int status, void *data)
 void jank_proc_reap(struct jank_proc *p)
 {
 	if (p->launch && !p->reaped)
-		jank_launch_reap(p->launch);
+		jank_worker_launch_reap(p->launch);
 }
 
 /* ---- Starting ---- */
@@ -283,7 +251,7 @@ static int resolve_user(struct jank_worker_user *u, char *what, size_t len)
 	struct passwd *pw;
 
 	memset(u, 0, sizeof(*u));
-	if (geteuid() != 0 || jank_launch_spawner()) {
+	if (geteuid() != 0 || jank_worker_launch_spawner()) {
 		u->same = true;
 		return 0;
 	}
@@ -347,7 +315,7 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	int sv[2];
 
 	*worker_fd = -1;
-	if (!open_binaries || !p->opener_wanted || jank_launch_spawner())
+	if (!open_binaries || !p->opener_wanted || jank_worker_launch_spawner())
 		return;
 	if (available < 0)
 		available = jank_opener_available();
@@ -394,8 +362,8 @@ int jank_proc_start(struct jank_proc *p)
 		return start_failed(p, r, NULL);
 	p->reaped = false;
 	make_opener(p, &opener_fd);
-	p->launch = jank_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p, &r, why,
-				      sizeof(why));
+	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p,
+					     &r, why, sizeof(why));
 	close(sv[1]);
 	if (opener_fd >= 0)
 		close(opener_fd);
@@ -405,7 +373,7 @@ int jank_proc_start(struct jank_proc *p)
 		close(sv[0]);
 		return start_failed(p, r, why);
 	}
-	p->pid = jank_launch_pid(p->launch);
+	p->pid = jank_worker_launch_pid(p->launch);
 	p->eof = p->silenced = p->refused = false;
 	p->heard_mono = jank_clock_monotonic_ns();
 	p->starts++;
@@ -414,7 +382,7 @@ int jank_proc_start(struct jank_proc *p)
 		/* Reaped as a crash, and started again. */
 		close(sv[0]);
 		p->eof = true;
-		jank_launch_kill(p->launch);
+		jank_worker_launch_kill(p->launch);
 		return -ENOMEM;
 	}
 	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
@@ -453,7 +421,7 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 	    now - p->heard_mono <= p->timeout_ns)
 		return;
 	p->silenced = true;
-	jank_launch_kill(p->launch);
+	jank_worker_launch_kill(p->launch);
 	if (p->ending)
 		return;
 	p->timeouts++;
@@ -491,7 +459,7 @@ static void end(struct jank_proc *p, bool kill_it)
 		return;
 	}
 	if (kill_it && !p->reaped)
-		jank_launch_kill(p->launch);
+		jank_worker_launch_kill(p->launch);
 	else
 		jank_proc_send(p, jank_proto_new("stop"));
 }

@@ -186,7 +186,7 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		return;
 	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
-	pid = jank_launch_spawn(wfd, name, "-", &err);
+	pid = jank_worker_launch_spawn(wfd, name, "-", &err);
 	close(wfd);
 	if (!pid) {
 		char shown[JANK_TEXT_BUF];

@@ -3,7 +3,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-alerted daemon/test-clock daemon/test-log daemon/test-input-figures \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
-	daemon/test-capture-session daemon/test-comp-history daemon/test-sessiond-probe \
+	daemon/test-capture-session daemon/test-sessiond-probe \
 	daemon/test-worker-sandbox daemon/test-binary-opener
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
@@ -53,9 +53,6 @@ daemon_test_log_SOURCES = daemon/test-log.c
 daemon_test_log_CFLAGS = $(daemon_cflags)
 daemon_test_log_LDADD = $(daemon_ldadd)
 # The composition history of the web pages: its rounds fed by hand.
-daemon_test_comp_history_SOURCES = daemon/test-comp-history.c
-daemon_test_comp_history_CFLAGS = $(daemon_cflags)
-daemon_test_comp_history_LDADD = $(daemon_ldadd)
 daemon_test_input_figures_SOURCES = daemon/test-input-figures.c
 daemon_test_input_figures_CFLAGS = $(daemon_cflags)
 daemon_test_input_figures_LDADD = $(daemon_ldadd)
@@ -70,17 +67,17 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
 	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats \
 	-Wl,--wrap=jank_engine_rule_composition
-# fleet.c is compiled in (its message handlers are static); no worker is spawned.
+# The fleet's message handlers through fleet-int.h; no worker is spawned.
 daemon_test_fleet_SOURCES = daemon/test-fleet.c
 daemon_test_fleet_CFLAGS = $(daemon_cflags)
 daemon_test_fleet_LDADD = $(daemon_ldadd)
 daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running \
 	-Wl,--wrap=jank_proc_refuse
-# status.c is jankd's own (not in libjankd): compiled in.
+# status.c (in libjankd) and its pieces of text through status-int.h.
 daemon_test_status_SOURCES = daemon/test-status.c
-daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS)
+daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS) -DJANK_VERSION='"$(PACKAGE_VERSION)"'
 daemon_test_status_LDADD = $(daemon_ldadd) $(SYSTEMD_LIBS)
-# worker-proc.c is compiled in; forked children stand for the workers.
+# worker-proc.c through worker-proc-int.h; forked children stand for the workers.
 daemon_test_worker_proc_SOURCES = daemon/test-worker-proc.c
 daemon_test_worker_proc_CFLAGS = $(daemon_cflags)
 daemon_test_worker_proc_LDADD = $(daemon_ldadd)

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * daemon/fleet/fleet.c: jankd's inputs as the supervisor keeps them, without
- * worker processes. fleet.c is compiled in here, so that the test plays the
- * workers' messages (status, verdict, log, sessions) into its handlers;
+ * worker processes. The test reaches the fleet's message handlers through
+ * its internal header (fleet-int.h), so that it plays the workers'
+ * messages (status, verdict, log, sessions) into them;
  * jank_proc_start and jank_proc_running are wrapped (-Wl,--wrap): no
  * process is ever spawned.
  */
-#include "fleet.c"
+#include "fleet-int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

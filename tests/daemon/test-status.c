@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * daemon/status.c: what `jankctl status` and sd_notify's STATUS= show.
- * status.c belongs to jankd, not to libjankd: it is compiled in here, with a
- * hand-made daemon context (an alerter, a fleet whose inputs have no
- * worker), and its text formatting is driven with hand-made figures.
+ * With a hand-made daemon context (an alerter, a fleet whose inputs have no
+ * worker); its text formatting, reached through status-int.h, is driven
+ * with hand-made figures.
  */
-#include "status.c"
+#include <string.h>
+#include <unistd.h>
+#include "status-int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/fleet/worker-proc.c: the supervisor's side of a worker, without spawning
- * jankd. worker-proc.c and worker-launch.c are compiled in here: a forked
- * child that only waits stands for a worker started here, a SOCK_SEQPACKET
- * socketpair for the spawner's connection (the test says what the spawner
- * would), the test says when the worker's socket closed, and the restart
- * timer never fires (the loop is run only for the spawner's messages), so
- * nothing is spawned.
+ * daemon/fleet/worker-proc.c: the supervisor's side of a worker, without
+ * spawning jankd; the test reaches its state and steps, and worker-launch.c's,
+ * through worker-proc-int.h and worker-launch-int.h. A forked child that
+ * only waits stands for a worker started here, a SOCK_SEQPACKET socketpair
+ * for the spawner's connection (the test says what the spawner would), the
+ * test says when the worker's socket closed, and the restart timer never
+ * fires (the loop is run only for the spawner's messages), so nothing is
+ * spawned.
  */
-#include "worker-launch.c"
-#include "worker-proc.c"
+#define _GNU_SOURCE /* strsignal */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include "clock.h"
+#include "log.h"
+#include "worker-launch-int.h"
+#include "worker-proc-int.h"
+#include "worker-proto.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,10 +201,10 @@ static void status_texts(void **state)
 	}
 	/* Stopped: neither exited nor signaled. */
 	assert_string_equal(status_text(0x137f, b, sizeof(b)), "ended (wait status 4991)");
-	jank_launch_set_spawner("/run/w.sock");
+	jank_worker_launch_set_spawner("/run/w.sock");
 	assert_string_equal(status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
 			    "was lost with the connection to the worker spawner (/run/w.sock)");
-	jank_launch_set_spawner(NULL);
+	jank_worker_launch_set_spawner(NULL);
 }
 
 static void fresh(void **state)
@@ -465,7 +473,7 @@ static void spawner_exit(void **state)
 	int64_t heard;
 	int peer;
 
-	jank_launch_set_spawner("/run/test-workers.sock");
+	jank_worker_launch_set_spawner("/run/test-workers.sock");
 	peer = spawned_worker(x->p, 4242);
 	heard = x->p->heard_mono;
 	jank_proc_check(x->p, heard + 10 * S + 1);
@@ -494,7 +502,7 @@ static void spawner_exit(void **state)
 	assert_int_equal(s.crashes, 1);
 	assert_non_null(strstr(x->log_line, "worker was killed by its seccomp filter"));
 	close(peer);
-	jank_launch_set_spawner(NULL);
+	jank_worker_launch_set_spawner(NULL);
 }
 
 /* The spawner's connection ends, or it says what it should not: the worker is lost. */
@@ -504,7 +512,7 @@ static void spawner_lost(void **state)
 	struct jank_proc_stats s;
 	int peer;
 
-	jank_launch_set_spawner("/run/test-workers.sock");
+	jank_worker_launch_set_spawner("/run/test-workers.sock");
 	peer = spawned_worker(x->p, 4244);
 	close(peer);
 	event_base_loop(x->p->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
@@ -535,7 +543,7 @@ static void spawner_lost(void **state)
 	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
 	socket_closed(x->p);
 	assert_true(jank_proc_done(x->p));
-	jank_launch_set_spawner(NULL);
+	jank_worker_launch_set_spawner(NULL);
 }
 
 int main(void)

@@ -9,6 +9,7 @@ lib_tests = \
 	lib/test-actions \
 	lib/test-baseline \
 	lib/test-clocksync \
+	lib/test-comp-history \
 	lib/test-composition \
 	lib/test-critpath \
 	lib/test-discards \
@@ -38,6 +39,9 @@ lib_test_baseline_LDADD = $(lib_ldadd)
 lib_test_clocksync_SOURCES = lib/test-clocksync.c
 lib_test_clocksync_CFLAGS = $(lib_cflags)
 lib_test_clocksync_LDADD = $(lib_ldadd)
+lib_test_comp_history_SOURCES = lib/test-comp-history.c
+lib_test_comp_history_CFLAGS = $(lib_cflags)
+lib_test_comp_history_LDADD = $(lib_ldadd)
 lib_test_composition_SOURCES = lib/test-composition.c
 lib_test_composition_CFLAGS = $(lib_cflags)
 lib_test_composition_LDADD = $(lib_ldadd)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/http/comp-history.c: each rule's composition over time, a bar per
+ * lib/comp-history.c: each rule's composition over time, a bar per
  * round: the growth of the inputs' cumulative slow counters, per state and
  * per name; the ring keeps the last JANK_COMP_HISTORY_BARS; a counter that
  * goes down (a worker restart, a name replaced) gives no negative bar; the

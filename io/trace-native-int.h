@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the native decoder: its state and what its files (trace-native.c,
+ * trace-native-open.c) share. Not for use outside them.
+ */
+#ifndef JANK_TRACE_NATIVE_INT_H
+#define JANK_TRACE_NATIVE_INT_H
+
+#include "ctf-meta.h"
+#include "ctf-plan.h"
+#include "errbuf.h"
+#include "symbols.h"
+#include "trace-native.h"
+#include "trace-reader-int.h"
+
+#define CTF_MAGIC     0xc1fc1fc1u
+#define MAX_CLASS_ID  (1u << 16)
+#define RELEASE_BYTES (8u << 20)
+#define NO_SNAPSHOT   UINT64_MAX
+
+struct nclass {
+	bool declared, compiled, wanted;
+	uint8_t sym_kind;
+	const struct ctf_event_decl *decl;
+	struct ctf_plan *common, *spec, *payload;
+	uint32_t class_id, nfields;
+};
+
+struct nsc {
+	const struct ctf_stream_decl *decl;
+	struct ctf_plan *pctx, *ehdr;
+	struct nclass *classes; /* by id */
+	size_t nclasses;
+	size_t ndeclared;
+	uint64_t only_id; /* when ndeclared == 1 */
+	char tid[16], pid[16];
+	bool has_comm;
+};
+
+struct ntrace {
+	struct ctf_meta *meta;
+	char *dir;
+	enum jank_domain domain;
+	int64_t clock_base;
+	struct ctf_plan *phdr;
+	struct nsc *scs;
+	size_t nscs;
+};
+
+enum item_kind {
+	ITEM_NONE = 0,
+	ITEM_EVENT,
+	ITEM_DISCARDED,
+	ITEM_END
+};
+
+struct discarded {
+	int64_t begin, end;
+	uint64_t count;
+	int32_t cpu;
+};
+
+struct nstream {
+	struct ntrace *tr;
+	char *path;
+	size_t index; /* port order */
+	const uint8_t *map;
+	size_t size, released;
+	uint64_t pkt;	  /* byte offset of the current packet */
+	uint64_t pkt_len; /* its size in bytes; 0: no packet open */
+	struct nsc *sc;
+	struct ctf_cursor cur;
+	int32_t cpu; /* of the current packet */
+	int32_t prev_cpu;
+	uint64_t prev_disc, prev_seq, prev_end;
+	struct discarded disc[2];
+	unsigned ndisc, disc_head;
+	int64_t last_ts; /* of its own messages, for the order check */
+	/* The head item */
+	uint8_t kind;
+	bool body_pending; /* an event whose class was not compiled when its header was read */
+	int64_t ts;
+	struct nclass *cls;
+	struct jank_value vals[CTF_NSLOTS];
+	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
+	char *scratch;
+	size_t scratch_cap;
+};
+
+struct native_reader {
+	struct ntrace *traces;
+	size_t ntraces;
+	struct nstream *streams;
+	size_t nstreams;
+	struct nstream **heap;
+	size_t nheap;
+	uint64_t generation;
+};
+
+/* trace-native.c */
+bool has_role(const struct ctf_cursor *c, enum ctf_role r);
+void class_free(struct nclass *nc);
+int heap_fill(struct jank_reader *in, struct native_reader *nr);
+
+#endif

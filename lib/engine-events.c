@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One event through the engine: the model, the function stacks, then each
+ * role of its class (an action's begin or end, a flow's from or to) under
+ * the key its fields make; a memory check every 4 events.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "engine-int.h"
+
+/* Tell the flow listener of a flow event, if there is one. */
+static void note_flow(struct jank_engine *e, const struct class_role *role, int32_t tid,
+		      const struct jank_event *ev, const char *key, bool paired)
+{
+	struct jank_flow_note n = { role->rule, role->end, paired, tid, ev->ts, key };
+
+	if (e->flow_note)
+		e->flow_note(&n, e->flow_note_data);
+}
+
+int32_t emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
+{
+	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
+}
+
+static bool match_ok(const struct class_role *role, const struct jank_value *match,
+		     const struct jank_event *ev)
+{
+	const struct jank_value *v;
+
+	if (role->match_pos < 0 || (unsigned)role->match_pos >= ev->nfields)
+		return true;
+	v = &ev->fields[role->match_pos];
+	switch (v->type) {
+	case JANK_VALUE_NONE:
+		return true; /* the class has no such field: the match does not apply */
+	case JANK_VALUE_STR:
+		return match->type == JANK_VALUE_STR && strcmp(v->s, match->s) == 0;
+	case JANK_VALUE_INT:
+	case JANK_VALUE_UINT:
+		return match->type == JANK_VALUE_INT && jank_value_as_int(v, 0) == match->i;
+	case JANK_VALUE_ARRAY:
+		return false;
+	}
+	return false;
+}
+
+/* Append to a key, truncating as snprintf() would; false once the key is full. */
+static bool key_put(char *buf, size_t *len, const char *s)
+{
+	for (; *s; s++) {
+		if (*len >= JANK_KEY_LEN - 1) {
+			*len = jank_utf8_cut(buf, *len); /* not inside a character */
+			buf[*len] = '\0';
+			return false;
+		}
+		buf[(*len)++] = *s;
+	}
+	buf[*len] = '\0';
+	return true;
+}
+
+static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
+{
+	char digits[24];
+	char *p = digits + sizeof(digits);
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	return key_put(buf, len, p);
+}
+
+/*
+ * The text of an action's key: "name=frame,id=3", or "tid=42" by default.
+ * Built by hand: this runs for every begin and end event.
+ */
+static void format_key(const struct jank_engine *e, const struct class_role *role,
+		       char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+		const char *name = nkeys ? keys[k] : "tid";
+		int pos = role->key_pos[k];
+		const struct jank_value *v =
+			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
+		bool ok = (!k || key_put(buf, &len, ",")) && key_put(buf, &len, name) &&
+			  key_put(buf, &len, "=");
+
+		if (ok && pos == POS_TID) {
+			int64_t tid = emitting_tid(e, ev);
+
+			ok = key_put_u64(buf, &len, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid,
+					 tid < 0);
+		} else if (ok && v && v->type == JANK_VALUE_STR) {
+			ok = key_put(buf, &len, v->s);
+		} else if (ok && v && v->type == JANK_VALUE_UINT) {
+			ok = key_put_u64(buf, &len, v->u, false);
+		} else if (ok && v && v->type == JANK_VALUE_INT) {
+			ok = key_put_u64(buf, &len, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i,
+					 v->i < 0);
+		} else if (ok) {
+			ok = key_put(buf, &len, "?");
+		}
+		if (!ok)
+			return; /* truncated keys still pair consistently */
+	}
+}
+
+static void on_action_event(struct jank_engine *e, const struct class_role *role,
+			    const struct jank_event *ev)
+{
+	struct rule_state *rs = &e->rules[role->rule];
+	char key[JANK_KEY_LEN];
+	struct jank_action *a;
+	int32_t tid;
+
+	if (!match_ok(role, &rs->rule.match_value, ev))
+		return;
+	format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+	tid = emitting_tid(e, ev);
+	if (!role->end) {
+		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+		bool replaced;
+
+		a = jank_action_open(e->actions, role->rule, key, ev->ts, &replaced);
+		if (!a)
+			return;
+		if (replaced)
+			e->stats.actions_replaced++;
+		a->tid = tid;
+		a->serial = fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		/* Until it ends, the action labels its thread's path segments. */
+		if (w)
+			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
+		return;
+	}
+	a = jank_action_find(e->actions, role->rule, key);
+	if (!a) {
+		e->stats.actions_unmatched++;
+		return;
+	}
+	int64_t duration = ev->ts - a->begin;
+	int64_t threshold = jank_threshold_current(&rs->rule.threshold, &rs->hist);
+	bool over = threshold > 0 && duration > threshold;
+	int32_t pid = a->pid;
+	char comm[JANK_COMM_LEN];
+	bool learn;
+
+	memcpy(comm, a->comm, JANK_COMM_LEN);
+	jank_histogram_add(&rs->hist, duration);
+	e->stats.actions_completed++;
+	if (over) {
+		rs->stats.janks++;
+		rs->stats.last_jank_ns = duration;
+		memcpy(rs->stats.last_jank_key, key, sizeof(key));
+		e->stats.janks++;
+	}
+	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
+	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
+	if (over || e->cfg.report_all || learn) {
+		bool incomplete = analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_THREAD,
+					  a->begin, ev->ts);
+
+		fill_thread_info(e, tid, ev, &pid, comm);
+		/* A slow action's functions count in P(f | slow) before its suspects are named. */
+		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
+			jank_baseline_learn_slow(&rs->baseline, &e->profile);
+		/* What the slow ones wait on, and the learnt normal ones: the composition. */
+		if (over && (e->cfg.baseline || e->cfg.report_all))
+			jank_composition_add(&rs->comp, JANK_CLASS_SLOW, &e->profile);
+		if (over || e->cfg.report_all)
+			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
+			       threshold, over, incomplete);
+		/* A normal action teaches its rule's baseline, unless its path is partial. */
+		if (learn && !incomplete && !e->path.truncated) {
+			jank_baseline_learn(&rs->baseline, &e->profile);
+			jank_composition_add(&rs->comp, JANK_CLASS_NORMAL, &e->profile);
+			/* Saturated: a hostile trace's last timestamps may be near INT64_MAX. */
+			rs->learn_at = ev->ts > INT64_MAX - JANK_BASELINE_GAP_NS
+					       ? INT64_MAX
+					       : ev->ts + JANK_BASELINE_GAP_NS;
+		}
+	}
+	jank_action_close(e->actions, a);
+}
+
+/*
+ * A flow's `from` leaves a vertex on its thread and waits, by key, for its
+ * `to`; a `to` pairs with the latest `from` of its key, and the thread of
+ * the `to` gets an edge from that vertex. A `to` with no `from` makes none.
+ */
+static void on_flow_event(struct jank_engine *e, const struct class_role *role,
+			  const struct jank_event *ev)
+{
+	const struct flow_state *fs = &e->flows[role->rule];
+	struct jank_thread *w, *src;
+	char key[JANK_KEY_LEN];
+	struct jank_action *a;
+	int32_t tid;
+
+	if (!match_ok(role, &fs->rule.match_value, ev))
+		return;
+	tid = emitting_tid(e, ev);
+	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	if (!w)
+		return;
+	format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
+	if (!role->end) {
+		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
+		bool replaced;
+
+		if (idx == UINT64_MAX)
+			return;
+		a = jank_action_open(e->pending, role->rule, key, ev->ts, &replaced);
+		if (!a)
+			return;
+		e->stats.flows_replaced += replaced;
+		a->tid = tid;
+		a->serial = w->serial;
+		a->vertex = idx;
+		note_flow(e, role, tid, ev, key, false);
+		return;
+	}
+	a = jank_action_find(e->pending, role->rule, key);
+	note_flow(e, role, tid, ev, key, a != NULL);
+	if (!a) {
+		e->stats.flows_unmatched++;
+		return;
+	}
+	src = jank_graph_find_serial(e->graph, a->serial);
+	if (src)
+		jank_graph_flow(e->graph, src, a->vertex, w, ev->ts, fs->id);
+	e->stats.flows_paired++;
+	jank_action_close(e->pending, a);
+}
+
+void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
+{
+	const struct class_info *ci;
+
+	if (ev->class_id >= e->nclasses)
+		return;
+	ci = &e->classes[ev->class_id];
+	/*
+	 * Before this event frees anything: the peak never goes down. An event
+	 * that cannot free (!ci->may_free) only grows memory, so the peak noted
+	 * before a later event, in maintain() or by jank_engine_get_stats() is
+	 * at least what it would note here: the same peak, without summing the
+	 * tables' sizes at every event.
+	 */
+	if (ci->may_free)
+		note_peak(e);
+	if (e->stats.events++ == 0)
+		e->first_ts = ev->ts;
+	if (ev->ts > e->stats.now)
+		e->stats.now = ev->ts;
+	if (ci->type == JANK_EVENT_FUNC_ENTRY || ci->type == JANK_EVENT_FUNC_EXIT)
+		on_function(e, ci->type == JANK_EVENT_FUNC_ENTRY, ev);
+	else if (ci->type != JANK_EVENT_USER)
+		jank_model_process(&e->model, ci->type, ev);
+	if (ci->domain == JANK_DOMAIN_KERNEL)
+		kernel_stacks(e, ci, ev);
+	for (unsigned i = 0; i < ci->nroles; i++) {
+		if (ci->roles[i].unusable)
+			continue;
+		if (ci->roles[i].flow)
+			on_flow_event(e, &ci->roles[i], ev);
+		else
+			on_action_event(e, &ci->roles[i], ev);
+	}
+	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
+		note_ust_event(e, ev);
+	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
+	if (++e->since_gc >= GC_EVERY ||
+	    (e->cfg.gc && !(e->since_gc & 3) && memory_bytes(e) > e->check_at))
+		maintain(e);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the engine: its state and what its files (engine.c, engine-*.c)
+ * share. Not for use outside lib/engine*.c.
+ */
+#ifndef JANK_ENGINE_INT_H
+#define JANK_ENGINE_INT_H
+
+#include "array.h"
+#include "discards.h"
+#include "engine.h"
+#include "locks.h"
+#include "model.h"
+#include "textsafe.h"
+
+#define GC_EVERY	   1024
+#define GC_BUDGET	   64
+#define GC_BUDGET_PRESSURE 1024
+#define BUDGET_ROUNDS	   8
+#define RAN_SCANS	   32 /* preempted segments looked for on every CPU, per action */
+
+enum {
+	POS_NONE = -2,
+	POS_TID = -1
+};
+
+struct class_role {
+	uint32_t rule; /* an index of rules, or of flows */
+	bool flow;     /* a flow's from (end false) or to (end true) */
+	bool end;
+	bool unusable; /* a key or match field the class lacks: its events are ignored */
+	int8_t key_pos[JANK_RULE_MAX_KEYS];
+	int8_t match_pos;
+};
+
+/* What every event reads comes first: one cache line for most classes. */
+struct class_info {
+	enum jank_event_type type;
+	unsigned nroles;
+	bool wanted;
+	bool may_free; /* its events can free memory (note_peak before them) */
+	enum jank_domain domain;
+	struct class_role roles[JANK_MAX_RULES_PER_EVENT];
+	int8_t cs_user,
+		cs_kernel; /* kernel: the callstack contexts' field positions, or POS_NONE */
+	char *name;
+	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
+	unsigned nfields;
+};
+
+struct rule_state {
+	struct jank_rule rule;
+	struct jank_histogram hist;
+	struct jank_rule_stats stats;
+	struct jank_baseline baseline;
+	int64_t learn_at;	      /* the next normal action ending at or after this is learnt */
+	struct jank_composition comp; /* what its slow and sampled normal actions waited on */
+};
+
+struct flow_state {
+	struct jank_flow_rule rule;
+	uint16_t id; /* the graph's id of its name */
+};
+
+struct jank_engine {
+	struct jank_engine_config cfg;
+	struct jank_graph *graph;
+	struct jank_model model;
+	struct jank_layout layout;
+	struct rule_state *rules;
+	size_t nrules;
+	struct jank_action_table *actions;
+	struct flow_state *flows;
+	size_t nflows;
+	struct jank_action_table *pending; /* the flows' `from`s not picked up yet */
+	struct class_info *classes;
+	size_t nclasses;
+	size_t classes_cap;
+	jank_verdict_fn report_fn;
+	void *report_data;
+	jank_frame_namer namer;
+	void *namer_data;
+	jank_flow_note_fn flow_note; /* who hears of flow events (joins across inputs) */
+	void *flow_note_data;
+	struct jank_path path;
+	struct jank_breakdown breakdown;
+	struct jank_profile profile;
+	struct jank_suspects suspects;
+	struct jank_engine_stats stats;
+	uint64_t since_gc;
+	size_t gc_threads; /* thread records after the last GC step */
+	uint64_t check_at; /* memory that makes the next event run a GC step */
+	bool forced;	   /* over budget: the horizon ignores open actions */
+	int64_t first_ts;  /* first event time */
+	int64_t loss_ts;   /* latest time events were lost (discarded, disconnected) */
+	/* Where and how many: each verdict's discarded_events. */
+	struct jank_discards discards;
+	bool started;
+	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
+	uint64_t generation;
+};
+
+/* engine-rules.c */
+struct jank_action_table *new_action_table(struct jank_engine *e, size_t n);
+void free_rules(struct rule_state *rs, size_t n);
+void free_flows(struct flow_state *fs, size_t n);
+
+/* engine-verdicts.c */
+uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+			  int32_t *pid, char *comm);
+bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end);
+void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
+	    const struct jank_action *a, int32_t tid, int32_t pid, const char *comm, int64_t end,
+	    int64_t threshold, bool over, bool incomplete);
+
+/* engine-gc.c */
+void note_peak(struct jank_engine *e);
+uint64_t memory_bytes(const struct jank_engine *e);
+void maintain(struct jank_engine *e);
+
+/* engine-stacks.c */
+void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev);
+void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev);
+void note_ust_event(struct jank_engine *e, const struct jank_event *ev);
+
+/* engine-classes.c */
+void forget_classes(struct jank_engine *e);
+int start(struct jank_engine *e);
+
+/* engine-events.c */
+int32_t emitting_tid(const struct jank_engine *e, const struct jank_event *ev);
+
+#endif

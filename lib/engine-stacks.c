@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's function stacks: the shadow stack that function entries and
+ * exits keep per thread, and a kernel event's callstack contexts.
+ */
+#include <stdlib.h>
+#include "engine-int.h"
+
+/*
+ * The thread ran at its own user-space event: a wait inferred later (a
+ * condition wait, locks.c) starts after it. Without scheduler events, a
+ * vertex marks it.
+ */
+void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+{
+	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
+
+	if (!w)
+		return;
+	if (!e->model.kernel)
+		jank_graph_split(e->graph, w, ev->ts);
+	if (ev->ts > w->ust_last)
+		w->ust_last = ev->ts;
+}
+
+/* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
+static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
+{
+	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
+}
+
+/*
+ * A function entry pushes its frame on the thread's shadow stack (interned:
+ * a lookup, no allocation once the stack was seen); frames past the depth
+ * cap, or that a full table cannot hold, are counted only. An exit pops its
+ * frame; when it is not the innermost, entries or exits were lost: it pops
+ * to the matching frame, or, when no frame matches (its entry was lost),
+ * clears the stack, so that a stack never drifts.
+ *
+ * An exit without an address (lttng_ust_cyg_profile_fast:func_exit has no
+ * field: the fast library records only the entries' addresses) pops the
+ * innermost frame: there is nothing to check it against, so a lost event
+ * shifts the stack until the thread returns to its outermost frame.
+ */
+void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
+{
+	struct jank_stacks *t = jank_graph_stacks(e->graph);
+	int32_t tid = emitting_tid(e, ev);
+	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	struct jank_thread_stacks *f;
+	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
+	uint64_t addr;
+	uint32_t id;
+
+	if (!w || (entry && !has_addr) ||
+	    (has_addr && ev->fields[0].type != JANK_VALUE_UINT &&
+	     ev->fields[0].type != JANK_VALUE_INT))
+		return;
+	f = w->fn ? w->fn : jank_thread_stacks_of(e->graph, w);
+	if (!f)
+		return;
+	addr = has_addr ? (uint64_t)jank_value_as_int(&ev->fields[0], 0) : 0;
+	e->stats.function_events++;
+	if (entry) {
+		if (f->over) {
+			f->over++;
+			return;
+		}
+		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
+		if (!id) {
+			f->over = 1;
+			return;
+		}
+		f->shadow = id;
+	} else {
+		if (f->over) {
+			f->over--;
+			return;
+		}
+		if (!has_addr) {
+			if (!f->shadow)
+				return; /* nothing to pop: its entry was lost, or came before the
+					   trace */
+			f->shadow = jank_stacks_parent(t, f->shadow);
+			stack_now(e, w, ev->ts);
+			return;
+		}
+		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
+			if (jank_stacks_node(t, id)->addr == addr)
+				break;
+		if (id != f->shadow)
+			e->stats.function_resyncs++;
+		f->shadow = jank_stacks_parent(t, id); /* 0 when none matched: cleared */
+	}
+	stack_now(e, w, ev->ts);
+}
+
+/* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
+static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
+			     const struct jank_value *v, bool kernel)
+{
+	for (uint32_t i = v->a.n; i-- > 0;) {
+		uint64_t a = v->a.v[i];
+		uint32_t id;
+
+		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
+			continue;
+		id = jank_stacks_push(t, stack, pid, a, kernel);
+		if (!id)
+			break;
+		stack = id;
+	}
+	return stack;
+}
+
+/*
+ * A kernel event with the callstack_user/callstack_kernel contexts: the
+ * stack of the thread that ran it, until its system call exits (e.g. a
+ * system call entry's says which code blocked). The kernel's frames go on
+ * top of the user ones. A thread that exits has no stack any more.
+ */
+void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev)
+{
+	const struct jank_value *u = NULL, *k = NULL;
+	struct jank_stacks *t;
+	struct jank_thread *w;
+	uint32_t stack;
+	int32_t tid;
+
+	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
+		w = jank_graph_find(e->graph,
+				    (int32_t)jank_value_as_int(&ev->fields[JANK_F_EXIT_TID], -1));
+		if (w && w->fn) {
+			w->fn->shadow = w->fn->ctx = w->fn->over = 0;
+			stack_now(e, w, ev->ts);
+		}
+		return;
+	}
+	if (ci->cs_user >= 0 && (unsigned)ci->cs_user < ev->nfields &&
+	    ev->fields[ci->cs_user].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_user].a.n)
+		u = &ev->fields[ci->cs_user];
+	if (ci->cs_kernel >= 0 && (unsigned)ci->cs_kernel < ev->nfields &&
+	    ev->fields[ci->cs_kernel].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_kernel].a.n)
+		k = &ev->fields[ci->cs_kernel];
+	if (!u && !k) {
+		if (ci->type != JANK_EVENT_SYSCALL_EXIT)
+			return;
+		if (!e->ctx_stacks)
+			return; /* no thread has a context's stack to drop */
+		tid = emitting_tid(e, ev);
+		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+		if (w && w->fn && w->fn->ctx) {
+			w->fn->ctx = 0;
+			stack_now(e, w, ev->ts);
+		}
+		return;
+	}
+	tid = emitting_tid(e, ev);
+	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+	if (!w || !jank_thread_stacks_of(e->graph, w))
+		return;
+	t = jank_graph_stacks(e->graph);
+	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+		  : JANK_NO_STACK;
+	if (k)
+		stack = push_context(t, stack, -1, k, true);
+	/* Back in user space after its exit: its shadow stack, if any, tells again. */
+	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
+	if (w->fn->ctx)
+		e->ctx_stacks = true;
+	stack_now(e, w, ev->ts);
+}
