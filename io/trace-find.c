@@ -133,26 +133,23 @@ static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 	return true;
 }
 
-/*
- * The group src.ctf.fs gives a trace directory (its trace UUID) through the
- * babeltrace.support-info query: directories of the same trace (the chunks of
- * a rotated session) must go to one component, and directories of different
- * traces must not (src.ctf.fs refuses traces whose UUIDs differ). NULL when
- * there is none or the query fails (the component will say why).
- */
-static char *query_group(const bt_component_class_source *fs_cls, const char *dir)
+/* One query of src.ctf.fs about `dir` (trace-reader-int.h). */
+char *reader_query_string(const bt_component_class_source *fs_cls, const char *object,
+			  const char *dir, const char *key)
 {
+	bool info = !strcmp(object, "metadata-info");
 	bt_value *params = bt_value_map_create();
-	const bt_value *result = NULL, *group;
+	const bt_value *result = NULL, *v;
 	bt_query_executor *q = NULL;
 	bt_query_executor_query_status st;
 	char *ret = NULL, what[PATH_MAX + 64];
 
-	if (!params || bt_value_map_insert_string_entry(params, "input", dir) ||
-	    bt_value_map_insert_string_entry(params, "type", "directory"))
+	/* metadata-info takes the directory as `path`, support-info as an `input` of a `type`. */
+	if (!params || bt_value_map_insert_string_entry(params, info ? "path" : "input", dir) ||
+	    (!info && bt_value_map_insert_string_entry(params, "type", "directory")))
 		goto end;
 	q = bt_query_executor_create(bt_component_class_source_as_component_class_const(fs_cls),
-				     "babeltrace.support-info", params);
+				     object, params);
 	if (!q)
 		goto end;
 	bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
@@ -164,15 +161,27 @@ static char *query_group(const bt_component_class_source *fs_cls, const char *di
 		goto end;
 	if (bt_value_get_type(result) != BT_VALUE_TYPE_MAP)
 		goto end;
-	group = bt_value_map_borrow_entry_value_const(result, "group");
-	if (group && bt_value_get_type(group) == BT_VALUE_TYPE_STRING)
-		ret = strdup(bt_value_string_get(group));
+	v = bt_value_map_borrow_entry_value_const(result, key);
+	if (v && bt_value_get_type(v) == BT_VALUE_TYPE_STRING)
+		ret = strdup(bt_value_string_get(v));
 end:
 	bt_current_thread_clear_error();
 	bt_value_put_ref(result);
 	bt_query_executor_put_ref(q);
 	bt_value_put_ref(params);
 	return ret;
+}
+
+/*
+ * The group src.ctf.fs gives a trace directory (its trace UUID) through the
+ * babeltrace.support-info query: directories of the same trace (the chunks of
+ * a rotated session) must go to one component, and directories of different
+ * traces must not (src.ctf.fs refuses traces whose UUIDs differ). NULL when
+ * there is none or the query fails (the component will say why).
+ */
+static char *query_group(const bt_component_class_source *fs_cls, const char *dir)
+{
+	return reader_query_string(fs_cls, "babeltrace.support-info", dir, "group");
 }
 
 /* The trace directories under each path, and their groups (trace-reader-int.h). */

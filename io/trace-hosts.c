@@ -2,8 +2,9 @@
 /*
  * The host of each CTF trace (trace-hosts.h): src.ctf.fs's metadata-info
  * query gives the metadata as TSDL text (packetized or not), whose `env`
- * block says `hostname = "NAME";`. The text is the tracer's (or a remote
- * host's, through relayd): read within its length, the name checked.
+ * block says `hostname = "NAME";`, read by the native decoder's TSDL parser
+ * (io/ctf-metadata.c). The text is the tracer's (or a remote host's,
+ * through relayd): the name is checked.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <babeltrace2/babeltrace.h>
+#include "ctf-meta.h"
 #include "errbuf.h"
-#include "time-limit.h"
 #include "trace-hosts.h"
 #include "trace-reader-int.h"
 
@@ -30,75 +31,31 @@ int jank_hostname_ok(const char *s, size_t n)
 	return 1;
 }
 
-/* The TSDL text of a trace's metadata, or NULL (the reader will say why later). */
-static char *metadata_text(const bt_component_class_source *fs_cls, const char *dir)
-{
-	bt_value *params = bt_value_map_create();
-	const bt_value *result = NULL, *text;
-	bt_query_executor *q = NULL;
-	char *ret = NULL, what[4200];
-
-	if (!params || bt_value_map_insert_string_entry(params, "path", dir))
-		goto end;
-	q = bt_query_executor_create(bt_component_class_source_as_component_class_const(fs_cls),
-				     "metadata-info", params);
-	if (!q)
-		goto end;
-	bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
-	snprintf(what, sizeof(what), "reading the metadata of %s", dir);
-	jank_time_limit_begin(what);
-	if (bt_query_executor_query(q, &result) != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
-		result = NULL;
-	jank_time_limit_end();
-	if (!result || bt_value_get_type(result) != BT_VALUE_TYPE_MAP)
-		goto end;
-	text = bt_value_map_borrow_entry_value_const(result, "text");
-	if (text && bt_value_get_type(text) == BT_VALUE_TYPE_STRING)
-		ret = strdup(bt_value_string_get(text));
-end:
-	bt_current_thread_clear_error();
-	bt_value_put_ref(result);
-	bt_query_executor_put_ref(q);
-	bt_value_put_ref(params);
-	return ret;
-}
-
-static const char *skip_blanks(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
 /*
  * The hostname of the env block of TSDL text: 0 with host "" when there is
- * none, 1 with it, -EINVAL when it is not a hostname.
+ * none (or the text does not parse: the reader will say why), 1 with it,
+ * -EINVAL when it is not a hostname.
  */
 static int env_hostname(const char *tsdl, char *host)
 {
-	const char *env = strstr(tsdl, "env {"), *end, *p, *q;
+	const struct ctf_env *env;
+	struct ctf_meta *m;
+	char err[256];
+	int r = 0;
 
 	host[0] = '\0';
-	if (!env)
+	m = ctf_meta_parse(tsdl, strlen(tsdl), err, sizeof(err));
+	if (!m)
 		return 0;
-	end = strchr(env, '}');
-	for (p = strstr(env, "hostname"); p && (!end || p < end); p = strstr(p + 1, "hostname")) {
-		if (p[-1] != '\t' && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '{')
-			continue;
-		q = skip_blanks(p + 8);
-		if (*q != '=')
-			continue;
-		q = skip_blanks(q + 1);
-		if (*q != '"')
-			return -EINVAL;
-		p = strchr(q + 1, '"');
-		if (!p || !jank_hostname_ok(q + 1, (size_t)(p - q - 1)))
-			return -EINVAL;
-		memcpy(host, q + 1, (size_t)(p - q - 1));
-		host[p - q - 1] = '\0';
-		return 1;
+	env = ctf_meta_env(m, "hostname");
+	if (env && (env->is_int || !env->s || !jank_hostname_ok(env->s, strlen(env->s)))) {
+		r = -EINVAL;
+	} else if (env) {
+		strcpy(host, env->s);
+		r = 1;
 	}
-	return 0;
+	ctf_meta_free(m);
+	return r;
 }
 
 static int find_fs(const bt_plugin **plugin, const bt_component_class_source **fs, char *err,
@@ -139,7 +96,7 @@ int jank_trace_hosts(const char *const *paths, size_t n, struct jank_trace_host 
 		r = -ENOMEM;
 	}
 	for (size_t i = 0; r == 0 && i < ndirs; i++) {
-		char *text = metadata_text(fs, dirs[i].dir);
+		char *text = reader_query_string(fs, "metadata-info", dirs[i].dir, "text");
 
 		v[i].dir = dirs[i].dir;
 		dirs[i].dir = NULL;

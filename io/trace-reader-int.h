@@ -192,6 +192,13 @@ int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 			      size_t n, struct trace_dir **out, size_t *nout, char *err,
 			      size_t errlen);
 void reader_trace_dirs_free(struct trace_dir *v, size_t n);
+/*
+ * The string `key` of src.ctf.fs's answer to the query `object`
+ * ("babeltrace.support-info" or "metadata-info") about the trace directory
+ * `dir` (malloc'd), or NULL: the query failed or has no such string.
+ */
+char *reader_query_string(const bt_component_class_source *fs_cls, const char *object,
+			  const char *dir, const char *key);
 /* Give each directory its component: one per group, one per directory without a group. */
 size_t reader_assign_components(struct trace_dir *v, size_t n);
 

@@ -253,7 +253,8 @@ static void timestamps_at_int64_end(void **state)
 	add_frame_rule(&s);
 	scn_switch(&s, t, 0, 0, 0, 42);
 	for (int i = 0; i < 3; i++) {
-		scn_ust(&s, t + 10 * US, 0, 42, "jank:action_begin", S("name", "frame"), I("id", i));
+		scn_ust(&s, t + 10 * US, 0, 42, "jank:action_begin", S("name", "frame"),
+			I("id", i));
 		scn_ust(&s, t + 20 * US, 0, 42, "jank:action_end", S("name", "frame"), I("id", i));
 		t += 20 * US;
 	}
@@ -269,10 +270,8 @@ static void timestamps_at_int64_end(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(short_lived_threads),
-		cmocka_unit_test(never_ending_actions),
-		cmocka_unit_test(blocked_whole_trace),
-		cmocka_unit_test(live_state_over_budget),
+		cmocka_unit_test(short_lived_threads),	   cmocka_unit_test(never_ending_actions),
+		cmocka_unit_test(blocked_whole_trace),	   cmocka_unit_test(live_state_over_budget),
 		cmocka_unit_test(timestamps_at_int64_end),
 	};
 
