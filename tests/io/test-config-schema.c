@@ -238,6 +238,7 @@ static const struct samples samples[] = {
 	{ "relayd url", { "net://a", "net://b" } },
 	{ "discover url", { "net://a", "net://b" } },
 	{ "pattern list", { "a*", "b*", "a*,b*" } },
+	{ "URL list", { "http://a", "https://b", "http://a,https://b" } },
 	{ "worker timeout", { "3s", "7s" } },
 	{ "rate", { "3/4s", "5/4s", "3/6s" } },
 	{ "path", { "/a", "/b" } },
@@ -435,7 +436,7 @@ static void messages_from_the_table(void **state)
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[nope]\n", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(
-		err, "t.conf:1: unknown section [nope] (expected [live], [graph], "
+		err, "t.conf:1: unknown section [nope] (expected [live], [graph], [symbols], "
 		     "[alerts], [capture], [daemon], [metrics], [web], [action NAME] or [flow "
 		     "NAME])");
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[alerts]\ntarget = syslog\n", err,
