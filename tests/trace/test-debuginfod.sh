@@ -5,9 +5,11 @@
 # with its symbols. The traces are of shop's process (its statedump gives
 # shop's path and build-id, cyg-profile its call stacks), analysed where
 # shop is absent (another host's binary) or stripped. jankctl must name
-# apply_discounts through the server, keep the file in its cache (0644, for
-# jankd's workers) and name it from there with the server gone; and with no
-# server configured, fetch nothing, even with DEBUGINFOD_URLS set.
+# apply_discounts through the server (analyze, and report --config on a
+# capture of that host), keep the file in its cache (0644, for jankd's
+# workers) and name it from there with the server gone; take no file larger
+# than the cache may hold; and with no server configured, fetch nothing,
+# even with DEBUGINFOD_URLS set.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/trace/lib.sh"
 
@@ -130,6 +132,36 @@ check "remote binary: the server was asked once" [ "$(asked)" = $((before + 1)) 
 check "remote binary: its debug file is in the cache, 0644, the build's" sh -c '
 	[ "$(stat -c %a "$1/$2/debuginfo")" = 644 ] && [ "$(stat -c %a "$1/$2")" = 755 ] &&
 	readelf -n "$1/$2/debuginfo" | grep -q "Build ID: $2"' - "$tmp/cache" "$bid"
+
+# ---- A capture of that host, reported here: jankctl report --config ----
+cap=$tmp/captures/20240501T120000Z-req-1001
+mkdir -p "$cap" && cp -r "$tmp/remote/trace" "$cap/snapshot-1" && cat >"$cap/capture.json" <<EOF
+{
+  "format": "jank-capture/1", "name": "20240501T120000Z-req-1001", "mode": "snapshot",
+  "state": "complete", "time": "2024-05-01T12:00:00Z", "time_ns": 1714564800000000000,
+  "hostname": "remote-host", "session": "jankd-capture", "jankd_version": "test",
+  "rule": { "name": "req", "begin": "jank:action_begin", "end": "jank:action_end",
+            "key": ["name", "id"], "match": { "field": "name", "value": "req" },
+            "threshold": { "kind": "fixed", "ns": 10000000 } },
+  "action": { "action": "req", "kind": "completed", "key": "name=req,id=0", "tid": 1001,
+              "pid": 1000, "comm": "shop", "begin": 1000000000, "end": 1020040000,
+              "duration_ns": 20040000, "threshold_ns": 10000000 },
+  "joined": [], "joined_more": 0
+}
+EOF
+"$JANKCTL" report "$cap" >"$tmp/out" 2>"$tmp/err"
+check "report without --config: exit 0, shop+offset" [ $? = 0 ] &&
+	[ "$("$JQ" -r '.breakdown.functions[0].name' "$cap/report.json")" = "shop+0x$off_disc" ]
+[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
+conf "$tmp/report.conf" "debuginfod-urls = $url
+debuginfod-cache = $tmp/cache4"
+"$JANKCTL" report --config "$tmp/report.conf" "$cap" >"$tmp/out" 2>"$tmp/err"
+check "report --config: exit 0, the function named through the server" [ $? = 0 ] &&
+	[ "$("$JQ" -r '.breakdown.functions[0].name' "$cap/report.json")" = apply_discounts ]
+[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
+check "report --config: binaries.json gives the downloaded file" "$JQ" -e --arg id "$bid" \
+	--arg f "$tmp/cache4/$bid/debuginfo" '[.binaries[] | select(.build_id == $id)] |
+	length == 1 and .[0].symbol_file == $f and .[0].path == "/opt/elsewhere/shop"' "$cap/binaries.json"
 
 # ---- A file larger than the cache may hold: not downloaded ----
 conf "$tmp/small.conf" "debuginfod-urls = $url
