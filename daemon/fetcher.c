@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +33,9 @@ struct jank_fetcher {
 	struct request recent[JANK_FETCHER_RECENT]; /* a ring: asked, waiting or answered */
 	size_t next_recent;
 	struct jank_fetcher_stats st;
+	/* What it says, for the loop to log (jank_fetcher_flush_log): the log is the loop's. */
+	char lines[JANK_FETCHER_LINES][640];
+	size_t nlines;
 };
 
 int jank_fetcher_decode_hex(const char *hex, uint8_t *id, size_t idlen)
@@ -127,14 +131,15 @@ static void *run(void *data)
 		pthread_mutex_unlock(&f->lock);
 		fd = jank_debuginfod_fetch(&f->c, q.id, q.len, path, sizeof(path));
 		jank_debuginfod_hex(hex, q.id, q.len);
-		if (fd >= 0) {
-			jank_log(LOG_INFO, "debuginfod: build-id %s: %s", hex, path);
+		if (fd >= 0)
 			close(fd);
-		} else {
-			jank_log(LOG_INFO, "debuginfod: build-id %s: %s", hex,
-				 fd == -ETIME ? "timed out" : strerror(-fd));
-		}
 		pthread_mutex_lock(&f->lock);
+		if (f->nlines < JANK_FETCHER_LINES)
+			snprintf(f->lines[f->nlines++], sizeof(f->lines[0]),
+				 "debuginfod: build-id %s: %.400s", hex,
+				 fd >= 0	? path
+				 : fd == -ETIME ? "timed out"
+						: strerror(-fd));
 		answered(f, &q, fd);
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -180,6 +185,20 @@ void jank_fetcher_free(struct jank_fetcher *f)
 const struct jank_debuginfod_config *jank_fetcher_config(const struct jank_fetcher *f)
 {
 	return &f->c;
+}
+
+void jank_fetcher_flush_log(struct jank_fetcher *f)
+{
+	char lines[JANK_FETCHER_LINES][640];
+	size_t n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->nlines;
+	memcpy(lines, f->lines, n * sizeof(lines[0]));
+	f->nlines = 0;
+	pthread_mutex_unlock(&f->lock);
+	for (size_t i = 0; i < n; i++)
+		jank_log(LOG_INFO, "%s", lines[i]);
 }
 
 void jank_fetcher_get_stats(struct jank_fetcher *f, struct jank_fetcher_stats *out)

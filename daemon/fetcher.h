@@ -31,6 +31,7 @@
 #define JANK_FETCHER_QUEUE     64
 #define JANK_FETCHER_RECENT    256
 #define JANK_FETCHER_FORGET_NS (600 * 1000000000LL)
+#define JANK_FETCHER_LINES     32 /* answers said between two flushes, at most (the rest: counted) */
 
 struct jank_fetcher_stats {
 	uint64_t requests; /* asked by workers */
@@ -56,6 +57,13 @@ const struct jank_debuginfod_config *jank_fetcher_config(const struct jank_fetch
 int jank_fetcher_request(struct jank_fetcher *f, const uint8_t *id, size_t len);
 
 void jank_fetcher_get_stats(struct jank_fetcher *f, struct jank_fetcher_stats *out);
+
+/*
+ * Log what the thread found since the last call, one line per build-id
+ * ("debuginfod: build-id HEX: PATH" or why not), from the caller's thread:
+ * the supervisor's loop, on its tick.
+ */
+void jank_fetcher_flush_log(struct jank_fetcher *f);
 
 /*
  * A "fetch" message's build-id: HEX, lowercase, of JANK_DEBUGINFOD_MIN_BUILD_ID

@@ -190,6 +190,8 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_alerter_tick(d->alerter);
+	if (d->fetcher)
+		jank_fetcher_flush_log(d->fetcher);
 	if (d->comp_history && d->fleet) {
 		int64_t now = jank_clock_monotonic_ns();
 
@@ -604,6 +606,8 @@ static void cleanup(struct jankd *d)
 	jank_capturer_free(d->capturer); /* stops it first when start() failed */
 	/* After the capturer: its reports download through the fetcher's configuration. */
 	jank_symbols_set_default_fetcher(NULL, NULL);
+	if (d->fetcher)
+		jank_fetcher_flush_log(d->fetcher);
 	jank_fetcher_free(d->fetcher);
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)

@@ -187,10 +187,10 @@ live_stop_pid "$server_pid"
 # The recorded trace, offline, the server gone: from the cache.
 "$LIVE_JANKCTL" analyze --config "$LIVE_JANKD_CONF" --format json "$LIVE_RELAYD_OUTPUT" \
 	>"$LIVE_TMP/analyze.out" 2>"$LIVE_TMP/analyze.err"
-check "jankctl analyze of the recorded trace: the stacks of the slow parts" [ "$("$JQ" -r '
-	select(.type == "action" and (.key | test("id='"$SLOW_IDS"'$"))) |
+got=$("$JQ" -r 'select(.type == "action" and (.key | test("id='"$SLOW_IDS"'$"))) |
 	[.critical_path[] | select(.end - .begin > 30000000) |
-	.stack | join(">")] | join(" ")' "$LIVE_TMP/analyze.out" | sort -u | tr '\n' ' ')" = \
+	.stack | join(">")] | join(" ")' "$LIVE_TMP/analyze.out" | sort -u | tr '\n' ' ')
+check "jankctl analyze of the recorded trace: the stacks of the slow parts ($got)" [ "$got" = \
 	"holder_main>refresh_rates main>run_task>compute_price>apply_discounts " ]
 check "jankctl: nothing on stderr" [ ! -s "$LIVE_TMP/analyze.err" ]
 live_jankd_diag "$LIVE_TMP"/*.out "$LIVE_TMP/server.log" "$LIVE_TMP/analyze.err"
