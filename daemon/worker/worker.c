@@ -361,7 +361,8 @@ static int set_fetcher(struct worker *w, const struct jank_config *c)
 	w->fetch_cache = strdup(dc.cache);
 	if (!w->fetch_cache)
 		return -ENOMEM;
-	w->fetch_wait_ns = 4 * dc.timeout_ns + FETCH_SLACK_NS;
+	w->fetch_wait_ns =
+		dc.timeout_ns < INT64_MAX / 8 ? 4 * dc.timeout_ns + FETCH_SLACK_NS : INT64_MAX / 2;
 	jank_symbols_set_fetcher(sym, fetch_build_id, w);
 	return 0;
 }
