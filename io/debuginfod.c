@@ -81,6 +81,14 @@ static uint64_t max_bytes(const struct jank_debuginfod_config *c)
 									 : JANK_DEBUGINFOD_MAX_FILE;
 }
 
+/* One download's time, at most a day (a larger one would overflow the deadline). */
+static int64_t timeout_ns(const struct jank_debuginfod_config *c)
+{
+	return c->timeout_ns > 0 && c->timeout_ns < JANK_DEBUGINFOD_MAX_TIMEOUT_NS
+		       ? c->timeout_ns
+		       : JANK_DEBUGINFOD_MAX_TIMEOUT_NS;
+}
+
 int jank_debuginfod_setup(const struct jank_debuginfod_config *c, char *err, size_t errlen)
 {
 	char secs[32], size[32];
@@ -95,7 +103,7 @@ int jank_debuginfod_setup(const struct jank_debuginfod_config *c, char *err, siz
 		return 0;
 	}
 	snprintf(secs, sizeof(secs), "%lld",
-		 (long long)((c->timeout_ns + 999999999LL) / 1000000000LL));
+		 (long long)((timeout_ns(c) + 999999999LL) / 1000000000LL));
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)max_bytes(c));
 	if (setenv(DEBUGINFOD_URLS_ENV_VAR, c->urls, 1) < 0 ||
 	    setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, size, 1) < 0 ||
@@ -189,7 +197,7 @@ int jank_debuginfod_fetch(const struct jank_debuginfod_config *c, const uint8_t 
 	client = debuginfod_begin();
 	if (!client)
 		return -ENOMEM;
-	bd = (struct bounds){ .deadline = mono_ns() + c->timeout_ns, .max_bytes = max_bytes(c) };
+	bd = (struct bounds){ .deadline = mono_ns() + timeout_ns(c), .max_bytes = max_bytes(c) };
 	debuginfod_set_user_data(client, &bd);
 	debuginfod_set_progressfn(client, progress);
 	fd = debuginfod_find_debuginfo(client, id, (int)len, NULL);

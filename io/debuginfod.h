@@ -28,8 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JANK_DEBUGINFOD_MIN_BUILD_ID 8	/* bytes: shorter ones are not asked for */
-#define JANK_DEBUGINFOD_MAX_BUILD_ID 64 /* bytes */
+#define JANK_DEBUGINFOD_MIN_BUILD_ID   8  /* bytes: shorter ones are not asked for */
+#define JANK_DEBUGINFOD_MAX_BUILD_ID   64 /* bytes */
+#define JANK_DEBUGINFOD_MAX_TIMEOUT_NS (86400 * 1000000000LL) /* a download's, at most */
 #define JANK_DEBUGINFOD_MAX_FILE                                                                   \
 	((uint64_t)4 << 30) /* a download, at most (and the cache's size) */
 
