@@ -121,8 +121,15 @@ check "no server configured: the server was asked nothing, no cache was made" \
 
 # ---- A remote host's binary, absent here ----
 before=$(asked)
+ms() { echo $(($(date +%s%N) / 1000000)); }
+t0=$(ms)
 "$JANKCTL" analyze --config "$tmp/fetch.conf" --format json "$tmp/remote/trace" >"$tmp/remote.json" 2>"$tmp/err"
 check "remote binary: exit 0, nothing on stderr" [ $? = 0 ] && [ ! -s "$tmp/err" ]
+t1=$(ms)
+"$JANKCTL" analyze --config "$tmp/none.conf" --format json "$tmp/remote/trace" >/dev/null 2>&1
+t2=$(ms)
+"$JANKCTL" analyze --config "$tmp/fetch.conf" --format json "$tmp/remote/trace" >/dev/null 2>&1
+diag "jankctl analyze: $((t1 - t0)) ms downloading, $(($(ms) - t2)) ms from the cache, $((t2 - t1)) ms without [symbols]"
 [ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
 check "remote binary: named through the server, each of the 3 slow actions" \
 	[ "$(functions "$tmp/remote.json")" = "3 apply_discounts" ]
