@@ -134,7 +134,7 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	return 0;
 }
 
-int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
 {
 	char name[64];
 	struct map_line m = { 0 };
@@ -174,7 +174,7 @@ int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
 	return fd;
 }
 
-int jank_opener_open_maps(int64_t pid, char *why, size_t len)
+int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len)
 {
 	char name[64];
 	int fd;
@@ -265,8 +265,8 @@ static int refuse_path(int r, char *why, size_t len, const char *path, const cha
 	return r;
 }
 
-int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
-			  size_t whylen)
+int jank_binary_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
+				 size_t whylen)
 {
 	struct stat st;
 	int fd, r;
@@ -295,7 +295,7 @@ int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len,
 	return fd;
 }
 
-int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out)
+int jank_binary_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out)
 {
 	if (n != sizeof(*out))
 		return -EPROTO;
@@ -307,7 +307,7 @@ int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_req
 	return 0;
 }
 
-int jank_opener_available(void)
+int jank_binary_opener_available(void)
 {
 	char why[128];
 	int fd;
@@ -315,15 +315,15 @@ int jank_opener_available(void)
 	if (geteuid() != 0)
 		return 0;
 	/* Our own code: mapped executable, from a regular ELF file. */
-	fd = jank_opener_open(getpid(), (uint64_t)(uintptr_t)&jank_opener_available, why,
-			      sizeof(why));
+	fd = jank_binary_opener_open(getpid(), (uint64_t)(uintptr_t)&jank_binary_opener_available,
+				     why, sizeof(why));
 	if (fd < 0)
 		return 0;
 	close(fd);
 	return 1;
 }
 
-int jank_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
+int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
 {
 	if (n != sizeof(*out))
 		return -EPROTO;
@@ -337,7 +337,7 @@ int jank_opener_decode(const void *buf, size_t n, struct jank_open_request *out)
 
 /* ---- The supervisor's channel ---- */
 
-struct jank_opener_conn {
+struct jank_binary_opener_conn {
 	int fd;
 	struct event *ev;
 	char *name;
@@ -369,7 +369,7 @@ static int send_reply(int sock, uint32_t seq, int error, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(rep) ? 0 : -1;
 }
 
-static void conn_close(struct jank_opener_conn *c, const char *why)
+static void conn_close(struct jank_binary_opener_conn *c, const char *why)
 {
 	if (why)
 		jank_log(LOG_WARNING, "%s: the binary opener's channel closed: %s", c->name, why);
@@ -378,10 +378,11 @@ static void conn_close(struct jank_opener_conn *c, const char *why)
 	c->fd = -1;
 }
 
-static void serve_path(struct jank_opener_conn *c, const struct jank_open_path_request *r)
+static void serve_path(struct jank_binary_opener_conn *c, const struct jank_open_path_request *r)
 {
 	char why[768];
-	int fd = jank_opener_open_path(r->path, r->build_id, r->build_id_len, why, sizeof(why));
+	int fd = jank_binary_opener_open_path(r->path, r->build_id, r->build_id_len, why,
+					      sizeof(why));
 
 	if (fd < 0) {
 		c->refused++;
@@ -397,7 +398,7 @@ static void serve_path(struct jank_opener_conn *c, const struct jank_open_path_r
 
 static void on_request(evutil_socket_t sock, short what, void *data)
 {
-	struct jank_opener_conn *c = data;
+	struct jank_binary_opener_conn *c = data;
 	struct jank_open_path_request preq;
 	struct jank_open_request req;
 	char buf[sizeof(preq) + 1], why[768];
@@ -411,18 +412,19 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 		conn_close(c, NULL); /* the worker ended */
 		return;
 	}
-	if (n == (ssize_t)sizeof(preq) && jank_opener_decode_path(buf, (size_t)n, &preq) == 0) {
+	if (n == (ssize_t)sizeof(preq) &&
+	    jank_binary_opener_decode_path(buf, (size_t)n, &preq) == 0) {
 		serve_path(c, &preq);
 		return;
 	}
-	if (n < 0 || jank_opener_decode(buf, (size_t)n, &req) < 0) {
+	if (n < 0 || jank_binary_opener_decode(buf, (size_t)n, &req) < 0) {
 		conn_close(c, "a packet that is not a request");
 		return;
 	}
 	if (req.kind == JANK_OPEN_MAPS)
-		fd = jank_opener_open_maps(req.pid, why, sizeof(why));
+		fd = jank_binary_opener_open_maps(req.pid, why, sizeof(why));
 	else
-		fd = jank_opener_open(req.pid, req.addr, why, sizeof(why));
+		fd = jank_binary_opener_open(req.pid, req.addr, why, sizeof(why));
 	if (fd < 0) {
 		c->refused++;
 		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
@@ -435,9 +437,10 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 		close(fd);
 }
 
-struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, const char *name)
+struct jank_binary_opener_conn *jank_binary_opener_conn_new(struct event_base *base, int fd,
+							    const char *name)
 {
-	struct jank_opener_conn *c = calloc(1, sizeof(*c));
+	struct jank_binary_opener_conn *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->name = strdup(name)) ||
 	    !(c->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_request, c)) ||
@@ -454,7 +457,7 @@ struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, c
 	return c;
 }
 
-void jank_opener_conn_free(struct jank_opener_conn *c)
+void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c)
 {
 	if (!c)
 		return;
@@ -470,7 +473,7 @@ void jank_opener_conn_free(struct jank_opener_conn *c)
 static int client_fd = -1;
 static uint32_t client_seq;
 
-void jank_opener_client_init(void)
+void jank_binary_opener_client_init(void)
 {
 	struct stat st;
 	int type = 0;
@@ -484,7 +487,7 @@ void jank_opener_client_init(void)
 	client_fd = JANK_OPENER_FD;
 }
 
-int jank_opener_client_ready(void)
+int jank_binary_opener_client_ready(void)
 {
 	return client_fd >= 0;
 }
@@ -593,7 +596,7 @@ static int client_path(const char *path, const uint8_t *id, size_t len)
 	return r;
 }
 
-int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data)
+int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 {
 	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->addr);
 
@@ -606,7 +609,7 @@ int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 	return fd;
 }
 
-int jank_opener_client_maps(int64_t vpid)
+int jank_binary_opener_client_maps(int64_t vpid)
 {
 	return client_simple(JANK_OPEN_MAPS, vpid, 0);
 }

@@ -97,40 +97,41 @@ struct jank_open_reply {
  * (the mapping changed while it was opened), or what open(2) said (EPERM:
  * the capability is missing). `why` says it, naming the pid and address.
  */
-int jank_opener_open(int64_t pid, uint64_t addr, char *why, size_t len);
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len);
 /* /proc/PID/maps, read-only; or -errno (EINVAL, ESRCH, or what open(2) said). */
-int jank_opener_open_maps(int64_t pid, char *why, size_t len);
+int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len);
 /*
  * The file at PATH, checked as above: a descriptor, or -errno: EINVAL (not
  * absolute, a build-id too short), ENODEV (not a regular file), EACCES (no x
  * bit), EFBIG, ENOEXEC (not ELF, or no build-id note), ESTALE (another
  * build), or what open(2) said.
  */
-int jank_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
-			  size_t whylen);
+int jank_binary_opener_open_path(const char *path, const uint8_t *build_id, size_t len, char *why,
+				 size_t whylen);
 /* A PATH request packet of n bytes: 0 and *out, or -EPROTO. */
-int jank_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out);
+int jank_binary_opener_decode_path(const void *buf, size_t n, struct jank_open_path_request *out);
 
 /* Whether this process can open other processes' map_files (root: a try on its own). */
-int jank_opener_available(void);
+int jank_binary_opener_available(void);
 
 /*
  * A request packet of n bytes: 0 and *out, or -EPROTO (not exactly one
  * request with the magic, a known kind, pad 0, addr 0 for MAPS).
  */
-int jank_opener_decode(const void *buf, size_t n, struct jank_open_request *out);
+int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_request *out);
 
-struct jank_opener_conn;
+struct jank_binary_opener_conn;
 /* Serve requests on `fd` (taken: closed by _free) from the loop `base`. NULL: out of memory. */
-struct jank_opener_conn *jank_opener_conn_new(struct event_base *base, int fd, const char *name);
-void jank_opener_conn_free(struct jank_opener_conn *c);
+struct jank_binary_opener_conn *jank_binary_opener_conn_new(struct event_base *base, int fd,
+							    const char *name);
+void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c);
 
 /* ---- The worker's side ---- */
 
 /* Take JANK_OPENER_FD if the supervisor gave one; call first, before any other descriptor. */
-void jank_opener_client_init(void);
+void jank_binary_opener_client_init(void);
 /* 1 when the worker has a channel to the opener. */
-int jank_opener_client_ready(void);
+int jank_binary_opener_client_ready(void);
 /*
  * Ask for the file process VPID maps at ADDR, and when the process is gone
  * and the build-id known, for the file at its path (a jank_symbols_open_fn):
@@ -138,8 +139,8 @@ int jank_opener_client_ready(void);
  * ENOTCONN: no channel, or it closed).
  */
 struct jank_symbols_open_req;
-int jank_opener_client_open(const struct jank_symbols_open_req *r, void *data);
+int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *data);
 /* Ask for /proc/VPID/maps: a descriptor, or -errno as above. */
-int jank_opener_client_maps(int64_t vpid);
+int jank_binary_opener_client_maps(int64_t vpid);
 
 #endif

@@ -53,7 +53,7 @@ struct jank_control {
 	gid_t group;	/* JANK_CONTROL_GROUP's gid, (gid_t)-1: none */
 	bool userns;	/* jankd runs in a user namespace of its own */
 	uid_t overflow; /* the uid the kernel shows for users it does not map */
-	jank_control_fn fn;
+	jank_control_socket_fn fn;
 	void *data;
 	struct client *clients;
 };
@@ -302,8 +302,9 @@ static int check_stale(const struct sockaddr_un *sa, char *err, size_t errlen)
 	return unlink(sa->sun_path) == 0 || errno == ENOENT ? 0 : -errno;
 }
 
-struct jank_control *jank_control_open(struct event_base *base, const char *path,
-				       jank_control_fn fn, void *data, char *err, size_t errlen)
+struct jank_control *jank_control_socket_open(struct event_base *base, const char *path,
+					      jank_control_socket_fn fn, void *data, char *err,
+					      size_t errlen)
 {
 	struct jank_control *ctl = NULL;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -372,7 +373,7 @@ fail:
 	return NULL;
 }
 
-void jank_control_close(struct jank_control *ctl)
+void jank_control_socket_close(struct jank_control *ctl)
 {
 	if (!ctl)
 		return;

@@ -21,7 +21,7 @@
 #define JANK_CONTROL_GROUP "jank"
 
 /* Answer one request: a malloc'ed reply (ending with a newline), or NULL (out of memory). */
-typedef char *(*jank_control_fn)(const char *request, void *data);
+typedef char *(*jank_control_socket_fn)(const char *request, void *data);
 
 struct jank_control;
 
@@ -30,9 +30,10 @@ struct jank_control;
  * stale socket is replaced, a live one is an error). NULL and a message in
  * err on failure.
  */
-struct jank_control *jank_control_open(struct event_base *base, const char *path,
-				       jank_control_fn fn, void *data, char *err, size_t errlen);
+struct jank_control *jank_control_socket_open(struct event_base *base, const char *path,
+					      jank_control_socket_fn fn, void *data, char *err,
+					      size_t errlen);
 /* Close every connection, stop listening and remove the socket. */
-void jank_control_close(struct jank_control *c);
+void jank_control_socket_close(struct jank_control *c);
 
 #endif

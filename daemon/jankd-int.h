@@ -38,20 +38,20 @@
 #endif
 
 /* jankd.c */
-void alert_config(const struct jankd *d, struct jank_alert_config *ac);
-void comp_history_rules(struct jankd *d);
-int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn);
-void on_status(evutil_socket_t fd, short what, void *data);
-void notify_status(struct jankd *d, bool ready);
+void jankd_alert_config(const struct jankd *d, struct jank_alert_config *ac);
+void jankd_comp_history_rules(struct jankd *d);
+int jankd_add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn);
+void jankd_on_status(evutil_socket_t fd, short what, void *data);
+void jankd_notify_status(struct jankd *d, bool ready);
 
 /* jankd-options.c */
-int load_config(struct jank_config *c, struct jank_config_sources *src, const char *path, char *err,
-		size_t len);
-void parse_options(int argc, char **argv, struct jankd *d);
-int check_only(struct jankd *d);
-size_t preflight(const struct jankd *d, bool all, const char *prefix);
+int jankd_load_config(struct jank_config *c, struct jank_config_sources *src, const char *path,
+		      char *err, size_t len);
+void jankd_parse_options(int argc, char **argv, struct jankd *d);
+int jankd_check_only(struct jankd *d);
+size_t jankd_preflight(const struct jankd *d, bool all, const char *prefix);
 
 /* jankd-reload.c */
-void reload(struct jankd *d);
+void jankd_reload(struct jankd *d);
 
 #endif

@@ -68,7 +68,7 @@ static int parse_target(const char *s, enum jank_alert_target *t)
 	return -EINVAL;
 }
 
-void parse_options(int argc, char **argv, struct jankd *d)
+void jankd_parse_options(int argc, char **argv, struct jankd *d)
 {
 	/* clang-format off */
 	static const struct option longopts[] = {
@@ -164,8 +164,8 @@ static int check_config(const struct jank_config *c, char *err, size_t len)
  * `src`: the workers read their rules from those very texts. Returns 0 or
  * -errno with a message.
  */
-int load_config(struct jank_config *c, struct jank_config_sources *src, const char *path, char *err,
-		size_t len)
+int jankd_load_config(struct jank_config *c, struct jank_config_sources *src, const char *path,
+		      char *err, size_t len)
 {
 	int r = jank_config_read(path, src, err, len);
 
@@ -200,7 +200,7 @@ static void say_problem(const char *where, const char *problem, const char *fix,
 }
 
 /* The checks of the host (`all`: --check-config's); each problem on stderr. Returns how many. */
-size_t preflight(const struct jankd *d, bool all, const char *prefix)
+size_t jankd_preflight(const struct jankd *d, bool all, const char *prefix)
 {
 	const struct jank_preflight pf = {
 		.config = &d->config,
@@ -219,17 +219,18 @@ size_t preflight(const struct jankd *d, bool all, const char *prefix)
  * would (the first error of the parse stops it: its file and line), then
  * every check of the host. Exit 0, or 1 with each problem on stderr.
  */
-int check_only(struct jankd *d)
+int jankd_check_only(struct jankd *d)
 {
 	char err[ERR_LEN];
 	size_t n;
 
-	if (load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) < 0) {
+	if (jankd_load_config(&d->config, &d->config_sources, d->config_path, err, sizeof(err)) <
+	    0) {
 		fprintf(stderr, "%s\n", err);
 		fprintf(stderr, "%s: bad configuration\n", d->config_path);
 		return JANK_EXIT_BAD_INPUT;
 	}
-	n = preflight(d, true, "");
+	n = jankd_preflight(d, true, "");
 	if (n)
 		fprintf(stderr, "%s: %zu problem%s\n", d->config_path, n, n == 1 ? "" : "s");
 	else

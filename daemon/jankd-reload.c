@@ -131,20 +131,21 @@ static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_con
 		d->target = d->config.alerts.target;
 		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL && !d->log_stderr);
 	}
-	alert_config(d, &ac);
+	jankd_alert_config(d, &ac);
 	jank_alerter_set_config(d->alerter, &ac);
 	if (jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
 		jank_log(LOG_ERR, "reload: out of memory: the workers keep their rules");
 		d->reload_errors++;
 	}
 	jank_capturer_reload(d->capturer, &d->config);
-	comp_history_rules(d);
+	jankd_comp_history_rules(d);
 	if (key_changed(rd, "daemon", "status-interval"))
-		add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status);
+		jankd_add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns,
+				jankd_on_status);
 }
 
 /* SIGHUP: a config that loads and passes the checks replaces the old one; else nothing changes. */
-void reload(struct jankd *d)
+void jankd_reload(struct jankd *d)
 {
 	struct jank_config nc;
 	struct jank_config_sources src;
@@ -153,7 +154,7 @@ void reload(struct jankd *d)
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRId64, jank_clock_monotonic_ns() / 1000);
 	jank_log(LOG_INFO, "reloading %s", d->config_path);
-	r = load_config(&nc, &src, d->config_path, err, sizeof(err));
+	r = jankd_load_config(&nc, &src, d->config_path, err, sizeof(err));
 	if (r < 0) {
 		jank_log(LOG_ERR, "reload rejected, the previous configuration stays: %s", err);
 		d->reload_errors++;
@@ -173,5 +174,5 @@ void reload(struct jankd *d)
 			 d->config.nrules == 1 ? "" : "s");
 	}
 	if (d->ready)
-		notify_status(d, true);
+		jankd_notify_status(d, true);
 }

@@ -32,7 +32,7 @@
 #include "jankd-int.h"
 #include "symbols.h"
 
-void alert_config(const struct jankd *d, struct jank_alert_config *ac)
+void jankd_alert_config(const struct jankd *d, struct jank_alert_config *ac)
 {
 	ac->target = d->target;
 	ac->rate_count = d->config.alerts.rate_limit_count;
@@ -41,7 +41,7 @@ void alert_config(const struct jankd *d, struct jank_alert_config *ac)
 
 /* ---- sd_notify ---- */
 
-void notify_status(struct jankd *d, bool ready)
+void jankd_notify_status(struct jankd *d, bool ready)
 {
 	char line[STATUS_LEN];
 
@@ -56,7 +56,7 @@ static void become_ready(struct jankd *d, size_t waiting)
 	char note[48] = "";
 
 	d->ready = true;
-	notify_status(d, true);
+	jankd_notify_status(d, true);
 	if (waiting)
 		snprintf(note, sizeof(note), " (%zu not attached yet)", waiting);
 	jank_log(LOG_INFO, "ready: watching %zu live session%s%s, %zu rule%s", n, n == 1 ? "" : "s",
@@ -132,7 +132,7 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 /* ---- The web pages' composition history (comp-history.h) ---- */
 
 /* The rules it keeps: the configured ones (a rule gone goes, a new one starts empty). */
-void comp_history_rules(struct jankd *d)
+void jankd_comp_history_rules(struct jankd *d)
 {
 	const char **names;
 
@@ -204,13 +204,13 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	jank_journal_retry();
 }
 
-void on_status(evutil_socket_t fd, short what, void *data)
+void jankd_on_status(evutil_socket_t fd, short what, void *data)
 {
 	struct jankd *d = data;
 
 	(void)fd;
 	(void)what;
-	notify_status(d, false);
+	jankd_notify_status(d, false);
 }
 
 static void on_watchdog(evutil_socket_t fd, short what, void *data)
@@ -221,7 +221,7 @@ static void on_watchdog(evutil_socket_t fd, short what, void *data)
 	sd_notify(0, "WATCHDOG=1");
 }
 
-int add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
+int jankd_add_timer(struct jankd *d, struct event **ev, int64_t ns, event_callback_fn fn)
 {
 	struct timeval tv = jank_clock_timeval(ns);
 
@@ -299,9 +299,10 @@ static int web_open(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	comp_history_rules(d);
+	jankd_comp_history_rules(d);
 	d->comp_mono = jank_clock_monotonic_ns();
-	d->web = jank_http_server_open(d->base, w->host, w->port, jank_web_handle, d, err, len);
+	d->web = jank_metrics_server_open_web(d->base, w->host, w->port, jank_web_handle, d, err,
+					      len);
 	if (!d->web)
 		return -EIO;
 	jank_log(LOG_INFO, "web pages at http://%s/", jank_metrics_server_address(d->web));
@@ -316,7 +317,7 @@ static void on_signal(evutil_socket_t sig, short what, void *data)
 
 	(void)what;
 	if (sig == SIGHUP) {
-		reload(d);
+		jankd_reload(d);
 		return;
 	}
 	jank_log(LOG_INFO, "%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -373,7 +374,7 @@ static int live_create(struct jankd *d, char *err, size_t len)
 	r = jank_live_keeper_start(d->keeper, err, len);
 	if (r < 0)
 		return r;
-	if (add_timer(d, &d->ev_keep, 1000000000LL, on_keep) < 0) {
+	if (jankd_add_timer(d, &d->ev_keep, 1000000000LL, on_keep) < 0) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -417,8 +418,8 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 {
 	int r = 0;
 
-	jank_proc_set_user(d->config.daemon.worker_user, d->config.daemon.workers_as_root);
-	jank_proc_set_open_binaries(d->config.daemon.open_binaries);
+	jank_worker_proc_set_user(d->config.daemon.worker_user, d->config.daemon.workers_as_root);
+	jank_worker_proc_set_open_binaries(d->config.daemon.open_binaries);
 	d->fleet = jank_fleet_new(d->base, on_verdict, on_fleet_change, d);
 	if (!d->fleet || jank_fleet_set_config(d->fleet, &d->config, &d->config_sources) < 0) {
 		snprintf(err, len, "out of memory");
@@ -455,7 +456,7 @@ static int start(struct jankd *d, char *err, size_t len)
 	r = debuginfod_start(d, err, len);
 	if (r < 0)
 		return r;
-	alert_config(d, &ac);
+	jankd_alert_config(d, &ac);
 	d->alerter = jank_alerter_new(&ac);
 	d->ev_hup = evsignal_new(d->base, SIGHUP, on_signal, d);
 	d->ev_term = evsignal_new(d->base, SIGTERM, on_signal, d);
@@ -466,8 +467,8 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	d->control = jank_control_open(d->base, d->config.daemon.control_socket, on_request, d, err,
-				       len);
+	d->control = jank_control_socket_open(d->base, d->config.daemon.control_socket, on_request,
+					      d, err, len);
 	if (!d->control)
 		return -EIO;
 	r = metrics_open(d, err, len);
@@ -494,8 +495,9 @@ static int start(struct jankd *d, char *err, size_t len)
 	r = start_inputs(d, err, len);
 	if (r < 0)
 		return r;
-	if (add_timer(d, &d->ev_tick, TICK_NS, on_tick) < 0 ||
-	    add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns, on_status) < 0) {
+	if (jankd_add_timer(d, &d->ev_tick, TICK_NS, on_tick) < 0 ||
+	    jankd_add_timer(d, &d->ev_status, d->config.daemon.status_interval_ns,
+			    jankd_on_status) < 0) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -510,7 +512,7 @@ static int start(struct jankd *d, char *err, size_t len)
 	}
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
 		watchdog_us = (int64_t)usec / 2;
-		if (add_timer(d, &d->ev_watchdog, watchdog_us * 1000, on_watchdog) < 0) {
+		if (jankd_add_timer(d, &d->ev_watchdog, watchdog_us * 1000, on_watchdog) < 0) {
 			snprintf(err, len, "out of memory");
 			return -ENOMEM;
 		}
@@ -599,7 +601,7 @@ static void stop(struct jankd *d)
 static void cleanup(struct jankd *d)
 {
 	jank_fleet_free(d->fleet);
-	jank_control_close(d->control);
+	jank_control_socket_close(d->control);
 	jank_metrics_server_close(d->metrics);
 	jank_metrics_server_close(d->web);
 	jank_comp_history_free(d->comp_history);
@@ -644,15 +646,15 @@ int main(int argc, char **argv)
 		return jank_worker_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))
 		return jank_worker_spawner_main(argc, argv);
-	parse_options(argc, argv, &d);
+	jankd_parse_options(argc, argv, &d);
 	if (d.check_config)
-		return check_only(&d);
-	if (load_config(&d.config, &d.config_sources, d.config_path, err, sizeof(err)) < 0) {
+		return jankd_check_only(&d);
+	if (jankd_load_config(&d.config, &d.config_sources, d.config_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jankd: %s\n", err);
 		return JANK_EXIT_BAD_INPUT;
 	}
 	/* What cannot fix itself stops jankd now, with what to do (sshd's way). */
-	if (preflight(&d, false, "jankd: ") > 0) {
+	if (jankd_preflight(&d, false, "jankd: ") > 0) {
 		jank_config_fini(&d.config);
 		jank_config_sources_fini(&d.config_sources);
 		return JANK_EXIT_BAD_INPUT;

@@ -51,16 +51,16 @@ struct metrics_inputs {
 };
 
 /* Pieces of status.c, for its test. */
-const char *bytes_text(int64_t b, char *buf, size_t len);
-const char *uptime_text(int64_t ns, char *buf, size_t len);
-void worker_text(FILE *f, const struct jank_fleet_figures *x);
-void input_text(FILE *f, const struct jank_fleet_figures *x);
-bool is_blind(const struct jank_fleet_figures *x);
-void blind_text(FILE *f, const struct status *s);
-void capture_text(FILE *f, struct json_object *c);
-void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n);
-void discovery_text(FILE *f, struct json_object *disc);
-void add_host(struct status *s, const struct jank_fleet_figures *x);
-struct json_object *hosts_json(const struct status *s);
+const char *status_bytes_text(int64_t b, char *buf, size_t len);
+const char *status_uptime_text(int64_t ns, char *buf, size_t len);
+void status_worker_text(FILE *f, const struct jank_fleet_figures *x);
+void status_input_text(FILE *f, const struct jank_fleet_figures *x);
+bool status_is_blind(const struct jank_fleet_figures *x);
+void status_blind_text(FILE *f, const struct status *s);
+void status_capture_text(FILE *f, struct json_object *c);
+void status_recent_text(FILE *f, const struct jank_recent *const *recent, size_t n);
+void status_discovery_text(FILE *f, struct json_object *disc);
+void status_add_host(struct status *s, const struct jank_fleet_figures *x);
+struct json_object *status_hosts_json(const struct status *s);
 
 #endif

@@ -42,7 +42,7 @@ static void add_input(struct totals *t, const struct jank_input_figures *f)
 }
 
 /* Per host: how many inputs, connected, and their events and janks. */
-void add_host(struct status *s, const struct jank_fleet_figures *x)
+void status_add_host(struct status *s, const struct jank_fleet_figures *x)
 {
 	size_t h = 0;
 
@@ -55,7 +55,7 @@ void add_host(struct status *s, const struct jank_fleet_figures *x)
 	add_input(&s->hosts[h], &x->fig);
 }
 
-bool is_blind(const struct jank_fleet_figures *x)
+bool status_is_blind(const struct jank_fleet_figures *x)
 {
 	struct jank_fleet_blind b;
 
@@ -92,8 +92,8 @@ static int status_read(const struct jankd *d, struct status *s)
 		if (d->keeper && !strcmp(x->fig.url, jank_live_keeper_url(d->keeper)))
 			jank_live_keeper_status(d->keeper, x);
 		add_input(&s->all, &x->fig);
-		add_host(s, x);
-		s->all.blind += is_blind(x);
+		status_add_host(s, x);
+		s->all.blind += status_is_blind(x);
 	}
 	return 0;
 nomem:
@@ -143,7 +143,7 @@ static struct json_object *recent_json(const struct jank_recent *x)
 	return o;
 }
 
-struct json_object *hosts_json(const struct status *s)
+struct json_object *status_hosts_json(const struct status *s)
 {
 	struct json_object *list = json_object_new_array();
 
@@ -293,7 +293,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	if (d->fleet)
 		jank_json_add(o, "fleet", jank_fleet_json(d->fleet));
-	jank_json_add(o, "hosts", hosts_json(&s));
+	jank_json_add(o, "hosts", status_hosts_json(&s));
 	jank_json_add(o, "inputs", inputs_json(&s));
 	status_fini(&s);
 	for (size_t i = 0; i < JANK_ALERT_RECENT; i++) {
@@ -309,7 +309,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 
 /* ---- Text ---- */
 
-const char *bytes_text(int64_t b, char *buf, size_t len)
+const char *status_bytes_text(int64_t b, char *buf, size_t len)
 {
 	if (b >= 1 << 30)
 		snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
@@ -322,7 +322,7 @@ const char *bytes_text(int64_t b, char *buf, size_t len)
 	return buf;
 }
 
-const char *uptime_text(int64_t ns, char *buf, size_t len)
+const char *status_uptime_text(int64_t ns, char *buf, size_t len)
 {
 	int64_t s = ns / 1000000000;
 
@@ -338,9 +338,9 @@ const char *uptime_text(int64_t ns, char *buf, size_t len)
 }
 
 /* " (worker pid 12, 2 restarts: 1 crashed, 1 silent; 1 duplicate dropped)" */
-void worker_text(FILE *f, const struct jank_fleet_figures *x)
+void status_worker_text(FILE *f, const struct jank_fleet_figures *x)
 {
-	const struct jank_proc_stats *w = &x->worker;
+	const struct jank_worker_proc_stats *w = &x->worker;
 	uint64_t restarts = w->starts ? w->starts - 1 : 0;
 
 	fprintf(f, " (worker pid %d", (int)w->pid);
@@ -396,11 +396,11 @@ static void since_text(FILE *f, int64_t since)
 
 	if (since > 0)
 		fprintf(f, " since %s (%s)", jank_clock_text(since, a, sizeof(a)),
-			uptime_text(age > 0 ? age : 0, b, sizeof(b)));
+			status_uptime_text(age > 0 ? age : 0, b, sizeof(b)));
 }
 
 /* " since 2024-05-02 08:00:01.123 (12s): worker cannot start: no user 'jank-worker' (...)" */
-static void worker_failure_text(FILE *f, const struct jank_proc_stats *w)
+static void worker_failure_text(FILE *f, const struct jank_worker_proc_stats *w)
 {
 	since_text(f, w->failing_since);
 	fprintf(f, ": %s", w->error);
@@ -413,7 +413,7 @@ static void problem_text(FILE *f, const struct jank_input_figures *in)
 	since_text(f, in->problem_since);
 }
 
-void input_text(FILE *f, const struct jank_fleet_figures *x)
+void status_input_text(FILE *f, const struct jank_fleet_figures *x)
 {
 	const struct jank_input_figures *in = &x->fig;
 	const struct jank_engine_stats *es = &in->engine;
@@ -428,7 +428,7 @@ void input_text(FILE *f, const struct jank_fleet_figures *x)
 		problem_text(f, in);
 	if (in->last_error[0])
 		fprintf(f, " (last error: %s)", in->last_error);
-	worker_text(f, x);
+	status_worker_text(f, x);
 	fprintf(f,
 		"\n  events %" PRIu64 " (%.1f/s), %" PRIu64 " read, discarded %" PRIu64
 		", disconnects %" PRIu64 ", reconnects %" PRIu64 "\n",
@@ -457,8 +457,8 @@ void input_text(FILE *f, const struct jank_fleet_figures *x)
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64
 		" vertices freed, budget forced %" PRIu64 " times\n",
 		es->graph.threads, es->graph.vertices,
-		bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
-		bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
+		status_bytes_text((int64_t)es->memory_bytes, m1, sizeof(m1)),
+		status_bytes_text((int64_t)es->memory_peak, m2, sizeof(m2)), es->graph.gc_steps,
 		es->graph.freed_vertices, es->budget_forced);
 }
 
@@ -489,7 +489,7 @@ static struct json_object *go(struct json_object *o, const char *k)
 }
 
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
-void capture_text(FILE *f, struct json_object *c)
+void status_capture_text(FILE *f, struct json_object *c)
 {
 	struct json_object *refused = go(c, "refused"), *flight = go(c, "in_flight");
 	struct json_object *session = go(c, "session");
@@ -511,7 +511,7 @@ void capture_text(FILE *f, struct json_object *c)
 		" joined, %" PRId64 " complete, %" PRId64 " failed, %s on disk",
 		gs(c, "mode"), session ? json_object_get_string(session) : "none", gs(c, "dir"),
 		gi(c, "started"), gi(c, "joined"), gi(c, "completed"), gi(c, "failed"),
-		bytes_text(gi(c, "bytes"), b, sizeof(b)));
+		status_bytes_text(gi(c, "bytes"), b, sizeof(b)));
 	if (gi(c, "deleted"))
 		fprintf(f, ", %" PRId64 " deleted by the quota", gi(c, "deleted"));
 	if (json_object_is_type(refused, json_type_object)) {
@@ -546,7 +546,7 @@ void capture_text(FILE *f, struct json_object *c)
 }
 
 /* The `n` recent janks in `recent`, newest first. */
-void recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
+void status_recent_text(FILE *f, const struct jank_recent *const *recent, size_t n)
 {
 	char t[48], d[32], name[JANK_TEXT_BUF], key[JANK_TEXT_BUF], host[JANK_TEXT_BUF];
 
@@ -589,7 +589,7 @@ static void patterns_text(FILE *f, struct json_object *a)
 }
 
 /* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
-void discovery_text(FILE *f, struct json_object *disc)
+void status_discovery_text(FILE *f, struct json_object *disc)
 {
 	char p[32];
 
@@ -626,7 +626,7 @@ static void inputs_text(FILE *f, const struct status *s)
 			t->janks + t->overdue);
 		for (size_t i = 0; i < s->n; i++)
 			if (!strcmp(s->inputs[i].host, t->host))
-				input_text(f, &s->inputs[i]);
+				status_input_text(f, &s->inputs[i]);
 	}
 }
 
@@ -646,7 +646,7 @@ static void journal_text(FILE *f, const struct jank_journal_stats *j, bool targe
 	if (!strcmp(state, "queueing"))
 		fprintf(f, "journald: NOT accepting entries for %s, %" PRIu64 " waiting (%s)",
 			jank_units_duration(j->backlog_ns, d, sizeof(d)), j->pending,
-			bytes_text((int64_t)j->pending_bytes, b, sizeof(b)));
+			status_bytes_text((int64_t)j->pending_bytes, b, sizeof(b)));
 	else if (!strcmp(state, "accepting"))
 		fprintf(f, "journald: accepting entries");
 	else
@@ -673,7 +673,7 @@ static double rate_text(double rate)
  * "inputs: 2, 1 connected, 1 BLIND (seeing no events; retrying):" and a line per blind input
  * that says why and since when: the first thing an operator should see.
  */
-void blind_text(FILE *f, const struct status *s)
+void status_blind_text(FILE *f, const struct status *s)
 {
 	size_t listed = 0;
 
@@ -710,16 +710,17 @@ static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 	jank_metrics_process_read(&proc, d->start_real);
 	jank_alerter_get_stats(d->alerter, &as);
 	fprintf(f, "jankd %s (pid %d), up %s, config %s\n", JANK_VERSION, (int)getpid(),
-		uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
+		status_uptime_text(jank_clock_monotonic_ns() - d->start_mono, up, sizeof(up)),
 		d->config_path ? d->config_path : "");
-	blind_text(f, s);
+	status_blind_text(f, s);
 	fprintf(f,
 		"events %" PRIu64 " (%.1f/s), actions %" PRIu64 ", janks %" PRIu64
 		", overdue %" PRIu64 ", discarded events %" PRIu64 "\n",
 		s->all.events, rate_text(s->all.rate), s->all.actions, s->all.janks, s->all.overdue,
 		s->all.discarded);
-	fprintf(f, "graph memory %s, RSS %s\n", bytes_text((int64_t)s->all.memory, m1, sizeof(m1)),
-		bytes_text((int64_t)proc.rss_bytes, m2, sizeof(m2)));
+	fprintf(f, "graph memory %s, RSS %s\n",
+		status_bytes_text((int64_t)s->all.memory, m1, sizeof(m1)),
+		status_bytes_text((int64_t)proc.rss_bytes, m2, sizeof(m2)));
 	fprintf(f,
 		"alerts to %s: %" PRIu64 " sent, %" PRIu64 " suppressed (%" PRIu64
 		" summaries), rate limit %" PRIu64 " per %s",
@@ -769,16 +770,16 @@ char *jank_status_text(const struct jankd *d)
 	fprintf(f, "reloads %" PRIu64 ", rejected %" PRIu64 "\n", d->reloads, d->reload_errors);
 	if (d->capturer)
 		capture = jank_capturer_status_json(d->capturer);
-	capture_text(f, capture);
+	status_capture_text(f, capture);
 	debuginfod_text(f, d->fetcher);
 	if (d->fleet)
 		fleet = jank_fleet_json(d->fleet);
-	discovery_text(f, go(fleet, "discovery"));
+	status_discovery_text(f, go(fleet, "discovery"));
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
 		nrecent++;
-	recent_text(f, recent, nrecent);
+	status_recent_text(f, recent, nrecent);
 	fclose(f);
 	json_object_put(capture);
 	json_object_put(fleet);
@@ -913,7 +914,7 @@ void jank_status_line(const struct jankd *d, char *buf, size_t len)
 		 " events discarded, graph %s",
 		 s.all.connected, n, s.all.rate, s.all.events, s.all.actions,
 		 s.all.janks + s.all.overdue, as.suppressed, s.all.discarded,
-		 bytes_text((int64_t)s.all.memory, m, sizeof(m)));
+		 status_bytes_text((int64_t)s.all.memory, m, sizeof(m)));
 	/* systemctl status shows this line: the first blind input, and why. */
 	for (size_t i = 0; s.all.blind && i < s.n; i++) {
 		struct jank_fleet_blind b;

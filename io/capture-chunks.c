@@ -10,7 +10,7 @@
 
 #define NS_PER_S 1000000000LL
 
-int jank_chunk_parse(const char *name, struct jank_chunk *out)
+int jank_capture_chunk_parse(const char *name, struct jank_chunk *out)
 {
 	int64_t b, e;
 	size_t n = strlen(name);
@@ -32,8 +32,9 @@ int jank_chunk_parse(const char *name, struct jank_chunk *out)
 	return errno ? -EINVAL : 0;
 }
 
-void jank_chunks_select(struct jank_chunk *chunks, size_t n, const struct jank_interval *janks,
-			size_t njanks, const struct jank_chunk_times *p)
+void jank_capture_chunks_select(struct jank_chunk *chunks, size_t n,
+				const struct jank_interval *janks, size_t njanks,
+				const struct jank_capture_chunk_times *p)
 {
 	int64_t limit = p->now_ns - p->retention_ns;
 
@@ -64,7 +65,7 @@ static int cmp_chunk(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int jank_chunks_scan(const char *archives, struct jank_chunk **out)
+int jank_capture_chunks_scan(const char *archives, struct jank_chunk **out)
 {
 	struct jank_chunk *v = NULL, ch;
 	size_t n = 0, cap = 0;
@@ -76,7 +77,7 @@ int jank_chunks_scan(const char *archives, struct jank_chunk **out)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (jank_chunk_parse(de->d_name, &ch) < 0)
+		if (jank_capture_chunk_parse(de->d_name, &ch) < 0)
 			continue;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
@@ -98,7 +99,7 @@ int jank_chunks_scan(const char *archives, struct jank_chunk **out)
 	return (int)n;
 }
 
-int jank_chunks_newest(const char *archives, uint64_t *index)
+int jank_capture_chunks_newest(const char *archives, uint64_t *index)
 {
 	struct jank_chunk ch;
 	struct dirent *de;
@@ -109,7 +110,8 @@ int jank_chunks_newest(const char *archives, uint64_t *index)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d)))
-		if (jank_chunk_parse(de->d_name, &ch) == 0 && (!found || ch.index > *index)) {
+		if (jank_capture_chunk_parse(de->d_name, &ch) == 0 &&
+		    (!found || ch.index > *index)) {
 			*index = ch.index;
 			found = 1;
 		}

@@ -966,6 +966,11 @@ static int replay(struct analysis *a, char *err, size_t errlen)
 	a->fd.sym = a->sym;
 	if (a->sym) {
 		jank_reader_set_symbols(a->in, a->sym);
+		/*
+		 * No locator: a capture's trace is short, and binaries.json gives
+		 * each frame's process and run-time address, which stacks by code
+		 * location would not keep.
+		 */
 		jank_engine_set_namer(a->e, jank_symbols_frame_namer, a->sym);
 	}
 	if (jank_reader_run_all(a->in) != JANK_READER_STATUS_END)

@@ -72,13 +72,13 @@ struct picture {
 };
 
 /* critpath-svg-steps.c */
-size_t lane_of(const struct picture *pic, uint32_t host, int32_t tid);
-const char *host_name(const struct picture *pic, uint32_t host);
-bool device_state(enum jank_state s, const char **name, const char **what);
-size_t device_lane(const struct picture *pic, uint8_t state);
-int64_t step_thread(const struct step *s);
-int build(struct picture *pic, const struct jank_verdict *r);
-void find_wakeups(struct picture *pic, const struct jank_graph *g);
-void find_devices(struct picture *pic);
+size_t critpath_svg_lane_of(const struct picture *pic, uint32_t host, int32_t tid);
+const char *critpath_svg_host_name(const struct picture *pic, uint32_t host);
+bool critpath_svg_device_state(enum jank_state s, const char **name, const char **what);
+size_t critpath_svg_device_lane(const struct picture *pic, uint8_t state);
+int64_t critpath_svg_step_thread(const struct step *s);
+int critpath_svg_build(struct picture *pic, const struct jank_verdict *r);
+void critpath_svg_find_wakeups(struct picture *pic, const struct jank_graph *g);
+void critpath_svg_find_devices(struct picture *pic);
 
 #endif

@@ -22,7 +22,7 @@ static int cmp_ref(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-size_t lane_of(const struct picture *pic, uint32_t host, int32_t tid)
+size_t critpath_svg_lane_of(const struct picture *pic, uint32_t host, int32_t tid)
 {
 	struct lane_ref key = { tid, 0, host }, *r;
 
@@ -129,7 +129,7 @@ static int build_lanes(struct picture *pic)
 	return 0;
 }
 
-int build(struct picture *pic, const struct jank_verdict *r)
+int critpath_svg_build(struct picture *pic, const struct jank_verdict *r)
 {
 	const struct jank_path *p = r->path;
 	int ret;
@@ -191,7 +191,7 @@ static bool graph_wakeup(const struct jank_graph *g, int32_t from, int32_t to, i
  * stack ends a wait (forwards: the start of that wait).
  */
 /* The name of a host label of the path. */
-const char *host_name(const struct picture *pic, uint32_t host)
+const char *critpath_svg_host_name(const struct picture *pic, uint32_t host)
 {
 	const struct jank_label *l = jank_path_label_of(pic->p, host);
 
@@ -199,7 +199,7 @@ const char *host_name(const struct picture *pic, uint32_t host)
 }
 
 /* A thread of a step: its tid and its host's label (tids of two hosts collide). */
-int64_t step_thread(const struct step *s)
+int64_t critpath_svg_step_thread(const struct step *s)
 {
 	return (int64_t)((uint64_t)s->host << 32 | (uint32_t)s->tid);
 }
@@ -211,12 +211,12 @@ static void order_wakeups(struct picture *pic)
 
 	if (!stack)
 		return;
-	stack[top++] = step_thread(&pic->steps[pic->nsteps - 1]);
+	stack[top++] = critpath_svg_step_thread(&pic->steps[pic->nsteps - 1]);
 	for (size_t i = pic->nsteps - 1; i > 0; i--) {
-		int64_t from = step_thread(&pic->steps[i - 1]);
+		int64_t from = critpath_svg_step_thread(&pic->steps[i - 1]);
 		size_t k = top;
 
-		if (from == step_thread(&pic->steps[i]))
+		if (from == critpath_svg_step_thread(&pic->steps[i]))
 			continue;
 		while (k > 0 && stack[k - 1] != from)
 			k--;
@@ -230,7 +230,7 @@ static void order_wakeups(struct picture *pic)
 	free(stack);
 }
 
-void find_wakeups(struct picture *pic, const struct jank_graph *g)
+void critpath_svg_find_wakeups(struct picture *pic, const struct jank_graph *g)
 {
 	/* A graph is one host's: a path across hosts is read as it was computed. */
 	for (size_t i = 0; g && i < pic->nsteps; i++)
@@ -250,7 +250,7 @@ void find_wakeups(struct picture *pic, const struct jank_graph *g)
  * A wait that an interrupt context ended has no waker thread: its source
  * gets a lane of its own, labelled here (name, then what it stands for).
  */
-bool device_state(enum jank_state s, const char **name, const char **what)
+bool critpath_svg_device_state(enum jank_state s, const char **name, const char **what)
 {
 	const char *n = NULL, *w = NULL;
 
@@ -280,12 +280,12 @@ bool device_state(enum jank_state s, const char **name, const char **what)
 	return true;
 }
 
-void find_devices(struct picture *pic)
+void critpath_svg_find_devices(struct picture *pic)
 {
 	for (size_t i = 0; i < pic->nsteps; i++) {
 		bool seen = false;
 
-		if (!device_state(pic->steps[i].state, NULL, NULL))
+		if (!critpath_svg_device_state(pic->steps[i].state, NULL, NULL))
 			continue;
 		for (size_t k = 0; k < pic->ndevices; k++)
 			seen |= pic->devices[k] == pic->steps[i].state;
@@ -294,7 +294,7 @@ void find_devices(struct picture *pic)
 	}
 }
 
-size_t device_lane(const struct picture *pic, uint8_t state)
+size_t critpath_svg_device_lane(const struct picture *pic, uint8_t state)
 {
 	for (size_t k = 0; k < pic->ndevices; k++)
 		if (pic->devices[k] == state)

@@ -151,7 +151,7 @@ static void lane_title(FILE *f, const struct picture *pic, size_t lane)
 		uint32_t fr = s->stack ? jank_path_innermost(pic->p, s->stack) : 0;
 		size_t k = 0;
 
-		if (!fr || lane_of(pic, s->host, s->tid) != lane)
+		if (!fr || critpath_svg_lane_of(pic, s->host, s->tid) != lane)
 			continue;
 		while (k < n && fns[k].frame != fr)
 			k++;
@@ -213,7 +213,7 @@ static void lanes(FILE *f, const struct picture *pic)
 		/* A lane per thread of each host: the host is named (a trace's name: escaped). */
 		if (l->tid >= 0 && l->host) {
 			fputs(" on ", f);
-			jank_svg_escape(f, host_name(pic, l->host), 0);
+			jank_svg_escape(f, critpath_svg_host_name(pic, l->host), 0);
 		}
 		fprintf(f, "%s</text>\n", l->tid >= 0 && l->action ? " (action)" : "");
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", MARGIN,
@@ -236,7 +236,7 @@ static void lanes(FILE *f, const struct picture *pic)
 		double y = lane_y(lane);
 		const char *name = "?", *what = "";
 
-		device_state(pic->devices[k], &name, &what);
+		critpath_svg_device_state(pic->devices[k], &name, &what);
 		fprintf(f, "<g class=\"device-lane\" data-state=\"%s\">\n",
 			jank_state_name(pic->devices[k]));
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
@@ -344,7 +344,7 @@ static void segments(FILE *f, const struct picture *pic)
 	for (size_t k = 0; k < 2 * pic->nsteps; k++) {
 		const struct step *s = &pic->steps[k % pic->nsteps];
 		double x = xof(pic, s->begin), w = xof(pic, s->end) - x;
-		double y = lane_y(lane_of(pic, s->host, s->tid)) + BAR_Y;
+		double y = lane_y(critpath_svg_lane_of(pic, s->host, s->tid)) + BAR_Y;
 		char d[32];
 
 		if ((w < MIN_SEG_W) != (k >= pic->nsteps))
@@ -383,8 +383,8 @@ static void handoffs(FILE *f, const struct picture *pic)
 
 		if (a->tid == b->tid && a->host == b->host)
 			continue;
-		la = lane_of(pic, a->host, a->tid);
-		lb = lane_of(pic, b->host, b->tid);
+		la = critpath_svg_lane_of(pic, a->host, a->tid);
+		lb = critpath_svg_lane_of(pic, b->host, b->tid);
 		if (la == lb)
 			continue; /* two of the other threads */
 		/* To or from the other threads' lane: lighter, not to hide the lanes it crosses. */
@@ -431,14 +431,14 @@ static void device_waits(FILE *f, const struct picture *pic)
 		double x, w, y, ty;
 		char label[64];
 
-		if (!device_state(s->state, NULL, NULL))
+		if (!critpath_svg_device_state(s->state, NULL, NULL))
 			continue;
 		x = xof(pic, s->begin);
 		w = xof(pic, s->end) - x;
 		if (w < MIN_SEG_W)
 			w = MIN_SEG_W;
-		y = lane_y(device_lane(pic, s->state)) + BAR_Y + 4;
-		ty = lane_y(lane_of(pic, s->host, s->tid)) + BAR_Y + BAR_H + 1;
+		y = lane_y(critpath_svg_device_lane(pic, s->state)) + BAR_Y + 4;
+		ty = lane_y(critpath_svg_lane_of(pic, s->host, s->tid)) + BAR_Y + BAR_H + 1;
 		fprintf(f,
 			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1\"><title>tid %" PRId32
@@ -599,7 +599,8 @@ static double legend(FILE *f, const struct picture *pic, double y)
 
 	for (size_t i = 0; i < pic->nsteps; i++) {
 		per[pic->steps[i].state] += pic->steps[i].end - pic->steps[i].begin;
-		if (i && step_thread(&pic->steps[i]) != step_thread(&pic->steps[i - 1]))
+		if (i && critpath_svg_step_thread(&pic->steps[i]) !=
+				 critpath_svg_step_thread(&pic->steps[i - 1]))
 			*(pic->steps[i].wakeup ? &wakeups : &waits) = true;
 	}
 	for (int s = 0; s < JANK_STATE_COUNT; s++)
@@ -652,11 +653,11 @@ int jank_svg_critpath(FILE *f, const struct jank_verdict *r, const struct jank_g
 
 	if (!r->path || r->path->n == 0)
 		return -EINVAL;
-	ret = build(&pic, r);
+	ret = critpath_svg_build(&pic, r);
 	if (ret < 0)
 		goto end;
-	find_wakeups(&pic, g);
-	find_devices(&pic);
+	critpath_svg_find_wakeups(&pic, g);
+	critpath_svg_find_devices(&pic);
 	begin = r->path->begin;
 	end = r->path->end;
 	pad = (end - begin) / 60 + 1;

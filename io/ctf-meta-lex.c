@@ -13,7 +13,7 @@
 #include <string.h>
 #include "ctf-metadata-int.h"
 
-void fail(struct parser *p, const char *fmt, ...)
+void ctf_meta_fail(struct parser *p, const char *fmt, ...)
 {
 	char what[192];
 	va_list ap;
@@ -31,7 +31,7 @@ void fail(struct parser *p, const char *fmt, ...)
 static int push_token(struct parser *p, size_t *cap, struct token *t)
 {
 	if (p->ntoks + 1 >= MAX_TOKENS) {
-		fail(p, "too many tokens");
+		ctf_meta_fail(p, "too many tokens");
 		return -E2BIG;
 	}
 	if (p->ntoks + 1 >= *cap) {
@@ -56,7 +56,7 @@ static const char *lex_string(struct parser *p, const char *s, const char *end, 
 
 	while (close < end && *close != '"' && *close != '\n')
 		close += *close == '\\' && close + 1 < end ? 2 : 1;
-	buf = arena_alloc(p->m, (size_t)(close - s) + 1);
+	buf = ctf_meta_arena_alloc(p->m, (size_t)(close - s) + 1);
 	if (!buf)
 		return NULL;
 	for (s++; s < end && *s != '"'; s++) {
@@ -149,7 +149,7 @@ static const char *lex_punct(const char *s, const char *end, struct token *t)
 	return s + 1;
 }
 
-int tokenize(struct parser *p, const char *s, size_t len)
+int ctf_meta_tokenize(struct parser *p, const char *s, size_t len)
 {
 	const char *end = s + len;
 	unsigned line = 1;
@@ -168,7 +168,7 @@ int tokenize(struct parser *p, const char *s, size_t len)
 			     next < end && (isalnum((unsigned char)*next) || *next == '_'); next++)
 				;
 			t.kind = TK_IDENT;
-			t.s = arena_strndup(p->m, s, (size_t)(next - s));
+			t.s = ctf_meta_arena_strndup(p->m, s, (size_t)(next - s));
 			if (!t.s)
 				return -ENOMEM;
 		} else if (isdigit((unsigned char)*s)) {

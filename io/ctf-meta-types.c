@@ -14,10 +14,10 @@
 
 static struct ctf_type *new_type(struct parser *p, enum ctf_kind kind)
 {
-	struct ctf_type *t = arena_alloc(p->m, sizeof(*t));
+	struct ctf_type *t = ctf_meta_arena_alloc(p->m, sizeof(*t));
 
 	if (!t) {
-		fail(p, "out of memory");
+		ctf_meta_fail(p, "out of memory");
 		return NULL;
 	}
 	t->kind = kind;
@@ -42,7 +42,7 @@ static int add_alias(struct parser *p, const char *name, struct ctf_type *type)
 		struct alias *v = realloc(p->aliases, n * sizeof(*v));
 
 		if (!v) {
-			fail(p, "out of memory");
+			ctf_meta_fail(p, "out of memory");
 			return -ENOMEM;
 		}
 		p->aliases = v;
@@ -64,7 +64,7 @@ static struct ctf_type *find_alias(struct parser *p, const char *name)
 static const char *joined(struct parser *p, const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
-	char *s = arena_alloc(p->m, na + nb + 2);
+	char *s = ctf_meta_arena_alloc(p->m, na + nb + 2);
 
 	if (!s)
 		return NULL;
@@ -93,7 +93,7 @@ static bool parse_byte_order(struct parser *p, uint8_t *bo)
 	else if (!strcmp(v, "native"))
 		*bo = CTF_BO_NATIVE;
 	else {
-		fail(p, "unknown byte order '%s'", v);
+		ctf_meta_fail(p, "unknown byte order '%s'", v);
 		return false;
 	}
 	return true;
@@ -109,7 +109,7 @@ static bool parse_bool(struct parser *p, bool *b)
 		   (!strcasecmp(t->s, "true") || !strcasecmp(t->s, "false"))) {
 		*b = !strcasecmp(t->s, "true");
 	} else {
-		fail(p, "true or false expected");
+		ctf_meta_fail(p, "true or false expected");
 		return false;
 	}
 	p->pos++;
@@ -134,7 +134,7 @@ static bool parse_base(struct parser *p)
 			return true;
 		}
 	}
-	fail(p, "unknown integer base");
+	ctf_meta_fail(p, "unknown integer base");
 	return false;
 }
 
@@ -149,7 +149,7 @@ static bool parse_encoding(struct parser *p, bool *text)
 	else if (!strcmp(v, "UTF8") || !strcmp(v, "ASCII"))
 		*text = true;
 	else {
-		fail(p, "unknown encoding '%s'", v);
+		ctf_meta_fail(p, "unknown encoding '%s'", v);
 		return false;
 	}
 	return true;
@@ -172,7 +172,7 @@ static bool parse_map(struct parser *p, struct ctf_type *t)
 	t->clock_name = name;
 	return true;
 bad:
-	fail(p, "map = clock.NAME.value expected");
+	ctf_meta_fail(p, "map = clock.NAME.value expected");
 	return false;
 }
 
@@ -183,7 +183,7 @@ static bool parse_uint_attr(struct parser *p, uint64_t max, uint64_t *v)
 	if (!parse_int(p, v, &neg))
 		return false;
 	if (neg || *v > max) {
-		fail(p, "a value out of range");
+		ctf_meta_fail(p, "a value out of range");
 		return false;
 	}
 	return true;
@@ -201,7 +201,7 @@ static bool parse_num_attr(struct parser *p, struct ctf_type *t, const char *key
 		t->size = (unsigned)v;
 	} else if (!strcmp(key, "align")) {
 		if (!parse_uint_attr(p, 1u << 20, &v) || !is_pow2(v)) {
-			fail(p, "an alignment must be a power of two");
+			ctf_meta_fail(p, "an alignment must be a power of two");
 			return false;
 		}
 		t->align = (unsigned)v;
@@ -221,7 +221,7 @@ static bool parse_num_attr(struct parser *p, struct ctf_type *t, const char *key
 	} else if (!strcmp(key, "mant_dig") && t->kind == CTF_FLOAT) {
 		return parse_uint_attr(p, 64, mant);
 	} else {
-		fail(p, "unknown attribute '%s'", key);
+		ctf_meta_fail(p, "unknown attribute '%s'", key);
 		return false;
 	}
 	return true;
@@ -245,13 +245,14 @@ static struct ctf_type *parse_number(struct parser *p, enum ctf_kind kind)
 	}
 	if (kind == CTF_FLOAT) {
 		if (exp + mant != 32 && exp + mant != 64) {
-			fail(p, "a floating point number of %u bits", (unsigned)(exp + mant));
+			ctf_meta_fail(p, "a floating point number of %u bits",
+				      (unsigned)(exp + mant));
 			return NULL;
 		}
 		t->size = (unsigned)(exp + mant);
 	}
 	if (t->size == 0) {
-		fail(p, "an integer without a size");
+		ctf_meta_fail(p, "an integer without a size");
 		return NULL;
 	}
 	if (!has_align)
@@ -271,7 +272,7 @@ static struct ctf_type *parse_string(struct parser *p)
 
 		if (!key || strcmp(key, "encoding") || !expect(p, "=") ||
 		    !parse_encoding(p, &text) || !expect(p, ";")) {
-			fail(p, "string { encoding = ...; } expected");
+			ctf_meta_fail(p, "string { encoding = ...; } expected");
 			return NULL;
 		}
 	}
@@ -285,7 +286,7 @@ static bool parse_enum_entry(struct parser *p, struct ctf_type *t, uint64_t *nex
 	struct ctf_mapping map;
 
 	if (lt->kind != TK_IDENT && lt->kind != TK_STR) {
-		fail(p, "an enumeration label expected");
+		ctf_meta_fail(p, "an enumeration label expected");
 		return false;
 	}
 	p->pos++;
@@ -300,10 +301,10 @@ static bool parse_enum_entry(struct parser *p, struct ctf_type *t, uint64_t *nex
 	}
 	if (t->nmaps == *cap) {
 		size_t n = *cap ? *cap * 2 : 16;
-		struct ctf_mapping *v = arena_alloc(p->m, n * sizeof(*v));
+		struct ctf_mapping *v = ctf_meta_arena_alloc(p->m, n * sizeof(*v));
 
 		if (!v || n > (1u << 20)) {
-			fail(p, "too many enumeration labels");
+			ctf_meta_fail(p, "too many enumeration labels");
 			return false;
 		}
 		if (t->nmaps)
@@ -331,21 +332,21 @@ static struct ctf_type *parse_enum(struct parser *p)
 			struct ctf_type *known = find_alias(p, joined(p, "enum", name));
 
 			if (!known)
-				fail(p, "unknown enumeration '%s'", name);
+				ctf_meta_fail(p, "unknown enumeration '%s'", name);
 			return known;
 		}
 		container = find_alias(p, "int");
 		if (!container) {
-			fail(p, "an enumeration without a container type");
+			ctf_meta_fail(p, "an enumeration without a container type");
 			return NULL;
 		}
 	} else {
-		container = parse_type_spec(p);
+		container = ctf_meta_parse_type_spec(p);
 		if (!container)
 			return NULL;
 	}
 	if (container->kind != CTF_INT) {
-		fail(p, "an enumeration's container must be an integer");
+		ctf_meta_fail(p, "an enumeration's container must be an integer");
 		return NULL;
 	}
 	t = copy_type(p, container);
@@ -361,7 +362,7 @@ static struct ctf_type *parse_enum(struct parser *p)
 		if (!parse_enum_entry(p, t, &next, &cap))
 			return NULL;
 		if (!accept(p, ",") && !is_punct(peek(p, 0), "}")) {
-			fail(p, "',' or '}' expected");
+			ctf_meta_fail(p, "',' or '}' expected");
 			return NULL;
 		}
 	}
@@ -380,7 +381,7 @@ static bool parse_members(struct parser *p, struct ctf_type *t)
 			return false;
 		if (is_ident(peek(p, 0), "typealias")) {
 			p->pos++;
-			if (!parse_typealias(p) || !expect(p, ";"))
+			if (!ctf_meta_parse_typealias(p) || !expect(p, ";"))
 				return false;
 			continue;
 		}
@@ -395,16 +396,16 @@ static bool add_member(struct parser *p, struct ctf_type *t, const char *name,
 {
 	for (size_t i = 0; i < t->nmembers; i++) {
 		if (!strcmp(t->members[i].name, name)) {
-			fail(p, "two members named '%s'", name);
+			ctf_meta_fail(p, "two members named '%s'", name);
 			return false;
 		}
 	}
 	if (t->nmembers == *cap) {
 		size_t n = *cap ? *cap * 2 : 8;
-		struct ctf_member *v = arena_alloc(p->m, n * sizeof(*v));
+		struct ctf_member *v = ctf_meta_arena_alloc(p->m, n * sizeof(*v));
 
 		if (!v || n > 65536) {
-			fail(p, "too many members");
+			ctf_meta_fail(p, "too many members");
 			return false;
 		}
 		if (t->nmembers)
@@ -417,7 +418,7 @@ static bool add_member(struct parser *p, struct ctf_type *t, const char *name,
 }
 
 /* A path as written in a sequence's length or a variant's tag: a.b.c */
-const char *parse_path(struct parser *p)
+const char *ctf_meta_parse_path(struct parser *p)
 {
 	const char *s = expect_ident(p);
 
@@ -430,7 +431,7 @@ const char *parse_path(struct parser *p)
 			return NULL;
 		na = strlen(s);
 		nb = strlen(b);
-		j = arena_alloc(p->m, na + nb + 2);
+		j = ctf_meta_arena_alloc(p->m, na + nb + 2);
 		if (!j)
 			return NULL;
 		memcpy(j, s, na);
@@ -451,7 +452,7 @@ static struct ctf_type *parse_compound(struct parser *p, enum ctf_kind kind)
 	if (peek(p, 0)->kind == TK_IDENT)
 		name = peek(p, 0)->s, p->pos++;
 	if (kind == CTF_VARIANT && accept(p, "<")) {
-		tag = parse_path(p);
+		tag = ctf_meta_parse_path(p);
 		if (!tag || !expect(p, ">"))
 			return NULL;
 	}
@@ -459,7 +460,7 @@ static struct ctf_type *parse_compound(struct parser *p, enum ctf_kind kind)
 		struct ctf_type *known = name ? find_alias(p, joined(p, prefix, name)) : NULL;
 
 		if (!known) {
-			fail(p, "unknown %s '%s'", prefix, name ? name : "");
+			ctf_meta_fail(p, "unknown %s '%s'", prefix, name ? name : "");
 			return NULL;
 		}
 		if (!tag)
@@ -483,7 +484,7 @@ static struct ctf_type *parse_compound(struct parser *p, enum ctf_kind kind)
 		if (!expect(p, "(") || !parse_uint_attr(p, 1u << 20, &a) || !expect(p, ")"))
 			return NULL;
 		if (!is_pow2(a)) {
-			fail(p, "an alignment must be a power of two");
+			ctf_meta_fail(p, "an alignment must be a power of two");
 			return NULL;
 		}
 		if (a > t->align)
@@ -518,8 +519,8 @@ static struct ctf_type *parse_alias_ref(struct parser *p)
 		}
 	}
 	if (!best) {
-		fail(p, "unknown type '%s'",
-		     peek(p, 0)->kind == TK_IDENT ? peek(p, 0)->s : "(not a name)");
+		ctf_meta_fail(p, "unknown type '%s'",
+			      peek(p, 0)->kind == TK_IDENT ? peek(p, 0)->s : "(not a name)");
 		return NULL;
 	}
 	(void)best_name;
@@ -527,19 +528,19 @@ static struct ctf_type *parse_alias_ref(struct parser *p)
 	return best;
 }
 
-struct ctf_type *parse_type_spec(struct parser *p)
+struct ctf_type *ctf_meta_parse_type_spec(struct parser *p)
 {
 	const struct token *t = peek(p, 0);
 	struct ctf_type *r;
 
 	if (++p->depth > MAX_DEPTH) {
-		fail(p, "types nested too deep");
+		ctf_meta_fail(p, "types nested too deep");
 		return NULL;
 	}
 	if (is_ident(t, "const"))
 		p->pos++, t = peek(p, 0);
 	if (t->kind != TK_IDENT) {
-		fail(p, "a type expected");
+		ctf_meta_fail(p, "a type expected");
 		r = NULL;
 	} else if (!strcmp(t->s, "integer")) {
 		p->pos++;
@@ -578,20 +579,20 @@ static struct ctf_type *parse_subscripts(struct parser *p, struct ctf_type *elem
 
 	while (accept(p, "[")) {
 		if (n == 8) {
-			fail(p, "too many array dimensions");
+			ctf_meta_fail(p, "too many array dimensions");
 			return NULL;
 		}
 		sub[n].seq = peek(p, 0)->kind != TK_INT;
 		if (sub[n].seq) {
-			sub[n].ref = parse_path(p);
+			sub[n].ref = ctf_meta_parse_path(p);
 			if (!sub[n].ref)
 				return NULL;
 		} else {
 			sub[n].len = peek(p, 0)->u;
 			p->pos++;
 			if (sub[n].len > MAX_ARRAY_LEN) {
-				fail(p, "an array of %llu elements",
-				     (unsigned long long)sub[n].len);
+				ctf_meta_fail(p, "an array of %llu elements",
+					      (unsigned long long)sub[n].len);
 				return NULL;
 			}
 		}
@@ -622,9 +623,9 @@ static bool parse_declaration(struct parser *p, struct ctf_type *t)
 
 	if (is_ident(peek(p, 0), "typedef")) {
 		p->pos++;
-		return parse_typealias(p) && expect(p, ";");
+		return ctf_meta_parse_typealias(p) && expect(p, ";");
 	}
-	type = parse_type_spec(p);
+	type = ctf_meta_parse_type_spec(p);
 	if (!type)
 		return false;
 	if (accept(p, ";"))
@@ -646,10 +647,10 @@ static bool parse_declaration(struct parser *p, struct ctf_type *t)
  * typealias TYPE := NAME   (NAME: one or more words)
  * typedef TYPE NAME        (the "typedef" already taken: same shape without ":=")
  */
-bool parse_typealias(struct parser *p)
+bool ctf_meta_parse_typealias(struct parser *p)
 {
 	const char *name = NULL;
-	struct ctf_type *type = parse_type_spec(p);
+	struct ctf_type *type = ctf_meta_parse_type_spec(p);
 
 	if (!type)
 		return false;
@@ -659,7 +660,7 @@ bool parse_typealias(struct parser *p)
 		p->pos++;
 	}
 	if (!name) {
-		fail(p, "an alias name expected");
+		ctf_meta_fail(p, "an alias name expected");
 		return false;
 	}
 	if (is_punct(peek(p, 0), "[")) {

@@ -52,8 +52,8 @@ struct parser {
 };
 
 /* ctf-meta-lex.c */
-int tokenize(struct parser *p, const char *s, size_t len);
-void fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ctf_meta_tokenize(struct parser *p, const char *s, size_t len);
+void ctf_meta_fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * The token helpers of the recursive descent, in every file of the parser
@@ -90,7 +90,7 @@ static inline bool expect(struct parser *p, const char *punct)
 {
 	if (accept(p, punct))
 		return true;
-	fail(p, "'%s' expected", punct);
+	ctf_meta_fail(p, "'%s' expected", punct);
 	return false;
 }
 
@@ -99,7 +99,7 @@ static inline const char *expect_ident(struct parser *p)
 	const struct token *t = peek(p, 0);
 
 	if (t->kind != TK_IDENT) {
-		fail(p, "a name expected");
+		ctf_meta_fail(p, "a name expected");
 		return NULL;
 	}
 	p->pos++;
@@ -116,13 +116,13 @@ static inline bool parse_int(struct parser *p, uint64_t *v, bool *neg)
 	else
 		accept(p, "+");
 	if (peek(p, 0)->kind != TK_INT) {
-		fail(p, "an integer expected");
+		ctf_meta_fail(p, "an integer expected");
 		return false;
 	}
 	*v = peek(p, 0)->u;
 	p->pos++;
 	if (minus && *v > (uint64_t)INT64_MAX + 1) {
-		fail(p, "an integer out of range");
+		ctf_meta_fail(p, "an integer out of range");
 		return false;
 	}
 	if (minus)
@@ -133,12 +133,12 @@ static inline bool parse_int(struct parser *p, uint64_t *v, bool *neg)
 }
 
 /* ctf-metadata.c */
-void *arena_alloc(struct ctf_meta *m, size_t n);
-char *arena_strndup(struct ctf_meta *m, const char *s, size_t n);
+void *ctf_meta_arena_alloc(struct ctf_meta *m, size_t n);
+char *ctf_meta_arena_strndup(struct ctf_meta *m, const char *s, size_t n);
 
 /* ctf-meta-types.c */
-struct ctf_type *parse_type_spec(struct parser *p);
-bool parse_typealias(struct parser *p);
-const char *parse_path(struct parser *p);
+struct ctf_type *ctf_meta_parse_type_spec(struct parser *p);
+bool ctf_meta_parse_typealias(struct parser *p);
+const char *ctf_meta_parse_path(struct parser *p);
 
 #endif

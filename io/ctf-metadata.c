@@ -27,7 +27,7 @@ struct ctf_arena {
 	_Alignas(16) unsigned char data[];
 };
 
-void *arena_alloc(struct ctf_meta *m, size_t n)
+void *ctf_meta_arena_alloc(struct ctf_meta *m, size_t n)
 {
 	struct ctf_arena *a = m->arena;
 
@@ -47,9 +47,9 @@ void *arena_alloc(struct ctf_meta *m, size_t n)
 	return memset(a->data + a->used - n, 0, n);
 }
 
-char *arena_strndup(struct ctf_meta *m, const char *s, size_t n)
+char *ctf_meta_arena_strndup(struct ctf_meta *m, const char *s, size_t n)
 {
-	char *p = arena_alloc(m, n + 1);
+	char *p = ctf_meta_arena_alloc(m, n + 1);
 
 	if (p) {
 		memcpy(p, s, n);
@@ -86,7 +86,7 @@ static bool parse_value(struct parser *p, struct value *v)
 /* key[.key...] as one string ("packet.header", "model.emf.uri"). */
 static const char *parse_key(struct parser *p)
 {
-	return parse_path(p);
+	return ctf_meta_parse_path(p);
 }
 
 static bool parse_uuid(struct parser *p, const char *s, uint8_t out[16])
@@ -105,7 +105,7 @@ static bool parse_uuid(struct parser *p, const char *s, uint8_t out[16])
 		n++;
 	}
 	if (n != 32 || *s) {
-		fail(p, "a malformed UUID");
+		ctf_meta_fail(p, "a malformed UUID");
 		return false;
 	}
 	return true;
@@ -115,7 +115,7 @@ static bool want_int(struct parser *p, const struct value *v, const char *key)
 {
 	if (v->kind == TK_INT)
 		return true;
-	fail(p, "'%s' must be an integer", key);
+	ctf_meta_fail(p, "'%s' must be an integer", key);
 	return false;
 }
 
@@ -138,11 +138,11 @@ static bool trace_attr(struct parser *p, const char *key, const struct value *v)
 			: !strcmp(v->s, "le")				? CTF_BO_LE
 									: 0;
 		if (!m->bo) {
-			fail(p, "the trace's byte order must be le or be");
+			ctf_meta_fail(p, "the trace's byte order must be le or be");
 			return false;
 		}
 	} else {
-		fail(p, "unknown trace attribute '%s'", key);
+		ctf_meta_fail(p, "unknown trace attribute '%s'", key);
 		return false;
 	}
 	return true;
@@ -154,11 +154,12 @@ static bool env_attr(struct parser *p, const char *key, const struct value *v)
 	struct ctf_env *e;
 
 	if (m->nenv >= 4096) {
-		fail(p, "too many environment entries");
+		ctf_meta_fail(p, "too many environment entries");
 		return false;
 	}
 	if ((m->nenv & (m->nenv - 1)) == 0) {
-		struct ctf_env *n = arena_alloc(p->m, (m->nenv ? m->nenv * 2 : 1) * sizeof(*n));
+		struct ctf_env *n =
+			ctf_meta_arena_alloc(p->m, (m->nenv ? m->nenv * 2 : 1) * sizeof(*n));
 
 		if (!n)
 			return false;
@@ -191,7 +192,7 @@ static bool clock_attr(struct parser *p, struct ctf_clock *c, const char *key,
 		*(key[6] == '_' ? &c->offset_s : &c->offset) = (int64_t)v->u;
 	} else if (strcmp(key, "uuid") && strcmp(key, "description") && strcmp(key, "precision") &&
 		   strcmp(key, "absolute")) {
-		fail(p, "unknown clock attribute '%s'", key);
+		ctf_meta_fail(p, "unknown clock attribute '%s'", key);
 		return false;
 	}
 	return true;
@@ -207,12 +208,12 @@ struct block {
 /* `key := TYPE;` in a trace, stream or event block. */
 static bool block_type(struct parser *p, const char *scope, const char *key, struct block *b)
 {
-	struct ctf_type *t = parse_type_spec(p);
+	struct ctf_type *t = ctf_meta_parse_type_spec(p);
 
 	if (!t)
 		return false;
 	if (t->kind != CTF_STRUCT) {
-		fail(p, "%s.%s must be a structure", scope, key);
+		ctf_meta_fail(p, "%s.%s must be a structure", scope, key);
 		return false;
 	}
 	if (!strcmp(scope, "trace") && !strcmp(key, "packet.header"))
@@ -228,7 +229,7 @@ static bool block_type(struct parser *p, const char *scope, const char *key, str
 	else if (b->event && !strcmp(key, "fields"))
 		b->event->fields = t;
 	else {
-		fail(p, "unknown scope %s.%s", scope, key);
+		ctf_meta_fail(p, "unknown scope %s.%s", scope, key);
 		return false;
 	}
 	return true;
@@ -245,7 +246,8 @@ static bool block_attr(struct parser *p, const char *scope, const char *key, str
 	if (!strcmp(scope, "env"))
 		return env_attr(p, key, &v);
 	if (b->clock)
-		return clock_attr(p, b->clock, key, &v) || (fail(p, "bad clock %s", key), false);
+		return clock_attr(p, b->clock, key, &v) ||
+		       (ctf_meta_fail(p, "bad clock %s", key), false);
 	if (!strcmp(key, "id") && v.kind == TK_INT && !v.neg) {
 		b->has_id = true;
 		*(b->stream ? &b->stream->id : &b->event->id) = v.u;
@@ -259,7 +261,7 @@ static bool block_attr(struct parser *p, const char *scope, const char *key, str
 	} else if (!strcmp(scope, "callsite")) {
 		/* lttng-ust's callsites: not used */
 	} else {
-		fail(p, "unknown %s attribute '%s'", scope, key);
+		ctf_meta_fail(p, "unknown %s attribute '%s'", scope, key);
 		return false;
 	}
 	return true;
@@ -270,16 +272,16 @@ static void *grow(struct parser *p, void *v, size_t n, size_t size)
 	void *nv;
 
 	if (n >= (1u << 20)) {
-		fail(p, "too many declarations");
+		ctf_meta_fail(p, "too many declarations");
 		return NULL;
 	}
 	if (n & (n - 1))
 		return v;
-	nv = arena_alloc(p->m, (n ? n * 2 : 1) * size);
+	nv = ctf_meta_arena_alloc(p->m, (n ? n * 2 : 1) * size);
 	if (nv && n)
 		memcpy(nv, v, n * size);
 	if (!nv)
-		fail(p, "out of memory");
+		ctf_meta_fail(p, "out of memory");
 	return nv;
 }
 
@@ -313,7 +315,7 @@ static bool parse_block(struct parser *p, const char *scope)
 
 		if (is_ident(peek(p, 0), "typealias")) {
 			p->pos++;
-			if (!parse_typealias(p) || !expect(p, ";"))
+			if (!ctf_meta_parse_typealias(p) || !expect(p, ";"))
 				return false;
 			continue;
 		}
@@ -330,7 +332,7 @@ static bool parse_block(struct parser *p, const char *scope)
 			return false;
 	}
 	if (b.event && !b.has_id && m->nevents > 1) {
-		fail(p, "an event without an id");
+		ctf_meta_fail(p, "an event without an id");
 		return false;
 	}
 	if (b.event && !b.event->name)
@@ -344,7 +346,7 @@ static bool parse_top(struct parser *p)
 		const struct token *t = peek(p, 0);
 
 		if (t->kind != TK_IDENT) {
-			fail(p, "a declaration expected");
+			ctf_meta_fail(p, "a declaration expected");
 			break;
 		}
 		if (!strcmp(t->s, "trace") || !strcmp(t->s, "env") || !strcmp(t->s, "clock") ||
@@ -355,18 +357,18 @@ static bool parse_top(struct parser *p)
 				break;
 		} else if (!strcmp(t->s, "typealias")) {
 			p->pos++;
-			if (!parse_typealias(p) || !expect(p, ";"))
+			if (!ctf_meta_parse_typealias(p) || !expect(p, ";"))
 				break;
 		} else if (!strcmp(t->s, "typedef")) {
 			p->pos++;
-			if (!parse_typealias(p) || !expect(p, ";"))
+			if (!ctf_meta_parse_typealias(p) || !expect(p, ";"))
 				break;
 		} else if (!strcmp(t->s, "struct") || !strcmp(t->s, "enum") ||
 			   !strcmp(t->s, "variant")) {
-			if (!parse_type_spec(p) || !expect(p, ";"))
+			if (!ctf_meta_parse_type_spec(p) || !expect(p, ";"))
 				break;
 		} else {
-			fail(p, "unknown declaration '%s'", t->s);
+			ctf_meta_fail(p, "unknown declaration '%s'", t->s);
 		}
 	}
 	return !p->failed;
@@ -377,7 +379,7 @@ static bool parse_top(struct parser *p)
 static bool resolve_type(struct parser *p, struct ctf_type *t, unsigned depth)
 {
 	if (!t || depth > MAX_DEPTH * 2) {
-		fail(p, "types nested too deep");
+		ctf_meta_fail(p, "types nested too deep");
 		return false;
 	}
 	if (t->kind == CTF_INT && t->clock_name && t->clock < 0) {
@@ -385,7 +387,7 @@ static bool resolve_type(struct parser *p, struct ctf_type *t, unsigned depth)
 			if (p->m->clocks[i].name && !strcmp(p->m->clocks[i].name, t->clock_name))
 				t->clock = (int)i;
 		if (t->clock < 0) {
-			fail(p, "an integer maps to an unknown clock '%s'", t->clock_name);
+			ctf_meta_fail(p, "an integer maps to an unknown clock '%s'", t->clock_name);
 			return false;
 		}
 	}
@@ -403,12 +405,12 @@ static bool resolve_all(struct parser *p)
 	struct ctf_meta *m = p->m;
 
 	if (m->major && (m->major != 1 || m->minor != 8)) {
-		fail(p, "CTF %u.%u: only CTF 1.8 is read natively", m->major, m->minor);
+		ctf_meta_fail(p, "CTF %u.%u: only CTF 1.8 is read natively", m->major, m->minor);
 		return false;
 	}
 	if (!m->bo) {
 		p->pos = p->ntoks - 1;
-		fail(p, "the trace has no byte order");
+		ctf_meta_fail(p, "the trace has no byte order");
 		return false;
 	}
 	if (m->packet_header && !resolve_type(p, m->packet_header, 0))
@@ -445,7 +447,7 @@ struct ctf_meta *ctf_meta_parse(const char *text, size_t len, char *err, size_t 
 		jank_errf(err, errlen, "out of memory");
 		return NULL;
 	}
-	ok = tokenize(&p, text, len) == 0 && parse_top(&p) && resolve_all(&p);
+	ok = ctf_meta_tokenize(&p, text, len) == 0 && parse_top(&p) && resolve_all(&p);
 	if (!ok && !p.failed)
 		jank_errf(err, errlen, "out of memory");
 	free(p.toks);

@@ -27,51 +27,53 @@ struct jank_jr {
 	char why[160];
 };
 
-void jank_jr_init(struct jank_jr *r);
-/* Append "fmt" to the place being read; returns the length to give jank_jr_pop(). */
-size_t jank_jr_push(struct jank_jr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void jank_jr_pop(struct jank_jr *r, size_t len);
+void jank_json_read_init(struct jank_jr *r);
+/* Append "fmt" to the place being read; returns the length to give jank_json_read_pop(). */
+size_t jank_json_read_push(struct jank_jr *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void jank_json_read_pop(struct jank_jr *r, size_t len);
 /* Keep the error at `key` of the current place (why: printf); returns -EINVAL. */
-int jank_jr_fail(struct jank_jr *r, const char *key, const char *fmt, ...)
+int jank_json_read_fail(struct jank_jr *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "field: why", or "why" where the field is the whole document. */
-const char *jank_jr_error(const struct jank_jr *r, char *buf, size_t len);
+const char *jank_json_read_error(const struct jank_jr *r, char *buf, size_t len);
 
 /* `v` (the value named `key`) is of type `type`: 0, or -EINVAL ("what" names the type). */
-int jank_jr_is(struct jank_jr *r, struct json_object *v, const char *key, enum json_type type);
+int jank_json_read_is(struct jank_jr *r, struct json_object *v, const char *key,
+		      enum json_type type);
 /* The member `key` of object `o`, of type `type`: 0 (*out), 1 (absent: *out NULL; an error when
  * `required`), -EINVAL. */
-int jank_jr_member(struct jank_jr *r, struct json_object *o, const char *key, enum json_type type,
-		   bool required, struct json_object **out);
+int jank_json_read_member(struct jank_jr *r, struct json_object *o, const char *key,
+			  enum json_type type, bool required, struct json_object **out);
 /* An integer member in [lo, hi]: 0, 1 (absent: *out = dflt), -EINVAL. */
-int jank_jr_int(struct jank_jr *r, struct json_object *o, const char *key, bool required,
-		int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
+int jank_json_read_int(struct jank_jr *r, struct json_object *o, const char *key, bool required,
+		       int64_t lo, int64_t hi, int64_t dflt, int64_t *out);
 /* An integer value `v` (named `key`) in [lo, hi]. */
-int jank_jr_int_value(struct jank_jr *r, struct json_object *v, const char *key, int64_t lo,
-		      int64_t hi, int64_t *out);
+int jank_json_read_int_value(struct jank_jr *r, struct json_object *v, const char *key, int64_t lo,
+			     int64_t hi, int64_t *out);
 /* A finite number (an integer too) in [lo, hi]. */
-int jank_jr_real(struct jank_jr *r, struct json_object *o, const char *key, bool required,
-		 double lo, double hi, double *out);
-int jank_jr_bool(struct jank_jr *r, struct json_object *o, const char *key, bool required,
-		 bool dflt, bool *out);
+int jank_json_read_real(struct jank_jr *r, struct json_object *o, const char *key, bool required,
+			double lo, double hi, double *out);
+int jank_json_read_bool(struct jank_jr *r, struct json_object *o, const char *key, bool required,
+			bool dflt, bool *out);
 /*
  * A string value `v` (named `key`) shorter than `size` bytes, without NUL:
  * 0 and *out (json-c's, valid while `v` is), or -EINVAL.
  */
-int jank_jr_str_value(struct jank_jr *r, struct json_object *v, const char *key, size_t size,
-		      const char **out);
-/* A string member, as jank_jr_str_value(): 0, 1 (absent: *out NULL), -EINVAL. */
-int jank_jr_str(struct jank_jr *r, struct json_object *o, const char *key, bool required,
-		size_t size, const char **out);
+int jank_json_read_str_value(struct jank_jr *r, struct json_object *v, const char *key, size_t size,
+			     const char **out);
+/* A string member, as jank_json_read_str_value(): 0, 1 (absent: *out NULL), -EINVAL. */
+int jank_json_read_str(struct jank_jr *r, struct json_object *o, const char *key, bool required,
+		       size_t size, const char **out);
 /* An array member of at most `max` elements: 0, 1 (absent), -EINVAL. */
-int jank_jr_array(struct jank_jr *r, struct json_object *o, const char *key, bool required,
-		  size_t max, struct json_object **out);
+int jank_json_read_array(struct jank_jr *r, struct json_object *o, const char *key, bool required,
+			 size_t max, struct json_object **out);
 /* An array value `v` (named `key`) of exactly `n` elements (SIZE_MAX: up to `max`). */
-int jank_jr_array_value(struct jank_jr *r, struct json_object *v, const char *key, size_t n,
-			size_t max);
+int jank_json_read_array_value(struct jank_jr *r, struct json_object *v, const char *key, size_t n,
+			       size_t max);
 /* Element `i` of array `a` (checked: an array, i in range), of type `type`, named key[i]. */
-int jank_jr_elem(struct jank_jr *r, struct json_object *a, const char *key, size_t i,
-		 enum json_type type, struct json_object **out);
+int jank_json_read_elem(struct jank_jr *r, struct json_object *a, const char *key, size_t i,
+			enum json_type type, struct json_object **out);
 
 /*
  * A JSON file read back (capture.json, report.json): at most max_bytes, at

@@ -36,7 +36,7 @@ static int find_debuginfo_cb(Dwfl_Module *mod, void **userdata, const char *modn
 			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			     GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	return -1; /* chosen beforehand: see binary_open() */
+	return -1; /* chosen beforehand: see symbols_binary_open() */
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -117,17 +117,19 @@ static void candidate_debugdata(struct candidate *c, Elf_Scn *scn, uint64_t cap)
 	if (size == UINT64_MAX)
 		c->too_big = true;
 	else
-		c->cost += (size_t)size + (size_t)(size / 24) * BYTES_PER_SYMBOL;
+		c->cost += (size_t)size +
+			   (size_t)(size / 24) * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
 }
 
 /* Sections and segments, through libelf: a usable executable or shared object? */
-static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap)
+static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t debugdata_cap,
+			      uint64_t cost_cap)
 {
 	GElf_Ehdr ehdr;
 	size_t phnum, shstrndx = 0;
 	Elf_Scn *debugdata = NULL;
 	bool found = false;
-	uint64_t symtab = 0, dynsym = 0;
+	uint64_t symtab = 0, dynsym = 0, nsymtab = 0, ndynsym = 0;
 	Elf_Scn *scn = NULL;
 
 	if (elf_kind(c->elf) != ELF_K_ELF || !gelf_getehdr(c->elf, &ehdr))
@@ -170,16 +172,33 @@ static bool candidate_inspect(struct candidate *c, uint64_t file_size, uint64_t 
 			debugdata = scn;
 		if (sh.sh_type == SHT_SYMTAB) {
 			symtab += sh.sh_size + section_size(c->elf, sh.sh_link);
+			nsymtab += sh.sh_size / sizeof(Elf64_Sym);
 			c->has_symtab = true;
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			dynsym += sh.sh_size + section_size(c->elf, sh.sh_link);
+			ndynsym += sh.sh_size / sizeof(Elf64_Sym);
 		}
 	}
-	/* libdwfl reads one of the two tables; a hostile header may claim anything. */
-	symtab = symtab ? symtab : dynsym;
+	/*
+	 * libdwfl reads one of the two tables, and keeps some bookkeeping per
+	 * symbol; we index them (24 bytes each). A hostile header may claim
+	 * anything: no more than the file holds.
+	 */
+	if (!symtab) {
+		symtab = dynsym;
+		nsymtab = ndynsym;
+	}
 	if (symtab > file_size)
 		symtab = file_size;
-	c->cost = BINARY_OVERHEAD + (size_t)symtab + (size_t)(symtab / 24) * BYTES_PER_SYMBOL;
+	if (nsymtab > file_size / sizeof(Elf64_Sym))
+		nsymtab = file_size / sizeof(Elf64_Sym);
+	c->cost = BINARY_OVERHEAD + (size_t)symtab +
+		  (size_t)nsymtab * (BYTES_PER_SYMBOL + sizeof(struct sym_entry));
+	/* Symbol tables past the binary's share: binary+offset, said in too_big. */
+	if (c->cost > cost_cap) {
+		c->too_big = true;
+		return false;
+	}
 	/* Without a .symtab of its own, libdwfl would unpack it. */
 	if (debugdata && !c->has_symtab)
 		candidate_debugdata(c, debugdata, debugdata_cap);
@@ -199,7 +218,7 @@ static bool candidate_from_fd(struct jank_symbols *s, int fd, const char *path, 
 	if (fstat(c->fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE)
 		goto fail;
 	c->elf = elf_begin(c->fd, ELF_C_READ, NULL);
-	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4)) {
+	if (!c->elf || !candidate_inspect(c, (uint64_t)st.st_size, s->st.limit / 4, s->st.limit)) {
 		if (c->too_big)
 			s->st.too_big++;
 		goto fail;
@@ -377,6 +396,10 @@ static void binary_close(struct jank_symbols *s, struct binary *b)
 	dwfl_end(b->dwfl);
 	b->dwfl = NULL;
 	b->mod = NULL;
+	free(b->syms);
+	b->syms = NULL;
+	b->nsyms = 0;
+	b->indexed = b->no_index = false;
 	s->open_bytes -= b->cost;
 	b->cost = 0;
 	b->state = BIN_CLOSED;
@@ -386,7 +409,7 @@ static void binary_close(struct jank_symbols *s, struct binary *b)
 /* Close the least recently used open binaries but `keep` until `need` more bytes fit. */
 static bool make_room(struct jank_symbols *s, size_t need, const struct binary *keep)
 {
-	while (counted_bytes(s) + need > s->st.limit) {
+	while (symbols_counted_bytes(s) + need > s->st.limit) {
 		struct binary *lru = NULL;
 
 		for (struct binary *b = s->binaries; b; b = b->next)
@@ -468,7 +491,7 @@ static bool binary_take_file(struct binary *b, const struct candidate *bin, cons
  * Open a binary's symbols: its debug file by build-id; the binary itself
  * when it has a .symtab; its debug file by debug link; the binary's .dynsym.
  */
-void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	char path[PATH_MAX];
 	struct candidate bin = { .fd = -1 }, dbg = { .fd = -1 }, *use = NULL;
@@ -508,8 +531,8 @@ void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_
 		goto out;
 	}
 	if (!b->symbol_file || strcmp(b->symbol_file, use->path) != 0) {
-		free_counted(s, b->symbol_file);
-		b->symbol_file = dup_counted(s, use->path); /* NULL: only not listed */
+		symbols_free_counted(s, b->symbol_file);
+		b->symbol_file = symbols_dup_counted(s, use->path); /* NULL: only not listed */
 	}
 	b->cost = use->cost;
 	s->open_bytes += b->cost;
@@ -522,8 +545,8 @@ out:
 
 /* ---- Binaries: one per (path, build-id), shared by mappings ---- */
 
-struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
-			  size_t id_len, const char *debug_link)
+struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
+				  size_t id_len, const char *debug_link)
 {
 	struct binary *b;
 
@@ -539,9 +562,9 @@ struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_
 	if (!b)
 		return NULL;
 	b->pending_fd = -1;
-	b->path = dup_counted(s, path);
-	if (!b->path || (debug_link && !(b->debug_link = dup_counted(s, debug_link)))) {
-		free_counted(s, b->path);
+	b->path = symbols_dup_counted(s, path);
+	if (!b->path || (debug_link && !(b->debug_link = symbols_dup_counted(s, debug_link)))) {
+		symbols_free_counted(s, b->path);
 		free(b);
 		return NULL;
 	}
@@ -549,6 +572,7 @@ struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_
 		memcpy(b->build_id, id, id_len);
 	b->build_id_len = id_len;
 	b->refs = 1;
+	b->id = ++s->next_id ? s->next_id : ++s->next_id;
 	b->next = s->binaries;
 	if (b->next)
 		b->next->prev = b;
@@ -558,7 +582,7 @@ struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_
 	return b;
 }
 
-void binary_put(struct jank_symbols *s, struct binary *b)
+void symbols_binary_put(struct jank_symbols *s, struct binary *b)
 {
 	if (--b->refs)
 		return;
@@ -571,9 +595,9 @@ void binary_put(struct jank_symbols *s, struct binary *b)
 		s->binaries = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
-	free_counted(s, b->path);
-	free_counted(s, b->debug_link);
-	free_counted(s, b->symbol_file);
+	symbols_free_counted(s, b->path);
+	symbols_free_counted(s, b->debug_link);
+	symbols_free_counted(s, b->symbol_file);
 	s->book_bytes -= sizeof(*b);
 	s->st.binaries--;
 	free(b);
@@ -585,11 +609,11 @@ void binary_put(struct jank_symbols *s, struct binary *b)
  * only from the live process (a short-lived one may be gone by the time a
  * verdict names its frames). Without one, on its first lookup.
  */
-void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
+void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base)
 {
 	if (s->opener && b->state == BIN_CLOSED) {
 		b->last_use = ++s->tick;
-		binary_open(s, b, vpid, base);
+		symbols_binary_open(s, b, vpid, base);
 	}
 }
 
@@ -598,7 +622,7 @@ void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t
  * again on their next lookup (the file may be there now); the texts cached
  * are forgotten.
  */
-void fetch_retry(struct jank_symbols *s)
+void symbols_fetch_retry(struct jank_symbols *s)
 {
 	int64_t now = mono_ns(), next = 0;
 

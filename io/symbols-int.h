@@ -20,8 +20,9 @@
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
 #define CACHE_TEXT_MAX	 512  /* longer texts are not cached */
 #define MAX_FILE_SIZE	 ((uint64_t)4 << 30)
-#define BINARY_OVERHEAD	 16384		      /* libelf and libdwfl's structures per open binary */
-#define BYTES_PER_SYMBOL 16		      /* libdwfl's per-symbol bookkeeping */
+#define BINARY_OVERHEAD	 16384 /* libelf and libdwfl's structures per open binary */
+#define BYTES_PER_SYMBOL 16    /* libdwfl's per-symbol bookkeeping */
+#define SCAN_BACK	 64    /* entries an index lookup looks back for a symbol holding it */
 #define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
 #define FETCH_RETRY_NS	 250000000LL	      /* a fetch under way: the first retry, doubled */
 #define FETCH_RETRY_MAX	 4000000000LL	      /* up to this */
@@ -30,6 +31,20 @@ enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
 	BIN_OPEN,
 	BIN_FAILED, /* no usable file: lookups give binary+offset */
+};
+
+/*
+ * A binary's symbols sorted by address, built once on its first lookup:
+ * a lookup is a binary search, not libdwfl's walk over every symbol. An
+ * entry (16 bytes) is a function or object symbol (what
+ * dwfl_module_addrinfo gives too); `ndx` is its index for
+ * dwfl_module_getsym_info (its name), with its binding's rank in the top
+ * bits while sorting.
+ */
+struct sym_entry {
+	uint64_t addr;
+	uint32_t size; /* 0: sizeless (UINT32_MAX: at least that) */
+	uint32_t ndx;
 };
 
 struct binary {
@@ -43,9 +58,18 @@ struct binary {
 	uint8_t file_build_id[JANK_SYMBOLS_MAX_BUILD_ID];
 	size_t file_build_id_len;
 	unsigned refs; /* mappings */
+	uint32_t id;   /* for call stacks (jank_symbols_locate): never another binary's */
+	/* Where it was last located: to open it, and its file addresses before it is read. */
+	int64_t seen_vpid;
+	uint64_t seen_base;
+	bool seen_pic;
 	enum bin_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct sym_entry *syms; /* NULL until its first lookup; counted in cost */
+	size_t nsyms;
+	bool indexed;	  /* its index was built (or tried) */
+	bool no_index;	  /* the index could not be built: lookups give binary+offset */
 	bool vaddr_known; /* the ELF was read once: first_vaddr is the file's */
 	uint64_t first_vaddr;
 	size_t cost; /* counted while open */
@@ -67,6 +91,7 @@ struct mapping {
 struct process {
 	struct mapping *v; /* sorted by base, not overlapping */
 	size_t n, cap;
+	uint64_t last_use; /* the symbolizer's tick: the least recently used is forgotten first */
 };
 
 struct cache_entry {
@@ -88,7 +113,9 @@ struct jank_symbols {
 	jank_symbols_fetch_fn fetcher;
 	void *fetcher_data;
 	int64_t next_retry_ns; /* the earliest fetch_retry_ns of the binaries waiting */
-	uint64_t gen; /* bumped by every change of a mapping: older cache entries are void */
+	uint64_t gen;	  /* bumped by every change of a mapping: older cache entries are void */
+	uint32_t next_id; /* binaries' ids, from 1 */
+	bool no_index;	  /* libdwfl's own lookups (jank_symbols_set_index) */
 	uint64_t tick;
 	size_t book_bytes; /* bookkeeping, without the hash map's table */
 	size_t open_bytes;
@@ -97,22 +124,22 @@ struct jank_symbols {
 };
 
 /* symbols.c */
-size_t counted_bytes(const struct jank_symbols *s);
-void free_counted(struct jank_symbols *s, char *str);
-char *dup_counted(struct jank_symbols *s, const char *str);
+size_t symbols_counted_bytes(const struct jank_symbols *s);
+void symbols_free_counted(struct jank_symbols *s, char *str);
+char *symbols_dup_counted(struct jank_symbols *s, const char *str);
 
 /* symbols-binary.c */
-struct binary *binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
-			  size_t id_len, const char *debug_link);
-void open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
-void binary_put(struct jank_symbols *s, struct binary *b);
-void binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
-void fetch_retry(struct jank_symbols *s);
+struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, const uint8_t *id,
+				  size_t id_len, const char *debug_link);
+void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
+void symbols_binary_put(struct jank_symbols *s, struct binary *b);
+void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
+void symbols_fetch_retry(struct jank_symbols *s);
 
 /* symbols-maps.c */
-void process_free(struct jank_symbols *s, struct process *p);
-uint64_t vpid_key(int64_t vpid);
-long mapping_floor(const struct process *p, uint64_t addr);
-uint64_t mapping_end(const struct mapping *m);
+void symbols_process_free(struct jank_symbols *s, struct process *p);
+uint64_t symbols_vpid_key(int64_t vpid);
+long symbols_mapping_floor(const struct process *p, uint64_t addr);
+uint64_t symbols_mapping_end(const struct mapping *m);
 
 #endif

@@ -16,13 +16,13 @@
 
 /* ---- Processes and their mappings ---- */
 
-uint64_t vpid_key(int64_t vpid)
+uint64_t symbols_vpid_key(int64_t vpid)
 {
 	return (uint64_t)vpid;
 }
 
 /* Index of the last mapping with base <= addr, or -1. */
-long mapping_floor(const struct process *p, uint64_t addr)
+long symbols_mapping_floor(const struct process *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -37,7 +37,7 @@ long mapping_floor(const struct process *p, uint64_t addr)
 	return (long)lo - 1;
 }
 
-uint64_t mapping_end(const struct mapping *m)
+uint64_t symbols_mapping_end(const struct mapping *m)
 {
 	uint64_t end;
 
@@ -46,20 +46,20 @@ uint64_t mapping_end(const struct mapping *m)
 
 static struct mapping *mapping_at(struct process *p, uint64_t base)
 {
-	long i = mapping_floor(p, base);
+	long i = symbols_mapping_floor(p, base);
 
 	return i >= 0 && p->v[i].base == base ? &p->v[i] : NULL;
 }
 
 static void process_remove_at(struct jank_symbols *s, struct process *p, size_t i)
 {
-	binary_put(s, p->v[i].bin);
+	symbols_binary_put(s, p->v[i].bin);
 	memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof(*p->v));
 	p->n--;
 	s->st.mappings--;
 }
 
-void process_free(struct jank_symbols *s, struct process *p)
+void symbols_process_free(struct jank_symbols *s, struct process *p)
 {
 	while (p->n)
 		process_remove_at(s, p, p->n - 1);
@@ -71,24 +71,49 @@ void process_free(struct jank_symbols *s, struct process *p)
 
 void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid)
 {
-	struct process *p = jank_hashmap_remove(&s->procs, vpid_key(vpid));
+	struct process *p = jank_hashmap_remove(&s->procs, symbols_vpid_key(vpid));
 
 	if (p) {
-		process_free(s, p);
+		symbols_process_free(s, p);
 		s->gen++;
 	}
 }
 
+/*
+ * Forget the process least recently used (mapped, located in or looked up
+ * in) but `keep`, so that the processes of weeks (exited ones, which no
+ * event says) do not fill the bookkeeping's half of the limit. false: none
+ * left to forget.
+ */
+static bool forget_oldest(struct jank_symbols *s, int64_t keep)
+{
+	const struct jank_hashmap_slot *lru = NULL;
+
+	for (size_t i = 0; i < s->procs.cap; i++) {
+		const struct jank_hashmap_slot *sl = &s->procs.slots[i];
+		const struct process *p = sl->value;
+
+		if (p && sl->key != symbols_vpid_key(keep) &&
+		    (!lru || p->last_use < ((const struct process *)lru->value)->last_use))
+			lru = sl;
+	}
+	if (!lru)
+		return false;
+	jank_symbols_forget_process(s, (int64_t)lru->key);
+	s->st.forgotten++;
+	return true;
+}
+
 static struct process *process_get(struct jank_symbols *s, int64_t vpid)
 {
-	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
 
 	if (p)
 		return p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (jank_hashmap_put(&s->procs, vpid_key(vpid), p) < 0) {
+	if (jank_hashmap_put(&s->procs, symbols_vpid_key(vpid), p) < 0) {
 		free(p);
 		return NULL;
 	}
@@ -112,13 +137,15 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 		return -EINVAL;
 	if (build_id_len > JANK_SYMBOLS_MAX_BUILD_ID || !build_id)
 		build_id_len = 0; /* not a build-id we can compare: as if none */
-	if (counted_bytes(s) - s->open_bytes > s->st.limit / 2) {
-		s->st.dropped++;
-		return -ENOSPC;
-	}
+	while (symbols_counted_bytes(s) - s->open_bytes > s->st.limit / 2)
+		if (!forget_oldest(s, vpid)) {
+			s->st.dropped++;
+			return -ENOSPC;
+		}
 	p = process_get(s, vpid);
 	if (!p)
 		return -ENOMEM;
+	p->last_use = ++s->tick;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
 		struct mapping *v = realloc(p->v, cap * sizeof(*v));
@@ -129,14 +156,14 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 		p->v = v;
 		p->cap = cap;
 	}
-	b = binary_get(s, path, build_id, build_id_len, debug_link);
+	b = symbols_binary_get(s, path, build_id, build_id_len, debug_link);
 	if (!b)
 		return -ENOMEM;
 	m = (struct mapping){ .base = base, .memsz = memsz, .bin = b, .is_pic = is_pic };
-	end = mapping_end(&m);
+	end = symbols_mapping_end(&m);
 	/* A new mapping replaces what it overlaps, as mmap does. */
-	i = mapping_floor(p, base);
-	if (i >= 0 && mapping_end(&p->v[i]) > base)
+	i = symbols_mapping_floor(p, base);
+	if (i >= 0 && symbols_mapping_end(&p->v[i]) > base)
 		process_remove_at(s, p, (size_t)i);
 	else
 		i++;
@@ -148,14 +175,14 @@ int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base
 	s->st.mappings++;
 	s->gen++;
 	if (build_id_len)
-		open_early(s, b, vpid, base);
+		symbols_open_early(s, b, vpid, base);
 	return 0;
 }
 
 int jank_symbols_set_build_id(struct jank_symbols *s, int64_t vpid, uint64_t base,
 			      const uint8_t *build_id, size_t len)
 {
-	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
 	struct mapping *m = p ? mapping_at(p, base) : NULL;
 	struct binary *old, *b;
 
@@ -164,20 +191,20 @@ int jank_symbols_set_build_id(struct jank_symbols *s, int64_t vpid, uint64_t bas
 	if (!build_id || len > JANK_SYMBOLS_MAX_BUILD_ID)
 		len = 0;
 	old = m->bin;
-	b = binary_get(s, old->path, build_id, len, old->debug_link);
+	b = symbols_binary_get(s, old->path, build_id, len, old->debug_link);
 	if (!b)
 		return -ENOMEM;
 	m->bin = b;
-	binary_put(s, old);
+	symbols_binary_put(s, old);
 	s->gen++;
-	open_early(s, b, vpid, base);
+	symbols_open_early(s, b, vpid, base);
 	return 0;
 }
 
 int jank_symbols_set_debug_link(struct jank_symbols *s, int64_t vpid, uint64_t base,
 				const char *debug_link)
 {
-	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
 	struct mapping *m = p ? mapping_at(p, base) : NULL;
 	char *d;
 
@@ -187,10 +214,10 @@ int jank_symbols_set_debug_link(struct jank_symbols *s, int64_t vpid, uint64_t b
 		return -EINVAL;
 	if (m->bin->debug_link && strcmp(m->bin->debug_link, debug_link) == 0)
 		return 0;
-	d = dup_counted(s, debug_link);
+	d = symbols_dup_counted(s, debug_link);
 	if (!d)
 		return -ENOMEM;
-	free_counted(s, m->bin->debug_link);
+	symbols_free_counted(s, m->bin->debug_link);
 	m->bin->debug_link = d;
 	if (m->bin->state == BIN_FAILED)
 		m->bin->state = BIN_CLOSED; /* the debug file may be there */
@@ -200,7 +227,7 @@ int jank_symbols_set_debug_link(struct jank_symbols *s, int64_t vpid, uint64_t b
 
 int jank_symbols_remove_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base)
 {
-	struct process *p = jank_hashmap_get(&s->procs, vpid_key(vpid));
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
 	struct mapping *m = p ? mapping_at(p, base) : NULL;
 
 	if (!m)

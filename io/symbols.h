@@ -28,10 +28,16 @@
  * their strings libdwfl reads, plus a fixed overhead; for a binary without
  * .symtab, the size its MiniDebugInfo, .gnu_debugdata, unpacks to, measured
  * first: a file whose .gnu_debugdata unpacks past a quarter of the limit is
- * not used, counted in too_big, and its addresses stay binary+offset) are
+ * not used, counted in too_big, and its addresses stay binary+offset; and
+ * its index of symbols by address, 16 bytes a symbol, built on its first
+ * lookup, so that a lookup is a binary search; a binary whose symbols would
+ * cost more than the whole limit is not used either, counted in too_big) are
  * counted against the limit given at creation. Binaries are closed least recently used
- * first to stay under it (and reopened when needed again); mappings that
- * would exceed half of it are refused and counted. Not thread-safe.
+ * first to stay under it (and reopened when needed again); when mappings
+ * would exceed half of it, the processes least recently used (mapped,
+ * located in, looked up in) are forgotten (exited ones, mostly: no event
+ * says so), counted in forgotten; what still does not fit is refused and
+ * counted in dropped. Not thread-safe.
  */
 #ifndef JANK_SYMBOLS_H
 #define JANK_SYMBOLS_H
@@ -58,9 +64,11 @@ struct jank_symbols_stats {
 	uint64_t resolved;   /* lookups that gave a function name */
 	uint64_t unresolved; /* binary+offset or a bare address */
 	uint64_t evictions;  /* binaries closed to stay under the limit */
-	uint64_t dropped;    /* mappings refused: the limit */
+	uint64_t dropped;    /* mappings refused: the limit (one process's alone) */
+	uint64_t forgotten;  /* processes forgotten, least recently used first, for the limit */
 	uint64_t bad_files;  /* opens that failed: missing, not ELF, wrong build-id, too big */
-	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit */
+	uint64_t too_big;    /* files refused: .gnu_debugdata unpacks past a quarter of the limit,
+				or an index with more symbols than its symbol table counted */
 	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
 	uint64_t opener_refused; /* asked, and refused or unanswered */
 	uint64_t fetched;	 /* debug files the fetcher gave (see jank_symbols_set_fetcher) */
@@ -137,6 +145,14 @@ void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, 
 void jank_symbols_set_default_fetcher(jank_symbols_fetch_fn fn, void *data);
 
 /*
+ * Lookups through each binary's index (the default: sorted once on the
+ * binary's first lookup, O(log n) each), or, off, through libdwfl's own
+ * dwfl_module_addrinfo (which walks every symbol: O(n) each), e.g. to
+ * compare the two.
+ */
+void jank_symbols_set_index(struct jank_symbols *s, bool on);
+
+/*
  * Binary PATH is loaded in process VPID at BASE, which is, as lttng-ust's
  * bin_info gives it, the run-time address of its first PT_LOAD segment
  * (load bias + that segment's p_vaddr), over MEMSZ bytes (0: up to the next
@@ -144,8 +160,8 @@ void jank_symbols_set_default_fetcher(jank_symbols_fetch_fn fn, void *data);
  * name, may be NULL) are what the trace recorded; IS_PIC says whether
  * addresses move with the base (used only when the file cannot be read: the
  * ELF header says it otherwise). Mappings it overlaps are replaced.
- * Returns 0, -EINVAL (bad arguments), -ENOSPC (the limit: counted in
- * dropped) or -ENOMEM.
+ * Returns 0, -EINVAL (bad arguments), -ENOSPC (the limit, with every other
+ * process forgotten: counted in dropped) or -ENOMEM.
  */
 int jank_symbols_add_mapping(struct jank_symbols *s, int64_t vpid, uint64_t base, uint64_t memsz,
 			     const char *path, const uint8_t *build_id, size_t build_id_len,
@@ -223,8 +239,26 @@ int jank_symbols_where(const struct jank_symbols *s, int64_t vpid, uint64_t addr
 void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
 
 /*
+ * Code locations, for the engine's call stacks (jank_engine_set_locator):
+ * ADDR of process VPID as an offset in the binary that maps it (from the
+ * run-time address of its first PT_LOAD segment) and the binary's id, the
+ * same for every process that maps that build, never reused. false: no
+ * known mapping holds it. jank_symbols_code_locator is a jank_code_locator
+ * over a jank_symbols (data). jank_symbols_lookup_code: the text of such a
+ * location, as jank_symbols_lookup gives it for the address ("0xOFFSET"
+ * once no mapping refers to the binary any more).
+ */
+bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
+			 uint64_t *offset);
+bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+			       void *data);
+enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
+						  uint64_t offset, char *buf, size_t len);
+
+/*
  * A jank_frame_namer (lib/critpath.h) over a jank_symbols (data): user
- * frames by jank_symbols_lookup(), kernel frames as hex addresses. For
+ * frames by jank_symbols_lookup() (jank_symbols_lookup_code() for an offset
+ * in a binary), kernel frames as hex addresses. For
  * jank_engine_set_namer() and jank_path_name_frames().
  */
 struct jank_frame;

@@ -28,7 +28,7 @@ struct port {
 };
 
 struct merge {
-	const struct jank_merge_ops *ops;
+	const struct jank_trace_merge_ops *ops;
 	struct port *ports;
 	size_t nports;
 	struct port **heap; /* the ports whose head has a time, earliest first */
@@ -224,7 +224,7 @@ static bt_component_class_initialize_method_status
 init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
      const bt_value *params, void *data)
 {
-	const struct jank_merge_ops *ops = data;
+	const struct jank_trace_merge_ops *ops = data;
 	uint64_t nports = bt_value_integer_unsigned_get(
 		bt_value_map_borrow_entry_value_const(params, "ports"));
 	struct merge *m = calloc(1, sizeof(*m));
@@ -290,8 +290,8 @@ static void fini(bt_self_component_sink *self)
 	free(m);
 }
 
-int jank_merge_add(bt_graph *graph, const char *name, size_t nports,
-		   const struct jank_merge_ops *ops, const bt_component_sink **sink)
+int jank_trace_merge_add(bt_graph *graph, const char *name, size_t nports,
+			 const struct jank_trace_merge_ops *ops, const bt_component_sink **sink)
 {
 	bt_component_class_sink *cls = bt_component_class_sink_create("jank-merge", consume);
 	bt_value *params = bt_value_map_create();

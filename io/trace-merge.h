@@ -21,16 +21,16 @@
 #include <babeltrace2/babeltrace.h>
 
 /* The time of a message: 1 with *ts set, 0 when it has none, -errno. */
-typedef int (*jank_merge_time_fn)(const bt_message *msg, int64_t *ts, void *data);
+typedef int (*jank_trace_merge_time_fn)(const bt_message *msg, int64_t *ts, void *data);
 /* Take a message, in merged order (ts: its time, or the last time delivered). 0 or -errno. */
-typedef int (*jank_merge_take_fn)(const bt_message *msg, int64_t ts, bool timed, void *data);
+typedef int (*jank_trace_merge_take_fn)(const bt_message *msg, int64_t ts, bool timed, void *data);
 /* What went wrong in the merge itself (time going backwards), for the error message. */
-typedef void (*jank_merge_error_fn)(const char *what, void *data);
+typedef void (*jank_trace_merge_error_fn)(const char *what, void *data);
 
-struct jank_merge_ops {
-	jank_merge_time_fn time;
-	jank_merge_take_fn take;
-	jank_merge_error_fn error;
+struct jank_trace_merge_ops {
+	jank_trace_merge_time_fn time;
+	jank_trace_merge_take_fn take;
+	jank_trace_merge_error_fn error;
 	void *data;
 };
 
@@ -39,7 +39,7 @@ struct jank_merge_ops {
  * (connect each to one upstream output port). `ops` must outlive the graph.
  * Returns 0, or -errno (babeltrace2's error left on the thread).
  */
-int jank_merge_add(bt_graph *graph, const char *name, size_t nports,
-		   const struct jank_merge_ops *ops, const bt_component_sink **sink);
+int jank_trace_merge_add(bt_graph *graph, const char *name, size_t nports,
+			 const struct jank_trace_merge_ops *ops, const bt_component_sink **sink);
 
 #endif

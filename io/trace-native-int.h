@@ -98,8 +98,8 @@ struct native_reader {
 };
 
 /* trace-native.c */
-bool has_role(const struct ctf_cursor *c, enum ctf_role r);
-void class_free(struct nclass *nc);
-int heap_fill(struct jank_reader *in, struct native_reader *nr);
+bool native_has_role(const struct ctf_cursor *c, enum ctf_role r);
+void native_class_free(struct nclass *nc);
+int native_heap_fill(struct jank_reader *in, struct native_reader *nr);
 
 #endif

@@ -281,9 +281,10 @@ static int stream_identity(struct nstream *s, uint64_t *sc, uint64_t *inst, char
 		jank_errf(why, len, "%s: %s", s->path, c.why);
 		return -EINVAL;
 	}
-	*sc = has_role(&c, CTF_ROLE_STREAM_ID) ? c.roles[CTF_ROLE_STREAM_ID] : 0;
-	*inst = has_role(&c, CTF_ROLE_STREAM_INSTANCE_ID) ? c.roles[CTF_ROLE_STREAM_INSTANCE_ID]
-							  : NO_SNAPSHOT;
+	*sc = native_has_role(&c, CTF_ROLE_STREAM_ID) ? c.roles[CTF_ROLE_STREAM_ID] : 0;
+	*inst = native_has_role(&c, CTF_ROLE_STREAM_INSTANCE_ID)
+			? c.roles[CTF_ROLE_STREAM_INSTANCE_ID]
+			: NO_SNAPSHOT;
 	return 0;
 }
 
@@ -357,7 +358,7 @@ static void native_free_all(struct native_reader *nr)
 
 		for (size_t k = 0; k < tr->nscs; k++) {
 			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
-				class_free(&tr->scs[k].classes[i]);
+				native_class_free(&tr->scs[k].classes[i]);
 			free(tr->scs[k].classes);
 			ctf_plan_free(tr->scs[k].pctx);
 			ctf_plan_free(tr->scs[k].ehdr);
@@ -414,7 +415,7 @@ int native_open(struct jank_reader *in, const char *const *dirs, const size_t *c
 	in->native = nr;
 	for (size_t t = 0; t < nr->ntraces; t++)
 		trace_announce(in, &nr->traces[t]);
-	r = heap_fill(in, nr);
+	r = native_heap_fill(in, nr);
 	if (r < 0) {
 		in->failed = true;
 		return 0; /* opened; the first run says what is wrong */

@@ -65,7 +65,7 @@ static int order_check(struct jank_reader *in, struct nstream *s, int64_t ts)
 	return 0;
 }
 
-bool has_role(const struct ctf_cursor *c, enum ctf_role r)
+bool native_has_role(const struct ctf_cursor *c, enum ctf_role r)
 {
 	return c->roles_set & (1u << r);
 }
@@ -73,12 +73,12 @@ bool has_role(const struct ctf_cursor *c, enum ctf_role r)
 static struct nsc *packet_sc(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	uint64_t id = has_role(c, CTF_ROLE_STREAM_ID) ? c->roles[CTF_ROLE_STREAM_ID] : 0;
+	uint64_t id = native_has_role(c, CTF_ROLE_STREAM_ID) ? c->roles[CTF_ROLE_STREAM_ID] : 0;
 
-	if (!has_role(c, CTF_ROLE_STREAM_ID) && s->tr->nscs != 1)
+	if (!native_has_role(c, CTF_ROLE_STREAM_ID) && s->tr->nscs != 1)
 		return NULL;
 	for (size_t i = 0; i < s->tr->nscs; i++)
-		if (s->tr->scs[i].decl->id == id || !has_role(c, CTF_ROLE_STREAM_ID))
+		if (s->tr->scs[i].decl->id == id || !native_has_role(c, CTF_ROLE_STREAM_ID))
 			return &s->tr->scs[i];
 	return NULL;
 }
@@ -88,9 +88,10 @@ static int packet_sizes(struct jank_reader *in, struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 	uint64_t left = (uint64_t)(s->size - s->pkt) * 8;
-	uint64_t psize = has_role(c, CTF_ROLE_PACKET_SIZE) ? c->roles[CTF_ROLE_PACKET_SIZE] : left;
+	uint64_t psize =
+		native_has_role(c, CTF_ROLE_PACKET_SIZE) ? c->roles[CTF_ROLE_PACKET_SIZE] : left;
 	uint64_t csize =
-		has_role(c, CTF_ROLE_CONTENT_SIZE) ? c->roles[CTF_ROLE_CONTENT_SIZE] : psize;
+		native_has_role(c, CTF_ROLE_CONTENT_SIZE) ? c->roles[CTF_ROLE_CONTENT_SIZE] : psize;
 
 	if (psize % 8 || psize == 0 || psize > left || csize > psize || csize < c->at)
 		return stream_fail(in, s, "its sizes are past the end of the file or inconsistent");
@@ -118,7 +119,7 @@ static void queue_discarded(struct nstream *s, int64_t begin, int64_t end, uint6
 static int packet_discarded(struct jank_reader *in, struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	bool tb = has_role(c, CTF_ROLE_TS_BEGIN), te = has_role(c, CTF_ROLE_TS_END);
+	bool tb = native_has_role(c, CTF_ROLE_TS_BEGIN), te = native_has_role(c, CTF_ROLE_TS_END);
 	int64_t begin = 0, end = 0, prev_end = 0;
 
 	if ((tb && to_ns(in, s, c->roles[CTF_ROLE_TS_BEGIN], &begin) < 0) ||
@@ -126,7 +127,7 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 	    (s->prev_end != NO_SNAPSHOT && to_ns(in, s, s->prev_end, &prev_end) < 0))
 		return -ERANGE;
 	s->ndisc = s->disc_head = 0;
-	if (has_role(c, CTF_ROLE_DISCARDED)) {
+	if (native_has_role(c, CTF_ROLE_DISCARDED)) {
 		uint64_t now = c->roles[CTF_ROLE_DISCARDED];
 
 		if (s->prev_disc == NO_SNAPSHOT && now != 0)
@@ -135,7 +136,7 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 			queue_discarded(s, prev_end, end, now - s->prev_disc);
 		s->prev_disc = now;
 	}
-	if (has_role(c, CTF_ROLE_SEQ_NUM)) {
+	if (native_has_role(c, CTF_ROLE_SEQ_NUM)) {
 		uint64_t now = c->roles[CTF_ROLE_SEQ_NUM];
 
 		if (s->prev_seq != NO_SNAPSHOT && now - s->prev_seq > 1)
@@ -180,7 +181,7 @@ static int packet_open(struct jank_reader *in, struct nstream *s)
 	s->vals[CTF_SLOT_CPU].type = JANK_VALUE_NONE;
 	if (ctf_plan_run(s->tr->phdr, c) < 0)
 		return stream_fail(in, s, c->why);
-	if (has_role(c, CTF_ROLE_MAGIC) && c->roles[CTF_ROLE_MAGIC] != CTF_MAGIC)
+	if (native_has_role(c, CTF_ROLE_MAGIC) && c->roles[CTF_ROLE_MAGIC] != CTF_MAGIC)
 		return stream_fail(in, s, "bad magic number");
 	s->sc = packet_sc(s);
 	if (!s->sc)
@@ -298,7 +299,7 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 	return 0;
 }
 
-void class_free(struct nclass *nc)
+void native_class_free(struct nclass *nc)
 {
 	ctf_plan_free(nc->common);
 	ctf_plan_free(nc->spec);
@@ -312,9 +313,10 @@ void class_free(struct nclass *nc)
 static struct nclass *event_class(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
-	uint64_t id = has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID] : s->sc->only_id;
+	uint64_t id = native_has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID]
+							    : s->sc->only_id;
 
-	if (!has_role(c, CTF_ROLE_EVENT_ID) && s->sc->ndeclared != 1)
+	if (!native_has_role(c, CTF_ROLE_EVENT_ID) && s->sc->ndeclared != 1)
 		return NULL;
 	if (id >= s->sc->nclasses || !s->sc->classes[id].declared)
 		return NULL;
@@ -385,7 +387,7 @@ static int stream_next(struct jank_reader *in, struct nstream *s)
 		if (s->pkt_len && s->cur.at >= s->cur.end) {
 			int64_t end;
 
-			if (has_role(&s->cur, CTF_ROLE_TS_END) &&
+			if (native_has_role(&s->cur, CTF_ROLE_TS_END) &&
 			    (to_ns(in, s, s->cur.roles[CTF_ROLE_TS_END], &end) < 0 ||
 			     order_check(in, s, end) < 0))
 				return -ERANGE;
@@ -552,7 +554,7 @@ static void sift_up(struct native_reader *nr, size_t i)
 	}
 }
 
-int heap_fill(struct jank_reader *in, struct native_reader *nr)
+int native_heap_fill(struct jank_reader *in, struct native_reader *nr)
 {
 	for (size_t i = 0; i < nr->nstreams; i++) {
 		struct nstream *s = &nr->streams[i];
@@ -574,7 +576,7 @@ static void forget_classes(struct native_reader *nr)
 	for (size_t t = 0; t < nr->ntraces; t++)
 		for (size_t k = 0; k < nr->traces[t].nscs; k++)
 			for (size_t i = 0; i < nr->traces[t].scs[k].nclasses; i++)
-				class_free(&nr->traces[t].scs[k].classes[i]);
+				native_class_free(&nr->traces[t].scs[k].classes[i]);
 }
 
 enum jank_reader_status native_run_once(struct jank_reader *in)

@@ -155,7 +155,7 @@ struct jank_reader {
 	jank_reader_notice_fn notice;
 	void *notice_data;
 	struct jank_symbols *symbols; /* not owned; NULL: none */
-	struct jank_merge_ops merge_ops;
+	struct jank_trace_merge_ops merge_ops;
 	struct jank_reader_stats stats;
 	struct native_reader *native;	   /* io/trace-native.c reads the traces, not the graph */
 	const struct jank_reader_tap *tap; /* the tests' */

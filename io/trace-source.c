@@ -127,13 +127,13 @@ static int connect_graph(struct jank_reader *in, const bt_component_source **src
 
 	for (size_t i = 0; i < nsrcs; i++)
 		nports += bt_component_source_get_output_port_count(srcs[i]);
-	in->merge_ops = (struct jank_merge_ops){
+	in->merge_ops = (struct jank_trace_merge_ops){
 		.time = reader_message_time,
 		.take = reader_take_message,
 		.error = reader_merge_error,
 		.data = in,
 	};
-	if (jank_merge_add(in->graph, "jank", nports, &in->merge_ops, &sink) < 0)
+	if (jank_trace_merge_add(in->graph, "jank", nports, &in->merge_ops, &sink) < 0)
 		goto bt_error;
 	for (size_t i = 0; i < nsrcs; i++) {
 		uint64_t n = bt_component_source_get_output_port_count(srcs[i]);

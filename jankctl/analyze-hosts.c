@@ -118,6 +118,7 @@ static int mh_run(struct mh_host *h)
 	if (h->sym) {
 		jank_reader_set_symbols(in, h->sym);
 		jank_engine_set_namer(h->e, jank_symbols_frame_namer, h->sym);
+		jank_engine_set_locator(h->e, jank_symbols_code_locator, h->sym);
 	}
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));

@@ -274,6 +274,17 @@ static struct jank_debuginfod_config fetch_conf;
 
 static void symbols_free(void)
 {
+	struct jank_symbols_stats st;
+
+	/* Said once, at the end: which frames stayed binary+offset for the budget's sake. */
+	if (symbols) {
+		jank_symbols_get_stats(symbols, &st);
+		if (st.too_big)
+			errorf("%" PRIu64 " binar%s past the symbolizer's budget (%" PRIu64
+			       " MiB): %s functions are shown as binary+offset",
+			       st.too_big, st.too_big == 1 ? "y was" : "ies were", st.limit >> 20,
+			       st.too_big == 1 ? "its" : "their");
+	}
 	jank_symbols_free(symbols);
 	symbols = NULL;
 	free((char *)fetch_conf.urls);
@@ -336,6 +347,7 @@ int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces)
 	if (cli_symbols()) {
 		jank_reader_set_symbols(in, cli_symbols());
 		jank_engine_set_namer(e, jank_symbols_frame_namer, cli_symbols());
+		jank_engine_set_locator(e, jank_symbols_code_locator, cli_symbols());
 	}
 	if (jank_reader_run_all(in) != JANK_READER_STATUS_END) {
 		errorf("%s", jank_reader_error(in));

@@ -78,6 +78,8 @@ uint64_t jank_comp_function_identity(const struct jank_frame *f)
 		h = fnv_bytes(h, &f->addr, sizeof(f->addr));
 		h = fnv_bytes(h, &f->pid, sizeof(f->pid));
 		h = fnv_bytes(h, &kernel, 1);
+		if (f->code) /* an offset in a binary: the same function in any of its processes */
+			h = fnv_bytes(h, &f->code, sizeof(f->code));
 	} else {
 		h = fnv_bytes(h, f->name, strnlen(f->name, sizeof(f->name)));
 	}

@@ -81,7 +81,7 @@ void jank_path_fini(struct jank_path *p)
 	jank_path_init(p);
 }
 
-static uint64_t frame_hash(uint64_t addr, int32_t pid, bool kernel, const char *name)
+static uint64_t frame_hash(uint64_t addr, int32_t pid, uint32_t code, bool kernel, const char *name)
 {
 	uint64_t h = 1469598103934665603ull;
 
@@ -90,28 +90,30 @@ static uint64_t frame_hash(uint64_t addr, int32_t pid, bool kernel, const char *
 			h = (h ^ (unsigned char)*name) * 1099511628211ull;
 		return jank_hash64(h);
 	}
-	return jank_hash64(addr ^ jank_hash64((uint32_t)pid | ((uint64_t)kernel << 32)));
+	return jank_hash64(addr ^ jank_hash64(((uint32_t)pid | ((uint64_t)kernel << 32)) ^
+					      ((uint64_t)code << 33)));
 }
 
-static bool frame_is(const struct jank_frame *f, uint64_t addr, int32_t pid, bool kernel,
-		     const char *name)
+static bool frame_is(const struct jank_frame *f, uint64_t addr, int32_t pid, uint32_t code,
+		     bool kernel, const char *name)
 {
 	if (f->addr != addr)
 		return false;
 	if (!addr)
 		return !strcmp(f->name, name ? name : "");
-	return f->pid == pid && f->kernel == kernel;
+	return f->pid == pid && f->code == code && f->kernel == kernel;
 }
 
-static size_t frame_slot(const struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
-			 const char *name)
+static size_t frame_slot(const struct jank_path *p, uint64_t addr, int32_t pid, uint32_t code,
+			 bool kernel, const char *name)
 {
 	size_t mask = p->frame_index_cap - 1;
 
-	for (size_t h = (size_t)frame_hash(addr, pid, kernel, name) & mask;; h = (h + 1) & mask) {
+	for (size_t h = (size_t)frame_hash(addr, pid, code, kernel, name) & mask;;
+	     h = (h + 1) & mask) {
 		uint32_t id = p->frame_index[h];
 
-		if (!id || frame_is(&p->frames[id - 1], addr, pid, kernel, name))
+		if (!id || frame_is(&p->frames[id - 1], addr, pid, code, kernel, name))
 			return h;
 	}
 }
@@ -119,11 +121,17 @@ static size_t frame_slot(const struct jank_path *p, uint64_t addr, int32_t pid, 
 uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
 			 const char *name)
 {
+	return jank_path_frame_in(p, addr, pid, 0, kernel, name);
+}
+
+uint32_t jank_path_frame_in(struct jank_path *p, uint64_t addr, int32_t pid, uint32_t code,
+			    bool kernel, const char *name)
+{
 	struct jank_frame *f;
 	size_t h;
 
 	if (p->frame_index_cap) {
-		h = frame_slot(p, addr, pid, kernel, name);
+		h = frame_slot(p, addr, pid, code, kernel, name);
 		if (p->frame_index[h])
 			return p->frame_index[h];
 	}
@@ -145,18 +153,19 @@ uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool k
 		for (size_t i = 0; i < p->nframes; i++) {
 			const struct jank_frame *o = &p->frames[i];
 
-			p->frame_index[frame_slot(p, o->addr, o->pid, o->kernel, o->name)] =
-				(uint32_t)i + 1;
+			p->frame_index[frame_slot(p, o->addr, o->pid, o->code, o->kernel,
+						  o->name)] = (uint32_t)i + 1;
 		}
 	}
 	f = &p->frames[p->nframes++];
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
 	f->pid = pid;
+	f->code = code;
 	f->kernel = kernel;
 	if (name)
 		jank_utf8_copy(f->name, sizeof(f->name), name);
-	p->frame_index[frame_slot(p, addr, pid, kernel, name)] = (uint32_t)p->nframes;
+	p->frame_index[frame_slot(p, addr, pid, code, kernel, name)] = (uint32_t)p->nframes;
 	return (uint32_t)p->nframes;
 }
 
@@ -424,7 +433,9 @@ static uint32_t local_stack(const struct jank_stacks *t, struct jank_path *p, ui
 	for (unsigned i = n; i-- > 0; id = jank_stacks_parent(t, id)) {
 		const struct jank_stack_node *node = jank_stacks_node(t, id);
 
-		frames[i] = jank_path_frame(p, node->addr, node->pid, node->kernel, NULL);
+		frames[i] = node->kernel ? jank_path_frame(p, node->addr, -1, true, NULL)
+					 : jank_path_frame_in(p, node->addr, node->pid, node->code,
+							      false, NULL);
 		if (!frames[i])
 			return 0;
 	}

@@ -43,8 +43,9 @@ struct jank_segment {
  */
 #define JANK_FRAME_NAME_LEN 128
 struct jank_frame {
-	uint64_t addr;
+	uint64_t addr; /* in process pid, or an offset in binary `code` */
 	int32_t pid;
+	uint32_t code; /* the binary (jank_engine_set_locator), 0: addr is pid's */
 	bool kernel;
 	char name[JANK_FRAME_NAME_LEN];
 };
@@ -153,6 +154,9 @@ const struct jank_label *jank_path_label_of(const struct jank_path *p, uint32_t 
  */
 uint32_t jank_path_frame(struct jank_path *p, uint64_t addr, int32_t pid, bool kernel,
 			 const char *name);
+/* The same, for an offset addr in binary `code` (0: an address of pid). */
+uint32_t jank_path_frame_in(struct jank_path *p, uint64_t addr, int32_t pid, uint32_t code,
+			    bool kernel, const char *name);
 const struct jank_frame *jank_path_frame_of(const struct jank_path *p, uint32_t id);
 uint32_t jank_path_stack(struct jank_path *p, const uint32_t *frames, uint32_t n);
 const uint32_t *jank_path_stack_of(const struct jank_path *p, uint32_t id, uint32_t *n);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "engine-int.h"
 
-void forget_classes(struct jank_engine *e)
+void engine_forget_classes(struct jank_engine *e)
 {
 	for (size_t i = 0; i < e->nclasses; i++)
 		free(e->classes[i].name);
@@ -19,11 +19,11 @@ void forget_classes(struct jank_engine *e)
 }
 
 /* Rules are frozen once events flow: the tables are sized for them. */
-int start(struct jank_engine *e)
+int engine_start(struct jank_engine *e)
 {
 	if (e->started)
 		return 0;
-	e->actions = new_action_table(e, e->nrules);
+	e->actions = engine_new_action_table(e, e->nrules);
 	e->pending = jank_action_table_new((uint32_t)e->nflows);
 	if (!e->actions || !e->pending) {
 		jank_action_table_free(e->actions);
@@ -97,7 +97,7 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	struct class_info *ci;
 	const char *const *tf;
 
-	if (start(e) < 0)
+	if (engine_start(e) < 0)
 		return JANK_CLASS_INVALID;
 	if (domain == JANK_DOMAIN_KERNEL)
 		jank_layout_observe(&e->layout, name);
@@ -136,7 +136,7 @@ uint32_t jank_engine_resolve_class(struct jank_engine *e, enum jank_domain domai
 	/* System calls tell the model whether a thread is in user mode (model.c). */
 	ci->wanted = ci->nroles > 0 || ci->type != JANK_EVENT_USER;
 	/*
-	 * What an event can free, outside maintain(): an action's or a flow's
+	 * What an event can free, outside engine_maintain(): an action's or a flow's
 	 * record and its span (its roles), a lock record (the mutex events).
 	 * Everything else an event does only grows memory (rings, thread
 	 * records, tables, stacks, span lists: they shrink in GC only).

@@ -18,7 +18,7 @@ static void note_flow(struct jank_engine *e, const struct class_role *role, int3
 		e->flow_note(&n, e->flow_note_data);
 }
 
-int32_t emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
+int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
 {
 	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
 }
@@ -94,7 +94,7 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 			  key_put(buf, &len, "=");
 
 		if (ok && pos == POS_TID) {
-			int64_t tid = emitting_tid(e, ev);
+			int64_t tid = engine_emitting_tid(e, ev);
 
 			ok = key_put_u64(buf, &len, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid,
 					 tid < 0);
@@ -124,7 +124,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	if (!match_ok(role, &rs->rule.match_value, ev))
 		return;
 	format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
-	tid = emitting_tid(e, ev);
+	tid = engine_emitting_tid(e, ev);
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		bool replaced;
@@ -135,7 +135,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
-		a->serial = fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		a->serial = engine_fill_thread_info(e, tid, ev, &a->pid, a->comm);
 		/* Until it ends, the action labels its thread's path segments. */
 		if (w)
 			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
@@ -165,10 +165,10 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
 	learn = e->cfg.baseline && !over && ev->ts >= rs->learn_at;
 	if (over || e->cfg.report_all || learn) {
-		bool incomplete = analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_THREAD,
-					  a->begin, ev->ts);
+		bool incomplete = engine_analyse(e, tid, tid == a->tid ? a->serial : JANK_NO_THREAD,
+						 a->begin, ev->ts);
 
-		fill_thread_info(e, tid, ev, &pid, comm);
+		engine_fill_thread_info(e, tid, ev, &pid, comm);
 		/* A slow action's functions count in P(f | slow) before its suspects are named. */
 		if (over && e->cfg.baseline && !incomplete && !e->path.truncated)
 			jank_baseline_learn_slow(&rs->baseline, &e->profile);
@@ -176,8 +176,8 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		if (over && (e->cfg.baseline || e->cfg.report_all))
 			jank_composition_add(&rs->comp, JANK_CLASS_SLOW, &e->profile);
 		if (over || e->cfg.report_all)
-			report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm, ev->ts,
-			       threshold, over, incomplete);
+			engine_report(e, JANK_VERDICT_COMPLETED, role->rule, a, tid, pid, comm,
+				      ev->ts, threshold, over, incomplete);
 		/* A normal action teaches its rule's baseline, unless its path is partial. */
 		if (learn && !incomplete && !e->path.truncated) {
 			jank_baseline_learn(&rs->baseline, &e->profile);
@@ -207,7 +207,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 
 	if (!match_ok(role, &fs->rule.match_value, ev))
 		return;
-	tid = emitting_tid(e, ev);
+	tid = engine_emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
@@ -251,22 +251,22 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	/*
 	 * Before this event frees anything: the peak never goes down. An event
 	 * that cannot free (!ci->may_free) only grows memory, so the peak noted
-	 * before a later event, in maintain() or by jank_engine_get_stats() is
+	 * before a later event, in engine_maintain() or by jank_engine_get_stats() is
 	 * at least what it would note here: the same peak, without summing the
 	 * tables' sizes at every event.
 	 */
 	if (ci->may_free)
-		note_peak(e);
+		engine_note_peak(e);
 	if (e->stats.events++ == 0)
 		e->first_ts = ev->ts;
 	if (ev->ts > e->stats.now)
 		e->stats.now = ev->ts;
 	if (ci->type == JANK_EVENT_FUNC_ENTRY || ci->type == JANK_EVENT_FUNC_EXIT)
-		on_function(e, ci->type == JANK_EVENT_FUNC_ENTRY, ev);
+		engine_on_function(e, ci->type == JANK_EVENT_FUNC_ENTRY, ev);
 	else if (ci->type != JANK_EVENT_USER)
 		jank_model_process(&e->model, ci->type, ev);
 	if (ci->domain == JANK_DOMAIN_KERNEL)
-		kernel_stacks(e, ci, ev);
+		engine_kernel_stacks(e, ci, ev);
 	for (unsigned i = 0; i < ci->nroles; i++) {
 		if (ci->roles[i].unusable)
 			continue;
@@ -276,9 +276,9 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 			on_action_event(e, &ci->roles[i], ev);
 	}
 	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
-		note_ust_event(e, ev);
+		engine_note_ust_event(e, ev);
 	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
 	if (++e->since_gc >= GC_EVERY ||
-	    (e->cfg.gc && !(e->since_gc & 3) && memory_bytes(e) > e->check_at))
-		maintain(e);
+	    (e->cfg.gc && !(e->since_gc & 3) && engine_memory_bytes(e) > e->check_at))
+		engine_maintain(e);
 }

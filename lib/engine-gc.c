@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "engine-int.h"
 
-uint64_t memory_bytes(const struct jank_engine *e)
+uint64_t engine_memory_bytes(const struct jank_engine *e)
 {
 	/* The CPUs' histories are a fixed cost (jank_model_bytes), outside the budget. */
 	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
@@ -43,9 +43,9 @@ static struct jank_action *oldest_open(const struct jank_engine *e, struct jank_
  * record, new rules, a collection) notes the peak first, so that
  * jank_engine_get_stats() never reports a peak lower than an earlier one.
  */
-void note_peak(struct jank_engine *e)
+void engine_note_peak(struct jank_engine *e)
 {
-	uint64_t bytes = memory_bytes(e);
+	uint64_t bytes = engine_memory_bytes(e);
 
 	if (bytes > e->stats.memory_peak)
 		e->stats.memory_peak = bytes;
@@ -118,10 +118,31 @@ static void check_actions(struct jank_engine *e, int64_t now)
 			}
 			rs->stats.overdue++;
 			e->stats.overdue++;
-			report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
-			       threshold, true, analyse(e, a->tid, a->serial, a->begin, now));
+			engine_report(e, JANK_VERDICT_OVERDUE, r, a, a->tid, a->pid, a->comm, now,
+				      threshold, true,
+				      engine_analyse(e, a->tid, a->serial, a->begin, now));
 		}
 	}
+}
+
+/*
+ * Stacks no thread refers to any more go (graph.c), when the live ones
+ * doubled or pushes were refused since the last time; a collection costs
+ * O(stacks), so, refused pushes aside, it waits for as many events as there
+ * are live stacks: O(1) per event in all.
+ */
+static void collect_stacks(struct jank_engine *e)
+{
+	const struct jank_stacks *t = jank_graph_stacks_const(e->graph);
+	bool refused = t->full + t->refused_share > t->refused_before;
+
+	if (!jank_stacks_want_collect(t))
+		return;
+	if (refused && t->live < t->collect_at &&
+	    e->stats.events - e->stacks_collected_at < (uint64_t)t->live + GC_EVERY)
+		return;
+	e->stacks_collected_at = e->stats.events;
+	jank_graph_collect_stacks(e->graph, true);
 }
 
 static void collect(struct jank_engine *e)
@@ -152,6 +173,7 @@ static void collect(struct jank_engine *e)
 	jank_graph_gc_step(e->graph, e->stats.horizon, budget);
 	e->gc_threads = jank_graph_thread_count(e->graph);
 	jank_discards_gc(&e->discards, e->stats.horizon);
+	collect_stacks(e);
 
 	/*
 	 * Over budget: halve the kept window, whatever is open, and sweep every
@@ -160,7 +182,7 @@ static void collect(struct jank_engine *e)
 	 * oldest. When a sweep found nothing left to free (live threads alone are
 	 * over budget), sweep again only after memory grew (check_at).
 	 */
-	bytes = memory_bytes(e);
+	bytes = engine_memory_bytes(e);
 	sweep = bytes > e->cfg.memory_limit && bytes > e->check_at;
 	if (sweep) {
 		e->forced = true;
@@ -177,12 +199,12 @@ static void collect(struct jank_engine *e)
 		while (open_bytes(e) > e->cfg.memory_limit / 2 &&
 		       jank_action_count(e->actions) + jank_action_count(e->pending) > 0)
 			evict_oldest(e);
-		bytes = memory_bytes(e);
+		bytes = engine_memory_bytes(e);
 		if (bytes >= before && e->stats.horizon >= now)
 			break; /* what is left is current state: nothing older to free */
 	}
 	e->gc_threads = jank_graph_thread_count(e->graph);
-	bytes = memory_bytes(e);
+	bytes = engine_memory_bytes(e);
 	if (bytes < e->cfg.memory_limit / 4 * 3)
 		e->forced = false;
 	/* Still over budget after a sweep (live threads alone): sweep again after some growth. */
@@ -192,12 +214,12 @@ static void collect(struct jank_engine *e)
 		e->check_at = bytes + e->cfg.memory_limit / 32;
 }
 
-void maintain(struct jank_engine *e)
+void engine_maintain(struct jank_engine *e)
 {
-	note_peak(e);
+	engine_note_peak(e);
 	e->since_gc = 0;
 	check_actions(e, e->stats.now);
 	check_flows(e, e->stats.now);
 	collect(e);
-	note_peak(e);
+	engine_note_peak(e);
 }

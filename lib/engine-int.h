@@ -80,7 +80,10 @@ struct jank_engine {
 	void *report_data;
 	jank_frame_namer namer;
 	void *namer_data;
-	jank_flow_note_fn flow_note; /* who hears of flow events (joins across inputs) */
+	jank_code_locator locator;
+	void *locator_data;
+	uint64_t stacks_collected_at; /* events at the last collection of stacks */
+	jank_flow_note_fn flow_note;  /* who hears of flow events (joins across inputs) */
 	void *flow_note_data;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
@@ -101,33 +104,35 @@ struct jank_engine {
 };
 
 /* engine-rules.c */
-struct jank_action_table *new_action_table(struct jank_engine *e, size_t n);
-void free_rules(struct rule_state *rs, size_t n);
-void free_flows(struct flow_state *fs, size_t n);
+struct jank_action_table *engine_new_action_table(struct jank_engine *e, size_t n);
+void engine_free_rules(struct rule_state *rs, size_t n);
+void engine_free_flows(struct flow_state *fs, size_t n);
 
 /* engine-verdicts.c */
-uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
-			  int32_t *pid, char *comm);
-bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end);
-void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
-	    const struct jank_action *a, int32_t tid, int32_t pid, const char *comm, int64_t end,
-	    int64_t threshold, bool over, bool incomplete);
+uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+				 int32_t *pid, char *comm);
+bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
+		    int64_t end);
+void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
+		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
+		   int64_t end, int64_t threshold, bool over, bool incomplete);
 
 /* engine-gc.c */
-void note_peak(struct jank_engine *e);
-uint64_t memory_bytes(const struct jank_engine *e);
-void maintain(struct jank_engine *e);
+void engine_note_peak(struct jank_engine *e);
+uint64_t engine_memory_bytes(const struct jank_engine *e);
+void engine_maintain(struct jank_engine *e);
 
 /* engine-stacks.c */
-void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev);
-void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev);
-void note_ust_event(struct jank_engine *e, const struct jank_event *ev);
+void engine_on_function(struct jank_engine *e, bool entry, const struct jank_event *ev);
+void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+			  const struct jank_event *ev);
+void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev);
 
 /* engine-classes.c */
-void forget_classes(struct jank_engine *e);
-int start(struct jank_engine *e);
+void engine_forget_classes(struct jank_engine *e);
+int engine_start(struct jank_engine *e);
 
 /* engine-events.c */
-int32_t emitting_tid(const struct jank_engine *e, const struct jank_event *ev);
+int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev);
 
 #endif

@@ -138,14 +138,14 @@ static bool same_rule(const struct jank_rule *a, const struct jank_rule *b)
 	return a->match_value.i == b->match_value.i;
 }
 
-void free_rules(struct rule_state *rs, size_t n)
+void engine_free_rules(struct rule_state *rs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		jank_rule_fini(&rs[i].rule);
 	free(rs);
 }
 
-void free_flows(struct flow_state *fs, size_t n)
+void engine_free_flows(struct flow_state *fs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		jank_flow_rule_fini(&fs[i].rule);
@@ -162,7 +162,7 @@ static void close_span(struct jank_action *a, void *data)
 	a->span = NULL;
 }
 
-struct jank_action_table *new_action_table(struct jank_engine *e, size_t n)
+struct jank_action_table *engine_new_action_table(struct jank_engine *e, size_t n)
 {
 	struct jank_action_table *t = jank_action_table_new((uint32_t)n);
 
@@ -187,12 +187,12 @@ static int copy_flows(struct jank_engine *e, const struct jank_flow_rule *flows,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		if (!flow_valid(&flows[i])) {
-			free_flows(fs, i);
+			engine_free_flows(fs, i);
 			return -EINVAL;
 		}
 		fs[i].id = jank_graph_flow_id(e->graph, flows[i].name);
 		if (fs[i].id == JANK_NO_FLOW || jank_flow_rule_copy(&fs[i].rule, &flows[i]) < 0) {
-			free_flows(fs, i);
+			engine_free_flows(fs, i);
 			return -ENOMEM;
 		}
 	}
@@ -216,7 +216,7 @@ int jank_engine_add_flow(struct jank_engine *e, const struct jank_flow_rule *f)
 		return r;
 	fs = realloc(e->flows, (e->nflows + 1) * sizeof(*fs));
 	if (!fs) {
-		free_flows(one, 1);
+		engine_free_flows(one, 1);
 		return -ENOMEM;
 	}
 	e->flows = fs;
@@ -249,7 +249,7 @@ int jank_engine_replace_flows(struct jank_engine *e, const struct jank_flow_rule
 	uint64_t moved = 0;
 	int r = -E2BIG;
 
-	note_peak(e);
+	engine_note_peak(e);
 	if (!rules)
 		return -ENOMEM;
 	for (size_t i = 0; i < e->nrules; i++)
@@ -289,16 +289,16 @@ int jank_engine_replace_flows(struct jank_engine *e, const struct jank_flow_rule
 		jank_action_table_free(e->pending);
 		e->pending = nt;
 	}
-	free_flows(e->flows, e->nflows);
+	engine_free_flows(e->flows, e->nflows);
 	e->flows = nfs;
 	e->nflows = n;
-	forget_classes(e);
+	engine_forget_classes(e);
 	free(rules);
 	return 0;
 fail:
 	jank_action_table_free(nt);
 	if (nfs)
-		free_flows(nfs, n);
+		engine_free_flows(nfs, n);
 	free(rules);
 	return r;
 }
@@ -329,7 +329,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 
 	struct jank_flow_rule *flows = malloc((e->nflows + 1) * sizeof(*flows));
 
-	note_peak(e);
+	engine_note_peak(e);
 	if (!nrs || !from || !flows)
 		goto fail;
 	for (size_t i = 0; i < e->nflows; i++)
@@ -410,17 +410,17 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		jank_action_table_free(e->actions);
 		e->actions = nt;
 	}
-	free_rules(e->rules, e->nrules);
+	engine_free_rules(e->rules, e->nrules);
 	e->rules = nrs;
 	e->nrules = n;
-	forget_classes(e);
+	engine_forget_classes(e);
 	free(from);
 	free(flows);
 	return 0;
 fail:
 	jank_action_table_free(nt);
 	if (nrs)
-		free_rules(nrs, n);
+		engine_free_rules(nrs, n);
 	free(from);
 	free(flows);
 	return r;

@@ -11,7 +11,7 @@
  * condition wait, locks.c) starts after it. Without scheduler events, a
  * vertex marks it.
  */
-void note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 {
 	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
 
@@ -29,6 +29,22 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
 }
 
+/* Where user code at addr of process pid is: an offset in a binary when the locator knows. */
+static void locate(const struct jank_engine *e, int32_t pid, uint64_t addr,
+		   struct jank_code_loc *at)
+{
+	at->addr = addr;
+	at->pid = pid;
+	at->code = 0;
+	if (e->locator && e->locator(pid, addr, &at->code, &at->addr, e->locator_data) &&
+	    at->code) {
+		at->pid = 0;
+		return;
+	}
+	at->addr = addr;
+	at->code = 0;
+}
+
 /*
  * A function entry pushes its frame on the thread's shadow stack (interned:
  * a lookup, no allocation once the stack was seen); frames past the depth
@@ -42,13 +58,14 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
  * innermost frame: there is nothing to check it against, so a lost event
  * shifts the stack until the thread returns to its outermost frame.
  */
-void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
+void engine_on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 {
 	struct jank_stacks *t = jank_graph_stacks(e->graph);
-	int32_t tid = emitting_tid(e, ev);
+	int32_t tid = engine_emitting_tid(e, ev);
 	struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	struct jank_thread_stacks *f;
 	bool has_addr = ev->nfields >= 1 && ev->fields[0].type != JANK_VALUE_NONE;
+	struct jank_code_loc at, raw;
 	uint64_t addr;
 	uint32_t id;
 
@@ -66,7 +83,8 @@ void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 			f->over++;
 			return;
 		}
-		id = jank_stacks_push(t, f->shadow, ev->pid >= 0 ? ev->pid : w->pid, addr, false);
+		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
+		id = jank_stacks_push(t, f->shadow, &at, false);
 		if (!id) {
 			f->over = 1;
 			return;
@@ -85,8 +103,16 @@ void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 			stack_now(e, w, ev->ts);
 			return;
 		}
+		/*
+		 * Its entry's frame, as located then or not (its mapping may have
+		 * been learnt, or forgotten, in between).
+		 */
+		raw.addr = addr;
+		raw.pid = ev->pid >= 0 ? ev->pid : w->pid;
+		raw.code = 0;
+		locate(e, raw.pid, addr, &at);
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
-			if (jank_stacks_node(t, id)->addr == addr)
+			if (jank_stacks_is(t, id, &at) || jank_stacks_is(t, id, &raw))
 				break;
 		if (id != f->shadow)
 			e->stats.function_resyncs++;
@@ -96,16 +122,19 @@ void on_function(struct jank_engine *e, bool entry, const struct jank_event *ev)
 }
 
 /* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
-static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
-			     const struct jank_value *v, bool kernel)
+static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t, uint32_t stack,
+			     int32_t pid, const struct jank_value *v, bool kernel)
 {
 	for (uint32_t i = v->a.n; i-- > 0;) {
 		uint64_t a = v->a.v[i];
+		struct jank_code_loc at = { a, pid, 0 };
 		uint32_t id;
 
 		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
 			continue;
-		id = jank_stacks_push(t, stack, pid, a, kernel);
+		if (!kernel)
+			locate(e, pid, a, &at);
+		id = jank_stacks_push(t, stack, &at, kernel);
 		if (!id)
 			break;
 		stack = id;
@@ -119,7 +148,8 @@ static uint32_t push_context(struct jank_stacks *t, uint32_t stack, int32_t pid,
  * system call entry's says which code blocked). The kernel's frames go on
  * top of the user ones. A thread that exits has no stack any more.
  */
-void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev)
+void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+			  const struct jank_event *ev)
 {
 	const struct jank_value *u = NULL, *k = NULL;
 	struct jank_stacks *t;
@@ -147,7 +177,7 @@ void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const str
 			return;
 		if (!e->ctx_stacks)
 			return; /* no thread has a context's stack to drop */
-		tid = emitting_tid(e, ev);
+		tid = engine_emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
 			w->fn->ctx = 0;
@@ -155,15 +185,15 @@ void kernel_stacks(struct jank_engine *e, const struct class_info *ci, const str
 		}
 		return;
 	}
-	tid = emitting_tid(e, ev);
+	tid = engine_emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
-	stack = u ? push_context(t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+	stack = u ? push_context(e, t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
 		  : JANK_NO_STACK;
 	if (k)
-		stack = push_context(t, stack, -1, k, true);
+		stack = push_context(e, t, stack, -1, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
 	if (w->fn->ctx)

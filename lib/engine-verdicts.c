@@ -14,8 +14,8 @@
  * seen: a thread that exited without a final switch is then kept by GC
  * while its action is open, as it is without GC.
  */
-uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
-			  int32_t *pid, char *comm)
+uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
+				 int32_t *pid, char *comm)
 {
 	struct jank_thread *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
 
@@ -39,7 +39,7 @@ uint32_t fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_
  * scratch. Returns true when out of memory made any of them partial.
  * -ENOENT (no such thread) still gives a path: one `unknown` segment.
  */
-bool analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end)
+bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin, int64_t end)
 {
 	const struct jank_thread *w = jank_graph_find(e->graph, tid);
 	bool incomplete;
@@ -138,10 +138,10 @@ static void find_ran(struct jank_engine *e)
 	}
 }
 
-/* A report of the action in the engine's scratch (analyse()); slow ones get suspects. */
-void report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
-	    const struct jank_action *a, int32_t tid, int32_t pid, const char *comm, int64_t end,
-	    int64_t threshold, bool over, bool incomplete)
+/* A report of the action in the engine's scratch (engine_analyse()); slow ones get suspects. */
+void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
+		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
+		   int64_t end, int64_t threshold, bool over, bool incomplete)
 {
 	struct jank_verdict rep;
 

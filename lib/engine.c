@@ -104,9 +104,9 @@ void jank_engine_free(struct jank_engine *e)
 {
 	if (!e)
 		return;
-	free_rules(e->rules, e->nrules);
-	free_flows(e->flows, e->nflows);
-	forget_classes(e);
+	engine_free_rules(e->rules, e->nrules);
+	engine_free_flows(e->flows, e->nflows);
+	engine_forget_classes(e);
 	free(e->classes);
 	jank_action_table_free(e->actions);
 	jank_action_table_free(e->pending);
@@ -128,6 +128,12 @@ void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *
 {
 	e->flow_note = fn;
 	e->flow_note_data = data;
+}
+
+void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data)
+{
+	e->locator = fn;
+	e->locator_data = data;
 }
 
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data)
@@ -160,7 +166,7 @@ void jank_engine_discarded_range(struct jank_engine *e, int32_t cpu, int64_t beg
 		begin = end;
 		end = t;
 	}
-	note_peak(e);
+	engine_note_peak(e);
 	e->stats.discarded_events += count;
 	if (end > e->loss_ts)
 		e->loss_ts = end;
@@ -191,11 +197,11 @@ void jank_engine_set_limits(struct jank_engine *e, const struct jank_engine_conf
 
 void jank_engine_tick(struct jank_engine *e, int64_t now)
 {
-	if (start(e) < 0)
+	if (engine_start(e) < 0)
 		return;
 	if (now > e->stats.now)
 		e->stats.now = now;
-	maintain(e);
+	engine_maintain(e);
 }
 
 void jank_engine_finish(struct jank_engine *e)
@@ -210,9 +216,11 @@ void jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats
 	out->first = e->stats.events ? e->first_ts : INT64_MIN;
 	out->actions_open = e->actions ? jank_action_count(e->actions) : 0;
 	out->flows_pending = e->pending ? jank_action_count(e->pending) : 0;
-	out->memory_bytes = memory_bytes(e);
-	out->stacks = jank_graph_stacks_const(e->graph)->n;
+	out->memory_bytes = engine_memory_bytes(e);
+	out->stacks = jank_graph_stacks_const(e->graph)->live;
 	out->stacks_full = jank_graph_stacks_const(e->graph)->full;
+	out->stacks_refused_share = jank_graph_stacks_const(e->graph)->refused_share;
+	out->stacks_freed = jank_graph_stacks_const(e->graph)->freed;
 	if (out->memory_bytes > out->memory_peak)
 		out->memory_peak = out->memory_bytes;
 	jank_graph_get_stats(e->graph, &out->graph);

@@ -116,10 +116,12 @@ struct jank_engine_stats {
 	uint64_t paths_incomplete; /* out of memory while computing a path or its breakdown */
 	uint64_t budget_forced;	   /* times the memory budget moved the horizon */
 	uint64_t discarded_events;
-	uint64_t function_events;  /* function entries and exits (cyg-profile) */
-	uint64_t function_resyncs; /* exits that were not the innermost frame's: lost events */
-	uint64_t stacks;	   /* distinct call stacks interned */
-	uint64_t stacks_full;	   /* frames not interned: the table was full */
+	uint64_t function_events;      /* function entries and exits (cyg-profile) */
+	uint64_t function_resyncs;     /* exits that were not the innermost frame's: lost events */
+	uint64_t stacks;	       /* distinct call stacks interned, live now */
+	uint64_t stacks_full;	       /* frames not interned: the table was full */
+	uint64_t stacks_refused_share; /* frames not interned: their binary held its share */
+	uint64_t stacks_freed;	       /* stacks no live thread referred to, freed by GC */
 	uint64_t memory_bytes;
 	uint64_t memory_peak;
 	int64_t horizon;
@@ -210,6 +212,18 @@ void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *
  * hex addresses.
  */
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data);
+/*
+ * Who says where user code is (io's symbolizer: the binary that process pid
+ * maps at addr): true with *code (a nonzero id of the binary, the same for
+ * every process that maps it, never reused for another) and *offset (addr
+ * in the binary's own terms). Then call stacks are interned by binary and
+ * offset, shared by every process of that binary, and frames carry them
+ * for the namer (jank_frame.code). Without one, or where it says false,
+ * frames are addresses of their process.
+ */
+typedef bool (*jank_code_locator)(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+				  void *data);
+void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data);
 
 /*
  * The input layer found no field `index` of the fields it was asked for

@@ -567,6 +567,26 @@ uint32_t jank_thread_stack_before(const struct jank_thread *w, int64_t t, int64_
 	return f->v[lo].stack;
 }
 
+uint32_t jank_graph_collect_stacks(struct jank_graph *g, bool force)
+{
+	struct jank_stacks *t = &g->stacks;
+
+	if (!t->live || (!force && !jank_stacks_want_collect(t)))
+		return 0;
+	for (size_t i = 0; i < g->by_serial.cap; i++) {
+		const struct jank_thread *w = g->by_serial.slots[i].value;
+		const struct jank_thread_stacks *f = w ? w->fn : NULL;
+
+		if (!f)
+			continue;
+		jank_stacks_mark(t, f->shadow);
+		jank_stacks_mark(t, f->ctx);
+		for (uint32_t k = 0; k < f->n; k++)
+			jank_stacks_mark(t, f->v[k].stack);
+	}
+	return jank_stacks_sweep(t);
+}
+
 /*
  * As spans: keep the last change at or before the horizon; a quarter-full
  * list shrinks; a thread with no stack now and none to remember frees its

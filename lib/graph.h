@@ -268,6 +268,13 @@ void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t t
 /* w's call stack record, made on first use; NULL when out of memory. */
 struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct jank_thread *w);
 uint32_t jank_thread_stack_before(const struct jank_thread *w, int64_t t, int64_t *since);
+/*
+ * Free the stacks no thread refers to any more (its shadow stack, its
+ * context's, its stack over the time GC kept), when the table says it is
+ * worth it (jank_stacks_want_collect) or `force`. O(stacks + threads' stack
+ * changes). Returns the stacks freed.
+ */
+uint32_t jank_graph_collect_stacks(struct jank_graph *g, bool force);
 
 /* Vertex access by absolute index; NULL when freed or not yet written. */
 const struct jank_vertex *jank_thread_vertex(const struct jank_thread *w, uint64_t idx);

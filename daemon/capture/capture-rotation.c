@@ -102,7 +102,7 @@ static bool chunk_covers(void *arg)
 {
 	struct cover *c = arg;
 	uint64_t newest;
-	int r = jank_chunks_newest(c->archives, &newest);
+	int r = jank_capture_chunks_newest(c->archives, &newest);
 
 	if (r > 0 && newest + 1 > c->s->chunks_seen)
 		c->s->chunks_seen = newest + 1;
@@ -139,7 +139,7 @@ static int rotate_and_scan(struct jank_capture_rotation *rot, struct jank_captur
 			s->log(s->log_data, LOG_DEBUG, line);
 		}
 	}
-	n = jank_chunks_scan(archives, out);
+	n = jank_capture_chunks_scan(archives, out);
 	if (n < 0)
 		snprintf(err, len, "cannot read %.900s: %s", archives, strerror(-n));
 	return n;
@@ -150,8 +150,8 @@ static int keep_chunks(struct jank_capture_rotation *rot, struct jank_capture_po
 		       const char *archives, struct jank_chunk *chunks, int n, const char *dir,
 		       char *err, size_t len)
 {
-	struct jank_chunk_times pol = { .now_ns = jank_clock_realtime_ns(),
-					.oldest_open_ns = INT64_MAX };
+	struct jank_capture_chunk_times pol = { .now_ns = jank_clock_realtime_ns(),
+						.oldest_open_ns = INT64_MAX };
 	struct jank_interval *win;
 	size_t nwin = 0;
 	int kept = 0, r = 0;
@@ -164,7 +164,7 @@ static int keep_chunks(struct jank_capture_rotation *rot, struct jank_capture_po
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	jank_chunks_select(chunks, (size_t)n, win, nwin, &pol);
+	jank_capture_chunks_select(chunks, (size_t)n, win, nwin, &pol);
 	for (int i = 0; i < n; i++) {
 		if (chunks[i].fate != JANK_CHUNK_KEEP)
 			continue;
@@ -257,7 +257,7 @@ void jank_capture_rotation_housekeeping(struct jank_capture_rotation *rot,
 					struct jank_capture_session *s,
 					struct jank_capture_policy *policy, int64_t now)
 {
-	struct jank_chunk_times pol = { .oldest_open_ns = INT64_MAX };
+	struct jank_capture_chunk_times pol = { .oldest_open_ns = INT64_MAX };
 	struct jank_chunk *chunks = NULL;
 	struct jank_interval *win;
 	char archives[PATH_MAX + 16], path[PATH_MAX + 128];
@@ -281,10 +281,10 @@ void jank_capture_rotation_housekeeping(struct jank_capture_rotation *rot,
 	rot->njanks = k;
 	win = windows(rot, NULL, &nwin);
 	unlock(rot);
-	n = win ? jank_chunks_scan(archives, &chunks) : -ENOMEM;
+	n = win ? jank_capture_chunks_scan(archives, &chunks) : -ENOMEM;
 	if (n > 0) {
 		note_chunks(s, chunks, n);
-		jank_chunks_select(chunks, (size_t)n, win, nwin, &pol);
+		jank_capture_chunks_select(chunks, (size_t)n, win, nwin, &pol);
 		for (int i = 0; i < n; i++) {
 			if (chunks[i].fate != JANK_CHUNK_DELETE)
 				continue;

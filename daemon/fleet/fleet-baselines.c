@@ -43,7 +43,7 @@ static void state_name(const char *url, char *buf, size_t len)
  * cannot be read (then one log line). Never through a link, at most
  * JANK_BASELINES_MAX_BYTES; the worker checks the rest.
  */
-struct json_object *state_read(const struct jank_fleet *f, const char *url)
+struct json_object *fleet_state_read(const struct jank_fleet *f, const char *url)
 {
 	char name[160], path[4096];
 	struct json_object *doc = NULL;
@@ -92,7 +92,7 @@ static int write_text(FILE *out, void *data)
 }
 
 /* A worker's baselines into the state file of its input (the previous one replaced). */
-void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
+void fleet_on_baselines(struct jank_fleet_input *in, struct json_object *msg)
 {
 	struct jank_fleet *f = in->fleet;
 	struct json_object *doc;
@@ -102,12 +102,12 @@ void on_baselines(struct jank_fleet_input *in, struct json_object *msg)
 	int r;
 
 	/* The worker reads them back (checked there); here, their kind and size. */
-	jank_jr_init(&jr);
-	if (jank_jr_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
-	    jank_jr_str(&jr, doc, "format", true, 64, &format) < 0 ||
+	jank_json_read_init(&jr);
+	if (jank_json_read_member(&jr, msg, "baselines", json_type_object, true, &doc) < 0 ||
+	    jank_json_read_str(&jr, doc, "format", true, 64, &format) < 0 ||
 	    (strcmp(format, JANK_BASELINES_FORMAT) != 0 &&
-	     jank_jr_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
-		refuse(in->proc, "baselines", jank_jr_error(&jr, err, sizeof(err)));
+	     jank_json_read_fail(&jr, "baselines.format", "not " JANK_BASELINES_FORMAT) < 0)) {
+		fleet_refuse(in->proc, "baselines", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "fleet-int.h"
 
-bool match_any(char *const *pats, size_t n, const char *s)
+bool fleet_match_any(char *const *pats, size_t n, const char *s)
 {
 	if (n == 0)
 		return true;
@@ -21,7 +21,7 @@ bool match_any(char *const *pats, size_t n, const char *s)
 	return false;
 }
 
-struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url)
+struct jank_fleet_input *fleet_input_find(struct jank_fleet *f, const char *url)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if (!strcmp(f->inputs[i]->url, url))
@@ -67,10 +67,11 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 	char url[JANK_CONFIG_URL_LEN + 2 * JANK_CONFIG_SESSION_LEN];
 	struct jank_fleet_input *in;
 
-	if (!match_any(l->hosts, l->nhosts, host) || !match_any(l->sessions, l->nsessions, session))
+	if (!fleet_match_any(l->hosts, l->nhosts, host) ||
+	    !fleet_match_any(l->sessions, l->nsessions, session))
 		return;
 	snprintf(url, sizeof(url), "%s/host/%s/%s", l->discover, host, session);
-	in = input_find(f, url);
+	in = fleet_input_find(f, url);
 	if (in) {
 		in->seen = true;
 		in->missing = 0;
@@ -78,14 +79,14 @@ static void listed(struct jank_fleet *f, const char *host, const char *session)
 	}
 	if (!below_limit(f, url))
 		return;
-	in = input_add(f, url, true);
+	in = fleet_input_add(f, url, true);
 	if (!in) {
 		jank_log(LOG_ERR, "%s: out of memory: not watched", url);
 		return;
 	}
 	in->seen = true;
 	jank_log(LOG_INFO, "%s: discovered (host %s, session %s): watching it", url, host, session);
-	jank_proc_start(in->proc);
+	jank_worker_proc_start(in->proc);
 }
 
 /* After a list: the discovered inputs it lacked twice in a row are let go. */
@@ -99,25 +100,25 @@ static void let_go(struct jank_fleet *f)
 		jank_log(LOG_NOTICE, "%s: relayd no longer lists the session (destroyed): let go",
 			 in->url);
 		in->removing = true;
-		jank_proc_stop(in->proc);
-		if (jank_proc_done(in->proc))
+		jank_worker_proc_stop(in->proc);
+		if (jank_worker_proc_done(in->proc))
 			event_active(f->ev_sweep, EV_TIMEOUT, 0);
 	}
 }
 
 static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 {
-	struct jank_proto_sessions ss;
+	struct jank_worker_proto_sessions ss;
 	bool first = !f->listed;
 	char err[256];
-	int r = jank_proto_sessions_decode(msg, &ss, err, sizeof(err));
+	int r = jank_worker_proto_sessions_decode(msg, &ss, err, sizeof(err));
 
 	if (r < 0) {
 		if (r == -ENOMEM)
 			jank_log(LOG_ERR, "discovery: out of memory: a list of sessions is lost");
 		else
-			refuse(f->discovery, "a list of sessions", err);
-		jank_proto_sessions_fini(&ss);
+			fleet_refuse(f->discovery, "a list of sessions", err);
+		jank_worker_proto_sessions_fini(&ss);
 		return;
 	}
 	f->polls++;
@@ -140,9 +141,9 @@ static void on_sessions(struct jank_fleet *f, struct json_object *msg)
 		f->inputs[i]->seen = false;
 	for (size_t i = 0; i < ss.n && !f->stopping; i++)
 		listed(f, ss.v[i].host, ss.v[i].session);
-	jank_proto_sessions_fini(&ss);
+	jank_worker_proto_sessions_fini(&ss);
 	let_go(f);
-	jank_proc_recovered(f->discovery, "lists the sessions again");
+	jank_worker_proc_recovered(f->discovery, "lists the sessions again");
 	f->listed = true;
 	if (first)
 		f->change_fn(f->data);
@@ -153,21 +154,21 @@ static struct json_object *discovery_start_msg(struct jank_proc *p, void *data)
 	struct jank_fleet *f = data;
 
 	(void)p;
-	return start_msg(f, "discover", f->live->discover);
+	return fleet_start_msg(f, "discover", f->live->discover);
 }
 
-void discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
+void fleet_discovery_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
-	const char *type = jank_proto_type(msg);
+	const char *type = jank_worker_proto_type(msg);
 
 	if (!strcmp(type, "sessions"))
 		on_sessions(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(p, msg);
+		fleet_on_log(p, msg);
 	else if (!strcmp(type, "status"))
 		; /* its heartbeat: that it is alive is all it says (the figures are the inputs') */
 	else
-		jank_proc_refuse(p, "a message of no type the discovery worker sends");
+		jank_worker_proc_refuse(p, "a message of no type the discovery worker sends");
 }
 
 static void discovery_gone(struct jank_proc *p, void *data)
@@ -176,8 +177,8 @@ static void discovery_gone(struct jank_proc *p, void *data)
 	(void)data;
 }
 
-const struct jank_proc_ops discovery_ops = {
+const struct jank_worker_proc_ops fleet_discovery_ops = {
 	.start_msg = discovery_start_msg,
-	.message = discovery_message,
+	.message = fleet_discovery_message,
 	.gone = discovery_gone,
 };

@@ -86,21 +86,21 @@ struct jank_fleet {
 };
 
 /* fleet.c */
-void refuse(struct jank_proc *p, const char *kind, const char *err);
-struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url);
-void on_log(struct jank_proc *p, struct json_object *msg);
-struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered);
-void input_message(struct jank_proc *p, struct json_object *msg, void *data);
-struct json_object *input_start_msg(struct jank_proc *p, void *data);
+void fleet_refuse(struct jank_proc *p, const char *kind, const char *err);
+struct json_object *fleet_start_msg(struct jank_fleet *f, const char *mode, const char *url);
+void fleet_on_log(struct jank_proc *p, struct json_object *msg);
+struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, bool discovered);
+void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *data);
+struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data);
 
 /* fleet-baselines.c */
-struct json_object *state_read(const struct jank_fleet *f, const char *url);
-void on_baselines(struct jank_fleet_input *in, struct json_object *msg);
+struct json_object *fleet_state_read(const struct jank_fleet *f, const char *url);
+void fleet_on_baselines(struct jank_fleet_input *in, struct json_object *msg);
 
 /* fleet-discovery.c */
-extern const struct jank_proc_ops discovery_ops;
-struct jank_fleet_input *input_find(struct jank_fleet *f, const char *url);
-void discovery_message(struct jank_proc *p, struct json_object *msg, void *data);
-bool match_any(char *const *pats, size_t n, const char *s);
+extern const struct jank_worker_proc_ops fleet_discovery_ops;
+struct jank_fleet_input *fleet_input_find(struct jank_fleet *f, const char *url);
+void fleet_discovery_message(struct jank_proc *p, struct json_object *msg, void *data);
+bool fleet_match_any(char *const *pats, size_t n, const char *s);
 
 #endif

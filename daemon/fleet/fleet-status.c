@@ -8,10 +8,10 @@
 #include <string.h>
 #include "fleet-int.h"
 
-static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
+static struct json_object *proc_stats_json(const struct jank_worker_proc_stats *ps)
 {
 	struct json_object *o = json_object_new_object();
-	struct jank_proc_stats s = *ps;
+	struct jank_worker_proc_stats s = *ps;
 
 	jank_json_add_i64(o, "pid", s.pid);
 	jank_json_add_u64(o, "starts", s.starts);
@@ -30,30 +30,30 @@ static struct json_object *proc_stats_json(const struct jank_proc_stats *ps)
 
 static struct json_object *proc_json(const struct jank_proc *p)
 {
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
-	jank_proc_get_stats(p, &s);
+	jank_worker_proc_get_stats(p, &s);
 	return proc_stats_json(&s);
 }
 
 const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 {
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
 	if (in->removing)
 		return "let go";
-	if (in->fresh && jank_proc_running(in->proc))
+	if (in->fresh && jank_worker_proc_running(in->proc))
 		return in->status.state;
 	/* The worker is gone, or the new one has not said anything yet. */
-	jank_proc_get_stats(in->proc, &s);
+	jank_worker_proc_get_stats(in->proc, &s);
 	return s.starts > 1 || s.failing ? "restarting" : "connecting";
 }
 
 int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_fleet_figures *out)
 {
 	memset(out, 0, sizeof(*out));
-	jank_figures_init(&out->fig);
-	if (jank_figures_merge(&out->fig, &in->status, &in->past) < 0)
+	jank_input_figures_init(&out->fig);
+	if (jank_input_figures_merge(&out->fig, &in->status, &in->past) < 0)
 		return -ENOMEM;
 	/* What the supervisor knows better than the worker. */
 	snprintf(out->fig.state, sizeof(out->fig.state), "%s", jank_fleet_input_state(in));
@@ -66,7 +66,7 @@ int jank_fleet_input_figures(const struct jank_fleet_input *in, struct jank_flee
 	out->skipped_ns = in->skipped.total_ns;
 	out->skipped_ranges = in->skipped.nranges;
 	out->actions_lost = in->skipped.lost;
-	jank_proc_get_stats(in->proc, &out->worker);
+	jank_worker_proc_get_stats(in->proc, &out->worker);
 	return 0;
 }
 
@@ -92,12 +92,12 @@ void jank_fleet_figures_blind(const struct jank_fleet_figures *x, struct jank_fl
 
 void jank_fleet_figures_fini(struct jank_fleet_figures *x)
 {
-	jank_figures_fini(&x->fig);
+	jank_input_figures_fini(&x->fig);
 }
 
 struct json_object *jank_fleet_figures_json(const struct jank_fleet_figures *x)
 {
-	struct json_object *o = jank_figures_json(&x->fig);
+	struct json_object *o = jank_input_figures_json(&x->fig);
 	struct jank_fleet_blind b;
 
 	if (!o)
@@ -173,9 +173,9 @@ void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *o
 	out->sessions_refused = f->refused;
 	out->at_limit = f->at_limit;
 	for (size_t i = 0; i < f->n; i++) {
-		struct jank_proc_stats s;
+		struct jank_worker_proc_stats s;
 
-		jank_proc_get_stats(f->inputs[i]->proc, &s);
+		jank_worker_proc_get_stats(f->inputs[i]->proc, &s);
 		out->workers += s.pid != 0;
 		out->restarts += s.starts ? s.starts - 1 : 0;
 		out->crashes += s.crashes;

@@ -39,16 +39,16 @@ static void input_free(struct jank_fleet_input *in)
 {
 	if (!in)
 		return;
-	jank_proc_free(in->proc);
-	jank_figures_fini(&in->status);
-	jank_figures_fini(&in->past);
+	jank_worker_proc_free(in->proc);
+	jank_input_figures_fini(&in->status);
+	jank_input_figures_fini(&in->past);
 	free(in->url);
 	free(in->host);
 	free(in->session);
 	free(in);
 }
 
-static const struct jank_proc_ops input_ops;
+static const struct jank_worker_proc_ops input_ops;
 
 /* Its pids are this host's: the binary opener may open their binaries. */
 static bool input_on_this_host(const char *url)
@@ -59,7 +59,7 @@ static bool input_on_this_host(const char *url)
 	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 }
 
-struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool discovered)
+struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
 
@@ -70,20 +70,21 @@ struct jank_fleet_input *input_add(struct jank_fleet *f, const char *url, bool d
 	jank_alerted_init(&in->alerted);
 	jank_skipped_init(&in->skipped);
 	in->url = strdup(url);
-	jank_figures_init(&in->status);
-	jank_figures_init(&in->past);
-	jank_figures_placeholder(&in->status, url);
+	jank_input_figures_init(&in->status);
+	jank_input_figures_init(&in->past);
+	jank_input_figures_placeholder(&in->status, url);
 	if (f->n == f->cap) {
 		size_t cap = jank_array_grow(&f->inputs, sizeof(*f->inputs), f->cap, 8);
 
 		f->cap = cap ? cap : f->cap;
 	}
 	if (f->n == f->cap || !in->url || split_url(url, &in->host, &in->session) < 0 ||
-	    !(in->proc = jank_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops, in))) {
+	    !(in->proc = jank_worker_proc_new(f->base, url, f->live->worker_timeout_ns, &input_ops,
+					      in))) {
 		input_free(in);
 		return NULL;
 	}
-	jank_proc_want_opener(in->proc, input_on_this_host(url));
+	jank_worker_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
 	return in;
 }
@@ -111,12 +112,12 @@ static void progress(struct jank_fleet_input *in, int64_t first, int64_t last, u
 }
 
 /* A frame the supervisor cannot read: the worker is restarted (worker-proc.h). */
-void refuse(struct jank_proc *p, const char *kind, const char *err)
+void fleet_refuse(struct jank_proc *p, const char *kind, const char *err)
 {
 	char what[384];
 
 	snprintf(what, sizeof(what), "%s that cannot be read (%s)", kind, err);
-	jank_proc_refuse(p, what);
+	jank_worker_proc_refuse(p, what);
 }
 
 static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
@@ -129,18 +130,18 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 	char err[256];
 	int r;
 
-	jank_jr_init(&jr);
-	if (jank_jr_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
-	    jank_jr_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
-			JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
-		refuse(in->proc, "a verdict", jank_jr_error(&jr, err, sizeof(err)));
+	jank_json_read_init(&jr);
+	if (jank_json_read_member(&jr, msg, "verdict", json_type_object, true, &v) < 0 ||
+	    jank_json_read_int(&jr, msg, "first_event_ns", false, -JANK_VERDICT_TIME_MAX,
+			       JANK_VERDICT_TIME_MAX, INT64_MIN, &first) < 0) {
+		fleet_refuse(in->proc, "a verdict", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
-	r = jank_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
+	r = jank_worker_proto_verdict_decode(v, f->rules, f->nrules, &pv, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a verdict from the worker is lost", in->url);
 	} else if (r < 0) {
-		refuse(in->proc, "a verdict", err);
+		fleet_refuse(in->proc, "a verdict", err);
 	} else {
 		/* A completed action ends at an event the worker read. */
 		progress(in, first, pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
@@ -161,46 +162,47 @@ static void on_status(struct jank_fleet_input *in, struct json_object *msg)
 	/* Without figures, a heartbeat. */
 	if (!json_object_object_get_ex(msg, "input", &st))
 		return;
-	jank_figures_init(&fig);
-	r = jank_proto_figures_decode(st, &fig, err, sizeof(err));
+	jank_input_figures_init(&fig);
+	r = jank_worker_proto_figures_decode(st, &fig, err, sizeof(err));
 	if (r == -ENOMEM) {
 		jank_log(LOG_ERR, "%s: out of memory: a status of the worker is lost", in->url);
 		return;
 	}
 	if (r < 0) {
-		refuse(in->proc, "a status", err);
+		fleet_refuse(in->proc, "a status", err);
 		return;
 	}
 	progress(in, fig.engine.first, fig.last_event_ns, fig.engine.actions_open);
-	jank_figures_fini(&in->status);
+	jank_input_figures_fini(&in->status);
 	in->status = fig;
 	in->fresh = true;
 	if (!strcmp(fig.state, "connected"))
-		jank_proc_recovered(in->proc, "attached again");
+		jank_worker_proc_recovered(in->proc, "attached again");
 	if (fig.attached && !in->attached) {
 		in->attached = true;
 		in->fleet->change_fn(in->fleet->data);
 	}
 }
 
-/* A worker's log line, made harmless (jank_proto_log_decode). */
-void on_log(struct jank_proc *p, struct json_object *msg)
+/* A worker's log line, made harmless (jank_worker_proto_log_decode). */
+void fleet_on_log(struct jank_proc *p, struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
 	int prio;
 
-	if (jank_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
+	if (jank_worker_proto_log_decode(msg, &prio, line, sizeof(line)) == 0)
 		jank_log(prio, "%s", line);
 	else
-		jank_proc_refuse(p, "a log line that cannot be read (no message string, or a "
-				    "priority that is not syslog's)");
+		jank_worker_proc_refuse(p,
+					"a log line that cannot be read (no message string, or a "
+					"priority that is not syslog's)");
 }
 
 /* ---- An input's worker ---- */
 
-struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char *url)
+struct json_object *fleet_start_msg(struct jank_fleet *f, const char *mode, const char *url)
 {
-	struct json_object *o = jank_proto_new("start");
+	struct json_object *o = jank_worker_proto_new("start");
 
 	jank_json_add_str(o, "mode", mode);
 	jank_json_add_str(o, "url", url);
@@ -210,7 +212,7 @@ struct json_object *start_msg(struct jank_fleet *f, const char *mode, const char
 	return o;
 }
 
-struct json_object *input_start_msg(struct jank_proc *p, void *data)
+struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data)
 {
 	struct jank_fleet_input *in = data;
 	struct json_object *msg, *baselines;
@@ -221,12 +223,12 @@ struct json_object *input_start_msg(struct jank_proc *p, void *data)
 	jank_skipped_worker_ended(&in->skipped);
 	/* Keep its counters, the new one starts from zero. */
 	if (in->status.reported) {
-		if (jank_figures_fold(&in->past, &in->status) < 0)
+		if (jank_input_figures_fold(&in->past, &in->status) < 0)
 			jank_log(LOG_ERR, "%s: out of memory: some past figures are lost", in->url);
-		jank_figures_placeholder(&in->status, in->url);
+		jank_input_figures_placeholder(&in->status, in->url);
 	}
-	msg = start_msg(in->fleet, "input", in->url);
-	baselines = state_read(in->fleet, in->url);
+	msg = fleet_start_msg(in->fleet, "input", in->url);
+	baselines = fleet_state_read(in->fleet, in->url);
 	if (baselines && msg)
 		jank_json_add(msg, "baselines", baselines);
 	else
@@ -255,12 +257,13 @@ static void on_fetch(struct jank_fleet_input *in, struct json_object *msg)
 	char err[256];
 	int n;
 
-	jank_jr_init(&jr);
-	if (jank_jr_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1, &hex) <
-		    0 ||
+	jank_json_read_init(&jr);
+	if (jank_json_read_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1,
+			       &hex) < 0 ||
 	    ((n = jank_fetcher_decode_hex(hex, id, sizeof(id))) < 0 &&
-	     jank_jr_fail(&jr, "build_id", "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
-		refuse(in->proc, "a fetch", jank_jr_error(&jr, err, sizeof(err)));
+	     jank_json_read_fail(&jr, "build_id",
+				 "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
+		fleet_refuse(in->proc, "a fetch", jank_json_read_error(&jr, err, sizeof(err)));
 		return;
 	}
 	if (f->fetch_fn)
@@ -273,22 +276,22 @@ void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *da
 	f->fetch_data = data;
 }
 
-void input_message(struct jank_proc *p, struct json_object *msg, void *data)
+void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
-	const char *type = jank_proto_type(msg);
+	const char *type = jank_worker_proto_type(msg);
 
 	if (!strcmp(type, "verdict"))
 		on_verdict(data, msg);
 	else if (!strcmp(type, "status"))
 		on_status(data, msg);
 	else if (!strcmp(type, "log"))
-		on_log(p, msg);
+		fleet_on_log(p, msg);
 	else if (!strcmp(type, "baselines"))
-		on_baselines(data, msg);
+		fleet_on_baselines(data, msg);
 	else if (!strcmp(type, "fetch"))
 		on_fetch(data, msg);
 	else
-		jank_proc_refuse(p, "a message of no type an input's worker sends");
+		jank_worker_proc_refuse(p, "a message of no type an input's worker sends");
 }
 
 static void input_gone(struct jank_proc *p, void *data)
@@ -300,9 +303,9 @@ static void input_gone(struct jank_proc *p, void *data)
 		event_active(in->fleet->ev_sweep, EV_TIMEOUT, 0);
 }
 
-static const struct jank_proc_ops input_ops = {
-	.start_msg = input_start_msg,
-	.message = input_message,
+static const struct jank_worker_proc_ops input_ops = {
+	.start_msg = fleet_input_start_msg,
+	.message = fleet_input_message,
 	.gone = input_gone,
 };
 
@@ -315,7 +318,7 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		if (f->inputs[i]->removing && jank_proc_done(f->inputs[i]->proc))
+		if (f->inputs[i]->removing && jank_worker_proc_done(f->inputs[i]->proc))
 			input_free(f->inputs[i]);
 		else
 			f->inputs[k++] = f->inputs[i];
@@ -332,9 +335,9 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_reap(f->inputs[i]->proc);
+		jank_worker_proc_reap(f->inputs[i]->proc);
 	if (f->discovery)
-		jank_proc_reap(f->discovery);
+		jank_worker_proc_reap(f->discovery);
 }
 
 /*
@@ -346,14 +349,14 @@ static void on_sigchld(evutil_socket_t fd, short what, void *data)
  */
 static int64_t stalled_since(const struct jank_fleet_input *in, int64_t now)
 {
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
 	if (!in->fresh || strcmp(in->status.state, "connected"))
 		return -1;
 	if (in->status.stalled_since > 0)
 		return now - (jank_clock_realtime_ns() - in->status.stalled_since);
-	jank_proc_get_stats(in->proc, &s);
-	if (jank_proc_running(in->proc) && s.silent_ns >= STALL_NS)
+	jank_worker_proc_get_stats(in->proc, &s);
+	if (jank_worker_proc_running(in->proc) && s.silent_ns >= STALL_NS)
 		return now - s.silent_ns;
 	return 0;
 }
@@ -394,11 +397,11 @@ static void on_check(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		jank_proc_check(f->inputs[i]->proc, now);
+		jank_worker_proc_check(f->inputs[i]->proc, now);
 		check_stalled(f->inputs[i], now);
 	}
 	if (f->discovery)
-		jank_proc_check(f->discovery, now);
+		jank_worker_proc_check(f->discovery, now);
 }
 
 struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
@@ -430,7 +433,7 @@ void jank_fleet_free(struct jank_fleet *f)
 		input_free(f->inputs[i]);
 	free(f->inputs);
 	free(f->state_dir);
-	jank_proc_free(f->discovery);
+	jank_worker_proc_free(f->discovery);
 	if (f->ev_sigchld)
 		event_free(f->ev_sigchld);
 	if (f->ev_check)
@@ -479,31 +482,31 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++) {
-		struct json_object *msg = jank_proto_new("reload");
+		struct json_object *msg = jank_worker_proto_new("reload");
 
 		jank_json_add(msg, "config", json_object_get(f->config));
 		if (reload)
-			jank_proc_send(f->inputs[i]->proc, msg);
+			jank_worker_proc_send(f->inputs[i]->proc, msg);
 		else
 			json_object_put(msg);
-		jank_proc_set_timeout(f->inputs[i]->proc, c->live.worker_timeout_ns);
+		jank_worker_proc_set_timeout(f->inputs[i]->proc, c->live.worker_timeout_ns);
 	}
 	if (f->discovery)
-		jank_proc_set_timeout(f->discovery, c->live.worker_timeout_ns);
+		jank_worker_proc_set_timeout(f->discovery, c->live.worker_timeout_ns);
 	return 0;
 }
 
 int jank_fleet_add_url(struct jank_fleet *f, const char *url)
 {
-	return input_add(f, url, false) ? 0 : -ENOMEM;
+	return fleet_input_add(f, url, false) ? 0 : -ENOMEM;
 }
 
 void jank_fleet_retry(struct jank_fleet *f, const char *url)
 {
-	struct jank_fleet_input *in = input_find(f, url);
+	struct jank_fleet_input *in = fleet_input_find(f, url);
 
 	if (in && !in->removing)
-		jank_proc_send(in->proc, jank_proto_new("retry"));
+		jank_worker_proc_send(in->proc, jank_worker_proto_new("retry"));
 }
 
 int jank_fleet_start(struct jank_fleet *f)
@@ -516,23 +519,23 @@ int jank_fleet_start(struct jank_fleet *f)
 		char name[JANK_CONFIG_URL_LEN + 16];
 
 		snprintf(name, sizeof(name), "discovery of %s", f->live->discover);
-		f->discovery =
-			jank_proc_new(f->base, name, f->live->worker_timeout_ns, &discovery_ops, f);
+		f->discovery = jank_worker_proc_new(f->base, name, f->live->worker_timeout_ns,
+						    &fleet_discovery_ops, f);
 		if (!f->discovery)
 			return -ENOMEM;
-		jank_proc_start(f->discovery);
+		jank_worker_proc_start(f->discovery);
 	}
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_start(f->inputs[i]->proc);
+		jank_worker_proc_start(f->inputs[i]->proc);
 	return 0;
 }
 
 static bool all_done(const struct jank_fleet *f)
 {
 	for (size_t i = 0; i < f->n; i++)
-		if (!jank_proc_done(f->inputs[i]->proc))
+		if (!jank_worker_proc_done(f->inputs[i]->proc))
 			return false;
-	return !f->discovery || jank_proc_done(f->discovery);
+	return !f->discovery || jank_worker_proc_done(f->discovery);
 }
 
 /* Run the loop until every worker is gone, or until `deadline`. */
@@ -555,18 +558,18 @@ void jank_fleet_stop(struct jank_fleet *f, int64_t timeout_ns)
 
 	f->stopping = true;
 	if (f->discovery)
-		jank_proc_retire(f->discovery);
+		jank_worker_proc_retire(f->discovery);
 	for (size_t i = 0; i < f->n; i++)
-		jank_proc_stop(f->inputs[i]->proc);
+		jank_worker_proc_stop(f->inputs[i]->proc);
 	wait_done(f, deadline);
 	if (all_done(f))
 		return;
 	for (size_t i = 0; i < f->n; i++) {
-		if (jank_proc_done(f->inputs[i]->proc))
+		if (jank_worker_proc_done(f->inputs[i]->proc))
 			continue;
 		jank_log(LOG_WARNING, "%s: the worker did not stop in time: killed",
 			 f->inputs[i]->url);
-		jank_proc_retire(f->inputs[i]->proc);
+		jank_worker_proc_retire(f->inputs[i]->proc);
 	}
 	wait_done(f, jank_clock_monotonic_ns() + 1000000000LL);
 }

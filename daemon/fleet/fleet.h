@@ -114,7 +114,7 @@ struct jank_fleet_figures {
 	int64_t skipped_ns;
 	uint64_t skipped_ranges;
 	uint64_t actions_lost;
-	struct jank_proc_stats worker;
+	struct jank_worker_proc_stats worker;
 	/* The session jankd owns ([live] create): what its keeper says (live-keeper.h). */
 	bool kept;
 	uint64_t session_recreated;

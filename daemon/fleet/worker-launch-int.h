@@ -23,6 +23,6 @@ struct jank_launch {
 };
 
 /* worker-launch.c */
-void on_spawner(evutil_socket_t fd, short what, void *data);
+void worker_launch_on_spawner(evutil_socket_t fd, short what, void *data);
 
 #endif

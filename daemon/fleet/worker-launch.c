@@ -131,7 +131,7 @@ static void take_msg(struct jank_launch *l, bool gone)
 		ended(l, r > 0 && m.type == JANK_SPAWN_EXITED ? m.value : JANK_LAUNCH_LOST);
 }
 
-void on_spawner(evutil_socket_t fd, short what, void *data)
+void worker_launch_on_spawner(evutil_socket_t fd, short what, void *data)
 {
 	(void)fd;
 	(void)what;
@@ -233,7 +233,8 @@ static int start_spawner(struct jank_launch *l, struct event_base *base, int fd,
 	r = spawner_request(conn, fd, name, why, len);
 	if (r == 0)
 		l->pid = spawner_reply(conn, &r, why, len);
-	if (r == 0 && !(l->ev = event_new(base, conn, EV_READ | EV_PERSIST, on_spawner, l)))
+	if (r == 0 &&
+	    !(l->ev = event_new(base, conn, EV_READ | EV_PERSIST, worker_launch_on_spawner, l)))
 		r = -ENOMEM;
 	if (r == 0 && event_add(l->ev, NULL) < 0)
 		r = -ENOMEM;

@@ -22,12 +22,12 @@ struct jank_proc {
 	struct event_base *base;
 	char *name;
 	int64_t timeout_ns;
-	const struct jank_proc_ops *ops;
+	const struct jank_worker_proc_ops *ops;
 	void *data;
 
 	struct jank_launch *launch; /* NULL: none */
-	bool opener_wanted;	    /* a live input of this host's (jank_proc_want_opener) */
-	struct jank_opener_conn *opener;
+	bool opener_wanted;	    /* a live input of this host's (jank_worker_proc_want_opener) */
+	struct jank_binary_opener_conn *opener;
 	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;
 	bool eof, reaped;
@@ -48,9 +48,9 @@ struct jank_proc {
 };
 
 /* worker-proc.c */
-void start_later(struct jank_proc *p);
-const char *status_text(int st, char *buf, size_t len);
-void maybe_gone(struct jank_proc *p);
-void on_ended(struct jank_launch *l, int status, void *data);
+void worker_proc_start_later(struct jank_proc *p);
+const char *worker_proc_status_text(int st, char *buf, size_t len);
+void worker_proc_maybe_gone(struct jank_proc *p);
+void worker_proc_on_ended(struct jank_launch *l, int status, void *data);
 
 #endif

@@ -33,7 +33,7 @@ static char worker_user[64] = "jank-worker";
 static bool workers_as_root;
 static unsigned warned_root; /* once per jankd */
 
-void start_later(struct jank_proc *p)
+void worker_proc_start_later(struct jank_proc *p)
 {
 	struct timeval tv = jank_clock_timeval(p->backoff_ns);
 
@@ -51,12 +51,13 @@ static void on_restart(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	if (!p->ending && !p->pid) {
 		p->episode_restarts++;
-		jank_proc_start(p);
+		jank_worker_proc_start(p);
 	}
 }
 
-struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64_t timeout_ns,
-				const struct jank_proc_ops *ops, void *data)
+struct jank_proc *jank_worker_proc_new(struct event_base *base, const char *name,
+				       int64_t timeout_ns, const struct jank_worker_proc_ops *ops,
+				       void *data)
 {
 	struct jank_proc *p = calloc(1, sizeof(*p));
 
@@ -71,18 +72,18 @@ struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64
 	p->backoff_ns = RESTART_MIN_NS;
 	p->ev_restart = evtimer_new(base, on_restart, p);
 	if (!p->name || !p->ev_restart) {
-		jank_proc_free(p);
+		jank_worker_proc_free(p);
 		return NULL;
 	}
 	return p;
 }
 
-void jank_proc_free(struct jank_proc *p)
+void jank_worker_proc_free(struct jank_proc *p)
 {
 	if (!p)
 		return;
 	jank_worker_launch_free(p->launch);
-	jank_opener_conn_free(p->opener);
+	jank_binary_opener_conn_free(p->opener);
 	if (p->bev)
 		bufferevent_free(p->bev);
 	if (p->ev_restart)
@@ -93,7 +94,7 @@ void jank_proc_free(struct jank_proc *p)
 
 /* ---- Ending ---- */
 
-const char *status_text(int st, char *buf, size_t len)
+const char *worker_proc_status_text(int st, char *buf, size_t len)
 {
 	if (st == JANK_LAUNCH_LOST)
 		snprintf(buf, len, "was lost with the connection to the worker spawner (%s)",
@@ -133,7 +134,7 @@ static void failed(struct jank_proc *p, const char *what)
 }
 
 /* Both the socket drained and the process reaped: the worker is gone. */
-void maybe_gone(struct jank_proc *p)
+void worker_proc_maybe_gone(struct jank_proc *p)
 {
 	char what[256];
 
@@ -141,7 +142,7 @@ void maybe_gone(struct jank_proc *p)
 		return;
 	jank_worker_launch_free(p->launch);
 	p->launch = NULL;
-	jank_opener_conn_free(p->opener);
+	jank_binary_opener_conn_free(p->opener);
 	p->opener = NULL;
 	p->pid = 0;
 	if (p->ending) {
@@ -151,12 +152,12 @@ void maybe_gone(struct jank_proc *p)
 	}
 	if (!p->silenced && !p->refused) {
 		p->crashes++;
-		failed(p, status_text(p->last_status, what, sizeof(what)));
+		failed(p, worker_proc_status_text(p->last_status, what, sizeof(what)));
 	}
-	start_later(p);
+	worker_proc_start_later(p);
 }
 
-void jank_proc_refuse(struct jank_proc *p, const char *what)
+void jank_worker_proc_refuse(struct jank_proc *p, const char *what)
 {
 	char next[32];
 
@@ -182,14 +183,15 @@ static void on_message(struct jank_proc *p)
 	int r = 0;
 
 	p->heard_mono = jank_clock_monotonic_ns();
-	while (!p->refused && (r = jank_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
+	while (!p->refused &&
+	       (r = jank_worker_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
 		p->ops->message(p, msg, p->data);
 		json_object_put(msg);
 	}
 	if (r < 0)
-		jank_proc_refuse(p, r == -EMSGSIZE
-					    ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
-					    : "a frame that is not one JSON object");
+		jank_worker_proc_refuse(
+			p, r == -EMSGSIZE ? "a frame longer than " JANK_PROTO_MAX_FRAME_TEXT
+					  : "a frame that is not one JSON object");
 }
 
 static void on_read(struct bufferevent *bev, void *data)
@@ -212,21 +214,21 @@ static void on_event(struct bufferevent *bev, short what, void *data)
 	p->eof = true;
 	if (!p->reaped)
 		jank_worker_launch_kill(p->launch); /* without its socket it is of no use */
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
 /* The process ended (worker-launch.h). */
-void on_ended(struct jank_launch *l, int status, void *data)
+void worker_proc_on_ended(struct jank_launch *l, int status, void *data)
 {
 	struct jank_proc *p = data;
 
 	(void)l;
 	p->reaped = true;
 	p->last_status = status;
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
-void jank_proc_reap(struct jank_proc *p)
+void jank_worker_proc_reap(struct jank_proc *p)
 {
 	if (p->launch && !p->reaped)
 		jank_worker_launch_reap(p->launch);
@@ -234,7 +236,7 @@ void jank_proc_reap(struct jank_proc *p)
 
 /* ---- Starting ---- */
 
-void jank_proc_set_user(const char *user, bool as_root)
+void jank_worker_proc_set_user(const char *user, bool as_root)
 {
 	snprintf(worker_user, sizeof(worker_user), "%s", user);
 	workers_as_root = as_root;
@@ -294,12 +296,12 @@ static int make_pair(int sv[2])
 
 static bool open_binaries = true;
 
-void jank_proc_set_open_binaries(bool on)
+void jank_worker_proc_set_open_binaries(bool on)
 {
 	open_binaries = on;
 }
 
-void jank_proc_want_opener(struct jank_proc *p, bool want)
+void jank_worker_proc_want_opener(struct jank_proc *p, bool want)
 {
 	p->opener_wanted = want;
 }
@@ -318,10 +320,10 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	if (!open_binaries || !p->opener_wanted || jank_worker_launch_spawner())
 		return;
 	if (available < 0)
-		available = jank_opener_available();
+		available = jank_binary_opener_available();
 	if (!available || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
-	p->opener = jank_opener_conn_new(p->base, sv[0], p->name);
+	p->opener = jank_binary_opener_conn_new(p->base, sv[0], p->name);
 	if (!p->opener) {
 		close(sv[1]);
 		return;
@@ -340,11 +342,11 @@ static int start_failed(struct jank_proc *p, int r, const char *why)
 		snprintf(what, sizeof(what), "cannot start: %s", strerror(-r));
 	p->crashes++;
 	failed(p, what);
-	start_later(p);
+	worker_proc_start_later(p);
 	return r;
 }
 
-int jank_proc_start(struct jank_proc *p)
+int jank_worker_proc_start(struct jank_proc *p)
 {
 	struct jank_worker_user u;
 	char why[256];
@@ -362,13 +364,13 @@ int jank_proc_start(struct jank_proc *p)
 		return start_failed(p, r, NULL);
 	p->reaped = false;
 	make_opener(p, &opener_fd);
-	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u, on_ended, p,
-					     &r, why, sizeof(why));
+	p->launch = jank_worker_launch_start(p->base, sv[1], opener_fd, p->name, &u,
+					     worker_proc_on_ended, p, &r, why, sizeof(why));
 	close(sv[1]);
 	if (opener_fd >= 0)
 		close(opener_fd);
 	if (!p->launch) {
-		jank_opener_conn_free(p->opener);
+		jank_binary_opener_conn_free(p->opener);
 		p->opener = NULL;
 		close(sv[0]);
 		return start_failed(p, r, why);
@@ -392,20 +394,22 @@ int jank_proc_start(struct jank_proc *p)
 	 */
 	bufferevent_setwatermark(p->bev, EV_READ, 0, JANK_PROTO_HEAD + JANK_PROTO_MAX_FRAME);
 	bufferevent_enable(p->bev, EV_READ);
-	jank_proc_send(p, p->ops->start_msg(p, p->data));
+	jank_worker_proc_send(p, p->ops->start_msg(p, p->data));
 	return 0;
 }
 
-void jank_proc_send(struct jank_proc *p, struct json_object *msg)
+void jank_worker_proc_send(struct jank_proc *p, struct json_object *msg)
 {
-	int r = msg && p->bev && !p->eof ? jank_proto_put(bufferevent_get_output(p->bev), msg) : 0;
+	int r = msg && p->bev && !p->eof
+			? jank_worker_proto_put(bufferevent_get_output(p->bev), msg)
+			: 0;
 
 	if (r == -EMSGSIZE)
 		jank_log(
 			LOG_ERR,
 			"%s: a message to the worker (%s) is longer than " JANK_PROTO_MAX_FRAME_TEXT
 			" (a configuration that large?): not sent",
-			p->name, jank_proto_type(msg));
+			p->name, jank_worker_proto_type(msg));
 	else if (r < 0)
 		jank_log(LOG_ERR, "%s: out of memory: a message to the worker is lost", p->name);
 	json_object_put(msg);
@@ -413,7 +417,7 @@ void jank_proc_send(struct jank_proc *p, struct json_object *msg)
 
 /* ---- Watching ---- */
 
-void jank_proc_check(struct jank_proc *p, int64_t now)
+void jank_worker_proc_check(struct jank_proc *p, int64_t now)
 {
 	char d[32], what[160];
 
@@ -430,7 +434,7 @@ void jank_proc_check(struct jank_proc *p, int64_t now)
 	failed(p, what);
 }
 
-void jank_proc_recovered(struct jank_proc *p, const char *how)
+void jank_worker_proc_recovered(struct jank_proc *p, const char *how)
 {
 	if (p->failing)
 		jank_log(LOG_NOTICE, "%s: worker pid %ld %s, after %llu restart%s", p->name,
@@ -443,7 +447,7 @@ void jank_proc_recovered(struct jank_proc *p, const char *how)
 	p->backoff_ns = RESTART_MIN_NS;
 }
 
-void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns)
+void jank_worker_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns)
 {
 	p->timeout_ns = timeout_ns;
 }
@@ -461,35 +465,35 @@ static void end(struct jank_proc *p, bool kill_it)
 	if (kill_it && !p->reaped)
 		jank_worker_launch_kill(p->launch);
 	else
-		jank_proc_send(p, jank_proto_new("stop"));
+		jank_worker_proc_send(p, jank_worker_proto_new("stop"));
 }
 
-void jank_proc_stop(struct jank_proc *p)
+void jank_worker_proc_stop(struct jank_proc *p)
 {
 	end(p, false);
 }
 
-void jank_proc_retire(struct jank_proc *p)
+void jank_worker_proc_retire(struct jank_proc *p)
 {
 	end(p, true);
 }
 
-bool jank_proc_done(const struct jank_proc *p)
+bool jank_worker_proc_done(const struct jank_proc *p)
 {
 	return p->done;
 }
 
-bool jank_proc_running(const struct jank_proc *p)
+bool jank_worker_proc_running(const struct jank_proc *p)
 {
 	return p->pid != 0;
 }
 
-const char *jank_proc_name(const struct jank_proc *p)
+const char *jank_worker_proc_name(const struct jank_proc *p)
 {
 	return p->name;
 }
 
-void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out)
+void jank_worker_proc_get_stats(const struct jank_proc *p, struct jank_worker_proc_stats *out)
 {
 	out->pid = p->pid;
 	out->starts = p->starts;

@@ -11,17 +11,17 @@
  * The worker is not trusted: its frames are read at most one at a time
  * (a read watermark of one frame, JANK_PROTO_MAX_FRAME), and one too long
  * or not a JSON object gets it killed; so does one whose members the owner
- * cannot read (jank_proc_refuse). Either is logged, counted (bad_frames)
+ * cannot read (jank_worker_proc_refuse). Either is logged, counted (bad_frames)
  * and restarted as a crash is. A worker killed by its seccomp
  * filter (SIGSYS), or that could not drop its privileges, is logged as such.
  *
  * Heartbeat: any message counts. A worker silent for longer than the
- * timeout (jank_proc_check, called every second) is killed (SIGKILL); a
- * worker that exits or dies is gone once it is reaped (jank_proc_reap, on
+ * timeout (jank_worker_proc_check, called every second) is killed (SIGKILL); a
+ * worker that exits or dies is gone once it is reaped (jank_worker_proc_reap, on
  * SIGCHLD) and all it sent has been read. Either way it is counted, and
  * started again after a back-off: 1 s, doubling up to 30 s while it keeps
  * failing. The first failure of an episode is logged, the others counted;
- * the owner ends the episode with jank_proc_recovered() once the new worker
+ * the owner ends the episode with jank_worker_proc_recovered() once the new worker
  * works (logged too, with the count).
  */
 #ifndef JANK_WORKER_PROC_H
@@ -37,16 +37,17 @@ struct jank_proc;
 
 #define JANK_PROC_ERROR_LEN 256
 
-struct jank_proc_ops {
+struct jank_worker_proc_ops {
 	/* The "start" message of a new worker (a new object), NULL on allocation failure. */
 	struct json_object *(*start_msg)(struct jank_proc *p, void *data);
 	/* A message from the worker (borrowed). */
 	void (*message)(struct jank_proc *p, struct json_object *msg, void *data);
-	/* The worker is gone for good: jank_proc_stop() or jank_proc_retire() was called. */
+	/* The worker is gone for good: jank_worker_proc_stop() or jank_worker_proc_retire() was
+	 * called. */
 	void (*gone)(struct jank_proc *p, void *data);
 };
 
-struct jank_proc_stats {
+struct jank_worker_proc_stats {
 	pid_t pid;	     /* 0: none now */
 	uint64_t starts;     /* workers started */
 	uint64_t crashes;    /* exited or died by themselves */
@@ -62,51 +63,52 @@ struct jank_proc_stats {
 };
 
 /* `name` prefixes the log lines ("URL: worker ..."). NULL on allocation failure. */
-struct jank_proc *jank_proc_new(struct event_base *base, const char *name, int64_t timeout_ns,
-				const struct jank_proc_ops *ops, void *data);
+struct jank_proc *jank_worker_proc_new(struct event_base *base, const char *name,
+				       int64_t timeout_ns, const struct jank_worker_proc_ops *ops,
+				       void *data);
 /* Kills the worker if there is one (without waiting). */
-void jank_proc_free(struct jank_proc *p);
+void jank_worker_proc_free(struct jank_proc *p);
 
 /*
  * The user the workers run as ([daemon] worker-user; a uid 0 needs
  * as_root), resolved at each start. Default: jank-worker, not as root.
  */
-void jank_proc_set_user(const char *user, bool as_root);
+void jank_worker_proc_set_user(const char *user, bool as_root);
 /*
  * Give its workers a channel to the binary opener (binary-opener.h): for a
  * live input on this host, when jankd runs as root and starts them itself.
  */
-void jank_proc_want_opener(struct jank_proc *p, bool want);
+void jank_worker_proc_want_opener(struct jank_proc *p, bool want);
 /* [daemon] open-binaries: whether any worker gets that channel (default yes). */
-void jank_proc_set_open_binaries(bool on);
+void jank_worker_proc_set_open_binaries(bool on);
 /* Start the worker. Returns 0, or -errno (logged; retried with back-off). */
-int jank_proc_start(struct jank_proc *p);
+int jank_worker_proc_start(struct jank_proc *p);
 /* Send a message (taken). Dropped when there is no worker. */
-void jank_proc_send(struct jank_proc *p, struct json_object *msg);
+void jank_worker_proc_send(struct jank_proc *p, struct json_object *msg);
 /* Kill a worker silent past the timeout. */
-void jank_proc_check(struct jank_proc *p, int64_t now);
+void jank_worker_proc_check(struct jank_proc *p, int64_t now);
 /* SIGCHLD: reap the worker if it ended. */
-void jank_proc_reap(struct jank_proc *p);
+void jank_worker_proc_reap(struct jank_proc *p);
 /*
  * The worker sent a message that cannot be read (`what`: "a status that
  * cannot be read: input.rules: not an array"): killed, logged, counted in
  * bad_frames, restarted after the back-off; nothing more of it is read.
  */
-void jank_proc_refuse(struct jank_proc *p, const char *what);
+void jank_worker_proc_refuse(struct jank_proc *p, const char *what);
 /* The worker works again: end the failure episode, reset the back-off. */
-void jank_proc_recovered(struct jank_proc *p, const char *how);
-void jank_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns);
+void jank_worker_proc_recovered(struct jank_proc *p, const char *how);
+void jank_worker_proc_set_timeout(struct jank_proc *p, int64_t timeout_ns);
 
 /* Ask the worker to stop ("stop"); gone() once it has, no restart. */
-void jank_proc_stop(struct jank_proc *p);
+void jank_worker_proc_stop(struct jank_proc *p);
 /* Kill it; gone() once reaped, no restart. */
-void jank_proc_retire(struct jank_proc *p);
+void jank_worker_proc_retire(struct jank_proc *p);
 /* No worker and none to come: stopped, retired, or never started. */
-bool jank_proc_done(const struct jank_proc *p);
+bool jank_worker_proc_done(const struct jank_proc *p);
 /* A worker runs (started, not gone yet). */
-bool jank_proc_running(const struct jank_proc *p);
+bool jank_worker_proc_running(const struct jank_proc *p);
 
-const char *jank_proc_name(const struct jank_proc *p);
-void jank_proc_get_stats(const struct jank_proc *p, struct jank_proc_stats *out);
+const char *jank_worker_proc_name(const struct jank_proc *p);
+void jank_worker_proc_get_stats(const struct jank_proc *p, struct jank_worker_proc_stats *out);
 
 #endif

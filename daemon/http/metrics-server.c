@@ -54,8 +54,8 @@ struct jank_metrics_server {
 	struct event_base *base;
 	struct evhttp *http;
 	struct event *sweep;
-	jank_metrics_server_fn fn;    /* the metrics, or ... */
-	jank_http_handler_fn handler; /* ... any page (the web pages) */
+	jank_metrics_server_fn fn;		/* the metrics, or ... */
+	jank_metrics_server_handler_fn handler; /* ... any page (the web pages) */
 	void *data;
 	char address[JANK_METRICS_SERVER_ADDRESS_LEN]; /* HOST:PORT, [HOST]:PORT for IPv6 */
 	struct conn *conns;
@@ -359,8 +359,8 @@ static void on_request(struct evhttp_request *req, void *data)
 
 static struct jank_metrics_server *server_open(struct event_base *base, const char *host,
 					       unsigned port, jank_metrics_server_fn fn,
-					       jank_http_handler_fn handler, void *data, char *err,
-					       size_t errlen)
+					       jank_metrics_server_handler_fn handler, void *data,
+					       char *err, size_t errlen)
 {
 	struct jank_metrics_server *s = calloc(1, sizeof(*s));
 	struct timeval tv = { JANK_METRICS_SERVER_TIMEOUT_S, 0 };
@@ -409,9 +409,10 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 	return server_open(base, host, port, fn, NULL, data, err, errlen);
 }
 
-struct jank_metrics_server *jank_http_server_open(struct event_base *base, const char *host,
-						  unsigned port, jank_http_handler_fn handler,
-						  void *data, char *err, size_t errlen)
+struct jank_metrics_server *jank_metrics_server_open_web(struct event_base *base, const char *host,
+							 unsigned port,
+							 jank_metrics_server_handler_fn handler,
+							 void *data, char *err, size_t errlen)
 {
 	return server_open(base, host, port, NULL, handler, data, err, errlen);
 }

@@ -16,7 +16,7 @@
  * metrics").
  *
  * The same server, with the same limits, serves jankd's web pages ([web]
- * listen, daemon/http/web.c): opened with jank_http_server_open(), it hands
+ * listen, daemon/http/web.c): opened with jank_metrics_server_open_web(), it hands
  * every GET to a handler of the caller's.
  */
 #ifndef JANK_METRICS_SERVER_H
@@ -40,7 +40,8 @@ typedef char *(*jank_metrics_server_fn)(enum jank_metrics_format f, size_t *len,
  * evhttp_send_reply() or evhttp_send_error() before returning.
  */
 struct evhttp_request;
-typedef void (*jank_http_handler_fn)(struct evhttp_request *req, const char *path, void *data);
+typedef void (*jank_metrics_server_handler_fn)(struct evhttp_request *req, const char *path,
+					       void *data);
 
 struct jank_metrics_server;
 
@@ -52,9 +53,10 @@ struct jank_metrics_server *jank_metrics_server_open(struct event_base *base, co
 						     unsigned port, jank_metrics_server_fn fn,
 						     void *data, char *err, size_t errlen);
 /* The same machinery (limits, deadlines, evictions) for a handler's pages. */
-struct jank_metrics_server *jank_http_server_open(struct event_base *base, const char *host,
-						  unsigned port, jank_http_handler_fn handler,
-						  void *data, char *err, size_t errlen);
+struct jank_metrics_server *jank_metrics_server_open_web(struct event_base *base, const char *host,
+							 unsigned port,
+							 jank_metrics_server_handler_fn handler,
+							 void *data, char *err, size_t errlen);
 /* Where it listens: "127.0.0.1:9479", "[::1]:9479". */
 const char *jank_metrics_server_address(const struct jank_metrics_server *s);
 /* Close every connection and stop listening. */

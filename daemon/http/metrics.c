@@ -460,13 +460,13 @@ static bool first_of_family(const struct jank_figure_field *d, size_t k)
 /* The family of figure rows named like row k: its metadata, then per input its rows' samples. */
 static void put_figure_family(struct out *o, const struct jank_metrics *m, size_t k)
 {
-	const struct jank_figure_field *d = jank_figures_input_fields;
+	const struct jank_figure_field *d = jank_input_figures_input_fields;
 	const struct jank_figure_metric *mk = d[k].metric;
 	struct family fam = { mk->name, mk->gauge ? GAUGE : COUNTER, mk->unit, mk->help };
 
 	put_family(o, &fam);
 	for (size_t i = 0; i < m->ninputs; i++)
-		for (size_t j = k; j < jank_figures_input_nfields; j++) {
+		for (size_t j = k; j < jank_input_figures_input_nfields; j++) {
 			const struct jank_figure_metric *mj = d[j].metric;
 			struct label l[2] = { { "input", m->inputs[i].url },
 					      { mj ? mj->label : NULL, mj ? mj->value : NULL } };
@@ -487,9 +487,9 @@ static void put_inputs(struct out *o, const struct jank_metrics *m)
 	if (m->ninputs == 0)
 		return;
 	put_supervisor_input(o, m, INPUT_CONNECTED);
-	for (size_t k = 0; k < jank_figures_input_nfields; k++)
-		if (jank_figures_input_fields[k].metric &&
-		    first_of_family(jank_figures_input_fields, k))
+	for (size_t k = 0; k < jank_input_figures_input_nfields; k++)
+		if (jank_input_figures_input_fields[k].metric &&
+		    first_of_family(jank_input_figures_input_fields, k))
 			put_figure_family(o, m, k);
 	for (int fig = INPUT_RESTARTS; fig < INPUT_FIGURES; fig++)
 		put_supervisor_input(o, m, fig);

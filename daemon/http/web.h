@@ -32,7 +32,7 @@
 
 struct jankd;
 
-/* The handler for jank_http_server_open(); data: the struct jankd. */
+/* The handler for jank_metrics_server_open_web(); data: the struct jankd. */
 void jank_web_handle(struct evhttp_request *req, const char *path, void *data);
 
 #endif

@@ -39,18 +39,18 @@ struct build {
 };
 
 /* lttng-session.c */
-int lttng_fail(char *err, size_t errlen, enum lttng_error_code code, const char *what);
-bool is_kernel_event(const char *name);
-const char *code_str(enum lttng_error_code code);
-int code_errno(enum lttng_error_code code);
-void add_missing(struct build *b, const char *event);
-uint64_t round_up_pow2(uint64_t v);
-void add_note(struct build *b, int flag, const char *fmt, ...)
+int session_lttng_fail(char *err, size_t errlen, enum lttng_error_code code, const char *what);
+bool session_is_kernel_event(const char *name);
+const char *session_code_str(enum lttng_error_code code);
+int session_code_errno(enum lttng_error_code code);
+void session_add_missing(struct build *b, const char *event);
+uint64_t session_round_up_pow2(uint64_t v);
+void session_add_note(struct build *b, int flag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-enum lttng_error_code lttng_code(int ret);
+enum lttng_error_code session_lttng_code(int ret);
 
 /* lttng-session-setup.c */
-int setup_ust(struct build *b, const char *session, char *err, size_t errlen);
-int setup_kernel(struct build *b, const char *session, char *err, size_t errlen);
+int session_setup_ust(struct build *b, const char *session, char *err, size_t errlen);
+int session_setup_kernel(struct build *b, const char *session, char *err, size_t errlen);
 
 #endif

@@ -22,15 +22,15 @@ static void channel_sizes(struct build *b, struct lttng_channel *chan)
 	const struct jank_lttng_session_spec *spec = b->spec;
 
 	if (spec->subbuf_size) {
-		chan->attr.subbuf_size = round_up_pow2(spec->subbuf_size);
+		chan->attr.subbuf_size = session_round_up_pow2(spec->subbuf_size);
 		if (chan->attr.subbuf_size != spec->subbuf_size &&
 		    !(b->flags & JANK_LTTNG_SESSION_ADJUSTED))
-			add_note(b, JANK_LTTNG_SESSION_ADJUSTED,
-				 "sub-buffer size rounded up to a power of 2 (%llu bytes)",
-				 (unsigned long long)chan->attr.subbuf_size);
+			session_add_note(b, JANK_LTTNG_SESSION_ADJUSTED,
+					 "sub-buffer size rounded up to a power of 2 (%llu bytes)",
+					 (unsigned long long)chan->attr.subbuf_size);
 	}
 	if (spec->num_subbuf)
-		chan->attr.num_subbuf = round_up_pow2(spec->num_subbuf);
+		chan->attr.num_subbuf = session_round_up_pow2(spec->num_subbuf);
 	if (b->kind == KIND_SNAPSHOT) {
 		chan->attr.overwrite = 1;
 		chan->attr.output = LTTNG_EVENT_MMAP;
@@ -46,9 +46,10 @@ static void channel_sizes(struct build *b, struct lttng_channel *chan)
 	if (spec->tracefile_size && spec->tracefile_size < chan->attr.subbuf_size) {
 		chan->attr.tracefile_size = chan->attr.subbuf_size;
 		if (!(b->flags & JANK_LTTNG_SESSION_ADJUSTED))
-			add_note(b, JANK_LTTNG_SESSION_ADJUSTED,
-				 "tracefile-size rounded up to the sub-buffer size (%llu bytes)",
-				 (unsigned long long)chan->attr.subbuf_size);
+			session_add_note(
+				b, JANK_LTTNG_SESSION_ADJUSTED,
+				"tracefile-size rounded up to the sub-buffer size (%llu bytes)",
+				(unsigned long long)chan->attr.subbuf_size);
 	}
 }
 
@@ -82,7 +83,7 @@ static int enable_event(struct lttng_handle *h, const char *channel, const char 
 	ev->loglevel = -1;
 	ret = lttng_enable_event(h, ev, channel);
 	lttng_event_destroy(ev);
-	switch (lttng_code(ret)) {
+	switch (session_lttng_code(ret)) {
 	case LTTNG_ERR_UST_EVENT_ENABLED:
 	case LTTNG_ERR_UST_EVENT_EXIST:
 	case LTTNG_ERR_KERN_EVENT_EXIST:
@@ -142,7 +143,7 @@ static int open_domain(struct build *b, const char *session, enum lttng_domain_t
 	return ret;
 }
 
-int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
+int session_setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 {
 	static const enum lttng_event_context_type contexts[] = { LTTNG_EVENT_CONTEXT_VPID,
 								  LTTNG_EVENT_CONTEXT_VTID,
@@ -159,7 +160,7 @@ int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 
 	ret = open_domain(b, session, LTTNG_DOMAIN_UST, UST_CHANNEL, &h);
 	if (!h)
-		return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
+		return session_lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
 	if (ret < 0) {
 		snprintf(what, sizeof(what), "user-space channel of session '%s'", session);
 		goto fail;
@@ -168,7 +169,7 @@ int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 		const char *name = i < spec->n_ust_events ? spec->ust_events[i]
 							  : extra[i - spec->n_ust_events];
 
-		if (!name || is_kernel_event(name))
+		if (!name || session_is_kernel_event(name))
 			continue;
 		ret = enable_event(h, UST_CHANNEL, name, false);
 		if (ret < 0) {
@@ -187,16 +188,16 @@ int setup_ust(struct build *b, const char *session, char *err, size_t errlen)
 	return 0;
 fail:
 	lttng_destroy_handle(h);
-	code = lttng_code(ret);
+	code = session_lttng_code(ret);
 	if (code == LTTNG_ERR_RELAYD_CONNECT_FAIL || code == LTTNG_ERR_RELAYD_VERSION_FAIL) {
 		jank_errf(err, errlen,
 			  "session '%s': cannot reach lttng-relayd at %s: is it running? (%s)",
 			  session,
 			  spec->relayd_url ? spec->relayd_url : JANK_LTTNG_SESSION_DEFAULT_RELAYD,
-			  code_str(code));
-		return code_errno(code);
+			  session_code_str(code));
+		return session_code_errno(code);
 	}
-	return lttng_fail(err, errlen, code, what);
+	return session_lttng_fail(err, errlen, code, what);
 }
 
 /* Errors that say lttng-sessiond itself is gone: not a kernel matter. */
@@ -237,9 +238,9 @@ static int enable_kernel_event(struct build *b, struct lttng_handle *h, const ch
 	}
 	ret = enable_event(h, KERNEL_CHANNEL, tp, syscall);
 	if (ret < 0) {
-		if (fatal_for_session(lttng_code(ret)))
+		if (fatal_for_session(session_lttng_code(ret)))
 			return ret;
-		add_missing(b, syscall && !strcmp(tp, "*") ? "syscalls" : name);
+		session_add_missing(b, syscall && !strcmp(tp, "*") ? "syscalls" : name);
 		return 0;
 	}
 	b->kernel_ok = true;
@@ -251,7 +252,7 @@ static int enable_kernel_event(struct build *b, struct lttng_handle *h, const ch
  * whether it is on (with at least one event), or -errno when lttng-sessiond
  * itself failed.
  */
-int setup_kernel(struct build *b, const char *session, char *err, size_t errlen)
+int session_setup_kernel(struct build *b, const char *session, char *err, size_t errlen)
 {
 	static const enum lttng_event_context_type contexts[] = { LTTNG_EVENT_CONTEXT_TID,
 								  LTTNG_EVENT_CONTEXT_PID,
@@ -266,14 +267,15 @@ int setup_kernel(struct build *b, const char *session, char *err, size_t errlen)
 
 	ret = open_domain(b, session, LTTNG_DOMAIN_KERNEL, KERNEL_CHANNEL, &h);
 	if (!h)
-		return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
+		return session_lttng_fail(err, errlen, LTTNG_ERR_NOMEM, session);
 	if (ret < 0) {
-		code = lttng_code(ret);
+		code = session_lttng_code(ret);
 		lttng_destroy_handle(h);
 		if (fatal_for_session(code))
-			return lttng_fail(err, errlen, code, session);
-		add_note(b, JANK_LTTNG_SESSION_NO_KERNEL,
-			 "kernel tracer unavailable (%s): user-space events only", code_str(code));
+			return session_lttng_fail(err, errlen, code, session);
+		session_add_note(b, JANK_LTTNG_SESSION_NO_KERNEL,
+				 "kernel tracer unavailable (%s): user-space events only",
+				 session_code_str(code));
 		return 0;
 	}
 
@@ -288,21 +290,21 @@ int setup_kernel(struct build *b, const char *session, char *err, size_t errlen)
 			ret = enable_kernel_event(b, h, kernel_capture_events[i], false);
 	}
 	for (size_t i = 0; i < spec->n_ust_events && ret >= 0; i++)
-		if (is_kernel_event(spec->ust_events[i]))
+		if (session_is_kernel_event(spec->ust_events[i]))
 			ret = enable_kernel_event(b, h, spec->ust_events[i], false);
 	for (size_t i = 0; i < ncontexts && ret >= 0; i++) {
 		ret = add_context(h, KERNEL_CHANNEL, contexts[i]);
-		if (ret < 0 && !fatal_for_session(lttng_code(ret)))
+		if (ret < 0 && !fatal_for_session(session_lttng_code(ret)))
 			ret = 0; /* a context this kernel lacks: the events still help */
 	}
 	lttng_destroy_handle(h);
 	if (ret < 0)
-		return lttng_fail(err, errlen, lttng_code(ret), session);
+		return session_lttng_fail(err, errlen, session_lttng_code(ret), session);
 	if (b->missing[0])
-		add_note(b, JANK_LTTNG_SESSION_PARTIAL, "kernel events unavailable: %s",
-			 b->missing);
+		session_add_note(b, JANK_LTTNG_SESSION_PARTIAL, "kernel events unavailable: %s",
+				 b->missing);
 	if (!b->kernel_ok)
-		add_note(b, JANK_LTTNG_SESSION_NO_KERNEL,
-			 "no kernel event could be enabled: user-space events only");
+		session_add_note(b, JANK_LTTNG_SESSION_NO_KERNEL,
+				 "no kernel event could be enabled: user-space events only");
 	return 0;
 }

@@ -9,7 +9,7 @@
  *
  * Three facts about lttng-ctl 2.13 shape this file:
  * - lttng_create_session_ext() returns a positive enum lttng_error_code; the
- *   other calls return negative codes. lttng_code() folds both.
+ *   other calls return negative codes. session_lttng_code() folds both.
  * - When lttng-sessiond refuses a command early (kernel domain without a
  *   kernel tracer), it closes the socket while lttng-ctl is still sending
  *   the command's payload: the send raises SIGPIPE, which would kill a
@@ -130,17 +130,17 @@ static void ctl_sleep(const struct timespec *ts)
 /* ---- Errors ---- */
 
 /* The result of an lttng-ctl call that returns 0 or a negative code, as an enum. */
-enum lttng_error_code lttng_code(int ret)
+enum lttng_error_code session_lttng_code(int ret)
 {
 	return ret < 0 ? (enum lttng_error_code)(-ret) : LTTNG_OK;
 }
 
-const char *code_str(enum lttng_error_code code)
+const char *session_code_str(enum lttng_error_code code)
 {
 	return lttng_strerror(-(int)code);
 }
 
-int code_errno(enum lttng_error_code code)
+int session_code_errno(enum lttng_error_code code)
 {
 	switch (code) {
 	case LTTNG_OK:
@@ -171,14 +171,14 @@ int code_errno(enum lttng_error_code code)
 }
 
 /* Report a failed lttng-ctl call on `what`; returns -errno. */
-int lttng_fail(char *err, size_t errlen, enum lttng_error_code code, const char *what)
+int session_lttng_fail(char *err, size_t errlen, enum lttng_error_code code, const char *what)
 {
 	if (code == LTTNG_ERR_NO_SESSIOND)
 		jank_errf(err, errlen, "cannot reach lttng-sessiond: is it running? (%s)",
-			  code_str(code));
+			  session_code_str(code));
 	else
-		jank_errf(err, errlen, "%s: %s", what, code_str(code));
-	return code_errno(code);
+		jank_errf(err, errlen, "%s: %s", what, session_code_str(code));
+	return session_code_errno(code);
 }
 
 /* A bounded backoff while a rotation is pending. */
@@ -208,7 +208,7 @@ static bool sessiond_unreachable(char *err, size_t errlen)
 {
 	if (lttng_session_daemon_alive() == 1)
 		return false;
-	lttng_fail(err, errlen, LTTNG_ERR_NO_SESSIOND, "");
+	session_lttng_fail(err, errlen, LTTNG_ERR_NO_SESSIOND, "");
 	return true;
 }
 
@@ -224,7 +224,7 @@ static int check_name(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-void add_note(struct build *b, int flag, const char *fmt, ...)
+void session_add_note(struct build *b, int flag, const char *fmt, ...)
 {
 	size_t n = strlen(b->note);
 	va_list ap;
@@ -241,7 +241,7 @@ void add_note(struct build *b, int flag, const char *fmt, ...)
 	va_end(ap);
 }
 
-void add_missing(struct build *b, const char *event)
+void session_add_missing(struct build *b, const char *event)
 {
 	size_t n = strlen(b->missing);
 
@@ -250,12 +250,12 @@ void add_missing(struct build *b, const char *event)
 
 /* ---- Spec checks ---- */
 
-bool is_kernel_event(const char *name)
+bool session_is_kernel_event(const char *name)
 {
 	return !strchr(name, ':');
 }
 
-uint64_t round_up_pow2(uint64_t v)
+uint64_t session_round_up_pow2(uint64_t v)
 {
 	uint64_t p = 1;
 
@@ -405,7 +405,7 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 		jank_errf(err, errlen, "session '%s' did not exist", name);
 		return JANK_LTTNG_SESSION_ABSENT;
 	default:
-		return lttng_fail(err, errlen, code, what);
+		return session_lttng_fail(err, errlen, code, what);
 	}
 	status = lttng_destruction_handle_wait_for_completion(handle, DESTROY_TIMEOUT_MS);
 	if (status == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
@@ -442,10 +442,10 @@ static int destroy_session(const char *name, char *err, size_t errlen)
 		 * is destroyed all the same. Only one that is still there failed.
 		 */
 		if (listed(name) != 0)
-			return lttng_fail(err, errlen, result, what);
+			return session_lttng_fail(err, errlen, result, what);
 		jank_errf(err, errlen,
 			  "session '%s' destroyed, but its data could not be closed: %s", name,
-			  code_str(result));
+			  session_code_str(result));
 		return JANK_LTTNG_SESSION_UNSETTLED;
 	}
 	if (!settled) {
@@ -493,11 +493,12 @@ static int create_session(struct build *b,
 		r = destroy_session(name, err, errlen);
 		if (r < 0)
 			return r;
-		add_note(b, JANK_LTTNG_SESSION_REPLACED,
-			 "destroyed a leftover session '%s' (from an earlier run) first", name);
+		session_add_note(b, JANK_LTTNG_SESSION_REPLACED,
+				 "destroyed a leftover session '%s' (from an earlier run) first",
+				 name);
 	}
 	if (code != LTTNG_OK)
-		return lttng_fail(err, errlen, code, what);
+		return session_lttng_fail(err, errlen, code, what);
 	return 0;
 }
 
@@ -509,18 +510,18 @@ static int setup_and_start(struct build *b, bool *kernel_ok, char *err, size_t e
 	char ignored[256];
 	int r;
 
-	r = setup_ust(b, name, err, errlen);
+	r = session_setup_ust(b, name, err, errlen);
 	if (r < 0)
 		goto undo;
 	if (b->spec->kernel) {
-		r = setup_kernel(b, name, err, errlen);
+		r = session_setup_kernel(b, name, err, errlen);
 		if (r < 0)
 			goto undo;
 	}
 	r = lttng_start_tracing(name);
 	if (r < 0) {
 		snprintf(what, sizeof(what), "cannot start session '%s'", name);
-		r = lttng_fail(err, errlen, lttng_code(r), what);
+		r = session_lttng_fail(err, errlen, session_lttng_code(r), what);
 		goto undo;
 	}
 	if (kernel_ok)
@@ -668,7 +669,7 @@ static int add_schedules(const char *name, uint64_t period_us, uint64_t size, ch
 		s = i == 0 ? lttng_rotation_schedule_periodic_create()
 			   : lttng_rotation_schedule_size_threshold_create();
 		if (!s)
-			return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, name);
+			return session_lttng_fail(err, errlen, LTTNG_ERR_NOMEM, name);
 		st = i == 0 ? lttng_rotation_schedule_periodic_set_period(s, v)
 			    : lttng_rotation_schedule_size_threshold_set_threshold(s, v);
 		if (st == LTTNG_ROTATION_STATUS_OK)
@@ -743,7 +744,7 @@ int jank_lttng_session_rotate(const char *name, bool (*covered)(void *arg), void
 	}
 	if (r < 0) {
 		snprintf(what, sizeof(what), "cannot rotate session '%s'", name);
-		return lttng_fail(err, errlen, lttng_code(r), what);
+		return session_lttng_fail(err, errlen, session_lttng_code(r), what);
 	}
 	for (int waited = 0; waited < ROTATE_TIMEOUT_MS; waited += ROTATE_POLL_MS) {
 		const struct timespec ts = { 0, ROTATE_POLL_MS * 1000000L };
@@ -810,7 +811,7 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 	if (output_path) {
 		out = lttng_snapshot_output_create();
 		if (!out)
-			return lttng_fail(err, errlen, LTTNG_ERR_NOMEM, name);
+			return session_lttng_fail(err, errlen, LTTNG_ERR_NOMEM, name);
 		r = lttng_snapshot_output_set_local_path(output_path, out);
 		if (r < 0) {
 			lttng_snapshot_output_destroy(out);
@@ -823,7 +824,7 @@ int jank_lttng_session_snapshot_record(const char *name, const char *output_path
 		lttng_snapshot_output_destroy(out);
 	if (r < 0) {
 		snprintf(what, sizeof(what), "cannot record a snapshot of session '%s'", name);
-		return lttng_fail(err, errlen, lttng_code(r), what);
+		return session_lttng_fail(err, errlen, session_lttng_code(r), what);
 	}
 	jank_errf(err, errlen, "%s", "");
 	return 0;
@@ -852,7 +853,8 @@ int jank_lttng_session_exists(const char *name, char *err, size_t errlen)
 	}
 	r = listed(name);
 	if (r < 0)
-		return lttng_fail(err, errlen, lttng_code(r), "cannot list sessions");
+		return session_lttng_fail(err, errlen, session_lttng_code(r),
+					  "cannot list sessions");
 	return r;
 }
 

@@ -56,7 +56,7 @@ enum {
 };
 
 /* In the order of the JSON object (`jankctl status` shows them so). */
-const struct jank_figure_field jank_figures_input_fields[] = {
+const struct jank_figure_field jank_input_figures_input_fields[] = {
 	STRING("url", struct jank_input_figures, url, BASIC),
 	STRING("state", struct jank_input_figures, state, BASIC),
 	STRING("last_error", struct jank_input_figures, last_error, OPT),
@@ -115,7 +115,10 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	FLOWS(flows_paired, "paired"),
 	FLOWS(flows_unmatched, "unmatched"),
 	FLOWS(flows_replaced, "replaced"),
-	/* Call stacks: exits that were not the innermost frame's, frames the full table refused. */
+	/*
+	 * Call stacks: exits that were not the innermost frame's, frames the full
+	 * table or an owner's share refused, stacks live and freed by GC.
+	 */
 	COUNT_METRIC("function_resyncs", IN(engine.function_resyncs), SUM,
 		     METRIC("jank_input_function_resyncs",
 			    HELP("Function exits that were not the innermost frame's (function "
@@ -124,6 +127,12 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 		     METRIC("jank_input_stacks_full",
 			    HELP("Call stack frames not kept: the table of call stacks was full "
 				 "(new stacks go unnamed)."))),
+	COUNT_METRIC("stacks_refused_share", IN(engine.stacks_refused_share), SUM,
+		     METRIC("jank_input_stacks_refused_share",
+			    HELP("Call stack frames not kept: their binary (or process) held "
+				 "its share, half of the table of call stacks."))),
+	COUNT("stacks", IN(engine.stacks), 0),
+	COUNT("stacks_freed", IN(engine.stacks_freed), SUM),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),
 	COUNT_METRIC("budget_forced", IN(engine.budget_forced), SUM,
@@ -145,10 +154,10 @@ const struct jank_figure_field jank_figures_input_fields[] = {
 	COUNT("gc_steps", IN(engine.graph.gc_steps), 0),
 	{ .key = "rules", .type = JANK_FIGURE_RULES, .flags = BASIC },
 };
-const size_t jank_figures_input_nfields =
-	sizeof(jank_figures_input_fields) / sizeof(jank_figures_input_fields[0]);
+const size_t jank_input_figures_input_nfields =
+	sizeof(jank_input_figures_input_fields) / sizeof(jank_input_figures_input_fields[0]);
 
-const struct jank_figure_field jank_figures_rule_fields[] = {
+const struct jank_figure_field jank_input_figures_rule_fields[] = {
 	STRING("action", struct jank_rule_figures, action, 0),
 	COUNT("count", RULE(count), SUM),
 	COUNT("janks", RULE(stats.janks), SUM),
@@ -171,12 +180,12 @@ const struct jank_figure_field jank_figures_rule_fields[] = {
 	/* After composition_top: its decoder checks the names against it. */
 	{ .key = "composition", .type = JANK_FIGURE_COMPOSITION, .offset = RULE(comp) },
 };
-const size_t jank_figures_rule_nfields =
-	sizeof(jank_figures_rule_fields) / sizeof(jank_figures_rule_fields[0]);
+const size_t jank_input_figures_rule_nfields =
+	sizeof(jank_input_figures_rule_fields) / sizeof(jank_input_figures_rule_fields[0]);
 
 /* ---- The structs ---- */
 
-void jank_figures_init(struct jank_input_figures *f)
+void jank_input_figures_init(struct jank_input_figures *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->trace_now = INT64_MIN;
@@ -192,20 +201,20 @@ static void free_rules(struct jank_rule_figures *r, size_t n)
 	free(r);
 }
 
-void jank_figures_fini(struct jank_input_figures *f)
+void jank_input_figures_fini(struct jank_input_figures *f)
 {
 	free_rules(f->rules, f->nrules);
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 }
 
-void jank_figures_placeholder(struct jank_input_figures *f, const char *url)
+void jank_input_figures_placeholder(struct jank_input_figures *f, const char *url)
 {
-	jank_figures_fini(f);
+	jank_input_figures_fini(f);
 	snprintf(f->url, sizeof(f->url), "%s", url);
 	snprintf(f->state, sizeof(f->state), "connecting");
 }
 
-int jank_figures_set_rules(struct jank_input_figures *f, size_t n)
+int jank_input_figures_set_rules(struct jank_input_figures *f, size_t n)
 {
 	struct jank_rule_figures *r = n ? calloc(n, sizeof(*r)) : NULL;
 
@@ -219,31 +228,31 @@ int jank_figures_set_rules(struct jank_input_figures *f, size_t n)
 	return 0;
 }
 
-int jank_figures_copy(struct jank_input_figures *to, const struct jank_input_figures *from)
+int jank_input_figures_copy(struct jank_input_figures *to, const struct jank_input_figures *from)
 {
-	jank_figures_fini(to);
+	jank_input_figures_fini(to);
 	*to = *from;
 	to->rules = NULL;
 	to->nrules = 0;
-	if (jank_figures_set_rules(to, from->nrules) < 0) {
-		jank_figures_fini(to);
+	if (jank_input_figures_set_rules(to, from->nrules) < 0) {
+		jank_input_figures_fini(to);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < from->nrules; i++) {
 		to->rules[i] = from->rules[i];
 		to->rules[i].comp = NULL;
 		to->rules[i].ncomp = 0;
-		if (jank_figures_set_composition(&to->rules[i], from->rules[i].comp,
-						 from->rules[i].ncomp) < 0) {
-			jank_figures_fini(to);
+		if (jank_input_figures_set_composition(&to->rules[i], from->rules[i].comp,
+						       from->rules[i].ncomp) < 0) {
+			jank_input_figures_fini(to);
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-int jank_figures_set_composition(struct jank_rule_figures *r,
-				 const struct jank_composition_entry *v, size_t n)
+int jank_input_figures_set_composition(struct jank_rule_figures *r,
+				       const struct jank_composition_entry *v, size_t n)
 {
 	free(r->comp);
 	r->comp = NULL;
@@ -302,8 +311,9 @@ static struct jank_composition_entry *entry_get(struct jank_rule_figures *r, con
 	return e;
 }
 
-int jank_figures_add_composition(struct jank_rule_figures *r,
-				 const struct jank_composition_entry *from, size_t n, size_t max)
+int jank_input_figures_add_composition(struct jank_rule_figures *r,
+				       const struct jank_composition_entry *from, size_t n,
+				       size_t max)
 {
 	struct jank_composition_entry *other;
 
@@ -374,9 +384,9 @@ static void hist_add(struct jank_histogram *a, const struct jank_histogram *b)
 /* max: the names its composition keeps (the rest go to "other"). */
 static int rule_add(struct jank_rule_figures *to, const struct jank_rule_figures *from, size_t max)
 {
-	add_counts(to, from, jank_figures_rule_fields, jank_figures_rule_nfields);
+	add_counts(to, from, jank_input_figures_rule_fields, jank_input_figures_rule_nfields);
 	hist_add(&to->hist, &from->hist);
-	return jank_figures_add_composition(to, from->comp, from->ncomp, max);
+	return jank_input_figures_add_composition(to, from->comp, from->ncomp, max);
 }
 
 static struct jank_rule_figures *rule_find(const struct jank_input_figures *f, const char *name)
@@ -405,11 +415,12 @@ static struct jank_rule_figures *past_rule(struct jank_input_figures *past, cons
 	return r;
 }
 
-int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_figures *status)
+int jank_input_figures_fold(struct jank_input_figures *past,
+			    const struct jank_input_figures *status)
 {
 	if (!status->reported)
 		return 0;
-	add_counts(past, status, jank_figures_input_fields, jank_figures_input_nfields);
+	add_counts(past, status, jank_input_figures_input_fields, jank_input_figures_input_nfields);
 	past->counted = true;
 	for (size_t i = 0; i < status->nrules; i++) {
 		struct jank_rule_figures *to = past_rule(past, status->rules[i].action);
@@ -424,14 +435,15 @@ int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_f
 	return 0;
 }
 
-int jank_figures_merge(struct jank_input_figures *out, const struct jank_input_figures *status,
-		       const struct jank_input_figures *past)
+int jank_input_figures_merge(struct jank_input_figures *out,
+			     const struct jank_input_figures *status,
+			     const struct jank_input_figures *past)
 {
-	if (jank_figures_copy(out, status) < 0)
+	if (jank_input_figures_copy(out, status) < 0)
 		return -ENOMEM;
 	if (!past || !past->counted)
 		return 0;
-	add_counts(out, past, jank_figures_input_fields, jank_figures_input_nfields);
+	add_counts(out, past, jank_input_figures_input_fields, jank_input_figures_input_nfields);
 	out->counted = true;
 	for (size_t i = 0; i < out->nrules; i++) {
 		const struct jank_rule_figures *p = rule_find(past, out->rules[i].action);
@@ -584,8 +596,8 @@ static struct json_object *rules_json(const struct jank_input_figures *f)
 		struct json_object *r = json_object_new_object();
 
 		if (r)
-			fields_json(r, jank_figures_rule_fields, jank_figures_rule_nfields,
-				    &f->rules[i], NULL);
+			fields_json(r, jank_input_figures_rule_fields,
+				    jank_input_figures_rule_nfields, &f->rules[i], NULL);
 		if (!r || json_object_array_add(a, r) != 0) {
 			json_object_put(r);
 			json_object_put(a);
@@ -595,11 +607,12 @@ static struct json_object *rules_json(const struct jank_input_figures *f)
 	return a;
 }
 
-struct json_object *jank_figures_json(const struct jank_input_figures *f)
+struct json_object *jank_input_figures_json(const struct jank_input_figures *f)
 {
 	struct json_object *o = json_object_new_object();
 
 	if (o)
-		fields_json(o, jank_figures_input_fields, jank_figures_input_nfields, f, f);
+		fields_json(o, jank_input_figures_input_fields, jank_input_figures_input_nfields, f,
+			    f);
 	return o;
 }

@@ -3,8 +3,8 @@
  * The figures of one live input, typed: its state and counters, its
  * engine's (actions, graph, memory), and per rule the counts, the latency
  * histogram and percentiles. A worker fills them (input-status.c) and sends
- * them as JSON with each heartbeat (jank_figures_json()); the supervisor
- * decodes them once (jank_proto_figures_decode(), worker-proto.h) and reads
+ * them as JSON with each heartbeat (jank_input_figures_json()); the supervisor
+ * decodes them once (jank_worker_proto_figures_decode(), worker-proto.h) and reads
  * the structs from then on: `jankctl status` in JSON and text, the metrics,
  * the final summary.
  *
@@ -17,9 +17,9 @@
  *
  * Over workers: a restarted worker starts a new engine whose counters start
  * at zero. The supervisor folds the last figures of each worker that ended
- * into a sum of the past (jank_figures_fold: its counters, and each rule's
+ * into a sum of the past (jank_input_figures_fold: its counters, and each rule's
  * counts and histogram), and shows the current figures plus that sum
- * (jank_figures_merge). The latency percentiles, the graph, the gauges and
+ * (jank_input_figures_merge). The latency percentiles, the graph, the gauges and
  * the rates are the current worker's.
  */
 #ifndef JANK_INPUT_FIGURES_H
@@ -85,42 +85,45 @@ struct jank_input_figures {
 };
 
 /* Empty figures (unknown times, no rules). */
-void jank_figures_init(struct jank_input_figures *f);
-void jank_figures_fini(struct jank_input_figures *f);
+void jank_input_figures_init(struct jank_input_figures *f);
+void jank_input_figures_fini(struct jank_input_figures *f);
 /* The placeholder of an input whose worker said nothing yet: "connecting", not attached. */
-void jank_figures_placeholder(struct jank_input_figures *f, const char *url);
+void jank_input_figures_placeholder(struct jank_input_figures *f, const char *url);
 /* `to` (initialized) becomes a copy of `from`. Returns 0 or -ENOMEM (`to` is then empty). */
-int jank_figures_copy(struct jank_input_figures *to, const struct jank_input_figures *from);
+int jank_input_figures_copy(struct jank_input_figures *to, const struct jank_input_figures *from);
 /* `f->nrules` rules, zeroed. Returns 0 or -ENOMEM. */
-int jank_figures_set_rules(struct jank_input_figures *f, size_t n);
+int jank_input_figures_set_rules(struct jank_input_figures *f, size_t n);
 
 /* Add the counters of `status` (when reported) to `past`. Returns 0 or -ENOMEM. */
-int jank_figures_fold(struct jank_input_figures *past, const struct jank_input_figures *status);
+int jank_input_figures_fold(struct jank_input_figures *past,
+			    const struct jank_input_figures *status);
 /*
  * `out` (initialized): `status` with the counters of `past` (may be NULL)
  * added, rule by rule of `status` (a rule of the past that the current
  * worker no longer has is not shown). Returns 0 or -ENOMEM.
  */
-int jank_figures_merge(struct jank_input_figures *out, const struct jank_input_figures *status,
-		       const struct jank_input_figures *past);
+int jank_input_figures_merge(struct jank_input_figures *out,
+			     const struct jank_input_figures *status,
+			     const struct jank_input_figures *past);
 
 /*
  * A rule's composition becomes n entries copied from v (NULL, 0: none).
  * Returns 0 or -ENOMEM (then none).
  */
-int jank_figures_set_composition(struct jank_rule_figures *r,
-				 const struct jank_composition_entry *v, size_t n);
+int jank_input_figures_set_composition(struct jank_rule_figures *r,
+				       const struct jank_composition_entry *v, size_t n);
 /*
  * The entries of `from` added to those of r's composition, name by name;
  * then, past `max` names, the smallest (by time) added to "other". Returns 0
  * or -ENOMEM.
  */
-int jank_figures_add_composition(struct jank_rule_figures *r,
-				 const struct jank_composition_entry *from, size_t n, size_t max);
+int jank_input_figures_add_composition(struct jank_rule_figures *r,
+				       const struct jank_composition_entry *from, size_t n,
+				       size_t max);
 
 /* The figures as the worker sends them and `jankctl status` shows them; NULL on allocation failure.
  */
-struct json_object *jank_figures_json(const struct jank_input_figures *f);
+struct json_object *jank_input_figures_json(const struct jank_input_figures *f);
 
 /* ---- The table (for the decoder, worker-proto.c) ---- */
 
@@ -132,8 +135,8 @@ enum jank_figure_type {
 	JANK_FIGURE_STR,    /* a string shorter than `size` bytes, no control character but tab */
 	JANK_FIGURE_ENUM,   /* one of `names`, stored as an int */
 	JANK_FIGURE_OBJECT, /* the `size` fields that follow, in an object */
-	JANK_FIGURE_HISTOGRAM,	 /* a rule's struct jank_histogram: sum, min, max, buckets */
-	JANK_FIGURE_RULES,	 /* the rules, an array of objects of jank_figures_rule_fields */
+	JANK_FIGURE_HISTOGRAM, /* a rule's struct jank_histogram: sum, min, max, buckets */
+	JANK_FIGURE_RULES, /* the rules, an array of objects of jank_input_figures_rule_fields */
 	JANK_FIGURE_COMPOSITION, /* a rule's comp and ncomp: [{"on", "slow": {state: ns}, "normal"}]
 				  */
 };
@@ -172,9 +175,9 @@ struct jank_figure_field {
 };
 
 /* The fields of an input, then those of each rule (its histogram and "rules" aside). */
-extern const struct jank_figure_field jank_figures_input_fields[];
-extern const size_t jank_figures_input_nfields;
-extern const struct jank_figure_field jank_figures_rule_fields[];
-extern const size_t jank_figures_rule_nfields;
+extern const struct jank_figure_field jank_input_figures_input_fields[];
+extern const size_t jank_input_figures_input_nfields;
+extern const struct jank_figure_field jank_input_figures_rule_fields[];
+extern const size_t jank_input_figures_rule_nfields;
 
 #endif

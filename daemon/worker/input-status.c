@@ -21,7 +21,7 @@ static int rule_composition(const struct jank_composition *c, struct jank_rule_f
 		if (some)
 			v[n++] = c->v[i];
 	}
-	return jank_figures_set_composition(out, v, n);
+	return jank_input_figures_set_composition(out, v, n);
 }
 
 static int rule_figures(const struct jank_engine *e, size_t i, struct jank_rule_figures *out)
@@ -47,8 +47,8 @@ int jank_input_status_figures(const struct jank_live_input *w, struct jank_input
 	const struct jank_engine *e = jank_live_input_engine(w);
 	struct jank_live_input_stats ws;
 
-	jank_figures_fini(f);
-	if (jank_figures_set_rules(f, jank_engine_rule_count(e)) < 0)
+	jank_input_figures_fini(f);
+	if (jank_input_figures_set_rules(f, jank_engine_rule_count(e)) < 0)
 		return -ENOMEM;
 	jank_live_input_get_stats(w, &ws);
 	jank_engine_get_stats(e, &f->engine);
@@ -81,9 +81,9 @@ struct json_object *jank_input_status_json(const struct jank_live_input *w)
 	struct jank_input_figures f;
 	struct json_object *o = NULL;
 
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	if (jank_input_status_figures(w, &f) == 0)
-		o = jank_figures_json(&f);
-	jank_figures_fini(&f);
+		o = jank_input_figures_json(&f);
+	jank_input_figures_fini(&f);
 	return o;
 }

@@ -13,7 +13,8 @@
 
 /* Fill `f` (initialized). Returns 0 or -ENOMEM. */
 int jank_input_status_figures(const struct jank_live_input *w, struct jank_input_figures *f);
-/* Their JSON form (jank_figures_json()): a new object (put it), NULL on allocation failure. */
+/* Their JSON form (jank_input_figures_json()): a new object (put it), NULL on allocation failure.
+ */
 struct json_object *jank_input_status_json(const struct jank_live_input *w);
 
 #endif

@@ -394,9 +394,9 @@ static int add_maps(struct jank_live_input *w, int32_t pid, char *err, size_t le
 {
 	int r = jank_symbols_add_proc_maps(w->sym, pid, pid, err, len), fd;
 
-	if (r != -EACCES || !jank_opener_client_ready())
+	if (r != -EACCES || !jank_binary_opener_client_ready())
 		return r;
-	fd = jank_opener_client_maps(pid);
+	fd = jank_binary_opener_client_maps(pid);
 	return fd < 0 ? fd : jank_symbols_add_maps_fd(w->sym, fd, pid, err, len);
 }
 
@@ -453,14 +453,17 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 		goto fail;
 	jank_engine_set_verdict_cb(w->engine, fn, data);
 	w->sym = jank_symbols_new(0);
-	if (w->sym)
+	if (w->sym) {
 		jank_engine_set_namer(w->engine, name_frame, w);
+		/* Stacks by binary and offset, shared by its processes, where a mapping says. */
+		jank_engine_set_locator(w->engine, jank_symbols_code_locator, w->sym);
+	}
 	host[sizeof(host) - 1] = '\0';
 	w->this_host =
 		gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 	/* This host's processes: what a worker cannot open, the supervisor's opener may. */
-	if (w->sym && w->this_host && jank_opener_client_ready())
-		jank_symbols_set_opener(w->sym, jank_opener_client_open, NULL);
+	if (w->sym && w->this_host && jank_binary_opener_client_ready())
+		jank_symbols_set_opener(w->sym, jank_binary_opener_client_open, NULL);
 	w->state = JANK_LIVE_INPUT_CONNECTING;
 	w->again_ns = AGAIN_MIN_NS;
 	w->reconnect_ns = RECONNECT_MIN_NS;

@@ -21,7 +21,7 @@
 #include "textsafe.h"
 #include "worker-proto.h"
 
-struct json_object *jank_proto_new(const char *type)
+struct json_object *jank_worker_proto_new(const char *type)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -32,14 +32,14 @@ struct json_object *jank_proto_new(const char *type)
 	return o;
 }
 
-const char *jank_proto_type(struct json_object *msg)
+const char *jank_worker_proto_type(struct json_object *msg)
 {
 	const char *t = jank_json_get_str(msg, "type");
 
 	return t ? t : "";
 }
 
-int jank_proto_put(struct evbuffer *out, struct json_object *msg)
+int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg)
 {
 	size_t len = 0;
 	const char *text = json_object_to_json_string_length(
@@ -56,7 +56,7 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg)
 	return 0;
 }
 
-int jank_proto_take(struct evbuffer *in, struct json_object **msg)
+int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg)
 {
 	struct json_tokener *tok;
 	uint32_t head;
@@ -97,7 +97,7 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg)
 
 /* ---- Log lines ---- */
 
-int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
+int jank_worker_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len)
 {
 	struct jank_jr jr;
 	const char *s;
@@ -107,9 +107,9 @@ int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, si
 	*priority = LOG_INFO;
 	if (len)
 		line[0] = '\0';
-	jank_jr_init(&jr);
-	if (!len || jank_jr_str(&jr, msg, "message", true, JANK_PROTO_MAX_FRAME, &s) < 0 ||
-	    jank_jr_int(&jr, msg, "priority", false, LOG_EMERG, LOG_DEBUG, LOG_INFO, &p) < 0)
+	jank_json_read_init(&jr);
+	if (!len || jank_json_read_str(&jr, msg, "message", true, JANK_PROTO_MAX_FRAME, &s) < 0 ||
+	    jank_json_read_int(&jr, msg, "priority", false, LOG_EMERG, LOG_DEBUG, LOG_INFO, &p) < 0)
 		return -EINVAL;
 	/* A worker's line is never more urgent than an error. */
 	*priority = p < LOG_ERR ? LOG_ERR : (int)p;
@@ -143,13 +143,13 @@ static int str_decode(struct jank_jr *jr, struct json_object *o, const struct ja
 		      bool required, char *to)
 {
 	const char *s;
-	int r = jank_jr_str(jr, o, d->key, required, d->size, &s);
+	int r = jank_json_read_str(jr, o, d->key, required, d->size, &s);
 
 	if (r != 0)
 		return r;
 	for (const char *c = s; *c; c++)
 		if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
-			return jank_jr_fail(jr, d->key, "has a control character");
+			return jank_json_read_fail(jr, d->key, "has a control character");
 	memcpy(to, s, strlen(s) + 1);
 	return 0;
 }
@@ -158,7 +158,7 @@ static int enum_decode(struct jank_jr *jr, struct json_object *o, const struct j
 		       bool required, int *to)
 {
 	const char *s;
-	int r = jank_jr_str(jr, o, d->key, required, 64, &s);
+	int r = jank_json_read_str(jr, o, d->key, required, 64, &s);
 
 	if (r != 0)
 		return r;
@@ -168,7 +168,7 @@ static int enum_decode(struct jank_jr *jr, struct json_object *o, const struct j
 			return 0;
 		}
 	}
-	return jank_jr_fail(jr, d->key, "not a known value");
+	return jank_json_read_fail(jr, d->key, "not a known value");
 }
 
 /* [[index, count], ...]: indexes ascending and in range, counts positive, their sum exact. */
@@ -182,21 +182,22 @@ static int buckets_decode(struct jank_jr *jr, struct json_object *a, struct jank
 		size_t at;
 		int e;
 
-		if (jank_jr_elem(jr, a, "buckets", i, json_type_array, &p) < 0)
+		if (jank_json_read_elem(jr, a, "buckets", i, json_type_array, &p) < 0)
 			return -EINVAL;
-		at = jank_jr_push(jr, "buckets[%zu]", i);
-		e = jank_jr_array_value(jr, p, "", 2, 2);
+		at = jank_json_read_push(jr, "buckets[%zu]", i);
+		e = jank_json_read_array_value(jr, p, "", 2, 2);
 		if (e == 0)
-			e = jank_jr_elem(jr, p, "", 0, json_type_int, &idx);
+			e = jank_json_read_elem(jr, p, "", 0, json_type_int, &idx);
 		if (e == 0)
-			e = jank_jr_elem(jr, p, "", 1, json_type_int, &n);
+			e = jank_json_read_elem(jr, p, "", 1, json_type_int, &n);
 		if (e == 0)
-			e = jank_jr_int_value(jr, idx, "[0]", last + 1, JANK_HIST_BUCKETS - 1, &b);
+			e = jank_json_read_int_value(jr, idx, "[0]", last + 1,
+						     JANK_HIST_BUCKETS - 1, &b);
 		if (e == 0)
-			e = jank_jr_int_value(jr, n, "[1]", 1, INT64_MAX, &c);
+			e = jank_json_read_int_value(jr, n, "[1]", 1, INT64_MAX, &c);
 		if (e == 0 && h->count + (uint64_t)c < h->count)
-			e = jank_jr_fail(jr, "[1]", "the counts overflow");
-		jank_jr_pop(jr, at);
+			e = jank_json_read_fail(jr, "[1]", "the counts overflow");
+		jank_json_read_pop(jr, at);
 		if (e < 0)
 			return e;
 		h->buckets[b] = (uint64_t)c;
@@ -212,16 +213,16 @@ static int histogram_decode(struct jank_jr *jr, struct json_object *o, struct ja
 	int64_t sum, min, max;
 
 	jank_histogram_init(h);
-	if (jank_jr_int(jr, o, "sum", true, 0, INT64_MAX, 0, &sum) < 0 ||
-	    jank_jr_int(jr, o, "min", true, INT64_MIN, INT64_MAX, 0, &min) < 0 ||
-	    jank_jr_int(jr, o, "max", true, INT64_MIN, INT64_MAX, 0, &max) < 0 ||
-	    jank_jr_array(jr, o, "buckets", true, JANK_HIST_BUCKETS, &b) < 0 ||
+	if (jank_json_read_int(jr, o, "sum", true, 0, INT64_MAX, 0, &sum) < 0 ||
+	    jank_json_read_int(jr, o, "min", true, INT64_MIN, INT64_MAX, 0, &min) < 0 ||
+	    jank_json_read_int(jr, o, "max", true, INT64_MIN, INT64_MAX, 0, &max) < 0 ||
+	    jank_json_read_array(jr, o, "buckets", true, JANK_HIST_BUCKETS, &b) < 0 ||
 	    buckets_decode(jr, b, h) < 0)
 		return -EINVAL;
 	h->sum = (uint64_t)sum;
 	if (h->count) {
 		if (min > max)
-			return jank_jr_fail(jr, "min", "above max");
+			return jank_json_read_fail(jr, "min", "above max");
 		h->min = min;
 		h->max = max;
 	}
@@ -239,8 +240,8 @@ static int class_decode(struct jank_jr *jr, struct json_object *o, uint64_t *ns)
 		int64_t t;
 
 		if (s < 0)
-			return jank_jr_fail(jr, key, "not a state");
-		if (jank_jr_int_value(jr, v, key, 0, INT64_MAX, &t) < 0)
+			return jank_json_read_fail(jr, key, "not a state");
+		if (jank_json_read_int_value(jr, v, key, 0, INT64_MAX, &t) < 0)
 			return -EINVAL;
 		ns[s] = (uint64_t)t;
 	}
@@ -253,26 +254,26 @@ static int composition_entry(struct jank_jr *jr, struct json_object *o,
 {
 	const char *name;
 
-	if (jank_jr_str(jr, o, "on", true, sizeof(v[i].on), &name) < 0)
+	if (jank_json_read_str(jr, o, "on", true, sizeof(v[i].on), &name) < 0)
 		return -EINVAL;
 	if (!name[0] || !jank_text_is_safe(name, strlen(name)))
-		return jank_jr_fail(jr, "on", "not a name");
+		return jank_json_read_fail(jr, "on", "not a name");
 	for (size_t k = 0; k < i; k++)
 		if (!strcmp(v[k].on, name))
-			return jank_jr_fail(jr, "on", "a name twice");
+			return jank_json_read_fail(jr, "on", "a name twice");
 	for (int c = 0; c < JANK_CLASS_COUNT; c++) {
 		const char *cn = jank_composition_class_name(c);
 		struct json_object *cls;
 		size_t at;
-		int e = jank_jr_member(jr, o, cn, json_type_object, false, &cls);
+		int e = jank_json_read_member(jr, o, cn, json_type_object, false, &cls);
 
 		if (e < 0)
 			return e;
 		if (e == 1)
 			continue;
-		at = jank_jr_push(jr, "%s.", cn);
+		at = jank_json_read_push(jr, "%s.", cn);
 		e = class_decode(jr, cls, v[i].ns[c]);
-		jank_jr_pop(jr, at);
+		jank_json_read_pop(jr, at);
 		if (e < 0)
 			return e;
 	}
@@ -288,19 +289,20 @@ static int composition_decode(struct jank_jr *jr, struct json_object *a,
 	struct jank_composition_entry *v;
 
 	if (r->composition_top > JANK_COMPOSITION_TOP_MAX || n > r->composition_top + 1)
-		return jank_jr_fail(jr, "composition", "more names than composition_top + 1");
+		return jank_json_read_fail(jr, "composition",
+					   "more names than composition_top + 1");
 	v = n ? calloc(n, sizeof(*v)) : NULL;
 	if (n && !v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o;
 		size_t at;
-		int e = jank_jr_elem(jr, a, "composition", i, json_type_object, &o);
+		int e = jank_json_read_elem(jr, a, "composition", i, json_type_object, &o);
 
 		if (e == 0) {
-			at = jank_jr_push(jr, "composition[%zu].", i);
+			at = jank_json_read_push(jr, "composition[%zu].", i);
 			e = composition_entry(jr, o, v, i);
-			jank_jr_pop(jr, at);
+			jank_json_read_pop(jr, at);
 		}
 		if (e < 0) {
 			free(v);
@@ -317,8 +319,8 @@ static int composition_decode(struct jank_jr *jr, struct json_object *a,
 static int nested(struct jank_jr *jr, struct json_object *o, const struct jank_figure_field *d,
 		  bool required, enum json_type type, size_t max, struct json_object **out)
 {
-	int r = type == json_type_array ? jank_jr_array(jr, o, d->key, required, max, out)
-					: jank_jr_member(jr, o, d->key, type, required, out);
+	int r = type == json_type_array ? jank_json_read_array(jr, o, d->key, required, max, out)
+					: jank_json_read_member(jr, o, d->key, type, required, out);
 
 	return r;
 }
@@ -355,20 +357,20 @@ static int field_decode(struct jank_jr *jr, struct json_object *o,
 
 	switch (d->type) {
 	case JANK_FIGURE_U64:
-		r = jank_jr_int(jr, o, d->key, req, 0, INT64_MAX, 0, &x);
+		r = jank_json_read_int(jr, o, d->key, req, 0, INT64_MAX, 0, &x);
 		if (r == 0)
 			*(uint64_t *)p = (uint64_t)x;
 		break;
 	case JANK_FIGURE_I64:
-		r = jank_jr_int(jr, o, d->key, req, d->min, d->max, d->absent, &x);
+		r = jank_json_read_int(jr, o, d->key, req, d->min, d->max, d->absent, &x);
 		if (r >= 0)
 			*(int64_t *)p = x;
 		break;
 	case JANK_FIGURE_RATE:
-		r = jank_jr_real(jr, o, d->key, req, 0, (double)d->max, (double *)p);
+		r = jank_json_read_real(jr, o, d->key, req, 0, (double)d->max, (double *)p);
 		break;
 	case JANK_FIGURE_BOOL:
-		r = jank_jr_bool(jr, o, d->key, req, false, (bool *)p);
+		r = jank_json_read_bool(jr, o, d->key, req, false, (bool *)p);
 		break;
 	case JANK_FIGURE_STR:
 		r = str_decode(jr, o, d, req, p);
@@ -391,14 +393,14 @@ static int field_decode(struct jank_jr *jr, struct json_object *o,
 		return r < 0 ? r : 0;
 	switch (d->type) {
 	case JANK_FIGURE_OBJECT:
-		at = jank_jr_push(jr, "%s.", d->key);
+		at = jank_json_read_push(jr, "%s.", d->key);
 		r = fields_decode(jr, v, d + 1, d->size, base, f);
-		jank_jr_pop(jr, at);
+		jank_json_read_pop(jr, at);
 		break;
 	case JANK_FIGURE_HISTOGRAM:
-		at = jank_jr_push(jr, "%s.", d->key);
+		at = jank_json_read_push(jr, "%s.", d->key);
 		r = histogram_decode(jr, v, (struct jank_histogram *)p);
-		jank_jr_pop(jr, at);
+		jank_json_read_pop(jr, at);
 		break;
 	case JANK_FIGURE_RULES:
 		r = rules_decode(jr, v, f);
@@ -416,23 +418,23 @@ static int rules_decode(struct jank_jr *jr, struct json_object *a, struct jank_i
 {
 	size_t n = json_object_array_length(a);
 
-	if (jank_figures_set_rules(f, n) < 0)
+	if (jank_input_figures_set_rules(f, n) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct jank_rule_figures *r = &f->rules[i];
 		struct json_object *o;
 		size_t at;
-		int e = jank_jr_elem(jr, a, "rules", i, json_type_object, &o);
+		int e = jank_json_read_elem(jr, a, "rules", i, json_type_object, &o);
 
 		if (e < 0)
 			return e;
-		at = jank_jr_push(jr, "rules[%zu].", i);
-		e = fields_decode(jr, o, jank_figures_rule_fields, jank_figures_rule_nfields, r,
-				  NULL);
+		at = jank_json_read_push(jr, "rules[%zu].", i);
+		e = fields_decode(jr, o, jank_input_figures_rule_fields,
+				  jank_input_figures_rule_nfields, r, NULL);
 		/* The worker counts its actions in the histogram. */
 		if (e == 0 && r->count != r->hist.count)
-			e = jank_jr_fail(jr, "count", "differs from its histogram's");
-		jank_jr_pop(jr, at);
+			e = jank_json_read_fail(jr, "count", "differs from its histogram's");
+		jank_json_read_pop(jr, at);
 		if (e < 0)
 			return e;
 	}
@@ -445,26 +447,26 @@ static int said(const struct jank_jr *jr, int r, char *err, size_t len)
 	if (r == -ENOMEM)
 		snprintf(err, len, "out of memory");
 	else
-		jank_jr_error(jr, err, len);
+		jank_json_read_error(jr, err, len);
 	return r;
 }
 
-int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
-			      size_t len)
+int jank_worker_proto_figures_decode(struct json_object *o, struct jank_input_figures *out,
+				     char *err, size_t len)
 {
 	struct jank_jr jr;
 	int r;
 
-	jank_jr_init(&jr);
-	jank_figures_fini(out);
-	r = jank_jr_is(&jr, o, "input", json_type_object);
+	jank_json_read_init(&jr);
+	jank_input_figures_fini(out);
+	r = jank_json_read_is(&jr, o, "input", json_type_object);
 	if (r == 0) {
-		jank_jr_push(&jr, "input.");
-		r = fields_decode(&jr, o, jank_figures_input_fields, jank_figures_input_nfields,
-				  out, out);
+		jank_json_read_push(&jr, "input.");
+		r = fields_decode(&jr, o, jank_input_figures_input_fields,
+				  jank_input_figures_input_nfields, out, out);
 	}
 	if (r < 0) {
-		jank_figures_fini(out);
+		jank_input_figures_fini(out);
 		return said(&jr, r, err, len);
 	}
 	out->reported = true;
@@ -483,17 +485,18 @@ static int name_decode(struct jank_jr *jr, struct json_object *pair, size_t i, s
 	char key[8];
 
 	snprintf(key, sizeof(key), "[%zu]", i);
-	if (jank_jr_elem(jr, pair, "", i, json_type_string, &v) < 0 ||
-	    jank_jr_str_value(jr, v, key, size, &s) < 0)
+	if (jank_json_read_elem(jr, pair, "", i, json_type_string, &v) < 0 ||
+	    jank_json_read_str_value(jr, v, key, size, &s) < 0)
 		return -EINVAL;
 	if (!s[0] || strchr(s, '/') || !jank_text_is_safe(s, strlen(s)))
-		return jank_jr_fail(jr, key, "not a name (empty, a '/' or a control character)");
+		return jank_json_read_fail(jr, key,
+					   "not a name (empty, a '/' or a control character)");
 	*out = s;
 	return 0;
 }
 
-int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessions *out, char *err,
-			       size_t len)
+int jank_worker_proto_sessions_decode(struct json_object *msg,
+				      struct jank_worker_proto_sessions *out, char *err, size_t len)
 {
 	struct json_object *list = NULL;
 	struct jank_jr jr;
@@ -502,16 +505,18 @@ int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessio
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	jank_jr_init(&jr);
-	r = jank_jr_bool(&jr, msg, "ok", true, false, &out->ok);
+	jank_json_read_init(&jr);
+	r = jank_json_read_bool(&jr, msg, "ok", true, false, &out->ok);
 	if (r == 0 && !out->ok) {
-		r = jank_jr_str(&jr, msg, "error", false, JANK_PROTO_SESSIONS_ERROR_LEN, &why);
+		r = jank_json_read_str(&jr, msg, "error", false, JANK_PROTO_SESSIONS_ERROR_LEN,
+				       &why);
 		if (r >= 0)
 			jank_text(out->error, sizeof(out->error), why ? why : "no list");
 		return r < 0 ? said(&jr, r, err, len) : 0;
 	}
 	if (r == 0)
-		r = jank_jr_array(&jr, msg, "sessions", true, JANK_PROTO_MAX_SESSIONS, &list);
+		r = jank_json_read_array(&jr, msg, "sessions", true, JANK_PROTO_MAX_SESSIONS,
+					 &list);
 	if (r < 0)
 		return said(&jr, r, err, len);
 	n = json_object_array_length(list);
@@ -522,17 +527,17 @@ int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessio
 		struct json_object *pair;
 		size_t at;
 
-		r = jank_jr_elem(&jr, list, "sessions", i, json_type_array, &pair);
-		at = jank_jr_push(&jr, "sessions[%zu]", i);
+		r = jank_json_read_elem(&jr, list, "sessions", i, json_type_array, &pair);
+		at = jank_json_read_push(&jr, "sessions[%zu]", i);
 		if (r == 0)
-			r = jank_jr_array_value(&jr, pair, "", 2, 2);
+			r = jank_json_read_array_value(&jr, pair, "", 2, 2);
 		if (r == 0)
 			r = name_decode(&jr, pair, 0, JANK_PROTO_HOST_LEN, &out->v[i].host);
 		if (r == 0)
 			r = name_decode(&jr, pair, 1, JANK_CONFIG_SESSION_LEN, &out->v[i].session);
-		jank_jr_pop(&jr, at);
+		jank_json_read_pop(&jr, at);
 		if (r < 0) {
-			jank_proto_sessions_fini(out);
+			jank_worker_proto_sessions_fini(out);
 			return said(&jr, r, err, len);
 		}
 	}
@@ -540,7 +545,7 @@ int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessio
 	return 0;
 }
 
-void jank_proto_sessions_fini(struct jank_proto_sessions *s)
+void jank_worker_proto_sessions_fini(struct jank_worker_proto_sessions *s)
 {
 	free(s->v);
 	s->v = NULL;
@@ -549,8 +554,9 @@ void jank_proto_sessions_fini(struct jank_proto_sessions *s)
 
 /* ---- Verdicts ---- */
 
-int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
-			      struct jank_verdict_decoded *out, char *err, size_t errlen)
+int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules,
+				     size_t nrules, struct jank_verdict_decoded *out, char *err,
+				     size_t errlen)
 {
 	struct jank_verdict_json_error why;
 	int r = jank_verdict_from_json(o, out, &why);

@@ -44,12 +44,12 @@
 #define JANK_PROTO_HEAD		  4u /* the length before each frame */
 
 /* A new message {"type": type}; NULL on allocation failure. */
-struct json_object *jank_proto_new(const char *type);
+struct json_object *jank_worker_proto_new(const char *type);
 /* The type of a message, "" when it has none. */
-const char *jank_proto_type(struct json_object *msg);
+const char *jank_worker_proto_type(struct json_object *msg);
 
 /* Append `msg` to `out` as one frame. Returns 0, -EMSGSIZE (too long: nothing added) or -ENOMEM. */
-int jank_proto_put(struct evbuffer *out, struct json_object *msg);
+int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg);
 /*
  * Take the next whole frame from `in`: 1 and a new object in *msg (put it),
  * 0 when the frame is not all there yet, -EMSGSIZE for a frame longer than
@@ -57,7 +57,7 @@ int jank_proto_put(struct evbuffer *out, struct json_object *msg);
  * for one that is not exactly one JSON object. After an error, `in` is not
  * to be read further.
  */
-int jank_proto_take(struct evbuffer *in, struct json_object **msg);
+int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg);
 
 /*
  * The figures of a "status" message's "input" object `o` into `out`
@@ -67,8 +67,8 @@ int jank_proto_take(struct evbuffer *in, struct json_object **msg);
  * "input.rules[0].histogram.buckets[0]: not an array", json-read.h) or
  * -ENOMEM; `out` is then empty.
  */
-int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *out, char *err,
-			      size_t len);
+int jank_worker_proto_figures_decode(struct json_object *o, struct jank_input_figures *out,
+				     char *err, size_t len);
 
 /*
  * A "sessions" message of the discovery worker: ok, and then every
@@ -80,7 +80,7 @@ int jank_proto_figures_decode(struct json_object *o, struct jank_input_figures *
 #define JANK_PROTO_HOST_LEN	      256 /* a host name, with its NUL */
 #define JANK_PROTO_SESSIONS_ERROR_LEN 512
 
-struct jank_proto_sessions {
+struct jank_worker_proto_sessions {
 	bool ok;
 	char error[JANK_PROTO_SESSIONS_ERROR_LEN]; /* !ok: the worker's error, made one line */
 	size_t n;
@@ -90,9 +90,10 @@ struct jank_proto_sessions {
 };
 
 /* Returns 0, or -EINVAL (what is wrong in err) or -ENOMEM; fini either way. */
-int jank_proto_sessions_decode(struct json_object *msg, struct jank_proto_sessions *out, char *err,
-			       size_t len);
-void jank_proto_sessions_fini(struct jank_proto_sessions *s);
+int jank_worker_proto_sessions_decode(struct json_object *msg,
+				      struct jank_worker_proto_sessions *out, char *err,
+				      size_t len);
+void jank_worker_proto_sessions_fini(struct jank_worker_proto_sessions *s);
 
 #define JANK_PROTO_LOG_LEN 2048 /* a worker's log line, at most (longer: cut) */
 
@@ -105,7 +106,7 @@ void jank_proto_sessions_fini(struct jank_proto_sessions *s);
  * message has no "message" string (without NUL) or a "priority" that is not
  * an integer of syslog's (0 to 7).
  */
-int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len);
+int jank_worker_proto_log_decode(struct json_object *msg, int *priority, char *line, size_t len);
 
 /*
  * Rebuild the verdict of a "verdict" message's object `o`
@@ -116,7 +117,8 @@ int jank_proto_log_decode(struct json_object *msg, int *priority, char *line, si
  * the engine does. Returns 0, or -EINVAL (err says which field and why) or
  * -ENOMEM. Free with jank_verdict_decoded_fini() either way.
  */
-int jank_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules, size_t nrules,
-			      struct jank_verdict_decoded *out, char *err, size_t errlen);
+int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules,
+				     size_t nrules, struct jank_verdict_decoded *out, char *err,
+				     size_t errlen);
 
 #endif

@@ -79,7 +79,7 @@ struct worker {
 static void send_msg(struct worker *w, struct json_object *msg)
 {
 	if (msg)
-		jank_proto_put(bufferevent_get_output(w->bev), msg);
+		jank_worker_proto_put(bufferevent_get_output(w->bev), msg);
 	json_object_put(msg);
 	w->beat_mono = jank_clock_monotonic_ns();
 }
@@ -107,7 +107,7 @@ static void flush_out(struct worker *w)
  */
 static void send_log(int priority, const char *line, void *data)
 {
-	struct json_object *msg = jank_proto_new("log");
+	struct json_object *msg = jank_worker_proto_new("log");
 	struct worker *w = data;
 
 	jank_json_add_i64(msg, "priority", priority);
@@ -119,7 +119,7 @@ static void send_log(int priority, const char *line, void *data)
 
 static void send_status(struct worker *w)
 {
-	struct json_object *msg = jank_proto_new("status");
+	struct json_object *msg = jank_worker_proto_new("status");
 
 	if (w->input) {
 		struct jank_live_input_stats ws;
@@ -170,7 +170,7 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 	if (now - w->sent_mono >= FULL_NS || status_changed(w))
 		send_status(w);
 	else if (now - w->beat_mono >= HEARTBEAT_NS)
-		send_msg(w, jank_proto_new("status")); /* idle: the heartbeat alone */
+		send_msg(w, jank_worker_proto_new("status")); /* idle: the heartbeat alone */
 }
 
 static void on_status_now(evutil_socket_t fd, short what, void *data)
@@ -191,7 +191,7 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 
 static void on_verdict(const struct jank_verdict *r, void *data)
 {
-	struct json_object *msg = jank_proto_new("verdict");
+	struct json_object *msg = jank_worker_proto_new("verdict");
 	struct worker *w = data;
 	struct jank_engine_stats es;
 	struct json_object *v = jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL);
@@ -209,14 +209,14 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	if (w->first_known)
 		jank_json_add_i64(msg, "first_event_ns", w->first_event);
 	/* Longer than a frame may be: the verdict goes, without its path. */
-	if (msg && v && jank_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE) {
+	if (msg && v && jank_worker_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE) {
 		json_object_object_add(v, "critical_path", json_object_new_array());
 		jank_json_add_bool(v, "truncated", true);
 		jank_log(LOG_WARNING,
 			 "%s: a verdict of %s is longer than " JANK_PROTO_MAX_FRAME_TEXT
 			 " with its critical path: sent without it",
 			 w->url, r->rule->name);
-		jank_proto_put(bufferevent_get_output(w->bev), msg);
+		jank_worker_proto_put(bufferevent_get_output(w->bev), msg);
 	}
 	json_object_put(msg);
 	w->beat_mono = jank_clock_monotonic_ns();
@@ -233,13 +233,13 @@ static void send_baselines(struct worker *w)
 	if (!w->input)
 		return;
 	doc = jank_baselines_json(jank_live_input_engine(w->input), w->url);
-	msg = doc ? jank_proto_new("baselines") : NULL;
+	msg = doc ? jank_worker_proto_new("baselines") : NULL;
 	if (!msg || jank_json_add(msg, "baselines", doc) < 0) {
 		json_object_put(msg);
 		jank_log(LOG_ERR, "%s: out of memory: the baselines are not saved", w->url);
 		return;
 	}
-	if (jank_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE)
+	if (jank_worker_proto_put(bufferevent_get_output(w->bev), msg) == -EMSGSIZE)
 		jank_log(LOG_WARNING,
 			 "%s: the baselines are longer than " JANK_PROTO_MAX_FRAME_TEXT
 			 " (a frame): not saved",
@@ -292,7 +292,7 @@ static void add_session(const char *host, const char *session, void *data)
 static void on_discover(evutil_socket_t fd, short what, void *data)
 {
 	struct worker *w = data;
-	struct json_object *msg = jank_proto_new("sessions");
+	struct json_object *msg = jank_worker_proto_new("sessions");
 	struct json_object *list = json_object_new_array();
 	char err[ERR_LEN];
 	int r;
@@ -339,7 +339,7 @@ static int fetch_build_id(const uint8_t *id, size_t len, char *path, size_t path
 	w->asked[w->next_asked].when = now;
 	w->next_asked = (w->next_asked + 1) % FETCH_ASKED;
 	jank_debuginfod_hex(hex, id, len);
-	msg = jank_proto_new("fetch");
+	msg = jank_worker_proto_new("fetch");
 	jank_json_add_str(msg, "build_id", hex);
 	send_msg(w, msg);
 	return -EAGAIN;
@@ -521,8 +521,8 @@ static void on_read(struct bufferevent *bev, void *data)
 	char err[ERR_LEN];
 	int r;
 
-	while ((r = jank_proto_take(bufferevent_get_input(bev), &msg)) > 0) {
-		const char *type = jank_proto_type(msg);
+	while ((r = jank_worker_proto_take(bufferevent_get_input(bev), &msg)) > 0) {
+		const char *type = jank_worker_proto_type(msg);
 
 		if (!strcmp(type, "start") && start(w, msg, err, sizeof(err)) < 0) {
 			jank_log(LOG_ERR, "%s: the worker cannot start: %s", w->url, err);
@@ -582,7 +582,7 @@ int jank_worker_main(int argc, char **argv)
 	/* A worker of this very supervisor, or nothing (it is not for a user to start). */
 	if (ppid <= 1 || getppid() != ppid)
 		return 1;
-	jank_opener_client_init();	    /* before anything takes its descriptor */
+	jank_binary_opener_client_init();   /* before anything takes its descriptor */
 	prctl(PR_SET_NAME, "jankd-worker"); /* not "exe", from /proc/self/exe */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);

@@ -12,7 +12,7 @@
  * there can be (without a worker restart, which keeps the names of the
  * workers that ended too). A scrape does what jank_status_metrics()
  * (daemon/status.c) does: each input's figures merged into a copy
- * (jank_figures_merge, as jank_fleet_input_figures), its worker's RSS and
+ * (jank_input_figures_merge, as jank_fleet_input_figures), its worker's RSS and
  * CPU read from /proc (this process stands in for the workers), the
  * metrics structs pointed at them, jankd's own figures from /proc, and the
  * page rendered (OpenMetrics, what Prometheus asks for).
@@ -105,13 +105,13 @@ static void fill_rule(struct jank_rule_figures *r, size_t input, size_t rule, un
 			for (int s = 0; s < JANK_STATE_COUNT; s++)
 				comp[n].ns[c][s] = 1000003ull * (n + 1) * (s + 1) + 7ull * c;
 	}
-	if (jank_figures_set_composition(r, comp, k + 1) < 0)
+	if (jank_input_figures_set_composition(r, comp, k + 1) < 0)
 		die("out of memory");
 }
 
 static void fill_input(struct jank_input_figures *f, size_t i, size_t nrules, unsigned k)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://relayd.example.com:5344/host/web-%02zu/jank", i);
 	snprintf(f->state, sizeof(f->state), "connected");
@@ -120,7 +120,7 @@ static void fill_input(struct jank_input_figures *f, size_t i, size_t nrules, un
 	f->events_per_sec = 10000;
 	f->engine.memory_bytes = 48 << 20;
 	f->engine.actions_open = 12;
-	if (jank_figures_set_rules(f, nrules) < 0)
+	if (jank_input_figures_set_rules(f, nrules) < 0)
 		die("out of memory");
 	for (size_t r = 0; r < nrules; r++)
 		fill_rule(&f->rules[r], i, r, k);
@@ -150,8 +150,8 @@ static char *scrape(struct scrape *s, size_t *len, int64_t *render_ns)
 		const struct jank_input_figures *f = &s->merged[i];
 		struct jank_metrics_input *in = &s->inputs[i];
 
-		jank_figures_init(&s->merged[i]);
-		if (jank_figures_merge(&s->merged[i], &s->status[i], &s->past[i]) < 0)
+		jank_input_figures_init(&s->merged[i]);
+		if (jank_input_figures_merge(&s->merged[i], &s->status[i], &s->past[i]) < 0)
 			die("out of memory");
 		memset(in, 0, sizeof(*in));
 		in->url = f->url;
@@ -186,7 +186,7 @@ static char *scrape(struct scrape *s, size_t *len, int64_t *render_ns)
 	if (!page)
 		die("out of memory");
 	for (size_t i = 0; i < s->ninputs; i++)
-		jank_figures_fini(&s->merged[i]);
+		jank_input_figures_fini(&s->merged[i]);
 	return page;
 }
 
@@ -228,7 +228,7 @@ static void run_case(size_t ninputs, size_t nrules, unsigned k, double budget_s,
 		die("out of memory");
 	for (size_t i = 0; i < ninputs; i++) {
 		fill_input(&status[i], i, nrules, k);
-		jank_figures_init(&past[i]); /* no worker restarted: nothing to add */
+		jank_input_figures_init(&past[i]); /* no worker restarted: nothing to add */
 	}
 	s.status = status;
 	s.past = past;
@@ -260,8 +260,8 @@ static void run_case(size_t ninputs, size_t nrules, unsigned k, double budget_s,
 	       (double)status_kib("VmRSS") / 1024, (double)status_kib("VmHWM") / 1024);
 	fflush(stdout);
 	for (size_t i = 0; i < ninputs; i++) {
-		jank_figures_fini(&status[i]);
-		jank_figures_fini(&past[i]);
+		jank_input_figures_fini(&status[i]);
+		jank_input_figures_fini(&past[i]);
 	}
 	free(status);
 	free(past);

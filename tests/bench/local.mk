@@ -2,10 +2,13 @@
 # synthetic traces with bench/jank-synth and gen/jank-gen, times jankctl
 # against babeltrace2 on them, and writes BENCHMARKS.md. The programs are
 # built with the others so that they always compile.
-noinst_PROGRAMS += bench/jank-synth bench/bench-critpath bench/bench-metrics
+noinst_PROGRAMS += bench/jank-synth bench/bench-critpath bench/bench-metrics bench/bench-stacks
 bench_jank_synth_SOURCES = bench/jank-synth.c
 bench_bench_critpath_SOURCES = bench/bench-critpath.c
 bench_bench_critpath_LDADD = $(top_builddir)/lib/libjank.la -lm
+# Weeks of short-lived instrumented processes, compressed: the table of call stacks over time.
+bench_bench_stacks_SOURCES = bench/bench-stacks.c
+bench_bench_stacks_LDADD = $(top_builddir)/lib/libjank.la -lm
 # The cost of a scrape of jankd's metrics: 64 inputs, composition fully populated.
 bench_bench_metrics_SOURCES = bench/bench-metrics.c
 bench_bench_metrics_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
@@ -48,3 +51,10 @@ bench-memory: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	bash $(srcdir)/bench/memory-budget.sh
 .PHONY: bench-memory
+
+# The table of call stacks and RSS over 200,000 short-lived instrumented
+# processes (BENCH_PROCESSES), through the engine: tests/bench/bench-stacks.c
+# (a minute).
+bench-stacks: all
+	./bench/bench-stacks $${BENCH_PROCESSES:-200000}
+.PHONY: bench-stacks

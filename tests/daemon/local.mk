@@ -71,8 +71,8 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 daemon_test_fleet_SOURCES = daemon/test-fleet.c
 daemon_test_fleet_CFLAGS = $(daemon_cflags)
 daemon_test_fleet_LDADD = $(daemon_ldadd)
-daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_proc_start,--wrap=jank_proc_running \
-	-Wl,--wrap=jank_proc_refuse
+daemon_test_fleet_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=jank_worker_proc_start,--wrap=jank_worker_proc_running \
+	-Wl,--wrap=jank_worker_proc_refuse
 # status.c (in libjankd) and its pieces of text through status-int.h.
 daemon_test_status_SOURCES = daemon/test-status.c
 daemon_test_status_CFLAGS = $(daemon_cflags) $(SYSTEMD_CFLAGS) -DJANK_VERSION='"$(PACKAGE_VERSION)"'

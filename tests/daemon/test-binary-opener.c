@@ -170,7 +170,7 @@ static void skip_unless_root(void)
 static int ask(int idx, char *why, size_t len)
 {
 	assert_true(addrs[idx] != 0);
-	return jank_opener_open(child, addrs[idx], why, len);
+	return jank_binary_opener_open(child, addrs[idx], why, len);
 }
 
 static void test_opens_code(void **state)
@@ -238,15 +238,16 @@ static void test_refuses_bad_pids(void **state)
 	pid_t gone;
 
 	(void)state;
-	assert_int_equal(jank_opener_open(0, 0x1000, why, sizeof(why)), -EINVAL);
-	assert_int_equal(jank_opener_open(-1, 0x1000, why, sizeof(why)), -EINVAL);
-	assert_int_equal(jank_opener_open((int64_t)1 << 40, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open(0, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open(-1, 0x1000, why, sizeof(why)), -EINVAL);
+	assert_int_equal(jank_binary_opener_open((int64_t)1 << 40, 0x1000, why, sizeof(why)),
+			 -EINVAL);
 	gone = fork();
 	assert_true(gone >= 0);
 	if (gone == 0)
 		_exit(0);
 	waitpid(gone, NULL, 0);
-	assert_int_equal(jank_opener_open(gone, 0x1000, why, sizeof(why)), -ESRCH);
+	assert_int_equal(jank_binary_opener_open(gone, 0x1000, why, sizeof(why)), -ESRCH);
 	assert_non_null(strstr(why, "no such process"));
 }
 
@@ -266,8 +267,8 @@ static void test_unprivileged_cannot(void **state)
 
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
-		r = jank_opener_open(child, addrs[M_CODE], why, sizeof(why));
-		_exit(r >= 0 ? 1 : jank_opener_available() ? 3 : 0);
+		r = jank_binary_opener_open(child, addrs[M_CODE], why, sizeof(why));
+		_exit(r >= 0 ? 1 : jank_binary_opener_available() ? 3 : 0);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
@@ -285,28 +286,28 @@ static void test_decode(void **state)
 	char big[sizeof(r) + 8] = { 0 };
 
 	(void)state;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	assert_int_equal(out.pid, 42);
 	/* Kinds: BINARY and MAPS (without an address) only; pad 0. */
 	r.kind = JANK_OPEN_MAPS;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.addr = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	r.kind = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 3;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = JANK_OPEN_BINARY;
 	r.pad = 1;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.pad = 0;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
 	memcpy(big, &r, sizeof(r));
-	assert_int_equal(jank_opener_decode(big, sizeof(big), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(big, sizeof(big), &out), -EPROTO);
 	r.magic++;
-	assert_int_equal(jank_opener_decode(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	/* A path in place of a request is no request. */
-	assert_int_equal(jank_opener_decode("/etc/shadow", 12, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode("/etc/shadow", 12, &out), -EPROTO);
 }
 
 /* This program's own build-id, into id (at most 64 bytes); its length. */
@@ -330,7 +331,7 @@ static size_t own_build_id(uint8_t *id)
 static void expect_path_refused(const char *path, const uint8_t *id, size_t len, int err)
 {
 	char why[1024] = "";
-	int r = jank_opener_open_path(path, id, len, why, sizeof(why));
+	int r = jank_binary_opener_open_path(path, id, len, why, sizeof(why));
 
 	if (r >= 0)
 		close(r);
@@ -350,7 +351,7 @@ static void test_path(void **state)
 	(void)state;
 	assert_true(k > 0);
 	self[k] = '\0';
-	fd = jank_opener_open_path(self, id, len, text, sizeof(text));
+	fd = jank_binary_opener_open_path(self, id, len, text, sizeof(text));
 	assert_true(fd >= 0);
 	close(fd);
 	id[len - 1] ^= 1;
@@ -382,16 +383,16 @@ static void test_decode_path(void **state)
 
 	(void)state;
 	snprintf(r.path, sizeof(r.path), "/usr/bin/true");
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), 0);
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r) - 1, &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), 0);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r) - 1, &out), -EPROTO);
 	memset(r.path, 'a', sizeof(r.path)); /* no NUL */
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 	r.path[0] = '\0';
 	r.build_id_len = 65;
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 	r.build_id_len = 20;
 	r.kind = JANK_OPEN_BINARY;
-	assert_int_equal(jank_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
 }
 
 /* The channel: the worker's side asks, a server process answers with a descriptor. */
@@ -410,7 +411,7 @@ static void test_channel(void **state)
 	if (server == 0) {
 		close(sv[1]);
 		base = event_base_new();
-		if (!base || !jank_opener_conn_new(base, sv[0], "test"))
+		if (!base || !jank_binary_opener_conn_new(base, sv[0], "test"))
 			_exit(1);
 		event_base_dispatch(base); /* until the channel closes */
 		_exit(0);
@@ -418,9 +419,9 @@ static void test_channel(void **state)
 	close(sv[0]);
 	assert_int_equal(dup2(sv[1], JANK_OPENER_FD), JANK_OPENER_FD);
 	close(sv[1]);
-	jank_opener_client_init();
-	assert_true(jank_opener_client_ready());
-	fd = jank_opener_client_open(
+	jank_binary_opener_client_init();
+	assert_true(jank_binary_opener_client_ready());
+	fd = jank_binary_opener_client_open(
 		&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] }, NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &a), 0);
@@ -428,12 +429,12 @@ static void test_channel(void **state)
 	assert_true(a.st_ino == b.st_ino);
 	close(fd);
 	assert_int_equal(
-		jank_opener_client_open(
+		jank_binary_opener_client_open(
 			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_DATA] },
 			NULL),
 		-EACCES);
 	assert_int_equal(
-		jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = -3 }, NULL),
+		jank_binary_opener_client_open(&(struct jank_symbols_open_req){ .vpid = -3 }, NULL),
 		-EINVAL);
 	/* A process gone, its build-id known: the file at its path, if that build. */
 	{
@@ -448,16 +449,17 @@ static void test_channel(void **state)
 		if (gone == 0)
 			_exit(0);
 		waitpid(gone, NULL, 0);
-		fd = jank_opener_client_open(&(struct jank_symbols_open_req){ .vpid = gone,
-									      .addr = addrs[M_CODE],
-									      .path = self,
-									      .build_id = id,
-									      .build_id_len = len },
-					     NULL);
+		fd = jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = gone,
+							 .addr = addrs[M_CODE],
+							 .path = self,
+							 .build_id = id,
+							 .build_id_len = len },
+			NULL);
 		assert_true(fd >= 0);
 		close(fd);
 		id[0] ^= 1;
-		assert_int_equal(jank_opener_client_open(
+		assert_int_equal(jank_binary_opener_client_open(
 					 &(struct jank_symbols_open_req){ .vpid = gone,
 									  .addr = addrs[M_CODE],
 									  .path = self,
@@ -467,7 +469,7 @@ static void test_channel(void **state)
 				 -ESTALE);
 	}
 	/* The child's maps: its mappings, this program's path among them. */
-	fd = jank_opener_client_maps(child);
+	fd = jank_binary_opener_client_maps(child);
 	assert_true(fd >= 0);
 	{
 		char text[65536], self[512];
@@ -481,15 +483,15 @@ static void test_channel(void **state)
 		assert_non_null(strstr(text, self));
 	}
 	close(fd);
-	assert_int_equal(jank_opener_client_maps(0), -EINVAL);
+	assert_int_equal(jank_binary_opener_client_maps(0), -EINVAL);
 	/* A packet that is not a request: the server closes the channel. */
 	assert_int_equal(send(JANK_OPENER_FD, "/etc/shadow", 12, 0), 12);
 	assert_int_equal(
-		jank_opener_client_open(
+		jank_binary_opener_client_open(
 			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] },
 			NULL),
 		-ENOTCONN);
-	assert_false(jank_opener_client_ready());
+	assert_false(jank_binary_opener_client_ready());
 	waitpid(server, NULL, 0);
 }
 

@@ -903,7 +903,7 @@ static int chunks_in(const char *dir)
 	int n;
 
 	PATHF(path, "%s/chunks", dir);
-	n = jank_chunks_scan(path, &chunks);
+	n = jank_capture_chunks_scan(path, &chunks);
 	free(chunks);
 	return n < 0 ? 0 : n;
 }
@@ -1032,7 +1032,7 @@ static void rotation_housekeeping(void **state)
 	 * not 3 (it ended at T0+40 s).
 	 */
 	jank_capture_rotation_housekeeping(&f->rot, &f->s, f->policy, T0 + 41500 * MS);
-	n = jank_chunks_scan(fake.archives, &chunks);
+	n = jank_capture_chunks_scan(fake.archives, &chunks);
 	assert_int_equal(n, 1);
 	assert_int_equal(chunks[0].index, 3);
 	free(chunks);

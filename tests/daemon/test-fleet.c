@@ -4,7 +4,7 @@
  * worker processes. The test reaches the fleet's message handlers through
  * its internal header (fleet-int.h), so that it plays the workers'
  * messages (status, verdict, log, sessions) into them;
- * jank_proc_start and jank_proc_running are wrapped (-Wl,--wrap): no
+ * jank_worker_proc_start and jank_worker_proc_running are wrapped (-Wl,--wrap): no
  * process is ever spawned.
  */
 #include "fleet-int.h"
@@ -21,8 +21,8 @@
 static unsigned proc_starts;
 static bool procs_running;
 
-int __wrap_jank_proc_start(struct jank_proc *p);
-int __wrap_jank_proc_start(struct jank_proc *p)
+int __wrap_jank_worker_proc_start(struct jank_proc *p);
+int __wrap_jank_worker_proc_start(struct jank_proc *p)
 {
 	(void)p;
 	proc_starts++;
@@ -33,16 +33,16 @@ int __wrap_jank_proc_start(struct jank_proc *p)
 static unsigned refusals;
 static char refused_what[512];
 
-void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what);
-void __wrap_jank_proc_refuse(struct jank_proc *p, const char *what)
+void __wrap_jank_worker_proc_refuse(struct jank_proc *p, const char *what);
+void __wrap_jank_worker_proc_refuse(struct jank_proc *p, const char *what)
 {
 	(void)p;
 	refusals++;
 	snprintf(refused_what, sizeof(refused_what), "%s", what);
 }
 
-bool __wrap_jank_proc_running(const struct jank_proc *p);
-bool __wrap_jank_proc_running(const struct jank_proc *p)
+bool __wrap_jank_worker_proc_running(const struct jank_proc *p);
+bool __wrap_jank_worker_proc_running(const struct jank_proc *p)
 {
 	(void)p;
 	return procs_running;
@@ -159,14 +159,14 @@ static void from_worker(struct fixture *x, size_t i, const char *text)
 	struct json_object *msg = parse(text);
 	struct jank_fleet_input *in = x->f->inputs[i];
 
-	input_message(in->proc, msg, in);
+	fleet_input_message(in->proc, msg, in);
 	json_object_put(msg);
 }
 
 /* Figures as a worker of input "net://r/host/h/s" makes them (no rule). */
 static void figures(struct jank_input_figures *f, const char *state, bool attached, uint64_t events)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
 	snprintf(f->state, sizeof(f->state), "%s", state);
@@ -177,7 +177,7 @@ static void figures(struct jank_input_figures *f, const char *state, bool attach
 /* With one rule, "frame": `count` actions of 1 ms, `janks` of them janks. */
 static void frame_rule(struct jank_input_figures *f, uint64_t count, uint64_t janks)
 {
-	assert_int_equal(jank_figures_set_rules(f, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 1), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	for (uint64_t i = 0; i < count; i++)
 		jank_histogram_add(&f->rules[0].hist, 1000000);
@@ -192,11 +192,11 @@ static void status_from_worker(struct fixture *x, size_t i, struct jank_input_fi
 
 	assert_non_null(msg);
 	json_object_object_add(msg, "type", json_object_new_string("status"));
-	json_object_object_add(msg, "input", jank_figures_json(f));
+	json_object_object_add(msg, "input", jank_input_figures_json(f));
 	/* As it travels: printed, then parsed. */
 	from_worker(x, i, json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
 	json_object_put(msg);
-	jank_figures_fini(f);
+	jank_input_figures_fini(f);
 }
 
 /* Play a message of the discovery worker. */
@@ -204,7 +204,7 @@ static void from_discovery(struct fixture *x, const char *text)
 {
 	struct json_object *msg = parse(text);
 
-	discovery_message(x->f->discovery, msg, x->f);
+	fleet_discovery_message(x->f->discovery, msg, x->f);
 	json_object_put(msg);
 }
 
@@ -213,7 +213,7 @@ static struct json_object *restart(struct fixture *x, size_t i)
 {
 	struct jank_fleet_input *in = x->f->inputs[i];
 
-	return input_start_msg(in->proc, in);
+	return fleet_input_start_msg(in->proc, in);
 }
 
 static int64_t num(struct json_object *o, const char *k)
@@ -375,8 +375,8 @@ static void status_unreadable(void **state)
 		    "{\"sum\": 0, \"min\": 0, \"max\": 0, \"buckets\": [5]}}]}}");
 	assert_int_equal(refusals, 3);
 	assert_int_equal(jank_fleet_input_status(jank_fleet_get(x->f, 0))->engine.events, 7);
-	assert_int_equal(x->logs, 0); /* jank_proc_refuse() logs */
-	jank_figures_fini(&f);
+	assert_int_equal(x->logs, 0); /* jank_worker_proc_refuse() logs */
+	jank_input_figures_fini(&f);
 }
 
 /* A restarted worker starts from zero: the input's figures go on from the past ones. */
@@ -563,13 +563,13 @@ static void patterns(void **state)
 	char *pats[] = { "web-*", "db-[0-9]" };
 
 	(void)state;
-	assert_true(match_any(pats, 0, "anything"));
-	assert_true(match_any(pats, 2, "web-1"));
-	assert_true(match_any(pats, 2, "web-"));
-	assert_true(match_any(pats, 2, "db-7"));
-	assert_false(match_any(pats, 2, "db-12"));
-	assert_false(match_any(pats, 2, "xweb-1"));
-	assert_false(match_any(pats, 1, "db-7"));
+	assert_true(fleet_match_any(pats, 0, "anything"));
+	assert_true(fleet_match_any(pats, 2, "web-1"));
+	assert_true(fleet_match_any(pats, 2, "web-"));
+	assert_true(fleet_match_any(pats, 2, "db-7"));
+	assert_false(fleet_match_any(pats, 2, "db-12"));
+	assert_false(fleet_match_any(pats, 2, "xweb-1"));
+	assert_false(fleet_match_any(pats, 1, "db-7"));
 }
 
 static const char list_all[] = "{\"type\": \"sessions\", \"ok\": true, \"sessions\": ["

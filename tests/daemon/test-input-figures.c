@@ -38,7 +38,7 @@ static void worker1(struct jank_input_figures *f)
 {
 	struct jank_rule_figures *r;
 
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
 	snprintf(f->state, sizeof(f->state), "connected");
@@ -61,7 +61,7 @@ static void worker1(struct jank_input_figures *f)
 	f->engine.actions_open = 3;
 	f->engine.memory_bytes = 4096;
 	f->stalls = 2;
-	assert_int_equal(jank_figures_set_rules(f, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 1), 0);
 	r = rule(f, 0, "frame");
 	actions(r, 1, 100);
 	actions(r, 2, 300);
@@ -74,7 +74,7 @@ static void worker1(struct jank_input_figures *f)
 /* The next worker: fewer figures, "frame" and a new rule "io". */
 static void worker2(struct jank_input_figures *f)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->state, sizeof(f->state), "reconnecting");
 	f->engine.events = 50;
@@ -82,7 +82,7 @@ static void worker2(struct jank_input_figures *f)
 	f->engine.janks = 2;
 	f->engine.actions_open = 1;
 	f->engine.memory_bytes = 100;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	actions(rule(f, 0, "frame"), 1, 50);
 	f->rules[0].stats.janks = 1;
 	rule(f, 1, "io")->stats.evicted = 4;
@@ -93,9 +93,9 @@ static void fold_once(void **state)
 	struct jank_input_figures past, st;
 
 	(void)state;
-	jank_figures_init(&past);
+	jank_input_figures_init(&past);
 	worker1(&st);
-	assert_int_equal(jank_figures_fold(&past, &st), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &st), 0);
 	assert_true(past.counted);
 	assert_false(past.reported);
 	assert_int_equal(past.engine.events, 100);
@@ -126,8 +126,8 @@ static void fold_once(void **state)
 	assert_int_equal(past.rules[0].stats.overdue, 1);
 	assert_int_equal(past.rules[0].stats.expired, 1);
 	assert_int_equal(past.rules[0].p99_ns, 0);
-	jank_figures_fini(&st);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&st);
+	jank_input_figures_fini(&past);
 }
 
 static void fold_twice(void **state)
@@ -136,11 +136,11 @@ static void fold_twice(void **state)
 	const struct jank_histogram *h;
 
 	(void)state;
-	jank_figures_init(&past);
+	jank_input_figures_init(&past);
 	worker1(&a);
 	worker2(&b);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
-	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &b), 0);
 	assert_int_equal(past.engine.events, 150);
 	assert_int_equal(past.events_read, 160);
 	assert_int_equal(past.engine.janks, 5);
@@ -163,9 +163,9 @@ static void fold_twice(void **state)
 	assert_int_equal(h->buckets[jank_histogram_bucket(50)], 1);
 	/* io had no action: its histogram stays empty. */
 	assert_int_equal(past.rules[1].hist.count, 0);
-	jank_figures_fini(&a);
-	jank_figures_fini(&b);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&b);
+	jank_input_figures_fini(&past);
 }
 
 /* The current figures plus the past: counters added, the rest the current worker's. */
@@ -174,12 +174,12 @@ static void merge(void **state)
 	struct jank_input_figures past, a, b, m;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&m);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&m);
 	worker1(&a);
 	worker2(&b);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
-	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &b, &past), 0);
 	assert_int_equal(m.engine.events, 150);
 	assert_int_equal(m.engine.janks, 5);
 	assert_int_equal(m.engine.actions_evicted, 8);
@@ -198,10 +198,10 @@ static void merge(void **state)
 	/* The figures themselves are left as they were. */
 	assert_int_equal(b.engine.events, 50);
 	assert_int_equal(b.rules[0].count, 1);
-	jank_figures_fini(&m);
-	jank_figures_fini(&a);
-	jank_figures_fini(&b);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&b);
+	jank_input_figures_fini(&past);
 }
 
 /* A past rule the current worker no longer has (a reload removed it): not shown. */
@@ -210,23 +210,23 @@ static void merge_rule_gone(void **state)
 	struct jank_input_figures past, a, b, m;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&m);
-	jank_figures_init(&a);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&m);
+	jank_input_figures_init(&a);
 	a.reported = a.counted = true;
 	a.engine.events = 1;
-	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(&a, 1), 0);
 	actions(rule(&a, 0, "old"), 9, MS);
 	worker2(&b);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
-	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &b, &past), 0);
 	assert_int_equal(m.nrules, 2);
 	assert_int_equal(m.rules[0].count, 1);
 	assert_int_equal(m.engine.events, 51);
-	jank_figures_fini(&m);
-	jank_figures_fini(&a);
-	jank_figures_fini(&b);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&b);
+	jank_input_figures_fini(&past);
 }
 
 /* No past: the figures as they are (a copy: its own rules). */
@@ -236,22 +236,22 @@ static void merge_empty_past(void **state)
 	struct json_object *jb, *jm;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&m);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&m);
 	worker2(&b);
-	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &b, &past), 0);
 	assert_ptr_not_equal(m.rules, b.rules);
-	jb = jank_figures_json(&b);
-	jm = jank_figures_json(&m);
+	jb = jank_input_figures_json(&b);
+	jm = jank_input_figures_json(&m);
 	assert_true(json_object_equal(jb, jm));
 	json_object_put(jm);
-	assert_int_equal(jank_figures_merge(&m, &b, NULL), 0);
-	jm = jank_figures_json(&m);
+	assert_int_equal(jank_input_figures_merge(&m, &b, NULL), 0);
+	jm = jank_input_figures_json(&m);
 	assert_true(json_object_equal(jb, jm));
 	json_object_put(jm);
 	json_object_put(jb);
-	jank_figures_fini(&m);
-	jank_figures_fini(&b);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&b);
 }
 
 /* The placeholder of an input whose worker said nothing: nothing to fold. */
@@ -260,13 +260,13 @@ static void fold_placeholder(void **state)
 	struct jank_input_figures past, st;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&st);
-	jank_figures_placeholder(&st, "u");
-	assert_int_equal(jank_figures_fold(&past, &st), 0);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&st);
+	jank_input_figures_placeholder(&st, "u");
+	assert_int_equal(jank_input_figures_fold(&past, &st), 0);
 	assert_false(past.counted);
 	assert_int_equal(past.nrules, 0);
-	jank_figures_fini(&st);
+	jank_input_figures_fini(&st);
 }
 
 /* min and max of an empty side do not count (its 0s are no values). */
@@ -275,24 +275,24 @@ static void histogram_min_max(void **state)
 	struct jank_input_figures past, a, b;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&a);
-	jank_figures_init(&b);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&a);
+	jank_input_figures_init(&b);
 	a.reported = b.reported = true;
-	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
-	assert_int_equal(jank_figures_set_rules(&b, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(&a, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(&b, 1), 0);
 	rule(&a, 0, "f");
 	actions(rule(&b, 0, "f"), 1, 400);
 	actions(&b.rules[0], 1, 500);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
-	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &b), 0);
 	assert_int_equal(past.rules[0].hist.count, 2);
 	assert_int_equal(past.rules[0].hist.min, 400);
 	assert_int_equal(past.rules[0].hist.max, 500);
 	assert_int_equal(past.rules[0].hist.sum, 900);
-	jank_figures_fini(&a);
-	jank_figures_fini(&b);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&b);
+	jank_input_figures_fini(&past);
 }
 
 /* A sum that would overflow stays at its largest value. */
@@ -301,20 +301,20 @@ static void sums_saturate(void **state)
 	struct jank_input_figures past, a;
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&a);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&a);
 	a.reported = true;
 	a.engine.events = UINT64_MAX / 2;
-	assert_int_equal(jank_figures_set_rules(&a, 1), 0);
+	assert_int_equal(jank_input_figures_set_rules(&a, 1), 0);
 	actions(rule(&a, 0, "f"), 1, 1);
 	a.rules[0].hist.sum = INT64_MAX;
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(jank_figures_fold(&past, &a), 0);
+		assert_int_equal(jank_input_figures_fold(&past, &a), 0);
 	assert_int_equal(past.rules[0].hist.count, 3);
 	assert_true(past.rules[0].hist.sum == UINT64_MAX);
 	assert_true(past.engine.events == UINT64_MAX);
-	jank_figures_fini(&a);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&past);
 }
 
 static bool has(struct json_object *o, const char *k)
@@ -333,31 +333,32 @@ static void json_keys(void **state)
 	char text[128];
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&p);
-	jank_figures_init(&m);
-	jank_figures_placeholder(&p, "net://r/host/h/s");
-	o = jank_figures_json(&p);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&p);
+	jank_input_figures_init(&m);
+	jank_input_figures_placeholder(&p, "net://r/host/h/s");
+	o = jank_input_figures_json(&p);
 	assert_int_equal(json_object_object_length(o), 5);
 	assert_string_equal(json_object_get_string(json_object_object_get(o, "state")),
 			    "connecting");
 	assert_true(has(o, "url") && has(o, "attached") && has(o, "stalls") && has(o, "rules"));
 	json_object_put(o);
 	worker1(&a);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
-	assert_int_equal(jank_figures_merge(&m, &p, &past), 0);
-	o = jank_figures_json(&m);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &p, &past), 0);
+	o = jank_input_figures_json(&m);
 	assert_true(has(o, "events") && has(o, "budget_forced") && has(o, "events_read"));
 	assert_false(has(o, "actions_open") || has(o, "memory_bytes") || has(o, "graph"));
 	json_object_put(o);
 	/* Reported: all but the optional ones that are absent. */
 	a.trace_now = 5;
-	o = jank_figures_json(&a);
-	assert_int_equal(json_object_object_length(o), 35);
+	o = jank_input_figures_json(&a);
+	assert_int_equal(json_object_object_length(o), 38);
 	assert_true(has(o, "trace_now") && has(o, "graph"));
 	assert_true(has(o, "flows_expired") && has(o, "flows_evicted") && has(o, "flows_paired") &&
 		    has(o, "flows_unmatched") && has(o, "flows_replaced"));
 	assert_true(has(o, "function_resyncs") && has(o, "stacks_full"));
+	assert_true(has(o, "stacks_refused_share") && has(o, "stacks") && has(o, "stacks_freed"));
 	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
 		     has(o, "last_event_ns"));
 	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);
@@ -371,10 +372,10 @@ static void json_keys(void **state)
 		 jank_histogram_bucket(100), jank_histogram_bucket(300));
 	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN), text);
 	json_object_put(o);
-	jank_figures_fini(&m);
-	jank_figures_fini(&a);
-	jank_figures_fini(&p);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&p);
+	jank_input_figures_fini(&past);
 }
 
 static struct jank_composition_entry entry(const char *on, uint64_t slow_running)
@@ -409,18 +410,18 @@ static void composition_fold(void **state)
 						 entry("other", 2) };
 
 	(void)state;
-	jank_figures_init(&past);
-	jank_figures_init(&m);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&m);
 	worker1(&a);
 	a.rules[0].composition_top = 2;
-	assert_int_equal(jank_figures_set_composition(&a.rules[0], one, 3), 0);
-	assert_int_equal(jank_figures_fold(&past, &a), 0);
+	assert_int_equal(jank_input_figures_set_composition(&a.rules[0], one, 3), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &a), 0);
 	assert_int_equal(past.rules[0].ncomp, 3);
 	worker1(&b);
 	b.rules[0].composition_top = 2;
-	assert_int_equal(jank_figures_set_composition(&b.rules[0], two, 3), 0);
+	assert_int_equal(jank_input_figures_set_composition(&b.rules[0], two, 3), 0);
 	/* Current and past: db, ui, other and net, every second of them. */
-	assert_int_equal(jank_figures_merge(&m, &b, &past), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &b, &past), 0);
 	assert_int_equal(m.rules[0].ncomp, 4);
 	assert_int_equal(named(&m.rules[0], "db")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 51);
 	assert_int_equal(named(&m.rules[0], "ui")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 5);
@@ -431,7 +432,7 @@ static void composition_fold(void **state)
 	assert_ptr_not_equal(m.rules[0].comp, b.rules[0].comp);
 	assert_int_equal(b.rules[0].ncomp, 3);
 	/* Folded: three names at most; ui, the smallest, went to "other", nothing lost. */
-	assert_int_equal(jank_figures_fold(&past, &b), 0);
+	assert_int_equal(jank_input_figures_fold(&past, &b), 0);
 	assert_int_equal(past.rules[0].ncomp, 3);
 	assert_null(named(&past.rules[0], "ui"));
 	assert_int_equal(named(&past.rules[0], "db")->ns[JANK_CLASS_SLOW][JANK_STATE_RUNNING], 51);
@@ -440,10 +441,10 @@ static void composition_fold(void **state)
 			 14);
 	assert_int_equal(named(&past.rules[0], "other")->ns[JANK_CLASS_NORMAL][JANK_STATE_TIMER],
 			 3);
-	jank_figures_fini(&m);
-	jank_figures_fini(&a);
-	jank_figures_fini(&b);
-	jank_figures_fini(&past);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&a);
+	jank_input_figures_fini(&b);
+	jank_input_figures_fini(&past);
 }
 
 /*
@@ -453,11 +454,11 @@ static void composition_fold(void **state)
  */
 static void metric_rows(void **state)
 {
-	const struct jank_figure_field *d = jank_figures_input_fields;
+	const struct jank_figure_field *d = jank_input_figures_input_fields;
 	size_t families = 0;
 
 	(void)state;
-	for (size_t k = 0; k < jank_figures_input_nfields; k++) {
+	for (size_t k = 0; k < jank_input_figures_input_nfields; k++) {
 		const struct jank_figure_metric *m = d[k].metric;
 		size_t same = 0;
 
@@ -466,7 +467,7 @@ static void metric_rows(void **state)
 		assert_true(d[k].type == JANK_FIGURE_U64 || d[k].type == JANK_FIGURE_I64);
 		assert_int_equal(strspn(m->name, "abcdefghijklmnopqrstuvwxyz_"), strlen(m->name));
 		assert_memory_equal(m->name, "jank_", 5);
-		for (size_t j = 0; j < jank_figures_input_nfields; j++)
+		for (size_t j = 0; j < jank_input_figures_input_nfields; j++)
 			same += d[j].metric && !strcmp(d[j].metric->name, m->name);
 		if (same > 1)
 			assert_non_null(m->label);
@@ -486,8 +487,8 @@ static void metric_rows(void **state)
 			    (m->unit && !strcmp(m->unit, "seconds")));
 	next:;
 	}
-	/* events ... memory_bytes: 12 families of a worker's counters. */
-	assert_int_equal(families, 12);
+	/* events ... memory_bytes: 13 families of a worker's counters. */
+	assert_int_equal(families, 13);
 }
 
 int main(void)

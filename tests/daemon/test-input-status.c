@@ -151,8 +151,8 @@ static void decode(struct json_object *o, struct jank_input_figures *f)
 {
 	char err[128] = "";
 
-	jank_figures_init(f);
-	if (jank_proto_figures_decode(o, f, err, sizeof(err)) < 0)
+	jank_input_figures_init(f);
+	if (jank_worker_proto_figures_decode(o, f, err, sizeof(err)) < 0)
 		fail_msg("the figures cannot be read: %s", err);
 }
 
@@ -168,7 +168,7 @@ static struct json_object *status_round_trip(void)
 	assert_non_null(back);
 	json_object_put(o);
 	decode(back, &f);
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 	return back;
 }
 
@@ -397,7 +397,7 @@ static void rules(void **state)
 	assert_int_equal(json_object_array_length(member(member(r1, "histogram"), "buckets")), 0);
 	assert_int_equal(back.rules[1].hist.count, 0);
 	assert_int_equal(back.rules[1].threshold_kind, JANK_THRESHOLD_ADAPTIVE);
-	jank_figures_fini(&back);
+	jank_input_figures_fini(&back);
 	json_object_put(o);
 }
 
@@ -419,10 +419,10 @@ static void folds(void **state)
 	fake->ws.events_read = 11;
 	o = status_round_trip();
 	decode(o, &f);
-	jank_figures_init(&past);
-	jank_figures_init(&m);
-	assert_int_equal(jank_figures_fold(&past, &f), 0);
-	assert_int_equal(jank_figures_merge(&m, &f, &past), 0);
+	jank_input_figures_init(&past);
+	jank_input_figures_init(&m);
+	assert_int_equal(jank_input_figures_fold(&past, &f), 0);
+	assert_int_equal(jank_input_figures_merge(&m, &f, &past), 0);
 	assert_int_equal(m.engine.events, 20);
 	assert_int_equal(m.events_read, 22);
 	assert_int_equal(m.engine.janks, 2);
@@ -430,9 +430,9 @@ static void folds(void **state)
 	assert_int_equal(m.reconnects, 2);
 	assert_int_equal(m.rules[0].count, 2);
 	assert_int_equal(m.rules[0].stats.janks, 2);
-	jank_figures_fini(&m);
-	jank_figures_fini(&past);
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&m);
+	jank_input_figures_fini(&past);
+	jank_input_figures_fini(&f);
 	json_object_put(o);
 }
 

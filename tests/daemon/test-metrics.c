@@ -75,7 +75,7 @@ static int setup(void **state)
 						  16 * MS, f->comp,	2 };
 	f->rules[1] = (struct jank_metrics_rule){ "io", &f->hist[1], &f->stats[1], 0, NULL, 0 };
 	/* The worker's figures: the figures table says which are metrics. */
-	jank_figures_init(&f->fig);
+	jank_input_figures_init(&f->fig);
 	f->fig.engine.events = 2000;
 	f->fig.engine.discarded_events = 5;
 	f->fig.disconnects = 1;
@@ -86,6 +86,7 @@ static int setup(void **state)
 	f->fig.engine.flows_evicted = 3;
 	f->fig.engine.function_resyncs = 6;
 	f->fig.engine.stacks_full = 12;
+	f->fig.engine.stacks_refused_share = 13;
 	f->inputs[0] = (struct jank_metrics_input){
 		.url = "net://127.0.0.1/host/h/s",
 		.connected = true,
@@ -216,6 +217,8 @@ static void openmetrics_names(void **state)
 				"host/h/s\"} 6"));
 	assert_true(has_line(t, "jank_input_stacks_full_total{input=\"net://127.0.0.1/host/h/"
 				"s\"} 12"));
+	assert_true(has_line(t, "jank_input_stacks_refused_share_total{input=\"net://127.0.0.1/"
+				"host/h/s\"} 13"));
 	assert_true(has_line(t, "# TYPE jank_workers_cpu_seconds counter"));
 	assert_true(has_line(t, "jank_workers_cpu_seconds_total 1.5"));
 	assert_true(has_line(t, "jank_captures_refused_total{reason=\"cooldown\"} 9"));

@@ -24,15 +24,15 @@ static void bytes(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(bytes_text(0, b, sizeof(b)), "0 B");
-	assert_string_equal(bytes_text(1023, b, sizeof(b)), "1023 B");
-	assert_string_equal(bytes_text(1024, b, sizeof(b)), "1.0 KiB");
-	assert_string_equal(bytes_text(1536, b, sizeof(b)), "1.5 KiB");
-	assert_string_equal(bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
-	assert_string_equal(bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
-	assert_string_equal(bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
-	assert_string_equal(bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
-	assert_string_equal(bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
+	assert_string_equal(status_bytes_text(0, b, sizeof(b)), "0 B");
+	assert_string_equal(status_bytes_text(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(status_bytes_text(1024, b, sizeof(b)), "1.0 KiB");
+	assert_string_equal(status_bytes_text(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(status_bytes_text((1 << 20) - 1, b, sizeof(b)), "1024.0 KiB");
+	assert_string_equal(status_bytes_text(1 << 20, b, sizeof(b)), "1.00 MiB");
+	assert_string_equal(status_bytes_text(1 << 30, b, sizeof(b)), "1.00 GiB");
+	assert_string_equal(status_bytes_text(11LL << 29, b, sizeof(b)), "5.50 GiB");
+	assert_string_equal(status_bytes_text(4096LL << 30, b, sizeof(b)), "4096.00 GiB");
 }
 
 static void uptime(void **state)
@@ -40,16 +40,16 @@ static void uptime(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(uptime_text(0, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(S - 1, b, sizeof(b)), "0s");
-	assert_string_equal(uptime_text(59 * S, b, sizeof(b)), "59s");
-	assert_string_equal(uptime_text(60 * S, b, sizeof(b)), "1m 00s");
-	assert_string_equal(uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
-	assert_string_equal(uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
-	assert_string_equal(uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
-	assert_string_equal(uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
-	assert_string_equal(uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
-	assert_string_equal(uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
+	assert_string_equal(status_uptime_text(0, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(S - 1, b, sizeof(b)), "0s");
+	assert_string_equal(status_uptime_text(59 * S, b, sizeof(b)), "59s");
+	assert_string_equal(status_uptime_text(60 * S, b, sizeof(b)), "1m 00s");
+	assert_string_equal(status_uptime_text(3599 * S, b, sizeof(b)), "59m 59s");
+	assert_string_equal(status_uptime_text(3600 * S, b, sizeof(b)), "1h 00m");
+	assert_string_equal(status_uptime_text(86399 * S, b, sizeof(b)), "23h 59m");
+	assert_string_equal(status_uptime_text(86400 * S, b, sizeof(b)), "1d 00h");
+	assert_string_equal(status_uptime_text(90061 * S, b, sizeof(b)), "1d 01h");
+	assert_string_equal(status_uptime_text(400 * 86400 * S, b, sizeof(b)), "400d 00h");
 }
 
 static void trace_clock(void **state)
@@ -132,7 +132,7 @@ static void check_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
 static void fleet_input(struct jank_fleet_figures *x, pid_t pid, uint64_t starts)
 {
 	memset(x, 0, sizeof(*x));
-	jank_figures_init(&x->fig);
+	jank_input_figures_init(&x->fig);
 	x->worker.pid = pid;
 	x->worker.starts = starts;
 }
@@ -143,19 +143,19 @@ static void worker(void **state)
 
 	(void)state;
 	fleet_input(&x, 12, 1);
-	check_input(worker_text, &x, " (worker pid 12)");
+	check_input(status_worker_text, &x, " (worker pid 12)");
 	x.worker.starts = 2;
 	x.worker.crashes = 1;
-	check_input(worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
+	check_input(status_worker_text, &x, " (worker pid 12, 1 restart: 1 crashed, 0 silent)");
 	fleet_input(&x, 0, 4);
 	x.worker.crashes = 1;
 	x.worker.timeouts = 2;
 	x.duplicates_dropped = 5;
-	check_input(worker_text, &x,
+	check_input(status_worker_text, &x,
 		    " (worker pid 0, 3 restarts: 1 crashed, 2 silent; 5 duplicate verdicts "
 		    "dropped)");
 	fleet_input(&x, 0, 0);
-	check_input(worker_text, &x, " (worker pid 0)");
+	check_input(status_worker_text, &x, " (worker pid 0)");
 }
 
 static void input(void **state)
@@ -191,7 +191,7 @@ static void input(void **state)
 	es->graph.vertices = 16;
 	es->graph.gc_steps = 17;
 	es->graph.freed_vertices = 18;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	f->rules[0].count = 100;
 	f->rules[0].stats.janks = 3;
@@ -202,7 +202,7 @@ static void input(void **state)
 	f->rules[0].threshold_ns = 16000000;
 	snprintf(f->rules[1].action, sizeof(f->rules[1].action), "a-very-long-action");
 	check_input(
-		input_text, &x,
+		status_input_text, &x,
 		"\ninput net://r/host/h/s: connected (worker pid 9)\n"
 		"  events 1000 (12.5/s), 1001 read, discarded 2, disconnects 3, reconnects 4\n"
 		"  action                count    janks        p50        p90        p99        "
@@ -235,7 +235,7 @@ static void input_error(void **state)
 	x.skipped_ranges = 1;
 	x.skipped_ns = 1500000000;
 	x.actions_lost = 3;
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting (last error: relayd went away) (worker "
 				  "pid 0)\n"));
 	assert_non_null(strstr(s, "\n  2 paths incomplete (out of memory while computing them)\n"));
@@ -265,7 +265,7 @@ static void input_blind(void **state)
 	x.worker.failing_since = 1700000000LL * S;
 	snprintf(x.worker.error, sizeof(x.worker.error),
 		 "worker cannot start: no user 'jank-worker' ([daemon] worker-user)");
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: restarting since 2023-11-14 22:13:20.000 ("));
 	assert_non_null(strstr(s,
 			       "): worker cannot start: no user 'jank-worker' ([daemon] "
@@ -297,7 +297,7 @@ static void input_blind(void **state)
 	assert_true(b.blind);
 	assert_string_equal(b.reason, "relayd unreachable: connection refused");
 	assert_int_equal(b.since, 1700000060LL * S);
-	s = render_input(input_text, &x);
+	s = render_input(status_input_text, &x);
 	assert_non_null(strstr(s, "\ninput u: reconnecting: relayd unreachable since 2023-11-14 "
 				  "22:14:20.000 ("));
 	free(s);
@@ -335,12 +335,12 @@ static void head_blind(void **state)
 		in[i].worker.failing = i > 0;
 		snprintf(in[i].worker.error, sizeof(in[i].worker.error), "worker died %d", i);
 		s.all.connected += i == 0;
-		s.all.blind += is_blind(&in[i]);
+		s.all.blind += status_is_blind(&in[i]);
 	}
 	assert_int_equal(s.all.blind, 6);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 7, 1 connected, 6 BLIND (seeing no events; retrying):\n"
 				 "  u1: restarting: worker died 1\n"
@@ -354,7 +354,7 @@ static void head_blind(void **state)
 	s.all.blind = 0;
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	blind_text(f, &s);
+	status_blind_text(f, &s);
 	fclose(f);
 	assert_string_equal(buf, "inputs: 1, 1 connected, none blind\n");
 	free(buf);
@@ -365,13 +365,13 @@ static void head_blind(void **state)
 static void capture(void **state)
 {
 	(void)state;
-	check_render(capture_text, NULL, "");
-	check_render(capture_text, "{\"mode\": \"none\"}",
+	check_render(status_capture_text, NULL, "");
+	check_render(status_capture_text, "{\"mode\": \"none\"}",
 		     "captures: off ([capture] mode = none)\n");
-	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": null}",
+	check_render(status_capture_text, "{\"mode\": \"snapshot\", \"session\": null}",
 		     "captures: off (no rule says capture = yes)\n");
 	check_render(
-		capture_text,
+		status_capture_text,
 		"{\"mode\": \"snapshot\", \"session\": \"jank-capture\", \"dir\": \"/var/c\","
 		" \"started\": 3, \"joined\": 1, \"completed\": 2, \"failed\": 1,"
 		" \"bytes\": 1048576, \"refused\": {\"cooldown\": 5, \"quota\": 0, \"busy\": 2},"
@@ -380,14 +380,15 @@ static void capture(void **state)
 		"complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, busy 2; 1 report "
 		"written\n");
 	/* From a worker that says less: no refusals at all, or not an object. */
-	check_render(capture_text, "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\"}",
+	check_render(status_capture_text,
+		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\"}",
 		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
 		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(capture_text,
+	check_render(status_capture_text,
 		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\", \"refused\": 3}",
 		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
 		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(capture_text,
+	check_render(status_capture_text,
 		     "{\"mode\": \"rotation\", \"session_error\": \"no sessiond\", \"dir\": \"d\","
 		     " \"refused\": {\"cooldown\": 0},"
 		     " \"deleted\": 4, \"reports\": 1, \"reports_without_path\": 1,"
@@ -429,8 +430,8 @@ static void recent(void **state)
 	tzset();
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	recent_text(f, list, 0);
-	recent_text(f, list, 2);
+	status_recent_text(f, list, 0);
+	status_recent_text(f, list, 2);
 	fclose(f);
 	assert_string_equal(buf,
 			    "\nno jank yet\n"
@@ -447,8 +448,8 @@ static void recent(void **state)
 static void discovery(void **state)
 {
 	(void)state;
-	check_render(discovery_text, NULL, "");
-	check_render(discovery_text,
+	check_render(status_discovery_text, NULL, "");
+	check_render(status_discovery_text,
 		     "{\"relayd\": \"net://relay:5344\", \"hosts\": [\"web-*\", \"db-?\"],"
 		     " \"sessions\": [], \"interval_ns\": 2000000000, \"sessions_listed\": 12,"
 		     " \"polls\": 40, \"errors\": 1, \"last_error\": \"refused\"}",
@@ -476,11 +477,11 @@ static void hosts(void **state)
 		in[i].fig.engine.events = events[i];
 		in[i].fig.engine.janks = janks[i];
 		in[i].fig.engine.overdue = overdue[i];
-		add_host(&s, &in[i]);
+		status_add_host(&s, &in[i]);
 	}
 	/* An input without a host (none in a fleet) is left out. */
 	assert_int_equal(s.nhosts, 2);
-	h = hosts_json(&s);
+	h = status_hosts_json(&s);
 	assert_string_equal(json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN),
 			    "[{\"host\":\"a\",\"inputs\":2,\"connected\":1,\"events\":11,"
 			    "\"janks\":7},{\"host\":\"b\",\"inputs\":1,\"connected\":0,"

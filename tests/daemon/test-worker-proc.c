@@ -39,7 +39,7 @@ static struct json_object *start_msg(struct jank_proc *p, void *data)
 {
 	(void)p;
 	(void)data;
-	return jank_proto_new("start");
+	return jank_worker_proto_new("start");
 }
 
 static void message(struct jank_proc *p, struct json_object *msg, void *data)
@@ -57,9 +57,9 @@ static void gone(struct jank_proc *p, void *data)
 	x->gone++;
 }
 
-static const struct jank_proc_ops ops = { .start_msg = start_msg,
-					  .message = message,
-					  .gone = gone };
+static const struct jank_worker_proc_ops ops = { .start_msg = start_msg,
+						 .message = message,
+						 .gone = gone };
 
 static void log_sink(int priority, const char *line, void *data)
 {
@@ -76,7 +76,7 @@ static int setup(void **state)
 
 	if (!x || !(x->base = event_base_new()))
 		return -1;
-	x->p = jank_proc_new(x->base, "net://r/host/h/s", 10 * S, &ops, x);
+	x->p = jank_worker_proc_new(x->base, "net://r/host/h/s", 10 * S, &ops, x);
 	if (!x->p)
 		return -1;
 	jank_log_set_sink(log_sink, x);
@@ -89,7 +89,7 @@ static int teardown(void **state)
 	struct fixture *x = *state;
 
 	jank_log_set_sink(NULL, NULL);
-	jank_proc_free(x->p);
+	jank_worker_proc_free(x->p);
 	event_base_free(x->base);
 	free(x);
 	return 0;
@@ -118,11 +118,11 @@ static void adopt(struct jank_proc *p, pid_t pid, int conn)
 
 	assert_non_null(l);
 	l->pid = pid;
-	l->fn = on_ended;
+	l->fn = worker_proc_on_ended;
 	l->data = p;
 	l->conn = conn;
 	if (conn >= 0) {
-		l->ev = event_new(p->base, conn, EV_READ | EV_PERSIST, on_spawner, l);
+		l->ev = event_new(p->base, conn, EV_READ | EV_PERSIST, worker_launch_on_spawner, l);
 		assert_non_null(l->ev);
 		assert_int_equal(event_add(l->ev, NULL), 0);
 	}
@@ -166,14 +166,14 @@ static uint32_t spawner_got(int peer)
 static void socket_closed(struct jank_proc *p)
 {
 	p->eof = true;
-	maybe_gone(p);
+	worker_proc_maybe_gone(p);
 }
 
-/* Wait until jank_proc_reap() has reaped the child (SIGCHLD would call it). */
+/* Wait until jank_worker_proc_reap() has reaped the child (SIGCHLD would call it). */
 static void reap(struct jank_proc *p)
 {
 	for (int i = 0; i < 1000 && p->pid && !p->reaped; i++) {
-		jank_proc_reap(p);
+		jank_worker_proc_reap(p);
 		if (!p->reaped)
 			usleep(2000);
 	}
@@ -185,24 +185,26 @@ static void status_texts(void **state)
 	char b[256];
 
 	(void)state;
-	assert_string_equal(status_text(0, b, sizeof(b)), "exited with status 0");
-	assert_string_equal(status_text(3 << 8, b, sizeof(b)), "exited with status 3");
+	assert_string_equal(worker_proc_status_text(0, b, sizeof(b)), "exited with status 0");
+	assert_string_equal(worker_proc_status_text(3 << 8, b, sizeof(b)), "exited with status 3");
 	snprintf(b, sizeof(b), "died of signal 9 (%s)", strsignal(9));
 	{
 		char got[128];
 
-		assert_string_equal(status_text(9, got, sizeof(got)), b);
+		assert_string_equal(worker_proc_status_text(9, got, sizeof(got)), b);
 	}
 	snprintf(b, sizeof(b), "died of signal 11 (%s)", strsignal(11));
 	{
 		char got[128];
 
-		assert_string_equal(status_text(11 | 0x80, got, sizeof(got)), b); /* core dumped */
+		assert_string_equal(worker_proc_status_text(11 | 0x80, got, sizeof(got)),
+				    b); /* core dumped */
 	}
 	/* Stopped: neither exited nor signaled. */
-	assert_string_equal(status_text(0x137f, b, sizeof(b)), "ended (wait status 4991)");
+	assert_string_equal(worker_proc_status_text(0x137f, b, sizeof(b)),
+			    "ended (wait status 4991)");
 	jank_worker_launch_set_spawner("/run/w.sock");
-	assert_string_equal(status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
+	assert_string_equal(worker_proc_status_text(JANK_LAUNCH_LOST, b, sizeof(b)),
 			    "was lost with the connection to the worker spawner (/run/w.sock)");
 	jank_worker_launch_set_spawner(NULL);
 }
@@ -210,12 +212,12 @@ static void status_texts(void **state)
 static void fresh(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 
-	assert_string_equal(jank_proc_name(x->p), "net://r/host/h/s");
-	assert_false(jank_proc_running(x->p));
-	assert_false(jank_proc_done(x->p));
-	jank_proc_get_stats(x->p, &s);
+	assert_string_equal(jank_worker_proc_name(x->p), "net://r/host/h/s");
+	assert_false(jank_worker_proc_running(x->p));
+	assert_false(jank_worker_proc_done(x->p));
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.pid, 0);
 	assert_int_equal(s.starts, 0);
 	assert_int_equal(s.crashes, 0);
@@ -224,9 +226,9 @@ static void fresh(void **state)
 	assert_false(s.failing);
 	assert_int_equal(s.last_status, -1);
 	/* Without a worker: messages are dropped, and no timeout can strike. */
-	jank_proc_send(x->p, jank_proto_new("reload"));
-	jank_proc_check(x->p, INT64_MAX);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_send(x->p, jank_worker_proto_new("reload"));
+	jank_worker_proc_check(x->p, INT64_MAX);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.timeouts, 0);
 	assert_int_equal(x->logs, 0);
 }
@@ -239,11 +241,11 @@ static void backoff(void **state)
 
 	assert_int_equal(x->p->backoff_ns, 1 * S);
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
-		start_later(x->p);
+		worker_proc_start_later(x->p);
 		assert_int_equal(x->p->backoff_ns, expect[i] * S);
 		assert_true(evtimer_pending(x->p->ev_restart, NULL));
 	}
-	jank_proc_recovered(x->p, "attached again");
+	jank_worker_proc_recovered(x->p, "attached again");
 	assert_int_equal(x->p->backoff_ns, 1 * S);
 	/* Not failing: nothing to log. */
 	assert_int_equal(x->logs, 0);
@@ -253,19 +255,19 @@ static void backoff(void **state)
 static void crash(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	int64_t since;
 	pid_t pid = fake_worker(x->p);
 
-	assert_true(jank_proc_running(x->p));
+	assert_true(jank_worker_proc_running(x->p));
 	kill(pid, SIGKILL);
 	reap(x->p);
 	/* Reaped, but its socket not drained yet: not gone. */
-	assert_true(jank_proc_running(x->p));
+	assert_true(jank_worker_proc_running(x->p));
 	assert_false(evtimer_pending(x->p->ev_restart, NULL));
 	socket_closed(x->p);
-	assert_false(jank_proc_running(x->p));
-	jank_proc_get_stats(x->p, &s);
+	assert_false(jank_worker_proc_running(x->p));
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.crashes, 1);
 	assert_true(s.failing);
 	assert_true(WIFSIGNALED(s.last_status) && WTERMSIG(s.last_status) == SIGKILL);
@@ -296,11 +298,11 @@ static void crash(void **state)
 	/* It dies again, the other way round (socket first): counted, not logged. */
 	pid = fake_worker(x->p);
 	socket_closed(x->p);
-	assert_true(jank_proc_running(x->p));
+	assert_true(jank_worker_proc_running(x->p));
 	kill(pid, SIGKILL);
 	reap(x->p);
-	assert_false(jank_proc_running(x->p));
-	jank_proc_get_stats(x->p, &s);
+	assert_false(jank_worker_proc_running(x->p));
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.crashes, 2);
 	assert_int_equal(s.starts, 2);
 	assert_int_equal(x->logs, 1);
@@ -311,7 +313,7 @@ static void crash(void **state)
 	/* It works again: logged with the count, the back-off reset. */
 	x->p->episode_restarts = 2;
 	pid = fake_worker(x->p);
-	jank_proc_recovered(x->p, "attached again");
+	jank_worker_proc_recovered(x->p, "attached again");
 	assert_int_equal(x->logs, 2);
 	assert_int_equal(x->log_priority, LOG_NOTICE);
 	{
@@ -322,12 +324,12 @@ static void crash(void **state)
 			 (long)pid);
 		assert_string_equal(x->log_line, want);
 	}
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_false(s.failing);
 	assert_string_equal(s.error, "");
 	assert_int_equal(s.failing_since, 0);
 	assert_int_equal(x->p->backoff_ns, 1 * S);
-	/* jank_proc_free() kills and reaps the one still running. */
+	/* jank_worker_proc_free() kills and reaps the one still running. */
 }
 
 /*
@@ -338,11 +340,11 @@ static void crash(void **state)
 static void refused(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	char want[512];
 	pid_t pid = fake_worker(x->p);
 
-	jank_proc_refuse(x->p, "a status that cannot be read (input: not an object)");
+	jank_worker_proc_refuse(x->p, "a status that cannot be read (input: not an object)");
 	assert_int_equal(x->logs, 1);
 	assert_int_equal(x->log_priority, LOG_ERR);
 	snprintf(want, sizeof(want),
@@ -351,21 +353,21 @@ static void refused(void **state)
 		 (long)pid);
 	assert_string_equal(x->log_line, want);
 	/* Said once per worker: the next frames of the same one are not read. */
-	jank_proc_refuse(x->p, "more");
+	jank_worker_proc_refuse(x->p, "more");
 	assert_int_equal(x->logs, 1);
 	reap(x->p);
 	assert_true(WIFSIGNALED(x->p->last_status) && WTERMSIG(x->p->last_status) == SIGKILL);
 	socket_closed(x->p);
-	assert_false(jank_proc_running(x->p));
+	assert_false(jank_worker_proc_running(x->p));
 	assert_true(evtimer_pending(x->p->ev_restart, NULL));
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.bad_frames, 1);
 	assert_int_equal(s.crashes, 0);
 	assert_true(s.failing);
 	assert_int_equal(x->logs, 1);
 	/* The next worker does it again: said again, waits longer. */
 	pid = fake_worker(x->p);
-	jank_proc_refuse(x->p, "a log line that cannot be read");
+	jank_worker_proc_refuse(x->p, "a log line that cannot be read");
 	assert_int_equal(x->logs, 2);
 	snprintf(want, sizeof(want),
 		 "net://r/host/h/s: worker pid %ld sent a log line that cannot be read: killed, "
@@ -374,7 +376,7 @@ static void refused(void **state)
 	assert_string_equal(x->log_line, want);
 	reap(x->p);
 	socket_closed(x->p);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.bad_frames, 2);
 	assert_int_equal(s.crashes, 0);
 }
@@ -383,14 +385,14 @@ static void refused(void **state)
 static void silent(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	int64_t heard;
 
 	fake_worker(x->p);
 	heard = x->p->heard_mono;
-	jank_proc_check(x->p, heard + 10 * S);
+	jank_worker_proc_check(x->p, heard + 10 * S);
 	assert_int_equal(x->logs, 0);
-	jank_proc_check(x->p, heard + 10 * S + 1);
+	jank_worker_proc_check(x->p, heard + 10 * S + 1);
 	assert_true(x->p->silenced);
 	assert_int_equal(x->logs, 1);
 	{
@@ -404,10 +406,10 @@ static void silent(void **state)
 		assert_string_equal(x->log_line, want);
 	}
 	/* Checked again before it is reaped: killed once, counted once. */
-	jank_proc_check(x->p, heard + 20 * S);
+	jank_worker_proc_check(x->p, heard + 20 * S);
 	reap(x->p);
 	socket_closed(x->p);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.timeouts, 1);
 	assert_int_equal(s.crashes, 0);
 	assert_int_equal(x->logs, 1);
@@ -418,18 +420,18 @@ static void silent(void **state)
 static void stop(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	pid_t pid = fake_worker(x->p);
 
-	jank_proc_stop(x->p);
-	assert_false(jank_proc_done(x->p));
+	jank_worker_proc_stop(x->p);
+	assert_false(jank_worker_proc_done(x->p));
 	/* Its exit, as asked. */
 	kill(pid, SIGTERM);
 	reap(x->p);
 	socket_closed(x->p);
-	assert_true(jank_proc_done(x->p));
+	assert_true(jank_worker_proc_done(x->p));
 	assert_int_equal(x->gone, 1);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.crashes, 0);
 	assert_false(evtimer_pending(x->p->ev_restart, NULL));
 	assert_int_equal(x->logs, 0);
@@ -441,11 +443,11 @@ static void retire(void **state)
 	struct fixture *x = *state;
 
 	fake_worker(x->p);
-	jank_proc_retire(x->p);
+	jank_worker_proc_retire(x->p);
 	reap(x->p);
 	assert_true(WIFSIGNALED(x->p->last_status));
 	socket_closed(x->p);
-	assert_true(jank_proc_done(x->p));
+	assert_true(jank_worker_proc_done(x->p));
 	assert_int_equal(x->gone, 1);
 }
 
@@ -453,10 +455,10 @@ static void stop_without_worker(void **state)
 {
 	struct fixture *x = *state;
 
-	start_later(x->p);
-	jank_proc_stop(x->p);
-	assert_true(jank_proc_done(x->p));
-	assert_false(jank_proc_running(x->p));
+	worker_proc_start_later(x->p);
+	jank_worker_proc_stop(x->p);
+	assert_true(jank_worker_proc_done(x->p));
+	assert_false(jank_worker_proc_running(x->p));
 	/* The pending restart is cancelled. */
 	assert_false(evtimer_pending(x->p->ev_restart, NULL));
 	assert_int_equal(x->gone, 0);
@@ -469,14 +471,14 @@ static void stop_without_worker(void **state)
 static void spawner_exit(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	int64_t heard;
 	int peer;
 
 	jank_worker_launch_set_spawner("/run/test-workers.sock");
 	peer = spawned_worker(x->p, 4242);
 	heard = x->p->heard_mono;
-	jank_proc_check(x->p, heard + 10 * S + 1);
+	jank_worker_proc_check(x->p, heard + 10 * S + 1);
 	assert_int_equal(spawner_got(peer), JANK_SPAWN_KILL);
 	assert_int_equal(spawner_got(peer), 0);
 	assert_false(x->p->reaped);
@@ -484,21 +486,21 @@ static void spawner_exit(void **state)
 	assert_true(x->p->reaped);
 	assert_int_equal(x->p->last_status, SIGKILL);
 	socket_closed(x->p);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.timeouts, 1);
 	assert_int_equal(s.crashes, 0);
-	assert_false(jank_proc_running(x->p));
+	assert_false(jank_worker_proc_running(x->p));
 	close(peer);
 
 	/* A crash: the status the spawner says, logged as such. */
-	jank_proc_recovered(x->p, "attached again");
+	jank_worker_proc_recovered(x->p, "attached again");
 	peer = spawned_worker(x->p, 4243);
 	socket_closed(x->p);
 	/* Its socket closed first: gone at its EXITED. */
-	assert_true(jank_proc_running(x->p));
+	assert_true(jank_worker_proc_running(x->p));
 	spawner_says(x->p, peer, JANK_SPAWN_EXITED, SIGSYS);
-	assert_false(jank_proc_running(x->p));
-	jank_proc_get_stats(x->p, &s);
+	assert_false(jank_worker_proc_running(x->p));
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.crashes, 1);
 	assert_non_null(strstr(x->log_line, "worker was killed by its seccomp filter"));
 	close(peer);
@@ -509,7 +511,7 @@ static void spawner_exit(void **state)
 static void spawner_lost(void **state)
 {
 	struct fixture *x = *state;
-	struct jank_proc_stats s;
+	struct jank_worker_proc_stats s;
 	int peer;
 
 	jank_worker_launch_set_spawner("/run/test-workers.sock");
@@ -519,7 +521,7 @@ static void spawner_lost(void **state)
 	assert_true(x->p->reaped);
 	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
 	socket_closed(x->p);
-	jank_proc_get_stats(x->p, &s);
+	jank_worker_proc_get_stats(x->p, &s);
 	assert_int_equal(s.crashes, 1);
 	assert_string_equal(x->log_line,
 			    "net://r/host/h/s: worker was lost with the connection to the worker "
@@ -532,17 +534,17 @@ static void spawner_lost(void **state)
 	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
 	/* Its worker's socket closes: a KILL to a spawner that is done with it is no use. */
 	socket_closed(x->p);
-	assert_false(jank_proc_running(x->p));
+	assert_false(jank_worker_proc_running(x->p));
 	close(peer);
 
 	/* Killing when the spawner has gone already: lost at once. */
 	peer = spawned_worker(x->p, 4246);
 	close(peer);
-	jank_proc_retire(x->p);
+	jank_worker_proc_retire(x->p);
 	assert_true(x->p->reaped);
 	assert_int_equal(x->p->last_status, JANK_LAUNCH_LOST);
 	socket_closed(x->p);
-	assert_true(jank_proc_done(x->p));
+	assert_true(jank_worker_proc_done(x->p));
 	jank_worker_launch_set_spawner(NULL);
 }
 

@@ -42,7 +42,7 @@ static void raw_frame(struct evbuffer *b, const char *text, size_t len)
 static void frames(void **state)
 {
 	struct evbuffer *b = evbuffer_new();
-	struct json_object *m = jank_proto_new("status"), *got = NULL;
+	struct json_object *m = jank_worker_proto_new("status"), *got = NULL;
 	uint32_t head = htonl(JANK_PROTO_MAX_FRAME + 1);
 	static const char *const bad[] = {
 		"[]", "{\"type\":\"status\"}{}", "{\"type\":", "{\"a\":1}\0", "\0{}", "nul",
@@ -50,28 +50,28 @@ static void frames(void **state)
 	static const size_t bad_len[] = { 2, 19, 8, 8, 3, 3 };
 
 	(void)state;
-	assert_int_equal(jank_proto_put(b, m), 0);
-	assert_int_equal(jank_proto_put(b, m), 0);
+	assert_int_equal(jank_worker_proto_put(b, m), 0);
+	assert_int_equal(jank_worker_proto_put(b, m), 0);
 	evbuffer_add(b, "\0\0", 2); /* half a header */
-	assert_int_equal(jank_proto_take(b, &got), 1);
-	assert_string_equal(jank_proto_type(got), "status");
+	assert_int_equal(jank_worker_proto_take(b, &got), 1);
+	assert_string_equal(jank_worker_proto_type(got), "status");
 	json_object_put(got);
-	assert_int_equal(jank_proto_take(b, &got), 1);
+	assert_int_equal(jank_worker_proto_take(b, &got), 1);
 	json_object_put(got);
-	assert_int_equal(jank_proto_take(b, &got), 0);
+	assert_int_equal(jank_worker_proto_take(b, &got), 0);
 	assert_null(got);
 	evbuffer_drain(b, evbuffer_get_length(b));
 	evbuffer_add(b, &head, sizeof(head));
-	assert_int_equal(jank_proto_take(b, &got), -EMSGSIZE);
+	assert_int_equal(jank_worker_proto_take(b, &got), -EMSGSIZE);
 	assert_null(got);
 	assert_int_equal(JANK_PROTO_MAX_FRAME, 4u << 20);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		raw_frame(b, bad[i], bad_len[i]);
-		assert_int_equal(jank_proto_take(b, &got), -EPROTO);
+		assert_int_equal(jank_worker_proto_take(b, &got), -EPROTO);
 		assert_null(got);
 	}
 	raw_frame(b, "", 0); /* an empty frame */
-	assert_int_equal(jank_proto_take(b, &got), -EPROTO);
+	assert_int_equal(jank_worker_proto_take(b, &got), -EPROTO);
 	/* The longest frame is taken; the sender refuses a longer one, and adds nothing. */
 	{
 		static const char pre[] = "{\"type\":\"log\",\"message\":\"";
@@ -84,15 +84,15 @@ static void frames(void **state)
 		memset(text + p, 'x', n - p - 2);
 		memcpy(text + n - 2, "\"}", 2);
 		raw_frame(b, text, n);
-		assert_int_equal(jank_proto_take(b, &got), 1);
-		assert_string_equal(jank_proto_type(got), "log");
+		assert_int_equal(jank_worker_proto_take(b, &got), 1);
+		assert_string_equal(jank_worker_proto_type(got), "log");
 		json_object_put(got);
 		assert_int_equal(evbuffer_get_length(b), 0);
 		memset(text, 'x', n - 1);
 		text[n - 1] = '\0';
-		big = jank_proto_new("log");
+		big = jank_worker_proto_new("log");
 		jank_json_add_str(big, "message", text);
-		assert_int_equal(jank_proto_put(b, big), -EMSGSIZE);
+		assert_int_equal(jank_worker_proto_put(b, big), -EMSGSIZE);
 		assert_int_equal(evbuffer_get_length(b), 0);
 		json_object_put(big);
 		free(text);
@@ -104,31 +104,31 @@ static void frames(void **state)
 /* A worker's log line: its priority kept within LOG_ERR..LOG_DEBUG, one line, cut whole. */
 static void log_lines(void **state)
 {
-	struct json_object *m = jank_proto_new("log");
+	struct json_object *m = jank_worker_proto_new("log");
 	char line[8];
 	int prio;
 
 	(void)state;
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
 	jank_json_add_str(m, "message", "a\nb\033c");
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), 0);
 	assert_string_equal(line, "a?b?c");
 	assert_int_equal(prio, LOG_INFO);
 	jank_json_add_i64(m, "priority", LOG_EMERG);
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), 0);
 	assert_int_equal(prio, LOG_ERR);
 	/* Not a priority of syslog's: refused (the worker is restarted). */
 	jank_json_add_i64(m, "priority", 1000);
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
 	jank_json_add_i64(m, "priority", -1);
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
 	jank_json_add_i64(m, "priority", LOG_WARNING);
 	jank_json_add_str(m, "message", "abcdef\xc3\xa9"); /* é at bytes 6-7: cut before it */
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), 0);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), 0);
 	assert_string_equal(line, "abcdef");
 	assert_int_equal(prio, LOG_WARNING);
 	jank_json_add_str(m, "priority", "4");
-	assert_int_equal(jank_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
+	assert_int_equal(jank_worker_proto_log_decode(m, &prio, line, sizeof(line)), -EINVAL);
 	json_object_put(m);
 }
 
@@ -207,7 +207,7 @@ static void verdict_round_trip(void **state)
 	v.rule = &sent_rule;
 	v.breakdown = &bd;
 	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_ptr_equal(pv.v.rule, &mine[1]);
 	assert_int_equal(pv.v.rule_index, 1);
 	assert_int_equal(pv.v.kind, JANK_VERDICT_OVERDUE);
@@ -243,17 +243,19 @@ static void verdict_round_trip(void **state)
 	/* The events discarded in its interval go through; a count is never negative. */
 	v.discarded_events = 4000000000ull;
 	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_int_equal(pv.v.discarded_events, 4000000000ull);
 	jank_verdict_decoded_fini(&pv);
 	json_object_object_add(o, "discarded_events", json_object_new_int64(-1));
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)),
+			 -EINVAL);
 	jank_verdict_decoded_fini(&pv);
 	json_object_object_add(o, "discarded_events", json_object_new_string("3"));
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)),
+			 -EINVAL);
 	jank_verdict_decoded_fini(&pv);
 	json_object_object_del(o, "discarded_events"); /* an older worker: none */
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_int_equal(pv.v.discarded_events, 0);
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
@@ -261,7 +263,7 @@ static void verdict_round_trip(void **state)
 	/* Suspects go through whole: the alert's JANK_SUSPECTS and MESSAGE are the worker's. */
 	v.suspects = &ss;
 	o = jank_verdict_to_json(&v, JANK_VERDICT_JSON_FULL);
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), 0);
 	assert_non_null(pv.v.suspects);
 	/* A function is known by its name, as in a path rebuilt from names. */
 	assert_int_equal(pv.v.suspects->items[3].comp.key.kind, JANK_COMP_FUNCTION);
@@ -276,14 +278,15 @@ static void verdict_round_trip(void **state)
 	json_object_put(b);
 	jank_verdict_decoded_fini(&pv);
 	/* A rule the receiver no longer has: a stub of that name, which captures nothing. */
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 1, &pv, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 1, &pv, err, sizeof(err)), 0);
 	assert_string_equal(pv.v.rule->name, "frame");
 	assert_false(pv.v.rule->capture);
 	assert_int_equal(pv.v.rule_index, UINT32_MAX);
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
 	o = json_tokener_parse("{\"action\":\"frame\"}");
-	assert_int_equal(jank_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(jank_worker_proto_verdict_decode(o, mine, 2, &pv, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "key: missing");
 	jank_verdict_decoded_fini(&pv);
 	json_object_put(o);
@@ -347,7 +350,7 @@ static void alerted(void **state)
 /* Full figures, as a worker fills them. */
 static void some_figures(struct jank_input_figures *f)
 {
-	jank_figures_init(f);
+	jank_input_figures_init(f);
 	f->reported = f->counted = true;
 	snprintf(f->url, sizeof(f->url), "net://r/host/h/s");
 	snprintf(f->state, sizeof(f->state), "connected");
@@ -364,7 +367,7 @@ static void some_figures(struct jank_input_figures *f)
 	f->engine.actions_open = 3;
 	f->engine.memory_peak = 1 << 20;
 	f->engine.graph.gc_steps = 7;
-	assert_int_equal(jank_figures_set_rules(f, 2), 0);
+	assert_int_equal(jank_input_figures_set_rules(f, 2), 0);
 	snprintf(f->rules[0].action, sizeof(f->rules[0].action), "frame");
 	jank_histogram_add(&f->rules[0].hist, 1000);
 	jank_histogram_add(&f->rules[0].hist, 5000000);
@@ -383,13 +386,13 @@ static void some_figures(struct jank_input_figures *f)
 	comp[0].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 200000;
 	comp[1].ns[JANK_CLASS_SLOW][JANK_STATE_PREEMPTED] = 1;
 	f->rules[0].composition_top = 2;
-	assert_int_equal(jank_figures_set_composition(&f->rules[0], comp, 2), 0);
+	assert_int_equal(jank_input_figures_set_composition(&f->rules[0], comp, 2), 0);
 }
 
 /* The figures as they travel: JSON text. */
 static struct json_object *travel(const struct jank_input_figures *f)
 {
-	struct json_object *o = jank_figures_json(f), *back;
+	struct json_object *o = jank_input_figures_json(f), *back;
 
 	assert_non_null(o);
 	back = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -407,9 +410,9 @@ static void figures_round_trip(void **state)
 
 	(void)state;
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_true(back.reported && back.counted);
 	assert_string_equal(back.url, f.url);
 	assert_string_equal(back.state, "connected");
@@ -439,15 +442,15 @@ static void figures_round_trip(void **state)
 	f.stalled_since = 0;
 	f.last_error[0] = '\0';
 	o = travel(&f);
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_int_equal(back.trace_now, INT64_MIN);
 	assert_int_equal(back.engine.first, INT64_MIN);
 	assert_int_equal(back.last_event_ns, INT64_MIN);
 	assert_int_equal(back.stalled_since, 0);
 	assert_string_equal(back.last_error, "");
 	json_object_put(o);
-	jank_figures_fini(&f);
-	jank_figures_fini(&back);
+	jank_input_figures_fini(&f);
+	jank_input_figures_fini(&back);
 }
 
 /* Set `path` ("key" or "rules.0.key", "rules.0.histogram.key") of o to the JSON `value`. */
@@ -480,16 +483,16 @@ static void rejected(const char *path, const char *value, const char *why)
 	char err[128];
 
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
 	set(o, path, value);
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, why);
 	/* Nothing half-read is left. */
 	assert_false(back.reported);
 	assert_int_equal(back.nrules, 0);
 	json_object_put(o);
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 /* The worker is not trusted: a figure missing, mistyped or out of range is no silent 0. */
@@ -569,22 +572,22 @@ static void figures_lenient(void **state)
 
 	(void)state;
 	some_figures(&f);
-	jank_figures_init(&back);
+	jank_input_figures_init(&back);
 	o = travel(&f);
 	set(o, "events_per_sec", "12");
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_true(back.events_per_sec == 12.0);
 	/* A tab is no control character a rule's name may not hold. */
 	set(o, "rules.0.action", "\"frame\\tfast\"");
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), 0);
 	assert_string_equal(back.rules[0].action, "frame\tfast");
 	json_object_put(o);
 	o = json_object_new_array();
-	assert_int_equal(jank_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
+	assert_int_equal(jank_worker_proto_figures_decode(o, &back, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "input: not an object");
 	json_object_put(o);
-	jank_figures_fini(&f);
-	jank_figures_fini(&back);
+	jank_input_figures_fini(&f);
+	jank_input_figures_fini(&back);
 }
 
 int main(void)

@@ -405,9 +405,17 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 #define THREAD_GROWTH                                                                              \
 	(sizeof(struct jank_thread) + 16 * sizeof(struct jank_vertex) +                            \
 	 8 * sizeof(struct jank_lock_note))
+/*
+ * And the table of call stacks: an event's callstack contexts intern up to
+ * 2 * JANK_STACK_DEPTH stacks, whose nodes (24 bytes) and index slots (up to
+ * four each) may double; and a few owners.
+ */
+#define STACK_GROWTH                                                                               \
+	(2 * 3 * 2 * JANK_STACK_DEPTH * (sizeof(struct jank_stack_node) + 2 * sizeof(uint32_t)) +  \
+	 64 * sizeof(struct jank_stack_owner))
 #define GROWTH_SLACK                                                                               \
 	(3 * (3 * THREAD_GROWTH + 8 * sizeof(struct jank_action) + 64) +                           \
-	 4 * 64 * sizeof(struct jank_hashmap_slot))
+	 4 * 64 * sizeof(struct jank_hashmap_slot) + STACK_GROWTH)
 
 struct sum {
 	uint64_t bytes;
@@ -438,7 +446,8 @@ static void sum_thread(const struct jank_thread *w, void *data)
  *    calls (events, ticks) in a row, one ends with memory <= check_at;
  *  - in between, memory grows by what 3 events add: at most a doubling of
  *    the rings and maps that exist, lock notes (up to one per retained
- *    vertex, and an event can add many), and GROWTH_SLACK for new objects.
+ *    vertex, and an event can add many), and GROWTH_SLACK for new objects
+ *    (call stacks included).
  *    Hence memory <= 4 * check_at + GROWTH_SLACK, counted from a call that
  *    ended within check_at (not from a discarded call, which relabels every
  *    thread without a check, nor from new limits);

@@ -6,10 +6,10 @@
  * The input's first byte sets the size of the reads (1 to 256 bytes, as a
  * socket may deliver them); the rest is the stream. Each read is appended to
  * an evbuffer, as the supervisor's bufferevent does, and every whole frame
- * is taken (jank_proto_take) until one is refused: the supervisor then
+ * is taken (jank_worker_proto_take) until one is refused: the supervisor then
  * kills the worker, and reads no further. Each message goes where the
  * supervisor sends it by its type: a status's figures
- * (jank_proto_figures_decode), a log line (jank_proto_log_decode). A
+ * (jank_worker_proto_figures_decode), a log line (jank_worker_proto_log_decode). A
  * verdict's decoding is not fuzzed here: it is io/verdict-json.c's, which
  * has its own checks.
  *
@@ -60,9 +60,9 @@ static void status(struct json_object *msg)
 
 	if (!json_object_object_get_ex(msg, "input", &o))
 		return; /* a heartbeat */
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	err[0] = '\0';
-	r = jank_proto_figures_decode(o, &f, err, sizeof(err));
+	r = jank_worker_proto_figures_decode(o, &f, err, sizeof(err));
 	if (r < 0) {
 		FUZZ_ASSERT(r == -EINVAL || r == -ENOMEM);
 		FUZZ_ASSERT(err[0] && memchr(err, '\0', sizeof(err)));
@@ -75,13 +75,13 @@ static void status(struct json_object *msg)
 			check_histogram(&f.rules[i].hist);
 		}
 	}
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 static void log_line(struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
-	int prio, r = jank_proto_log_decode(msg, &prio, line, sizeof(line));
+	int prio, r = jank_worker_proto_log_decode(msg, &prio, line, sizeof(line));
 
 	FUZZ_ASSERT(r == 0 || r == -EINVAL);
 	FUZZ_ASSERT(prio >= LOG_ERR && prio <= LOG_DEBUG);
@@ -98,9 +98,9 @@ static void round_trip(struct json_object *msg)
 	int r;
 
 	FUZZ_ASSERT(b);
-	r = jank_proto_put(b, msg);
+	r = jank_worker_proto_put(b, msg);
 	if (r == 0) {
-		FUZZ_ASSERT(jank_proto_take(b, &again) == 1);
+		FUZZ_ASSERT(jank_worker_proto_take(b, &again) == 1);
 		FUZZ_ASSERT(json_object_equal(msg, again));
 		FUZZ_ASSERT(evbuffer_get_length(b) == 0);
 		json_object_put(again);
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				evbuffer_copyout(in, &head, sizeof(head));
 				len = ntohl(head);
 			}
-			r = jank_proto_take(in, &msg);
+			r = jank_worker_proto_take(in, &msg);
 			if (r == 0) {
 				FUZZ_ASSERT(!msg);
 				FUZZ_ASSERT(before < sizeof(head) || before < sizeof(head) + len);
@@ -156,9 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(len <= JANK_PROTO_MAX_FRAME);
 			FUZZ_ASSERT(evbuffer_get_length(in) == before - sizeof(head) - len);
 			FUZZ_ASSERT(json_object_is_type(msg, json_type_object));
-			if (!strcmp(jank_proto_type(msg), "status"))
+			if (!strcmp(jank_worker_proto_type(msg), "status"))
 				status(msg);
-			else if (!strcmp(jank_proto_type(msg), "log"))
+			else if (!strcmp(jank_worker_proto_type(msg), "log"))
 				log_line(msg);
 			round_trip(msg);
 			json_object_put(msg);

@@ -110,9 +110,9 @@ static struct json_object *status_template(void)
 {
 	struct jank_composition_entry comp[2] = { { .on = "db/io" }, { .on = "other" } };
 	struct jank_input_figures f;
-	struct json_object *msg = jank_proto_new("status");
+	struct json_object *msg = jank_worker_proto_new("status");
 
-	jank_figures_init(&f);
+	jank_input_figures_init(&f);
 	f.reported = f.counted = true;
 	snprintf(f.url, sizeof(f.url), "net://r/host/h/s");
 	snprintf(f.state, sizeof(f.state), "connected");
@@ -122,7 +122,7 @@ static struct json_object *status_template(void)
 	f.trace_now = 1700000000000000000LL;
 	f.engine.first = 10;
 	f.last_event_ns = 20;
-	FUZZ_ASSERT(jank_figures_set_rules(&f, 2) == 0);
+	FUZZ_ASSERT(jank_input_figures_set_rules(&f, 2) == 0);
 	snprintf(f.rules[0].action, sizeof(f.rules[0].action), "frame");
 	snprintf(f.rules[1].action, sizeof(f.rules[1].action), "query");
 	jank_histogram_add(&f.rules[0].hist, 1000);
@@ -133,9 +133,9 @@ static struct json_object *status_template(void)
 	comp[0].ns[JANK_CLASS_SLOW][JANK_STATE_BLOCK_DEVICE] = 7000000;
 	comp[1].ns[JANK_CLASS_NORMAL][JANK_STATE_RUNNING] = 1;
 	f.rules[0].composition_top = 2;
-	FUZZ_ASSERT(jank_figures_set_composition(&f.rules[0], comp, 2) == 0);
-	json_object_object_add(msg, "input", jank_figures_json(&f));
-	jank_figures_fini(&f);
+	FUZZ_ASSERT(jank_input_figures_set_composition(&f.rules[0], comp, 2) == 0);
+	json_object_object_add(msg, "input", jank_input_figures_json(&f));
+	jank_input_figures_fini(&f);
 	return msg;
 }
 
@@ -152,7 +152,7 @@ static void load_templates(void)
 	templates[T_STATUS] = status_template();
 	templates[T_SESSIONS] = frame_seed("frames/sessions");
 	templates[T_LOG] = frame_seed("frames/log");
-	templates[T_VERDICT] = jank_proto_new("verdict");
+	templates[T_VERDICT] = jank_worker_proto_new("verdict");
 	json_object_object_add(templates[T_VERDICT], "first_event_ns", json_object_new_int64(5));
 	json_object_object_add(templates[T_VERDICT], "verdict", verdict);
 	/* A second session and rule, so that arrays have siblings. */
@@ -162,22 +162,26 @@ static void load_templates(void)
 	{
 		struct jank_input_figures fig;
 		struct jank_verdict_decoded pv;
-		struct jank_proto_sessions ss;
+		struct jank_worker_proto_sessions ss;
 		char err[ERR_LEN] = "", line[64];
 		int prio;
 
-		jank_figures_init(&fig);
-		if (jank_proto_figures_decode(json_object_object_get(templates[T_STATUS], "input"),
-					      &fig, err, sizeof(err)) != 0 ||
-		    jank_proto_verdict_decode(verdict, rules, 2, &pv, err, sizeof(err)) != 0 ||
-		    jank_proto_sessions_decode(templates[T_SESSIONS], &ss, err, sizeof(err)) != 0 ||
-		    jank_proto_log_decode(templates[T_LOG], &prio, line, sizeof(line)) != 0) {
+		jank_input_figures_init(&fig);
+		if (jank_worker_proto_figures_decode(
+			    json_object_object_get(templates[T_STATUS], "input"), &fig, err,
+			    sizeof(err)) != 0 ||
+		    jank_worker_proto_verdict_decode(verdict, rules, 2, &pv, err, sizeof(err)) !=
+			    0 ||
+		    jank_worker_proto_sessions_decode(templates[T_SESSIONS], &ss, err,
+						      sizeof(err)) != 0 ||
+		    jank_worker_proto_log_decode(templates[T_LOG], &prio, line, sizeof(line)) !=
+			    0) {
 			fprintf(stderr, "fuzz-members: a template is not read whole: %s\n", err);
 			abort();
 		}
-		jank_figures_fini(&fig);
+		jank_input_figures_fini(&fig);
 		jank_verdict_decoded_fini(&pv);
-		jank_proto_sessions_fini(&ss);
+		jank_worker_proto_sessions_fini(&ss);
 	}
 	/* To write seeds that reach a member: the templates as walked. */
 	if (getenv("JANK_FUZZ_TEMPLATES"))
@@ -440,8 +444,8 @@ static void status(struct json_object *msg)
 
 	if (!json_object_object_get_ex(msg, "input", &o))
 		return; /* a heartbeat */
-	jank_figures_init(&f);
-	r = jank_proto_figures_decode(o, &f, err, sizeof(err));
+	jank_input_figures_init(&f);
+	r = jank_worker_proto_figures_decode(o, &f, err, sizeof(err));
 	check_err(r, err);
 	if (r < 0) {
 		FUZZ_ASSERT(f.nrules == 0 && !f.reported);
@@ -458,7 +462,7 @@ static void status(struct json_object *msg)
 			check_histogram(&f.rules[i].hist);
 		}
 	}
-	jank_figures_fini(&f);
+	jank_input_figures_fini(&f);
 }
 
 static void verdict(struct json_object *msg)
@@ -471,7 +475,7 @@ static void verdict(struct json_object *msg)
 	if (!json_object_object_get_ex(msg, "verdict", &o) ||
 	    !json_object_is_type(o, json_type_object))
 		return; /* fleet.c refuses it before decoding */
-	r = jank_proto_verdict_decode(o, rules, 2, &pv, err, sizeof(err));
+	r = jank_worker_proto_verdict_decode(o, rules, 2, &pv, err, sizeof(err));
 	check_err(r, err);
 	if (r == 0) {
 		const struct jank_path *p = pv.v.path;
@@ -489,9 +493,9 @@ static void verdict(struct json_object *msg)
 
 static void sessions(struct json_object *msg)
 {
-	struct jank_proto_sessions ss;
+	struct jank_worker_proto_sessions ss;
 	char err[ERR_LEN] = "";
-	int r = jank_proto_sessions_decode(msg, &ss, err, sizeof(err));
+	int r = jank_worker_proto_sessions_decode(msg, &ss, err, sizeof(err));
 
 	check_err(r, err);
 	if (r == 0 && ss.ok)
@@ -505,13 +509,13 @@ static void sessions(struct json_object *msg)
 		FUZZ_ASSERT(strlen(h) < JANK_PROTO_HOST_LEN && strlen(s) < JANK_CONFIG_SESSION_LEN);
 		FUZZ_ASSERT(jank_text_is_safe(h, strlen(h)) && jank_text_is_safe(s, strlen(s)));
 	}
-	jank_proto_sessions_fini(&ss);
+	jank_worker_proto_sessions_fini(&ss);
 }
 
 static void log_line(struct json_object *msg)
 {
 	char line[JANK_PROTO_LOG_LEN];
-	int prio, r = jank_proto_log_decode(msg, &prio, line, sizeof(line));
+	int prio, r = jank_worker_proto_log_decode(msg, &prio, line, sizeof(line));
 
 	FUZZ_ASSERT(r == 0 || r == -EINVAL);
 	FUZZ_ASSERT(prio >= LOG_ERR && prio <= LOG_DEBUG);
@@ -528,20 +532,20 @@ static void supervise(struct json_object *msg)
 	int r;
 
 	FUZZ_ASSERT(b);
-	r = jank_proto_put(b, msg);
+	r = jank_worker_proto_put(b, msg);
 	if (r < 0) {
 		FUZZ_ASSERT(r == -EMSGSIZE || r == -ENOMEM);
 		evbuffer_free(b);
 		return;
 	}
-	r = jank_proto_take(b, &got);
+	r = jank_worker_proto_take(b, &got);
 	evbuffer_free(b);
 	/* json-c may write what it does not read back (a huge double): refused, not decoded. */
 	if (r != 1) {
 		FUZZ_ASSERT(r == -EPROTO && !got);
 		return;
 	}
-	type = jank_proto_type(got);
+	type = jank_worker_proto_type(got);
 	if (!strcmp(type, "status"))
 		status(got);
 	else if (!strcmp(type, "verdict"))

@@ -4,7 +4,7 @@
  * as jankd's supervisor reads a worker's frame and jankctl report reads a
  * capture.json: untrusted.
  *
- * The bytes are parsed as JSON (json-c, as jank_proto_take() does) and
+ * The bytes are parsed as JSON (json-c, as jank_worker_proto_take() does) and
  * decoded. What the decoder accepts must be safe to use: the action within
  * [begin, end], duration = end - begin, the path's segments within it in
  * time order (their flows and spans labels of the path, their stacks its

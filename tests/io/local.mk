@@ -75,7 +75,8 @@ io_test_debuginfod_CFLAGS = $(io_cflags)
 io_test_debuginfod_LDADD = $(io_ldadd)
 io_test_symbols_SOURCES = io/test-symbols.c
 io_test_symbols_CFLAGS = $(io_cflags)
-io_test_symbols_LDADD = $(io_ldadd)
+# The 1,000,000-symbol ELF is written with libelf (LIBDW_LIBS: -ldw -lelf).
+io_test_symbols_LDADD = $(io_ldadd) $(LIBDW_LIBS)
 io_test_time_limit_SOURCES = io/test-time-limit.c
 io_test_time_limit_CFLAGS = $(io_cflags)
 io_test_time_limit_LDADD = $(io_ldadd)

@@ -24,17 +24,21 @@ static void chunk_names(void **state)
 	struct jank_chunk ch;
 
 	(void)state;
-	assert_int_equal(jank_chunk_parse("20240501T140000+0200-20240501T140010+0200-3", &ch), 0);
+	assert_int_equal(
+		jank_capture_chunk_parse("20240501T140000+0200-20240501T140010+0200-3", &ch), 0);
 	assert_int_equal(ch.begin_ns, T0);
 	assert_int_equal(ch.end_ns, T0 + 11 * S); /* rounded up */
 	assert_int_equal(ch.index, 3);
-	assert_int_equal(jank_chunk_parse("20240501T073000-0430-20240501T073005-0430-12", &ch), 0);
+	assert_int_equal(
+		jank_capture_chunk_parse("20240501T073000-0430-20240501T073005-0430-12", &ch), 0);
 	assert_int_equal(ch.begin_ns, T0);
 	assert_int_equal(ch.index, 12);
-	assert_int_equal(jank_chunk_parse("20240501T140000+0200-3", &ch), -EINVAL); /* active */
-	assert_int_equal(jank_chunk_parse("20240501T140010+0200-20240501T140000+0200-3", &ch),
-			 -EINVAL);
-	assert_int_equal(jank_chunk_parse("metadata", &ch), -EINVAL);
+	assert_int_equal(jank_capture_chunk_parse("20240501T140000+0200-3", &ch),
+			 -EINVAL); /* active */
+	assert_int_equal(
+		jank_capture_chunk_parse("20240501T140010+0200-20240501T140000+0200-3", &ch),
+		-EINVAL);
+	assert_int_equal(jank_capture_chunk_parse("metadata", &ch), -EINVAL);
 }
 
 static struct jank_chunk chunk(int64_t begin_s, int64_t end_s, uint64_t index)
@@ -55,10 +59,10 @@ static void chunk_selection(void **state)
 		{ T0 + 23 * S, T0 + 24 * S },		 /* from 21 s (retention): chunk 2 only */
 		{ T0 + 40 * S + 500 * MS, T0 + 51 * S }, /* begins in 4 minus retention: 3, 4, 5 */
 	};
-	struct jank_chunk_times p = { .retention_ns = 2 * S,
-				      .now_ns = T0 + 100 * S,
-				      .oldest_open_ns = INT64_MAX };
-	const enum jank_chunk_fate want[10] = {
+	struct jank_capture_chunk_times p = { .retention_ns = 2 * S,
+					      .now_ns = T0 + 100 * S,
+					      .oldest_open_ns = INT64_MAX };
+	const enum jank_capture_chunk_fate want[10] = {
 		JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,  JANK_CHUNK_KEEP,	  JANK_CHUNK_KEEP,
 		JANK_CHUNK_KEEP,   JANK_CHUNK_KEEP,    JANK_CHUNK_DELETE, JANK_CHUNK_DELETE,
 		JANK_CHUNK_DELETE, JANK_CHUNK_PENDING,
@@ -68,7 +72,7 @@ static void chunk_selection(void **state)
 	for (int i = 0; i < 10; i++)
 		c[i] = chunk(i * 10, i * 10 + 9, (uint64_t)i);
 	/* Chunk 9 (90..99, ends at 100): within the retention of now. */
-	jank_chunks_select(c, 10, janks, 2, &p);
+	jank_capture_chunks_select(c, 10, janks, 2, &p);
 	for (int i = 0; i < 10; i++)
 		if (c[i].fate != want[i])
 			fail_msg("chunk %d: fate %d, expected %d", i, c[i].fate, want[i]);
@@ -77,12 +81,12 @@ static void chunk_selection(void **state)
 	assert_int_equal(c[5].jank, 1);
 	/* An action open since T0 + 65 s may still become a jank: keep what it may need. */
 	p.oldest_open_ns = T0 + 65 * S;
-	jank_chunks_select(c, 10, janks, 2, &p);
+	jank_capture_chunks_select(c, 10, janks, 2, &p);
 	assert_int_equal(c[6].fate, JANK_CHUNK_PENDING);
 	assert_int_equal(c[5].fate, JANK_CHUNK_KEEP);
 	assert_int_equal(c[1].fate, JANK_CHUNK_DELETE);
 	/* No jank: only old chunks go. */
-	jank_chunks_select(c, 10, NULL, 0, &p);
+	jank_capture_chunks_select(c, 10, NULL, 0, &p);
 	assert_int_equal(c[2].fate, JANK_CHUNK_DELETE);
 	assert_int_equal(c[7].fate, JANK_CHUNK_PENDING);
 }

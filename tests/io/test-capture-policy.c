@@ -601,7 +601,7 @@ static void keep_chunks(void **state)
 		assert_int_equal(mkdir(path, 0755), 0);
 		write_file(path, "metadata", 4096);
 	}
-	n = jank_chunks_scan(archives, &chunks);
+	n = jank_capture_chunks_scan(archives, &chunks);
 	assert_int_equal(n, 2);
 	assert_int_equal(chunks[0].index, 1);
 	assert_int_equal(chunks[1].index, 2);

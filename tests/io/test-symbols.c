@@ -6,7 +6,11 @@
  * it: dlpi_addr + the first PT_LOAD's p_vaddr) and where their functions
  * are; a non-PIE executable; stripped copies (objcopy --strip-all), a
  * separate debug file found by build-id and by debug link; and files that
- * are missing, of another build, or not ELF at all.
+ * are missing, of another build, or not ELF at all. Lookups through the
+ * symbolizer's index give what libdwfl's own give, on this program and
+ * libc; and a shared object of 1,000,000 symbols, written here with
+ * libelf, costs a binary search per frame, or is refused past its share of
+ * the budget.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <gelf.h>
 #include "dirtree.h"
 #include "symbols.h"
 
@@ -621,24 +626,46 @@ static void memory_limit(void **state)
 	struct jank_symbols *s = jank_symbols_new(256 * 1024);
 	struct jank_symbols_stats st;
 	int r = 0;
-	unsigned added = 0;
 
 	(void)state;
 	assert_non_null(s);
 	assert_int_equal(jank_symbols_set_debug_dirs(s, ""), 0);
-	/* Mappings take at most half of the limit: then they are refused and counted. */
-	for (unsigned i = 0; i < 1000 && r == 0; i++) {
+	/*
+	 * Mappings take at most half of the limit: past it, the processes least
+	 * recently used are forgotten (1,000 processes come and go, as in weeks
+	 * of short-lived ones); process 0, looked up all along, stays.
+	 */
+	assert_int_equal(jank_symbols_add_mapping(s, 0, 0x1000, 0x1000, "/nonexistent/lib0.so",
+						  NULL, 0, NULL, true),
+			 0);
+	for (unsigned i = 1; i < 1000 && r == 0; i++) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/nonexistent/lib%u.so", i);
 		r = jank_symbols_add_mapping(s, (int64_t)i, 0x1000, 0x1000, path, NULL, 0, NULL,
 					     true);
-		added += r == 0;
+		expect(s, 0, 0x1010, JANK_SYMBOLS_OFFSET, "lib0.so+0x10");
+	}
+	assert_int_equal(r, 0);
+	expect(s, 999, 0x1010, JANK_SYMBOLS_OFFSET, "lib999.so+0x10");
+	expect(s, 1, 0x1010, JANK_SYMBOLS_UNMAPPED, "0x1010"); /* forgotten long ago */
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.dropped, 0);
+	assert_true(st.forgotten > 500);
+	assert_int_equal(st.processes + st.forgotten, 1000);
+	assert_true(st.bytes <= st.limit);
+	/* One process's mappings alone past half of the limit: refused and counted. */
+	for (unsigned i = 0; i < 100000 && r == 0; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/nonexistent/dir/lib%u.so", i);
+		r = jank_symbols_add_mapping(s, 2000, 0x1000 + 0x1000 * (uint64_t)i, 0x1000, path,
+					     NULL, 0, NULL, true);
 	}
 	assert_int_equal(r, -ENOSPC);
-	assert_true(added > 10);
 	jank_symbols_get_stats(s, &st);
 	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.processes, 1);
 	assert_true(st.bytes <= st.limit);
 	jank_symbols_free(s);
 
@@ -927,6 +954,222 @@ static void debugdata_bomb(void **state)
 	jank_symbols_free(s);
 }
 
+/* Addresses strided through the executable mappings of this process (this program, libc...). */
+static void index_matches_libdwfl(void **state)
+{
+	struct jank_symbols *ix = fresh(), *dw = fresh();
+	char a[256], b[256], line[512], err[256];
+	unsigned long lo, hi;
+	size_t n = 0, named = 0;
+	char perms[8];
+	FILE *f;
+
+	(void)state;
+	jank_symbols_set_index(dw, false);
+	assert_true(jank_symbols_add_proc_maps(ix, getpid(), 42, err, sizeof(err)) >= 2);
+	assert_true(jank_symbols_add_proc_maps(dw, getpid(), 42, err, sizeof(err)) >= 2);
+	f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x' ||
+		    !strchr(line, '/'))
+			continue;
+		for (uint64_t addr = lo; addr < hi; addr += 61) {
+			enum jank_symbols_result ki =
+				jank_symbols_lookup(ix, 42, addr, a, sizeof(a));
+			enum jank_symbols_result kd =
+				jank_symbols_lookup(dw, 42, addr, b, sizeof(b));
+
+			if (ki != kd || strcmp(a, b))
+				fail_msg("0x%" PRIx64 " in %s: index %s, libdwfl %s", addr, line, a,
+					 b);
+			n++;
+			named += ki == JANK_SYMBOLS_FUNCTION;
+		}
+	}
+	fclose(f);
+	print_message("# %zu addresses, %zu named: the index says what libdwfl says\n", n, named);
+	assert_true(named > 1000);
+	jank_symbols_free(ix);
+	jank_symbols_free(dw);
+}
+
+/*
+ * A shared object of `n` functions f0000000, f0000001... of 16 bytes each
+ * from file address TEXT_VADDR, written with libelf: .text, .symtab,
+ * .strtab, one PT_LOAD. What a traced app may map.
+ */
+#define TEXT_VADDR 0x1000
+static void write_many_symbols(const char *path, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	Elf *e;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	Elf_Scn *text, *symtab, *strtab, *shstr;
+	Elf_Data *d;
+	static const char shnames[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	Elf64_Sym *syms = calloc(n + 1, sizeof(*syms));
+	char *names = malloc(n * 9 + 1);
+	uint8_t *code = malloc(n * 16);
+
+	assert_true(fd >= 0 && syms && names && code);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	memset(code, 0xc3, n * 16);
+	names[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names + 1 + i * 9, 9, "f%07zu", i);
+		syms[i + 1].st_name = (Elf64_Word)(1 + i * 9);
+		syms[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+		syms[i + 1].st_shndx = 1;
+		syms[i + 1].st_value = TEXT_VADDR + 16 * i;
+		syms[i + 1].st_size = 16;
+	}
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	assert_non_null(e);
+	assert_non_null(gelf_newehdr(e, ELFCLASS64));
+	assert_non_null(gelf_getehdr(e, &eh));
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	gelf_update_ehdr(e, &eh);
+	assert_non_null(gelf_newphdr(e, 1));
+	text = elf_newscn(e);
+	symtab = elf_newscn(e);
+	strtab = elf_newscn(e);
+	shstr = elf_newscn(e);
+	d = elf_newdata(text);
+	d->d_buf = code, d->d_size = n * 16, d->d_align = 16, d->d_type = ELF_T_BYTE;
+	gelf_getshdr(text, &sh);
+	sh.sh_name = 1, sh.sh_type = SHT_PROGBITS, sh.sh_flags = SHF_ALLOC | SHF_EXECINSTR;
+	sh.sh_addr = TEXT_VADDR, sh.sh_addralign = 16;
+	gelf_update_shdr(text, &sh);
+	d = elf_newdata(symtab);
+	d->d_buf = syms, d->d_size = (n + 1) * sizeof(*syms), d->d_align = 8, d->d_type = ELF_T_SYM;
+	gelf_getshdr(symtab, &sh);
+	sh.sh_name = 7, sh.sh_type = SHT_SYMTAB, sh.sh_link = (Elf64_Word)elf_ndxscn(strtab);
+	sh.sh_info = 1, sh.sh_entsize = sizeof(Elf64_Sym), sh.sh_addralign = 8;
+	gelf_update_shdr(symtab, &sh);
+	d = elf_newdata(strtab);
+	d->d_buf = names, d->d_size = n * 9 + 1, d->d_align = 1, d->d_type = ELF_T_BYTE;
+	gelf_getshdr(strtab, &sh);
+	sh.sh_name = 15, sh.sh_type = SHT_STRTAB, sh.sh_addralign = 1;
+	gelf_update_shdr(strtab, &sh);
+	d = elf_newdata(shstr);
+	d->d_buf = (void *)shnames, d->d_size = sizeof(shnames), d->d_align = 1;
+	d->d_type = ELF_T_BYTE;
+	gelf_getshdr(shstr, &sh);
+	sh.sh_name = 23, sh.sh_type = SHT_STRTAB, sh.sh_addralign = 1;
+	gelf_update_shdr(shstr, &sh);
+	assert_non_null(gelf_getehdr(e, &eh)); /* with its program header table now */
+	eh.e_shstrndx = (Elf64_Half)elf_ndxscn(shstr);
+	gelf_update_ehdr(e, &eh);
+	assert_true(elf_update(e, ELF_C_NULL) >= 0);
+	gelf_getshdr(text, &sh);
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_LOAD, ph.p_flags = PF_R | PF_X, ph.p_offset = sh.sh_offset;
+	ph.p_vaddr = ph.p_paddr = TEXT_VADDR, ph.p_filesz = ph.p_memsz = n * 16;
+	ph.p_align = 16;
+	gelf_update_phdr(e, 0, &ph);
+	assert_true(elf_update(e, ELF_C_WRITE) >= 0);
+	elf_end(e);
+	close(fd);
+	free(syms);
+	free(names);
+	free(code);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Distinct frames of the 1,000,000-symbol object mapped at BIG_BASE: the text of each, timed. */
+#define BIG_N	 1000000
+#define BIG_BASE 0x7f0000001000ull
+static double big_frames(struct jank_symbols *s, int64_t vpid, unsigned frames, bool check,
+			 const char *refused_as)
+{
+	double t0 = now_s();
+	char buf[256], want[64];
+
+	for (unsigned k = 0; k < frames; k++) {
+		size_t i = (size_t)k * 9973 % BIG_N;
+		uint64_t addr = BIG_BASE + 16 * i + 5;
+		enum jank_symbols_result r = jank_symbols_lookup(s, vpid, addr, buf, sizeof(buf));
+
+		if (refused_as) {
+			assert_int_equal(r, JANK_SYMBOLS_OFFSET);
+			/* Never read: the offset from its base (its p_vaddr unknown). */
+			snprintf(want, sizeof(want), "%s+0x%zx", refused_as, 16 * i + 5);
+			assert_string_equal(buf, want);
+		} else if (check) {
+			snprintf(want, sizeof(want), "f%07zu", i);
+			assert_int_equal(r, JANK_SYMBOLS_FUNCTION);
+			assert_string_equal(buf, want);
+		}
+	}
+	return (now_s() - t0) / frames;
+}
+
+/*
+ * 1,000,000 symbols, under the default budget (64 MiB, which holds them:
+ * about 62 MiB counted): 100 distinct frames cost a binary search each once
+ * the index is built, where libdwfl's own lookup walks every symbol per
+ * frame (a few frames of it, for the figure). Under 32 MiB the object is
+ * refused at once, counted in too_big, its frames binary+offset. Figures
+ * only: no time is asserted.
+ */
+static void million_symbols(void **state)
+{
+	struct jank_symbols_stats st;
+	struct jank_symbols *s;
+	struct rusage ru0, ru1;
+	double t_index, t_first, t_dwfl;
+
+	(void)state;
+	write_many_symbols(at("big.so"), BIG_N);
+	s = fresh();
+	getrusage(RUSAGE_SELF, &ru0);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, BIG_BASE, 16 * BIG_N, at("big.so"), NULL, 0,
+						  NULL, true),
+			 0);
+	t_first = big_frames(s, 1, 1, true, NULL); /* opens it, builds the index */
+	t_index = big_frames(s, 1, 100, true, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.too_big, 0);
+	assert_true(st.bytes <= st.limit);
+	print_message("# 1,000,000 symbols: first frame (open, index) %.1f ms, then %.4f ms a "
+		      "frame; counted %" PRIu64 " MiB of %" PRIu64 ", peak RSS +%ld MiB\n",
+		      t_first * 1e3, t_index * 1e3, st.bytes >> 20, st.limit >> 20,
+		      (ru1.ru_maxrss - ru0.ru_maxrss) >> 10);
+	/* libdwfl's own walk, for the figure: a few other frames (not cached). */
+	jank_symbols_set_index(s, false);
+	t_dwfl = big_frames(s, 1, 3, true, NULL);
+	print_message("# without the index: %.1f ms a frame\n", t_dwfl * 1e3);
+	jank_symbols_free(s);
+
+	s = jank_symbols_new(32u << 20);
+	assert_non_null(s);
+	assert_int_equal(jank_symbols_set_debug_dirs(s, ""), 0);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, BIG_BASE, 16 * BIG_N, at("big.so"), NULL, 0,
+						  NULL, true),
+			 0);
+	t_index = big_frames(s, 1, 100, false, "big.so");
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.too_big, 1);
+	assert_int_equal(st.binaries_open, 0);
+	print_message("# a 32 MiB budget: refused, binary+offset, %.4f ms a frame\n",
+		      t_index * 1e3);
+	jank_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -940,6 +1183,8 @@ int main(void)
 		cmocka_unit_test(opener),
 		cmocka_unit_test(fetcher),
 		cmocka_unit_test(debugdata_bomb),
+		cmocka_unit_test(index_matches_libdwfl),
+		cmocka_unit_test(million_symbols),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(mappings_replace_and_go),
 		cmocka_unit_test(small_buffers),

@@ -166,7 +166,7 @@ static void merge_error(const char *what, void *data)
 /* Run a graph of `n` sources into the merge; the graph's final status. */
 static bt_graph_run_status run(struct source *srcs, size_t n, struct log *l)
 {
-	const struct jank_merge_ops ops = { merge_time, merge_take, merge_error, l };
+	const struct jank_trace_merge_ops ops = { merge_time, merge_take, merge_error, l };
 	bt_message_iterator_class *ic = bt_message_iterator_class_create(src_next);
 	bt_component_class_source *cls;
 	const bt_component_sink *sink;
@@ -183,7 +183,7 @@ static bt_graph_run_status run(struct source *srcs, size_t n, struct log *l)
 	assert_int_equal(bt_component_class_source_set_finalize_method(cls, src_fini),
 			 BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK);
 	memset(l, 0, sizeof(*l));
-	assert_int_equal(jank_merge_add(g, "merge", n, &ops, &sink), 0);
+	assert_int_equal(jank_trace_merge_add(g, "merge", n, &ops, &sink), 0);
 	for (size_t i = 0; i < n; i++) {
 		const bt_component_source *src;
 		char name[16];

@@ -23,6 +23,7 @@ lib_tests = \
 	lib/test-layout \
 	lib/test-locks \
 	lib/test-model \
+	lib/test-stacks \
 	lib/test-state \
 	lib/test-strtable \
 	lib/test-textsafe \
@@ -54,6 +55,9 @@ lib_test_discards_SOURCES = lib/test-discards.c
 lib_test_discards_CFLAGS = $(lib_cflags)
 lib_test_discards_LDADD = $(lib_ldadd)
 lib_test_functions_SOURCES = lib/test-functions.c $(lib_scenario)
+lib_test_stacks_SOURCES = lib/test-stacks.c $(lib_scenario)
+lib_test_stacks_CFLAGS = $(lib_cflags)
+lib_test_stacks_LDADD = $(lib_ldadd)
 lib_test_functions_CFLAGS = $(lib_cflags)
 lib_test_functions_LDADD = $(lib_ldadd)
 lib_test_engine_SOURCES = lib/test-engine.c $(lib_scenario) lib/workload.c lib/workload.h

@@ -338,12 +338,14 @@ static void fast_deep_then_shallow(void **state)
  * refused and counted (stacks_full): the thread's stack stays its caller's
  * until that function returns (its frames are counted, like those past the
  * depth cap), so its time goes to the caller; stacks already interned still
- * serve. T calls more distinct functions from run_task than the table holds.
+ * serve. U, of process 2, takes half of the table (its share: all one owner
+ * may hold); T, of process 1, calls more distinct functions from run_task
+ * than the other half holds.
  */
 static void stacks_table_full(void **state)
 {
 	const uint64_t limit = 4u << 20;
-	const int extra = 100;
+	const int extra = 100, U = 12;
 	const uint64_t F = 0x100000, NEW = 0x900000, US = 1000;
 	struct jank_engine_config cfg;
 	struct jank_engine_stats st;
@@ -352,16 +354,31 @@ static void stacks_table_full(void **state)
 	struct jank_path p;
 	struct scn s;
 	int64_t ts = 1000, t1;
+	uint32_t half;
 	int n;
 
 	(void)state;
 	jank_engine_config_defaults(&cfg);
 	cfg.memory_limit = limit;
 	scn_init(&s, &scn_layout_current, &cfg);
-	s.pid = 1;
 	t = jank_graph_stacks_const(jank_engine_graph(s.e));
 	assert_int_equal(t->max_nodes, limit / 8 / 48);
-	n = (int)t->max_nodes - 1 + extra; /* run_task, then run_task>F+16i */
+	half = t->max_nodes / 2;
+	s.pid = 2;
+	scn_switch(&s, 0, 1, 0, 0, U);
+	fn(&s, ts, 1, U, true, RUN);
+	for (uint32_t i = 0; i < half; i++) { /* run_task>NEW+16i: the last one past the share */
+		fn(&s, ts + 10 * i + 1, 1, U, true, NEW + 16 * (uint64_t)i);
+		fn(&s, ts + 10 * i + 2, 1, U, false, NEW + 16 * (uint64_t)i);
+	}
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.stacks, half);
+	assert_int_equal(st.stacks_refused_share, 1);
+	assert_int_equal(st.stacks_full, 0);
+
+	s.pid = 1;
+	ts += 10 * half;
+	n = (int)(t->max_nodes - half) - 1 + extra; /* run_task, then run_task>F+16i */
 	scn_switch(&s, 0, 0, 0, 0, T);
 	fn(&s, ts, 0, T, true, RUN);
 	for (int i = 0; i < n; i++, ts += US) {
@@ -375,8 +392,8 @@ static void stacks_table_full(void **state)
 	print_message("# %u stacks (budget %llu KiB): %llu KiB\n", t->max_nodes,
 		      (unsigned long long)limit >> 10,
 		      (unsigned long long)jank_stacks_bytes(t) >> 10);
-	/* Here exactly an eighth: 16,384 nodes of 24 bytes and 32,768 index slots of 4. */
-	assert_true(jank_stacks_bytes(t) <= limit / 8);
+	/* An eighth: 16,384 nodes of 24 bytes, 32,768 index slots of 4; and the owners' table. */
+	assert_true(jank_stacks_bytes(t) <= limit / 8 + 1024);
 
 	/* A new function, and one called inside it: run_task's. Then an interned one. */
 	t1 = ts + 1000 * US;
