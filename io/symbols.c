@@ -361,6 +361,8 @@ enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32
 	struct binary *b;
 
 	s->st.lookups++;
+	if (s->next_retry_ns)
+		symbols_fetch_retry(s);
 	if (e->text && e->vpid == key && e->addr == offset && e->gen == s->gen) {
 		s->st.cache_hits++;
 		snprintf(buf, len, "%s", e->text);
