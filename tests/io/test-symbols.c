@@ -805,8 +805,21 @@ static void fetcher(void **state)
 	/* Before its back-off, not asked again (the cached text). */
 	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_OFFSET, offset_text("prog", off));
 	assert_int_equal(f.calls, 1);
-	/* After it, asked again: the file is there, named. */
-	usleep(300000);
+	/* By code location (the interned stacks' lookups): the same, until it comes. */
+	{
+		uint32_t code;
+		uint64_t off2;
+		char buf[128];
+
+		assert_true(jank_symbols_locate(s, 1, pie.apply_discounts, &code, &off2));
+		assert_int_equal(jank_symbols_lookup_code(s, code, off2, buf, sizeof(buf)),
+				 JANK_SYMBOLS_OFFSET);
+		usleep(300000);
+		assert_int_equal(jank_symbols_lookup_code(s, code, off2, buf, sizeof(buf)),
+				 JANK_SYMBOLS_FUNCTION);
+		assert_string_equal(buf, "apply_discounts");
+	}
+	/* And by address: named. */
 	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
 	assert_int_equal(f.calls, 2);
 	jank_symbols_get_stats(s, &st);
