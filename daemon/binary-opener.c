@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* major, minor */
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <link.h> /* ElfW */
 #include <fcntl.h>
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
 #include "log.h"
@@ -112,6 +115,23 @@ static int refuse(int r, char *why, size_t len, int64_t pid, uint64_t addr, cons
 	return r;
 }
 
+/*
+ * Whether the opened file is the mapping's: its inode, and its device. On
+ * overlayfs (a container's root, as Docker and systemd-nspawn make it)
+ * /proc/PID/maps shows the overlay's own device, and fstat the device of
+ * the file's layer: there the inode only.
+ */
+static bool same_file(int fd, const struct stat *st, const struct map_line *m)
+{
+	struct statfs sfs;
+
+	if (st->st_ino != m->inode)
+		return false;
+	if (major(st->st_dev) == m->maj && minor(st->st_dev) == m->min)
+		return true;
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* The opened file is the mapping's, a regular file, not too big, ELF. */
 static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t addr, char *why,
 		      size_t len)
@@ -124,7 +144,7 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	if (!S_ISREG(st.st_mode))
 		return refuse(-ENODEV, why, len, pid, addr,
 			      "the mapped file is not a regular file");
-	if (st.st_ino != m->inode || major(st.st_dev) != m->maj || minor(st.st_dev) != m->min)
+	if (!same_file(fd, &st, m))
 		return refuse(-ESTALE, why, len, pid, addr, "the mapping changed meanwhile");
 	if ((uint64_t)st.st_size > JANK_OPENER_MAX_SIZE)
 		return refuse(-EFBIG, why, len, pid, addr, "the mapped file is too big");
@@ -134,15 +154,14 @@ static int check_file(int fd, const struct map_line *m, int64_t pid, uint64_t ad
 	return 0;
 }
 
-int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+/* The file this host's process PID maps at ADDR, checked (no namespaces). */
+static int open_at_pid(int64_t pid, uint64_t addr, char *why, size_t len)
 {
 	char name[64];
 	struct map_line m = { 0 };
 	bool exec = false;
 	int dir, fd, r;
 
-	if (pid <= 0 || pid > PID_MAX)
-		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
 	snprintf(name, sizeof(name), "/proc/%" PRId64, pid);
 	dir = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dir < 0)
@@ -170,6 +189,84 @@ int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
 	if (r < 0) {
 		close(fd);
 		return r;
+	}
+	return fd;
+}
+
+/* Whether host process P has the pid VPID in a PID namespace of its own (its NSpid, last). */
+static bool nspid_is(long p, int64_t vpid)
+{
+	char name[64], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%ld/status", p);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		char *tok, *save = NULL;
+		long last = -1;
+		int n = 0;
+
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save), n++)
+			last = strtol(tok, NULL, 10);
+		found = n >= 2 && last == vpid;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * A process in a PID namespace of its own (a container): lttng-ust records
+ * its pid there (vpid), which is not this host's. Each host process whose
+ * innermost pid is VPID is tried, JANK_OPENER_NS_TRIES at most, with the
+ * same checks; the first whose file mapped at ADDR passes them is the
+ * answer. Two containers may both have a VPID that maps code at ADDR: the
+ * worker uses a file only if it is the build the trace recorded, so either
+ * answer names that build rightly, or is not used.
+ */
+static int open_in_namespaces(int64_t vpid, uint64_t addr)
+{
+	char why[256];
+	struct dirent *de;
+	int fd = -ESRCH, tries = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while (fd < 0 && tries < JANK_OPENER_NS_TRIES && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+
+		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid))
+			continue;
+		tries++;
+		fd = open_at_pid(p, addr, why, sizeof(why));
+	}
+	closedir(d);
+	return fd;
+}
+
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+{
+	int fd;
+
+	if (pid <= 0 || pid > PID_MAX)
+		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
+	fd = open_at_pid(pid, addr, why, len);
+	/* Not this host's process, nor its code there: a container's, maybe. */
+	if (fd == -ESRCH || fd == -ENOENT) {
+		int nfd = open_in_namespaces(pid, addr);
+
+		if (nfd >= 0)
+			return nfd;
 	}
 	return fd;
 }

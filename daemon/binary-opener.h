@@ -38,7 +38,8 @@
  * PID maps at ADDRESS, read from its /proc/PID/maps, and only if (1) the
  * process maps that file executable (code: not a data file, a secret it
  * mmapped, or a device), (2) it is a regular file (the descriptor's own
- * fstat, whose device and inode must be the mapping's), (3) at most
+ * fstat, whose device and inode must be the mapping's; on overlayfs, whose
+ * maps show the overlay's device and fstat the layer's, the inode), (3) at most
  * JANK_OPENER_MAX_SIZE bytes, (4) it begins with the ELF magic. It parses
  * nothing else of the file: the worker reads its build-id and uses it only
  * if it is the one the trace recorded. A packet that is not exactly one
@@ -62,6 +63,9 @@ enum jank_open_kind {
 	JANK_OPEN_MAPS,	      /* /proc/PID/maps (addr 0) */
 	JANK_OPEN_PATH,	      /* the file at path, of that build-id */
 };
+
+/* Host processes tried for a pid of another PID namespace (jank_binary_opener_open), at most. */
+#define JANK_OPENER_NS_TRIES 64
 
 #define JANK_OPENER_MIN_BUILD_ID 8
 #define JANK_OPENER_MAX_BUILD_ID 64
@@ -91,7 +95,9 @@ struct jank_open_reply {
 
 /*
  * The policy: a read-only descriptor of the file process PID maps at ADDR,
- * checked as above; or -errno: EINVAL (a bad pid), ESRCH (no such
+ * checked as above (PID is the trace's: when this host's process PID maps
+ * no file there, or there is none, a process whose pid is PID in a PID
+ * namespace of its own, a container's, is tried); or -errno: EINVAL (a bad pid), ESRCH (no such
  * process), ENOENT (no file mapped there), EACCES (not mapped executable),
  * ENODEV (not a regular file), EFBIG (too big), ENOEXEC (not ELF), ESTALE
  * (the mapping changed while it was opened), or what open(2) said (EPERM:
@@ -125,6 +131,23 @@ struct jank_binary_opener_conn;
 struct jank_binary_opener_conn *jank_binary_opener_conn_new(struct event_base *base, int fd,
 							    const char *name);
 void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c);
+
+/* ---- Under systemd: the opener's own service (binary-opener-service.c) ---- */
+
+/*
+ * `jankd --binary-opener` (nothing else on the command line): serve the one
+ * connection that jankd-opener.socket (Accept=yes) passes, if its peer is
+ * JANK_OPENER_PEER_UID, until it closes. Returns the exit status.
+ */
+#define JANK_OPENER_ARG	     "--binary-opener"
+#define JANK_OPENER_PEER_UID 0 /* jankd's user (jankd.service) */
+int jank_binary_opener_service_main(int argc, char **argv);
+
+/*
+ * jankd's side: a new connection to the opener's socket at `path`, for one
+ * worker (the spawner gives it to the worker as JANK_OPENER_FD); or -errno.
+ */
+int jank_binary_opener_service_connect(const char *path);
 
 /* ---- The worker's side ---- */
 

@@ -14,10 +14,14 @@
  * request that changed anything would have to check for root itself.
  *
  * In a user namespace of its own (jankd.service's PrivateUsers=yes), jankd
- * sees every other user as the overflow uid; when its socket could be given
- * to jank (a set-group-ID directory of that group), its mode is what keeps
- * the others out. jankd.service does not arrange that yet: there the chown
- * fails, a warning says so, and the socket stays root's.
+ * sees every other user as the overflow uid. jankd.service runs it with
+ * Group=jank, which that namespace maps: the socket is jank's (jankd's own
+ * group), and SO_PEERGROUPS shows a member's jank, so the check above holds
+ * there too. Only in a namespace that does not map jank (a unit without
+ * Group=jank, whose socket a set-group-ID directory gave to jank) does
+ * jankd let an unmapped peer in, the socket's mode being what kept the
+ * others out; when it cannot give the socket to jank at all, a warning says
+ * so, and the socket stays root's.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include <errno.h>
@@ -51,7 +55,7 @@ struct jank_control {
 	struct evconnlistener *listener;
 	char *path;
 	gid_t group;	/* JANK_CONTROL_GROUP's gid, (gid_t)-1: none */
-	bool userns;	/* jankd runs in a user namespace of its own */
+	bool userns;	/* jankd runs in a user namespace of its own that does not map group */
 	uid_t overflow; /* the uid the kernel shows for users it does not map */
 	jank_control_socket_fn fn;
 	void *data;
@@ -147,8 +151,8 @@ static bool peer_in_group(evutil_socket_t fd, gid_t gid)
 
 /*
  * Root; jankd's own user, when it does not run as root (tests); a member
- * of the group jank; in jankd's user namespace, a user it does not map (the
- * socket's mode let it connect: root or jank).
+ * of the group jank; in a user namespace of jankd's that does not map jank,
+ * a user it does not map (the socket's mode let it connect: root or jank).
  */
 static bool allowed(const struct jank_control *ctl, evutil_socket_t fd, const struct ucred *cred)
 {
@@ -254,6 +258,21 @@ static bool in_user_namespace(uid_t *overflow)
 	return !whole;
 }
 
+/* Whether this process's user namespace maps gid (/proc/self/gid_map). */
+static bool gid_mapped(gid_t gid)
+{
+	unsigned long inside, outside, count;
+	FILE *f = fopen("/proc/self/gid_map", "re");
+	bool found = false;
+
+	if (!f)
+		return true; /* no user namespaces here: the initial one */
+	while (!found && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		found = gid >= inside && gid - inside < count;
+	fclose(f);
+	return found;
+}
+
 /*
  * The socket's mode: 0660 when it belongs to the group jank (given here, or
  * by a set-group-ID directory), else 0600.
@@ -264,9 +283,12 @@ static mode_t socket_mode(struct jank_control *ctl, const char *path)
 	struct stat st;
 
 	ctl->group = gr ? gr->gr_gid : (gid_t)-1;
-	ctl->userns = in_user_namespace(&ctl->overflow);
+	ctl->userns = in_user_namespace(&ctl->overflow) && !(gr && gid_mapped(gr->gr_gid));
 	if (!gr)
 		return 0600;
+	/* jankd's group already (jankd.service's Group=jank: chown(2) is outside its filter). */
+	if (stat(path, &st) == 0 && st.st_gid == gr->gr_gid)
+		return 0660;
 	if (chown(path, (uid_t)-1, gr->gr_gid) == 0)
 		return 0660;
 	/* In a user namespace that does not map the group: a set-group-ID directory's. */

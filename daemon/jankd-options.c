@@ -16,7 +16,7 @@
 
 static const char usage[] =
 	"Usage: jankd --config FILE [--foreground] [--log-target=TARGET]\n"
-	"             [--worker-spawner=SOCKET]\n"
+	"             [--worker-spawner=SOCKET [--binary-opener=SOCKET]]\n"
 	"       jankd --check-config [--config FILE] [--worker-spawner=SOCKET]\n"
 	"Watch LTTng live sessions and alert when a user action is too slow.\n"
 	"\n"
@@ -34,6 +34,10 @@ static const char usage[] =
 	"  -w, --worker-spawner=SOCKET\n"
 	"                          start the workers through the worker spawner listening on\n"
 	"                          SOCKET (jankd-workers.socket), not as jankd's children\n"
+	"  -b, --binary-opener=SOCKET\n"
+	"                          with --worker-spawner: the workers of this host's sessions\n"
+	"                          get the binaries they cannot open from the binary opener on\n"
+	"                          SOCKET (jankd-opener.socket; [daemon] open-binaries)\n"
 	"  -h, --help              show this help\n"
 	"  -V, --version           show the version\n"
 	"\n"
@@ -76,13 +80,14 @@ void jankd_parse_options(int argc, char **argv, struct jankd *d)
 		{ "log-target", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "worker-spawner", required_argument, NULL, 'w' },
+		{ "binary-opener", required_argument, NULL, 'b' },
 		{ "check-config", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
 	};
 	/* clang-format on */
 	int c, say = 0; /* 'h' or 'V': print once every argument is known good */
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:fl:hVw:t", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:fl:hVw:b:t", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d->config_path = optarg;
@@ -110,6 +115,12 @@ void jankd_parse_options(int argc, char **argv, struct jankd *d)
 					"bad --worker-spawner '%s' (expected the absolute path of "
 					"a unix socket, at most 107 bytes)",
 					optarg);
+			break;
+		case 'b':
+			if (optarg[0] != '/' || jank_worker_proc_set_opener_socket(optarg) < 0)
+				die_usage("bad --binary-opener '%s' (expected the absolute path of "
+					  "a unix socket, at most 107 bytes)",
+					  optarg);
 			break;
 		case 'h':
 		case 'V':

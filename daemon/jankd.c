@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include "binary-opener.h"
 #include "debuginfod.h"
 #include "fetcher.h"
 #include "jankd-int.h"
@@ -646,6 +647,9 @@ int main(int argc, char **argv)
 		return jank_worker_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))
 		return jank_worker_spawner_main(argc, argv);
+	/* Alone: the opener's service (with a SOCKET, jankd's option). */
+	if (argc == 2 && !strcmp(argv[1], JANK_OPENER_ARG))
+		return jank_binary_opener_service_main(argc, argv);
 	jankd_parse_options(argc, argv, &d);
 	if (d.check_config)
 		return jankd_check_only(&d);

@@ -162,19 +162,21 @@ static int spawner_connect(char *why, size_t len)
 	return conn;
 }
 
-static int spawner_request(int conn, int fd, const char *name, char *why, size_t len)
+/* The request, with the worker's end (fd) and its opener's channel (opener_fd, unless -1). */
+static int spawner_request(int conn, int fd, int opener_fd, const char *name, char *why, size_t len)
 {
 	struct jank_spawn_request req = { .magic = JANK_SPAWN_MAGIC,
 					  .version = JANK_SPAWN_VERSION };
+	int fds[2] = { fd, opener_fd }, nfds = opener_fd >= 0 ? 2 : 1;
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov,
 			     .msg_iovlen = 1,
 			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
+			     .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c;
 
 	snprintf(req.name, sizeof(req.name), "%s", name);
@@ -182,8 +184,8 @@ static int spawner_request(int conn, int fd, const char *name, char *why, size_t
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
 		int e = errno ? errno : EIO;
 
@@ -223,14 +225,14 @@ static pid_t spawner_reply(int conn, int *err, char *why, size_t len)
 	return 0;
 }
 
-static int start_spawner(struct jank_launch *l, struct event_base *base, int fd, const char *name,
-			 char *why, size_t len)
+static int start_spawner(struct jank_launch *l, struct event_base *base, int fd, int opener_fd,
+			 const char *name, char *why, size_t len)
 {
 	int r, conn = spawner_connect(why, len);
 
 	if (conn < 0)
 		return conn;
-	r = spawner_request(conn, fd, name, why, len);
+	r = spawner_request(conn, fd, opener_fd, name, why, len);
 	if (r == 0)
 		l->pid = spawner_reply(conn, &r, why, len);
 	if (r == 0 &&
@@ -268,7 +270,7 @@ struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, in
 	l->data = data;
 	l->conn = -1;
 	if (spawner_path[0]) {
-		*err = start_spawner(l, base, fd, name, why, len);
+		*err = start_spawner(l, base, fd, opener_fd, name, why, len);
 	} else {
 		jank_worker_user_format(u, who, sizeof(who));
 		l->pid = jank_worker_launch_spawn_fds(fd, opener_fd, name, who, err);

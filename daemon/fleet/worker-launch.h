@@ -15,7 +15,9 @@
  *
  * The spawner's protocol, one SOCK_SEQPACKET connection per worker:
  *   jankd    -> spawner  a jank_spawn_request, with the worker's end of its
- *                        socketpair (SCM_RIGHTS)
+ *                        socketpair (SCM_RIGHTS), and, for a worker of this
+ *                        host's session, its connection to the binary
+ *                        opener's service (binary-opener.h) after it
  *   spawner  -> jankd    STARTED (the worker's pid) or FAILED (an errno)
  *   jankd    -> spawner  KILL, when the worker must die (SIGKILL)
  *   spawner  -> jankd    EXITED (its wait status), then the spawner closes
@@ -69,9 +71,9 @@ const char *jank_worker_launch_spawner(void);
 
 /*
  * Start a worker whose end of the socketpair is `fd` (not taken), `name`
- * for ps, as `u` (here only: the spawner's workers keep its user). Here
- * only, `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the
- * binary opener's channel (binary-opener.h). NULL on failure, with -errno
+ * for ps, as `u` (here only: the spawner's workers keep its user).
+ * `opener_fd` (not taken; -1: none) becomes its JANK_OPENER_FD, the binary
+ * opener's channel (binary-opener.h), either way. NULL on failure, with -errno
  * in *err and what failed in `why`.
  */
 struct jank_launch *jank_worker_launch_start(struct event_base *base, int fd, int opener_fd,

@@ -295,10 +295,44 @@ static int make_pair(int sv[2])
 }
 
 static bool open_binaries = true;
+static char opener_socket[108]; /* sun_path */
 
 void jank_worker_proc_set_open_binaries(bool on)
 {
 	open_binaries = on;
+}
+
+int jank_worker_proc_set_opener_socket(const char *path)
+{
+	if (!path)
+		path = "";
+	if (strlen(path) >= sizeof(opener_socket))
+		return -ENAMETOOLONG;
+	snprintf(opener_socket, sizeof(opener_socket), "%s", path);
+	return 0;
+}
+
+/*
+ * Under the spawner: a connection of the worker's own to the opener's
+ * service (binary-opener-service.c), or -1 (none: said once per episode).
+ */
+static int connect_opener(void)
+{
+	static bool failing;
+	int fd;
+
+	if (!opener_socket[0])
+		return -1;
+	fd = jank_binary_opener_service_connect(opener_socket);
+	if (fd < 0 && !failing)
+		jank_log(LOG_WARNING,
+			 "cannot reach the binary opener at %s: %s (is jankd-opener.socket "
+			 "active?): the workers name only the binaries they can open themselves",
+			 opener_socket, strerror(-fd));
+	else if (fd >= 0 && failing)
+		jank_log(LOG_INFO, "the binary opener at %s answers again", opener_socket);
+	failing = fd < 0;
+	return fd < 0 ? -1 : fd;
 }
 
 void jank_worker_proc_want_opener(struct jank_proc *p, bool want)
@@ -308,8 +342,10 @@ void jank_worker_proc_want_opener(struct jank_proc *p, bool want)
 
 /*
  * The binary opener's channel for the worker about to start: its end in
- * *worker_fd (-1: none). Only when this process started as root and starts
- * its workers itself (the spawner's jankd has no capability), asked once.
+ * *worker_fd (-1: none). Served here when this process started as root and
+ * starts its workers itself (asked once whether it can); under the spawner
+ * (jankd has no capability), a connection to the opener's own service when
+ * --binary-opener names its socket.
  */
 static void make_opener(struct jank_proc *p, int *worker_fd)
 {
@@ -317,8 +353,12 @@ static void make_opener(struct jank_proc *p, int *worker_fd)
 	int sv[2];
 
 	*worker_fd = -1;
-	if (!open_binaries || !p->opener_wanted || jank_worker_launch_spawner())
+	if (!open_binaries || !p->opener_wanted)
 		return;
+	if (jank_worker_launch_spawner()) {
+		*worker_fd = connect_opener();
+		return;
+	}
 	if (available < 0)
 		available = jank_binary_opener_available();
 	if (!available || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)

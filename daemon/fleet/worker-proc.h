@@ -81,6 +81,12 @@ void jank_worker_proc_set_user(const char *user, bool as_root);
 void jank_worker_proc_want_opener(struct jank_proc *p, bool want);
 /* [daemon] open-binaries: whether any worker gets that channel (default yes). */
 void jank_worker_proc_set_open_binaries(bool on);
+/*
+ * Under the spawner: the binary opener's socket (jankd-opener.socket), to
+ * which each worker that wants an opener gets a connection of its own; NULL
+ * or "": none (the default). 0, or -ENAMETOOLONG.
+ */
+int jank_worker_proc_set_opener_socket(const char *path);
 /* Start the worker. Returns 0, or -errno (logged; retried with back-off). */
 int jank_worker_proc_start(struct jank_proc *p);
 /* Send a message (taken). Dropped when there is no worker. */

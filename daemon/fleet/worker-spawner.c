@@ -80,11 +80,12 @@ static void conn_close(struct conn *c)
 }
 
 /*
- * The request: one packet of its exact size, one descriptor (a socket),
- * a name that ends within it. Returns the descriptor, -EAGAIN when nothing
- * came yet, or -1.
+ * The request: one packet of its exact size, one or two descriptors (both
+ * sockets: the worker's end, then its binary opener's channel), a name
+ * that ends within it. Returns the first descriptor, the second in
+ * *opener_fd (-1: none), -EAGAIN when nothing came yet, or -1.
  */
-static int take_request(struct conn *c, char *name, size_t len)
+static int take_request(struct conn *c, char *name, size_t len, int *opener_fd)
 {
 	struct jank_spawn_request req;
 	union {
@@ -97,10 +98,11 @@ static int take_request(struct conn *c, char *name, size_t len)
 			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *cm;
-	int fd = -1, nfds = 0;
+	int fds[2] = { -1, -1 }, nfds = 0;
 	struct stat st;
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
+	*opener_fd = -1;
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -EAGAIN;
 
@@ -114,22 +116,26 @@ static int take_request(struct conn *c, char *name, size_t len)
 			int got;
 
 			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (nfds++ == 0)
-				fd = got;
+			if (nfds < 2)
+				fds[nfds] = got;
 			else
 				close(got);
+			nfds++;
 		}
 	}
-	if (n != (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 1 ||
-	    req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
-	    !memchr(req.name, '\0', sizeof(req.name)) || fstat(fd, &st) < 0 ||
-	    !S_ISSOCK(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
+	if (n != (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds < 1 ||
+	    nfds > 2 || req.magic != JANK_SPAWN_MAGIC || req.version != JANK_SPAWN_VERSION ||
+	    !memchr(req.name, '\0', sizeof(req.name)) || fstat(fds[0], &st) < 0 ||
+	    !S_ISSOCK(st.st_mode) ||
+	    (fds[1] >= 0 && (fstat(fds[1], &st) < 0 || !S_ISSOCK(st.st_mode)))) {
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
 	}
 	snprintf(name, len, "%s", req.name);
-	return fd;
+	*opener_fd = fds[1];
+	return fds[0];
 }
 
 static void on_request(evutil_socket_t fd, short what, void *data);
@@ -157,12 +163,12 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 {
 	struct conn *c = data;
 	char name[JANK_SPAWN_NAME];
-	int wfd, err;
+	int wfd, ofd, err;
 	pid_t pid;
 
 	(void)fd;
 	(void)what;
-	wfd = take_request(c, name, sizeof(name));
+	wfd = take_request(c, name, sizeof(name), &ofd);
 	if (wfd == -EAGAIN) {
 		event_add(c->ev, NULL);
 		return;
@@ -176,6 +182,8 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 	/* Every worker is a process of the unit's: a cap, whoever asks. */
 	if (c->s->running >= c->s->max) {
 		close(wfd);
+		if (ofd >= 0)
+			close(ofd);
 		if (!c->s->over++ || c->s->over % 1000 == 0)
 			jank_log(LOG_WARNING,
 				 "worker spawner: %lu workers run already, the most it starts "
@@ -186,8 +194,10 @@ static void on_request(evutil_socket_t fd, short what, void *data)
 		return;
 	}
 	/* "-": the worker keeps this process's user (worker-sandbox.h). */
-	pid = jank_worker_launch_spawn(wfd, name, "-", &err);
+	pid = jank_worker_launch_spawn_fds(wfd, ofd, name, "-", &err);
 	close(wfd);
+	if (ofd >= 0)
+		close(ofd);
 	if (!pid) {
 		char shown[JANK_TEXT_BUF];
 

@@ -17,8 +17,10 @@
  *
  * Its workers keep its user: it refuses to run as root. It trusts nothing
  * of what comes on a connection but the peer's credentials: one packet of
- * the request's exact size with exactly one file descriptor, a socket, and
- * a name that ends within it; anything else closes the connection. It logs
+ * the request's exact size with one or two file descriptors, sockets (the
+ * worker's end; its binary opener's channel, which the worker gets as
+ * JANK_OPENER_FD), and a name that ends within it; anything else closes
+ * the connection. It logs
  * to stderr (the journal, under systemd). SIGTERM ends it; its workers die
  * with it (their parent-death signal).
  */

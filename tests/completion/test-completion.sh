@@ -79,7 +79,7 @@ expect "jankctl analyze --config F<TAB>: files too" "trace-a trace-b trace-file"
 expect "jankctl captures --dir <TAB>: directories" "trace-a trace-b" \
 	$J jankctl captures --dir trace
 expect "jankctl critpath --tid <TAB>: nothing (a number)" "" $J jankctl critpath --tid ''
-expect "jankd --<TAB>: its options" "--check-config --config --foreground --help --log-target --version --worker-spawner" \
+expect "jankd --<TAB>: its options" "--binary-opener --check-config --config --foreground --help --log-target --version --worker-spawner" \
 	$D jankd --
 expect "jankd --log-target=<TAB>: auto, journal, stderr, json" "auto journal json stderr" \
 	$D jankd --log-target = ''

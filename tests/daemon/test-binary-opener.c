@@ -5,10 +5,13 @@
  * copy of it that is then replaced on disk (renamed over, as dpkg does), a
  * data file, a text file mapped executable, /dev/zero and anonymous memory;
  * the opener is asked for each; and, for a process gone, files by path:
- * only an executable ELF file of the build asked for. Opening
- * /proc/PID/map_files needs root
+ * only an executable ELF file of the build asked for. The opener's own
+ * service (`jankd --binary-opener`, jankd-opener@.service) serves the
+ * connection systemd passes it when its peer is root, and refuses any
+ * other peer or descriptor. Opening /proc/PID/map_files needs root
  * (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): skipped without it.
  */
+#define _GNU_SOURCE /* setresuid */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -495,6 +498,112 @@ static void test_channel(void **state)
 	waitpid(server, NULL, 0);
 }
 
+/*
+ * In a child: `fd` as the socket systemd passes (fd 3, LISTEN_FDS=1 and
+ * LISTEN_PID), then the service's main; its exit status.
+ */
+static pid_t service_child(int fd, int uid)
+{
+	pid_t pid = fork();
+	char pidstr[24];
+	char arg0[] = "jankd", arg1[] = JANK_OPENER_ARG;
+	char *argv[] = { arg0, arg1, NULL };
+
+	assert_true(pid >= 0);
+	if (pid > 0)
+		return pid;
+	if (uid >= 0) {
+		int sv[2];
+
+		/* Its peer is itself, as uid: a socketpair made after setresuid. */
+		if (setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0 ||
+		    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
+			_exit(99);
+		fd = sv[0];
+	}
+	if (fd != 3 && dup2(fd, 3) != 3)
+		_exit(99);
+	/* Nothing else: not the test's end of the connection (its close ends the service). */
+	closefrom(4);
+	snprintf(pidstr, sizeof(pidstr), "%ld", (long)getpid());
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_PID", pidstr, 1);
+	unsetenv("LISTEN_FDNAMES");
+	_exit(jank_binary_opener_service_main(2, argv));
+}
+
+static int exit_status(pid_t pid)
+{
+	int st;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void test_service(void **state)
+{
+	char arg0[] = "jankd", arg1[] = JANK_OPENER_ARG, arg2[] = "x";
+	char *argv[] = { arg0, arg1, arg2, NULL };
+	struct stat a, b;
+	pid_t server;
+	int sv[2], fd;
+
+	(void)state;
+	skip_unless_root();
+	/* Root's connection (jankd's): served until it closes, then exit 0. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	server = service_child(sv[0], -1);
+	close(sv[0]);
+	assert_int_equal(dup2(sv[1], JANK_OPENER_FD), JANK_OPENER_FD);
+	close(sv[1]);
+	jank_binary_opener_client_init();
+	assert_true(jank_binary_opener_client_ready());
+	fd = jank_binary_opener_client_open(
+		&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] }, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat("/proc/self/exe", &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	close(fd);
+	assert_int_equal(
+		jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_DATA] },
+			NULL),
+		-EACCES);
+	fd = jank_binary_opener_client_maps(child);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Anything but a request closes it; the service then ends, 0. */
+	assert_int_equal(send(JANK_OPENER_FD, "/etc/shadow", 12, 0), 12);
+	assert_int_equal(
+		jank_binary_opener_client_open(
+			&(struct jank_symbols_open_req){ .vpid = child, .addr = addrs[M_CODE] },
+			NULL),
+		-ENOTCONN);
+	assert_int_equal(exit_status(server), 0);
+	/* Another user's connection: refused, exit 1. */
+	assert_int_equal(exit_status(service_child(-1, 65534)), 1);
+	/* Not a connected SOCK_SEQPACKET socket: exit 1. */
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(exit_status(service_child(fd, -1)), 1);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(exit_status(service_child(sv[0], -1)), 1);
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
+	/* No socket from systemd at all, or an argument: 1, 2. */
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_PID");
+	server = fork();
+	assert_true(server >= 0);
+	if (server == 0)
+		_exit(jank_binary_opener_service_main(2, argv));
+	assert_int_equal(exit_status(server), 1);
+	assert_int_equal(jank_binary_opener_service_main(3, argv), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_decode_path),
 		cmocka_unit_test(test_channel),
+		cmocka_unit_test(test_service),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

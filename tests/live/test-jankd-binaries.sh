@@ -9,8 +9,12 @@
 #              is renamed over the binary right after it starts, as dpkg
 #              upgrades a package: the path now names another file;
 #   container  a tmpfs mounted in a mount namespace of its own (unshare -m):
-#              the path does not exist in jankd's.
-# Each run makes 4 slow actions (2 in apply_discounts, 2 behind the lock
+#              the path does not exist in jankd's;
+#   pidns      the same, in a PID namespace of its own too (unshare -p -m):
+#              its pid in the trace (lttng-ust's vpid, 1) is not this host's,
+#              where pid 1 is init.
+# pidns runs first: a worker keeps a binary it opened by its build-id, and
+# the other cases' fn-demo is the same build. Each run makes 4 slow actions (2 in apply_discounts, 2 behind the lock
 # refresh_rates holds). lttng-ust's statedump leaves out a binary it cannot
 # open by its path (the replaced one): its mappings then come from the
 # process's /proc/PID/maps, which the opener opens for the worker too. With [daemon] open-binaries = yes (the default),
@@ -39,7 +43,7 @@ done
 [ -n "$cyg" ] || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
 LIBS=$(cd "$top_builddir/probes/.libs" 2>/dev/null && pwd || true)
 
-plan 9
+plan 11
 
 # LIVE_TMP may be passed through (0711), not listed: PUBLIC is readable to all.
 PRIVATE=$LIVE_TMP/private
@@ -83,24 +87,39 @@ run_container() {
 	pid=$!
 }
 
+run_pidns() {
+	# unshare forks: $! is unshare's pid; fn-demo is pid 1 in its namespace.
+	unshare --pid --fork --mount --propagation private sh -c '
+		mount -t tmpfs -o mode=0700 tmpfs "$1" && cp "$2" "$1/fn-demo" && shift 2 &&
+		exec env LD_PRELOAD="$1" LD_LIBRARY_PATH="$2" "$3/fn-demo" 20 5 1000 40000 2000' \
+		sh "$CONTAINER" "$FN_DEMO" "$cyg:$LIVE_PTHREAD_WRAPPER" "$LIBS" "$CONTAINER" \
+		>"$1" 2>&1 9>&- &
+	pid=$!
+	vpid=1
+}
+
 # named PID: "ALERTS NAMED": the alerts of fn-demo pid PID, and how many
 # name a function of fn-demo's (not fn-demo+0xOFFSET, nor a bare address;
 # which function, test-jankd-functions.sh checks).
 named() {
-	live_jank_entries frame JANK_KIND=completed JANK_PID="$1" >"$LIVE_TMP/alerts-$1.json"
+	live_jank_entries frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID" \
+		>"$LIVE_TMP/alerts-$1.json"
 	echo "$(wc -l <"$LIVE_TMP/alerts-$1.json")" "$("$JQ" -r '.JANK_FUNCTION' \
 		"$LIVE_TMP/alerts-$1.json" | grep -cxE '[a-z_]+')"
 }
 alerts_for() {
-	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1")" -ge 4 ]
+	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID")" -ge 4 ]
 }
 
 # case HOW OPENER EXPECTED: run fn-demo as HOW, and check "4 EXPECTED".
 one_case() {
 	local how=$1 opener=$2 want=$3 got
 
+	vpid=
 	"run_$how" "$LIVE_TMP/$how-$opener.out"
 	wait "$pid"
+	# The pid the trace says (JANK_PID): fn-demo's in its own namespace.
+	pid=${vpid:-$pid}
 	live_wait 15 alerts_for "$pid" || true
 	sleep 0.3
 	got=$(named "$pid")
@@ -141,14 +160,14 @@ CONF
 }
 
 start_jankd no
-for how in private replaced container; do
+for how in pidns private replaced container; do
 	one_case "$how" no 0
 done
 check "SIGTERM: exit 0" live_stop_jankd
 
 start_jankd yes
 check "the workers run as jank-worker without capabilities" workers_unprivileged
-for how in private replaced container; do
+for how in pidns private replaced container; do
 	one_case "$how" yes 4
 done
 check "SIGTERM: exit 0" live_stop_jankd

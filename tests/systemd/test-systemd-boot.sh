@@ -317,7 +317,7 @@ show_jankd() {
 	journal_jankd -n 30 -o short-monotonic 2>&1 | sed 's/^/#   /'
 }
 
-plan 16
+plan 22
 
 # ---- 1. Boot ----
 t_boot=$SECONDS
@@ -356,7 +356,9 @@ fi
 # (removed before the purge: it is the test's, not the package's).
 jconf=$(ct systemctl show -p ExecStart --value jankd.service | sed -n 's/.*--config \([^ ;]*\).*/\1/p')
 dropin=${jconf%/*}/conf.d/50-boot-test-metrics.conf
-ct sh -c 'mkdir -p "${1%/*}" && printf "[metrics]\nlisten = 127.0.0.1:9479\n" >"$1"' sh "$dropin"
+# [graph] functions: the alerts name the function (the binary opener's case).
+ct sh -c 'mkdir -p "${1%/*}" &&
+	printf "[metrics]\nlisten = 127.0.0.1:9479\n[graph]\nfunctions = yes\n" >"$1"' sh "$dropin"
 # The package may have started jankd already, or be starting it (without
 # the drop-in): restart, which starts it when it is not running.
 # Type=notify: systemctl returns once jankd said READY=1.
@@ -400,6 +402,137 @@ else
 	ct ls -lR /var/lib/jankd 2>&1 | head -n 20 | sed 's/^/#   /'
 	show_jankd
 fi
+
+# ---- 5b. Operators: the group jank reads status and captures ----
+# A member of jank (not root) reads `jankctl status` and the captures
+# (jankctl captures, a report); another user is refused both: the socket is
+# 0660 root:jank and the captures 2750 root:jank, jankd.service's Group=jank
+# mapped in its user namespace.
+ct useradd --system -M -s /bin/sh -G jank boot-test-op >/dev/null 2>&1
+ct useradd --system -M -s /bin/sh boot-test-other >/dev/null 2>&1
+as_user() {
+	local u=$1
+
+	shift
+	ct runuser -u "$u" -- "$@"
+}
+out_op=$(as_user boot-test-op jankctl status 2>&1)
+st_op=$?
+out_other=$(as_user boot-test-other jankctl status 2>&1)
+st_other=$?
+sockls=$(ct stat -c '%a %U:%G' /run/jankd/control 2>&1)
+if [ "$st_op" = 0 ] && echo "$out_op" | grep -q 'inputs' && [ "$sockls" = "660 root:jank" ]; then
+	ok "a member of jank reads jankctl status without root (socket $sockls)"
+else
+	fail "a member of jank reads jankctl status without root (status $st_op; socket $sockls)"
+	echo "$out_op" | head -n 5 | sed 's/^/#   /'
+	journal_jankd -n 5 -o cat | sed 's/^/#   /'
+fi
+if [ "$st_other" != 0 ] && ! echo "$out_other" | grep -q 'inputs'; then
+	ok "another user is refused jankctl status: $(echo "$out_other" | head -n 1)"
+else
+	fail "another user is refused jankctl status (status $st_other)"
+	echo "$out_other" | head -n 5 | sed 's/^/#   /'
+fi
+cap_dir=${report%/report.txt}
+cap_name=${cap_dir##*/}
+out_op=$(as_user boot-test-op jankctl captures --format json 2>&1)
+st_op=$?
+read_all=$(as_user boot-test-op sh -c 'find "$1" -type f -exec cat {} + >/dev/null' sh "$cap_dir" 2>&1)
+st_all=$?
+if [ -n "$report" ] && [ "$st_op" = 0 ] && echo "$out_op" | grep -qF "$cap_name" &&
+	as_user boot-test-op cat "$report" >/dev/null 2>&1 &&
+	as_user boot-test-op cat "$cap_dir/capture.json" >/dev/null 2>&1 && [ "$st_all" = 0 ]; then
+	ok "a member of jank lists the captures and reads every file of one ($cap_name)"
+else
+	fail "a member of jank lists the captures and reads every file of one (${cap_name:-none}; status $st_op)"
+	echo "$out_op" | head -n 5 | sed 's/^/#   /'
+	echo "$read_all" | head -n 5 | sed 's/^/#   reading every file: /'
+	ct find "${cap_dir:-/var/lib/jankd}" ! -perm -g=r -printf '%m %u:%g %p\n' 2>&1 | head -n 20 |
+		sed 's/^/#   not group-readable: /'
+fi
+if ! as_user boot-test-other jankctl captures >/dev/null 2>&1 &&
+	! as_user boot-test-other cat "${report:-/var/lib/jankd/captures/x/report.txt}" >/dev/null 2>&1 &&
+	! as_user boot-test-op ls /var/lib/jankd/state >/dev/null 2>&1 &&
+	! as_user boot-test-op sh -c 'echo x >"$1/write-probe"' sh "${cap_dir:-/var/lib/jankd/captures}" 2>/dev/null; then
+	ok "another user reads no capture; the group writes none, nor reads jankd's state"
+else
+	fail "another user reads no capture; the group writes none, nor reads jankd's state"
+	ct ls -ld /var/lib/jankd /var/lib/jankd/captures /var/lib/jankd/state "$cap_dir" 2>&1 | sed 's/^/#   /'
+fi
+
+# ---- 5c. The binary opener ----
+# jank-demo (built with -finstrument-functions) from a 0700 directory of
+# root's, under lttng-ust's cyg-profile: its worker (jank-worker, no
+# capability) cannot open the binary; jankd-opener@.service (user
+# jank-opener, three capabilities) opens it for the worker, and the alerts
+# name its function (sleep_ns), not jank-demo+0xOFFSET. It runs 2 s: the
+# opener opens it through /proc/PID/map_files, on the container's overlayfs
+# root (whose maps show the overlay's device, and the file its layer's).
+cyg=$(ct sh -c 'ls /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 2>/dev/null | head -n 1')
+# fn_alerts PID: JANK_KEY JANK_FUNCTION of each alert of the traced process PID.
+fn_alerts() {
+	journal_jankd MESSAGE_ID="$ALERT_ID" JANK_PID="$1" -o export 2>/dev/null |
+		awk -F= '/^JANK_KEY=/ { k = $2 } /^JANK_FUNCTION=/ { f = $2 } /^$/ { if (k != "") print k, f; k = f = "" }
+			END { if (k != "") print k, f }'
+}
+fn_named() {
+	[ "$(fn_alerts "$1" | grep -c ' sleep_ns$')" -ge 2 ]
+}
+# opener_seen: an instance of jankd-opener@ runs (its worker is alive), as
+# jank-opener with its three capabilities and no other, no new privileges.
+opener_status=
+opener_seen() {
+	local u p
+
+	u=$(ct systemctl list-units --no-legend --plain --state=running 'jankd-opener@*' 2>/dev/null |
+		awk '{ print $1; exit }')
+	[ -n "$u" ] || return 1
+	p=$(ct systemctl show -p MainPID --value "$u" 2>/dev/null)
+	opener_status=$(ct cat "/proc/${p:-0}/status" 2>/dev/null)
+	[ -n "$opener_status" ]
+}
+if [ -z "$cyg" ]; then
+	skip "alerts of a binary in a 0700 directory name its function" "no liblttng-ust-cyg-profile.so.1"
+	skip "the binary opener runs as jank-opener with three capabilities" "no liblttng-ust-cyg-profile.so.1"
+else
+	# The build's jank-demo, with its symbols (the package's is stripped: its
+	# symbols are in jank-demo-dbgsym); its libjank-ust is the installed one.
+	fn_demo=$demo
+	[ -x "$top_builddir/probes/.libs/jank-demo" ] &&
+		fn_demo=$(cd "$top_builddir/probes/.libs" && pwd)/jank-demo
+	ct sh -c 'rm -rf /root/boot-test-private && install -d -m 0700 /root/boot-test-private &&
+		cp "$1" /root/boot-test-private/jank-demo' sh "$fn_demo"
+	ppid_=$(ct sh -c 'echo $$; exec env LD_PRELOAD="$1" /root/boot-test-private/jank-demo \
+		--count 20 --slow-every 5 --normal 1ms --slow 50ms --interval 100ms >/dev/null 2>&1' \
+		sh "$cyg" | head -n 1)
+	if wait_for 15 fn_named "$ppid_"; then
+		ok "alerts of a binary in a 0700 directory name its function: $(fn_alerts "$ppid_" | tr '\n' ' ')"
+	else
+		fail "alerts of a binary in a 0700 directory name its function (pid $ppid_)"
+		diag "alerts: $(fn_alerts "$ppid_" | tr '\n' ' ')"
+		journal_jankd -n 10 -o cat | sed 's/^/#   /'
+		ct journalctl --no-pager -q -u 'jankd-opener@*' -n 10 -o cat 2>&1 | sed 's/^/#   /'
+	fi
+	ouid=$(ct id -u jank-opener 2>/dev/null)
+	# CAP_DAC_READ_SEARCH (2), CAP_SYS_PTRACE (19), CAP_CHECKPOINT_RESTORE (40).
+	caps=$(printf '%016x' $(((1 << 2) | (1 << 19) | (1 << 40))))
+	if wait_for 5 opener_seen && [ -n "$ouid" ] && [ "$ouid" != 0 ] &&
+		echo "$opener_status" | grep -q "^Uid:[[:space:]]*$ouid[[:space:]]*$ouid[[:space:]]*$ouid[[:space:]]*$ouid$" &&
+		echo "$opener_status" | grep -q "^CapEff:[[:space:]]*$caps$" &&
+		echo "$opener_status" | grep -q "^CapBnd:[[:space:]]*$caps$" &&
+		echo "$opener_status" | grep -q '^NoNewPrivs:[[:space:]]*1$' &&
+		echo "$opener_status" | grep -q '^Seccomp:[[:space:]]*2$'; then
+		ok "the binary opener (jankd-opener@, one per worker) runs as jank-opener (uid $ouid) with CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE, CAP_CHECKPOINT_RESTORE only, no new privileges, seccomp"
+	else
+		fail "the binary opener (jankd-opener@, one per worker) runs as jank-opener with three capabilities only"
+		echo "$opener_status" | grep -E '^(Name|Uid|Seccomp|NoNewPrivs|Cap)' | sed 's/^/#   /'
+		ct systemctl list-units --no-pager --all 'jankd-opener*' 2>&1 | sed 's/^/#   /' | head -n 10
+	fi
+	ct rm -rf /root/boot-test-private
+fi
+ct userdel boot-test-op >/dev/null 2>&1
+ct userdel boot-test-other >/dev/null 2>&1
 
 # ---- 6. Reload ----
 if ct systemctl reload jankd.service >"$tmp/reload.log" 2>&1 &&
@@ -574,6 +707,9 @@ leftovers() {
 		# for system users (another package's files may be its).
 		./etc/passwd | ./etc/passwd- | ./etc/group | ./etc/group- | ./etc/shadow | \
 			./etc/shadow- | ./etc/gshadow | ./etc/gshadow-)
+			continue ;;
+		# useradd's, for the test's own users (5b), removed since.
+		./etc/subuid | ./etc/subuid- | ./etc/subgid | ./etc/subgid-)
 			continue ;;
 		esac
 		[ "$t" = d ] && [ -d "${p#.}" ] && continue
