@@ -57,9 +57,9 @@ void status_worker_text(FILE *f, const struct jank_fleet_figures *x);
 void status_input_text(FILE *f, const struct jank_fleet_figures *x);
 bool status_is_blind(const struct jank_fleet_figures *x);
 void status_blind_text(FILE *f, const struct status *s);
-void status_capture_text(FILE *f, struct json_object *c);
+void status_capture_text(FILE *f, const struct jank_capturer_status *c);
 void status_recent_text(FILE *f, const struct jank_recent *const *recent, size_t n);
-void status_discovery_text(FILE *f, struct json_object *disc);
+void status_discovery_text(FILE *f, const struct jank_fleet_discovery *d);
 void status_add_host(struct status *s, const struct jank_fleet_figures *x);
 struct json_object *status_hosts_json(const struct status *s);
 

@@ -4,7 +4,8 @@
  * into structs (status_read(): each input's as the fleet keeps them, typed,
  * input-figures.h), and the JSON, the text and the metrics are rendered from
  * those: no format reads another's output. The capturer's and the
- * discovery's sections are the JSON their owners make.
+ * discovery's sections are their typed status (capturer.h, fleet.h),
+ * rendered here as text and by their owners as JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -247,6 +248,7 @@ struct json_object *jank_status_json(const struct jankd *d)
 	struct json_object *o = json_object_new_object();
 	struct json_object *recent = json_object_new_array();
 	struct json_object *alerts = json_object_new_object();
+	struct jank_capturer_status cs;
 	struct jank_alerter_stats as;
 	struct jank_metrics_process proc;
 	struct status s;
@@ -285,8 +287,10 @@ struct json_object *jank_status_json(const struct jankd *d)
 	jank_json_add_u64(alerts, "journal_errors", as.journal_errors);
 	json_object_object_add(o, "alerts", alerts);
 	jank_json_add(o, "journal", journal_json());
-	if (d->capturer)
-		json_object_object_add(o, "capture", jank_capturer_status_json(d->capturer));
+	if (d->capturer) {
+		jank_capturer_get_status(d->capturer, &cs);
+		json_object_object_add(o, "capture", jank_capturer_status_to_json(&cs));
+	}
 	if (d->fetcher)
 		jank_json_add(o, "debuginfod", debuginfod_json(d->fetcher));
 	jank_json_add_u64(o, "reloads", d->reloads);
@@ -462,86 +466,55 @@ void status_input_text(FILE *f, const struct jank_fleet_figures *x)
 		es->graph.freed_vertices, es->budget_forced);
 }
 
-/* The text of the capturer's and the discovery's own JSON. */
-static int64_t gi(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
-}
-
-static const char *gs(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-	const char *s;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		return "";
-	s = json_object_get_string(v);
-	return s ? s : ""; /* a null value */
-}
-
-static struct json_object *go(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
 /* "captures (snapshot, session S, in DIR): 1 started, ...; refused: cooldown 5; 1 report" */
-void status_capture_text(FILE *f, struct json_object *c)
+void status_capture_text(FILE *f, const struct jank_capturer_status *c)
 {
-	struct json_object *refused = go(c, "refused"), *flight = go(c, "in_flight");
-	struct json_object *session = go(c, "session");
+	const struct jank_capture_stats *st = &c->stats;
 	char b[32];
 	int first = 1;
 
-	if (!c)
-		return;
-	if (!strcmp(gs(c, "mode"), "none")) {
+	if (c->mode == JANK_CAPTURE_NONE) {
 		fprintf(f, "captures: off ([capture] mode = none)\n");
 		return;
 	}
-	if (!session && !gs(c, "session_error")[0] && !gi(c, "started")) {
+	if (!c->session_up && !c->session_error[0] && !st->started) {
 		fprintf(f, "captures: off (no rule says capture = yes)\n");
 		return;
 	}
 	fprintf(f,
-		"captures (%s, session %s, in %s): %" PRId64 " started, %" PRId64
-		" joined, %" PRId64 " complete, %" PRId64 " failed, %s on disk",
-		gs(c, "mode"), session ? json_object_get_string(session) : "none", gs(c, "dir"),
-		gi(c, "started"), gi(c, "joined"), gi(c, "completed"), gi(c, "failed"),
-		status_bytes_text(gi(c, "bytes"), b, sizeof(b)));
-	if (gi(c, "deleted"))
-		fprintf(f, ", %" PRId64 " deleted by the quota", gi(c, "deleted"));
-	if (json_object_is_type(refused, json_type_object)) {
-		json_object_object_foreach(refused, reason, n)
-		{
-			if (!json_object_get_int64(n))
-				continue;
-			fprintf(f, "%s %s %" PRId64, first ? "; refused:" : ",", reason,
-				json_object_get_int64(n));
-			first = 0;
-		}
+		"captures (%s, session %s, in %s): %" PRIu64 " started, %" PRIu64
+		" joined, %" PRIu64 " complete, %" PRIu64 " failed, %s on disk",
+		jank_capture_mode_name(c->mode), c->session_up ? c->session : "none", c->dir,
+		st->started, st->joined, st->completed, st->failed,
+		status_bytes_text((int64_t)st->bytes, b, sizeof(b)));
+	if (st->deleted)
+		fprintf(f, ", %" PRIu64 " deleted by the quota", st->deleted);
+	for (int i = JANK_CAPTURE_REASON_COOLDOWN; i <= JANK_CAPTURE_REASON_COUNT; i++) {
+		uint64_t n = i < JANK_CAPTURE_REASON_COUNT ? st->refused[i] : c->no_session;
+
+		if (!n)
+			continue;
+		fprintf(f, "%s %s %" PRIu64, first ? "; refused:" : ",",
+			i < JANK_CAPTURE_REASON_COUNT ? jank_capture_reason_name(i) : "no-session",
+			n);
+		first = 0;
 	}
-	fprintf(f, "; %" PRId64 " report%s written",
-		gi(c, "reports") + gi(c, "reports_without_path"),
-		gi(c, "reports") + gi(c, "reports_without_path") == 1 ? "" : "s");
-	if (gi(c, "reports_failed"))
-		fprintf(f, ", %" PRId64 " failed", gi(c, "reports_failed"));
-	if (go(c, "chunks_kept"))
-		fprintf(f, "; chunks: %" PRId64 " kept, %" PRId64 " deleted", gi(c, "chunks_kept"),
-			gi(c, "chunks_deleted"));
-	if (gi(c, "rotations_waited"))
-		fprintf(f, "; %" PRId64 " waited for a scheduled rotation",
-			gi(c, "rotations_waited"));
-	if (gi(c, "rotations_retried"))
-		fprintf(f, "; %" PRId64 " rotation%s tried again", gi(c, "rotations_retried"),
-			gi(c, "rotations_retried") == 1 ? "" : "s");
-	if (flight && json_object_get_string(flight))
-		fprintf(f, "; recording %s", json_object_get_string(flight));
-	if (gs(c, "session_error")[0])
-		fprintf(f, "\n  the capture session is down: %s", gs(c, "session_error"));
+	fprintf(f, "; %" PRIu64 " report%s written", c->reports + c->reports_without_path,
+		c->reports + c->reports_without_path == 1 ? "" : "s");
+	if (c->reports_failed)
+		fprintf(f, ", %" PRIu64 " failed", c->reports_failed);
+	if (c->rotation)
+		fprintf(f, "; chunks: %" PRIu64 " kept, %" PRIu64 " deleted", c->chunks_kept,
+			c->chunks_deleted);
+	if (c->rotation && c->rotations_waited)
+		fprintf(f, "; %" PRIu64 " waited for a scheduled rotation", c->rotations_waited);
+	if (c->rotation && c->rotations_retried)
+		fprintf(f, "; %" PRIu64 " rotation%s tried again", c->rotations_retried,
+			c->rotations_retried == 1 ? "" : "s");
+	if (c->in_flight[0])
+		fprintf(f, "; recording %s", c->in_flight);
+	if (c->session_error[0])
+		fprintf(f, "\n  the capture session is down: %s", c->session_error);
 	fputc('\n', f);
 }
 
@@ -577,39 +550,33 @@ void status_recent_text(FILE *f, const struct jank_recent *const *recent, size_t
 	}
 }
 
-static void patterns_text(FILE *f, struct json_object *a)
+static void patterns_text(FILE *f, char *const *pats, size_t n)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
-
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? ", " : "",
-			json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s%s", i ? ", " : "", pats[i]);
 	if (n == 0)
 		fputc('*', f);
 }
 
 /* "discovery of net://relay:5344 (hosts web-*; sessions *): 12 sessions listed, every 2 s" */
-void status_discovery_text(FILE *f, struct json_object *disc)
+void status_discovery_text(FILE *f, const struct jank_fleet_discovery *d)
 {
 	char p[32];
 
-	if (!disc)
-		return;
-	fprintf(f, "discovery of %s (hosts ", gs(disc, "relayd"));
-	patterns_text(f, go(disc, "hosts"));
+	fprintf(f, "discovery of %s (hosts ", d->relayd);
+	patterns_text(f, d->hosts, d->nhosts);
 	fprintf(f, "; sessions ");
-	patterns_text(f, go(disc, "sessions"));
+	patterns_text(f, d->sessions, d->nsessions);
 	fprintf(f,
-		"): %" PRId64 " sessions listed, every %s, %" PRId64 " polls, %" PRId64 " failed",
-		gi(disc, "sessions_listed"),
-		jank_alert_period_text(gi(disc, "interval_ns"), p, sizeof(p)), gi(disc, "polls"),
-		gi(disc, "errors"));
-	if (gs(disc, "last_error")[0])
-		fprintf(f, " (last error: %s)", gs(disc, "last_error"));
-	if (gi(disc, "sessions_refused"))
-		fprintf(f, "; %" PRId64 " sessions not watched past max-inputs %" PRId64 "%s",
-			gi(disc, "sessions_refused"), gi(disc, "max_inputs"),
-			json_object_get_boolean(go(disc, "at_limit")) ? " (at the limit now)" : "");
+		"): %" PRIu64 " sessions listed, every %s, %" PRIu64 " polls, %" PRIu64 " failed",
+		d->sessions_listed, jank_alert_period_text(d->interval_ns, p, sizeof(p)), d->polls,
+		d->errors);
+	if (d->last_error[0])
+		fprintf(f, " (last error: %s)", d->last_error);
+	if (d->sessions_refused)
+		fprintf(f, "; %" PRIu64 " sessions not watched past max-inputs %" PRIu64 "%s",
+			d->sessions_refused, d->max_inputs,
+			d->at_limit ? " (at the limit now)" : "");
 	fputc('\n', f);
 }
 
@@ -748,7 +715,8 @@ static void debuginfod_text(FILE *f, struct jank_fetcher *fe)
 
 char *jank_status_text(const struct jankd *d)
 {
-	struct json_object *capture = NULL, *fleet = NULL;
+	struct jank_capturer_status cs;
+	struct jank_fleet_discovery disc;
 	const struct jank_recent *recent[JANK_ALERT_RECENT];
 	struct jank_journal_stats js;
 	size_t nrecent = 0;
@@ -768,21 +736,19 @@ char *jank_status_text(const struct jankd *d)
 	jank_journal_get_stats(&js);
 	journal_text(f, &js, d->target == JANK_ALERT_JOURNAL);
 	fprintf(f, "reloads %" PRIu64 ", rejected %" PRIu64 "\n", d->reloads, d->reload_errors);
-	if (d->capturer)
-		capture = jank_capturer_status_json(d->capturer);
-	status_capture_text(f, capture);
+	if (d->capturer) {
+		jank_capturer_get_status(d->capturer, &cs);
+		status_capture_text(f, &cs);
+	}
 	debuginfod_text(f, d->fetcher);
-	if (d->fleet)
-		fleet = jank_fleet_json(d->fleet);
-	status_discovery_text(f, go(fleet, "discovery"));
+	if (d->fleet && jank_fleet_get_discovery(d->fleet, &disc))
+		status_discovery_text(f, &disc);
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
 		nrecent++;
 	status_recent_text(f, recent, nrecent);
 	fclose(f);
-	json_object_put(capture);
-	json_object_put(fleet);
 	status_fini(&s);
 	return buf;
 }
@@ -861,7 +827,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 		.memory_limit = d->config.graph.memory_limit,
 	};
 	struct jank_metrics_http_stats hs;
-	struct jank_capture_stats cs;
+	struct jank_capturer_status cs;
 	struct jank_journal_stats js;
 	struct metrics_inputs mi;
 	char *text = NULL;
@@ -872,18 +838,18 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 	m.ninputs = mi.s.n;
 	m.workers_cpu_ns = mi.workers_cpu_ns + jank_metrics_children_cpu_ns();
 	if (d->fleet) {
-		struct jank_fleet_stats fs;
+		struct jank_fleet_discovery disc;
 
-		jank_fleet_get_stats(d->fleet, &fs);
-		m.sessions_refused = fs.sessions_refused;
-		m.inputs_at_limit = fs.at_limit;
+		jank_fleet_get_discovery(d->fleet, &disc); /* zeros without discovery */
+		m.sessions_refused = disc.sessions_refused;
+		m.inputs_at_limit = disc.at_limit;
 	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);
 	m.journal = &js;
 	if (d->capturer) {
-		jank_capturer_get_stats(d->capturer, &cs);
-		m.captures = &cs;
+		jank_capturer_get_status(d->capturer, &cs);
+		m.captures = &cs.stats;
 	}
 	if (d->metrics) {
 		jank_metrics_server_get_stats(d->metrics, &hs);

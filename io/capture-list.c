@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 #include "array.h"
 #include "capture-list.h"
-#include "capture-policy.h"
+#include "capture-json.h"
 #include "capture-report.h"
 #include "dirtree.h"
 #include "errbuf.h"
@@ -23,8 +23,9 @@
 #include "textsafe.h"
 #include "units.h"
 
-#define NS_PER_S      1000000000LL
-#define NAME_TIME_LEN 16 /* "20240501T120000Z" */
+#define NS_PER_S	1000000000LL
+#define NAME_TIME_LEN	16	   /* "20240501T120000Z" */
+#define REPORT_TEXT_LEN (1u << 16) /* a string of report.json the list shows, at most */
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -171,26 +172,56 @@ end:
 }
 
 struct listed {
-	struct json_object *capture; /* capture.json, or NULL */
-	struct json_object *report;  /* report.json, or NULL */
-	char refused[192];	     /* why capture.json was not read, when it is there */
+	struct jank_capture_record capture; /* capture.json (capture-json.h) */
+	bool has_capture;
+	struct json_object *report; /* report.json, or NULL */
+	/* What the list shows of report.json: NULL when absent, or not a string of its size. */
+	const char *summary, *cause, *error;
+	char refused[192]; /* why capture.json was not read, when it is there */
 };
 
-/* A file of the capture, within its bounds (json-read.h); why not in why[len] ("" when absent). */
-static struct json_object *load_json(const char *dir, const char *name, const char *file,
-				     const struct jank_json_bounds *b, char *why, size_t len)
+/* capture.json of the capture; why it is refused in l->refused ("" when absent). */
+static void load_capture(const char *dir, const char *name, struct listed *l)
 {
 	char path[PATH_MAX], e[160];
-	struct json_object *o;
+	bool missing = false;
+	int r;
+
+	l->refused[0] = '\0';
+	jank_capture_record_init(&l->capture);
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, JANK_CAPTURE_FILE) >=
+	    (int)sizeof(path))
+		return;
+	r = jank_capture_record_load(path, &l->capture, &missing, e, sizeof(e));
+	l->has_capture = r == 0;
+	if (r < 0 && !missing)
+		snprintf(l->refused, sizeof(l->refused), "%s refused: %s", JANK_CAPTURE_FILE, e);
+}
+
+/* A string member of report.json, through json-read.h: NULL when absent or bad. */
+static const char *report_str(struct json_object *o, const char *key)
+{
+	const char *s = NULL;
+	struct jank_jr jr;
+
+	jank_json_read_init(&jr);
+	return jank_json_read_str(&jr, o, key, false, REPORT_TEXT_LEN, &s) == 0 ? s : NULL;
+}
+
+/* report.json of the capture, within its bounds (json-read.h); none when absent or refused. */
+static void load_report(const char *dir, const char *name, struct listed *l)
+{
+	static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
+	char path[PATH_MAX], e[160];
 	bool missing = false;
 
-	why[0] = '\0';
-	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file) >= (int)sizeof(path))
-		return NULL;
-	o = jank_json_load_bounded(path, b, &missing, e, sizeof(e));
-	if (!o && !missing)
-		snprintf(why, len, "%s refused: %s", file, e);
-	return o;
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, name, JANK_CAPTURE_REPORT_JSON) >=
+	    (int)sizeof(path))
+		return;
+	l->report = jank_json_load_bounded(path, &report_bounds, &missing, e, sizeof(e));
+	l->summary = report_str(l->report, "summary");
+	l->cause = report_str(l->report, "cause");
+	l->error = report_str(l->report, "error");
 }
 
 static void utc(int64_t ns, char *buf, size_t len)
@@ -213,19 +244,18 @@ struct row {
 
 static void row_of(const struct jank_capture_entry *en, const struct listed *l, struct row *w)
 {
-	struct json_object *a = jank_json_get(l->capture, "action", json_type_object);
+	const struct jank_capture_action *a = l->has_capture ? &l->capture.action : NULL;
 
 	memset(w, 0, sizeof(*w));
 	utc(en->time_ns, w->time, sizeof(w->time));
-	w->action = jank_json_get_str(a, "action");
-	w->key = jank_json_get_str(a, "key");
-	w->has_duration = jank_json_get_i64(a, "duration_ns", &w->duration);
-	w->state = l->capture	   ? jank_json_get_str(l->capture, "state")
+	w->action = a ? a->action : NULL;
+	w->key = a ? a->key : NULL;
+	w->has_duration = a != NULL;
+	w->duration = a ? a->duration : 0;
+	w->state = l->has_capture  ? l->capture.state
 		   : l->refused[0] ? l->refused
 				   : "no capture.json";
-	w->text = jank_json_get_str(l->report, "cause");
-	if (!w->text)
-		w->text = jank_json_get_str(l->report, "error");
+	w->text = l->cause ? l->cause : l->error;
 	if (!w->text)
 		w->text = l->report ? "?" : "(no report yet: jankctl report DIR)";
 }
@@ -244,16 +274,11 @@ static const char *cell(char *buf, size_t len, const char *s, size_t max_chars)
 	return buf;
 }
 
-/* A string member of a report, made valid UTF-8 for the JSON list; NULL when absent. */
-static struct json_object *untrusted_member(struct json_object *o, const char *key)
+/* A string of a report, made valid UTF-8 for the JSON list; NULL: null. */
+static struct json_object *untrusted(const char *s)
 {
-	const char *s = jank_json_get_str(o, key);
-
 	return s ? jank_json_new_untrusted_string(s) : NULL;
 }
-
-static const struct jank_json_bounds capture_bounds = JANK_CAPTURE_JSON_BOUNDS;
-static const struct jank_json_bounds report_bounds = JANK_REPORT_JSON_BOUNDS;
 
 int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size_t errlen)
 {
@@ -275,12 +300,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 	for (int i = 0; i < n; i++) {
 		struct row w;
 
-		char why[160];
-
-		l[i].capture = load_json(dir, v[i].name, JANK_CAPTURE_FILE, &capture_bounds,
-					 l[i].refused, sizeof(l[i].refused));
-		l[i].report = load_json(dir, v[i].name, JANK_CAPTURE_REPORT_JSON, &report_bounds,
-					why, sizeof(why));
+		load_capture(dir, v[i].name, &l[i]);
+		load_report(dir, v[i].name, &l[i]);
 		row_of(&v[i], &l[i], &w);
 		if (w.action && (int)strlen(w.action) > wa)
 			wa = (int)strlen(w.action);
@@ -326,9 +347,8 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 							      : NULL);
 			json_object_object_add(o, "bytes",
 					       json_object_new_int64((int64_t)v[i].bytes));
-			json_object_object_add(o, "summary",
-					       untrusted_member(l[i].report, "summary"));
-			json_object_object_add(o, "error", untrusted_member(l[i].report, "error"));
+			json_object_object_add(o, "summary", untrusted(l[i].summary));
+			json_object_object_add(o, "error", untrusted(l[i].error));
 			jank_format_json_print(f, o);
 			continue;
 		}
@@ -342,7 +362,7 @@ int jank_capture_list_print(FILE *f, const char *dir, bool json, char *err, size
 			cell(et, sizeof(et), w.text, LIST_TEXT_CHARS));
 	}
 	for (int i = 0; i < n; i++) {
-		json_object_put(l[i].capture);
+		jank_capture_record_fini(&l[i].capture);
 		json_object_put(l[i].report);
 	}
 	free(l);

@@ -7,9 +7,9 @@
  * filesystem (free space, quota), which costs a statvfs and a walk of the
  * capture dir, and so runs only when a capture is about to start.
  *
- * The capture in flight keeps its capture.json as a json-c object, so that
- * joined janks, chunks and the final state can be added to it; the file is
- * rewritten whole (a temporary file renamed over it) at each change.
+ * The capture in flight keeps its capture.json as a record (capture-json.h),
+ * so that joined janks, chunks and the final state can be added to it; the
+ * file is rewritten whole (a temporary file renamed over it) at each change.
  *
  * Trees are walked with the *at() calls and never follow symbolic links, so
  * that a link planted in the capture dir cannot make the quota delete or
@@ -26,14 +26,11 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include "capture-policy.h"
 #include "capture-list.h"
 #include "dirtree.h"
-#include "json-util.h"
 #include "format.h"
 #include "units.h"
-#include "verdict-json.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
@@ -76,8 +73,8 @@ struct jank_capture_policy {
 	bool failing;					 /* a failure episode is in progress */
 
 	char flight[PATH_MAX]; /* the capture in flight, "" when none */
-	struct json_object *meta;
-	uint64_t joined_more;
+	struct jank_capture_record meta;
+	bool has_meta; /* meta is the capture in flight's */
 
 	/* The last names given (without their suffix), and their suffixes: never given again. */
 	struct given_name given[GIVEN_NAMES];
@@ -197,6 +194,7 @@ struct jank_capture_policy *jank_capture_policy_new(const struct jank_capture_se
 		return NULL;
 	}
 	c->statfs = default_statfs;
+	jank_capture_record_init(&c->meta);
 	return c;
 }
 
@@ -208,7 +206,7 @@ void jank_capture_policy_free(struct jank_capture_policy *c)
 		free(c->rules[i].name);
 	free(c->rules);
 	free(c->starts);
-	json_object_put(c->meta);
+	jank_capture_record_fini(&c->meta);
 	policy_fini(&c->policy);
 	free(c->version);
 	free(c);
@@ -348,163 +346,56 @@ static enum jank_capture_decision refuse(struct jank_capture_policy *c,
 
 /* ---- capture.json ---- */
 
-/* "key": [...] and "match": {field, value} or null, of a rule or a flow. Returns 0 or -ENOMEM. */
-static int keys_match_json(struct json_object *o, char *const *keys, unsigned nkeys,
-			   const char *match_field, const struct jank_value *v)
+/* The record of a capture starting now for verdict r (capture-json.h). Returns 0 or -ENOMEM. */
+static int meta_new(struct jank_capture_policy *c, const struct jank_verdict *r, int64_t now,
+		    const char *name)
 {
-	struct json_object *a = json_object_new_array(), *m;
-	int e = jank_json_add(o, "key", a);
-
-	for (unsigned i = 0; a && i < nkeys; i++)
-		e |= json_object_array_add(a, json_object_new_string(keys[i])) ? -ENOMEM : 0;
-	if (!match_field)
-		return e | (json_object_object_add(o, "match", NULL) ? -ENOMEM : 0);
-	m = json_object_new_object();
-	e |= jank_json_add(o, "match", m);
-	if (m) {
-		e |= jank_json_add_str(m, "field", match_field);
-		if (v->type == JANK_VALUE_STR)
-			e |= jank_json_add_str(m, "value", v->s);
-		else if (v->type == JANK_VALUE_UINT)
-			e |= jank_json_add_i64(m, "value", (int64_t)v->u);
-		else
-			e |= jank_json_add_i64(m, "value", v->i);
-	}
-	return e;
-}
-
-/* The flows the config had: a capture's report replays its trace with them. */
-static struct json_object *flows_json(const struct jank_capture_settings *p)
-{
-	struct json_object *a = json_object_new_array();
+	struct jank_capture_record *m = &c->meta;
+	char when[32], host[256] = "", story[1024];
 	int e = 0;
 
-	for (size_t i = 0; a && i < p->nflows; i++) {
-		const struct jank_flow_rule *f = &p->flows[i];
-		struct json_object *o = json_object_new_object();
-
-		if (!o || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			e = -ENOMEM;
-			break;
-		}
-		e |= jank_json_add_str(o, "name", f->name);
-		e |= jank_json_add_str(o, "from", f->from_event);
-		e |= jank_json_add_str(o, "to", f->to_event);
-		e |= keys_match_json(o, f->keys, f->nkeys, f->match_field, &f->match_value);
-		if (f->nto_keys) {
-			struct json_object *tk = json_object_new_array();
-
-			e |= jank_json_add(o, "to_key", tk);
-			for (unsigned k = 0; tk && k < f->nto_keys; k++)
-				e |= json_object_array_add(tk,
-							   json_object_new_string(f->to_keys[k]))
-					     ? -ENOMEM
-					     : 0;
-		}
-	}
-	if (e) {
-		json_object_put(a);
-		return NULL;
-	}
-	return a;
-}
-
-static struct json_object *rule_json(const struct jank_rule *ru)
-{
-	struct json_object *o = json_object_new_object(), *t;
-	int e = 0;
-
-	if (!o)
-		return NULL;
-	e |= jank_json_add_str(o, "name", ru->name);
-	e |= jank_json_add_str(o, "begin", ru->begin_event);
-	e |= jank_json_add_str(o, "end", ru->end_event);
-	e |= keys_match_json(o, ru->keys, ru->nkeys, ru->match_field, &ru->match_value);
-	t = json_object_new_object();
-	e |= jank_json_add(o, "threshold", t);
-	if (t)
-		e |= jank_json_add_str(t, "kind", jank_threshold_kind_name(ru->threshold.kind));
-	if (t && ru->threshold.kind == JANK_THRESHOLD_ADAPTIVE) {
-		e |= jank_json_add(t, "percentile",
-				   json_object_new_double(ru->threshold.percentile));
-		e |= jank_json_add(t, "factor", json_object_new_double(ru->threshold.factor));
-		e |= jank_json_add_i64(t, "warmup", (int64_t)ru->threshold.warmup);
-	} else if (t) {
-		e |= jank_json_add_i64(t, "ns", ru->threshold.ns);
-	}
-	if (e) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-/*
- * The action as capture.json records it (the flagged one, and each joined
- * one): the verdict's head, and for the flagged one its path as jankd saw
- * it live, in words.
- */
-static struct json_object *action_json(const struct jank_verdict *r, bool full)
-{
-	struct json_object *o = jank_verdict_to_json(r, JANK_VERDICT_JSON_HEAD);
-	char story[1024];
-
-	if (!o || !full || !r->path)
-		return o;
-	jank_format_path_story(story, sizeof(story), r->path, 12);
-	if (jank_json_add_str(o, "live_critical_path", story) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static struct json_object *meta_new(struct jank_capture_policy *c, const struct jank_verdict *r,
-				    int64_t now, const char *name)
-{
-	struct json_object *o = json_object_new_object();
-	char when[32], host[256] = "";
-	int e = 0;
-
-	if (!o)
-		return NULL;
+	jank_capture_record_fini(m);
+	c->has_meta = false;
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
 	fmt_utc(now, false, when, sizeof(when));
-	e |= jank_json_add_str(o, "format", JANK_CAPTURE_FORMAT);
-	e |= jank_json_add_str(o, "name", name);
-	e |= jank_json_add_str(o, "mode", jank_capture_mode_name(c->policy.mode));
-	e |= jank_json_add_str(o, "state", "recording");
-	e |= jank_json_add_str(o, "time", when);
-	e |= jank_json_add_i64(o, "time_ns", now);
-	e |= jank_json_add_str(o, "hostname", host);
-	e |= jank_json_add_str(o, "session", c->policy.session);
-	e |= jank_json_add_str(o, "jankd_version", c->version);
-	e |= jank_json_add(o, "rule", r->rule ? rule_json(r->rule) : json_object_new_object());
-	e |= jank_json_add(o, "flows", flows_json(&c->policy));
-	e |= jank_json_add(o, "action", action_json(r, true));
-	e |= jank_json_add(o, "joined", json_object_new_array());
-	e |= jank_json_add_i64(o, "joined_more", 0);
-	if (e) {
-		json_object_put(o);
-		return NULL;
+	/* The flagged action's path, as jankd saw it live, in words. */
+	if (r->path)
+		jank_format_path_story(story, sizeof(story), r->path, 12);
+	e |= jank_capture_set_str(&m->format, JANK_CAPTURE_FORMAT);
+	e |= jank_capture_set_str(&m->name, name);
+	e |= jank_capture_set_str(&m->mode, jank_capture_mode_name(c->policy.mode));
+	e |= jank_capture_set_str(&m->state, "recording");
+	e |= jank_capture_set_str(&m->time, when);
+	m->time_ns = now;
+	e |= jank_capture_set_str(&m->hostname, host);
+	e |= jank_capture_set_str(&m->session, c->policy.session);
+	e |= jank_capture_set_str(&m->jankd_version, c->version);
+	if (r->rule)
+		e |= jank_rule_copy(&m->rule, r->rule);
+	if (c->policy.nflows && !e) {
+		m->flows = calloc(c->policy.nflows, sizeof(*m->flows));
+		e |= m->flows ? 0 : -ENOMEM;
+		for (size_t i = 0; m->flows && i < c->policy.nflows && !e; i++, m->nflows++)
+			e |= jank_flow_rule_copy(&m->flows[i], &c->policy.flows[i]);
 	}
-	return o;
+	if (!e)
+		e = jank_capture_action_set(&m->action, r, r->path ? story : NULL);
+	if (e) {
+		jank_capture_record_fini(m);
+		return -ENOMEM;
+	}
+	c->has_meta = true;
+	return 0;
 }
 
 static int meta_print(FILE *f, void *data)
 {
-	const char *s = json_object_to_json_string_ext(
-		data, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-	if (!s)
-		return -ENOMEM;
-	return fputs(s, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
+	return jank_capture_record_print(f, data);
 }
 
 /* Write capture.json of `dir` whole. */
-static int meta_write(const char *dir, struct json_object *meta)
+static int meta_write(const char *dir, struct jank_capture_record *meta)
 {
 	return jank_dirtree_write_file(dir, JANK_CAPTURE_FILE, meta_print, meta);
 }
@@ -702,24 +593,13 @@ static void start_message(struct jank_capture_policy *c, const struct jank_verdi
 static void join(struct jank_capture_policy *c, const struct jank_verdict *r,
 		 struct jank_capture_answer *out)
 {
-	struct json_object *joined = NULL;
-
 	out->decision = JANK_CAPTURE_JOIN;
 	snprintf(out->dir, sizeof(out->dir), "%s", c->flight);
 	c->stats.joined++;
-	if (!c->meta || !json_object_object_get_ex(c->meta, "joined", &joined))
+	if (!c->has_meta)
 		return;
-	if (json_object_array_length(joined) >= JANK_CAPTURE_JOINED_MAX) {
-		c->joined_more++;
-		json_object_object_add(c->meta, "joined_more",
-				       json_object_new_int64((int64_t)c->joined_more));
-	} else {
-		struct json_object *a = action_json(r, false);
-
-		if (a && json_object_array_add(joined, a) != 0)
-			json_object_put(a);
-	}
-	meta_write(c->flight, c->meta); /* best effort: the capture goes on without it */
+	jank_capture_record_join(&c->meta, r);
+	meta_write(c->flight, &c->meta); /* best effort: the capture goes on without it */
 }
 
 enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy *c,
@@ -781,9 +661,9 @@ enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy
 		return refuse(c, reason, &c->episode[reason], out);
 	e = make_capture_dir(c, r, now, out->dir, sizeof(out->dir), &name);
 	if (e == 0) {
-		json_object_put(c->meta);
-		c->meta = meta_new(c, r, now, name);
-		e = c->meta ? meta_write(out->dir, c->meta) : -ENOMEM;
+		e = meta_new(c, r, now, name);
+		if (e == 0)
+			e = meta_write(out->dir, &c->meta);
 		if (e < 0)
 			jank_dirtree_remove(out->dir);
 	}
@@ -797,7 +677,6 @@ enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy
 	}
 	c->episode[JANK_CAPTURE_REASON_ERROR] = false;
 	snprintf(c->flight, sizeof(c->flight), "%s", out->dir);
-	c->joined_more = 0;
 	slot->started = true;
 	slot->last_start = now;
 	starts_add(c, now);
@@ -849,10 +728,12 @@ static int keep_failed(struct jank_capture_policy *c, const char *why, bool *rem
 	int r = empty_but_meta(c->flight);
 
 	*removed = false;
-	if (r == 0 && c->meta) {
-		json_object_object_add(c->meta, "state", json_object_new_string("failed"));
-		json_object_object_add(c->meta, "error", json_object_new_string(why));
-		r = meta_write(c->flight, c->meta);
+	if (r == 0 && c->has_meta) {
+		r = jank_capture_set_str(&c->meta.state, "failed");
+		if (r == 0)
+			r = jank_capture_set_str(&c->meta.error, why);
+		if (r == 0)
+			r = meta_write(c->flight, &c->meta);
 	} else if (r == 0) {
 		r = -ENOMEM;
 	}
@@ -898,10 +779,8 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
 	}
 	c->failing = false;
 	c->stats.completed++;
-	if (c->meta) {
-		json_object_object_add(c->meta, "state", json_object_new_string("complete"));
-		meta_write(c->flight, c->meta);
-	}
+	if (c->has_meta && jank_capture_set_str(&c->meta.state, "complete") == 0)
+		meta_write(c->flight, &c->meta);
 	out->log = true;
 	r = 0;
 	if (c->policy.quota) {
@@ -923,15 +802,14 @@ int jank_capture_policy_done(struct jank_capture_policy *c, const char *dir, boo
 	}
 end:
 	c->flight[0] = '\0';
-	json_object_put(c->meta);
-	c->meta = NULL;
+	jank_capture_record_fini(&c->meta);
+	c->has_meta = false;
 	return 0;
 }
 
 int jank_capture_policy_keep_chunk(struct jank_capture_policy *c, const char *archives,
 				   const struct jank_chunk *chunk, const char *capture_dir)
 {
-	struct json_object *chunks = NULL, *o;
 	char dst[PATH_MAX];
 	int r;
 
@@ -940,22 +818,10 @@ int jank_capture_policy_keep_chunk(struct jank_capture_policy *c, const char *ar
 	if (mkdir(dst, JANK_DIRTREE_MODE) != 0 && errno != EEXIST)
 		return -errno;
 	r = jank_dirtree_move(archives, chunk->name, dst);
-	if (r < 0 || !c->meta || strcmp(capture_dir, c->flight) != 0)
+	if (r < 0 || !c->has_meta || strcmp(capture_dir, c->flight) != 0)
 		return r;
-	if (!json_object_object_get_ex(c->meta, "chunks", &chunks)) {
-		chunks = json_object_new_array();
-		if (!chunks || json_object_object_add(c->meta, "chunks", chunks) != 0)
-			return 0;
-	}
-	o = json_object_new_object();
-	if (!o)
-		return 0;
-	jank_json_add_str(o, "name", chunk->name);
-	jank_json_add_i64(o, "index", (int64_t)chunk->index);
-	jank_json_add_i64(o, "begin", chunk->begin_ns);
-	jank_json_add_i64(o, "end", chunk->end_ns);
-	if (json_object_array_add(chunks, o) != 0)
-		json_object_put(o);
-	meta_write(c->flight, c->meta);
+	if (jank_capture_record_add_chunk(&c->meta, chunk->name, chunk->index, chunk->begin_ns,
+					  chunk->end_ns) == 0)
+		meta_write(c->flight, &c->meta);
 	return 0;
 }

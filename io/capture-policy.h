@@ -31,29 +31,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "capture-chunks.h"
+#include "capture-json.h"
 #include "config-file.h"
 #include "engine.h"
 
 #define JANK_CAPTURE_DEFAULT_DIR "/var/lib/jankd/captures"
-#define JANK_CAPTURE_FILE	 "capture.json"
-#define JANK_CAPTURE_FORMAT	 "jank-capture/1" /* capture.json's "format" */
-#define JANK_CAPTURE_JOINED_MAX	 64		  /* joined janks listed in capture.json */
-/*
- * What a capture.json and a report.json read back may hold, at most
- * (json-read.h): far more than jank writes (capture.json: 64 joined janks
- * and the chunks of a rotation, a few hundred values; report.json: the
- * path and suspects of one action), far less than would cost the reader
- * much memory. Past them the file is refused, said as such.
- */
-#define JANK_CAPTURE_JSON_BOUNDS                                                                   \
-	{                                                                                          \
-		.max_bytes = 1u << 20, .max_objects = 4096, .max_values = 65536                    \
-	}
-#define JANK_REPORT_JSON_BOUNDS                                                                    \
-	{                                                                                          \
-		.max_bytes = 16u << 20, .max_objects = 65536, .max_values = 1u << 20               \
-	}
-#define JANK_CAPTURE_MSG_LEN (PATH_MAX + 512)
+#define JANK_CAPTURE_MSG_LEN	 (PATH_MAX + 512)
 
 struct jank_capture_settings {
 	enum jank_capture_mode mode;

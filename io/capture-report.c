@@ -22,11 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "array.h"
-#include "capture-policy.h"
+#include "capture-binaries.h"
+#include "capture-json.h"
 #include "dirtree.h"
 #include "errbuf.h"
-#include "json-read.h"
 #include "json-util.h"
 #include "textsafe.h"
 #include "trace-reader.h"
@@ -40,179 +39,31 @@
 
 #define ERR_LEN 1024
 
-/* ---- capture.json ---- */
+/* ---- capture.json (capture-json.h) ---- */
 
 struct meta {
-	struct json_object *root;
-	struct jank_rule rule;
-	struct jank_flow_rule
-		*flows; /* the config's flows at capture time (none before they were) */
-	size_t nflows;
-	const char *name;
-	struct jank_verdict_decoded dec;
-	const struct jank_verdict *act; /* the flagged action (its verdict's head), in dec */
+	struct jank_capture_record rec; /* rec.rule: with the threshold the live engine applied */
+	struct jank_rule act_rule;	/* the flagged action's stub rule (its name) */
+	struct jank_verdict act_v;
+	const struct jank_verdict *act; /* the flagged action (its verdict's head): &act_v */
 };
 
 static void meta_fini(struct meta *m)
 {
-	jank_verdict_decoded_fini(&m->dec);
-	jank_rule_fini(&m->rule);
-	for (size_t i = 0; i < m->nflows; i++)
-		jank_flow_rule_fini(&m->flows[i]);
-	free(m->flows);
-	json_object_put(m->root);
+	jank_capture_record_fini(&m->rec);
 	memset(m, 0, sizeof(*m));
-}
-
-/* "key" and "match" of a rule or a flow: 0, or 1 for a bad key, 2 for a bad match field, 3
- * for a bad match value. */
-static int meta_keys_match(struct json_object *o, char **keys, unsigned *nkeys, char **match_field,
-			   struct jank_value *match_value)
-{
-	struct json_object *a = jank_json_get(o, "key", json_type_array), *match;
-	const char *s;
-
-	if (a) {
-		size_t n = json_object_array_length(a);
-
-		if (n > JANK_RULE_MAX_KEYS)
-			return 1;
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *k = json_object_array_get_idx(a, i);
-
-			if (!json_object_is_type(k, json_type_string) ||
-			    !(keys[i] = strdup(json_object_get_string(k))))
-				return 1;
-			(*nkeys)++;
-		}
-	}
-	match = jank_json_get(o, "match", json_type_object);
-	if (match) {
-		struct json_object *v;
-
-		if (!(s = jank_json_get_str(match, "field")) || !(*match_field = strdup(s)))
-			return 2;
-		if ((v = jank_json_get(match, "value", json_type_string))) {
-			char *dup = strdup(json_object_get_string(v));
-
-			if (!dup)
-				return 3;
-			match_value->type = JANK_VALUE_STR;
-			match_value->s = dup;
-		} else if ((v = jank_json_get(match, "value", json_type_int))) {
-			match_value->type = JANK_VALUE_INT;
-			match_value->i = json_object_get_int64(v);
-		} else {
-			return 3;
-		}
-	}
-	return 0;
-}
-
-/* The rule as capture.json describes it. Returns the name of a bad field, or NULL. */
-static const char *meta_rule(struct meta *m, struct json_object *ro)
-{
-	static const char *const bad[] = { NULL, "rule.key", "rule.match.field",
-					   "rule.match.value" };
-	struct jank_rule *ru = &m->rule;
-	const char *s;
-
-	jank_rule_init(ru);
-	if (!(s = jank_json_get_str(ro, "name")) || !(ru->name = strdup(s)))
-		return "rule.name";
-	if (!(s = jank_json_get_str(ro, "begin")) || !(ru->begin_event = strdup(s)))
-		return "rule.begin";
-	if (!(s = jank_json_get_str(ro, "end")) || !(ru->end_event = strdup(s)))
-		return "rule.end";
-	return bad[meta_keys_match(ro, ru->keys, &ru->nkeys, &ru->match_field, &ru->match_value)];
-}
-
-/* A flow's "to_key" (the `to` event's own fields), when it has one. Nonzero: bad. */
-static int meta_to_keys(struct json_object *o, struct jank_flow_rule *f)
-{
-	struct json_object *a = jank_json_get(o, "to_key", json_type_array);
-	size_t n = a ? json_object_array_length(a) : 0;
-
-	if (n > JANK_RULE_MAX_KEYS)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *k = json_object_array_get_idx(a, i);
-
-		if (!json_object_is_type(k, json_type_string) ||
-		    !(f->to_keys[i] = strdup(json_object_get_string(k))))
-			return 1;
-		f->nto_keys++;
-	}
-	return !jank_flow_rule_ok(f);
-}
-
-/* The flows capture.json lists (none in a capture of an older jankd). Returns a bad field or
- * NULL. */
-static const char *meta_flows(struct meta *m)
-{
-	struct json_object *a = jank_json_get(m->root, "flows", json_type_array);
-	size_t n = a ? json_object_array_length(a) : 0;
-
-	if (!n)
-		return NULL;
-	if (!(m->flows = calloc(n, sizeof(*m->flows))))
-		return "flows";
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(a, i);
-		struct jank_flow_rule *f = &m->flows[i];
-		const char *s;
-
-		jank_flow_rule_init(f);
-		m->nflows++;
-		if (!json_object_is_type(o, json_type_object) ||
-		    !(s = jank_json_get_str(o, "name")) || !(f->name = strdup(s)) ||
-		    !(s = jank_json_get_str(o, "from")) || !(f->from_event = strdup(s)) ||
-		    !(s = jank_json_get_str(o, "to")) || !(f->to_event = strdup(s)) ||
-		    meta_keys_match(o, f->keys, &f->nkeys, &f->match_field, &f->match_value) ||
-		    !f->nkeys || meta_to_keys(o, f))
-			return "flows";
-	}
-	return NULL;
-}
-
-/* The flagged action, from capture.json's (`path`) "action". Returns 0 or -errno (err). */
-static int meta_action(struct meta *m, struct json_object *ao, const char *path, char *err,
-		       size_t errlen)
-{
-	struct jank_verdict_json_error bad;
-	int r = jank_verdict_from_json(ao, &m->dec, &bad);
-
-	if (r == -ENOMEM) {
-		jank_errf(err, errlen, "%s: out of memory", path);
-		return r;
-	}
-	if (r < 0) {
-		jank_errf(err, errlen, "%s: bad 'action.%s': %s", path, bad.field, bad.why);
-		return r;
-	}
-	m->act = &m->dec.v;
-	if (m->act->tid < 0) { /* the report follows the action's thread */
-		jank_errf(err, errlen, "%s: bad 'action.tid': %" PRId32 ", not a thread", path,
-			  m->act->tid);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* Returns 0, -ENOENT, -EINVAL or -ENOMEM (message in err). */
 static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 {
-	static const struct jank_json_bounds bounds = JANK_CAPTURE_JSON_BOUNDS;
-	char why[JANK_FORMAT_SUSPECT_LEN];
-	bool missing;
-	struct json_object *ro, *ao;
-	const char *bad = NULL, *fmt;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[ERR_LEN];
 	struct stat st;
+	bool missing;
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	jank_rule_init(&m->rule);
+	jank_capture_record_init(&m->rec);
 	if (stat(dir, &st) != 0) {
 		jank_errf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -ENOENT;
@@ -222,44 +73,31 @@ static int meta_load(struct meta *m, const char *dir, char *err, size_t errlen)
 		return -ENOENT;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, JANK_CAPTURE_FILE);
-	m->root = jank_json_load_bounded(path, &bounds, &missing, why, sizeof(why));
-	if (!m->root && missing) {
+	r = jank_capture_record_load(path, &m->rec, &missing, why, sizeof(why));
+	if (r == -ENOENT && missing) {
 		jank_errf(err, errlen, "%s: no %s (not a capture directory)", dir,
 			  JANK_CAPTURE_FILE);
 		return -ENOENT;
 	}
-	if (!m->root) {
-		why[strcspn(why, "\n")] = '\0';
+	if (r < 0) {
 		jank_errf(err, errlen, "%s: %s", path, why);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	if (!m->rec.rule.name || !m->rec.action.action) { /* a verdict without a rule */
+		jank_errf(err, errlen, "%s: bad '%s': missing", path,
+			  !m->rec.rule.name ? "rule.name" : "action.action");
 		return -EINVAL;
 	}
-	fmt = jank_json_get_str(m->root, "format");
-	if (fmt && strncmp(fmt, "jank-capture/", 13) != 0) {
-		jank_errf(err, errlen, "%s: unknown format '%s' (expected %s)", path, fmt,
-			  JANK_CAPTURE_FORMAT);
+	jank_capture_action_verdict(&m->rec.action, &m->act_rule, &m->act_v);
+	m->act = &m->act_v;
+	if (m->act->tid < 0) { /* the report follows the action's thread */
+		jank_errf(err, errlen, "%s: bad 'action.tid': %" PRId32 ", not a thread", path,
+			  m->act->tid);
 		return -EINVAL;
 	}
-	ro = jank_json_get(m->root, "rule", json_type_object);
-	ao = jank_json_get(m->root, "action", json_type_object);
-	m->name = jank_json_get_str(m->root, "name");
-	if (!ro)
-		bad = "rule";
-	else if (!ao)
-		bad = "action";
-	else
-		bad = meta_rule(m, ro);
-	if (!bad)
-		bad = meta_flows(m);
-	if (bad) {
-		jank_errf(err, errlen, "%s: missing or bad '%s'", path, bad);
-		return -EINVAL;
-	}
-	r = meta_action(m, ao, path, err, errlen);
-	if (r < 0)
-		return r;
 	/* Offline, the threshold is the one the live engine applied. */
-	m->rule.threshold.kind = JANK_THRESHOLD_FIXED;
-	m->rule.threshold.ns = m->act->threshold;
+	m->rec.rule.threshold.kind = JANK_THRESHOLD_FIXED;
+	m->rec.rule.threshold.ns = m->act->threshold;
 	return 0;
 }
 
@@ -293,205 +131,6 @@ static bool same_key(const char *key, const char *json_key)
 	return !strcmp(key, json_key) || !strcmp(jank_utf8(k, sizeof(k), key), json_key);
 }
 
-/* ---- binaries.json: where the path's addresses fell ---- */
-
-/* A binary of binaries.json being built, and the processes that map it. */
-struct bin_entry {
-	const char *path;
-	const uint8_t *build_id;
-	size_t build_id_len;
-	struct json_object *mappings, *frames;
-};
-
-struct bin_mapping {
-	size_t entry;
-	int32_t pid;
-	uint64_t base;
-};
-
-struct bin_list {
-	struct bin_entry *v;
-	size_t n, cap;
-	struct bin_mapping *maps;
-	size_t nmaps, maps_cap;
-};
-
-/* Appends v to array a (v NULL: out of memory). 0 or -ENOMEM. */
-static int append(struct json_object *a, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(a, v) != 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static struct json_object *hex_json(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
-static struct json_object *build_id_json(const uint8_t *id, size_t len)
-{
-	char buf[2 * JANK_SYMBOLS_MAX_BUILD_ID + 1];
-
-	if (!id || !len)
-		return NULL;
-	for (size_t i = 0; i < len && i < JANK_SYMBOLS_MAX_BUILD_ID; i++)
-		snprintf(buf + 2 * i, 3, "%02x", id[i]);
-	return json_object_new_string(buf);
-}
-
-/* The entry of the binary at pl, added to `all` when new; NULL when out of memory. */
-static struct bin_entry *bin_entry(struct bin_list *l, struct json_object *all,
-				   const struct jank_symbols_place *pl)
-{
-	struct json_object *o;
-	struct bin_entry *e;
-	int err = 0;
-
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].path, pl->path) && l->v[i].build_id_len == pl->build_id_len &&
-		    (!pl->build_id_len ||
-		     !memcmp(l->v[i].build_id, pl->build_id, pl->build_id_len)))
-			return &l->v[i];
-	if (l->n == l->cap) {
-		size_t cap = jank_array_grow(&l->v, sizeof(*l->v), l->cap, 8);
-
-		if (!cap)
-			return NULL;
-		l->cap = cap;
-	}
-	if (!(o = json_object_new_object()) || append(all, o) < 0)
-		return NULL;
-	e = &l->v[l->n];
-	*e = (struct bin_entry){ pl->path, pl->build_id, pl->build_id_len, json_object_new_array(),
-				 json_object_new_array() };
-	err |= jank_json_add(o, "path", jank_json_new_untrusted_string(pl->path));
-	if (pl->build_id_len) {
-		err |= jank_json_add(o, "build_id", build_id_json(pl->build_id, pl->build_id_len));
-		err |= jank_json_add_str(o, "build_id_from",
-					 pl->build_id_from_file ? "file" : "trace");
-	} else {
-		err |= json_object_object_add(o, "build_id", NULL) ? -ENOMEM : 0;
-	}
-	if (pl->debug_link)
-		err |= jank_json_add(o, "debug_link",
-				     jank_json_new_untrusted_string(pl->debug_link));
-	if (pl->symbol_file)
-		err |= jank_json_add(o, "symbol_file",
-				     jank_json_new_untrusted_string(pl->symbol_file));
-	else
-		err |= json_object_object_add(o, "symbol_file", NULL) ? -ENOMEM : 0;
-	if (pl->vaddr_known)
-		err |= jank_json_add(o, "first_load_vaddr", hex_json(pl->first_vaddr));
-	err |= jank_json_add(o, "mappings", json_object_get(e->mappings));
-	err |= jank_json_add(o, "frames", json_object_get(e->frames));
-	json_object_put(e->mappings); /* o holds them */
-	json_object_put(e->frames);
-	if (err || !e->mappings || !e->frames)
-		return NULL;
-	l->n++;
-	return e;
-}
-
-/* A mapping of the binary at pl, listed once per (process, base). */
-static int bin_mapping(struct bin_list *l, size_t entry, int32_t pid,
-		       const struct jank_symbols_place *pl)
-{
-	struct json_object *m;
-	int err = 0;
-
-	for (size_t i = 0; i < l->nmaps; i++)
-		if (l->maps[i].entry == entry && l->maps[i].pid == pid &&
-		    l->maps[i].base == pl->base)
-			return 0;
-	if (l->nmaps == l->maps_cap) {
-		size_t cap = jank_array_grow(&l->maps, sizeof(*l->maps), l->maps_cap, 8);
-
-		if (!cap)
-			return -ENOMEM;
-		l->maps_cap = cap;
-	}
-	l->maps[l->nmaps++] = (struct bin_mapping){ entry, pid, pl->base };
-	if (!(m = json_object_new_object()) || append(l->v[entry].mappings, m) < 0)
-		return -ENOMEM;
-	err |= jank_json_add(m, "pid", json_object_new_int64(pid));
-	err |= jank_json_add(m, "base", hex_json(pl->base));
-	if (pl->memsz)
-		err |= jank_json_add(m, "size", hex_json(pl->memsz));
-	err |= jank_json_add(m, "pic", json_object_new_boolean(pl->is_pic));
-	return err ? -ENOMEM : 0;
-}
-
-static struct json_object *frame_json(const struct jank_frame *fr,
-				      const struct jank_symbols_place *pl)
-{
-	struct json_object *o = json_object_new_object();
-	int err = 0;
-
-	if (!o)
-		return NULL;
-	err |= jank_json_add(o, "pid", json_object_new_int64(fr->pid));
-	err |= jank_json_add(o, "address", hex_json(fr->addr));
-	if (pl)
-		err |= jank_json_add(o, "offset", hex_json(pl->offset));
-	err |= jank_json_add(o, "name", jank_json_new_untrusted_string(fr->name));
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-/*
- * binaries.json: each binary the path's user-space addresses fell in (path,
- * build-id, where each process mapped it, the file its symbols came from),
- * with those addresses in the binary's own terms and the names they got;
- * then the addresses no known mapping held. Enough to name them again on
- * another host with the same builds (addr2line -e BINARY OFFSET).
- */
-static struct json_object *binaries_json(const struct jank_path *p, const struct jank_symbols *sym)
-{
-	struct json_object *root = json_object_new_object(), *all = json_object_new_array(),
-			   *unmapped = json_object_new_array();
-	struct bin_list l = { 0 };
-	int err = 0;
-
-	err |= jank_json_add(root, "format", json_object_new_string("jank-binaries/1"));
-	err |= jank_json_add(root, "binaries", json_object_get(all));
-	err |= jank_json_add(root, "unmapped", json_object_get(unmapped));
-	for (size_t i = 0; !err && i < p->nframes; i++) {
-		const struct jank_frame *fr = &p->frames[i];
-		struct jank_symbols_place pl;
-		struct bin_entry *e;
-
-		if (fr->kernel || !fr->addr)
-			continue;
-		if (!sym || jank_symbols_where(sym, fr->pid, fr->addr, &pl) < 0) {
-			err |= append(unmapped, frame_json(fr, NULL));
-			continue;
-		}
-		e = bin_entry(&l, all, &pl);
-		err |= !e || bin_mapping(&l, (size_t)(e - l.v), fr->pid, &pl) < 0 ||
-		       append(e->frames, frame_json(fr, &pl)) < 0;
-	}
-	json_object_put(all);
-	json_object_put(unmapped);
-	free(l.v);
-	free(l.maps);
-	if (err) {
-		json_object_put(root);
-		return NULL;
-	}
-	return root;
-}
-
 static void on_report(const struct jank_verdict *r, void *data)
 {
 	struct found *fd = data;
@@ -509,7 +148,7 @@ static void on_report(const struct jank_verdict *r, void *data)
 	}
 	/* Now: the symbolizer's mappings are those that named the frames. */
 	json_object_put(fd->binaries);
-	fd->binaries = binaries_json(&fd->path, fd->sym);
+	fd->binaries = jank_capture_binaries_json(&fd->path, fd->sym);
 	if (!fd->binaries) {
 		fd->err = -ENOMEM;
 		return;
@@ -565,7 +204,7 @@ static void summarize(struct out *o)
 	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], head[1200];
 	char en[JANK_TEXT_BUF], ek[JANK_TEXT_BUF];
 
-	snprintf(head, sizeof(head), "%s%s%s%s %s", jank_text(en, sizeof(en), m->rule.name),
+	snprintf(head, sizeof(head), "%s%s%s%s %s", jank_text(en, sizeof(en), m->rec.rule.name),
 		 m->act->key[0] ? " [" : "", jank_text(ek, sizeof(ek), m->act->key),
 		 m->act->key[0] ? "]" : "",
 		 jank_units_duration(r ? r->duration : m->act->duration, d, sizeof(d)));
@@ -605,7 +244,7 @@ static struct json_object *error_json(const struct out *o)
 	struct jank_verdict v = *o->m->act;
 	struct json_object *j;
 
-	v.rule = &o->m->rule;
+	v.rule = &o->m->rec.rule;
 	j = jank_verdict_to_json(&v, JANK_VERDICT_JSON_HEAD);
 	if (j && jank_json_add_str(j, "error", o->error) < 0) {
 		json_object_put(j);
@@ -627,7 +266,7 @@ static int report_json(FILE *f, void *data)
 		json_object_put(an);
 		return -ENOMEM;
 	}
-	e |= jank_json_add(j, "capture", json_object_get(o->m->root));
+	e |= jank_json_add(j, "capture", json_object_get(o->m->rec.json));
 	e |= jank_json_add(j, "analysis", an);
 	if (o->match)
 		e |= jank_json_add(an, "match", jank_json_new_untrusted_string(o->match));
@@ -755,14 +394,10 @@ static int report_text(FILE *f, void *data)
 {
 	struct out *o = data;
 	const struct meta *m = o->m;
-	struct json_object *joined = jank_json_get(m->root, "joined", json_type_array);
-	const char *when = jank_json_get_str(m->root, "time"),
-		   *mode = jank_json_get_str(m->root, "mode");
-	const char *session = jank_json_get_str(m->root, "session"),
-		   *host = jank_json_get_str(m->root, "hostname");
-	const char *version = jank_json_get_str(m->root, "jankd_version");
+	const char *when = m->rec.time, *mode = m->rec.mode, *session = m->rec.session;
+	const char *host = m->rec.hostname, *version = m->rec.jankd_version;
 	char d[32], th[JANK_FORMAT_THREAD_LEN], e1[JANK_TEXT_BUF], e2[JANK_TEXT_BUF];
-	int64_t more = 0;
+	size_t joined = m->rec.njoined + (size_t)m->rec.joined_more;
 
 	fprintf(f, "jank capture report: %s\n", jank_text(e1, sizeof(e1), o->dir));
 	fprintf(f, "  taken     %s", when ? jank_text(e1, sizeof(e1), when) : "(unknown time)");
@@ -775,13 +410,13 @@ static int report_text(FILE *f, void *data)
 	if (version)
 		fprintf(f, " (jankd %s)", jank_text(e1, sizeof(e1), version));
 	thread_name(m->act->tid, m->act->comm, th, sizeof(th));
-	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n", jank_text(e1, sizeof(e1), m->rule.name),
-		m->act->key[0] ? " [" : "", jank_text(e2, sizeof(e2), m->act->key),
-		m->act->key[0] ? "]" : "", jank_units_duration(m->act->duration, d, sizeof(d)), th);
-	jank_json_get_i64(m->root, "joined_more", &more);
-	if (joined && json_object_array_length(joined) + (size_t)more > 0)
+	fprintf(f, "\n  flagged   %s%s%s%s: %s on %s\n",
+		jank_text(e1, sizeof(e1), m->rec.rule.name), m->act->key[0] ? " [" : "",
+		jank_text(e2, sizeof(e2), m->act->key), m->act->key[0] ? "]" : "",
+		jank_units_duration(m->act->duration, d, sizeof(d)), th);
+	if (joined > 0)
 		fprintf(f, "  joined    %zu more janks happened during the capture (see %s)\n",
-			json_object_array_length(joined) + (size_t)more, JANK_CAPTURE_FILE);
+			joined, JANK_CAPTURE_FILE);
 	fprintf(f, "  trace     %" PRIu64 " events in %" PRIu64 " trace%s\n", o->in.events,
 		o->in.traces, o->in.traces == 1 ? "" : "s");
 	fprintf(f, "  summary   %s\n", o->summary);
@@ -837,7 +472,7 @@ static int report_flame(FILE *f, void *data)
 	return r;
 }
 
-/* binaries.json, made when the path was (binaries_json()). */
+/* binaries.json, made when the path was (capture-binaries.h). */
 static int report_binaries(FILE *f, void *data)
 {
 	const struct out *o = data;
@@ -874,7 +509,7 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 	if (r == 0 && o->rep) {
 		char th[JANK_FORMAT_THREAD_LEN];
 
-		name = o->m->name	      ? o->m->name
+		name = o->m->rec.name	      ? o->m->rec.name
 		       : strrchr(o->dir, '/') ? strrchr(o->dir, '/') + 1
 					      : o->dir;
 		thread_name(o->rep->tid, o->rep->comm, th, sizeof(th));
@@ -882,7 +517,7 @@ static int write_reports(struct out *o, char *err, size_t errlen)
 			 name, th, o->note ? " · partial: the capture lacks the action's end" : "");
 		r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_SVG, report_svg, &so);
 		snprintf(so.subtitle, sizeof(so.subtitle), "%s%s%s%s · capture %s%s",
-			 o->m->rule.name, o->m->act->key[0] ? " [" : "", o->m->act->key,
+			 o->m->rec.rule.name, o->m->act->key[0] ? " [" : "", o->m->act->key,
 			 o->m->act->key[0] ? "]" : "", name, o->note ? " · partial path" : "");
 		if (r == 0)
 			r = jank_dirtree_write_file(o->out_dir, JANK_CAPTURE_REPORT_FLAME,
@@ -941,14 +576,14 @@ static int replay(struct analysis *a, char *err, size_t errlen)
 	ec.report_all = true;
 	ec.overdue_grace_ns = 0;
 	a->e = jank_engine_new(&ec);
-	if (!a->e || jank_engine_add_rule(a->e, &a->m.rule) < 0) {
+	if (!a->e || jank_engine_add_rule(a->e, &a->m.rec.rule) < 0) {
 		jank_errf(err, errlen, "%s: out of memory", a->dir);
 		return -ENOMEM;
 	}
 	/* The flows too: the path crosses to the threads that did the action's work. A flow
 	 * the rule leaves no room for is left out (its events serve too many roles). */
-	for (size_t i = 0; i < a->m.nflows; i++) {
-		int r = jank_engine_add_flow(a->e, &a->m.flows[i]);
+	for (size_t i = 0; i < a->m.rec.nflows; i++) {
+		int r = jank_engine_add_flow(a->e, &a->m.rec.flows[i]);
 
 		if (r == -ENOMEM) {
 			jank_errf(err, errlen, "%s: out of memory", a->dir);
@@ -1007,7 +642,7 @@ static int path_over_interval(struct analysis *a)
 		return no_path(a,
 			       "%s: the capture holds no '%s' action with key '%s' and no event of "
 			       "tid %" PRId32 " during it",
-			       a->dir, jank_text(nm, sizeof(nm), a->m.rule.name),
+			       a->dir, jank_text(nm, sizeof(nm), a->m.rec.rule.name),
 			       jank_text(ek, sizeof(ek), a->m.act->key), a->m.act->tid);
 	}
 	r = jank_critpath_compute_thread(jank_engine_graph(a->e), w, b, en, &a->fd.path);
@@ -1016,7 +651,7 @@ static int path_over_interval(struct analysis *a)
 			       a->m.act->tid, strerror(-r));
 	jank_path_name_frames(&a->fd.path, a->sym ? jank_symbols_frame_namer : NULL, a->sym);
 	json_object_put(a->fd.binaries);
-	a->fd.binaries = binaries_json(&a->fd.path, a->sym);
+	a->fd.binaries = jank_capture_binaries_json(&a->fd.path, a->sym);
 	if (!a->fd.binaries)
 		return no_path(a, "%s: out of memory", a->dir);
 	memset(&a->rep, 0, sizeof(a->rep));
@@ -1085,7 +720,7 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 		jank_errf(err, errlen, "%s: out of memory", a->dir);
 		return -ENOMEM;
 	}
-	a->rep.rule = &a->m.rule;
+	a->rep.rule = &a->m.rec.rule;
 	a->rep.rule_index = 0;
 	a->rep.path = &a->fd.path;
 	a->rep.breakdown = &a->fd.bd;

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "array.h"
 #include "format-int.h"
 #include "format.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "state.h"
 #include "textsafe.h"
@@ -32,26 +32,13 @@
 #define TID_RANGE   -1, INT32_MAX      /* -1: the trace did not say */
 #define LOCK_DIGITS 16
 
-/* ---- Decoding: the checks every member goes through ---- */
+/* ---- Decoding: the checks every member goes through (json-read.h) ---- */
 
 struct dec {
-	struct jank_verdict_json_error *err;
-	char at[48]; /* the object being read: "", "critical_path[3].", "suspects.items[0]." */
+	struct jank_jr jr; /* jr.at: "", "critical_path[3].", "suspects.items[0]." */
 };
 
-static int fail(struct dec *d, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct dec *d, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(d->err->field, sizeof(d->err->field), "%s%s", d->at, key);
-	va_start(ap, fmt);
-	vsnprintf(d->err->why, sizeof(d->err->why), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define fail(d, key, ...) jank_json_read_fail(&(d)->jr, key, __VA_ARGS__)
 
 /*
  * A value read, to quote in an error: at most 32 bytes of it, control
@@ -70,40 +57,18 @@ static const char *quote(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-/* The member `key` of `o`; NULL when absent or null. */
-static struct json_object *member(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 /* An integer in [lo, hi]: 0 (set), 1 (absent: *out = dflt), or -EINVAL. */
 static int get_int(struct dec *d, struct json_object *o, const char *key, int64_t lo, int64_t hi,
 		   int64_t dflt, int64_t *out)
 {
-	struct json_object *v = member(o, key);
-	int64_t x;
-
-	*out = dflt;
-	if (!v)
-		return 1;
-	if (!json_object_is_type(v, json_type_int))
-		return fail(d, key, "not an integer");
-	x = json_object_get_int64(v);
-	if (x < lo || x > hi)
-		return fail(d, key, "%" PRId64 " is out of [%" PRId64 ", %" PRId64 "]", x, lo, hi);
-	*out = x;
-	return 0;
+	return jank_json_read_int(&d->jr, o, key, false, lo, hi, dflt, out);
 }
 
 /* The same, required. */
 static int need_int(struct dec *d, struct json_object *o, const char *key, int64_t lo, int64_t hi,
 		    int64_t *out)
 {
-	int r = get_int(d, o, key, lo, hi, 0, out);
-
-	return r == 1 ? fail(d, key, "missing") : r;
+	return jank_json_read_int(&d->jr, o, key, true, lo, hi, 0, out);
 }
 
 /* A thread or process id, -1 when the trace did not say; `dflt` when absent. */
@@ -118,38 +83,14 @@ static int get_id(struct dec *d, struct json_object *o, const char *key, int32_t
 
 static int get_bool(struct dec *d, struct json_object *o, const char *key, bool dflt, bool *out)
 {
-	struct json_object *v = member(o, key);
-
-	*out = dflt;
-	if (!v)
-		return 1;
-	if (!json_object_is_type(v, json_type_boolean))
-		return fail(d, key, "not true or false");
-	*out = json_object_get_boolean(v);
-	return 0;
+	return jank_json_read_bool(&d->jr, o, key, false, dflt, out);
 }
 
 /* A string that fits `len` bytes with its NUL: 0 (set), 1 (absent: *out = NULL), or -EINVAL. */
 static int get_str(struct dec *d, struct json_object *o, const char *key, size_t len,
 		   const char **out)
 {
-	struct json_object *v = member(o, key);
-	const char *s;
-	size_t n;
-
-	*out = NULL;
-	if (!v)
-		return 1;
-	if (!json_object_is_type(v, json_type_string))
-		return fail(d, key, "not a string");
-	s = json_object_get_string(v);
-	n = (size_t)json_object_get_string_len(v);
-	if (strlen(s) != n)
-		return fail(d, key, "holds a NUL character");
-	if (n >= len)
-		return fail(d, key, "longer than %zu bytes", len - 1);
-	*out = s;
-	return 0;
+	return jank_json_read_str(&d->jr, o, key, false, len, out);
 }
 
 /*
@@ -231,16 +172,14 @@ static int get_lock(struct dec *d, struct json_object *o, const char *key, bool 
 	return 0;
 }
 
+/* A member of type `type`, NULL when absent: *r 0 or -EINVAL. */
 static struct json_object *get_typed(struct dec *d, struct json_object *o, const char *key,
-				     enum json_type type, const char *what, int *r)
+				     enum json_type type, int *r)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
+	int e = jank_json_read_member(&d->jr, o, key, type, false, &v);
 
-	*r = 0;
-	if (v && !json_object_is_type(v, type)) {
-		*r = fail(d, key, "not %s", what);
-		return NULL;
-	}
+	*r = e < 0 ? e : 0;
 	return v;
 }
 
@@ -353,19 +292,18 @@ static int labels_from_json(struct dec *d, struct json_object *o, struct jank_pa
 	if (flow && (text_copy(name, sizeof(name), flow, strlen(flow)) < 0 ||
 		     !(s->flow = jank_path_label(p, name, ""))))
 		return -ENOMEM;
-	span = get_typed(d, o, "span", json_type_object, "an object", &r);
+	span = get_typed(d, o, "span", json_type_object, &r);
 	if (r < 0 || !span)
 		return r;
 	/* Its members are named "critical_path[3].span.action" in an error. */
-	at = strlen(d->at);
-	snprintf(d->at + at, sizeof(d->at) - at, "span.");
+	at = jank_json_read_push(&d->jr, "span.");
 	if ((r = get_str(d, span, "action", JANK_VERDICT_TEXT_LEN(JANK_LABEL_NAME_LEN), &action)) <
 		    0 ||
 	    (r = copy_str(d, span, "key", key, sizeof(key))) < 0)
 		return r;
 	if (!action || !action[0])
 		return fail(d, "action", action ? "empty" : "missing");
-	d->at[at] = '\0';
+	jank_json_read_pop(&d->jr, at);
 	if (text_copy(name, sizeof(name), action, strlen(action)) < 0 ||
 	    !(s->span = jank_path_label(p, name, key)))
 		return -ENOMEM;
@@ -388,7 +326,7 @@ static int stack_from_json(struct dec *d, struct json_object *o, struct jank_pat
 	size_t n;
 	int r;
 
-	a = get_typed(d, o, "stack", json_type_array, "an array", &r);
+	a = get_typed(d, o, "stack", json_type_array, &r);
 	if (r < 0 || !a)
 		return r;
 	n = json_object_array_length(a);
@@ -403,18 +341,13 @@ static int stack_from_json(struct dec *d, struct json_object *o, struct jank_pat
 		size_t len;
 
 		snprintf(key, sizeof(key), "stack[%zu]", i);
-		if (!json_object_is_type(v, json_type_string))
-			return fail(d, key, "not a string");
-		raw = json_object_get_string(v);
-		len = (size_t)json_object_get_string_len(v);
-		if (strlen(raw) != len)
-			return fail(d, key, "holds a NUL character");
+		/* A traced name, as copy_str() reads one. */
+		if (jank_json_read_str_value(&d->jr, v, key,
+					     JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN), &raw) < 0)
+			return -EINVAL;
+		len = strlen(raw);
 		if (len == 0)
 			return fail(d, key, "empty");
-		/* A traced name, as copy_str() reads one. */
-		if (len >= JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN))
-			return fail(d, key, "longer than %zu bytes",
-				    JANK_VERDICT_TEXT_LEN(JANK_FRAME_NAME_LEN) - 1);
 		if (text_copy(name, sizeof(name), raw, len) < 0)
 			return -ENOMEM;
 		if (!(frames[i] = jank_path_frame(p, 0, -1, false, name)))
@@ -517,7 +450,7 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 	size_t n;
 	int r;
 
-	segs = get_typed(d, o, "critical_path", json_type_array, "an array", &r);
+	segs = get_typed(d, o, "critical_path", json_type_array, &r);
 	if (r < 0 || (r = get_bool(d, o, "truncated", false, &p->truncated)) < 0)
 		return r;
 	n = segs ? json_object_array_length(segs) : 0;
@@ -527,7 +460,8 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 		if (!(p->cap = jank_array_grow(&p->segs, sizeof(*p->segs), p->cap, n)))
 			return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		snprintf(d->at, sizeof(d->at), "critical_path[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "critical_path[%zu].", i);
 		r = segment_from_json(d, json_object_array_get_idx(segs, i), from, out->v.end, p,
 				      &p->segs[i]);
 		if (r < 0)
@@ -535,7 +469,7 @@ static int path_from_json(struct dec *d, struct json_object *o, struct jank_verd
 		from = p->segs[i].end;
 		p->n = i + 1;
 	}
-	d->at[0] = '\0';
+	jank_json_read_pop(&d->jr, 0);
 	p->tid = out->v.tid;
 	p->begin = out->v.begin;
 	p->end = out->v.end;
@@ -599,10 +533,10 @@ static struct json_object *suspect_to_json(const struct jank_suspect *s,
 static int get_real(struct dec *d, struct json_object *o, const char *key, double lo, double hi,
 		    double *out)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v = NULL;
 
 	*out = 0;
-	if (!v)
+	if (!json_object_object_get_ex(o, key, &v) || !v)
 		return 0;
 	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
 		return fail(d, key, "not a number");
@@ -636,7 +570,7 @@ static int function_from_json(struct dec *d, struct json_object *o, struct jank_
 	    (r = get_real(d, o, "increase", -1, 1, &s->increase)) < 0 ||
 	    (r = get_real(d, o, "slow_presence", 0, 1, &s->presence_slow)) < 0 ||
 	    (r = get_real(d, o, "normal_presence", 0, 1, &s->presence_normal)) < 0 ||
-	    (r = get_int(d, o, "rank_ns", -EXACT_MAX, INT64_MAX, 0, &rank)) < 0)
+	    (r = get_int(d, o, "rank_ns", -EXACT_MAX, EXACT_MAX, 0, &rank)) < 0)
 		return r;
 	memcpy(s->function, f.name, sizeof(s->function));
 	s->comp.key.id = jank_comp_function_identity(&f);
@@ -791,13 +725,11 @@ struct json_object *jank_suspects_to_json(const struct jank_suspects *ss)
 static struct json_object *get_array(struct dec *d, struct json_object *o, const char *key,
 				     size_t max, int *r)
 {
-	struct json_object *a = get_typed(d, o, key, json_type_array, "an array", r);
+	struct json_object *a;
+	int e = jank_json_read_array(&d->jr, o, key, false, max, &a);
 
-	if (a && json_object_array_length(a) > max) {
-		*r = fail(d, key, "more than %zu elements", max);
-		return NULL;
-	}
-	return a;
+	*r = e < 0 ? e : 0;
+	return e == 0 ? a : NULL;
 }
 
 /* The inverse of jank_suspects_to_json(); "needed" and "summary" are not read. */
@@ -808,7 +740,8 @@ static int suspects_from_json(struct dec *d, struct json_object *o, struct jank_
 	int r;
 
 	memset(ss, 0, sizeof(*ss));
-	snprintf(d->at, sizeof(d->at), "suspects.");
+	jank_json_read_pop(&d->jr, 0);
+	jank_json_read_push(&d->jr, "suspects.");
 	if ((r = get_name(d, o, "baseline", jank_suspects_baseline_from_name, 0)) < 0)
 		return r;
 	ss->whole = r == 1;
@@ -825,18 +758,20 @@ static int suspects_from_json(struct dec *d, struct json_object *o, struct jank_
 	if (r < 0)
 		return r;
 	for (size_t i = 0; items && i < json_object_array_length(items); i++, ss->n++) {
-		snprintf(d->at, sizeof(d->at), "suspects.items[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "suspects.items[%zu].", i);
 		r = suspect_from_json(d, json_object_array_get_idx(items, i), &ss->items[i]);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; ran && i < json_object_array_length(ran); i++, ss->nran++) {
-		snprintf(d->at, sizeof(d->at), "suspects.cpu_taken_by[%zu].", i);
+		jank_json_read_pop(&d->jr, 0);
+		jank_json_read_push(&d->jr, "suspects.cpu_taken_by[%zu].", i);
 		r = ran_from_json(d, json_object_array_get_idx(ran, i), &ss->ran[i]);
 		if (r < 0)
 			return r;
 	}
-	d->at[0] = '\0';
+	jank_json_read_pop(&d->jr, 0);
 	return 0;
 }
 
@@ -958,33 +893,46 @@ struct json_object *jank_verdict_to_json(const struct jank_verdict *v,
 	return o;
 }
 
+static int verdict_from_json(struct dec *d, struct json_object *o, struct jank_verdict_decoded *out)
+{
+	struct json_object *sus;
+	int r;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return fail(d, "", "not a JSON object");
+	r = head_from_json(d, o, out);
+	if (r == 0)
+		r = path_from_json(d, o, out);
+	if (r < 0)
+		return r;
+	sus = get_typed(d, o, "suspects", json_type_object, &r);
+	if (r < 0 || !sus)
+		return r;
+	r = suspects_from_json(d, sus, &out->suspects);
+	if (r == 0)
+		out->v.suspects = &out->suspects;
+	return r;
+}
+
 int jank_verdict_from_json(struct json_object *o, struct jank_verdict_decoded *out,
 			   struct jank_verdict_json_error *err)
 {
-	struct dec d = { .err = err };
-	struct json_object *sus;
+	struct dec d;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	memset(err, 0, sizeof(*err));
+	jank_json_read_init(&d.jr);
 	jank_rule_init(&out->rule);
 	jank_path_init(&out->path);
 	jank_breakdown_init(&out->breakdown);
 	out->v.path = &out->path;
 	out->v.breakdown = &out->breakdown;
-	if (!o || !json_object_is_type(o, json_type_object))
-		return fail(&d, "", "not a JSON object");
-	r = head_from_json(&d, o, out);
-	if (r == 0)
-		r = path_from_json(&d, o, out);
-	if (r < 0)
-		return r;
-	sus = get_typed(&d, o, "suspects", json_type_object, "an object", &r);
-	if (r < 0 || !sus)
-		return r;
-	r = suspects_from_json(&d, sus, &out->suspects);
-	if (r == 0)
-		out->v.suspects = &out->suspects;
+	r = verdict_from_json(&d, o, out);
+	if (r == -EINVAL) {
+		snprintf(err->field, sizeof(err->field), "%s", d.jr.field);
+		snprintf(err->why, sizeof(err->why), "%s", d.jr.why);
+	}
 	return r;
 }
 

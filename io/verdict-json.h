@@ -68,7 +68,7 @@ struct jank_verdict_decoded {
 
 /* Why a verdict was refused: the member ("tid", "critical_path[3].end") and what is wrong. */
 struct jank_verdict_json_error {
-	char field[64];
+	char field[128];
 	char why[160];
 };
 

@@ -691,76 +691,95 @@ void jank_capturer_free(struct jank_capturer *cp)
 
 /* ---- Status ---- */
 
-void jank_capturer_get_stats(struct jank_capturer *cp, struct jank_capture_stats *out)
+void jank_capturer_get_status(struct jank_capturer *cp, struct jank_capturer_status *out)
 {
+	const char *flight;
+
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&cp->lock);
-	if (cp->policy)
-		jank_capture_policy_get_stats(cp->policy, out);
+	out->mode = cp->mode;
+	if (cp->policy) {
+		out->has_policy = true;
+		snprintf(out->dir, sizeof(out->dir), "%s", jank_capture_policy_dir(cp->policy));
+		jank_capture_policy_get_stats(cp->policy, &out->stats);
+		flight = jank_capture_policy_in_flight(cp->policy);
+		if (flight)
+			snprintf(out->in_flight, sizeof(out->in_flight), "%s", flight);
+	}
+	out->session_up = cp->session.current.enabled;
+	if (out->session_up)
+		snprintf(out->session, sizeof(out->session), "%s", cp->session.current.name);
+	out->session_owned = cp->session.owned;
+	out->session_recreated = cp->session.recreated;
+	out->session_recreate_refused = cp->session.recreate_refused;
+	out->kernel = cp->session.kernel_ok;
+	snprintf(out->session_error, sizeof(out->session_error), "%s", cp->session.error);
+	out->no_session = cp->no_session;
+	out->reports = cp->reports_ok;
+	out->reports_without_path = cp->reports_nodata;
+	out->reports_failed = cp->reports_failed;
+	out->rotation = cp->session.current.mode == JANK_CAPTURE_ROTATION;
+	out->chunks_kept = cp->rotation.chunks_kept;
+	out->chunks_deleted = cp->rotation.chunks_deleted;
+	out->rotations_waited = cp->rotation.rotations_waited;
+	out->rotations_retried = cp->rotation.rotations_retried;
 	pthread_mutex_unlock(&cp->lock);
 }
 
-struct json_object *jank_capturer_status_json(struct jank_capturer *cp)
+/* The refusals per reason, or their episodes (`episodes`), and "no-session" for the refusals. */
+static struct json_object *refused_json(const struct jank_capturer_status *s, bool episodes)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *refused = json_object_new_object();
-	struct json_object *episodes = json_object_new_object();
-	struct jank_capture_stats st;
-	const char *flight;
 
-	if (!o || !refused || !episodes) {
+	for (int i = JANK_CAPTURE_REASON_COOLDOWN; o && i < JANK_CAPTURE_REASON_COUNT; i++)
+		jank_json_add_u64(o, jank_capture_reason_name(i),
+				  episodes ? s->stats.episodes[i] : s->stats.refused[i]);
+	if (o && !episodes)
+		jank_json_add_u64(o, "no-session", s->no_session);
+	return o;
+}
+
+struct json_object *jank_capturer_status_to_json(const struct jank_capturer_status *s)
+{
+	struct json_object *o = json_object_new_object();
+	const struct jank_capture_stats *st = &s->stats;
+	int e = 0;
+
+	if (!o)
+		return NULL;
+	e |= jank_json_add_str(o, "mode", jank_capture_mode_name(s->mode));
+	if (s->has_policy)
+		e |= jank_json_add_str(o, "dir", s->dir);
+	e |= jank_json_add_str(o, "session", s->session_up ? s->session : NULL);
+	e |= jank_json_add_bool(o, "session_owned", s->session_owned);
+	e |= jank_json_add_u64(o, "session_recreated", s->session_recreated);
+	e |= jank_json_add_u64(o, "session_recreate_refused", s->session_recreate_refused);
+	e |= jank_json_add_bool(o, "kernel", s->kernel);
+	if (s->session_error[0])
+		e |= jank_json_add_str(o, "session_error", s->session_error);
+	e |= jank_json_add_u64(o, "started", st->started);
+	e |= jank_json_add_u64(o, "joined", st->joined);
+	e |= jank_json_add_u64(o, "completed", st->completed);
+	e |= jank_json_add_u64(o, "failed", st->failed);
+	e |= jank_json_add_u64(o, "failure_episodes", st->failure_episodes);
+	e |= jank_json_add(o, "refused", refused_json(s, false));
+	e |= jank_json_add(o, "refusal_episodes", refused_json(s, true));
+	e |= jank_json_add_u64(o, "deleted", st->deleted);
+	e |= jank_json_add_u64(o, "deleted_bytes", st->deleted_bytes);
+	e |= jank_json_add_u64(o, "bytes", st->bytes);
+	e |= jank_json_add_str(o, "in_flight", s->in_flight[0] ? s->in_flight : NULL);
+	e |= jank_json_add_u64(o, "reports", s->reports);
+	e |= jank_json_add_u64(o, "reports_without_path", s->reports_without_path);
+	e |= jank_json_add_u64(o, "reports_failed", s->reports_failed);
+	if (s->rotation) {
+		e |= jank_json_add_u64(o, "chunks_kept", s->chunks_kept);
+		e |= jank_json_add_u64(o, "chunks_deleted", s->chunks_deleted);
+		e |= jank_json_add_u64(o, "rotations_waited", s->rotations_waited);
+		e |= jank_json_add_u64(o, "rotations_retried", s->rotations_retried);
+	}
+	if (e) {
 		json_object_put(o);
-		json_object_put(refused);
-		json_object_put(episodes);
 		return NULL;
 	}
-	pthread_mutex_lock(&cp->lock);
-	json_object_object_add(o, "mode", json_object_new_string(jank_capture_mode_name(cp->mode)));
-	if (cp->policy) {
-		json_object_object_add(o, "dir",
-				       json_object_new_string(jank_capture_policy_dir(cp->policy)));
-		jank_capture_policy_get_stats(cp->policy, &st);
-		flight = jank_capture_policy_in_flight(cp->policy);
-	} else {
-		memset(&st, 0, sizeof(st));
-		flight = NULL;
-	}
-	json_object_object_add(o, "session",
-			       cp->session.current.enabled
-				       ? json_object_new_string(cp->session.current.name)
-				       : NULL);
-	json_object_object_add(o, "session_owned", json_object_new_boolean(cp->session.owned));
-	jank_json_add_u64(o, "session_recreated", cp->session.recreated);
-	jank_json_add_u64(o, "session_recreate_refused", cp->session.recreate_refused);
-	json_object_object_add(o, "kernel", json_object_new_boolean(cp->session.kernel_ok));
-	if (cp->session.error[0])
-		json_object_object_add(o, "session_error",
-				       json_object_new_string(cp->session.error));
-	jank_json_add_u64(o, "started", st.started);
-	jank_json_add_u64(o, "joined", st.joined);
-	jank_json_add_u64(o, "completed", st.completed);
-	jank_json_add_u64(o, "failed", st.failed);
-	jank_json_add_u64(o, "failure_episodes", st.failure_episodes);
-	for (int i = JANK_CAPTURE_REASON_COOLDOWN; i < JANK_CAPTURE_REASON_COUNT; i++) {
-		jank_json_add_u64(refused, jank_capture_reason_name(i), st.refused[i]);
-		jank_json_add_u64(episodes, jank_capture_reason_name(i), st.episodes[i]);
-	}
-	jank_json_add_u64(refused, "no-session", cp->no_session);
-	json_object_object_add(o, "refused", refused);
-	json_object_object_add(o, "refusal_episodes", episodes);
-	jank_json_add_u64(o, "deleted", st.deleted);
-	jank_json_add_u64(o, "deleted_bytes", st.deleted_bytes);
-	jank_json_add_u64(o, "bytes", st.bytes);
-	json_object_object_add(o, "in_flight", flight ? json_object_new_string(flight) : NULL);
-	jank_json_add_u64(o, "reports", cp->reports_ok);
-	jank_json_add_u64(o, "reports_without_path", cp->reports_nodata);
-	jank_json_add_u64(o, "reports_failed", cp->reports_failed);
-	if (cp->session.current.mode == JANK_CAPTURE_ROTATION) {
-		jank_json_add_u64(o, "chunks_kept", cp->rotation.chunks_kept);
-		jank_json_add_u64(o, "chunks_deleted", cp->rotation.chunks_deleted);
-		jank_json_add_u64(o, "rotations_waited", cp->rotation.rotations_waited);
-		jank_json_add_u64(o, "rotations_retried", cp->rotation.rotations_retried);
-	}
-	pthread_mutex_unlock(&cp->lock);
 	return o;
 }

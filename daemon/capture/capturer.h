@@ -75,10 +75,31 @@ void jank_capturer_stop(struct jank_capturer *cp);
 /* Stops first when needed. */
 void jank_capturer_free(struct jank_capturer *cp);
 
-/* The capture policy's counters (zeros before captures were ever on). */
-void jank_capturer_get_stats(struct jank_capturer *cp, struct jank_capture_stats *out);
+/*
+ * What the capturer says of itself, read at once under its lock: `jankctl
+ * status` (its "capture" object, and the text made from the same struct)
+ * and the metrics page render it.
+ */
+struct jank_capturer_status {
+	enum jank_capture_mode mode;
+	bool has_policy;    /* captures were on once: dir, the stats and in_flight are */
+	char dir[PATH_MAX]; /* the capture dir */
+	bool session_up;    /* the capture session is up: `session` names it */
+	char session[JANK_CONFIG_SESSION_LEN];
+	bool session_owned; /* jankd created it */
+	uint64_t session_recreated, session_recreate_refused;
+	bool kernel;					  /* its kernel channel could be made */
+	char session_error[JANK_CAPTURE_SESSION_ERR_LEN]; /* why it is not up; "" */
+	struct jank_capture_stats stats;		  /* the policy's counters (zeros before) */
+	uint64_t no_session;				  /* janks refused: no capture session */
+	char in_flight[PATH_MAX];			  /* the capture being recorded, "" */
+	uint64_t reports, reports_without_path, reports_failed;
+	bool rotation; /* rotation mode: the four counters below are */
+	uint64_t chunks_kept, chunks_deleted, rotations_waited, rotations_retried;
+};
 
+void jank_capturer_get_status(struct jank_capturer *cp, struct jank_capturer_status *out);
 /* The "capture" object of `jankctl status` (a new reference), NULL on allocation failure. */
-struct json_object *jank_capturer_status_json(struct jank_capturer *cp);
+struct json_object *jank_capturer_status_to_json(const struct jank_capturer_status *s);
 
 #endif

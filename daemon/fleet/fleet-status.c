@@ -28,14 +28,6 @@ static struct json_object *proc_stats_json(const struct jank_worker_proc_stats *
 	return o;
 }
 
-static struct json_object *proc_json(const struct jank_proc *p)
-{
-	struct jank_worker_proc_stats s;
-
-	jank_worker_proc_get_stats(p, &s);
-	return proc_stats_json(&s);
-}
-
 const char *jank_fleet_input_state(const struct jank_fleet_input *in)
 {
 	struct jank_worker_proc_stats s;
@@ -146,32 +138,53 @@ static struct json_object *patterns_json(char *const *pats, size_t n)
 	return a;
 }
 
-static struct json_object *discovery_json(const struct jank_fleet *f)
+bool jank_fleet_get_discovery(const struct jank_fleet *f, struct jank_fleet_discovery *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f->discovery)
+		return false;
+	out->relayd = f->live->discover;
+	out->hosts = f->live->hosts;
+	out->nhosts = f->live->nhosts;
+	out->sessions = f->live->sessions;
+	out->nsessions = f->live->nsessions;
+	out->interval_ns = f->live->discover_interval_ns;
+	out->listed = f->listed;
+	out->polls = f->polls;
+	out->errors = f->poll_errors;
+	out->sessions_listed = f->nlisted;
+	out->max_inputs = f->live->max_inputs;
+	out->sessions_refused = f->refused;
+	out->at_limit = f->at_limit;
+	out->last_error = f->list_error;
+	jank_worker_proc_get_stats(f->discovery, &out->worker);
+	return true;
+}
+
+static struct json_object *discovery_json(const struct jank_fleet_discovery *d)
 {
 	struct json_object *o = json_object_new_object();
 
-	jank_json_add_str(o, "relayd", f->live->discover);
-	jank_json_add(o, "hosts", patterns_json(f->live->hosts, f->live->nhosts));
-	jank_json_add(o, "sessions", patterns_json(f->live->sessions, f->live->nsessions));
-	jank_json_add_i64(o, "interval_ns", f->live->discover_interval_ns);
-	jank_json_add_bool(o, "listed", f->listed);
-	jank_json_add_u64(o, "polls", f->polls);
-	jank_json_add_u64(o, "errors", f->poll_errors);
-	jank_json_add_u64(o, "sessions_listed", f->nlisted);
-	jank_json_add_u64(o, "max_inputs", f->live->max_inputs);
-	jank_json_add_u64(o, "sessions_refused", f->refused);
-	jank_json_add_bool(o, "at_limit", f->at_limit);
-	if (f->list_error[0])
-		jank_json_add_str(o, "last_error", f->list_error);
-	jank_json_add(o, "worker", proc_json(f->discovery));
+	jank_json_add_str(o, "relayd", d->relayd);
+	jank_json_add(o, "hosts", patterns_json(d->hosts, d->nhosts));
+	jank_json_add(o, "sessions", patterns_json(d->sessions, d->nsessions));
+	jank_json_add_i64(o, "interval_ns", d->interval_ns);
+	jank_json_add_bool(o, "listed", d->listed);
+	jank_json_add_u64(o, "polls", d->polls);
+	jank_json_add_u64(o, "errors", d->errors);
+	jank_json_add_u64(o, "sessions_listed", d->sessions_listed);
+	jank_json_add_u64(o, "max_inputs", d->max_inputs);
+	jank_json_add_u64(o, "sessions_refused", d->sessions_refused);
+	jank_json_add_bool(o, "at_limit", d->at_limit);
+	if (d->last_error[0])
+		jank_json_add_str(o, "last_error", d->last_error);
+	jank_json_add(o, "worker", proc_stats_json(&d->worker));
 	return o;
 }
 
 void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->sessions_refused = f->refused;
-	out->at_limit = f->at_limit;
 	for (size_t i = 0; i < f->n; i++) {
 		struct jank_worker_proc_stats s;
 
@@ -188,6 +201,7 @@ void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *o
 struct json_object *jank_fleet_json(const struct jank_fleet *f)
 {
 	struct json_object *o = json_object_new_object();
+	struct jank_fleet_discovery d;
 	struct jank_fleet_stats s;
 
 	jank_fleet_get_stats(f, &s);
@@ -198,7 +212,7 @@ struct json_object *jank_fleet_json(const struct jank_fleet *f)
 	jank_json_add_u64(o, "bad_frames", s.bad_frames);
 	jank_json_add_u64(o, "duplicates_dropped", s.duplicates_dropped);
 	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
-	if (f->discovery)
-		jank_json_add(o, "discovery", discovery_json(f));
+	if (jank_fleet_get_discovery(f, &d))
+		jank_json_add(o, "discovery", discovery_json(&d));
 	return o;
 }

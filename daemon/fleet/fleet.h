@@ -153,14 +153,35 @@ struct json_object *jank_fleet_input_json(const struct jank_fleet_input *in);
 
 /* Over all the inputs' workers. */
 struct jank_fleet_stats {
-	uint64_t workers;	   /* running now */
-	uint64_t sessions_refused; /* discovered past [live] max-inputs, not watched */
-	bool at_limit;
+	uint64_t workers; /* running now */
 	uint64_t restarts, crashes, timeouts, bad_frames;
 	uint64_t duplicates_dropped;
 };
 
 void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *out);
+
+/*
+ * The discovery of [live] discover, as `jankctl status` shows it: the JSON
+ * ("fleet"'s "discovery", jank_fleet_json()) and the text render this. Its
+ * strings point into the fleet (valid until it changes: read and render on
+ * the loop).
+ */
+struct jank_fleet_discovery {
+	const char *relayd;
+	char *const *hosts; /* the patterns of [live] hosts and sessions; none: any */
+	size_t nhosts;
+	char *const *sessions;
+	size_t nsessions;
+	int64_t interval_ns;
+	bool listed; /* relayd listed once */
+	uint64_t polls, errors, sessions_listed, max_inputs, sessions_refused;
+	bool at_limit;
+	const char *last_error; /* "" when the last poll did not fail */
+	struct jank_worker_proc_stats worker;
+};
+
+/* The discovery's status: false when there is no discovery. */
+bool jank_fleet_get_discovery(const struct jank_fleet *f, struct jank_fleet_discovery *out);
 /* The workers and the discovery, for `jankctl status` ("fleet"). */
 struct json_object *jank_fleet_json(const struct jank_fleet *f);
 

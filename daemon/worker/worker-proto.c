@@ -32,11 +32,16 @@ struct json_object *jank_worker_proto_new(const char *type)
 	return o;
 }
 
+/* The longest type a frame has, with its NUL: longer is no type. */
+#define PROTO_TYPE_LEN 16
+
 const char *jank_worker_proto_type(struct json_object *msg)
 {
-	const char *t = jank_json_get_str(msg, "type");
+	const char *t = NULL;
+	struct jank_jr jr;
 
-	return t ? t : "";
+	jank_json_read_init(&jr);
+	return jank_json_read_str(&jr, msg, "type", true, PROTO_TYPE_LEN, &t) == 0 ? t : "";
 }
 
 int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg)

@@ -71,39 +71,7 @@ static void trace_clock(void **state)
 			    "1000000000.000 s");
 }
 
-/* ---- Sections of the text, from JSON ---- */
-
-static struct json_object *parse(const char *text)
-{
-	struct json_object *o = json_tokener_parse(text);
-
-	assert_non_null(o);
-	return o;
-}
-
-/* What `fn` prints of `json`. */
-static char *render(void (*fn)(FILE *, struct json_object *), const char *json)
-{
-	struct json_object *o = json ? parse(json) : NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	fn(f, o);
-	fclose(f);
-	json_object_put(o);
-	return buf;
-}
-
-static void check_render(void (*fn)(FILE *, struct json_object *), const char *json,
-			 const char *expected)
-{
-	char *s = render(fn, json);
-
-	assert_string_equal(s, expected);
-	free(s);
-}
+/* ---- Sections of the text ---- */
 
 /* What `fn` prints of the input `x`. */
 static char *render_input(void (*fn)(FILE *, const struct jank_fleet_figures *),
@@ -362,42 +330,114 @@ static void head_blind(void **state)
 		jank_fleet_figures_fini(&in[i]);
 }
 
+/* What capture_text() prints of the capturer's status `c`. */
+static void check_capture(const struct jank_capturer_status *c, const char *expected)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	status_capture_text(f, c);
+	fclose(f);
+	assert_string_equal(buf, expected);
+	free(buf);
+}
+
 static void capture(void **state)
 {
+	struct jank_capturer_status c = { .mode = JANK_CAPTURE_NONE };
+
 	(void)state;
-	check_render(status_capture_text, NULL, "");
-	check_render(status_capture_text, "{\"mode\": \"none\"}",
-		     "captures: off ([capture] mode = none)\n");
-	check_render(status_capture_text, "{\"mode\": \"snapshot\", \"session\": null}",
-		     "captures: off (no rule says capture = yes)\n");
-	check_render(
-		status_capture_text,
-		"{\"mode\": \"snapshot\", \"session\": \"jank-capture\", \"dir\": \"/var/c\","
-		" \"started\": 3, \"joined\": 1, \"completed\": 2, \"failed\": 1,"
-		" \"bytes\": 1048576, \"refused\": {\"cooldown\": 5, \"quota\": 0, \"busy\": 2},"
-		" \"reports\": 1, \"reports_without_path\": 0}",
-		"captures (snapshot, session jank-capture, in /var/c): 3 started, 1 joined, 2 "
-		"complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, busy 2; 1 report "
-		"written\n");
-	/* From a worker that says less: no refusals at all, or not an object. */
-	check_render(status_capture_text,
-		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\"}",
-		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(status_capture_text,
-		     "{\"mode\": \"snapshot\", \"session\": \"s\", \"dir\": \"d\", \"refused\": 3}",
-		     "captures (snapshot, session s, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk; 0 reports written\n");
-	check_render(status_capture_text,
-		     "{\"mode\": \"rotation\", \"session_error\": \"no sessiond\", \"dir\": \"d\","
-		     " \"refused\": {\"cooldown\": 0},"
-		     " \"deleted\": 4, \"reports\": 1, \"reports_without_path\": 1,"
-		     " \"reports_failed\": 3, \"chunks_kept\": 6, \"chunks_deleted\": 7,"
-		     " \"rotations_waited\": 8, \"in_flight\": \"frame-42\"}",
-		     "captures (rotation, session none, in d): 0 started, 0 joined, 0 complete, 0 "
-		     "failed, 0 B on disk, 4 deleted by the quota; 2 reports written, 3 failed; "
-		     "chunks: 6 kept, 7 deleted; 8 waited for a scheduled rotation; recording "
-		     "frame-42\n  the capture session is down: no sessiond\n");
+	check_capture(&c, "captures: off ([capture] mode = none)\n");
+	c.mode = JANK_CAPTURE_SNAPSHOT;
+	check_capture(&c, "captures: off (no rule says capture = yes)\n");
+	c = (struct jank_capturer_status){ .mode = JANK_CAPTURE_SNAPSHOT,
+					   .has_policy = true,
+					   .dir = "/var/c",
+					   .session_up = true,
+					   .session = "jank-capture",
+					   .stats = { .started = 3,
+						      .joined = 1,
+						      .completed = 2,
+						      .failed = 1,
+						      .bytes = 1048576 },
+					   .reports = 1 };
+	c.stats.refused[JANK_CAPTURE_REASON_COOLDOWN] = 5;
+	c.stats.refused[JANK_CAPTURE_REASON_QUOTA] = 2;
+	c.no_session = 4;
+	check_capture(&c, "captures (snapshot, session jank-capture, in /var/c): 3 started, 1 "
+			  "joined, 2 complete, 1 failed, 1.00 MiB on disk; refused: cooldown 5, "
+			  "quota 2, no-session 4; 1 report written\n");
+	/* A session that says less: no refusals at all. */
+	c = (struct jank_capturer_status){
+		.mode = JANK_CAPTURE_SNAPSHOT, .session_up = true, .session = "s", .dir = "d"
+	};
+	check_capture(&c, "captures (snapshot, session s, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk; 0 reports written\n");
+	/* Rotation's counters, a capture in flight, the session down. */
+	c = (struct jank_capturer_status){ .mode = JANK_CAPTURE_ROTATION,
+					   .session_error = "no sessiond",
+					   .dir = "d",
+					   .stats = { .deleted = 4 },
+					   .reports = 1,
+					   .reports_without_path = 1,
+					   .reports_failed = 3,
+					   .rotation = true,
+					   .chunks_kept = 6,
+					   .chunks_deleted = 7,
+					   .rotations_waited = 8,
+					   .in_flight = "frame-42" };
+	check_capture(&c, "captures (rotation, session none, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk, 4 deleted by the quota; 2 reports "
+			  "written, 3 failed; chunks: 6 kept, 7 deleted; 8 waited for a scheduled "
+			  "rotation; recording frame-42\n  the capture session is down: no "
+			  "sessiond\n");
+	c.rotations_retried = 1;
+	c.rotation = false; /* snapshot mode: no chunks */
+	check_capture(&c, "captures (rotation, session none, in d): 0 started, 0 joined, 0 "
+			  "complete, 0 failed, 0 B on disk, 4 deleted by the quota; 2 reports "
+			  "written, 3 failed; recording frame-42\n  the capture session is down: "
+			  "no sessiond\n");
+}
+
+/* The "capture" object of the status JSON: every member, in its order. */
+static void capture_json(void **state)
+{
+	struct jank_capturer_status c = { .mode = JANK_CAPTURE_ROTATION,
+					  .has_policy = true,
+					  .dir = "/var/c",
+					  .session_up = true,
+					  .session = "jank-capture",
+					  .session_owned = true,
+					  .session_recreated = 1,
+					  .kernel = true,
+					  .session_error = "",
+					  .stats = { .started = 3, .bytes = 4096 },
+					  .no_session = 2,
+					  .reports = 1,
+					  .rotation = true,
+					  .chunks_kept = 6 };
+	struct json_object *o;
+
+	(void)state;
+	c.stats.refused[JANK_CAPTURE_REASON_QUOTA] = 5;
+	c.stats.episodes[JANK_CAPTURE_REASON_QUOTA] = 1;
+	o = jank_capturer_status_to_json(&c);
+	assert_non_null(o);
+	assert_string_equal(
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		"{\"mode\":\"rotation\",\"dir\":\"\\/var\\/c\",\"session\":\"jank-capture\","
+		"\"session_owned\":true,\"session_recreated\":1,\"session_recreate_refused\":0,"
+		"\"kernel\":true,\"started\":3,\"joined\":0,\"completed\":0,\"failed\":0,"
+		"\"failure_episodes\":0,\"refused\":{\"cooldown\":0,\"max-per-hour\":0,"
+		"\"disk-full\":0,\"quota\":5,\"error\":0,\"no-session\":2},"
+		"\"refusal_episodes\":{\"cooldown\":0,\"max-per-hour\":0,\"disk-full\":0,"
+		"\"quota\":1,\"error\":0},\"deleted\":0,\"deleted_bytes\":0,\"bytes\":4096,"
+		"\"in_flight\":null,\"reports\":1,\"reports_without_path\":0,"
+		"\"reports_failed\":0,\"chunks_kept\":6,\"chunks_deleted\":0,"
+		"\"rotations_waited\":0,\"rotations_retried\":0}");
+	json_object_put(o);
 }
 
 static void recent(void **state)
@@ -447,14 +487,36 @@ static void recent(void **state)
 
 static void discovery(void **state)
 {
+	static char *hosts[] = { "web-*", "db-?" };
+	struct jank_fleet_discovery d = { .relayd = "net://relay:5344",
+					  .hosts = hosts,
+					  .nhosts = 2,
+					  .interval_ns = 2 * S,
+					  .sessions_listed = 12,
+					  .polls = 40,
+					  .errors = 1,
+					  .last_error = "refused" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
 	(void)state;
-	check_render(status_discovery_text, NULL, "");
-	check_render(status_discovery_text,
-		     "{\"relayd\": \"net://relay:5344\", \"hosts\": [\"web-*\", \"db-?\"],"
-		     " \"sessions\": [], \"interval_ns\": 2000000000, \"sessions_listed\": 12,"
-		     " \"polls\": 40, \"errors\": 1, \"last_error\": \"refused\"}",
-		     "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 sessions "
-		     "listed, every 2 s, 40 polls, 1 failed (last error: refused)\n");
+	assert_non_null(f);
+	status_discovery_text(f, &d);
+	d.last_error = "";
+	d.sessions_refused = 3;
+	d.max_inputs = 8;
+	d.at_limit = true;
+	status_discovery_text(f, &d);
+	fclose(f);
+	assert_string_equal(buf,
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed (last error: "
+			    "refused)\n"
+			    "discovery of net://relay:5344 (hosts web-*, db-?; sessions *): 12 "
+			    "sessions listed, every 2 s, 40 polls, 1 failed; 3 sessions not "
+			    "watched past max-inputs 8 (at the limit now)\n");
+	free(buf);
 }
 
 /* Per host: inputs, connected ones, events, and janks with the overdue. */
@@ -681,6 +743,7 @@ int main(void)
 		cmocka_unit_test(input_blind),
 		cmocka_unit_test(head_blind),
 		cmocka_unit_test(capture),
+		cmocka_unit_test(capture_json),
 		cmocka_unit_test(recent),
 		cmocka_unit_test(discovery),
 		cmocka_unit_test(hosts),

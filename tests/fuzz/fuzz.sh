@@ -6,8 +6,8 @@
 #   tests/fuzz/fuzz.sh [--seconds N | --runs N [--seed S]] [--builddir DIR]
 #                      [--if-available] [TARGET...]
 #
-# TARGET: config, engine, ctf, text, verdict, frames, ctf-meta, ctf-packet, members (default:
-# all nine, one after the other).
+# TARGET: config, engine, ctf, text, verdict, frames, ctf-meta, ctf-packet, members, capture
+# (default: all ten, one after the other).
 # DIR (default build-fuzz/ beside the sources) is configured with CC=clang
 # --enable-fuzzing when it has no Makefile. Each target runs N seconds
 # (default 60) on the corpus it grew in DIR (tests/fuzz/corpus-TARGET) and
@@ -23,7 +23,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=60 runs= seed=1 builddir=$top/build-fuzz if_available=no targets=
 usage() {
-	echo "usage: fuzz.sh [--seconds N | --runs N [--seed S]] [--builddir DIR] [--if-available] [config|engine|ctf|text|verdict|frames|ctf-meta|ctf-packet|members]..." >&2
+	echo "usage: fuzz.sh [--seconds N | --runs N [--seed S]] [--builddir DIR] [--if-available] [config|engine|ctf|text|verdict|frames|ctf-meta|ctf-packet|members|capture]..." >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -33,12 +33,12 @@ while [ $# -gt 0 ]; do
 	--seed) [ $# -ge 2 ] || usage; seed=$2; shift ;;
 	--builddir) [ $# -ge 2 ] || usage; builddir=$2; shift ;;
 	--if-available) if_available=yes ;;
-	config | engine | ctf | text | verdict | frames | ctf-meta | ctf-packet | members) targets="$targets $1" ;;
+	config | engine | ctf | text | verdict | frames | ctf-meta | ctf-packet | members | capture) targets="$targets $1" ;;
 	*) usage ;;
 	esac
 	shift
 done
-targets=${targets:-config engine ctf text verdict frames ctf-meta ctf-packet members}
+targets=${targets:-config engine ctf text verdict frames ctf-meta ctf-packet members capture}
 CC=${FUZZ_CC:-clang}
 
 # Without clang and libFuzzer: an error, or a skip for CI.

@@ -8,6 +8,7 @@ io_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JSONC_CFLAGS)
 io_tests = \
 	io/test-baseline-file \
 	io/test-capture-chunks \
+	io/test-capture-json \
 	io/test-capture-list \
 	io/test-capture-policy \
 	io/test-compare \
@@ -34,6 +35,9 @@ io_test_baseline_file_LDADD = $(io_ldadd)
 io_test_capture_chunks_SOURCES = io/test-capture-chunks.c
 io_test_capture_chunks_CFLAGS = $(io_cflags)
 io_test_capture_chunks_LDADD = $(io_ldadd)
+io_test_capture_json_SOURCES = io/test-capture-json.c
+io_test_capture_json_CFLAGS = $(io_cflags)
+io_test_capture_json_LDADD = $(io_ldadd)
 io_test_capture_list_SOURCES = io/test-capture-list.c
 io_test_capture_list_CFLAGS = $(io_cflags)
 io_test_capture_list_LDADD = $(io_ldadd)

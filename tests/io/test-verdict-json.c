@@ -655,6 +655,11 @@ static const struct bad bads[] = {
 	  "suspects.items[0].ratio", "not a finite number, at least 0" },
 	{ "suspects", "{\"items\":[{\"kind\":\"state\",\"state\":\"running\",\"ns\":-1}]}",
 	  "suspects.items[0].ns", "-1 is out of [0, 9223372036854775807]" },
+	{ "suspects",
+	  "{\"items\":[{\"kind\":\"function\",\"function\":\"f\",\"state\":\"running\","
+	  "\"rank_ns\":9223372036854775807}]}",
+	  "suspects.items[0].rank_ns",
+	  "9223372036854775807 is out of [-9007199254740992, 9007199254740992]" },
 	{ "suspects", "{\"cpu_taken_by\":[{\"tid\":1,\"comm\":5}]}",
 	  "suspects.cpu_taken_by[0].comm", "not a string" },
 	{ "suspects", "{\"cpu_taken_by\":[{},{},{},{}]}", "suspects.cpu_taken_by",

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Captures read back are bounded (io/json-read.h; io/capture-policy.h has
+# Captures read back are bounded (io/json-read.h; io/capture-json.h has
 # the bounds): a capture.json of 5 MB whose `joined` holds 300,000 objects,
 # and one under the byte bound with 300,000 values, are refused by jankctl
 # report with a clear error, without building them (its peak memory stays
@@ -21,7 +21,9 @@ head = {"format": "jank-capture/1", "state": "complete", "time_ns": 171456480000
         "action": {"action": "req", "kind": "completed", "key": "k", "tid": 101, "pid": 100,
                    "begin": 1000000, "end": 41000000, "duration_ns": 40000000,
                    "threshold_ns": 10000000}}
-joined = {"action": "req", "key": "k", "tid": 1}
+joined = {"type": "action", "kind": "completed", "action": "req", "key": "k", "begin": 2000000,
+          "end": 30000000, "duration_ns": 28000000, "threshold_ns": 10000000, "tid": 1,
+          "pid": 1, "comm": "app", "over_threshold": True}
 big = dict(head, name="20240501T120000Z-big-1", joined=[{"key": "k12345"}] * 300000)
 open(cap + "/20240501T120000Z-big-1/capture.json", "w").write(json.dumps(big, separators=(",", ":")))
 many = dict(head, name="20240501T120001Z-many-2", joined=[0] * 300000)
