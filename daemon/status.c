@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "fetcher.h"
 #include "status-int.h"
+#include "crossing.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
@@ -580,6 +581,54 @@ void status_discovery_text(FILE *f, const struct jank_fleet_discovery *d)
 	fputc('\n', f);
 }
 
+/* "+37.0 ms": an offset, signed. */
+static const char *signed_ns(int64_t ns, char *buf, size_t len)
+{
+	char d[32];
+
+	jank_units_duration(ns < 0 ? -ns : ns, d, sizeof(d));
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", d);
+	return buf;
+}
+
+/*
+ * The join across hosts: each pair of hosts' clocks ("clock of beta against
+ * alpha: -37.0 ms (between -37.2 ms and -36.8 ms; 20 messages to it, 20
+ * from it)"), then what became of the paths that crossed.
+ */
+static void crossing_text(FILE *f, const struct jank_crossing *c)
+{
+	size_t n = jank_crossing_clock_count(c);
+	struct jank_crossing_stats st;
+	char off[40], lo[40], hi[40];
+
+	if (!c)
+		return;
+	jank_crossing_get_stats(c, &st);
+	if (n == 0 && st.join.froms + st.join.tos == 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct jank_clock_offset o;
+		const char *host, *ref;
+
+		jank_crossing_clock(c, i, &host, &ref, &o);
+		fprintf(f,
+			"clock of %s against %s: %s (between %s and %s; %" PRIu64
+			" messages to it, %" PRIu64 " from it)%s\n",
+			host, ref, signed_ns(o.offset, off, sizeof(off)),
+			o.lo != INT64_MIN ? signed_ns(o.lo, lo, sizeof(lo)) : "-inf",
+			o.hi != INT64_MAX ? signed_ns(o.hi, hi, sizeof(hi)) : "+inf", o.a_to_b,
+			o.b_to_a, o.consistent ? "" : " (no clock fits every message)");
+	}
+	fprintf(f,
+		"paths across hosts: %" PRIu64 " held, %" PRIu64 " joined, %" PRIu64
+		" not seen in time, %" PRIu64 " past the bound; %" PRIu64 " flow events (%zu kept "
+		"of %zu, %" PRIu64 " evicted unpaired, %" PRIu64 " dropped by workers), %" PRIu64
+		" pairs\n",
+		st.held, st.joined, st.timed_out, st.overflow, st.join.froms + st.join.tos,
+		st.join.kept, st.join.max_events, st.join.evicted, st.dropped, st.join.pairs);
+}
+
 /* The inputs, grouped by host. */
 static void inputs_text(FILE *f, const struct status *s)
 {
@@ -743,6 +792,8 @@ char *jank_status_text(const struct jankd *d)
 	debuginfod_text(f, d->fetcher);
 	if (d->fleet && jank_fleet_get_discovery(d->fleet, &disc))
 		status_discovery_text(f, &disc);
+	if (d->fleet)
+		crossing_text(f, jank_fleet_crossing(d->fleet));
 	inputs_text(f, &s);
 	while (nrecent < JANK_ALERT_RECENT &&
 	       (recent[nrecent] = jank_alerter_recent(d->alerter, nrecent)))
@@ -820,8 +871,38 @@ static int metrics_inputs_read(const struct jankd *d, struct metrics_inputs *mi)
 	return 0;
 }
 
+/* The clocks of the pairs of hosts (at most JANK_HOSTJOIN_MAX_CLOCKS) and the join's counters. */
+static void metrics_crossing(const struct jank_crossing *c, struct jank_metrics *m,
+			     struct jank_metrics_clock *clocks)
+{
+	struct jank_crossing_stats cs;
+	size_t n = jank_crossing_clock_count(c);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < n && i < JANK_HOSTJOIN_MAX_CLOCKS; i++) {
+		struct jank_clock_offset o;
+
+		jank_crossing_clock(c, i, &clocks[i].host, &clocks[i].reference, &o);
+		clocks[i].offset_ns = o.offset;
+		clocks[i].lo_ns = o.lo;
+		clocks[i].hi_ns = o.hi;
+		clocks[i].messages_to = o.a_to_b;
+		clocks[i].messages_from = o.b_to_a;
+		m->nclocks = i + 1;
+	}
+	m->clocks = clocks;
+	jank_crossing_get_stats(c, &cs);
+	m->crossing_held = cs.held;
+	m->crossing_joined = cs.joined;
+	m->crossing_timed_out = cs.timed_out;
+	m->flow_events_evicted = cs.join.evicted;
+	m->flow_events_dropped = cs.dropped;
+}
+
 char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, size_t *len)
 {
+	struct jank_metrics_clock clocks[JANK_HOSTJOIN_MAX_CLOCKS];
 	struct jank_metrics m = {
 		.version = JANK_VERSION,
 		.memory_limit = d->config.graph.memory_limit,
@@ -843,6 +924,7 @@ char *jank_status_metrics(const struct jankd *d, enum jank_metrics_format f, siz
 		jank_fleet_get_discovery(d->fleet, &disc); /* zeros without discovery */
 		m.sessions_refused = disc.sessions_refused;
 		m.inputs_at_limit = disc.at_limit;
+		metrics_crossing(jank_fleet_crossing(d->fleet), &m, clocks);
 	}
 	jank_alerter_get_stats(d->alerter, &m.alerts);
 	jank_journal_get_stats(&js);

@@ -815,6 +815,13 @@ static const char *const jank_alert_target_names[] = {
 };
 _Static_assert(JANK_STRTABLE_LEN(jank_alert_target_names) == JANK_ALERT_TARGETS + 1,
 	       "a name for each alert target");
+/* [live] decoder: the order of enum jank_decoder (io/trace-reader.h). */
+static const char *const jank_live_decoder_names[] = {
+	"auto",
+	"native",
+	"babeltrace2",
+	NULL,
+};
 static const char *const jank_capture_mode_names[] = {
 	[JANK_CAPTURE_SNAPSHOT] = "snapshot",
 	[JANK_CAPTURE_ROTATION] = "rotation",
@@ -889,6 +896,7 @@ static const struct jank_conf_key keys[] = {
 	K("live", "discover-interval", jank_conf_duration, RESTART, "2s", LIVE(discover_interval_ns)),
 	K("live", "max-inputs",        jank_conf_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
+	K("live", "decoder",           jank_conf_enum,     RESTART, "auto", LIVE(decoder), .names = jank_live_decoder_names),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
 	K("graph", "retention",        jank_conf_duration, LIVE, NULL, GRAPH(retention_ns)),
 	K("graph", "memory-limit",     jank_conf_size,     LIVE, NULL, GRAPH(memory_limit)),

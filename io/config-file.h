@@ -62,6 +62,8 @@ struct jank_config_live {
 	uint64_t max_inputs;	      /* sessions discovery watches at most (default 64) */
 	/* Each input runs in a worker process: one silent this long is restarted. */
 	int64_t worker_timeout_ns; /* default 10 s */
+	/* Which decoder reads each session: enum jank_decoder (auto, native, babeltrace2). */
+	int decoder;
 };
 
 struct jank_config_graph {

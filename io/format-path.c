@@ -248,7 +248,13 @@ static void step_phrase(const struct jank_path *p, struct story *st, const struc
 		snprintf(th + n, sizeof(th) - n, " on %s",
 			 jank_text(host, sizeof(host), format_host(p, s->host)));
 	}
-	if (st->steps == 0)
+	if (s->tid < 0 && s->host && s->state == JANK_STATE_UNKNOWN) {
+		/* A host whose side of the path did not come in time (lib/crosshost.h's splice). */
+		char host[JANK_TEXT_SIZE(JANK_LABEL_NAME_LEN)];
+
+		snprintf(buf, len, "waiting on %s (not yet seen) %s",
+			 jank_text(host, sizeof(host), format_host(p, s->host)), d);
+	} else if (st->steps == 0)
 		snprintf(buf, len, "%s %s %s", th, jank_state_name(s->state), d);
 	else if (s->flow && thread != st->prev_tid)
 		snprintf(buf, len, "via flow %s to %s: %s %s",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the native decoder: its state and what its files (trace-native.c,
- * trace-native-open.c) share. Not for use outside them.
+ * trace-native-open.c) and the live client (trace-live.c) share. Not for
+ * use outside them.
  */
 #ifndef JANK_TRACE_NATIVE_INT_H
 #define JANK_TRACE_NATIVE_INT_H
@@ -101,5 +102,23 @@ struct native_reader {
 bool native_has_role(const struct ctf_cursor *c, enum ctf_role r);
 void native_class_free(struct nclass *nc);
 int native_heap_fill(struct jank_reader *in, struct native_reader *nr);
+
+/*
+ * For the live decoder (trace-live.c): a stream's bytes are a window (map,
+ * size), one packet fetched from relayd; stream_next says ITEM_END when
+ * the window is read.
+ */
+/* trace-native-open.c */
+int native_trace_load(struct ntrace *tr, const char *text, size_t n, char *why, size_t len);
+void native_trace_fini(struct ntrace *tr);
+int native_open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
+		   size_t len);
+int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
+		       const struct ctf_event_decl *e, char *why, size_t len);
+void native_trace_announce(struct jank_reader *in, const struct ntrace *tr);
+/* trace-native.c: the stream's next item (an event, a discarded range, ITEM_END): 0 or -errno */
+int native_stream_next(struct jank_reader *in, struct nstream *s);
+/* Hand the stream's head item to the engine: 0 or -errno (in->err says why). */
+int native_deliver(struct jank_reader *in, struct nstream *s);
 
 #endif

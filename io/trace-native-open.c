@@ -164,8 +164,16 @@ static int open_trace(struct ntrace *tr, const char *dir, char *why, size_t len)
 	r = ctf_meta_read_file(path, &text, &n, why, len);
 	if (r < 0)
 		return r;
-	tr->meta = ctf_meta_parse(text, n, why, len);
+	r = native_trace_load(tr, text, n, why, len);
 	free(text);
+	return r;
+}
+
+int native_trace_load(struct ntrace *tr, const char *text, size_t n, char *why, size_t len)
+{
+	int r;
+
+	tr->meta = ctf_meta_parse(text, n, why, len);
 	if (!tr->meta)
 		return -EINVAL;
 	tr->domain = meta_domain(tr->meta);
@@ -353,21 +361,8 @@ static void native_free_all(struct native_reader *nr)
 	}
 	free(nr->streams);
 	free(nr->heap);
-	for (size_t t = 0; t < nr->ntraces; t++) {
-		struct ntrace *tr = &nr->traces[t];
-
-		for (size_t k = 0; k < tr->nscs; k++) {
-			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
-				native_class_free(&tr->scs[k].classes[i]);
-			free(tr->scs[k].classes);
-			ctf_plan_free(tr->scs[k].pctx);
-			ctf_plan_free(tr->scs[k].ehdr);
-		}
-		free(tr->scs);
-		ctf_plan_free(tr->phdr);
-		ctf_meta_free(tr->meta);
-		free(tr->dir);
-	}
+	for (size_t t = 0; t < nr->ntraces; t++)
+		native_trace_fini(&nr->traces[t]);
 	free(nr->traces);
 	free(nr);
 }
@@ -452,7 +447,7 @@ void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *t
 
 const char *jank_reader_decoder_name(const struct jank_reader *in)
 {
-	return in->native ? "native" : "babeltrace2";
+	return in->native || in->live ? "native" : "babeltrace2";
 }
 
 int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, size_t n, char *err,
@@ -491,4 +486,39 @@ int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, s
 	fprintf(stderr, "jank: %s: read through babeltrace2: %s\n", in->name,
 		why[0] ? why : "no trace");
 	return 0;
+}
+
+/* ---- For the live decoder (trace-live.c) ---- */
+
+void native_trace_fini(struct ntrace *tr)
+{
+	for (size_t k = 0; k < tr->nscs; k++) {
+		for (size_t i = 0; i < tr->scs[k].nclasses; i++)
+			native_class_free(&tr->scs[k].classes[i]);
+		free(tr->scs[k].classes);
+		ctf_plan_free(tr->scs[k].pctx);
+		ctf_plan_free(tr->scs[k].ehdr);
+	}
+	free(tr->scs);
+	ctf_plan_free(tr->phdr);
+	ctf_meta_free(tr->meta);
+	free(tr->dir);
+	memset(tr, 0, sizeof(*tr));
+}
+
+int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
+		       const struct ctf_event_decl *e, char *why, size_t len)
+{
+	return probe_class(m, sc, e, why, len);
+}
+
+int native_open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_decl *d, char *why,
+		   size_t len)
+{
+	return open_sc(tr, sc, d, why, len);
+}
+
+void native_trace_announce(struct jank_reader *in, const struct ntrace *tr)
+{
+	trace_announce(in, tr);
 }

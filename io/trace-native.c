@@ -604,3 +604,15 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 	jank_engine_finish(in->engine);
 	return JANK_READER_STATUS_END;
 }
+
+/* ---- For the live decoder (trace-live.c) ---- */
+
+int native_stream_next(struct jank_reader *in, struct nstream *s)
+{
+	return stream_next(in, s);
+}
+
+int native_deliver(struct jank_reader *in, struct nstream *s)
+{
+	return deliver(in, s);
+}

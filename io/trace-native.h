@@ -32,4 +32,10 @@ int reader_choose_native(struct jank_reader *in, const struct trace_dir *dirs, s
 enum jank_reader_status native_run_once(struct jank_reader *in);
 void native_free(struct native_reader *nr);
 
+/* The live session at `url`, read by trace-live.c (in->live set): 0, or -errno with `err`. */
+struct live_reader;
+int live_open(struct jank_reader *in, const char *url, char *err, size_t errlen);
+enum jank_reader_status live_run_once(struct jank_reader *in);
+void live_free(struct live_reader *lr);
+
 #endif

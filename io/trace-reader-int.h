@@ -12,6 +12,7 @@
  *   trace-reader.c  driving the graph, releasing read pages, the figures
  *   trace-symbols.c lttng-ust's statedump and dl events into the symbolizer
  *   trace-native.c  the native CTF 1.8 decoder, in place of the graph (ctf-*.c)
+ *   trace-live.c    jank's lttng-live client, feeding the native decoder
  *
  * The hot path (message_time and take_message, called by the merge for
  * every message) lives in trace-decode.c whole: its helpers are static there.
@@ -157,7 +158,9 @@ struct jank_reader {
 	struct jank_symbols *symbols; /* not owned; NULL: none */
 	struct jank_trace_merge_ops merge_ops;
 	struct jank_reader_stats stats;
-	struct native_reader *native;	   /* io/trace-native.c reads the traces, not the graph */
+	struct native_reader *native; /* io/trace-native.c reads the traces, not the graph */
+	struct live_reader *live;     /* io/trace-live.c reads the live session, not the graph */
+	bool refused;		      /* live: the native decoder does not take the session */
 	const struct jank_reader_tap *tap; /* the tests' */
 	char err[INPUT_ERR_LEN];
 };

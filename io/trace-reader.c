@@ -118,6 +118,8 @@ enum jank_reader_status jank_reader_run_once(struct jank_reader *in)
 		return JANK_READER_STATUS_END;
 	if (in->native)
 		return native_run_once(in);
+	if (in->live)
+		return live_run_once(in);
 	/* Rules only change between two batches: one compare per batch. */
 	if (in->generation != jank_engine_generation(in->engine))
 		reader_forget_classes(in);
@@ -207,4 +209,9 @@ void jank_reader_get_stats(const struct jank_reader *in, struct jank_reader_stat
 	*out = in->stats;
 	out->last_ts = in->last_ts;
 	out->advanced_ts = in->last_ts > in->advanced_ts ? in->last_ts : in->advanced_ts;
+}
+
+bool jank_reader_refused(const struct jank_reader *in)
+{
+	return in->refused;
 }

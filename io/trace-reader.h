@@ -77,6 +77,17 @@ struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 struct jank_reader *jank_reader_new_live(const char *url, const char *session_not_found_action,
 					 struct jank_engine *engine, char *err, size_t errlen);
 
+/*
+ * The same session read by jank's own lttng-live client and the native
+ * decoder (io/trace-live.c), with session-not-found-action "continue". When
+ * the native decoder does not take the session's metadata, a run ends in
+ * ERROR with jank_reader_refused() true: read it through babeltrace2.
+ */
+struct jank_reader *jank_reader_new_live_native(const char *url, struct jank_engine *engine,
+						char *err, size_t errlen);
+/* After ERROR: the native decoder refused the trace (jank_reader_error() says why). */
+bool jank_reader_refused(const struct jank_reader *in);
+
 void jank_reader_free(struct jank_reader *in);
 
 /*

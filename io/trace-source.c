@@ -383,6 +383,27 @@ void jank_reader_set_notices(struct jank_reader *in, bool strict, jank_reader_no
 	in->notice_data = data;
 }
 
+struct jank_reader *jank_reader_new_live_native(const char *url, struct jank_engine *engine,
+						char *err, size_t errlen)
+{
+	struct jank_reader *in = calloc(1, sizeof(*in));
+
+	if (!in || input_set_name(in, &url, 1) < 0 || input_add_label(in, url) < 0) {
+		jank_errf(err, errlen, "out of memory");
+		input_destroy(in);
+		return NULL;
+	}
+	in->engine = engine;
+	in->last_ts = INT64_MIN;
+	in->advanced_ts = INT64_MIN;
+	in->generation = jank_engine_generation(engine);
+	if (live_open(in, url, err, errlen) < 0) {
+		input_destroy(in);
+		return NULL;
+	}
+	return in;
+}
+
 void jank_reader_free(struct jank_reader *in)
 {
 	if (!in)
@@ -399,6 +420,7 @@ static void input_destroy(struct jank_reader *in)
 	/* The graph first: finalizing the sink must not see freed caches. */
 	bt_graph_put_ref(in->graph);
 	native_free(in->native);
+	live_free(in->live);
 	reader_decode_fini(in);
 	for (size_t i = 0; i < in->nlabels; i++)
 		free(in->labels[i]);

@@ -553,6 +553,61 @@ static int join(struct jank_crosshost *x, unsigned host, const struct jank_path 
 	return r < 0 ? r : pr != NULL;
 }
 
+int jank_crosshost_splice(const struct jank_path *local, const char *host,
+			  const struct jank_path *remote, const char *from_host, int64_t offset,
+			  int64_t t0, int64_t t1, const char *flow, struct jank_path *out)
+{
+	static const struct jank_segment unseen = { .state = JANK_STATE_UNKNOWN, .tid = -1 };
+	int64_t at = local->begin;
+	uint32_t fl = 0;
+	int r = 0;
+
+	out->n = 0;
+	out->tid = local->tid;
+	out->begin = local->begin;
+	out->end = local->end;
+	out->truncated = local->truncated || (remote && remote->truncated);
+	out->incomplete = local->incomplete || (remote && remote->incomplete);
+	if (t1 > local->end)
+		t1 = local->end;
+	if (t0 > t1) /* a segment never begins before its cause */
+		t0 = t1;
+	if (t0 < local->begin)
+		t0 = local->begin;
+	if (t0 > local->begin && (!remote || remote->n == 0))
+		r = append(out, local, &unseen, local->begin, t0, from_host, 0);
+	for (size_t i = 0; r == 0 && remote && i < remote->n && at < t0; i++) {
+		int64_t e = i + 1 == remote->n ? t0 : remote->segs[i].end + offset;
+
+		if (e > t0)
+			e = t0;
+		if (e > at) {
+			/* A segment of a third host, joined already, keeps its host. */
+			r = append(out, remote, &remote->segs[i], at, e,
+				   remote->segs[i].host ? NULL : from_host, 0);
+			at = e;
+		}
+	}
+	if (r == 0 && t0 < t1 && !(fl = jank_path_label(out, flow, "")))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < local->n; i++) {
+		const struct jank_segment *s = &local->segs[i];
+		int64_t b = s->begin > t0 ? s->begin : t0;
+
+		if (s->end <= t0)
+			continue;
+		if (b < t1 && s->end > t1) {
+			r = append(out, local, s, b, t1, host, fl);
+			b = t1;
+		}
+		if (r == 0)
+			r = append(out, local, s, b, s->end, host, b < t1 ? fl : 0);
+	}
+	if (r < 0)
+		out->incomplete = true;
+	return r;
+}
+
 int jank_crosshost_path(struct jank_crosshost *x, unsigned host, const struct jank_path *local,
 			struct jank_path *out)
 {

@@ -82,6 +82,20 @@ void jank_crosshost_offset(const struct jank_crosshost *x, unsigned a, unsigned 
 int jank_crosshost_path(struct jank_crosshost *x, unsigned host, const struct jank_path *local,
 			struct jank_path *out);
 
+/*
+ * A path joined online (hostjoin.h): `local` (host's) reached at t1 the `to`
+ * of a flow whose `from` another host, from_host, sent at t0 (on host's
+ * clock). Over [local->begin, t0), `remote`: from_host's path of the
+ * sending thread, on its clock (host's = from_host's + offset), its last
+ * segment stretched to t0; NULL or empty when that host did not answer: one
+ * segment of unknown state and tid -1 on from_host ("not yet seen"). From
+ * t0 on, local's segments, labelled with the flow up to t1. Every segment
+ * names its host. Returns 0 or -ENOMEM (out is then incomplete).
+ */
+int jank_crosshost_splice(const struct jank_path *local, const char *host,
+			  const struct jank_path *remote, const char *from_host, int64_t offset,
+			  int64_t t0, int64_t t1, const char *flow, struct jank_path *out);
+
 void jank_crosshost_get_stats(const struct jank_crosshost *x, struct jank_crosshost_stats *out);
 
 #endif

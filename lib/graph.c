@@ -87,10 +87,11 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
 		span_put(g, sp->open[i]);
 	}
-	g->ring_bytes -= (uint64_t)sp->cap * sizeof(*sp->v);
+	g->ring_bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
 	g->ring_bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
 	g->ring_bytes -= sizeof(*sp);
-	free(sp->v);
+	if (sp->v)
+		free(sp->v - sp->off);
 	free(sp->open);
 	free(sp);
 	w->spans = NULL;
@@ -391,13 +392,23 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 	}
 	if (!last && !s)
 		return; /* none before, none now */
+	if (sp->n == sp->cap && sp->off && sp->off >= sp->n) {
+		/* At least half of the allocation dropped: move the changes back to its start. */
+		memmove(sp->v - sp->off, sp->v, sp->n * sizeof(*sp->v));
+		sp->v -= sp->off;
+		sp->cap += sp->off;
+		sp->off = 0;
+	}
 	if (sp->n == sp->cap) {
-		size_t ncap = jank_array_grow(&sp->v, sizeof(*sp->v), sp->cap, 2);
+		struct jank_span_change *base = sp->v ? sp->v - sp->off : NULL;
+		size_t total = (size_t)sp->cap + sp->off;
+		size_t ncap = jank_array_grow(&base, sizeof(*base), total, 2);
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - sp->cap) * sizeof(*sp->v);
-		sp->cap = (uint32_t)ncap;
+		g->ring_bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
+		sp->v = base + sp->off;
+		sp->cap = (uint32_t)(ncap - sp->off);
 	}
 	sp->v[sp->n].ts = ts;
 	sp->v[sp->n].span = s;
@@ -720,7 +731,7 @@ void jank_graph_foreach_mut(struct jank_graph *g, jank_graph_thread_mut_fn fn, v
 static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizon)
 {
 	struct jank_spans *sp = w->spans;
-	uint32_t ncap = sp->cap;
+	uint32_t total = sp->cap + sp->off, ncap = total;
 
 	if (sp->n == 1 && !sp->v[0].span && sp->v[0].ts <= horizon)
 		sp->n = 0;
@@ -732,20 +743,26 @@ static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizo
 	}
 	if (sp->n == 0)
 		ncap = 0;
-	if (ncap == sp->cap)
+	if (ncap == total)
 		return;
 	if (ncap == 0) {
-		free(sp->v);
+		free(sp->v - sp->off);
 		sp->v = NULL;
 	} else {
-		struct jank_span_change *v = realloc(sp->v, ncap * sizeof(*v));
+		struct jank_span_change *v;
 
+		memmove(sp->v - sp->off, sp->v, sp->n * sizeof(*sp->v));
+		sp->v -= sp->off;
+		sp->cap = total;
+		sp->off = 0;
+		v = realloc(sp->v, ncap * sizeof(*v));
 		if (!v)
 			return;
 		sp->v = v;
 	}
-	g->ring_bytes -= (uint64_t)(sp->cap - ncap) * sizeof(*sp->v);
+	g->ring_bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
 	sp->cap = ncap;
+	sp->off = 0;
 }
 
 /* Free a thread's vertices before the horizon; true when the whole record may go. */
@@ -772,7 +789,9 @@ static bool gc_thread(struct jank_graph *g, struct jank_thread *w, int64_t horiz
 			drop++;
 		for (uint32_t i = 0; i < drop; i++)
 			span_put(g, sp->v[i].span);
-		memmove(sp->v, sp->v + drop, (sp->n - drop) * sizeof(*sp->v));
+		sp->v += drop;
+		sp->off += drop;
+		sp->cap -= drop;
 		sp->n -= drop;
 	}
 	if (sp)

@@ -139,9 +139,16 @@ struct jank_thread_stacks {
 
 /* The innermost span of a thread over time (oldest first), and its open spans (innermost last). */
 struct jank_spans {
+	/*
+	 * v[0..n) the changes, room for cap; off changes were dropped before
+	 * v (the allocation is v - off, of off + cap): the collector drops old
+	 * changes by moving v on, and the array is compacted only when it is
+	 * full and at least half dropped, not at each collection.
+	 */
 	struct jank_span_change *v;
 	uint32_t n;
 	uint32_t cap;
+	uint32_t off;
 	struct jank_span **open;
 	uint32_t nopen;
 	uint32_t open_cap;

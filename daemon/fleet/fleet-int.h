@@ -10,6 +10,7 @@
 #include "array.h"
 #include "baseline-file.h"
 #include "clock.h"
+#include "crossing.h"
 #include "dirtree.h"
 #include "fleet.h"
 #include "input-figures.h"
@@ -77,6 +78,9 @@ struct jank_fleet {
 
 	struct event *ev_sigchld, *ev_check, *ev_sweep;
 	bool stopping;
+
+	struct jank_crossing *crossing; /* paths across hosts (crossing.h) */
+	bool multi_host;		/* inputs of two hosts or more: workers send their flows */
 
 	char *state_dir;   /* [daemon] state-dir, as at start */
 	bool state_failed; /* a write failed: said once */

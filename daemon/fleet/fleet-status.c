@@ -198,6 +198,11 @@ void jank_fleet_get_stats(const struct jank_fleet *f, struct jank_fleet_stats *o
 	}
 }
 
+const struct jank_crossing *jank_fleet_crossing(const struct jank_fleet *f)
+{
+	return f->crossing;
+}
+
 struct json_object *jank_fleet_json(const struct jank_fleet *f)
 {
 	struct json_object *o = json_object_new_object();
@@ -214,5 +219,7 @@ struct json_object *jank_fleet_json(const struct jank_fleet *f)
 	jank_json_add_i64(o, "worker_timeout_ns", f->live ? f->live->worker_timeout_ns : 0);
 	if (jank_fleet_get_discovery(f, &d))
 		jank_json_add(o, "discovery", discovery_json(&d));
+	if (f->crossing)
+		jank_json_add(o, "crossing", jank_crossing_json(f->crossing));
 	return o;
 }

@@ -59,6 +59,30 @@ static bool input_on_this_host(const char *url)
 	return gethostname(host, sizeof(host) - 1) == 0 && jank_relayd_url_on_host(url, host);
 }
 
+/*
+ * Whether the inputs are of two hosts or more: only then do the workers send
+ * their flows for the join across hosts (crossing.h). Said to every worker
+ * when it changes, and in each start message.
+ */
+static void crosshost_update(struct jank_fleet *f)
+{
+	bool multi = false;
+
+	for (size_t i = 1; i < f->n && !multi; i++)
+		multi = strcmp(f->inputs[i]->host, f->inputs[0]->host) != 0;
+	if (multi == f->multi_host)
+		return;
+	f->multi_host = multi;
+	for (size_t i = 0; i < f->n; i++) {
+		struct json_object *msg = jank_worker_proto_new("crosshost");
+
+		if (msg && jank_json_add_bool(msg, "on", multi) == 0)
+			jank_worker_proc_send(f->inputs[i]->proc, msg);
+		else
+			json_object_put(msg);
+	}
+}
+
 struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, bool discovered)
 {
 	struct jank_fleet_input *in = calloc(1, sizeof(*in));
@@ -86,6 +110,7 @@ struct jank_fleet_input *fleet_input_add(struct jank_fleet *f, const char *url, 
 	}
 	jank_worker_proc_want_opener(in->proc, input_on_this_host(url));
 	f->inputs[f->n++] = in;
+	crosshost_update(f);
 	return in;
 }
 
@@ -146,7 +171,9 @@ static void on_verdict(struct jank_fleet_input *in, struct json_object *msg)
 		/* A completed action ends at an event the worker read. */
 		progress(in, first, pv.v.kind == JANK_VERDICT_COMPLETED ? pv.v.end : INT64_MIN,
 			 in->skipped.open);
-		if (!jank_alerted_check(&in->alerted, &pv.v))
+		/* A path that crosses to another host waits for that host's part. */
+		if (!jank_alerted_check(&in->alerted, &pv.v) &&
+		    (!f->crossing || jank_crossing_verdict(f->crossing, in, in->host, &pv) == 0))
 			f->verdict_fn(in, &pv.v, f->data);
 	}
 	jank_verdict_decoded_fini(&pv);
@@ -228,6 +255,10 @@ struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data)
 		jank_input_figures_placeholder(&in->status, in->url);
 	}
 	msg = fleet_start_msg(in->fleet, "input", in->url);
+	if (msg && jank_json_add_bool(msg, "crosshost", in->fleet->multi_host) < 0) {
+		json_object_put(msg);
+		return NULL;
+	}
 	baselines = fleet_state_read(in->fleet, in->url);
 	if (baselines && msg)
 		jank_json_add(msg, "baselines", baselines);
@@ -276,11 +307,27 @@ void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *da
 	f->fetch_data = data;
 }
 
+/* A "flows" message or a "path" answer, for the join across hosts (crossing.h). */
+static void on_crossing(struct jank_fleet_input *in, struct json_object *msg, bool flows)
+{
+	char err[256];
+	int r;
+
+	if (!in->fleet->crossing)
+		return;
+	r = flows ? jank_crossing_flows(in->fleet->crossing, in->host, msg, err, sizeof(err))
+		  : jank_crossing_path(in->fleet->crossing, in->host, msg, err, sizeof(err));
+	if (r == -EINVAL)
+		fleet_refuse(in->proc, flows ? "flows" : "a path", err);
+}
+
 void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *data)
 {
 	const char *type = jank_worker_proto_type(msg);
 
-	if (!strcmp(type, "verdict"))
+	if (!strcmp(type, "flows") || !strcmp(type, "path"))
+		on_crossing(data, msg, type[0] == 'f');
+	else if (!strcmp(type, "verdict"))
 		on_verdict(data, msg);
 	else if (!strcmp(type, "status"))
 		on_status(data, msg);
@@ -318,12 +365,14 @@ static void on_sweep(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < f->n; i++) {
-		if (f->inputs[i]->removing && jank_worker_proc_done(f->inputs[i]->proc))
+		if (f->inputs[i]->removing && jank_worker_proc_done(f->inputs[i]->proc)) {
+			jank_crossing_input_gone(f->crossing, f->inputs[i]);
 			input_free(f->inputs[i]);
-		else
+		} else
 			f->inputs[k++] = f->inputs[i];
 	}
 	f->n = k;
+	crosshost_update(f);
 }
 
 /* ---- The fleet ---- */
@@ -402,6 +451,31 @@ static void on_check(evutil_socket_t fd, short what, void *data)
 	}
 	if (f->discovery)
 		jank_worker_proc_check(f->discovery, now);
+	jank_crossing_tick(f->crossing);
+}
+
+static void crossing_deliver(void *in, const struct jank_verdict *v, void *data)
+{
+	struct jank_fleet *f = data;
+
+	f->verdict_fn(in, v, f->data);
+}
+
+/* A request to a running worker of that host (the first: a host's sessions share its threads). */
+static bool crossing_ask(const char *host, struct json_object *msg, void *data)
+{
+	struct jank_fleet *f = data;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct jank_fleet_input *in = f->inputs[i];
+
+		if (in->host && !strcmp(in->host, host) && jank_worker_proc_running(in->proc)) {
+			jank_worker_proc_send(in->proc, msg);
+			return true;
+		}
+	}
+	json_object_put(msg);
+	return false;
 }
 
 struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn verdict,
@@ -418,7 +492,9 @@ struct jank_fleet *jank_fleet_new(struct event_base *base, jank_fleet_verdict_fn
 	f->ev_sigchld = evsignal_new(base, SIGCHLD, on_sigchld, f);
 	f->ev_check = event_new(base, -1, EV_PERSIST, on_check, f);
 	f->ev_sweep = evtimer_new(base, on_sweep, f);
-	if (!f->ev_sigchld || !f->ev_check || !f->ev_sweep || evsignal_add(f->ev_sigchld, NULL)) {
+	f->crossing = jank_crossing_new(crossing_deliver, crossing_ask, f);
+	if (!f->ev_sigchld || !f->ev_check || !f->ev_sweep || !f->crossing ||
+	    evsignal_add(f->ev_sigchld, NULL)) {
 		jank_fleet_free(f);
 		return NULL;
 	}
@@ -429,6 +505,7 @@ void jank_fleet_free(struct jank_fleet *f)
 {
 	if (!f)
 		return;
+	jank_crossing_free(f->crossing);
 	for (size_t i = 0; i < f->n; i++)
 		input_free(f->inputs[i]);
 	free(f->inputs);
@@ -478,6 +555,7 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	f->rules = c->rules;
 	f->nrules = c->nrules;
 	f->live = &c->live;
+	jank_crossing_set_flows(f->crossing, c->flows, c->nflows);
 	/* [daemon] state-dir needs a restart: the first one stays. */
 	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
 		return -ENOMEM;

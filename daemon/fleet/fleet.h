@@ -185,4 +185,8 @@ bool jank_fleet_get_discovery(const struct jank_fleet *f, struct jank_fleet_disc
 /* The workers and the discovery, for `jankctl status` ("fleet"). */
 struct json_object *jank_fleet_json(const struct jank_fleet *f);
 
+/* The join of paths across hosts (crossing.h): its clocks and figures. */
+struct jank_crossing;
+const struct jank_crossing *jank_fleet_crossing(const struct jank_fleet *f);
+
 #endif

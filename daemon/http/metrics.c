@@ -655,6 +655,98 @@ static void put_workers(struct out *o, const struct jank_metrics *m)
 	put_single(o, &at_limit, m->inputs_at_limit);
 }
 
+/* Signed nanoseconds as decimal seconds. */
+static void put_signed_seconds(struct out *o, const struct family *fam, const struct label *l,
+			       size_t n, int64_t ns)
+{
+	char num[NUM_LEN + 1], *p = num;
+
+	if (ns < 0)
+		*p++ = '-';
+	seconds(ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, p, NUM_LEN);
+	put_sample(o, fam, sample_suffix(fam->type), l, n, NULL, num);
+	fputc('\n', o->f);
+}
+
+/* Each pair of hosts' clock offset and its bracket, and the paths that crossed hosts. */
+static void put_clocks(struct out *o, const struct jank_metrics *m)
+{
+	static const struct family off = {
+		"jank_host_clock_offset_seconds", GAUGE, "seconds",
+		"A host's clock against its reference host's, estimated from the flows between "
+		"them (reference's time = host's + offset)."
+	};
+	static const struct family lo = {
+		"jank_host_clock_offset_low_seconds", GAUGE, "seconds",
+		"The lowest offset the flows allow (absent: no message from the reference yet)."
+	};
+	static const struct family hi = {
+		"jank_host_clock_offset_high_seconds", GAUGE, "seconds",
+		"The highest offset the flows allow (absent: no message to the reference yet)."
+	};
+	static const struct family msgs = { "jank_host_clock_messages", COUNTER, NULL,
+					    "Flow pairs between two hosts, by direction." };
+	static const struct family held = {
+		"jank_crosshost_held", COUNTER, NULL,
+		"Verdicts whose path crossed to another host, held for that host's part."
+	};
+	static const struct family joined = { "jank_crosshost_joined", COUNTER, NULL,
+					      "Held verdicts joined with the other host's path." };
+	static const struct family timed_out = {
+		"jank_crosshost_not_seen", COUNTER, NULL,
+		"Held verdicts sent without the other host's part (not seen in time)."
+	};
+	static const struct family evicted = {
+		"jank_crosshost_flow_events_evicted", COUNTER, NULL,
+		"Flow events the supervisor's bounded table let go before they were paired."
+	};
+	static const struct family dropped = {
+		"jank_crosshost_flow_events_dropped", COUNTER, NULL,
+		"Flow events the workers dropped past their batch's bound."
+	};
+
+	if (m->nclocks) {
+		put_family(o, &off);
+		for (size_t i = 0; i < m->nclocks; i++) {
+			struct label l[2] = { { "host", m->clocks[i].host },
+					      { "reference", m->clocks[i].reference } };
+
+			put_signed_seconds(o, &off, l, 2, m->clocks[i].offset_ns);
+		}
+		put_family(o, &lo);
+		for (size_t i = 0; i < m->nclocks; i++) {
+			struct label l[2] = { { "host", m->clocks[i].host },
+					      { "reference", m->clocks[i].reference } };
+
+			if (m->clocks[i].lo_ns != INT64_MIN)
+				put_signed_seconds(o, &lo, l, 2, m->clocks[i].lo_ns);
+		}
+		put_family(o, &hi);
+		for (size_t i = 0; i < m->nclocks; i++) {
+			struct label l[2] = { { "host", m->clocks[i].host },
+					      { "reference", m->clocks[i].reference } };
+
+			if (m->clocks[i].hi_ns != INT64_MAX)
+				put_signed_seconds(o, &hi, l, 2, m->clocks[i].hi_ns);
+		}
+		put_family(o, &msgs);
+		for (size_t i = 0; i < m->nclocks; i++) {
+			struct label l[3] = { { "host", m->clocks[i].host },
+					      { "reference", m->clocks[i].reference },
+					      { "direction", "to" } };
+
+			put_u64(o, &msgs, l, 3, m->clocks[i].messages_to);
+			l[2].value = "from";
+			put_u64(o, &msgs, l, 3, m->clocks[i].messages_from);
+		}
+	}
+	put_single(o, &held, m->crossing_held);
+	put_single(o, &joined, m->crossing_joined);
+	put_single(o, &timed_out, m->crossing_timed_out);
+	put_single(o, &evicted, m->flow_events_evicted);
+	put_single(o, &dropped, m->flow_events_dropped);
+}
+
 /* The names client libraries use for a process, so that dashboards find them. */
 static void put_process(struct out *o, const struct jank_metrics_process *p)
 {
@@ -695,6 +787,7 @@ char *jank_metrics_render(const struct jank_metrics *m, enum jank_metrics_format
 	put_captures(&o, m->captures);
 	put_http(&o, m->http);
 	put_workers(&o, m);
+	put_clocks(&o, m);
 	put_process(&o, &m->process);
 	if (f == JANK_METRICS_OPENMETRICS)
 		fputs("# EOF\n", o.f);

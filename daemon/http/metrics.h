@@ -82,6 +82,14 @@ struct jank_metrics_process {
 	int64_t open_fds;      /* -1: unknown */
 };
 
+/* A pair of hosts' clocks (daemon/fleet/crossing.h): host's against reference's. */
+struct jank_metrics_clock {
+	const char *host, *reference;
+	int64_t offset_ns;
+	int64_t lo_ns, hi_ns; /* INT64_MIN, INT64_MAX: unbounded (no message that way) */
+	uint64_t messages_to, messages_from;
+};
+
 struct jank_metrics {
 	const char *version;
 	const struct jank_metrics_input *inputs;
@@ -97,6 +105,11 @@ struct jank_metrics {
 	/* Discovery: sessions not watched past [live] max-inputs; 1 while at the limit. */
 	uint64_t sessions_refused;
 	bool inputs_at_limit;
+	/* Paths across hosts: each pair of hosts' clock, the held verdicts and flow events. */
+	const struct jank_metrics_clock *clocks;
+	size_t nclocks;
+	uint64_t crossing_held, crossing_joined, crossing_timed_out;
+	uint64_t flow_events_evicted, flow_events_dropped;
 };
 
 /* The exposition, malloc'ed, its length in *len; NULL when out of memory. */

@@ -64,6 +64,9 @@ const struct jank_figure_field jank_input_figures_input_fields[] = {
 	STRING("problem", struct jank_input_figures, problem, OPT),
 	TIME("problem_since", IN(problem_since), OPT, 0),
 	{ .key = "attached", .type = JANK_FIGURE_BOOL, .offset = IN(attached), .flags = BASIC },
+	/* "native" or "babeltrace2" ([live] decoder), and why auto fell back to babeltrace2. */
+	STRING("decoder", struct jank_input_figures, decoder, OPT),
+	STRING("decoder_note", struct jank_input_figures, decoder_note, OPT),
 	COUNT_METRIC("events", IN(engine.events), SUM,
 		     METRIC("jank_input_events",
 			    HELP("Events of the live session that the engine processed."))),

@@ -73,6 +73,8 @@ struct jank_input_figures {
 	char problem[JANK_FIGURES_STATE_LEN * 2]; /* "relayd unreachable", ...; "" when none */
 	int64_t problem_since;			  /* wall clock (ns), 0: no problem */
 	bool attached;
+	char decoder[JANK_FIGURES_STATE_LEN];	   /* "native", "babeltrace2"; "" unknown */
+	char decoder_note[JANK_FIGURES_ERROR_LEN]; /* why the native one was refused, "" */
 	uint64_t events_read, disconnects, reconnects;
 	double events_per_sec; /* rounded to 0.1 */
 	int64_t trace_now;     /* INT64_MIN: unknown */

@@ -57,6 +57,12 @@ int jank_input_status_figures(const struct jank_live_input *w, struct jank_input
 	snprintf(f->state, sizeof(f->state), "%s", jank_live_input_state_name(ws.state));
 	snprintf(f->last_error, sizeof(f->last_error), "%s", jank_live_input_last_error(w));
 	f->attached = jank_live_input_attached(w);
+	{
+		const char *note, *d = jank_live_input_decoder(w, &note);
+
+		snprintf(f->decoder, sizeof(f->decoder), "%s", d);
+		snprintf(f->decoder_note, sizeof(f->decoder_note), "%s", note);
+	}
 	f->events_read = ws.events_read;
 	f->events_per_sec = ws.events_per_sec;
 	f->disconnects = ws.disconnects;

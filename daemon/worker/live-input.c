@@ -30,6 +30,11 @@
  * asked at most every PROBE_EVERY_NS while not attached) and the input ran
  * once since: a session without streams yet only ever says "try again".
  *
+ * The decoder ([live] decoder): jank's own lttng-live client and native
+ * CTF decoder (io/trace-live.c), or babeltrace2's lttng-live source; auto,
+ * the default, is the native one until it refuses the session's metadata,
+ * then babeltrace2 (fall_back: said once, and in the status).
+ *
  * The input's own time is how far its stream has advanced: its events, and
  * the inactivity beacons that the tracer's live timer sends for a stream
  * with nothing new. Open actions are checked (overdue) against that time
@@ -121,6 +126,11 @@ struct jank_live_input {
 	uint64_t rate_events;
 	int64_t rate_mono;
 	double events_per_sec;
+
+	/* Which decoder reads the session ([live] decoder), and whether auto fell back. */
+	enum jank_decoder decoder;
+	bool fell_back;
+	char decoder_note[WATCH_ERR_LEN];
 
 	char err[WATCH_ERR_LEN];
 };
@@ -332,6 +342,31 @@ static void idle(struct jank_live_input *w)
 		check_gone(w, now);
 }
 
+static bool uses_native(const struct jank_live_input *w)
+{
+	return w->decoder != JANK_DECODER_BABELTRACE2 && !w->fell_back;
+}
+
+/*
+ * The native decoder does not take the session (its metadata): with
+ * [live] decoder = auto, read it through babeltrace2 from now on, said once
+ * in the log and in the status. What was read stays; the events between
+ * the two inputs are lost (as at a reconnection).
+ */
+static bool fall_back(struct jank_live_input *w, const char *why)
+{
+	if (w->decoder != JANK_DECODER_AUTO || w->fell_back || !jank_reader_refused(w->input))
+		return false;
+	jank_log(LOG_NOTICE, "%s: read through babeltrace2: %s", w->url, why);
+	snprintf(w->decoder_note, sizeof(w->decoder_note), "%s", why);
+	w->fell_back = true;
+	drop_input(w);
+	if (w->anchor_ts != INT64_MIN)
+		jank_engine_discarded(w->engine, -1, w->anchor_ts, 0);
+	schedule(w, 0);
+	return true;
+}
+
 static void pump(evutil_socket_t fd, short what, void *data)
 {
 	struct jank_live_input *w = data;
@@ -340,7 +375,10 @@ static void pump(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	if (!w->input) {
-		w->input = jank_reader_new_live(w->url, "continue", w->engine, err, sizeof(err));
+		w->input = uses_native(w) ? jank_reader_new_live_native(w->url, w->engine, err,
+									sizeof(err))
+					  : jank_reader_new_live(w->url, "continue", w->engine, err,
+								 sizeof(err));
 		if (!w->input) {
 			lost(w, err);
 			return;
@@ -377,6 +415,8 @@ static void pump(evutil_socket_t fd, short what, void *data)
 			if (got_events(w))
 				up(w);
 			snprintf(err, sizeof(err), "%s", jank_reader_error(w->input));
+			if (fall_back(w, err))
+				return;
 			lost(w, err);
 			return;
 		}
@@ -429,6 +469,19 @@ static void name_frame(const struct jank_frame *f, char *buf, size_t len, void *
 		if (add_maps(w, f->pid, err, sizeof(err)) > 0)
 			jank_symbols_lookup(w->sym, f->pid, f->addr, buf, len);
 	}
+}
+
+int jank_live_input_path(struct jank_live_input *w, int32_t tid, int64_t begin, int64_t end,
+			 struct jank_path *out)
+{
+	const struct jank_graph *g = jank_engine_graph(w->engine);
+	const struct jank_thread *t = jank_graph_find_any(g, tid);
+	int r = t ? jank_critpath_compute_thread(g, t, begin, end, out)
+		  : jank_critpath_compute(g, tid, begin, end, out);
+
+	if (r != -EINVAL)
+		jank_path_name_frames(out, w->sym ? name_frame : NULL, w);
+	return r;
 }
 
 struct jank_live_input *jank_live_input_new(struct event_base *base, const char *url,
@@ -497,6 +550,18 @@ void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_
 {
 	w->attached_fn = fn;
 	w->attached_data = data;
+}
+
+void jank_live_input_set_decoder(struct jank_live_input *w, enum jank_decoder d)
+{
+	w->decoder = d;
+}
+
+const char *jank_live_input_decoder(const struct jank_live_input *w, const char **note)
+{
+	if (note)
+		*note = w->decoder_note;
+	return uses_native(w) ? "native" : "babeltrace2";
 }
 
 void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns)

@@ -75,6 +75,14 @@ void jank_live_input_set_attached_cb(struct jank_live_input *w, jank_live_input_
  */
 void jank_live_input_set_clock_margin(struct jank_live_input *w, int64_t ns);
 
+/*
+ * Which decoder reads the session (JANK_DECODER_AUTO by default: the native
+ * one, babeltrace2 when it refuses the metadata). Before jank_live_input_start().
+ */
+void jank_live_input_set_decoder(struct jank_live_input *w, enum jank_decoder d);
+/* "native" or "babeltrace2": the one reading now; *note: why auto fell back ("" when not). */
+const char *jank_live_input_decoder(const struct jank_live_input *w, const char **note);
+
 /* Start pumping the input. Returns 0 or -errno. */
 int jank_live_input_start(struct jank_live_input *w);
 /*
@@ -98,6 +106,12 @@ int jank_live_input_replace_rules(struct jank_live_input *w, const struct jank_c
 /* Config reload: the [graph] limits (see jank_engine_set_limits()). */
 void jank_live_input_set_limits(struct jank_live_input *w, const struct jank_engine_config *c);
 
+/*
+ * The path of thread tid over [begin, end] in this input's graph, its frames
+ * named (another host's request: lib/hostjoin.h). As jank_critpath_compute.
+ */
+int jank_live_input_path(struct jank_live_input *w, int32_t tid, int64_t begin, int64_t end,
+			 struct jank_path *out);
 const char *jank_live_input_url(const struct jank_live_input *w);
 const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w);
 /* The same, to load what it starts with (the saved baselines). */

@@ -582,3 +582,102 @@ int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_ru
 	}
 	return 0;
 }
+
+/* ---- Flows and paths across hosts ---- */
+
+/* flows[i]: [flow, key, to, tid, ts], the strings kept as the message holds them. */
+static int flow_decode(struct jank_jr *jr, struct json_object *a,
+		       struct jank_worker_proto_flow *out)
+{
+	struct json_object *v;
+	int64_t n;
+
+	if (jank_json_read_array_value(jr, a, "", 5, 5) < 0 ||
+	    jank_json_read_elem(jr, a, "", 0, json_type_string, &v) < 0 ||
+	    jank_json_read_str_value(jr, v, "[0]", JANK_LABEL_NAME_LEN, &out->flow) < 0 ||
+	    jank_json_read_elem(jr, a, "", 1, json_type_string, &v) < 0 ||
+	    jank_json_read_str_value(jr, v, "[1]", JANK_LABEL_KEY_LEN, &out->key) < 0 ||
+	    jank_json_read_elem(jr, a, "", 2, json_type_boolean, &v) < 0)
+		return -EINVAL;
+	out->to = json_object_get_boolean(v);
+	if (jank_json_read_elem(jr, a, "", 3, json_type_int, &v) < 0 ||
+	    jank_json_read_int_value(jr, v, "[3]", INT32_MIN, INT32_MAX, &n) < 0)
+		return -EINVAL;
+	out->tid = (int32_t)n;
+	if (jank_json_read_elem(jr, a, "", 4, json_type_int, &v) < 0 ||
+	    jank_json_read_int_value(jr, v, "[4]", -JANK_VERDICT_TIME_MAX, JANK_VERDICT_TIME_MAX,
+				     &out->ts) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int jank_worker_proto_flows_decode(struct json_object *msg, struct jank_worker_proto_flows *out,
+				   char *err, size_t len)
+{
+	struct json_object *list = NULL;
+	struct jank_jr jr;
+	int64_t dropped;
+	size_t n;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	jank_json_read_init(&jr);
+	r = jank_json_read_int(&jr, msg, "dropped", true, 0, INT64_MAX, 0, &dropped);
+	if (r == 0)
+		r = jank_json_read_array(&jr, msg, "flows", true, JANK_PROTO_MAX_FLOWS, &list);
+	if (r < 0)
+		return said(&jr, r, err, len);
+	out->dropped = (uint64_t)dropped;
+	n = json_object_array_length(list);
+	out->v = n ? calloc(n, sizeof(*out->v)) : NULL;
+	if (n && !out->v)
+		return said(&jr, -ENOMEM, err, len);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a;
+		size_t at;
+
+		r = jank_json_read_elem(&jr, list, "flows", i, json_type_array, &a);
+		at = jank_json_read_push(&jr, "flows[%zu]", i);
+		if (r == 0)
+			r = flow_decode(&jr, a, &out->v[i]);
+		jank_json_read_pop(&jr, at);
+		if (r < 0) {
+			jank_worker_proto_flows_fini(out);
+			return said(&jr, r, err, len);
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+void jank_worker_proto_flows_fini(struct jank_worker_proto_flows *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
+}
+
+int jank_worker_proto_path_decode(struct json_object *msg, int64_t *id, bool *answered,
+				  struct jank_verdict_decoded *out, char *err, size_t len)
+{
+	struct json_object *v = NULL;
+	struct jank_jr jr;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	jank_rule_init(&out->rule);
+	jank_path_init(&out->path);
+	jank_breakdown_init(&out->breakdown);
+	jank_json_read_init(&jr);
+	r = jank_json_read_int(&jr, msg, "id", true, 0, INT64_MAX, 0, id);
+	if (r == 0)
+		r = jank_json_read_bool(&jr, msg, "answered", true, false, answered);
+	if (r == 0 && *answered)
+		r = jank_json_read_member(&jr, msg, "verdict", json_type_object, true, &v);
+	if (r < 0)
+		return said(&jr, r, err, len);
+	if (!*answered)
+		return 0;
+	jank_verdict_decoded_fini(out);
+	return jank_worker_proto_verdict_decode(v, NULL, 0, out, err, len);
+}

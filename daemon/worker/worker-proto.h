@@ -14,10 +14,17 @@
  *   log       {priority, message}: one of the worker's log lines
  *   sessions  {ok, sessions: [[host, session]...] or error}: a discovery
  *             worker's list of relayd's live sessions
+ *   flows     {flows: [[flow, key, to, tid, ts]...], dropped}: its flows'
+ *             sends and the receptions it could not pair (worker-hosts.h)
+ *   path      {id, answered, verdict?}: the answer to a path request
  * Supervisor to worker:
  *   start     {mode: "input" or "discover", url, config (the text of the
  *             configuration file), config_name, margin_ns, interval_ns}
  *   reload    {config, config_name}: new rules and [graph] limits
+ *   path      {id, tid, begin, end}: this host's path of a thread (the
+ *             other side of a flow that crossed hosts)
+ *   crosshost {on}: whether to send "flows" (the inputs are of two hosts or
+ *             more); also "crosshost" in start
  *   retry     attach now, whatever the back-off says (the session was
  *             created again)
  *   stop      finish: a last status, then exit
@@ -120,5 +127,40 @@ int jank_worker_proto_log_decode(struct json_object *msg, int *priority, char *l
 int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_rule *rules,
 				     size_t nrules, struct jank_verdict_decoded *out, char *err,
 				     size_t errlen);
+
+/*
+ * A "flows" message of an input's worker (worker-hosts.h): its flows' `from`
+ * events and the `to`s its engine did not pair, [flow, key, to, tid, ts]
+ * each, at most JANK_PROTO_MAX_FLOWS, and how many it dropped past that.
+ * The strings are the message's own (valid while it is).
+ */
+#define JANK_PROTO_MAX_FLOWS 4096
+
+struct jank_worker_proto_flow {
+	const char *flow, *key;
+	bool to;
+	int32_t tid;
+	int64_t ts;
+};
+
+struct jank_worker_proto_flows {
+	uint64_t dropped;
+	size_t n;
+	struct jank_worker_proto_flow *v;
+};
+
+/* Returns 0, or -EINVAL (what is wrong in err) or -ENOMEM; fini either way. */
+int jank_worker_proto_flows_decode(struct json_object *msg, struct jank_worker_proto_flows *out,
+				   char *err, size_t len);
+void jank_worker_proto_flows_fini(struct jank_worker_proto_flows *f);
+
+/*
+ * A "path" message, the answer to the supervisor's request {id, tid, begin,
+ * end}: its id, whether the worker answered with a path, and that path, in a
+ * verdict of no action (jank_verdict_from_json checks it). Returns 0,
+ * -EINVAL (err) or -ENOMEM; jank_verdict_decoded_fini() either way.
+ */
+int jank_worker_proto_path_decode(struct json_object *msg, int64_t *id, bool *answered,
+				  struct jank_verdict_decoded *out, char *err, size_t len);
 
 #endif

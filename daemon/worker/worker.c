@@ -25,6 +25,7 @@
 #include "symbols.h"
 #include "verdict-json.h"
 #include "binary-opener.h"
+#include "worker-hosts.h"
 #include "worker-proto.h"
 #include "worker-sandbox.h"
 #include "worker.h"
@@ -51,6 +52,7 @@ struct worker {
 	char url[JANK_CONFIG_URL_LEN];
 	int64_t interval_ns;
 	struct jank_live_input *input;
+	struct jank_whosts *hosts; /* its flows and paths for the join across hosts */
 	struct event *ev_tick, *ev_status, *ev_discover;
 	struct event *ev_now;  /* a status at once, after what is being done */
 	struct event *ev_save; /* the baselines, every SAVE_NS */
@@ -187,6 +189,12 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_live_input_tick(w->input);
+	jank_whosts_tick(w->hosts);
+}
+
+static void send_hosts_msg(struct json_object *msg, void *data)
+{
+	send_msg(data, msg);
 }
 
 static void on_verdict(const struct jank_verdict *r, void *data)
@@ -197,6 +205,8 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	struct json_object *v = jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL);
 
 	jank_json_add(msg, "verdict", v);
+	/* The flows before the verdict: its `to` may cross to another host. */
+	jank_whosts_flush(w->hosts);
 	/*
 	 * This worker's first event: a verdict may come before the status that
 	 * says it, and the supervisor needs it to know what a restart skipped.
@@ -405,8 +415,8 @@ static int load_config(struct json_object *msg, struct jank_config *c, char *err
 	return r;
 }
 
-static int start_input(struct worker *w, const struct jank_config *c, int64_t margin_ns, char *err,
-		       size_t len)
+static int start_input(struct worker *w, const struct jank_config *c, int64_t margin_ns,
+		       bool crosshost, char *err, size_t len)
 {
 	struct jank_engine_config ec;
 
@@ -418,11 +428,16 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 	if (!w->input)
 		return -ENOMEM;
 	jank_live_input_set_attached_cb(w->input, on_attached, w);
+	w->hosts = jank_whosts_new(w->input, send_hosts_msg, w);
+	if (!w->hosts)
+		return -ENOMEM;
+	jank_whosts_set_on(w->hosts, crosshost);
 	jank_live_input_set_clock_margin(w->input, margin_ns);
 	if (set_fetcher(w, c) < 0) {
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	jank_live_input_set_decoder(w->input, (enum jank_decoder)c->live.decoder);
 	w->rate_mono = jank_clock_monotonic_ns();
 	if (jank_live_input_start(w->input) < 0 ||
 	    add_timer(w, &w->ev_tick, TICK_NS, on_tick) < 0) {
@@ -457,8 +472,10 @@ static int start(struct worker *w, struct json_object *msg, char *err, size_t le
 		if (r == 0)
 			on_discover(-1, 0, w);
 	} else {
+		struct json_object *x = jank_json_get(msg, "crosshost", json_type_boolean);
+
 		w->mode = MODE_INPUT;
-		r = start_input(w, &c, margin, err, len);
+		r = start_input(w, &c, margin, x && json_object_get_boolean(x), err, len);
 		if (r == 0) {
 			load_baselines(w, msg);
 			r = add_timer(w, &w->ev_save, SAVE_NS, on_save);
@@ -505,6 +522,7 @@ static void finish(struct worker *w, int status) __attribute__((noreturn));
 static void finish(struct worker *w, int status)
 {
 	if (w->input) {
+		jank_whosts_flush(w->hosts);
 		jank_live_input_stop(w->input);
 		jank_live_input_update_rate(w->input);
 		send_status(w);
@@ -530,6 +548,12 @@ static void on_read(struct bufferevent *bev, void *data)
 			finish(w, 1);
 		} else if (!strcmp(type, "reload")) {
 			reload(w, msg);
+		} else if (!strcmp(type, "path")) {
+			jank_whosts_request(w->hosts, msg);
+		} else if (!strcmp(type, "crosshost")) {
+			struct json_object *on = jank_json_get(msg, "on", json_type_boolean);
+
+			jank_whosts_set_on(w->hosts, on && json_object_get_boolean(on));
 		} else if (!strcmp(type, "retry")) {
 			if (w->input)
 				jank_live_input_retry(w->input);

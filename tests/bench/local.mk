@@ -15,7 +15,7 @@ bench_bench_metrics_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 bench_bench_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.la \
 	$(top_builddir)/lib/libjank.la $(JSONC_LIBS) -lm
 
-EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh \
+EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh bench/live-cpu.sh \
 	bench/memory-budget.sh bench/fleet-load.sh bench/decoder-bench.sh
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
@@ -30,11 +30,19 @@ bench-decoders: all
 	BABELTRACE2='$(BABELTRACE2_BIN)' bash $(srcdir)/bench/decoder-bench.sh
 .PHONY: bench-decoders
 
-# LOAD_RATE, LOAD_DURATION, LOAD_SAMPLE: see live-load.sh (root; 10 minutes).
+# The live readers' CPU per event, paired: jankd (native, babeltrace2) and
+# babeltrace2's CLI; LIVE_CPU_RATES, LIVE_CPU_DURATION, LIVE_CPU_OUT: see
+# live-cpu.sh (root; about 3 minutes).
 bench-live: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
-	bash $(srcdir)/bench/live-load.sh
+	bash $(srcdir)/bench/live-cpu.sh
 .PHONY: bench-live
+# jankd under a steady load: alert latency, CPU and RSS over time;
+# LOAD_RATE, LOAD_DURATION, LOAD_SAMPLE: see live-load.sh (root; 10 minutes).
+bench-live-load: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	bash $(srcdir)/bench/live-load.sh
+.PHONY: bench-live-load
 
 # One jankd and a fleet of simulated hosts on one relayd: 8, 32 and 64 hosts
 # idle and at 10,000 events/s each, and 1 against 2 cores; FLEET_HOSTS,

@@ -4,7 +4,7 @@ daemon_tests = daemon/test-alert daemon/test-metrics daemon/test-worker-proto \
 	daemon/test-input-status daemon/test-fleet daemon/test-status \
 	daemon/test-worker-proc daemon/test-relayd daemon/test-skipped daemon/test-journal \
 	daemon/test-capture-session daemon/test-sessiond-probe \
-	daemon/test-worker-sandbox daemon/test-binary-opener
+	daemon/test-worker-sandbox daemon/test-binary-opener daemon/test-crossing
 check_PROGRAMS += $(daemon_tests)
 TESTS += $(daemon_tests)
 # promtool on the metrics pages daemon/test-metrics writes.
@@ -36,6 +36,10 @@ daemon_ldadd = $(top_builddir)/daemon/libjankd.la $(top_builddir)/io/libjank-io.
 daemon_test_binary_opener_SOURCES = daemon/test-binary-opener.c
 daemon_test_binary_opener_CFLAGS = $(daemon_cflags)
 daemon_test_binary_opener_LDADD = $(daemon_ldadd)
+# The supervisor's join of paths across hosts, fed with workers' frames.
+daemon_test_crossing_SOURCES = daemon/test-crossing.c
+daemon_test_crossing_CFLAGS = $(daemon_cflags)
+daemon_test_crossing_LDADD = $(daemon_ldadd)
 daemon_test_alerted_SOURCES = daemon/test-alerted.c
 daemon_test_alerted_CFLAGS = $(daemon_cflags)
 daemon_test_alerted_LDADD = $(daemon_ldadd)
@@ -64,6 +68,7 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--wrap=jank_live_input_engine,--wrap=jank_live_input_url \
 	-Wl,--wrap=jank_live_input_attached,--wrap=jank_live_input_last_error \
 	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
+	-Wl,--wrap=jank_live_input_decoder \
 	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
 	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats \
 	-Wl,--wrap=jank_engine_rule_composition

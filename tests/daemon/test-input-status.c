@@ -65,6 +65,14 @@ const char *__wrap_jank_live_input_last_error(const struct jank_live_input *w)
 	return fake->last_error;
 }
 
+const char *__wrap_jank_live_input_decoder(const struct jank_live_input *w, const char **note);
+const char *__wrap_jank_live_input_decoder(const struct jank_live_input *w, const char **note)
+{
+	(void)w;
+	*note = "";
+	return "native";
+}
+
 void __wrap_jank_live_input_get_stats(const struct jank_live_input *w,
 				      struct jank_live_input_stats *out);
 void __wrap_jank_live_input_get_stats(const struct jank_live_input *w,

@@ -110,6 +110,20 @@ static int setup(void **state)
 	};
 	f->m.alerts.sent = 3;
 	f->m.workers_cpu_ns = 1500 * MS;
+	/* Two pairs of hosts: beta 37 ms behind alpha, bracketed; gamma heard one way only. */
+	{
+		static const struct jank_metrics_clock clocks[] = {
+			{ "beta", "alpha", -37000267, -37253989, -36746545, 20, 20 },
+			{ "gamma", "alpha", 5000000, 5000000, INT64_MAX, 3, 0 },
+		};
+
+		f->m.clocks = clocks;
+		f->m.nclocks = 2;
+		f->m.crossing_held = 4;
+		f->m.crossing_joined = 3;
+		f->m.crossing_timed_out = 1;
+		f->m.flow_events_evicted = 100;
+	}
 	jank_metrics_process_read(&f->m.process, 1700000000LL * 1000000000);
 	*state = f;
 	return 0;
@@ -221,6 +235,21 @@ static void openmetrics_names(void **state)
 				"host/h/s\"} 13"));
 	assert_true(has_line(t, "# TYPE jank_workers_cpu_seconds counter"));
 	assert_true(has_line(t, "jank_workers_cpu_seconds_total 1.5"));
+	assert_true(has_line(t, "# TYPE jank_host_clock_offset_seconds gauge"));
+	assert_true(has_line(t, "jank_host_clock_offset_seconds{host=\"beta\",reference=\"alpha\"} "
+				"-0.037000267"));
+	assert_true(has_line(t, "jank_host_clock_offset_low_seconds{host=\"beta\",reference="
+				"\"alpha\"} -0.037253989"));
+	assert_true(has_line(t, "jank_host_clock_offset_high_seconds{host=\"beta\",reference="
+				"\"alpha\"} -0.036746545"));
+	assert_true(has_line(t, "jank_host_clock_offset_low_seconds{host=\"gamma\",reference="
+				"\"alpha\"} 0.005"));
+	assert_null(strstr(t, "jank_host_clock_offset_high_seconds{host=\"gamma\""));
+	assert_true(has_line(t, "jank_host_clock_messages_total{host=\"beta\",reference=\"alpha\","
+				"direction=\"from\"} 20"));
+	assert_true(has_line(t, "jank_crosshost_held_total 4"));
+	assert_true(has_line(t, "jank_crosshost_not_seen_total 1"));
+	assert_true(has_line(t, "jank_crosshost_flow_events_evicted_total 100"));
 	assert_true(has_line(t, "jank_captures_refused_total{reason=\"cooldown\"} 9"));
 	assert_true(has_line(t, "jank_captures_disk_usage_bytes 1048576"));
 	assert_true(has_line(t, "jank_alerts_sent_total 3"));

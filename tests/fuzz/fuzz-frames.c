@@ -9,7 +9,9 @@
  * is taken (jank_worker_proto_take) until one is refused: the supervisor then
  * kills the worker, and reads no further. Each message goes where the
  * supervisor sends it by its type: a status's figures
- * (jank_worker_proto_figures_decode), a log line (jank_worker_proto_log_decode). A
+ * (jank_worker_proto_figures_decode), a log line (jank_worker_proto_log_decode),
+ * flow events (jank_worker_proto_flows_decode), a path's answer
+ * (jank_worker_proto_path_decode). A
  * verdict's decoding is not fuzzed here: it is io/verdict-json.c's, which
  * has its own checks.
  *
@@ -23,7 +25,9 @@
  *   - decoded figures are within their ranges (rules counted as their
  *     histograms, histograms' min <= max), and none are left on an error;
  *   - a log line is one line of printable text, its priority LOG_ERR to
- *     LOG_DEBUG.
+ *     LOG_DEBUG;
+ *   - flow events are at most JANK_PROTO_MAX_FLOWS, their names and keys
+ *     fit the labels, none are left on an error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -88,6 +92,37 @@ static void log_line(struct json_object *msg)
 	FUZZ_ASSERT(memchr(line, '\0', sizeof(line)));
 	for (const char *c = line; *c; c++)
 		FUZZ_ASSERT((unsigned char)*c >= 0x20 && *c != 0x7f);
+}
+
+static void flows(struct json_object *msg)
+{
+	struct jank_worker_proto_flows f;
+	char err[ERR_LEN];
+	int r = jank_worker_proto_flows_decode(msg, &f, err, sizeof(err));
+
+	FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -ENOMEM);
+	if (r < 0)
+		FUZZ_ASSERT(f.n == 0 && !f.v && err[0]);
+	FUZZ_ASSERT(f.n <= JANK_PROTO_MAX_FLOWS);
+	for (size_t i = 0; i < f.n; i++) {
+		FUZZ_ASSERT(strlen(f.v[i].flow) < JANK_LABEL_NAME_LEN);
+		FUZZ_ASSERT(strlen(f.v[i].key) < JANK_LABEL_KEY_LEN);
+	}
+	jank_worker_proto_flows_fini(&f);
+}
+
+static void path(struct json_object *msg)
+{
+	struct jank_verdict_decoded d;
+	char err[ERR_LEN];
+	bool answered = false;
+	int64_t id = -1;
+	int r = jank_worker_proto_path_decode(msg, &id, &answered, &d, err, sizeof(err));
+
+	FUZZ_ASSERT(r == 0 || r == -EINVAL || r == -ENOMEM);
+	if (r == 0)
+		FUZZ_ASSERT(id >= 0 && (answered || d.path.n == 0));
+	jank_verdict_decoded_fini(&d);
 }
 
 /* Put back as a frame, it comes out the same. */
@@ -160,6 +195,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				status(msg);
 			else if (!strcmp(jank_worker_proto_type(msg), "log"))
 				log_line(msg);
+			else if (!strcmp(jank_worker_proto_type(msg), "flows"))
+				flows(msg);
+			else if (!strcmp(jank_worker_proto_type(msg), "path"))
+				path(msg);
 			round_trip(msg);
 			json_object_put(msg);
 		}

@@ -24,11 +24,15 @@ io_tests = \
 	io/test-debuginfod \
 	io/test-symbols \
 	io/test-time-limit \
+	io/test-trace-live \
 	io/test-trace-merge \
 	io/test-verdict-json
 check_PROGRAMS += $(io_tests)
 TESTS += $(io_tests)
 
+io_test_trace_live_SOURCES = io/test-trace-live.c
+io_test_trace_live_CFLAGS = $(io_cflags) -pthread
+io_test_trace_live_LDADD = $(io_ldadd) -lpthread
 io_test_baseline_file_SOURCES = io/test-baseline-file.c
 io_test_baseline_file_CFLAGS = $(io_cflags)
 io_test_baseline_file_LDADD = $(io_ldadd)

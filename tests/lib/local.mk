@@ -19,6 +19,7 @@ lib_tests = \
 	lib/test-functions \
 	lib/test-graph \
 	lib/test-hashmap \
+	lib/test-hostjoin \
 	lib/test-histogram \
 	lib/test-layout \
 	lib/test-locks \
@@ -40,6 +41,9 @@ lib_test_baseline_LDADD = $(lib_ldadd)
 lib_test_clocksync_SOURCES = lib/test-clocksync.c
 lib_test_clocksync_CFLAGS = $(lib_cflags)
 lib_test_clocksync_LDADD = $(lib_ldadd)
+lib_test_hostjoin_SOURCES = lib/test-hostjoin.c
+lib_test_hostjoin_CFLAGS = $(lib_cflags)
+lib_test_hostjoin_LDADD = $(lib_ldadd)
 lib_test_comp_history_SOURCES = lib/test-comp-history.c
 lib_test_comp_history_CFLAGS = $(lib_cflags)
 lib_test_comp_history_LDADD = $(lib_ldadd)

@@ -716,6 +716,7 @@ live_jankd_conf() {
 	{
 		echo "[live]"
 		[ -z "$1" ] || echo "url = $1"
+		[ -z "${JANK_LIVE_DECODER:-}" ] || echo "decoder = $JANK_LIVE_DECODER"
 		[ -z "$journal" ] || printf '[alerts]\ntarget = journal\n'
 		[ -z "$mode" ] || printf '[capture]\nmode = %s\ndir = %s\ncooldown = 0\nmax-per-hour = 0\nmin-free = 0\n' \
 			"$mode" "$dir"

@@ -8,6 +8,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-discarded.sh \
 	live/test-jankd-discarded-actions.sh \
 	live/test-jankd-json.sh \
+	live/test-jankd-decoders.sh \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
 	live/test-jankd-binaries.sh \
@@ -23,6 +24,7 @@ JANKD_LIVE_TESTS = \
 	live/test-composition.sh \
 	live/test-web.sh \
 	live/test-fleet.sh \
+	live/test-crosshost.sh \
 	live/test-discover-limit.sh
 # jankd's captures (daemon/capture/capturer.c, capture-session.c): snapshot, storm, quota, full disk, rotation.
 CAPTURE_LIVE_TESTS = \
@@ -50,7 +52,9 @@ FAULT_LIVE_TESTS = \
 # on demand): no root, no lttng daemon.
 MOCK_LIVE_TESTS = \
 	live/test-mock-relayd.sh \
-	live/test-mock-relayd-faults.sh
+	live/test-mock-relayd-faults.sh \
+	live/test-mock-relayd-bt2.sh \
+	live/test-mock-relayd-faults-bt2.sh
 TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(MOCK_LIVE_TESTS) \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)
@@ -89,6 +93,13 @@ live_fn_demo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/probes
 live_fn_demo_CFLAGS = $(AM_CFLAGS) -pthread -finstrument-functions -fno-omit-frame-pointer
 live_fn_demo_LDFLAGS = -pthread
 live_fn_demo_LDADD = $(top_builddir)/probes/libjank-ust.la
+
+# A client and a server on two simulated hosts: test-crosshost.sh.
+check_PROGRAMS += live/rpc-demo
+live_rpc_demo_SOURCES = live/rpc-demo.c
+live_rpc_demo_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/probes
+live_rpc_demo_CFLAGS = $(AM_CFLAGS) -finstrument-functions -fno-omit-frame-pointer
+live_rpc_demo_LDADD = $(top_builddir)/probes/libjank-ust.la
 
 # Addresses symbolized from a trace's lttng-ust statedump: test-symbols.sh.
 check_PROGRAMS += live/symbolize-trace

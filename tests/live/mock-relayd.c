@@ -43,6 +43,9 @@
  * Other options: --session NAME and --hostname HOST (what LIST_SESSIONS
  * says; defaults "mock" and the trace's env hostname), --live-timer US,
  * --metadata-chunk BYTES (the metadata in replies of at most BYTES),
+ * --metadata-hold TEXT (each metadata is served only up to the event
+ * declaration that names TEXT until --late-after N packets were served: the
+ * classes of applications that register later, "new metadata" then),
  * --no-streams MS (the session has no stream for MS ms after the first
  * attach), --late NAME (stream NAME appears once --late-after N packets
  * were served; repeatable), --port-file FILE (where the port goes: the
@@ -177,6 +180,7 @@ struct trace {
 	const char *dir;
 	char *metadata;
 	size_t metadata_len;
+	size_t held_len; /* served while held (--metadata-hold) */
 };
 
 static struct {
@@ -209,6 +213,7 @@ static struct {
 	int64_t no_streams_ms;
 	int64_t first_attach; /* ms, 0: none yet */
 	uint64_t late_after;
+	const char *metadata_hold;
 	/* Counters. */
 	uint64_t packets_served;
 	int next_conn_id;
@@ -464,6 +469,12 @@ static void load_one(size_t t, struct layout *l, bool *have_layout)
 	l->big_endian = strstr(tr->metadata, "byte_order = be;") != NULL;
 	*have_layout = parse_struct(tr->metadata, "packet.header :=", l) == 0 &&
 		       parse_struct(tr->metadata, "packet.context :=", l) == 0;
+	tr->held_len = tr->metadata_len;
+	if (M.metadata_hold && (h = strstr(tr->metadata, M.metadata_hold))) {
+		while (h > tr->metadata && strncmp(h, "\nevent {", 8))
+			h--;
+		tr->held_len = (size_t)(h - tr->metadata) + 1;
+	}
 	if (!M.hostname[0] && (h = strstr(tr->metadata, "hostname = \"")))
 		sscanf(h + 12, "%63[^\"]", M.hostname);
 	if (!(d = opendir(tr->dir)))
@@ -611,6 +622,14 @@ static bool reply(struct conn *c, struct buf *b)
 	}
 	free(b->d);
 	return ok;
+}
+
+/* How much of trace t's metadata is served now (--metadata-hold). */
+static size_t metadata_visible(size_t t)
+{
+	if (M.metadata_hold && M.packets_served < M.late_after)
+		return M.traces[t].held_len;
+	return M.traces[t].metadata_len;
 }
 
 static bool session_listed(void)
@@ -858,7 +877,7 @@ static bool do_metadata(struct conn *c, const unsigned char *p)
 	}
 	t = (size_t)(id - METADATA_ID);
 	tr = &M.traces[t];
-	n = tr->metadata_len - c->metadata_sent[t];
+	n = metadata_visible(t) - c->metadata_sent[t];
 	if (M.metadata_chunk && n > M.metadata_chunk)
 		n = M.metadata_chunk;
 	if (n) {
@@ -906,7 +925,7 @@ static bool do_next_index(struct conn *c, const unsigned char *p)
 		put_index(&b, NULL, INDEX_HUP, 0);
 		return reply(c, &b);
 	}
-	if (c->metadata_sent[s->trace] < M.traces[s->trace].metadata_len)
+	if (c->metadata_sent[s->trace] < metadata_visible(s->trace))
 		flags |= FLAG_NEW_METADATA;
 	if (pending_streams(c))
 		flags |= FLAG_NEW_STREAM;
@@ -1088,16 +1107,16 @@ static const char *const fault_names[] = {
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: mock-relayd [--port-file FILE] [--session NAME] [--hostname HOST]\n"
-		"       [--live-timer US] [--idle beacon|retry] [--beacon-offset NS]\n"
-		"       [--beacon-advance yes|no]\n"
-		"       [--metadata-chunk BYTES] [--no-streams MS] [--late NAME]... [--late-after "
-		"N]\n"
-		"       [--after-packets N] [--after-ms MS]\n"
-		"       [--then close|stall|vanish|quiet|malformed [--for MS]\n"
-		"        [--malformed metadata-len|packet-len|index-size|index-status|"
-		"sessions-count]] TRACE_DIR...\n");
+	fprintf(stderr, "usage: mock-relayd [--port-file FILE] [--session NAME] [--hostname HOST]\n"
+			"       [--live-timer US] [--idle beacon|retry] [--beacon-offset NS]\n"
+			"       [--beacon-advance yes|no]\n"
+			"       [--metadata-chunk BYTES] [--metadata-hold TEXT] [--no-streams MS]\n"
+			"       [--late NAME]... [--late-after "
+			"N]\n"
+			"       [--after-packets N] [--after-ms MS]\n"
+			"       [--then close|stall|vanish|quiet|malformed [--for MS]\n"
+			"        [--malformed metadata-len|packet-len|index-size|index-status|"
+			"sessions-count]] TRACE_DIR...\n");
 	exit(2);
 }
 
@@ -1141,6 +1160,8 @@ int main(int argc, char **argv)
 			M.beacon_advance = !strcmp(v, "yes");
 		else if (!strcmp(o, "--beacon-offset"))
 			M.beacon_offset = number(v);
+		else if (!strcmp(o, "--metadata-hold"))
+			M.metadata_hold = v;
 		else if (!strcmp(o, "--metadata-chunk"))
 			M.metadata_chunk = (size_t)number(v);
 		else if (!strcmp(o, "--no-streams"))

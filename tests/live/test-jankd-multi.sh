@@ -25,7 +25,11 @@ live_create_session "$sa" "name == \"$alpha\""
 live_create_session "$sb" "name == \"$beta\""
 ua=$(live_url "$sa")
 ub=$(live_url "$sb")
-live_jankd_conf --journal "$ua, $ub" "$action" 30ms </dev/null
+# 12 alerts of one rule and host may come within 10 s: above the default rate limit.
+live_jankd_conf --journal "$ua, $ub" "$action" 30ms <<'CONF'
+[alerts]
+rate-limit = 100/10s
+CONF
 live_run_jankd
 
 alerts() {

@@ -156,8 +156,8 @@ malformed() {
 		[ "$(live_alive "$LIVE_JANKD_PID" && mock_input .url)" = "$MOCK_URL" ]
 	mock_stop
 }
-malformed metadata-len metadata-len 0 'cannot attach: .*Erroneous response length; retrying'
+malformed metadata-len metadata-len 0 'cannot attach: .*\(Erroneous response length\|malformed reply: metadata of 0 bytes\); retrying'
 malformed index-status index-status 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
 malformed index-size index-size 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
 malformed packet-len packet-len 12 'lost the live session: .*cannot read the trace: .*; reconnecting'
-malformed sessions-count sessions-count 0 'cannot attach: .*closed connection; retrying'
+malformed sessions-count sessions-count 0 'cannot attach: .*\(closed connection\|closed the connection\); retrying'

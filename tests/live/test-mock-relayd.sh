@@ -17,16 +17,31 @@
 #                end: the action left open is overdue at once, on the
 #                trace's time (trace_now is the beacons'), with no wall
 #                clock waited
+#   metadata grows
+#                an application registers its events late: the metadata
+#                says them only after five packets (relayd's "new metadata"
+#                flag, then GET_METADATA): the rule on them alerts too
+#   refused      a clock of 500 MHz, which the native decoder does not
+#                take: [live] decoder = auto reads the session through
+#                babeltrace2, said once in the log and the status
 #   domains      a session of two traces, kernel and user space (the demo
 #                trace): the slow frames' paths through other threads, the
 #                disk, a flow and functions, the same as jankctl analyze's
+#
+# Each case runs with the decoder JANK_LIVE_DECODER says ([live] decoder;
+# unset: auto, the native one on these traces); test-mock-relayd-bt2.sh
+# runs it all again with babeltrace2's.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 . "$top_srcdir/tests/live/mock-lib.sh"
 
 mock_init
 
-plan 24
+plan 33
+
+decoder=${JANK_LIVE_DECODER:-auto}
+reader=native
+[ "$decoder" != babeltrace2 ] || reader=babeltrace2
 
 janks="completed name=frame,id=5
 completed name=frame,id=10
@@ -66,6 +81,8 @@ check "normal: the alerts are those of jankctl analyze on the same trace, field 
 	cmp -s "$LIVE_TMP/live.json" "$LIVE_TMP/offline.json"
 check "normal: the mock served the 21 packets to one viewer, attached once" \
 	[ "$(grep -c 'attached to session' "$MOCK_LOG")" = 1 ]
+check "normal: decoder $decoder: the $reader decoder reads it (got $(mock_input .decoder))" \
+	[ "$(mock_input '"\(.decoder) \(.decoder_note // "")"')" = "$reader " ]
 mock_stop
 check "normal: the summary counts 20 actions and 4 janks" \
 	grep -q '^jankd: summary: frame: 20 actions, 4 janks' "$MOCK_ERR"
@@ -122,6 +139,76 @@ took=$(($(date +%s) - started))
 check "beacons: the overdue alert is on the trace's time: open 10 s, in $took s of wall clock" \
 	[ "$("$JQ" -r 'select(.kind == "overdue") | .duration_ns' "$LIVE_TMP/jankd.out")" = 10000000000 \
 	-a "$took" -lt 10 ]
+mock_stop
+
+# ---- metadata that grows: event classes registered later ----
+single=$MOCK_TRACE
+{
+	grep '^@' "$LIVE_TMP/trace.txt"
+	{
+		grep -v '^@' "$LIVE_TMP/trace.txt"
+		echo "1150500000 0 app:late_begin vpid=100 vtid=100 procname=\"app\" id=1"
+		echo "1156500000 0 app:late_end vpid=100 vtid=100 procname=\"app\" id=1"
+	} | sort -s -n -k1,1
+} >"$LIVE_TMP/grow.txt"
+"$MOCK_GEN" "$LIVE_TMP/grow.txt" "$LIVE_TMP/grow" 2>"$LIVE_TMP/gen.err" ||
+	live_bail "jank-gen failed" "$LIVE_TMP/gen.err"
+MOCK_TRACE=$LIVE_TMP/grow
+mock_start grow --metadata-hold app:late_begin --late-after 5
+MOCK_TRACE=$single
+mock_jankd <<CONF
+[action late]
+begin = app:late_begin
+end = app:late_end
+key = id
+threshold = 2ms
+CONF
+live_wait_jankd
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 5 ]' || true
+sleep 1
+check "metadata grows: the rule on the late classes alerts too (got $(mock_alerts | tr '\n' ' '))" \
+	[ "$(mock_alerts | sort)" = "$(printf '%s\ncompleted id=1\n' "$janks" | sort)" ]
+got=$(mock_input '"\(.events_read) \(.decoder) \(.disconnects)"')
+if [ "$reader" = native ]; then
+	check "metadata grows: 43 events read, by the native decoder, no reconnection (got $got)" \
+		[ "$got" = "43 native 0" ]
+else
+	# babeltrace2 2.0 fails on plain-text metadata (the mock's) that grows,
+	# and reconnects: LTTng's own metadata is in packets.
+	check "metadata grows: read by babeltrace2 (got $got)" [ "$(echo "$got" | cut -d" " -f2)" = babeltrace2 ]
+fi
+check "metadata grows: the mock held the late classes back, then sent them" \
+	[ "$(grep -c ': metadata: [0-9]* bytes in' "$MOCK_LOG")" -ge 2 ]
+mock_stop
+
+# ---- a trace the native decoder refuses: a clock of 500 MHz ----
+mkdir "$LIVE_TMP/slow"
+cp "$MOCK_TRACE"/* "$LIVE_TMP/slow/"
+sed -i 's/freq = 1000000000;/freq = 500000000;/' "$LIVE_TMP/slow/metadata"
+MOCK_TRACE=$LIVE_TMP/slow
+mock_start refused
+MOCK_TRACE=$single
+mock_jankd </dev/null
+live_wait_jankd
+live_wait_for 10 '[ "$(mock_alert_count)" -ge 4 ]' || true
+sleep 1
+fallbacks=$(mock_logged ': read through babeltrace2: .*1 GHz')
+got=$(mock_input '"\(.decoder) \(.decoder_note // "" | test("1 GHz"))"')
+case $decoder in
+auto)
+	check "refused: auto: the four janks alerted, through babeltrace2" janks_alerted
+	check "refused: auto: said once in the log (got $fallbacks)" [ "$fallbacks" = 1 ]
+	check "refused: auto: and in the status (got $got)" [ "$got" = "babeltrace2 true" ] ;;
+babeltrace2)
+	check "refused: babeltrace2: the four janks alerted" janks_alerted
+	check "refused: babeltrace2: no fallback to say (got $fallbacks)" [ "$fallbacks" = 0 ]
+	check "refused: babeltrace2: status (got $got)" [ "$got" = "babeltrace2 false" ] ;;
+native)
+	check "refused: native: nothing alerted" [ "$(mock_alert_count)" = 0 ]
+	check "refused: native: the reason, logged once" \
+		[ "$(mock_logged 'cannot attach: .*1 GHz')" = 1 ]
+	check "refused: native: status (got $got)" [ "$got" = "native false" ] ;;
+esac
 mock_stop
 
 # ---- a session of both domains: a kernel trace and a user-space one ----

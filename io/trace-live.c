@@ -1,0 +1,1283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jank's own lttng-live client: a live session read from lttng-relayd
+ * without babeltrace2, its packets decoded by the native CTF decoder
+ * (trace-native.c, ctf-plan.c) into the same jank_event the engine gets
+ * offline.
+ *
+ * The viewer protocol (lttng-tools' doc/live-reading-protocol.txt and
+ * lttng-viewer-abi.h; relayd 2.13 speaks 2.13, we ask for 2.4 as
+ * babeltrace2 does): a 16-byte header (u64 payload size, u32 command, u32
+ * version) before each request, every integer big-endian, fixed-size
+ * packed replies. CONNECT (version, client type "command") and
+ * CREATE_SESSION, then LIST_SESSIONS to find HOSTNAME/SESSION of the URL,
+ * ATTACH_SESSION (seek "last", as babeltrace2) to each session of that
+ * name, with the streams it has: one metadata stream per trace (its
+ * ctf_trace_id), the data streams of each trace. Then, per data stream,
+ * GET_NEXT_INDEX and GET_PACKET, and GET_METADATA until "no new metadata"
+ * whenever relayd's flags say there is new metadata (and before the first
+ * packet of a trace); GET_NEW_STREAMS when the flags say there are new
+ * streams, or while the session has none. An index of status "inactive" is
+ * a beacon: the stream has nothing before its time. "hup" and "eof" end a
+ * stream; a session whose streams all ended and that relayd no longer
+ * serves (destroyed) is looked for again, as babeltrace2 does with
+ * session-not-found-action "continue": the caller sees "try again". A
+ * rotation or a clear in relayd 2.13 changes nothing here: relayd moves
+ * its viewer streams to the new chunk itself, the offsets of its indexes
+ * are within the file it reads.
+ *
+ * The streams are merged in time order, as babeltrace2's lttng-live
+ * muxer does: an event is handed over only when every other stream is
+ * known to have nothing earlier (its head event is later, or it said so
+ * by the end of its last packet or a beacon). A stream that answers
+ * "retry" holds the others back: the run says "try again", and the
+ * caller's back-off decides when to ask again, as with babeltrace2.
+ *
+ * Metadata that grows (event classes registered by applications that
+ * start later, or new stream classes) is parsed again whole; the classes
+ * and stream classes it adds are declared and compiled, the old ones keep
+ * their plans (the metadata they were compiled from stays until the end).
+ *
+ * What the native decoder does not take (CTF 2, a layout the plan
+ * compiler refuses, metadata that does not parse within META_GRACE_NS of
+ * relayd saying it has no more) ends the run with ERROR and
+ * jank_reader_refused(): the caller reads the session through babeltrace2.
+ *
+ * Everything relayd sends is checked before use: statuses, counts (never
+ * more than what the reply can hold, read one entry at a time), lengths
+ * (a packet is what was asked, metadata within CTF_META_MAX_BYTES), and
+ * the packets go through the native decoder's bounds-checked plans. I/O
+ * is blocking, with IO_TIMEOUT_S on every read and write: a relayd that
+ * stops halfway blocks the worker, which its supervisor sees, as with
+ * babeltrace2.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include "errbuf.h"
+#include "trace-native-int.h"
+#include "trace-native.h"
+
+enum {
+	CMD_CONNECT = 1,
+	CMD_LIST_SESSIONS = 2,
+	CMD_ATTACH_SESSION = 3,
+	CMD_GET_NEXT_INDEX = 4,
+	CMD_GET_PACKET = 5,
+	CMD_GET_METADATA = 6,
+	CMD_GET_NEW_STREAMS = 7,
+	CMD_CREATE_SESSION = 8,
+};
+
+enum {
+	FLAG_NEW_METADATA = 1,
+	FLAG_NEW_STREAM = 2
+};
+enum {
+	ATTACH_OK = 1,
+	ATTACH_ALREADY = 2,
+	ATTACH_UNK = 3
+};
+enum {
+	INDEX_OK = 1,
+	INDEX_RETRY,
+	INDEX_HUP,
+	INDEX_ERR,
+	INDEX_INACTIVE,
+	INDEX_EOF
+};
+enum {
+	PACKET_OK = 1,
+	PACKET_RETRY,
+	PACKET_ERR,
+	PACKET_EOF
+};
+enum {
+	METADATA_OK = 1,
+	METADATA_NO_NEW,
+	METADATA_ERR,
+	METADATA_HUP
+};
+enum {
+	NEW_STREAMS_OK = 1,
+	NEW_STREAMS_NO_NEW,
+	NEW_STREAMS_ERR,
+	NEW_STREAMS_HUP
+};
+
+#define VIEWER_MAJOR   2
+#define VIEWER_MINOR   4
+#define CLIENT_COMMAND 1
+#define SEEK_LAST      2
+#define HOST_LEN       64
+#define NAME_LEN       255
+#define PATH_LEN       4096
+#define SESSION_LEN    (8 + 4 + 4 + 4 + HOST_LEN + NAME_LEN)
+#define STREAM_LEN     (8 + 8 + 4 + PATH_LEN + NAME_LEN)
+#define INDEX_LEN      (7 * 8 + 2 * 4)
+#define MAX_SESSIONS   100000
+#define MAX_STREAMS    65536
+#define MAX_TRACES     1024
+#define MAX_PACKET     (64u << 20)
+#define META_ROUNDS    4096 /* GET_METADATA replies per fetch, at most */
+#define DELIVER_MAX    1024 /* events per run */
+#define IO_TIMEOUT_S   30
+#define META_GRACE_NS  2000000000LL
+#define DEFAULT_PORT   "5344"
+
+struct ltrace {
+	uint64_t id; /* relayd's ctf_trace_id */
+	uint64_t meta_stream;
+	bool has_meta_stream;
+	bool need_meta; /* ask relayd before the next packet */
+	bool loaded;	/* tr is read from */
+	uint8_t *raw;	/* the metadata stream's bytes so far */
+	size_t nraw, cap, parsed;
+	int64_t bad_since; /* monotonic ns since the metadata does not parse, 0: it does */
+	struct ntrace tr;
+	struct ctf_meta **old; /* metadata replaced: earlier plans point into it */
+	size_t nold;
+	char name[PATH_LEN + 32];
+};
+
+struct lstream {
+	struct nstream ns;
+	uint64_t id;
+	struct ltrace *lt;
+	bool in_heap, gone;
+	int64_t horizon; /* nothing before this time is still to come from it */
+	int64_t pkt_end; /* the end of the packet being read (index), INT64_MIN: unknown */
+	uint8_t *buf;	 /* the packet */
+	size_t cap;
+	bool pending; /* its index came, its packet was "retry": ask for it again */
+	uint64_t pending_off;
+	uint32_t pending_len;
+};
+
+struct live_reader {
+	char host[256], port[8];
+	int family;
+	char hostname[HOST_LEN + 1];
+	char session[NAME_LEN + 1];
+	int fd;
+	bool attached;
+	uint64_t *sessions; /* attached to */
+	size_t nsessions;
+	bool *session_gone;
+	struct ltrace **traces;
+	size_t ntraces;
+	struct lstream **streams;
+	size_t nstreams;
+	struct lstream **heap;
+	size_t nheap;
+	size_t next_index; /* stream order, for ties */
+	bool new_streams;
+	uint64_t generation;
+};
+
+/* ---- Bytes ---- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, 8);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- The connection ---- */
+
+static int lost_conn(struct jank_reader *in, const char *what, int err)
+{
+	if (err)
+		jank_errf(in->err, sizeof(in->err), "%s: cannot read the trace: relayd: %s: %s",
+			  in->name, what, strerror(err));
+	else
+		jank_errf(in->err, sizeof(in->err),
+			  "%s: cannot read the trace: relayd closed the connection", in->name);
+	return -EPIPE;
+}
+
+static int send_all(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(lr->fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return lost_conn(in, "cannot send", w < 0 ? errno : 0);
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = recv(lr->fd, p, n, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return lost_conn(in, "cannot receive",
+					 r < 0 ? (errno == EAGAIN ? ETIMEDOUT : errno) : 0);
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* A command and its payload (at most 20 bytes). */
+static int request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
+		   const uint8_t *payload, size_t n)
+{
+	uint8_t b[16 + 32];
+
+	put64(b, n);
+	put32(b + 8, cmd);
+	put32(b + 12, 0);
+	if (n)
+		memcpy(b + 16, payload, n);
+	return send_all(in, lr, b, 16 + n);
+}
+
+static int malformed(struct jank_reader *in, const char *fmt, unsigned long long v)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), fmt, v);
+	jank_errf(in->err, sizeof(in->err),
+		  "%s: cannot read the trace: relayd sent a malformed reply: %s", in->name, what);
+	return -EPROTO;
+}
+
+static void disconnect(struct live_reader *lr)
+{
+	if (lr->fd >= 0)
+		close(lr->fd);
+	lr->fd = -1;
+	lr->attached = false;
+}
+
+static int open_socket(struct jank_reader *in, struct live_reader *lr)
+{
+	struct addrinfo hints = { .ai_family = lr->family, .ai_socktype = SOCK_STREAM }, *res, *a;
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_S };
+	int r, one = 1, err = 0;
+
+	r = getaddrinfo(lr->host, lr->port, &hints, &res);
+	if (r) {
+		jank_errf(in->err, sizeof(in->err), "%s: %s: %s", in->name, lr->host,
+			  gai_strerror(r));
+		return -EHOSTUNREACH;
+	}
+	for (a = res; a; a = a->ai_next) {
+		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			lr->fd = fd;
+			break;
+		}
+		err = errno;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (lr->fd < 0) {
+		jank_errf(in->err, sizeof(in->err), "%s: cannot connect to relayd: %s", in->name,
+			  strerror(err ? err : ECONNREFUSED));
+		return -ECONNREFUSED;
+	}
+	return 0;
+}
+
+/* Connect, agree on the version, and create the viewer session. */
+static int viewer_connect(struct jank_reader *in, struct live_reader *lr)
+{
+	uint8_t p[20], rep[20];
+	int r = open_socket(in, lr);
+
+	if (r < 0)
+		return r;
+	put64(p, 0);
+	put32(p + 8, VIEWER_MAJOR);
+	put32(p + 12, VIEWER_MINOR);
+	put32(p + 16, CLIENT_COMMAND);
+	if ((r = request(in, lr, CMD_CONNECT, p, 20)) < 0 ||
+	    (r = recv_all(in, lr, rep, sizeof(rep))) < 0)
+		return r;
+	if (get32(rep + 8) != VIEWER_MAJOR) {
+		jank_errf(in->err, sizeof(in->err),
+			  "%s: relayd speaks version %u of the live protocol (2 expected)",
+			  in->name, get32(rep + 8));
+		return -EPROTO;
+	}
+	if ((r = request(in, lr, CMD_CREATE_SESSION, NULL, 0)) < 0 ||
+	    (r = recv_all(in, lr, rep, 4)) < 0)
+		return r;
+	if (get32(rep) != 1) {
+		jank_errf(in->err, sizeof(in->err), "%s: relayd refuses a viewer session",
+			  in->name);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* ---- Traces and streams ---- */
+
+static struct ltrace *trace_get(struct jank_reader *in, struct live_reader *lr, uint64_t id,
+				const char *path)
+{
+	struct ltrace *lt, **v;
+
+	for (size_t i = 0; i < lr->ntraces; i++)
+		if (lr->traces[i]->id == id)
+			return lr->traces[i];
+	if (lr->ntraces >= MAX_TRACES) {
+		malformed(in, "more than %llu traces", MAX_TRACES);
+		return NULL;
+	}
+	v = realloc(lr->traces, (lr->ntraces + 1) * sizeof(*v));
+	lt = calloc(1, sizeof(*lt));
+	if (v)
+		lr->traces = v;
+	if (!v || !lt) {
+		free(lt);
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return NULL;
+	}
+	lt->id = id;
+	snprintf(lt->name, sizeof(lt->name), "%s (live trace %llu)", path, (unsigned long long)id);
+	lr->traces[lr->ntraces++] = lt;
+	return lt;
+}
+
+static int stream_add(struct jank_reader *in, struct live_reader *lr, uint64_t id,
+		      struct ltrace *lt, const char *channel)
+{
+	struct lstream *ls, **v;
+	char name[PATH_LEN + NAME_LEN + 64];
+
+	for (size_t i = 0; i < lr->nstreams; i++)
+		if (lr->streams[i]->id == id)
+			return 0; /* already known */
+	if (lr->nstreams >= MAX_STREAMS)
+		return malformed(in, "more than %llu streams", MAX_STREAMS);
+	v = realloc(lr->streams, (lr->nstreams + 1) * sizeof(*v));
+	if (v)
+		lr->streams = v;
+	ls = calloc(1, sizeof(*ls));
+	if (!v || !ls || !(v = realloc(lr->heap, (lr->nstreams + 1) * sizeof(*v)))) {
+		free(ls);
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return -ENOMEM;
+	}
+	lr->heap = v;
+	snprintf(name, sizeof(name), "%s: stream %llu (%s)", lt->name, (unsigned long long)id,
+		 channel);
+	ls->ns.path = strdup(name);
+	if (!ls->ns.path) {
+		free(ls);
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return -ENOMEM;
+	}
+	ls->id = id;
+	ls->lt = lt;
+	ls->horizon = INT64_MIN;
+	ls->pkt_end = INT64_MIN;
+	ls->ns.tr = &lt->tr;
+	ls->ns.index = lr->next_index++;
+	ls->ns.cpu = ls->ns.prev_cpu = -1;
+	ls->ns.prev_disc = ls->ns.prev_seq = ls->ns.prev_end = NO_SNAPSHOT;
+	ls->ns.last_ts = INT64_MIN;
+	ls->ns.kind = ITEM_END;
+	lr->streams[lr->nstreams++] = ls;
+	return 0;
+}
+
+/* `count` stream entries of a reply (ATTACH_SESSION, GET_NEW_STREAMS), one at a time. */
+static int read_streams(struct jank_reader *in, struct live_reader *lr, uint32_t count)
+{
+	uint8_t *e = malloc(STREAM_LEN);
+	int r = 0;
+
+	if (!e) {
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return -ENOMEM;
+	}
+	if (count > MAX_STREAMS)
+		r = malformed(in, "a list of %llu streams", count);
+	for (uint32_t i = 0; r == 0 && i < count; i++) {
+		char path[PATH_LEN + 1], channel[NAME_LEN + 1];
+		uint64_t id, trace;
+		struct ltrace *lt;
+
+		r = recv_all(in, lr, e, STREAM_LEN);
+		if (r < 0)
+			break;
+		id = get64(e);
+		trace = get64(e + 8);
+		memcpy(path, e + 20, PATH_LEN);
+		path[PATH_LEN] = '\0';
+		memcpy(channel, e + 20 + PATH_LEN, NAME_LEN);
+		channel[NAME_LEN] = '\0';
+		lt = trace_get(in, lr, trace, path);
+		if (!lt) {
+			r = -EPROTO;
+			break;
+		}
+		if (get32(e + 16)) {
+			if (!lt->has_meta_stream) {
+				lt->meta_stream = id;
+				lt->has_meta_stream = true;
+				lt->need_meta = true;
+			}
+			continue;
+		}
+		r = stream_add(in, lr, id, lt, channel);
+	}
+	free(e);
+	return r;
+}
+
+/* Find HOSTNAME/SESSION, attach to each session of that name: 1, 0: none listed. */
+static int attach(struct jank_reader *in, struct live_reader *lr)
+{
+	uint8_t rep[SESSION_LEN], p[20];
+	uint32_t count;
+	int r;
+
+	if ((r = request(in, lr, CMD_LIST_SESSIONS, NULL, 0)) < 0 ||
+	    (r = recv_all(in, lr, rep, 4)) < 0)
+		return r;
+	count = get32(rep);
+	if (count > MAX_SESSIONS)
+		return malformed(in, "a list of %llu sessions", count);
+	free(lr->sessions);
+	free(lr->session_gone);
+	lr->sessions = NULL;
+	lr->session_gone = NULL;
+	lr->nsessions = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		char host[HOST_LEN + 1], name[NAME_LEN + 1];
+		uint64_t *v;
+
+		if ((r = recv_all(in, lr, rep, SESSION_LEN)) < 0)
+			return r;
+		memcpy(host, rep + 20, HOST_LEN);
+		host[HOST_LEN] = '\0';
+		memcpy(name, rep + 20 + HOST_LEN, NAME_LEN);
+		name[NAME_LEN] = '\0';
+		if (strcmp(host, lr->hostname) || strcmp(name, lr->session))
+			continue;
+		v = realloc(lr->sessions, (lr->nsessions + 1) * sizeof(*v));
+		if (!v) {
+			jank_errf(in->err, sizeof(in->err), "out of memory");
+			return -ENOMEM;
+		}
+		lr->sessions = v;
+		v[lr->nsessions++] = get64(rep);
+	}
+	lr->session_gone = calloc(lr->nsessions + 1, sizeof(*lr->session_gone));
+	if (!lr->session_gone) {
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < lr->nsessions; i++) {
+		uint32_t status;
+
+		put64(p, lr->sessions[i]);
+		put64(p + 8, 0);
+		put32(p + 16, SEEK_LAST);
+		if ((r = request(in, lr, CMD_ATTACH_SESSION, p, 20)) < 0 ||
+		    (r = recv_all(in, lr, rep, 8)) < 0)
+			return r;
+		status = get32(rep);
+		if (status == ATTACH_UNK) {
+			lr->session_gone[i] = true; /* destroyed since the list */
+			continue;
+		}
+		if (status == ATTACH_ALREADY) {
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: another viewer is attached to the "
+				  "session (relayd takes one)",
+				  in->name);
+			return -EBUSY;
+		}
+		if (status != ATTACH_OK) {
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: relayd refuses to attach to the "
+				  "session (status %u)",
+				  in->name, status);
+			return -EPROTO;
+		}
+		r = read_streams(in, lr, get32(rep + 4));
+		if (r < 0)
+			return r;
+		lr->attached = true;
+	}
+	return lr->attached ? 1 : 0;
+}
+
+static int new_streams(struct jank_reader *in, struct live_reader *lr)
+{
+	uint8_t p[8], rep[8];
+	int r;
+
+	lr->new_streams = false;
+	for (size_t i = 0; i < lr->nsessions; i++) {
+		uint32_t status;
+
+		if (lr->session_gone[i])
+			continue;
+		put64(p, lr->sessions[i]);
+		if ((r = request(in, lr, CMD_GET_NEW_STREAMS, p, 8)) < 0 ||
+		    (r = recv_all(in, lr, rep, 8)) < 0)
+			return r;
+		status = get32(rep);
+		if (status == NEW_STREAMS_HUP) {
+			lr->session_gone[i] = true;
+			continue;
+		}
+		if (status == NEW_STREAMS_ERR) {
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: relayd: cannot list new streams",
+				  in->name);
+			return -EPROTO;
+		}
+		if (status != NEW_STREAMS_OK && status != NEW_STREAMS_NO_NEW)
+			return malformed(in, "new streams of status %llu", status);
+		r = read_streams(in, lr, get32(rep + 4));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- Metadata ---- */
+
+static int refuse(struct jank_reader *in, struct ltrace *lt, const char *why)
+{
+	in->refused = true;
+	jank_errf(in->err, sizeof(in->err), "%s: %s", lt->name, why);
+	return -ENOTSUP;
+}
+
+/* The bytes of whole metadata packets (a packet may come in two replies). */
+static size_t meta_whole(const uint8_t *b, size_t n)
+{
+	size_t at = 0;
+	bool le = n >= 4 && b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x75;
+	bool be = n >= 4 && b[0] == 0x75 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x57;
+
+	if (!le && !be)
+		return n; /* plain text */
+	while (n - at >= 37) {
+		const uint8_t *q = b + at + 28;
+		uint32_t psize = le ? (uint32_t)q[3] << 24 | (uint32_t)q[2] << 16 |
+						 (uint32_t)q[1] << 8 | q[0]
+				    : (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+						 (uint32_t)q[2] << 8 | q[3];
+
+		if (psize / 8 < 37 || psize / 8 > n - at)
+			break; /* incomplete (or bad: ctf_meta_unpack says so) */
+		at += psize / 8;
+	}
+	return at ? at : n;
+}
+
+/* Point the streams of lt at their stream class and class again (arrays moved). */
+struct anchor {
+	size_t sc;
+	ptrdiff_t cls; /* -1: none */
+};
+
+static int grow_classes(struct nsc *sc, uint64_t id)
+{
+	size_t n = id + 1;
+	struct nclass *v;
+
+	if (id < sc->nclasses)
+		return 0;
+	v = realloc(sc->classes, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v + sc->nclasses, 0, (n - sc->nclasses) * sizeof(*v));
+	sc->classes = v;
+	sc->nclasses = n;
+	return 0;
+}
+
+/* What the new metadata m adds to lt's: new stream classes and event classes. */
+static int meta_grow(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt,
+		     struct ctf_meta *m)
+{
+	struct ntrace *tr = &lt->tr;
+	struct anchor *an = calloc(lr->nstreams + 1, sizeof(*an));
+	struct ctf_meta **old = realloc(lt->old, (lt->nold + 1) * sizeof(*old));
+	char why[INPUT_ERR_LEN];
+	int r = 0;
+
+	if (old)
+		lt->old = old;
+	if (!an || !old) {
+		free(an);
+		ctf_meta_free(m);
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return -ENOMEM;
+	}
+	if (m->nclocks != 1 || m->clocks[0].freq != tr->meta->clocks[0].freq) {
+		ctf_meta_free(m);
+		free(an);
+		return refuse(in, lt, "the new metadata changes the clocks");
+	}
+	for (size_t i = 0; i < lr->nstreams; i++) {
+		struct lstream *ls = lr->streams[i];
+
+		an[i].sc = ls->ns.sc ? (size_t)(ls->ns.sc - tr->scs) : SIZE_MAX;
+		an[i].cls = ls->ns.sc && ls->ns.cls ? ls->ns.cls - ls->ns.sc->classes : -1;
+	}
+	lt->old[lt->nold++] = tr->meta;
+	tr->meta = m;
+	for (size_t k = 0; r == 0 && k < m->nstreams; k++) {
+		const struct ctf_stream_decl *d = &m->streams[k];
+		size_t j;
+		struct nsc *v;
+
+		for (j = 0; j < tr->nscs && tr->scs[j].decl->id != d->id; j++)
+			;
+		if (j < tr->nscs)
+			continue;
+		v = realloc(tr->scs, (tr->nscs + 1) * sizeof(*v));
+		if (!v) {
+			r = -ENOMEM;
+			break;
+		}
+		tr->scs = v;
+		memset(&tr->scs[tr->nscs], 0, sizeof(*v));
+		r = native_open_sc(tr, &tr->scs[tr->nscs++], d, why, sizeof(why));
+	}
+	for (size_t i = 0; r == 0 && i < m->nevents; i++) {
+		const struct ctf_event_decl *e = &m->events[i];
+		struct nsc *sc = NULL;
+
+		for (size_t j = 0; j < tr->nscs; j++)
+			if (tr->scs[j].decl->id == e->stream_id)
+				sc = &tr->scs[j];
+		if (!sc || (e->id < sc->nclasses && sc->classes[e->id].declared))
+			continue;
+		if (e->id >= (1u << 16)) {
+			snprintf(why, sizeof(why), "event id %llu: too large",
+				 (unsigned long long)e->id);
+			r = -ENOTSUP;
+			break;
+		}
+		r = grow_classes(sc, e->id);
+		if (r < 0)
+			break;
+		sc->classes[e->id].declared = true;
+		sc->classes[e->id].decl = e;
+		sc->ndeclared++;
+		sc->only_id = e->id;
+		r = native_probe_class(m, sc, e, why, sizeof(why));
+	}
+	for (size_t i = 0; i < lr->nstreams; i++) {
+		struct lstream *ls = lr->streams[i];
+
+		if (ls->lt != lt || an[i].sc == SIZE_MAX)
+			continue;
+		ls->ns.sc = &tr->scs[an[i].sc];
+		ls->ns.cls = an[i].cls >= 0 ? &ls->ns.sc->classes[an[i].cls] : NULL;
+	}
+	free(an);
+	if (r == -ENOMEM) {
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return r;
+	}
+	return r < 0 ? refuse(in, lt, why) : 0;
+}
+
+/* Parse lt's metadata again (it grew): 0, or -errno (refused: in->refused). */
+static int meta_load(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt)
+{
+	char why[INPUT_ERR_LEN], *text = NULL;
+	size_t whole = meta_whole(lt->raw, lt->nraw), n;
+	struct ctf_meta *m = NULL;
+	int r;
+
+	if (whole <= lt->parsed)
+		return 0;
+	r = ctf_meta_unpack(lt->raw, whole, &text, &n, why, sizeof(why));
+	if (r == -ENOMEM) {
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return r;
+	}
+	if (r < 0)
+		return refuse(in, lt, why);
+	if (!lt->loaded) {
+		r = native_trace_load(&lt->tr, text, n, why, sizeof(why));
+		if (r < 0)
+			native_trace_fini(&lt->tr);
+	} else {
+		m = ctf_meta_parse(text, n, why, sizeof(why));
+		r = m ? 0 : -EINVAL;
+	}
+	free(text);
+	if (r == -ENOMEM) {
+		jank_errf(in->err, sizeof(in->err), "out of memory");
+		return r;
+	}
+	if (r < 0) {
+		/* Perhaps cut in the middle of a declaration: wait for the rest, a while. */
+		if (!lt->bad_since)
+			lt->bad_since = mono_ns();
+		else if (mono_ns() - lt->bad_since > META_GRACE_NS)
+			return refuse(in, lt, why);
+		return 0;
+	}
+	lt->bad_since = 0;
+	lt->parsed = whole;
+	if (!lt->loaded) {
+		lt->loaded = true;
+		native_trace_announce(in, &lt->tr);
+		return 0;
+	}
+	return meta_grow(in, lr, lt, m);
+}
+
+/* GET_METADATA until relayd has no more, then parse what came. */
+static int meta_fetch(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt)
+{
+	uint8_t p[8], rep[12];
+	int r;
+
+	if (!lt->has_meta_stream)
+		return 0;
+	lt->need_meta = false;
+	for (int i = 0; i < META_ROUNDS; i++) {
+		uint64_t len;
+		uint32_t status;
+
+		put64(p, lt->meta_stream);
+		if ((r = request(in, lr, CMD_GET_METADATA, p, 8)) < 0 ||
+		    (r = recv_all(in, lr, rep, 12)) < 0)
+			return r;
+		len = get64(rep);
+		status = get32(rep + 8);
+		if (status == METADATA_NO_NEW || status == METADATA_HUP)
+			break;
+		if (status == METADATA_ERR) {
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: relayd: cannot read the metadata",
+				  lt->name);
+			return -EPROTO;
+		}
+		if (status != METADATA_OK)
+			return malformed(in, "metadata of status %llu", status);
+		if (len == 0 || len > CTF_META_MAX_BYTES - lt->nraw)
+			return malformed(in, "metadata of %llu bytes", len);
+		if (lt->nraw + len > lt->cap) {
+			size_t cap = (lt->nraw + len) * 2;
+			uint8_t *v = realloc(lt->raw, cap);
+
+			if (!v) {
+				jank_errf(in->err, sizeof(in->err), "out of memory");
+				return -ENOMEM;
+			}
+			lt->raw = v;
+			lt->cap = cap;
+		}
+		if ((r = recv_all(in, lr, lt->raw + lt->nraw, len)) < 0)
+			return r;
+		lt->nraw += len;
+	}
+	return meta_load(in, lr, lt);
+}
+
+/* ---- Packets ---- */
+
+static int64_t raw_ns(const struct ltrace *lt, uint64_t v)
+{
+	int64_t ns;
+
+	if (v > INT64_MAX || __builtin_add_overflow(lt->tr.clock_base, (int64_t)v, &ns))
+		return INT64_MAX;
+	return ns;
+}
+
+static void heap_swap(struct live_reader *lr, size_t a, size_t b)
+{
+	struct lstream *t = lr->heap[a];
+
+	lr->heap[a] = lr->heap[b];
+	lr->heap[b] = t;
+}
+
+static bool earlier(const struct lstream *a, const struct lstream *b)
+{
+	return a->ns.ts < b->ns.ts || (a->ns.ts == b->ns.ts && a->ns.index < b->ns.index);
+}
+
+static void sift_down(struct live_reader *lr, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < lr->nheap && earlier(lr->heap[l], lr->heap[min]))
+			min = l;
+		if (r < lr->nheap && earlier(lr->heap[r], lr->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		heap_swap(lr, i, min);
+		i = min;
+	}
+}
+
+static void heap_push(struct live_reader *lr, struct lstream *ls)
+{
+	size_t i = lr->nheap++;
+
+	lr->heap[i] = ls;
+	ls->in_heap = true;
+	while (i > 0 && earlier(lr->heap[i], lr->heap[(i - 1) / 2])) {
+		heap_swap(lr, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* The stream read its packet: nothing of it before its end is still to come. */
+static void packet_done(struct lstream *ls)
+{
+	if (ls->pkt_end > ls->horizon)
+		ls->horizon = ls->pkt_end;
+	if (ls->ns.last_ts > ls->horizon)
+		ls->horizon = ls->ns.last_ts;
+}
+
+/* A packet arrived: its first item to the heap, or, empty, its end as the horizon. */
+static int packet_start(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
+			size_t len)
+{
+	struct nstream *s = &ls->ns;
+	int r;
+
+	s->map = ls->buf;
+	s->size = len;
+	s->pkt = 0;
+	s->pkt_len = 0;
+	s->released = 0;
+	r = native_stream_next(in, s);
+	if (r < 0)
+		return r;
+	if (s->kind == ITEM_END)
+		packet_done(ls);
+	else
+		heap_push(lr, ls);
+	return 0;
+}
+
+static int get_packet(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
+		      uint64_t offset, uint32_t len, bool *retry)
+{
+	uint8_t p[20], rep[12];
+	int r;
+
+	for (int tries = 0; tries < 2; tries++) {
+		uint32_t status, got, flags;
+
+		put64(p, ls->id);
+		put64(p + 8, offset);
+		put32(p + 16, len);
+		if ((r = request(in, lr, CMD_GET_PACKET, p, 20)) < 0 ||
+		    (r = recv_all(in, lr, rep, 12)) < 0)
+			return r;
+		status = get32(rep);
+		got = get32(rep + 4);
+		flags = get32(rep + 8);
+		if (flags & FLAG_NEW_STREAM)
+			lr->new_streams = true;
+		switch (status) {
+		case PACKET_OK:
+			if (got != len)
+				return malformed(in, "a packet of %llu bytes (not the index's)",
+						 got);
+			if (len > ls->cap) {
+				uint8_t *v = realloc(ls->buf, len);
+
+				if (!v) {
+					jank_errf(in->err, sizeof(in->err), "out of memory");
+					return -ENOMEM;
+				}
+				ls->buf = v;
+				ls->cap = len;
+			}
+			if ((r = recv_all(in, lr, ls->buf, len)) < 0)
+				return r;
+			return packet_start(in, lr, ls, len);
+		case PACKET_RETRY:
+			*retry = true;
+			ls->pending = true;
+			ls->pending_off = offset;
+			ls->pending_len = len;
+			return 0;
+		case PACKET_EOF:
+			ls->gone = true;
+			return 0;
+		case PACKET_ERR:
+			if (flags & FLAG_NEW_METADATA) {
+				r = meta_fetch(in, lr, ls->lt);
+				if (r < 0)
+					return r;
+				continue;
+			}
+			jank_errf(in->err, sizeof(in->err),
+				  "%s: cannot read the trace: relayd: cannot read a packet",
+				  ls->ns.path);
+			return -EPROTO;
+		default:
+			return malformed(in, "a packet of status %llu", status);
+		}
+	}
+	jank_errf(in->err, sizeof(in->err),
+		  "%s: cannot read the trace: relayd keeps asking for new metadata", ls->ns.path);
+	return -EPROTO;
+}
+
+/* Ask relayd for the stream's next index, and its packet. */
+static int stream_pull(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
+		       bool *retry)
+{
+	uint8_t p[8], rep[INDEX_LEN];
+	uint64_t psize, csize;
+	uint32_t status, flags;
+	int r;
+
+	if (ls->pending) {
+		ls->pending = false;
+		return get_packet(in, lr, ls, ls->pending_off, ls->pending_len, retry);
+	}
+	put64(p, ls->id);
+	if ((r = request(in, lr, CMD_GET_NEXT_INDEX, p, 8)) < 0 ||
+	    (r = recv_all(in, lr, rep, INDEX_LEN)) < 0)
+		return r;
+	psize = get64(rep + 8);
+	csize = get64(rep + 16);
+	status = get32(rep + 56);
+	flags = get32(rep + 60);
+	if (flags & FLAG_NEW_STREAM)
+		lr->new_streams = true;
+	if (flags & FLAG_NEW_METADATA)
+		ls->lt->need_meta = true;
+	switch (status) {
+	case INDEX_OK:
+		if (psize == 0 || psize % 8 || psize / 8 > MAX_PACKET || csize > psize)
+			return malformed(in, "an index of a packet of %llu bits", psize);
+		if (ls->lt->need_meta && (r = meta_fetch(in, lr, ls->lt)) < 0)
+			return r;
+		ls->pkt_end = raw_ns(ls->lt, get64(rep + 32));
+		return get_packet(in, lr, ls, get64(rep), (uint32_t)(psize / 8), retry);
+	case INDEX_RETRY:
+		*retry = true;
+		return 0;
+	case INDEX_INACTIVE: {
+		int64_t t = raw_ns(ls->lt, get64(rep + 32));
+
+		if (t != INT64_MAX && t > ls->horizon)
+			ls->horizon = t;
+		return 0;
+	}
+	case INDEX_HUP:
+	case INDEX_EOF:
+		ls->gone = true;
+		return 0;
+	case INDEX_ERR:
+		jank_errf(in->err, sizeof(in->err),
+			  "%s: cannot read the trace: relayd: cannot read the index", ls->ns.path);
+		return -EPROTO;
+	default:
+		return malformed(in, "an index of status %llu", status);
+	}
+}
+
+/* ---- The run ---- */
+
+/* Forget the attachment (the session ended): look for it again on the next run. */
+static void session_ended(struct live_reader *lr)
+{
+	disconnect(lr);
+	for (size_t i = 0; i < lr->nstreams; i++)
+		lr->streams[i]->gone = true;
+	lr->nheap = 0;
+}
+
+static bool all_ended(const struct live_reader *lr)
+{
+	for (size_t i = 0; i < lr->nsessions; i++)
+		if (!lr->session_gone[i])
+			return false;
+	return true;
+}
+
+/* Hand over what every stream agrees on; the number of events handed. */
+static int deliver(struct jank_reader *in, struct live_reader *lr, int *n)
+{
+	int64_t limit = INT64_MAX, frontier;
+
+	for (size_t i = 0; i < lr->nstreams; i++) {
+		const struct lstream *ls = lr->streams[i];
+
+		if (!ls->gone && !ls->in_heap && ls->horizon < limit)
+			limit = ls->horizon;
+	}
+	while (lr->nheap && *n < DELIVER_MAX) {
+		struct lstream *ls = lr->heap[0];
+		int r;
+
+		if (ls->ns.ts > limit)
+			break;
+		if ((r = native_deliver(in, &ls->ns)) < 0 ||
+		    (r = native_stream_next(in, &ls->ns)) < 0)
+			return r;
+		(*n)++;
+		if (ls->ns.kind == ITEM_END) {
+			ls->in_heap = false;
+			lr->heap[0] = lr->heap[--lr->nheap];
+			packet_done(ls);
+			if (ls->horizon < limit)
+				limit = ls->horizon;
+		}
+		sift_down(lr, 0);
+	}
+	frontier = limit;
+	if (lr->nheap && lr->heap[0]->ns.ts - 1 < frontier)
+		frontier = lr->heap[0]->ns.ts - 1;
+	if (frontier != INT64_MAX && frontier > in->advanced_ts && lr->nstreams)
+		in->advanced_ts = frontier;
+	return 0;
+}
+
+static void forget_classes(struct live_reader *lr)
+{
+	for (size_t t = 0; t < lr->ntraces; t++) {
+		struct ntrace *tr = &lr->traces[t]->tr;
+
+		for (size_t k = 0; k < tr->nscs; k++)
+			for (size_t i = 0; i < tr->scs[k].nclasses; i++)
+				native_class_free(&tr->scs[k].classes[i]);
+	}
+}
+
+static int run(struct jank_reader *in, struct live_reader *lr, int *n)
+{
+	bool retry = false;
+	size_t live = 0;
+	int r;
+
+	if (lr->fd < 0 && (r = viewer_connect(in, lr)) < 0)
+		return r;
+	if (!lr->attached) {
+		r = attach(in, lr);
+		if (r <= 0)
+			return r;
+	}
+	for (size_t i = 0; i < lr->nstreams; i++)
+		live += !lr->streams[i]->gone;
+	if ((lr->new_streams || !live) && (r = new_streams(in, lr)) < 0)
+		return r;
+	for (size_t t = 0; t < lr->ntraces; t++) {
+		struct ltrace *lt = lr->traces[t];
+
+		/* Until its metadata is read, a trace's streams are not asked: ask relayd. */
+		if ((lt->need_meta || !lt->loaded || lt->bad_since) && lt->has_meta_stream &&
+		    (r = meta_fetch(in, lr, lt)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < lr->nstreams; i++) {
+		struct lstream *ls = lr->streams[i];
+
+		if (ls->gone || ls->in_heap || !ls->lt->loaded)
+			continue;
+		if ((r = stream_pull(in, lr, ls, &retry)) < 0)
+			return r;
+	}
+	r = deliver(in, lr, n);
+	if (r < 0)
+		return r;
+	live = 0;
+	for (size_t i = 0; i < lr->nstreams; i++)
+		live += !lr->streams[i]->gone;
+	if (!live && lr->nstreams && all_ended(lr))
+		session_ended(lr);
+	return 0;
+}
+
+enum jank_reader_status live_run_once(struct jank_reader *in)
+{
+	struct live_reader *lr = in->live;
+	int n = 0, r;
+
+	if (lr->generation != jank_engine_generation(in->engine)) {
+		forget_classes(lr);
+		lr->generation = jank_engine_generation(in->engine);
+	}
+	r = run(in, lr, &n);
+	if (r < 0) {
+		in->failed = true;
+		disconnect(lr);
+		return JANK_READER_STATUS_ERROR;
+	}
+	return n ? JANK_READER_STATUS_OK : JANK_READER_STATUS_AGAIN;
+}
+
+void live_free(struct live_reader *lr)
+{
+	if (!lr)
+		return;
+	disconnect(lr);
+	for (size_t i = 0; i < lr->nstreams; i++) {
+		free(lr->streams[i]->ns.path);
+		free(lr->streams[i]->ns.scratch);
+		free(lr->streams[i]->buf);
+		free(lr->streams[i]);
+	}
+	for (size_t t = 0; t < lr->ntraces; t++) {
+		struct ltrace *lt = lr->traces[t];
+
+		native_trace_fini(&lt->tr);
+		for (size_t i = 0; i < lt->nold; i++)
+			ctf_meta_free(lt->old[i]);
+		free(lt->old);
+		free(lt->raw);
+		free(lt);
+	}
+	free(lr->streams);
+	free(lr->heap);
+	free(lr->traces);
+	free(lr->sessions);
+	free(lr->session_gone);
+	free(lr);
+}
+
+/* net[4|6]://HOST[:PORT]/host/HOSTNAME/SESSION */
+static int parse_url(struct live_reader *lr, const char *url)
+{
+	const char *p = url, *end, *h, *s;
+	size_t n;
+
+	lr->family = AF_UNSPEC;
+	if (!strncmp(p, "net://", 6)) {
+		p += 6;
+	} else if (!strncmp(p, "net4://", 7)) {
+		p += 7;
+		lr->family = AF_INET;
+	} else if (!strncmp(p, "net6://", 7)) {
+		p += 7;
+		lr->family = AF_INET6;
+	} else {
+		return -EINVAL;
+	}
+	end = strchr(p, '/');
+	if (!end || strncmp(end, "/host/", 6))
+		return -EINVAL;
+	h = end + 6;
+	s = strchr(h, '/');
+	if (!s || (size_t)(s - h) > HOST_LEN || !s[1] || strlen(s + 1) > NAME_LEN ||
+	    strchr(s + 1, '/'))
+		return -EINVAL;
+	snprintf(lr->hostname, sizeof(lr->hostname), "%.*s", (int)(s - h), h);
+	snprintf(lr->session, sizeof(lr->session), "%s", s + 1);
+	snprintf(lr->port, sizeof(lr->port), DEFAULT_PORT);
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+
+		if (!close || (size_t)(close - p - 1) >= sizeof(lr->host))
+			return -EINVAL;
+		snprintf(lr->host, sizeof(lr->host), "%.*s", (int)(close - p - 1), p + 1);
+		p = close + 1;
+	} else {
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+		const char *hend = colon ? colon : end;
+
+		if ((size_t)(hend - p) >= sizeof(lr->host) || hend == p)
+			return -EINVAL;
+		snprintf(lr->host, sizeof(lr->host), "%.*s", (int)(hend - p), p);
+		p = hend;
+	}
+	if (*p == ':') {
+		n = (size_t)(end - p - 1);
+		if (n == 0 || n >= sizeof(lr->port) || strspn(p + 1, "0123456789") < n)
+			return -EINVAL;
+		snprintf(lr->port, sizeof(lr->port), "%.*s", (int)n, p + 1);
+	} else if (p != end) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int live_open(struct jank_reader *in, const char *url, char *err, size_t errlen)
+{
+	struct live_reader *lr = calloc(1, sizeof(*lr));
+
+	if (!lr) {
+		jank_errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	lr->fd = -1;
+	if (parse_url(lr, url) < 0) {
+		jank_errf(err, errlen,
+			  "%s: not a live URL (net://HOST[:PORT]/host/HOSTNAME/SESSION)", url);
+		free(lr);
+		return -EINVAL;
+	}
+	lr->generation = jank_engine_generation(in->engine);
+	in->live = lr;
+	return 0;
+}

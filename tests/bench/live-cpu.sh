@@ -1,0 +1,162 @@
+#!/bin/bash
+# make bench-live: the CPU each live reader spends per event, paired on the
+# same load in one run (as root, with the real lttng daemons).
+#
+# A private lttng-sessiond and lttng-relayd (tests/live/lib.sh). For each
+# rate of LIVE_CPU_RATES (events per second; default 100000 200000), and
+# for each reader in turn, a fresh user-space live session (jank:*,
+# contexts vpid/vtid/procname, 100 ms live timer), the reader attached to
+# it, then probes/jank-load emitting the rate for LIVE_CPU_DURATION seconds
+# (default 20; back-to-back short `load` actions, one 50 ms `frame` a
+# second). The readers:
+#   jankd native       [live] decoder = native (jank's lttng-live client)
+#   jankd babeltrace2  [live] decoder = babeltrace2 (babeltrace2's lttng-live source)
+#   babeltrace2        babeltrace2 -i lttng-live URL -o dummy (its own CLI, the floor
+#                      of what babeltrace2 costs)
+# CPU: utime + stime of each process (jankd's supervisor and its worker
+# apart) from /proc/PID/schedstat (ns), from just before the load starts
+# until the reader has read it all (jankd: its events_read reaches what
+# jank-load emitted; babeltrace2: its CPU has not moved for 2 s), divided by
+# the events jank-load emitted. Also: the events jankd read and the tracer
+# discarded, and the slow frames jankd alerted.
+#
+# Prints a Markdown table; LIVE_CPU_OUT appends it to that file too.
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+export top_srcdir top_builddir
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/live/lib.sh"
+
+RATES=${LIVE_CPU_RATES:-100000 200000}
+DURATION=${LIVE_CPU_DURATION:-20}
+LOAD=$top_builddir/probes/jank-load
+
+unset JANK_SKIP_LIVE
+live_init
+[ -x "$LOAD" ] || plan_skip_all "$LOAD is not built (make -C probes)"
+command -v babeltrace2 >/dev/null 2>&1 || plan_skip_all "babeltrace2 not found"
+live_require_jankd
+live_start_daemons
+
+# cpu_ns PID: the CPU time of every thread of PID so far (ns), 0 when gone.
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# worker_of PID: jankd's worker process (its child running --worker).
+worker_of() {
+	local c
+
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		if tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q -- '--worker'; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# settle PID...: wait until the CPU time of the PIDs has not moved for 2 s (60 s at most).
+settle() {
+	local before now i
+
+	before=$(for p in "$@"; do cpu_ns "$p"; done | awk '{ s += $1 } END { print s }')
+	for i in $(seq 30); do
+		sleep 2
+		now=$(for p in "$@"; do cpu_ns "$p"; done | awk '{ s += $1 } END { print s }')
+		[ "$now" = "$before" ] && return 0
+		before=$now
+	done
+}
+
+# load SESSION: run jank-load at $rate; sets emitted.
+load() {
+	"$LOAD" --rate "$rate" --duration "${DURATION}s" --jank-every 1s --slow 50ms \
+		>"$LIVE_TMP/load.out" 2>"$LIVE_TMP/load.err" 9>&- ||
+		live_bail "jank-load failed" "$LIVE_TMP/load.err"
+	read -r _ emitted _ <<<"$(grep '^done ' "$LIVE_TMP/load.out")"
+	slow=$(grep -c '^slow ' "$LIVE_TMP/load.out")
+}
+
+# run_jankd DECODER: one run of jankd on a fresh session; prints a row.
+run_jankd() {
+	local decoder=$1 session=jank-cpu-$1-$rate-$$ worker s0 w0 s1 w1 st received
+
+	live_create_session "$session"
+	live_jankd_conf "$(live_url "$session")" frame 30ms <<CONF
+[live]
+decoder = $decoder
+[alerts]
+rate-limit = 100/10s
+[action frame]
+match = name == "frame"
+$(live_conf_rule load 'match = name == "load"' 'threshold = 1s')
+CONF
+	live_start_jankd --config "$LIVE_JANKD_CONF" --log-target=json
+	live_wait_jankd
+	worker=$(worker_of "$LIVE_JANKD_PID") || live_bail "no worker of jankd" "$LIVE_TMP/jankd.err"
+	s0=$(cpu_ns "$LIVE_JANKD_PID") w0=$(cpu_ns "$worker")
+	load
+	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
+	settle "$LIVE_JANKD_PID" "$worker"
+	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
+	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.discarded_events) \(.inputs[0].decoder)"')
+	read -r received discarded used <<<"$st"
+	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
+	live_stop_jankd >/dev/null || true
+	live_lttng destroy "$session" >/dev/null
+	awk -v r="$rate" -v d="$used" -v e="$emitted" -v got="$received" -v disc="$discarded" \
+		-v s="$((s1 - s0))" -v w="$((w1 - w0))" -v slow="$slow" -v al="$alerted" 'BEGIN {
+		printf "| %d | jankd, %s | %d | %d | %d | %.3f | %.3f | %.3f | %d / %d |\n",
+			r, d, e, got, disc, w / 1000 / e, s / 1000 / e, (w + s) / 1000 / e, al, slow }'
+	echo "$(((w1 - w0 + s1 - s0) / 1000)) $emitted" >"$LIVE_TMP/last.$decoder"
+}
+
+# run_babeltrace2: babeltrace2's CLI, lttng-live to the dummy sink; prints a row.
+run_babeltrace2() {
+	local session=jank-cpu-bt2-$rate-$$ pid c0 c1
+
+	live_create_session "$session"
+	babeltrace2 -i lttng-live "$(live_url "$session")" \
+		--params 'session-not-found-action="continue"' -o dummy \
+		>"$LIVE_TMP/bt2.out" 2>"$LIVE_TMP/bt2.err" 9>&- &
+	pid=$!
+	live_track "$pid"
+	sleep 2
+	live_alive "$pid" || live_bail "babeltrace2 exited" "$LIVE_TMP/bt2.err"
+	c0=$(cpu_ns "$pid")
+	load
+	settle "$pid"
+	c1=$(cpu_ns "$pid")
+	live_stop_pid "$pid"
+	live_lttng destroy "$session" >/dev/null
+	awk -v r="$rate" -v e="$emitted" -v c="$((c1 - c0))" 'BEGIN {
+		printf "| %d | babeltrace2 -i lttng-live -o dummy | %d | - | - | %.3f | - | %.3f | - |\n",
+			r, e, c / 1000 / e, c / 1000 / e }'
+	echo "$(((c1 - c0) / 1000)) $emitted" >"$LIVE_TMP/last.bt2"
+}
+
+report() {
+	echo "# Live readers' CPU per event: $DURATION s per run, rates $RATES"
+	echo
+	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+	for rate in $RATES; do
+		run_jankd native
+		run_jankd babeltrace2
+		run_babeltrace2
+		awk -v rate="$rate" 'FNR == 1 { us[FILENAME] = $1 / $2 }
+			END { n = us[ARGV[1]]; j = us[ARGV[2]]; b = us[ARGV[3]]
+			      printf "| %s | babeltrace2 CLI / jankd native, / jankd babeltrace2 | | | | | | %.2fx, %.2fx | |\n",
+				rate, b / n, b / j }' \
+			"$LIVE_TMP/last.native" "$LIVE_TMP/last.babeltrace2" "$LIVE_TMP/last.bt2"
+	done
+}
+
+if [ -n "${LIVE_CPU_OUT:-}" ]; then
+	report | tee -a "$LIVE_CPU_OUT"
+else
+	report
+fi
+exit 0
