@@ -224,7 +224,7 @@ int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, ch
 int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e);
 
 /* jank's sections and keys (io/config-schema.h), over struct jank_config. */
-extern const struct jank_conf_schema jank_config_schema;
+extern const struct jank_config_schema jank_config_schema;
 
 /* "journal", "snapshot", ... as the config spells them ("?" out of range); and back (-1). */
 JANK_STRTABLE_DECLARE(jank_alert_target, enum jank_alert_target);
