@@ -20,8 +20,8 @@ struct reload_diff {
 	bool changed[JANK_CONF_MAX_SECTIONS]; /* per section: a key applied at once did */
 };
 
-static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_key *k,
-		    const char *instance, void *data)
+static void on_diff(const struct jank_config_schema_section *sec,
+		    const struct jank_config_schema_key *k, const char *instance, void *data)
 {
 	struct reload_diff *rd = data;
 	size_t i = (size_t)(sec - jank_config_schema.sections);
@@ -37,22 +37,24 @@ static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_
 
 static bool section_changed(const struct reload_diff *rd, const char *name)
 {
-	const struct jank_conf_section *sec = jank_conf_section_find(&jank_config_schema, name);
+	const struct jank_config_schema_section *sec =
+		jank_config_schema_section_find(&jank_config_schema, name);
 
 	return rd->changed[sec - jank_config_schema.sections];
 }
 
 static bool key_changed(const struct reload_diff *rd, const char *section, const char *name)
 {
-	const struct jank_conf_key *k = jank_conf_key_find(&jank_config_schema, section, name);
+	const struct jank_config_schema_key *k =
+		jank_config_schema_key_find(&jank_config_schema, section, name);
 
 	return rd->key[k - jank_config_schema.keys];
 }
 
 /* Whether every key of the section needs a restart: then the message names the section only. */
-static bool all_restart(const struct jank_conf_section *sec)
+static bool all_restart(const struct jank_config_schema_section *sec)
 {
-	const struct jank_conf_schema *s = &jank_config_schema;
+	const struct jank_config_schema *s = &jank_config_schema;
 
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (!strcmp(s->keys[i].section, sec->name) &&
@@ -65,10 +67,10 @@ static bool all_restart(const struct jank_conf_section *sec)
 static void reload_ignored(const struct jankd *d, const struct jank_config *nc,
 			   const struct reload_diff *rd)
 {
-	const struct jank_conf_schema *s = &jank_config_schema;
+	const struct jank_config_schema *s = &jank_config_schema;
 
 	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
+		const struct jank_config_schema_section *sec = &s->sections[i];
 
 		if (!rd->restart[i])
 			continue;
@@ -114,19 +116,19 @@ static void reload_graph(const struct jank_config *nc)
 static void reload_take(struct jankd *d, struct jank_config *nc, struct jank_config_sources *src,
 			const struct reload_diff *rd)
 {
-	const struct jank_conf_schema *s = &jank_config_schema;
+	const struct jank_config_schema *s = &jank_config_schema;
 	struct jank_config_sources old = d->config_sources;
 	struct jank_alert_config ac;
 
 	d->config_sources = *src;
 	*src = old;
 	for (size_t i = 0; i < s->nkeys; i++)
-		if (!jank_conf_section_find(s, s->keys[i].section)->named &&
+		if (!jank_config_schema_section_find(s, s->keys[i].section)->named &&
 		    s->keys[i].reload == JANK_CONF_LIVE)
-			jank_conf_take(s, &s->keys[i], &d->config, nc);
+			jank_config_schema_take(s, &s->keys[i], &d->config, nc);
 	for (size_t i = 0; i < s->nsections; i++)
 		if (s->sections[i].named)
-			jank_conf_take_section(&s->sections[i], &d->config, nc);
+			jank_config_schema_take_section(&s->sections[i], &d->config, nc);
 	if (!d->target_from_cmdline) {
 		d->target = d->config.alerts.target;
 		jank_log_set_journal(d->target == JANK_ALERT_JOURNAL && !d->log_stderr);
@@ -162,7 +164,7 @@ void jankd_reload(struct jankd *d)
 		struct reload_diff rd;
 
 		memset(&rd, 0, sizeof(rd));
-		jank_conf_diff(&jank_config_schema, &d->config, &nc, on_diff, &rd);
+		jank_config_schema_diff(&jank_config_schema, &d->config, &nc, on_diff, &rd);
 		reload_ignored(d, &nc, &rd);
 		if (section_changed(&rd, "graph"))
 			reload_graph(&nc);

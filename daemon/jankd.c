@@ -28,7 +28,10 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include "binary-opener.h"
+#include "debuginfod.h"
+#include "fetcher.h"
 #include "jankd-int.h"
+#include "symbols.h"
 
 void jankd_alert_config(const struct jankd *d, struct jank_alert_config *ac)
 {
@@ -188,6 +191,8 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)fd;
 	(void)what;
 	jank_alerter_tick(d->alerter);
+	if (d->fetcher)
+		jank_fetcher_flush_log(d->fetcher);
 	if (d->comp_history && d->fleet) {
 		int64_t now = jank_clock_monotonic_ns();
 
@@ -391,6 +396,38 @@ static int live_create(struct jankd *d, char *err, size_t len)
 	return 0;
 }
 
+/* A worker's binary to fetch by build-id (fetcher.h). */
+static void on_fetch(const uint8_t *id, size_t len, void *data)
+{
+	struct jankd *d = data;
+
+	jank_fetcher_request(d->fetcher, id, len);
+}
+
+/*
+ * [symbols] debuginfod: the client's environment (set or cleared), and with
+ * servers listed, the fetcher's thread, and the capture reports' downloads.
+ * Before any other thread starts.
+ */
+static int debuginfod_start(struct jankd *d, char *err, size_t len)
+{
+	struct jank_debuginfod_config c;
+	int r;
+
+	jank_config_debuginfod(&d->config, &c);
+	r = jank_debuginfod_setup(&c, err, len);
+	if (r < 0 || !jank_debuginfod_enabled(&c))
+		return r;
+	d->fetcher = jank_fetcher_new(&c);
+	if (!d->fetcher) {
+		snprintf(err, len, "cannot start the debuginfod fetcher");
+		return -ENOMEM;
+	}
+	jank_symbols_set_default_fetcher(jank_debuginfod_fetch_fn,
+					 (void *)jank_fetcher_config(d->fetcher));
+	return 0;
+}
+
 /* The inputs, each in its worker: [live] url, the created session, or discovery. */
 static int start_inputs(struct jankd *d, char *err, size_t len)
 {
@@ -403,6 +440,8 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	if (d->fetcher)
+		jank_fleet_set_fetch(d->fleet, on_fetch, d);
 	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
 		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
 	if (r == 0 && d->keeper)
@@ -428,6 +467,10 @@ static int start(struct jankd *d, char *err, size_t len)
 		snprintf(err, len, "cannot create the event loop");
 		return -ENOMEM;
 	}
+	/* First: it sets the environment, which no other thread may be reading. */
+	r = debuginfod_start(d, err, len);
+	if (r < 0)
+		return r;
 	jankd_alert_config(d, &ac);
 	d->alerter = jank_alerter_new(&ac);
 	d->ev_hup = evsignal_new(d->base, SIGHUP, on_signal, d);
@@ -578,6 +621,11 @@ static void cleanup(struct jankd *d)
 	jank_metrics_server_close(d->web);
 	jank_comp_history_free(d->comp_history);
 	jank_capturer_free(d->capturer); /* stops it first when start() failed */
+	/* After the capturer: its reports download through the fetcher's configuration. */
+	jank_symbols_set_default_fetcher(NULL, NULL);
+	if (d->fetcher)
+		jank_fetcher_flush_log(d->fetcher);
+	jank_fetcher_free(d->fetcher);
 	jank_alerter_free(d->alerter);
 	if (d->ev_hup)
 		event_free(d->ev_hup);

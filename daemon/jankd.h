@@ -30,7 +30,8 @@ struct jankd {
 	struct event_base *base;
 	struct jank_alerter *alerter;
 	struct jank_capturer *capturer;
-	struct jank_fleet *fleet; /* the inputs, each in a worker process */
+	struct jank_fleet *fleet;     /* the inputs, each in a worker process */
+	struct jank_fetcher *fetcher; /* [symbols] debuginfod's downloads; NULL: none listed */
 	struct jank_control *control;
 	struct jank_metrics_server *metrics; /* NULL: no [metrics] listen */
 	struct jank_metrics_server *web;     /* the pages (web.h); NULL: no [web] listen */

@@ -37,24 +37,25 @@ struct run {
 static bool locate(const struct jank_preflight *pf, const char *section, const char *key,
 		   char *where, size_t len)
 {
-	const struct jank_conf_key *k = jank_conf_key_find(&jank_config_schema, section, key);
+	const struct jank_config_schema_key *k =
+		jank_config_schema_key_find(&jank_config_schema, section, key);
 	const struct jank_config_sources *s = pf->sources;
-	struct jank_conf_parser p;
-	struct jank_conf_where w = { 0 };
+	struct jank_config_schema_parser p;
+	struct jank_config_schema_where w = { 0 };
 	struct jank_config scratch;
 
 	snprintf(where, len, "%s", pf->config->path ? pf->config->path : "config");
 	if (!k || !s || s->n == 0)
 		return false;
 	jank_config_init(&scratch);
-	jank_conf_parser_init(&p, &jank_config_schema, &scratch);
+	jank_config_schema_parser_init(&p, &jank_config_schema, &scratch);
 	for (size_t i = 0; !p.ini.failed && i < s->n; i++)
-		jank_conf_parse(&p, s->v[i].name, s->v[i].text, s->v[i].len);
+		jank_config_schema_parse(&p, s->v[i].name, s->v[i].text, s->v[i].len);
 	if (!p.ini.failed)
-		w = jank_conf_last(&p, k);
+		w = jank_config_schema_last(&p, k);
 	if (w.file)
 		snprintf(where, len, "%s:%u", w.file, w.line);
-	jank_conf_parser_fini(&p);
+	jank_config_schema_parser_fini(&p);
 	jank_config_fini(&scratch);
 	return w.file != NULL;
 }

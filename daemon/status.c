@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fetcher.h"
 #include "status-int.h"
 #include "crossing.h"
 
@@ -208,6 +209,21 @@ static const char *journal_state(const struct jank_journal_stats *j)
 }
 
 /* Delivery to journald (journal.h): its state, the queue, what went where. */
+/* The supervisor's debuginfod fetcher (fetcher.h): its servers' answers. */
+static struct json_object *debuginfod_json(struct jank_fetcher *fe)
+{
+	struct json_object *o = json_object_new_object();
+	struct jank_fetcher_stats st;
+
+	jank_fetcher_get_stats(fe, &st);
+	jank_json_add_str(o, "cache", jank_fetcher_config(fe)->cache);
+	jank_json_add_u64(o, "requests", st.requests);
+	jank_json_add_u64(o, "fetched", st.fetched);
+	jank_json_add_u64(o, "failed", st.failed);
+	jank_json_add_u64(o, "dropped", st.dropped);
+	return o;
+}
+
 static struct json_object *journal_json(void)
 {
 	struct json_object *o = json_object_new_object();
@@ -276,6 +292,8 @@ struct json_object *jank_status_json(const struct jankd *d)
 		jank_capturer_get_status(d->capturer, &cs);
 		json_object_object_add(o, "capture", jank_capturer_status_to_json(&cs));
 	}
+	if (d->fetcher)
+		jank_json_add(o, "debuginfod", debuginfod_json(d->fetcher));
 	jank_json_add_u64(o, "reloads", d->reloads);
 	jank_json_add_u64(o, "reload_errors", d->reload_errors);
 	if (d->fleet)
@@ -730,6 +748,20 @@ static void head_text(FILE *f, const struct jankd *d, const struct status *s)
 	fputc('\n', f);
 }
 
+/* "debuginfod (cache DIR): 3 asked, 2 fetched, 1 failed, 0 dropped" */
+static void debuginfod_text(FILE *f, struct jank_fetcher *fe)
+{
+	struct jank_fetcher_stats st;
+
+	if (!fe)
+		return;
+	jank_fetcher_get_stats(fe, &st);
+	fprintf(f,
+		"debuginfod (cache %s): %" PRIu64 " asked, %" PRIu64 " fetched, %" PRIu64
+		" failed, %" PRIu64 " dropped\n",
+		jank_fetcher_config(fe)->cache, st.requests, st.fetched, st.failed, st.dropped);
+}
+
 char *jank_status_text(const struct jankd *d)
 {
 	struct jank_capturer_status cs;
@@ -757,6 +789,7 @@ char *jank_status_text(const struct jankd *d)
 		jank_capturer_get_status(d->capturer, &cs);
 		status_capture_text(f, &cs);
 	}
+	debuginfod_text(f, d->fetcher);
 	if (d->fleet && jank_fleet_get_discovery(d->fleet, &disc))
 		status_discovery_text(f, &disc);
 	if (d->fleet)

@@ -21,8 +21,8 @@
 #include "trace-hosts.h"
 #include "units.h"
 
-#define fail	jank_conf_fail
-#define LINE(p) jank_conf_lineno(p)
+#define fail	jank_config_schema_fail
+#define LINE(p) jank_config_schema_lineno(p)
 
 /* ---- Values of jank's own ---- */
 
@@ -71,14 +71,14 @@ static bool has_scheme(const char *v, const char *const *schemes, const char *no
 static const char *const live_schemes[] = { "net://", "net4://", "net6://", NULL };
 
 /* A string into the char array of k->size at k's offset. */
-static void copy_array(const struct jank_conf_key *k, void *sec, const char *v)
+static void copy_array(const struct jank_config_schema_key *k, void *sec, const char *v)
 {
 	memcpy(JANK_CONF_FIELD(sec, k, char), v, strlen(v) + 1);
 }
 
 /* [live] url: a comma-separated list of live URLs, one session (or host) each. */
-static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int live_urls_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	char ***urls = JANK_CONF_FIELD(sec, k, char **);
 	size_t *n = JANK_CONF_FIELD2(sec, k, size_t), after;
@@ -87,7 +87,7 @@ static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	int r;
 
 	/* A drop-in's url replaces the list of an earlier file. */
-	jank_conf_list_free(urls, n);
+	jank_config_schema_list_free(urls, n);
 	while ((r = next_item(&s, url, sizeof(url))) > 0) {
 		if (!has_scheme(url, live_schemes, "/", &after) || !strstr(url + after, "/host/")) {
 			fail(p, LINE(p),
@@ -101,7 +101,7 @@ static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 				return -EINVAL;
 			}
 		}
-		if (jank_conf_list_add(p, urls, n, url) < 0)
+		if (jank_config_schema_list_add(p, urls, n, url) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
@@ -109,15 +109,15 @@ static int live_urls_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	return r;
 }
 
-static const struct jank_conf_type live_urls = { .name = "url list",
-						 .parse = live_urls_parse,
-						 .equal = jank_conf_list_equal,
-						 .free = jank_conf_list_fini,
-						 .second = true };
+static const struct jank_config_schema_type live_urls = { .name = "url list",
+							  .parse = live_urls_parse,
+							  .equal = jank_config_schema_list_equal,
+							  .free = jank_config_schema_list_fini,
+							  .second = true };
 
 /* An lttng session name: letters, digits and _-.: (no '/'), shorter than LTTNG_NAME_MAX. */
-static int session_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			 void *sec)
+static int session_parse(struct jank_config_schema_parser *p,
+			 const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	bool ok = strlen(v) < k->size && v[0] != '.' && v[0] != '-';
 
@@ -134,13 +134,13 @@ static int session_parse(struct jank_conf_parser *p, const struct jank_conf_key 
 	return 0;
 }
 
-static const struct jank_conf_type session_name = { .name = "session name",
-						    .parse = session_parse,
-						    .equal = jank_conf_array_equal };
+static const struct jank_config_schema_type session_name = {
+	.name = "session name", .parse = session_parse, .equal = jank_config_schema_array_equal
+};
 
 /* The lttng output URL of the created session: where relayd listens. */
-static int relayd_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			void *sec)
+static int relayd_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+			const char *v, void *sec)
 {
 	static const char *const schemes[] = { "net://", "net6://", "tcp://", "tcp6://", NULL };
 	size_t after;
@@ -157,13 +157,13 @@ static int relayd_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return 0;
 }
 
-static const struct jank_conf_type relayd_url = { .name = "relayd url",
-						  .parse = relayd_parse,
-						  .equal = jank_conf_array_equal };
+static const struct jank_config_schema_type relayd_url = {
+	.name = "relayd url", .parse = relayd_parse, .equal = jank_config_schema_array_equal
+};
 
 /* The relayd whose sessions are discovered: net://HOST[:LIVE-PORT], no path. */
-static int discover_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			  void *sec)
+static int discover_parse(struct jank_config_schema_parser *p,
+			  const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	size_t after;
 	bool ok = has_scheme(v, live_schemes, ":", &after) && !strpbrk(v + after, "/, \t");
@@ -178,13 +178,13 @@ static int discover_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	return 0;
 }
 
-static const struct jank_conf_type discover_url = { .name = "discover url",
-						    .parse = discover_parse,
-						    .equal = jank_conf_array_equal };
+static const struct jank_config_schema_type discover_url = {
+	.name = "discover url", .parse = discover_parse, .equal = jank_config_schema_array_equal
+};
 
 /* Glob patterns (fnmatch) of host or session names: no blanks, no '/'. A drop-in's replaces. */
-static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			  void *sec)
+static int patterns_parse(struct jank_config_schema_parser *p,
+			  const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	char ***list = JANK_CONF_FIELD(sec, k, char **);
 	size_t *n = JANK_CONF_FIELD2(sec, k, size_t);
@@ -192,7 +192,7 @@ static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	const char *s = v;
 	int r;
 
-	jank_conf_list_free(list, n);
+	jank_config_schema_list_free(list, n);
 	while ((r = next_item(&s, pat, sizeof(pat))) > 0) {
 		if (strpbrk(pat, "/ \t\"'")) {
 			fail(p, LINE(p),
@@ -201,7 +201,7 @@ static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key
 			     pat, k->name);
 			return -EINVAL;
 		}
-		if (jank_conf_list_add(p, list, n, pat) < 0)
+		if (jank_config_schema_list_add(p, list, n, pat) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
@@ -210,17 +210,17 @@ static int patterns_parse(struct jank_conf_parser *p, const struct jank_conf_key
 	return r;
 }
 
-static const struct jank_conf_type patterns = { .name = "pattern list",
-						.parse = patterns_parse,
-						.equal = jank_conf_list_equal,
-						.free = jank_conf_list_fini,
-						.second = true };
+static const struct jank_config_schema_type patterns = { .name = "pattern list",
+							 .parse = patterns_parse,
+							 .equal = jank_config_schema_list_equal,
+							 .free = jank_config_schema_list_fini,
+							 .second = true };
 
 /* Workers send something every second: a timeout shorter than 2 s would kill sound ones. */
-static int worker_timeout_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
-				const char *v, void *sec)
+static int worker_timeout_parse(struct jank_config_schema_parser *p,
+				const struct jank_config_schema_key *k, const char *v, void *sec)
 {
-	int r = jank_conf_duration.parse(p, k, v, sec);
+	int r = jank_config_schema_duration.parse(p, k, v, sec);
 
 	if (r == 0 && *JANK_CONF_FIELD(sec, k, int64_t) < 2000000000LL) {
 		fail(p, LINE(p), "bad %s '%s' (at least 2s: a worker speaks every second)", k->name,
@@ -230,13 +230,15 @@ static int worker_timeout_parse(struct jank_conf_parser *p, const struct jank_co
 	return r;
 }
 
-static const struct jank_conf_type worker_timeout = { .name = "worker timeout",
-						      .parse = worker_timeout_parse,
-						      .equal = jank_conf_bytes_equal };
+static const struct jank_config_schema_type worker_timeout = {
+	.name = "worker timeout",
+	.parse = worker_timeout_parse,
+	.equal = jank_config_schema_bytes_equal
+};
 
 /* "10/10s": at most 10 per 10 seconds; the count at offset, the period at offset2. */
-static int rate_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int rate_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	const char *slash = strchr(v, '/');
 	char count[32];
@@ -247,7 +249,7 @@ static int rate_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 		goto bad;
 	memcpy(count, v, slash - v);
 	count[slash - v] = '\0';
-	if (jank_conf_parse_uint(count, &n) < 0 || n == 0)
+	if (jank_config_schema_parse_uint(count, &n) < 0 || n == 0)
 		goto bad;
 	if (jank_units_parse_duration(slash + 1, &ns) < 0 || ns <= 0)
 		goto bad;
@@ -259,28 +261,28 @@ bad:
 	return -EINVAL;
 }
 
-static const struct jank_conf_type rate = {
-	.name = "rate", .parse = rate_parse, .equal = jank_conf_bytes_equal, .second = true
+static const struct jank_config_schema_type rate = {
+	.name = "rate", .parse = rate_parse, .equal = jank_config_schema_bytes_equal, .second = true
 };
 
 /* An absolute path, into a char * (a size of sizeof(char *)) or a char array. */
-static int path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int path_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	if (v[0] != '/') {
 		fail(p, LINE(p), "bad %s '%s' (expected an absolute path)", k->name, v);
 		return -EINVAL;
 	}
-	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
+	return jank_config_schema_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
-static const struct jank_conf_type abs_path = { .name = "path",
-						.parse = path_parse,
-						.equal = jank_conf_str_equal,
-						.free = jank_conf_str_fini };
+static const struct jank_config_schema_type abs_path = { .name = "path",
+							 .parse = path_parse,
+							 .equal = jank_config_schema_str_equal,
+							 .free = jank_config_schema_str_fini };
 
-static int socket_path_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
-			     const char *v, void *sec)
+static int socket_path_parse(struct jank_config_schema_parser *p,
+			     const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	if (v[0] != '/' || strlen(v) >= k->size) {
 		fail(p, LINE(p), "bad %s '%s' (expected an absolute path, at most %zu)", k->name, v,
@@ -291,13 +293,13 @@ static int socket_path_parse(struct jank_conf_parser *p, const struct jank_conf_
 	return 0;
 }
 
-static const struct jank_conf_type socket_path = { .name = "socket path",
-						   .parse = socket_path_parse,
-						   .equal = jank_conf_array_equal };
+static const struct jank_config_schema_type socket_path = {
+	.name = "socket path", .parse = socket_path_parse, .equal = jank_config_schema_array_equal
+};
 
 /* A user name as useradd(8) and systemd-sysusers(8) take it, or a numeric uid. */
-static int user_name_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int user_name_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	bool ok = v[0] && strlen(v) < k->size && v[0] != '-';
 
@@ -314,9 +316,9 @@ static int user_name_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	return 0;
 }
 
-static const struct jank_conf_type user_name = { .name = "user name",
-						 .parse = user_name_parse,
-						 .equal = jank_conf_array_equal };
+static const struct jank_config_schema_type user_name = { .name = "user name",
+							  .parse = user_name_parse,
+							  .equal = jank_config_schema_array_equal };
 
 /* An event name: no blanks, no quotes. */
 static bool event_name_ok(const char *v)
@@ -327,19 +329,19 @@ static bool event_name_ok(const char *v)
 	return true;
 }
 
-static int event_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		       void *sec)
+static int event_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		       const char *v, void *sec)
 {
 	if (!event_name_ok(v)) {
 		fail(p, LINE(p), "bad event name '%s' for %s", v, k->name);
 		return -EINVAL;
 	}
-	return jank_conf_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
+	return jank_config_schema_strdup(p, v, JANK_CONF_FIELD(sec, k, char *));
 }
 
 /* Hostnames, comma-separated (a flow across hosts pairs between those only): "a,b". */
-static int host_list_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int host_list_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	char list[1024];
 	size_t n = 0;
@@ -366,23 +368,57 @@ static int host_list_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 		fail(p, LINE(p), "bad %s '' (expected hostnames, comma-separated)", k->name);
 		return -EINVAL;
 	}
-	return jank_conf_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));
+	return jank_config_schema_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));
 }
 
-static const struct jank_conf_type host_list = { .name = "host list",
-						 .parse = host_list_parse,
-						 .equal = jank_conf_str_equal,
-						 .free = jank_conf_str_fini };
+static const struct jank_config_schema_type host_list = { .name = "host list",
+							  .parse = host_list_parse,
+							  .equal = jank_config_schema_str_equal,
+							  .free = jank_config_schema_str_fini };
 
-static const struct jank_conf_type event = { .name = "event",
-					     .parse = event_parse,
-					     .equal = jank_conf_str_equal,
-					     .free = jank_conf_str_fini };
+/* debuginfod servers: http(s) URLs, comma-separated; kept as the client takes them. */
+static int url_list_parse(struct jank_config_schema_parser *p,
+			  const struct jank_config_schema_key *k, const char *v, void *sec)
+{
+	static const char *const schemes[] = { "http://", "https://", NULL };
+	char list[4096], url[1024];
+	const char *s = v;
+	size_t n = 0, after;
+	int r;
+
+	while ((r = next_item(&s, url, sizeof(url))) > 0) {
+		bool ok = has_scheme(url, schemes, "/", &after) && url[after];
+
+		for (const char *c = url; ok && *c; c++)
+			ok = (unsigned char)*c > ' ' && *c != '"' && *c != '\'' && *c != 0x7f;
+		if (!ok || n + strlen(url) + 2 > sizeof(list)) {
+			r = -EINVAL;
+			break;
+		}
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", url);
+	}
+	if (r < 0 || !n) {
+		fail(p, LINE(p), "bad %s '%s' (expected http:// or https:// URLs, comma-separated)",
+		     k->name, v);
+		return -EINVAL;
+	}
+	return jank_config_schema_strdup(p, list, JANK_CONF_FIELD(sec, k, char *));
+}
+
+static const struct jank_config_schema_type url_list = { .name = "URL list",
+							 .parse = url_list_parse,
+							 .equal = jank_config_schema_str_equal,
+							 .free = jank_config_schema_str_fini };
+
+static const struct jank_config_schema_type event = { .name = "event",
+						      .parse = event_parse,
+						      .equal = jank_config_schema_str_equal,
+						      .free = jank_config_schema_str_fini };
 
 /* Event names, comma-separated: provider:event (user space) or a kernel event; wildcards
  * allowed. A drop-in's list replaces the earlier one. */
-static int events_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			void *sec)
+static int events_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+			const char *v, void *sec)
 {
 	char ***list = JANK_CONF_FIELD(sec, k, char **);
 	size_t *n = JANK_CONF_FIELD2(sec, k, size_t);
@@ -390,13 +426,13 @@ static int events_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	char name[256];
 	int r;
 
-	jank_conf_list_free(list, n);
+	jank_config_schema_list_free(list, n);
 	while ((r = next_item(&s, name, sizeof(name))) > 0) {
 		if (!event_name_ok(name)) {
 			fail(p, LINE(p), "bad event name '%s' for %s", name, k->name);
 			return -EINVAL;
 		}
-		if (jank_conf_list_add(p, list, n, name) < 0)
+		if (jank_config_schema_list_add(p, list, n, name) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
@@ -405,16 +441,16 @@ static int events_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return r;
 }
 
-static const struct jank_conf_type events = { .name = "event list",
-					      .parse = events_parse,
-					      .equal = jank_conf_list_equal,
-					      .free = jank_conf_list_fini,
-					      .second = true };
+static const struct jank_config_schema_type events = { .name = "event list",
+						       .parse = events_parse,
+						       .equal = jank_config_schema_list_equal,
+						       .free = jank_config_schema_list_fini,
+						       .second = true };
 
 /* "5%" of the filesystem (the double at offset2), or a size such as "1GiB" (the bytes at
  * offset); "0" never refuses. */
-static int min_free_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			  void *sec)
+static int min_free_parse(struct jank_config_schema_parser *p,
+			  const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	uint64_t *bytes = JANK_CONF_FIELD(sec, k, uint64_t);
 	double *percent = JANK_CONF_FIELD2(sec, k, double);
@@ -451,10 +487,10 @@ bad:
 	return -EINVAL;
 }
 
-static const struct jank_conf_type min_free = { .name = "size or percentage",
-						.parse = min_free_parse,
-						.equal = jank_conf_bytes_equal,
-						.second = true };
+static const struct jank_config_schema_type min_free = { .name = "size or percentage",
+							 .parse = min_free_parse,
+							 .equal = jank_config_schema_bytes_equal,
+							 .second = true };
 
 /* A numeric address, "[v6]" or "localhost": the address into host. */
 static int parse_host(const char *s, size_t n, char *host)
@@ -496,15 +532,15 @@ static bool host_is_loopback(const char *host)
 
 /* ADDRESS:PORT, the address at offset (a char array), the port (unsigned) at offset2; whether
  * a non-loopback address is allowed is checked at the section's end. */
-static int listen_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			void *sec)
+static int listen_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+			const char *v, void *sec)
 {
 	char *host = JANK_CONF_FIELD(sec, k, char);
 	const char *colon = strrchr(v, ':');
 	uint64_t port;
 
-	if (!colon || jank_conf_parse_uint(colon + 1, &port) < 0 || port == 0 || port > 65535 ||
-	    parse_host(v, (size_t)(colon - v), host) < 0) {
+	if (!colon || jank_config_schema_parse_uint(colon + 1, &port) < 0 || port == 0 ||
+	    port > 65535 || parse_host(v, (size_t)(colon - v), host) < 0) {
 		host[0] = '\0';
 		fail(p, LINE(p),
 		     "bad %s '%s' (expected ADDRESS:PORT: 127.0.0.1:9479, [::1]:9479 or "
@@ -516,14 +552,16 @@ static int listen_parse(struct jank_conf_parser *p, const struct jank_conf_key *
 	return 0;
 }
 
-static const struct jank_conf_type listen_address = { .name = "address:port",
-						      .parse = listen_parse,
-						      .equal = jank_conf_bytes_equal,
-						      .second = true };
+static const struct jank_config_schema_type listen_address = {
+	.name = "address:port",
+	.parse = listen_parse,
+	.equal = jank_config_schema_bytes_equal,
+	.second = true
+};
 
 /* [action NAME] key: the fields that pair a begin with its end. */
-static int rule_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int rule_keys_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	(void)k;
 	if (jank_rule_set_keys(sec, v) < 0) {
@@ -535,8 +573,8 @@ static int rule_keys_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 }
 
 /* [flow NAME] key: the same, for a `from` and its `to`. */
-static int flow_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int flow_keys_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	(void)k;
 	if (jank_flow_rule_set_keys(sec, v) < 0) {
@@ -548,7 +586,7 @@ static int flow_keys_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 }
 
 /* Key fields: a char *[] at offset, their unsigned count at offset2. */
-static bool keys_equal(const struct jank_conf_key *k, const void *a, const void *b)
+static bool keys_equal(const struct jank_config_schema_key *k, const void *a, const void *b)
 {
 	char *const *x = JANK_CONF_FIELD(a, k, char *const), *const *y = JANK_CONF_FIELD(
 								     b, k, char *const);
@@ -562,17 +600,17 @@ static bool keys_equal(const struct jank_conf_key *k, const void *a, const void 
 	return true;
 }
 
-static const struct jank_conf_type rule_keys = {
+static const struct jank_config_schema_type rule_keys = {
 	.name = "field list", .parse = rule_keys_parse, .equal = keys_equal, .second = true
 };
 
-static const struct jank_conf_type flow_keys = {
+static const struct jank_config_schema_type flow_keys = {
 	.name = "field list", .parse = flow_keys_parse, .equal = keys_equal, .second = true
 };
 
 /* [flow NAME] to-key: the `to` event's own fields, in key's order. */
-static int flow_to_keys_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
-			      const char *v, void *sec)
+static int flow_to_keys_parse(struct jank_config_schema_parser *p,
+			      const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	(void)k;
 	if (jank_flow_rule_set_to_keys(sec, v) < 0) {
@@ -584,13 +622,13 @@ static int flow_to_keys_parse(struct jank_conf_parser *p, const struct jank_conf
 	return 0;
 }
 
-static const struct jank_conf_type flow_to_keys = {
+static const struct jank_config_schema_type flow_to_keys = {
 	.name = "field list", .parse = flow_to_keys_parse, .equal = keys_equal, .second = true
 };
 
 /* [action NAME] match: FIELD == VALUE. */
-static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		       void *sec)
+static int match_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		       const char *v, void *sec)
 {
 	(void)k;
 	if (jank_rule_set_match(sec, v) < 0) {
@@ -601,8 +639,8 @@ static int match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k
 	return 0;
 }
 
-static int flow_match_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
-			    const char *v, void *sec)
+static int flow_match_parse(struct jank_config_schema_parser *p,
+			    const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	(void)k;
 	if (jank_flow_rule_set_match(sec, v) < 0) {
@@ -614,7 +652,7 @@ static int flow_match_parse(struct jank_conf_parser *p, const struct jank_conf_k
 }
 
 /* A match: its field (char *) at offset, its value (struct jank_value) at offset2. */
-static bool match_equal(const struct jank_conf_key *k, const void *a, const void *b)
+static bool match_equal(const struct jank_config_schema_key *k, const void *a, const void *b)
 {
 	const char *fx = *JANK_CONF_FIELD(a, k, char *const),
 		   *fy = *JANK_CONF_FIELD(b, k, char *const);
@@ -628,11 +666,11 @@ static bool match_equal(const struct jank_conf_key *k, const void *a, const void
 	return u->type == JANK_VALUE_STR ? !strcmp(u->s, w->s) : u->i == w->i;
 }
 
-static const struct jank_conf_type match = {
+static const struct jank_config_schema_type match = {
 	.name = "match", .parse = match_parse, .equal = match_equal, .second = true
 };
 
-static const struct jank_conf_type flow_match = {
+static const struct jank_config_schema_type flow_match = {
 	.name = "match", .parse = flow_match_parse, .equal = match_equal, .second = true
 };
 
@@ -640,8 +678,8 @@ static const struct jank_conf_type flow_match = {
  * [action NAME] threshold: a duration, or pPERCENTILE[*FACTOR]. The warmup
  * is a key of its own: the one set before or after stays.
  */
-static int threshold_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			   void *sec)
+static int threshold_parse(struct jank_config_schema_parser *p,
+			   const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	struct jank_threshold *out = JANK_CONF_FIELD(sec, k, struct jank_threshold), t;
 
@@ -660,7 +698,7 @@ static int threshold_parse(struct jank_conf_parser *p, const struct jank_conf_ke
 	return 0;
 }
 
-static bool threshold_equal(const struct jank_conf_key *k, const void *a, const void *b)
+static bool threshold_equal(const struct jank_config_schema_key *k, const void *a, const void *b)
 {
 	const struct jank_threshold *x = JANK_CONF_FIELD(a, k, const struct jank_threshold);
 	const struct jank_threshold *y = JANK_CONF_FIELD(b, k, const struct jank_threshold);
@@ -669,20 +707,21 @@ static bool threshold_equal(const struct jank_conf_key *k, const void *a, const 
 	       x->factor == y->factor;
 }
 
-static const struct jank_conf_type threshold = { .name = "threshold",
-						 .parse = threshold_parse,
-						 .equal = threshold_equal };
+static const struct jank_config_schema_type threshold = { .name = "threshold",
+							  .parse = threshold_parse,
+							  .equal = threshold_equal };
 
 /* ---- Checks at a section's end ---- */
 
 /* The endpoint tells about the host's programs: beyond loopback only when asked. */
-static void metrics_end(struct jank_conf_parser *p, void *sec)
+static void metrics_end(struct jank_config_schema_parser *p, void *sec)
 {
 	const struct jank_config_metrics *m = sec;
-	struct jank_conf_where w;
+	struct jank_config_schema_where w;
 
 	if (m->composition_top > JANK_COMPOSITION_TOP_MAX) {
-		w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "composition-top"));
+		w = jank_config_schema_last(
+			p, jank_config_schema_key_find(p->schema, "metrics", "composition-top"));
 		jank_ini_fail_in(&p->ini, w.file, w.line,
 				 "[metrics] composition-top: %" PRIu64
 				 " is more than %d names per rule",
@@ -691,7 +730,7 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 	}
 	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
 		return;
-	w = jank_conf_last(p, jank_conf_key_find(p->schema, "metrics", "listen"));
+	w = jank_config_schema_last(p, jank_config_schema_key_find(p->schema, "metrics", "listen"));
 	jank_ini_fail_in(&p->ini, w.file, w.line,
 			 "[metrics] listen: %s is not a loopback address: whoever reaches it can "
 			 "read jankd's metrics (say listen-public = yes to serve it there)",
@@ -699,14 +738,14 @@ static void metrics_end(struct jank_conf_parser *p, void *sec)
 }
 
 /* The pages show what traced programs did: beyond loopback only when asked. */
-static void web_end(struct jank_conf_parser *p, void *sec)
+static void web_end(struct jank_config_schema_parser *p, void *sec)
 {
 	const struct jank_config_web *m = sec;
-	struct jank_conf_where w;
+	struct jank_config_schema_where w;
 
 	if (!m->host[0] || host_is_loopback(m->host) || m->listen_public)
 		return;
-	w = jank_conf_last(p, jank_conf_key_find(p->schema, "web", "listen"));
+	w = jank_config_schema_last(p, jank_config_schema_key_find(p->schema, "web", "listen"));
 	jank_ini_fail_in(&p->ini, w.file, w.line,
 			 "[web] listen: %s is not a loopback address: whoever reaches it can "
 			 "read the janks of the traced programs (say listen-public = yes to serve "
@@ -714,7 +753,7 @@ static void web_end(struct jank_conf_parser *p, void *sec)
 			 m->host);
 }
 
-static void action_end(struct jank_conf_parser *p, void *sec)
+static void action_end(struct jank_config_schema_parser *p, void *sec)
 {
 	const struct jank_rule *r = sec;
 
@@ -732,7 +771,7 @@ const char *const jank_function_events[] = {
 	NULL,
 };
 
-static void flow_end(struct jank_conf_parser *p, void *sec)
+static void flow_end(struct jank_config_schema_parser *p, void *sec)
 {
 	const struct jank_flow_rule *f = sec;
 
@@ -803,6 +842,7 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 #define LIVE(f)		FIELD(struct jank_config_live, f)
 #define LIVE2(f)	FIELD2(struct jank_config_live, f)
 #define GRAPH(f)	FIELD(struct jank_config_graph, f)
+#define SYMBOLS(f)	FIELD(struct jank_config_symbols, f)
 #define ALERTS(f)	FIELD(struct jank_config_alerts, f)
 #define ALERTS2(f)	FIELD2(struct jank_config_alerts, f)
 #define CAPTURE(f)	FIELD(struct jank_config_capture, f)
@@ -828,9 +868,10 @@ JANK_STRTABLE_DEFINE(jank_capture_mode, enum jank_capture_mode, "?")
 	}
 
 /* clang-format off */
-static const struct jank_conf_section sections[] = {
+static const struct jank_config_schema_section sections[] = {
 	{ "live", .offset = offsetof(struct jank_config, live) },
 	{ "graph", .offset = offsetof(struct jank_config, graph), .init = graph_init },
+	{ "symbols", .offset = offsetof(struct jank_config, symbols) },
 	{ "alerts", .offset = offsetof(struct jank_config, alerts) },
 	{ "capture", .offset = offsetof(struct jank_config, capture) },
 	{ "daemon", .offset = offsetof(struct jank_config, daemon) },
@@ -844,68 +885,73 @@ static const struct jank_conf_section sections[] = {
 	  .name_offset = offsetof(struct jank_flow_rule, name), .fini = flow_fini, .end = flow_end },
 };
 
-static const struct jank_conf_key keys[] = {
+static const struct jank_config_schema_key keys[] = {
 	/* [live]: the inputs are set up at start; a change needs a restart. */
 	K("live", "url",               live_urls,          RESTART, NULL, LIVE(urls), LIVE2(nurls)),
-	K("live", "create",            jank_conf_bool,     RESTART, "no", LIVE(create)),
-	K("live", "timer",             jank_conf_duration, RESTART, "100ms", LIVE(timer_ns)),
+	K("live", "create",            jank_config_schema_bool,     RESTART, "no", LIVE(create)),
+	K("live", "timer",             jank_config_schema_duration, RESTART, "100ms", LIVE(timer_ns)),
 	K("live", "session",           session_name,       RESTART, "jankd-live", LIVE(session)),
 	K("live", "relayd",            relayd_url,         RESTART, "net://127.0.0.1", LIVE(relayd)),
-	K("live", "relayd-live-port",  jank_conf_port,     RESTART, "5344", LIVE(relayd_live_port)),
-	K("live", "tracefile-size",    jank_conf_size,     RESTART, "64MiB", LIVE(tracefile_size)),
-	K("live", "tracefile-count",   jank_conf_uint,     RESTART, "4", LIVE(tracefile_count), .min = 1),
+	K("live", "relayd-live-port",  jank_config_schema_port,     RESTART, "5344", LIVE(relayd_live_port)),
+	K("live", "tracefile-size",    jank_config_schema_size,     RESTART, "64MiB", LIVE(tracefile_size)),
+	K("live", "tracefile-count",   jank_config_schema_uint,     RESTART, "4", LIVE(tracefile_count), .min = 1),
 	K("live", "discover",          discover_url,       RESTART, NULL, LIVE(discover)),
 	K("live", "hosts",             patterns,           RESTART, NULL, LIVE(hosts), LIVE2(nhosts)),
 	K("live", "sessions",          patterns,           RESTART, NULL, LIVE(sessions), LIVE2(nsessions)),
-	K("live", "discover-interval", jank_conf_duration, RESTART, "2s", LIVE(discover_interval_ns)),
-	K("live", "max-inputs",        jank_conf_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
+	K("live", "discover-interval", jank_config_schema_duration, RESTART, "2s", LIVE(discover_interval_ns)),
+	K("live", "max-inputs",        jank_config_schema_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
-	K("live", "decoder",           jank_conf_enum,     RESTART, "auto", LIVE(decoder), .names = jank_live_decoder_names),
+	K("live", "decoder",           jank_config_schema_enum,     RESTART, "auto", LIVE(decoder), .names = jank_live_decoder_names),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
-	K("graph", "retention",        jank_conf_duration, LIVE, NULL, GRAPH(retention_ns)),
-	K("graph", "memory-limit",     jank_conf_size,     LIVE, NULL, GRAPH(memory_limit)),
-	K("graph", "action-timeout",   jank_conf_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
-	K("graph", "overdue-grace",    jank_conf_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
-	K("graph", "functions",        jank_conf_bool,     RESTART, "no", GRAPH(functions)),
+	K("graph", "retention",        jank_config_schema_duration, LIVE, NULL, GRAPH(retention_ns)),
+	K("graph", "memory-limit",     jank_config_schema_size,     LIVE, NULL, GRAPH(memory_limit)),
+	K("graph", "action-timeout",   jank_config_schema_duration, LIVE, NULL, GRAPH(action_timeout_ns)),
+	K("graph", "overdue-grace",    jank_config_schema_duration, LIVE, "1s", GRAPH(overdue_grace_ns), ZERO),
+	K("graph", "functions",        jank_config_schema_bool,     RESTART, "no", GRAPH(functions)),
+	/* [symbols]: the workers' symbolizers and the supervisor's fetcher are set up at start. */
+	K("symbols", "debuginfod-urls", url_list,          RESTART, NULL, SYMBOLS(debuginfod_urls)),
+	K("symbols", "debuginfod-cache", abs_path,         RESTART, "/var/cache/jankd/debuginfod", SYMBOLS(debuginfod_cache)),
+	K("symbols", "debuginfod-cache-size", jank_config_schema_size, RESTART, "1GiB", SYMBOLS(debuginfod_cache_size), ZERO),
+	K("symbols", "debuginfod-timeout", jank_config_schema_duration, RESTART, "10s", SYMBOLS(debuginfod_timeout_ns)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
-	K("alerts", "target",          jank_conf_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
+	K("alerts", "target",          jank_config_schema_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),
 	/* [capture]: the capturer takes them, and sets its session up again. */
-	K("capture", "mode",           jank_conf_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
+	K("capture", "mode",           jank_config_schema_enum,     LIVE, "snapshot", CAPTURE(mode), .names = jank_capture_mode_names),
 	K("capture", "dir",            abs_path,           LIVE, NULL, CAPTURE(dir)),
-	K("capture", "cooldown",       jank_conf_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
-	K("capture", "max-per-hour",   jank_conf_uint,     LIVE, "20", CAPTURE(max_per_hour)),
-	K("capture", "quota",          jank_conf_size,     LIVE, "2GiB", CAPTURE(quota)),
+	K("capture", "cooldown",       jank_config_schema_duration, LIVE, "30s", CAPTURE(cooldown_ns), ZERO),
+	K("capture", "max-per-hour",   jank_config_schema_uint,     LIVE, "20", CAPTURE(max_per_hour)),
+	K("capture", "quota",          jank_config_schema_size,     LIVE, "2GiB", CAPTURE(quota)),
 	K("capture", "min-free",       min_free,           LIVE, "5%", CAPTURE(min_free), CAPTURE2(min_free_percent)),
 	K("capture", "session",        session_name,       LIVE, NULL, CAPTURE(session)),
 	K("capture", "events",         events,             LIVE, NULL, CAPTURE(events), CAPTURE2(nevents)),
-	K("capture", "buffer-size",    jank_conf_size,     LIVE, NULL, CAPTURE(buffer_size), ZERO),
-	K("capture", "rotation-period", jank_conf_duration, LIVE, "10s", CAPTURE(rotation_period_ns), ZERO),
-	K("capture", "rotation-size",  jank_conf_size,     LIVE, NULL, CAPTURE(rotation_size), ZERO),
-	K("capture", "retention",      jank_conf_duration, LIVE, "10s", CAPTURE(retention_ns)),
+	K("capture", "buffer-size",    jank_config_schema_size,     LIVE, NULL, CAPTURE(buffer_size), ZERO),
+	K("capture", "rotation-period", jank_config_schema_duration, LIVE, "10s", CAPTURE(rotation_period_ns), ZERO),
+	K("capture", "rotation-size",  jank_config_schema_size,     LIVE, NULL, CAPTURE(rotation_size), ZERO),
+	K("capture", "retention",      jank_config_schema_duration, LIVE, "10s", CAPTURE(retention_ns)),
 	/* [daemon]: the socket is bound, READY=1 sent, and the state directory read, at start. */
 	K("daemon", "control-socket",  socket_path,        RESTART, "/run/jankd/control", DAEMON(control_socket)),
-	K("daemon", "status-interval", jank_conf_duration, LIVE, "5s", DAEMON(status_interval_ns)),
-	K("daemon", "ready-timeout",   jank_conf_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
+	K("daemon", "status-interval", jank_config_schema_duration, LIVE, "5s", DAEMON(status_interval_ns)),
+	K("daemon", "ready-timeout",   jank_config_schema_duration, RESTART, "10s", DAEMON(ready_timeout_ns), ZERO),
 	K("daemon", "worker-user",     user_name,          RESTART, "jank-worker", DAEMON(worker_user)),
-	K("daemon", "workers-as-root", jank_conf_bool,     RESTART, "no", DAEMON(workers_as_root)),
-	K("daemon", "open-binaries",   jank_conf_bool,     RESTART, "yes", DAEMON(open_binaries)),
+	K("daemon", "workers-as-root", jank_config_schema_bool,     RESTART, "no", DAEMON(workers_as_root)),
+	K("daemon", "open-binaries",   jank_config_schema_bool,     RESTART, "yes", DAEMON(open_binaries)),
 	K("daemon", "state-dir",       abs_path,           RESTART, "/var/lib/jankd/state", DAEMON(state_dir)),
 	/* [metrics]: the endpoint listens from the start. */
 	K("metrics", "listen",         listen_address,     RESTART, NULL, METRICS(host), METRICS2(port)),
-	K("metrics", "listen-public",  jank_conf_bool,     RESTART, "no", METRICS(listen_public)),
-	K("metrics", "composition-top", jank_conf_uint,    RESTART, "10", METRICS(composition_top)),
+	K("metrics", "listen-public",  jank_config_schema_bool,     RESTART, "no", METRICS(listen_public)),
+	K("metrics", "composition-top", jank_config_schema_uint,    RESTART, "10", METRICS(composition_top)),
 	/* [web]: the pages are served from the start. */
 	K("web", "listen",             listen_address,     RESTART, NULL, WEB(host), WEB2(port)),
-	K("web", "listen-public",      jank_conf_bool,     RESTART, "no", WEB(listen_public)),
+	K("web", "listen-public",      jank_config_schema_bool,     RESTART, "no", WEB(listen_public)),
 	/* [action NAME]: each rule; the workers take them all whole. */
 	K("action", "begin",           event,              LIVE, NULL, ACTION(begin_event), REQUIRED),
 	K("action", "end",             event,              LIVE, NULL, ACTION(end_event), REQUIRED),
 	K("action", "key",             rule_keys,          LIVE, NULL, ACTION(keys), ACTION2(nkeys)),
 	K("action", "match",           match,              LIVE, NULL, ACTION(match_field), ACTION2(match_value)),
 	K("action", "threshold",       threshold,          LIVE, NULL, ACTION(threshold), REQUIRED),
-	K("action", "capture",         jank_conf_bool,     LIVE, NULL, ACTION(capture)),
-	K("action", "warmup",          jank_conf_uint,     LIVE, "100", ACTION(threshold.warmup)),
+	K("action", "capture",         jank_config_schema_bool,     LIVE, NULL, ACTION(capture)),
+	K("action", "warmup",          jank_config_schema_uint,     LIVE, "100", ACTION(threshold.warmup)),
 	/* [flow NAME]: each flow; the workers take them all whole, with the rules. */
 	K("flow", "from",              event,              LIVE, NULL, FLOW(from_event), REQUIRED),
 	K("flow", "to",                event,              LIVE, NULL, FLOW(to_event), REQUIRED),
@@ -916,7 +962,7 @@ static const struct jank_conf_key keys[] = {
 };
 /* clang-format on */
 
-const struct jank_conf_schema jank_config_schema = {
+const struct jank_config_schema jank_config_schema = {
 	.sections = sections,
 	.nsections = sizeof(sections) / sizeof(sections[0]),
 	.keys = keys,

@@ -122,6 +122,18 @@ struct jank_config_daemon {
 			    /var/lib/jankd/state) */
 };
 
+/*
+ * Where the symbolizer looks binaries up beyond this host's files: the
+ * debuginfod servers it may download debug files from, by build-id (off
+ * unless debuginfod_urls is set; io/debuginfod.h).
+ */
+struct jank_config_symbols {
+	char *debuginfod_urls;		/* space-separated; NULL: off */
+	char *debuginfod_cache;		/* default /var/cache/jankd/debuginfod */
+	uint64_t debuginfod_cache_size; /* default 1 GiB; 0: no limit */
+	int64_t debuginfod_timeout_ns;	/* one download, at most (default 10 s) */
+};
+
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */
 
 /* The OpenMetrics endpoint; off unless [metrics] listen is set. */
@@ -145,6 +157,7 @@ struct jank_config {
 	size_t ndropins;
 	struct jank_config_live live;
 	struct jank_config_graph graph;
+	struct jank_config_symbols symbols;
 	struct jank_config_alerts alerts;
 	struct jank_config_capture capture;
 	struct jank_config_daemon daemon;
@@ -193,6 +206,10 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 
 /* Engine settings from [graph]; the other fields of `ec` are left alone. */
 void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_config *ec);
+
+/* [symbols]' debuginfod keys, as io/debuginfod.h takes them (pointing into c). */
+struct jank_debuginfod_config;
+void jank_config_debuginfod(const struct jank_config *c, struct jank_debuginfod_config *out);
 /*
  * Add every rule and every flow to the engine. Returns 0, or -errno and
  * "[action NAME]: why" (or "[flow NAME]: ...") in err.
@@ -207,7 +224,7 @@ int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, ch
 int jank_config_replace_rules(const struct jank_config *c, struct jank_engine *e);
 
 /* jank's sections and keys (io/config-schema.h), over struct jank_config. */
-extern const struct jank_conf_schema jank_config_schema;
+extern const struct jank_config_schema jank_config_schema;
 
 /* "journal", "snapshot", ... as the config spells them ("?" out of range); and back (-1). */
 JANK_STRTABLE_DECLARE(jank_alert_target, enum jank_alert_target);

@@ -9,31 +9,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config-file.h"
+#include "debuginfod.h"
 
 /* ---- Loading ---- */
 
 /* The checks across keys and files, once every file is read without an error. */
-static void check_across(const struct jank_config *c, struct jank_conf_parser *p)
+static void check_across(const struct jank_config *c, struct jank_config_schema_parser *p)
 {
-	const struct jank_conf_schema *s = &jank_config_schema;
-	struct jank_conf_where url = jank_conf_last(p, jank_conf_key_find(s, "live", "url"));
-	struct jank_conf_where create = jank_conf_last(p, jank_conf_key_find(s, "live", "create"));
-	struct jank_conf_where disc = jank_conf_last(p, jank_conf_key_find(s, "live", "discover"));
-	struct jank_conf_where hosts = jank_conf_first(p, jank_conf_key_find(s, "live", "hosts"));
-	struct jank_conf_where sess = jank_conf_first(p, jank_conf_key_find(s, "live", "sessions"));
-	struct jank_conf_where wuser =
-		jank_conf_last(p, jank_conf_key_find(s, "daemon", "worker-user"));
-	const struct jank_conf_section *action = jank_conf_section_find(s, "action");
-	const struct jank_conf_section *flow = jank_conf_section_find(s, "flow");
-	const struct jank_conf_where *at = p->instance[action - s->sections];
-	const struct jank_conf_where *fat = p->instance[flow - s->sections];
+	const struct jank_config_schema *s = &jank_config_schema;
+	struct jank_config_schema_where url =
+		jank_config_schema_last(p, jank_config_schema_key_find(s, "live", "url"));
+	struct jank_config_schema_where create =
+		jank_config_schema_last(p, jank_config_schema_key_find(s, "live", "create"));
+	struct jank_config_schema_where disc =
+		jank_config_schema_last(p, jank_config_schema_key_find(s, "live", "discover"));
+	struct jank_config_schema_where hosts =
+		jank_config_schema_first(p, jank_config_schema_key_find(s, "live", "hosts"));
+	struct jank_config_schema_where sess =
+		jank_config_schema_first(p, jank_config_schema_key_find(s, "live", "sessions"));
+	struct jank_config_schema_where wuser =
+		jank_config_schema_last(p, jank_config_schema_key_find(s, "daemon", "worker-user"));
+	const struct jank_config_schema_section *action =
+		jank_config_schema_section_find(s, "action");
+	const struct jank_config_schema_section *flow = jank_config_schema_section_find(s, "flow");
+	const struct jank_config_schema_where *at = p->instance[action - s->sections];
+	const struct jank_config_schema_where *fat = p->instance[flow - s->sections];
 	struct jank_ini *ini = &p->ini;
 	const char *ev;
 	size_t bad;
 	int r;
 
 	if (c->live.nurls && create.file && c->live.create) {
-		const struct jank_conf_where *last = create.order > url.order ? &create : &url;
+		const struct jank_config_schema_where *last =
+			create.order > url.order ? &create : &url;
 
 		jank_ini_fail_in(ini, last->file, last->line,
 				 "[live]: 'url' and 'create = yes' exclude each other");
@@ -44,7 +52,7 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 				 "watches one relayd's sessions)");
 	if ((hosts.file || sess.file) && !disc.file) {
 		/* Where hosts or sessions was first set. */
-		const struct jank_conf_where *first =
+		const struct jank_config_schema_where *first =
 			!sess.file || (hosts.file && hosts.order < sess.order) ? &hosts : &sess;
 
 		jank_ini_fail_in(ini, first->file, first->line,
@@ -79,14 +87,15 @@ static void check_across(const struct jank_config *c, struct jank_conf_parser *p
 }
 
 /* The message of the first error, if any. */
-static int finish(struct jank_config *c, struct jank_conf_parser *p, char *err, size_t errlen)
+static int finish(struct jank_config *c, struct jank_config_schema_parser *p, char *err,
+		  size_t errlen)
 {
 	int r;
 
 	if (!p->ini.failed)
 		check_across(c, p);
 	r = jank_ini_error(&p->ini, err, errlen);
-	jank_conf_parser_fini(p);
+	jank_config_schema_parser_fini(p);
 	if (r < 0)
 		jank_config_fini(c); /* nothing left to free: a caller need not */
 	return r;
@@ -95,7 +104,7 @@ static int finish(struct jank_config *c, struct jank_conf_parser *p, char *err, 
 int jank_config_load_sources(struct jank_config *c, const struct jank_config_sources *s, char *err,
 			     size_t errlen)
 {
-	struct jank_conf_parser p;
+	struct jank_config_schema_parser p;
 
 	if (s->n == 0) {
 		memset(c, 0, sizeof(*c));
@@ -113,10 +122,11 @@ int jank_config_load_sources(struct jank_config *c, const struct jank_config_sou
 		snprintf(err, errlen, "%s: out of memory", s->v[0].name);
 		return -ENOMEM;
 	}
-	jank_conf_parser_init(&p, &jank_config_schema, c);
+	jank_config_schema_parser_init(&p, &jank_config_schema, c);
 	/* Names that live as long as the config: the messages keep them. */
 	for (size_t i = 0; !p.ini.failed && i < s->n; i++)
-		jank_conf_parse(&p, i ? c->dropins[i - 1] : c->path, s->v[i].text, s->v[i].len);
+		jank_config_schema_parse(&p, i ? c->dropins[i - 1] : c->path, s->v[i].text,
+					 s->v[i].len);
 	if (p.ini.failed && !p.ini.fail_name) /* the parser's own allocation */
 		p.ini.fail_name = c->path;
 	return finish(c, &p, err, errlen);
@@ -151,14 +161,14 @@ int jank_config_load_string(struct jank_config *c, const char *name, const char 
 void jank_config_init(struct jank_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	jank_conf_init(&jank_config_schema, c);
+	jank_config_schema_init(&jank_config_schema, c);
 }
 
 void jank_config_fini(struct jank_config *c)
 {
-	jank_conf_fini(&jank_config_schema, c);
+	jank_config_schema_fini(&jank_config_schema, c);
 	free(c->path);
-	jank_conf_list_free(&c->dropins, &c->ndropins);
+	jank_config_schema_list_free(&c->dropins, &c->ndropins);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -169,6 +179,14 @@ void jank_config_apply_engine(const struct jank_config *c, struct jank_engine_co
 	ec->action_timeout_ns = c->graph.action_timeout_ns;
 	ec->overdue_grace_ns = c->graph.overdue_grace_ns;
 	ec->composition_top = (unsigned)c->metrics.composition_top;
+}
+
+void jank_config_debuginfod(const struct jank_config *c, struct jank_debuginfod_config *out)
+{
+	*out = (struct jank_debuginfod_config){ .urls = c->symbols.debuginfod_urls,
+						.cache = c->symbols.debuginfod_cache,
+						.cache_size = c->symbols.debuginfod_cache_size,
+						.timeout_ns = c->symbols.debuginfod_timeout_ns };
 }
 
 int jank_config_add_rules(const struct jank_config *c, struct jank_engine *e, char *err,

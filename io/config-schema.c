@@ -15,13 +15,14 @@
 
 /* ---- The tables ---- */
 
-static size_t section_index(const struct jank_conf_schema *s, const struct jank_conf_section *sec)
+static size_t section_index(const struct jank_config_schema *s,
+			    const struct jank_config_schema_section *sec)
 {
 	return (size_t)(sec - s->sections);
 }
 
-const struct jank_conf_section *jank_conf_section_find(const struct jank_conf_schema *s,
-						       const char *name)
+const struct jank_config_schema_section *
+jank_config_schema_section_find(const struct jank_config_schema *s, const char *name)
 {
 	for (size_t i = 0; i < s->nsections; i++)
 		if (!strcmp(s->sections[i].name, name))
@@ -29,8 +30,9 @@ const struct jank_conf_section *jank_conf_section_find(const struct jank_conf_sc
 	return NULL;
 }
 
-const struct jank_conf_key *jank_conf_key_find(const struct jank_conf_schema *s,
-					       const char *section, const char *name)
+const struct jank_config_schema_key *jank_config_schema_key_find(const struct jank_config_schema *s,
+								 const char *section,
+								 const char *name)
 {
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (!strcmp(s->keys[i].section, section) && !strcmp(s->keys[i].name, name))
@@ -38,7 +40,8 @@ const struct jank_conf_key *jank_conf_key_find(const struct jank_conf_schema *s,
 	return NULL;
 }
 
-void *jank_conf_section_struct(const struct jank_conf_section *sec, const void *root, size_t i)
+void *jank_config_schema_section_struct(const struct jank_config_schema_section *sec,
+					const void *root, size_t i)
 {
 	char *base = (char *)root + sec->offset;
 
@@ -47,18 +50,21 @@ void *jank_conf_section_struct(const struct jank_conf_section *sec, const void *
 	return *(char **)base + i * sec->size;
 }
 
-size_t jank_conf_section_count(const struct jank_conf_section *sec, const void *root)
+size_t jank_config_schema_section_count(const struct jank_config_schema_section *sec,
+					const void *root)
 {
 	return sec->named ? *(const size_t *)((const char *)root + sec->count_offset) : 1;
 }
 
-const char *jank_conf_instance_name(const struct jank_conf_section *sec, const void *inst)
+const char *jank_config_schema_instance_name(const struct jank_config_schema_section *sec,
+					     const void *inst)
 {
 	return *(char *const *)((const char *)inst + sec->name_offset);
 }
 
-/* A parser for the defaults and for jank_conf_set(): no file, no positions. */
-static void bare_parser(struct jank_conf_parser *p, const struct jank_conf_schema *s, void *root)
+/* A parser for the defaults and for jank_config_schema_set(): no file, no positions. */
+static void bare_parser(struct jank_config_schema_parser *p, const struct jank_config_schema *s,
+			void *root)
 {
 	memset(p, 0, sizeof(*p));
 	p->schema = s;
@@ -67,15 +73,15 @@ static void bare_parser(struct jank_conf_parser *p, const struct jank_conf_schem
 }
 
 /* The defaults of the keys of `sec`, into its struct `base`. */
-static void section_defaults(struct jank_conf_parser *p, const struct jank_conf_section *sec,
-			     void *base)
+static void section_defaults(struct jank_config_schema_parser *p,
+			     const struct jank_config_schema_section *sec, void *base)
 {
-	const struct jank_conf_schema *s = p->schema;
+	const struct jank_config_schema *s = p->schema;
 
 	if (sec->init)
 		sec->init(base);
 	for (size_t i = 0; i < s->nkeys; i++) {
-		const struct jank_conf_key *k = &s->keys[i];
+		const struct jank_config_schema_key *k = &s->keys[i];
 
 		if (k->def && !strcmp(k->section, sec->name) &&
 		    k->type->parse(p, k, k->def, base) < 0 && !p->ini.failed)
@@ -84,35 +90,38 @@ static void section_defaults(struct jank_conf_parser *p, const struct jank_conf_
 	}
 }
 
-static void defaults(struct jank_conf_parser *p)
+static void defaults(struct jank_config_schema_parser *p)
 {
 	for (size_t i = 0; i < p->schema->nsections; i++) {
-		const struct jank_conf_section *sec = &p->schema->sections[i];
+		const struct jank_config_schema_section *sec = &p->schema->sections[i];
 
 		if (!sec->named)
-			section_defaults(p, sec, jank_conf_section_struct(sec, p->root, 0));
+			section_defaults(p, sec,
+					 jank_config_schema_section_struct(sec, p->root, 0));
 	}
 }
 
-void jank_conf_init(const struct jank_conf_schema *s, void *root)
+void jank_config_schema_init(const struct jank_config_schema *s, void *root)
 {
-	struct jank_conf_parser p;
+	struct jank_config_schema_parser p;
 
 	bare_parser(&p, s, root);
-	defaults(&p); /* a default that does not parse is a bug: see jank_conf_check_defaults() */
+	defaults(&p); /* a default that does not parse is a bug: see
+			 jank_config_schema_check_defaults() */
 }
 
-int jank_conf_check_defaults(const struct jank_conf_schema *s, void *root, char *err, size_t errlen)
+int jank_config_schema_check_defaults(const struct jank_config_schema *s, void *root, char *err,
+				      size_t errlen)
 {
-	struct jank_conf_parser p;
+	struct jank_config_schema_parser p;
 
 	bare_parser(&p, s, root);
 	defaults(&p);
 	return jank_ini_error(&p.ini, err, errlen);
 }
 
-static void free_keys(const struct jank_conf_schema *s, const struct jank_conf_section *sec,
-		      void *base)
+static void free_keys(const struct jank_config_schema *s,
+		      const struct jank_config_schema_section *sec, void *base)
 {
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (s->keys[i].type->free && !strcmp(s->keys[i].section, sec->name))
@@ -123,14 +132,14 @@ static void free_keys(const struct jank_conf_schema *s, const struct jank_conf_s
 		free(*(char **)((char *)base + sec->name_offset));
 }
 
-void jank_conf_fini(const struct jank_conf_schema *s, void *root)
+void jank_config_schema_fini(const struct jank_config_schema *s, void *root)
 {
 	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
-		size_t n = jank_conf_section_count(sec, root);
+		const struct jank_config_schema_section *sec = &s->sections[i];
+		size_t n = jank_config_schema_section_count(sec, root);
 
 		for (size_t j = 0; j < n; j++)
-			free_keys(s, sec, jank_conf_section_struct(sec, root, j));
+			free_keys(s, sec, jank_config_schema_section_struct(sec, root, j));
 		if (sec->named) {
 			free(*(void **)((char *)root + sec->offset));
 			*(void **)((char *)root + sec->offset) = NULL;
@@ -141,21 +150,21 @@ void jank_conf_fini(const struct jank_conf_schema *s, void *root)
 
 /* ---- Parsing ---- */
 
-static void section_end(struct jank_conf_parser *p)
+static void section_end(struct jank_config_schema_parser *p)
 {
-	const struct jank_conf_schema *s = p->schema;
+	const struct jank_config_schema *s = p->schema;
 	unsigned idx = 0;
 
 	if (!p->sec || p->ini.failed)
 		return;
 	/* A drop-in's [action NAME] of an earlier file changes some of its keys. */
 	for (size_t i = 0; i < s->nkeys && !p->reopened; i++) {
-		const struct jank_conf_key *k = &s->keys[i];
+		const struct jank_config_schema_key *k = &s->keys[i];
 
 		if (strcmp(k->section, p->sec->name) != 0)
 			continue;
 		if ((k->flags & JANK_CONF_REQUIRED) && !(p->seen & (1ull << idx))) {
-			jank_conf_fail(p, 0, "[%s]: missing '%s'", p->section, k->name);
+			jank_config_schema_fail(p, 0, "[%s]: missing '%s'", p->section, k->name);
 			return;
 		}
 		idx++;
@@ -175,24 +184,24 @@ static bool valid_instance_name(const char *s)
 }
 
 /* Open instance `name` of a named section: an earlier file's, or a new one. */
-static int open_instance(struct jank_conf_parser *p, const struct jank_conf_section *sec,
-			 const char *name)
+static int open_instance(struct jank_config_schema_parser *p,
+			 const struct jank_config_schema_section *sec, const char *name)
 {
 	size_t si = section_index(p->schema, sec);
-	size_t n = jank_conf_section_count(sec, p->root);
+	size_t n = jank_config_schema_section_count(sec, p->root);
 	char **array = (char **)((char *)p->root + sec->offset);
-	struct jank_conf_where *w;
+	struct jank_config_schema_where *w;
 	char *v, *dup;
 
 	for (size_t i = 0; i < n; i++) {
-		void *inst = jank_conf_section_struct(sec, p->root, i);
+		void *inst = jank_config_schema_section_struct(sec, p->root, i);
 
-		if (strcmp(jank_conf_instance_name(sec, inst), name) != 0)
+		if (strcmp(jank_config_schema_instance_name(sec, inst), name) != 0)
 			continue;
 		if (p->instance[si][i].file == p->ini.name) {
-			jank_conf_fail(p, p->ini.lineno,
-				       "duplicate %s name '%s' (first at line %u)", sec->name, name,
-				       p->instance[si][i].line);
+			jank_config_schema_fail(p, p->ini.lineno,
+						"duplicate %s name '%s' (first at line %u)",
+						sec->name, name, p->instance[si][i].line);
 			return -EEXIST;
 		}
 		p->base = inst;
@@ -207,13 +216,13 @@ static int open_instance(struct jank_conf_parser *p, const struct jank_conf_sect
 		p->instance[si] = w;
 	dup = w ? strdup(name) : NULL;
 	if (!dup) {
-		jank_conf_fail(p, p->ini.lineno, "out of memory");
+		jank_config_schema_fail(p, p->ini.lineno, "out of memory");
 		return -ENOMEM;
 	}
 	p->base = v + n * sec->size;
 	memset(p->base, 0, sec->size);
 	{
-		struct jank_conf_parser d;
+		struct jank_config_schema_parser d;
 
 		bare_parser(&d, p->schema, p->root);
 		section_defaults(&d, sec, p->base);
@@ -227,9 +236,9 @@ static int open_instance(struct jank_conf_parser *p, const struct jank_conf_sect
 }
 
 /* The message for an unknown section: every section of the table. */
-static void unknown_section(struct jank_conf_parser *p, const char *name)
+static void unknown_section(struct jank_config_schema_parser *p, const char *name)
 {
-	const struct jank_conf_schema *s = p->schema;
+	const struct jank_config_schema *s = p->schema;
 	char expected[JANK_INI_MSG_LEN] = "";
 	size_t len = 0;
 
@@ -239,14 +248,15 @@ static void unknown_section(struct jank_conf_parser *p, const char *name)
 		len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%s[%s%s]", sep,
 					s->sections[i].name, s->sections[i].named ? " NAME" : "");
 	}
-	jank_conf_fail(p, p->ini.lineno, "unknown section [%s] (expected %s)", name, expected);
+	jank_config_schema_fail(p, p->ini.lineno, "unknown section [%s] (expected %s)", name,
+				expected);
 }
 
 /* A header line: start a section. */
 static void on_section(struct jank_ini *ini, char *name, void *data)
 {
-	struct jank_conf_parser *p = data;
-	const struct jank_conf_schema *s = p->schema;
+	struct jank_config_schema_parser *p = data;
+	const struct jank_config_schema *s = p->schema;
 
 	(void)ini;
 	section_end(p);
@@ -259,7 +269,7 @@ static void on_section(struct jank_ini *ini, char *name, void *data)
 	snprintf(p->section, sizeof(p->section), "%s", name);
 
 	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
+		const struct jank_config_schema_section *sec = &s->sections[i];
 		size_t n = strlen(sec->name);
 		char *inst = name + n;
 
@@ -269,10 +279,11 @@ static void on_section(struct jank_ini *ini, char *name, void *data)
 		while (isspace((unsigned char)*inst))
 			inst++;
 		if (!valid_instance_name(inst)) {
-			jank_conf_fail(p, p->ini.lineno,
-				       "bad %s name in [%s] (expected [%s NAME], NAME made of "
-				       "letters, digits and _-.:)",
-				       sec->name, name, sec->name);
+			jank_config_schema_fail(
+				p, p->ini.lineno,
+				"bad %s name in [%s] (expected [%s NAME], NAME made of "
+				"letters, digits and _-.:)",
+				sec->name, name, sec->name);
 			return;
 		}
 		snprintf(p->section, sizeof(p->section), "%s %s", sec->name, inst);
@@ -283,29 +294,29 @@ static void on_section(struct jank_ini *ini, char *name, void *data)
 		return;
 	}
 	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
+		const struct jank_config_schema_section *sec = &s->sections[i];
 
 		if (sec->named || strcmp(name, sec->name) != 0)
 			continue;
 		if (p->first_line[i]) {
-			jank_conf_fail(p, p->ini.lineno,
-				       "duplicate section [%s] (first at line %u)", name,
-				       p->first_line[i]);
+			jank_config_schema_fail(p, p->ini.lineno,
+						"duplicate section [%s] (first at line %u)", name,
+						p->first_line[i]);
 			return;
 		}
 		p->first_line[i] = p->ini.lineno;
 		p->sec = sec;
 		p->bad = false;
-		p->base = jank_conf_section_struct(sec, p->root, 0);
+		p->base = jank_config_schema_section_struct(sec, p->root, 0);
 		return;
 	}
 	unknown_section(p, name);
 }
 
-static void note_where(struct jank_conf_parser *p, size_t i)
+static void note_where(struct jank_config_schema_parser *p, size_t i)
 {
-	struct jank_conf_where w = { p->ini.name, p->ini.lineno,
-				     (uint64_t)p->fileno << 32 | p->ini.lineno };
+	struct jank_config_schema_where w = { p->ini.name, p->ini.lineno,
+					      (uint64_t)p->fileno << 32 | p->ini.lineno };
 
 	if (!p->first[i].file)
 		p->first[i] = w;
@@ -314,19 +325,19 @@ static void note_where(struct jank_conf_parser *p, size_t i)
 
 static bool on_key(struct jank_ini *ini, const char *name, char *v, void *data)
 {
-	struct jank_conf_parser *p = data;
-	const struct jank_conf_schema *s = p->schema;
+	struct jank_config_schema_parser *p = data;
+	const struct jank_config_schema *s = p->schema;
 	unsigned idx = 0;
 
 	(void)ini;
 	if (p->bad)
 		return true; /* its header was refused: said once */
 	if (!p->sec) {
-		jank_conf_fail(p, p->ini.lineno, "key '%s' outside of any section", name);
+		jank_config_schema_fail(p, p->ini.lineno, "key '%s' outside of any section", name);
 		return false;
 	}
 	for (size_t i = 0; i < s->nkeys; i++) {
-		const struct jank_conf_key *k = &s->keys[i];
+		const struct jank_config_schema_key *k = &s->keys[i];
 
 		if (strcmp(k->section, p->sec->name) != 0)
 			continue;
@@ -335,20 +346,23 @@ static bool on_key(struct jank_ini *ini, const char *name, char *v, void *data)
 			continue;
 		}
 		if (p->seen & (1ull << idx)) {
-			jank_conf_fail(p, p->ini.lineno, "duplicate key '%s' in section [%s]", name,
-				       p->section);
+			jank_config_schema_fail(p, p->ini.lineno,
+						"duplicate key '%s' in section [%s]", name,
+						p->section);
 			return false;
 		}
 		p->seen |= 1ull << idx;
 		if (!v[0]) {
-			jank_conf_fail(p, p->ini.lineno, "empty value for '%s' in section [%s]",
-				       name, p->section);
+			jank_config_schema_fail(p, p->ini.lineno,
+						"empty value for '%s' in section [%s]", name,
+						p->section);
 			return false;
 		}
 		note_where(p, i);
 		return k->type->parse(p, k, v, p->base) == 0;
 	}
-	jank_conf_fail(p, p->ini.lineno, "unknown key '%s' in section [%s]", name, p->section);
+	jank_config_schema_fail(p, p->ini.lineno, "unknown key '%s' in section [%s]", name,
+				p->section);
 	return false;
 }
 
@@ -364,7 +378,8 @@ static const struct jank_ini_ops ops = {
 	.end = on_end,
 };
 
-void jank_conf_parser_init(struct jank_conf_parser *p, const struct jank_conf_schema *s, void *root)
+void jank_config_schema_parser_init(struct jank_config_schema_parser *p,
+				    const struct jank_config_schema *s, void *root)
 {
 	memset(p, 0, sizeof(*p));
 	p->schema = s;
@@ -378,7 +393,7 @@ void jank_conf_parser_init(struct jank_conf_parser *p, const struct jank_conf_sc
 		jank_ini_fail(&p->ini, 0, "out of memory");
 }
 
-void jank_conf_parser_fini(struct jank_conf_parser *p)
+void jank_config_schema_parser_fini(struct jank_config_schema_parser *p)
 {
 	jank_ini_fini(&p->ini);
 	for (size_t i = 0; p->instance && i < p->schema->nsections; i++)
@@ -392,7 +407,8 @@ void jank_conf_parser_fini(struct jank_conf_parser *p)
 	p->first = p->last = NULL;
 }
 
-void jank_conf_parse(struct jank_conf_parser *p, const char *name, const char *text, size_t len)
+void jank_config_schema_parse(struct jank_config_schema_parser *p, const char *name,
+			      const char *text, size_t len)
 {
 	/* What is per file: the sections seen, the open section. */
 	p->sec = NULL;
@@ -406,27 +422,27 @@ void jank_conf_parse(struct jank_conf_parser *p, const char *name, const char *t
 	p->fileno++;
 }
 
-struct jank_conf_where jank_conf_last(const struct jank_conf_parser *p,
-				      const struct jank_conf_key *k)
+struct jank_config_schema_where jank_config_schema_last(const struct jank_config_schema_parser *p,
+							const struct jank_config_schema_key *k)
 {
 	return p->last[k - p->schema->keys];
 }
 
-struct jank_conf_where jank_conf_first(const struct jank_conf_parser *p,
-				       const struct jank_conf_key *k)
+struct jank_config_schema_where jank_config_schema_first(const struct jank_config_schema_parser *p,
+							 const struct jank_config_schema_key *k)
 {
 	return p->first[k - p->schema->keys];
 }
 
-int jank_conf_set(const struct jank_conf_key *k, void *sec, const char *value, char *err,
-		  size_t errlen)
+int jank_config_schema_set(const struct jank_config_schema_key *k, void *sec, const char *value,
+			   char *err, size_t errlen)
 {
-	struct jank_conf_parser p;
+	struct jank_config_schema_parser p;
 
 	bare_parser(&p, NULL, NULL);
 	p.ini.name = k->name;
 	if (k->type->parse(&p, k, value, sec) < 0 && !p.ini.failed)
-		jank_conf_fail(&p, 0, "bad value '%s' for %s", value, k->name);
+		jank_config_schema_fail(&p, 0, "bad value '%s' for %s", value, k->name);
 	if (!p.ini.failed)
 		return 0;
 	snprintf(err, errlen, "%s", p.ini.msg);
@@ -435,20 +451,23 @@ int jank_conf_set(const struct jank_conf_key *k, void *sec, const char *value, c
 
 /* ---- Comparing, taking ---- */
 
-static size_t diff_instances(const struct jank_conf_schema *s, const struct jank_conf_section *sec,
-			     const void *a, const void *b, bool report_keys, jank_conf_diff_fn fn,
+static size_t diff_instances(const struct jank_config_schema *s,
+			     const struct jank_config_schema_section *sec, const void *a,
+			     const void *b, bool report_keys, jank_config_schema_diff_fn fn,
 			     void *data)
 {
-	size_t na = jank_conf_section_count(sec, a), nb = jank_conf_section_count(sec, b), n = 0;
+	size_t na = jank_config_schema_section_count(sec, a),
+	       nb = jank_config_schema_section_count(sec, b), n = 0;
 
 	for (size_t i = 0; i < na; i++) {
-		const void *ia = jank_conf_section_struct(sec, a, i), *ib = NULL;
-		const char *name = jank_conf_instance_name(sec, ia);
+		const void *ia = jank_config_schema_section_struct(sec, a, i), *ib = NULL;
+		const char *name = jank_config_schema_instance_name(sec, ia);
 
 		for (size_t j = 0; j < nb && !ib; j++)
-			if (!strcmp(name, jank_conf_instance_name(
-						  sec, jank_conf_section_struct(sec, b, j))))
-				ib = jank_conf_section_struct(sec, b, j);
+			if (!strcmp(name,
+				    jank_config_schema_instance_name(
+					    sec, jank_config_schema_section_struct(sec, b, j))))
+				ib = jank_config_schema_section_struct(sec, b, j);
 		if (!ib) {
 			fn(sec, NULL, name, data);
 			n++;
@@ -465,13 +484,13 @@ static size_t diff_instances(const struct jank_conf_schema *s, const struct jank
 	return n;
 }
 
-size_t jank_conf_diff(const struct jank_conf_schema *s, const void *a, const void *b,
-		      jank_conf_diff_fn fn, void *data)
+size_t jank_config_schema_diff(const struct jank_config_schema *s, const void *a, const void *b,
+			       jank_config_schema_diff_fn fn, void *data)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nsections; i++) {
-		const struct jank_conf_section *sec = &s->sections[i];
+		const struct jank_config_schema_section *sec = &s->sections[i];
 
 		if (sec->named) {
 			n += diff_instances(s, sec, a, b, true, fn, data);  /* changed, removed */
@@ -480,8 +499,9 @@ size_t jank_conf_diff(const struct jank_conf_schema *s, const void *a, const voi
 		}
 		for (size_t k = 0; k < s->nkeys; k++) {
 			if (strcmp(s->keys[k].section, sec->name) != 0 ||
-			    s->keys[k].type->equal(&s->keys[k], jank_conf_section_struct(sec, a, 0),
-						   jank_conf_section_struct(sec, b, 0)))
+			    s->keys[k].type->equal(&s->keys[k],
+						   jank_config_schema_section_struct(sec, a, 0),
+						   jank_config_schema_section_struct(sec, b, 0)))
 				continue;
 			fn(sec, &s->keys[k], NULL, data);
 			n++;
@@ -502,18 +522,21 @@ static void swap_bytes(void *x, void *y, size_t n)
 	}
 }
 
-void jank_conf_take(const struct jank_conf_schema *s, const struct jank_conf_key *k, void *dst,
-		    void *src)
+void jank_config_schema_take(const struct jank_config_schema *s,
+			     const struct jank_config_schema_key *k, void *dst, void *src)
 {
-	const struct jank_conf_section *sec = jank_conf_section_find(s, k->section);
-	char *d = jank_conf_section_struct(sec, dst, 0), *f = jank_conf_section_struct(sec, src, 0);
+	const struct jank_config_schema_section *sec =
+		jank_config_schema_section_find(s, k->section);
+	char *d = jank_config_schema_section_struct(sec, dst, 0),
+	     *f = jank_config_schema_section_struct(sec, src, 0);
 
 	swap_bytes(d + k->offset, f + k->offset, k->size);
 	if (k->size2)
 		swap_bytes(d + k->offset2, f + k->offset2, k->size2);
 }
 
-void jank_conf_take_section(const struct jank_conf_section *sec, void *dst, void *src)
+void jank_config_schema_take_section(const struct jank_config_schema_section *sec, void *dst,
+				     void *src)
 {
 	swap_bytes((char *)dst + sec->offset, (char *)src + sec->offset, sizeof(void *));
 	swap_bytes((char *)dst + sec->count_offset, (char *)src + sec->count_offset,
@@ -522,7 +545,7 @@ void jank_conf_take_section(const struct jank_conf_section *sec, void *dst, void
 
 /* ---- The generic types ---- */
 
-int jank_conf_parse_bool(const char *s, bool *out)
+int jank_config_schema_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
@@ -540,7 +563,7 @@ int jank_conf_parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
-int jank_conf_parse_uint(const char *s, uint64_t *out)
+int jank_config_schema_parse_uint(const char *s, uint64_t *out)
 {
 	char *end;
 
@@ -553,7 +576,8 @@ int jank_conf_parse_uint(const char *s, uint64_t *out)
 	return 0;
 }
 
-bool jank_conf_bytes_equal(const struct jank_conf_key *k, const void *a, const void *b)
+bool jank_config_schema_bytes_equal(const struct jank_config_schema_key *k, const void *a,
+				    const void *b)
 {
 	const char *x = a, *y = b;
 
@@ -561,8 +585,8 @@ bool jank_conf_bytes_equal(const struct jank_conf_key *k, const void *a, const v
 	       (!k->size2 || !memcmp(x + k->offset2, y + k->offset2, k->size2));
 }
 
-static int duration_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-			  void *sec)
+static int duration_parse(struct jank_config_schema_parser *p,
+			  const struct jank_config_schema_key *k, const char *v, void *sec)
 {
 	bool zero = k->flags & JANK_CONF_ZERO;
 	int64_t ns;
@@ -572,19 +596,20 @@ static int duration_parse(struct jank_conf_parser *p, const struct jank_conf_key
 		return 0;
 	}
 	if (jank_units_parse_duration(v, &ns) < 0 || ns < 0 || (ns == 0 && !zero)) {
-		jank_conf_fail(p, jank_conf_lineno(p), "bad duration '%s' for %s", v, k->name);
+		jank_config_schema_fail(p, jank_config_schema_lineno(p), "bad duration '%s' for %s",
+					v, k->name);
 		return -EINVAL;
 	}
 	*JANK_CONF_FIELD(sec, k, int64_t) = ns;
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_duration = { .name = "duration",
-						   .parse = duration_parse,
-						   .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_duration = {
+	.name = "duration", .parse = duration_parse, .equal = jank_config_schema_bytes_equal
+};
 
-static int size_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int size_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	uint64_t bytes;
 
@@ -593,75 +618,77 @@ static int size_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 		return 0;
 	}
 	if (jank_units_parse_size(v, &bytes) < 0 || bytes == 0) {
-		jank_conf_fail(p, jank_conf_lineno(p), "bad size '%s' for %s", v, k->name);
+		jank_config_schema_fail(p, jank_config_schema_lineno(p), "bad size '%s' for %s", v,
+					k->name);
 		return -EINVAL;
 	}
 	*JANK_CONF_FIELD(sec, k, uint64_t) = bytes;
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_size = { .name = "size",
-					       .parse = size_parse,
-					       .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_size = {
+	.name = "size", .parse = size_parse, .equal = jank_config_schema_bytes_equal
+};
 
-static int bool_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int bool_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
-	if (jank_conf_parse_bool(v, JANK_CONF_FIELD(sec, k, bool)) < 0) {
-		jank_conf_fail(p, jank_conf_lineno(p), "bad value '%s' for %s (expected yes or no)",
-			       v, k->name);
+	if (jank_config_schema_parse_bool(v, JANK_CONF_FIELD(sec, k, bool)) < 0) {
+		jank_config_schema_fail(p, jank_config_schema_lineno(p),
+					"bad value '%s' for %s (expected yes or no)", v, k->name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_bool = { .name = "bool",
-					       .parse = bool_parse,
-					       .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_bool = {
+	.name = "bool", .parse = bool_parse, .equal = jank_config_schema_bytes_equal
+};
 
-static int uint_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int uint_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	uint64_t n;
 
-	if (jank_conf_parse_uint(v, &n) < 0 || n < (uint64_t)k->min) {
+	if (jank_config_schema_parse_uint(v, &n) < 0 || n < (uint64_t)k->min) {
 		if (k->min)
-			jank_conf_fail(p, jank_conf_lineno(p),
-				       "bad number '%s' for %s (expected %" PRId64 " or more)", v,
-				       k->name, k->min);
+			jank_config_schema_fail(p, jank_config_schema_lineno(p),
+						"bad number '%s' for %s (expected %" PRId64
+						" or more)",
+						v, k->name, k->min);
 		else
-			jank_conf_fail(p, jank_conf_lineno(p), "bad number '%s' for %s", v,
-				       k->name);
+			jank_config_schema_fail(p, jank_config_schema_lineno(p),
+						"bad number '%s' for %s", v, k->name);
 		return -EINVAL;
 	}
 	*JANK_CONF_FIELD(sec, k, uint64_t) = n;
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_uint = { .name = "uint",
-					       .parse = uint_parse,
-					       .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_uint = {
+	.name = "uint", .parse = uint_parse, .equal = jank_config_schema_bytes_equal
+};
 
-static int port_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int port_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	uint64_t port;
 
-	if (jank_conf_parse_uint(v, &port) < 0 || port == 0 || port > 65535) {
-		jank_conf_fail(p, jank_conf_lineno(p), "bad port '%s' for %s (expected 1 to 65535)",
-			       v, k->name);
+	if (jank_config_schema_parse_uint(v, &port) < 0 || port == 0 || port > 65535) {
+		jank_config_schema_fail(p, jank_config_schema_lineno(p),
+					"bad port '%s' for %s (expected 1 to 65535)", v, k->name);
 		return -EINVAL;
 	}
 	*JANK_CONF_FIELD(sec, k, unsigned) = (unsigned)port;
 	return 0;
 }
 
-const struct jank_conf_type jank_conf_port = { .name = "port",
-					       .parse = port_parse,
-					       .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_port = {
+	.name = "port", .parse = port_parse, .equal = jank_config_schema_bytes_equal
+};
 
-static int enum_parse(struct jank_conf_parser *p, const struct jank_conf_key *k, const char *v,
-		      void *sec)
+static int enum_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
+		      const char *v, void *sec)
 {
 	char expected[JANK_INI_MSG_LEN] = "";
 	size_t len = 0, n = 0;
@@ -678,23 +705,23 @@ static int enum_parse(struct jank_conf_parser *p, const struct jank_conf_key *k,
 					: i + 1 == n ? " or "
 						     : ", ",
 					k->names[i]);
-	jank_conf_fail(p, jank_conf_lineno(p), "bad value '%s' for %s (expected %s)", v, k->name,
-		       expected);
+	jank_config_schema_fail(p, jank_config_schema_lineno(p),
+				"bad value '%s' for %s (expected %s)", v, k->name, expected);
 	return -EINVAL;
 }
 
-const struct jank_conf_type jank_conf_enum = { .name = "enum",
-					       .parse = enum_parse,
-					       .equal = jank_conf_bytes_equal };
+const struct jank_config_schema_type jank_config_schema_enum = {
+	.name = "enum", .parse = enum_parse, .equal = jank_config_schema_bytes_equal
+};
 
 /* ---- Helpers for strings and lists ---- */
 
-int jank_conf_strdup(struct jank_conf_parser *p, const char *v, char **out)
+int jank_config_schema_strdup(struct jank_config_schema_parser *p, const char *v, char **out)
 {
 	char *s = strdup(v);
 
 	if (!s) {
-		jank_conf_fail(p, jank_conf_lineno(p), "out of memory");
+		jank_config_schema_fail(p, jank_config_schema_lineno(p), "out of memory");
 		return -ENOMEM;
 	}
 	free(*out);
@@ -702,7 +729,8 @@ int jank_conf_strdup(struct jank_conf_parser *p, const char *v, char **out)
 	return 0;
 }
 
-bool jank_conf_str_equal(const struct jank_conf_key *k, const void *a, const void *b)
+bool jank_config_schema_str_equal(const struct jank_config_schema_key *k, const void *a,
+				  const void *b)
 {
 	const char *x = *(char *const *)((const char *)a + k->offset);
 	const char *y = *(char *const *)((const char *)b + k->offset);
@@ -710,7 +738,7 @@ bool jank_conf_str_equal(const struct jank_conf_key *k, const void *a, const voi
 	return x == y || (x && y && !strcmp(x, y));
 }
 
-void jank_conf_str_fini(const struct jank_conf_key *k, void *sec)
+void jank_config_schema_str_fini(const struct jank_config_schema_key *k, void *sec)
 {
 	char **s = JANK_CONF_FIELD(sec, k, char *);
 
@@ -718,28 +746,30 @@ void jank_conf_str_fini(const struct jank_conf_key *k, void *sec)
 	*s = NULL;
 }
 
-bool jank_conf_array_equal(const struct jank_conf_key *k, const void *a, const void *b)
+bool jank_config_schema_array_equal(const struct jank_config_schema_key *k, const void *a,
+				    const void *b)
 {
 	return !strncmp((const char *)a + k->offset, (const char *)b + k->offset, k->size);
 }
 
-int jank_conf_list_add(struct jank_conf_parser *p, char ***list, size_t *n, const char *v)
+int jank_config_schema_list_add(struct jank_config_schema_parser *p, char ***list, size_t *n,
+				const char *v)
 {
 	char **l = realloc(*list, (*n + 1) * sizeof(*l));
 
 	if (!l) {
-		jank_conf_fail(p, jank_conf_lineno(p), "out of memory");
+		jank_config_schema_fail(p, jank_config_schema_lineno(p), "out of memory");
 		return -ENOMEM;
 	}
 	*list = l;
 	l[*n] = NULL;
-	if (jank_conf_strdup(p, v, &l[*n]) < 0)
+	if (jank_config_schema_strdup(p, v, &l[*n]) < 0)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
 }
 
-void jank_conf_list_free(char ***list, size_t *n)
+void jank_config_schema_list_free(char ***list, size_t *n)
 {
 	for (size_t i = 0; i < *n; i++)
 		free((*list)[i]);
@@ -748,7 +778,8 @@ void jank_conf_list_free(char ***list, size_t *n)
 	*n = 0;
 }
 
-bool jank_conf_list_equal(const struct jank_conf_key *k, const void *a, const void *b)
+bool jank_config_schema_list_equal(const struct jank_config_schema_key *k, const void *a,
+				   const void *b)
 {
 	char *const *x = *(char **const *)((const char *)a + k->offset);
 	char *const *y = *(char **const *)((const char *)b + k->offset);
@@ -762,7 +793,8 @@ bool jank_conf_list_equal(const struct jank_conf_key *k, const void *a, const vo
 	return true;
 }
 
-void jank_conf_list_fini(const struct jank_conf_key *k, void *sec)
+void jank_config_schema_list_fini(const struct jank_config_schema_key *k, void *sec)
 {
-	jank_conf_list_free(JANK_CONF_FIELD(sec, k, char **), JANK_CONF_FIELD2(sec, k, size_t));
+	jank_config_schema_list_free(JANK_CONF_FIELD(sec, k, char **),
+				     JANK_CONF_FIELD2(sec, k, size_t));
 }

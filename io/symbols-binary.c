@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <lzma.h>
 #include "symbols-int.h"
@@ -341,6 +342,53 @@ static bool open_by_debug_link(struct jank_symbols *s, const char *binpath, cons
 	return false;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A debug file of build-id `id` from the fetcher; a fetch under way marks b as waiting. */
+static bool open_fetched(struct jank_symbols *s, struct binary *b, const uint8_t *id, size_t len,
+			 struct candidate *c)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!s->fetcher || len < 2)
+		return false;
+	path[0] = '\0';
+	fd = s->fetcher(id, len, path, sizeof(path), s->fetcher_data);
+	if (fd == -EAGAIN) {
+		int64_t now = mono_ns();
+
+		if (!b->fetch_wait)
+			s->st.fetch_waiting++;
+		b->fetch_wait = true;
+		b->fetch_backoff_ns =
+			b->fetch_backoff_ns ? b->fetch_backoff_ns * 2 : FETCH_RETRY_NS;
+		if (b->fetch_backoff_ns > FETCH_RETRY_MAX)
+			b->fetch_backoff_ns = FETCH_RETRY_MAX;
+		b->fetch_retry_ns = now + b->fetch_backoff_ns;
+		if (!s->next_retry_ns || b->fetch_retry_ns < s->next_retry_ns)
+			s->next_retry_ns = b->fetch_retry_ns;
+		return false;
+	}
+	if (b->fetch_wait)
+		s->st.fetch_waiting--;
+	b->fetch_wait = false;
+	if (fd < 0 || !candidate_from_fd(s, fd, path[0] ? path : "(fetched)", c))
+		return false;
+	if (build_id_matches(c->elf, id, len) == 1) {
+		s->st.fetched++;
+		return true;
+	}
+	candidate_close(c);
+	return false;
+}
+
 static void binary_close(struct jank_symbols *s, struct binary *b)
 {
 	if (b->state != BIN_OPEN)
@@ -470,6 +518,8 @@ void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid,
 					      : NULL,
 				    id, id_len, &dbg))
 		use = &dbg;
+	else if (id_len && open_fetched(s, b, id, id_len, &dbg))
+		use = &dbg;
 	else if (bin.elf)
 		use = &bin;
 	if (use && !b->vaddr_known) {
@@ -537,6 +587,8 @@ void symbols_binary_put(struct jank_symbols *s, struct binary *b)
 	if (--b->refs)
 		return;
 	binary_close(s, b);
+	if (b->fetch_wait)
+		s->st.fetch_waiting--;
 	if (b->prev)
 		b->prev->next = b->next;
 	else
@@ -563,4 +615,30 @@ void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, 
 		b->last_use = ++s->tick;
 		symbols_binary_open(s, b, vpid, base);
 	}
+}
+
+/*
+ * The binaries whose fetch was under way and is due: closed, to be opened
+ * again on their next lookup (the file may be there now); the texts cached
+ * are forgotten.
+ */
+void symbols_fetch_retry(struct jank_symbols *s)
+{
+	int64_t now = mono_ns(), next = 0;
+
+	if (now < s->next_retry_ns)
+		return;
+	for (struct binary *b = s->binaries; b; b = b->next) {
+		if (!b->fetch_wait)
+			continue;
+		if (b->fetch_retry_ns <= now) {
+			binary_close(s, b);
+			b->state = BIN_CLOSED;
+			b->fetch_retry_ns = INT64_MAX;
+			s->gen++;
+		} else if (!next || b->fetch_retry_ns < next) {
+			next = b->fetch_retry_ns;
+		}
+	}
+	s->next_retry_ns = next;
 }

@@ -24,6 +24,8 @@
 #define BYTES_PER_SYMBOL 16    /* libdwfl's per-symbol bookkeeping */
 #define SCAN_BACK	 64    /* entries an index lookup looks back for a symbol holding it */
 #define XZ_MEMLIMIT	 ((uint64_t)64 << 20) /* liblzma's own, while measuring */
+#define FETCH_RETRY_NS	 250000000LL	      /* a fetch under way: the first retry, doubled */
+#define FETCH_RETRY_MAX	 4000000000LL	      /* up to this */
 
 enum bin_state {
 	BIN_CLOSED = 0, /* never opened, or closed to stay under the limit */
@@ -72,6 +74,9 @@ struct binary {
 	uint64_t first_vaddr;
 	size_t cost; /* counted while open */
 	uint64_t last_use;
+	/* A fetch under way (jank_symbols_set_fetcher): opened again at fetch_retry. */
+	bool fetch_wait;
+	int64_t fetch_retry_ns, fetch_backoff_ns;
 	/* Handed to libdwfl by find_elf_cb. */
 	int pending_fd;
 	Elf *pending_elf;
@@ -105,6 +110,9 @@ struct jank_symbols {
 	char *root;
 	jank_symbols_open_fn opener;
 	void *opener_data;
+	jank_symbols_fetch_fn fetcher;
+	void *fetcher_data;
+	int64_t next_retry_ns; /* the earliest fetch_retry_ns of the binaries waiting */
 	uint64_t gen;	  /* bumped by every change of a mapping: older cache entries are void */
 	uint32_t next_id; /* binaries' ids, from 1 */
 	bool no_index;	  /* libdwfl's own lookups (jank_symbols_set_index) */
@@ -126,6 +134,7 @@ struct binary *symbols_binary_get(struct jank_symbols *s, const char *path, cons
 void symbols_open_early(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
 void symbols_binary_put(struct jank_symbols *s, struct binary *b);
 void symbols_binary_open(struct jank_symbols *s, struct binary *b, int64_t vpid, uint64_t base);
+void symbols_fetch_retry(struct jank_symbols *s);
 
 /* symbols-maps.c */
 void symbols_process_free(struct jank_symbols *s, struct process *p);

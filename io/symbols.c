@@ -16,7 +16,9 @@
  * shrinks under us gives an error, not the SIGBUS a mapped file would. Our
  * find_debuginfo callback finds nothing: we pick the separate debug file
  * ourselves (it becomes the module's main file) and libdwfl never searches
- * the network (debuginfod) or other directories.
+ * the network (debuginfod) or other directories: a download is the
+ * fetcher's, which the program sets (jank_symbols_set_fetcher), and only
+ * for what the configuration says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -309,6 +311,8 @@ enum jank_symbols_result jank_symbols_lookup(struct jank_symbols *s, int64_t vpi
 	struct mapping *m;
 
 	s->st.lookups++;
+	if (s->next_retry_ns)
+		symbols_fetch_retry(s);
 	if (e->text && e->vpid == vpid && e->addr == addr && e->gen == s->gen) {
 		s->st.cache_hits++;
 		snprintf(buf, len, "%s", e->text);
@@ -357,6 +361,8 @@ enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32
 	struct binary *b;
 
 	s->st.lookups++;
+	if (s->next_retry_ns)
+		symbols_fetch_retry(s);
 	if (e->text && e->vpid == key && e->addr == offset && e->gen == s->gen) {
 		s->st.cache_hits++;
 		snprintf(buf, len, "%s", e->text);
@@ -428,6 +434,21 @@ void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, vo
 	s->opener_data = data;
 }
 
+static jank_symbols_fetch_fn default_fetcher;
+static void *default_fetcher_data;
+
+void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, void *data)
+{
+	s->fetcher = fn;
+	s->fetcher_data = data;
+}
+
+void jank_symbols_set_default_fetcher(jank_symbols_fetch_fn fn, void *data)
+{
+	default_fetcher = fn;
+	default_fetcher_data = data;
+}
+
 int jank_symbols_set_root(struct jank_symbols *s, const char *root)
 {
 	char *r = NULL;
@@ -455,6 +476,8 @@ struct jank_symbols *jank_symbols_new(size_t memory_limit)
 	jank_hashmap_init(&s->procs);
 	s->st.limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
 	s->book_bytes = sizeof(*s);
+	s->fetcher = default_fetcher;
+	s->fetcher_data = default_fetcher_data;
 	if (jank_symbols_set_debug_dirs(s, "/usr/lib/debug") < 0) {
 		free(s);
 		return NULL;

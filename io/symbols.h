@@ -71,6 +71,8 @@ struct jank_symbols_stats {
 				or an index with more symbols than its symbol table counted */
 	uint64_t opener_opened;	 /* binaries the opener gave (see jank_symbols_set_opener) */
 	uint64_t opener_refused; /* asked, and refused or unanswered */
+	uint64_t fetched;	 /* debug files the fetcher gave (see jank_symbols_set_fetcher) */
+	uint64_t fetch_waiting;	 /* binaries whose fetch is under way now */
 };
 
 enum jank_symbols_result {
@@ -116,6 +118,31 @@ struct jank_symbols_open_req {
 };
 typedef int (*jank_symbols_open_fn)(const struct jank_symbols_open_req *r, void *data);
 void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, void *data);
+
+/*
+ * Where no file found so far holds a binary's full symbols (no debug file
+ * by build-id or debug link, no .symtab of its own: a stripped binary, or
+ * one absent here, e.g. a remote host's), the symbolizer may ask FN for a
+ * file of its build-id (the trace's, else the file's): FN returns a
+ * descriptor (taken) and the file's path in PATH (PATHLEN bytes), whose
+ * build-id is then checked as a debug file's; or -EAGAIN, when the file
+ * may come later (a download under way elsewhere): meanwhile the binary's
+ * addresses are binary+offset (or its .dynsym's names), and the
+ * symbolizer asks again on lookups, after 250 ms, then twice as long each
+ * time up to 4 s (cached texts of that binary are forgotten when it asks);
+ * or another -errno: none (not asked again while the binary stays open).
+ * jankctl and the capture reports fetch from debuginfod servers and wait
+ * (io/debuginfod.h); jankd's workers ask the supervisor and read its
+ * cache. NULL: never.
+ */
+typedef int (*jank_symbols_fetch_fn)(const uint8_t *build_id, size_t len, char *path,
+				     size_t pathlen, void *data);
+void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, void *data);
+/*
+ * The fetcher every jank_symbols made from now on starts with (NULL:
+ * none). Set once, before any thread makes one.
+ */
+void jank_symbols_set_default_fetcher(jank_symbols_fetch_fn fn, void *data);
 
 /*
  * Lookups through each binary's index (the default: sorted once on the

@@ -64,163 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "errbuf.h"
+#include "trace-live-int.h"
 #include "trace-native-int.h"
-#include "trace-native.h"
-
-enum {
-	CMD_CONNECT = 1,
-	CMD_LIST_SESSIONS = 2,
-	CMD_ATTACH_SESSION = 3,
-	CMD_GET_NEXT_INDEX = 4,
-	CMD_GET_PACKET = 5,
-	CMD_GET_METADATA = 6,
-	CMD_GET_NEW_STREAMS = 7,
-	CMD_CREATE_SESSION = 8,
-};
-
-enum {
-	FLAG_NEW_METADATA = 1,
-	FLAG_NEW_STREAM = 2
-};
-enum {
-	ATTACH_OK = 1,
-	ATTACH_ALREADY = 2,
-	ATTACH_UNK = 3
-};
-enum {
-	INDEX_OK = 1,
-	INDEX_RETRY,
-	INDEX_HUP,
-	INDEX_ERR,
-	INDEX_INACTIVE,
-	INDEX_EOF
-};
-enum {
-	PACKET_OK = 1,
-	PACKET_RETRY,
-	PACKET_ERR,
-	PACKET_EOF
-};
-enum {
-	METADATA_OK = 1,
-	METADATA_NO_NEW,
-	METADATA_ERR,
-	METADATA_HUP
-};
-enum {
-	NEW_STREAMS_OK = 1,
-	NEW_STREAMS_NO_NEW,
-	NEW_STREAMS_ERR,
-	NEW_STREAMS_HUP
-};
-
-#define VIEWER_MAJOR   2
-#define VIEWER_MINOR   4
-#define CLIENT_COMMAND 1
-#define SEEK_LAST      2
-#define HOST_LEN       64
-#define NAME_LEN       255
-#define PATH_LEN       4096
-#define SESSION_LEN    (8 + 4 + 4 + 4 + HOST_LEN + NAME_LEN)
-#define STREAM_LEN     (8 + 8 + 4 + PATH_LEN + NAME_LEN)
-#define INDEX_LEN      (7 * 8 + 2 * 4)
-#define MAX_SESSIONS   100000
-#define MAX_STREAMS    65536
-#define MAX_TRACES     1024
-#define MAX_PACKET     (64u << 20)
-#define META_ROUNDS    4096 /* GET_METADATA replies per fetch, at most */
-#define DELIVER_MAX    1024 /* events per run */
-#define IO_TIMEOUT_S   30
-#define META_GRACE_NS  2000000000LL
-#define DEFAULT_PORT   "5344"
-
-struct ltrace {
-	uint64_t id; /* relayd's ctf_trace_id */
-	uint64_t meta_stream;
-	bool has_meta_stream;
-	bool need_meta; /* ask relayd before the next packet */
-	bool loaded;	/* tr is read from */
-	uint8_t *raw;	/* the metadata stream's bytes so far */
-	size_t nraw, cap, parsed;
-	int64_t bad_since; /* monotonic ns since the metadata does not parse, 0: it does */
-	struct ntrace tr;
-	struct ctf_meta **old; /* metadata replaced: earlier plans point into it */
-	size_t nold;
-	char name[PATH_LEN + 32];
-};
-
-struct lstream {
-	struct nstream ns;
-	uint64_t id;
-	struct ltrace *lt;
-	bool in_heap, gone;
-	int64_t horizon; /* nothing before this time is still to come from it */
-	int64_t pkt_end; /* the end of the packet being read (index), INT64_MIN: unknown */
-	uint8_t *buf;	 /* the packet */
-	size_t cap;
-	bool pending; /* its index came, its packet was "retry": ask for it again */
-	uint64_t pending_off;
-	uint32_t pending_len;
-};
-
-struct live_reader {
-	char host[256], port[8];
-	int family;
-	char hostname[HOST_LEN + 1];
-	char session[NAME_LEN + 1];
-	int fd;
-	bool attached;
-	uint64_t *sessions; /* attached to */
-	size_t nsessions;
-	bool *session_gone;
-	struct ltrace **traces;
-	size_t ntraces;
-	struct lstream **streams;
-	size_t nstreams;
-	struct lstream **heap;
-	size_t nheap;
-	size_t next_index; /* stream order, for ties */
-	bool new_streams;
-	uint64_t generation;
-};
-
-/* ---- Bytes ---- */
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* ---- The connection ---- */
 
@@ -250,7 +95,7 @@ static int send_all(struct jank_reader *in, struct live_reader *lr, const uint8_
 	return 0;
 }
 
-static int recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
+int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
 {
 	uint8_t *p = buf;
 
@@ -269,8 +114,8 @@ static int recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, s
 }
 
 /* A command and its payload (at most 20 bytes). */
-static int request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
-		   const uint8_t *payload, size_t n)
+int live_request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
+		 const uint8_t *payload, size_t n)
 {
 	uint8_t b[16 + 32];
 
@@ -282,7 +127,7 @@ static int request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
 	return send_all(in, lr, b, 16 + n);
 }
 
-static int malformed(struct jank_reader *in, const char *fmt, unsigned long long v)
+int live_malformed(struct jank_reader *in, const char *fmt, unsigned long long v)
 {
 	char what[128];
 
@@ -354,8 +199,8 @@ static int viewer_connect(struct jank_reader *in, struct live_reader *lr)
 	put32(p + 8, VIEWER_MAJOR);
 	put32(p + 12, VIEWER_MINOR);
 	put32(p + 16, CLIENT_COMMAND);
-	if ((r = request(in, lr, CMD_CONNECT, p, 20)) < 0 ||
-	    (r = recv_all(in, lr, rep, sizeof(rep))) < 0)
+	if ((r = live_request(in, lr, CMD_CONNECT, p, 20)) < 0 ||
+	    (r = live_recv_all(in, lr, rep, sizeof(rep))) < 0)
 		return r;
 	if (get32(rep + 8) != VIEWER_MAJOR) {
 		jank_errf(in->err, sizeof(in->err),
@@ -363,8 +208,8 @@ static int viewer_connect(struct jank_reader *in, struct live_reader *lr)
 			  in->name, get32(rep + 8));
 		return -EPROTO;
 	}
-	if ((r = request(in, lr, CMD_CREATE_SESSION, NULL, 0)) < 0 ||
-	    (r = recv_all(in, lr, rep, 4)) < 0)
+	if ((r = live_request(in, lr, CMD_CREATE_SESSION, NULL, 0)) < 0 ||
+	    (r = live_recv_all(in, lr, rep, 4)) < 0)
 		return r;
 	if (get32(rep) != 1) {
 		jank_errf(in->err, sizeof(in->err), "%s: relayd refuses a viewer session",
@@ -385,7 +230,7 @@ static struct ltrace *trace_get(struct jank_reader *in, struct live_reader *lr, 
 		if (lr->traces[i]->id == id)
 			return lr->traces[i];
 	if (lr->ntraces >= MAX_TRACES) {
-		malformed(in, "more than %llu traces", MAX_TRACES);
+		live_malformed(in, "more than %llu traces", MAX_TRACES);
 		return NULL;
 	}
 	v = realloc(lr->traces, (lr->ntraces + 1) * sizeof(*v));
@@ -413,7 +258,7 @@ static int stream_add(struct jank_reader *in, struct live_reader *lr, uint64_t i
 		if (lr->streams[i]->id == id)
 			return 0; /* already known */
 	if (lr->nstreams >= MAX_STREAMS)
-		return malformed(in, "more than %llu streams", MAX_STREAMS);
+		return live_malformed(in, "more than %llu streams", MAX_STREAMS);
 	v = realloc(lr->streams, (lr->nstreams + 1) * sizeof(*v));
 	if (v)
 		lr->streams = v;
@@ -457,13 +302,13 @@ static int read_streams(struct jank_reader *in, struct live_reader *lr, uint32_t
 		return -ENOMEM;
 	}
 	if (count > MAX_STREAMS)
-		r = malformed(in, "a list of %llu streams", count);
+		r = live_malformed(in, "a list of %llu streams", count);
 	for (uint32_t i = 0; r == 0 && i < count; i++) {
 		char path[PATH_LEN + 1], channel[NAME_LEN + 1];
 		uint64_t id, trace;
 		struct ltrace *lt;
 
-		r = recv_all(in, lr, e, STREAM_LEN);
+		r = live_recv_all(in, lr, e, STREAM_LEN);
 		if (r < 0)
 			break;
 		id = get64(e);
@@ -498,12 +343,12 @@ static int attach(struct jank_reader *in, struct live_reader *lr)
 	uint32_t count;
 	int r;
 
-	if ((r = request(in, lr, CMD_LIST_SESSIONS, NULL, 0)) < 0 ||
-	    (r = recv_all(in, lr, rep, 4)) < 0)
+	if ((r = live_request(in, lr, CMD_LIST_SESSIONS, NULL, 0)) < 0 ||
+	    (r = live_recv_all(in, lr, rep, 4)) < 0)
 		return r;
 	count = get32(rep);
 	if (count > MAX_SESSIONS)
-		return malformed(in, "a list of %llu sessions", count);
+		return live_malformed(in, "a list of %llu sessions", count);
 	free(lr->sessions);
 	free(lr->session_gone);
 	lr->sessions = NULL;
@@ -513,7 +358,7 @@ static int attach(struct jank_reader *in, struct live_reader *lr)
 		char host[HOST_LEN + 1], name[NAME_LEN + 1];
 		uint64_t *v;
 
-		if ((r = recv_all(in, lr, rep, SESSION_LEN)) < 0)
+		if ((r = live_recv_all(in, lr, rep, SESSION_LEN)) < 0)
 			return r;
 		memcpy(host, rep + 20, HOST_LEN);
 		host[HOST_LEN] = '\0';
@@ -540,8 +385,8 @@ static int attach(struct jank_reader *in, struct live_reader *lr)
 		put64(p, lr->sessions[i]);
 		put64(p + 8, 0);
 		put32(p + 16, SEEK_LAST);
-		if ((r = request(in, lr, CMD_ATTACH_SESSION, p, 20)) < 0 ||
-		    (r = recv_all(in, lr, rep, 8)) < 0)
+		if ((r = live_request(in, lr, CMD_ATTACH_SESSION, p, 20)) < 0 ||
+		    (r = live_recv_all(in, lr, rep, 8)) < 0)
 			return r;
 		status = get32(rep);
 		if (status == ATTACH_UNK) {
@@ -582,8 +427,8 @@ static int new_streams(struct jank_reader *in, struct live_reader *lr)
 		if (lr->session_gone[i])
 			continue;
 		put64(p, lr->sessions[i]);
-		if ((r = request(in, lr, CMD_GET_NEW_STREAMS, p, 8)) < 0 ||
-		    (r = recv_all(in, lr, rep, 8)) < 0)
+		if ((r = live_request(in, lr, CMD_GET_NEW_STREAMS, p, 8)) < 0 ||
+		    (r = live_recv_all(in, lr, rep, 8)) < 0)
 			return r;
 		status = get32(rep);
 		if (status == NEW_STREAMS_HUP) {
@@ -597,458 +442,12 @@ static int new_streams(struct jank_reader *in, struct live_reader *lr)
 			return -EPROTO;
 		}
 		if (status != NEW_STREAMS_OK && status != NEW_STREAMS_NO_NEW)
-			return malformed(in, "new streams of status %llu", status);
+			return live_malformed(in, "new streams of status %llu", status);
 		r = read_streams(in, lr, get32(rep + 4));
 		if (r < 0)
 			return r;
 	}
 	return 0;
-}
-
-/* ---- Metadata ---- */
-
-static int refuse(struct jank_reader *in, struct ltrace *lt, const char *why)
-{
-	in->refused = true;
-	jank_errf(in->err, sizeof(in->err), "%s: %s", lt->name, why);
-	return -ENOTSUP;
-}
-
-/* The bytes of whole metadata packets (a packet may come in two replies). */
-static size_t meta_whole(const uint8_t *b, size_t n)
-{
-	size_t at = 0;
-	bool le = n >= 4 && b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x75;
-	bool be = n >= 4 && b[0] == 0x75 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x57;
-
-	if (!le && !be)
-		return n; /* plain text */
-	while (n - at >= 37) {
-		const uint8_t *q = b + at + 28;
-		uint32_t psize = le ? (uint32_t)q[3] << 24 | (uint32_t)q[2] << 16 |
-						 (uint32_t)q[1] << 8 | q[0]
-				    : (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
-						 (uint32_t)q[2] << 8 | q[3];
-
-		if (psize / 8 < 37 || psize / 8 > n - at)
-			break; /* incomplete (or bad: ctf_meta_unpack says so) */
-		at += psize / 8;
-	}
-	return at ? at : n;
-}
-
-/* Point the streams of lt at their stream class and class again (arrays moved). */
-struct anchor {
-	size_t sc;
-	ptrdiff_t cls; /* -1: none */
-};
-
-static int grow_classes(struct nsc *sc, uint64_t id)
-{
-	size_t n = id + 1;
-	struct nclass *v;
-
-	if (id < sc->nclasses)
-		return 0;
-	v = realloc(sc->classes, n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memset(v + sc->nclasses, 0, (n - sc->nclasses) * sizeof(*v));
-	sc->classes = v;
-	sc->nclasses = n;
-	return 0;
-}
-
-/* What the new metadata m adds to lt's: new stream classes and event classes. */
-static int meta_grow(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt,
-		     struct ctf_meta *m)
-{
-	struct ntrace *tr = &lt->tr;
-	struct anchor *an = calloc(lr->nstreams + 1, sizeof(*an));
-	struct ctf_meta **old = realloc(lt->old, (lt->nold + 1) * sizeof(*old));
-	char why[INPUT_ERR_LEN];
-	int r = 0;
-
-	if (old)
-		lt->old = old;
-	if (!an || !old) {
-		free(an);
-		ctf_meta_free(m);
-		jank_errf(in->err, sizeof(in->err), "out of memory");
-		return -ENOMEM;
-	}
-	if (m->nclocks != 1 || m->clocks[0].freq != tr->meta->clocks[0].freq) {
-		ctf_meta_free(m);
-		free(an);
-		return refuse(in, lt, "the new metadata changes the clocks");
-	}
-	for (size_t i = 0; i < lr->nstreams; i++) {
-		struct lstream *ls = lr->streams[i];
-
-		an[i].sc = ls->ns.sc ? (size_t)(ls->ns.sc - tr->scs) : SIZE_MAX;
-		an[i].cls = ls->ns.sc && ls->ns.cls ? ls->ns.cls - ls->ns.sc->classes : -1;
-	}
-	lt->old[lt->nold++] = tr->meta;
-	tr->meta = m;
-	for (size_t k = 0; r == 0 && k < m->nstreams; k++) {
-		const struct ctf_stream_decl *d = &m->streams[k];
-		size_t j;
-		struct nsc *v;
-
-		for (j = 0; j < tr->nscs && tr->scs[j].decl->id != d->id; j++)
-			;
-		if (j < tr->nscs)
-			continue;
-		v = realloc(tr->scs, (tr->nscs + 1) * sizeof(*v));
-		if (!v) {
-			r = -ENOMEM;
-			break;
-		}
-		tr->scs = v;
-		memset(&tr->scs[tr->nscs], 0, sizeof(*v));
-		r = native_open_sc(tr, &tr->scs[tr->nscs++], d, why, sizeof(why));
-	}
-	for (size_t i = 0; r == 0 && i < m->nevents; i++) {
-		const struct ctf_event_decl *e = &m->events[i];
-		struct nsc *sc = NULL;
-
-		for (size_t j = 0; j < tr->nscs; j++)
-			if (tr->scs[j].decl->id == e->stream_id)
-				sc = &tr->scs[j];
-		if (!sc || (e->id < sc->nclasses && sc->classes[e->id].declared))
-			continue;
-		if (e->id >= (1u << 16)) {
-			snprintf(why, sizeof(why), "event id %llu: too large",
-				 (unsigned long long)e->id);
-			r = -ENOTSUP;
-			break;
-		}
-		r = grow_classes(sc, e->id);
-		if (r < 0)
-			break;
-		sc->classes[e->id].declared = true;
-		sc->classes[e->id].decl = e;
-		sc->ndeclared++;
-		sc->only_id = e->id;
-		r = native_probe_class(m, sc, e, why, sizeof(why));
-	}
-	for (size_t i = 0; i < lr->nstreams; i++) {
-		struct lstream *ls = lr->streams[i];
-
-		if (ls->lt != lt || an[i].sc == SIZE_MAX)
-			continue;
-		ls->ns.sc = &tr->scs[an[i].sc];
-		ls->ns.cls = an[i].cls >= 0 ? &ls->ns.sc->classes[an[i].cls] : NULL;
-	}
-	free(an);
-	if (r == -ENOMEM) {
-		jank_errf(in->err, sizeof(in->err), "out of memory");
-		return r;
-	}
-	return r < 0 ? refuse(in, lt, why) : 0;
-}
-
-/* Parse lt's metadata again (it grew): 0, or -errno (refused: in->refused). */
-static int meta_load(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt)
-{
-	char why[INPUT_ERR_LEN], *text = NULL;
-	size_t whole = meta_whole(lt->raw, lt->nraw), n;
-	struct ctf_meta *m = NULL;
-	int r;
-
-	if (whole <= lt->parsed)
-		return 0;
-	r = ctf_meta_unpack(lt->raw, whole, &text, &n, why, sizeof(why));
-	if (r == -ENOMEM) {
-		jank_errf(in->err, sizeof(in->err), "out of memory");
-		return r;
-	}
-	if (r < 0)
-		return refuse(in, lt, why);
-	if (!lt->loaded) {
-		r = native_trace_load(&lt->tr, text, n, why, sizeof(why));
-		if (r < 0)
-			native_trace_fini(&lt->tr);
-	} else {
-		m = ctf_meta_parse(text, n, why, sizeof(why));
-		r = m ? 0 : -EINVAL;
-	}
-	free(text);
-	if (r == -ENOMEM) {
-		jank_errf(in->err, sizeof(in->err), "out of memory");
-		return r;
-	}
-	if (r < 0) {
-		/* Perhaps cut in the middle of a declaration: wait for the rest, a while. */
-		if (!lt->bad_since)
-			lt->bad_since = mono_ns();
-		else if (mono_ns() - lt->bad_since > META_GRACE_NS)
-			return refuse(in, lt, why);
-		return 0;
-	}
-	lt->bad_since = 0;
-	lt->parsed = whole;
-	if (!lt->loaded) {
-		lt->loaded = true;
-		native_trace_announce(in, &lt->tr);
-		return 0;
-	}
-	return meta_grow(in, lr, lt, m);
-}
-
-/* GET_METADATA until relayd has no more, then parse what came. */
-static int meta_fetch(struct jank_reader *in, struct live_reader *lr, struct ltrace *lt)
-{
-	uint8_t p[8], rep[12];
-	int r;
-
-	if (!lt->has_meta_stream)
-		return 0;
-	lt->need_meta = false;
-	for (int i = 0; i < META_ROUNDS; i++) {
-		uint64_t len;
-		uint32_t status;
-
-		put64(p, lt->meta_stream);
-		if ((r = request(in, lr, CMD_GET_METADATA, p, 8)) < 0 ||
-		    (r = recv_all(in, lr, rep, 12)) < 0)
-			return r;
-		len = get64(rep);
-		status = get32(rep + 8);
-		if (status == METADATA_NO_NEW || status == METADATA_HUP)
-			break;
-		if (status == METADATA_ERR) {
-			jank_errf(in->err, sizeof(in->err),
-				  "%s: cannot read the trace: relayd: cannot read the metadata",
-				  lt->name);
-			return -EPROTO;
-		}
-		if (status != METADATA_OK)
-			return malformed(in, "metadata of status %llu", status);
-		if (len == 0 || len > CTF_META_MAX_BYTES - lt->nraw)
-			return malformed(in, "metadata of %llu bytes", len);
-		if (lt->nraw + len > lt->cap) {
-			size_t cap = (lt->nraw + len) * 2;
-			uint8_t *v = realloc(lt->raw, cap);
-
-			if (!v) {
-				jank_errf(in->err, sizeof(in->err), "out of memory");
-				return -ENOMEM;
-			}
-			lt->raw = v;
-			lt->cap = cap;
-		}
-		if ((r = recv_all(in, lr, lt->raw + lt->nraw, len)) < 0)
-			return r;
-		lt->nraw += len;
-	}
-	return meta_load(in, lr, lt);
-}
-
-/* ---- Packets ---- */
-
-static int64_t raw_ns(const struct ltrace *lt, uint64_t v)
-{
-	int64_t ns;
-
-	if (v > INT64_MAX || __builtin_add_overflow(lt->tr.clock_base, (int64_t)v, &ns))
-		return INT64_MAX;
-	return ns;
-}
-
-static void heap_swap(struct live_reader *lr, size_t a, size_t b)
-{
-	struct lstream *t = lr->heap[a];
-
-	lr->heap[a] = lr->heap[b];
-	lr->heap[b] = t;
-}
-
-static bool earlier(const struct lstream *a, const struct lstream *b)
-{
-	return a->ns.ts < b->ns.ts || (a->ns.ts == b->ns.ts && a->ns.index < b->ns.index);
-}
-
-static void sift_down(struct live_reader *lr, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-
-		if (l < lr->nheap && earlier(lr->heap[l], lr->heap[min]))
-			min = l;
-		if (r < lr->nheap && earlier(lr->heap[r], lr->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		heap_swap(lr, i, min);
-		i = min;
-	}
-}
-
-static void heap_push(struct live_reader *lr, struct lstream *ls)
-{
-	size_t i = lr->nheap++;
-
-	lr->heap[i] = ls;
-	ls->in_heap = true;
-	while (i > 0 && earlier(lr->heap[i], lr->heap[(i - 1) / 2])) {
-		heap_swap(lr, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
-/* The stream read its packet: nothing of it before its end is still to come. */
-static void packet_done(struct lstream *ls)
-{
-	if (ls->pkt_end > ls->horizon)
-		ls->horizon = ls->pkt_end;
-	if (ls->ns.last_ts > ls->horizon)
-		ls->horizon = ls->ns.last_ts;
-}
-
-/* A packet arrived: its first item to the heap, or, empty, its end as the horizon. */
-static int packet_start(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
-			size_t len)
-{
-	struct nstream *s = &ls->ns;
-	int r;
-
-	s->map = ls->buf;
-	s->size = len;
-	s->pkt = 0;
-	s->pkt_len = 0;
-	s->released = 0;
-	r = native_stream_next(in, s);
-	if (r < 0)
-		return r;
-	if (s->kind == ITEM_END)
-		packet_done(ls);
-	else
-		heap_push(lr, ls);
-	return 0;
-}
-
-static int get_packet(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
-		      uint64_t offset, uint32_t len, bool *retry)
-{
-	uint8_t p[20], rep[12];
-	int r;
-
-	for (int tries = 0; tries < 2; tries++) {
-		uint32_t status, got, flags;
-
-		put64(p, ls->id);
-		put64(p + 8, offset);
-		put32(p + 16, len);
-		if ((r = request(in, lr, CMD_GET_PACKET, p, 20)) < 0 ||
-		    (r = recv_all(in, lr, rep, 12)) < 0)
-			return r;
-		status = get32(rep);
-		got = get32(rep + 4);
-		flags = get32(rep + 8);
-		if (flags & FLAG_NEW_STREAM)
-			lr->new_streams = true;
-		switch (status) {
-		case PACKET_OK:
-			if (got != len)
-				return malformed(in, "a packet of %llu bytes (not the index's)",
-						 got);
-			if (len > ls->cap) {
-				uint8_t *v = realloc(ls->buf, len);
-
-				if (!v) {
-					jank_errf(in->err, sizeof(in->err), "out of memory");
-					return -ENOMEM;
-				}
-				ls->buf = v;
-				ls->cap = len;
-			}
-			if ((r = recv_all(in, lr, ls->buf, len)) < 0)
-				return r;
-			return packet_start(in, lr, ls, len);
-		case PACKET_RETRY:
-			*retry = true;
-			ls->pending = true;
-			ls->pending_off = offset;
-			ls->pending_len = len;
-			return 0;
-		case PACKET_EOF:
-			ls->gone = true;
-			return 0;
-		case PACKET_ERR:
-			if (flags & FLAG_NEW_METADATA) {
-				r = meta_fetch(in, lr, ls->lt);
-				if (r < 0)
-					return r;
-				continue;
-			}
-			jank_errf(in->err, sizeof(in->err),
-				  "%s: cannot read the trace: relayd: cannot read a packet",
-				  ls->ns.path);
-			return -EPROTO;
-		default:
-			return malformed(in, "a packet of status %llu", status);
-		}
-	}
-	jank_errf(in->err, sizeof(in->err),
-		  "%s: cannot read the trace: relayd keeps asking for new metadata", ls->ns.path);
-	return -EPROTO;
-}
-
-/* Ask relayd for the stream's next index, and its packet. */
-static int stream_pull(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
-		       bool *retry)
-{
-	uint8_t p[8], rep[INDEX_LEN];
-	uint64_t psize, csize;
-	uint32_t status, flags;
-	int r;
-
-	if (ls->pending) {
-		ls->pending = false;
-		return get_packet(in, lr, ls, ls->pending_off, ls->pending_len, retry);
-	}
-	put64(p, ls->id);
-	if ((r = request(in, lr, CMD_GET_NEXT_INDEX, p, 8)) < 0 ||
-	    (r = recv_all(in, lr, rep, INDEX_LEN)) < 0)
-		return r;
-	psize = get64(rep + 8);
-	csize = get64(rep + 16);
-	status = get32(rep + 56);
-	flags = get32(rep + 60);
-	if (flags & FLAG_NEW_STREAM)
-		lr->new_streams = true;
-	if (flags & FLAG_NEW_METADATA)
-		ls->lt->need_meta = true;
-	switch (status) {
-	case INDEX_OK:
-		if (psize == 0 || psize % 8 || psize / 8 > MAX_PACKET || csize > psize)
-			return malformed(in, "an index of a packet of %llu bits", psize);
-		if (ls->lt->need_meta && (r = meta_fetch(in, lr, ls->lt)) < 0)
-			return r;
-		ls->pkt_end = raw_ns(ls->lt, get64(rep + 32));
-		return get_packet(in, lr, ls, get64(rep), (uint32_t)(psize / 8), retry);
-	case INDEX_RETRY:
-		*retry = true;
-		return 0;
-	case INDEX_INACTIVE: {
-		int64_t t = raw_ns(ls->lt, get64(rep + 32));
-
-		if (t != INT64_MAX && t > ls->horizon)
-			ls->horizon = t;
-		return 0;
-	}
-	case INDEX_HUP:
-	case INDEX_EOF:
-		ls->gone = true;
-		return 0;
-	case INDEX_ERR:
-		jank_errf(in->err, sizeof(in->err),
-			  "%s: cannot read the trace: relayd: cannot read the index", ls->ns.path);
-		return -EPROTO;
-	default:
-		return malformed(in, "an index of status %llu", status);
-	}
 }
 
 /* ---- The run ---- */
@@ -1094,11 +493,11 @@ static int deliver(struct jank_reader *in, struct live_reader *lr, int *n)
 		if (ls->ns.kind == ITEM_END) {
 			ls->in_heap = false;
 			lr->heap[0] = lr->heap[--lr->nheap];
-			packet_done(ls);
+			live_packet_done(ls);
 			if (ls->horizon < limit)
 				limit = ls->horizon;
 		}
-		sift_down(lr, 0);
+		live_heap_sift_down(lr, 0);
 	}
 	frontier = limit;
 	if (lr->nheap && lr->heap[0]->ns.ts - 1 < frontier)
@@ -1141,7 +540,7 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 
 		/* Until its metadata is read, a trace's streams are not asked: ask relayd. */
 		if ((lt->need_meta || !lt->loaded || lt->bad_since) && lt->has_meta_stream &&
-		    (r = meta_fetch(in, lr, lt)) < 0)
+		    (r = live_meta_fetch(in, lr, lt)) < 0)
 			return r;
 	}
 	for (size_t i = 0; i < lr->nstreams; i++) {
@@ -1149,7 +548,7 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 
 		if (ls->gone || ls->in_heap || !ls->lt->loaded)
 			continue;
-		if ((r = stream_pull(in, lr, ls, &retry)) < 0)
+		if ((r = live_stream_pull(in, lr, ls, &retry)) < 0)
 			return r;
 	}
 	r = deliver(in, lr, n);

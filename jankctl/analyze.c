@@ -76,6 +76,10 @@ int config_load(const char *cmd, const struct options *o, struct jank_config *co
 		jank_config_fini(conf);
 		return JANK_EXIT_BAD_INPUT;
 	}
+	if (cli_set_debuginfod(conf) < 0) {
+		jank_config_fini(conf);
+		return JANK_EXIT_BAD_INPUT;
+	}
 	return 0;
 }
 

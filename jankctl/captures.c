@@ -12,11 +12,12 @@
 #include "capture-list.h"
 #include "capture-policy.h"
 #include "capture-report.h"
+#include "config-file.h"
 #include "exit-status.h"
 #include "jankctl.h"
 
 static const char usage_report[] =
-	"Usage: jankctl report [--dir OUT] CAPTURE_DIR\n"
+	"Usage: jankctl report [--dir OUT] [--config FILE] CAPTURE_DIR\n"
 	"Analyse a capture taken by jankd: find the flagged action of its capture.json in the\n"
 	"captured trace, compute its critical path, and write report.json, report.txt,\n"
 	"critical-path.svg, flame.svg (the path by call stack) and binaries.json (the binaries\n"
@@ -26,6 +27,8 @@ static const char usage_report[] =
 	"report.txt goes to standard output, unless --dir names where the files go.\n"
 	"\n"
 	"  -d, --dir OUT         write the report files into OUT instead\n"
+	"  -c, --config FILE     name binaries through the debuginfod servers of its\n"
+	"                        [symbols] (another host's, stripped ones), waiting for them\n"
 	"      --decoder NAME    auto (default), native or babeltrace2: which CTF decoder reads\n"
 	"                        the traces (auto: native unless it cannot, then babeltrace2)\n"
 	"  -h, --help            show this help\n";
@@ -55,6 +58,22 @@ static const char usage_captures[] =
 	"  -f, --format FORMAT   text (default) or json (one object per line)\n"
 	"  -h, --help            show this help\n";
 
+/* --config: its [symbols] only (the rule is the capture's own). */
+static int report_config(const char *path)
+{
+	struct jank_config conf;
+	char err[ERR_LEN];
+	int r;
+
+	if (jank_config_load(&conf, path, err, sizeof(err)) < 0) {
+		errorf("%s", err);
+		return JANK_EXIT_BAD_INPUT;
+	}
+	r = cli_set_debuginfod(&conf);
+	jank_config_fini(&conf);
+	return r < 0 ? JANK_EXIT_BAD_INPUT : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct jank_capture_report_result res;
@@ -64,9 +83,11 @@ int cmd_report(int argc, char **argv)
 	uid_t owner = 0;
 	int r;
 
-	r = parse_options(argc, argv, "report", "dhD", usage_report, &o);
+	r = parse_options(argc, argv, "report", "dhDc", usage_report, &o);
 	if (r)
 		return r == 1 ? 0 : r;
+	if (o.config && (r = report_config(o.config)) != 0)
+		return r;
 	if (o.ntraces != 1) {
 		errorf("report: %s (see jankctl report --help)",
 		       o.ntraces ? "one CAPTURE_DIR at a time" : "no CAPTURE_DIR given");

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config-file.h"
+#include "debuginfod.h"
 #include "dirtree.h"
 #include "exit-status.h"
 #include "jankctl.h"
@@ -266,6 +268,9 @@ int parse_trace_options(int argc, char **argv, const char *cmd, const char *allo
 }
 
 static struct jank_symbols *symbols;
+/* [symbols]' debuginfod servers, once a command's --config is read: binaries fetched, waited for.
+ */
+static struct jank_debuginfod_config fetch_conf;
 
 static void symbols_free(void)
 {
@@ -282,6 +287,36 @@ static void symbols_free(void)
 	}
 	jank_symbols_free(symbols);
 	symbols = NULL;
+	free((char *)fetch_conf.urls);
+	free((char *)fetch_conf.cache);
+	fetch_conf = (struct jank_debuginfod_config){ 0 };
+}
+
+int cli_set_debuginfod(const struct jank_config *conf)
+{
+	struct jank_debuginfod_config c;
+	char err[ERR_LEN];
+
+	jank_config_debuginfod(conf, &c);
+	if (!jank_debuginfod_enabled(&c))
+		return jank_debuginfod_setup(&c, err, sizeof(err));
+	free((char *)fetch_conf.urls);
+	free((char *)fetch_conf.cache);
+	fetch_conf = c;
+	fetch_conf.urls = strdup(c.urls);
+	fetch_conf.cache = strdup(c.cache);
+	if (!fetch_conf.urls || !fetch_conf.cache) {
+		errorf("out of memory");
+		return -ENOMEM;
+	}
+	if (jank_debuginfod_setup(&fetch_conf, err, sizeof(err)) < 0) {
+		errorf("%s", err);
+		return -EIO;
+	}
+	jank_symbols_set_default_fetcher(jank_debuginfod_fetch_fn, &fetch_conf);
+	if (symbols)
+		jank_symbols_set_fetcher(symbols, jank_debuginfod_fetch_fn, &fetch_conf);
+	return 0;
 }
 
 struct jank_symbols *cli_symbols(void)

@@ -108,6 +108,9 @@ int no_arguments(const char *cmd, const struct options *o);
 int run_traces(struct jank_engine *e, const char *const *traces, size_t ntraces);
 /* The symbolizer run_traces() gives its readers (NULL: out of memory), freed at exit. */
 struct jank_symbols *cli_symbols(void);
+/* Fetch binaries from the debuginfod servers conf's [symbols] lists (none: never). 0 or -errno
+ * (said). */
+int cli_set_debuginfod(const struct jank_config *conf);
 /*
  * Write the file `path` (an option's argument) whole through fn (0 or
  * -errno), by jank_dirtree_write_file(). Returns 0, or JANK_EXIT_BAD_INPUT

@@ -84,6 +84,9 @@ struct jank_fleet {
 
 	char *state_dir;   /* [daemon] state-dir, as at start */
 	bool state_failed; /* a write failed: said once */
+
+	jank_fleet_fetch_fn fetch_fn; /* NULL: no debuginfod servers */
+	void *fetch_data;
 };
 
 /* fleet.c */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fetcher.h"
 #include "fleet-int.h"
 
 /* ---- Inputs ---- */
@@ -281,6 +282,35 @@ struct json_object *fleet_input_start_msg(struct jank_proc *p, void *data)
 	return msg;
 }
 
+/* A binary the worker cannot name: its build-id, for the fetcher. */
+static void on_fetch(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	uint8_t id[JANK_DEBUGINFOD_MAX_BUILD_ID];
+	const char *hex;
+	struct jank_jr jr;
+	char err[256];
+	int n;
+
+	jank_json_read_init(&jr);
+	if (jank_json_read_str(&jr, msg, "build_id", true, 2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1,
+			       &hex) < 0 ||
+	    ((n = jank_fetcher_decode_hex(hex, id, sizeof(id))) < 0 &&
+	     jank_json_read_fail(&jr, "build_id",
+				 "not a build-id in lowercase hex, 8 to 64 bytes") < 0)) {
+		fleet_refuse(in->proc, "a fetch", jank_json_read_error(&jr, err, sizeof(err)));
+		return;
+	}
+	if (f->fetch_fn)
+		f->fetch_fn(id, (size_t)n, f->fetch_data);
+}
+
+void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data)
+{
+	f->fetch_fn = fn;
+	f->fetch_data = data;
+}
+
 /* A "flows" message or a "path" answer, for the join across hosts (crossing.h). */
 static void on_crossing(struct jank_fleet_input *in, struct json_object *msg, bool flows)
 {
@@ -309,6 +339,8 @@ void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *dat
 		fleet_on_log(p, msg);
 	else if (!strcmp(type, "baselines"))
 		fleet_on_baselines(data, msg);
+	else if (!strcmp(type, "fetch"))
+		on_fetch(data, msg);
 	else
 		jank_worker_proc_refuse(p, "a message of no type an input's worker sends");
 }

@@ -50,6 +50,13 @@ void jank_fleet_free(struct jank_fleet *f);
  */
 int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 			  const struct jank_config_sources *src);
+/*
+ * A worker's "fetch" {build_id: HEX} (a binary it cannot name, see
+ * fetcher.h) goes to FN, the build-id checked (lowercase hex, 8 to 64
+ * bytes; else the worker is refused). NULL (the default): ignored.
+ */
+typedef void (*jank_fleet_fetch_fn)(const uint8_t *build_id, size_t len, void *data);
+void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data);
 /* Watch the live session at `url`. Returns 0 or -ENOMEM. */
 int jank_fleet_add_url(struct jank_fleet *f, const char *url);
 /*

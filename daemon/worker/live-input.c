@@ -649,6 +649,11 @@ struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w)
 	return w->engine;
 }
 
+struct jank_symbols *jank_live_input_symbols(struct jank_live_input *w)
+{
+	return w->sym;
+}
+
 bool jank_live_input_attached(const struct jank_live_input *w)
 {
 	return w->attached;

@@ -17,10 +17,12 @@
 #include "baseline-file.h"
 #include "clock.h"
 #include "config-file.h"
+#include "debuginfod.h"
 #include "input-status.h"
 #include "json-util.h"
 #include "log.h"
 #include "relayd.h"
+#include "symbols.h"
 #include "verdict-json.h"
 #include "binary-opener.h"
 #include "relayd-broker.h"
@@ -29,12 +31,14 @@
 #include "worker-sandbox.h"
 #include "worker.h"
 
-#define TICK_NS	      100000000LL   /* engines check open actions this often */
-#define STATUS_MIN_NS 250000000LL   /* a changed status goes out this soon */
-#define HEARTBEAT_NS  1000000000LL  /* some message at least this often */
-#define FULL_NS	      5000000000LL  /* the whole status at least this often */
-#define SAVE_NS	      60000000000LL /* the baselines go to the supervisor this often */
-#define ERR_LEN	      1024
+#define TICK_NS	       100000000LL   /* engines check open actions this often */
+#define STATUS_MIN_NS  250000000LL   /* a changed status goes out this soon */
+#define HEARTBEAT_NS   1000000000LL  /* some message at least this often */
+#define FULL_NS	       5000000000LL  /* the whole status at least this often */
+#define SAVE_NS	       60000000000LL /* the baselines go to the supervisor this often */
+#define ERR_LEN	       1024
+#define FETCH_ASKED    64	    /* build-ids asked of the supervisor, remembered */
+#define FETCH_SLACK_NS 5000000000LL /* past [symbols] debuginfod-timeout, waited for too */
 
 enum mode {
 	MODE_NONE = 0,
@@ -64,6 +68,15 @@ struct worker {
 	int64_t sent_stalled;
 	int64_t first_event; /* the engine's first event, once first_known */
 	bool first_known;
+	/* [symbols] debuginfod: the supervisor downloads into fetch_cache; NULL: off. */
+	char *fetch_cache;
+	int64_t fetch_wait_ns; /* how long a build-id asked for is waited for */
+	struct {
+		uint8_t id[JANK_DEBUGINFOD_MAX_BUILD_ID];
+		size_t len;
+		int64_t when;
+	} asked[FETCH_ASKED];
+	size_t next_asked;
 };
 
 static void send_msg(struct worker *w, struct json_object *msg)
@@ -308,6 +321,63 @@ static void on_discover(evutil_socket_t fd, short what, void *data)
 	send_msg(w, msg);
 }
 
+/* ---- Binaries by build-id (fetcher.h) ---- */
+
+/*
+ * The symbolizer's fetcher: the file from the supervisor's debuginfod cache
+ * if it is there; else the supervisor is asked once (it downloads on a
+ * thread of its own) and the symbolizer looks again later (-EAGAIN), for
+ * fetch_wait_ns; then none.
+ */
+static int fetch_build_id(const uint8_t *id, size_t len, char *path, size_t pathlen, void *data)
+{
+	struct worker *w = data;
+	int64_t now = jank_clock_monotonic_ns();
+	char hex[2 * JANK_DEBUGINFOD_MAX_BUILD_ID + 1];
+	struct json_object *msg;
+	int fd;
+
+	if (len < JANK_DEBUGINFOD_MIN_BUILD_ID || len > JANK_DEBUGINFOD_MAX_BUILD_ID)
+		return -ENOENT;
+	fd = jank_debuginfod_open_cached(w->fetch_cache, id, len, path, pathlen);
+	if (fd >= 0)
+		return fd;
+	for (size_t i = 0; i < FETCH_ASKED; i++)
+		if (w->asked[i].len == len && !memcmp(w->asked[i].id, id, len))
+			return now - w->asked[i].when < w->fetch_wait_ns ? -EAGAIN : -ENOENT;
+	memcpy(w->asked[w->next_asked].id, id, len);
+	w->asked[w->next_asked].len = len;
+	w->asked[w->next_asked].when = now;
+	w->next_asked = (w->next_asked + 1) % FETCH_ASKED;
+	jank_debuginfod_hex(hex, id, len);
+	msg = jank_worker_proto_new("fetch");
+	jank_json_add_str(msg, "build_id", hex);
+	send_msg(w, msg);
+	return -EAGAIN;
+}
+
+/* With [symbols] debuginfod-urls, binaries no local file names are asked of the supervisor. */
+static int set_fetcher(struct worker *w, const struct jank_config *c)
+{
+	struct jank_symbols *sym = jank_live_input_symbols(w->input);
+	struct jank_debuginfod_config dc;
+
+	jank_config_debuginfod(c, &dc);
+	if (!sym)
+		return 0;
+	if (!jank_debuginfod_enabled(&dc)) {
+		jank_symbols_set_fetcher(sym, NULL, NULL);
+		return 0;
+	}
+	w->fetch_cache = strdup(dc.cache);
+	if (!w->fetch_cache)
+		return -ENOMEM;
+	w->fetch_wait_ns =
+		dc.timeout_ns < INT64_MAX / 8 ? 4 * dc.timeout_ns + FETCH_SLACK_NS : INT64_MAX / 2;
+	jank_symbols_set_fetcher(sym, fetch_build_id, w);
+	return 0;
+}
+
 /* ---- Messages from the supervisor ---- */
 
 static int add_timer(struct worker *w, struct event **ev, int64_t ns, event_callback_fn fn)
@@ -364,6 +434,10 @@ static int start_input(struct worker *w, const struct jank_config *c, int64_t ma
 		return -ENOMEM;
 	jank_whosts_set_on(w->hosts, crosshost);
 	jank_live_input_set_clock_margin(w->input, margin_ns);
+	if (set_fetcher(w, c) < 0) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
 	jank_live_input_set_decoder(w->input, (enum jank_decoder)c->live.decoder);
 	w->rate_mono = jank_clock_monotonic_ns();
 	if (jank_live_input_start(w->input) < 0 ||

@@ -501,6 +501,61 @@ static void worker_log(void **state)
 	assert_string_equal(refused_what, "a message of no type an input's worker sends");
 }
 
+/* A worker's fetch: the build-id, checked, goes to the fetcher; without one, nothing. */
+static uint8_t fetched_id[64];
+static size_t fetched_len, fetches;
+
+static void record_fetch(const uint8_t *id, size_t len, void *data)
+{
+	(void)data;
+	memcpy(fetched_id, id, len);
+	fetched_len = len;
+	fetches++;
+}
+
+static void worker_fetch(void **state)
+{
+	static const uint8_t want[] = {
+		0x20, 0x70, 0x40, 0x63, 0xb3, 0x6d, 0xce, 0x3d, 0x25, 0x51
+	};
+	struct fixture *x = *state;
+
+	fetches = 0;
+	assert_int_equal(jank_fleet_add_url(x->f, "net://r/host/h/s"), 0);
+	/* No fetcher (no [symbols] debuginfod-urls): taken, and nothing done. */
+	from_worker(x, 0, "{\"type\": \"fetch\", \"build_id\": \"20704063b36dce3d2551\"}");
+	assert_int_equal(fetches, 0);
+	assert_int_equal(refusals, 0);
+	jank_fleet_set_fetch(x->f, record_fetch, NULL);
+	from_worker(x, 0, "{\"type\": \"fetch\", \"build_id\": \"20704063b36dce3d2551\"}");
+	assert_int_equal(fetches, 1);
+	assert_int_equal(fetched_len, sizeof(want));
+	assert_memory_equal(fetched_id, want, sizeof(want));
+	/* Not lowercase hex of 8 to 64 bytes, not a string, missing: refused, not fetched. */
+	static const char *const bad[] = {
+		"{\"type\": \"fetch\", \"build_id\": \"20704063B36DCE3D2551\"}",
+		"{\"type\": \"fetch\", \"build_id\": \"2070406\"}",
+		"{\"type\": \"fetch\", \"build_id\": \"20704063b36dce3\"}",
+		"{\"type\": \"fetch\", \"build_id\": \"20704063b36dce3d255g\"}",
+		"{\"type\": \"fetch\", \"build_id\": \"../../etc/passwd\"}",
+		"{\"type\": \"fetch\", \"build_id\": 12345678901234567890}",
+		"{\"type\": \"fetch\"}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		from_worker(x, 0, bad[i]);
+		assert_int_equal(refusals, i + 1);
+	}
+	assert_int_equal(fetches, 1);
+	assert_string_equal(refused_what, "a fetch that cannot be read (build_id: missing)");
+	{
+		char big[2 * 65 + 64];
+
+		snprintf(big, sizeof(big), "{\"type\": \"fetch\", \"build_id\": \"%0130d\"}", 0);
+		from_worker(x, 0, big);
+		assert_int_equal(fetches, 1);
+	}
+}
+
 /* ---- Discovery ---- */
 
 static void patterns(void **state)
@@ -704,6 +759,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(restart_folds, setup, teardown),
 		cmocka_unit_test_setup_teardown(verdicts_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(worker_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(worker_fetch, setup, teardown),
 		cmocka_unit_test(patterns),
 		cmocka_unit_test_setup_teardown(discover, setup_discovery, teardown),
 		cmocka_unit_test_setup_teardown(let_go_after_two, setup_discovery, teardown),

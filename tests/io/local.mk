@@ -21,6 +21,7 @@ io_tests = \
 	io/test-format \
 	io/test-json-util \
 	io/test-svg \
+	io/test-debuginfod \
 	io/test-symbols \
 	io/test-time-limit \
 	io/test-trace-live \
@@ -77,6 +78,9 @@ io_test_html_LDADD = $(io_ldadd)
 io_test_svg_SOURCES = io/test-svg.c
 io_test_svg_CFLAGS = $(io_cflags)
 io_test_svg_LDADD = $(io_ldadd)
+io_test_debuginfod_SOURCES = io/test-debuginfod.c
+io_test_debuginfod_CFLAGS = $(io_cflags)
+io_test_debuginfod_LDADD = $(io_ldadd)
 io_test_symbols_SOURCES = io/test-symbols.c
 io_test_symbols_CFLAGS = $(io_cflags)
 # The 1,000,000-symbol ELF is written with libelf (LIBDW_LIBS: -ldw -lelf).

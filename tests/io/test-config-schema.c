@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include "config-file.h"
 
-static const struct jank_conf_schema *S = &jank_config_schema;
+static const struct jank_config_schema *S = &jank_config_schema;
 
 /* One action and one flow, so that [action NAME] and [flow NAME] have an instance to change. */
 static const char base_conf[] = "[action a]\nbegin = x:a\nend = x:b\nthreshold = 1ms\n"
@@ -35,15 +35,15 @@ static void load_base(struct jank_config *c)
 		fail_msg("the base config does not load: %s", err);
 }
 
-static const struct jank_conf_section *section_of(const struct jank_conf_key *k)
+static const struct jank_config_schema_section *section_of(const struct jank_config_schema_key *k)
 {
-	return jank_conf_section_find(S, k->section);
+	return jank_config_schema_section_find(S, k->section);
 }
 
 /* The struct a key of c lives in: its section's, or the one instance's. */
-static void *struct_of(const struct jank_conf_key *k, struct jank_config *c)
+static void *struct_of(const struct jank_config_schema_key *k, struct jank_config *c)
 {
-	return jank_conf_section_struct(section_of(k), c, 0);
+	return jank_config_schema_section_struct(section_of(k), c, 0);
 }
 
 /* ---- The table ---- */
@@ -58,8 +58,8 @@ static void table_holds_together(void **state)
 	assert_true(S->nsections <= JANK_CONF_MAX_SECTIONS);
 	assert_true(S->nkeys <= JANK_CONF_MAX_ROWS);
 	for (size_t i = 0; i < S->nkeys; i++) {
-		const struct jank_conf_key *k = &S->keys[i];
-		const struct jank_conf_section *sec = section_of(k);
+		const struct jank_config_schema_key *k = &S->keys[i];
+		const struct jank_config_schema_section *sec = section_of(k);
 
 		if (!sec)
 			fail_msg("[%s] %s: no such section in the table", k->section, k->name);
@@ -84,7 +84,7 @@ static void table_holds_together(void **state)
 	for (size_t i = 0; i < S->nsections; i++)
 		assert_true(per_section[i] > 0 && per_section[i] <= JANK_CONF_MAX_KEYS);
 	memset(&c, 0, sizeof(c));
-	if (jank_conf_check_defaults(S, &c, err, sizeof(err)) != 0)
+	if (jank_config_schema_check_defaults(S, &c, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	jank_config_fini(&c);
 }
@@ -141,7 +141,7 @@ static char **man_lines(size_t *n)
 }
 
 /* ".SH [live]" or ".SH [action NAME]": the section's heading. */
-static void heading(const struct jank_conf_section *sec, char *buf, size_t len)
+static void heading(const struct jank_config_schema_section *sec, char *buf, size_t len)
 {
 	snprintf(buf, len, ".SH [%s%s]", sec->name, sec->named ? " NAME" : "");
 }
@@ -169,14 +169,14 @@ static void man_page_documents_every_key(void **state)
 
 	(void)state;
 	for (size_t s = 0; s < S->nsections; s++) {
-		const struct jank_conf_section *sec = &S->sections[s];
+		const struct jank_config_schema_section *sec = &S->sections[s];
 		bool found[JANK_CONF_MAX_ROWS] = { false };
 		bool in = false, seen = false;
 		char h[128], key[128];
 
 		heading(sec, h, sizeof(h));
 		for (size_t i = 0; i < n; i++) {
-			const struct jank_conf_key *k;
+			const struct jank_config_schema_key *k;
 
 			if (!strncmp(lines[i], ".SH ", 4)) {
 				in = !strcmp(lines[i], h);
@@ -185,7 +185,7 @@ static void man_page_documents_every_key(void **state)
 			}
 			if (!in || !documented_key(lines[i], key, sizeof(key)))
 				continue;
-			k = jank_conf_key_find(S, sec->name, key);
+			k = jank_config_schema_key_find(S, sec->name, key);
 			if (!k) {
 				print_message("jankd.conf.5: [%s] %s is not in the schema\n",
 					      sec->name, key);
@@ -238,6 +238,7 @@ static const struct samples samples[] = {
 	{ "relayd url", { "net://a", "net://b" } },
 	{ "discover url", { "net://a", "net://b" } },
 	{ "pattern list", { "a*", "b*", "a*,b*" } },
+	{ "URL list", { "http://a", "https://b", "http://a,https://b" } },
 	{ "worker timeout", { "3s", "7s" } },
 	{ "rate", { "3/4s", "5/4s", "3/6s" } },
 	{ "path", { "/a", "/b" } },
@@ -254,7 +255,7 @@ static const struct samples samples[] = {
 };
 
 /* The values to try for key k (its enum names, for an enum). */
-static size_t values_of(const struct jank_conf_key *k, const char **v, size_t max)
+static size_t values_of(const struct jank_config_schema_key *k, const char **v, size_t max)
 {
 	size_t n = 0;
 
@@ -274,12 +275,12 @@ static size_t values_of(const struct jank_conf_key *k, const char **v, size_t ma
 
 struct seen {
 	size_t n;
-	const struct jank_conf_key *key;
+	const struct jank_config_schema_key *key;
 	const char *instance;
 };
 
-static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_key *k,
-		    const char *instance, void *data)
+static void on_diff(const struct jank_config_schema_section *sec,
+		    const struct jank_config_schema_key *k, const char *instance, void *data)
 {
 	struct seen *s = data;
 
@@ -289,11 +290,11 @@ static void on_diff(const struct jank_conf_section *sec, const struct jank_conf_
 	s->instance = instance;
 }
 
-static void set(const struct jank_conf_key *k, struct jank_config *c, const char *v)
+static void set(const struct jank_config_schema_key *k, struct jank_config *c, const char *v)
 {
 	char err[512] = "";
 
-	if (jank_conf_set(k, struct_of(k, c), v, err, sizeof(err)) != 0)
+	if (jank_config_schema_set(k, struct_of(k, c), v, err, sizeof(err)) != 0)
 		fail_msg("[%s] %s = %s: %s", k->section, k->name, v, err);
 }
 
@@ -305,7 +306,7 @@ static void same_config_no_difference(void **state)
 	(void)state;
 	load_base(&a);
 	load_base(&b);
-	assert_int_equal(jank_conf_diff(S, &a, &b, on_diff, &s), 0);
+	assert_int_equal(jank_config_schema_diff(S, &a, &b, on_diff, &s), 0);
 	assert_int_equal(s.n, 0);
 	jank_config_fini(&a);
 	jank_config_fini(&b);
@@ -317,7 +318,7 @@ static void reload_sees_every_key(void **state)
 
 	(void)state;
 	for (size_t r = 0; r < S->nkeys; r++) {
-		const struct jank_conf_key *k = &S->keys[r];
+		const struct jank_config_schema_key *k = &S->keys[r];
 		const char *v[8];
 		size_t n = values_of(k, v, 8);
 
@@ -333,7 +334,7 @@ static void reload_sees_every_key(void **state)
 				load_base(&b);
 				set(k, &a, v[i]);
 				set(k, &b, v[j]);
-				jank_conf_diff(S, &a, &b, on_diff, &s);
+				jank_config_schema_diff(S, &a, &b, on_diff, &s);
 				if (s.n != 1 || s.key != k)
 					fail_msg("[%s] %s = %s, then %s: %zu differences seen, the "
 						 "last [%s] %s",
@@ -347,7 +348,7 @@ static void reload_sees_every_key(void **state)
 				/* And the same value is no change. */
 				set(k, &b, v[i]);
 				s.n = 0;
-				jank_conf_diff(S, &a, &b, on_diff, &s);
+				jank_config_schema_diff(S, &a, &b, on_diff, &s);
 				assert_int_equal(s.n, 0);
 				jank_config_fini(&a);
 				jank_config_fini(&b);
@@ -363,7 +364,7 @@ static void take_leaves_restart_keys(void **state)
 {
 	(void)state;
 	for (size_t r = 0; r < S->nkeys; r++) {
-		const struct jank_conf_key *k = &S->keys[r];
+		const struct jank_config_schema_key *k = &S->keys[r];
 		struct jank_config old, new, want;
 		struct seen s = { 0 };
 		const char *v[8];
@@ -379,8 +380,8 @@ static void take_leaves_restart_keys(void **state)
 		set(k, &want, v[1]);
 		for (size_t i = 0; i < S->nkeys; i++)
 			if (!section_of(&S->keys[i])->named && S->keys[i].reload == JANK_CONF_LIVE)
-				jank_conf_take(S, &S->keys[i], &old, &new);
-		jank_conf_diff(S, &old, &want, on_diff, &s);
+				jank_config_schema_take(S, &S->keys[i], &old, &new);
+		jank_config_schema_diff(S, &old, &want, on_diff, &s);
 		if (s.n != (k->reload == JANK_CONF_LIVE ? 0u : 1u) || (s.n && s.key != k))
 			fail_msg("[%s] %s: %zu differences left after the take, the last [%s] %s",
 				 k->section, k->name, s.n, s.key ? s.key->section : "-",
@@ -406,7 +407,7 @@ static void instances_added_and_removed(void **state)
 						 "[flow a]\nfrom = y:a\nto = y:b\nkey = k\n",
 						 err, sizeof(err)),
 			 0);
-	assert_int_equal(jank_conf_diff(S, &a, &b, on_diff, &s), 2);
+	assert_int_equal(jank_config_schema_diff(S, &a, &b, on_diff, &s), 2);
 	assert_null(s.key);
 	assert_string_equal(s.instance, "b"); /* the added one comes last */
 	jank_config_fini(&b);
@@ -418,7 +419,7 @@ static void instances_added_and_removed(void **state)
 						 "[flow c]\nfrom = y:a\nto = y:b\nkey = k\n",
 						 err, sizeof(err)),
 			 0);
-	assert_int_equal(jank_conf_diff(S, &a, &b, on_diff, &s), 2);
+	assert_int_equal(jank_config_schema_diff(S, &a, &b, on_diff, &s), 2);
 	assert_null(s.key);
 	assert_string_equal(s.instance, "c");
 	jank_config_fini(&a);
@@ -435,7 +436,7 @@ static void messages_from_the_table(void **state)
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[nope]\n", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(
-		err, "t.conf:1: unknown section [nope] (expected [live], [graph], "
+		err, "t.conf:1: unknown section [nope] (expected [live], [graph], [symbols], "
 		     "[alerts], [capture], [daemon], [metrics], [web], [action NAME] or [flow "
 		     "NAME])");
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[alerts]\ntarget = syslog\n", err,
@@ -443,9 +444,10 @@ static void messages_from_the_table(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "t.conf:2: bad value 'syslog' for target (expected journal, "
 				 "stderr or json)");
-	assert_int_equal(jank_conf_set(jank_conf_key_find(S, "graph", "retention"), &c.graph, "0",
-				       err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(
+		jank_config_schema_set(jank_config_schema_key_find(S, "graph", "retention"),
+				       &c.graph, "0", err, sizeof(err)),
+		-EINVAL);
 	assert_string_equal(err, "bad duration '0' for retention");
 }
 

@@ -754,6 +754,118 @@ static int fake_open(const struct jank_symbols_open_req *r, void *data)
 	return open(o->path, O_RDONLY | O_CLOEXEC);
 }
 
+/* A fetcher (debuginfod's, in jankd and jankctl): -EAGAIN `wait` times, then `file`. */
+struct fake_fetch {
+	int wait;
+	const char *file; /* NULL: -ENOENT */
+	unsigned calls;
+	uint8_t id[JANK_SYMBOLS_MAX_BUILD_ID];
+	size_t len;
+};
+
+static int fake_fetch(const uint8_t *id, size_t len, char *path, size_t pathlen, void *data)
+{
+	struct fake_fetch *f = data;
+
+	f->calls++;
+	memcpy(f->id, id, len);
+	f->len = len;
+	if (f->wait > 0) {
+		f->wait--;
+		return -EAGAIN;
+	}
+	if (!f->file)
+		return -ENOENT;
+	snprintf(path, pathlen, "%s", at(f->file));
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void fetcher(void **state)
+{
+	struct fake_fetch f = { .wait = 1, .file = "prog.debug" };
+	uint64_t off = pie.apply_discounts - pie.exe_base;
+	struct jank_symbols_stats st;
+	struct jank_symbols_place pl;
+	struct jank_symbols *s;
+
+	(void)state;
+	/* A remote binary: absent here, its build-id from the trace. */
+	s = fresh();
+	jank_symbols_set_fetcher(s, fake_fetch, &f);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, "/remote/prog",
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	/* Under way: the offset meanwhile, asked by build-id. */
+	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_OFFSET, offset_text("prog", off));
+	assert_int_equal(f.calls, 1);
+	assert_int_equal(f.len, sizeof(build_id));
+	assert_memory_equal(f.id, build_id, sizeof(build_id));
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.fetch_waiting, 1);
+	/* Before its back-off, not asked again (the cached text). */
+	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_OFFSET, offset_text("prog", off));
+	assert_int_equal(f.calls, 1);
+	/* By code location (the interned stacks' lookups): the same, until it comes. */
+	{
+		uint32_t code;
+		uint64_t off2;
+		char buf[128];
+
+		assert_true(jank_symbols_locate(s, 1, pie.apply_discounts, &code, &off2));
+		assert_int_equal(jank_symbols_lookup_code(s, code, off2, buf, sizeof(buf)),
+				 JANK_SYMBOLS_OFFSET);
+		usleep(300000);
+		assert_int_equal(jank_symbols_lookup_code(s, code, off2, buf, sizeof(buf)),
+				 JANK_SYMBOLS_FUNCTION);
+		assert_string_equal(buf, "apply_discounts");
+	}
+	/* And by address: named. */
+	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
+	assert_int_equal(f.calls, 2);
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.fetch_waiting, 0);
+	assert_int_equal(st.fetched, 1);
+	assert_int_equal(jank_symbols_where(s, 1, pie.apply_discounts, &pl), 0);
+	assert_string_equal(pl.symbol_file, at("prog.debug"));
+	jank_symbols_free(s);
+
+	/* A stripped binary here: the same; one with its own .symtab: never asked. */
+	f = (struct fake_fetch){ .file = "prog.debug" };
+	s = fresh();
+	jank_symbols_set_fetcher(s, fake_fetch, &f);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog-stripped"),
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, at("prog"), build_id,
+						  sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
+	expect(s, 2, pie.apply_discounts, JANK_SYMBOLS_FUNCTION, "apply_discounts");
+	assert_int_equal(f.calls, 1);
+	jank_symbols_free(s);
+
+	/* A file of another build: not used. None: not asked again. No build-id: never asked. */
+	f = (struct fake_fetch){ .file = "libtoy.so" };
+	s = fresh();
+	jank_symbols_set_fetcher(s, fake_fetch, &f);
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, "/remote/prog",
+						  build_id, sizeof(build_id), NULL, true),
+			 0);
+	expect(s, 1, pie.apply_discounts, JANK_SYMBOLS_OFFSET, offset_text("prog", off));
+	f.file = NULL;
+	usleep(300000);
+	expect(s, 1, pie.apply_discounts + 1, JANK_SYMBOLS_OFFSET, offset_text("prog", off + 1));
+	assert_int_equal(f.calls, 1);
+	assert_int_equal(jank_symbols_add_mapping(s, 2, pie.exe_base, 1 << 20, "/remote/other",
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, 2, pie.apply_discounts, JANK_SYMBOLS_OFFSET, offset_text("other", off));
+	assert_int_equal(f.calls, 1);
+	jank_symbols_get_stats(s, &st);
+	assert_int_equal(st.fetched, 0);
+	jank_symbols_free(s);
+}
+
 static void opener(void **state)
 {
 	struct jank_symbols *s = fresh();
@@ -1082,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(build_id_mismatch),
 		cmocka_unit_test(opener),
+		cmocka_unit_test(fetcher),
 		cmocka_unit_test(debugdata_bomb),
 		cmocka_unit_test(index_matches_libdwfl),
 		cmocka_unit_test(million_symbols),

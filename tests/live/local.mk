@@ -12,6 +12,7 @@ JANKD_LIVE_TESTS = \
 	live/test-jankd-locks.sh \
 	live/test-jankd-functions.sh \
 	live/test-jankd-binaries.sh \
+	live/test-jankd-debuginfod.sh \
 	live/test-jankd-flows.sh \
 	live/test-jankd-notify.sh \
 	live/test-jankd-reload.sh \

@@ -89,7 +89,7 @@ check "jankd.8 and jankctl.1 list every critical-path state${missing:+ (missing:
 # ---- jankd.conf(5): the schema's tables in config-file.c ----
 
 # The schema's tables: { "live", ... } rows of `sections`, K("live", "url", ...) rows of `keys`.
-awk '/^static const struct jank_conf_section sections\[\] = \{/ { on = 1; next }
+awk '/^static const struct jank_config_schema_section sections\[\] = \{/ { on = 1; next }
 	on && /^};/ { exit }
 	on && match($0, /^\t\{ *"[a-z]+"/) { s = substr($0, RSTART, RLENGTH); gsub(/[\t{ "]/, "", s);
 		print s, ($0 ~ /\.named = true/) }' \
@@ -98,7 +98,7 @@ awk '/^static const struct jank_conf_section sections\[\] = \{/ { on = 1; next }
 header_of() {
 	if grep -qx "$1 1" "$tmp/sections"; then echo "[$1 NAME]"; else echo "[$1]"; fi
 }
-awk '/^static const struct jank_conf_key keys\[\] = \{/ { on = 1; next }
+awk '/^static const struct jank_config_schema_key keys\[\] = \{/ { on = 1; next }
 	on && /^};/ { exit }
 	on && match($0, /K\("[a-z]+", *"[a-z-]+"/) {
 		k = substr($0, RSTART, RLENGTH); gsub(/K\(|"|,/, " ", k); split(k, f, " ")
