@@ -50,6 +50,12 @@ struct metrics_inputs {
 	int64_t workers_cpu_ns; /* of the running workers */
 };
 
+/* The figures of every input, gathered once (status_fini() frees them). */
+int status_read(const struct jankd *d, struct status *s);
+void status_fini(struct status *s);
+/* Whether an input's worker is attached to its session. */
+bool status_connected(const struct jank_input_figures *f);
+
 /* Pieces of status.c, for its test. */
 const char *status_bytes_text(int64_t b, char *buf, size_t len);
 const char *status_uptime_text(int64_t ns, char *buf, size_t len);
