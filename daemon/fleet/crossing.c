@@ -309,6 +309,12 @@ int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_o
 	return 0;
 }
 
+void jank_crossing_add_host(struct jank_crossing *c, const char *host)
+{
+	/* Past the most hosts the join keeps, a host is left out, as when its flows come. */
+	(void)jank_hostjoin_host(c->join, host);
+}
+
 int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 			  struct jank_verdict_decoded *pv)
 {

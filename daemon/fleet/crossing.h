@@ -50,6 +50,13 @@ void jank_crossing_free(struct jank_crossing *c);
 void jank_crossing_set_flows(struct jank_crossing *c, const struct jank_flow_rule *flows, size_t n);
 /* The timeout (tests: shorter). */
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns);
+/*
+ * A host of the fleet's inputs, known before its first flows arrive: a
+ * verdict that reaches an unpaired `to` is held as soon as two hosts are
+ * watched, not only once the other host's worker has sent its flows (its
+ * stream may be read later than this one's).
+ */
+void jank_crossing_add_host(struct jank_crossing *c, const char *host);
 
 /* A "flows" message of a worker of `host`. 0, or -EINVAL (err: a frame to refuse), -ENOMEM. */
 int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_object *msg,

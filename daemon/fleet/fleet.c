@@ -70,6 +70,8 @@ static void crosshost_update(struct jank_fleet *f)
 
 	for (size_t i = 1; i < f->n && !multi; i++)
 		multi = strcmp(f->inputs[i]->host, f->inputs[0]->host) != 0;
+	for (size_t i = 0; multi && f->crossing && i < f->n; i++)
+		jank_crossing_add_host(f->crossing, f->inputs[i]->host);
 	if (multi == f->multi_host)
 		return;
 	f->multi_host = multi;

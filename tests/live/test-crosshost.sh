@@ -73,12 +73,22 @@ listen = 127.0.0.1:$mport
 CONF
 live_run_jankd --log-target=json
 
-# rpc-demo under libtool's wrapper, the cyg-profile library preloaded into it alone.
+# rpc-demo, copied where jankd's workers can read it: the hosts are not
+# this one, so no binary opener reaches into a private build tree (a clone
+# in root's 0700 home) for them. Its library from the build, the
+# cyg-profile library preloaded into it alone.
+rpc_bin=$top_builddir/tests/live/.libs/rpc-demo
+[ -f "$rpc_bin" ] || rpc_bin=$RPC
+mkdir -m 0755 "$LIVE_TMP/bin"
+cp "$rpc_bin" "$LIVE_TMP/bin/rpc-demo"
+chmod 0755 "$LIVE_TMP/bin/rpc-demo"
+chmod 0711 "$LIVE_TMP"
 rpc() {
 	local h=$1
 
 	shift
-	live_host "$h" "$top_builddir/libtool" --mode=execute env ${cyg:+LD_PRELOAD=$cyg} "$RPC" "$@"
+	live_host "$h" env LD_LIBRARY_PATH="$top_builddir/probes/.libs" ${cyg:+LD_PRELOAD=$cyg} \
+		"$LIVE_TMP/bin/rpc-demo" "$@"
 }
 rpc beta server "$port" 10 1000 60000 >"$LIVE_TMP/server.out" 2>&1 &
 server_pid=$!
