@@ -444,6 +444,9 @@ chmod o-x "$LIVE_TMP"
 said=$(seccomp_said)
 make_socket "$w"
 live_wait 10 new_worker "$w" || true
+# Its end is said when the spawner's report of its status comes, which
+# may be after its replacement connected.
+live_wait_for 10 '[ "$(seccomp_said)" -gt "$said" ]' || true
 w2=$(worker_pid)
 if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] && [ "$w2" != "$w" ] &&
 	[ "$(ppid_of "$w2")" = "$spawner" ]; then
