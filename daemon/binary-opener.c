@@ -28,6 +28,7 @@
 #include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
+#include "fd-channel.h"
 #include "log.h"
 #include "symbols.h"
 
@@ -572,16 +573,7 @@ static uint32_t client_seq;
 
 void jank_binary_opener_client_init(void)
 {
-	struct stat st;
-	int type = 0;
-	socklen_t tl = sizeof(type);
-
-	if (fstat(JANK_OPENER_FD, &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(JANK_OPENER_FD, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
-	    type != SOCK_SEQPACKET)
-		return;
-	fcntl(JANK_OPENER_FD, F_SETFD, FD_CLOEXEC);
-	client_fd = JANK_OPENER_FD;
+	client_fd = jank_fd_channel_open(JANK_OPENER_FD);
 }
 
 int jank_binary_opener_client_ready(void)
@@ -598,32 +590,15 @@ static void client_close(void)
 /* One reply: 1 and *fd (-1: none came) and *rep; 0: nothing there; -1: the channel is over. */
 static int client_recv(struct jank_open_reply *rep, int *fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	ssize_t n = recvmsg(client_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	struct cmsghdr *c;
+	int r = jank_fd_channel_recv(client_fd, rep, sizeof(*rep), fd);
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	*fd = -1;
-	for (c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)) && *fd < 0)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	if (n != (ssize_t)sizeof(*rep) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    rep->magic != JANK_OPENER_MAGIC) {
+	if (r > 0 && rep->magic != JANK_OPENER_MAGIC) {
 		if (*fd >= 0)
 			close(*fd);
+		*fd = -1;
 		return -1;
 	}
-	return 1;
+	return r;
 }
 
 /* Send a request of n bytes (its seq in *seq) and wait for its answer. */

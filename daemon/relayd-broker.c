@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "fd-channel.h"
 #include "log.h"
 #include "relayd-broker.h"
 
@@ -305,16 +306,7 @@ static uint32_t client_seq;
 
 void jank_relayd_client_init(void)
 {
-	struct stat st;
-	int type = 0;
-	socklen_t tl = sizeof(type);
-
-	if (fstat(JANK_RELAYD_FD, &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(JANK_RELAYD_FD, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
-	    type != SOCK_SEQPACKET)
-		return;
-	fcntl(JANK_RELAYD_FD, F_SETFD, FD_CLOEXEC);
-	client_fd = JANK_RELAYD_FD;
+	client_fd = jank_fd_channel_open(JANK_RELAYD_FD);
 }
 
 int jank_relayd_client_ready(void)
@@ -331,32 +323,15 @@ static void client_close(void)
 /* One reply: 1 and *fd (-1: none came) and *rep; 0: nothing there; -1: the channel is over. */
 static int client_recv(struct jank_relayd_reply *rep, int *fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	ssize_t n = recvmsg(client_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	struct cmsghdr *c;
+	int r = jank_fd_channel_recv(client_fd, rep, sizeof(*rep), fd);
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	*fd = -1;
-	for (c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)) && *fd < 0)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	if (n != (ssize_t)sizeof(*rep) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    rep->magic != JANK_RELAYD_MAGIC) {
+	if (r > 0 && rep->magic != JANK_RELAYD_MAGIC) {
 		if (*fd >= 0)
 			close(*fd);
+		*fd = -1;
 		return -1;
 	}
-	return 1;
+	return r;
 }
 
 /* A descriptor the supervisor passed must be a TCP socket. */
