@@ -130,16 +130,21 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 	if (native_has_role(c, CTF_ROLE_DISCARDED)) {
 		uint64_t now = c->roles[CTF_ROLE_DISCARDED];
 
+		/*
+		 * A counter below the previous packet's is a counter started
+		 * again (its buffers made anew), not 2^64 events lost: it is
+		 * the new base, and nothing is counted.
+		 */
 		if (s->prev_disc == NO_SNAPSHOT && now != 0)
 			queue_discarded(s, begin, end, 0);
-		else if (s->prev_disc != NO_SNAPSHOT && now != s->prev_disc)
+		else if (s->prev_disc != NO_SNAPSHOT && now > s->prev_disc)
 			queue_discarded(s, prev_end, end, now - s->prev_disc);
 		s->prev_disc = now;
 	}
 	if (native_has_role(c, CTF_ROLE_SEQ_NUM)) {
 		uint64_t now = c->roles[CTF_ROLE_SEQ_NUM];
 
-		if (s->prev_seq != NO_SNAPSHOT && now - s->prev_seq > 1)
+		if (s->prev_seq != NO_SNAPSHOT && now > s->prev_seq && now - s->prev_seq > 1)
 			queue_discarded(s, prev_end, begin, now - s->prev_seq - 1);
 		s->prev_seq = now;
 	}

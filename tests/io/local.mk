@@ -25,6 +25,7 @@ io_tests = \
 	io/test-symbols \
 	io/test-time-limit \
 	io/test-trace-live \
+	io/test-trace-native \
 	io/test-trace-merge \
 	io/test-verdict-json
 check_PROGRAMS += $(io_tests)
@@ -33,6 +34,9 @@ TESTS += $(io_tests)
 io_test_trace_live_SOURCES = io/test-trace-live.c
 io_test_trace_live_CFLAGS = $(io_cflags) -pthread
 io_test_trace_live_LDADD = $(io_ldadd) -lpthread
+io_test_trace_native_SOURCES = io/test-trace-native.c
+io_test_trace_native_CFLAGS = $(io_cflags)
+io_test_trace_native_LDADD = $(io_ldadd)
 io_test_baseline_file_SOURCES = io/test-baseline-file.c
 io_test_baseline_file_CFLAGS = $(io_cflags)
 io_test_baseline_file_LDADD = $(io_ldadd)

@@ -457,10 +457,12 @@ else
 fi
 w=$w2
 
-# A worker killed by SIGSYS: the spawner says its status.
+# A worker killed by SIGSYS: the spawner says its status (which, as above,
+# may come after its replacement connected).
 said=$(seccomp_said)
 kill -SYS "$w"
 live_wait 10 new_worker "$w" || true
+live_wait_for 10 '[ "$(seccomp_said)" -gt "$said" ]' || true
 w2=$(worker_pid)
 if [ "$(seccomp_said)" = $((said + 1)) ] && [ -n "$w2" ] &&
 	[ "$w2" != "$w" ] && [ "$(ppid_of "$w2")" = "$spawner" ]; then
