@@ -14,6 +14,17 @@
  * Sequences' lengths and variants' tags resolve within the scope being
  * compiled (lexically, from the innermost struct outwards, or by an
  * absolute path to that scope); a reference to another scope is refused.
+ *
+ * The tree is then flattened into a linear program, which is what runs:
+ * every event reads an event header, a context and a payload, and most of
+ * each is a run of fixed-size fields (LTTng's compact header, vpid, vtid,
+ * procname, a payload of integers). Such a run becomes one block: aligned
+ * and bounds-checked once, its fields then read at offsets known when
+ * compiling, byte-aligned little-endian integers by a plain load. A
+ * variant is a jump to the code of its option; what is neither (strings,
+ * sequences, arrays of fields read one by one) calls the tree interpreter
+ * for its node. The tree interpreter stays the reference: the fuzz target
+ * of the plan compiler runs both and compares (ctf_plan_run_tree()).
  */
 #include <endian.h>
 #include <errno.h>
@@ -60,7 +71,42 @@ struct pnode {
 	const struct ctf_type *type;
 };
 
+/* A step of the linear program. */
+enum lop_code {
+	L_END = 0,
+	L_BLOCK,  /* align to a, check that b bits fit; they are the block, at goes past them */
+	L_K8,	  /* the node's integer, byte-aligned little-endian, at bit a of the block */
+	L_K16,
+	L_K32,
+	L_K64,
+	L_KBITS,  /* the node's integer at bit a of the block, any size, order or alignment */
+	L_KTEXT,  /* the node's fixed array of characters at bit a of the block */
+	L_STRING, /* the node's string, at the cursor */
+	L_VARIANT, /* the node's option: jump to vpc[a + option] */
+	L_JMP,	  /* to b */
+	L_NODE,	  /* the node, by the tree interpreter */
+};
+
+/* An integer's node, copied into its step so that reading it touches the step alone. */
+struct lint {
+	uint8_t size, role, clock, sign, be;
+	int8_t reg;
+	uint32_t slots;
+};
+
+struct lop {
+	uint8_t op;
+	struct lint i; /* L_K*: the node's */
+	uint32_t node;
+	uint32_t a;
+	uint64_t b;
+};
+
 struct ctf_plan {
+	struct lop *prog; /* NULL: run the tree */
+	uint32_t nprog, capprog;
+	uint32_t *vpc;
+	uint32_t nvpc, capvpc;
 	struct pnode *nodes;
 	uint32_t nnodes, capnodes;
 	uint32_t *kids;
@@ -538,6 +584,196 @@ static void finalize(struct ctf_plan *p, uint32_t idx)
 	n->skip = quiet && n->fixed != NO_FIXED;
 }
 
+/* ---- Flattening into a linear program ---- */
+
+struct emit {
+	struct ctf_plan *p;
+	bool open;	/* a block is open: fixed fields go at known offsets in it */
+	uint32_t block; /* its L_BLOCK step */
+	uint32_t a0;	/* its alignment */
+	uint64_t off;	/* bits of it so far */
+	bool failed;
+};
+
+static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, uint64_t b)
+{
+	struct ctf_plan *p = e->p;
+
+	if (grow((void **)&p->prog, &p->capprog, p->nprog, sizeof(*p->prog)) < 0) {
+		e->failed = true;
+		return 0;
+	}
+	{
+		const struct pnode *n = &p->nodes[node];
+
+		p->prog[p->nprog] = (struct lop){
+			.op = op,
+			.i = { (uint8_t)n->size, n->role, n->clock, n->sign, n->be, n->reg,
+			       n->slots },
+			.node = node,
+			.a = a,
+			.b = b,
+		};
+	}
+	return p->nprog++;
+}
+
+/* Can the node be read at a known offset of a block aligned to a0? */
+static bool fits_block(const struct ctf_plan *p, const struct pnode *n, uint32_t a0)
+{
+	const struct pnode *e;
+
+	if (n->fixed == NO_FIXED || n->align > a0 || n->fixed > UINT32_MAX)
+		return false;
+	if (n->skip)
+		return true;
+	switch ((enum op)n->op) {
+	case OP_INT:
+		return n->size >= 1 && n->size <= 64;
+	case OP_FLOAT:
+		return true;
+	case OP_STRUCT:
+		for (uint32_t k = 0; k < n->nkids; k++)
+			if (!fits_block(p, &p->nodes[p->kids[n->kids + k]], a0))
+				return false;
+		return true;
+	case OP_TEXT:
+		e = &p->nodes[n->elem];
+		return !n->is_seq && e->fixed == 8 && e->align == 8;
+	default:
+		return false;
+	}
+}
+
+static void close_block(struct emit *e)
+{
+	if (!e->open)
+		return;
+	if (!e->failed)
+		e->p->prog[e->block].b = e->off;
+	e->open = false;
+}
+
+static void open_block(struct emit *e, uint32_t align)
+{
+	close_block(e);
+	e->block = emit_op(e, L_BLOCK, 0, align, 0);
+	e->open = true;
+	e->a0 = align;
+	e->off = 0;
+}
+
+/* A node that fits the open block, at its next offset. */
+static void emit_fixed(struct emit *e, uint32_t idx)
+{
+	const struct pnode *n = &e->p->nodes[idx];
+	uint64_t off = round_up(e->off, n->align);
+
+	if (n->skip || n->op == OP_FLOAT) {
+		/* nothing to read */
+	} else if (n->op == OP_INT) {
+		uint8_t op = L_KBITS;
+
+		if (e->a0 >= 8 && !(off & 7) && !n->be)
+			op = n->size == 8 ? L_K8 : n->size == 16 ? L_K16 : n->size == 32 ? L_K32
+						: n->size == 64		     ? L_K64
+									     : L_KBITS;
+		emit_op(e, op, idx, (uint32_t)off, 0);
+	} else if (n->op == OP_STRUCT) {
+		e->off = off;
+		for (uint32_t k = 0; k < n->nkids; k++)
+			emit_fixed(e, e->p->kids[n->kids + k]);
+	} else { /* OP_TEXT of a fixed length */
+		emit_op(e, L_KTEXT, idx, (uint32_t)off, n->length);
+	}
+	e->off = off + n->fixed;
+}
+
+static void emit_node(struct emit *e, uint32_t idx)
+{
+	struct ctf_plan *p = e->p;
+	const struct pnode *n = &p->nodes[idx];
+
+	if (e->failed)
+		return;
+	if (e->open && fits_block(p, n, e->a0)) {
+		emit_fixed(e, idx);
+		return;
+	}
+	close_block(e);
+	if (fits_block(p, n, n->align)) {
+		open_block(e, n->align);
+		emit_fixed(e, idx);
+		return;
+	}
+	switch ((enum op)n->op) {
+	case OP_STRUCT:
+		/* Aligned to the struct's alignment: its fields' offsets are known from there on. */
+		open_block(e, n->align);
+		for (uint32_t k = 0; k < n->nkids && !e->failed; k++)
+			emit_node(e, p->kids[n->kids + k]);
+		close_block(e);
+		return;
+	case OP_STRING:
+		emit_op(e, L_STRING, idx, 0, 0);
+		return;
+	case OP_VARIANT: {
+		uint32_t first = p->nvpc;
+		uint64_t chain = UINT64_MAX; /* the options' jumps to the end, linked through b */
+
+		for (uint32_t k = 0; k < n->nkids; k++) {
+			if (grow((void **)&p->vpc, &p->capvpc, p->nvpc, sizeof(*p->vpc)) < 0) {
+				e->failed = true;
+				return;
+			}
+			p->vpc[p->nvpc++] = 0;
+		}
+		emit_op(e, L_VARIANT, idx, first, 0);
+		for (uint32_t k = 0; k < n->nkids && !e->failed; k++) {
+			p->vpc[first + k] = p->nprog;
+			emit_node(e, p->kids[n->kids + k]);
+			close_block(e);
+			chain = emit_op(e, L_JMP, 0, 0, chain);
+		}
+		while (!e->failed && chain != UINT64_MAX) {
+			uint64_t next = p->prog[chain].b;
+
+			p->prog[chain].b = p->nprog;
+			chain = next;
+		}
+		return;
+	}
+	default:
+		emit_op(e, L_NODE, idx, 0, 0);
+		return;
+	}
+}
+
+/* The plan's linear program; without it (out of memory, a variant too wide), the tree runs. */
+static void flatten(struct ctf_plan *p)
+{
+	struct emit e = { .p = p };
+
+	emit_node(&e, p->root);
+	close_block(&e);
+	/* An empty scope's block (no bits, no alignment) does nothing. */
+	if (!e.failed && p->nprog == 1 && p->prog[0].op == L_BLOCK && p->prog[0].a == 1 &&
+	    p->prog[0].b == 0)
+		p->nprog = 0;
+	emit_op(&e, L_END, 0, 0, 0);
+	/* A jump to the end of the program is its end. */
+	for (uint32_t i = 0; !e.failed && i < p->nprog; i++)
+		if (p->prog[i].op == L_JMP && p->prog[p->prog[i].b].op == L_END)
+			p->prog[i].op = L_END;
+	if (e.failed) {
+		free(p->prog);
+		free(p->vpc);
+		p->prog = NULL;
+		p->vpc = NULL;
+		p->nprog = p->capprog = p->nvpc = p->capvpc = 0;
+	}
+}
+
 int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 		     enum ctf_scope_kind kind, const struct ctf_want *want, struct ctf_plan **out,
 		     char *err, size_t errlen)
@@ -559,6 +795,7 @@ int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 		return r;
 	}
 	finalize(c.p, c.p->root);
+	flatten(c.p);
 	*out = c.p;
 	return 0;
 }
@@ -567,6 +804,8 @@ void ctf_plan_free(struct ctf_plan *p)
 {
 	if (!p)
 		return;
+	free(p->prog);
+	free(p->vpc);
 	free(p->nodes);
 	free(p->kids);
 	free(p->ranges);
@@ -689,6 +928,8 @@ static void set_clock(struct ctf_cursor *c, uint64_t v, unsigned size)
 	c->clock = (c->clock & ~mask) | v;
 }
 
+static inline void int_done(const struct lint *n, struct ctf_cursor *c, uint64_t v);
+
 static int run_int(const struct pnode *n, struct ctf_cursor *c)
 {
 	uint64_t at, v;
@@ -697,6 +938,18 @@ static int run_int(const struct pnode *n, struct ctf_cursor *c)
 		return -EINVAL;
 	v = load(c->buf, at, n->size, n->be);
 	c->at = at + n->size;
+	{
+		struct lint li = { (uint8_t)n->size, n->role, n->clock, n->sign,
+				   n->be,	     n->reg,  n->slots };
+
+		int_done(&li, c, v);
+	}
+	return 0;
+}
+
+/* What an integer read does: the clock, a register, a role, the slots. */
+static inline void int_done(const struct lint *n, struct ctf_cursor *c, uint64_t v)
+{
 	if (n->clock)
 		set_clock(c, v, n->size);
 	if (n->reg >= 0)
@@ -719,7 +972,6 @@ static int run_int(const struct pnode *n, struct ctf_cursor *c)
 		}
 		put(c, n->slots, &out);
 	}
-	return 0;
 }
 
 static int run_string(const struct pnode *n, struct ctf_cursor *c)
@@ -769,32 +1021,47 @@ static int skip_elems(const struct pnode *e, uint64_t len, struct ctf_cursor *c)
 
 static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c);
 
-/* Characters read as a string (up to the first NUL), copied into the scratch buffer. */
-static int run_text(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+/*
+ * `len` characters at s read as a string (up to the first NUL): in place when
+ * the NUL is among them (the packet outlives the event, as the scratch
+ * buffer does), else copied into the scratch buffer with one.
+ */
+static int text_put(uint32_t slots, struct ctf_cursor *c, const uint8_t *s, size_t len)
 {
-	const struct pnode *e = &p->nodes[n->elem];
-	uint64_t len, at;
-	const uint8_t *s;
-	size_t used;
+	const uint8_t *nul = memchr(s, 0, len);
+	size_t used = nul ? (size_t)(nul - s) : len;
 	char *d;
 
-	if (elem_count(n, e, c, &len) < 0 || reserve(c, 8, len * 8, &at) < 0)
-		return -EINVAL;
-	s = c->buf + (at >> 3);
-	used = memchr(s, 0, (size_t)len) ? strlen((const char *)s) : (size_t)len;
+	if (nul) {
+		struct jank_value out = { .type = JANK_VALUE_STR, .s = (const char *)s };
+
+		put(c, slots, &out);
+		return 0;
+	}
 	if (c->scratch_cap - c->scratch_used < used + 1)
 		return bad(c, "text arrays larger than the packet");
 	d = c->scratch + c->scratch_used;
 	memcpy(d, s, used);
 	d[used] = '\0';
 	c->scratch_used += used + 1;
-	c->at = at + len * 8;
 	{
 		struct jank_value out = { .type = JANK_VALUE_STR, .s = d };
 
-		put(c, n->slots, &out);
+		put(c, slots, &out);
 	}
 	return 0;
+}
+
+/* Characters read as a string (up to the first NUL), copied into the scratch buffer. */
+static int run_text(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
+{
+	const struct pnode *e = &p->nodes[n->elem];
+	uint64_t len, at;
+
+	if (elem_count(n, e, c, &len) < 0 || reserve(c, 8, len * 8, &at) < 0)
+		return -EINVAL;
+	c->at = at + len * 8;
+	return text_put(n->slots, c, c->buf + (at >> 3), (size_t)len);
 }
 
 /* Unsigned integers into the slot's buffer (the first CTF_ARRAY_MAX of them). */
@@ -843,19 +1110,16 @@ static int run_elems(const struct ctf_plan *p, const struct pnode *n, struct ctf
 	return 0;
 }
 
+static int64_t variant_option(const struct ctf_plan *p, const struct pnode *n,
+			      const struct ctf_cursor *c);
+
 static int run_variant(const struct ctf_plan *p, const struct pnode *n, struct ctf_cursor *c)
 {
-	uint64_t tag = c->regs[n->lreg];
+	int64_t k = variant_option(p, n, c);
 
-	for (uint32_t k = 0; k < n->nranges; k++) {
-		const struct vrange *r = &p->ranges[n->ranges + k];
-		bool in = n->sign ? (int64_t)tag >= (int64_t)r->lo && (int64_t)tag <= (int64_t)r->hi
-				  : tag >= r->lo && tag <= r->hi;
-
-		if (in)
-			return run_node(p, p->kids[n->kids + r->kid], c);
-	}
-	return bad(c, "a variant's tag selects none of its options");
+	if (k < 0)
+		return bad(c, "a variant's tag selects none of its options");
+	return run_node(p, p->kids[n->kids + k], c);
 }
 
 static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c)
@@ -902,7 +1166,139 @@ static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c
 	return bad(c, "an unknown step");
 }
 
+static inline uint64_t load_le_bytes(const uint8_t *q, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, q, bytes);
+	return le64toh(v);
+}
+
+/* The variant's option for the tag in its register: the index of its code in vpc, or -1. */
+static int64_t variant_option(const struct ctf_plan *p, const struct pnode *n,
+			      const struct ctf_cursor *c)
+{
+	uint64_t tag = c->regs[n->lreg];
+
+	for (uint32_t k = 0; k < n->nranges; k++) {
+		const struct vrange *r = &p->ranges[n->ranges + k];
+		bool in = n->sign ? (int64_t)tag >= (int64_t)r->lo && (int64_t)tag <= (int64_t)r->hi
+				  : tag >= r->lo && tag <= r->hi;
+
+		if (in)
+			return r->kid;
+	}
+	return -1;
+}
+
+/*
+ * An integer of any size and bit offset: little-endian ones by one 64-bit
+ * load when its bits are within it and the 8 bytes are within the content.
+ */
+static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const struct lint *i)
+{
+	unsigned shift = (unsigned)(at & 7);
+
+	if (!i->be && shift + i->size <= 64 && (at >> 3) + 8 <= c->end >> 3) {
+		uint64_t v = load_le_bytes(c->buf + (at >> 3), 8) >> shift;
+
+		return i->size == 64 ? v : v & ((UINT64_C(1) << i->size) - 1);
+	}
+	return load(c->buf, at, i->size, i->be);
+}
+
+/*
+ * Threaded dispatch: each step jumps to the next one's code from its own
+ * end, so that the branch predictor learns each step's successor (one
+ * shared switch mispredicts at nearly every step).
+ */
+#define NEXT()                          \
+	do {                            \
+		pc++;                   \
+		goto *labels[pc->op];   \
+	} while (0)
+#define GOTO(to)                        \
+	do {                            \
+		pc = (to);              \
+		goto *labels[pc->op];   \
+	} while (0)
+#define AT_BYTE() (c->buf + ((base + pc->a) >> 3))
+
+__attribute__((noinline)) static int run_prog(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	static const void *const labels[] = {
+		[L_END] = &&l_end,     [L_BLOCK] = &&l_block,	  [L_K8] = &&l_k8,
+		[L_K16] = &&l_k16,     [L_K32] = &&l_k32,	  [L_K64] = &&l_k64,
+		[L_KBITS] = &&l_kbits, [L_KTEXT] = &&l_ktext,	  [L_STRING] = &&l_string,
+		[L_VARIANT] = &&l_variant, [L_JMP] = &&l_jmp,	  [L_NODE] = &&l_node,
+	};
+	const struct lop *pc = p->prog;
+	uint64_t base = 0;
+	int64_t k;
+
+	GOTO(pc);
+l_end:
+	return 0;
+l_block:
+	if (reserve(c, pc->a, pc->b, &base) < 0)
+		return -EINVAL;
+	c->at = base + pc->b;
+	NEXT();
+l_k8:
+	int_done(&pc->i, c, *AT_BYTE());
+	NEXT();
+l_k16:
+	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 2));
+	NEXT();
+l_k32:
+	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 4));
+	NEXT();
+l_k64:
+	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 8));
+	NEXT();
+l_kbits:
+	int_done(&pc->i, c, load_bits(c, base + pc->a, &pc->i));
+	NEXT();
+l_ktext:
+	if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0)
+		return -EINVAL;
+	NEXT();
+l_string:
+	if (run_string(&p->nodes[pc->node], c) < 0)
+		return -EINVAL;
+	NEXT();
+l_variant:
+	k = variant_option(p, &p->nodes[pc->node], c);
+	if (k < 0)
+		return bad(c, "a variant's tag selects none of its options");
+	GOTO(&p->prog[p->vpc[pc->a + k]]);
+l_jmp:
+	GOTO(&p->prog[pc->b]);
+l_node:
+	if (run_node(p, pc->node, c) < 0)
+		return -EINVAL;
+	NEXT();
+}
+
+#undef NEXT
+#undef GOTO
+#undef AT_BYTE
+
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	if (!p->prog)
+		return run_node(p, p->root, c);
+	if (p->prog[0].op == L_END)
+		return 0;
+	return run_prog(p, c);
+}
+
+bool ctf_plan_is_empty(const struct ctf_plan *p)
+{
+	return p->prog && p->prog[0].op == L_END;
+}
+
+int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	return run_node(p, p->root, c);
 }

@@ -113,6 +113,13 @@ void ctf_plan_free(struct ctf_plan *p);
 
 /* Read the scope at c->at: 0, or -EINVAL with c->why. */
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c);
+/* Does the plan read nothing and skip nothing (an empty scope)? Then it need not run. */
+bool ctf_plan_is_empty(const struct ctf_plan *p);
+/*
+ * The same by the reference interpreter (the plan's tree, node by node),
+ * for tests and fuzz targets to compare with what ctf_plan_run() gives.
+ */
+int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c);
 
 /* Does any integer of the plan map to a clock (the event header's timestamp)? */
 bool ctf_plan_has_clock(const struct ctf_plan *p);

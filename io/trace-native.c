@@ -299,6 +299,13 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		jank_errf(in->err, sizeof(in->err), "%s: event %s: %s", tr->dir, e->name, why);
 		return -EINVAL;
 	}
+	/* An empty scope (no context, no field) need not run at each event. */
+	if (ctf_plan_is_empty(nc->common))
+		ctf_plan_free(nc->common), nc->common = NULL;
+	if (ctf_plan_is_empty(nc->spec))
+		ctf_plan_free(nc->spec), nc->spec = NULL;
+	if (ctf_plan_is_empty(nc->payload))
+		ctf_plan_free(nc->payload), nc->payload = NULL;
 	nc->compiled = true;
 	in->stats.classes++;
 	return 0;
@@ -369,8 +376,9 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 		if (i != CTF_SLOT_CPU)
 			s->vals[i].type = JANK_VALUE_NONE;
 	c->scratch_used = 0;
-	if (ctf_plan_run(nc->common, c) < 0 || ctf_plan_run(nc->spec, c) < 0 ||
-	    ctf_plan_run(nc->payload, c) < 0)
+	if ((nc->common && ctf_plan_run(nc->common, c) < 0) ||
+	    (nc->spec && ctf_plan_run(nc->spec, c) < 0) ||
+	    (nc->payload && ctf_plan_run(nc->payload, c) < 0))
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;
