@@ -545,10 +545,18 @@ static void finalize(struct ctf_plan *p, uint32_t idx)
 		break;
 	case OP_SEQ:
 	case OP_TEXT:
-	case OP_UINTS:
+	case OP_UINTS: {
+		const struct pnode *e;
+
 		finalize(p, n->elem);
+		e = &p->nodes[n->elem];
 		quiet = false;
+		/* A fixed array read (procname[17]): of a fixed size, for the program's blocks. */
+		if (!n->is_seq && n->op != OP_SEQ && e->fixed != NO_FIXED)
+			n->fixed = n->length ? (n->length - 1) * round_up(e->fixed, e->align) + e->fixed
+					     : 0;
 		break;
+	}
 	case OP_ARRAY: {
 		const struct pnode *e;
 
@@ -913,6 +921,32 @@ static inline void put(struct ctf_cursor *c, uint32_t slots, const struct jank_v
 		c->out[__builtin_ctz(slots)] = *v;
 }
 
+/*
+ * An integer or a string, field by field: a value built on the stack and
+ * copied whole would be read back before its stores are done (a stall at
+ * every event).
+ */
+static inline void put_word(struct ctf_cursor *c, uint32_t slots, enum jank_value_type type,
+			    uint64_t u)
+{
+	for (; slots; slots &= slots - 1) {
+		struct jank_value *o = &c->out[__builtin_ctz(slots)];
+
+		o->type = type;
+		o->u = u;
+	}
+}
+
+static inline void put_str(struct ctf_cursor *c, uint32_t slots, const char *s)
+{
+	for (; slots; slots &= slots - 1) {
+		struct jank_value *o = &c->out[__builtin_ctz(slots)];
+
+		o->type = JANK_VALUE_STR;
+		o->s = s;
+	}
+}
+
 static void set_clock(struct ctf_cursor *c, uint64_t v, unsigned size)
 {
 	uint64_t mask;
@@ -959,18 +993,9 @@ static inline void int_done(const struct lint *n, struct ctf_cursor *c, uint64_t
 		c->roles_set |= 1u << n->role;
 	}
 	if (n->slots) {
-		struct jank_value out;
-
-		if (n->sign) {
-			if (n->size < 64 && (v >> (n->size - 1)) & 1)
-				v |= ~UINT64_C(0) << n->size;
-			out.type = JANK_VALUE_INT;
-			out.i = (int64_t)v;
-		} else {
-			out.type = JANK_VALUE_UINT;
-			out.u = v;
-		}
-		put(c, n->slots, &out);
+		if (n->sign && n->size < 64 && (v >> (n->size - 1)) & 1)
+			v |= ~UINT64_C(0) << n->size;
+		put_word(c, n->slots, n->sign ? JANK_VALUE_INT : JANK_VALUE_UINT, v);
 	}
 }
 
@@ -986,11 +1011,8 @@ static int run_string(const struct pnode *n, struct ctf_cursor *c)
 	if (!nul)
 		return bad(c, "a string without its end in the packet");
 	c->at = at + 8 * (uint64_t)(nul - s + 1);
-	if (n->slots) {
-		struct jank_value out = { .type = JANK_VALUE_STR, .s = (const char *)s };
-
-		put(c, n->slots, &out);
-	}
+	if (n->slots)
+		put_str(c, n->slots, (const char *)s);
 	return 0;
 }
 
@@ -1033,9 +1055,7 @@ static int text_put(uint32_t slots, struct ctf_cursor *c, const uint8_t *s, size
 	char *d;
 
 	if (nul) {
-		struct jank_value out = { .type = JANK_VALUE_STR, .s = (const char *)s };
-
-		put(c, slots, &out);
+		put_str(c, slots, (const char *)s);
 		return 0;
 	}
 	if (c->scratch_cap - c->scratch_used < used + 1)
@@ -1044,11 +1064,7 @@ static int text_put(uint32_t slots, struct ctf_cursor *c, const uint8_t *s, size
 	memcpy(d, s, used);
 	d[used] = '\0';
 	c->scratch_used += used + 1;
-	{
-		struct jank_value out = { .type = JANK_VALUE_STR, .s = d };
-
-		put(c, slots, &out);
-	}
+	put_str(c, slots, d);
 	return 0;
 }
 

@@ -13,6 +13,13 @@
 #   jankd babeltrace2  [live] decoder = babeltrace2 (babeltrace2's lttng-live source)
 #   babeltrace2        babeltrace2 -i lttng-live URL -o dummy (its own CLI, the floor
 #                      of what babeltrace2 costs)
+#   jankd baseline     with LIVE_CPU_BASELINE=PATH: another jankd binary (a copy of
+#                      an earlier build), decoder = native, so that a change is
+#                      measured against what it replaces in the same run
+# LIVE_CPU_READERS picks among native, babeltrace2, bt2 and baseline (default:
+# all that apply, in that order). LIVE_CPU_PERF=DIR also records the native
+# worker with perf (perf record -g, LIVE_CPU_PERF_SECONDS, default 8) into
+# DIR/perf-RATE.data; its figures then carry perf's overhead.
 # CPU: utime + stime of each process (jankd's supervisor and its worker
 # apart) from /proc/PID/schedstat (ns), from just before the load starts
 # until the reader has read it all (jankd: its events_read reaches what
@@ -31,6 +38,10 @@ export top_srcdir top_builddir
 RATES=${LIVE_CPU_RATES:-100000 200000}
 DURATION=${LIVE_CPU_DURATION:-20}
 LOAD=$top_builddir/probes/jank-load
+BASELINE=${LIVE_CPU_BASELINE:-}
+READERS=${LIVE_CPU_READERS:-native babeltrace2 bt2${BASELINE:+ baseline}}
+PERF_DIR=${LIVE_CPU_PERF:-}
+PERF_SECONDS=${LIVE_CPU_PERF_SECONDS:-8}
 
 unset JANK_SKIP_LIVE
 live_init
@@ -79,9 +90,10 @@ load() {
 	slow=$(grep -c '^slow ' "$LIVE_TMP/load.out")
 }
 
-# run_jankd DECODER: one run of jankd on a fresh session; prints a row.
+# run_jankd DECODER [LABEL BINARY]: one run of jankd on a fresh session; prints a row.
 run_jankd() {
-	local decoder=$1 session=jank-cpu-$1-$rate-$$ worker s0 w0 s1 w1 st received
+	local decoder=$1 label=${2:-$1} session=jank-cpu-${2:-$1}-$rate-$$ worker s0 w0 s1 w1
+	local st received perf_pid= LIVE_JANKD=${3:-$LIVE_JANKD}
 
 	live_create_session "$session"
 	live_jankd_conf "$(live_url "$session")" frame 30ms <<CONF
@@ -97,7 +109,13 @@ CONF
 	live_wait_jankd
 	worker=$(worker_of "$LIVE_JANKD_PID") || live_bail "no worker of jankd" "$LIVE_TMP/jankd.err"
 	s0=$(cpu_ns "$LIVE_JANKD_PID") w0=$(cpu_ns "$worker")
+	if [ -n "$PERF_DIR" ] && [ "$label" = native ]; then
+		perf record -g -o "$PERF_DIR/perf-$rate.data" -p "$worker" -- sleep "$PERF_SECONDS" \
+			>/dev/null 2>"$PERF_DIR/perf-$rate.err" 9>&- &
+		perf_pid=$!
+	fi
 	load
+	[ -z "$perf_pid" ] || wait "$perf_pid"
 	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
 	settle "$LIVE_JANKD_PID" "$worker"
 	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
@@ -106,11 +124,11 @@ CONF
 	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
 	live_stop_jankd >/dev/null || true
 	live_lttng destroy "$session" >/dev/null
-	awk -v r="$rate" -v d="$used" -v e="$emitted" -v got="$received" -v disc="$discarded" \
+	awk -v r="$rate" -v d="$used${2:+ ($label)}" -v e="$emitted" -v got="$received" -v disc="$discarded" \
 		-v s="$((s1 - s0))" -v w="$((w1 - w0))" -v slow="$slow" -v al="$alerted" 'BEGIN {
 		printf "| %d | jankd, %s | %d | %d | %d | %.3f | %.3f | %.3f | %d / %d |\n",
 			r, d, e, got, disc, w / 1000 / e, s / 1000 / e, (w + s) / 1000 / e, al, slow }'
-	echo "$(((w1 - w0 + s1 - s0) / 1000)) $emitted" >"$LIVE_TMP/last.$decoder"
+	echo "$(((w1 - w0 + s1 - s0) / 1000)) $emitted" >"$LIVE_TMP/last.$label"
 }
 
 # run_babeltrace2: babeltrace2's CLI, lttng-live to the dummy sink; prints a row.
@@ -137,20 +155,35 @@ run_babeltrace2() {
 	echo "$(((c1 - c0) / 1000)) $emitted" >"$LIVE_TMP/last.bt2"
 }
 
+# ratios: the babeltrace2 CLI's CPU per event over each jankd reader's of this rate.
+ratios() {
+	local b line= f
+
+	[ -f "$LIVE_TMP/last.bt2" ] || return 0
+	b=$(awk '{ print $1 / $2 }' "$LIVE_TMP/last.bt2")
+	for f in native babeltrace2 baseline; do
+		[ -f "$LIVE_TMP/last.$f" ] || continue
+		line="$line${line:+, }$(awk -v b="$b" -v f="$f" '{ printf "%s %.2fx", f, b / ($1 / $2) }' \
+			"$LIVE_TMP/last.$f")"
+	done
+	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | |"
+}
+
 report() {
 	echo "# Live readers' CPU per event: $DURATION s per run, rates $RATES"
 	echo
 	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 	for rate in $RATES; do
-		run_jankd native
-		run_jankd babeltrace2
-		run_babeltrace2
-		awk -v rate="$rate" 'FNR == 1 { us[FILENAME] = $1 / $2 }
-			END { n = us[ARGV[1]]; j = us[ARGV[2]]; b = us[ARGV[3]]
-			      printf "| %s | babeltrace2 CLI / jankd native, / jankd babeltrace2 | | | | | | %.2fx, %.2fx | |\n",
-				rate, b / n, b / j }' \
-			"$LIVE_TMP/last.native" "$LIVE_TMP/last.babeltrace2" "$LIVE_TMP/last.bt2"
+		rm -f "$LIVE_TMP"/last.*
+		for r in $READERS; do
+			case $r in
+			native | babeltrace2) run_jankd "$r" ;;
+			bt2) run_babeltrace2 ;;
+			baseline) run_jankd native baseline "$BASELINE" ;;
+			esac
+		done
+		ratios
 	done
 }
 
