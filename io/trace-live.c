@@ -548,6 +548,14 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 
 		if (ls->gone || ls->in_heap || !ls->lt->loaded)
 			continue;
+		/*
+		 * A stream that holds nothing back (what it sends next comes after
+		 * its horizon, and the heap's head is before that) is asked once the
+		 * head passes its horizon: an idle stream (a CPU that traces little)
+		 * is then not a round trip to relayd at every run.
+		 */
+		if (lr->nheap && !ls->pending && ls->horizon >= lr->heap[0]->ns.ts)
+			continue;
 		if ((r = live_stream_pull(in, lr, ls, &retry)) < 0)
 			return r;
 	}
