@@ -10,7 +10,8 @@
 #include "netmatch.h"
 
 #define MAX_HOST   1024
-#define SEQ_BUCKET 16 /* bits: a send's payload (at most 64 KiB) spans two buckets at most */
+#define SEQ_BUCKET  16 /* bits: a send's payload (at most 64 KiB) spans two buckets at most */
+#define BUCKET_MASK ((1u << (32 - SEQ_BUCKET)) - 1) /* the buckets wrap with the sequence */
 
 struct nev {
 	uint64_t seq; /* 0: empty; the n-th noted event has seq n */
@@ -245,7 +246,7 @@ static struct nev *send_of(struct jank_netmatch *m, const struct nev *e, bool *f
 	unsigned walked = 0;
 
 	for (int k = 0; k < 2; k++) {
-		uint32_t b = (e->s.seq >> SEQ_BUCKET) - (uint32_t)k;
+		uint32_t b = ((e->s.seq >> SEQ_BUCKET) - (uint32_t)k) & BUCKET_MASK;
 		uint64_t h = tuple_hash(&e->s, b);
 
 		for (struct nev *o = at_seq(m, (uintptr_t)jank_hashmap_get(&m->tuple, h)); o;
@@ -284,7 +285,7 @@ static size_t recvs_of(struct jank_netmatch *m, struct nev *e, struct jank_netma
 	unsigned walked = 0;
 
 	for (int k = 0; k < 2; k++) {
-		uint32_t b = (e->s.seq >> SEQ_BUCKET) + (uint32_t)k;
+		uint32_t b = ((e->s.seq >> SEQ_BUCKET) + (uint32_t)k) & BUCKET_MASK;
 		uint64_t h = tuple_hash(&e->s, b);
 
 		for (struct nev *o = at_seq(m, (uintptr_t)jank_hashmap_get(&m->tuple, h)); o;
