@@ -130,8 +130,7 @@ static const struct ctf_type *path_member(const struct ctf_type *t, const char *
 		if (strlen(m) != n || strncmp(m, path, n))
 			continue;
 		if (!path[n])
-			return t->members[i].type->kind == CTF_VARIANT ? NULL
-								       : t->members[i].type;
+			return t->members[i].type->kind == CTF_VARIANT ? NULL : t->members[i].type;
 		return path_member(t->members[i].type, path + n + 1, depth + 1);
 	}
 	return NULL;

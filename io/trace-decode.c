@@ -109,7 +109,8 @@ static const bt_field_class *path_class(const bt_field_class *fc, const char *pa
 		const bt_field_class_structure_member *m =
 			bt_field_class_structure_borrow_member_by_index_const(fc, i);
 		const char *name = bt_field_class_structure_member_get_name(m);
-		const bt_field_class *mc = bt_field_class_structure_member_borrow_field_class_const(m);
+		const bt_field_class *mc =
+			bt_field_class_structure_member_borrow_field_class_const(m);
 
 		if (strlen(name) != n || strncmp(name, path, n))
 			continue;
@@ -418,8 +419,9 @@ static __attribute__((noinline)) void read_array(const bt_field *f, uint64_t *bu
 /* The selected option of a variant (and of the variant that option may be). */
 static const bt_field *selected(const bt_field *f)
 {
-	for (int i = 0; f && i < 64 &&
-			bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT);
+	for (int i = 0;
+	     f && i < 64 &&
+	     bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT);
 	     i++)
 		f = bt_field_variant_borrow_selected_option_field_const(f);
 	return f;

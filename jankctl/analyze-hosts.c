@@ -86,7 +86,9 @@ static void mh_on_net(const struct jank_net_note *n, void *data)
 
 	for (size_t i = 0; i < np; i++) {
 		char key[32];
-		struct jank_flow_note from = { flow, false, false, p[i].from_tid, p[i].from_ts, key };
+		struct jank_flow_note from = {
+			flow, false, false, p[i].from_tid, p[i].from_ts, key
+		};
 		struct jank_flow_note to = { flow, true, false, p[i].to_tid, p[i].to_ts, key };
 
 		snprintf(key, sizeof(key), "tcp#%" PRIu64, ++ctx->net_pairs);

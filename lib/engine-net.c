@@ -57,13 +57,12 @@ static struct engine_net_rx *rx_of(struct jank_engine *e, int32_t cpu, bool add)
 static void context_of(const struct jank_engine *e, int32_t cpu, uint32_t *depth, int64_t *entry,
 		       int32_t *tid)
 {
-	const struct jank_cpu *c = cpu >= 0 && (uint32_t)cpu < e->model.ncpus
-					   ? &e->model.cpus[cpu]
-					   : NULL;
+	const struct jank_cpu *c =
+		cpu >= 0 && (uint32_t)cpu < e->model.ncpus ? &e->model.cpus[cpu] : NULL;
 
 	*depth = c ? c->depth : 0;
 	*entry = c && c->depth && c->depth <= JANK_IRQ_STACK_MAX ? c->stack[c->depth - 1].entry_ts
-								    : 0;
+								 : 0;
 	*tid = c ? c->cur_tid : -1;
 }
 

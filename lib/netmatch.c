@@ -9,7 +9,7 @@
 #include "hashmap.h"
 #include "netmatch.h"
 
-#define MAX_HOST   1024
+#define MAX_HOST    1024
 #define SEQ_BUCKET  16 /* bits: a send's payload (at most 64 KiB) spans two buckets at most */
 #define BUCKET_MASK ((1u << (32 - SEQ_BUCKET)) - 1) /* the buckets wrap with the sequence */
 
@@ -234,13 +234,13 @@ static size_t tell(struct jank_netmatch *m, const struct nev *snd, struct nev *r
 	m->stats.fallback += fallback;
 	if (told >= max)
 		return told;
-	out[told] = (struct jank_netmatch_pair){ snd->host, rcv->host, snd->tid,
-						 rcv->tid,  snd->ts,   rcv->ts,
-						 fallback };
+	out[told] = (struct jank_netmatch_pair){ snd->host, rcv->host, snd->tid, rcv->tid,
+						 snd->ts,   rcv->ts,   fallback };
 	return told + 1;
 }
 
-/* The newest send of another host that the receive e is of, by its connection, then by NAT's key. */
+/* The newest send of another host that the receive e is of, by its connection, then by NAT's key.
+ */
 static struct nev *send_of(struct jank_netmatch *m, const struct nev *e, bool *fallback)
 {
 	unsigned walked = 0;
@@ -313,8 +313,8 @@ static size_t recvs_of(struct jank_netmatch *m, struct nev *e, struct jank_netma
 }
 
 size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int32_t tid,
-			  int64_t ts, const struct jank_tcp_seg *seg, struct jank_netmatch_pair *out,
-			  size_t max)
+			  int64_t ts, const struct jank_tcp_seg *seg,
+			  struct jank_netmatch_pair *out, size_t max)
 {
 	struct nev *e;
 	bool fallback = false;

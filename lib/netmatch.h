@@ -98,8 +98,8 @@ void jank_netmatch_free(struct jank_netmatch *m);
  * pairs all the same). Returns how many were told.
  */
 size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int32_t tid,
-			  int64_t ts, const struct jank_tcp_seg *seg, struct jank_netmatch_pair *out,
-			  size_t max);
+			  int64_t ts, const struct jank_tcp_seg *seg,
+			  struct jank_netmatch_pair *out, size_t max);
 
 void jank_netmatch_get_stats(const struct jank_netmatch *m, struct jank_netmatch_stats *out);
 

@@ -272,9 +272,10 @@ static void event(char **f, int nf)
 		le(b, (uint64_t)cpu, 4);
 	} else if (!strncmp(name, "softirq_", 8)) {
 		NEED(4);
-		le(b, !strcmp(name, "softirq_entry")  ? EV_SOFTIRQ_ENTRY
-		      : !strcmp(name, "softirq_exit") ? EV_SOFTIRQ_EXIT
-						      : EV_SOFTIRQ_RAISE,
+		le(b,
+		   !strcmp(name, "softirq_entry")  ? EV_SOFTIRQ_ENTRY
+		   : !strcmp(name, "softirq_exit") ? EV_SOFTIRQ_EXIT
+						   : EV_SOFTIRQ_RAISE,
 		   4);
 		le(b, (uint64_t)ts, 8);
 		le(b, (uint64_t)num(f[3]), 4);
@@ -312,7 +313,8 @@ static void write_metadata(FILE *m)
 		" tracer_name = \"lttng-modules\";\n tracer_major = 2;\n tracer_minor = 13;\n};\n",
 		host);
 	fprintf(m,
-		"clock {\n name = \"monotonic\";\n uuid = \"5c4f6a1e-0000-4e5f-8a9b-0c1d2e3f4a5b\";\n"
+		"clock {\n name = \"monotonic\";\n uuid = "
+		"\"5c4f6a1e-0000-4e5f-8a9b-0c1d2e3f4a5b\";\n"
 		" freq = 1000000000;\n precision = 1;\n offset_s = 0;\n offset = %" PRId64 ";\n"
 		" absolute = FALSE;\n};\n"
 		"typealias integer { size = 64; align = 8; signed = false; map = "
@@ -321,11 +323,13 @@ static void write_metadata(FILE *m)
 		" event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; };\n"
 		" packet.context := struct {\n  uint64_clock_monotonic_t timestamp_begin;\n"
 		"  uint64_clock_monotonic_t timestamp_end;\n  uint64_t content_size;\n"
-		"  uint64_t packet_size;\n  uint64_t packet_seq_num;\n  uint64_t events_discarded;\n"
+		"  uint64_t packet_size;\n  uint64_t packet_seq_num;\n  uint64_t "
+		"events_discarded;\n"
 		"  uint32_t cpu_id;\n };\n};\n",
 		clock_offset);
 	fprintf(m,
-		"event {\n name = \"sched_switch\";\n id = %d;\n stream_id = 0;\n fields := struct {\n"
+		"event {\n name = \"sched_switch\";\n id = %d;\n stream_id = 0;\n fields := struct "
+		"{\n"
 		"  string _prev_comm;\n  integer { size = 32; align = 8; signed = 1; } _prev_tid;\n"
 		"  integer { size = 32; align = 8; signed = 1; } _prev_prio;\n"
 		"  integer { size = 64; align = 8; signed = 1; } _prev_state;\n"
@@ -334,7 +338,8 @@ static void write_metadata(FILE *m)
 		EV_SWITCH);
 	for (int i = 0; i < 2; i++)
 		fprintf(m,
-			"event {\n name = \"%s\";\n id = %d;\n stream_id = 0;\n fields := struct {\n"
+			"event {\n name = \"%s\";\n id = %d;\n stream_id = 0;\n fields := struct "
+			"{\n"
 			"  string _comm;\n  integer { size = 32; align = 8; signed = 1; } _tid;\n"
 			"  integer { size = 32; align = 8; signed = 1; } _prio;\n"
 			"  integer { size = 32; align = 8; signed = 1; } _target_cpu;\n };\n};\n",
@@ -344,7 +349,10 @@ static void write_metadata(FILE *m)
 			"event {\n name = \"irq_softirq_%s\";\n id = %d;\n stream_id = 0;\n"
 			" fields := struct {\n"
 			"  integer { size = 32; align = 8; signed = 0; } _vec;\n };\n};\n",
-			i == 0 ? "entry" : i == 1 ? "exit" : "raise", EV_SOFTIRQ_ENTRY + i);
+			i == 0	 ? "entry"
+			: i == 1 ? "exit"
+				 : "raise",
+			EV_SOFTIRQ_ENTRY + i);
 	for (int i = 0; i < 2; i++) {
 		fprintf(m,
 			"event {\n name = \"%s\";\n id = %d;\n stream_id = 0;\n"
@@ -354,7 +362,8 @@ static void write_metadata(FILE *m)
 			"  enum : integer { size = 8; align = 8; signed = 0; } "
 			"{ \"_unknown\" = 0, \"_ipv4\" = 1, \"_ipv6\" = 2 } _network_header_type;\n"
 			"  variant <_network_header_type> {\n   struct { } _unknown;\n",
-			i ? "net_if_receive_skb" : "net_dev_queue", i ? EV_NET_RECEIVE : EV_NET_QUEUE);
+			i ? "net_if_receive_skb" : "net_dev_queue",
+			i ? EV_NET_RECEIVE : EV_NET_QUEUE);
 		for (int v6 = 0; v6 < 2; v6++) {
 			fprintf(m, "   struct {\n");
 			if (!v6)
@@ -366,9 +375,12 @@ static void write_metadata(FILE *m)
 					"    integer { size = 16; align = %u; %s } _id;\n"
 					"    integer { size = 16; align = %u; %s } _frag_off;\n"
 					"    integer { size = 8; align = 8; %s } _ttl;\n"
-					"    enum : integer { size = 8; align = 8; %s } { \"_unknown\" = 0 "
-					"... 0, \"_icmp\" = 1, \"_unknown\" = 2 ... 5, \"_tcp\" = 6, "
-					"\"_unknown\" = 7 ... 16, \"_udp\" = 17, \"_unknown\" = 18 ... 255 } "
+					"    enum : integer { size = 8; align = 8; %s } { "
+					"\"_unknown\" = 0 "
+					"... 0, \"_icmp\" = 1, \"_unknown\" = 2 ... 5, \"_tcp\" = "
+					"6, "
+					"\"_unknown\" = 7 ... 16, \"_udp\" = 17, \"_unknown\" = 18 "
+					"... 255 } "
 					"_protocol;\n"
 					"    integer { size = 16; align = %u; %s } _checksum;\n"
 					"    integer { size = 8; align = 8; %s } _saddr[4];\n"
@@ -381,18 +393,23 @@ static void write_metadata(FILE *m)
 					"    integer { size = 4; align = 4; %s } _prio;\n"
 					"    integer { size = 8; align = 8; %s } _flow_lbl[3];\n"
 					"    integer { size = 16; align = %u; %s } _payload_len;\n"
-					"    enum : integer { size = 8; align = 8; %s } { \"_unknown\" = 0 "
-					"... 5, \"_tcp\" = 6, \"_unknown\" = 7 ... 16, \"_udp\" = 17, "
+					"    enum : integer { size = 8; align = 8; %s } { "
+					"\"_unknown\" = 0 "
+					"... 5, \"_tcp\" = 6, \"_unknown\" = 7 ... 16, \"_udp\" = "
+					"17, "
 					"\"_unknown\" = 18 ... 255 } _nexthdr;\n"
 					"    integer { size = 8; align = 8; %s } _hop_limit;\n"
 					"    integer { size = 16; align = %u; %s } _saddr[8];\n"
 					"    integer { size = 16; align = %u; %s } _daddr[8];\n",
-					bits_be, bits_be, bits_be, a16, bits_be, bits_be, bits_be, a16,
-					bits_be, a16, bits_be);
+					bits_be, bits_be, bits_be, a16, bits_be, bits_be, bits_be,
+					a16, bits_be, a16, bits_be);
 			fprintf(m,
-				"    enum : integer { size = 8; align = 8; signed = 0; } { \"_unknown\" = "
-				"0, \"_tcp\" = 1, \"_udp\" = 2, \"_icmp\" = 3 } _transport_header_type;\n"
-				"    variant <_transport_header_type> {\n     struct { } _unknown;\n"
+				"    enum : integer { size = 8; align = 8; signed = 0; } { "
+				"\"_unknown\" = "
+				"0, \"_tcp\" = 1, \"_udp\" = 2, \"_icmp\" = 3 } "
+				"_transport_header_type;\n"
+				"    variant <_transport_header_type> {\n     struct { } "
+				"_unknown;\n"
 				"     struct {\n"
 				"      integer { size = 16; align = %u; %s } _source_port;\n"
 				"      integer { size = 16; align = %u; %s } _dest_port;\n"
@@ -403,22 +420,25 @@ static void write_metadata(FILE *m)
 				"      integer { size = 9; align = 1; %s } _flags;\n"
 				"      integer { size = 16; align = %u; %s } _window_size;\n"
 				"      integer { size = 16; align = %u; %s } _checksum;\n"
-				"      integer { size = 16; align = %u; %s } _urg_ptr;\n     } _tcp;\n"
+				"      integer { size = 16; align = %u; %s } _urg_ptr;\n     } "
+				"_tcp;\n"
 				"     struct {\n"
 				"      integer { size = 16; align = %u; %s } _source_port;\n"
 				"      integer { size = 16; align = %u; %s } _dest_port;\n"
 				"      integer { size = 16; align = %u; %s } _len;\n"
-				"      integer { size = 16; align = %u; %s } _check;\n     } _udp;\n"
+				"      integer { size = 16; align = %u; %s } _check;\n     } "
+				"_udp;\n"
 				"     struct {\n"
 				"      integer { size = 8; align = 8; %s } _type;\n"
 				"      integer { size = 8; align = 8; %s } _code;\n"
 				"      integer { size = 16; align = %u; %s } _checksum;\n"
-				"      integer { size = 32; align = %u; %s } _gateway;\n     } _icmp;\n"
+				"      integer { size = 32; align = %u; %s } _gateway;\n     } "
+				"_icmp;\n"
 				"    } _transport_header;\n   } _%s;\n",
-				a16, bits_be, a16, bits_be, a32, bits_be, a32, bits_be, bits_be, bits_be,
-				bits_be, a16, bits_be, a16, bits_be, a16, bits_be, a16, bits_be, a16,
-				bits_be, a16, bits_be, a16, bits_be, bits_be, bits_be, a16, bits_be, a32,
-				bits_be, v6 ? "ipv6" : "ipv4");
+				a16, bits_be, a16, bits_be, a32, bits_be, a32, bits_be, bits_be,
+				bits_be, bits_be, a16, bits_be, a16, bits_be, a16, bits_be, a16,
+				bits_be, a16, bits_be, a16, bits_be, a16, bits_be, bits_be, bits_be,
+				a16, bits_be, a32, bits_be, v6 ? "ipv6" : "ipv4");
 		}
 		fprintf(m, "  } _network_header;\n };\n};\n");
 	}
@@ -433,8 +453,9 @@ static void write_stream(const char *dir, int cpu, int64_t end)
 
 	le(&h, 0xc1fc1fc1, 4);
 	for (int i = 0; i < 16; i++)
-		le(&h, (uint64_t[]){ 0x5c, 0x4f, 0x6a, 0x1e, 0x2b, 0x3d, 0x4e, 0x5f, 0x8a, 0x9b, 0x0c,
-				     0x1d, 0x2e, 0x3f, 0x4a, 0x5b }[i],
+		le(&h,
+		   (uint64_t[]){ 0x5c, 0x4f, 0x6a, 0x1e, 0x2b, 0x3d, 0x4e, 0x5f, 0x8a, 0x9b, 0x0c,
+				 0x1d, 0x2e, 0x3f, 0x4a, 0x5b }[i],
 		   1);
 	le(&h, 0, 4);
 	le(&h, (uint64_t)(b->any ? b->first : end), 8);

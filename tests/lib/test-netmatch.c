@@ -67,10 +67,10 @@ static void decode(void **state)
 	(void)state;
 	memset(&ev, 0, sizeof(ev));
 	ev.nfields = JANK_F_NET_COUNT;
-	ev.fields[JANK_F_NET_SADDR] = (struct jank_value){ .type = JANK_VALUE_ARRAY,
-							   .a = { a4, 4 } };
-	ev.fields[JANK_F_NET_DADDR] = (struct jank_value){ .type = JANK_VALUE_ARRAY,
-							   .a = { b4, 4 } };
+	ev.fields[JANK_F_NET_SADDR] =
+		(struct jank_value){ .type = JANK_VALUE_ARRAY, .a = { a4, 4 } };
+	ev.fields[JANK_F_NET_DADDR] =
+		(struct jank_value){ .type = JANK_VALUE_ARRAY, .a = { b4, 4 } };
 	set_u(&ev, JANK_F_NET_TOT_LEN, 140);
 	set_u(&ev, JANK_F_NET_IHL, 5);
 	set_u(&ev, JANK_F_NET_SPORT, 40000);
@@ -206,7 +206,8 @@ static void through_nat(void **state)
 	jank_netmatch_free(m);
 }
 
-/* 10000 sends to a host not traced, in a ring of 64: bounded, counted, then a pair still matches. */
+/* 10000 sends to a host not traced, in a ring of 64: bounded, counted, then a pair still matches.
+ */
 static void flood(void **state)
 {
 	struct jank_netmatch *m = jank_netmatch_new(64);
@@ -337,9 +338,9 @@ static void engine_notes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(decode),     cmocka_unit_test(by_connection),
+		cmocka_unit_test(decode),      cmocka_unit_test(by_connection),
 		cmocka_unit_test(through_nat), cmocka_unit_test(flood),
-		cmocka_unit_test(long_chain), cmocka_unit_test(engine_notes),
+		cmocka_unit_test(long_chain),  cmocka_unit_test(engine_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
