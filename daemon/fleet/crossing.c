@@ -6,6 +6,8 @@
  * worker can answer only what it was asked.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
@@ -40,6 +42,8 @@ struct jank_crossing {
 	void *data;
 	int64_t timeout;
 	struct jank_hostjoin *join;
+	struct jank_netmatch *net; /* the kernel's TCP segments, matched into the join */
+	uint64_t net_pairs;	   /* the key of the next pair it made */
 	struct held *held;
 	int64_t next_id;
 	const struct jank_flow_rule *flows;
@@ -87,7 +91,10 @@ struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_c
 	if (!c)
 		return NULL;
 	c->join = jank_hostjoin_new(JANK_CROSSING_EVENTS);
-	if (!c->join) {
+	c->net = jank_netmatch_new(JANK_CROSSING_SEGMENTS);
+	if (!c->join || !c->net) {
+		jank_hostjoin_free(c->join);
+		jank_netmatch_free(c->net);
 		free(c);
 		return NULL;
 	}
@@ -120,6 +127,7 @@ void jank_crossing_free(struct jank_crossing *c)
 		held_free(h);
 	}
 	jank_hostjoin_free(c->join);
+	jank_netmatch_free(c->net);
 	free(c);
 }
 
@@ -290,6 +298,27 @@ static void advance_all(struct jank_crossing *c, int64_t now)
 	}
 }
 
+/*
+ * A TCP segment into the kernel matching; a send and a receive it matches
+ * join the flows' join as a `from` and a `to` of the flow "tcp", of a key of
+ * their own, as a [flow]'s would.
+ */
+static void note_tcp(struct jank_crossing *c, unsigned h, const struct jank_worker_proto_flow *f)
+{
+	struct jank_netmatch_pair p[16];
+	size_t n = jank_netmatch_note(c->net, h, f->to, f->tid, f->ts, &f->tcp, p, 16);
+
+	for (size_t i = 0; i < n; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, ++c->net_pairs);
+		jank_hostjoin_note(c->join, p[i].from_host, "tcp", key, false, p[i].from_tid,
+				   p[i].from_ts);
+		jank_hostjoin_note(c->join, p[i].to_host, "tcp", key, true, p[i].to_tid,
+				   p[i].to_ts);
+	}
+}
+
 int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_object *msg,
 			char *err, size_t len)
 {
@@ -300,9 +329,13 @@ int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_o
 	if (r < 0)
 		return r;
 	c->stats.dropped += f.dropped;
-	for (size_t i = 0; h >= 0 && i < f.n; i++)
-		jank_hostjoin_note(c->join, (unsigned)h, f.v[i].flow, f.v[i].key, f.v[i].to,
-				   f.v[i].tid, f.v[i].ts);
+	for (size_t i = 0; h >= 0 && i < f.n; i++) {
+		if (f.v[i].is_tcp)
+			note_tcp(c, (unsigned)h, &f.v[i]);
+		else
+			jank_hostjoin_note(c->join, (unsigned)h, f.v[i].flow, f.v[i].key, f.v[i].to,
+					   f.v[i].tid, f.v[i].ts);
+	}
 	jank_worker_proto_flows_fini(&f);
 	if (c->held)
 		advance_all(c, jank_clock_monotonic_ns());
@@ -435,6 +468,7 @@ void jank_crossing_get_stats(const struct jank_crossing *c, struct jank_crossing
 {
 	*out = c->stats;
 	jank_hostjoin_get_stats(c->join, &out->join);
+	jank_netmatch_get_stats(c->net, &out->tcp);
 }
 
 void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **host,
@@ -500,7 +534,22 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 	e |= jank_json_add_u64(o, "flow_events_evicted", s.join.evicted);
 	e |= jank_json_add_u64(o, "flow_events_dropped", s.dropped);
 	e |= jank_json_add_u64(o, "pairs", s.join.pairs);
-	e |= jank_json_add_u64(o, "memory_bytes", s.join.bytes);
+	{
+		struct json_object *t = json_object_new_object();
+
+		e |= !t || jank_json_add(o, "tcp_segments", t);
+		if (t && !e) {
+			e |= jank_json_add_u64(t, "sends", s.tcp.sends);
+			e |= jank_json_add_u64(t, "receives", s.tcp.recvs);
+			e |= jank_json_add_u64(t, "pairs", s.tcp.pairs);
+			e |= jank_json_add_u64(t, "pairs_fallback", s.tcp.fallback);
+			e |= jank_json_add_u64(t, "sends_evicted", s.tcp.evicted_sends);
+			e |= jank_json_add_u64(t, "receives_evicted", s.tcp.evicted_recvs);
+			e |= jank_json_add_u64(t, "kept", s.tcp.kept);
+			e |= jank_json_add_u64(t, "max", s.tcp.max_events);
+		}
+	}
+	e |= jank_json_add_u64(o, "memory_bytes", s.join.bytes + s.tcp.bytes);
 	if (e) {
 		json_object_put(o);
 		return NULL;

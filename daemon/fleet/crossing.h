@@ -24,6 +24,7 @@
 #define JANK_CROSSING_TIMEOUT_NS 5000000000LL
 #define JANK_CROSSING_HELD	 256
 #define JANK_CROSSING_EVENTS	 65536 /* flow events the join keeps, all hosts */
+#define JANK_CROSSING_SEGMENTS	 65536 /* TCP segments the kernel matching keeps, all hosts */
 #define JANK_CROSSING_HOPS	 4     /* host changes followed along one path */
 
 struct jank_crossing;
@@ -41,6 +42,7 @@ struct jank_crossing_stats {
 	uint64_t dropped;   /* flow events the workers dropped (their batch's bound) */
 	size_t pending;
 	struct jank_hostjoin_stats join;
+	struct jank_netmatch_stats tcp; /* the kernel's TCP segments (netmatch.h) */
 };
 
 struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_crossing_ask_fn ask,
@@ -89,7 +91,8 @@ void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **h
  * lo_ns?, hi_ns?, messages_to, messages_from, consistent}], held, joined,
  * timed_out, overflow, pending, flow_events, flow_events_kept,
  * flow_events_max, flow_events_evicted, flow_events_dropped, pairs,
- * memory_bytes}; NULL when out of memory.
+ * tcp_segments: {sends, receives, pairs, pairs_fallback, sends_evicted,
+ * receives_evicted, kept, max}, memory_bytes}; NULL when out of memory.
  */
 struct json_object *jank_crossing_json(const struct jank_crossing *c);
 
