@@ -234,8 +234,14 @@ static size_t tell(struct jank_netmatch *m, const struct nev *snd, struct nev *r
 	m->stats.fallback += fallback;
 	if (told >= max)
 		return told;
-	out[told] = (struct jank_netmatch_pair){ snd->host, rcv->host, snd->tid, rcv->tid,
-						 snd->ts,   rcv->ts,   fallback };
+	out[told] = (struct jank_netmatch_pair){ .from_host = snd->host,
+						 .to_host = rcv->host,
+						 .from_tid = snd->tid,
+						 .to_tid = rcv->tid,
+						 .from_ts = snd->ts,
+						 .to_ts = rcv->ts,
+						 .fallback = fallback,
+						 .recv_id = rcv->seq };
 	return told + 1;
 }
 
@@ -354,6 +360,11 @@ size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int
 	if (jank_hashmap_put(&m->fb, e->h_fb, (void *)(uintptr_t)e->seq) < 0)
 		e->prev_fb = 0;
 	return told;
+}
+
+uint64_t jank_netmatch_last_id(const struct jank_netmatch *m)
+{
+	return m->seq;
 }
 
 void jank_netmatch_get_stats(const struct jank_netmatch *m, struct jank_netmatch_stats *out)

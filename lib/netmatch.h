@@ -79,12 +79,17 @@ struct jank_netmatch_stats {
 	size_t bytes;
 };
 
-/* A send on from_host matched with a receive on to_host (each on its own clock). */
+/*
+ * A send on from_host matched with a receive on to_host (each on its own
+ * clock); recv_id is the receive's id (jank_netmatch_last_id when it was
+ * noted), unique over the table's life.
+ */
 struct jank_netmatch_pair {
 	unsigned from_host, to_host;
 	int32_t from_tid, to_tid;
 	int64_t from_ts, to_ts;
 	bool fallback;
+	uint64_t recv_id;
 };
 
 /* At most max_events segments kept (>= 16). NULL: out of memory. */
@@ -100,6 +105,9 @@ void jank_netmatch_free(struct jank_netmatch *m);
 size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int32_t tid,
 			  int64_t ts, const struct jank_tcp_seg *seg,
 			  struct jank_netmatch_pair *out, size_t max);
+
+/* The id of the segment noted last (1, 2...; 0: none yet). */
+uint64_t jank_netmatch_last_id(const struct jank_netmatch *m);
 
 void jank_netmatch_get_stats(const struct jank_netmatch *m, struct jank_netmatch_stats *out);
 

@@ -43,7 +43,6 @@ struct jank_crossing {
 	int64_t timeout;
 	struct jank_hostjoin *join;
 	struct jank_netmatch *net; /* the kernel's TCP segments, matched into the join */
-	uint64_t net_pairs;	   /* the key of the next pair it made */
 	struct held *held;
 	int64_t next_id;
 	const struct jank_flow_rule *flows;
@@ -299,23 +298,26 @@ static void advance_all(struct jank_crossing *c, int64_t now)
 }
 
 /*
- * A TCP segment into the kernel matching; a send and a receive it matches
- * join the flows' join as a `from` and a `to` of the flow "tcp", of a key of
- * their own, as a [flow]'s would.
+ * A TCP segment into the kernel matching, and into the flows' join as the
+ * flow "tcp": a reception that woke a thread is at once a `to` of its own
+ * key (its id), so that a verdict whose path reaches it is held while the
+ * sending host's stream lags; each send it matches (now or when it comes)
+ * is the `from` of that key.
  */
 static void note_tcp(struct jank_crossing *c, unsigned h, const struct jank_worker_proto_flow *f)
 {
 	struct jank_netmatch_pair p[16];
 	size_t n = jank_netmatch_note(c->net, h, f->to, f->tid, f->ts, &f->tcp, p, 16);
+	char key[32];
 
+	if (f->to) {
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, jank_netmatch_last_id(c->net));
+		jank_hostjoin_note(c->join, h, "tcp", key, true, f->tid, f->ts);
+	}
 	for (size_t i = 0; i < n; i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "tcp#%" PRIu64, ++c->net_pairs);
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, p[i].recv_id);
 		jank_hostjoin_note(c->join, p[i].from_host, "tcp", key, false, p[i].from_tid,
 				   p[i].from_ts);
-		jank_hostjoin_note(c->join, p[i].to_host, "tcp", key, true, p[i].to_tid,
-				   p[i].to_ts);
 	}
 }
 

@@ -300,14 +300,18 @@ static void write_metadata(FILE *m)
 	unsigned a16 = natural ? 16 : 8, a32 = natural ? 32 : 8;
 	const char *bits_be = "signed = 0; encoding = none; base = 10; byte_order = be;";
 
+	/* The packet header and context an integer a line, as mock-relayd reads them. */
 	fprintf(m, "/* CTF 1.8 */\n"
 		   "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
 		   "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
 		   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
 		   "trace {\n major = 1; minor = 8;\n"
 		   " uuid = \"5c4f6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b\";\n byte_order = le;\n"
-		   " packet.header := struct {\n  uint32_t magic;\n  uint8_t uuid[16];\n"
-		   "  uint32_t stream_id;\n };\n};\n");
+		   " packet.header := struct {\n"
+		   "  integer { size = 32; align = 8; signed = false; base = 16; } magic;\n"
+		   "  integer { size = 8; align = 8; signed = false; } uuid[16];\n"
+		   "  integer { size = 32; align = 8; signed = false; } stream_id;\n"
+		   " };\n};\n");
 	fprintf(m,
 		"env {\n hostname = \"%s\";\n domain = \"kernel\";\n kernel_release = \"6.1.0\";\n"
 		" tracer_name = \"lttng-modules\";\n tracer_major = 2;\n tracer_minor = 13;\n};\n",
@@ -321,11 +325,17 @@ static void write_metadata(FILE *m)
 		"clock.monotonic.value; } := uint64_clock_monotonic_t;\n"
 		"stream {\n id = 0;\n"
 		" event.header := struct { uint32_t id; uint64_clock_monotonic_t timestamp; };\n"
-		" packet.context := struct {\n  uint64_clock_monotonic_t timestamp_begin;\n"
-		"  uint64_clock_monotonic_t timestamp_end;\n  uint64_t content_size;\n"
-		"  uint64_t packet_size;\n  uint64_t packet_seq_num;\n  uint64_t "
-		"events_discarded;\n"
-		"  uint32_t cpu_id;\n };\n};\n",
+		" packet.context := struct {\n"
+		"  integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } "
+		"timestamp_begin;\n"
+		"  integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } "
+		"timestamp_end;\n"
+		"  integer { size = 64; align = 8; signed = false; } content_size;\n"
+		"  integer { size = 64; align = 8; signed = false; } packet_size;\n"
+		"  integer { size = 64; align = 8; signed = false; } packet_seq_num;\n"
+		"  integer { size = 64; align = 8; signed = false; } events_discarded;\n"
+		"  integer { size = 32; align = 8; signed = false; } cpu_id;\n"
+		" };\n};\n",
 		clock_offset);
 	fprintf(m,
 		"event {\n name = \"sched_switch\";\n id = %d;\n stream_id = 0;\n fields := struct "
