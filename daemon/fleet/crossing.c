@@ -173,6 +173,9 @@ static int join_level(struct jank_crossing *c, const struct held *h, unsigned k,
 	if (k >= h->n) /* the deepest level: its own segments, named */
 		return jank_crosshost_splice(p, host, NULL, "", 0, p->begin, p->begin, "", out);
 	from = jank_hostjoin_host_name(c->join, x->from_host);
+	/* A reception no traced host's send matched may come from anywhere: as its host saw it. */
+	if (!x->paired && !strcmp(x->flow, "tcp"))
+		return -ENOENT;
 	if (!x->paired) {
 		/* Its `from` never came: the other host is known only when there is one. */
 		from = jank_hostjoin_host_name(c->join, level_host(h, k) == 0);

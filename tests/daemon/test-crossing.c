@@ -613,7 +613,8 @@ static void add_tcp(struct json_object *a, bool recv, int tid, int64_t ts, uint3
  * The same story with no [flow]: the kernel's TCP segments alone link the
  * hosts (alpha 10.0.0.1:40000, beta 10.0.0.2:8080), beta's worker first
  * this time. The slow request's verdict is held, beta asked, its answer
- * spliced; the segments are counted in status; a bad segment is refused.
+ * spliced; the segments are counted in status. A reception that no send
+ * matches goes out as its host saw it. A bad segment is refused.
  */
 static void tcp(void **state)
 {
@@ -663,6 +664,25 @@ static void tcp(void **state)
 	assert_true(jank_json_get_i64(t, "pairs", &v));
 	assert_int_equal(v, 20);
 	json_object_put(o);
+	/*
+	 * A reception no send matched (its sender is not traced): held while a
+	 * send may come, then sent as alpha saw it, not "waiting on beta".
+	 */
+	jank_crossing_free(c);
+	r = (struct rec){ 0 };
+	c = jank_crossing_new(deliver, ask, &r);
+	jank_crossing_add_host(c, "beta");
+	alpha = json_object_new_array();
+	add_tcp(alpha, true, 100, T0 + 560 * MS, 0x0a090909, 9, 0x0a000001, 40000, 1, 2, 10);
+	assert_int_equal(send_flows(c, "alpha", alpha), 0);
+	jank_crossing_set_timeout(c, 20 * MS);
+	assert_int_equal(verdict5(c, &r), 1);
+	assert_int_equal(r.asked, 0);
+	usleep(30000);
+	jank_crossing_tick(c);
+	assert_int_equal(r.delivered, 1);
+	assert_null(strstr(r.story, "beta"));
+	assert_int_equal(r.on_beta, 0);
 	/* A segment whose address is not hex, or of a family neither 4 nor 6: refused. */
 	for (int k = 0; k < 2; k++) {
 		struct json_object *msg = jank_worker_proto_new("flows"),
