@@ -28,6 +28,7 @@
  *   TS CPU softirq_entry|softirq_exit|softirq_raise VEC
  *   TS CPU send|recv SADDR SPORT DADDR DPORT SEQ ACK FLAGS PAYLOAD
  *   TS CPU send_udp|recv_udp SADDR SPORT DADDR DPORT
+ *   TS CPU send_arp           no network header (network_header_type unknown)
  *
  * send is net_dev_queue, recv net_if_receive_skb (no tid context: the
  * thread is the one the switches put on the CPU); an address with a ':' is
@@ -289,6 +290,13 @@ static void event(char **f, int nf)
 		le(b, name[0] == 's' ? EV_NET_QUEUE : EV_NET_RECEIVE, 4);
 		le(b, (uint64_t)ts, 8);
 		net_event(b, f + 3, false);
+	} else if (!strcmp(name, "send_arp")) {
+		le(b, EV_NET_QUEUE, 4);
+		le(b, (uint64_t)ts, 8);
+		le(b, 0xffff888000002000ull, 8);
+		le(b, 42, 4);
+		str(b, "eth0");
+		le(b, 0, 1); /* network_header_type unknown: the variant's empty option */
 	} else {
 		die("unknown event %s", name);
 	}

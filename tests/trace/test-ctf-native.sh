@@ -82,6 +82,7 @@ cat >"$tmp/s/net.txt" <<'EOF'
 2400 1 waking client 100
 2500 1 softirq_exit 3
 2600 1 send_udp 10.0.0.1 53 10.0.0.9 53
+2700 1 send_arp
 EOF
 for a in packed natural; do
 	{ echo "@align $a"; cat "$tmp/s/net.txt"; } >"$tmp/s/net-$a.txt"
@@ -186,8 +187,9 @@ check "network headers: IPv4 addresses, lengths, ports, seq, ack_seq, data_offse
 check "network headers: IPv6 addresses (16-bit words), payload_len, the 9-bit flags" \
 	grep -q '^E 2100 0 .* \[fd00,0,0,0,0,0,0,1\] \[fd00,0,0,0,0,0,0,2\] - - u20 u40000 u8080 u7 u9 u5 u272 ' \
 	"$tmp/n.native"
-check "network headers: UDP has ports and no TCP fields" \
-	grep -q '^E 2600 1 .* u36 u5 - u53 u53 - - - - -$' "$tmp/n.native"
+check "network headers: UDP has ports and no TCP fields; no IP header, no field" \
+	sh -c "grep -q '^E 2600 1 .* u36 u5 - u53 u53 - - - - -\$' '$tmp/n.native' &&
+		grep -q '^E 2700 1 -1 -1 - c1 n12 - - - - - - - - - - - -\$' '$tmp/n.native'"
 
 # ---- Fallback ----
 cp -r "$tmp/t/kernel" "$tmp/t/slowclock"
