@@ -38,6 +38,13 @@
 #include "verdict-json.h"
 
 #define JANK_CAPTURE_FILE	"capture.json"
+/*
+ * Beside it, when the flagged action's path crossed hosts as jankd joined
+ * it live: that verdict's JSON in full (verdict-json.h), each segment
+ * naming its host. The capture holds one host's trace: its report splices
+ * the other hosts' parts of this path into the path it computes.
+ */
+#define JANK_CAPTURE_LIVE_PATH_FILE "live-path.json"
 #define JANK_CAPTURE_FORMAT	"jank-capture/1" /* capture.json's "format" */
 #define JANK_CAPTURE_JOINED_MAX 64		 /* joined janks listed in capture.json */
 #define JANK_CAPTURE_CHUNKS_MAX 4096		 /* chunks a capture.json may list */
