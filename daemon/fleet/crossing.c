@@ -125,7 +125,7 @@ void jank_crossing_free(struct jank_crossing *c)
 
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns)
 {
-	c->timeout = ns;
+	c->timeout = ns > 0 ? ns : JANK_CROSSING_TIMEOUT_NS;
 }
 
 /* The offset of host b's clock to a's (a's time = b's + offset) around t (b's clock). */
@@ -507,6 +507,7 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 		json_object_put(a);
 	if (!o)
 		return NULL;
+	e |= jank_json_add_i64(o, "timeout_ns", c->timeout);
 	e |= jank_json_add_u64(o, "held", s.held);
 	e |= jank_json_add_u64(o, "joined", s.joined);
 	e |= jank_json_add_u64(o, "timed_out", s.timed_out);
