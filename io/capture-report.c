@@ -231,7 +231,8 @@ static void summarize(struct out *o)
 		const struct jank_breakdown_item *it = &r->breakdown->items[0];
 		int64_t total = r->path->end - r->path->begin;
 
-		const struct jank_label *h = it->host ? jank_path_label_of(r->path, it->host) : NULL;
+		const struct jank_label *h =
+			it->host ? jank_path_label_of(r->path, it->host) : NULL;
 
 		thread_name(it->tid, it->comm, th, sizeof(th));
 		/* A path across hosts: tids of two hosts collide, the host is said. */
@@ -239,7 +240,8 @@ static void summarize(struct out *o)
 			char eh[JANK_TEXT_SIZE(32)];
 			size_t n = strlen(th);
 
-			snprintf(th + n, sizeof(th) - n, " on %s", jank_text(eh, sizeof(eh), h->name));
+			snprintf(th + n, sizeof(th) - n, " on %s",
+				 jank_text(eh, sizeof(eh), h->name));
 		}
 		snprintf(o->cause, sizeof(o->cause), "%.1f%% %s on %s%s", /* th fits */
 			 total > 0 ? 100.0 * (double)it->ns / (double)total : 0.0,

@@ -71,7 +71,7 @@ struct jank_config_live {
 	int64_t crossing_timeout_ns;
 };
 
-#define JANK_CONFIG_CROSSING_TIMEOUT_MIN 100000000LL	 /* 100 ms */
+#define JANK_CONFIG_CROSSING_TIMEOUT_MIN 100000000LL	/* 100 ms */
 #define JANK_CONFIG_CROSSING_TIMEOUT_MAX 600000000000LL /* 10 min */
 
 struct jank_config_graph {

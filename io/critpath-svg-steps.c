@@ -101,9 +101,9 @@ static int build_lanes(struct picture *pic)
 
 		if (n == 0 || all[n - 1].tid != sg->tid || all[n - 1].host != sg->host)
 			all[n++] = (struct lane){
-				sg->tid, sg->comm,
-				0,	 pic->refs[i].lane,
-				1,	 sg->tid == pic->r->tid && sg->host == action_host,
+				sg->tid,  sg->comm,
+				0,	  pic->refs[i].lane,
+				1,	  sg->tid == pic->r->tid && sg->host == action_host,
 				sg->host, 0
 			};
 		all[n - 1].ns += sg->end - sg->begin;

@@ -670,7 +670,8 @@ int jank_crosshost_overlay(const struct jank_path *local, const char *host,
 			r = append_local(out, local, host, at, b);
 			for (; r == 0 && i < next; i++) {
 				const struct jank_segment *s = &live->segs[i];
-				int64_t sb = s->begin > b ? s->begin : b, se = s->end < e ? s->end : e;
+				int64_t sb = s->begin > b ? s->begin : b,
+					se = s->end < e ? s->end : e;
 
 				r = append(out, live, s, sb, se, NULL, 0);
 			}

@@ -299,9 +299,8 @@ static void config_discover(void **state)
 			 0);
 	assert_int_equal(c.live.crossing_timeout_ns, 20 * S);
 	jank_config_fini(&c);
-	assert_int_equal(jank_config_load_string(&c, "t.conf",
-						 "[live]\ncrossing-timeout = 100ms\n", err,
-						 sizeof(err)),
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 100ms\n",
+						 err, sizeof(err)),
 			 0);
 	assert_int_equal(c.live.crossing_timeout_ns, S / 10);
 	jank_config_fini(&c);

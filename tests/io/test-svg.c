@@ -376,7 +376,7 @@ static void critpath_host_groups(void **state)
 		int32_t tid;
 		int64_t b, e;
 	} segs[] = {
-		{ "alpha", 5, 0, 2 },  { "beta", 42, 2, 10 },  { "gamma", 7, 10, 20 },
+		{ "alpha", 5, 0, 2 },  { "beta", 42, 2, 10 },	{ "gamma", 7, 10, 20 },
 		{ "beta", 9, 20, 25 }, { "alpha", 42, 25, 40 },
 	};
 	static const char *const order[] = { ">tid 42 on alpha (action)<", ">tid 5 on alpha<",

@@ -48,7 +48,7 @@ for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-us
 done
 live_start_relayd
 
-plan 21
+plan 22
 
 session=crosshost-$$
 action=request
@@ -87,6 +87,8 @@ mkdir -p "$captures"
 live_jankd_conf --capture snapshot "$captures" \
 	"$relay/host/alpha/$session, $relay/host/beta/$session, $relay/host/gamma/$session" \
 	"$action" 30ms <<CONF
+[live]
+crossing-timeout = 8s
 [flow rpc]
 from = jank:flow_from
 to = jank:flow_to
@@ -149,7 +151,7 @@ wait "$busy_pid"
 live_forget "$busy_pid"
 
 out=$LIVE_TMP/jankd.out
-# The last alert may wait for beta's side up to the join's timeout (5 s).
+# The last alert may wait for beta's side up to the join's timeout (8 s).
 live_wait_for 20 '[ "$("$JQ" -s "[.[] | select(.type == \"action\")] | length" "$out")" -ge 4 ]' || true
 sleep 1
 cp "$out" "$LIVE_TMP/phase1.out"
@@ -211,8 +213,8 @@ set -- $clock
 check "status: the clock of the two hosts, its bracket around 0 (one machine)" \
 	[ "$1 $2" = "beta alpha" -o "$1 $2" = "alpha beta" ] && [ "$3" -le 0 ] && [ "$5" -ge 0 ] &&
 	[ "$6" -ge 40 ] && [ "$7" -ge 40 ]
-check "status: 4 verdicts held and joined, none timed out" \
-	[ "$(echo "$st" | "$JQ" -r '"\(.held) \(.joined) \(.timed_out)"')" = "4 4 0" ]
+check "status: 4 verdicts held and joined, none timed out (crossing-timeout 8s)" \
+	[ "$(echo "$st" | "$JQ" -r '"\(.held) \(.joined) \(.timed_out) \(.timeout_ns)"')" = "4 4 0 8000000000" ]
 live_jankd_status >/dev/null
 "$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" >"$LIVE_TMP/status.txt" 2>&1
 check "jankctl status says the clock" grep -Eq '^clock of (beta|alpha) against (alpha|beta): ' \
@@ -262,5 +264,9 @@ if [ -n "$cyg" ]; then
 else
 	skip "gamma: its part is in the backend's slow_lookup" "no liblttng-ust-cyg-profile.so.1"
 fi
+st=$(live_jankd_status '.fleet.crossing')
+diag "clocks: $(echo "$st" | "$JQ" -c '[.clocks[] | [.host, .reference, .lo_ns, .offset_ns, .hi_ns]]')"
+check "gamma: its 4 verdicts held and joined too, none timed out" \
+	[ "$(echo "$st" | "$JQ" -r '"\(.held) \(.joined) \(.timed_out)"')" = "8 8 0" ]
 
 live_jankd_diag "$all" "$LIVE_TMP/status.txt"
