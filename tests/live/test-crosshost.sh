@@ -37,6 +37,7 @@ live_isolate "$@"
 live_init
 # jankd runs on alpha (captures record jankd's host): alpha's programs are in
 # a PID namespace of their own there, as in a container.
+[ -n "${LIVE_ISOLATED:-}" ] || plan_skip_all "not in namespaces of its own (live_isolate)"
 hostname alpha
 live_require_jankd
 live_require_hosts
@@ -48,7 +49,7 @@ for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-us
 done
 live_start_relayd
 
-plan 22
+plan 23
 
 session=crosshost-$$
 action=request
@@ -100,22 +101,33 @@ listen = 127.0.0.1:$mport
 CONF
 live_run_jankd --log-target=json
 
-# rpc-demo, copied where jankd's workers can read it: the hosts are not
-# this one, so no binary opener reaches into a private build tree (a clone
-# in root's 0700 home) for them. Its library from the build, the
-# cyg-profile library preloaded into it alone.
+# rpc-demo, copied where jankd's workers can read it for beta and gamma:
+# those hosts are not this one, so no binary opener reaches into a private
+# build tree (a clone in root's 0700 home) for them. alpha is jankd's host:
+# its copy is in a 0700 directory, which only the binary opener reaches, for
+# processes in alpha's PID namespace (their vpids are not jankd's pids). Its
+# library from the build, the cyg-profile library preloaded into it alone.
 rpc_bin=$top_builddir/tests/live/.libs/rpc-demo
 [ -f "$rpc_bin" ] || rpc_bin=$RPC
 mkdir -m 0755 "$LIVE_TMP/bin"
+mkdir -m 0700 "$LIVE_TMP/private"
 cp "$rpc_bin" "$LIVE_TMP/bin/rpc-demo"
-chmod 0755 "$LIVE_TMP/bin/rpc-demo"
+cp "$rpc_bin" "$LIVE_TMP/private/rpc-demo"
+chmod 0755 "$LIVE_TMP/bin/rpc-demo" "$LIVE_TMP/private/rpc-demo"
 chmod 0711 "$LIVE_TMP"
+rpc_path() {
+	if [ "$1" = alpha ]; then
+		echo "$LIVE_TMP/private/rpc-demo"
+	else
+		echo "$LIVE_TMP/bin/rpc-demo"
+	fi
+}
 rpc() {
 	local h=$1
 
 	shift
 	live_host "$h" env LD_LIBRARY_PATH="$top_builddir/probes/.libs" ${cyg:+LD_PRELOAD=$cyg} \
-		"$LIVE_TMP/bin/rpc-demo" "$@"
+		"$(rpc_path "$h")" "$@"
 }
 # rpc_as_tid HOST TID ARGS...: rpc ARGS on HOST, as pid (and tid) TID of its
 # namespace if it is free (the next pid the namespace gives, set just
@@ -126,7 +138,7 @@ rpc_as_tid() {
 	shift 2
 	live_host "$h" sh -c 'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid; shift; "$@" & wait $!' \
 		sh "$t" env LD_LIBRARY_PATH="$top_builddir/probes/.libs" ${cyg:+LD_PRELOAD=$cyg} \
-		"$LIVE_TMP/bin/rpc-demo" "$@"
+		"$(rpc_path "$h")" "$@"
 }
 
 rpc beta server "$port" 10 1000 60000 >"$LIVE_TMP/server.out" 2>&1 &
@@ -186,8 +198,13 @@ if [ -n "$cyg" ]; then
 		[.critical_path[] | select(.host == "beta" and .tid == $t and
 		((.stack // []) | index(["slow_lookup"]) != null))] | length > 0] | all' "$out")
 	check "beta's part is in the server's slow_lookup" [ "$fn" = true ]
+	fn=$("$JQ" -s '[.[] | select(.type == "action") | [.critical_path[] | select(.host == "alpha" and
+		((.stack // []) | index(["client"]) != null))] | length > 0] | all' "$out")
+	check "alpha's part is named (client): its binary, in a 0700 directory, through jankd's binary opener" \
+		[ "$fn" = true ]
 else
 	skip "beta's part is in the server's slow_lookup" "no liblttng-ust-cyg-profile.so.1"
+	skip "alpha's part is named (client)" "no liblttng-ust-cyg-profile.so.1"
 fi
 
 # The captures: alpha's trace, replayed; the report splices in the other
