@@ -29,7 +29,9 @@
 # Gamma slow: the client on alpha asks a server on beta, which asks a
 # backend on gamma for each answer (flows lookup and found); the backend
 # spends 60 ms on every 10th. The 4 slow requests are alerted, each with at
-# least 80% of its path on gamma's backend thread, through beta.
+# least 80% of its path on gamma's backend thread, through beta; a capture's
+# report has gamma's part, its picture a group of lanes per host.
+# [live] crossing-timeout is 8s: status says so, and no path timed out.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
@@ -49,7 +51,7 @@ for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-us
 done
 live_start_relayd
 
-plan 23
+plan 25
 
 session=crosshost-$$
 action=request
@@ -162,15 +164,44 @@ live_forget "$server_pid"
 wait "$busy_pid"
 live_forget "$busy_pid"
 
+# alerted FILE CLIENT_OUT SLOW_IDS: whether the actions of FILE are the
+# requests SLOW_IDS, every one, and no other but a request the loaded
+# machine made slow past the threshold, as the client measured it (30 ms or
+# more: said). Their alerts are then in FILE.slow.
+alerted() {
+	local file=$1 cout=$2 slow=" $3 " id us bad=
+
+	for id in $("$JQ" -r 'select(.type == "action") | .key | sub(".*id="; "")' "$file"); do
+		case "$slow" in
+		*" $id "*) continue ;;
+		esac
+		us=$(awk -v i="$id" '$1 == "request" && $2 == i { print $5 }' "$cout")
+		if [ "${us:-0}" -ge 30000 ]; then
+			diag "request $id alerted: $us us as the client measured it (the machine's load)"
+		else
+			bad="$bad $id"
+		fi
+	done
+	for id in $slow; do
+		"$JQ" -en --arg k "name=request,id=$id" \
+			'[inputs | select(.type == "action" and .key == $k)] | length > 0' \
+			"$file" >/dev/null || bad="$bad !$id"
+	done
+	"$JQ" -c --arg ids "$slow" 'select(.type == "action") | (.key | sub(".*id="; "")) as $id |
+		select($ids | contains(" " + $id + " "))' "$file" >"$file.slow"
+	[ -z "$bad" ] || diag "alerts wrong:$bad"
+	[ -z "$bad" ]
+}
+
 out=$LIVE_TMP/jankd.out
 # The last alert may wait for beta's side up to the join's timeout (8 s).
 live_wait_for 20 '[ "$("$JQ" -s "[.[] | select(.type == \"action\")] | length" "$out")" -ge 4 ]' || true
 sleep 1
 cp "$out" "$LIVE_TMP/phase1.out"
-out=$LIVE_TMP/phase1.out
 keys=$("$JQ" -r 'select(.type == "action") | .key' "$out" | sort | tr '\n' ' ')
-check "the 4 slow requests are alerted, no other ($keys)" \
-	[ "$keys" = "name=request,id=19 name=request,id=29 name=request,id=39 name=request,id=9 " ]
+check "the 4 slow requests are alerted, no normal one ($keys)" \
+	alerted "$LIVE_TMP/phase1.out" "$LIVE_TMP/client.out" "9 19 29 39"
+out=$LIVE_TMP/phase1.out.slow
 
 shares=$("$JQ" -r 'select(.type == "action") | (([.critical_path[] | select(.host == "beta") |
 	.end - .begin] | add // 0) * 1000 / .duration_ns | floor)' "$out" | tr '\n' ' ')
@@ -230,8 +261,9 @@ set -- $clock
 check "status: the clock of the two hosts, its bracket around 0 (one machine)" \
 	[ "$1 $2" = "beta alpha" -o "$1 $2" = "alpha beta" ] && [ "$3" -le 0 ] && [ "$5" -ge 0 ] &&
 	[ "$6" -ge 40 ] && [ "$7" -ge 40 ]
-check "status: 4 verdicts held and joined, none timed out (crossing-timeout 8s)" \
-	[ "$(echo "$st" | "$JQ" -r '"\(.held) \(.joined) \(.timed_out) \(.timeout_ns)"')" = "4 4 0 8000000000" ]
+check "status: the verdicts held were joined, none timed out (crossing-timeout 8s)" \
+	[ "$(echo "$st" | "$JQ" -r '(.held >= 4 and .joined == .held and .timed_out == 0 and
+		.timeout_ns == 8000000000)')" = true ]
 live_jankd_status >/dev/null
 "$LIVE_JANKCTL" status --socket "$LIVE_JANKD_SOCK" >"$LIVE_TMP/status.txt" 2>&1
 check "jankctl status says the clock" grep -Eq '^clock of (beta|alpha) against (alpha|beta): ' \
@@ -263,10 +295,10 @@ all=$LIVE_TMP/jankd.out
 live_wait_for 20 '[ "$("$JQ" -s "[.[] | select(.type == \"action\")] | length" "$all")" -ge 8 ]' || true
 sleep 1
 "$JQ" -c 'select(.type == "action" and (.key | test("id=1[0-9][0-9]$")))' "$all" >"$LIVE_TMP/phase2.out"
-out=$LIVE_TMP/phase2.out
-keys=$("$JQ" -r '.key' "$out" | sort | tr '\n' ' ')
-check "gamma: the 4 slow requests are alerted, no other ($keys)" \
-	[ "$keys" = "name=request,id=109 name=request,id=119 name=request,id=129 name=request,id=139 " ]
+keys=$("$JQ" -r '.key' "$LIVE_TMP/phase2.out" | sort | tr '\n' ' ')
+check "gamma: the 4 slow requests are alerted, no normal one ($keys)" \
+	alerted "$LIVE_TMP/phase2.out" "$LIVE_TMP/client2.out" "109 119 129 139"
+out=$LIVE_TMP/phase2.out.slow
 shares=$("$JQ" -r --argjson t "$gtid" '(([.critical_path[] | select(.host == "gamma" and .tid == $t) |
 	.end - .begin] | add // 0) * 1000 / .duration_ns | floor)' "$out" | tr '\n' ' ')
 low=$(for s in $shares; do [ "$s" -ge 800 ] || echo "$s"; done)
@@ -281,9 +313,24 @@ if [ -n "$cyg" ]; then
 else
 	skip "gamma: its part is in the backend's slow_lookup" "no liblttng-ust-cyg-profile.so.1"
 fi
+# A capture of a gamma request: its report has three hosts, its picture a
+# group of lanes each.
+live_wait_for 30 '[ -n "$(grep -l "\"host\":\"gamma\"" "$captures"/*/report.json 2>/dev/null)" ]' || true
+report=$(grep -l '"host":"gamma"' "$captures"/*/report.json 2>/dev/null | head -1)
+diag "report: ${report:-none}"
+rgamma=0
+[ -z "$report" ] || rgamma=$("$JQ" --argjson t "$gtid" '[.critical_path[]? |
+	select(.host == "gamma" and .tid == $t) | .end - .begin] | add // 0' "$report")
+check "gamma: a capture's report has gamma's part ($rgamma ns on its backend thread)" \
+	[ "$rgamma" -ge 55000000 ]
+svg=$(dirname "${report:-/nonexistent/x}")/critical-path.svg
+check "gamma: its picture groups the lanes of alpha, beta and gamma, in that order" \
+	sh -c "grep -o 'data-host=\"[a-z]*\"' '$svg' | tr '\n' ' ' |
+		grep -qx 'data-host=\"alpha\" data-host=\"beta\" data-host=\"gamma\" '"
+
 st=$(live_jankd_status '.fleet.crossing')
 diag "clocks: $(echo "$st" | "$JQ" -c '[.clocks[] | [.host, .reference, .lo_ns, .offset_ns, .hi_ns]]')"
-check "gamma: its 4 verdicts held and joined too, none timed out" \
-	[ "$(echo "$st" | "$JQ" -r '"\(.held) \(.joined) \(.timed_out)"')" = "8 8 0" ]
+check "gamma: its verdicts held were joined too, none timed out" \
+	[ "$(echo "$st" | "$JQ" -r '(.held >= 8 and .joined == .held and .timed_out == 0)')" = true ]
 
 live_jankd_diag "$all" "$LIVE_TMP/status.txt"
