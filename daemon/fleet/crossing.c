@@ -132,7 +132,7 @@ void jank_crossing_free(struct jank_crossing *c)
 
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns)
 {
-	c->timeout = ns;
+	c->timeout = ns > 0 ? ns : JANK_CROSSING_TIMEOUT_NS;
 }
 
 /* The offset of host b's clock to a's (a's time = b's + offset) around t (b's clock). */
@@ -179,6 +179,10 @@ static int join_level(struct jank_crossing *c, const struct held *h, unsigned k,
 	if (!x->paired) {
 		/* Its `from` never came: the other host is known only when there is one. */
 		from = jank_hostjoin_host_name(c->join, level_host(h, k) == 0);
+		if (k > 0 && (jank_hostjoin_host_count(c->join) != 2 || !allow(x->flow, from, c)))
+			/* An answer's: the level as its host saw it, joined above. */
+			return jank_crosshost_splice(p, host, NULL, "", 0, p->begin, p->begin, "",
+						     out);
 		if (jank_hostjoin_host_count(c->join) != 2 || !allow(x->flow, from, c))
 			return -ENOENT;
 		return jank_crosshost_splice(p, host, NULL, from, 0, x->to_ts, x->to_ts, x->flow,
@@ -233,6 +237,13 @@ static void finish(struct jank_crossing *c, struct held *h)
 	held_free(h);
 }
 
+/* Whether crossing x (paired) of host's path p was sent after p's begin. */
+static bool matters(const struct jank_crossing *c, unsigned host, const struct jank_path *p,
+		    const struct jank_hostjoin_crossing *x)
+{
+	return x->from_ts + offset(c, host, x->from_host, x->from_ts) > p->begin;
+}
+
 /* Ask the other host's worker for its path of the sending thread, once the `from` is known. */
 static void advance(struct jank_crossing *c, struct held *h)
 {
@@ -243,6 +254,12 @@ static void advance(struct jank_crossing *c, struct held *h)
 
 	if (h->asked || !jank_hostjoin_refresh(c->join, x))
 		return;
+	/* An answer's crossing paired late, sent before that level's begin: it does not matter. */
+	if (h->n > 1 && !matters(c, host, level_path(h, h->n - 1), x)) {
+		h->n--;
+		h->deadline = 0; /* joined as it is, at the next check */
+		return;
+	}
 	/* The level's begin on the other host's clock, never after the send. */
 	begin = level_path(h, h->n - 1)->begin - offset(c, host, x->from_host, x->from_ts);
 	if (begin > x->from_ts)
@@ -263,8 +280,9 @@ static void advance(struct jank_crossing *c, struct held *h)
 
 /*
  * The answer of level k + 1 came: its own crossing, if it has one that
- * matters (a `from` after its begin, known now), is the next request.
- * Returns true when there is one.
+ * matters (a `from` after its begin), is the next request, now or once its
+ * `from` is known (the third host's stream may be read later than the
+ * answering host's). Returns true when there is one.
  */
 static bool deeper(struct jank_crossing *c, struct held *h)
 {
@@ -273,7 +291,7 @@ static bool deeper(struct jank_crossing *c, struct held *h)
 	struct jank_hostjoin_crossing y;
 
 	if (h->n == JANK_CROSSING_HOPS || jank_hostjoin_crossing(c->join, host, p, &y) <= 0 ||
-	    !y.paired || y.from_ts + offset(c, host, y.from_host, y.from_ts) <= p->begin)
+	    (y.paired && !matters(c, host, p, &y)))
 		return false;
 	h->x[h->n++] = y;
 	h->asked = false;
@@ -528,6 +546,7 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 		json_object_put(a);
 	if (!o)
 		return NULL;
+	e |= jank_json_add_i64(o, "timeout_ns", c->timeout);
 	e |= jank_json_add_u64(o, "held", s.held);
 	e |= jank_json_add_u64(o, "joined", s.joined);
 	e |= jank_json_add_u64(o, "timed_out", s.timed_out);
