@@ -30,6 +30,7 @@
 #include "binary-opener.h"
 #include "debuginfod.h"
 #include "fetcher.h"
+#include "format.h"
 #include "jankd-int.h"
 #include "symbols.h"
 
@@ -128,6 +129,21 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 
 	d->capture_here = !strcmp(o.host, d->hostname);
 	jank_alerter_report_from(d->alerter, r, &o);
+}
+
+/* Frames an input's alerts said binary+0xOFFSET, named since: the recent janks say the name. */
+static void on_names(const struct jank_fleet_input *in, const char *frame, const char *name,
+		     void *data)
+{
+	struct jankd *d = data;
+	size_t n = jank_alerter_rename(d->alerter, jank_fleet_input_url(in), frame, name);
+	char f[JANK_FORMAT_FRAME_TEXT_LEN], t[JANK_FORMAT_FRAME_TEXT_LEN];
+
+	/* Both come from the traced binary: escaped. */
+	if (n)
+		jank_log(LOG_INFO, "%s: %s is %s (%zu recent janks say it now)",
+			 jank_fleet_input_url(in), jank_format_frame_text(frame, true, f, sizeof(f)),
+			 jank_format_frame_text(name, true, t, sizeof(t)), n);
 }
 
 /* ---- The web pages' composition history (comp-history.h) ---- */
@@ -442,6 +458,7 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 	}
 	if (d->fetcher)
 		jank_fleet_set_fetch(d->fleet, on_fetch, d);
+	jank_fleet_set_names(d->fleet, on_names, d);
 	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
 		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
 	if (r == 0 && d->keeper)

@@ -17,6 +17,11 @@
 # binaries.json, whatever the first alerts said. The workers stay
 # jank-worker without capabilities; the recorded trace, analysed with
 # jankctl and the same configuration, names the functions too.
+# Names that come late: behind a proxy that holds each connection 4 s, the
+# run's alerts all say fn-demo+0xOFFSET (they do not wait); once the file
+# is downloaded, the worker tells the supervisor the names of those
+# frames, and `jankctl status`'s recent janks and the web page say the
+# functions where they said fn-demo+0xOFFSET.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/live/lib.sh"
 
@@ -63,7 +68,7 @@ live_wait 30 served || live_bail "debuginfod did not serve fn-demo on $url" "$LI
 # The server's count of debuginfo requests (the test's own are for the executable).
 asked() { curl -s "$url/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
-plan 18
+plan 24
 
 session=jankd-debuginfod-$$
 # run OUT: fn-demo, stripped, from PUBLIC: 400 actions of 1 ms, 2 ms apart, every 100th slow
@@ -159,6 +164,82 @@ got=$(live_jankd_status '.debuginfod | "\(.requests) \(.fetched) \(.failed) \(.d
 check "jankctl status: the build-ids asked, one fetched, the others failed, none dropped ($got)" sh -c '
 	set -- $1 && [ "$2" = 1 ] && [ "$4" = 0 ] && [ "$1" -ge 1 ] && [ $(($2 + $3)) -le "$1" ]' - "$got"
 check "SIGTERM: exit 0" live_stop_jankd
+
+# ---- Names that come late: a slow server ----
+# A proxy on loopback that holds each connection DELAY seconds, then
+# relays it to the server; stopped by its pid.
+cat >"$LIVE_TMP/slow-proxy.py" <<'PY'
+import socket, sys, threading, time
+port, target, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            b.sendall(d)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+def serve(c):
+    time.sleep(delay)
+    u = socket.create_connection(("127.0.0.1", target))
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    pipe(u, c)
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", port))
+l.listen(16)
+while True:
+    c, _ = l.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+for try in 1 2 3 4 5; do
+	slow_port=$(live_random_port)
+	live_port_listening "$slow_port" || break
+done
+python3 "$LIVE_TMP/slow-proxy.py" "$slow_port" "$port" 4 >"$LIVE_TMP/proxy.log" 2>&1 9>&- &
+proxy_pid=$!
+live_track "$proxy_pid"
+live_wait 10 live_port_listening "$slow_port" || live_bail "the proxy did not listen" "$LIVE_TMP/proxy.log"
+for try in 1 2 3 4 5; do
+	web_port=$(live_random_port)
+	live_port_listening "$web_port" || break
+done
+start_jankd late "debuginfod-urls = http://127.0.0.1:$slow_port
+debuginfod-cache = $LIVE_TMP/cache-late
+debuginfod-timeout = 30s
+[web]
+listen = 127.0.0.1:$web_port"
+run "$LIVE_TMP/late.out"
+late_pid=$pid
+check "slow server: the 4 alerts did not wait, each fn-demo+0xOFFSET" \
+	[ "$(functions "$late_pid")" = "offset offset offset offset " ]
+# The recent janks of that run, as jankctl status says them: "offset" while
+# one's story still says fn-demo+0xOFFSET, else "name" once it names one
+# of the slow functions.
+recent_said() {
+	live_jankd_status "[.recent[] | select(.pid == $late_pid and (.key | test(\"id=$SLOW_IDS\$\")))
+		| if .critical_path | test(\"fn-demo\\\\+0x\") then \"offset\"
+		  elif .critical_path | test(\"apply_discounts|refresh_rates\") then \"name\"
+		  else \"other\" end] | join(\" \")"
+}
+recent_named() { [ "$(recent_said)" = "name name name name" ]; }
+diag "recent janks before the download: $(recent_said)"
+live_wait 40 recent_named || diag "recent janks after 40 s: $(recent_said)"
+check "jankctl status: the 4 recent janks name their functions now ($(recent_said))" recent_named
+check "jankd's log says the names came" live_jankd_logged "fn-demo+0x[0-9a-f]* is [a-z_]* ([0-9]* recent janks say it now)"
+curl -s "http://127.0.0.1:$web_port/" >"$LIVE_TMP/late.html"
+check "the web page of recent janks names them, and no longer says fn-demo+0xOFFSET" sh -c '
+	grep -Eq "apply_discounts|refresh_rates" "$1" && ! grep -q "fn-demo+0x" "$1"' - "$LIVE_TMP/late.html"
+check "the server was asked through the proxy: the file is in the new cache" \
+	[ -s "$LIVE_TMP/cache-late/$bid/debuginfo" ]
+check "SIGTERM: exit 0" live_stop_jankd
+live_stop_pid "$proxy_pid"
 
 # ---- A capture: its report downloads, and waits ----
 # A new cache: the worker's first alert cannot wait for the file; the
