@@ -430,6 +430,8 @@ static int debuginfod_start(struct jankd *d, char *err, size_t len)
 	struct jank_debuginfod_config c;
 	int r;
 
+	/* The capture reports' symbolizers too: [symbols] memory-limit. */
+	jank_symbols_set_default_limit((size_t)d->config.symbols.memory_limit);
 	jank_config_debuginfod(&d->config, &c);
 	r = jank_debuginfod_setup(&c, err, len);
 	if (r < 0 || !jank_debuginfod_enabled(&c))

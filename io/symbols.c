@@ -436,6 +436,12 @@ void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, vo
 
 static jank_symbols_fetch_fn default_fetcher;
 static void *default_fetcher_data;
+static size_t default_limit = JANK_SYMBOLS_DEFAULT_LIMIT;
+
+void jank_symbols_set_default_limit(size_t memory_limit)
+{
+	default_limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
+}
 
 void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, void *data)
 {
@@ -474,7 +480,7 @@ struct jank_symbols *jank_symbols_new(size_t memory_limit)
 		return NULL;
 	elf_version(EV_CURRENT);
 	jank_hashmap_init(&s->procs);
-	s->st.limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
+	s->st.limit = memory_limit ? memory_limit : default_limit;
 	s->book_bytes = sizeof(*s);
 	s->fetcher = default_fetcher;
 	s->fetcher_data = default_fetcher_data;

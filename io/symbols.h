@@ -81,8 +81,17 @@ enum jank_symbols_result {
 	JANK_SYMBOLS_UNMAPPED,	   /* "0xADDRESS": no known mapping holds it */
 };
 
-/* memory_limit in bytes, 0: JANK_SYMBOLS_DEFAULT_LIMIT. NULL: out of memory. */
+/*
+ * memory_limit in bytes, 0: the default (jank_symbols_set_default_limit,
+ * else JANK_SYMBOLS_DEFAULT_LIMIT). NULL: out of memory.
+ */
 struct jank_symbols *jank_symbols_new(size_t memory_limit);
+/*
+ * The limit of every jank_symbols made from now on with 0 ([symbols]
+ * memory-limit); 0: JANK_SYMBOLS_DEFAULT_LIMIT. Set once, before any
+ * thread makes one.
+ */
+void jank_symbols_set_default_limit(size_t memory_limit);
 void jank_symbols_free(struct jank_symbols *s);
 
 /*
