@@ -28,6 +28,7 @@
 #include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
+#include "clock.h"
 #include "fd-channel.h"
 #include "log.h"
 #include "symbols.h"
@@ -435,11 +436,24 @@ int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_reques
 
 /* ---- The supervisor's channel ---- */
 
+/*
+ * Refusals are said at notice: an operator must learn why a binary was not
+ * named. At most OPENER_LOG_BURST lines per OPENER_LOG_PERIOD_NS and
+ * channel (a worker asks once per binary, but a host of short-lived
+ * processes has many); the others are counted, and the next line said, or
+ * the channel's end, says how many.
+ */
+#define OPENER_LOG_BURST     5
+#define OPENER_LOG_PERIOD_NS (60 * 1000000000LL)
+
 struct jank_binary_opener_conn {
 	int fd;
 	struct event *ev;
 	char *name;
 	uint64_t opened, refused;
+	int64_t window; /* monotonic: the current window's start */
+	unsigned said;	/* lines in it */
+	uint64_t unsaid; /* refusals not said since the last line */
 };
 
 static int send_reply(int sock, uint32_t seq, int error, int fd)
@@ -467,8 +481,36 @@ static int send_reply(int sock, uint32_t seq, int error, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(rep) ? 0 : -1;
 }
 
+static void say_unsaid(struct jank_binary_opener_conn *c)
+{
+	if (c->unsaid)
+		jank_log(LOG_NOTICE, "%s: binary opener: %" PRIu64 " more refused, not said", c->name,
+			 c->unsaid);
+	c->unsaid = 0;
+}
+
+/* A refusal: counted, and said (WHY names the pid and address, or the path) within the limit. */
+static void refused(struct jank_binary_opener_conn *c, const char *why)
+{
+	int64_t now = jank_clock_monotonic_ns();
+
+	c->refused++;
+	if (!c->window || now - c->window >= OPENER_LOG_PERIOD_NS) {
+		c->window = now;
+		c->said = 0;
+	}
+	if (c->said >= OPENER_LOG_BURST) {
+		c->unsaid++;
+		return;
+	}
+	c->said++;
+	say_unsaid(c);
+	jank_log(LOG_NOTICE, "%s: binary opener: refused %s", c->name, why);
+}
+
 static void conn_close(struct jank_binary_opener_conn *c, const char *why)
 {
+	say_unsaid(c);
 	if (why)
 		jank_log(LOG_WARNING, "%s: the binary opener's channel closed: %s", c->name, why);
 	event_del(c->ev);
@@ -483,8 +525,7 @@ static void serve_path(struct jank_binary_opener_conn *c, const struct jank_open
 					      sizeof(why));
 
 	if (fd < 0) {
-		c->refused++;
-		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
+		refused(c, why);
 	} else {
 		c->opened++;
 	}
@@ -524,8 +565,7 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 	else
 		fd = jank_binary_opener_open(req.pid, req.addr, why, sizeof(why));
 	if (fd < 0) {
-		c->refused++;
-		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
+		refused(c, why);
 	} else {
 		c->opened++;
 	}
@@ -559,6 +599,7 @@ void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c)
 {
 	if (!c)
 		return;
+	say_unsaid(c);
 	event_free(c->ev);
 	if (c->fd >= 0)
 		close(c->fd);

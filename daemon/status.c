@@ -457,6 +457,11 @@ void status_input_text(FILE *f, const struct jank_fleet_figures *x)
 	if (es->paths_incomplete)
 		fprintf(f, "  %" PRIu64 " paths incomplete (out of memory while computing them)\n",
 			es->paths_incomplete);
+	if (in->opener_opened || in->opener_refused)
+		fprintf(f,
+			"  binary opener: %" PRIu64 " binaries opened, %" PRIu64
+			" refused (jankd's log says why)\n",
+			in->opener_opened, in->opener_refused);
 	fprintf(f,
 		"  graph: %" PRIu64 " threads, %" PRIu64
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64

@@ -649,7 +649,7 @@ struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w)
 	return w->engine;
 }
 
-struct jank_symbols *jank_live_input_symbols(struct jank_live_input *w)
+struct jank_symbols *jank_live_input_symbols(const struct jank_live_input *w)
 {
 	return w->sym;
 }
