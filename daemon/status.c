@@ -217,6 +217,7 @@ static struct json_object *debuginfod_json(struct jank_fetcher *fe)
 
 	jank_fetcher_get_stats(fe, &st);
 	jank_json_add_str(o, "cache", jank_fetcher_config(fe)->cache);
+	jank_json_add_i64(o, "pid", jank_fetcher_pid(fe)); /* the process that downloads */
 	jank_json_add_u64(o, "requests", st.requests);
 	jank_json_add_u64(o, "fetched", st.fetched);
 	jank_json_add_u64(o, "failed", st.failed);

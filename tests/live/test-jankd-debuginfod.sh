@@ -16,7 +16,9 @@
 # for the download) name the function and give the cached file in
 # binaries.json, whatever the first alerts said. The workers stay
 # jank-worker without capabilities; the recorded trace, analysed with
-# jankctl and the same configuration, names the functions too.
+# jankctl and the same configuration, names the functions too. The
+# download runs in a process of jankd's own, as jank-worker without
+# capabilities, which owns the cache.
 # Names that come late: behind a proxy that holds each connection 4 s, the
 # run's alerts all say fn-demo+0xOFFSET (they do not wait); once the file
 # is downloaded, the worker tells the supervisor the names of those
@@ -68,7 +70,7 @@ live_wait 30 served || live_bail "debuginfod did not serve fn-demo on $url" "$LI
 # The server's count of debuginfo requests (the test's own are for the executable).
 asked() { curl -s "$url/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
-plan 24
+plan 25
 
 session=jankd-debuginfod-$$
 # run OUT: fn-demo, stripped, from PUBLIC: 400 actions of 1 ms, 2 ms apart, every 100th slow
@@ -143,6 +145,22 @@ check "SIGTERM: exit 0" live_stop_jankd
 start_jankd on "debuginfod-urls = $url
 debuginfod-cache = $LIVE_TMP/cache"
 check "the workers run as jank-worker without capabilities" workers_unprivileged
+# The download runs in a process of its own, jankd's child: jank-worker,
+# no capability, no_new_privs; the cache is its.
+fetcher=$(live_jankd_status '.debuginfod.pid')
+fetcher_unprivileged() {
+	[ -n "$fetcher" ] && [ "$fetcher" != "$LIVE_JANKD_PID" ] &&
+		[ "$(cat "/proc/$fetcher/comm")" = jankd-fetcher ] &&
+		[ "$(awk '/^PPid:/ { print $2 }' "/proc/$fetcher/status")" = "$LIVE_JANKD_PID" ] &&
+		[ "$(awk '/^Uid:/ { print $2 $3 $4 $5 }' "/proc/$fetcher/status")" = \
+			"$(id -u jank-worker)$(id -u jank-worker)$(id -u jank-worker)$(id -u jank-worker)" ] &&
+		grep -q '^CapEff:[[:space:]]*0*$' "/proc/$fetcher/status" &&
+		grep -q '^CapPrm:[[:space:]]*0*$' "/proc/$fetcher/status" &&
+		grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$fetcher/status" &&
+		[ "$(stat -c %U "$LIVE_TMP/cache")" = jank-worker ]
+}
+check "the fetcher process (pid $fetcher) runs as jank-worker without capabilities, and owns the cache" \
+	fetcher_unprivileged
 run "$LIVE_TMP/on1.out"
 got=$(functions "$pid")
 check "first run: 4 alerts, named once fetched, the last named ($got)" sh -c '
