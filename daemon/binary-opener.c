@@ -451,8 +451,8 @@ struct jank_binary_opener_conn {
 	struct event *ev;
 	char *name;
 	uint64_t opened, refused;
-	int64_t window; /* monotonic: the current window's start */
-	unsigned said;	/* lines in it */
+	int64_t window;	 /* monotonic: the current window's start */
+	unsigned said;	 /* lines in it */
 	uint64_t unsaid; /* refusals not said since the last line */
 };
 
@@ -484,8 +484,8 @@ static int send_reply(int sock, uint32_t seq, int error, int fd)
 static void say_unsaid(struct jank_binary_opener_conn *c)
 {
 	if (c->unsaid)
-		jank_log(LOG_NOTICE, "%s: binary opener: %" PRIu64 " more refused, not said", c->name,
-			 c->unsaid);
+		jank_log(LOG_NOTICE, "%s: binary opener: %" PRIu64 " more refused, not said",
+			 c->name, c->unsaid);
 	c->unsaid = 0;
 }
 

@@ -215,7 +215,7 @@ static void child_main(int sock, pid_t parent, const struct jank_debuginfod_conf
 	char path[4096];
 
 	prctl(PR_SET_NAME, "jankd-fetcher", 0, 0, 0);
-	/* Ends with the supervisor; and its descriptors (the control socket, the log) are not its. */
+	/* Ends with the supervisor; the supervisor's descriptors are not its. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(1);
 	if (dup2(sock, FETCH_SOCK_FD) < 0)
@@ -314,7 +314,7 @@ static void *run(void *data)
 		f->n--;
 		pthread_mutex_unlock(&f->lock);
 		fd = ask_process(f, &q);
-		/* The file it says it left, as the workers will open it: read-only, checked there. */
+		/* The file it left, opened as the workers will: read-only, checked. */
 		if (fd == 0)
 			fd = jank_debuginfod_open_cached(f->c.cache, q.id, q.len, path,
 							 sizeof(path));
@@ -323,7 +323,7 @@ static void *run(void *data)
 			close(fd);
 		pthread_mutex_lock(&f->lock);
 		if (f->nlines < JANK_FETCHER_LINES)
-				snprintf(f->lines[f->nlines++], sizeof(f->lines[0]),
+			snprintf(f->lines[f->nlines++], sizeof(f->lines[0]),
 				 "debuginfod: build-id %s: %.400s", hex,
 				 fd >= 0	? path
 				 : fd == -ETIME ? "timed out"

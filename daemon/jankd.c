@@ -144,7 +144,8 @@ static void on_names(const struct jank_fleet_input *in, const char *frame, const
 	/* Both come from the traced binary: escaped. */
 	if (n)
 		jank_log(LOG_INFO, "%s: %s is %s (%zu recent janks say it now)",
-			 jank_fleet_input_url(in), jank_format_frame_text(frame, true, f, sizeof(f)),
+			 jank_fleet_input_url(in),
+			 jank_format_frame_text(frame, true, f, sizeof(f)),
 			 jank_format_frame_text(name, true, t, sizeof(t)), n);
 }
 
@@ -433,8 +434,7 @@ static void on_fetch(const uint8_t *id, size_t len, void *data)
  * only: they cannot write the cache that user owns); jankd's own user when
  * it cannot change it (not root, or under systemd, without capabilities).
  */
-static int fetcher_user(const struct jankd *d, struct jank_fetcher_user *u, char *err,
-			size_t len)
+static int fetcher_user(const struct jankd *d, struct jank_fetcher_user *u, char *err, size_t len)
 {
 	struct passwd *pw;
 

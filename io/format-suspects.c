@@ -77,7 +77,7 @@ const char *jank_format_frame_text(const char *name, bool in_suspect, char *buf,
 {
 	char utf8[JANK_TEXT_SIZE(JANK_FRAME_NAME_LEN)];
 
-	/* As the story's stacks (format-path.c, on names a decoded verdict sanitized) and phrases. */
+	/* As the story's stacks (format-path.c, names a decoded verdict sanitized) and phrases. */
 	jank_utf8_sanitize(utf8, sizeof(utf8), name, strlen(name), 0);
 	jank_text_escape(buf, len, utf8, strlen(utf8),
 			 in_suspect ? SUSPECT_FUNCTION_CHARS : JANK_FORMAT_STACK_NAME_CHARS);

@@ -169,7 +169,6 @@ void jank_worker_proto_flows_fini(struct jank_worker_proto_flows *f);
 int jank_worker_proto_path_decode(struct json_object *msg, int64_t *id, bool *answered,
 				  struct jank_verdict_decoded *out, char *err, size_t len);
 
-
 /*
  * A "names" message: at most JANK_PROTO_MAX_NAMES pairs [frame, name], each
  * frame as the symbolizer prints an unnamed one, "BINARY+0xHEX" (BINARY not

@@ -80,7 +80,7 @@ struct worker {
 		int64_t when;
 	} asked[FETCH_ASKED];
 	size_t next_asked;
-	/* Frames verdicts sent as binary+0xOFFSET, while their binary may be fetched (late_names). */
+	/* Frames sent as binary+0xOFFSET while their binary may be fetched (late_names). */
 	struct {
 		struct jank_frame f;
 		int64_t when; /* 0: a free slot */

@@ -417,7 +417,8 @@ static void log_to_file(int priority, const char *line, void *data)
  */
 static void test_refusals_said(void **state)
 {
-	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC, .kind = JANK_OPEN_BINARY,
+	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
+					 .kind = JANK_OPEN_BINARY,
 					 .pid = -3 };
 	char log[512], line[1024];
 	unsigned notices = 0, refusals = 0, more = 0;

@@ -670,14 +670,10 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),
-		cmocka_unit_test(log_lines),
-		cmocka_unit_test(names),
-		cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),
-		cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked),
-		cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(frames),	   cmocka_unit_test(log_lines),
+		cmocka_unit_test(names),	   cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,8 +251,9 @@ static void config_symbols_limit(void **state)
 		assert_int_equal(jank_config_load_string(&c, "t.conf", text, err, sizeof(err)),
 				 -EINVAL);
 	}
-	assert_int_equal(jank_config_load_string(&c, "t.conf", "[symbols]\n\nmemory-limit = 65GiB\n",
-						 err, sizeof(err)),
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[symbols]\n\nmemory-limit = 65GiB\n", err,
+						 sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err,
 			    "t.conf:3: bad size '65GiB' for memory-limit (expected 1MiB to 64GiB)");
@@ -429,10 +430,10 @@ static void config_flows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(config_min_free), cmocka_unit_test(config_session),
-		cmocka_unit_test(config_metrics),  cmocka_unit_test(config_web),
-		cmocka_unit_test(config_symbols_limit),
-		cmocka_unit_test(config_discover), cmocka_unit_test(config_flows),
+		cmocka_unit_test(config_min_free),	cmocka_unit_test(config_session),
+		cmocka_unit_test(config_metrics),	cmocka_unit_test(config_web),
+		cmocka_unit_test(config_symbols_limit), cmocka_unit_test(config_discover),
+		cmocka_unit_test(config_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
