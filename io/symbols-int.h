@@ -15,6 +15,7 @@
 #include "errbuf.h"
 #include "hashmap.h"
 #include "critpath.h"
+#include "event.h"
 #include "symbols.h"
 
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */

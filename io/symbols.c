@@ -344,10 +344,10 @@ bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, ui
 	return true;
 }
 
-bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+bool jank_symbols_code_locator(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset,
 			       void *data)
 {
-	return data && jank_symbols_locate(data, pid, addr, code, offset);
+	return data && jank_symbols_locate(data, process, addr, code, offset);
 }
 
 enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,

@@ -8,7 +8,12 @@
  * (lttng_ust_statedump:bin_info, build_id, debug_link; lttng_ust_dl:*, which
  * the trace reader passes on when it has a symbolizer, see
  * jank_reader_set_symbols) or, on the traced host, from /proc/PID/maps.
- * They are keyed by the process id the trace gives (vpid).
+ * They are keyed by the process id the trace gives (vpid), and its PID
+ * namespace where the trace gives it (lttng-ust's pid_ns context): every
+ * `vpid` argument below is such a key, jank_process_key() (lib/event.h),
+ * which is the vpid itself when the namespace is unknown; two processes of
+ * one vpid in two containers are two processes. The opener is asked for
+ * the key's pid (jank_process_key_pid()).
  *
  * A binary is opened on its first lookup, once per (path, build-id) for all
  * the processes that map it, and its symbols are found in this order: a
@@ -259,7 +264,7 @@ void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_st
  */
 bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
 			 uint64_t *offset);
-bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+bool jank_symbols_code_locator(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset,
 			       void *data);
 enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
 						  uint64_t offset, char *buf, size_t len);

@@ -91,6 +91,7 @@ struct sc_cache {
 	bool fast_clock; /* 1 GHz clock: ns from origin = clock_base_ns + value */
 	int64_t clock_base_ns;
 	struct field_loc tid, pid, comm; /* common context */
+	struct field_loc pid_ns;	 /* common context, lttng-ust's pid_ns */
 	struct field_loc cpu;		 /* packet context */
 	struct class_cache *dense;	 /* indexed by event class id */
 	size_t ndense;
