@@ -195,6 +195,18 @@ static int open_at_pid(int64_t pid, uint64_t addr, char *why, size_t len)
 	return fd;
 }
 
+/* Whether host process P is in PID namespace NS (0: any). */
+static bool in_ns(long p, uint32_t ns)
+{
+	char name[64];
+	struct stat st;
+
+	if (!ns)
+		return true;
+	snprintf(name, sizeof(name), "/proc/%ld/ns/pid", p);
+	return stat(name, &st) == 0 && st.st_ino == ns;
+}
+
 /* Whether host process P has the pid VPID in a PID namespace of its own (its NSpid, last). */
 static bool nspid_is(long p, int64_t vpid)
 {
@@ -234,7 +246,7 @@ static bool nspid_is(long p, int64_t vpid)
  * worker uses a file only if it is the build the trace recorded, so either
  * answer names that build rightly, or is not used.
  */
-static int open_in_namespaces(int64_t vpid, uint64_t addr)
+static int open_in_namespaces(int64_t vpid, uint32_t ns, uint64_t addr)
 {
 	char why[256];
 	struct dirent *de;
@@ -247,7 +259,7 @@ static int open_in_namespaces(int64_t vpid, uint64_t addr)
 		char *end;
 		long p = strtol(de->d_name, &end, 10);
 
-		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid))
+		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid) || !in_ns(p, ns))
 			continue;
 		tries++;
 		fd = open_at_pid(p, addr, why, sizeof(why));
@@ -256,21 +268,30 @@ static int open_in_namespaces(int64_t vpid, uint64_t addr)
 	return fd;
 }
 
-int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+int jank_binary_opener_open_ns(int64_t pid, uint32_t pid_ns, uint64_t addr, char *why, size_t len)
 {
 	int fd;
 
 	if (pid <= 0 || pid > PID_MAX)
 		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
-	fd = open_at_pid(pid, addr, why, len);
+	/* This host's process PID, when it is in that namespace (or none was said). */
+	if (in_ns(pid, pid_ns))
+		fd = open_at_pid(pid, addr, why, len);
+	else
+		fd = refuse(-ESRCH, why, len, pid, addr, "no such process in its PID namespace");
 	/* Not this host's process, nor its code there: a container's, maybe. */
 	if (fd == -ESRCH || fd == -ENOENT) {
-		int nfd = open_in_namespaces(pid, addr);
+		int nfd = open_in_namespaces(pid, pid_ns, addr);
 
 		if (nfd >= 0)
 			return nfd;
 	}
 	return fd;
+}
+
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+{
+	return jank_binary_opener_open_ns(pid, 0, addr, why, len);
 }
 
 int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len)
@@ -427,9 +448,10 @@ int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_reques
 	if (n != sizeof(*out))
 		return -EPROTO;
 	memcpy(out, buf, sizeof(*out));
-	if (out->magic != JANK_OPENER_MAGIC || out->pad != 0)
+	if (out->magic != JANK_OPENER_MAGIC)
 		return -EPROTO;
-	if (out->kind == JANK_OPEN_BINARY || (out->kind == JANK_OPEN_MAPS && out->addr == 0))
+	if (out->kind == JANK_OPEN_BINARY ||
+	    (out->kind == JANK_OPEN_MAPS && out->addr == 0 && out->pid_ns == 0))
 		return 0;
 	return -EPROTO;
 }
@@ -563,7 +585,7 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 	if (req.kind == JANK_OPEN_MAPS)
 		fd = jank_binary_opener_open_maps(req.pid, why, sizeof(why));
 	else
-		fd = jank_binary_opener_open(req.pid, req.addr, why, sizeof(why));
+		fd = jank_binary_opener_open_ns(req.pid, req.pid_ns, req.addr, why, sizeof(why));
 	if (fd < 0) {
 		refused(c, why);
 	} else {
@@ -680,11 +702,12 @@ static int client_ask(const void *req, size_t n, uint32_t seq)
 	}
 }
 
-static int client_simple(uint32_t kind, int64_t vpid, uint64_t addr)
+static int client_simple(uint32_t kind, int64_t vpid, uint32_t pid_ns, uint64_t addr)
 {
 	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
 					 .seq = ++client_seq,
 					 .kind = kind,
+					 .pid_ns = pid_ns,
 					 .pid = vpid,
 					 .addr = addr };
 
@@ -711,7 +734,7 @@ static int client_path(const char *path, const uint8_t *id, size_t len)
 
 int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 {
-	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->addr);
+	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->pid_ns, r->addr);
 
 	(void)data;
 	/* The process is gone: the file at its path, if it is that very build. */
@@ -724,5 +747,5 @@ int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *
 
 int jank_binary_opener_client_maps(int64_t vpid)
 {
-	return client_simple(JANK_OPEN_MAPS, vpid, 0);
+	return client_simple(JANK_OPEN_MAPS, vpid, 0, 0);
 }

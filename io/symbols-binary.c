@@ -250,6 +250,7 @@ static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b
 	if (!s->opener)
 		return false;
 	fd = s->opener(&(struct jank_symbols_open_req){ .vpid = jank_process_key_pid(vpid),
+							.pid_ns = jank_process_key_ns(vpid),
 							.addr = base,
 							.path = b->path,
 							.build_id = b->build_id,

@@ -124,7 +124,8 @@ int jank_symbols_set_root(struct jank_symbols *s, const char *root);
  * (daemon/binary-opener.h) for local processes; NULL: never.
  */
 struct jank_symbols_open_req {
-	int64_t vpid;
+	int64_t vpid;	 /* the pid the trace gave */
+	uint32_t pid_ns; /* its PID namespace, where the trace gave it; 0: unknown */
 	uint64_t addr;
 	const char *path;
 	const uint8_t *build_id; /* NULL, len 0: none known */

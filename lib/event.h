@@ -102,10 +102,15 @@ static inline int64_t jank_process_key(uint32_t pid_ns, int64_t pid)
 	return (int64_t)pid_ns << 31 | pid;
 }
 
-/* The pid of a process key (the vpid the trace gave). */
+/* The pid of a process key (the vpid the trace gave), and its namespace (0: unknown). */
 static inline int64_t jank_process_key_pid(int64_t key)
 {
 	return key > INT32_MAX ? key & INT32_MAX : key;
+}
+
+static inline uint32_t jank_process_key_ns(int64_t key)
+{
+	return key > INT32_MAX ? (uint32_t)(key >> 31) : 0;
 }
 
 static inline int64_t jank_value_as_int(const struct jank_value *v, int64_t dflt)

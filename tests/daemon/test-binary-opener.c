@@ -194,6 +194,25 @@ static void test_opens_code(void **state)
 	/* Read-only. */
 	assert_int_equal(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
 	close(fd);
+	/*
+	 * With the trace's pid_ns: the child's own namespace gives its file; another
+	 * namespace's process of that pid (there is none here) is not the child.
+	 */
+	{
+		char ns[64];
+		struct stat st;
+
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int)child);
+		assert_int_equal(stat(ns, &st), 0);
+		fd = jank_binary_opener_open_ns(child, (uint32_t)st.st_ino, addrs[M_CODE], why,
+						sizeof(why));
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(jank_binary_opener_open_ns(child, (uint32_t)st.st_ino + 1,
+							    addrs[M_CODE], why, sizeof(why)),
+				 -ESRCH);
+		assert_non_null(strstr(why, "in its PID namespace"));
+	}
 }
 
 static void test_replaced_gives_the_mapped_file(void **state)
@@ -293,19 +312,21 @@ static void test_decode(void **state)
 	(void)state;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	assert_int_equal(out.pid, 42);
-	/* Kinds: BINARY and MAPS (without an address) only; pad 0. */
+	/* Kinds: BINARY and MAPS (without an address or a namespace) only. */
 	r.kind = JANK_OPEN_MAPS;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.addr = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
+	r.pid_ns = 4026531836u;
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 3;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = JANK_OPEN_BINARY;
-	r.pad = 1;
-	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
-	r.pad = 0;
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(out.pid_ns, 4026531836u);
+	r.pid_ns = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
 	memcpy(big, &r, sizeof(r));
 	assert_int_equal(jank_binary_opener_decode(big, sizeof(big), &out), -EPROTO);

@@ -743,6 +743,7 @@ struct fake_opener {
 	int64_t pid;
 	uint64_t base;
 	int asked;
+	uint32_t pid_ns; /* the last request's */
 };
 
 static int fake_open(const struct jank_symbols_open_req *r, void *data)
@@ -750,6 +751,7 @@ static int fake_open(const struct jank_symbols_open_req *r, void *data)
 	struct fake_opener *o = data;
 
 	o->asked++;
+	o->pid_ns = r->pid_ns;
 	if (r->vpid != o->pid || r->addr != o->base || !o->path)
 		return -ESRCH;
 	return open(o->path, O_RDONLY | O_CLOEXEC);
@@ -948,7 +950,8 @@ static void pid_namespaces(void **state)
 						  NULL, 0, NULL, true),
 			 0);
 	expect(s, a, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
-	assert_int_equal(o.asked, 1); /* for pid 1, not the key */
+	assert_int_equal(o.asked, 1); /* for pid 1 in its namespace, not the key */
+	assert_int_equal(o.pid_ns, 4026532001u);
 	expect(s, b, pie.exe_base + (pie.toy_work - pie.lib_base), JANK_SYMBOLS_FUNCTION,
 	       "toy_work");
 	/* Stacks by code location: two binaries, so two codes. */
