@@ -69,7 +69,7 @@ static uint64_t file_address(const struct mapping *m, uint64_t addr)
 /* The mapping of process vpid that holds addr, NULL. */
 static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, uint64_t addr)
 {
-	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+	struct process *p = symbols_process_of(s, vpid);
 	long i = p ? symbols_mapping_floor(p, addr) : -1;
 
 	return i >= 0 && addr < symbols_mapping_end(&p->v[i]) ? &p->v[i] : NULL;
@@ -78,7 +78,7 @@ static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, ui
 /* The same, the process used now (forget_oldest() forgets it last). */
 static struct mapping *mapping_used(struct jank_symbols *s, int64_t vpid, uint64_t addr)
 {
-	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+	struct process *p = symbols_process_of(s, vpid);
 	long i = p ? symbols_mapping_floor(p, addr) : -1;
 
 	if (p)

@@ -922,8 +922,9 @@ static void opener(void **state)
  * Two containers' pid 1: the same vpid in two PID namespaces (the trace's
  * pid_ns context), each mapping its own binary at the same base. Keyed by
  * (namespace, vpid), each is named from its own binary; the opener is
- * asked for the pid the trace gave; forgetting one leaves the other, and
- * the vpid alone (no namespace known) is a third process.
+ * asked for the pid the trace gave, in its namespace; forgetting one
+ * leaves the other. The vpid alone (a frame named by its pid, without a
+ * code location) is either process's only when there is one of that pid.
  */
 static void pid_namespaces(void **state)
 {
@@ -959,12 +960,20 @@ static void pid_namespaces(void **state)
 	assert_true(jank_symbols_code_locator(b, pie.exe_base + (pie.toy_work - pie.lib_base), &cb,
 					      &ob, s));
 	assert_true(ca && cb && ca != cb);
-	/* The vpid alone: no namespace known, another process, with no mapping. */
+	/* The vpid alone: two processes of that pid, so neither. */
 	expect(s, 1, pie.compute_price, JANK_SYMBOLS_UNMAPPED, bare);
 	jank_symbols_forget_process(s, a);
 	expect(s, a, pie.compute_price, JANK_SYMBOLS_UNMAPPED, bare);
 	expect(s, b, pie.exe_base + (pie.toy_helper - pie.lib_base), JANK_SYMBOLS_FUNCTION,
 	       "toy_helper");
+	/* One left: the vpid alone is it. */
+	expect(s, 1, pie.exe_base + (pie.toy_work - pie.lib_base), JANK_SYMBOLS_FUNCTION,
+	       "toy_work");
+	/* A process of that vpid without a namespace is itself, first. */
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog"), NULL, 0,
+						  NULL, true),
+			 0);
+	expect(s, 1, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
 	jank_symbols_free(s);
 }
 
