@@ -263,7 +263,9 @@ static void late_names(struct worker *w)
 		return;
 	w->late_mono = now;
 	for (size_t k = 0; k < LATE_FRAMES; k++) {
+		const struct jank_frame *f = &w->late[k].f;
 		char name[JANK_FRAME_NAME_LEN];
+		enum jank_symbols_result kind;
 		struct json_object *pair;
 
 		if (!w->late[k].when)
@@ -272,11 +274,14 @@ static void late_names(struct worker *w)
 			w->late[k].when = 0; /* no name came */
 			continue;
 		}
-		jank_symbols_frame_namer(&w->late[k].f, name, sizeof(name), sym);
-		if (jank_worker_proto_is_offset_frame(name))
-			continue;
+		kind = f->code ? jank_symbols_lookup_code(sym, f->code, f->addr, name, sizeof(name))
+			       : jank_symbols_lookup(sym, f->pid, f->addr, name, sizeof(name));
+		if (kind == JANK_SYMBOLS_OFFSET)
+			continue; /* not yet */
 		w->late[k].when = 0;
-		if (!strcmp(name, w->late[k].f.name) || !late_pair(w->late[k].f.name, name, &pair))
+		/* A function's name only (a process forgotten meanwhile says a bare address). */
+		if (kind != JANK_SYMBOLS_FUNCTION || !strcmp(name, f->name) ||
+		    !late_pair(f->name, name, &pair))
 			continue;
 		if (!list) {
 			msg = jank_worker_proto_new("names");
