@@ -131,22 +131,25 @@ static int packet_discarded(struct jank_reader *in, struct nstream *s)
 		uint64_t now = c->roles[CTF_ROLE_DISCARDED];
 
 		/*
-		 * A counter below the previous packet's is a counter started
-		 * again (its buffers made anew), not 2^64 events lost: it is
-		 * the new base, and nothing is counted.
+		 * A counter below the previous packet's is not 2^64 events
+		 * lost: writers that share a buffer may end its packets out of
+		 * order, each with the count of its moment. The highest seen
+		 * stays the base, so that nothing is counted twice.
 		 */
 		if (s->prev_disc == NO_SNAPSHOT && now != 0)
 			queue_discarded(s, begin, end, 0);
 		else if (s->prev_disc != NO_SNAPSHOT && now > s->prev_disc)
 			queue_discarded(s, prev_end, end, now - s->prev_disc);
-		s->prev_disc = now;
+		if (s->prev_disc == NO_SNAPSHOT || now > s->prev_disc)
+			s->prev_disc = now;
 	}
 	if (native_has_role(c, CTF_ROLE_SEQ_NUM)) {
 		uint64_t now = c->roles[CTF_ROLE_SEQ_NUM];
 
 		if (s->prev_seq != NO_SNAPSHOT && now > s->prev_seq && now - s->prev_seq > 1)
 			queue_discarded(s, prev_end, begin, now - s->prev_seq - 1);
-		s->prev_seq = now;
+		if (s->prev_seq == NO_SNAPSHOT || now > s->prev_seq)
+			s->prev_seq = now;
 	}
 	for (unsigned i = 0; i < s->ndisc; i++)
 		if (order_check(in, s, s->disc[i].begin) < 0)

@@ -142,10 +142,18 @@ static int send_msg(int conn, uint32_t type)
 /*
  * One message from the spawner: 1; 0 when none is there yet; -1 when the
  * connection is over (closed, or a packet that is not one message).
+ *
+ * A spawner that closes with a message of ours unread (the KILL sent as
+ * the worker's socket ended, crossing the worker's EXITED) makes the
+ * kernel report ECONNRESET once, ahead of the messages still queued: the
+ * next receive gives them.
  */
 static int recv_msg(int conn, struct jank_spawn_msg *m)
 {
 	ssize_t n = recv(conn, m, sizeof(*m), MSG_DONTWAIT | MSG_TRUNC);
+
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(conn, m, sizeof(*m), MSG_DONTWAIT | MSG_TRUNC);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;

@@ -507,6 +507,32 @@ static void spawner_exit(void **state)
 	jank_worker_launch_set_spawner(NULL);
 }
 
+/*
+ * The worker's socket closes, jankd asks the spawner to kill it; meanwhile
+ * the spawner reaped it, said EXITED and closed with jankd's KILL unread
+ * (the kernel then reports ECONNRESET once, before the EXITED still
+ * queued): the status is the one the spawner said, not a lost connection.
+ */
+static void spawner_exit_crossing_kill(void **state)
+{
+	struct fixture *x = *state;
+	struct jank_spawn_msg m = { .type = JANK_SPAWN_EXITED, .value = SIGSYS };
+	int peer;
+
+	jank_worker_launch_set_spawner("/run/test-workers.sock");
+	peer = spawned_worker(x->p, 4245);
+	jank_worker_launch_kill(x->p->launch); /* what on_event() does at the socket's end */
+	assert_int_equal(send(peer, &m, sizeof(m), 0), sizeof(m));
+	close(peer); /* the KILL unread */
+	socket_closed(x->p);
+	event_base_loop(x->p->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	assert_true(x->p->reaped);
+	assert_int_equal(x->p->last_status, SIGSYS);
+	assert_false(jank_worker_proc_running(x->p));
+	assert_non_null(strstr(x->log_line, "worker was killed by its seccomp filter"));
+	jank_worker_launch_set_spawner(NULL);
+}
+
 /* The spawner's connection ends, or it says what it should not: the worker is lost. */
 static void spawner_lost(void **state)
 {
@@ -561,6 +587,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(retire, setup, teardown),
 		cmocka_unit_test_setup_teardown(stop_without_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(spawner_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(spawner_exit_crossing_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(spawner_lost, setup, teardown),
 	};
 

@@ -6,8 +6,9 @@
  *
  *   counted    counters that grow: the events the tracer discarded and
  *              the packets missing from the sequence are counted
- *   backward   counters below the previous packet's (the tracer's buffers
- *              made anew) are a new base: nothing counted, not 2^64
+ *   backward   counters below the previous packet's (writers sharing a
+ *              buffer end its packets out of order): nothing counted, not
+ *              2^64, and the highest seen stays the base
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -139,15 +140,20 @@ static void test_counted(void **state)
 
 static void test_backward(void **state)
 {
-	/* 7 events discarded; then both counters start again, below; then grow by 2 events. */
+	/*
+	 * 7 events discarded; then both counters below (nothing); then 5
+	 * events, still below the highest (nothing); then 9: 2 more. The
+	 * sequence: 1, 0, 1, 2, no packet missing.
+	 */
 	const struct empty_packet pk[] = {
 		{ 2000000, 3000000, 1, 7 },
 		{ 4000000, 5000000, 0, 3 },
 		{ 6000000, 7000000, 1, 5 },
+		{ 8000000, 9000000, 2, 9 },
 	};
 
 	(void)state;
-	make_trace(pk, 3);
+	make_trace(pk, 4);
 	assert_int_equal(discarded(), 7 + 2);
 }
 
