@@ -50,6 +50,8 @@ struct field_loc {
 	uint8_t type;  /* enum jank_value_type */
 	uint8_t buf;   /* an array's buffer (in->arrays), or NO_ARRAY_BUF: none left */
 	uint32_t index;
+	/* A nested payload field: its dotted path (ctf-plan.h's ctf_want), walked per event. */
+	const char *path;
 };
 
 #define NO_ARRAY_BUF 0xff

@@ -293,6 +293,8 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		engine_on_function(e, ci->type == JANK_EVENT_FUNC_ENTRY, ev);
 	else if (ci->type != JANK_EVENT_USER)
 		jank_model_process(&e->model, ci->type, ev);
+	if (e->net_note)
+		engine_on_net(e, ci->type, ev);
 	if (ci->domain == JANK_DOMAIN_KERNEL)
 		engine_kernel_stacks(e, ci, ev);
 	for (unsigned i = 0; i < ci->nroles; i++) {
