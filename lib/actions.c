@@ -566,8 +566,8 @@ static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rul
 	return NULL;
 }
 
-struct jank_action *jank_action_find_n(struct jank_action_table *t, uint32_t rule,
-				       const char *key, size_t n)
+struct jank_action *jank_action_find_n(struct jank_action_table *t, uint32_t rule, const char *key,
+				       size_t n)
 {
 	return find_hashed(t, rule, key, n, key_hash(rule, key, n));
 }
@@ -635,8 +635,8 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 	t->nfree++;
 }
 
-struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rule,
-				       const char *key, size_t n, int64_t begin, bool *replaced)
+struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rule, const char *key,
+				       size_t n, int64_t begin, bool *replaced)
 {
 	uint64_t h = key_hash(rule, key, n);
 	struct jank_action *a = find_hashed(t, rule, key, n, h), *first;

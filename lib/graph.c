@@ -41,9 +41,9 @@
  * the engine on traces of short actions). What a span counts (its size) is
  * unchanged: the budget sees the same bytes.
  */
-#define SPAN_GRAIN    32u
-#define SPAN_MAX      (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
-#define SPAN_BINS     ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
+#define SPAN_GRAIN 32u
+#define SPAN_MAX   (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
+#define SPAN_BINS  ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
 /* Per bin: what a GC step frees (a step every 1,024 events); at most 1 MB in all. */
 #define SPAN_FREE_MAX 2048u
 
@@ -549,9 +549,8 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
 {
 	/* Mostly the thread that ends the action, just found by tid. */
-	struct jank_thread *w = g->last && g->last->serial == serial
-					? g->last
-					: jank_graph_find_serial(g, serial);
+	struct jank_thread *w =
+		g->last && g->last->serial == serial ? g->last : jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */
