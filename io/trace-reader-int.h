@@ -182,10 +182,10 @@ void reader_take_bt_error(char *buf, size_t len, char *component, size_t clen);
 /* A trace directory found under a path given by the user. */
 struct trace_dir {
 	char *dir;
-	size_t arg;  /* index of the path it was found under */
-	char *group; /* the trace's UUID as src.ctf.fs reports it, NULL: none */
+	size_t arg;	/* index of the path it was found under */
+	char *group;	/* the trace's UUID as src.ctf.fs reports it, NULL: none */
 	bool own_group; /* the group is jank's parse's, not src.ctf.fs's answer */
-	size_t comp; /* source component it goes to */
+	size_t comp;	/* source component it goes to */
 };
 
 /* Where the directories' groups come from. */

@@ -48,7 +48,7 @@ static const uint8_t caps_bytes[16] = { 0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60
 
 static char base[] = "/tmp/jank-test-groups.XXXXXX";
 /* The variants, under base; the last two are refused by jank's parser, by its reader. */
-static const char *const names[] = { "own",    "chunk",    "caps",    "packed",
+static const char *const names[] = { "own",    "chunk",	   "caps",    "packed",
 				     "nouuid", "unparsed", "unpadded" };
 #define NDIRS	 (sizeof(names) / sizeof(names[0]))
 #define NREAD	 (NDIRS - 2)
@@ -216,8 +216,9 @@ static const bt_component_class_source *fs_class(const bt_plugin **plugin)
 {
 	const bt_component_class_source *fs;
 
-	assert_int_equal(bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, plugin),
-			 BT_PLUGIN_FIND_STATUS_OK);
+	assert_int_equal(
+		bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, plugin),
+		BT_PLUGIN_FIND_STATUS_OK);
 	fs = bt_plugin_borrow_source_component_class_by_name_const(*plugin, "fs");
 	assert_non_null(fs);
 	return fs;
@@ -248,8 +249,12 @@ static void test_groups(void **state)
 	const bt_plugin *plugin = NULL;
 	const bt_component_class_source *fs = fs_class(&plugin);
 	static const char *const want[NDIRS] = {
-		UUID_TEXT, UUID_TEXT, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
-		"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", NULL, UUID_TEXT,
+		UUID_TEXT,
+		UUID_TEXT,
+		"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
+		"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
+		NULL,
+		UUID_TEXT,
 		"0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
 	};
 
