@@ -111,6 +111,10 @@ static void metrics_crossing(const struct jank_crossing *c, struct jank_metrics 
 	m->crossing_timed_out = cs.timed_out;
 	m->flow_events_evicted = cs.join.evicted;
 	m->flow_events_dropped = cs.dropped;
+	m->tcp_sent = cs.tcp.sends;
+	m->tcp_received = cs.tcp.recvs;
+	m->tcp_pairs = cs.tcp.pairs;
+	m->tcp_evicted = cs.tcp.evicted_sends + cs.tcp.evicted_recvs;
 }
 
 /*

@@ -633,6 +633,14 @@ static void crossing_text(FILE *f, const struct jank_crossing *c)
 		" pairs\n",
 		st.held, st.joined, st.timed_out, st.overflow, st.join.froms + st.join.tos,
 		st.join.kept, st.join.max_events, st.join.evicted, st.dropped, st.join.pairs);
+	if (st.tcp.sends + st.tcp.recvs)
+		fprintf(f,
+			"tcp segments: %" PRIu64 " sent, %" PRIu64
+			" received waking a thread, %" PRIu64 " matched (%" PRIu64
+			" by seq, ack and flags); never matched, overwritten: %" PRIu64
+			" sends, %" PRIu64 " receives; %zu kept of %zu\n",
+			st.tcp.sends, st.tcp.recvs, st.tcp.pairs, st.tcp.fallback,
+			st.tcp.evicted_sends, st.tcp.evicted_recvs, st.tcp.kept, st.tcp.max_events);
 }
 
 /* The inputs, grouped by host. */

@@ -37,12 +37,19 @@
 #include "engine.h"
 #include "verdict-json.h"
 
-#define JANK_CAPTURE_FILE	"capture.json"
-#define JANK_CAPTURE_FORMAT	"jank-capture/1" /* capture.json's "format" */
-#define JANK_CAPTURE_JOINED_MAX 64		 /* joined janks listed in capture.json */
-#define JANK_CAPTURE_CHUNKS_MAX 4096		 /* chunks a capture.json may list */
-#define JANK_CAPTURE_FLOWS_MAX	4096		 /* flows a capture.json may list */
-#define JANK_CAPTURE_TEXT_LEN	4096		 /* a string member, with its NUL */
+#define JANK_CAPTURE_FILE "capture.json"
+/*
+ * Beside it, when the flagged action's path crossed hosts as jankd joined
+ * it live: that verdict's JSON in full (verdict-json.h), each segment
+ * naming its host. The capture holds one host's trace: its report splices
+ * the other hosts' parts of this path into the path it computes.
+ */
+#define JANK_CAPTURE_LIVE_PATH_FILE "live-path.json"
+#define JANK_CAPTURE_FORMAT	    "jank-capture/1" /* capture.json's "format" */
+#define JANK_CAPTURE_JOINED_MAX	    64		     /* joined janks listed in capture.json */
+#define JANK_CAPTURE_CHUNKS_MAX	    4096	     /* chunks a capture.json may list */
+#define JANK_CAPTURE_FLOWS_MAX	    4096	     /* flows a capture.json may list */
+#define JANK_CAPTURE_TEXT_LEN	    4096	     /* a string member, with its NUL */
 /*
  * What a capture.json and a report.json read back may hold, at most
  * (json-read.h): far more than jank writes (capture.json: 64 joined janks

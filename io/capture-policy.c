@@ -31,6 +31,7 @@
 #include "dirtree.h"
 #include "format.h"
 #include "units.h"
+#include "verdict-json.h"
 
 #ifndef JANK_VERSION
 #define JANK_VERSION "unknown"
@@ -400,6 +401,39 @@ static int meta_write(const char *dir, struct jank_capture_record *meta)
 	return jank_dirtree_write_file(dir, JANK_CAPTURE_FILE, meta_print, meta);
 }
 
+/* Whether r's path is on two hosts or more (as jankd joined it live). */
+static bool crosses_hosts(const struct jank_verdict *r)
+{
+	const struct jank_path *p = r->path;
+
+	for (size_t i = 1; p && i < p->n; i++)
+		if (p->segs[i].host != p->segs[0].host)
+			return true;
+	return false;
+}
+
+static int live_path_print(FILE *f, void *data)
+{
+	struct json_object *j = jank_verdict_to_json(data, JANK_VERDICT_JSON_FULL);
+	const char *s = j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN) : NULL;
+	int r = s && fprintf(f, "%s\n", s) >= 0 ? 0 : -ENOMEM;
+
+	json_object_put(j);
+	return r;
+}
+
+/*
+ * live-path.json, when r's path crossed hosts: the capture's report gives
+ * the other hosts' parts of it (capture-json.h). Best effort: the report
+ * is then one host's.
+ */
+static void live_path_write(const char *dir, const struct jank_verdict *r)
+{
+	if (crosses_hosts(r))
+		jank_dirtree_write_file(dir, JANK_CAPTURE_LIVE_PATH_FILE, live_path_print,
+					(void *)r);
+}
+
 /* ---- Decide ---- */
 
 static bool disk_low(const struct jank_capture_policy *c, uint64_t avail, uint64_t size,
@@ -664,6 +698,8 @@ enum jank_capture_decision jank_capture_policy_decide(struct jank_capture_policy
 		e = meta_new(c, r, now, name);
 		if (e == 0)
 			e = meta_write(out->dir, &c->meta);
+		if (e == 0)
+			live_path_write(out->dir, r);
 		if (e < 0)
 			jank_dirtree_remove(out->dir);
 	}

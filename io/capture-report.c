@@ -24,8 +24,10 @@
 #include <json-c/json.h>
 #include "capture-binaries.h"
 #include "capture-json.h"
+#include "crosshost.h"
 #include "dirtree.h"
 #include "errbuf.h"
+#include "json-read.h"
 #include "json-util.h"
 #include "textsafe.h"
 #include "trace-reader.h"
@@ -174,12 +176,13 @@ struct out {
 	struct json_object *binaries; /* binaries.json, with a path */
 	const char *error;	      /* why there is no path */
 	const char *note;	      /* about a partial path */
+	const char *live_hosts;	      /* the path's other hosts, as jankd joined them live */
 	const char *match;	      /* "end_event" or "recorded_interval" */
 	const char
 		*baseline; /* suspects against the normal actions "before" it, or the "capture"'s */
 	struct jank_reader_stats in;
 	char summary[JANK_CAPTURE_REPORT_SUMMARY_LEN];
-	char cause[240];
+	char cause[420];
 };
 
 /*
@@ -201,7 +204,7 @@ static void summarize(struct out *o)
 {
 	const struct jank_verdict *r = o->rep;
 	const struct meta *m = o->m;
-	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN], head[1200];
+	char d[32], t[32], th[JANK_FORMAT_THREAD_LEN + JANK_TEXT_SIZE(32) + 8], head[1200];
 	char en[JANK_TEXT_BUF], ek[JANK_TEXT_BUF];
 
 	snprintf(head, sizeof(head), "%s%s%s%s %s", jank_text(en, sizeof(en), m->rec.rule.name),
@@ -228,7 +231,18 @@ static void summarize(struct out *o)
 		const struct jank_breakdown_item *it = &r->breakdown->items[0];
 		int64_t total = r->path->end - r->path->begin;
 
+		const struct jank_label *h =
+			it->host ? jank_path_label_of(r->path, it->host) : NULL;
+
 		thread_name(it->tid, it->comm, th, sizeof(th));
+		/* A path across hosts: tids of two hosts collide, the host is said. */
+		if (h) {
+			char eh[JANK_TEXT_SIZE(32)];
+			size_t n = strlen(th);
+
+			snprintf(th + n, sizeof(th) - n, " on %s",
+				 jank_text(eh, sizeof(eh), h->name));
+		}
 		snprintf(o->cause, sizeof(o->cause), "%.1f%% %s on %s%s", /* th fits */
 			 total > 0 ? 100.0 * (double)it->ns / (double)total : 0.0,
 			 jank_state_name(it->state), th, o->note ? " (partial path)" : "");
@@ -275,6 +289,8 @@ static int report_json(FILE *f, void *data)
 				   json_object_new_int64(o->rep->end - o->m->act->end));
 	if (o->note)
 		e |= jank_json_add(an, "note", jank_json_new_untrusted_string(o->note));
+	if (o->live_hosts)
+		e |= jank_json_add_str(an, "live_path", JANK_CAPTURE_LIVE_PATH_FILE);
 	if (o->baseline)
 		e |= jank_json_add(an, "baseline", json_object_new_string(o->baseline));
 	if (o->rep) {
@@ -439,6 +455,12 @@ static int report_text(FILE *f, void *data)
 	}
 	if (o->note)
 		fprintf(f, "Note: %s.\n\n", o->note);
+	if (o->live_hosts) {
+		char eh[JANK_TEXT_BUF];
+
+		fprintf(f, "The path's part on %s is as jankd joined it live (%s).\n\n",
+			jank_text(eh, sizeof(eh), o->live_hosts), JANK_CAPTURE_LIVE_PATH_FILE);
+	}
 	jank_format_verdict_text(f, o->rep);
 	next_steps(f, o);
 	return 0;
@@ -550,6 +572,7 @@ struct analysis {
 	bool partial;
 	char why[ERR_LEN];
 	char note[512];
+	char hosts[256]; /* the other hosts of the live path */
 };
 
 /* No path: `o.error` says why (in the report files too). Returns 1. */
@@ -699,6 +722,70 @@ static int suspects(struct analysis *a)
 	return 0;
 }
 
+/* The other hosts' names of path p (not `host`), "beta, gamma", into buf. */
+static void other_hosts(const struct jank_path *p, const char *host, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n && n < len; i++) {
+		const struct jank_label *l = jank_path_label_of(p, p->segs[i].host);
+
+		if (!l || !strcmp(l->name, host) || strstr(buf, l->name))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", l->name);
+	}
+}
+
+/*
+ * The capture holds one host's trace. When jankd's live path crossed hosts
+ * (live-path.json), its parts on the other hosts go into the path found
+ * here (crosshost.h). 0, or -ENOMEM; a file missing or refused changes
+ * nothing (the path is this host's).
+ */
+static int live_path(struct analysis *a)
+{
+	static const struct jank_json_bounds bounds = JANK_REPORT_JSON_BOUNDS;
+	struct jank_verdict_decoded d;
+	struct jank_verdict_json_error je;
+	const struct jank_label *host;
+	struct jank_path joined;
+	char path[PATH_MAX], why[256];
+	struct json_object *o;
+	bool missing;
+	int r;
+
+	if (jank_dirtree_join(path, sizeof(path), a->dir, JANK_CAPTURE_LIVE_PATH_FILE) < 0)
+		return 0;
+	o = jank_json_load_bounded(path, &bounds, &missing, why, sizeof(why));
+	if (!o)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	r = jank_verdict_from_json(o, &d, &je);
+	json_object_put(o);
+	/* The action's host: where its path ends. */
+	host = r == 0 && d.path.n ? jank_path_label_of(&d.path, d.path.segs[d.path.n - 1].host)
+				  : NULL;
+	if (r == -ENOMEM || !host) {
+		jank_verdict_decoded_fini(&d);
+		return r == -ENOMEM ? r : 0;
+	}
+	jank_path_init(&joined);
+	r = jank_crosshost_overlay(&a->fd.path, host->name, &d.path, &joined);
+	if (r == 1) {
+		struct jank_path t = a->fd.path;
+
+		a->fd.path = joined;
+		joined = t;
+		other_hosts(&a->fd.path, host->name, a->hosts, sizeof(a->hosts));
+		a->o.live_hosts = a->hosts;
+		r = jank_breakdown_compute(&a->fd.path, &a->fd.bd);
+	}
+	jank_path_fini(&joined);
+	jank_verdict_decoded_fini(&d);
+	return r < 0 ? -ENOMEM : 0;
+}
+
 /* The flagged action's verdict: 0 (a->o.rep set), 1 (no path: a->o.error), or -errno. */
 static int analyse(struct analysis *a, char *err, size_t errlen)
 {
@@ -716,7 +803,8 @@ static int analyse(struct analysis *a, char *err, size_t errlen)
 		if (r != 0)
 			return r;
 	}
-	if (jank_breakdown_compute(&a->fd.path, &a->fd.bd) < 0 || suspects(a) < 0) {
+	if (jank_breakdown_compute(&a->fd.path, &a->fd.bd) < 0 || suspects(a) < 0 ||
+	    live_path(a) < 0) {
 		jank_errf(err, errlen, "%s: out of memory", a->dir);
 		return -ENOMEM;
 	}

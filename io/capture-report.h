@@ -22,6 +22,10 @@
  *                      offsets in them, and the addresses of no known
  *                      mapping: what the path needs to be named elsewhere
  *
+ * When jankd joined the action's path across hosts (live-path.json,
+ * capture-json.h), the other hosts' part of it is spliced into the path
+ * found here: the trace is one host's.
+ *
  * When the capture does not hold the action's end (an overdue action, or a
  * flight recorder that had already overwritten it), the path is computed on
  * the action's thread over the recorded interval, clipped to the trace.

@@ -236,6 +236,31 @@ static const struct jank_config_schema_type worker_timeout = {
 	.equal = jank_config_schema_bytes_equal
 };
 
+/*
+ * How long an alert waits for another host's part of its path: held alerts
+ * are late by this much at worst, so not past minutes; below 100 ms no
+ * stream of another host could have been read.
+ */
+static int crossing_timeout_parse(struct jank_config_schema_parser *p,
+				  const struct jank_config_schema_key *k, const char *v, void *sec)
+{
+	int r = jank_config_schema_duration.parse(p, k, v, sec);
+	int64_t t = r == 0 ? *JANK_CONF_FIELD(sec, k, int64_t) : 0;
+
+	if (r == 0 &&
+	    (t < JANK_CONFIG_CROSSING_TIMEOUT_MIN || t > JANK_CONFIG_CROSSING_TIMEOUT_MAX)) {
+		fail(p, LINE(p), "bad %s '%s' (from 100ms to 10min)", k->name, v);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+static const struct jank_config_schema_type crossing_timeout = {
+	.name = "crossing timeout",
+	.parse = crossing_timeout_parse,
+	.equal = jank_config_schema_bytes_equal
+};
+
 /* "10/10s": at most 10 per 10 seconds; the count at offset, the period at offset2. */
 static int rate_parse(struct jank_config_schema_parser *p, const struct jank_config_schema_key *k,
 		      const char *v, void *sec)
@@ -921,6 +946,7 @@ static const struct jank_config_schema_key keys[] = {
 	K("live", "max-inputs",        jank_config_schema_uint,     RESTART, "64", LIVE(max_inputs), .min = 1),
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
 	K("live", "decoder",           jank_config_schema_enum,     RESTART, "auto", LIVE(decoder), .names = jank_live_decoder_names),
+	K("live", "crossing-timeout",  crossing_timeout,   LIVE, "5s", LIVE(crossing_timeout_ns)),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
 	K("graph", "retention",        jank_config_schema_duration, LIVE, NULL, GRAPH(retention_ns)),
 	K("graph", "memory-limit",     jank_config_schema_size,     LIVE, NULL, GRAPH(memory_limit)),

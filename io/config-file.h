@@ -64,7 +64,15 @@ struct jank_config_live {
 	int64_t worker_timeout_ns; /* default 10 s */
 	/* Which decoder reads each session: enum jank_decoder (auto, native, babeltrace2). */
 	int decoder;
+	/*
+	 * A path that crosses hosts: how long a slow action's alert waits for the
+	 * other host's part (default 5 s; JANK_CONFIG_CROSSING_TIMEOUT_MIN..MAX).
+	 */
+	int64_t crossing_timeout_ns;
 };
+
+#define JANK_CONFIG_CROSSING_TIMEOUT_MIN 100000000LL	/* 100 ms */
+#define JANK_CONFIG_CROSSING_TIMEOUT_MAX 600000000000LL /* 10 min */
 
 struct jank_config_graph {
 	int64_t retention_ns;

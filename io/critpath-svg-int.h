@@ -46,6 +46,7 @@ struct lane {
 	size_t nthreads; /* the other threads' lane: how many */
 	bool action;	 /* the action's thread: first, and always drawn */
 	uint32_t host;	 /* as steps' */
+	size_t group;	 /* its host's place: the action's host first, then by appearance */
 };
 
 /* Where a thread is drawn; sorted by tid for bsearch. */

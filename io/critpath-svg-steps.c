@@ -51,6 +51,28 @@ static int cmp_lane_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* A path across hosts: each host's lanes together, the action's host first. */
+static int cmp_lane_group(const void *a, const void *b)
+{
+	const struct lane *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return cmp_lane_first(a, b);
+}
+
+/* Each lane's group: 0 for the action's host, else 1 + its host's first appearance. */
+static void group_lanes(struct lane *all, size_t n, uint32_t action_host)
+{
+	for (size_t i = 0; i < n; i++) {
+		all[i].group = all[i].host == action_host ? 0 : all[i].first + 1;
+		for (size_t k = 0; k < n && all[i].group; k++)
+			if (all[k].host == all[i].host && all[k].first + 1 < all[i].group)
+				all[i].group = all[k].first + 1;
+	}
+	jank_sort(all, n, sizeof(*all), cmp_lane_group);
+}
+
 /*
  * One lane per thread of the path, in order of appearance with the action's
  * thread first. Past MAX_LANES threads, those with the least time on the
@@ -79,10 +101,10 @@ static int build_lanes(struct picture *pic)
 
 		if (n == 0 || all[n - 1].tid != sg->tid || all[n - 1].host != sg->host)
 			all[n++] = (struct lane){
-				sg->tid, sg->comm,
-				0,	 pic->refs[i].lane,
-				1,	 sg->tid == pic->r->tid && sg->host == action_host,
-				sg->host
+				sg->tid,  sg->comm,
+				0,	  pic->refs[i].lane,
+				1,	  sg->tid == pic->r->tid && sg->host == action_host,
+				sg->host, 0
 			};
 		all[n - 1].ns += sg->end - sg->begin;
 		if (pic->refs[i].lane < all[n - 1].first)
@@ -96,6 +118,7 @@ static int build_lanes(struct picture *pic)
 		keep = MAX_LANES - 1;
 	}
 	jank_sort(all, keep, sizeof(*all), cmp_lane_first);
+	group_lanes(all, keep, action_host);
 	pic->lanes = calloc(keep + 1, sizeof(*pic->lanes));
 	if (!pic->lanes) {
 		free(all);
@@ -106,7 +129,7 @@ static int build_lanes(struct picture *pic)
 	if (keep < n) {
 		struct lane *o = &pic->lanes[pic->nlanes++];
 
-		*o = (struct lane){ -1, "", 0, SIZE_MAX, n - keep, false, 0 };
+		*o = (struct lane){ -1, "", 0, SIZE_MAX, n - keep, false, 0, SIZE_MAX };
 		for (size_t i = keep; i < n; i++)
 			o->ns += all[i].ns;
 	}

@@ -185,6 +185,39 @@ static void lane_title(FILE *f, const struct picture *pic, size_t lane)
 	fputs("</title>\n", f);
 }
 
+/*
+ * A path across hosts: each host's lanes are together, named at their top
+ * right, a dashed line between two hosts' lanes.
+ */
+static void host_separators(FILE *f, const struct picture *pic)
+{
+	bool multi = false;
+
+	for (size_t i = 1; i < pic->nlanes && !multi; i++)
+		multi = pic->lanes[i].tid >= 0 && pic->lanes[i].host != pic->lanes[0].host;
+	for (size_t i = 0; multi && i < pic->nlanes; i++) {
+		const struct lane *l = &pic->lanes[i];
+		double y = lane_y(i);
+
+		if (l->tid < 0 || (i > 0 && l->host == pic->lanes[i - 1].host))
+			continue;
+		fputs("<g class=\"host-separator\" data-host=\"", f);
+		jank_svg_escape(f, critpath_svg_host_name(pic, l->host), 0);
+		fputs("\">\n", f);
+		if (i > 0)
+			fprintf(f,
+				"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+				"stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
+				MARGIN - 6, y, WIDTH - MARGIN + 6, y, JANK_SVG_MUTED);
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
+			"fill=\"%s\">host ",
+			WIDTH - MARGIN, y + 9, JANK_SVG_MUTED);
+		jank_svg_escape(f, critpath_svg_host_name(pic, l->host), 32);
+		fputs("</text>\n</g>\n", f);
+	}
+}
+
 static void lanes(FILE *f, const struct picture *pic)
 {
 	char d[32], tid[48];
@@ -231,6 +264,7 @@ static void lanes(FILE *f, const struct picture *pic)
 			PLOT_X0, y + BAR_Y + BAR_H / 2.0, PLOT_X1, y + BAR_Y + BAR_H / 2.0);
 		fputs("</g>\n", f);
 	}
+	host_separators(f, pic);
 	for (size_t k = 0; k < pic->ndevices; k++) {
 		size_t lane = pic->nlanes + k;
 		double y = lane_y(lane);

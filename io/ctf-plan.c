@@ -17,6 +17,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ctf-plan.h"
@@ -102,10 +103,45 @@ int ctf_value_type(const struct ctf_type *t)
 	return JANK_VALUE_NONE;
 }
 
+/*
+ * The type a dotted path names below t ("a.b.c", babeltrace2's names), a
+ * variant's options passed through unnamed: the first option that has it.
+ */
+static const struct ctf_type *path_member(const struct ctf_type *t, const char *path, int depth)
+{
+	size_t n = strcspn(path, ".");
+
+	if (!t || depth > MAX_DEPTH)
+		return NULL;
+	if (t->kind == CTF_VARIANT) {
+		for (size_t i = 0; i < t->nmembers; i++) {
+			const struct ctf_type *r = path_member(t->members[i].type, path, depth + 1);
+
+			if (r)
+				return r;
+		}
+		return NULL;
+	}
+	if (t->kind != CTF_STRUCT)
+		return NULL;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const char *m = ctf_field_name(t->members[i].name);
+
+		if (strlen(m) != n || strncmp(m, path, n))
+			continue;
+		if (!path[n])
+			return t->members[i].type->kind == CTF_VARIANT ? NULL : t->members[i].type;
+		return path_member(t->members[i].type, path + n + 1, depth + 1);
+	}
+	return NULL;
+}
+
 const struct ctf_type *ctf_scope_member(const struct ctf_type *scope, const char *name)
 {
 	if (!scope || scope->kind != CTF_STRUCT)
 		return NULL;
+	if (strchr(name, '.'))
+		return path_member(scope, name, 0);
 	for (size_t i = 0; i < scope->nmembers; i++)
 		if (!strcmp(ctf_field_name(scope->members[i].name), name))
 			return scope->members[i].type;
@@ -127,6 +163,10 @@ struct comp {
 	const struct ctf_want *want;
 	struct frame frames[MAX_DEPTH];
 	unsigned nframes;
+	/* The dotted path of the field being compiled (variants' options unnamed). */
+	char path[256];
+	size_t plen;
+	bool path_long; /* it did not fit: no dotted name matches */
 	char *err;
 	size_t errlen;
 };
@@ -205,15 +245,22 @@ static uint8_t role_of(const struct comp *c, const char *name, bool top)
 	return CTF_ROLE_NONE;
 }
 
-/* The slots a top-level member goes to (one member may feed several), and its array buffer. */
+/*
+ * The slots a field goes to (one field may feed several), and its array
+ * buffer: a top-level member by its name, a nested one by its dotted path.
+ */
 static uint32_t slots_of(const struct comp *c, const char *name, bool top, uint8_t *buf)
 {
 	uint32_t mask = 0;
 
-	if (!top || !name || !c->want)
+	if (!name || !c->want)
 		return 0;
 	for (unsigned i = 0; i < CTF_NSLOTS; i++) {
-		if (!c->want->names[i] || strcmp(c->want->names[i], name))
+		const char *w = c->want->names[i];
+
+		if (!w)
+			continue;
+		if (strchr(w, '.') ? c->path_long || strcmp(w, c->path) : !top || strcmp(w, name))
 			continue;
 		if (!mask || *buf == CTF_SLOT_NONE)
 			*buf = c->want->buf[i];
@@ -384,7 +431,8 @@ static int compile_variant(struct comp *c, const struct ctf_type *t, uint32_t id
 	for (size_t i = 0; i < t->nmembers; i++) {
 		uint32_t kid;
 
-		r = compile(c, t->members[i].type, t->members[i].name, false, &kid);
+		/* An option is not named in a path: it is the variant's value. */
+		r = compile(c, t->members[i].type, NULL, false, &kid);
 		if (r < 0)
 			return r;
 		p->kids[first + i] = kid;
@@ -429,8 +477,8 @@ static int compile_array(struct comp *c, const struct ctf_type *t, uint32_t idx)
 	return 0;
 }
 
-static int compile(struct comp *c, const struct ctf_type *t, const char *name, bool top,
-		   uint32_t *idx)
+static int compile_node(struct comp *c, const struct ctf_type *t, const char *name, bool top,
+			uint32_t *idx)
 {
 	const char *shown = name ? ctf_field_name(name) : NULL;
 	struct pnode *n;
@@ -475,6 +523,31 @@ static int compile(struct comp *c, const struct ctf_type *t, const char *name, b
 		return compile_array(c, t, *idx);
 	}
 	return refuse(c, "an unknown field type", name);
+}
+
+/* One field, its name appended to the path while it (and what is in it) compiles. */
+static int compile(struct comp *c, const struct ctf_type *t, const char *name, bool top,
+		   uint32_t *idx)
+{
+	size_t plen = c->plen;
+	bool path_long = c->path_long;
+	int r;
+
+	if (name) {
+		const char *shown = ctf_field_name(name);
+		int w = snprintf(c->path + plen, sizeof(c->path) - plen, "%s%s", plen ? "." : "",
+				 shown);
+
+		if (w < 0 || (size_t)w >= sizeof(c->path) - plen)
+			c->path_long = true;
+		else
+			c->plen = plen + (size_t)w;
+	}
+	r = compile_node(c, t, name, top, idx);
+	c->plen = plen;
+	c->path[plen] = '\0';
+	c->path_long = path_long;
+	return r;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)

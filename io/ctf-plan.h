@@ -64,7 +64,12 @@ enum ctf_scope_kind {
 	CTF_SCOPE_OTHER, /* contexts and payloads: slots only */
 };
 
-/* The fields asked of a scope: by slot, the (babeltrace2) name of a top-level member. */
+/*
+ * The fields asked of a scope: by slot, the (babeltrace2) name of a
+ * top-level member, or the dotted path of a nested one in which a variant's
+ * options go unnamed ("network_header.transport_header.seq": whichever
+ * option holds it; slots whose field the event lacks stay NONE).
+ */
 struct ctf_want {
 	const char *names[CTF_NSLOTS];
 	uint8_t buf[CTF_NSLOTS]; /* an array's buffer (0 or 1), CTF_SLOT_NONE: none */
@@ -100,7 +105,7 @@ struct ctf_plan;
  */
 int ctf_value_type(const struct ctf_type *t);
 
-/* The top-level member of the struct `scope` shown as `name`, or NULL. */
+/* The top-level member of the struct `scope` shown as `name` (a dotted path: ctf_want), or NULL. */
 const struct ctf_type *ctf_scope_member(const struct ctf_type *scope, const char *name);
 
 /*

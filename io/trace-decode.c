@@ -75,6 +75,68 @@ static bool find_member(const bt_field_class *fc, const char *name, enum field_s
 	return false;
 }
 
+/*
+ * The class of the field a dotted path names below fc, a variant's options
+ * passed through unnamed (the first that has it), as the native decoder's
+ * plans do (ctf-plan.h).
+ */
+static const bt_field_class *path_class(const bt_field_class *fc, const char *path, int depth)
+{
+	size_t n = strcspn(path, ".");
+	bt_field_class_type t;
+	uint64_t count;
+
+	if (!fc || depth > 64)
+		return NULL;
+	t = bt_field_class_get_type(fc);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_VARIANT)) {
+		count = bt_field_class_variant_get_option_count(fc);
+		for (uint64_t i = 0; i < count; i++) {
+			const bt_field_class *r = path_class(
+				bt_field_class_variant_option_borrow_field_class_const(
+					bt_field_class_variant_borrow_option_by_index_const(fc, i)),
+				path, depth + 1);
+
+			if (r)
+				return r;
+		}
+		return NULL;
+	}
+	if (t != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NULL;
+	count = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		const char *name = bt_field_class_structure_member_get_name(m);
+		const bt_field_class *mc =
+			bt_field_class_structure_member_borrow_field_class_const(m);
+
+		if (strlen(name) != n || strncmp(name, path, n))
+			continue;
+		if (!path[n])
+			return bt_field_class_type_is(bt_field_class_get_type(mc),
+						      BT_FIELD_CLASS_TYPE_VARIANT)
+				       ? NULL
+				       : mc;
+		return path_class(mc, path + n + 1, depth + 1);
+	}
+	return NULL;
+}
+
+/* A nested payload field (a dotted path): where it is found, its type; read per event. */
+static bool find_path(const bt_field_class *payload, const char *path, struct field_loc *loc)
+{
+	const bt_field_class *fc = strchr(path, '.') ? path_class(payload, path, 0) : NULL;
+
+	if (!fc)
+		return false;
+	loc->type = value_type_of(fc);
+	loc->scope = loc->type == JANK_VALUE_NONE ? SCOPE_NONE : SCOPE_PAYLOAD;
+	loc->path = path;
+	return true;
+}
+
 static void resolve_context_field(const bt_field_class *fc, const char *virt, const char *name,
 				  struct field_loc *loc)
 {
@@ -308,7 +370,8 @@ static int resolve_class(struct jank_reader *in, struct sc_cache *c, const bt_ev
 		memset(loc, 0, sizeof(*loc));
 		if (!fields || !fields[i])
 			continue;
-		if (find_member(payload, fields[i], SCOPE_PAYLOAD, loc) ||
+		if (find_path(payload, fields[i], loc) ||
+		    find_member(payload, fields[i], SCOPE_PAYLOAD, loc) ||
 		    find_member(specific, fields[i], SCOPE_SPECIFIC_CTX, loc) ||
 		    find_member(common, fields[i], SCOPE_COMMON_CTX, loc)) {
 			cc->need_payload |= loc->scope == SCOPE_PAYLOAD;
@@ -356,6 +419,56 @@ static __attribute__((noinline)) void read_array(const bt_field *f, uint64_t *bu
 	v->a.n = (uint32_t)n;
 }
 
+/* The selected option of a variant (and of the variant that option may be). */
+static const bt_field *selected(const bt_field *f)
+{
+	for (int i = 0;
+	     f && i < 64 &&
+	     bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_VARIANT);
+	     i++)
+		f = bt_field_variant_borrow_selected_option_field_const(f);
+	return f;
+}
+
+/* A nested field by its path through the event's variants; NONE where this event has none. */
+static __attribute__((noinline)) void read_path(const bt_field *s, const struct field_loc *loc,
+						struct jank_value *v, uint64_t *buf)
+{
+	const char *path = loc->path;
+	const bt_field *f = s;
+	char comp[128];
+	bt_field_class_type t;
+
+	v->type = JANK_VALUE_NONE;
+	while (f && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(comp))
+			return;
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		path += n + (path[n] == '.');
+		f = selected(f);
+		if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+			return;
+		f = bt_field_structure_borrow_member_field_by_name_const(f, comp);
+	}
+	f = selected(f);
+	if (!f)
+		return;
+	t = bt_field_get_class_type(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+		v->type = JANK_VALUE_UINT;
+		v->u = bt_field_integer_unsigned_get_value(f);
+	} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+		v->type = JANK_VALUE_INT;
+		v->i = bt_field_integer_signed_get_value(f);
+	} else if (buf && value_type_of(bt_field_borrow_class_const(f)) == JANK_VALUE_ARRAY) {
+		v->type = JANK_VALUE_ARRAY;
+		read_array(f, buf, v);
+	}
+}
+
 static inline void read_value(const bt_field *s, const struct field_loc *loc, struct jank_value *v,
 			      uint64_t *buf)
 {
@@ -363,6 +476,10 @@ static inline void read_value(const bt_field *s, const struct field_loc *loc, st
 
 	if (!s || loc->scope == SCOPE_NONE) {
 		v->type = JANK_VALUE_NONE;
+		return;
+	}
+	if (__builtin_expect(loc->path != NULL, 0)) {
+		read_path(s, loc, v, buf);
 		return;
 	}
 	f = bt_field_structure_borrow_member_field_by_index_const(s, loc->index);
@@ -397,7 +514,7 @@ static inline void read_field(struct jank_reader *in, const bt_field *s,
 
 static inline int32_t read_int32(const bt_field *s, const struct field_loc *loc)
 {
-	struct jank_value v;
+	struct jank_value v = { .type = JANK_VALUE_NONE };
 
 	read_value(s, loc, &v, NULL);
 	return (int32_t)jank_value_as_int(&v, -1);

@@ -444,6 +444,12 @@ int jank_decoder_from_name(const char *name, enum jank_decoder *d)
 	return 0;
 }
 
+enum reader_groups reader_groups_for_decoder(void)
+{
+	return default_decoder == JANK_DECODER_BABELTRACE2 ? READER_GROUPS_QUERY
+							   : READER_GROUPS_OWN;
+}
+
 void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap)
 {
 	in->tap = tap;

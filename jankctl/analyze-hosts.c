@@ -16,6 +16,7 @@
 #include "array.h"
 #include "config-file.h"
 #include "crosshost.h"
+#include "netmatch.h"
 #include "exit-status.h"
 #include "format.h"
 #include "jankctl.h"
@@ -27,6 +28,7 @@
 #include "verdict-json.h"
 
 #define FLOW_EVENTS_MAX (4u << 20) /* flow events the join keeps: 4 Mi, ~600 MiB at most */
+#define NET_EVENTS_MAX	(1u << 20) /* TCP segments the kernel matching keeps: ~130 MiB at most */
 
 struct mh_verdict {
 	unsigned host;
@@ -52,6 +54,8 @@ struct mh_host {
 
 struct mh_ctx {
 	struct jank_crosshost *x;
+	struct jank_netmatch *nm;
+	uint64_t net_pairs; /* the key of the next pair the kernel matching made */
 	struct mh_host *hosts;
 	size_t nhosts;
 	struct mh_verdict *v;
@@ -65,6 +69,32 @@ static void mh_on_flow(const struct jank_flow_note *n, void *data)
 	const struct jank_flow_rule *f = jank_engine_flow(h->e, n->flow);
 
 	jank_crosshost_note(h->ctx->x, h->index, n, f ? f->name : "", f ? f->hosts : NULL);
+}
+
+/*
+ * A TCP segment of a host's kernel trace into the kernel matching; each
+ * send and receive it matches joins the flows' join as a `from` and a `to`
+ * of their own key, under the flow "tcp" (the index after the [flow]s).
+ */
+static void mh_on_net(const struct jank_net_note *n, void *data)
+{
+	struct mh_host *h = data;
+	struct mh_ctx *ctx = h->ctx;
+	struct jank_netmatch_pair p[16];
+	uint32_t flow = (uint32_t)jank_engine_flow_count(h->e);
+	size_t np = jank_netmatch_note(ctx->nm, h->index, n->recv, n->tid, n->ts, n->seg, p, 16);
+
+	for (size_t i = 0; i < np; i++) {
+		char key[32];
+		struct jank_flow_note from = {
+			flow, false, false, p[i].from_tid, p[i].from_ts, key
+		};
+		struct jank_flow_note to = { flow, true, false, p[i].to_tid, p[i].to_ts, key };
+
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, ++ctx->net_pairs);
+		jank_crosshost_note(ctx->x, p[i].from_host, &from, "tcp", NULL);
+		jank_crosshost_note(ctx->x, p[i].to_host, &to, "tcp", NULL);
+	}
 }
 
 /* A verdict of a host, held (a deep copy) until every host's trace was read. */
@@ -190,6 +220,7 @@ static void mh_drop(struct mh_ctx *ctx)
 	}
 	free(ctx->hosts);
 	jank_crosshost_free(ctx->x);
+	jank_netmatch_free(ctx->nm);
 }
 
 /* "+37.0 ms": an offset, signed. */
@@ -254,6 +285,42 @@ static void mh_offsets(const struct mh_ctx *ctx, enum format format)
 		}
 }
 
+/* What the kernel matching did, when the traces had TCP segments. */
+static void mh_net(const struct mh_ctx *ctx, enum format format)
+{
+	struct jank_netmatch_stats s;
+
+	jank_netmatch_get_stats(ctx->nm, &s);
+	if (!s.sends && !s.recvs)
+		return;
+	if (format == FORMAT_JSON) {
+		struct json_object *j = json_object_new_object();
+		int e = 0;
+
+		e |= jank_json_add_str(j, "type", "tcp_matching");
+		e |= jank_json_add_i64(j, "sends", (int64_t)s.sends);
+		e |= jank_json_add_i64(j, "receives", (int64_t)s.recvs);
+		e |= jank_json_add_i64(j, "pairs", (int64_t)s.pairs);
+		e |= jank_json_add_i64(j, "pairs_fallback", (int64_t)s.fallback);
+		e |= jank_json_add_i64(j, "sends_evicted", (int64_t)s.evicted_sends);
+		e |= jank_json_add_i64(j, "receives_evicted", (int64_t)s.evicted_recvs);
+		e |= jank_json_add_i64(j, "lookups_cut", (int64_t)s.walks_cut);
+		e |= jank_json_add_i64(j, "kept", (int64_t)s.kept);
+		e |= jank_json_add_i64(j, "max", (int64_t)s.max_events);
+		e |= jank_json_add_i64(j, "bytes", (int64_t)s.bytes);
+		if (e)
+			json_object_put(j);
+		else
+			jank_format_json_print(stdout, j);
+		return;
+	}
+	printf("tcp matching: %" PRIu64 " sends, %" PRIu64 " receives that woke a thread, %" PRIu64
+	       " matched (%" PRIu64 " by seq, ack and flags: addresses differed); never matched, "
+	       "overwritten: %" PRIu64 " sends, %" PRIu64 " receives; %zu of %zu kept\n",
+	       s.sends, s.recvs, s.pairs, s.fallback, s.evicted_sends, s.evicted_recvs, s.kept,
+	       s.max_events);
+}
+
 /* Each host's summary: text under its name; JSON objects with its name. */
 static void mh_end(const struct mh_ctx *ctx, enum format format)
 {
@@ -276,6 +343,7 @@ static void mh_end(const struct mh_ctx *ctx, enum format format)
 				json_object_put(j);
 		}
 	}
+	mh_net(ctx, format);
 	mh_offsets(ctx, format);
 }
 
@@ -304,6 +372,7 @@ static int mh_setup(struct mh_ctx *ctx, const struct jank_config *conf, const st
 				mh->dirs[mh->ndirs++] = th[i].dir;
 		jank_engine_set_verdict_cb(mh->e, mh_on_verdict, mh);
 		jank_engine_set_flow_cb(mh->e, mh_on_flow, mh);
+		jank_engine_set_net_cb(mh->e, mh_on_net, mh);
 	}
 	return 0;
 }
@@ -316,8 +385,9 @@ static int analyze_hosts(const struct jank_config *conf, const struct options *o
 	int r;
 
 	ctx.x = jank_crosshost_new(FLOW_EVENTS_MAX);
+	ctx.nm = jank_netmatch_new(NET_EVENTS_MAX);
 	ctx.hosts = calloc(nnames, sizeof(*ctx.hosts));
-	if (!ctx.x || !ctx.hosts) {
+	if (!ctx.x || !ctx.nm || !ctx.hosts) {
 		errorf("out of memory");
 		r = JANK_EXIT_FAILURE;
 		goto end;

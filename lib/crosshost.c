@@ -608,6 +608,85 @@ int jank_crosshost_splice(const struct jank_path *local, const char *host,
 	return r;
 }
 
+/* Whether live's segment s is on a host other than `host`. */
+static bool elsewhere(const struct jank_path *live, const struct jank_segment *s, const char *host)
+{
+	const struct jank_label *l = s->host ? jank_path_label_of(live, s->host) : NULL;
+
+	return l && strcmp(l->name, host) != 0;
+}
+
+/* The end of the run of live's segments elsewhere from i on; *next: the segment after it. */
+static int64_t run_end(const struct jank_path *live, size_t i, const char *host, size_t *next)
+{
+	while (i < live->n && elsewhere(live, &live->segs[i], host))
+		i++;
+	*next = i;
+	return live->segs[i - 1].end;
+}
+
+/* local's segments over [from, to), on host. */
+static int append_local(struct jank_path *out, const struct jank_path *local, const char *host,
+			int64_t from, int64_t to)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < local->n; i++) {
+		const struct jank_segment *s = &local->segs[i];
+		int64_t b = s->begin > from ? s->begin : from, e = s->end < to ? s->end : to;
+
+		r = append(out, local, s, b, e, host, 0);
+	}
+	return r;
+}
+
+int jank_crosshost_overlay(const struct jank_path *local, const char *host,
+			   const struct jank_path *live, struct jank_path *out)
+{
+	int64_t at = local->begin;
+	bool crossed = false;
+	size_t i = 0;
+	int r = 0;
+
+	out->n = 0;
+	out->tid = local->tid;
+	out->begin = local->begin;
+	out->end = local->end;
+	out->truncated = local->truncated;
+	out->incomplete = local->incomplete;
+	while (r == 0 && i < live->n) {
+		size_t next;
+		int64_t b, e;
+
+		if (!elsewhere(live, &live->segs[i], host)) {
+			i++;
+			continue;
+		}
+		b = live->segs[i].begin > at ? live->segs[i].begin : at;
+		e = run_end(live, i, host, &next);
+		if (e > local->end)
+			e = local->end;
+		if (e > b) {
+			r = append_local(out, local, host, at, b);
+			for (; r == 0 && i < next; i++) {
+				const struct jank_segment *s = &live->segs[i];
+				int64_t sb = s->begin > b ? s->begin : b,
+					se = s->end < e ? s->end : e;
+
+				r = append(out, live, s, sb, se, NULL, 0);
+			}
+			at = e;
+			crossed = true;
+		}
+		i = next;
+	}
+	if (r == 0)
+		r = append_local(out, local, host, at, local->end);
+	if (r < 0)
+		out->incomplete = true;
+	return r < 0 ? r : crossed;
+}
+
 int jank_crosshost_path(struct jank_crosshost *x, unsigned host, const struct jank_path *local,
 			struct jank_path *out)
 {

@@ -96,6 +96,18 @@ int jank_crosshost_splice(const struct jank_path *local, const char *host,
 			  const struct jank_path *remote, const char *from_host, int64_t offset,
 			  int64_t t0, int64_t t1, const char *flow, struct jank_path *out);
 
+/*
+ * A path recomputed on one host (a capture's report: `local`, of host
+ * `host`, whose segments name no host) given the other hosts' parts of the
+ * path jankd joined live (`live`, every segment naming its host): into out
+ * (reset first), live's segments of other hosts, clipped to local's bounds,
+ * and local's segments outside them, in time order, each naming its host.
+ * Returns 1 when live had a part on another host, 0 when not (out is
+ * local's), or -ENOMEM (out is then incomplete).
+ */
+int jank_crosshost_overlay(const struct jank_path *local, const char *host,
+			   const struct jank_path *live, struct jank_path *out);
+
 void jank_crosshost_get_stats(const struct jank_crosshost *x, struct jank_crosshost_stats *out);
 
 #endif

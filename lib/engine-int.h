@@ -85,6 +85,10 @@ struct jank_engine {
 	uint64_t stacks_collected_at; /* events at the last collection of stacks */
 	jank_flow_note_fn flow_note;  /* who hears of flow events (joins across inputs) */
 	void *flow_note_data;
+	jank_net_note_fn net_note; /* who hears of TCP segments (engine-net.c) */
+	void *net_note_data;
+	struct engine_net_rx *net_rx; /* by CPU: the latest TCP segment received there */
+	uint32_t net_rx_n;
 	struct jank_path path;
 	struct jank_breakdown breakdown;
 	struct jank_profile profile;
@@ -102,6 +106,10 @@ struct jank_engine {
 	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
 	uint64_t generation;
 };
+
+/* engine-net.c */
+void engine_on_net(struct jank_engine *e, enum jank_event_type type, const struct jank_event *ev);
+void engine_net_free(struct jank_engine *e);
 
 /* engine-rules.c */
 struct jank_action_table *engine_new_action_table(struct jank_engine *e, size_t n);

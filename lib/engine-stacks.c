@@ -13,7 +13,7 @@
  */
 void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 {
-	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
+	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
 
 	if (!w)
 		return;
@@ -184,7 +184,7 @@ void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 		if (!e->ctx_stacks)
 			return; /* no thread has a context's stack to drop */
 		tid = engine_emitting_tid(e, ev);
-		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+		w = tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
 			w->fn->ctx = 0;
 			stack_now(e, w, ev->ts);

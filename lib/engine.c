@@ -115,6 +115,7 @@ void jank_engine_free(struct jank_engine *e)
 	jank_path_fini(&e->path);
 	jank_breakdown_fini(&e->breakdown);
 	jank_profile_fini(&e->profile);
+	engine_net_free(e);
 	free(e);
 }
 
@@ -128,6 +129,12 @@ void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *
 {
 	e->flow_note = fn;
 	e->flow_note_data = data;
+}
+
+void jank_engine_set_net_cb(struct jank_engine *e, jank_net_note_fn fn, void *data)
+{
+	e->net_note = fn;
+	e->net_note_data = data;
 }
 
 void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data)

@@ -25,6 +25,7 @@
 #include "critpath.h"
 #include "graph.h"
 #include "layout.h"
+#include "netmatch.h"
 #include "strtable.h"
 
 #define JANK_CLASS_INVALID UINT32_MAX
@@ -206,6 +207,22 @@ struct jank_flow_note {
 };
 typedef void (*jank_flow_note_fn)(const struct jank_flow_note *n, void *data);
 void jank_engine_set_flow_cb(struct jank_engine *e, jank_flow_note_fn fn, void *data);
+
+/*
+ * A TCP segment of the kernel tracer's (netmatch.h), for whoever matches
+ * hosts' packets: a send (net_dev_queue in a thread's context: that thread,
+ * at the event), or a reception whose softirq then woke a thread: that
+ * thread, the instant after the wakeup (within the woken thread's wait,
+ * where a path walking back meets it). Told only with a listener set.
+ */
+struct jank_net_note {
+	bool recv;
+	int32_t tid;
+	int64_t ts;
+	const struct jank_tcp_seg *seg; /* valid during the call */
+};
+typedef void (*jank_net_note_fn)(const struct jank_net_note *n, void *data);
+void jank_engine_set_net_cb(struct jank_engine *e, jank_net_note_fn fn, void *data);
 /*
  * Who names the frames of a verdict's path (io's symbolizer), called before
  * the verdict callback for the frames not named yet; without one, frames are

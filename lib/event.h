@@ -46,6 +46,9 @@ enum jank_event_type {
 	/* lttng_ust_cyg_profile{,_fast}:func_entry/func_exit (-finstrument-functions) */
 	JANK_EVENT_FUNC_ENTRY,
 	JANK_EVENT_FUNC_EXIT,
+	/* net_dev_queue, net_if_receive_skb: IP and TCP headers (lttng-modules >= 2.9) */
+	JANK_EVENT_NET_SEND,
+	JANK_EVENT_NET_RECV,
 	JANK_EVENT_TYPE_COUNT,
 };
 

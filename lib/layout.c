@@ -50,6 +50,9 @@ static const struct name_type kernel_names[] = {
 	{ "hrtimer_expire_entry", JANK_EVENT_HRTIMER_ENTRY, 0, V(2_6) },
 	{ "hrtimer_expire_exit", JANK_EVENT_HRTIMER_EXIT, 0, V(2_6) },
 	{ "exit_syscall", JANK_EVENT_SYSCALL_EXIT, 0, V(2_5) },
+	/* The headers since 2.9: older layouts have the events, and nothing to match. */
+	{ "net_dev_queue", JANK_EVENT_NET_SEND, 0, 0 },
+	{ "net_if_receive_skb", JANK_EVENT_NET_RECV, 0, 0 },
 	/* Families known by their prefix (jank_layout_classify), enabled by a wildcard. */
 	{ "x86_irq_vectors_*", JANK_EVENT_IPI_ENTRY, V(2_8), 0 }, /* _entry and _exit */
 	{ NULL, JANK_EVENT_USER, 0, 0 },
@@ -81,6 +84,25 @@ static const char *const softirq_fields[] = { "vec", NULL };
 static const char *const mutex_fields[] = { "mutex", "status", NULL };
 static const char *const syscall_exit_fields[] = { "ret", NULL };
 static const char *const func_fields[] = { "addr", NULL };
+/*
+ * In netmatch.h's order (JANK_F_NET_*): nested fields by their dotted path
+ * through the network_header and transport_header variants, whichever of
+ * IPv4 or IPv6 and TCP the event holds (io/ctf-plan.h).
+ */
+static const char *const net_fields[] = {
+	"network_header.saddr",
+	"network_header.daddr",
+	"network_header.tot_len",
+	"network_header.ihl",
+	"network_header.payload_len",
+	"network_header.transport_header.source_port",
+	"network_header.transport_header.dest_port",
+	"network_header.transport_header.seq",
+	"network_header.transport_header.ack_seq",
+	"network_header.transport_header.data_offset",
+	"network_header.transport_header.flags",
+	NULL,
+};
 static const char *const no_fields[] = { NULL };
 
 const char *const *jank_layout_fields(enum jank_event_type type)
@@ -118,6 +140,9 @@ const char *const *jank_layout_fields(enum jank_event_type type)
 		return func_fields;
 	case JANK_EVENT_SYSCALL_EXIT:
 		return syscall_exit_fields;
+	case JANK_EVENT_NET_SEND:
+	case JANK_EVENT_NET_RECV:
+		return net_fields;
 	case JANK_EVENT_USER:
 	case JANK_EVENT_PAGE_FAULT:
 	case JANK_EVENT_HRTIMER_ENTRY:

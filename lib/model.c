@@ -852,6 +852,8 @@ void jank_model_process(struct jank_model *m, enum jank_event_type type,
 	case JANK_EVENT_PAGE_FAULT:
 	case JANK_EVENT_FUNC_ENTRY:
 	case JANK_EVENT_FUNC_EXIT:
+	case JANK_EVENT_NET_SEND: /* the engine's (engine-net.c) */
+	case JANK_EVENT_NET_RECV:
 	case JANK_EVENT_USER:
 	case JANK_EVENT_TYPE_COUNT:
 		break;

@@ -6,6 +6,8 @@
  * worker can answer only what it was asked.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
@@ -40,6 +42,7 @@ struct jank_crossing {
 	void *data;
 	int64_t timeout;
 	struct jank_hostjoin *join;
+	struct jank_netmatch *net; /* the kernel's TCP segments, matched into the join */
 	struct held *held;
 	int64_t next_id;
 	const struct jank_flow_rule *flows;
@@ -87,7 +90,10 @@ struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_c
 	if (!c)
 		return NULL;
 	c->join = jank_hostjoin_new(JANK_CROSSING_EVENTS);
-	if (!c->join) {
+	c->net = jank_netmatch_new(JANK_CROSSING_SEGMENTS);
+	if (!c->join || !c->net) {
+		jank_hostjoin_free(c->join);
+		jank_netmatch_free(c->net);
 		free(c);
 		return NULL;
 	}
@@ -120,12 +126,13 @@ void jank_crossing_free(struct jank_crossing *c)
 		held_free(h);
 	}
 	jank_hostjoin_free(c->join);
+	jank_netmatch_free(c->net);
 	free(c);
 }
 
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns)
 {
-	c->timeout = ns;
+	c->timeout = ns > 0 ? ns : JANK_CROSSING_TIMEOUT_NS;
 }
 
 /* The offset of host b's clock to a's (a's time = b's + offset) around t (b's clock). */
@@ -166,9 +173,16 @@ static int join_level(struct jank_crossing *c, const struct held *h, unsigned k,
 	if (k >= h->n) /* the deepest level: its own segments, named */
 		return jank_crosshost_splice(p, host, NULL, "", 0, p->begin, p->begin, "", out);
 	from = jank_hostjoin_host_name(c->join, x->from_host);
+	/* A reception no traced host's send matched may come from anywhere: as its host saw it. */
+	if (!x->paired && !strcmp(x->flow, "tcp"))
+		return -ENOENT;
 	if (!x->paired) {
 		/* Its `from` never came: the other host is known only when there is one. */
 		from = jank_hostjoin_host_name(c->join, level_host(h, k) == 0);
+		if (k > 0 && (jank_hostjoin_host_count(c->join) != 2 || !allow(x->flow, from, c)))
+			/* An answer's: the level as its host saw it, joined above. */
+			return jank_crosshost_splice(p, host, NULL, "", 0, p->begin, p->begin, "",
+						     out);
 		if (jank_hostjoin_host_count(c->join) != 2 || !allow(x->flow, from, c))
 			return -ENOENT;
 		return jank_crosshost_splice(p, host, NULL, from, 0, x->to_ts, x->to_ts, x->flow,
@@ -223,6 +237,13 @@ static void finish(struct jank_crossing *c, struct held *h)
 	held_free(h);
 }
 
+/* Whether crossing x (paired) of host's path p was sent after p's begin. */
+static bool matters(const struct jank_crossing *c, unsigned host, const struct jank_path *p,
+		    const struct jank_hostjoin_crossing *x)
+{
+	return x->from_ts + offset(c, host, x->from_host, x->from_ts) > p->begin;
+}
+
 /* Ask the other host's worker for its path of the sending thread, once the `from` is known. */
 static void advance(struct jank_crossing *c, struct held *h)
 {
@@ -233,6 +254,12 @@ static void advance(struct jank_crossing *c, struct held *h)
 
 	if (h->asked || !jank_hostjoin_refresh(c->join, x))
 		return;
+	/* An answer's crossing paired late, sent before that level's begin: it does not matter. */
+	if (h->n > 1 && !matters(c, host, level_path(h, h->n - 1), x)) {
+		h->n--;
+		h->deadline = 0; /* joined as it is, at the next check */
+		return;
+	}
 	/* The level's begin on the other host's clock, never after the send. */
 	begin = level_path(h, h->n - 1)->begin - offset(c, host, x->from_host, x->from_ts);
 	if (begin > x->from_ts)
@@ -253,8 +280,9 @@ static void advance(struct jank_crossing *c, struct held *h)
 
 /*
  * The answer of level k + 1 came: its own crossing, if it has one that
- * matters (a `from` after its begin, known now), is the next request.
- * Returns true when there is one.
+ * matters (a `from` after its begin), is the next request, now or once its
+ * `from` is known (the third host's stream may be read later than the
+ * answering host's). Returns true when there is one.
  */
 static bool deeper(struct jank_crossing *c, struct held *h)
 {
@@ -263,7 +291,7 @@ static bool deeper(struct jank_crossing *c, struct held *h)
 	struct jank_hostjoin_crossing y;
 
 	if (h->n == JANK_CROSSING_HOPS || jank_hostjoin_crossing(c->join, host, p, &y) <= 0 ||
-	    !y.paired || y.from_ts + offset(c, host, y.from_host, y.from_ts) <= p->begin)
+	    (y.paired && !matters(c, host, p, &y)))
 		return false;
 	h->x[h->n++] = y;
 	h->asked = false;
@@ -290,6 +318,30 @@ static void advance_all(struct jank_crossing *c, int64_t now)
 	}
 }
 
+/*
+ * A TCP segment into the kernel matching, and into the flows' join as the
+ * flow "tcp": a reception that woke a thread is at once a `to` of its own
+ * key (its id), so that a verdict whose path reaches it is held while the
+ * sending host's stream lags; each send it matches (now or when it comes)
+ * is the `from` of that key.
+ */
+static void note_tcp(struct jank_crossing *c, unsigned h, const struct jank_worker_proto_flow *f)
+{
+	struct jank_netmatch_pair p[16];
+	size_t n = jank_netmatch_note(c->net, h, f->to, f->tid, f->ts, &f->tcp, p, 16);
+	char key[32];
+
+	if (f->to) {
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, jank_netmatch_last_id(c->net));
+		jank_hostjoin_note(c->join, h, "tcp", key, true, f->tid, f->ts);
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "tcp#%" PRIu64, p[i].recv_id);
+		jank_hostjoin_note(c->join, p[i].from_host, "tcp", key, false, p[i].from_tid,
+				   p[i].from_ts);
+	}
+}
+
 int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_object *msg,
 			char *err, size_t len)
 {
@@ -300,9 +352,13 @@ int jank_crossing_flows(struct jank_crossing *c, const char *host, struct json_o
 	if (r < 0)
 		return r;
 	c->stats.dropped += f.dropped;
-	for (size_t i = 0; h >= 0 && i < f.n; i++)
-		jank_hostjoin_note(c->join, (unsigned)h, f.v[i].flow, f.v[i].key, f.v[i].to,
-				   f.v[i].tid, f.v[i].ts);
+	for (size_t i = 0; h >= 0 && i < f.n; i++) {
+		if (f.v[i].is_tcp)
+			note_tcp(c, (unsigned)h, &f.v[i]);
+		else
+			jank_hostjoin_note(c->join, (unsigned)h, f.v[i].flow, f.v[i].key, f.v[i].to,
+					   f.v[i].tid, f.v[i].ts);
+	}
 	jank_worker_proto_flows_fini(&f);
 	if (c->held)
 		advance_all(c, jank_clock_monotonic_ns());
@@ -435,6 +491,7 @@ void jank_crossing_get_stats(const struct jank_crossing *c, struct jank_crossing
 {
 	*out = c->stats;
 	jank_hostjoin_get_stats(c->join, &out->join);
+	jank_netmatch_get_stats(c->net, &out->tcp);
 }
 
 void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **host,
@@ -489,6 +546,7 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 		json_object_put(a);
 	if (!o)
 		return NULL;
+	e |= jank_json_add_i64(o, "timeout_ns", c->timeout);
 	e |= jank_json_add_u64(o, "held", s.held);
 	e |= jank_json_add_u64(o, "joined", s.joined);
 	e |= jank_json_add_u64(o, "timed_out", s.timed_out);
@@ -500,7 +558,22 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 	e |= jank_json_add_u64(o, "flow_events_evicted", s.join.evicted);
 	e |= jank_json_add_u64(o, "flow_events_dropped", s.dropped);
 	e |= jank_json_add_u64(o, "pairs", s.join.pairs);
-	e |= jank_json_add_u64(o, "memory_bytes", s.join.bytes);
+	{
+		struct json_object *t = json_object_new_object();
+
+		e |= !t || jank_json_add(o, "tcp_segments", t);
+		if (t && !e) {
+			e |= jank_json_add_u64(t, "sends", s.tcp.sends);
+			e |= jank_json_add_u64(t, "receives", s.tcp.recvs);
+			e |= jank_json_add_u64(t, "pairs", s.tcp.pairs);
+			e |= jank_json_add_u64(t, "pairs_fallback", s.tcp.fallback);
+			e |= jank_json_add_u64(t, "sends_evicted", s.tcp.evicted_sends);
+			e |= jank_json_add_u64(t, "receives_evicted", s.tcp.evicted_recvs);
+			e |= jank_json_add_u64(t, "kept", s.tcp.kept);
+			e |= jank_json_add_u64(t, "max", s.tcp.max_events);
+		}
+	}
+	e |= jank_json_add_u64(o, "memory_bytes", s.join.bytes + s.tcp.bytes);
 	if (e) {
 		json_object_put(o);
 		return NULL;

@@ -6,7 +6,8 @@
  * on another host, then the worker of that host is asked for its path of
  * the sending thread ("path" request), which it answers once its stream has
  * passed the send. The answer is spliced into the verdict's path, each
- * segment naming its host; past JANK_CROSSING_TIMEOUT_NS without it, the
+ * segment naming its host; past the timeout ([live] crossing-timeout,
+ * default JANK_CROSSING_TIMEOUT_NS) without it, the
  * other host's part is one segment, `waiting on HOST (not yet seen)`. At
  * most JANK_CROSSING_HELD verdicts are held: past that, one goes out as its
  * host saw it (counted).
@@ -24,6 +25,7 @@
 #define JANK_CROSSING_TIMEOUT_NS 5000000000LL
 #define JANK_CROSSING_HELD	 256
 #define JANK_CROSSING_EVENTS	 65536 /* flow events the join keeps, all hosts */
+#define JANK_CROSSING_SEGMENTS	 65536 /* TCP segments the kernel matching keeps, all hosts */
 #define JANK_CROSSING_HOPS	 4     /* host changes followed along one path */
 
 struct jank_crossing;
@@ -41,6 +43,7 @@ struct jank_crossing_stats {
 	uint64_t dropped;   /* flow events the workers dropped (their batch's bound) */
 	size_t pending;
 	struct jank_hostjoin_stats join;
+	struct jank_netmatch_stats tcp; /* the kernel's TCP segments (netmatch.h) */
 };
 
 struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_crossing_ask_fn ask,
@@ -48,7 +51,8 @@ struct jank_crossing *jank_crossing_new(jank_crossing_deliver_fn deliver, jank_c
 void jank_crossing_free(struct jank_crossing *c);
 /* The configuration's flows (kept, not copied): their hosts = restrict who pairs. */
 void jank_crossing_set_flows(struct jank_crossing *c, const struct jank_flow_rule *flows, size_t n);
-/* The timeout (tests: shorter). */
+/* The timeout: [live] crossing-timeout (ns <= 0: JANK_CROSSING_TIMEOUT_NS); held verdicts keep
+ * theirs. */
 void jank_crossing_set_timeout(struct jank_crossing *c, int64_t ns);
 /*
  * A host of the fleet's inputs, known before its first flows arrive: a
@@ -86,10 +90,11 @@ void jank_crossing_clock(const struct jank_crossing *c, size_t i, const char **h
 			 const char **reference, struct jank_clock_offset *o);
 /*
  * `jankctl status`'s fleet.crossing: {clocks: [{host, reference, offset_ns,
- * lo_ns?, hi_ns?, messages_to, messages_from, consistent}], held, joined,
+ * lo_ns?, hi_ns?, messages_to, messages_from, consistent}], timeout_ns, held, joined,
  * timed_out, overflow, pending, flow_events, flow_events_kept,
  * flow_events_max, flow_events_evicted, flow_events_dropped, pairs,
- * memory_bytes}; NULL when out of memory.
+ * tcp_segments: {sends, receives, pairs, pairs_fallback, sends_evicted,
+ * receives_evicted, kept, max}, memory_bytes}; NULL when out of memory.
  */
 struct json_object *jank_crossing_json(const struct jank_crossing *c);
 

@@ -589,6 +589,7 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
 	f->nrules = c->nrules;
 	f->live = &c->live;
 	jank_crossing_set_flows(f->crossing, c->flows, c->nflows);
+	jank_crossing_set_timeout(f->crossing, c->live.crossing_timeout_ns);
 	/* [daemon] state-dir needs a restart: the first one stays. */
 	if (!reload && c->daemon.state_dir && !(f->state_dir = strdup(c->daemon.state_dir)))
 		return -ENOMEM;

@@ -704,6 +704,18 @@ static void put_clocks(struct out *o, const struct jank_metrics *m)
 		"jank_crosshost_flow_events_dropped", COUNTER, NULL,
 		"Flow events the workers dropped past their batch's bound."
 	};
+	static const struct family tcp = {
+		"jank_crosshost_tcp_segments", COUNTER, NULL,
+		"TCP segments of the kernel's for the matching: sent, or received waking a thread."
+	};
+	static const struct family tcp_pairs = {
+		"jank_crosshost_tcp_pairs", COUNTER, NULL,
+		"Received TCP segments matched with a send of another host."
+	};
+	static const struct family tcp_evicted = {
+		"jank_crosshost_tcp_segments_evicted", COUNTER, NULL,
+		"TCP segments the supervisor's bounded table let go before they were matched."
+	};
 
 	if (m->nclocks) {
 		put_family(o, &off);
@@ -745,6 +757,16 @@ static void put_clocks(struct out *o, const struct jank_metrics *m)
 	put_single(o, &timed_out, m->crossing_timed_out);
 	put_single(o, &evicted, m->flow_events_evicted);
 	put_single(o, &dropped, m->flow_events_dropped);
+	if (m->tcp_sent + m->tcp_received) {
+		struct label l = { "direction", "sent" };
+
+		put_family(o, &tcp);
+		put_u64(o, &tcp, &l, 1, m->tcp_sent);
+		l.value = "received";
+		put_u64(o, &tcp, &l, 1, m->tcp_received);
+		put_single(o, &tcp_pairs, m->tcp_pairs);
+		put_single(o, &tcp_evicted, m->tcp_evicted);
+	}
 }
 
 /* The names client libraries use for a process, so that dashboards find them. */

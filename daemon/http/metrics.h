@@ -110,6 +110,9 @@ struct jank_metrics {
 	size_t nclocks;
 	uint64_t crossing_held, crossing_joined, crossing_timed_out;
 	uint64_t flow_events_evicted, flow_events_dropped;
+	/* The kernel's TCP segments (netmatch.h): sent, received waking a thread, matched, let go.
+	 */
+	uint64_t tcp_sent, tcp_received, tcp_pairs, tcp_evicted;
 };
 
 /* The exposition, malloc'ed, its length in *len; NULL when out of memory. */

@@ -10,11 +10,9 @@
 #include <string.h>
 #include "lttng-session-int.h"
 
-/* What a capture adds, for the offline report: I/O and network detail. */
+/* What a capture adds, for the offline report: I/O detail (the network's is in the live set). */
 static const char *const kernel_capture_events[] = {
 	"block_rq_*",
-	"net_dev_queue",
-	"netif_receive_skb",
 };
 
 static void channel_sizes(struct build *b, struct lttng_channel *chan)
@@ -288,7 +286,7 @@ int session_setup_kernel(struct build *b, const char *session, char *err, size_t
 		return 0;
 	}
 
-	/* What the model reads (lib/layout.c's table), IPIs included. */
+	/* What the model reads (lib/layout.c's table), IPIs and TCP segments included. */
 	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, live, N_ELEMENTS(live));
 	for (size_t i = 0; i < n && ret >= 0; i++)
 		ret = enable_kernel_event(b, h, live[i], false);

@@ -75,8 +75,9 @@ struct jank_lttng_session_spec {
  * a per-UID user-space channel with the rule events, lttng_ust_pthread:*
  * and the contexts vpid, vtid and procname; with spec->kernel, a kernel
  * channel with the scheduler, interrupt, IPI and statedump events the model
- * reads (jank_layout_kernel_events(), lib/layout.c). Both channels keep at most tracefile_count
- * files of tracefile_size bytes per stream on relayd.
+ * reads and net_dev_queue and net_if_receive_skb, whose TCP headers link
+ * hosts (jank_layout_kernel_events(), lib/layout.c). Both channels keep at
+ * most tracefile_count files of tracefile_size bytes per stream on relayd.
  *
  * On success, `url` gets the lttng-live URL to attach to,
  * net://HOST:LIVE-PORT/host/HOSTNAME/NAME, and *kernel_ok (may be NULL)
@@ -90,8 +91,8 @@ int jank_lttng_session_create_live(const struct jank_lttng_session_spec *spec, c
  * Create and start a snapshot-mode (flight recorder) session: overwrite
  * buffers of spec->num_subbuf x spec->subbuf_size per CPU, and a richer event
  * set than the live one: the rule events, lttng_ust_pthread:* and jank:*;
- * in the kernel, the live set plus all system calls, block_rq_*,
- * net_dev_queue and netif_receive_skb. `output_dir` (absolute; may be NULL)
+ * in the kernel, the live set (network events included) plus all system
+ * calls and block_rq_*. `output_dir` (absolute; may be NULL)
  * is the default output of `lttng snapshot record`. The relayd and live
  * fields of the spec are ignored.
  */

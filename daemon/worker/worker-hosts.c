@@ -27,6 +27,8 @@ struct wflow {
 	bool to;
 	int32_t tid;
 	int64_t ts;
+	bool is_tcp; /* a TCP segment of the kernel's (the supervisor matches them) */
+	struct jank_tcp_seg tcp;
 };
 
 struct wrequest {
@@ -74,6 +76,28 @@ static void on_flow(const struct jank_flow_note *n, void *data)
 	b->to = n->to;
 	b->tid = n->tid;
 	b->ts = n->ts;
+	b->is_tcp = false;
+}
+
+/* A TCP segment sent, or received and waking a thread: to the supervisor's matching. */
+static void on_net(const struct jank_net_note *n, void *data)
+{
+	struct jank_whosts *wh = data;
+	struct wflow *b;
+
+	if (!wh->on)
+		return;
+	if (wh->n == JANK_WHOSTS_BATCH) {
+		wh->dropped++;
+		return;
+	}
+	b = &wh->batch[wh->n++];
+	b->flow[0] = b->key[0] = '\0';
+	b->to = n->recv;
+	b->tid = n->tid;
+	b->ts = n->ts;
+	b->is_tcp = true;
+	b->tcp = *n->seg;
 }
 
 struct jank_whosts *jank_whosts_new(struct jank_live_input *in, jank_whosts_send_fn send,
@@ -89,6 +113,7 @@ struct jank_whosts *jank_whosts_new(struct jank_live_input *in, jank_whosts_send
 	wh->send = send;
 	wh->data = data;
 	jank_engine_set_flow_cb(jank_live_input_engine_mut(in), on_flow, wh);
+	jank_engine_set_net_cb(jank_live_input_engine_mut(in), on_net, wh);
 	return wh;
 }
 
@@ -97,20 +122,24 @@ void jank_whosts_free(struct jank_whosts *wh)
 	if (!wh)
 		return;
 	jank_engine_set_flow_cb(jank_live_input_engine_mut(wh->in), NULL, NULL);
+	jank_engine_set_net_cb(jank_live_input_engine_mut(wh->in), NULL, NULL);
 	free(wh->batch);
 	free(wh);
 }
 
-/* [flow, key, to, tid, ts] */
+/* [flow, key, to, tid, ts], and a TCP segment's headers (worker-proto.h) */
 static struct json_object *flow_json(const struct wflow *f)
 {
-	struct json_object *a = json_object_new_array_ext(5);
+	struct json_object *a = json_object_new_array_ext(6), *t = NULL;
 
 	if (!a || json_object_array_add(a, json_object_new_string(f->flow)) ||
 	    json_object_array_add(a, json_object_new_string(f->key)) ||
 	    json_object_array_add(a, json_object_new_boolean(f->to)) ||
 	    json_object_array_add(a, json_object_new_int(f->tid)) ||
-	    json_object_array_add(a, json_object_new_int64(f->ts))) {
+	    json_object_array_add(a, json_object_new_int64(f->ts)) ||
+	    (f->is_tcp &&
+	     (!(t = jank_worker_proto_tcp_json(&f->tcp)) || json_object_array_add(a, t)))) {
+		json_object_put(t);
 		json_object_put(a);
 		return NULL;
 	}

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A worker's side of the paths that cross hosts (lib/hostjoin.h): its
- * flows' `from` events and the `to`s its engine could not pair go to the
- * supervisor in "flows" messages, at most JANK_WHOSTS_BATCH per tick (more
+ * flows' `from` events and the `to`s its engine could not pair, and the
+ * kernel's TCP segments (sent, or received waking a thread: netmatch.h), go
+ * to the supervisor in "flows" messages, at most JANK_WHOSTS_BATCH per tick (more
  * are dropped, counted in the next message); the supervisor's "path"
  * requests are answered with this host's path of a thread, once the
  * stream has passed the request's end (at most JANK_WHOSTS_PENDING waiting;
  * a request past that bound, or waiting past JANK_WHOSTS_WAIT_NS, is
- * answered without a path). No graph leaves the worker: only flow events
- * and paths.
+ * answered without a path). No graph leaves the worker: only flow events,
+ * segments' headers and paths.
  */
 #ifndef JANK_WORKER_HOSTS_H
 #define JANK_WORKER_HOSTS_H
@@ -23,7 +24,7 @@
 struct jank_whosts;
 typedef void (*jank_whosts_send_fn)(struct json_object *msg, void *data);
 
-/* For the input's engine (its flow callback is set). NULL: out of memory. */
+/* For the input's engine (its flow and net callbacks are set). NULL: out of memory. */
 struct jank_whosts *jank_whosts_new(struct jank_live_input *in, jank_whosts_send_fn send,
 				    void *data);
 void jank_whosts_free(struct jank_whosts *wh);

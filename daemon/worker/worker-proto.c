@@ -586,14 +586,105 @@ int jank_worker_proto_verdict_decode(struct json_object *o, const struct jank_ru
 /* ---- Flows and paths across hosts ---- */
 
 /* flows[i]: [flow, key, to, tid, ts], the strings kept as the message holds them. */
+static const char hexdigits[] = "0123456789abcdef";
+
+struct json_object *jank_worker_proto_tcp_json(const struct jank_tcp_seg *s)
+{
+	struct json_object *a = json_object_new_array_ext(9);
+	size_t n = s->family == 4 ? 4 : 16;
+	char sa[33], da[33];
+
+	for (size_t i = 0; i < n; i++) {
+		sa[2 * i] = hexdigits[s->saddr[i] >> 4];
+		sa[2 * i + 1] = hexdigits[s->saddr[i] & 15];
+		da[2 * i] = hexdigits[s->daddr[i] >> 4];
+		da[2 * i + 1] = hexdigits[s->daddr[i] & 15];
+	}
+	sa[2 * n] = da[2 * n] = '\0';
+	if (!a || json_object_array_add(a, json_object_new_int(s->family)) ||
+	    json_object_array_add(a, json_object_new_string(sa)) ||
+	    json_object_array_add(a, json_object_new_int(s->sport)) ||
+	    json_object_array_add(a, json_object_new_string(da)) ||
+	    json_object_array_add(a, json_object_new_int(s->dport)) ||
+	    json_object_array_add(a, json_object_new_int64(s->seq)) ||
+	    json_object_array_add(a, json_object_new_int64(s->ack_seq)) ||
+	    json_object_array_add(a, json_object_new_int(s->flags)) ||
+	    json_object_array_add(a, json_object_new_int64(s->len))) {
+		json_object_put(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* An address of `bytes` bytes in hex, exactly. */
+static int addr_decode(struct jank_jr *jr, struct json_object *a, size_t i, size_t bytes,
+		       uint8_t out[16])
+{
+	struct json_object *v;
+	const char *s;
+
+	if (jank_json_read_elem(jr, a, "", i, json_type_string, &v) < 0 ||
+	    jank_json_read_str_value(jr, v, "[5][]", 33, &s) < 0)
+		return -EINVAL;
+	if (strlen(s) != 2 * bytes)
+		return jank_json_read_fail(jr, "[5]", "an address of %zu bytes in hex", bytes);
+	memset(out, 0, 16);
+	for (size_t k = 0; k < 2 * bytes; k++) {
+		const char *d = strchr(hexdigits, s[k]);
+
+		if (!s[k] || !d)
+			return jank_json_read_fail(jr, "[5]", "an address in lower-case hex");
+		out[k / 2] = (uint8_t)(out[k / 2] << 4 | (d - hexdigits));
+	}
+	return 0;
+}
+
+/* The sixth element of a "flows" entry: [family, saddr, sport, daddr, dport, seq, ack, flags, len].
+ */
+static int tcp_decode(struct jank_jr *jr, struct json_object *a, struct jank_tcp_seg *out)
+{
+	static const int64_t max[9] = { 6,	    0,		0xffff, 0,	   0xffff,
+					0xffffffff, 0xffffffff, 0x1ff,	0xffffffff };
+	int64_t n[9];
+
+	if (jank_json_read_array_value(jr, a, "[5]", 9, 9) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < 9; i++) {
+		struct json_object *v;
+
+		if (i == 1 || i == 3)
+			continue;
+		if (jank_json_read_elem(jr, a, "[5]", i, json_type_int, &v) < 0 ||
+		    jank_json_read_int_value(jr, v, "[5][]", 0, max[i], &n[i]) < 0)
+			return -EINVAL;
+	}
+	if (n[0] != 4 && n[0] != 6)
+		return jank_json_read_fail(jr, "[5]", "a family other than 4 or 6");
+	memset(out, 0, sizeof(*out));
+	out->family = (uint8_t)n[0];
+	if (addr_decode(jr, a, 1, n[0] == 4 ? 4 : 16, out->saddr) < 0 ||
+	    addr_decode(jr, a, 3, n[0] == 4 ? 4 : 16, out->daddr) < 0)
+		return -EINVAL;
+	out->sport = (uint16_t)n[2];
+	out->dport = (uint16_t)n[4];
+	out->seq = (uint32_t)n[5];
+	out->ack_seq = (uint32_t)n[6];
+	out->flags = (uint16_t)n[7];
+	out->len = (uint32_t)n[8];
+	return 0;
+}
+
 static int flow_decode(struct jank_jr *jr, struct json_object *a,
 		       struct jank_worker_proto_flow *out)
 {
 	struct json_object *v;
 	int64_t n;
 
-	if (jank_json_read_array_value(jr, a, "", 5, 5) < 0 ||
-	    jank_json_read_elem(jr, a, "", 0, json_type_string, &v) < 0 ||
+	if (jank_json_read_array_value(jr, a, "", SIZE_MAX, 6) < 0)
+		return -EINVAL;
+	if (json_object_array_length(a) < 5)
+		return jank_json_read_fail(jr, "", "fewer than 5 elements");
+	if (jank_json_read_elem(jr, a, "", 0, json_type_string, &v) < 0 ||
 	    jank_json_read_str_value(jr, v, "[0]", JANK_LABEL_NAME_LEN, &out->flow) < 0 ||
 	    jank_json_read_elem(jr, a, "", 1, json_type_string, &v) < 0 ||
 	    jank_json_read_str_value(jr, v, "[1]", JANK_LABEL_KEY_LEN, &out->key) < 0 ||
@@ -607,6 +698,10 @@ static int flow_decode(struct jank_jr *jr, struct json_object *a,
 	if (jank_json_read_elem(jr, a, "", 4, json_type_int, &v) < 0 ||
 	    jank_json_read_int_value(jr, v, "[4]", -JANK_VERDICT_TIME_MAX, JANK_VERDICT_TIME_MAX,
 				     &out->ts) < 0)
+		return -EINVAL;
+	out->is_tcp = json_object_array_length(a) == 6;
+	if (out->is_tcp && (jank_json_read_elem(jr, a, "", 5, json_type_array, &v) < 0 ||
+			    tcp_decode(jr, v, &out->tcp) < 0))
 		return -EINVAL;
 	return 0;
 }

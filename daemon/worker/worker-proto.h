@@ -15,7 +15,10 @@
  *   sessions  {ok, sessions: [[host, session]...] or error}: a discovery
  *             worker's list of relayd's live sessions
  *   flows     {flows: [[flow, key, to, tid, ts]...], dropped}: its flows'
- *             sends and the receptions it could not pair (worker-hosts.h)
+ *             sends and the receptions it could not pair (worker-hosts.h);
+ *             a TCP segment of the kernel's is ["", "", recv, tid, ts, tcp]
+ *             (tcp: [family, saddr, sport, daddr, dport, seq, ack_seq,
+ *             flags, len], the addresses in hex)
  *   path      {id, answered, verdict?}: the answer to a path request
  *   fetch     {build_id: HEX}: a binary no local file names, for the
  *             supervisor's debuginfod fetcher (fetcher.h)
@@ -45,6 +48,7 @@
 #include <json-c/json.h>
 #include "actions.h"
 #include "input-figures.h"
+#include "netmatch.h"
 #include "verdict-json.h"
 
 /*
@@ -147,7 +151,12 @@ struct jank_worker_proto_flow {
 	bool to;
 	int32_t tid;
 	int64_t ts;
+	bool is_tcp; /* a TCP segment (a send, or a reception that woke tid: `to`) */
+	struct jank_tcp_seg tcp;
 };
+
+/* A TCP segment as a "flows" entry's sixth element. NULL: out of memory. */
+struct json_object *jank_worker_proto_tcp_json(const struct jank_tcp_seg *s);
 
 struct jank_worker_proto_flows {
 	uint64_t dropped;

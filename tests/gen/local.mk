@@ -9,3 +9,7 @@ EXTRA_DIST += gen/test-gen.sh
 # (trace/test-suspects.sh checks that jank names them).
 noinst_PROGRAMS += gen/jank-causes
 gen_jank_causes_SOURCES = gen/jank-causes.c
+# jank-netgen: kernel traces in lttng-modules' own layout, with the IP and
+# TCP headers of net_dev_queue and net_if_receive_skb (trace/test-netmatch.sh)
+noinst_PROGRAMS += gen/jank-netgen
+gen_jank_netgen_SOURCES = gen/jank-netgen.c

@@ -218,6 +218,71 @@ static void start_names_and_describes(void **state)
 	assert_null(jank_capture_policy_in_flight(f->c));
 }
 
+/*
+ * A jank whose path jankd joined across hosts: live-path.json beside
+ * capture.json holds that path, each segment with its host (the report
+ * splices the other hosts' part in). A path of one host writes none.
+ */
+static void live_path_of_crossed_path(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_answer v;
+	struct jank_path p;
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &f->frame,
+		.key = "name=frame,id=3",
+		.begin = 1000 * MS,
+		.end = 1045 * MS,
+		.duration = 45 * MS,
+		.threshold = 16 * MS,
+		.over_threshold = true,
+		.tid = 4312,
+		.pid = 4300,
+		.comm = "worker",
+		.path = &p,
+	};
+	struct jank_segment segs[3] = {
+		{ .tid = 4312, .state = JANK_STATE_RUNNING, .begin = 1000 * MS, .end = 1001 * MS },
+		{ .tid = 4312, .state = JANK_STATE_RUNNING, .begin = 1001 * MS, .end = 1044 * MS },
+		{ .tid = 4312, .state = JANK_STATE_BLOCKED, .begin = 1044 * MS, .end = 1045 * MS },
+	};
+	struct json_object *o, *cp;
+	char path[PATH_MAX];
+
+	new_capture(f);
+	jank_path_init(&p);
+	p.segs = segs;
+	p.n = 3;
+	p.tid = 4312;
+	p.begin = 1000 * MS;
+	p.end = 1045 * MS;
+	/* One host: no live-path.json. */
+	assert_int_equal(jank_capture_policy_decide(f->c, &r, T0, &v), JANK_CAPTURE_START);
+	PATHF(path, "%s/live-path.json", v.dir);
+	assert_false(exists(path));
+	done(f, v.dir, true);
+	/* Two (the same tid on each): written, the hosts named. */
+	segs[0].host = jank_path_host(&p, "alpha");
+	segs[1].host = jank_path_host(&p, "beta");
+	segs[2].host = segs[0].host;
+	assert_true(segs[0].host && segs[1].host);
+	assert_int_equal(jank_capture_policy_decide(f->c, &r, T0 + 60 * S, &v), JANK_CAPTURE_START);
+	PATHF(path, "%s/live-path.json", v.dir);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "critical_path", &cp));
+	assert_int_equal(json_object_array_length(cp), 3);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+				    json_object_array_get_idx(cp, 1), "host")),
+			    "beta");
+	json_object_put(o);
+	done(f, v.dir, true);
+	p.segs = NULL; /* on the stack */
+	p.n = 0;
+	jank_path_fini(&p);
+}
+
 /* A jank while a capture is in flight joins it: no second capture, no cooldown. */
 static void join_in_flight(void **state)
 {
@@ -624,6 +689,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(start_names_and_describes, setup, teardown),
+		cmocka_unit_test_setup_teardown(live_path_of_crossed_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(join_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(cooldown_per_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(max_per_hour, setup, teardown),

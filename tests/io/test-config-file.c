@@ -273,6 +273,7 @@ static void config_discover(void **state)
 	assert_int_equal(c.live.nhosts, 0);
 	assert_int_equal(c.live.discover_interval_ns, 2 * S);
 	assert_int_equal(c.live.worker_timeout_ns, 10 * S);
+	assert_int_equal(c.live.crossing_timeout_ns, 5 * S);
 	jank_config_fini(&c);
 	assert_int_equal(jank_config_load_string(&c, "t.conf",
 						 "[live]\ndiscover = net://relay:5344\n"
@@ -327,6 +328,28 @@ static void config_discover(void **state)
 	assert_string_equal(
 		err,
 		"t.conf:2: bad worker-timeout '1s' (at least 2s: a worker speaks every second)");
+	/* How long an alert waits for another host's part of its path: within bounds. */
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 20s\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.live.crossing_timeout_ns, 20 * S);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 100ms\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.live.crossing_timeout_ns, S / 10);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 99ms\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad crossing-timeout '99ms' (from 100ms to 10min)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 601s\n",
+						 err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "t.conf:2: bad crossing-timeout '601s' (from 100ms to 10min)");
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = soon\n",
+						 err, sizeof(err)),
+			 -EINVAL);
 }
 
 /* [flow NAME]: its keys, its checks, and the engine that gets it. */

@@ -240,6 +240,7 @@ static const struct samples samples[] = {
 	{ "pattern list", { "a*", "b*", "a*,b*" } },
 	{ "URL list", { "http://a", "https://b", "http://a,https://b" } },
 	{ "worker timeout", { "3s", "7s" } },
+	{ "crossing timeout", { "100ms", "5s", "10min" } },
 	{ "rate", { "3/4s", "5/4s", "3/6s" } },
 	{ "path", { "/a", "/b" } },
 	{ "socket path", { "/a", "/b" } },

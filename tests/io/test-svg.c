@@ -355,6 +355,87 @@ static void critpath_hosts(void **state)
 	jank_path_fini(&p);
 }
 
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * A path over three hosts: each host's lanes together, the action's host
+ * first, then by appearance; named at their top, a dashed line between two
+ * hosts' lanes.
+ */
+static void critpath_host_groups(void **state)
+{
+	static const struct {
+		const char *host;
+		int32_t tid;
+		int64_t b, e;
+	} segs[] = {
+		{ "alpha", 5, 0, 2 },  { "beta", 42, 2, 10 },	{ "gamma", 7, 10, 20 },
+		{ "beta", 9, 20, 25 }, { "alpha", 42, 25, 40 },
+	};
+	static const char *const order[] = { ">tid 42 on alpha (action)<", ">tid 5 on alpha<",
+					     ">tid 42 on beta<", ">tid 9 on beta<",
+					     ">tid 7 on gamma<" };
+	struct jank_rule rule = { .name = "req" };
+	struct jank_verdict v = { 0 };
+	struct jank_path p;
+	const char *at;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	jank_path_init(&p);
+	for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++) {
+		add_seg(&p, JANK_STATE_RUNNING, segs[i].b * 1000000, segs[i].e * 1000000, 0);
+		p.segs[i].tid = segs[i].tid;
+		p.segs[i].host = jank_path_host(&p, segs[i].host);
+		assert_true(p.segs[i].host);
+	}
+	p.tid = 42;
+	p.end = 40000000;
+	v.kind = JANK_VERDICT_COMPLETED;
+	v.rule = &rule;
+	v.end = v.duration = 40000000;
+	v.tid = 42;
+	v.comm = "app";
+	v.path = &p;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(jank_svg_critpath(out, &v, NULL, "groups"), 0);
+	assert_int_equal(fclose(out), 0);
+	at = buf;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const char *x = strstr(buf, order[i]);
+
+		assert_non_null(x);
+		assert_true(x > at);
+		at = x;
+	}
+	assert_int_equal(count(buf, "class=\"host-separator\""), 3);
+	assert_int_equal(count(buf, "stroke-dasharray=\"6 3\""), 2);
+	assert_non_null(strstr(buf, "data-host=\"gamma\""));
+	assert_non_null(strstr(buf, ">host beta</text>"));
+	free(buf);
+	/* One host: no separator. */
+	for (size_t i = 0; i < p.n; i++)
+		p.segs[i].host = 0;
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	assert_int_equal(jank_svg_critpath(out, &v, NULL, "one"), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_null(strstr(buf, "host-separator"));
+	free(buf);
+	jank_path_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +447,7 @@ int main(void)
 		cmocka_unit_test(document),
 		cmocka_unit_test(critpath_functions),
 		cmocka_unit_test(critpath_hosts),
+		cmocka_unit_test(critpath_host_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

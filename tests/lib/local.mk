@@ -24,6 +24,7 @@ lib_tests = \
 	lib/test-layout \
 	lib/test-locks \
 	lib/test-model \
+	lib/test-netmatch \
 	lib/test-stacks \
 	lib/test-state \
 	lib/test-strtable \
@@ -103,3 +104,6 @@ lib_test_textsafe_LDADD = $(lib_ldadd)
 lib_test_units_SOURCES = lib/test-units.c
 lib_test_units_CFLAGS = $(lib_cflags)
 lib_test_units_LDADD = $(lib_ldadd)
+lib_test_netmatch_SOURCES = lib/test-netmatch.c $(lib_scenario)
+lib_test_netmatch_CFLAGS = $(lib_cflags)
+lib_test_netmatch_LDADD = $(lib_ldadd)

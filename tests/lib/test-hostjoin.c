@@ -7,7 +7,9 @@
  * bound beta's clock (37 ms off), and the spliced path puts the server's
  * time on beta. A `from` that never comes leaves the crossing unpaired: the
  * splice then says beta was not seen. A flood of sends nobody receives stays
- * within the ring, counted, and a real pair after it still joins.
+ * within the ring, counted, and a real pair after it still joins. A capture's
+ * report overlays the live path's other hosts on its replay
+ * (jank_crosshost_overlay).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -230,12 +232,86 @@ static void flood(void **state)
 	jank_hostjoin_free(j);
 }
 
+/* A segment of host h (a label of p, made here; NULL: none) appended to p. */
+static void seg(struct jank_path *p, const char *h, int32_t tid, uint8_t state, int64_t b,
+		int64_t e)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		p->segs = realloc(p->segs, p->cap * sizeof(*p->segs));
+		assert_non_null(p->segs);
+	}
+	p->segs[p->n] = (struct jank_segment){ .tid = tid, .state = state, .begin = b, .end = e };
+	p->segs[p->n].host = h ? jank_path_host(p, h) : 0;
+	p->n++;
+	if (p->n == 1)
+		p->begin = b;
+	p->end = e;
+}
+
+/*
+ * A capture's report: alpha's path replayed from its trace (no hosts, its
+ * clock a few microseconds off the live one), given the path jankd joined
+ * live. The other hosts' segments go in where they were, alpha's own
+ * around them; a live path of alpha alone changes nothing but the names.
+ */
+static void overlay(void **state)
+{
+	struct jank_path local, live, out;
+	const int64_t us = 1000;
+
+	(void)state;
+	jank_path_init(&local);
+	jank_path_init(&live);
+	jank_path_init(&out);
+	seg(&local, NULL, 100, JANK_STATE_RUNNING, 3 * us, 13 * us);
+	seg(&local, NULL, 100, JANK_STATE_BLOCKED, 13 * us, 61 * MS + 3 * us);
+	seg(&local, NULL, 100, JANK_STATE_RUNNING, 61 * MS + 3 * us, 62 * MS + 3 * us);
+	local.tid = 100;
+	seg(&live, "alpha", 100, JANK_STATE_RUNNING, 0, 10 * us);
+	seg(&live, "beta", 200, JANK_STATE_BLOCKED, 10 * us, MS);
+	seg(&live, "beta", 200, JANK_STATE_RUNNING, MS, 60 * MS);
+	seg(&live, "gamma", 7, JANK_STATE_RUNNING, 60 * MS, 60 * MS + 500 * us);
+	seg(&live, "alpha", 100, JANK_STATE_BLOCKED, 60 * MS + 500 * us, 61 * MS);
+	seg(&live, "alpha", 100, JANK_STATE_RUNNING, 61 * MS, 62 * MS);
+	assert_int_equal(jank_crosshost_overlay(&local, "alpha", &live, &out), 1);
+	assert_int_equal(out.begin, local.begin);
+	assert_int_equal(out.end, local.end);
+	assert_int_equal(out.segs[0].begin, local.begin);
+	assert_int_equal(out.segs[out.n - 1].end, local.end);
+	for (size_t i = 1; i < out.n; i++)
+		assert_int_equal(out.segs[i].begin, out.segs[i - 1].end);
+	for (size_t i = 0; i < out.n; i++)
+		assert_non_null(jank_path_label_of(&out, out.segs[i].host));
+	assert_int_equal(on_host(&out, "beta"), 60 * MS - 10 * us);
+	assert_int_equal(on_host(&out, "gamma"), 500 * us);
+	assert_int_equal(on_host(&out, "alpha"),
+			 local.end - local.begin - 60 * MS - 500 * us + 10 * us);
+	/* alpha's part is the replay's: its running segment, then blocked up to 61 ms. */
+	assert_int_equal(out.segs[0].tid, 100);
+	assert_int_equal(out.segs[0].state, JANK_STATE_RUNNING);
+	assert_int_equal(out.segs[1].tid, 200);
+	assert_int_equal(out.segs[out.n - 1].state, JANK_STATE_RUNNING);
+	assert_int_equal(out.segs[out.n - 1].begin, 61 * MS + 3 * us);
+	/* Alpha alone live: the replay, named. */
+	jank_path_fini(&live);
+	jank_path_init(&live);
+	seg(&live, "alpha", 100, JANK_STATE_RUNNING, 0, 62 * MS);
+	assert_int_equal(jank_crosshost_overlay(&local, "alpha", &live, &out), 0);
+	assert_int_equal(out.n, local.n);
+	assert_int_equal(on_host(&out, "alpha"), local.end - local.begin);
+	jank_path_fini(&out);
+	jank_path_fini(&live);
+	jank_path_fini(&local);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(join),
 		cmocka_unit_test(not_seen),
 		cmocka_unit_test(flood),
+		cmocka_unit_test(overlay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

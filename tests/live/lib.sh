@@ -746,8 +746,13 @@ live_jankd_conf() {
 # The programs and the lttng commands of a host run in its namespaces
 # (live_host, through nsenter). The sessiond's consumer daemons are tracked
 # too, so that cleanup stops them even after their sessiond was killed.
+# live_host_start --pid gives the host a PID namespace too, with its /proc:
+# its sessiond is its PID 1, its programs' pids and tids are its own and
+# collide with the other hosts' (as two machines' do). --shared-run leaves
+# /run/lttng and /dev/shm the test's: the host's sessiond is the one jankd
+# talks to (its captures record that host), which needs live_isolate.
 #
-# Files: $LIVE_TMP/hosts/NAME/{pid,home,sessiond.log}.
+# Files: $LIVE_TMP/hosts/NAME/{pid,pidns?,home,sessiond.log}.
 
 # live_require_hosts: skip all unless namespaces can be made here.
 live_require_hosts() {
@@ -762,29 +767,61 @@ live_host_pid() {
 	cat "$LIVE_TMP/hosts/$1/pid"
 }
 
-# live_host NAME COMMAND...: run COMMAND on host NAME.
+# live_host NAME COMMAND...: run COMMAND on host NAME (in its PID namespace,
+# if it has one: nsenter then forks, COMMAND is its child).
 live_host() {
-	local dir=$LIVE_TMP/hosts/$1
+	local dir=$LIVE_TMP/hosts/$1 pidns=
 
 	shift
-	LTTNG_HOME=$dir/home nsenter --target "$(cat "$dir/pid")" --uts --mount -- "$@" 9>&-
+	[ ! -e "$dir/pidns" ] || pidns=--pid
+	LTTNG_HOME=$dir/home nsenter --target "$(cat "$dir/pid")" --uts --mount $pidns -- "$@" 9>&-
 }
 
-# live_host_start NAME: start host NAME and wait until its sessiond answers.
+# live_host_start [--pid] [--shared-run] NAME: start host NAME and wait until
+# its sessiond answers.
 live_host_start() {
-	local dir=$LIVE_TMP/hosts/$1 pid i
+	local dir pid i outer pidns= shared=
 
+	while :; do
+		case "$1" in
+		--pid) pidns=1 && shift ;;
+		--shared-run) shared=1 && shift ;;
+		*) break ;;
+		esac
+	done
+	dir=$LIVE_TMP/hosts/$1
 	mkdir -p "$dir/home"
-	# unshare and sh exec: $! is the sessiond's PID.
-	LTTNG_HOME=$dir/home unshare --uts --mount --propagation private sh -c '
+	if [ -n "$pidns" ]; then
+		unshare --pid --fork true 2>/dev/null ||
+			live_bail "host $1: cannot make a PID namespace here"
+		: >"$dir/pidns"
+	fi
+	# Without a PID namespace, unshare and sh exec: $! is the sessiond's PID.
+	# With one, $! is unshare's, whose child (sh, then the sessiond) is PID 1
+	# there; killed with unshare.
+	LTTNG_HOME=$dir/home unshare --uts --mount --propagation private \
+		${pidns:+--pid --fork --kill-child --mount-proc} sh -c '
 		set -e
 		hostname "$1"
-		mkdir -p /run/lttng
-		mount -t tmpfs -o mode=0755 tmpfs /run/lttng
-		mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-		exec lttng-sessiond --no-kernel' sh "$1" >"$dir/sessiond.log" 2>&1 9>&- &
+		if [ -z "$2" ]; then
+			mkdir -p /run/lttng
+			mount -t tmpfs -o mode=0755 tmpfs /run/lttng
+			mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+		fi
+		exec lttng-sessiond --no-kernel' sh "$1" "$shared" >"$dir/sessiond.log" 2>&1 9>&- &
 	pid=$!
 	live_track "$pid"
+	if [ -n "$pidns" ]; then
+		outer=$pid
+		pid=
+		for i in $(seq 50); do
+			pid=$(ps -o pid= --ppid "$outer" | tr -d ' ')
+			[ -z "$pid" ] || break
+			sleep 0.1
+		done
+		[ -n "$pid" ] || live_bail "host $1: its PID namespace did not start" "$dir/sessiond.log"
+		live_track "$pid" # stopped first: the namespace ends with it
+	fi
 	echo "$pid" >"$dir/pid"
 	for i in $(seq 100); do
 		live_alive "$pid" || live_bail "host $1: lttng-sessiond exited at startup" "$dir/sessiond.log"

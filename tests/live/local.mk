@@ -54,7 +54,8 @@ MOCK_LIVE_TESTS = \
 	live/test-mock-relayd.sh \
 	live/test-mock-relayd-faults.sh \
 	live/test-mock-relayd-bt2.sh \
-	live/test-mock-relayd-faults-bt2.sh
+	live/test-mock-relayd-faults-bt2.sh \
+	live/test-mock-netmatch.sh
 TESTS += live/test-probes.sh live/test-symbols.sh live/test-locks.sh $(JANKD_LIVE_TESTS) live/test-session.sh \
 	$(MOCK_LIVE_TESTS) \
 	$(CAPTURE_LIVE_TESTS) $(FAULT_LIVE_TESTS)

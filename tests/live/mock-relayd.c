@@ -386,6 +386,18 @@ static int read_packet(const unsigned char *data, size_t len, size_t off, const 
 	return 0;
 }
 
+/* The trace's byte order (its trace block's, not a field's: lttng's network headers are be). */
+static bool trace_big_endian(const char *meta)
+{
+	const char *t = strstr(meta, "trace {"), *be = strstr(meta, "byte_order = be;");
+	const char *end = t ? strstr(t, "};") : NULL;
+
+	if (!t || !end)
+		return be != NULL;
+	be = strstr(t, "byte_order = be;");
+	return be && be < end;
+}
+
 static void index_from_packets(struct stream *s, const struct layout *l)
 {
 	size_t len, off = 0, cap = 0;
@@ -466,7 +478,7 @@ static void load_one(size_t t, struct layout *l, bool *have_layout)
 	tr->metadata = read_file(path, &tr->metadata_len);
 	if (!tr->metadata || !tr->metadata_len)
 		die("%s: cannot read the metadata", path);
-	l->big_endian = strstr(tr->metadata, "byte_order = be;") != NULL;
+	l->big_endian = trace_big_endian(tr->metadata);
 	*have_layout = parse_struct(tr->metadata, "packet.header :=", l) == 0 &&
 		       parse_struct(tr->metadata, "packet.context :=", l) == 0;
 	tr->held_len = tr->metadata_len;

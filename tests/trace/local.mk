@@ -14,6 +14,7 @@ TRACE_TESTS = \
 	trace/test-report.sh \
 	trace/test-flame.sh \
 	trace/test-crosshost.sh \
+	trace/test-netmatch.sh \
 	trace/test-debuginfod.sh \
 	trace/test-untrusted.sh \
 	trace/test-capture-bounds.sh \

@@ -6,7 +6,7 @@
 # trace with its statedump; tests/data/ctf-lttng, LTTng's own layouts
 # (compact and large event headers, the extended forms, text arrays,
 # sequences, lttng-modules' nested network-header variants, user-space
-# contexts; tests/fuzz/ctf-lttng.h is its metadata, the fuzz corpus of
+# contexts; jank-netgen's traces of lttng-modules' full IP and TCP headers); tests/fuzz/ctf-lttng.h is its metadata, the fuzz corpus of
 # fuzz-ctf-packet its streams); ../shared/traces/many-threads, a real LTTng
 # kernel trace, when present; the kernel suite's recordings when
 # JANK_KERNEL_TRACES names a directory of them), both decoders give the
@@ -69,6 +69,28 @@ for s in kernel arrays ust; do
 		exit 1
 	}
 done
+# lttng-modules' own layout of the network headers (jank-netgen): IPv4 and
+# IPv6, TCP and UDP, x86's packed fields and the natural alignment.
+cat >"$tmp/s/net.txt" <<'EOF'
+@host alpha
+@cpus 2
+1000 0 switch swapper/0 0 0 client 100
+2000 0 send 10.0.0.1 40000 10.0.0.2 8080 4000000000 5000 0x18 100
+2100 0 send fd00:0:0:0:0:0:0:1 40000 fd00:0:0:0:0:0:0:2 8080 7 9 0x110 0
+2200 1 softirq_entry 3
+2300 1 recv 10.0.0.2 8080 10.0.0.1 40000 5000 1100 0x18 50
+2400 1 waking client 100
+2500 1 softirq_exit 3
+2600 1 send_udp 10.0.0.1 53 10.0.0.9 53
+2700 1 send_arp
+EOF
+for a in packed natural; do
+	{ echo "@align $a"; cat "$tmp/s/net.txt"; } >"$tmp/s/net-$a.txt"
+	"$top_builddir/tests/gen/jank-netgen" "$tmp/s/net-$a.txt" "$tmp/t/net-$a" 2>"$tmp/err" || {
+		echo "Bail out! jank-netgen $a: $(cat "$tmp/err")"
+		exit 1
+	}
+done
 mkdir -p "$tmp/demo"
 "$top_srcdir/tests/data/demo/demo-trace.sh" "$tmp/demo" "$top_builddir/probes/jank-demo"
 "$JANK_GEN" "$tmp/demo/kernel.script" "$tmp/t/demo/kernel" &&
@@ -95,7 +117,9 @@ arrays - $tmp/t/arrays
 ust $tmp/ust.conf $tmp/t/ust
 demo $top_srcdir/tests/data/demo/demo.conf $tmp/t/demo
 demo-kernel-and-ust $top_srcdir/tests/data/demo/demo.conf $tmp/t/demo/kernel $tmp/t/demo/ust
-lttng-like $top_srcdir/tests/data/ctf-lttng.conf $top_srcdir/tests/data/ctf-lttng"
+lttng-like $top_srcdir/tests/data/ctf-lttng.conf $top_srcdir/tests/data/ctf-lttng
+net-packed - $tmp/t/net-packed
+net-natural - $tmp/t/net-natural"
 mt=$SHARED_TRACES/many-threads
 if [ -f "$mt/metadata" ]; then
 	cases="$cases
@@ -109,7 +133,7 @@ kernel-suite-$(basename "$d") - $d"
 	done
 fi
 n=$(printf '%s\n' "$cases" | wc -l)
-plan $((n * 4 + 6))
+plan $((n * 4 + 9))
 
 # ---- Event by event, and through jankctl ----
 while read -r name conf traces; do
@@ -154,6 +178,18 @@ check "kernel: the discarded ranges are there (2 of them)" \
 	test "$(grep -c '^D' "$tmp/k.native")" = 2
 check "kernel: a discarded range names its CPU and count" \
 	grep -q '^D 1 .* 5$' "$tmp/k.native"
+
+# The TCP fields through both variants, big-endian bit fields included (flags 0x110: 9 bits).
+"$DIFF" native - "$tmp/t/net-natural" >"$tmp/n.native" 2>/dev/null
+check "network headers: IPv4 addresses, lengths, ports, seq, ack_seq, data_offset, flags" \
+	grep -q '^E 2000 0 .* \[a,0,0,1\] \[a,0,0,2\] u140 u5 - u40000 u8080 u4000000000 u5000 u5 u24 ' \
+	"$tmp/n.native"
+check "network headers: IPv6 addresses (16-bit words), payload_len, the 9-bit flags" \
+	grep -q '^E 2100 0 .* \[fd00,0,0,0,0,0,0,1\] \[fd00,0,0,0,0,0,0,2\] - - u20 u40000 u8080 u7 u9 u5 u272 ' \
+	"$tmp/n.native"
+check "network headers: UDP has ports and no TCP fields; no IP header, no field" \
+	sh -c "grep -q '^E 2600 1 .* u36 u5 - u53 u53 - - - - -\$' '$tmp/n.native' &&
+		grep -q '^E 2700 1 -1 -1 - c1 n12 - - - - - - - - - - - -\$' '$tmp/n.native'"
 
 # ---- Fallback ----
 cp -r "$tmp/t/kernel" "$tmp/t/slowclock"
