@@ -174,9 +174,15 @@ check "the debug file is in the cache, readable by the workers (0644), the build
 run "$LIVE_TMP/on2.out"
 check "second run of the same binary: all 4 alerts named" [ "$(functions "$pid")" = "name name name name " ]
 check "second run: the server was asked nothing more (each build-id once)" [ "$(asked)" = "$after1" ]
-check "which functions: apply_discounts and refresh_rates, 2 each" [ "$("$JQ" -r .JANK_FUNCTION \
-	"$LIVE_TMP/alerts-$pid.json" | sort | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = \
-	"2apply_discounts 2refresh_rates " ]
+# Which function is test-jankd-functions.sh's to check; here, that the
+# names are fn-demo's own: apply_discounts twice, and the lock's side
+# (refresh_rates, the holder, or fetch_rates, the waiter, when a loaded
+# machine delays the waiter past the holder's release).
+fns=$("$JQ" -r .JANK_FUNCTION "$LIVE_TMP/alerts-$pid.json" | sort | uniq -c |
+	awk '{ print $1 $2 }' | tr '\n' ' ')
+check "which functions: apply_discounts 2, refresh_rates or fetch_rates the others ($fns)" \
+	sh -c 'echo "$1" | grep -qxE "2apply_discounts ([12]fetch_rates )?([12]refresh_rates )?" &&
+	[ "$(echo "$1" | tr " " "\n" | awk "{ n += \$1 } END { print n }")" = 4 ]' - "$fns"
 check "jankd's log says what it fetched" live_jankd_logged "debuginfod: build-id $bid: $LIVE_TMP/cache/$bid/debuginfo"
 got=$(live_jankd_status '.debuginfod | "\(.requests) \(.fetched) \(.failed) \(.dropped)"')
 check "jankctl status: the build-ids asked, one fetched, the others failed, none dropped ($got)" sh -c '
