@@ -28,6 +28,7 @@
 #include <linux/magic.h> /* OVERLAYFS_SUPER_MAGIC */
 #include <unistd.h>
 #include "binary-opener.h"
+#include "clock.h"
 #include "fd-channel.h"
 #include "log.h"
 #include "symbols.h"
@@ -194,6 +195,18 @@ static int open_at_pid(int64_t pid, uint64_t addr, char *why, size_t len)
 	return fd;
 }
 
+/* Whether host process P is in PID namespace NS (0: any). */
+static bool in_ns(long p, uint32_t ns)
+{
+	char name[64];
+	struct stat st;
+
+	if (!ns)
+		return true;
+	snprintf(name, sizeof(name), "/proc/%ld/ns/pid", p);
+	return stat(name, &st) == 0 && st.st_ino == ns;
+}
+
 /* Whether host process P has the pid VPID in a PID namespace of its own (its NSpid, last). */
 static bool nspid_is(long p, int64_t vpid)
 {
@@ -233,7 +246,7 @@ static bool nspid_is(long p, int64_t vpid)
  * worker uses a file only if it is the build the trace recorded, so either
  * answer names that build rightly, or is not used.
  */
-static int open_in_namespaces(int64_t vpid, uint64_t addr)
+static int open_in_namespaces(int64_t vpid, uint32_t ns, uint64_t addr)
 {
 	char why[256];
 	struct dirent *de;
@@ -246,7 +259,7 @@ static int open_in_namespaces(int64_t vpid, uint64_t addr)
 		char *end;
 		long p = strtol(de->d_name, &end, 10);
 
-		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid))
+		if (*end || p <= 0 || p == vpid || !nspid_is(p, vpid) || !in_ns(p, ns))
 			continue;
 		tries++;
 		fd = open_at_pid(p, addr, why, sizeof(why));
@@ -255,21 +268,30 @@ static int open_in_namespaces(int64_t vpid, uint64_t addr)
 	return fd;
 }
 
-int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+int jank_binary_opener_open_ns(int64_t pid, uint32_t pid_ns, uint64_t addr, char *why, size_t len)
 {
 	int fd;
 
 	if (pid <= 0 || pid > PID_MAX)
 		return refuse(-EINVAL, why, len, pid, addr, "not a process id");
-	fd = open_at_pid(pid, addr, why, len);
+	/* This host's process PID, when it is in that namespace (or none was said). */
+	if (in_ns(pid, pid_ns))
+		fd = open_at_pid(pid, addr, why, len);
+	else
+		fd = refuse(-ESRCH, why, len, pid, addr, "no such process in its PID namespace");
 	/* Not this host's process, nor its code there: a container's, maybe. */
 	if (fd == -ESRCH || fd == -ENOENT) {
-		int nfd = open_in_namespaces(pid, addr);
+		int nfd = open_in_namespaces(pid, pid_ns, addr);
 
 		if (nfd >= 0)
 			return nfd;
 	}
 	return fd;
+}
+
+int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len)
+{
+	return jank_binary_opener_open_ns(pid, 0, addr, why, len);
 }
 
 int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len)
@@ -426,20 +448,34 @@ int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_reques
 	if (n != sizeof(*out))
 		return -EPROTO;
 	memcpy(out, buf, sizeof(*out));
-	if (out->magic != JANK_OPENER_MAGIC || out->pad != 0)
+	if (out->magic != JANK_OPENER_MAGIC)
 		return -EPROTO;
-	if (out->kind == JANK_OPEN_BINARY || (out->kind == JANK_OPEN_MAPS && out->addr == 0))
+	if (out->kind == JANK_OPEN_BINARY ||
+	    (out->kind == JANK_OPEN_MAPS && out->addr == 0 && out->pid_ns == 0))
 		return 0;
 	return -EPROTO;
 }
 
 /* ---- The supervisor's channel ---- */
 
+/*
+ * Refusals are said at notice: an operator must learn why a binary was not
+ * named. At most OPENER_LOG_BURST lines per OPENER_LOG_PERIOD_NS and
+ * channel (a worker asks once per binary, but a host of short-lived
+ * processes has many); the others are counted, and the next line said, or
+ * the channel's end, says how many.
+ */
+#define OPENER_LOG_BURST     5
+#define OPENER_LOG_PERIOD_NS (60 * 1000000000LL)
+
 struct jank_binary_opener_conn {
 	int fd;
 	struct event *ev;
 	char *name;
 	uint64_t opened, refused;
+	int64_t window;	 /* monotonic: the current window's start */
+	unsigned said;	 /* lines in it */
+	uint64_t unsaid; /* refusals not said since the last line */
 };
 
 static int send_reply(int sock, uint32_t seq, int error, int fd)
@@ -467,8 +503,36 @@ static int send_reply(int sock, uint32_t seq, int error, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(rep) ? 0 : -1;
 }
 
+static void say_unsaid(struct jank_binary_opener_conn *c)
+{
+	if (c->unsaid)
+		jank_log(LOG_NOTICE, "%s: binary opener: %" PRIu64 " more refused, not said",
+			 c->name, c->unsaid);
+	c->unsaid = 0;
+}
+
+/* A refusal: counted, and said (WHY names the pid and address, or the path) within the limit. */
+static void refused(struct jank_binary_opener_conn *c, const char *why)
+{
+	int64_t now = jank_clock_monotonic_ns();
+
+	c->refused++;
+	if (!c->window || now - c->window >= OPENER_LOG_PERIOD_NS) {
+		c->window = now;
+		c->said = 0;
+	}
+	if (c->said >= OPENER_LOG_BURST) {
+		c->unsaid++;
+		return;
+	}
+	c->said++;
+	say_unsaid(c);
+	jank_log(LOG_NOTICE, "%s: binary opener: refused %s", c->name, why);
+}
+
 static void conn_close(struct jank_binary_opener_conn *c, const char *why)
 {
+	say_unsaid(c);
 	if (why)
 		jank_log(LOG_WARNING, "%s: the binary opener's channel closed: %s", c->name, why);
 	event_del(c->ev);
@@ -483,8 +547,7 @@ static void serve_path(struct jank_binary_opener_conn *c, const struct jank_open
 					      sizeof(why));
 
 	if (fd < 0) {
-		c->refused++;
-		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
+		refused(c, why);
 	} else {
 		c->opened++;
 	}
@@ -522,10 +585,9 @@ static void on_request(evutil_socket_t sock, short what, void *data)
 	if (req.kind == JANK_OPEN_MAPS)
 		fd = jank_binary_opener_open_maps(req.pid, why, sizeof(why));
 	else
-		fd = jank_binary_opener_open(req.pid, req.addr, why, sizeof(why));
+		fd = jank_binary_opener_open_ns(req.pid, req.pid_ns, req.addr, why, sizeof(why));
 	if (fd < 0) {
-		c->refused++;
-		jank_log(LOG_DEBUG, "%s: binary opener: refused %s", c->name, why);
+		refused(c, why);
 	} else {
 		c->opened++;
 	}
@@ -559,6 +621,7 @@ void jank_binary_opener_conn_free(struct jank_binary_opener_conn *c)
 {
 	if (!c)
 		return;
+	say_unsaid(c);
 	event_free(c->ev);
 	if (c->fd >= 0)
 		close(c->fd);
@@ -639,11 +702,12 @@ static int client_ask(const void *req, size_t n, uint32_t seq)
 	}
 }
 
-static int client_simple(uint32_t kind, int64_t vpid, uint64_t addr)
+static int client_simple(uint32_t kind, int64_t vpid, uint32_t pid_ns, uint64_t addr)
 {
 	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
 					 .seq = ++client_seq,
 					 .kind = kind,
+					 .pid_ns = pid_ns,
 					 .pid = vpid,
 					 .addr = addr };
 
@@ -670,7 +734,7 @@ static int client_path(const char *path, const uint8_t *id, size_t len)
 
 int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *data)
 {
-	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->addr);
+	int fd = client_simple(JANK_OPEN_BINARY, r->vpid, r->pid_ns, r->addr);
 
 	(void)data;
 	/* The process is gone: the file at its path, if it is that very build. */
@@ -683,5 +747,5 @@ int jank_binary_opener_client_open(const struct jank_symbols_open_req *r, void *
 
 int jank_binary_opener_client_maps(int64_t vpid)
 {
-	return client_simple(JANK_OPEN_MAPS, vpid, 0);
+	return client_simple(JANK_OPEN_MAPS, vpid, 0, 0);
 }

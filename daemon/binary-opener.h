@@ -73,7 +73,8 @@ enum jank_open_kind {
 
 struct jank_open_request {
 	uint32_t magic, seq;
-	uint32_t kind, pad; /* enum jank_open_kind; pad 0 */
+	uint32_t kind;	 /* enum jank_open_kind */
+	uint32_t pid_ns; /* BINARY: pid's PID namespace (its inode), 0: unknown */
 	int64_t pid;
 	uint64_t addr;
 };
@@ -104,6 +105,13 @@ struct jank_open_reply {
  * the capability is missing). `why` says it, naming the pid and address.
  */
 int jank_binary_opener_open(int64_t pid, uint64_t addr, char *why, size_t len);
+/*
+ * The same for the process whose pid is PID in PID namespace PID_NS (the
+ * inode of its /proc/P/ns/pid, as lttng-ust's pid_ns context gives it; 0:
+ * unknown, as jank_binary_opener_open): only a host process of that
+ * namespace is tried, so two containers' pid 1 are told apart.
+ */
+int jank_binary_opener_open_ns(int64_t pid, uint32_t pid_ns, uint64_t addr, char *why, size_t len);
 /* /proc/PID/maps, read-only; or -errno (EINVAL, ESRCH, or what open(2) said). */
 int jank_binary_opener_open_maps(int64_t pid, char *why, size_t len);
 /*
@@ -122,7 +130,7 @@ int jank_binary_opener_available(void);
 
 /*
  * A request packet of n bytes: 0 and *out, or -EPROTO (not exactly one
- * request with the magic, a known kind, pad 0, addr 0 for MAPS).
+ * request with the magic, a known kind, addr 0 and pid_ns 0 for MAPS).
  */
 int jank_binary_opener_decode(const void *buf, size_t n, struct jank_open_request *out);
 

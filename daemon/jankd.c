@@ -17,6 +17,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,8 +31,10 @@
 #include "binary-opener.h"
 #include "debuginfod.h"
 #include "fetcher.h"
+#include "format.h"
 #include "jankd-int.h"
 #include "symbols.h"
+#include "worker-launch.h"
 
 void jankd_alert_config(const struct jankd *d, struct jank_alert_config *ac)
 {
@@ -128,6 +131,22 @@ static void on_verdict(const struct jank_fleet_input *in, const struct jank_verd
 
 	d->capture_here = !strcmp(o.host, d->hostname);
 	jank_alerter_report_from(d->alerter, r, &o);
+}
+
+/* Frames an input's alerts said binary+0xOFFSET, named since: the recent janks say the name. */
+static void on_names(const struct jank_fleet_input *in, const char *frame, const char *name,
+		     void *data)
+{
+	struct jankd *d = data;
+	size_t n = jank_alerter_rename(d->alerter, jank_fleet_input_url(in), frame, name);
+	char f[JANK_FORMAT_FRAME_TEXT_LEN], t[JANK_FORMAT_FRAME_TEXT_LEN];
+
+	/* Both come from the traced binary: escaped. */
+	if (n)
+		jank_log(LOG_INFO, "%s: %s is %s (%zu recent janks say it now)",
+			 jank_fleet_input_url(in),
+			 jank_format_frame_text(frame, true, f, sizeof(f)),
+			 jank_format_frame_text(name, true, t, sizeof(t)), n);
 }
 
 /* ---- The web pages' composition history (comp-history.h) ---- */
@@ -409,22 +428,69 @@ static void on_fetch(const uint8_t *id, size_t len, void *data)
  * servers listed, the fetcher's thread, and the capture reports' downloads.
  * Before any other thread starts.
  */
+/*
+ * Who the fetcher process runs as: [daemon] worker-user, as the workers
+ * jankd starts itself (their seccomp filter lets them open files read-only
+ * only: they cannot write the cache that user owns); jankd's own user when
+ * it cannot change it (not root, or under systemd, without capabilities).
+ */
+static int fetcher_user(const struct jankd *d, struct jank_fetcher_user *u, char *err, size_t len)
+{
+	struct passwd *pw;
+
+	memset(u, 0, sizeof(*u));
+	if (geteuid() != 0 || jank_worker_launch_spawner()) {
+		u->same = true;
+		return 0;
+	}
+	errno = 0;
+	pw = getpwnam(d->config.daemon.worker_user);
+	if (!pw) {
+		snprintf(err, len,
+			 "cannot start the debuginfod fetcher: no user '%s' ([daemon] worker-user)",
+			 d->config.daemon.worker_user);
+		return -ENOENT;
+	}
+	if (pw->pw_uid == 0 && !d->config.daemon.workers_as_root) {
+		snprintf(err, len,
+			 "cannot start the debuginfod fetcher: [daemon] worker-user '%s' is root, "
+			 "and workers-as-root is not set",
+			 d->config.daemon.worker_user);
+		return -EPERM;
+	}
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	return 0;
+}
+
 static int debuginfod_start(struct jankd *d, char *err, size_t len)
 {
 	struct jank_debuginfod_config c;
+	struct jank_fetcher_user u;
 	int r;
 
+	/* The capture reports' symbolizers too: [symbols] memory-limit. */
+	jank_symbols_set_default_limit((size_t)d->config.symbols.memory_limit);
 	jank_config_debuginfod(&d->config, &c);
 	r = jank_debuginfod_setup(&c, err, len);
 	if (r < 0 || !jank_debuginfod_enabled(&c))
 		return r;
-	d->fetcher = jank_fetcher_new(&c);
+	r = fetcher_user(d, &u, err, len);
+	if (r < 0)
+		return r;
+	r = jank_fetcher_own_cache(c.cache, &u);
+	if (r < 0) {
+		snprintf(err, len, "cannot give %s to the debuginfod fetcher's user: %s", c.cache,
+			 strerror(-r));
+		return r;
+	}
+	d->fetcher = jank_fetcher_new(&c, &u);
 	if (!d->fetcher) {
 		snprintf(err, len, "cannot start the debuginfod fetcher");
 		return -ENOMEM;
 	}
-	jank_symbols_set_default_fetcher(jank_debuginfod_fetch_fn,
-					 (void *)jank_fetcher_config(d->fetcher));
+	/* The capture reports wait for the fetcher process: jankd downloads nothing itself. */
+	jank_symbols_set_default_fetcher(jank_fetcher_fetch_fn, d->fetcher);
 	return 0;
 }
 
@@ -442,6 +508,7 @@ static int start_inputs(struct jankd *d, char *err, size_t len)
 	}
 	if (d->fetcher)
 		jank_fleet_set_fetch(d->fleet, on_fetch, d);
+	jank_fleet_set_names(d->fleet, on_names, d);
 	for (size_t i = 0; r == 0 && i < d->config.live.nurls; i++)
 		r = jank_fleet_add_url(d->fleet, d->config.live.urls[i]);
 	if (r == 0 && d->keeper)

@@ -217,6 +217,7 @@ static struct json_object *debuginfod_json(struct jank_fetcher *fe)
 
 	jank_fetcher_get_stats(fe, &st);
 	jank_json_add_str(o, "cache", jank_fetcher_config(fe)->cache);
+	jank_json_add_i64(o, "pid", jank_fetcher_pid(fe)); /* the process that downloads */
 	jank_json_add_u64(o, "requests", st.requests);
 	jank_json_add_u64(o, "fetched", st.fetched);
 	jank_json_add_u64(o, "failed", st.failed);
@@ -457,6 +458,11 @@ void status_input_text(FILE *f, const struct jank_fleet_figures *x)
 	if (es->paths_incomplete)
 		fprintf(f, "  %" PRIu64 " paths incomplete (out of memory while computing them)\n",
 			es->paths_incomplete);
+	if (in->opener_opened || in->opener_refused)
+		fprintf(f,
+			"  binary opener: %" PRIu64 " binaries opened, %" PRIu64
+			" refused (jankd's log says why)\n",
+			in->opener_opened, in->opener_refused);
 	fprintf(f,
 		"  graph: %" PRIu64 " threads, %" PRIu64
 		" vertices, memory %s (peak %s); GC %" PRIu64 " steps, %" PRIu64

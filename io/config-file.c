@@ -435,6 +435,25 @@ static const struct jank_config_schema_type url_list = { .name = "URL list",
 							 .equal = jank_config_schema_str_equal,
 							 .free = jank_config_schema_str_fini };
 
+/* The symbolizer's budget: a size within JANK_CONFIG_SYMBOLS_{MIN,MAX}_LIMIT. */
+static int symbols_limit_parse(struct jank_config_schema_parser *p,
+			       const struct jank_config_schema_key *k, const char *v, void *sec)
+{
+	uint64_t bytes;
+
+	if (jank_units_parse_size(v, &bytes) < 0 || bytes < JANK_CONFIG_SYMBOLS_MIN_LIMIT ||
+	    bytes > JANK_CONFIG_SYMBOLS_MAX_LIMIT || bytes > SIZE_MAX) {
+		fail(p, LINE(p), "bad size '%s' for %s (expected 1MiB to 64GiB)", v, k->name);
+		return -EINVAL;
+	}
+	*JANK_CONF_FIELD(sec, k, uint64_t) = bytes;
+	return 0;
+}
+
+static const struct jank_config_schema_type symbols_limit = {
+	.name = "size", .parse = symbols_limit_parse, .equal = jank_config_schema_bytes_equal
+};
+
 static const struct jank_config_schema_type event = { .name = "event",
 						      .parse = event_parse,
 						      .equal = jank_config_schema_str_equal,
@@ -939,6 +958,7 @@ static const struct jank_config_schema_key keys[] = {
 	K("symbols", "debuginfod-cache", abs_path,         RESTART, "/var/cache/jankd/debuginfod", SYMBOLS(debuginfod_cache)),
 	K("symbols", "debuginfod-cache-size", jank_config_schema_size, RESTART, "1GiB", SYMBOLS(debuginfod_cache_size), ZERO),
 	K("symbols", "debuginfod-timeout", jank_config_schema_duration, RESTART, "10s", SYMBOLS(debuginfod_timeout_ns)),
+	K("symbols", "memory-limit", symbols_limit,       RESTART, "64MiB", SYMBOLS(memory_limit)),
 	/* [alerts]: the alerter takes them (a --log-target wins over target). */
 	K("alerts", "target",          jank_config_schema_enum,     LIVE, "journal", ALERTS(target), .names = jank_alert_target_names),
 	K("alerts", "rate-limit",      rate,               LIVE, "10/10s", ALERTS(rate_limit_count), ALERTS2(rate_limit_period_ns)),

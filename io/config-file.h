@@ -140,7 +140,12 @@ struct jank_config_symbols {
 	char *debuginfod_cache;		/* default /var/cache/jankd/debuginfod */
 	uint64_t debuginfod_cache_size; /* default 1 GiB; 0: no limit */
 	int64_t debuginfod_timeout_ns;	/* one download, at most (default 10 s) */
+	uint64_t memory_limit;		/* the symbolizer's budget (io/symbols.h), default 64 MiB */
 };
+
+/* [symbols] memory-limit's range. */
+#define JANK_CONFIG_SYMBOLS_MIN_LIMIT ((uint64_t)1 << 20)
+#define JANK_CONFIG_SYMBOLS_MAX_LIMIT ((uint64_t)64 << 30)
 
 #define JANK_CONFIG_HOST_LEN 46 /* INET6_ADDRSTRLEN */
 

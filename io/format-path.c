@@ -24,8 +24,7 @@
 
 /* ---- Functions: a stack, the breakdown's, by name ---- */
 
-/* The most characters of a function's name in a stack of the story. */
-#define STACK_NAME_CHARS 40
+#define STACK_NAME_CHARS JANK_FORMAT_STACK_NAME_CHARS
 
 const char *format_stack(const struct jank_path *p, uint32_t stack, unsigned max, char *buf,
 			 size_t len)

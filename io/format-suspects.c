@@ -45,8 +45,7 @@ static void cpu_taken(const struct jank_suspects *ss, char *buf, size_t len)
 			format_thread(ss->ran[i].tid, ss->ran[i].comm, th, sizeof(th)));
 }
 
-/* At most this many characters of a function's name in a phrase. */
-#define SUSPECT_FUNCTION_CHARS 80
+#define SUSPECT_FUNCTION_CHARS JANK_FORMAT_SUSPECT_FUNCTION_CHARS
 
 /*
  * "+29.8 ms in apply_discounts (normally 200 us, 149x)"; its state when
@@ -72,6 +71,17 @@ static void function_phrase(const struct jank_suspect *s, const char *d, const c
 		 running ? "" : " ", fn[0] ? fn : "an unnamed function",
 		 s->own || !c->thread[0] ? "" : " on ", s->own || !c->thread[0] ? "" : who, n,
 		 tail);
+}
+
+const char *jank_format_frame_text(const char *name, bool in_suspect, char *buf, size_t len)
+{
+	char utf8[JANK_TEXT_SIZE(JANK_FRAME_NAME_LEN)];
+
+	/* As the story's stacks (format-path.c, names a decoded verdict sanitized) and phrases. */
+	jank_utf8_sanitize(utf8, sizeof(utf8), name, strlen(name), 0);
+	jank_text_escape(buf, len, utf8, strlen(utf8),
+			 in_suspect ? SUSPECT_FUNCTION_CHARS : JANK_FORMAT_STACK_NAME_CHARS);
+	return buf;
 }
 
 const char *jank_format_suspect(const struct jank_suspect *s, const struct jank_suspects *ss,

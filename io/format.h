@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "engine.h"
+#include "textsafe.h"
 
 /* ---- A verdict (format-verdict.c; its JSON is io/verdict-json.h's) ---- */
 
@@ -62,6 +63,18 @@ size_t jank_format_path_story(char *buf, size_t len, const struct jank_path *p, 
  * function) and that time; NULL when the path has no stacks.
  */
 const char *jank_format_top_function(const struct jank_breakdown *b, int64_t *ns);
+
+/*
+ * A function's name as the story's stacks show it (sanitized, escaped, cut
+ * at JANK_FORMAT_STACK_NAME_CHARS), or, with in_suspect, as a suspect's
+ * phrase does (JANK_FORMAT_SUSPECT_FUNCTION_CHARS): for jankd's alerter,
+ * which rewrites what it keeps of a verdict when a frame's name comes
+ * late. JANK_FORMAT_FRAME_TEXT_LEN holds any. Returns buf.
+ */
+#define JANK_FORMAT_STACK_NAME_CHARS	   40
+#define JANK_FORMAT_SUSPECT_FUNCTION_CHARS 80
+#define JANK_FORMAT_FRAME_TEXT_LEN	   JANK_TEXT_SIZE(JANK_FORMAT_SUSPECT_FUNCTION_CHARS)
+const char *jank_format_frame_text(const char *name, bool in_suspect, char *buf, size_t len);
 
 /* ---- Suspects (format-suspects.c) ---- */
 

@@ -249,13 +249,15 @@ static bool candidate_from_opener(struct jank_symbols *s, const struct binary *b
 
 	if (!s->opener)
 		return false;
-	fd = s->opener(&(struct jank_symbols_open_req){ .vpid = vpid,
+	fd = s->opener(&(struct jank_symbols_open_req){ .vpid = jank_process_key_pid(vpid),
+							.pid_ns = jank_process_key_ns(vpid),
 							.addr = base,
 							.path = b->path,
 							.build_id = b->build_id,
 							.build_id_len = b->build_id_len },
 		       s->opener_data);
-	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path, vpid);
+	snprintf(name, sizeof(name), "%s (mapped by pid %" PRId64 ")", b->path,
+		 jank_process_key_pid(vpid));
 	if (fd >= 0 && candidate_from_fd(s, fd, name, c)) {
 		s->st.opener_opened++;
 		return true;

@@ -15,6 +15,7 @@
 #include "errbuf.h"
 #include "hashmap.h"
 #include "critpath.h"
+#include "event.h"
 #include "symbols.h"
 
 #define CACHE_SIZE	 1024 /* lookup results, direct-mapped (a power of two) */
@@ -104,6 +105,7 @@ struct cache_entry {
 
 struct jank_symbols {
 	struct jank_hashmap procs; /* vpid -> struct process */
+	size_t ns_procs;	   /* of them, keyed with a PID namespace (jank_process_key) */
 	struct binary *binaries;
 	char **debug_dirs;
 	size_t ndebug_dirs;
@@ -139,6 +141,7 @@ void symbols_fetch_retry(struct jank_symbols *s);
 /* symbols-maps.c */
 void symbols_process_free(struct jank_symbols *s, struct process *p);
 uint64_t symbols_vpid_key(int64_t vpid);
+struct process *symbols_process_of(const struct jank_symbols *s, int64_t vpid);
 long symbols_mapping_floor(const struct process *p, uint64_t addr);
 uint64_t symbols_mapping_end(const struct mapping *m);
 

@@ -75,8 +75,34 @@ void jank_symbols_forget_process(struct jank_symbols *s, int64_t vpid)
 
 	if (p) {
 		symbols_process_free(s, p);
+		s->ns_procs -= vpid > INT32_MAX;
 		s->gen++;
 	}
+}
+
+/*
+ * The process of key VPID; for a bare vpid that none has (a frame of no
+ * known code location, named by its pid alone: e.g. a capture report's,
+ * which has no locator), the one process of that pid in a PID namespace,
+ * if there is exactly one (two containers' pid 1: neither).
+ */
+struct process *symbols_process_of(const struct jank_symbols *s, int64_t vpid)
+{
+	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+
+	if (p || !s->ns_procs || vpid < 0 || vpid > INT32_MAX)
+		return p;
+	for (size_t i = 0; i < s->procs.cap; i++) {
+		const struct jank_hashmap_slot *sl = &s->procs.slots[i];
+
+		if (!sl->value || (int64_t)sl->key <= INT32_MAX ||
+		    jank_process_key_pid((int64_t)sl->key) != vpid)
+			continue;
+		if (p)
+			return NULL; /* two: which one is not known */
+		p = sl->value;
+	}
+	return p;
 }
 
 /*
@@ -117,6 +143,7 @@ static struct process *process_get(struct jank_symbols *s, int64_t vpid)
 		free(p);
 		return NULL;
 	}
+	s->ns_procs += vpid > INT32_MAX;
 	s->book_bytes += sizeof(*p);
 	s->st.processes++;
 	return p;

@@ -69,7 +69,7 @@ static uint64_t file_address(const struct mapping *m, uint64_t addr)
 /* The mapping of process vpid that holds addr, NULL. */
 static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, uint64_t addr)
 {
-	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+	struct process *p = symbols_process_of(s, vpid);
 	long i = p ? symbols_mapping_floor(p, addr) : -1;
 
 	return i >= 0 && addr < symbols_mapping_end(&p->v[i]) ? &p->v[i] : NULL;
@@ -78,7 +78,7 @@ static struct mapping *mapping_of(const struct jank_symbols *s, int64_t vpid, ui
 /* The same, the process used now (forget_oldest() forgets it last). */
 static struct mapping *mapping_used(struct jank_symbols *s, int64_t vpid, uint64_t addr)
 {
-	struct process *p = jank_hashmap_get(&s->procs, symbols_vpid_key(vpid));
+	struct process *p = symbols_process_of(s, vpid);
 	long i = p ? symbols_mapping_floor(p, addr) : -1;
 
 	if (p)
@@ -344,10 +344,10 @@ bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, ui
 	return true;
 }
 
-bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+bool jank_symbols_code_locator(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset,
 			       void *data)
 {
-	return data && jank_symbols_locate(data, pid, addr, code, offset);
+	return data && jank_symbols_locate(data, process, addr, code, offset);
 }
 
 enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
@@ -436,6 +436,12 @@ void jank_symbols_set_opener(struct jank_symbols *s, jank_symbols_open_fn fn, vo
 
 static jank_symbols_fetch_fn default_fetcher;
 static void *default_fetcher_data;
+static size_t default_limit = JANK_SYMBOLS_DEFAULT_LIMIT;
+
+void jank_symbols_set_default_limit(size_t memory_limit)
+{
+	default_limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
+}
 
 void jank_symbols_set_fetcher(struct jank_symbols *s, jank_symbols_fetch_fn fn, void *data)
 {
@@ -474,7 +480,7 @@ struct jank_symbols *jank_symbols_new(size_t memory_limit)
 		return NULL;
 	elf_version(EV_CURRENT);
 	jank_hashmap_init(&s->procs);
-	s->st.limit = memory_limit ? memory_limit : JANK_SYMBOLS_DEFAULT_LIMIT;
+	s->st.limit = memory_limit ? memory_limit : default_limit;
 	s->book_bytes = sizeof(*s);
 	s->fetcher = default_fetcher;
 	s->fetcher_data = default_fetcher_data;

@@ -8,7 +8,12 @@
  * (lttng_ust_statedump:bin_info, build_id, debug_link; lttng_ust_dl:*, which
  * the trace reader passes on when it has a symbolizer, see
  * jank_reader_set_symbols) or, on the traced host, from /proc/PID/maps.
- * They are keyed by the process id the trace gives (vpid).
+ * They are keyed by the process id the trace gives (vpid), and its PID
+ * namespace where the trace gives it (lttng-ust's pid_ns context): every
+ * `vpid` argument below is such a key, jank_process_key() (lib/event.h),
+ * which is the vpid itself when the namespace is unknown; two processes of
+ * one vpid in two containers are two processes. The opener is asked for
+ * the key's pid (jank_process_key_pid()).
  *
  * A binary is opened on its first lookup, once per (path, build-id) for all
  * the processes that map it, and its symbols are found in this order: a
@@ -81,8 +86,17 @@ enum jank_symbols_result {
 	JANK_SYMBOLS_UNMAPPED,	   /* "0xADDRESS": no known mapping holds it */
 };
 
-/* memory_limit in bytes, 0: JANK_SYMBOLS_DEFAULT_LIMIT. NULL: out of memory. */
+/*
+ * memory_limit in bytes, 0: the default (jank_symbols_set_default_limit,
+ * else JANK_SYMBOLS_DEFAULT_LIMIT). NULL: out of memory.
+ */
 struct jank_symbols *jank_symbols_new(size_t memory_limit);
+/*
+ * The limit of every jank_symbols made from now on with 0 ([symbols]
+ * memory-limit); 0: JANK_SYMBOLS_DEFAULT_LIMIT. Set once, before any
+ * thread makes one.
+ */
+void jank_symbols_set_default_limit(size_t memory_limit);
 void jank_symbols_free(struct jank_symbols *s);
 
 /*
@@ -110,7 +124,8 @@ int jank_symbols_set_root(struct jank_symbols *s, const char *root);
  * (daemon/binary-opener.h) for local processes; NULL: never.
  */
 struct jank_symbols_open_req {
-	int64_t vpid;
+	int64_t vpid;	 /* the pid the trace gave */
+	uint32_t pid_ns; /* its PID namespace, where the trace gave it; 0: unknown */
 	uint64_t addr;
 	const char *path;
 	const uint8_t *build_id; /* NULL, len 0: none known */
@@ -250,7 +265,7 @@ void jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_st
  */
 bool jank_symbols_locate(struct jank_symbols *s, int64_t vpid, uint64_t addr, uint32_t *code,
 			 uint64_t *offset);
-bool jank_symbols_code_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+bool jank_symbols_code_locator(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset,
 			       void *data);
 enum jank_symbols_result jank_symbols_lookup_code(struct jank_symbols *s, uint32_t code,
 						  uint64_t offset, char *buf, size_t len);

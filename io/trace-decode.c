@@ -229,6 +229,9 @@ static struct sc_cache *sc_cache_add(struct jank_reader *in, const bt_stream_cla
 	common = bt_stream_class_borrow_event_common_context_field_class_const(sc);
 	resolve_context_field(common, "vtid", "tid", &c->tid);
 	resolve_context_field(common, "vpid", "pid", &c->pid);
+	resolve_context_field(common, NULL, "pid_ns", &c->pid_ns);
+	if (c->pid_ns.type == JANK_VALUE_STR)
+		c->pid_ns.scope = SCOPE_NONE;
 	resolve_context_field(common, NULL, "procname", &c->comm);
 	if (c->comm.type != JANK_VALUE_STR)
 		c->comm.scope = SCOPE_NONE;
@@ -517,6 +520,19 @@ static inline int32_t read_int32(const bt_field *s, const struct field_loc *loc)
 	return (int32_t)jank_value_as_int(&v, -1);
 }
 
+/* A PID namespace's inode (a 32-bit number), 0 when absent or out of range. */
+static inline uint32_t read_ns(const bt_field *s, const struct field_loc *loc)
+{
+	struct jank_value v;
+	int64_t n;
+
+	if (!s || loc->scope == SCOPE_NONE)
+		return 0;
+	read_value(s, loc, &v, NULL);
+	n = jank_value_as_int(&v, 0);
+	return n > 0 && n <= UINT32_MAX ? (uint32_t)n : 0;
+}
+
 static int clock_ns(struct jank_reader *in, const bt_clock_snapshot *cs, int64_t *ns)
 {
 	if (bt_clock_snapshot_get_ns_from_origin(cs, ns) !=
@@ -612,10 +628,13 @@ static inline int event_class_caches(struct jank_reader *in, const bt_event *ev,
 static __attribute__((noinline, cold)) void
 symbols_event(struct jank_reader *in, const struct sc_cache *c, const bt_event *ev, uint8_t kind)
 {
-	const bt_field *common =
-		c->pid.scope ? bt_event_borrow_common_context_field_const(ev) : NULL;
+	const bt_field *common = c->pid.scope || c->pid_ns.scope
+					 ? bt_event_borrow_common_context_field_const(ev)
+					 : NULL;
+	int32_t pid = read_int32(common, &c->pid);
 
-	reader_symbols_event(in, ev, (enum reader_sym_kind)kind, read_int32(common, &c->pid));
+	reader_symbols_event(in, ev, (enum reader_sym_kind)kind,
+			     jank_process_key(pid >= 0 ? read_ns(common, &c->pid_ns) : 0, pid));
 }
 
 /* An event at ts (from reader_message_time: the merge ordered it by that time). */
@@ -654,10 +673,11 @@ static int handle_event(struct jank_reader *in, const bt_message *msg, int64_t t
 	jev.cpu = c->cpu.scope != SCOPE_NONE ? packet_cpu(in, c, bt_event_borrow_packet_const(ev))
 					     : -1;
 
-	if (cc->need_common || c->tid.scope || c->pid.scope || c->comm.scope)
+	if (cc->need_common || c->tid.scope || c->pid.scope || c->comm.scope || c->pid_ns.scope)
 		common = bt_event_borrow_common_context_field_const(ev);
 	jev.tid = read_int32(common, &c->tid);
 	jev.pid = read_int32(common, &c->pid);
+	jev.pid_ns = read_ns(common, &c->pid_ns);
 	jev.comm = NULL;
 	if (common && c->comm.scope != SCOPE_NONE)
 		jev.comm = bt_field_string_get_value(

@@ -5,7 +5,11 @@
  * are not followed), its metadata checked before src.ctf.fs sees it, and its
  * group, the trace UUID src.ctf.fs reports: the directories of one trace
  * (the chunks of a rotated session) go to one source component, those of
- * different traces to different ones (trace-source.c makes them).
+ * different traces to different ones (trace-source.c makes them). When the
+ * native decoder may read the traces, the group comes from jank's own parse
+ * of the metadata (the trace block's uuid, which is what src.ctf.fs reports);
+ * babeltrace2's query, which parses the whole metadata again with its own
+ * parser, only runs when jank's parser refuses it, or for babeltrace2's path.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <sys/stat.h>
 #include <babeltrace2/babeltrace.h>
 #include "array.h"
+#include "ctf-meta.h"
 #include "errbuf.h"
 #include "time-limit.h"
 #include "trace-reader-int.h"
@@ -133,6 +138,14 @@ static bool metadata_looks_bad(const char *dir, char *why, size_t len)
 	return true;
 }
 
+/* The babeltrace2 queries run (jank_reader_bt_queries()). */
+static unsigned long queries_run;
+
+unsigned long jank_reader_bt_queries(void)
+{
+	return __atomic_load_n(&queries_run, __ATOMIC_RELAXED);
+}
+
 /* One query of src.ctf.fs about `dir` (trace-reader-int.h). */
 char *reader_query_string(const bt_component_class_source *fs_cls, const char *object,
 			  const char *dir, const char *key)
@@ -153,6 +166,7 @@ char *reader_query_string(const bt_component_class_source *fs_cls, const char *o
 	if (!q)
 		goto end;
 	bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
+	__atomic_fetch_add(&queries_run, 1, __ATOMIC_RELAXED);
 	snprintf(what, sizeof(what), "reading the metadata of %s", dir);
 	jank_time_limit_begin(what);
 	st = bt_query_executor_query(q, &result);
@@ -184,10 +198,82 @@ static char *query_group(const bt_component_class_source *fs_cls, const char *di
 	return reader_query_string(fs_cls, "babeltrace.support-info", dir, "group");
 }
 
+/*
+ * The group from jank's own parse of the metadata (ctf-meta.h): the trace
+ * block's uuid written as babeltrace2 writes it (bt_uuid_to_str: lower-case
+ * hex, 8-4-4-4-12). 1 with *group (NULL: the trace has no uuid), 0 when
+ * jank's reader or parser refuses the metadata (CTF 2, compressed packets,
+ * a declaration it does not know), -ENOMEM.
+ */
+static int own_group(const char *dir, char **group)
+{
+	char path[PATH_MAX], why[INPUT_ERR_LEN], *text = NULL;
+	struct ctf_meta *m;
+	size_t n;
+	int r = 0;
+
+	*group = NULL;
+	if (snprintf(path, sizeof(path), "%s/metadata", dir) >= (int)sizeof(path) ||
+	    ctf_meta_read_file(path, &text, &n, why, sizeof(why)) < 0)
+		return 0;
+	m = ctf_meta_parse(text, n, why, sizeof(why));
+	free(text);
+	if (!m)
+		return 0;
+	r = 1;
+	if (m->has_uuid) {
+		const uint8_t *u = m->uuid;
+
+		*group = malloc(37);
+		if (!*group)
+			r = -ENOMEM;
+		else
+			snprintf(*group, 37,
+				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+				 "%02x%02x%02x%02x%02x%02x",
+				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+				 u[11], u[12], u[13], u[14], u[15]);
+	}
+	ctf_meta_free(m);
+	return r;
+}
+
+/* A directory's group as `how` asks (trace-reader-int.h). */
+static int find_group(const bt_component_class_source *fs_cls, struct trace_dir *d,
+		      enum reader_groups how)
+{
+	int r;
+
+	d->group = NULL;
+	d->own_group = false;
+	if (how == READER_GROUPS_NONE)
+		return 0;
+	if (how == READER_GROUPS_OWN) {
+		r = own_group(d->dir, &d->group);
+		if (r != 0) {
+			d->own_group = r > 0;
+			return r < 0 ? r : 0;
+		}
+	}
+	d->group = query_group(fs_cls, d->dir);
+	return 0;
+}
+
+void reader_query_groups(const bt_component_class_source *fs_cls, struct trace_dir *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].own_group)
+			continue;
+		free(v[i].group);
+		v[i].group = query_group(fs_cls, v[i].dir);
+		v[i].own_group = false;
+	}
+}
+
 /* The trace directories under each path, and their groups (trace-reader-int.h). */
 int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const char *const *paths,
-			      size_t n, struct trace_dir **out, size_t *nout, char *err,
-			      size_t errlen)
+			      size_t n, enum reader_groups how, struct trace_dir **out,
+			      size_t *nout, char *err, size_t errlen)
 {
 	struct path_list found = { 0 };
 	struct trace_dir *v = NULL;
@@ -241,9 +327,13 @@ int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const cha
 			v[nv].dir = found.v[k];
 			found.v[k] = NULL;
 			v[nv].arg = i;
-			v[nv].group = query_group(fs_cls, v[nv].dir);
 			v[nv].comp = 0;
+			r = find_group(fs_cls, &v[nv], how);
 			nv++;
+			if (r < 0) {
+				jank_errf(err, errlen, "out of memory");
+				goto end;
+			}
 		}
 	}
 end:

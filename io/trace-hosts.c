@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host of each CTF trace (trace-hosts.h): src.ctf.fs's metadata-info
- * query gives the metadata as TSDL text (packetized or not), whose `env`
- * block says `hostname = "NAME";`, read by the native decoder's TSDL parser
- * (io/ctf-metadata.c). The text is the tracer's (or a remote host's,
- * through relayd): the name is checked.
+ * The host of each CTF trace (trace-hosts.h): the metadata as TSDL text
+ * (packetized or not), whose `env` block says `hostname = "NAME";`, read by
+ * the native decoder's TSDL parser (io/ctf-metadata.c). jank's own reader of
+ * the metadata file gives the text (ctf-meta-file.c); src.ctf.fs's
+ * metadata-info query, which parses the whole metadata with babeltrace2's
+ * parser first, gives it when that reader refuses the file (CTF 2,
+ * compressed packets) or with `--decoder babeltrace2`. The text is the
+ * tracer's (or a remote host's, through relayd): the name is checked.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,7 @@ int jank_hostname_ok(const char *s, size_t n)
  * none (or the text does not parse: the reader will say why), 1 with it,
  * -EINVAL when it is not a hostname.
  */
-static int env_hostname(const char *tsdl, char *host)
+static int env_hostname(const char *tsdl, size_t len, char *host)
 {
 	const struct ctf_env *env;
 	struct ctf_meta *m;
@@ -44,7 +48,7 @@ static int env_hostname(const char *tsdl, char *host)
 	int r = 0;
 
 	host[0] = '\0';
-	m = ctf_meta_parse(tsdl, strlen(tsdl), err, sizeof(err));
+	m = ctf_meta_parse(tsdl, len, err, sizeof(err));
 	if (!m)
 		return 0;
 	env = ctf_meta_env(m, "hostname");
@@ -76,6 +80,26 @@ static int find_fs(const bt_plugin **plugin, const bt_component_class_source **f
 	return 0;
 }
 
+/*
+ * A trace directory's metadata as text (*len bytes): jank's reader's, or
+ * src.ctf.fs's answer (up to its first NUL, as babeltrace2 gives it); NULL
+ * when neither has it.
+ */
+static char *metadata_text(const bt_component_class_source *fs, const char *dir, size_t *len)
+{
+	char path[PATH_MAX], why[256], *text = NULL;
+
+	if (reader_groups_for_decoder() == READER_GROUPS_OWN &&
+	    snprintf(path, sizeof(path), "%s/metadata", dir) < (int)sizeof(path) &&
+	    ctf_meta_read_file(path, &text, len, why, sizeof(why)) == 0) {
+		*len = strnlen(text, *len);
+		return text;
+	}
+	text = reader_query_string(fs, "metadata-info", dir, "text");
+	*len = text ? strlen(text) : 0;
+	return text;
+}
+
 int jank_trace_hosts(const char *const *paths, size_t n, struct jank_trace_host **out, size_t *nout,
 		     char *err, size_t errlen)
 {
@@ -90,18 +114,20 @@ int jank_trace_hosts(const char *const *paths, size_t n, struct jank_trace_host 
 	*nout = 0;
 	r = find_fs(&plugin, &fs, err, errlen);
 	if (r == 0)
-		r = reader_collect_trace_dirs(fs, paths, n, &dirs, &ndirs, err, errlen);
+		r = reader_collect_trace_dirs(fs, paths, n, READER_GROUPS_NONE, &dirs, &ndirs, err,
+					      errlen);
 	if (r == 0 && !(v = calloc(ndirs ? ndirs : 1, sizeof(*v)))) {
 		jank_errf(err, errlen, "out of memory");
 		r = -ENOMEM;
 	}
 	for (size_t i = 0; r == 0 && i < ndirs; i++) {
-		char *text = reader_query_string(fs, "metadata-info", dirs[i].dir, "text");
+		size_t len;
+		char *text = metadata_text(fs, dirs[i].dir, &len);
 
 		v[i].dir = dirs[i].dir;
 		dirs[i].dir = NULL;
 		*nout = i + 1;
-		if (text && env_hostname(text, v[i].host) < 0)
+		if (text && env_hostname(text, len, v[i].host) < 0)
 			v[i].bad = true;
 		free(text);
 	}

@@ -36,6 +36,7 @@ struct nsc {
 	uint64_t only_id; /* when ndeclared == 1 */
 	char tid[16], pid[16];
 	bool has_comm;
+	bool has_pid_ns; /* lttng-ust's pid_ns context, an integer */
 };
 
 struct ntrace {

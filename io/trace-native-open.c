@@ -95,7 +95,11 @@ static int open_sc(struct ntrace *tr, struct nsc *sc, const struct ctf_stream_de
 	{
 		const struct ctf_type *comm = ctf_scope_member(d->event_context, "procname");
 
+		const struct ctf_type *ns = ctf_scope_member(d->event_context, "pid_ns");
+
 		sc->has_comm = comm && ctf_value_type(comm) == JANK_VALUE_STR;
+		sc->has_pid_ns = ns && (ctf_value_type(ns) == JANK_VALUE_INT ||
+					ctf_value_type(ns) == JANK_VALUE_UINT);
 	}
 	for (size_t i = 0; i < m->nevents; i++) {
 		const struct ctf_event_decl *e = &m->events[i];
@@ -438,6 +442,12 @@ int jank_decoder_from_name(const char *name, enum jank_decoder *d)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+enum reader_groups reader_groups_for_decoder(void)
+{
+	return default_decoder == JANK_DECODER_BABELTRACE2 ? READER_GROUPS_QUERY
+							   : READER_GROUPS_OWN;
 }
 
 void jank_reader_set_tap(struct jank_reader *in, const struct jank_reader_tap *tap)

@@ -289,6 +289,7 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 	want[2].names[CTF_SLOT_TID] = sc->tid[0] ? sc->tid : NULL;
 	want[2].names[CTF_SLOT_PID] = sc->pid[0] ? sc->pid : NULL;
 	want[2].names[CTF_SLOT_COMM] = sc->has_comm ? "procname" : NULL;
+	want[2].names[CTF_SLOT_PID_NS] = sc->has_pid_ns ? "pid_ns" : NULL;
 	for (unsigned i = 0; nc->sym_kind != READER_SYM_NONE && i < 6; i++) {
 		want[0].names[CTF_SLOT_SYM_BADDR + i] = sym_fields[i];
 		want[0].buf[CTF_SLOT_SYM_BADDR + i] = 1;
@@ -439,11 +440,20 @@ static int32_t slot_int32(const struct nstream *s, unsigned slot)
 	return (int32_t)jank_value_as_int(&s->vals[slot], -1);
 }
 
+/* A PID namespace's inode (32 bits), 0 when absent or out of range (as trace-decode.c's). */
+static uint32_t slot_ns(const struct nstream *s)
+{
+	int64_t n = jank_value_as_int(&s->vals[CTF_SLOT_PID_NS], 0);
+
+	return n > 0 && n <= UINT32_MAX ? (uint32_t)n : 0;
+}
+
 /* trace-symbols.c's reader_symbols_event(), from decoded values. */
 static void symbols_values(struct jank_reader *in, const struct nstream *s, uint8_t kind)
 {
 	const struct jank_value *v = s->vals;
-	int64_t vpid = slot_int32(s, CTF_SLOT_PID);
+	int32_t pid = slot_int32(s, CTF_SLOT_PID);
+	int64_t vpid = jank_process_key(pid >= 0 ? slot_ns(s) : 0, pid);
 	uint64_t baddr, memsz, is_pic = 1;
 	uint8_t id[JANK_SYMBOLS_MAX_BUILD_ID];
 	const struct jank_value *b;
@@ -521,6 +531,7 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 	jev.cpu = s->cpu;
 	jev.tid = slot_int32(s, CTF_SLOT_TID);
 	jev.pid = slot_int32(s, CTF_SLOT_PID);
+	jev.pid_ns = slot_ns(s);
 	jev.comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
 	jev.class_id = s->cls->class_id;
 	jev.nfields = s->cls->nfields;

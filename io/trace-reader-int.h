@@ -93,6 +93,7 @@ struct sc_cache {
 	bool fast_clock; /* 1 GHz clock: ns from origin = clock_base_ns + value */
 	int64_t clock_base_ns;
 	struct field_loc tid, pid, comm; /* common context */
+	struct field_loc pid_ns;	 /* common context, lttng-ust's pid_ns */
 	struct field_loc cpu;		 /* packet context */
 	struct class_cache *dense;	 /* indexed by event class id */
 	size_t ndense;
@@ -182,9 +183,17 @@ void reader_take_bt_error(char *buf, size_t len, char *component, size_t clen);
 /* A trace directory found under a path given by the user. */
 struct trace_dir {
 	char *dir;
-	size_t arg;  /* index of the path it was found under */
-	char *group; /* the trace's UUID as src.ctf.fs reports it, NULL: none */
-	size_t comp; /* source component it goes to */
+	size_t arg;	/* index of the path it was found under */
+	char *group;	/* the trace's UUID as src.ctf.fs reports it, NULL: none */
+	bool own_group; /* the group is jank's parse's, not src.ctf.fs's answer */
+	size_t comp;	/* source component it goes to */
+};
+
+/* Where the directories' groups come from. */
+enum reader_groups {
+	READER_GROUPS_NONE,  /* nowhere: the caller does not use them */
+	READER_GROUPS_QUERY, /* src.ctf.fs's babeltrace.support-info query */
+	READER_GROUPS_OWN,   /* jank's parse of the metadata; the query when it refuses it */
 };
 
 /*
@@ -194,9 +203,16 @@ struct trace_dir {
  * found either way.
  */
 int reader_collect_trace_dirs(const bt_component_class_source *fs_cls, const char *const *paths,
-			      size_t n, struct trace_dir **out, size_t *nout, char *err,
-			      size_t errlen);
+			      size_t n, enum reader_groups how, struct trace_dir **out,
+			      size_t *nout, char *err, size_t errlen);
 void reader_trace_dirs_free(struct trace_dir *v, size_t n);
+/*
+ * Replace the groups jank's parse gave by src.ctf.fs's answers: for
+ * babeltrace2's graph, which groups the directories as its own parse does.
+ */
+void reader_query_groups(const bt_component_class_source *fs_cls, struct trace_dir *v, size_t n);
+/* Where the groups come from with the process's choice of decoder (trace-native-open.c). */
+enum reader_groups reader_groups_for_decoder(void);
 /*
  * The string `key` of src.ctf.fs's answer to the query `object`
  * ("babeltrace.support-info" or "metadata-info") about the trace directory

@@ -60,6 +60,12 @@ void jank_reader_set_decoder(enum jank_decoder d);
 int jank_decoder_from_name(const char *name, enum jank_decoder *d);
 /* The decoder that reads this input: "native" or "babeltrace2". */
 const char *jank_reader_decoder_name(const struct jank_reader *in);
+/*
+ * How many queries of babeltrace2's src.ctf.fs (support-info, metadata-info:
+ * each parses the whole metadata) this process has run: the tests check that
+ * the native decoder's path runs none for the traces jank's parser reads.
+ */
+unsigned long jank_reader_bt_queries(void);
 
 /*
  * Offline input over `n` paths. Each path is a CTF trace directory or a

@@ -303,7 +303,8 @@ struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 	if (find_component_class("ctf", "fs", 's', (const void **)&fs_cls, &plugin, err, errlen) <
 	    0)
 		goto end;
-	if (reader_collect_trace_dirs(fs_cls, paths, n, &dirs, &ndirs, err, errlen) < 0)
+	if (reader_collect_trace_dirs(fs_cls, paths, n, reader_groups_for_decoder(), &dirs, &ndirs,
+				      err, errlen) < 0)
 		goto end;
 	if (remember_trace_dirs(in, dirs, ndirs) < 0)
 		goto nomem;
@@ -317,6 +318,9 @@ struct jank_reader *jank_reader_new_ctf(const char *const *paths, size_t n,
 	default:
 		goto end;
 	}
+	/* babeltrace2's graph: its components grouped as src.ctf.fs groups them. */
+	reader_query_groups(fs_cls, dirs, ndirs);
+	ncomp = reader_assign_components(dirs, ndirs);
 	srcs = calloc(ncomp, sizeof(*srcs));
 	if (!srcs)
 		goto nomem;

@@ -297,6 +297,8 @@ int cli_set_debuginfod(const struct jank_config *conf)
 	struct jank_debuginfod_config c;
 	char err[ERR_LEN];
 
+	/* [symbols] memory-limit, for every symbolizer made from now on. */
+	jank_symbols_set_default_limit((size_t)conf->symbols.memory_limit);
 	jank_config_debuginfod(conf, &c);
 	if (!jank_debuginfod_enabled(&c))
 		return jank_debuginfod_setup(&c, err, sizeof(err));

@@ -172,6 +172,14 @@ void jank_action_table_set_close_hook(struct jank_action_table *t, jank_action_c
 struct jank_action *jank_action_open(struct jank_action_table *t, uint32_t rule, const char *key,
 				     int64_t begin, bool *replaced);
 struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key);
+/*
+ * The same with key[0..n) a key as the table keeps it (n < JANK_KEY_LEN, not
+ * inside a character: as jank_utf8_cut() leaves it), NUL or not after it.
+ */
+struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rule, const char *key,
+				       size_t n, int64_t begin, bool *replaced);
+struct jank_action *jank_action_find_n(struct jank_action_table *t, uint32_t rule, const char *key,
+				       size_t n);
 void jank_action_close(struct jank_action_table *t, struct jank_action *a);
 size_t jank_action_count(const struct jank_action_table *t);
 /* The oldest open action of all rules, or NULL. */

@@ -23,6 +23,15 @@ int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event
 	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
 }
 
+/* strcmp() == 0 for the short names matches compare (no call: this runs for every role). */
+static inline bool str_eq(const char *a, const char *b)
+{
+	for (; *a == *b; a++, b++)
+		if (!*a)
+			return true;
+	return false;
+}
+
 static bool match_ok(const struct class_role *role, const struct jank_value *match,
 		     const struct jank_event *ev)
 {
@@ -35,7 +44,7 @@ static bool match_ok(const struct class_role *role, const struct jank_value *mat
 	case JANK_VALUE_NONE:
 		return true; /* the class has no such field: the match does not apply */
 	case JANK_VALUE_STR:
-		return match->type == JANK_VALUE_STR && strcmp(v->s, match->s) == 0;
+		return match->type == JANK_VALUE_STR && str_eq(v->s, match->s);
 	case JANK_VALUE_INT:
 	case JANK_VALUE_UINT:
 		return match->type == JANK_VALUE_INT && jank_value_as_int(v, 0) == match->i;
@@ -45,46 +54,61 @@ static bool match_ok(const struct class_role *role, const struct jank_value *mat
 	return false;
 }
 
-/* Append to a key, truncating as snprintf() would; false once the key is full. */
+/*
+ * Append s to the key buf[0..*len), cutting it as snprintf() into
+ * JANK_KEY_LEN would, but not inside a character; false once it is full.
+ * A byte at a time (keys are short), the length in a local: stores to buf
+ * may alias *len.
+ */
 static bool key_put(char *buf, size_t *len, const char *s)
 {
+	size_t n = *len;
+
 	for (; *s; s++) {
-		if (*len >= JANK_KEY_LEN - 1) {
-			*len = jank_utf8_cut(buf, *len); /* not inside a character */
-			buf[*len] = '\0';
+		if (n >= JANK_KEY_LEN - 1) {
+			*len = jank_utf8_cut(buf, n);
 			return false;
 		}
-		buf[(*len)++] = *s;
+		buf[n++] = *s;
 	}
-	buf[*len] = '\0';
+	*len = n;
 	return true;
 }
 
 static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char digits[24];
 	char *p = digits + sizeof(digits);
 
 	*--p = '\0';
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, &pairs[v % 100 * 2], 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, &pairs[v * 2], 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
 	if (neg)
 		*--p = '-';
 	return key_put(buf, len, p);
 }
 
 /*
- * The text of an action's key: "name=frame,id=3", or "tid=42" by default.
- * Built by hand: this runs for every begin and end event.
+ * The text of an action's key: "name=frame,id=3", or "tid=42" by default;
+ * its length. Built by hand: this runs for every begin and end event.
  */
-static void format_key(const struct jank_engine *e, const struct class_role *role,
-		       char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
+static size_t format_key(const struct jank_engine *e, const struct class_role *role,
+			 char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
 {
 	size_t len = 0;
 
-	buf[0] = '\0';
 	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		const char *name = nkeys ? keys[k] : "tid";
 		int pos = role->key_pos[k];
@@ -109,8 +133,10 @@ static void format_key(const struct jank_engine *e, const struct class_role *rol
 			ok = key_put(buf, &len, "?");
 		}
 		if (!ok)
-			return; /* truncated keys still pair consistently */
+			break; /* truncated keys still pair consistently */
 	}
+	buf[len] = '\0';
+	return len;
 }
 
 static void on_action_event(struct jank_engine *e, const struct class_role *role,
@@ -119,17 +145,18 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	struct rule_state *rs = &e->rules[role->rule];
 	char key[JANK_KEY_LEN];
 	struct jank_action *a;
+	size_t klen;
 	int32_t tid;
 
 	if (!match_ok(role, &rs->rule.match_value, ev))
 		return;
-	format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+	klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 	tid = engine_emitting_tid(e, ev);
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		bool replaced;
 
-		a = jank_action_open(e->actions, role->rule, key, ev->ts, &replaced);
+		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
 		if (!a)
 			return;
 		if (replaced)
@@ -141,7 +168,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
 		return;
 	}
-	a = jank_action_find(e->actions, role->rule, key);
+	a = jank_action_find_n(e->actions, role->rule, key, klen);
 	if (!a) {
 		e->stats.actions_unmatched++;
 		return;
@@ -203,6 +230,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	struct jank_thread *w, *src;
 	char key[JANK_KEY_LEN];
 	struct jank_action *a;
+	size_t klen;
 	int32_t tid;
 
 	if (!match_ok(role, &fs->rule.match_value, ev))
@@ -211,14 +239,14 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
-	format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
+	klen = format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
 	if (!role->end) {
 		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
 		bool replaced;
 
 		if (idx == UINT64_MAX)
 			return;
-		a = jank_action_open(e->pending, role->rule, key, ev->ts, &replaced);
+		a = jank_action_open_n(e->pending, role->rule, key, klen, ev->ts, &replaced);
 		if (!a)
 			return;
 		e->stats.flows_replaced += replaced;
@@ -228,7 +256,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 		note_flow(e, role, tid, ev, key, false);
 		return;
 	}
-	a = jank_action_find(e->pending, role->rule, key);
+	a = jank_action_find_n(e->pending, role->rule, key, klen);
 	note_flow(e, role, tid, ev, key, a != NULL);
 	if (!a) {
 		e->stats.flows_unmatched++;

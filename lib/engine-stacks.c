@@ -13,7 +13,7 @@
  */
 void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
 {
-	struct jank_thread *w = jank_graph_find(e->graph, ev->tid);
+	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
 
 	if (!w)
 		return;
@@ -29,14 +29,19 @@ static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 	jank_graph_stack_set(e->graph, w, ts, w->fn->ctx ? w->fn->ctx : w->fn->shadow);
 }
 
-/* Where user code at addr of process pid is: an offset in a binary when the locator knows. */
-static void locate(const struct jank_engine *e, int32_t pid, uint64_t addr,
+/*
+ * Where user code at addr of process pid (in PID namespace pid_ns, 0:
+ * unknown) is: an offset in a binary when the locator knows.
+ */
+static void locate(const struct jank_engine *e, int32_t pid, uint32_t pid_ns, uint64_t addr,
 		   struct jank_code_loc *at)
 {
 	at->addr = addr;
 	at->pid = pid;
 	at->code = 0;
-	if (e->locator && e->locator(pid, addr, &at->code, &at->addr, e->locator_data) &&
+	if (e->locator &&
+	    e->locator(jank_process_key(pid_ns, pid), addr, &at->code, &at->addr,
+		       e->locator_data) &&
 	    at->code) {
 		at->pid = 0;
 		return;
@@ -83,7 +88,8 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 			f->over++;
 			return;
 		}
-		locate(e, ev->pid >= 0 ? ev->pid : w->pid, addr, &at);
+		locate(e, ev->pid >= 0 ? ev->pid : w->pid, ev->pid >= 0 ? ev->pid_ns : 0, addr,
+		       &at);
 		id = jank_stacks_push(t, f->shadow, &at, false);
 		if (!id) {
 			f->over = 1;
@@ -110,7 +116,7 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 		raw.addr = addr;
 		raw.pid = ev->pid >= 0 ? ev->pid : w->pid;
 		raw.code = 0;
-		locate(e, raw.pid, addr, &at);
+		locate(e, raw.pid, ev->pid >= 0 ? ev->pid_ns : 0, addr, &at);
 		for (id = f->shadow; id; id = jank_stacks_parent(t, id))
 			if (jank_stacks_is(t, id, &at) || jank_stacks_is(t, id, &raw))
 				break;
@@ -123,7 +129,7 @@ void engine_on_function(struct jank_engine *e, bool entry, const struct jank_eve
 
 /* Push a callstack context's frames (innermost first) on `stack`, outermost first. */
 static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t, uint32_t stack,
-			     int32_t pid, const struct jank_value *v, bool kernel)
+			     int32_t pid, uint32_t pid_ns, const struct jank_value *v, bool kernel)
 {
 	for (uint32_t i = v->a.n; i-- > 0;) {
 		uint64_t a = v->a.v[i];
@@ -133,7 +139,7 @@ static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t,
 		if (!a || a == UINT64_MAX) /* padding, or the end marker of some unwinders */
 			continue;
 		if (!kernel)
-			locate(e, pid, a, &at);
+			locate(e, pid, pid_ns, a, &at);
 		id = jank_stacks_push(t, stack, &at, kernel);
 		if (!id)
 			break;
@@ -178,7 +184,7 @@ void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 		if (!e->ctx_stacks)
 			return; /* no thread has a context's stack to drop */
 		tid = engine_emitting_tid(e, ev);
-		w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+		w = tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {
 			w->fn->ctx = 0;
 			stack_now(e, w, ev->ts);
@@ -190,10 +196,11 @@ void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 	if (!w || !jank_thread_stacks_of(e->graph, w))
 		return;
 	t = jank_graph_stacks(e->graph);
-	stack = u ? push_context(e, t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid, u, false)
+	stack = u ? push_context(e, t, JANK_NO_STACK, ev->pid >= 0 ? ev->pid : w->pid,
+				 ev->pid >= 0 ? ev->pid_ns : 0, u, false)
 		  : JANK_NO_STACK;
 	if (k)
-		stack = push_context(e, t, stack, -1, k, true);
+		stack = push_context(e, t, stack, -1, 0, k, true);
 	/* Back in user space after its exit: its shadow stack, if any, tells again. */
 	w->fn->ctx = ci->type == JANK_EVENT_SYSCALL_EXIT ? 0 : stack;
 	if (w->fn->ctx)

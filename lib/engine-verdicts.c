@@ -17,7 +17,7 @@
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm)
 {
-	struct jank_thread *w = tid > 0 ? jank_graph_find(e->graph, tid) : NULL;
+	struct jank_thread *w = tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL;
 
 	if (w && ev)
 		jank_thread_seen(w, ev->ts);

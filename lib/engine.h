@@ -230,15 +230,16 @@ void jank_engine_set_net_cb(struct jank_engine *e, jank_net_note_fn fn, void *da
  */
 void jank_engine_set_namer(struct jank_engine *e, jank_frame_namer fn, void *data);
 /*
- * Who says where user code is (io's symbolizer: the binary that process pid
- * maps at addr): true with *code (a nonzero id of the binary, the same for
+ * Who says where user code is (io's symbolizer: the binary that process
+ * `process` maps at addr; a key of jank_process_key(): the event's pid and
+ * PID namespace): true with *code (a nonzero id of the binary, the same for
  * every process that maps it, never reused for another) and *offset (addr
  * in the binary's own terms). Then call stacks are interned by binary and
  * offset, shared by every process of that binary, and frames carry them
  * for the namer (jank_frame.code). Without one, or where it says false,
  * frames are addresses of their process.
  */
-typedef bool (*jank_code_locator)(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset,
+typedef bool (*jank_code_locator)(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset,
 				  void *data);
 void jank_engine_set_locator(struct jank_engine *e, jank_code_locator fn, void *data);
 

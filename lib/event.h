@@ -83,11 +83,38 @@ struct jank_event {
 	int32_t cpu;	   /* packet context cpu_id, -1 when unknown */
 	int32_t tid;	   /* context vtid/tid, -1 when absent */
 	int32_t pid;	   /* context vpid/pid, -1 when absent */
+	uint32_t pid_ns;   /* context pid_ns (its PID namespace's inode), 0 when absent */
 	const char *comm;  /* context procname, NULL when absent */
 	uint32_t class_id; /* from jank_engine_resolve_class() */
 	uint32_t nfields;
 	struct jank_value fields[JANK_EVENT_MAX_FIELDS];
 };
+
+/*
+ * A process, as the symbolizer keys it: the pid the trace gives (vpid),
+ * and its PID namespace where the trace gives it (lttng-ust's pid_ns
+ * context), so that two containers' pid 1 are two processes. The vpid
+ * alone (pid_ns 0, or no pid) is its own key; with a namespace, the key is
+ * the namespace's inode above the pid (a pid is below 2^22, an inode below
+ * 2^32): never a vpid's, never negative.
+ */
+static inline int64_t jank_process_key(uint32_t pid_ns, int64_t pid)
+{
+	if (!pid_ns || pid < 0 || pid > INT32_MAX)
+		return pid;
+	return (int64_t)pid_ns << 31 | pid;
+}
+
+/* The pid of a process key (the vpid the trace gave), and its namespace (0: unknown). */
+static inline int64_t jank_process_key_pid(int64_t key)
+{
+	return key > INT32_MAX ? key & INT32_MAX : key;
+}
+
+static inline uint32_t jank_process_key_ns(int64_t key)
+{
+	return key > INT32_MAX ? (uint32_t)(key >> 31) : 0;
+}
 
 static inline int64_t jank_value_as_int(const struct jank_value *v, int64_t dflt)
 {

@@ -17,6 +17,7 @@
  *    the innermost span of any instant after it is the same as without GC.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,32 @@
 	(sizeof(struct jank_spans) + sizeof(struct jank_span *) +                                  \
 	 2 * sizeof(struct jank_span_change))
 
+/*
+ * Freed spans are kept for reuse, by size rounded up to SPAN_GRAIN (one
+ * action's begin allocates one, and glibc's malloc and free were a tenth of
+ * the engine on traces of short actions). What a span counts (its size) is
+ * unchanged: the budget sees the same bytes.
+ */
+#define SPAN_GRAIN 32u
+#define SPAN_MAX   (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
+#define SPAN_BINS  ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
+/* Per bin: what a GC step frees (a step every 1,024 events); at most 1 MB in all. */
+#define SPAN_FREE_MAX 2048u
+
+struct span_bin {
+	void *head; /* a freed span's first bytes link to the next */
+	uint32_t n;
+};
+
+/* The caches come first: jank_graph_bytes() leaves them out. */
 struct jank_graph {
+	struct span_bin span_free[SPAN_BINS];
+	/*
+	 * The thread jank_graph_get() or jank_graph_lookup() last found by tid,
+	 * NULL: an event's model, actions and spans ask for the same thread
+	 * several times. Reset whenever by_tid loses a thread.
+	 */
+	struct jank_thread *last;
 	struct jank_hashmap by_tid;
 	struct jank_hashmap by_serial;
 	uint32_t next_serial;
@@ -67,11 +93,52 @@ struct jank_graph *jank_graph_new(void)
 	return g;
 }
 
+/* The bin of a span of `size` bytes (at most SPAN_MAX). */
+static struct span_bin *span_bin(struct jank_graph *g, size_t size)
+{
+	return &g->span_free[(size - 1) / SPAN_GRAIN];
+}
+
+static struct jank_span *span_alloc(struct jank_graph *g, size_t size)
+{
+	struct span_bin *b = span_bin(g, size);
+	void *s = b->head;
+
+	if (!s)
+		return malloc((size + SPAN_GRAIN - 1) / SPAN_GRAIN * SPAN_GRAIN);
+	memcpy(&b->head, s, sizeof(b->head));
+	b->n--;
+	return s;
+}
+
 static void span_put(struct jank_graph *g, struct jank_span *s)
 {
-	if (s && --s->refs == 0) {
-		g->ring_bytes -= s->size;
+	struct span_bin *b;
+
+	if (!s || --s->refs)
+		return;
+	g->ring_bytes -= s->size;
+	b = span_bin(g, s->size);
+	if (b->n >= SPAN_FREE_MAX) {
 		free(s);
+		return;
+	}
+	memcpy(s, &b->head, sizeof(b->head));
+	b->head = s;
+	b->n++;
+}
+
+static void span_bins_free(struct jank_graph *g)
+{
+	for (size_t i = 0; i < SPAN_BINS; i++) {
+		void *s = g->span_free[i].head, *next;
+
+		for (; s; s = next) {
+			memcpy(&next, s, sizeof(next));
+			free(s);
+		}
+		g->span_free[i].head = NULL;
+		g->span_free[i].n = 0;
 	}
 }
 
@@ -123,6 +190,7 @@ void jank_graph_free(struct jank_graph *g)
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
 	jank_stacks_fini(&g->stacks);
+	span_bins_free(g);
 	free(g->flow_names);
 	free(g);
 }
@@ -154,9 +222,21 @@ struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t 
 	return jank_hashmap_get(&g->by_serial, serial);
 }
 
+struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
+{
+	struct jank_thread *w = g->last;
+
+	if (w && w->tid == tid)
+		return w;
+	w = jank_graph_find(g, tid);
+	if (w)
+		g->last = w;
+	return w;
+}
+
 struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
 {
-	struct jank_thread *w = jank_graph_find(g, tid);
+	struct jank_thread *w = jank_graph_lookup(g, tid);
 
 	if (w)
 		return w;
@@ -185,6 +265,7 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 		return NULL;
 	}
 	g->thread_bytes += sizeof(*w);
+	g->last = w;
 	return w;
 }
 
@@ -192,6 +273,7 @@ void jank_graph_retire(struct jank_graph *g, int32_t tid)
 {
 	struct jank_thread *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
 
+	g->last = NULL;
 	if (w && !w->retired) {
 		w->retired = true;
 		g->retired++;
@@ -446,7 +528,7 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 		g->ring_bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
 		sp->open_cap = (uint32_t)ncap;
 	}
-	s = malloc(sizeof(*s) + nlen + klen + 2);
+	s = span_alloc(g, sizeof(*s) + nlen + klen + 2);
 	if (!s)
 		return NULL;
 	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
@@ -466,7 +548,9 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 
 void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
 {
-	struct jank_thread *w = jank_graph_find_serial(g, serial);
+	/* Mostly the thread that ends the action, just found by tid. */
+	struct jank_thread *w =
+		g->last && g->last->serial == serial ? g->last : jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */
@@ -838,6 +922,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		g->freed_vertices += w->next - w->base;
 		if (jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)w->tid) == w)
 			jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)w->tid);
+		if (g->last == w)
+			g->last = NULL;
 		jank_hashmap_remove(&g->by_serial, w->serial);
 		if (w->retired)
 			g->retired--;
@@ -885,6 +971,8 @@ uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
 
 uint64_t jank_graph_bytes(const struct jank_graph *g)
 {
+	/* Its caches (of freed spans, of the last thread) count no more than what they keep. */
 	return g->ring_bytes + g->thread_bytes + jank_hashmap_bytes(&g->by_tid) +
-	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g);
+	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g) -
+	       offsetof(struct jank_graph, by_tid);
 }

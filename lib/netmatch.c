@@ -30,8 +30,12 @@ struct jank_netmatch {
 	size_t cap;
 	uint64_t seq;
 	struct jank_hashmap tuple, fb;
+	struct jank_hashmap addrs;	 /* an address's hash -> its host + 1, or ADDR_SHARED */
+	uint8_t addressed[MAX_HOST / 8]; /* hosts with an address learned */
 	struct jank_netmatch_stats stats;
 };
+
+#define ADDR_SHARED ((uintptr_t)MAX_HOST + 1) /* an address more than one host sends from */
 
 /* ---- Decoding ---- */
 
@@ -166,6 +170,39 @@ static bool same_fb(const struct jank_tcp_seg *s, const struct jank_tcp_seg *r)
 	return s->seq == r->seq && s->ack_seq == r->ack_seq && s->flags == r->flags;
 }
 
+/* ---- The hosts' addresses ---- */
+
+static bool loopback(const struct jank_tcp_seg *s, const uint8_t *a)
+{
+	static const uint8_t v6[16] = { [15] = 1 };
+
+	return s->family == 4 ? a[0] == 127 : !memcmp(a, v6, 16);
+}
+
+static uint64_t addr_hash(const struct jank_tcp_seg *s, const uint8_t *a)
+{
+	return jank_hash64(mix(mix(0x9e3779b97f4a7c15ull, &s->family, 1), a, 16));
+}
+
+/* Address a is host's (it sends from it, or a NAT shows its sends from it). */
+static void learn(struct jank_netmatch *m, unsigned host, const struct jank_tcp_seg *s,
+		  const uint8_t *a)
+{
+	uint64_t h = addr_hash(s, a);
+	uintptr_t was = (uintptr_t)jank_hashmap_get(&m->addrs, h);
+
+	if (loopback(s, a) || was == host + 1 || was == ADDR_SHARED)
+		return;
+	if (!was && m->addrs.count >= JANK_NETMATCH_ADDRS) {
+		m->stats.addrs_refused++;
+		return;
+	}
+	if (jank_hashmap_put(&m->addrs, h, (void *)(was ? ADDR_SHARED : host + 1)) == 0 && !was) {
+		m->stats.addrs++;
+		m->addressed[host / 8] |= (uint8_t)(1u << (host % 8));
+	}
+}
+
 /* ---- The ring ---- */
 
 struct jank_netmatch *jank_netmatch_new(size_t max_events)
@@ -184,6 +221,7 @@ struct jank_netmatch *jank_netmatch_new(size_t max_events)
 	m->cap = max_events;
 	jank_hashmap_init(&m->tuple);
 	jank_hashmap_init(&m->fb);
+	jank_hashmap_init(&m->addrs);
 	return m;
 }
 
@@ -193,6 +231,7 @@ void jank_netmatch_free(struct jank_netmatch *m)
 		return;
 	jank_hashmap_fini(&m->tuple);
 	jank_hashmap_fini(&m->fb);
+	jank_hashmap_fini(&m->addrs);
 	free(m->ring);
 	free(m);
 }
@@ -232,6 +271,8 @@ static size_t tell(struct jank_netmatch *m, const struct nev *snd, struct nev *r
 	((struct nev *)snd)->used = true;
 	m->stats.pairs++;
 	m->stats.fallback += fallback;
+	if (fallback) /* the sender's address as the receiver sees it (NAT) */
+		learn(m, snd->host, &rcv->s, rcv->s.saddr);
 	if (told >= max)
 		return told;
 	out[told] = (struct jank_netmatch_pair){ .from_host = snd->host,
@@ -341,10 +382,12 @@ size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int
 	e->h_tuple = tuple_hash(seg, seg->seq >> SEQ_BUCKET);
 	e->h_fb = fb_hash(seg);
 	m->stats.kept++;
-	if (recv)
+	if (recv) {
 		m->stats.recvs++;
-	else
+	} else {
 		m->stats.sends++;
+		learn(m, host, seg, seg->saddr);
+	}
 	/* Look before this event joins its chains: it does not match itself. */
 	if (recv) {
 		struct nev *snd = send_of(m, e, &fallback);
@@ -362,6 +405,24 @@ size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int
 	return told;
 }
 
+bool jank_netmatch_host_addressed(const struct jank_netmatch *m, unsigned host)
+{
+	return host < MAX_HOST && (m->addressed[host / 8] & (1u << (host % 8)));
+}
+
+bool jank_netmatch_recv_untraced(const struct jank_netmatch *m, uint64_t recv_id)
+{
+	const struct nev *e = at_seq(m, recv_id);
+	uintptr_t who;
+
+	if (!e || !e->recv || e->used)
+		return false;
+	if (loopback(&e->s, e->s.saddr))
+		return true;
+	who = (uintptr_t)jank_hashmap_get(&m->addrs, addr_hash(&e->s, e->s.saddr));
+	return !who || who == (uintptr_t)e->host + 1;
+}
+
 uint64_t jank_netmatch_last_id(const struct jank_netmatch *m)
 {
 	return m->seq;
@@ -372,5 +433,5 @@ void jank_netmatch_get_stats(const struct jank_netmatch *m, struct jank_netmatch
 	*out = m->stats;
 	out->max_events = m->cap;
 	out->bytes = m->cap * sizeof(*m->ring) + jank_hashmap_bytes(&m->tuple) +
-		     jank_hashmap_bytes(&m->fb);
+		     jank_hashmap_bytes(&m->fb) + jank_hashmap_bytes(&m->addrs);
 }

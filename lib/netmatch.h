@@ -30,7 +30,8 @@
 #include <stdint.h>
 #include "event.h"
 
-#define JANK_NETMATCH_WALK 256 /* events of a chain a lookup looks at, at most */
+#define JANK_NETMATCH_WALK  256	 /* events of a chain a lookup looks at, at most */
+#define JANK_NETMATCH_ADDRS 4096 /* hosts' addresses known, at most */
 
 /* One TCP segment as the kernel tracer wrote its headers. */
 struct jank_tcp_seg {
@@ -75,6 +76,8 @@ struct jank_netmatch_stats {
 	uint64_t evicted_sends, evicted_recvs; /* overwritten before any match */
 	uint64_t refused;		       /* of a host past the bound */
 	uint64_t walks_cut;		       /* lookups that stopped at JANK_NETMATCH_WALK */
+	uint64_t addrs;			       /* hosts' addresses learned */
+	uint64_t addrs_refused;		       /* past JANK_NETMATCH_ADDRS */
 	size_t kept, max_events;
 	size_t bytes;
 };
@@ -105,6 +108,19 @@ void jank_netmatch_free(struct jank_netmatch *m);
 size_t jank_netmatch_note(struct jank_netmatch *m, unsigned host, bool recv, int32_t tid,
 			  int64_t ts, const struct jank_tcp_seg *seg,
 			  struct jank_netmatch_pair *out, size_t max);
+
+/*
+ * Whether the receive recv_id (still kept, not matched yet) came from a
+ * peer no traced host is known to send from: its source address is
+ * loopback, unknown, or its own host's. A host's addresses are learned
+ * from the source of its sends, and, through NAT, from the source its
+ * matched segments show on the receiving side (at most
+ * JANK_NETMATCH_ADDRS). False when the receive is not known (evicted).
+ */
+bool jank_netmatch_recv_untraced(const struct jank_netmatch *m, uint64_t recv_id);
+
+/* Whether an address of host's is known (a send of its was noted). */
+bool jank_netmatch_host_addressed(const struct jank_netmatch *m, unsigned host);
 
 /* The id of the segment noted last (1, 2...; 0: none yet). */
 uint64_t jank_netmatch_last_id(const struct jank_netmatch *m);

@@ -496,6 +496,66 @@ void jank_alerter_get_stats(const struct jank_alerter *al, struct jank_alerter_s
 	*out = al->stats;
 }
 
+/* Whether c may be part of a frame's text (then a match next to it is not a whole word). */
+static bool frame_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '_' || c == '.' || c == '-' || c == '+';
+}
+
+/* FROM as a whole word in BUF (SIZE bytes) becomes TO, each time; cut at a character if need be. */
+static bool replace_word(char *buf, size_t size, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to);
+	bool changed = false;
+	char *at = buf;
+
+	while (flen && (at = strstr(at, from))) {
+		size_t tail = strlen(at + flen);
+
+		if ((at > buf && frame_char(at[-1])) || frame_char(at[flen])) {
+			at++;
+			continue;
+		}
+		if ((size_t)(at - buf) + tlen >= size) /* no room for the name: stop there */
+			break;
+		if ((size_t)(at - buf) + tlen + tail >= size)
+			tail = size - 1 - (size_t)(at - buf) - tlen;
+		memmove(at + tlen, at + flen, tail);
+		memcpy(at, to, tlen);
+		at[tlen + tail] = '\0';
+		buf[jank_utf8_cut(buf, strlen(buf))] = '\0';
+		at += tlen;
+		changed = true;
+	}
+	return changed;
+}
+
+size_t jank_alerter_rename(struct jank_alerter *al, const char *input, const char *frame,
+			   const char *name)
+{
+	char f[2][JANK_FORMAT_FRAME_TEXT_LEN], n[2][JANK_FORMAT_FRAME_TEXT_LEN];
+	size_t changed = 0;
+
+	for (int k = 0; k < 2; k++) {
+		jank_format_frame_text(frame, k, f[k], sizeof(f[k]));
+		jank_format_frame_text(name, k, n[k], sizeof(n[k]));
+	}
+	for (size_t i = 0; i < JANK_ALERT_HISTORY && i < al->nrecent; i++) {
+		struct jank_recent *x = &al->recent[i];
+		bool c;
+
+		if (strncmp(x->input, input, sizeof(x->input) - 1) != 0)
+			continue;
+		c = replace_word(x->story, sizeof(x->story), f[0], n[0]);
+		for (size_t j = 0; j < x->nsuspects; j++)
+			c |= replace_word(x->suspects[j], sizeof(x->suspects[j]), f[1], n[1]);
+		c |= replace_word(x->suspects_line, sizeof(x->suspects_line), f[1], n[1]);
+		changed += c;
+	}
+	return changed;
+}
+
 const struct jank_recent *jank_alerter_recent(const struct jank_alerter *al, size_t i)
 {
 	return i < JANK_ALERT_RECENT ? jank_alerter_history(al, i) : NULL;

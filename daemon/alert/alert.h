@@ -179,6 +179,16 @@ const struct jank_recent *jank_alerter_history(const struct jank_alerter *al, si
 /* The jank with that id, while it is among the last JANK_ALERT_HISTORY; else NULL. */
 const struct jank_recent *jank_alerter_recent_id(const struct jank_alerter *al, uint64_t id);
 
+/*
+ * A frame of input INPUT's verdicts that said FRAME ("binary+0xOFFSET") is
+ * function NAME: the binary's symbols came later (a debuginfod download).
+ * The recent janks of that input (the status, the web pages) say NAME
+ * where their story and suspects said FRAME, as a whole word. Returns how
+ * many janks changed.
+ */
+size_t jank_alerter_rename(struct jank_alerter *al, const char *input, const char *frame,
+			   const char *name);
+
 /* A summary's MESSAGE: "37 more janks of frame suppressed in the last 10 s". */
 void jank_alert_summary_text(const struct jank_alert *a, char *buf, size_t len);
 /*

@@ -244,6 +244,28 @@ static bool matters(const struct jank_crossing *c, unsigned host, const struct j
 	return x->from_ts + offset(c, host, x->from_host, x->from_ts) > p->begin;
 }
 
+/*
+ * A reception of the kernel's no send matched yet, from a peer that no
+ * traced host sends from (a client outside the fleet, loopback), once
+ * every other host's sends have shown its addresses: no other host's
+ * stream will pair it, so nothing waits for one. Until then (a host's
+ * stream read late, at the start) it waits as any reception.
+ */
+static bool untraced_tcp(struct jank_crossing *c, const struct jank_hostjoin_crossing *x)
+{
+	unsigned long long id;
+	char end;
+
+	if (x->paired || strcmp(x->flow, "tcp") || sscanf(x->key, "tcp#%llu%c", &id, &end) != 1 ||
+	    !jank_netmatch_recv_untraced(c->net, id))
+		return false;
+	for (size_t i = 0; i < jank_hostjoin_host_count(c->join); i++)
+		if (i != x->to_host && !jank_netmatch_host_addressed(c->net, (unsigned)i))
+			return false;
+	c->stats.untraced++;
+	return true;
+}
+
 /* Ask the other host's worker for its path of the sending thread, once the `from` is known. */
 static void advance(struct jank_crossing *c, struct held *h)
 {
@@ -291,7 +313,7 @@ static bool deeper(struct jank_crossing *c, struct held *h)
 	struct jank_hostjoin_crossing y;
 
 	if (h->n == JANK_CROSSING_HOPS || jank_hostjoin_crossing(c->join, host, p, &y) <= 0 ||
-	    (y.paired && !matters(c, host, p, &y)))
+	    (y.paired && !matters(c, host, p, &y)) || untraced_tcp(c, &y))
 		return false;
 	h->x[h->n++] = y;
 	h->asked = false;
@@ -380,7 +402,8 @@ int jank_crossing_verdict(struct jank_crossing *c, void *in, const char *host,
 
 	/* One host (so far): its `to`s that found no `from` have nowhere else to look. */
 	if (hi < 0 || jank_hostjoin_host_count(c->join) < 2 || !pv->v.path ||
-	    jank_hostjoin_crossing(c->join, (unsigned)hi, pv->v.path, &x) <= 0)
+	    jank_hostjoin_crossing(c->join, (unsigned)hi, pv->v.path, &x) <= 0 ||
+	    untraced_tcp(c, &x))
 		return 0;
 	if (c->stats.pending == JANK_CROSSING_HELD) {
 		c->stats.overflow++;
@@ -567,6 +590,8 @@ struct json_object *jank_crossing_json(const struct jank_crossing *c)
 			e |= jank_json_add_u64(t, "receives", s.tcp.recvs);
 			e |= jank_json_add_u64(t, "pairs", s.tcp.pairs);
 			e |= jank_json_add_u64(t, "pairs_fallback", s.tcp.fallback);
+			e |= jank_json_add_u64(t, "receptions_untraced", s.untraced);
+			e |= jank_json_add_u64(t, "addresses", s.tcp.addrs);
 			e |= jank_json_add_u64(t, "sends_evicted", s.tcp.evicted_sends);
 			e |= jank_json_add_u64(t, "receives_evicted", s.tcp.evicted_recvs);
 			e |= jank_json_add_u64(t, "kept", s.tcp.kept);

@@ -41,6 +41,7 @@ struct jank_crossing_stats {
 	uint64_t timed_out; /* ... that did not in time: "not yet seen" */
 	uint64_t overflow;  /* past JANK_CROSSING_HELD: sent as their host saw them */
 	uint64_t dropped;   /* flow events the workers dropped (their batch's bound) */
+	uint64_t untraced;  /* paths that reached a reception from no traced host: not held */
 	size_t pending;
 	struct jank_hostjoin_stats join;
 	struct jank_netmatch_stats tcp; /* the kernel's TCP segments (netmatch.h) */

@@ -87,6 +87,8 @@ struct jank_fleet {
 
 	jank_fleet_fetch_fn fetch_fn; /* NULL: no debuginfod servers */
 	void *fetch_data;
+	jank_fleet_names_fn names_fn; /* NULL: names that came late are ignored */
+	void *names_data;
 };
 
 /* fleet.c */

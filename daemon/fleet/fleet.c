@@ -313,6 +313,31 @@ void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *da
 	f->fetch_data = data;
 }
 
+/* Frames of the worker's recent verdicts, named since (worker-proto.h). */
+static void on_names(struct jank_fleet_input *in, struct json_object *msg)
+{
+	struct jank_fleet *f = in->fleet;
+	struct jank_worker_proto_names *n = malloc(sizeof(*n));
+	char err[256];
+
+	if (!n) {
+		jank_log(LOG_ERR, "%s: out of memory: names from the worker are lost", in->url);
+		return;
+	}
+	if (jank_worker_proto_names_decode(msg, n, err, sizeof(err)) < 0)
+		fleet_refuse(in->proc, "names", err);
+	else
+		for (size_t i = 0; f->names_fn && i < n->n; i++)
+			f->names_fn(in, n->v[i].frame, n->v[i].name, f->names_data);
+	free(n);
+}
+
+void jank_fleet_set_names(struct jank_fleet *f, jank_fleet_names_fn fn, void *data)
+{
+	f->names_fn = fn;
+	f->names_data = data;
+}
+
 /* A "flows" message or a "path" answer, for the join across hosts (crossing.h). */
 static void on_crossing(struct jank_fleet_input *in, struct json_object *msg, bool flows)
 {
@@ -343,6 +368,8 @@ void fleet_input_message(struct jank_proc *p, struct json_object *msg, void *dat
 		fleet_on_baselines(data, msg);
 	else if (!strcmp(type, "fetch"))
 		on_fetch(data, msg);
+	else if (!strcmp(type, "names"))
+		on_names(data, msg);
 	else
 		jank_worker_proc_refuse(p, "a message of no type an input's worker sends");
 }

@@ -57,6 +57,15 @@ int jank_fleet_set_config(struct jank_fleet *f, const struct jank_config *c,
  */
 typedef void (*jank_fleet_fetch_fn)(const uint8_t *build_id, size_t len, void *data);
 void jank_fleet_set_fetch(struct jank_fleet *f, jank_fleet_fetch_fn fn, void *data);
+/*
+ * A worker's "names" {names: [[frame, name]...]} (frames of its recent
+ * verdicts that said binary+0xOFFSET, named since: worker-proto.h) goes
+ * to FN, one call per pair, decoded and checked (else the worker is
+ * refused). NULL (the default): ignored.
+ */
+typedef void (*jank_fleet_names_fn)(const struct jank_fleet_input *in, const char *frame,
+				    const char *name, void *data);
+void jank_fleet_set_names(struct jank_fleet *f, jank_fleet_names_fn fn, void *data);
 /* Watch the live session at `url`. Returns 0 or -ENOMEM. */
 int jank_fleet_add_url(struct jank_fleet *f, const char *url);
 /*

@@ -182,6 +182,15 @@ int session_setup_ust(struct build *b, const char *session, char *err, size_t er
 			goto fail;
 		}
 	}
+	/*
+	 * The PID namespace of each event's process, when lttng-ust can say it
+	 * (2.12 and later): the symbolizer keys processes by it and their vpid,
+	 * so that two containers' pid 1 are two processes. Without it, by vpid.
+	 */
+	if (add_context(h, UST_CHANNEL, LTTNG_EVENT_CONTEXT_PID_NS) < 0)
+		session_add_note(b, 0,
+				 "no pid_ns context (lttng-ust before 2.12): processes are told "
+				 "apart by their vpid only");
 	lttng_destroy_handle(h);
 	return 0;
 fail:

@@ -135,6 +135,16 @@ const struct jank_figure_field jank_input_figures_input_fields[] = {
 			    HELP("Call stack frames not kept: their binary (or process) held "
 				 "its share, half of the table of call stacks."))),
 	COUNT("stacks", IN(engine.stacks), 0),
+	/* The binary opener: what it gave the symbolizer, what it refused (the log says why). */
+	COUNT_METRIC("opener_opened", IN(opener_opened), SUM,
+		     METRIC("jank_input_opener_opened",
+			    HELP("Binaries the binary opener gave the worker (it could not open "
+				 "them itself)."))),
+	COUNT_METRIC("opener_refused", IN(opener_refused), SUM,
+		     METRIC("jank_input_opener_refused",
+			    HELP("Binaries the worker asked the binary opener for, refused or "
+				 "unanswered: their functions stay binary+offset (jankd's log "
+				 "says why)."))),
 	COUNT("stacks_freed", IN(engine.stacks_freed), SUM),
 	COUNT("paths_truncated", IN(engine.paths_truncated), SUM),
 	COUNT("paths_incomplete", IN(engine.paths_incomplete), SUM),

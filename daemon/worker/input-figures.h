@@ -81,6 +81,9 @@ struct jank_input_figures {
 	int64_t stalled_since; /* Unix ns of its last advance while stalled, 0: not stalled */
 	uint64_t stalls;       /* times it stalled */
 	int64_t last_event_ns; /* the latest event read, INT64_MIN: none */
+	/* The binary opener (binary-opener.h), as the worker's symbolizer saw it. */
+	uint64_t opener_opened;	 /* binaries it gave */
+	uint64_t opener_refused; /* asked, and refused or unanswered (jankd's log says why) */
 	struct jank_engine_stats engine; /* engine.first: the first event read, INT64_MIN: none */
 	struct jank_rule_figures *rules;
 	size_t nrules;

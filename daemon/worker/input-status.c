@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "input-figures.h"
 #include "input-status.h"
+#include "symbols.h"
 
 /* Its names with time ("other" among them). */
 static int rule_composition(const struct jank_composition *c, struct jank_rule_figures *out)
@@ -76,6 +77,13 @@ int jank_input_status_figures(const struct jank_live_input *w, struct jank_input
 	}
 	f->stalls = ws.stalls;
 	f->last_event_ns = ws.last_event;
+	if (jank_live_input_symbols(w)) {
+		struct jank_symbols_stats ss;
+
+		jank_symbols_get_stats(jank_live_input_symbols(w), &ss);
+		f->opener_opened = ss.opener_opened;
+		f->opener_refused = ss.opener_refused;
+	}
 	for (size_t i = 0; i < f->nrules; i++)
 		if (rule_figures(e, i, &f->rules[i]) < 0)
 			return -ENOMEM;

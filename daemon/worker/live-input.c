@@ -505,7 +505,7 @@ struct jank_live_input *jank_live_input_new(struct event_base *base, const char 
 	if (r < 0)
 		goto fail;
 	jank_engine_set_verdict_cb(w->engine, fn, data);
-	w->sym = jank_symbols_new(0);
+	w->sym = jank_symbols_new((size_t)c->symbols.memory_limit);
 	if (w->sym) {
 		jank_engine_set_namer(w->engine, name_frame, w);
 		/* Stacks by binary and offset, shared by its processes, where a mapping says. */
@@ -649,7 +649,7 @@ struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w)
 	return w->engine;
 }
 
-struct jank_symbols *jank_live_input_symbols(struct jank_live_input *w)
+struct jank_symbols *jank_live_input_symbols(const struct jank_live_input *w)
 {
 	return w->sym;
 }

@@ -117,7 +117,7 @@ const struct jank_engine *jank_live_input_engine(const struct jank_live_input *w
 /* The same, to load what it starts with (the saved baselines). */
 struct jank_engine *jank_live_input_engine_mut(struct jank_live_input *w);
 /* Its symbolizer (NULL: out of memory at creation), e.g. to give it a fetcher. */
-struct jank_symbols *jank_live_input_symbols(struct jank_live_input *w);
+struct jank_symbols *jank_live_input_symbols(const struct jank_live_input *w);
 bool jank_live_input_attached(const struct jank_live_input *w);
 void jank_live_input_get_stats(const struct jank_live_input *w, struct jank_live_input_stats *out);
 /* The last input error, "" when none. */

@@ -776,3 +776,74 @@ int jank_worker_proto_path_decode(struct json_object *msg, int64_t *id, bool *an
 	jank_verdict_decoded_fini(out);
 	return jank_worker_proto_verdict_decode(v, NULL, 0, out, err, len);
 }
+
+/* ---- Names of frames that came late ---- */
+
+bool jank_worker_proto_is_offset_frame(const char *text)
+{
+	const char *plus = strrchr(text, '+');
+	size_t hex;
+
+	if (!plus || plus == text || strncmp(plus, "+0x", 3) != 0)
+		return false;
+	for (const char *c = text; c < plus; c++)
+		if ((unsigned char)*c <= 0x20 || *c == 0x7f || *c == '/')
+			return false;
+	hex = strspn(plus + 3, "0123456789abcdef");
+	return hex >= 1 && hex <= 16 && plus[3 + hex] == '\0';
+}
+
+/* A text of a "names" pair: a string, not empty, shorter than a frame's name, no control byte. */
+static int name_text(struct jank_jr *jr, struct json_object *a, size_t i, const char **out)
+{
+	struct json_object *v;
+
+	if (jank_json_read_elem(jr, a, "", i, json_type_string, &v) < 0 ||
+	    jank_json_read_str_value(jr, v, i ? "[1]" : "[0]", JANK_FRAME_NAME_LEN, out) < 0)
+		return -EINVAL;
+	if (!**out)
+		return jank_json_read_fail(jr, i ? "[1]" : "[0]", "empty");
+	for (const char *c = *out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return jank_json_read_fail(jr, i ? "[1]" : "[0]", "a control character");
+	return 0;
+}
+
+int jank_worker_proto_names_decode(struct json_object *msg, struct jank_worker_proto_names *out,
+				   char *err, size_t len)
+{
+	struct json_object *list = NULL;
+	struct jank_jr jr;
+	size_t n;
+	int r;
+
+	out->n = 0;
+	jank_json_read_init(&jr);
+	r = jank_json_read_array(&jr, msg, "names", true, JANK_PROTO_MAX_NAMES, &list);
+	if (r < 0)
+		return said(&jr, r, err, len);
+	n = json_object_array_length(list);
+	for (size_t i = 0; i < n; i++) {
+		struct jank_worker_proto_name *p = &out->v[i];
+		struct json_object *a;
+		size_t at;
+
+		r = jank_json_read_elem(&jr, list, "names", i, json_type_array, &a);
+		at = jank_json_read_push(&jr, "names[%zu]", i);
+		if (r == 0)
+			r = jank_json_read_array_value(&jr, a, "", 2, 2);
+		if (r == 0)
+			r = name_text(&jr, a, 0, &p->frame);
+		if (r == 0)
+			r = name_text(&jr, a, 1, &p->name);
+		if (r == 0 && !jank_worker_proto_is_offset_frame(p->frame))
+			r = jank_json_read_fail(&jr, "[0]", "not a frame BINARY+0xHEX");
+		if (r == 0 && jank_worker_proto_is_offset_frame(p->name))
+			r = jank_json_read_fail(&jr, "[1]", "a frame BINARY+0xHEX, not a name");
+		jank_json_read_pop(&jr, at);
+		if (r < 0)
+			return said(&jr, -EINVAL, err, len);
+	}
+	out->n = n;
+	return 0;
+}

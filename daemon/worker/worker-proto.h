@@ -20,6 +20,12 @@
  *             (tcp: [family, saddr, sport, daddr, dport, seq, ack_seq,
  *             flags, len], the addresses in hex)
  *   path      {id, answered, verdict?}: the answer to a path request
+ *   fetch     {build_id: HEX}: a binary no local file names, for the
+ *             supervisor's debuginfod fetcher (fetcher.h)
+ *   names     {names: [[frame, name]...]}: frames of its recent verdicts
+ *             that said binary+0xOFFSET, named now that their binary's
+ *             symbols came (a debuginfod download): for the supervisor to
+ *             rewrite what it keeps of those verdicts
  * Supervisor to worker:
  *   start     {mode: "input" or "discover", url, config (the text of the
  *             configuration file), config_name, margin_ns, interval_ns}
@@ -171,5 +177,30 @@ void jank_worker_proto_flows_fini(struct jank_worker_proto_flows *f);
  */
 int jank_worker_proto_path_decode(struct json_object *msg, int64_t *id, bool *answered,
 				  struct jank_verdict_decoded *out, char *err, size_t len);
+
+/*
+ * A "names" message: at most JANK_PROTO_MAX_NAMES pairs [frame, name], each
+ * frame as the symbolizer prints an unnamed one, "BINARY+0xHEX" (BINARY not
+ * empty, without spaces, "/" or control bytes; HEX lowercase, 1 to 16
+ * digits), each name a non-empty string without control bytes, both
+ * shorter than JANK_FRAME_NAME_LEN bytes, and a name not itself of the
+ * frame form. The strings are the message's own (valid while it is).
+ * Returns 0, or -EINVAL (err says which and why; n is 0 then).
+ */
+#define JANK_PROTO_MAX_NAMES 256
+
+struct jank_worker_proto_name {
+	const char *frame, *name;
+};
+
+struct jank_worker_proto_names {
+	size_t n;
+	struct jank_worker_proto_name v[JANK_PROTO_MAX_NAMES];
+};
+
+int jank_worker_proto_names_decode(struct json_object *msg, struct jank_worker_proto_names *out,
+				   char *err, size_t len);
+/* Whether TEXT is an unnamed frame as the symbolizer prints it ("BINARY+0xHEX"). */
+bool jank_worker_proto_is_offset_frame(const char *text);
 
 #endif

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "relayd.h"
 #include "symbols.h"
+#include "textsafe.h"
 #include "verdict-json.h"
 #include "binary-opener.h"
 #include "relayd-broker.h"
@@ -39,6 +40,8 @@
 #define ERR_LEN	       1024
 #define FETCH_ASKED    64	    /* build-ids asked of the supervisor, remembered */
 #define FETCH_SLACK_NS 5000000000LL /* past [symbols] debuginfod-timeout, waited for too */
+#define LATE_FRAMES    256	    /* unnamed frames of recent verdicts, looked up again */
+#define LATE_EVERY_NS  500000000LL  /* this often */
 
 enum mode {
 	MODE_NONE = 0,
@@ -77,6 +80,13 @@ struct worker {
 		int64_t when;
 	} asked[FETCH_ASKED];
 	size_t next_asked;
+	/* Frames sent as binary+0xOFFSET while their binary may be fetched (late_names). */
+	struct {
+		struct jank_frame f;
+		int64_t when; /* 0: a free slot */
+	} late[LATE_FRAMES];
+	size_t next_late;
+	int64_t late_mono; /* the last look */
 };
 
 static void send_msg(struct worker *w, struct json_object *msg)
@@ -183,6 +193,112 @@ static void on_status_now(evutil_socket_t fd, short what, void *data)
 	send_status(data);
 }
 
+/* ---- Names that come late ---- */
+
+/*
+ * The unnamed frames of a verdict (binary+0xOFFSET), with debuginfod on:
+ * their binary's symbols may come (the supervisor downloads them), and
+ * what the supervisor keeps of the verdict can say the name then.
+ */
+static void late_add(struct worker *w, const struct jank_verdict *r)
+{
+	int64_t now = jank_clock_monotonic_ns();
+
+	if (!w->fetch_cache || !r->path)
+		return;
+	for (size_t i = 0; i < r->path->nframes; i++) {
+		const struct jank_frame *f = &r->path->frames[i];
+		bool known = false;
+
+		if (f->kernel || !jank_worker_proto_is_offset_frame(f->name))
+			continue;
+		for (size_t k = 0; k < LATE_FRAMES && !known; k++)
+			known = w->late[k].when && !strcmp(w->late[k].f.name, f->name) &&
+				w->late[k].f.code == f->code && w->late[k].f.addr == f->addr &&
+				w->late[k].f.pid == f->pid;
+		if (known)
+			continue;
+		/* The oldest goes when full. */
+		w->late[w->next_late].f = *f;
+		w->late[w->next_late].when = now;
+		w->next_late = (w->next_late + 1) % LATE_FRAMES;
+	}
+}
+
+/*
+ * A pair the supervisor takes (worker-proto.h, "names"), as its JSON says
+ * it: valid UTF-8 that still fits, no control byte, the frame still of the
+ * frame form and the name not. Else the pair is not sent.
+ */
+static bool late_pair(const char *frame, const char *name, struct json_object **out)
+{
+	char f[JANK_FRAME_NAME_LEN], n[JANK_FRAME_NAME_LEN];
+	struct json_object *a;
+
+	jank_utf8_sanitize(f, sizeof(f), frame, strlen(frame), 0);
+	jank_utf8_sanitize(n, sizeof(n), name, strlen(name), 0);
+	if (!n[0] || !jank_worker_proto_is_offset_frame(f) || jank_worker_proto_is_offset_frame(n))
+		return false;
+	for (const char *c = n; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	a = json_object_new_array();
+	if (!a || json_object_array_add(a, json_object_new_string(f)) < 0 ||
+	    json_object_array_add(a, json_object_new_string(n)) < 0) {
+		json_object_put(a);
+		return false;
+	}
+	*out = a;
+	return true;
+}
+
+/* Look the waiting frames up again; those named now go to the supervisor in one "names". */
+static void late_names(struct worker *w)
+{
+	struct jank_symbols *sym = jank_live_input_symbols(w->input);
+	int64_t now = jank_clock_monotonic_ns();
+	struct json_object *msg = NULL, *list = NULL;
+
+	if (!w->fetch_cache || !sym || now - w->late_mono < LATE_EVERY_NS)
+		return;
+	w->late_mono = now;
+	for (size_t k = 0; k < LATE_FRAMES; k++) {
+		const struct jank_frame *f = &w->late[k].f;
+		char name[JANK_FRAME_NAME_LEN];
+		enum jank_symbols_result kind;
+		struct json_object *pair;
+
+		if (!w->late[k].when)
+			continue;
+		if (now - w->late[k].when > w->fetch_wait_ns) {
+			w->late[k].when = 0; /* no name came */
+			continue;
+		}
+		kind = f->code ? jank_symbols_lookup_code(sym, f->code, f->addr, name, sizeof(name))
+			       : jank_symbols_lookup(sym, f->pid, f->addr, name, sizeof(name));
+		if (kind == JANK_SYMBOLS_OFFSET)
+			continue; /* not yet */
+		w->late[k].when = 0;
+		/* A function's name only (a process forgotten meanwhile says a bare address). */
+		if (kind != JANK_SYMBOLS_FUNCTION || !strcmp(name, f->name) ||
+		    !late_pair(f->name, name, &pair))
+			continue;
+		if (!list) {
+			msg = jank_worker_proto_new("names");
+			list = json_object_new_array();
+			if (!msg || !list || json_object_object_add(msg, "names", list) < 0) {
+				json_object_put(msg);
+				json_object_put(list);
+				json_object_put(pair);
+				return;
+			}
+		}
+		json_object_array_add(list, pair);
+	}
+	if (msg)
+		send_msg(w, msg);
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *data)
 {
 	struct worker *w = data;
@@ -191,6 +307,7 @@ static void on_tick(evutil_socket_t fd, short what, void *data)
 	(void)what;
 	jank_live_input_tick(w->input);
 	jank_whosts_tick(w->hosts);
+	late_names(w);
 }
 
 static void send_hosts_msg(struct json_object *msg, void *data)
@@ -206,6 +323,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 	struct json_object *v = jank_verdict_to_json(r, JANK_VERDICT_JSON_FULL);
 
 	jank_json_add(msg, "verdict", v);
+	late_add(w, r);
 	/* The flows before the verdict: its `to` may cross to another host. */
 	jank_whosts_flush(w->hosts);
 	/*

@@ -149,7 +149,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 }
 
 #ifndef BENCH_BEFORE
-static bool locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
+static bool locator(int64_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
 {
 	(void)pid;
 	(void)data;

@@ -70,6 +70,7 @@ daemon_test_input_status_LDFLAGS = $(AM_LDFLAGS) \
 	-Wl,--wrap=jank_live_input_attached,--wrap=jank_live_input_last_error \
 	-Wl,--wrap=jank_live_input_get_stats,--wrap=jank_engine_get_stats \
 	-Wl,--wrap=jank_live_input_decoder \
+	-Wl,--wrap=jank_live_input_symbols,--wrap=jank_symbols_get_stats \
 	-Wl,--wrap=jank_engine_rule_count,--wrap=jank_engine_rule \
 	-Wl,--wrap=jank_engine_rule_histogram,--wrap=jank_engine_rule_stats \
 	-Wl,--wrap=jank_engine_rule_composition

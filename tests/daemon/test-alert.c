@@ -184,6 +184,61 @@ static void per_host(void **state)
 			    "3 more janks of frame on web-1 suppressed in the last 10 s");
 }
 
+/*
+ * A frame the alert said as binary+0xOFFSET, named later (the worker's
+ * "names"): the recent jank of that input says the name, as a whole word,
+ * and another input's jank, which said the same text, keeps it.
+ */
+static void rename_late(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_alerter *al = new_alerter(f, 0, 10 * S);
+	struct jank_path p;
+	struct jank_segment seg = {
+		.tid = 42, .state = JANK_STATE_RUNNING, .begin = 0, .end = 50 * MS, .comm = "worker"
+	};
+	uint32_t fr[2];
+	struct jank_verdict r = {
+		.kind = JANK_VERDICT_COMPLETED,
+		.rule = &f->frame,
+		.key = "id=1",
+		.end = 50 * MS,
+		.duration = 50 * MS,
+		.threshold = 16 * MS,
+		.tid = 42,
+		.pid = 40,
+		.comm = "worker",
+		.path = &p,
+	};
+	const struct jank_alert_origin a = { .input = "net://r/host/a/s" };
+	const struct jank_alert_origin b = { .input = "net://r/host/b/s" };
+
+	jank_path_init(&p);
+	fr[0] = jank_path_frame_in(&p, 0x10, 40, 1, false, "main");
+	fr[1] = jank_path_frame_in(&p, 0x1a2b, 40, 1, false, "fn-demo+0x1a2b");
+	seg.stack = jank_path_stack(&p, fr, 2);
+	p.segs = &seg;
+	p.n = p.cap = 1;
+	p.tid = 42;
+	p.end = 50 * MS;
+	jank_alerter_report_from(al, &r, &a);
+	jank_alerter_report_from(al, &r, &b);
+	assert_non_null(strstr(jank_alerter_recent(al, 0)->story, "fn-demo+0x1a2b ← main"));
+	/* Not a whole word: nothing changes. */
+	assert_int_equal(jank_alerter_rename(al, a.input, "fn-demo+0x1a2", "wrong"), 0);
+	assert_int_equal(jank_alerter_rename(al, a.input, "demo+0x1a2b", "wrong"), 0);
+	assert_int_equal(jank_alerter_rename(al, a.input, "fn-demo+0x1a2b", "apply_discounts"), 1);
+	assert_non_null(strstr(jank_alerter_recent(al, 1)->story, "apply_discounts ← main"));
+	assert_null(strstr(jank_alerter_recent(al, 1)->story, "0x1a2b"));
+	assert_non_null(strstr(jank_alerter_recent(al, 0)->story, "fn-demo+0x1a2b ← main"));
+	/* A name's invalid UTF-8 becomes U+FFFD, as in the verdict's JSON the story was made of. */
+	assert_int_equal(jank_alerter_rename(al, b.input, "fn-demo+0x1a2b", "ev\xffl"), 1);
+	assert_non_null(strstr(jank_alerter_recent(al, 0)->story, "ev\xef\xbf\xbdl ← main"));
+	p.segs = NULL;
+	p.n = p.cap = 0;
+	jank_path_fini(&p);
+}
+
 /* 100 janks in 1 s with 10/10s: 10 alerts, then one summary of 90 when the window ends. */
 static void storm(void **state)
 {
@@ -840,6 +895,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(flush_at_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(unlimited, setup, teardown),
 		cmocka_unit_test_setup_teardown(recent, setup, teardown),
+		cmocka_unit_test_setup_teardown(rename_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(capture, setup, teardown),
 		cmocka_unit_test_setup_teardown(capture_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(skipped, setup, teardown),

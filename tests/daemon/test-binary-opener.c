@@ -26,12 +26,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <elfutils/libdwelf.h>
 #include <event2/event.h>
 #include <gelf.h>
 #include "binary-opener.h"
+#include "log.h"
 #include "symbols.h"
 
 enum {
@@ -192,6 +194,25 @@ static void test_opens_code(void **state)
 	/* Read-only. */
 	assert_int_equal(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
 	close(fd);
+	/*
+	 * With the trace's pid_ns: the child's own namespace gives its file; another
+	 * namespace's process of that pid (there is none here) is not the child.
+	 */
+	{
+		char ns[64];
+		struct stat st;
+
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int)child);
+		assert_int_equal(stat(ns, &st), 0);
+		fd = jank_binary_opener_open_ns(child, (uint32_t)st.st_ino, addrs[M_CODE], why,
+						sizeof(why));
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(jank_binary_opener_open_ns(child, (uint32_t)st.st_ino + 1,
+							    addrs[M_CODE], why, sizeof(why)),
+				 -ESRCH);
+		assert_non_null(strstr(why, "in its PID namespace"));
+	}
 }
 
 static void test_replaced_gives_the_mapped_file(void **state)
@@ -291,19 +312,21 @@ static void test_decode(void **state)
 	(void)state;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
 	assert_int_equal(out.pid, 42);
-	/* Kinds: BINARY and MAPS (without an address) only; pad 0. */
+	/* Kinds: BINARY and MAPS (without an address or a namespace) only. */
 	r.kind = JANK_OPEN_MAPS;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.addr = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
+	r.pid_ns = 4026531836u;
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = 3;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
 	r.kind = JANK_OPEN_BINARY;
-	r.pad = 1;
-	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), -EPROTO);
-	r.pad = 0;
+	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r), &out), 0);
+	assert_int_equal(out.pid_ns, 4026531836u);
+	r.pid_ns = 0;
 	assert_int_equal(jank_binary_opener_decode(&r, sizeof(r) - 1, &out), -EPROTO);
 	memcpy(big, &r, sizeof(r));
 	assert_int_equal(jank_binary_opener_decode(big, sizeof(big), &out), -EPROTO);
@@ -396,6 +419,75 @@ static void test_decode_path(void **state)
 	r.build_id_len = 20;
 	r.kind = JANK_OPEN_BINARY;
 	assert_int_equal(jank_binary_opener_decode_path(&r, sizeof(r), &out), -EPROTO);
+}
+
+/* The server's log lines, in the file `data` names, "PRIORITY LINE". */
+static void log_to_file(int priority, const char *line, void *data)
+{
+	FILE *f = fopen(data, "a");
+
+	if (f) {
+		fprintf(f, "%d %s\n", priority, line);
+		fclose(f);
+	}
+}
+
+/*
+ * Refusals are said at notice, at most 5 a minute per channel; the others
+ * are counted, and said when the channel ends.
+ */
+static void test_refusals_said(void **state)
+{
+	struct jank_open_request req = { .magic = JANK_OPENER_MAGIC,
+					 .kind = JANK_OPEN_BINARY,
+					 .pid = -3 };
+	char log[512], line[1024];
+	unsigned notices = 0, refusals = 0, more = 0;
+	pid_t server;
+	int sv[2], st;
+	FILE *f;
+
+	(void)state;
+	path_of(log, sizeof(log), "opener.log");
+	unlink(log);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		struct event_base *base = event_base_new();
+
+		close(sv[1]);
+		jank_log_set_sink(log_to_file, log);
+		if (!base || !jank_binary_opener_conn_new(base, sv[0], "w1"))
+			_exit(1);
+		event_base_dispatch(base); /* until the channel closes */
+		_exit(0);
+	}
+	close(sv[0]);
+	for (uint32_t i = 0; i < 8; i++) {
+		struct jank_open_reply rep;
+
+		req.seq = i;
+		assert_int_equal(send(sv[1], &req, sizeof(req), 0), (ssize_t)sizeof(req));
+		assert_int_equal(recv(sv[1], &rep, sizeof(rep), 0), (ssize_t)sizeof(rep));
+		assert_int_equal(rep.seq, i);
+		assert_int_equal(rep.error, EINVAL);
+	}
+	close(sv[1]);
+	assert_int_equal(waitpid(server, &st, 0), server);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		notices += atoi(line) == LOG_NOTICE;
+		refusals += strstr(line, "w1: binary opener: refused ") != NULL;
+		more += strstr(line, "w1: binary opener: 3 more refused, not said") != NULL;
+	}
+	fclose(f);
+	unlink(log);
+	assert_int_equal(refusals, 5);
+	assert_int_equal(more, 1);
+	assert_int_equal(notices, 6);
 }
 
 /* The channel: the worker's side asks, a server process answers with a descriptor. */
@@ -616,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_decode_path),
 		cmocka_unit_test(test_channel),
+		cmocka_unit_test(test_refusals_said),
 		cmocka_unit_test(test_service),
 	};
 

@@ -631,7 +631,8 @@ static void add_tcp(struct json_object *a, bool recv, int tid, int64_t ts, uint3
  * hosts (alpha 10.0.0.1:40000, beta 10.0.0.2:8080), beta's worker first
  * this time. The slow request's verdict is held, beta asked, its answer
  * spliced; the segments are counted in status. A reception that no send
- * matches goes out as its host saw it. A bad segment is refused.
+ * matches goes out as its host saw it: at once when no traced host sends
+ * from its source. A bad segment is refused.
  */
 static void tcp(void **state)
 {
@@ -682,15 +683,18 @@ static void tcp(void **state)
 	assert_int_equal(v, 20);
 	json_object_put(o);
 	/*
-	 * A reception no send matched (its sender is not traced): held while a
-	 * send may come, then sent as alpha saw it, not "waiting on beta".
+	 * A reception no send matched, from an address beta sends from: held
+	 * while beta's send may come, then sent as alpha saw it, not "waiting
+	 * on beta".
 	 */
 	jank_crossing_free(c);
 	r = (struct rec){ 0 };
 	c = jank_crossing_new(deliver, ask, &r);
-	jank_crossing_add_host(c, "beta");
+	beta = json_object_new_array();
+	add_tcp(beta, false, 300, T0, 0x0a000002, 9, 0x0a000001, 40000, 1, 2, 10);
+	assert_int_equal(send_flows(c, "beta", beta), 0);
 	alpha = json_object_new_array();
-	add_tcp(alpha, true, 100, T0 + 560 * MS, 0x0a090909, 9, 0x0a000001, 40000, 1, 2, 10);
+	add_tcp(alpha, true, 100, T0 + 560 * MS, 0x0a000002, 9, 0x0a000001, 40000, 777, 2, 10);
 	assert_int_equal(send_flows(c, "alpha", alpha), 0);
 	jank_crossing_set_timeout(c, 20 * MS);
 	assert_int_equal(verdict5(c, &r), 1);
@@ -700,6 +704,41 @@ static void tcp(void **state)
 	assert_int_equal(r.delivered, 1);
 	assert_null(strstr(r.story, "beta"));
 	assert_int_equal(r.on_beta, 0);
+	/*
+	 * From a peer no traced host sends from (a client outside the fleet),
+	 * or from loopback, once beta's sends showed its address: no host's
+	 * stream will pair it, nothing waits. Before beta's first send (its
+	 * stream read late), it waits as any reception.
+	 */
+	for (int k = 0; k < 3; k++) {
+		uint32_t peer = k == 1 ? 0x7f000001 : 0x0a090909;
+
+		jank_crossing_free(c);
+		r = (struct rec){ 0 };
+		c = jank_crossing_new(deliver, ask, &r);
+		jank_crossing_add_host(c, "beta");
+		if (k < 2) {
+			beta = json_object_new_array();
+			add_tcp(beta, false, 300, T0, 0x0a000002, 9, 0x0a000001, 40000, 1, 2, 10);
+			add_tcp(beta, false, 300, T0, 0x7f000001, 9, 0x7f000001, 40000, 1, 2, 10);
+			assert_int_equal(send_flows(c, "beta", beta), 0);
+		}
+		alpha = json_object_new_array();
+		add_tcp(alpha, true, 100, T0 + 560 * MS, peer, 9, 0x0a000001, 40000, 777, 2, 10);
+		assert_int_equal(send_flows(c, "alpha", alpha), 0);
+		jank_crossing_get_stats(c, &st);
+		assert_int_equal(st.tcp.addrs, k < 2 ? 1 : 0); /* 10.0.0.2; loopback is no host's */
+		if (k == 2) {
+			assert_int_equal(verdict5(c, &r), 1);
+			break;
+		}
+		assert_int_equal(verdict5(c, &r), 0);
+		assert_int_equal(r.delivered, 1);
+		assert_int_equal(r.asked, 0);
+		jank_crossing_get_stats(c, &st);
+		assert_int_equal(st.held, 0);
+		assert_int_equal(st.untraced, 1);
+	}
 	/* A segment whose address is not hex, or of a family neither 4 nor 6: refused. */
 	for (int k = 0; k < 2; k++) {
 		struct json_object *msg = jank_worker_proto_new("flows"),

@@ -353,12 +353,13 @@ static void json_keys(void **state)
 	/* Reported: all but the optional ones that are absent. */
 	a.trace_now = 5;
 	o = jank_input_figures_json(&a);
-	assert_int_equal(json_object_object_length(o), 38);
+	assert_int_equal(json_object_object_length(o), 40);
 	assert_true(has(o, "trace_now") && has(o, "graph"));
 	assert_true(has(o, "flows_expired") && has(o, "flows_evicted") && has(o, "flows_paired") &&
 		    has(o, "flows_unmatched") && has(o, "flows_replaced"));
 	assert_true(has(o, "function_resyncs") && has(o, "stacks_full"));
 	assert_true(has(o, "stacks_refused_share") && has(o, "stacks") && has(o, "stacks_freed"));
+	assert_true(has(o, "opener_opened") && has(o, "opener_refused"));
 	assert_false(has(o, "last_error") || has(o, "stalled_since") || has(o, "first_event_ns") ||
 		     has(o, "last_event_ns"));
 	r = json_object_array_get_idx(json_object_object_get(o, "rules"), 0);
@@ -487,8 +488,8 @@ static void metric_rows(void **state)
 			    (m->unit && !strcmp(m->unit, "seconds")));
 	next:;
 	}
-	/* events ... memory_bytes: 13 families of a worker's counters. */
-	assert_int_equal(families, 13);
+	/* events ... memory_bytes: 15 families of a worker's counters. */
+	assert_int_equal(families, 15);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 #include "histogram.h"
 #include "input-figures.h"
 #include "input-status.h"
+#include "symbols.h"
 #include "worker-proto.h"
 
 #define MS 1000000LL
@@ -28,6 +29,7 @@ static struct fake {
 	bool attached;
 	struct jank_live_input_stats ws;
 	struct jank_engine_stats es;
+	struct jank_symbols_stats ss;
 	size_t nrules;
 	struct jank_rule rules[2];
 	struct jank_histogram hists[2];
@@ -80,6 +82,23 @@ void __wrap_jank_live_input_get_stats(const struct jank_live_input *w,
 {
 	(void)w;
 	*out = fake->ws;
+}
+
+/* The worker's symbolizer: its opener's counts (fake->sym_stats). */
+static struct jank_symbols *const fake_symbols = (struct jank_symbols *)0x2000;
+
+struct jank_symbols *__wrap_jank_live_input_symbols(const struct jank_live_input *w);
+struct jank_symbols *__wrap_jank_live_input_symbols(const struct jank_live_input *w)
+{
+	(void)w;
+	return fake_symbols;
+}
+
+void __wrap_jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out);
+void __wrap_jank_symbols_get_stats(const struct jank_symbols *s, struct jank_symbols_stats *out)
+{
+	assert_ptr_equal(s, fake_symbols);
+	*out = fake->ss;
 }
 
 void __wrap_jank_engine_get_stats(const struct jank_engine *e, struct jank_engine_stats *out);
@@ -243,7 +262,11 @@ static void input_figures(void **state)
 	};
 	fake->es.events = 12000;
 	fake->es.discarded_events = 7;
+	fake->ss.opener_opened = 4;
+	fake->ss.opener_refused = 2;
 	o = status_round_trip();
+	assert_int_equal(num(o, "opener_opened"), 4);
+	assert_int_equal(num(o, "opener_refused"), 2);
 	assert_string_equal(str(o, "state"), "reconnecting");
 	assert_string_equal(str(o, "last_error"), "relayd went away");
 	assert_true(json_object_get_boolean(member(o, "attached")));

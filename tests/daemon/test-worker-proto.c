@@ -132,6 +132,83 @@ static void log_lines(void **state)
 	json_object_put(m);
 }
 
+/* "names": each pair checked, or the whole message refused (the worker is restarted). */
+static int names_of(const char *text, struct jank_worker_proto_names *n)
+{
+	struct json_object *m = json_tokener_parse(text);
+	char err[256] = "";
+	int r;
+
+	assert_non_null(m);
+	r = jank_worker_proto_names_decode(m, n, err, sizeof(err));
+	if (r < 0) {
+		assert_true(err[0]);
+		assert_int_equal(n->n, 0);
+	}
+	json_object_put(m);
+	return r;
+}
+
+static void names(void **state)
+{
+	static struct jank_worker_proto_names n;
+	char big[2 * JANK_FRAME_NAME_LEN + 64];
+
+	(void)state;
+	assert_int_equal(names_of("{\"names\": [[\"fn-demo+0x2db0\", \"sleep_ns\"], "
+				  "[\"libz.so.1+0x1\", \"deflate\"]]}",
+				  &n),
+			 0);
+	assert_int_equal(n.n, 2);
+	assert_int_equal(names_of("{\"names\": []}", &n), 0);
+	assert_int_equal(n.n, 0);
+	assert_int_equal(names_of("{}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": {}}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [\"a+0x1\"]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\", \"f\", \"g\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\", 7]]}", &n), -EINVAL);
+	/* Not a frame as the symbolizer prints one. */
+	assert_int_equal(names_of("{\"names\": [[\"main\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"+0x1\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1G\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0xABC\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a b+0x1\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"/bin/a+0x1\", \"f\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x11111111111111111\", \"f\"]]}", &n),
+			 -EINVAL);
+	/* A name: not empty, no control character, not a frame itself. */
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\", \"\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\", \"f\\u001b[2J\"]]}", &n), -EINVAL);
+	assert_int_equal(names_of("{\"names\": [[\"a+0x1\", \"b+0x2\"]]}", &n), -EINVAL);
+	/* Too long: a frame's name at most. */
+	memset(big, 0, sizeof(big));
+	strcpy(big, "{\"names\": [[\"a+0x1\", \"");
+	memset(big + strlen(big), 'f', JANK_FRAME_NAME_LEN);
+	strcat(big, "\"]]}");
+	assert_int_equal(names_of(big, &n), -EINVAL);
+	/* At most JANK_PROTO_MAX_NAMES pairs. */
+	{
+		struct json_object *m = json_object_new_object(), *a = json_object_new_array();
+		char err[256];
+
+		for (int i = 0; i <= JANK_PROTO_MAX_NAMES; i++) {
+			struct json_object *p = json_object_new_array();
+
+			json_object_array_add(p, json_object_new_string("a+0x1"));
+			json_object_array_add(p, json_object_new_string("f"));
+			json_object_array_add(a, p);
+		}
+		json_object_object_add(m, "names", a);
+		assert_int_equal(jank_worker_proto_names_decode(m, &n, err, sizeof(err)), -EINVAL);
+		json_object_array_del_idx(a, 0, 1);
+		assert_int_equal(jank_worker_proto_names_decode(m, &n, err, sizeof(err)), 0);
+		assert_int_equal(n.n, JANK_PROTO_MAX_NAMES);
+		json_object_put(m);
+	}
+}
+
 /* A verdict sent and rebuilt: the same fields, path and breakdown, and the receiver's rule. */
 static void verdict_round_trip(void **state)
 {
@@ -593,13 +670,10 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),
-		cmocka_unit_test(log_lines),
-		cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),
-		cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked),
-		cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(frames),	   cmocka_unit_test(log_lines),
+		cmocka_unit_test(names),	   cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

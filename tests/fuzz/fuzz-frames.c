@@ -11,7 +11,8 @@
  * supervisor sends it by its type: a status's figures
  * (jank_worker_proto_figures_decode), a log line (jank_worker_proto_log_decode),
  * flow events (jank_worker_proto_flows_decode), a path's answer
- * (jank_worker_proto_path_decode). A
+ * (jank_worker_proto_path_decode), names that came late
+ * (jank_worker_proto_names_decode). A
  * verdict's decoding is not fuzzed here: it is io/verdict-json.c's, which
  * has its own checks.
  *
@@ -27,7 +28,10 @@
  *   - a log line is one line of printable text, its priority LOG_ERR to
  *     LOG_DEBUG;
  *   - flow events are at most JANK_PROTO_MAX_FLOWS, their names and keys
- *     fit the labels, none are left on an error.
+ *     fit the labels, none are left on an error;
+ *   - names are at most JANK_PROTO_MAX_NAMES pairs of a frame BINARY+0xHEX
+ *     and a name that is not one, both shorter than a frame's name, without
+ *     control bytes; none on an error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -125,6 +129,26 @@ static void path(struct json_object *msg)
 	jank_verdict_decoded_fini(&d);
 }
 
+static void names(struct json_object *msg)
+{
+	static struct jank_worker_proto_names n;
+	char err[ERR_LEN];
+	int r = jank_worker_proto_names_decode(msg, &n, err, sizeof(err));
+
+	FUZZ_ASSERT(r == 0 || r == -EINVAL);
+	if (r < 0)
+		FUZZ_ASSERT(n.n == 0 && err[0]);
+	FUZZ_ASSERT(n.n <= JANK_PROTO_MAX_NAMES);
+	for (size_t i = 0; i < n.n; i++) {
+		FUZZ_ASSERT(strlen(n.v[i].frame) < JANK_FRAME_NAME_LEN);
+		FUZZ_ASSERT(strlen(n.v[i].name) < JANK_FRAME_NAME_LEN && n.v[i].name[0]);
+		FUZZ_ASSERT(jank_worker_proto_is_offset_frame(n.v[i].frame));
+		FUZZ_ASSERT(!jank_worker_proto_is_offset_frame(n.v[i].name));
+		for (const char *c = n.v[i].name; *c; c++)
+			FUZZ_ASSERT((unsigned char)*c >= 0x20 && *c != 0x7f);
+	}
+}
+
 /* Put back as a frame, it comes out the same. */
 static void round_trip(struct json_object *msg)
 {
@@ -199,6 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				flows(msg);
 			else if (!strcmp(jank_worker_proto_type(msg), "path"))
 				path(msg);
+			else if (!strcmp(jank_worker_proto_type(msg), "names"))
+				names(msg);
 			round_trip(msg);
 			json_object_put(msg);
 		}

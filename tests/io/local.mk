@@ -24,6 +24,7 @@ io_tests = \
 	io/test-debuginfod \
 	io/test-symbols \
 	io/test-time-limit \
+	io/test-trace-groups \
 	io/test-trace-live \
 	io/test-trace-native \
 	io/test-trace-merge \
@@ -34,6 +35,9 @@ TESTS += $(io_tests)
 io_test_trace_live_SOURCES = io/test-trace-live.c
 io_test_trace_live_CFLAGS = $(io_cflags) -pthread
 io_test_trace_live_LDADD = $(io_ldadd) -lpthread
+io_test_trace_groups_SOURCES = io/test-trace-groups.c
+io_test_trace_groups_CFLAGS = $(io_cflags) $(BABELTRACE2_CFLAGS)
+io_test_trace_groups_LDADD = $(io_ldadd) $(BABELTRACE2_LIBS)
 io_test_trace_native_SOURCES = io/test-trace-native.c
 io_test_trace_native_CFLAGS = $(io_cflags)
 io_test_trace_native_LDADD = $(io_ldadd)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io/config-file.c: the [capture] and [metrics] keys, [live] discovery and [flow NAME] (the
+ * io/config-file.c: the [capture] and [metrics] keys, [symbols] memory-limit, [live] discovery
+ * and [flow NAME] (the
  * other sections are tested end to end through jankctl,
  * tests/trace/test-config.sh).
  */
@@ -224,6 +225,40 @@ static void config_web(void **state)
 			 -EINVAL);
 }
 
+/* [symbols] memory-limit: the symbolizer's budget, 64 MiB by default, 1 MiB to 64 GiB. */
+static void config_symbols_limit(void **state)
+{
+	static const char *const bad[] = { "0", "1023KiB", "65GiB", "lots", "-1MiB", "" };
+	struct jank_config c;
+	char err[512], text[128];
+
+	(void)state;
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[symbols]\n", err, sizeof(err)), 0);
+	assert_int_equal(c.symbols.memory_limit, 64 * MiB);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[symbols]\nmemory-limit = 1MiB\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.symbols.memory_limit, MiB);
+	jank_config_fini(&c);
+	assert_int_equal(jank_config_load_string(&c, "t.conf", "[symbols]\nmemory-limit = 64GiB\n",
+						 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.symbols.memory_limit, 64 * 1024 * MiB);
+	jank_config_fini(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[symbols]\nmemory-limit = %s\n", bad[i]);
+		assert_int_equal(jank_config_load_string(&c, "t.conf", text, err, sizeof(err)),
+				 -EINVAL);
+	}
+	assert_int_equal(jank_config_load_string(&c, "t.conf",
+						 "[symbols]\n\nmemory-limit = 65GiB\n", err,
+						 sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err,
+			    "t.conf:3: bad size '65GiB' for memory-limit (expected 1MiB to 64GiB)");
+}
+
 /* [live] discover, hosts, sessions: the relayd of a fleet, and which of its sessions. */
 static void config_discover(void **state)
 {
@@ -418,9 +453,10 @@ static void config_flows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(config_min_free), cmocka_unit_test(config_session),
-		cmocka_unit_test(config_metrics),  cmocka_unit_test(config_web),
-		cmocka_unit_test(config_discover), cmocka_unit_test(config_flows),
+		cmocka_unit_test(config_min_free),	cmocka_unit_test(config_session),
+		cmocka_unit_test(config_metrics),	cmocka_unit_test(config_web),
+		cmocka_unit_test(config_symbols_limit), cmocka_unit_test(config_discover),
+		cmocka_unit_test(config_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

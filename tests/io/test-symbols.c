@@ -31,6 +31,7 @@
 #include <cmocka.h>
 #include <gelf.h>
 #include "dirtree.h"
+#include "event.h"
 #include "symbols.h"
 
 /* The build-id the test program is linked with (-Wl,--build-id=0x...). */
@@ -742,6 +743,7 @@ struct fake_opener {
 	int64_t pid;
 	uint64_t base;
 	int asked;
+	uint32_t pid_ns; /* the last request's */
 };
 
 static int fake_open(const struct jank_symbols_open_req *r, void *data)
@@ -749,6 +751,7 @@ static int fake_open(const struct jank_symbols_open_req *r, void *data)
 	struct fake_opener *o = data;
 
 	o->asked++;
+	o->pid_ns = r->pid_ns;
 	if (r->vpid != o->pid || r->addr != o->base || !o->path)
 		return -ESRCH;
 	return open(o->path, O_RDONLY | O_CLOEXEC);
@@ -912,6 +915,65 @@ static void opener(void **state)
 	jank_symbols_get_stats(s, &st);
 	assert_int_equal(st.opener_opened, 3); /* the third, of another build, was not used */
 	assert_int_equal(st.opener_refused, 1);
+	jank_symbols_free(s);
+}
+
+/*
+ * Two containers' pid 1: the same vpid in two PID namespaces (the trace's
+ * pid_ns context), each mapping its own binary at the same base. Keyed by
+ * (namespace, vpid), each is named from its own binary; the opener is
+ * asked for the pid the trace gave, in its namespace; forgetting one
+ * leaves the other. The vpid alone (a frame named by its pid, without a
+ * code location) is either process's only when there is one of that pid.
+ */
+static void pid_namespaces(void **state)
+{
+	struct jank_symbols *s = fresh();
+	struct fake_opener o = { .path = at("prog"), .pid = 1, .base = pie.exe_base };
+	const int64_t a = jank_process_key(4026532001u, 1), b = jank_process_key(4026532002u, 1);
+	uint32_t ca, cb;
+	uint64_t oa, ob;
+	char bare[32];
+
+	(void)state;
+	snprintf(bare, sizeof(bare), "0x%" PRIx64, pie.compute_price);
+	assert_true(a != b && a > INT32_MAX && b > INT32_MAX);
+	assert_int_equal(jank_process_key(0, 1), 1);
+	assert_int_equal(jank_process_key_pid(a), 1);
+	assert_int_equal(jank_process_key_pid(b), 1);
+	assert_int_equal(jank_process_key_pid(77), 77);
+	jank_symbols_set_opener(s, fake_open, &o);
+	/* Container A's pid 1 runs prog, container B's pid 1 libtoy.so, both at one base. */
+	assert_int_equal(jank_symbols_add_mapping(s, a, pie.exe_base, 1 << 20, at("gone/prog"),
+						  NULL, 0, NULL, true),
+			 0);
+	assert_int_equal(jank_symbols_add_mapping(s, b, pie.exe_base, 1 << 16, at("libtoy.so"),
+						  NULL, 0, NULL, true),
+			 0);
+	expect(s, a, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
+	assert_int_equal(o.asked, 1); /* for pid 1 in its namespace, not the key */
+	assert_int_equal(o.pid_ns, 4026532001u);
+	expect(s, b, pie.exe_base + (pie.toy_work - pie.lib_base), JANK_SYMBOLS_FUNCTION,
+	       "toy_work");
+	/* Stacks by code location: two binaries, so two codes. */
+	assert_true(jank_symbols_code_locator(a, pie.compute_price, &ca, &oa, s));
+	assert_true(jank_symbols_code_locator(b, pie.exe_base + (pie.toy_work - pie.lib_base), &cb,
+					      &ob, s));
+	assert_true(ca && cb && ca != cb);
+	/* The vpid alone: two processes of that pid, so neither. */
+	expect(s, 1, pie.compute_price, JANK_SYMBOLS_UNMAPPED, bare);
+	jank_symbols_forget_process(s, a);
+	expect(s, a, pie.compute_price, JANK_SYMBOLS_UNMAPPED, bare);
+	expect(s, b, pie.exe_base + (pie.toy_helper - pie.lib_base), JANK_SYMBOLS_FUNCTION,
+	       "toy_helper");
+	/* One left: the vpid alone is it. */
+	expect(s, 1, pie.exe_base + (pie.toy_work - pie.lib_base), JANK_SYMBOLS_FUNCTION,
+	       "toy_work");
+	/* A process of that vpid without a namespace is itself, first. */
+	assert_int_equal(jank_symbols_add_mapping(s, 1, pie.exe_base, 1 << 20, at("prog"), NULL, 0,
+						  NULL, true),
+			 0);
+	expect(s, 1, pie.compute_price, JANK_SYMBOLS_FUNCTION, "compute_price");
 	jank_symbols_free(s);
 }
 
@@ -1194,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(missing_file),
 		cmocka_unit_test(build_id_mismatch),
 		cmocka_unit_test(opener),
+		cmocka_unit_test(pid_namespaces),
 		cmocka_unit_test(fetcher),
 		cmocka_unit_test(debugdata_bomb),
 		cmocka_unit_test(index_matches_libdwfl),

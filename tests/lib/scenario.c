@@ -82,6 +82,7 @@ void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid
 	ev.cpu = cpu;
 	ev.tid = tid;
 	ev.pid = s->pid ? s->pid : tid;
+	ev.pid_ns = s->pid_ns;
 	ev.class_id = s->classes[c].id;
 	ev.nfields = s->classes[c].nfields;
 	for (unsigned i = 0; i < ev.nfields; i++) {

@@ -176,6 +176,46 @@ static void keys_and_match(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Keys past JANK_KEY_LEN - 1 bytes are cut, not inside a character, and pair
+ * by what is left: two names that differ only past the cut are one action.
+ * Negative numbers keep their sign.
+ */
+static void long_keys(void **state)
+{
+	char name[160], other[160], want[JANK_KEY_LEN];
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+	size_t n;
+
+	/* "name=" then 'a's, then two-byte characters across the cut at byte 95. */
+	memset(name, 'a', 88);
+	for (n = 88; n < 150; n += 2)
+		memcpy(name + n, "\xc3\xa9", 2);
+	name[n] = '\0';
+	memcpy(other, name, sizeof(other));
+	other[140] = 'x'; /* past the cut */
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, name, 1);
+	end(&s, 5, 2, other, 7);
+	assert_int_equal(c.completed, 1);
+	/* 5 + 88 = 93 bytes, one whole character (95), the next would end past 95. */
+	snprintf(want, sizeof(want), "name=%.*s", 90, name);
+	assert_string_equal(c.last_key, want);
+	assert_int_equal(strlen(c.last_key), 95);
+	begin(&s, 10, 1, "f", -42);
+	end(&s, 12, 1, "f", 42); /* another key */
+	end(&s, 13, 1, "f", -42);
+	assert_int_equal(c.completed, 2);
+	assert_string_equal(c.last_key, "name=f,id=-42");
+	scn_fini(&s);
+}
+
 /* A repeated begin replaces the open action and is counted. */
 static void repeated_begin(void **state)
 {
@@ -447,6 +487,7 @@ int main(void)
 		cmocka_unit_test(threshold_parse),
 		cmocka_unit_test(default_key_and_threshold),
 		cmocka_unit_test(keys_and_match),
+		cmocka_unit_test(long_keys),
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),

@@ -206,6 +206,45 @@ static void through_nat(void **state)
 	jank_netmatch_free(m);
 }
 
+/*
+ * The hosts' addresses: host 0 sends from 192.168.1.10, which a NAT shows
+ * host 1 as 198.51.100.7. An unmatched reception on host 1 from an
+ * address no host sends from, from loopback, or from host 1's own is
+ * untraced; from 198.51.100.7 (learned from the NAT's pair) or from
+ * 192.168.1.10, it is not; a matched one is not either.
+ */
+static void addresses(void **state)
+{
+	struct jank_netmatch *m = jank_netmatch_new(64);
+	struct jank_netmatch_pair p[4];
+	struct jank_tcp_seg s = seg4(0xc0a8010a, 40000, 0xcb007105, 80, 123456, 654321, 0x18, 100);
+	struct jank_tcp_seg r = seg4(0xc6336407, 55555, IP_B, 8080, 123456, 654321, 0x18, 100);
+	const uint32_t from[] = { 0x0a090909, 0x7f000001, IP_B, 0xc6336407, 0xc0a8010a };
+	const bool untraced[] = { true, true, true, false, false };
+	struct jank_netmatch_stats st;
+
+	(void)state;
+	assert_false(jank_netmatch_host_addressed(m, 0));
+	assert_int_equal(jank_netmatch_note(m, 0, false, 100, 1000, &s, p, 4), 0);
+	assert_true(jank_netmatch_host_addressed(m, 0));
+	assert_false(jank_netmatch_host_addressed(m, 1));
+	/* Host 1's own address, from a send of its. */
+	s = seg4(IP_B, 8080, 0x0a000009, 9, 1, 1, 0x10, 0);
+	assert_int_equal(jank_netmatch_note(m, 1, false, 200, 1500, &s, p, 4), 0);
+	assert_int_equal(jank_netmatch_note(m, 1, true, 200, 2000, &r, p, 4), 1);
+	assert_false(jank_netmatch_recv_untraced(m, jank_netmatch_last_id(m))); /* matched */
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		r = seg4(from[i], 7, IP_B, 8080, 999000 + (uint32_t)i, 5, 0x18, 10);
+		assert_int_equal(jank_netmatch_note(m, 1, true, 200, 3000, &r, p, 4), 0);
+		assert_int_equal(jank_netmatch_recv_untraced(m, jank_netmatch_last_id(m)),
+				 untraced[i]);
+	}
+	jank_netmatch_get_stats(m, &st);
+	assert_int_equal(st.addrs, 3); /* 192.168.1.10, 10.0.0.2, 198.51.100.7 */
+	assert_false(jank_netmatch_recv_untraced(m, 0));
+	jank_netmatch_free(m);
+}
+
 /* 10000 sends to a host not traced, in a ring of 64: bounded, counted, then a pair still matches.
  */
 static void flood(void **state)
@@ -341,6 +380,7 @@ int main(void)
 		cmocka_unit_test(decode),      cmocka_unit_test(by_connection),
 		cmocka_unit_test(through_nat), cmocka_unit_test(flood),
 		cmocka_unit_test(long_chain),  cmocka_unit_test(engine_notes),
+		cmocka_unit_test(addresses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,7 +83,7 @@ static void namer(const struct jank_frame *f, char *buf, size_t len, void *data)
 }
 
 /* Every process maps the same binary at TEXT (as if without ASLR): code CODE. */
-static bool locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
+static bool locator(int64_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
 {
 	(void)pid;
 	(void)data;
@@ -284,7 +284,7 @@ static void crowding_app(void **state)
 /* A locator that learns the binary's mapping only when told (a statedump arriving late). */
 static bool late_known;
 
-static bool late_locator(int32_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
+static bool late_locator(int64_t pid, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
 {
 	return late_known && locator(pid, addr, code, offset, data);
 }
@@ -324,10 +324,52 @@ static void mapping_learnt_mid_call(void **state)
 	scn_fini(&s);
 }
 
+/* The processes the locator was asked about. */
+static int64_t asked_process[4];
+static unsigned nasked_process;
+
+static bool ns_locator(int64_t process, uint64_t addr, uint32_t *code, uint64_t *offset, void *data)
+{
+	if (nasked_process < 4)
+		asked_process[nasked_process++] = process;
+	return locator(process, addr, code, offset, data);
+}
+
+/*
+ * With the pid_ns context, the locator is asked about the process by its
+ * namespace and pid (jank_process_key): two containers' pid 1 are two
+ * processes for the symbolizer. Without it, by the vpid alone.
+ */
+static void pid_namespace_to_locator(void **state)
+{
+	struct jank_engine_config cfg;
+	struct scn s;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	scn_init(&s, &scn_layout_current, &cfg);
+	jank_engine_set_locator(s.e, ns_locator, NULL);
+	nasked_process = 0;
+	s.pid = 1;
+	s.pid_ns = 4026532001u;
+	fn(&s, 2000, 0, 40, true, MAIN);
+	s.pid_ns = 4026532002u;
+	fn(&s, 3000, 1, 41, true, MAIN);
+	s.pid_ns = 0;
+	fn(&s, 4000, 1, 42, true, MAIN);
+	assert_int_equal(nasked_process, 3);
+	assert_int_equal(asked_process[0], jank_process_key(4026532001u, 1));
+	assert_int_equal(asked_process[1], jank_process_key(4026532002u, 1));
+	assert_true(asked_process[0] != asked_process[1]);
+	assert_int_equal(asked_process[2], 1);
+	scn_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(short_lived_processes),
+		cmocka_unit_test(pid_namespace_to_locator),
 		cmocka_unit_test(one_binary_shares),
 		cmocka_unit_test(crowding_app),
 		cmocka_unit_test(mapping_learnt_mid_call),

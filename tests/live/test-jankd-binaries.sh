@@ -111,7 +111,7 @@ alerts_for() {
 	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID")" -ge 4 ]
 }
 
-# case HOW OPENER EXPECTED: run fn-demo as HOW, and check "4 EXPECTED".
+# case HOW OPENER EXPECTED: run fn-demo as HOW, and check "4 EXPECTED" (EXPECTED: a regex).
 one_case() {
 	local how=$1 opener=$2 want=$3 got
 
@@ -124,7 +124,7 @@ one_case() {
 	sleep 0.3
 	got=$(named "$pid")
 	check "open-binaries = $opener, $how binary: $got of 4 slow actions alerted, $want named" \
-		[ "$got" = "4 $want" ]
+		sh -c 'echo "$1" | grep -qxE "$2"' - "$got" "4 ($want)"
 	"$JQ" -r '"#   " + .JANK_KEY + " " + .JANK_FUNCTION' "$LIVE_TMP/alerts-$pid.json"
 }
 
@@ -159,9 +159,15 @@ CONF
 	live_run_jankd
 }
 
+# Without the opener, the replaced binary is named only when the worker
+# read its path before the rename (it is world-readable until then): a
+# race the test does not decide, so all or none.
 start_jankd no
 for how in pidns private replaced container; do
-	one_case "$how" no 0
+	case $how in
+	replaced) one_case "$how" no "0|4" ;;
+	*) one_case "$how" no 0 ;;
+	esac
 done
 check "SIGTERM: exit 0" live_stop_jankd
 

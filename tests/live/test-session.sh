@@ -133,8 +133,9 @@ for _ in $(seq 200); do
 done
 check "jank-demo ran (exit 0)" [ "$DEMO_RC" = 0 ]
 check "its 50 jank:action_end events arrive through lttng-live ($n)" [ "$n" = 50 ]
-check "with the vpid, vtid and procname contexts" \
-	grep -q "jank:action_end: { cpu_id = [0-9]* }, { vpid = $DEMO_PID, vtid = [0-9]*, procname = \"jank-worker\" }" \
+# pid_ns where lttng-ust has it (2.12 and later): the process's PID namespace.
+check "with the vpid, vtid, procname and pid_ns contexts" \
+	grep -Eq "jank:action_end: \{ cpu_id = [0-9]* \}, \{ vpid = $DEMO_PID, vtid = [0-9]*, procname = \"jank-worker\", pid_ns = $(stat -Lc %i /proc/self/ns/pid) \}" \
 	"$LIVE_TMP/bt-live"
 
 # ---- A leftover session of the same name ----

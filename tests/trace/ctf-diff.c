@@ -62,6 +62,8 @@ static void on_event(const struct jank_event *ev, void *data)
 {
 	(void)data;
 	printf("E %" PRId64 " %d %d %d ", ev->ts, ev->cpu, ev->tid, ev->pid);
+	if (ev->pid_ns) /* lttng-ust's pid_ns context */
+		printf("ns%" PRIu32 " ", ev->pid_ns);
 	if (ev->comm)
 		put_str(ev->comm);
 	else
