@@ -51,7 +51,7 @@ live_reload_jankd '^reloaded '
 live_jankd_log >"$LIVE_TMP/log1.txt"
 check "SIGHUP: reloaded" grep -q "^reloaded $conf: 1 rule$" "$LIVE_TMP/log1.txt"
 check "the change to [live] is ignored, and said so" \
-	grep -q '^reload: changes to \[live\] need a restart; ignored$' "$LIVE_TMP/log1.txt"
+	grep -q '^reload: changes to \[live\] url need a restart; ignored$' "$LIVE_TMP/log1.txt"
 check "the new [graph] limits are taken, and said so" \
 	grep -q '^reload: \[graph\] retention 2.00 s, memory-limit 268435456 bytes, action-timeout 60.0 s, overdue-grace 200 ms$' \
 	"$LIVE_TMP/log1.txt"
