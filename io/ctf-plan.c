@@ -75,17 +75,17 @@ struct pnode {
 /* A step of the linear program. */
 enum lop_code {
 	L_END = 0,
-	L_BLOCK,  /* align to a, check that b bits fit; they are the block, at goes past them */
-	L_K8,	  /* the node's integer, byte-aligned little-endian, at bit a of the block */
+	L_BLOCK, /* align to a, check that b bits fit; they are the block, at goes past them */
+	L_K8,	 /* the node's integer, byte-aligned little-endian, at bit a of the block */
 	L_K16,
 	L_K32,
 	L_K64,
-	L_KBITS,  /* the node's integer at bit a of the block, any size, order or alignment */
-	L_KTEXT,  /* the node's fixed array of characters at bit a of the block */
-	L_STRING, /* the node's string, at the cursor */
+	L_KBITS,   /* the node's integer at bit a of the block, any size, order or alignment */
+	L_KTEXT,   /* the node's fixed array of characters at bit a of the block */
+	L_STRING,  /* the node's string, at the cursor */
 	L_VARIANT, /* the node's option: jump to vpc[a + option] */
-	L_JMP,	  /* to b */
-	L_NODE,	  /* the node, by the tree interpreter */
+	L_JMP,	   /* to b */
+	L_NODE,	   /* the node, by the tree interpreter */
 };
 
 /* An integer's node, copied into its step so that reading it touches the step alone. */
@@ -626,7 +626,8 @@ static void finalize(struct ctf_plan *p, uint32_t idx)
 		quiet = false;
 		/* A fixed array read (procname[17]): of a fixed size, for the program's blocks. */
 		if (!n->is_seq && n->op != OP_SEQ && e->fixed != NO_FIXED)
-			n->fixed = n->length ? (n->length - 1) * round_up(e->fixed, e->align) + e->fixed
+			n->fixed = n->length ? (n->length - 1) * round_up(e->fixed, e->align) +
+						       e->fixed
 					     : 0;
 		break;
 	}
@@ -756,9 +757,11 @@ static void emit_fixed(struct emit *e, uint32_t idx)
 		uint8_t op = L_KBITS;
 
 		if (e->a0 >= 8 && !(off & 7) && !n->be)
-			op = n->size == 8 ? L_K8 : n->size == 16 ? L_K16 : n->size == 32 ? L_K32
-						: n->size == 64		     ? L_K64
-									     : L_KBITS;
+			op = n->size == 8    ? L_K8
+			     : n->size == 16 ? L_K16
+			     : n->size == 32 ? L_K32
+			     : n->size == 64 ? L_K64
+					     : L_KBITS;
 		emit_op(e, op, idx, (uint32_t)off, 0);
 	} else if (n->op == OP_STRUCT) {
 		e->off = off;
@@ -789,7 +792,8 @@ static void emit_node(struct emit *e, uint32_t idx)
 	}
 	switch ((enum op)n->op) {
 	case OP_STRUCT:
-		/* Aligned to the struct's alignment: its fields' offsets are known from there on. */
+		/* Aligned to the struct's alignment: its fields' offsets are known from there on.
+		 */
 		open_block(e, n->align);
 		for (uint32_t k = 0; k < n->nkids && !e->failed; k++)
 			emit_node(e, p->kids[n->kids + k]);
@@ -1046,8 +1050,8 @@ static int run_int(const struct pnode *n, struct ctf_cursor *c)
 	v = load(c->buf, at, n->size, n->be);
 	c->at = at + n->size;
 	{
-		struct lint li = { (uint8_t)n->size, n->role, n->clock, n->sign,
-				   n->be,	     n->reg,  n->slots };
+		struct lint li = { (uint8_t)n->size, n->role, n->clock, n->sign, n->be,
+				   n->reg,	     n->slots };
 
 		int_done(&li, c, v);
 	}
@@ -1301,24 +1305,24 @@ static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const 
  * end, so that the branch predictor learns each step's successor (one
  * shared switch mispredicts at nearly every step).
  */
-#define NEXT()                          \
-	do {                            \
-		pc++;                   \
-		goto *labels[pc->op];   \
+#define NEXT()                                                                                     \
+	do {                                                                                       \
+		pc++;                                                                              \
+		goto *labels[pc->op];                                                              \
 	} while (0)
-#define GOTO(to)                        \
-	do {                            \
-		pc = (to);              \
-		goto *labels[pc->op];   \
+#define GOTO(to)                                                                                   \
+	do {                                                                                       \
+		pc = (to);                                                                         \
+		goto *labels[pc->op];                                                              \
 	} while (0)
 #define AT_BYTE() (c->buf + ((base + pc->a) >> 3))
 
 __attribute__((noinline)) static int run_prog(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	static const void *const labels[] = {
-		[L_END] = &&l_end,     [L_BLOCK] = &&l_block,	  [L_K8] = &&l_k8,
-		[L_K16] = &&l_k16,     [L_K32] = &&l_k32,	  [L_K64] = &&l_k64,
-		[L_KBITS] = &&l_kbits, [L_KTEXT] = &&l_ktext,	  [L_STRING] = &&l_string,
+		[L_END] = &&l_end,	   [L_BLOCK] = &&l_block, [L_K8] = &&l_k8,
+		[L_K16] = &&l_k16,	   [L_K32] = &&l_k32,	  [L_K64] = &&l_k64,
+		[L_KBITS] = &&l_kbits,	   [L_KTEXT] = &&l_ktext, [L_STRING] = &&l_string,
 		[L_VARIANT] = &&l_variant, [L_JMP] = &&l_jmp,	  [L_NODE] = &&l_node,
 	};
 	const struct lop *pc = p->prog;
