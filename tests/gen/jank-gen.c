@@ -597,6 +597,26 @@ static int do_trace(struct gen *g, char *p)
 	return 0;
 }
 
+/*
+ * Whether name is a word of TSDL's: sink.ctf.fs cannot write an environment
+ * entry of that name (and babeltrace2 2.0 then crashes in its graph).
+ */
+static bool tsdl_keyword(const char *name)
+{
+	static const char *const words[] = {
+		"_Bool",   "_Complex",	     "_Imaginary", "align",   "callsite", "char",
+		"clock",   "const",	     "double",	   "enum",    "env",	  "event",
+		"float",   "floating_point", "int",	   "integer", "long",	  "short",
+		"signed",  "stream",	     "string",	   "struct",  "trace",	  "typealias",
+		"typedef", "unsigned",	     "variant",	   "void",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(name, words[i]))
+			return true;
+	return false;
+}
+
 static int do_env(struct gen *g, char *p)
 {
 	struct gen_value v;
@@ -609,6 +629,9 @@ static int do_env(struct gen *g, char *p)
 		return ret;
 	if (!at_end(&p))
 		return gen_error(g, "usage: @env KEY=VALUE");
+	if (tsdl_keyword(v.name))
+		return gen_error(g, "@env %s: a word of TSDL cannot name an environment entry",
+				 v.name);
 	switch (v.type) {
 	case GEN_UARR:
 		return gen_error(g, "@env %s: an array cannot be an environment entry", v.name);

@@ -215,6 +215,10 @@ bad "directive after the first event" 3 '@trace kernel
 '
 bad "no @trace first" 1 '@cpus 2
 '
+bad "an environment entry named by a word of TSDL" 2 '@trace kernel
+@env trace=1
+100 0 a
+'
 bad "bad value" 2 '@trace ust
 100 0 a x=12z
 '
