@@ -712,6 +712,11 @@ struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_
 	return rule < t->nrules ? t->rules[rule].head : NULL;
 }
 
+struct jank_action *jank_action_last(const struct jank_action_table *t, uint32_t rule)
+{
+	return rule < t->nrules ? t->rules[rule].tail : NULL;
+}
+
 size_t jank_action_table_bytes(const struct jank_action_table *t)
 {
 	return sizeof(*t) + t->nrules * sizeof(*t->rules) + jank_hashmap_bytes(&t->by_hash) +

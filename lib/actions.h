@@ -184,6 +184,8 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a);
 size_t jank_action_count(const struct jank_action_table *t);
 /* The oldest open action of all rules, or NULL. */
 struct jank_action *jank_action_oldest(const struct jank_action_table *t);
+/* The open action of a rule begun last (its list's tail), or NULL. */
+struct jank_action *jank_action_last(const struct jank_action_table *t, uint32_t rule);
 /* A rule's open actions in begin order: the oldest, then ->next. */
 struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_t rule);
 size_t jank_action_table_bytes(const struct jank_action_table *t);

@@ -139,21 +139,113 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 	return len;
 }
 
+/*
+ * Whether *sp begins with the decimal text of the integer (neg ? -mag :
+ * mag), as key_put_u64() writes it; *sp past it. Read, not written: no
+ * leading zero, no overflow.
+ */
+static bool text_eq_u64(const char **sp, uint64_t mag, bool neg)
+{
+	const char *s = *sp, *d;
+	uint64_t v = 0;
+
+	if (neg && *s++ != '-')
+		return false;
+	for (d = s; *s >= '0' && *s <= '9'; s++)
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
+			return false;
+	if (s == d || (*d == '0' && s - d > 1))
+		return false;
+	*sp = s;
+	return v == mag;
+}
+
+/* Whether the text key begins with the NUL-terminated t; *sp past it. */
+static bool text_eq_str(const char **sp, const char *t)
+{
+	const char *s = *sp;
+
+	for (; *t; t++)
+		if (*s++ != *t)
+			return false; /* stops at the key's NUL: t has none */
+	*sp = s;
+	return true;
+}
+
+/*
+ * Whether the whole text of the event's key, as format_key() would make it
+ * before any cut, is `key`, read without making it. When it is, format_key()
+ * makes exactly `key` (it is not longer than a key), the key an open action
+ * has: an end finds the action it ends so, without the text being made and
+ * hashed. When it is not, the caller makes the text.
+ */
+static bool key_text_eq(const struct jank_engine *e, const struct class_role *role,
+			char *const *keys, unsigned nkeys, const struct jank_event *ev,
+			const char *key)
+{
+	const char *s = key;
+
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+		int pos = role->key_pos[k];
+		const struct jank_value *v =
+			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
+		bool ok;
+
+		if ((k && *s++ != ',') || !text_eq_str(&s, nkeys ? keys[k] : "tid") || *s++ != '=')
+			return false;
+		if (pos == POS_TID) {
+			int64_t tid = engine_emitting_tid(e, ev);
+
+			ok = text_eq_u64(&s, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid, tid < 0);
+		} else if (v && v->type == JANK_VALUE_STR) {
+			ok = text_eq_str(&s, v->s);
+		} else if (v && v->type == JANK_VALUE_UINT) {
+			ok = text_eq_u64(&s, v->u, false);
+		} else if (v && v->type == JANK_VALUE_INT) {
+			ok = text_eq_u64(&s, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i,
+					 v->i < 0);
+		} else {
+			ok = text_eq_str(&s, "?");
+		}
+		if (!ok)
+			return false;
+	}
+	return *s == '\0';
+}
+
+/*
+ * The open action an end event ends, or NULL: first the rule's latest
+ * begun (back-to-back actions end the one just begun), compared with the
+ * event's key in place; else by the key's text.
+ */
+static struct jank_action *find_action(struct jank_engine *e, const struct class_role *role,
+				       const struct rule_state *rs, const struct jank_event *ev)
+{
+	struct jank_action *a = jank_action_last(e->actions, role->rule);
+	char key[JANK_KEY_LEN];
+	size_t klen;
+
+	if (a && key_text_eq(e, role, rs->rule.keys, rs->rule.nkeys, ev, a->key))
+		return a;
+	klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+	return jank_action_find_n(e->actions, role->rule, key, klen);
+}
+
 static void on_action_event(struct jank_engine *e, const struct class_role *role,
 			    const struct jank_event *ev)
 {
 	struct rule_state *rs = &e->rules[role->rule];
-	char key[JANK_KEY_LEN];
 	struct jank_action *a;
-	size_t klen;
 	int32_t tid;
 
 	if (!match_ok(role, &rs->rule.match_value, ev))
 		return;
-	klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 	tid = engine_emitting_tid(e, ev);
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
+		char key[JANK_KEY_LEN];
+		size_t klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 		bool replaced;
 
 		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
@@ -168,7 +260,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
 		return;
 	}
-	a = jank_action_find_n(e->actions, role->rule, key, klen);
+	a = find_action(e, role, rs, ev);
 	if (!a) {
 		e->stats.actions_unmatched++;
 		return;
@@ -186,7 +278,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	if (over) {
 		rs->stats.janks++;
 		rs->stats.last_jank_ns = duration;
-		memcpy(rs->stats.last_jank_key, key, sizeof(key));
+		strncpy(rs->stats.last_jank_key, a->key, sizeof(rs->stats.last_jank_key));
 		e->stats.janks++;
 	}
 	/* At most one normal action per rule and JANK_BASELINE_GAP_NS is learnt. */
