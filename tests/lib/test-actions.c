@@ -216,6 +216,51 @@ static void long_keys(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * An end compares its key with the latest begun action's text in place:
+ * it pairs exactly when the texts are the same ("id=12" from the integer
+ * 12 or the string "12"), and not for "012", "-7" against "7", a prefix.
+ */
+static void key_in_place(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_stats st;
+	struct jank_engine_config cfg;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "f", 12);
+	scn_ust(&s, 1, 0, 1, "jank:action_end", S("name", "f"), S("id", "12"));
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "name=f,id=12");
+	scn_ust(&s, 2, 0, 1, "jank:action_begin", S("name", "f"), S("id", "012"));
+	end(&s, 3, 1, "f", 12);
+	scn_ust(&s, 4, 0, 1, "jank:action_end", S("name", "f"), S("id", "01"));
+	scn_ust(&s, 5, 0, 1, "jank:action_end", S("name", "f"), S("id", "012"));
+	assert_int_equal(c.completed, 2);
+	assert_string_equal(c.last_key, "name=f,id=012");
+	begin(&s, 6, 1, "f", -7);
+	end(&s, 7, 1, "f", 7);
+	end(&s, 8, 1, "ff", -7);
+	end(&s, 9, 1, "", -7);
+	end(&s, 10, 1, "f", -70);
+	end(&s, 11, 1, "f", -7);
+	assert_int_equal(c.completed, 3);
+	assert_string_equal(c.last_key, "name=f,id=-7");
+	begin(&s, 12, 1, "f", 0);
+	begin(&s, 13, 1, "f", 1);
+	end(&s, 14, 1, "f", 0); /* not the latest begun: by text */
+	end(&s, 15, 1, "f", 1);
+	assert_int_equal(c.completed, 5);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_unmatched, 6);
+	scn_fini(&s);
+}
+
 /* A repeated begin replaces the open action and is counted. */
 static void repeated_begin(void **state)
 {
@@ -488,6 +533,7 @@ int main(void)
 		cmocka_unit_test(default_key_and_threshold),
 		cmocka_unit_test(keys_and_match),
 		cmocka_unit_test(long_keys),
+		cmocka_unit_test(key_in_place),
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),
