@@ -239,25 +239,32 @@ static void key_in_place(void **state)
 	assert_string_equal(c.last_key, "name=f,id=12");
 	scn_ust(&s, 2, 0, 1, "jank:action_begin", S("name", "f"), S("id", "012"));
 	end(&s, 3, 1, "f", 12);
+	assert_int_equal(c.completed, 1); /* "id=12" is not "id=012" */
 	scn_ust(&s, 4, 0, 1, "jank:action_end", S("name", "f"), S("id", "01"));
 	scn_ust(&s, 5, 0, 1, "jank:action_end", S("name", "f"), S("id", "012"));
 	assert_int_equal(c.completed, 2);
 	assert_string_equal(c.last_key, "name=f,id=012");
 	begin(&s, 6, 1, "f", -7);
 	end(&s, 7, 1, "f", 7);
+	assert_int_equal(c.completed, 2);
 	end(&s, 8, 1, "ff", -7);
 	end(&s, 9, 1, "", -7);
 	end(&s, 10, 1, "f", -70);
 	end(&s, 11, 1, "f", -7);
 	assert_int_equal(c.completed, 3);
 	assert_string_equal(c.last_key, "name=f,id=-7");
+	scn_ust(&s, 11, 0, 1, "jank:action_begin", S("name", "f"), S("id", "12x"));
+	end(&s, 11, 1, "f", 12); /* "id=12" is a prefix of "id=12x" */
+	assert_int_equal(c.completed, 3);
+	scn_ust(&s, 11, 0, 1, "jank:action_end", S("name", "f"), S("id", "12x"));
+	assert_int_equal(c.completed, 4);
 	begin(&s, 12, 1, "f", 0);
 	begin(&s, 13, 1, "f", 1);
 	end(&s, 14, 1, "f", 0); /* not the latest begun: by text */
 	end(&s, 15, 1, "f", 1);
-	assert_int_equal(c.completed, 5);
+	assert_int_equal(c.completed, 6);
 	jank_engine_get_stats(s.e, &st);
-	assert_int_equal(st.actions_unmatched, 6);
+	assert_int_equal(st.actions_unmatched, 7);
 	scn_fini(&s);
 }
 
