@@ -6,6 +6,8 @@
 # ids 0, 1, ...; and one 50 ms `frame` a second on another thread (CPU 1).
 # Analyse it with live-cpu.sh's rules (tests/bench/load.conf):
 #   jankctl analyze --decoder native -c tests/bench/load.conf OUTDIR
+# Environment: top_builddir (where tests/gen/jank-gen is built; default the
+# source tree) or JANK_GEN.
 set -eu
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}

@@ -17,7 +17,7 @@ bench_bench_metrics_LDADD = $(top_builddir)/daemon/libjankd.la $(top_builddir)/i
 bench_bench_metrics_LDFLAGS = -pthread
 
 EXTRA_DIST += bench/run-bench.sh bench/bench.conf bench/syscalls.conf bench/live-load.sh bench/live-cpu.sh \
-	bench/memory-budget.sh bench/fleet-load.sh bench/decoder-bench.sh
+	bench/memory-budget.sh bench/fleet-load.sh bench/decoder-bench.sh bench/load-trace.sh bench/load.conf
 
 # BENCH_SIZES, BENCH_REPEAT, BENCH_DIR, BENCH_OUT: see run-bench.sh.
 bench: all
