@@ -11,6 +11,7 @@
  * context is a reception waking its reader: the segment is told with the
  * woken thread, once per thread.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine-int.h"
@@ -79,7 +80,7 @@ void engine_on_net(struct jank_engine *e, enum jank_event_type type, const struc
 	struct engine_net_rx *rx;
 	struct jank_tcp_seg seg;
 	uint32_t depth;
-	int64_t entry;
+	int64_t entry, woken;
 	int32_t tid;
 
 	switch (type) {
@@ -105,9 +106,13 @@ void engine_on_net(struct jank_engine *e, enum jank_event_type type, const struc
 		context_of(e, ev->cpu, &depth, &entry, &tid);
 		if (depth != rx->depth || (depth ? entry != rx->entry_ts : tid != rx->tid))
 			break;
-		tid = (int32_t)jank_value_as_int(&ev->fields[JANK_F_WAKEUP_TID], -1);
-		if (tid <= 0 || tid == rx->woken)
+		/* The woken tid: a field a hostile trace may leave out or put out of range. */
+		woken = ev->nfields > JANK_F_WAKEUP_TID
+				? jank_value_as_int(&ev->fields[JANK_F_WAKEUP_TID], -1)
+				: -1;
+		if (woken <= 0 || woken > INT32_MAX || woken == rx->woken)
 			break;
+		tid = (int32_t)woken;
 		rx->woken = tid;
 		tell(e, true, tid, ev->ts + 1, &rx->seg);
 		break;

@@ -361,6 +361,16 @@ static void engine_notes(void **state)
 	scn_wake(&s, 510, 1, 201);
 	scn_softirq(&s, 520, 1, 3, false);
 	scn_wake(&s, 600, 1, 202);
+	/*
+	 * A hostile trace: after a reception, a wakeup without any field, one
+	 * without its tid, one whose tid is past 32 bits: nothing told.
+	 */
+	scn_softirq(&s, 700, 1, 3, true);
+	net_event(&s, 710, 1, "net_if_receive_skb", 4000);
+	scn_event_v(&s, JANK_DOMAIN_KERNEL, 720, 1, -1, "sched_wakeup", NULL, 0);
+	scn_kernel(&s, 730, 1, "sched_wakeup", S("comm", "x"));
+	scn_kernel(&s, 740, 1, "sched_wakeup", S("comm", "x"), I("tid", ((int64_t)1 << 32) + 200));
+	scn_softirq(&s, 750, 1, 3, false);
 	assert_int_equal(ns.count, 2);
 	assert_false(ns.n[0].recv);
 	assert_int_equal(ns.n[0].tid, 100);
