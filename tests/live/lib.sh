@@ -127,6 +127,17 @@ live_require_pthread_wrapper() {
 	plan_skip_all "liblttng-ust-pthread-wrapper.so.1 not found (liblttng-ust1)"
 }
 
+# live_cyg_profile [fast]: the path of lttng-ust's cyg-profile library (its
+# -fast variant with "fast") on stdout; 1 when there is none.
+live_cyg_profile() {
+	local f lib=liblttng-ust-cyg-profile${1:+-$1}.so.1
+
+	for f in /usr/lib/*-linux-gnu/$lib /usr/lib/$lib /usr/local/lib/$lib; do
+		[ -e "$f" ] && echo "$f" && return 0
+	done
+	return 1
+}
+
 # live_demo OUT ARGS...: run jank-demo ARGS; its stdout and stderr go to OUT.
 live_demo() {
 	local out=$1 libs=${LD_PRELOAD:-}

@@ -45,10 +45,7 @@ live_require_jankd
 live_require_hosts
 RPC=$top_builddir/tests/live/rpc-demo
 [ -x "$RPC" ] || plan_skip_all "$RPC is not built (make -C tests check)"
-cyg=
-for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-ust-cyg-profile.so.1; do
-	[ -e "$f" ] && cyg=$f && break
-done
+cyg=$(live_cyg_profile) || cyg=
 live_start_relayd
 
 plan 25

@@ -36,11 +36,7 @@ FN_DEMO=$top_builddir/tests/live/fn-demo
 # The program itself, not libtool's wrapper script (its libraries by LD_LIBRARY_PATH).
 [ -x "$top_builddir/tests/live/.libs/fn-demo" ] && FN_DEMO=$top_builddir/tests/live/.libs/fn-demo
 head -c 4 "$FN_DEMO" | grep -q ELF || plan_skip_all "$FN_DEMO is not an ELF program"
-cyg=
-for f in /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 /usr/lib/liblttng-ust-cyg-profile.so.1; do
-	[ -e "$f" ] && cyg=$f && break
-done
-[ -n "$cyg" ] || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
+cyg=$(live_cyg_profile) || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
 LIBS=$(cd "$top_builddir/probes/.libs" 2>/dev/null && pwd || true)
 
 plan 11

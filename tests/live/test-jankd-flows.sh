@@ -61,7 +61,7 @@ check "jankd's live session enables the flow's events" \
 demo=$LIVE_TMP/demo.out
 # jank-demo is built with -finstrument-functions: under lttng-ust's
 # cyg-profile library its calls are traced, and the alerts name the code.
-cyg=$(ls /usr/lib/*-linux-gnu/liblttng-ust-cyg-profile.so.1 2>/dev/null | head -n 1)
+cyg=$(live_cyg_profile) || cyg=
 LD_PRELOAD=${cyg:+$cyg:}$LIVE_PTHREAD_WRAPPER live_demo "$demo" --cause pool --count 45 --slow-every 15 \
 	--normal 2ms --slow 40ms --interval 10ms
 check "jank-demo ran 45 actions through its pool" [ "$(grep -c '^action .* pool ' "$demo")" = 45 ]

@@ -22,12 +22,8 @@ live_setup_jankd --journald
 
 FN_DEMO=$top_builddir/tests/live/fn-demo
 [ -x "$FN_DEMO" ] || plan_skip_all "$FN_DEMO is not built (make -C tests check)"
-cyg=
-lib=liblttng-ust-cyg-profile${LIVE_CYG_FAST:+-fast}.so.1
-for f in /usr/lib/*-linux-gnu/$lib /usr/lib/$lib /usr/local/lib/$lib; do
-	[ -e "$f" ] && cyg=$f && break
-done
-[ -n "$cyg" ] || plan_skip_all "$lib not found (liblttng-ust1)"
+cyg=$(live_cyg_profile ${LIVE_CYG_FAST:+fast}) ||
+	plan_skip_all "liblttng-ust-cyg-profile${LIVE_CYG_FAST:+-fast}.so.1 not found (liblttng-ust1)"
 
 plan 10
 
