@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -335,7 +336,12 @@ static void *run(void *data)
 	return NULL;
 }
 
-/* nftw: each entry of the cache becomes the fetcher's (never following a link). */
+/*
+ * nftw: each entry of the cache becomes the fetcher's, never following a
+ * link. Children first (FTW_DEPTH): every directory above the entry being
+ * changed is still root's, so the fetcher's user cannot swap one for a link
+ * during the walk and turn root's lchown onto a file elsewhere.
+ */
 static uid_t chown_uid;
 static gid_t chown_gid;
 
@@ -351,11 +357,24 @@ static int chown_entry(const char *path, const struct stat *st, int flag, struct
 
 int jank_fetcher_own_cache(const char *cache, const struct jank_fetcher_user *u)
 {
+	struct stat st;
+
 	if (u->same)
+		return 0;
+	if (lstat(cache, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/*
+	 * Already the fetcher's: its content is too (root does not walk a tree
+	 * that another user may change under it). Else (a cache of an older
+	 * jankd, root's), given over whole.
+	 */
+	if (st.st_uid == u->uid)
 		return 0;
 	chown_uid = u->uid;
 	chown_gid = u->gid;
-	return nftw(cache, chown_entry, 16, FTW_PHYS | FTW_MOUNT) == 0 ? 0 : -errno;
+	return nftw(cache, chown_entry, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH) == 0 ? 0 : -errno;
 }
 
 struct jank_fetcher *jank_fetcher_new(const struct jank_debuginfod_config *c,

@@ -58,7 +58,8 @@ struct jank_fetcher_user {
 
 /*
  * The cache directory and all it holds (no link followed) become u's, so
- * that the fetcher process can write and trim it. 0 or -errno.
+ * that the fetcher process can write and trim it; a directory that is u's
+ * already is left as it is. 0 or -errno.
  */
 int jank_fetcher_own_cache(const char *cache, const struct jank_fetcher_user *u);
 

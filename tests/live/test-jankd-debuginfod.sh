@@ -66,7 +66,7 @@ live_wait 30 served || live_bail "debuginfod did not serve fn-demo on $url" "$LI
 # The server's count of debuginfo requests (the test's own are for the executable).
 asked() { curl -s "$url/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
-plan 25
+plan 26
 
 session=jankd-debuginfod-$$
 # run OUT: fn-demo, stripped, from PUBLIC: 400 actions of 1 ms, 2 ms apart, every 100th slow
@@ -264,9 +264,18 @@ live_stop_pid "$proxy_pid"
 # ---- A capture: its report downloads, and waits ----
 # A new cache: the worker's first alert cannot wait for the file; the
 # capture's report, made on the capturer's analyst thread, does.
+# The cache is an older jankd's, root's: given over whole to the fetcher's
+# user, but a link in it is not followed (the file it names stays root's).
 caps=$LIVE_TMP/captures
+mkdir -p "$LIVE_TMP/cache3/old"
+echo x >"$LIVE_TMP/cache3/old/file"
+echo x >"$LIVE_TMP/root-file"
+ln -s "$LIVE_TMP/root-file" "$LIVE_TMP/cache3/old/link"
 start_jankd --capture "$caps" capture "debuginfod-urls = $url
 debuginfod-cache = $LIVE_TMP/cache3"
+check "an older, root-owned cache becomes jank-worker's, its link not followed" sh -c '
+	[ "$(stat -c %U "$1/cache3" "$1/cache3/old" "$1/cache3/old/file" | sort -u)" = jank-worker ] &&
+	[ "$(stat -c %U "$1/root-file")" = root ]' - "$LIVE_TMP"
 run "$LIVE_TMP/cap.out"
 reports() { ls "$caps"/*/report.json 2>/dev/null | wc -l; }
 live_wait 30 live_jank_at_least 1 frame MESSAGE_ID=$LIVE_REPORT_ID || diag "no report after 30 s"
