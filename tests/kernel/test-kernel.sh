@@ -95,6 +95,7 @@ EOF
 record() {
 	c=$1 d=$tmp/${2:-$1} kw=${3:-$KWORK}
 	shift $(($# < 3 ? $# : 3))
+	rm -rf "$d"
 	mkdir -p "$d"
 	sh "$RECORD" "$@" "$d/rec" "$kw" "$c" -n "$REPS" -d "$disk_dir" >"$d/record.out" 2>"$d/record.err"
 	st=$?
@@ -171,9 +172,37 @@ expect_disk='basics, on_a_only, never_blocked,
 	want(dur(.state == "block_device" or .state == "interrupted") > 0;
 		"no wait labelled block_device (or interrupted, from the hard IRQ)")'
 
-# check_case CASE WHAT EXPECT: the TAP line of a recorded case.
+# judge CASE EXPECT: $right of the $total actions of CASE's recording are
+# as EXPECT wants; its wrong ones are in $tmp/CASE/verdicts.
+judge() {
+	d=$tmp/$1
+	"$JQ" -r "$JQ_DEFS"'
+		select(.type == "action" and (.key | startswith("name='"$1"',"))) |
+		first_wrong('"$2"') as $w |
+		if $w == "" then "ok" else "wrong\t\(.key | sub(".*,"; ""))\t\($w)\t\(route)" end' \
+		"$d/out.json" >"$d/verdicts" 2>"$d/err"
+	total=$(wc -l <"$d/verdicts")
+	right=$(grep -c '^ok$' "$d/verdicts")
+	[ "$total" -ge 20 ] && [ $((right * 100)) -ge $((total * 95)) ]
+}
+
+# tell CASE: the diagnostics of CASE's last judgement.
+tell() {
+	d=$tmp/$1
+	diag "$1: $right of $total actions right (of $REPS recorded)"
+	[ -s "$d/err" ] && diag "$1: jq: $(head -n1 "$d/err")"
+	grep '^wrong' "$d/verdicts" | head -n 3 | while IFS='	' read -r _ id w r; do
+		diag "$1: wrong $id: $w; path: $r"
+	done
+}
+
+# check_case CASE WHAT EXPECT: the TAP line of a recorded case. The other
+# load of a shared machine can put a few actions on other paths (a loaded
+# CI host once had 3 of 24 disk reads wrong, and 24/24 on every rerun): when
+# a recording misses, the case is recorded once more, and the second one
+# decides. Both are told; a wrong analysis fails both.
 check_case() {
-	c=$1 what=$2 expect=$3 d=$tmp/$1
+	c=$1 what=$2 expect=$3
 	if [ $st -eq 77 ]; then
 		skip "$c: $what" "$why"
 		return
@@ -182,23 +211,27 @@ check_case() {
 		diag "$c: $why"
 		return
 	fi
-	"$JQ" -r "$JQ_DEFS"'
-		select(.type == "action" and (.key | startswith("name='"$c"',"))) |
-		first_wrong('"$expect"') as $w |
-		if $w == "" then "ok" else "wrong\t\(.key | sub(".*,"; ""))\t\($w)\t\(route)" end' \
-		"$d/out.json" >"$d/verdicts" 2>"$d/err"
-	total=$(wc -l <"$d/verdicts")
-	right=$(grep -c '^ok$' "$d/verdicts")
-	if [ "$total" -ge 20 ] && [ $((right * 100)) -ge $((total * 95)) ]; then
+	if judge "$c" "$expect"; then
 		ok "$c: $what ($right/$total)"
-	else
-		fail "$c: $what ($right/$total)"
+		tell "$c"
+		return
 	fi
-	diag "$c: $right of $total actions right (of $REPS recorded)"
-	[ -s "$d/err" ] && diag "$c: jq: $(head -n1 "$d/err")"
-	grep '^wrong' "$d/verdicts" | head -n 3 | while IFS='	' read -r _ id w r; do
-		diag "$c: wrong $id: $w; path: $r"
-	done
+	first="$right/$total"
+	tell "$c"
+	diag "$c: recorded once more"
+	record_case "$c"
+	if [ $st -eq 77 ]; then
+		skip "$c: $what ($first, then not judged)" "$why"
+	elif [ $st -ne 0 ]; then
+		fail "$c: $what ($first, then not recorded)"
+		diag "$c: $why"
+	elif judge "$c" "$expect"; then
+		ok "$c: $what ($first, then $right/$total)"
+		tell "$c"
+	else
+		fail "$c: $what ($first, then $right/$total)"
+		tell "$c"
+	fi
 }
 
 # contexts SCRIPT EVENT FIELD=VALUE: in which contexts the EVENTs with that
@@ -380,21 +413,26 @@ stack_checks() {
 }
 
 cases=${KTRACE_CASES:-timer idle-waker futex chain fork fork-chain cpu-user cpu-kernel udp tcp disk stack}
-for c in $cases; do
-	if [ "$c" = stack ]; then
+# record_case CASE: record CASE as its checks want it.
+record_case() {
+	if [ "$1" = stack ]; then
 		# shellcheck disable=SC2086
 		record stack stack "$KWORK" $STACK_OPTS -u -k
 	else
-		record "$c"
+		record "$1"
 	fi
-	if [ "$c" = idle-waker ] && [ $st -eq 0 ]; then
+	if [ "$1" = idle-waker ] && [ $st -eq 0 ]; then
 		# Other load on B's CPU leaves nothing to test: say so.
-		idle=$(idle_wakes "$tmp/$c/kernel.script" kw-B)
+		idle=$(idle_wakes "$tmp/$1/kernel.script" kw-B)
 		if [ $((${idle%/*} * 2)) -lt "${idle#*/}" ]; then
 			st=77
 			why="B's CPU was idle at only $idle of its timer wakeups: other load there"
 		fi
 	fi
+}
+
+for c in $cases; do
+	record_case "$c"
 	case $c in
 	timer) check_case timer "A's path goes to B, and B's 20 ms are timer" "$expect_timer" ;;
 	idle-waker) check_case idle-waker "B wakes on an idle CPU and wakes A: B's 20 ms are timer, no idle task" "$expect_idle_waker" ;;
