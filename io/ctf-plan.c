@@ -95,8 +95,25 @@ struct lint {
 	uint32_t slots;
 };
 
+/*
+ * What an integer step (or a string's) does, chosen when compiling so that
+ * the common ones take one branch: a value for one slot (sign-extended by
+ * shifting it up and back by sh), a role alone, a 64-bit clock alone; the
+ * rest (registers, several slots, a compressed clock) take int_done().
+ */
+enum lact {
+	A_ANY = 0,
+	A_SLOT,
+	A_ROLE,
+	A_CLOCK64,
+};
+
 struct lop {
 	uint8_t op;
+	uint8_t act;   /* enum lact */
+	uint8_t sh;    /* A_SLOT: 64 - size for a signed integer, else 0 */
+	uint8_t slot;  /* A_SLOT */
+	uint8_t vtype; /* A_SLOT: the value's type */
 	struct lint i; /* L_K*: the node's */
 	uint32_t node;
 	uint32_t a;
@@ -677,6 +694,34 @@ struct emit {
 	bool failed;
 };
 
+/* The step's action (enum lact) for what its node does; its slot, shift and type for A_SLOT. */
+static uint8_t step_act(const struct pnode *n, uint8_t op, struct lop *l)
+{
+	bool one_slot = n->slots && !(n->slots & (n->slots - 1));
+	bool is_int = op >= L_K8 && op <= L_KBITS;
+
+	if (op == L_STRING || op == L_KTEXT) {
+		if (!one_slot)
+			return A_ANY;
+		l->slot = (uint8_t)__builtin_ctz(n->slots);
+		l->vtype = JANK_VALUE_STR;
+		return A_SLOT;
+	}
+	if (!is_int || n->size < 1 || n->size > 64 || n->reg >= 0)
+		return A_ANY;
+	if (n->clock)
+		return n->size == 64 && n->role == CTF_ROLE_NONE && !n->slots ? A_CLOCK64 : A_ANY;
+	if (n->role == CTF_ROLE_NONE && one_slot) {
+		l->slot = (uint8_t)__builtin_ctz(n->slots);
+		l->vtype = n->sign ? JANK_VALUE_INT : JANK_VALUE_UINT;
+		l->sh = n->sign ? (uint8_t)(64 - n->size) : 0;
+		return A_SLOT;
+	}
+	if (n->role != CTF_ROLE_NONE && !n->slots)
+		return A_ROLE;
+	return A_ANY;
+}
+
 static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, uint64_t b)
 {
 	struct ctf_plan *p = e->p;
@@ -696,6 +741,7 @@ static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, u
 			.a = a,
 			.b = b,
 		};
+		p->prog[p->nprog].act = step_act(n, op, &p->prog[p->nprog]);
 	}
 	return p->nprog++;
 }
@@ -905,6 +951,32 @@ bool ctf_plan_has_clock(const struct ctf_plan *p)
 	return false;
 }
 
+uint32_t ctf_plan_sure_slots(const struct ctf_plan *p)
+{
+	uint32_t m = 0;
+
+	/* The program's steps up to its first branch run at every run that ends well. */
+	for (uint32_t i = 0; p && p->prog && i < p->nprog; i++) {
+		switch (p->prog[i].op) {
+		case L_K8:
+		case L_K16:
+		case L_K32:
+		case L_K64:
+		case L_KBITS:
+		case L_KTEXT:
+		case L_STRING:
+			m |= p->prog[i].i.slots;
+			break;
+		case L_BLOCK:
+		case L_NODE:
+			break;
+		default:
+			return m;
+		}
+	}
+	return m;
+}
+
 int ctf_plan_clock(const struct ctf_plan *p)
 {
 	return p->clock;
@@ -1076,18 +1148,50 @@ static inline void int_done(const struct lint *n, struct ctf_cursor *c, uint64_t
 	}
 }
 
+/*
+ * The length of the string at s, of at most `left` bytes, SIZE_MAX: no NUL
+ * among them. Eight bytes at a time, inline, for the short strings events
+ * carry (names, process names); a long one's rest by memchr().
+ */
+static inline size_t str_len(const uint8_t *s, size_t left)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+	const uint8_t *nul;
+
+	for (; left - i >= 8; i += 8) {
+		uint64_t w, z;
+
+		if (i >= 64) {
+			nul = memchr(s + i, 0, left - i);
+			return nul ? (size_t)(nul - s) : SIZE_MAX;
+		}
+		memcpy(&w, s + i, 8);
+		w = le64toh(w);
+		/* The lowest byte set in z is the first zero byte (bytes above may be false). */
+		z = (w - ones) & ~w & highs;
+		if (z)
+			return i + (size_t)(__builtin_ctzll(z) >> 3);
+	}
+	for (; i < left; i++)
+		if (!s[i])
+			return i;
+	return SIZE_MAX;
+}
+
 static int run_string(const struct pnode *n, struct ctf_cursor *c)
 {
 	uint64_t at;
-	const uint8_t *s, *nul;
+	const uint8_t *s;
+	size_t len;
 
 	if (reserve(c, 8, 8, &at) < 0)
 		return -EINVAL;
 	s = c->buf + (at >> 3);
-	nul = memchr(s, 0, (size_t)((c->end - at) >> 3));
-	if (!nul)
+	len = str_len(s, (size_t)((c->end - at) >> 3));
+	if (len == SIZE_MAX)
 		return bad(c, "a string without its end in the packet");
-	c->at = at + 8 * (uint64_t)(nul - s + 1);
+	c->at = at + 8 * ((uint64_t)len + 1);
 	if (n->slots)
 		put_str(c, n->slots, (const char *)s);
 	return 0;
@@ -1127,11 +1231,10 @@ static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c
  */
 static int text_put(uint32_t slots, struct ctf_cursor *c, const uint8_t *s, size_t len)
 {
-	const uint8_t *nul = memchr(s, 0, len);
-	size_t used = nul ? (size_t)(nul - s) : len;
+	size_t n = str_len(s, len), used = n == SIZE_MAX ? len : n;
 	char *d;
 
-	if (nul) {
+	if (n != SIZE_MAX) {
 		put_str(c, slots, (const char *)s);
 		return 0;
 	}
@@ -1300,6 +1403,55 @@ static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const 
 	return load(c->buf, at, i->size, i->be);
 }
 
+/* An integer step's value: where its action (enum lact) says. */
+static inline void int_step(const struct lop *pc, struct ctf_cursor *c, uint64_t v)
+{
+	switch (pc->act) {
+	case A_SLOT: {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = pc->vtype;
+		o->u = (uint64_t)((int64_t)(v << pc->sh) >> pc->sh);
+		return;
+	}
+	case A_ROLE:
+		c->roles[pc->i.role] = v;
+		c->roles_set |= 1u << pc->i.role;
+		return;
+	case A_CLOCK64:
+		c->clock = v;
+		return;
+	default:
+		int_done(&pc->i, c, v);
+		return;
+	}
+}
+
+/* A string step: run_string()'s, its scan inline; any failure is run_string()'s. */
+static inline int prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
+{
+	uint64_t at = round_up(c->at, 8);
+	const uint8_t *s;
+	size_t len;
+
+	if (at >= c->end || c->end - at < 8)
+		return run_string(&p->nodes[pc->node], c);
+	s = c->buf + (at >> 3);
+	len = str_len(s, (size_t)((c->end - at) >> 3));
+	if (len == SIZE_MAX)
+		return run_string(&p->nodes[pc->node], c);
+	c->at = at + 8 * ((uint64_t)len + 1);
+	if (pc->act == A_SLOT) {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = JANK_VALUE_STR;
+		o->s = (const char *)s;
+	} else if (pc->i.slots) {
+		put_str(c, pc->i.slots, (const char *)s);
+	}
+	return 0;
+}
+
 /*
  * Threaded dispatch: each step jumps to the next one's code from its own
  * end, so that the branch predictor learns each step's successor (one
@@ -1338,26 +1490,26 @@ l_block:
 	c->at = base + pc->b;
 	NEXT();
 l_k8:
-	int_done(&pc->i, c, *AT_BYTE());
+	int_step(pc, c, *AT_BYTE());
 	NEXT();
 l_k16:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 2));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 2));
 	NEXT();
 l_k32:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 4));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 4));
 	NEXT();
 l_k64:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 8));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
 l_kbits:
-	int_done(&pc->i, c, load_bits(c, base + pc->a, &pc->i));
+	int_step(pc, c, load_bits(c, base + pc->a, &pc->i));
 	NEXT();
 l_ktext:
 	if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0)
 		return -EINVAL;
 	NEXT();
 l_string:
-	if (run_string(&p->nodes[pc->node], c) < 0)
+	if (prog_string(p, pc, c) < 0)
 		return -EINVAL;
 	NEXT();
 l_variant:

@@ -127,6 +127,12 @@ bool ctf_plan_is_empty(const struct ctf_plan *p);
  */
 int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c);
 
+/*
+ * The slots (bit per slot) that every successful run of the plan (NULL: none)
+ * sets; the others may keep what they held before it ran.
+ */
+uint32_t ctf_plan_sure_slots(const struct ctf_plan *p);
+
 /* Does any integer of the plan map to a clock (the event header's timestamp)? */
 bool ctf_plan_has_clock(const struct ctf_plan *p);
 /* The clock the plan's integers map to, -1: none. */

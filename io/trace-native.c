@@ -65,10 +65,8 @@ static int order_check(struct jank_reader *in, struct nstream *s, int64_t ts)
 	return 0;
 }
 
-bool native_has_role(const struct ctf_cursor *c, enum ctf_role r)
-{
-	return c->roles_set & (1u << r);
-}
+_Static_assert(offsetof(struct nstream, vals) == offsetof(struct nstream, ev.fields),
+	       "a stream's values are its event's fields");
 
 static struct nsc *packet_sc(struct nstream *s)
 {
@@ -303,6 +301,11 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		jank_errf(in->err, sizeof(in->err), "%s: event %s: %s", tr->dir, e->name, why);
 		return -EINVAL;
 	}
+	/* The slots read (fields, contexts, the symbolizer's) that no plan surely sets. */
+	nc->clear = (nfields >= 32 ? ~0u : (1u << nfields) - 1) |
+		    (((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_TID) - 1) & ~(1u << CTF_SLOT_CPU));
+	nc->clear &= ~(ctf_plan_sure_slots(nc->common) | ctf_plan_sure_slots(nc->spec) |
+		       ctf_plan_sure_slots(nc->payload));
 	/* An empty scope (no context, no field) need not run at each event. */
 	if (ctf_plan_is_empty(nc->common))
 		ctf_plan_free(nc->common), nc->common = NULL;
@@ -374,11 +377,8 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 		if (r < 0)
 			return r;
 	}
-	for (unsigned i = 0; i < nc->nfields; i++)
-		s->vals[i].type = JANK_VALUE_NONE;
-	for (unsigned i = CTF_SLOT_TID; i < CTF_NSLOTS; i++)
-		if (i != CTF_SLOT_CPU)
-			s->vals[i].type = JANK_VALUE_NONE;
+	for (uint32_t m = nc->clear; m; m &= m - 1)
+		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
 	c->scratch_used = 0;
 	if ((nc->common && ctf_plan_run(nc->common, c) < 0) ||
 	    (nc->spec && ctf_plan_run(nc->spec, c) < 0) ||
@@ -508,7 +508,7 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 /* Hand the stream's head to the engine (in merged order). */
 static int deliver(struct jank_reader *in, struct nstream *s)
 {
-	struct jank_event jev;
+	struct jank_event *jev = &s->ev;
 	int r;
 
 	if (s->kind == ITEM_DISCARDED) {
@@ -527,20 +527,20 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 		symbols_values(in, s, s->cls->sym_kind);
 	if (!s->cls->wanted)
 		return 0;
-	jev.ts = s->ts;
-	jev.cpu = s->cpu;
-	jev.tid = slot_int32(s, CTF_SLOT_TID);
-	jev.pid = slot_int32(s, CTF_SLOT_PID);
-	jev.pid_ns = slot_ns(s);
-	jev.comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
-	jev.class_id = s->cls->class_id;
-	jev.nfields = s->cls->nfields;
-	memcpy(jev.fields, s->vals, jev.nfields * sizeof(jev.fields[0]));
-	in->last_ts = jev.ts;
+	/* Its fields are in place (vals). */
+	jev->ts = s->ts;
+	jev->cpu = s->cpu;
+	jev->tid = slot_int32(s, CTF_SLOT_TID);
+	jev->pid = slot_int32(s, CTF_SLOT_PID);
+	jev->pid_ns = slot_ns(s);
+	jev->comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
+	jev->class_id = s->cls->class_id;
+	jev->nfields = s->cls->nfields;
+	in->last_ts = jev->ts;
 	in->stats.events_used++;
 	if (in->tap)
-		in->tap->event(&jev, in->tap->data);
-	jank_engine_process(in->engine, &jev);
+		in->tap->event(jev, in->tap->data);
+	jank_engine_process(in->engine, jev);
 	return 0;
 }
 
