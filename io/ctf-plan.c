@@ -86,6 +86,10 @@ enum lop_code {
 	L_VARIANT, /* the node's option: jump to vpc[a + option] */
 	L_JMP,	   /* to b */
 	L_NODE,	   /* the node, by the tree interpreter */
+	L_S8,	   /* L_K8 .. L_K64 whose value goes to one slot and nowhere else (A_SLOT) */
+	L_S16,
+	L_S32,
+	L_S64,
 };
 
 /* An integer's node, copied into its step so that reading it touches the step alone. */
@@ -742,6 +746,8 @@ static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, u
 			.b = b,
 		};
 		p->prog[p->nprog].act = step_act(n, op, &p->prog[p->nprog]);
+		if (p->prog[p->nprog].act == A_SLOT && op >= L_K8 && op <= L_K64)
+			p->prog[p->nprog].op = (uint8_t)(op - L_K8 + L_S8);
 	}
 	return p->nprog++;
 }
@@ -963,6 +969,10 @@ uint32_t ctf_plan_sure_slots(const struct ctf_plan *p)
 		case L_K32:
 		case L_K64:
 		case L_KBITS:
+		case L_S8:
+		case L_S16:
+		case L_S32:
+		case L_S64:
 		case L_KTEXT:
 		case L_STRING:
 			m |= p->prog[i].i.slots;
@@ -1403,8 +1413,18 @@ static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const 
 	return load(c->buf, at, i->size, i->be);
 }
 
+/* An integer's value for its one slot (A_SLOT), sign-extended. */
+__attribute__((always_inline)) static inline void slot_step(const struct lop *pc,
+							    struct ctf_cursor *c, uint64_t v)
+{
+	struct jank_value *o = &c->out[pc->slot];
+
+	o->type = pc->vtype;
+	o->u = (uint64_t)((int64_t)(v << pc->sh) >> pc->sh);
+}
+
 /* An integer step's value: where its action (enum lact) says. */
-static inline void int_step(const struct lop *pc, struct ctf_cursor *c, uint64_t v)
+__attribute__((always_inline)) static inline void int_step(const struct lop *pc, struct ctf_cursor *c, uint64_t v)
 {
 	switch (pc->act) {
 	case A_SLOT: {
@@ -1428,7 +1448,7 @@ static inline void int_step(const struct lop *pc, struct ctf_cursor *c, uint64_t
 }
 
 /* A string step: run_string()'s, its scan inline; any failure is run_string()'s. */
-static inline int prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
+__attribute__((always_inline)) static inline int prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
 {
 	uint64_t at = round_up(c->at, 8);
 	const uint8_t *s;
@@ -1469,21 +1489,41 @@ static inline int prog_string(const struct ctf_plan *p, const struct lop *pc, st
 	} while (0)
 #define AT_BYTE() (c->buf + ((base + pc->a) >> 3))
 
-__attribute__((noinline)) static int run_prog(const struct ctf_plan *p, struct ctf_cursor *c)
+/*
+ * Run the plans one after the other (NULL: none), as one program: one call
+ * for an event's contexts and payload. Registers are each plan's own (a
+ * plan writes one before it reads it).
+ */
+__attribute__((noinline)) static int run_prog(const struct ctf_plan *const *plans, unsigned n,
+					      struct ctf_cursor *c)
 {
 	static const void *const labels[] = {
 		[L_END] = &&l_end,	   [L_BLOCK] = &&l_block, [L_K8] = &&l_k8,
 		[L_K16] = &&l_k16,	   [L_K32] = &&l_k32,	  [L_K64] = &&l_k64,
 		[L_KBITS] = &&l_kbits,	   [L_KTEXT] = &&l_ktext, [L_STRING] = &&l_string,
 		[L_VARIANT] = &&l_variant, [L_JMP] = &&l_jmp,	  [L_NODE] = &&l_node,
+		[L_S8] = &&l_s8,	   [L_S16] = &&l_s16,	  [L_S32] = &&l_s32,
+		[L_S64] = &&l_s64,
 	};
-	const struct lop *pc = p->prog;
+	const struct ctf_plan *p = NULL;
+	const struct lop *pc;
 	uint64_t base = 0;
+	unsigned next = 0;
 	int64_t k;
 
-	GOTO(pc);
 l_end:
-	return 0;
+	for (; next < n; next++) {
+		p = plans[next];
+		if (!p)
+			continue;
+		if (p->prog)
+			break;
+		if (run_node(p, p->root, c) < 0)
+			return -EINVAL;
+	}
+	if (next++ >= n)
+		return 0;
+	GOTO(p->prog);
 l_block:
 	if (reserve(c, pc->a, pc->b, &base) < 0)
 		return -EINVAL;
@@ -1503,6 +1543,18 @@ l_k64:
 	NEXT();
 l_kbits:
 	int_step(pc, c, load_bits(c, base + pc->a, &pc->i));
+	NEXT();
+l_s8:
+	slot_step(pc, c, *AT_BYTE());
+	NEXT();
+l_s16:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 2));
+	NEXT();
+l_s32:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 4));
+	NEXT();
+l_s64:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
 l_ktext:
 	if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0)
@@ -1531,11 +1583,12 @@ l_node:
 
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
 {
-	if (!p->prog)
-		return run_node(p, p->root, c);
-	if (p->prog[0].op == L_END)
-		return 0;
-	return run_prog(p, c);
+	return run_prog(&p, 1, c);
+}
+
+int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c)
+{
+	return run_prog(plans, n, c);
 }
 
 bool ctf_plan_is_empty(const struct ctf_plan *p)

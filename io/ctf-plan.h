@@ -119,6 +119,8 @@ void ctf_plan_free(struct ctf_plan *p);
 
 /* Read the scope at c->at: 0, or -EINVAL with c->why. */
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c);
+/* Run n plans (NULL: none) one after the other, as ctf_plan_run() each: 0, or -EINVAL with c->why. */
+int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c);
 /* Does the plan read nothing and skip nothing (an empty scope)? Then it need not run. */
 bool ctf_plan_is_empty(const struct ctf_plan *p);
 /*

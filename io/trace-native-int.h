@@ -25,6 +25,7 @@ struct nclass {
 	uint8_t sym_kind;
 	const struct ctf_event_decl *decl;
 	struct ctf_plan *common, *spec, *payload;
+	const struct ctf_plan *body[3]; /* the three, as run at each event */
 	uint32_t class_id, nfields;
 	uint32_t clear; /* slots to clear before each event: those its plans may leave unset */
 };

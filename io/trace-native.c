@@ -302,8 +302,11 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		return -EINVAL;
 	}
 	/* The slots read (fields, contexts, the symbolizer's) that no plan surely sets. */
-	nc->clear = (nfields >= 32 ? ~0u : (1u << nfields) - 1) |
-		    (((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_TID) - 1) & ~(1u << CTF_SLOT_CPU));
+	nc->clear = (1u << nfields) - 1;
+	nc->clear |= 1u << CTF_SLOT_TID | 1u << CTF_SLOT_PID | 1u << CTF_SLOT_COMM |
+		     1u << CTF_SLOT_PID_NS;
+	if (nc->sym_kind != READER_SYM_NONE)
+		nc->clear |= ((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_SYM_BADDR) - 1);
 	nc->clear &= ~(ctf_plan_sure_slots(nc->common) | ctf_plan_sure_slots(nc->spec) |
 		       ctf_plan_sure_slots(nc->payload));
 	/* An empty scope (no context, no field) need not run at each event. */
@@ -313,6 +316,9 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		ctf_plan_free(nc->spec), nc->spec = NULL;
 	if (ctf_plan_is_empty(nc->payload))
 		ctf_plan_free(nc->payload), nc->payload = NULL;
+	nc->body[0] = nc->common;
+	nc->body[1] = nc->spec;
+	nc->body[2] = nc->payload;
 	nc->compiled = true;
 	in->stats.classes++;
 	return 0;
@@ -324,6 +330,7 @@ void native_class_free(struct nclass *nc)
 	ctf_plan_free(nc->spec);
 	ctf_plan_free(nc->payload);
 	nc->common = nc->spec = nc->payload = NULL;
+	nc->body[0] = nc->body[1] = nc->body[2] = NULL;
 	nc->compiled = false;
 }
 
@@ -380,9 +387,7 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 	for (uint32_t m = nc->clear; m; m &= m - 1)
 		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
 	c->scratch_used = 0;
-	if ((nc->common && ctf_plan_run(nc->common, c) < 0) ||
-	    (nc->spec && ctf_plan_run(nc->spec, c) < 0) ||
-	    (nc->payload && ctf_plan_run(nc->payload, c) < 0))
+	if (ctf_plan_run_seq(nc->body, 3, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;
