@@ -124,6 +124,39 @@ struct lop {
 	uint64_t b;
 };
 
+/*
+ * An event header of one of LTTng's forms, recognized in its program
+ * (hdr_form()) and read by one function (run_header()) that does what the
+ * program does: H_PLAIN, one block of an id and a 64-bit time (what
+ * babeltrace2's sink.ctf.fs writes); H_TAGGED, the compact and large
+ * headers: a tag that is the id (5 or 16 bits) and a variant on it, of a
+ * short time, or, for the tag's last value, a block of a 32-bit id and a
+ * 64-bit time. A block's offsets are bits from its start.
+ */
+enum hdr_kind {
+	H_NONE = 0,
+	H_PLAIN,
+	H_TAGGED,
+};
+
+struct hblock {
+	uint32_t align;
+	uint64_t bits;
+};
+
+struct hdr {
+	uint8_t kind;
+	int8_t reg;	      /* H_TAGGED: the tag's register */
+	uint8_t id_bytes;     /* H_PLAIN: the id's size */
+	uint64_t ext;	      /* H_TAGGED: the tag's value for the extended form */
+	struct hblock b0;     /* H_PLAIN: the block; H_TAGGED: the tag's */
+	struct hblock bc, be; /* H_TAGGED: the short form's block, the extended one's */
+	struct lint tag, ts;  /* H_TAGGED: the tag, the short time (at ts_off of bc) */
+	uint32_t ts_off;      /* H_TAGGED: bc's; H_PLAIN: the time's in b0 */
+	uint32_t id_off;      /* H_PLAIN: in b0 */
+	uint32_t eid_off, ets_off; /* H_TAGGED: be's 32-bit id and 64-bit time */
+};
+
 struct ctf_plan {
 	struct lop *prog; /* NULL: run the tree */
 	uint32_t nprog, capprog;
@@ -138,6 +171,7 @@ struct ctf_plan {
 	uint32_t root;
 	int clock;
 	int nregs;
+	struct hdr hdr;
 };
 
 /* ---- Types ---- */
@@ -911,6 +945,129 @@ static void flatten(struct ctf_plan *p)
 	}
 }
 
+/* Is step i an integer read at a byte-aligned bit offset, little-endian, in a block? */
+static bool hdr_int(const struct lop *l)
+{
+	return ((l->op >= L_K8 && l->op <= L_KBITS) || (l->op >= L_S8 && l->op <= L_S64)) &&
+	       !l->i.be && l->i.size >= 1 && l->i.size <= 64;
+}
+
+/* A block at step i of (at least) 8-bit alignment. */
+static bool hdr_block(const struct ctf_plan *p, uint32_t i, uint32_t min_align, struct hblock *b)
+{
+	if (i >= p->nprog || p->prog[i].op != L_BLOCK || p->prog[i].a < min_align)
+		return false;
+	b->align = p->prog[i].a;
+	b->bits = p->prog[i].b;
+	return true;
+}
+
+/* The extended form at step i: a block of a 32-bit id and a 64-bit time, in either order. */
+static bool hdr_extended(const struct ctf_plan *p, uint32_t i, struct hdr *h)
+{
+	const struct lop *l = &p->prog[i];
+
+	if (!hdr_block(p, i, 8, &h->be) || i + 3 >= p->nprog || l[3].op != L_END)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		if (l[k].op == L_K32 && l[k].act == A_ROLE && l[k].i.role == CTF_ROLE_EVENT_ID)
+			h->eid_off = l[k].a;
+		else if (l[k].op == L_K64 && l[k].act == A_CLOCK64)
+			h->ets_off = l[k].a;
+		else
+			return false;
+	}
+	return l[1].op != l[2].op;
+}
+
+/* The short form at step i: a block of a compressed time alone. */
+static bool hdr_short(const struct ctf_plan *p, uint32_t i, struct hdr *h)
+{
+	const struct lop *l = &p->prog[i];
+
+	if (!hdr_block(p, i, 1, &h->bc) || i + 2 >= p->nprog || l[2].op != L_END)
+		return false;
+	if (!hdr_int(&l[1]) || !l[1].i.clock || l[1].i.size >= 64 || l[1].i.role != CTF_ROLE_NONE ||
+	    l[1].i.reg >= 0 || l[1].i.slots)
+		return false;
+	h->ts = l[1].i;
+	h->ts_off = l[1].a;
+	return true;
+}
+
+/* H_TAGGED: steps 0-2 are the tag's block, the tag, the variant; its options the two forms. */
+static bool hdr_tagged(const struct ctf_plan *p, struct hdr *h)
+{
+	const struct lop *l = p->prog;
+	const struct pnode *v;
+	uint64_t top;
+	uint32_t kc = 0;
+
+	if (p->nprog < 3 || !hdr_block(p, 0, 8, &h->b0) || !hdr_int(&l[1]) || l[1].a != 0 ||
+	    l[2].op != L_VARIANT)
+		return false;
+	h->tag = l[1].i;
+	if (h->tag.size > 16 || h->tag.role != CTF_ROLE_EVENT_ID || h->tag.reg < 0 ||
+	    h->tag.slots || h->tag.clock || h->tag.sign || h->b0.bits < h->tag.size)
+		return false;
+	v = &p->nodes[l[2].node];
+	if (v->lreg != h->tag.reg || v->nkids != 2 || v->nranges != 2 || v->sign)
+		return false;
+	/* The extended form for the tag's last value alone, the short one for all below it. */
+	top = (UINT64_C(1) << h->tag.size) - 1;
+	for (uint32_t k = 0; k < 2; k++) {
+		const struct vrange *r = &p->ranges[v->ranges + k];
+
+		if (r->lo == top && r->hi == top)
+			continue;
+		if (r->lo != 0 || r->hi != top - 1)
+			return false;
+		kc = r->kid;
+	}
+	if (p->ranges[v->ranges].kid == p->ranges[v->ranges + 1].kid ||
+	    p->ranges[v->ranges].kid > 1 || p->ranges[v->ranges + 1].kid > 1)
+		return false;
+	h->ext = top;
+	h->reg = h->tag.reg;
+	return hdr_short(p, p->vpc[l[2].a + kc], h) && hdr_extended(p, p->vpc[l[2].a + 1 - kc], h);
+}
+
+/* H_PLAIN: a block of the id and a 64-bit time, in either order. */
+static bool hdr_plain(const struct ctf_plan *p, struct hdr *h)
+{
+	const struct lop *l = p->prog;
+
+	if (p->nprog != 4 || !hdr_block(p, 0, 8, &h->b0) || l[3].op != L_END)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		if (l[k].op >= L_K8 && l[k].op <= L_K64 && l[k].act == A_ROLE &&
+		    l[k].i.role == CTF_ROLE_EVENT_ID) {
+			h->id_off = l[k].a;
+			h->id_bytes = (uint8_t)(l[k].i.size / 8);
+		} else if (l[k].op == L_K64 && l[k].act == A_CLOCK64) {
+			h->ts_off = l[k].a;
+		} else {
+			return false;
+		}
+	}
+	return l[1].act != l[2].act;
+}
+
+/* Is the program one of LTTng's event headers (struct hdr)? */
+static void hdr_form(struct ctf_plan *p)
+{
+	struct hdr h;
+
+	memset(&h, 0, sizeof(h));
+	if (!p->prog)
+		return;
+	if (hdr_plain(p, &h))
+		h.kind = H_PLAIN;
+	else if (hdr_tagged(p, &h))
+		h.kind = H_TAGGED;
+	p->hdr = h;
+}
+
 int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 		     enum ctf_scope_kind kind, const struct ctf_want *want, struct ctf_plan **out,
 		     char *err, size_t errlen)
@@ -933,6 +1090,8 @@ int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 	}
 	finalize(c.p, c.p->root);
 	flatten(c.p);
+	if (kind == CTF_SCOPE_EVENT_HEADER)
+		hdr_form(c.p);
 	*out = c.p;
 	return 0;
 }
@@ -1581,8 +1740,64 @@ l_node:
 #undef GOTO
 #undef AT_BYTE
 
+/* Round at up to the block's alignment: 0 when the block fits the content, else -1. */
+static inline int hdr_reserve(const struct ctf_cursor *c, const struct hblock *b, uint64_t *at)
+{
+	uint64_t a = round_up(*at, b->align);
+
+	if (a > c->end || c->end - a < b->bits)
+		return -1;
+	*at = a;
+	return 0;
+}
+
+/*
+ * An event header of a form of struct hdr, as its program reads it. What
+ * does not fit runs the program (from the start: nothing was moved) for its
+ * error.
+ */
+static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	const struct hdr *h = &p->hdr;
+	uint64_t at = c->at, tag, id;
+	const uint8_t *q;
+
+	if (hdr_reserve(c, &h->b0, &at) < 0)
+		return run_prog(&p, 1, c);
+	q = c->buf + (at >> 3);
+	if (h->kind == H_PLAIN) {
+		c->roles[CTF_ROLE_EVENT_ID] = load_le_bytes(q + (h->id_off >> 3), h->id_bytes);
+		c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
+		c->clock = load_le_bytes(q + (h->ts_off >> 3), 8);
+		c->at = at + h->b0.bits;
+		return 0;
+	}
+	tag = load_bits(c, at, &h->tag);
+	at += h->b0.bits;
+	if (tag != h->ext) {
+		if (hdr_reserve(c, &h->bc, &at) < 0)
+			return run_prog(&p, 1, c);
+		set_clock(c, load_bits(c, at + h->ts_off, &h->ts), h->ts.size);
+		c->at = at + h->bc.bits;
+		id = tag;
+	} else {
+		if (hdr_reserve(c, &h->be, &at) < 0)
+			return run_prog(&p, 1, c);
+		q = c->buf + (at >> 3);
+		id = load_le_bytes(q + (h->eid_off >> 3), 4);
+		c->clock = load_le_bytes(q + (h->ets_off >> 3), 8);
+		c->at = at + h->be.bits;
+	}
+	c->regs[h->reg] = tag;
+	c->roles[CTF_ROLE_EVENT_ID] = id;
+	c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
+	return 0;
+}
+
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
 {
+	if (p->hdr.kind)
+		return run_header(p, c);
 	return run_prog(&p, 1, c);
 }
 
