@@ -1146,6 +1146,15 @@ uint32_t ctf_plan_sure_slots(const struct ctf_plan *p)
 	return m;
 }
 
+uint32_t ctf_plan_slots(const struct ctf_plan *p)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; p && i < p->nnodes; i++)
+		m |= p->nodes[i].slots;
+	return m;
+}
+
 int ctf_plan_clock(const struct ctf_plan *p)
 {
 	return p->clock;
@@ -1560,7 +1569,8 @@ static int64_t variant_option(const struct ctf_plan *p, const struct pnode *n,
  * An integer of any size and bit offset: little-endian ones by one 64-bit
  * load when its bits are within it and the 8 bytes are within the content.
  */
-static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const struct lint *i)
+__attribute__((always_inline)) static inline uint64_t load_bits(const struct ctf_cursor *c,
+								uint64_t at, const struct lint *i)
 {
 	unsigned shift = (unsigned)(at & 7);
 

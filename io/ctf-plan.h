@@ -134,6 +134,8 @@ int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c);
  * sets; the others may keep what they held before it ran.
  */
 uint32_t ctf_plan_sure_slots(const struct ctf_plan *p);
+/* The slots a run of the plan (NULL: none) may set. */
+uint32_t ctf_plan_slots(const struct ctf_plan *p);
 
 /* Does any integer of the plan map to a clock (the event header's timestamp)? */
 bool ctf_plan_has_clock(const struct ctf_plan *p);

@@ -28,6 +28,7 @@ struct nclass {
 	const struct ctf_plan *body[3]; /* the three, as run at each event */
 	uint32_t class_id, nfields;
 	uint32_t clear; /* slots to clear before each event: those its plans may leave unset */
+	uint32_t sets;	/* the slots its plans may set */
 };
 
 struct nsc {
@@ -86,6 +87,7 @@ struct nstream {
 	bool body_pending; /* an event whose class was not compiled when its header was read */
 	int64_t ts;
 	struct nclass *cls;
+	uint32_t clean; /* slots known to be JANK_VALUE_NONE (0: none known) */
 	/*
 	 * The values decoded, in place in the event deliver() hands to the
 	 * engine: the slots of its fields are the event's (vals[i] is

@@ -309,6 +309,8 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		nc->clear |= ((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_SYM_BADDR) - 1);
 	nc->clear &= ~(ctf_plan_sure_slots(nc->common) | ctf_plan_sure_slots(nc->spec) |
 		       ctf_plan_sure_slots(nc->payload));
+	nc->sets = ctf_plan_slots(nc->common) | ctf_plan_slots(nc->spec) |
+		   ctf_plan_slots(nc->payload);
 	/* An empty scope (no context, no field) need not run at each event. */
 	if (ctf_plan_is_empty(nc->common))
 		ctf_plan_free(nc->common), nc->common = NULL;
@@ -384,8 +386,10 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 		if (r < 0)
 			return r;
 	}
-	for (uint32_t m = nc->clear; m; m &= m - 1)
+	/* A slot no event since its last clearing may have set needs none. */
+	for (uint32_t m = nc->clear & ~s->clean; m; m &= m - 1)
 		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
+	s->clean = (s->clean | nc->clear) & ~nc->sets;
 	c->scratch_used = 0;
 	if (ctf_plan_run_seq(nc->body, 3, c) < 0)
 		return stream_fail(in, s, c->why);
