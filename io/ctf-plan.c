@@ -1659,11 +1659,11 @@ __attribute__((always_inline)) static inline int prog_string(const struct ctf_pl
 #define AT_BYTE() (c->buf + ((base + pc->a) >> 3))
 
 /*
- * Run the plans one after the other (NULL: none), as one program: one call
- * for an event's contexts and payload. Registers are each plan's own (a
- * plan writes one before it reads it).
+ * Run the programs of plans[0], plans[1], ... up to a NULL, as one program:
+ * one call for an event's contexts and payload. Registers are each plan's
+ * own (a plan writes one before it reads it).
  */
-__attribute__((noinline)) static int run_prog(const struct ctf_plan *const *plans, unsigned n,
+__attribute__((noinline)) static int run_prog(const struct ctf_plan *const *plans,
 					      struct ctf_cursor *c)
 {
 	static const void *const labels[] = {
@@ -1674,23 +1674,15 @@ __attribute__((noinline)) static int run_prog(const struct ctf_plan *const *plan
 		[L_S8] = &&l_s8,	   [L_S16] = &&l_s16,	  [L_S32] = &&l_s32,
 		[L_S64] = &&l_s64,
 	};
-	const struct ctf_plan *p = NULL;
+	const struct ctf_plan *p = *plans;
 	const struct lop *pc;
 	uint64_t base = 0;
-	unsigned next = 0;
 	int64_t k;
 
+	GOTO(p->prog);
 l_end:
-	for (; next < n; next++) {
-		p = plans[next];
-		if (!p)
-			continue;
-		if (p->prog)
-			break;
-		if (run_node(p, p->root, c) < 0)
-			return -EINVAL;
-	}
-	if (next++ >= n)
+	p = *++plans;
+	if (!p)
 		return 0;
 	GOTO(p->prog);
 l_block:
@@ -1750,6 +1742,16 @@ l_node:
 #undef GOTO
 #undef AT_BYTE
 
+/* One plan, by its program or its tree. */
+static int run_one(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	const struct ctf_plan *run[2] = { p, NULL };
+
+	if (!p->prog)
+		return run_node(p, p->root, c);
+	return run_prog(run, c);
+}
+
 /* Round at up to the block's alignment: 0 when the block fits the content, else -1. */
 static inline int hdr_reserve(const struct ctf_cursor *c, const struct hblock *b, uint64_t *at)
 {
@@ -1773,10 +1775,15 @@ static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
 	const uint8_t *q;
 
 	if (hdr_reserve(c, &h->b0, &at) < 0)
-		return run_prog(&p, 1, c);
+		return run_one(p, c);
 	q = c->buf + (at >> 3);
 	if (h->kind == H_PLAIN) {
-		c->roles[CTF_ROLE_EVENT_ID] = load_le_bytes(q + (h->id_off >> 3), h->id_bytes);
+		const uint8_t *qi = q + (h->id_off >> 3);
+
+		c->roles[CTF_ROLE_EVENT_ID] = h->id_bytes == 8	 ? load_le_bytes(qi, 8)
+					      : h->id_bytes == 4 ? load_le_bytes(qi, 4)
+					      : h->id_bytes == 2 ? load_le_bytes(qi, 2)
+								 : qi[0];
 		c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
 		c->clock = load_le_bytes(q + (h->ts_off >> 3), 8);
 		c->at = at + h->b0.bits;
@@ -1786,13 +1793,13 @@ static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
 	at += h->b0.bits;
 	if (tag != h->ext) {
 		if (hdr_reserve(c, &h->bc, &at) < 0)
-			return run_prog(&p, 1, c);
+			return run_one(p, c);
 		set_clock(c, load_bits(c, at + h->ts_off, &h->ts), h->ts.size);
 		c->at = at + h->bc.bits;
 		id = tag;
 	} else {
 		if (hdr_reserve(c, &h->be, &at) < 0)
-			return run_prog(&p, 1, c);
+			return run_one(p, c);
 		q = c->buf + (at >> 3);
 		id = load_le_bytes(q + (h->eid_off >> 3), 4);
 		c->clock = load_le_bytes(q + (h->ets_off >> 3), 8);
@@ -1808,12 +1815,39 @@ int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	if (p->hdr.kind)
 		return run_header(p, c);
-	return run_prog(&p, 1, c);
+	return run_one(p, c);
 }
 
 int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c)
 {
-	return run_prog(plans, n, c);
+	const struct ctf_plan *run[CTF_PLAN_SEQ_MAX + 1];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!plans[i])
+			continue;
+		if (plans[i]->prog && k < CTF_PLAN_SEQ_MAX) {
+			run[k++] = plans[i];
+			continue;
+		}
+		/* One without a program: the ones before it, then it. */
+		run[k] = NULL;
+		if ((k && run_prog(run, c) < 0) || ctf_plan_run(plans[i], c) < 0)
+			return -EINVAL;
+		k = 0;
+	}
+	run[k] = NULL;
+	return k ? run_prog(run, c) : 0;
+}
+
+int ctf_plan_run_seq0(const struct ctf_plan *const *plans, struct ctf_cursor *c)
+{
+	return run_prog(plans, c);
+}
+
+bool ctf_plan_has_prog(const struct ctf_plan *p)
+{
+	return p->prog;
 }
 
 bool ctf_plan_is_empty(const struct ctf_plan *p)

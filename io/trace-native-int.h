@@ -25,7 +25,9 @@ struct nclass {
 	uint8_t sym_kind;
 	const struct ctf_event_decl *decl;
 	struct ctf_plan *common, *spec, *payload;
-	const struct ctf_plan *body[3]; /* the three, as run at each event */
+	/* Those of the three that run, up to a NULL (for ctf_plan_run_seq0()), or all three. */
+	const struct ctf_plan *body[4];
+	bool body_seq0; /* body is for ctf_plan_run_seq0(), and not empty */
 	uint32_t class_id, nfields;
 	uint32_t clear; /* slots to clear before each event: those its plans may leave unset */
 	uint32_t sets;	/* the slots its plans may set */

@@ -318,9 +318,21 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		ctf_plan_free(nc->spec), nc->spec = NULL;
 	if (ctf_plan_is_empty(nc->payload))
 		ctf_plan_free(nc->payload), nc->payload = NULL;
-	nc->body[0] = nc->common;
-	nc->body[1] = nc->spec;
-	nc->body[2] = nc->payload;
+	{
+		const struct ctf_plan *all[3] = { nc->common, nc->spec, nc->payload };
+		unsigned k = 0;
+
+		nc->body_seq0 = true;
+		for (unsigned i = 0; i < 3; i++) {
+			if (all[i])
+				nc->body[k++] = all[i];
+			nc->body_seq0 = nc->body_seq0 && (!all[i] || ctf_plan_has_prog(all[i]));
+		}
+		nc->body[k] = NULL;
+		nc->body_seq0 = nc->body_seq0 && k;
+		if (!nc->body_seq0)
+			memcpy(nc->body, all, sizeof(all));
+	}
 	nc->compiled = true;
 	in->stats.classes++;
 	return 0;
@@ -332,7 +344,8 @@ void native_class_free(struct nclass *nc)
 	ctf_plan_free(nc->spec);
 	ctf_plan_free(nc->payload);
 	nc->common = nc->spec = nc->payload = NULL;
-	nc->body[0] = nc->body[1] = nc->body[2] = NULL;
+	memset(nc->body, 0, sizeof(nc->body));
+	nc->body_seq0 = false;
 	nc->compiled = false;
 }
 
@@ -391,7 +404,8 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
 	s->clean = (s->clean | nc->clear) & ~nc->sets;
 	c->scratch_used = 0;
-	if (ctf_plan_run_seq(nc->body, 3, c) < 0)
+	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0
+			  : ctf_plan_run_seq(nc->body, 3, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;
