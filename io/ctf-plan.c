@@ -878,9 +878,13 @@ static void emit_node(struct emit *e, uint32_t idx)
 	}
 	switch ((enum op)n->op) {
 	case OP_STRUCT:
-		/* Aligned to the struct's alignment: its fields' offsets are known from there on.
+		/*
+		 * Aligned to the struct's alignment: its fields' offsets are known
+		 * from there on. A string first aligns to a byte itself, and fails
+		 * where the empty block would.
 		 */
-		open_block(e, n->align);
+		if (!(n->nkids && n->align <= 8 && p->nodes[p->kids[n->kids]].op == OP_STRING))
+			open_block(e, n->align);
 		for (uint32_t k = 0; k < n->nkids && !e->failed; k++)
 			emit_node(e, p->kids[n->kids + k]);
 		close_block(e);
