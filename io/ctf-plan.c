@@ -1747,7 +1747,7 @@ l_node:
 #undef AT_BYTE
 
 /* One plan, by its program or its tree. */
-static int run_one(const struct ctf_plan *p, struct ctf_cursor *c)
+__attribute__((noinline)) static int run_one(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	const struct ctf_plan *run[2] = { p, NULL };
 
@@ -1767,12 +1767,32 @@ static inline int hdr_reserve(const struct ctf_cursor *c, const struct hblock *b
 	return 0;
 }
 
+/* H_PLAIN, as its program reads it; what does not fit runs the program for its error. */
+static inline int run_plain(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	const struct hdr *h = &p->hdr;
+	uint64_t at = c->at;
+	const uint8_t *q, *qi;
+
+	if (hdr_reserve(c, &h->b0, &at) < 0)
+		return run_one(p, c);
+	q = c->buf + (at >> 3);
+	qi = q + (h->id_off >> 3);
+	c->roles[CTF_ROLE_EVENT_ID] = h->id_bytes == 8	 ? load_le_bytes(qi, 8)
+				      : h->id_bytes == 4 ? load_le_bytes(qi, 4)
+				      : h->id_bytes == 2 ? load_le_bytes(qi, 2)
+							 : qi[0];
+	c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
+	c->clock = load_le_bytes(q + (h->ts_off >> 3), 8);
+	c->at = at + h->b0.bits;
+	return 0;
+}
+
 /*
- * An event header of a form of struct hdr, as its program reads it. What
- * does not fit runs the program (from the start: nothing was moved) for its
- * error.
+ * H_TAGGED, as its program reads it. What does not fit runs the program
+ * (from the start: nothing was moved) for its error.
  */
-static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
+__attribute__((noinline)) static int run_tagged(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	const struct hdr *h = &p->hdr;
 	uint64_t at = c->at, tag, id;
@@ -1780,19 +1800,6 @@ static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
 
 	if (hdr_reserve(c, &h->b0, &at) < 0)
 		return run_one(p, c);
-	q = c->buf + (at >> 3);
-	if (h->kind == H_PLAIN) {
-		const uint8_t *qi = q + (h->id_off >> 3);
-
-		c->roles[CTF_ROLE_EVENT_ID] = h->id_bytes == 8	 ? load_le_bytes(qi, 8)
-					      : h->id_bytes == 4 ? load_le_bytes(qi, 4)
-					      : h->id_bytes == 2 ? load_le_bytes(qi, 2)
-								 : qi[0];
-		c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
-		c->clock = load_le_bytes(q + (h->ts_off >> 3), 8);
-		c->at = at + h->b0.bits;
-		return 0;
-	}
 	tag = load_bits(c, at, &h->tag);
 	at += h->b0.bits;
 	if (tag != h->ext) {
@@ -1817,8 +1824,10 @@ static int run_header(const struct ctf_plan *p, struct ctf_cursor *c)
 
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
 {
-	if (p->hdr.kind)
-		return run_header(p, c);
+	if (p->hdr.kind == H_PLAIN)
+		return run_plain(p, c);
+	if (p->hdr.kind == H_TAGGED)
+		return run_tagged(p, c);
 	return run_one(p, c);
 }
 
