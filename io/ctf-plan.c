@@ -21,10 +21,19 @@
  * procname, a payload of integers). Such a run becomes one block: aligned
  * and bounds-checked once, its fields then read at offsets known when
  * compiling, byte-aligned little-endian integers by a plain load. A
- * variant is a jump to the code of its option; what is neither (strings,
- * sequences, arrays of fields read one by one) calls the tree interpreter
- * for its node. The tree interpreter stays the reference: the fuzz target
- * of the plan compiler runs both and compares (ctf_plan_run_tree()).
+ * variant is a jump to the code of its option; a string is scanned in
+ * place, eight bytes at a time; what is neither (sequences, arrays of
+ * fields read one by one) calls the tree interpreter for its node. What an
+ * integer step does is chosen when compiling (a value for one slot, a role,
+ * a 64-bit clock take one branch; registers and compressed clocks the
+ * general way), and an event's contexts and payload run as one program
+ * (ctf_plan_run_seq0()). LTTng's event headers (an id and a 64-bit time;
+ * the compact and large headers, a tag and a variant of a short time or an
+ * extended id and time) are recognized in their program and read by one
+ * function each that does what the program does (struct hdr).
+ *
+ * The tree interpreter stays the reference: the fuzz target of the plan
+ * compiler runs both and compares (ctf_plan_run_tree()).
  */
 #include <endian.h>
 #include <errno.h>
