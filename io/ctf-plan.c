@@ -1731,8 +1731,15 @@ l_s64:
 	slot_step(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
 l_ktext:
-	if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0)
+	/* In place when its NUL is in it (text_put()'s first case), for one slot inline. */
+	if (pc->act == A_SLOT && str_len(AT_BYTE(), (size_t)pc->b) != SIZE_MAX) {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = JANK_VALUE_STR;
+		o->s = (const char *)AT_BYTE();
+	} else if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0) {
 		return -EINVAL;
+	}
 	NEXT();
 l_string:
 	if (prog_string(p, pc, c) < 0)

@@ -388,7 +388,8 @@ static int event_head(struct jank_reader *in, struct nstream *s)
 }
 
 /* The event's contexts and payload, into the stream's values. */
-static int event_body(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int event_body(struct jank_reader *in,
+							     struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 	struct nclass *nc = s->cls;
@@ -410,6 +411,12 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 	in->stats.events++;
 	s->body_pending = false;
 	return 0;
+}
+
+/* The same, for an event whose class was compiled when it was delivered. */
+__attribute__((noinline)) static int event_body_pending(struct jank_reader *in, struct nstream *s)
+{
+	return event_body(in, s);
 }
 
 /* Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
@@ -544,7 +551,7 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 		jank_engine_discarded_range(in->engine, d->cpu, d->begin, d->end, count);
 		return 0;
 	}
-	if (s->body_pending && (r = event_body(in, s)) < 0)
+	if (s->body_pending && (r = event_body_pending(in, s)) < 0)
 		return r;
 	if (s->cls->sym_kind != READER_SYM_NONE)
 		symbols_values(in, s, s->cls->sym_kind);
