@@ -135,8 +135,8 @@ struct lop {
 
 /*
  * An event header of one of LTTng's forms, recognized in its program
- * (hdr_form()) and read by one function (run_header()) that does what the
- * program does: H_PLAIN, one block of an id and a 64-bit time (what
+ * (hdr_form()) and read by one function (run_plain(), run_tagged()) that
+ * does what the program does: H_PLAIN, one block of an id and a 64-bit time (what
  * babeltrace2's sink.ctf.fs writes); H_TAGGED, the compact and large
  * headers: a tag that is the id (5 or 16 bits) and a variant on it, of a
  * short time, or, for the tag's last value, a block of a 32-bit id and a
@@ -958,14 +958,14 @@ static void flatten(struct ctf_plan *p)
 	}
 }
 
-/* Is step i an integer read at a byte-aligned bit offset, little-endian, in a block? */
+/* Is the step an integer read in a block, little-endian, of 1 to 64 bits? */
 static bool hdr_int(const struct lop *l)
 {
 	return ((l->op >= L_K8 && l->op <= L_KBITS) || (l->op >= L_S8 && l->op <= L_S64)) &&
 	       !l->i.be && l->i.size >= 1 && l->i.size <= 64;
 }
 
-/* A block at step i of (at least) 8-bit alignment. */
+/* A block at step i aligned to at least min_align bits. */
 static bool hdr_block(const struct ctf_plan *p, uint32_t i, uint32_t min_align, struct hblock *b)
 {
 	if (i >= p->nprog || p->prog[i].op != L_BLOCK || p->prog[i].a < min_align)
