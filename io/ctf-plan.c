@@ -155,14 +155,14 @@ struct hblock {
 
 struct hdr {
 	uint8_t kind;
-	int8_t reg;	      /* H_TAGGED: the tag's register */
-	uint8_t id_bytes;     /* H_PLAIN: the id's size */
-	uint64_t ext;	      /* H_TAGGED: the tag's value for the extended form */
-	struct hblock b0;     /* H_PLAIN: the block; H_TAGGED: the tag's */
-	struct hblock bc, be; /* H_TAGGED: the short form's block, the extended one's */
-	struct lint tag, ts;  /* H_TAGGED: the tag, the short time (at ts_off of bc) */
-	uint32_t ts_off;      /* H_TAGGED: bc's; H_PLAIN: the time's in b0 */
-	uint32_t id_off;      /* H_PLAIN: in b0 */
+	int8_t reg;		   /* H_TAGGED: the tag's register */
+	uint8_t id_bytes;	   /* H_PLAIN: the id's size */
+	uint64_t ext;		   /* H_TAGGED: the tag's value for the extended form */
+	struct hblock b0;	   /* H_PLAIN: the block; H_TAGGED: the tag's */
+	struct hblock bc, be;	   /* H_TAGGED: the short form's block, the extended one's */
+	struct lint tag, ts;	   /* H_TAGGED: the tag, the short time (at ts_off of bc) */
+	uint32_t ts_off;	   /* H_TAGGED: bc's; H_PLAIN: the time's in b0 */
+	uint32_t id_off;	   /* H_PLAIN: in b0 */
 	uint32_t eid_off, ets_off; /* H_TAGGED: be's 32-bit id and 64-bit time */
 };
 
@@ -1606,7 +1606,8 @@ __attribute__((always_inline)) static inline void slot_step(const struct lop *pc
 }
 
 /* An integer step's value: where its action (enum lact) says. */
-__attribute__((always_inline)) static inline void int_step(const struct lop *pc, struct ctf_cursor *c, uint64_t v)
+__attribute__((always_inline)) static inline void int_step(const struct lop *pc,
+							   struct ctf_cursor *c, uint64_t v)
 {
 	switch (pc->act) {
 	case A_SLOT: {
@@ -1630,7 +1631,8 @@ __attribute__((always_inline)) static inline void int_step(const struct lop *pc,
 }
 
 /* A string step: run_string()'s, its scan inline; any failure is run_string()'s. */
-__attribute__((always_inline)) static inline int prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
+__attribute__((always_inline)) static inline int
+prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
 {
 	uint64_t at = round_up(c->at, 8);
 	const uint8_t *s;

@@ -120,7 +120,7 @@ void ctf_plan_free(struct ctf_plan *p);
 /* Read the scope at c->at: 0, or -EINVAL with c->why. */
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c);
 #define CTF_PLAN_SEQ_MAX 8
-/* Run n plans (NULL: none) one after the other, as ctf_plan_run() each: 0, or -EINVAL with c->why. */
+/* Run n plans (NULL: none) one after the other, as ctf_plan_run() each. */
 int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c);
 /*
  * The same, faster, for plans up to a NULL that all have a program (none is

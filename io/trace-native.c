@@ -309,8 +309,8 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		nc->clear |= ((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_SYM_BADDR) - 1);
 	nc->clear &= ~(ctf_plan_sure_slots(nc->common) | ctf_plan_sure_slots(nc->spec) |
 		       ctf_plan_sure_slots(nc->payload));
-	nc->sets = ctf_plan_slots(nc->common) | ctf_plan_slots(nc->spec) |
-		   ctf_plan_slots(nc->payload);
+	nc->sets =
+		ctf_plan_slots(nc->common) | ctf_plan_slots(nc->spec) | ctf_plan_slots(nc->payload);
 	/* An empty scope (no context, no field) need not run at each event. */
 	if (ctf_plan_is_empty(nc->common))
 		ctf_plan_free(nc->common), nc->common = NULL;
@@ -389,7 +389,7 @@ static int event_head(struct jank_reader *in, struct nstream *s)
 
 /* The event's contexts and payload, into the stream's values. */
 __attribute__((always_inline)) static inline int event_body(struct jank_reader *in,
-							     struct nstream *s)
+							    struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 	struct nclass *nc = s->cls;
