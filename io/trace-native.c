@@ -581,23 +581,25 @@ static bool earlier(const struct nstream *a, const struct nstream *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
 }
 
+/* The keys are a strict order (stream numbers differ): the heap's head is their least. */
 static void sift_down(struct native_reader *nr, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-		struct nstream *t;
+	struct nstream **h = nr->heap, *x = h[i];
+	size_t n = nr->nheap;
 
-		if (l < nr->nheap && earlier(nr->heap[l], nr->heap[min]))
-			min = l;
-		if (r < nr->nheap && earlier(nr->heap[r], nr->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		t = nr->heap[i];
-		nr->heap[i] = nr->heap[min];
-		nr->heap[min] = t;
-		i = min;
+	for (;;) {
+		size_t m = 2 * i + 1;
+
+		if (m >= n)
+			break;
+		if (m + 1 < n && earlier(h[m + 1], h[m]))
+			m++;
+		if (!earlier(h[m], x))
+			break;
+		h[i] = h[m];
+		i = m;
 	}
+	h[i] = x;
 }
 
 static void sift_up(struct native_reader *nr, size_t i)
