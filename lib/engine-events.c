@@ -102,9 +102,10 @@ static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
 
 /*
  * The text of an action's key: "name=frame,id=3", or "tid=42" by default;
- * its length. Built by hand: this runs for every begin and end event.
+ * its length. A byte at a time, cut where it is full: format_key() when
+ * the key may not fit.
  */
-static size_t format_key(const struct jank_engine *e, const struct class_role *role,
+static size_t format_key_cut(const struct jank_engine *e, const struct class_role *role,
 			 char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
 {
 	size_t len = 0;
@@ -139,101 +140,115 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 	return len;
 }
 
-/*
- * Whether *sp begins with the decimal text of the integer (neg ? -mag :
- * mag), as key_put_u64() writes it; *sp past it. Read, not written: no
- * leading zero, no overflow.
- */
-static bool text_eq_u64(const char **sp, uint64_t mag, bool neg)
+/* The magnitude and sign of an integer key value. */
+static inline uint64_t key_mag(int64_t i, bool *neg)
 {
-	const char *s = *sp, *d;
-	uint64_t v = 0;
-
-	if (neg && *s++ != '-')
-		return false;
-	for (d = s; *s >= '0' && *s <= '9'; s++)
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
-			return false;
-	if (s == d || (*d == '0' && s - d > 1))
-		return false;
-	*sp = s;
-	return v == mag;
-}
-
-/* Whether the text key begins with the NUL-terminated t; *sp past it. */
-static bool text_eq_str(const char **sp, const char *t)
-{
-	const char *s = *sp;
-
-	for (; *t; t++)
-		if (*s++ != *t)
-			return false; /* stops at the key's NUL: t has none */
-	*sp = s;
-	return true;
+	*neg = i < 0;
+	return i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
 }
 
 /*
- * Whether the whole text of the event's key, as format_key() would make it
- * before any cut, is `key`, read without making it. When it is, format_key()
- * makes exactly `key` (it is not longer than a key), the key an open action
- * has: an end finds the action it ends so, without the text being made and
- * hashed. When it is not, the caller makes the text.
+ * The decimal text of (neg ? -mag : mag) at buf, as key_put_u64() writes it;
+ * its length. buf has room for KEY_NUM_ROOM bytes (it writes that many).
  */
-static bool key_text_eq(const struct jank_engine *e, const struct class_role *role,
-			char *const *keys, unsigned nkeys, const struct jank_event *ev,
-			const char *key)
+#define KEY_NUM_ROOM 24
+static inline size_t key_num(char *buf, uint64_t mag, bool neg)
 {
-	const char *s = key;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char digits[2 * KEY_NUM_ROOM];
+	char *end = digits + KEY_NUM_ROOM, *p = end;
+
+	for (; mag >= 100; mag /= 100) {
+		p -= 2;
+		memcpy(p, &pairs[mag % 100 * 2], 2);
+	}
+	if (mag >= 10) {
+		p -= 2;
+		memcpy(p, &pairs[mag * 2], 2);
+	} else {
+		*--p = (char)('0' + mag);
+	}
+	if (neg)
+		*--p = '-';
+	memcpy(buf, p, KEY_NUM_ROOM); /* a fixed size: no call; past the number is scratch */
+	return (size_t)(end - p);
+}
+
+/*
+ * The text of an action's key (format_key_cut()'s): the role's prefixes
+ * ("name=", ",id=") copied whole, numbers written in place. Whenever the
+ * key might not fit in JANK_KEY_LEN - 1 bytes, or a name is long, the text
+ * is made again a byte at a time by format_key_cut(), which cuts it: the
+ * text is the same either way. This runs for every begin and end event.
+ */
+static size_t format_key(const struct jank_engine *e, const struct class_role *role,
+			 const char (*pre)[KEY_PRE_LEN], char *const *keys, unsigned nkeys,
+			 const struct jank_event *ev, char *buf)
+{
+	size_t len = 0;
 
 	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
-		bool ok;
+		uint64_t mag;
+		bool neg;
 
-		if ((k && *s++ != ',') || !text_eq_str(&s, nkeys ? keys[k] : "tid") || *s++ != '=')
-			return false;
+		if (!role->pre_len[k] || len + KEY_PRE_LEN + KEY_NUM_ROOM > JANK_KEY_LEN)
+			goto cut;
+		memcpy(buf + len, pre[k], KEY_PRE_LEN);
+		len += role->pre_len[k];
 		if (pos == POS_TID) {
-			int64_t tid = engine_emitting_tid(e, ev);
-
-			ok = text_eq_u64(&s, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid, tid < 0);
+			mag = key_mag(engine_emitting_tid(e, ev), &neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
-			ok = text_eq_str(&s, v->s);
+			for (const char *s = v->s; *s; s++) {
+				if (len >= JANK_KEY_LEN - 1)
+					goto cut;
+				buf[len++] = *s;
+			}
+			continue;
 		} else if (v && v->type == JANK_VALUE_UINT) {
-			ok = text_eq_u64(&s, v->u, false);
+			mag = v->u;
+			neg = false;
 		} else if (v && v->type == JANK_VALUE_INT) {
-			ok = text_eq_u64(&s, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i,
-					 v->i < 0);
+			mag = key_mag(v->i, &neg);
 		} else {
-			ok = text_eq_str(&s, "?");
+			buf[len++] = '?';
+			continue;
 		}
-		if (!ok)
-			return false;
+		len += key_num(buf + len, mag, neg);
 	}
-	return *s == '\0';
+	buf[len] = '\0';
+	return len;
+cut:
+	return format_key_cut(e, role, keys, nkeys, ev, buf);
 }
 
 /*
  * The open action an end event ends, or NULL: first the rule's latest
  * begun (back-to-back actions end the one just begun), compared with the
- * event's key in place; else by the key's text.
+ * event's key text; else found by that text. The latest begun is the one
+ * the table would give for that text when their texts are the same (keys
+ * of a rule are unique in the table): the same result, without a hash.
  */
 static struct jank_action *find_action(struct jank_engine *e, const struct class_role *role,
+				       const char (*pre)[KEY_PRE_LEN],
 				       const struct rule_state *rs, const struct jank_event *ev)
 {
 	struct jank_action *a = jank_action_last(e->actions, role->rule);
 	char key[JANK_KEY_LEN];
-	size_t klen;
+	size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key);
 
-	if (a && key_text_eq(e, role, rs->rule.keys, rs->rule.nkeys, ev, a->key))
+	if (a && memcmp(a->key, key, klen + 1) == 0)
 		return a;
-	klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
 	return jank_action_find_n(e->actions, role->rule, key, klen);
 }
 
 static void on_action_event(struct jank_engine *e, const struct class_role *role,
-			    const struct jank_event *ev)
+			    const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
 {
 	struct rule_state *rs = &e->rules[role->rule];
 	struct jank_action *a;
@@ -245,7 +260,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		char key[JANK_KEY_LEN];
-		size_t klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key);
 		bool replaced;
 
 		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
@@ -260,7 +275,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
 		return;
 	}
-	a = find_action(e, role, rs, ev);
+	a = find_action(e, role, pre, rs, ev);
 	if (!a) {
 		e->stats.actions_unmatched++;
 		return;
@@ -316,7 +331,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
  * the `to` gets an edge from that vertex. A `to` with no `from` makes none.
  */
 static void on_flow_event(struct jank_engine *e, const struct class_role *role,
-			  const struct jank_event *ev)
+			  const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
 {
 	const struct flow_state *fs = &e->flows[role->rule];
 	struct jank_thread *w, *src;
@@ -331,7 +346,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
-	klen = format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
+	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key);
 	if (!role->end) {
 		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
 		bool replaced;
@@ -393,9 +408,9 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		if (ci->roles[i].unusable)
 			continue;
 		if (ci->roles[i].flow)
-			on_flow_event(e, &ci->roles[i], ev);
+			on_flow_event(e, &ci->roles[i], ci->key_pre[i], ev);
 		else
-			on_action_event(e, &ci->roles[i], ev);
+			on_action_event(e, &ci->roles[i], ci->key_pre[i], ev);
 	}
 	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
 		engine_note_ust_event(e, ev);
