@@ -556,11 +556,17 @@ void jank_action_table_free(struct jank_action_table *t)
 	free(t);
 }
 
-/* key[0..n) is a cut key (key_len()); the table's keys end with zeros. */
+/*
+ * key[0..n) is a cut key (key_len()); the table's keys end with zeros. The
+ * first action of its chain is *first (NULL: none).
+ */
 static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule, const char *key,
-				       size_t n, uint64_t h)
+				       size_t n, uint64_t h, struct jank_action **first)
 {
-	for (struct jank_action *a = jank_hashmap_get(&t->by_hash, h); a; a = a->chain)
+	struct jank_hashmap_slot *s = jank_hashmap_slot(&t->by_hash, h);
+
+	*first = s ? s->value : NULL;
+	for (struct jank_action *a = *first; a; a = a->chain)
 		if (a->rule == rule && memcmp(a->key, key, n) == 0 && !a->key[n])
 			return a;
 	return NULL;
@@ -569,7 +575,9 @@ static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rul
 struct jank_action *jank_action_find_n(struct jank_action_table *t, uint32_t rule, const char *key,
 				       size_t n)
 {
-	return find_hashed(t, rule, key, n, key_hash(rule, key, n));
+	struct jank_action *first;
+
+	return find_hashed(t, rule, key, n, key_hash(rule, key, n), &first);
 }
 
 struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key)
@@ -594,13 +602,14 @@ static void list_unlink(struct jank_action_table *t, struct jank_action *a)
 
 static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
 {
-	struct jank_action *first = jank_hashmap_get(&t->by_hash, a->hash);
+	struct jank_hashmap_slot *s = jank_hashmap_slot(&t->by_hash, a->hash);
+	struct jank_action *first = s ? s->value : NULL;
 
 	if (first == a) {
-		if (a->chain)
-			jank_hashmap_put(&t->by_hash, a->hash, a->chain); /* replaces: no alloc */
+		if (a->chain) /* a hash shared by two keys: rare; put() as ever (it may grow) */
+			jank_hashmap_put(&t->by_hash, a->hash, a->chain);
 		else
-			jank_hashmap_remove(&t->by_hash, a->hash);
+			jank_hashmap_remove_slot(&t->by_hash, s);
 		return;
 	}
 	for (; first; first = first->chain)
@@ -639,14 +648,16 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 				       size_t n, int64_t begin, bool *replaced)
 {
 	uint64_t h = key_hash(rule, key, n);
-	struct jank_action *a = find_hashed(t, rule, key, n, h), *first;
+	struct jank_action *first, *a = find_hashed(t, rule, key, n, h, &first);
 	struct rule_list *l;
 
 	if (rule >= t->nrules)
 		return NULL;
 	*replaced = a != NULL;
-	if (a)
+	if (a) {
 		jank_action_close(t, a);
+		first = jank_hashmap_get(&t->by_hash, h);
+	}
 	if (t->free_list) {
 		a = t->free_list;
 		t->free_list = a->next;
@@ -664,7 +675,6 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 	a->tid = -1;
 	a->pid = -1;
 	memcpy(a->key, key, n); /* the rest is zero */
-	first = jank_hashmap_get(&t->by_hash, h);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {
 		a->next = t->free_list;
 		t->free_list = a;

@@ -27,6 +27,13 @@ void *jank_hashmap_get(const struct jank_hashmap *m, uint64_t key);
 int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value);
 /* Returns the removed value, or NULL. */
 void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key);
+/*
+ * The slot of key, or NULL: its value may be replaced (not by NULL) in
+ * place, or the slot removed, until the map is next changed otherwise.
+ */
+struct jank_hashmap_slot *jank_hashmap_slot(const struct jank_hashmap *m, uint64_t key);
+/* Remove the slot jank_hashmap_slot() gave. */
+void jank_hashmap_remove_slot(struct jank_hashmap *m, struct jank_hashmap_slot *s);
 /* Inline: the engine sums these after every few events. */
 static inline size_t jank_hashmap_bytes(const struct jank_hashmap *m)
 {
