@@ -133,12 +133,20 @@ struct jank_span;
 /* An open action (or a pending flow `from`: `rule` is then the flow's index). */
 struct jank_action {
 	uint32_t rule;
+	/*
+	 * Where each value of the key ends in key[] ("name=frame,id=3": 10,
+	 * 15), for the first key_n values, when the engine made the key from
+	 * an event (engine-events.c: an end compares its values in place);
+	 * key_n 0 otherwise. In what would be padding: the size is the same.
+	 */
+	uint8_t key_end[JANK_RULE_MAX_KEYS];
 	uint64_t hash;
 	int64_t begin;
 	int32_t tid;
 	int32_t pid;
 	uint32_t serial; /* the graph's thread serial of tid at the begin; 0: none */
 	bool overdue_reported;
+	uint8_t key_n;
 	union {
 		struct jank_span *span; /* an action's: as its thread's span (graph.h), NULL */
 		uint64_t vertex; /* a flow's: the vertex of `serial` where the work was handed over

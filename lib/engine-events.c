@@ -194,11 +194,12 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
  */
 static size_t format_key(const struct jank_engine *e, const struct class_role *role,
 			 const char (*pre)[KEY_PRE_LEN], char *const *keys, unsigned nkeys,
-			 const struct jank_event *ev, char *buf)
+			 const struct jank_event *ev, char *buf, uint8_t *ends, uint8_t *nends)
 {
 	size_t len = 0;
+	unsigned k;
 
-	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
@@ -211,12 +212,73 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 		len += role->pre_len[k];
 		if (pos == POS_TID) {
 			mag = key_mag(engine_emitting_tid(e, ev), &neg);
+			len += key_num(buf + len, mag, neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
 			for (const char *s = v->s; *s; s++) {
 				if (len >= JANK_KEY_LEN - 1)
 					goto cut;
 				buf[len++] = *s;
 			}
+		} else if (v && v->type == JANK_VALUE_UINT) {
+			len += key_num(buf + len, v->u, false);
+		} else if (v && v->type == JANK_VALUE_INT) {
+			mag = key_mag(v->i, &neg);
+			len += key_num(buf + len, mag, neg);
+		} else {
+			buf[len++] = '?';
+		}
+		ends[k] = (uint8_t)len;
+	}
+	buf[len] = '\0';
+	*nends = (uint8_t)k;
+	return len;
+cut:
+	*nends = 0;
+	return format_key_cut(e, role, keys, nkeys, ev, buf);
+}
+
+/*
+ * Whether the event's key is the text of the action `a` (made by
+ * format_key() for the same rule: the same names), its values compared in
+ * place at the ends format_key() noted. True means the texts are the same;
+ * false only that the caller must compare the texts (a value may hold
+ * ",id=": the split of a text into values is not unique).
+ */
+static bool key_eq_in_place(const struct jank_engine *e, const struct class_role *role,
+			    const struct jank_event *ev, const struct jank_action *a)
+{
+	size_t at = 0;
+	unsigned k;
+
+	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+		int pos = role->key_pos[k];
+		const struct jank_value *v =
+			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
+		const char *t;
+		size_t end, n;
+		char num[KEY_NUM_ROOM];
+		uint64_t mag;
+		bool neg;
+
+		if (k >= a->key_n || !role->pre_len[k])
+			return false;
+		at += role->pre_len[k];
+		end = a->key_end[k];
+		if (end < at)
+			return false;
+		t = a->key + at;
+		n = end - at;
+		if (pos == POS_TID) {
+			mag = key_mag(engine_emitting_tid(e, ev), &neg);
+		} else if (v && v->type == JANK_VALUE_STR) {
+			const char *s = v->s;
+			size_t i;
+
+			for (i = 0; i < n && s[i] == t[i]; i++)
+				;
+			if (i < n || s[i])
+				return false;
+			at = end;
 			continue;
 		} else if (v && v->type == JANK_VALUE_UINT) {
 			mag = v->u;
@@ -224,15 +286,19 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 		} else if (v && v->type == JANK_VALUE_INT) {
 			mag = key_mag(v->i, &neg);
 		} else {
-			buf[len++] = '?';
+			if (n != 1 || *t != '?')
+				return false;
+			at = end;
 			continue;
 		}
-		len += key_num(buf + len, mag, neg);
+		if (key_num(num, mag, neg) != n)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (num[i] != t[i])
+				return false;
+		at = end;
 	}
-	buf[len] = '\0';
-	return len;
-cut:
-	return format_key_cut(e, role, keys, nkeys, ev, buf);
+	return k == a->key_n && !a->key[at];
 }
 
 /*
@@ -248,8 +314,12 @@ static struct jank_action *find_action(struct jank_engine *e, const struct class
 {
 	struct jank_action *a = jank_action_last(e->actions, role->rule);
 	char key[JANK_KEY_LEN];
-	size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key);
+	uint8_t ends[JANK_RULE_MAX_KEYS], nends;
+	size_t klen;
 
+	if (a && a->key_n && key_eq_in_place(e, role, ev, a))
+		return a;
+	klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, ends, &nends);
 	if (a && memcmp(a->key, key, klen + 1) == 0)
 		return a;
 	return jank_action_find_n(e->actions, role->rule, key, klen);
@@ -268,12 +338,16 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		char key[JANK_KEY_LEN];
-		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key);
+		uint8_t ends[JANK_RULE_MAX_KEYS], nends;
+		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, ends,
+					 &nends);
 		bool replaced;
 
 		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
 		if (!a)
 			return;
+		a->key_n = nends;
+		memcpy(a->key_end, ends, sizeof(a->key_end));
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
@@ -344,6 +418,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	const struct flow_state *fs = &e->flows[role->rule];
 	struct jank_thread *w, *src;
 	char key[JANK_KEY_LEN];
+	uint8_t ends[JANK_RULE_MAX_KEYS], nends;
 	struct jank_action *a;
 	size_t klen;
 	int32_t tid;
@@ -354,7 +429,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
-	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key);
+	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key, ends, &nends);
 	if (!role->end) {
 		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
 		bool replaced;

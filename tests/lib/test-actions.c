@@ -268,6 +268,133 @@ static void key_in_place(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * The engine keeps where each value of a key ends in its text, and an end
+ * compares its values there (the latest begun action first), else by the
+ * whole text: both must pair exactly as the text does. Values that are a
+ * prefix of the other, or longer; the extremes of integers; a value that
+ * holds ",id=" (the same text split otherwise); the default key, the
+ * thread, with another key.
+ */
+static void key_values_in_place(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "fo", 1);
+	end(&s, 1, 1, "foo", 1);
+	end(&s, 2, 1, "f", 1);
+	end(&s, 3, 1, "fo", 10);
+	end(&s, 4, 1, "fo", 0);
+	scn_ust(&s, 5, 0, 1, "jank:action_end", S("name", "fo"), S("id", "1,"));
+	assert_int_equal(c.completed, 0);
+	end(&s, 6, 1, "fo", 1);
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "name=fo,id=1");
+	scn_ust(&s, 7, 0, 1, "jank:action_begin", S("name", "n"), I("id", INT64_MIN));
+	scn_ust(&s, 8, 0, 1, "jank:action_end", S("name", "n"), I("id", INT64_MAX));
+	scn_ust(&s, 9, 0, 1, "jank:action_end", S("name", "n"), S("id", "-9223372036854775807"));
+	assert_int_equal(c.completed, 1);
+	scn_ust(&s, 10, 0, 1, "jank:action_end", S("name", "n"),
+		S("id", "-9223372036854775808"));
+	assert_int_equal(c.completed, 2);
+	assert_string_equal(c.last_key, "name=n,id=-9223372036854775808");
+	/* "name=a,id=b,id=c" both ways: one action. */
+	scn_ust(&s, 11, 0, 1, "jank:action_begin", S("name", "a,id=b"), S("id", "c"));
+	scn_ust(&s, 12, 0, 1, "jank:action_end", S("name", "a"), S("id", "b,id=c"));
+	assert_int_equal(c.completed, 3);
+	assert_string_equal(c.last_key, "name=a,id=b,id=c");
+	/* Overlapping: the latest begun is not the one ended, then is. */
+	begin(&s, 13, 1, "x", 5);
+	begin(&s, 14, 1, "x", 6);
+	end(&s, 15, 1, "x", 5);
+	end(&s, 16, 1, "x", 6);
+	assert_int_equal(c.completed, 5);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_unmatched, 7);
+	assert_int_equal(st.actions_open, 0);
+	scn_fini(&s);
+
+	memset(&c, 0, sizeof(c));
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "tid, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 12, "f", 3);
+	end(&s, 1, 1, "f", 3);
+	end(&s, 2, 120, "f", 3);
+	end(&s, 3, 12, "f", 33);
+	assert_int_equal(c.completed, 0);
+	end(&s, 4, 12, "g", 3); /* name is not a key */
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "tid=12,id=3");
+	scn_fini(&s);
+}
+
+/* The text of the key "name, id" as the engine cuts it (ASCII: at JANK_KEY_LEN - 1 bytes). */
+static void cut_key(char *buf, size_t size, const char *name, int id)
+{
+	snprintf(buf, size, "name=%s,id=%d", name, id);
+	buf[JANK_KEY_LEN - 1] = '\0';
+}
+
+/*
+ * Keys of every length around the cut at JANK_KEY_LEN - 1 bytes: made in
+ * place or a byte at a time, an end pairs exactly when its cut text is the
+ * begin's (past the cut, another id or last letter is the same key), and
+ * the key told is that text.
+ */
+static void key_lengths(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	char name[128], other[128], want[256], got[256];
+	unsigned completed = 0;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	for (size_t n = 1; n < 110; n++) {
+		int64_t ts = (int64_t)n * 10;
+		int id = (int)(n * 7919);
+		bool open = true;
+
+		memset(name, 'a' + (char)(n % 26), n);
+		name[n] = '\0';
+		memcpy(other, name, n + 1);
+		other[n - 1] = '#';
+		cut_key(want, sizeof(want), name, id);
+		begin(&s, ts, 1, name, id);
+		end(&s, ts + 1, 1, name, id + 1);
+		cut_key(got, sizeof(got), name, id + 1);
+		if (!strcmp(got, want))
+			completed++, open = false;
+		end(&s, ts + 2, 1, other, id);
+		cut_key(got, sizeof(got), other, id);
+		if (open && !strcmp(got, want))
+			completed++, open = false;
+		end(&s, ts + 3, 1, name, id);
+		completed += open;
+		assert_int_equal(c.completed, completed);
+		assert_string_equal(c.last_key, want);
+	}
+	assert_true(completed == 109);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_open, 0);
+	assert_int_equal(st.actions_unmatched, 109 * 3 - completed);
+	scn_fini(&s);
+}
+
 /* A repeated begin replaces the open action and is counted. */
 static void repeated_begin(void **state)
 {
@@ -541,6 +668,8 @@ int main(void)
 		cmocka_unit_test(keys_and_match),
 		cmocka_unit_test(long_keys),
 		cmocka_unit_test(key_in_place),
+		cmocka_unit_test(key_values_in_place),
+		cmocka_unit_test(key_lengths),
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),
