@@ -136,8 +136,10 @@ struct jank_action {
 	/*
 	 * Where each value of the key ends in key[] ("name=frame,id=3": 10,
 	 * 15), for the first key_n values, when the engine made the key from
-	 * an event (engine-events.c: an end compares its values in place);
-	 * key_n 0 otherwise. In what would be padding: the size is the same.
+	 * an event; key_n 0 otherwise. The engine then keeps the values that
+	 * are numbers after the text's NUL in key[] (engine-events.c
+	 * key_keep()), and an end compares its values with them in place. In
+	 * what would be padding: the size is the same.
 	 */
 	uint8_t key_end[JANK_RULE_MAX_KEYS];
 	uint64_t hash;
@@ -153,7 +155,7 @@ struct jank_action {
 				  */
 	};
 	char comm[16];
-	char key[JANK_KEY_LEN];
+	char key[JANK_KEY_LEN]; /* NUL-terminated; what follows is the engine's (key_n) */
 	/* Table links: hash chain, and the rule's list in begin order. */
 	struct jank_action *chain;
 	struct jank_action *prev;

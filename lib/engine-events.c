@@ -158,6 +158,7 @@ static inline uint64_t key_mag(int64_t i, bool *neg)
 /*
  * The decimal text of (neg ? -mag : mag) at buf, as key_put_u64() writes it;
  * its length. buf has room for KEY_NUM_ROOM bytes (it writes that many).
+ * Four digits a division.
  */
 #define KEY_NUM_ROOM 24
 static inline size_t key_num(char *buf, uint64_t mag, bool neg)
@@ -168,16 +169,26 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
 				    "75767778798081828384858687888990919293949596979899";
 	char digits[2 * KEY_NUM_ROOM];
 	char *end = digits + KEY_NUM_ROOM, *p = end;
+	uint32_t m;
 
-	for (; mag >= 100; mag /= 100) {
-		p -= 2;
-		memcpy(p, &pairs[mag % 100 * 2], 2);
+	for (; mag >= 10000; mag /= 10000) {
+		uint32_t r = (uint32_t)(mag % 10000);
+
+		p -= 4;
+		memcpy(p, &pairs[r / 100 * 2], 2);
+		memcpy(p + 2, &pairs[r % 100 * 2], 2);
 	}
-	if (mag >= 10) {
+	m = (uint32_t)mag;
+	if (m >= 100) {
 		p -= 2;
-		memcpy(p, &pairs[mag * 2], 2);
+		memcpy(p, &pairs[m % 100 * 2], 2);
+		m /= 100;
+	}
+	if (m >= 10) {
+		p -= 2;
+		memcpy(p, &pairs[m * 2], 2);
 	} else {
-		*--p = (char)('0' + mag);
+		*--p = (char)('0' + m);
 	}
 	if (neg)
 		*--p = '-';
@@ -186,88 +197,134 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
 }
 
 /*
+ * What format_key() made besides the text: where each value ends in it,
+ * and which values are numbers, with their magnitudes (a negative one's
+ * text begins with '-').
+ */
+struct key_parts {
+	uint8_t n; /* values; 0: the text was made a byte at a time (maybe cut) */
+	uint8_t nums; /* bit k: value k is a number */
+	uint8_t end[JANK_RULE_MAX_KEYS];
+	uint64_t mag[JANK_RULE_MAX_KEYS];
+};
+
+/*
  * The text of an action's key (format_key_cut()'s): the role's prefixes
  * ("name=", ",id=") copied whole, numbers written in place. Whenever the
  * key might not fit in JANK_KEY_LEN - 1 bytes, or a name is long, the text
  * is made again a byte at a time by format_key_cut(), which cuts it: the
- * text is the same either way. This runs for every begin and end event.
+ * text is the same either way. This runs for every begin (and the end of
+ * an action that is not the latest begun).
  */
 static size_t format_key(const struct jank_engine *e, const struct class_role *role,
 			 const char (*pre)[KEY_PRE_LEN], char *const *keys, unsigned nkeys,
-			 const struct jank_event *ev, char *buf, uint8_t *ends, uint8_t *nends)
+			 const struct jank_event *ev, char *buf, struct key_parts *kp)
 {
 	size_t len = 0;
 	unsigned k;
 
+	kp->nums = 0;
 	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
-		uint64_t mag;
-		bool neg;
+		bool neg = false;
 
 		if (!role->pre_len[k] || len + KEY_PRE_LEN + KEY_NUM_ROOM > JANK_KEY_LEN)
 			goto cut;
 		memcpy(buf + len, pre[k], KEY_PRE_LEN);
 		len += role->pre_len[k];
 		if (pos == POS_TID) {
-			mag = key_mag(engine_emitting_tid(e, ev), &neg);
-			len += key_num(buf + len, mag, neg);
+			kp->mag[k] = key_mag(engine_emitting_tid(e, ev), &neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
 			for (const char *s = v->s; *s; s++) {
 				if (len >= JANK_KEY_LEN - 1)
 					goto cut;
 				buf[len++] = *s;
 			}
+			kp->end[k] = (uint8_t)len;
+			continue;
 		} else if (v && v->type == JANK_VALUE_UINT) {
-			len += key_num(buf + len, v->u, false);
+			kp->mag[k] = v->u;
 		} else if (v && v->type == JANK_VALUE_INT) {
-			mag = key_mag(v->i, &neg);
-			len += key_num(buf + len, mag, neg);
+			kp->mag[k] = key_mag(v->i, &neg);
 		} else {
 			buf[len++] = '?';
+			kp->end[k] = (uint8_t)len;
+			continue;
 		}
-		ends[k] = (uint8_t)len;
+		len += key_num(buf + len, kp->mag[k], neg);
+		kp->nums |= (uint8_t)(1u << k);
+		kp->end[k] = (uint8_t)len;
 	}
 	buf[len] = '\0';
-	*nends = (uint8_t)k;
+	kp->n = (uint8_t)k;
 	return len;
 cut:
-	*nends = 0;
+	kp->n = 0;
 	return format_key_cut(e, role, keys, nkeys, ev, buf);
 }
 
 /*
- * Whether the event's key is the text of the action `a` (made by
- * format_key() for the same rule: the same names), its values compared in
- * place at the ends format_key() noted. True means the texts are the same;
- * false only that the caller must compare the texts (a value may hold
- * ",id=": the split of a text into values is not unique).
+ * Where an action's key keeps the magnitudes of its numbers: after its
+ * text's NUL (key[len + 1] the bit mask of which values are numbers),
+ * aligned; past JANK_KEY_LEN when they do not fit.
+ */
+static inline size_t key_mags_at(size_t len)
+{
+	return (len + 2 + 7) & ~(size_t)7;
+}
+
+/*
+ * Keep with the action just opened with format_key()'s text what it made
+ * besides: where the values end (a->key_end), the numbers' magnitudes
+ * after the text. An end then compares its values with them in place.
+ */
+static void key_keep(struct jank_action *a, size_t len, const struct key_parts *kp)
+{
+	size_t at = key_mags_at(len);
+
+	if (!kp->n || at + kp->n * sizeof(uint64_t) > JANK_KEY_LEN) {
+		a->key_n = 0;
+		return;
+	}
+	a->key_n = kp->n;
+	memcpy(a->key_end, kp->end, sizeof(a->key_end));
+	a->key[len + 1] = (char)kp->nums;
+	memcpy(a->key + at, kp->mag, kp->n * sizeof(uint64_t));
+}
+
+/*
+ * Whether the event's key is the text of the action `a` (opened with
+ * key_keep(), by the same rule: the same names), its values compared in
+ * place: a number with the number kept, a string with the text. True means
+ * the texts are the same; false only that the caller must compare the
+ * texts (12 and "12" make the same text; a value may hold ",id=": the
+ * split of a text into values is not unique).
  */
 static bool key_eq_in_place(const struct jank_engine *e, const struct class_role *role,
 			    const struct jank_event *ev, const struct jank_action *a)
 {
-	size_t at = 0;
+	size_t len = a->key_end[a->key_n - 1], mags = key_mags_at(len);
+	uint8_t nums = (uint8_t)a->key[len + 1];
 	unsigned k;
 
 	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
+		size_t at, n;
 		const char *t;
-		size_t end, n;
-		char num[KEY_NUM_ROOM];
-		uint64_t mag;
-		bool neg;
+		uint64_t mag, kept;
+		bool neg = false;
 
 		if (k >= a->key_n || !role->pre_len[k])
 			return false;
-		at += role->pre_len[k];
-		end = a->key_end[k];
-		if (end < at)
+		at = (k ? a->key_end[k - 1] : 0) + role->pre_len[k];
+		if (a->key_end[k] < at)
 			return false;
 		t = a->key + at;
-		n = end - at;
+		n = a->key_end[k] - at;
 		if (pos == POS_TID) {
 			mag = key_mag(engine_emitting_tid(e, ev), &neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
@@ -278,35 +335,33 @@ static bool key_eq_in_place(const struct jank_engine *e, const struct class_role
 				;
 			if (i < n || s[i])
 				return false;
-			at = end;
 			continue;
 		} else if (v && v->type == JANK_VALUE_UINT) {
 			mag = v->u;
-			neg = false;
 		} else if (v && v->type == JANK_VALUE_INT) {
 			mag = key_mag(v->i, &neg);
 		} else {
 			if (n != 1 || *t != '?')
 				return false;
-			at = end;
 			continue;
 		}
-		if (key_num(num, mag, neg) != n)
+		/* The same sign and magnitude: the same text. */
+		if (!(nums & (1u << k)))
 			return false;
-		for (size_t i = 0; i < n; i++)
-			if (num[i] != t[i])
-				return false;
-		at = end;
+		memcpy(&kept, a->key + mags + k * sizeof(uint64_t), sizeof(kept));
+		if (kept != mag || neg != (*t == '-'))
+			return false;
 	}
-	return k == a->key_n && !a->key[at];
+	return k == a->key_n;
 }
 
 /*
  * The open action an end event ends, or NULL: first the rule's latest
  * begun (back-to-back actions end the one just begun), compared with the
- * event's key text; else found by that text. The latest begun is the one
- * the table would give for that text when their texts are the same (keys
- * of a rule are unique in the table): the same result, without a hash.
+ * event's values in place, else with its key text; else found by that
+ * text. The latest begun is the one the table would give for that text
+ * when their texts are the same (keys of a rule are unique in the table):
+ * the same result, without a hash.
  */
 static struct jank_action *find_action(struct jank_engine *e, const struct class_role *role,
 				       const char (*pre)[KEY_PRE_LEN],
@@ -314,12 +369,12 @@ static struct jank_action *find_action(struct jank_engine *e, const struct class
 {
 	struct jank_action *a = jank_action_last(e->actions, role->rule);
 	char key[JANK_KEY_LEN];
-	uint8_t ends[JANK_RULE_MAX_KEYS], nends;
+	struct key_parts kp;
 	size_t klen;
 
 	if (a && a->key_n && key_eq_in_place(e, role, ev, a))
 		return a;
-	klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, ends, &nends);
+	klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, &kp);
 	if (a && memcmp(a->key, key, klen + 1) == 0)
 		return a;
 	return jank_action_find_n(e->actions, role->rule, key, klen);
@@ -338,16 +393,14 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		char key[JANK_KEY_LEN];
-		uint8_t ends[JANK_RULE_MAX_KEYS], nends;
-		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, ends,
-					 &nends);
+		struct key_parts kp;
+		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, &kp);
 		bool replaced;
 
 		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
 		if (!a)
 			return;
-		a->key_n = nends;
-		memcpy(a->key_end, ends, sizeof(a->key_end));
+		key_keep(a, klen, &kp);
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
@@ -418,7 +471,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	const struct flow_state *fs = &e->flows[role->rule];
 	struct jank_thread *w, *src;
 	char key[JANK_KEY_LEN];
-	uint8_t ends[JANK_RULE_MAX_KEYS], nends;
+	struct key_parts kp;
 	struct jank_action *a;
 	size_t klen;
 	int32_t tid;
@@ -429,7 +482,7 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
-	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key, ends, &nends);
+	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key, &kp);
 	if (!role->end) {
 		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
 		bool replaced;
