@@ -149,6 +149,7 @@ struct jank_action {
 	uint32_t serial; /* the graph's thread serial of tid at the begin; 0: none */
 	bool overdue_reported;
 	uint8_t key_n;
+	bool unhashed; /* the table's: its rule's latest begun, not in the table's map yet */
 	union {
 		struct jank_span *span; /* an action's: as its thread's span (graph.h), NULL */
 		uint64_t vertex; /* a flow's: the vertex of `serial` where the work was handed over

@@ -55,14 +55,17 @@ static int grow(struct jank_hashmap *m)
 	return 0;
 }
 
+int jank_hashmap_reserve(struct jank_hashmap *m, size_t n)
+{
+	return (n + 1) * 4 > m->cap * 3 ? grow(m) : 0;
+}
+
 int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value)
 {
-	if ((m->count + 1) * 4 > m->cap * 3) {
-		int r = grow(m);
+	int r = jank_hashmap_reserve(m, m->count);
 
-		if (r < 0)
-			return r;
-	}
+	if (r < 0)
+		return r;
 	for (size_t i = probe_start(m, key);; i = (i + 1) & (m->cap - 1)) {
 		struct jank_hashmap_slot *s = &m->slots[i];
 

@@ -23,6 +23,12 @@ struct jank_hashmap {
 void jank_hashmap_init(struct jank_hashmap *m);
 void jank_hashmap_fini(struct jank_hashmap *m);
 void *jank_hashmap_get(const struct jank_hashmap *m, uint64_t key);
+/*
+ * Make the room put() makes before it inserts into a map of n entries (it
+ * doubles the slots past three quarters): for a map some of whose entries
+ * come later. Returns 0 or -ENOMEM.
+ */
+int jank_hashmap_reserve(struct jank_hashmap *m, size_t n);
 /* Insert or replace; value must not be NULL. Returns 0 or -ENOMEM. */
 int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value);
 /* Returns the removed value, or NULL. */

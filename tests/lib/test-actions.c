@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "hashmap.h"
 #include "scenario.h"
 
 static void keys_parse(void **state)
@@ -395,6 +396,108 @@ static void key_lengths(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * The table of open actions by itself: a rule's latest begun enters the
+ * hash map only when another of its rule begins, and every lookup finds
+ * the same action as if all were in it: the latest begun and older ones,
+ * a repeated key (replaced, the older one first), a key of another rule,
+ * keys that are prefixes of each other. The map's size follows the count
+ * of open actions as if each were in it.
+ */
+static void table_lookups(void **state)
+{
+	struct jank_action_table *t = jank_action_table_new(2);
+	struct jank_action *a, *b, *c, *d;
+	bool replaced;
+
+	assert_non_null(t);
+	assert_null(jank_action_find(t, 0, "k=1"));
+	assert_null(jank_action_find(t, 5, "k=1"));
+	assert_null(jank_action_open(t, 2, "k=1", 0, &replaced));
+	a = jank_action_open(t, 0, "k=1", 1, &replaced);
+	assert_non_null(a);
+	assert_false(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_null(jank_action_find(t, 0, "k=1x"));
+	assert_null(jank_action_find(t, 0, "k="));
+	assert_null(jank_action_find(t, 1, "k=1"));
+	b = jank_action_open(t, 0, "k=12", 2, &replaced);
+	assert_false(replaced);
+	c = jank_action_open(t, 1, "k=1", 3, &replaced);
+	assert_false(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_ptr_equal(jank_action_find(t, 0, "k=12"), b);
+	assert_ptr_equal(jank_action_find(t, 1, "k=1"), c);
+	assert_null(jank_action_find(t, 1, "k=12"));
+	/* A repeated key: the older one (not the latest begun) is replaced. */
+	d = jank_action_open(t, 0, "k=1", 4, &replaced);
+	assert_true(replaced);
+	assert_int_equal(jank_action_count(t), 3);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), d);
+	assert_int_equal(d->begin, 4);
+	assert_ptr_equal(jank_action_first(t, 0), b);
+	assert_ptr_equal(jank_action_last(t, 0), d);
+	/* Repeated again, now the latest begun. */
+	a = jank_action_open(t, 0, "k=1", 5, &replaced);
+	assert_true(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_int_equal(a->begin, 5);
+	jank_action_close(t, jank_action_find(t, 0, "k=12"));
+	assert_null(jank_action_find(t, 0, "k=12"));
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	jank_action_close(t, a);
+	assert_null(jank_action_find(t, 0, "k=1"));
+	assert_ptr_equal(jank_action_find(t, 1, "k=1"), c);
+	jank_action_close(t, c);
+	assert_int_equal(jank_action_count(t), 0);
+	/* Back to back: never more than one open, and the map has room for it. */
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		a = jank_action_open(t, 0, key, i, &replaced);
+		assert_non_null(a);
+		assert_ptr_equal(jank_action_find(t, 0, key), a);
+		jank_action_close(t, a);
+	}
+	/* Many open: all found, the oldest first. */
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		assert_non_null(jank_action_open(t, i % 2, key, i, &replaced));
+		assert_false(replaced);
+	}
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		a = jank_action_find(t, i % 2, key);
+		assert_non_null(a);
+		assert_int_equal(a->begin, i);
+		assert_null(jank_action_find(t, !(i % 2), key));
+	}
+	jank_action_table_free(t);
+
+	/*
+	 * 97 open actions of two rules: a map of all would have 256 slots (it
+	 * doubles past 3/4 of 128: 96), one without the two latest 128.
+	 */
+	t = jank_action_table_new(2);
+	assert_non_null(t);
+	size_t empty = jank_action_table_bytes(t);
+
+	for (int i = 0; i < 97; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		assert_non_null(jank_action_open(t, i % 2, key, i, &replaced));
+	}
+	assert_int_equal(jank_action_table_bytes(t) - empty,
+			 256 * sizeof(struct jank_hashmap_slot) + 97 * sizeof(struct jank_action));
+	jank_action_table_free(t);
+}
+
 /* A repeated begin replaces the open action and is counted. */
 static void repeated_begin(void **state)
 {
@@ -670,6 +773,7 @@ int main(void)
 		cmocka_unit_test(key_in_place),
 		cmocka_unit_test(key_values_in_place),
 		cmocka_unit_test(key_lengths),
+		cmocka_unit_test(table_lookups),
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),
