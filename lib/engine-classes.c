@@ -76,7 +76,8 @@ static void key_prefixes(struct class_role *role, char (*pre)[KEY_PRE_LEN], char
 
 /* The role of a rule (an action's begin or end, a flow's from or to) on the class. */
 static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end, char *const *keys,
-		     char *const *names, unsigned nkeys, const char *match_field)
+		     char *const *names, unsigned nkeys, const char *match_field,
+		     const struct jank_value *match)
 {
 	struct class_role *role;
 
@@ -94,6 +95,7 @@ static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end,
 	for (unsigned k = 0; k < nkeys; k++)
 		role->key_pos[k] = (int8_t)field_pos(ci, keys[k]);
 	role->match_pos = match_field ? (int8_t)field_pos(ci, match_field) : POS_NONE;
+	role->match = *match;
 }
 
 static void add_roles(struct jank_engine *e, struct class_info *ci)
@@ -104,7 +106,7 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 		for (int end = 0; end < 2; end++)
 			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) == 0)
 				add_role(ci, (uint32_t)r, false, end, rule->keys, rule->keys,
-					 rule->nkeys, rule->match_field);
+					 rule->nkeys, rule->match_field, &rule->match_value);
 	}
 	for (size_t f = 0; f < e->nflows; f++) {
 		const struct jank_flow_rule *flow = &e->flows[f].rule;
@@ -112,7 +114,8 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 		for (int to = 0; to < 2; to++)
 			if (strcmp(to ? flow->to_event : flow->from_event, ci->name) == 0)
 				add_role(ci, (uint32_t)f, true, to, jank_flow_rule_keys(flow, to),
-					 flow->keys, flow->nkeys, flow->match_field);
+					 flow->keys, flow->nkeys, flow->match_field,
+					 &flow->match_value);
 	}
 }
 

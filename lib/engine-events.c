@@ -37,10 +37,10 @@ static inline bool str_eq(const char *a, const char *b)
  * it runs for every role of every event of a rule's class, and most of
  * them fail at the first byte of a string.
  */
-static inline __attribute__((always_inline)) bool
-match_ok(const struct class_role *role, const struct jank_value *match, const struct jank_event *ev)
+static inline __attribute__((always_inline)) bool match_ok(const struct class_role *role,
+							   const struct jank_event *ev)
 {
-	const struct jank_value *v;
+	const struct jank_value *v, *match = &role->match;
 
 	if (role->match_pos < 0 || (unsigned)role->match_pos >= ev->nfields)
 		return true;
@@ -387,8 +387,6 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 	struct jank_action *a;
 	int32_t tid;
 
-	if (!match_ok(role, &rs->rule.match_value, ev))
-		return;
 	tid = engine_emitting_tid(e, ev);
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
@@ -476,8 +474,6 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	size_t klen;
 	int32_t tid;
 
-	if (!match_ok(role, &fs->rule.match_value, ev))
-		return;
 	tid = engine_emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
@@ -541,12 +537,14 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ci->domain == JANK_DOMAIN_KERNEL)
 		engine_kernel_stacks(e, ci, ev);
 	for (unsigned i = 0; i < ci->nroles; i++) {
-		if (ci->roles[i].unusable)
+		const struct class_role *role = &ci->roles[i];
+
+		if (role->unusable || !match_ok(role, ev))
 			continue;
-		if (ci->roles[i].flow)
-			on_flow_event(e, &ci->roles[i], ci->key_pre[i], ev);
+		if (role->flow)
+			on_flow_event(e, role, ci->key_pre[i], ev);
 		else
-			on_action_event(e, &ci->roles[i], ci->key_pre[i], ev);
+			on_action_event(e, role, ci->key_pre[i], ev);
 	}
 	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
 		engine_note_ust_event(e, ev);

@@ -31,6 +31,7 @@ struct class_role {
 	bool unusable; /* a key or match field the class lacks: its events are ignored */
 	int8_t key_pos[JANK_RULE_MAX_KEYS];
 	int8_t match_pos;
+	struct jank_value match; /* the rule's match value (its string is the rule's) */
 	/*
 	 * The length of the text before each key value, class_info's key_pre:
 	 * "name=", ",id="; 0 past the last key, or for a name too long for it
