@@ -115,7 +115,8 @@ static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
  * the key may not fit.
  */
 static size_t format_key_cut(const struct jank_engine *e, const struct class_role *role,
-			 char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
+			     char *const *keys, unsigned nkeys, const struct jank_event *ev,
+			     char *buf)
 {
 	size_t len = 0;
 
@@ -203,7 +204,7 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
  * text begins with '-').
  */
 struct key_parts {
-	uint8_t n; /* values; 0: the text was made a byte at a time (maybe cut) */
+	uint8_t n;    /* values; 0: the text was made a byte at a time (maybe cut) */
 	uint8_t nums; /* bit k: value k is a number */
 	uint8_t end[JANK_RULE_MAX_KEYS];
 	uint64_t mag[JANK_RULE_MAX_KEYS];
@@ -365,8 +366,8 @@ static bool key_eq_in_place(const struct jank_engine *e, const struct class_role
  * the same result, without a hash.
  */
 static struct jank_action *find_action(struct jank_engine *e, const struct class_role *role,
-				       const char (*pre)[KEY_PRE_LEN],
-				       const struct rule_state *rs, const struct jank_event *ev)
+				       const char (*pre)[KEY_PRE_LEN], const struct rule_state *rs,
+				       const struct jank_event *ev)
 {
 	struct jank_action *a = jank_action_last(e->actions, role->rule);
 	char key[JANK_KEY_LEN];

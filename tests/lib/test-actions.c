@@ -303,8 +303,7 @@ static void key_values_in_place(void **state)
 	scn_ust(&s, 8, 0, 1, "jank:action_end", S("name", "n"), I("id", INT64_MAX));
 	scn_ust(&s, 9, 0, 1, "jank:action_end", S("name", "n"), S("id", "-9223372036854775807"));
 	assert_int_equal(c.completed, 1);
-	scn_ust(&s, 10, 0, 1, "jank:action_end", S("name", "n"),
-		S("id", "-9223372036854775808"));
+	scn_ust(&s, 10, 0, 1, "jank:action_end", S("name", "n"), S("id", "-9223372036854775808"));
 	assert_int_equal(c.completed, 2);
 	assert_string_equal(c.last_key, "name=n,id=-9223372036854775808");
 	/* "name=a,id=b,id=c" both ways: one action. */
