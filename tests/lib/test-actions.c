@@ -335,6 +335,20 @@ static void key_values_in_place(void **state)
 	assert_int_equal(c.completed, 1);
 	assert_string_equal(c.last_key, "tid=12,id=3");
 	scn_fini(&s);
+
+	/* A name too long for the prefixes kept: the text a byte at a time, the same pairing. */
+	memset(&c, 0, sizeof(c));
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "request_identifier, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	scn_ust(&s, 0, 0, 1, "jank:action_begin", S("request_identifier", "r"), I("id", 7));
+	scn_ust(&s, 1, 0, 1, "jank:action_end", S("request_identifier", "r"), I("id", 70));
+	scn_ust(&s, 2, 0, 1, "jank:action_end", S("request_identifier", "rr"), I("id", 7));
+	assert_int_equal(c.completed, 0);
+	scn_ust(&s, 3, 0, 1, "jank:action_end", S("request_identifier", "r"), S("id", "7"));
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "request_identifier=r,id=7");
+	scn_fini(&s);
 }
 
 /* The text of the key "name, id" as the engine cuts it (ASCII: at JANK_KEY_LEN - 1 bytes). */
