@@ -476,14 +476,15 @@ struct rule_list {
 	struct jank_action *tail;
 };
 
+/* bytes first: jank_action_table_bytes() (actions.h) reads it in place. */
 struct jank_action_table {
+	size_t bytes; /* the record, its lists, map and actions, kept current */
 	struct jank_hashmap by_hash; /* hash → first action of the chain */
 	struct rule_list *rules;
 	uint32_t nrules;
 	struct jank_action *free_list;
 	size_t nfree;
 	size_t count;
-	size_t allocated;
 	jank_action_close_fn close_hook;
 	void *close_data;
 };
@@ -528,6 +529,7 @@ struct jank_action_table *jank_action_table_new(uint32_t nrules)
 	}
 	t->nrules = nrules;
 	jank_hashmap_init(&t->by_hash);
+	t->bytes = sizeof(*t) + nrules * sizeof(*t->rules);
 	return t;
 }
 
@@ -597,10 +599,13 @@ static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
 	struct jank_action *first = jank_hashmap_get(&t->by_hash, a->hash);
 
 	if (first == a) {
-		if (a->chain)
-			jank_hashmap_put(&t->by_hash, a->hash, a->chain); /* replaces: no alloc */
+		size_t map = jank_hashmap_bytes(&t->by_hash);
+
+		if (a->chain) /* a replacement, which may still grow the map */
+			jank_hashmap_put(&t->by_hash, a->hash, a->chain);
 		else
 			jank_hashmap_remove(&t->by_hash, a->hash);
+		t->bytes += jank_hashmap_bytes(&t->by_hash) - map;
 		return;
 	}
 	for (; first; first = first->chain)
@@ -627,7 +632,7 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 	/* Keep a few slots for reuse; give the rest back so that memory follows load. */
 	if (t->nfree >= FREE_LIST_MAX) {
 		free(a);
-		t->allocated--;
+		t->bytes -= sizeof(*a);
 		return;
 	}
 	a->next = t->free_list;
@@ -641,6 +646,7 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 	uint64_t h = key_hash(rule, key, n);
 	struct jank_action *a = find_hashed(t, rule, key, n, h), *first;
 	struct rule_list *l;
+	size_t map;
 
 	if (rule >= t->nrules)
 		return NULL;
@@ -655,7 +661,7 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 		a = malloc(sizeof(*a));
 		if (!a)
 			return NULL;
-		t->allocated++;
+		t->bytes += sizeof(*a);
 	}
 	memset(a, 0, sizeof(*a));
 	a->rule = rule;
@@ -665,12 +671,14 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 	a->pid = -1;
 	memcpy(a->key, key, n); /* the rest is zero */
 	first = jank_hashmap_get(&t->by_hash, h);
+	map = jank_hashmap_bytes(&t->by_hash);
 	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {
 		a->next = t->free_list;
 		t->free_list = a;
 		t->nfree++;
 		return NULL;
 	}
+	t->bytes += jank_hashmap_bytes(&t->by_hash) - map;
 	a->chain = first;
 	l = &t->rules[rule];
 	a->prev = l->tail;
@@ -715,10 +723,4 @@ struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_
 struct jank_action *jank_action_last(const struct jank_action_table *t, uint32_t rule)
 {
 	return rule < t->nrules ? t->rules[rule].tail : NULL;
-}
-
-size_t jank_action_table_bytes(const struct jank_action_table *t)
-{
-	return sizeof(*t) + t->nrules * sizeof(*t->rules) + jank_hashmap_bytes(&t->by_hash) +
-	       t->allocated * sizeof(struct jank_action);
 }

@@ -36,25 +36,34 @@
 	 2 * sizeof(struct jank_span_change))
 
 /*
- * Freed spans are kept for reuse, by size rounded up to SPAN_GRAIN (one
- * action's begin allocates one, and glibc's malloc and free were a tenth of
- * the engine on traces of short actions). What a span counts (its size) is
- * unchanged: the budget sees the same bytes.
+ * Spans come from slabs, and freed ones are kept for reuse, by size rounded
+ * up to SPAN_GRAIN (one action's begin allocates one: glibc's malloc and
+ * free were a tenth of the engine on traces of short actions, and freeing
+ * each span at the end as much again). What a span counts (its size) is
+ * unchanged: the budget sees the same bytes. The slabs go back to the system
+ * when no span is left (a GC step), and with the graph.
  */
 #define SPAN_GRAIN 32u
 #define SPAN_MAX   (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
 #define SPAN_BINS  ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
-/* Per bin: what a GC step frees (a step every 1,024 events); at most 1 MB in all. */
-#define SPAN_FREE_MAX 2048u
+#define SPAN_SLAB  (64u << 10)
 
-struct span_bin {
-	void *head; /* a freed span's first bytes link to the next */
-	uint32_t n;
+struct span_slab {
+	struct span_slab *next;
+	uint64_t pad; /* the spans after it are 16-byte aligned, as malloc's */
+	unsigned char mem[];
 };
 
-/* The caches come first: jank_graph_bytes() leaves them out. */
+/*
+ * Its counts first (jank_graph_bytes() reads them in place), then the caches,
+ * which jank_graph_bytes() leaves out.
+ */
 struct jank_graph {
-	struct span_bin span_free[SPAN_BINS];
+	struct jank_graph_acct acct;
+	void *span_free[SPAN_BINS]; /* a freed span's first bytes link to the next */
+	struct span_slab *slabs;    /* the newest first: spans are carved from its end down */
+	size_t slab_left;	    /* bytes not yet carved of the newest */
+	uint64_t spans_live;
 	/*
 	 * The thread jank_graph_get() or jank_graph_lookup() last found by tid,
 	 * NULL: an event's model, actions and spans ask for the same thread
@@ -65,8 +74,6 @@ struct jank_graph {
 	struct jank_hashmap by_serial;
 	uint32_t next_serial;
 	size_t gc_cursor; /* slot of by_serial where the next GC step starts */
-	uint64_t ring_bytes;
-	uint64_t thread_bytes;
 	uint64_t freed_vertices;
 	uint64_t freed_threads;
 	uint64_t gc_steps;
@@ -80,6 +87,17 @@ struct jank_graph {
 	void *free_data;
 };
 
+/* The record as accounted: its caches aside. */
+#define GRAPH_SELF_BYTES                                                                           \
+	(sizeof(struct jank_graph) - offsetof(struct jank_graph, by_tid) +                         \
+	 sizeof(struct jank_graph_acct))
+
+/* What the maps by tid and by serial hold (they grow, never shrink). */
+static uint64_t maps_bytes(const struct jank_graph *g)
+{
+	return jank_hashmap_bytes(&g->by_tid) + jank_hashmap_bytes(&g->by_serial);
+}
+
 struct jank_graph *jank_graph_new(void)
 {
 	struct jank_graph *g = calloc(1, sizeof(*g));
@@ -90,56 +108,67 @@ struct jank_graph *jank_graph_new(void)
 	jank_hashmap_init(&g->by_serial);
 	jank_stacks_init(&g->stacks, 1u << 20);
 	g->next_serial = 1;
+	g->acct.stacks = &g->stacks;
+	g->acct.bytes = GRAPH_SELF_BYTES;
 	return g;
 }
 
-/* The bin of a span of `size` bytes (at most SPAN_MAX). */
-static struct span_bin *span_bin(struct jank_graph *g, size_t size)
+/* The free list of spans of `size` bytes (at most SPAN_MAX). */
+static void **span_bin(struct jank_graph *g, size_t size)
 {
 	return &g->span_free[(size - 1) / SPAN_GRAIN];
 }
 
 static struct jank_span *span_alloc(struct jank_graph *g, size_t size)
 {
-	struct span_bin *b = span_bin(g, size);
-	void *s = b->head;
+	void **b = span_bin(g, size);
+	void *s = *b;
+	size_t n = (size + SPAN_GRAIN - 1) / SPAN_GRAIN * SPAN_GRAIN;
 
-	if (!s)
-		return malloc((size + SPAN_GRAIN - 1) / SPAN_GRAIN * SPAN_GRAIN);
-	memcpy(&b->head, s, sizeof(b->head));
-	b->n--;
+	if (s) {
+		memcpy(b, s, sizeof(*b));
+	} else {
+		if (g->slab_left < n) {
+			struct span_slab *sl = malloc(sizeof(*sl) + SPAN_SLAB);
+
+			if (!sl)
+				return NULL;
+			sl->next = g->slabs;
+			g->slabs = sl;
+			g->slab_left = SPAN_SLAB;
+		}
+		g->slab_left -= n;
+		s = g->slabs->mem + g->slab_left;
+	}
+	g->spans_live++;
 	return s;
 }
 
 static void span_put(struct jank_graph *g, struct jank_span *s)
 {
-	struct span_bin *b;
+	void **b;
 
 	if (!s || --s->refs)
 		return;
-	g->ring_bytes -= s->size;
+	g->acct.bytes -= s->size;
 	b = span_bin(g, s->size);
-	if (b->n >= SPAN_FREE_MAX) {
-		free(s);
-		return;
-	}
-	memcpy(s, &b->head, sizeof(b->head));
-	b->head = s;
-	b->n++;
+	memcpy(s, b, sizeof(*b));
+	*b = s;
+	g->spans_live--;
 }
 
-static void span_bins_free(struct jank_graph *g)
+/* All spans are free: the slabs go. */
+static void span_slabs_free(struct jank_graph *g)
 {
-	for (size_t i = 0; i < SPAN_BINS; i++) {
-		void *s = g->span_free[i].head, *next;
+	struct span_slab *sl, *next;
 
-		for (; s; s = next) {
-			memcpy(&next, s, sizeof(next));
-			free(s);
-		}
-		g->span_free[i].head = NULL;
-		g->span_free[i].n = 0;
+	for (sl = g->slabs; sl; sl = next) {
+		next = sl->next;
+		free(sl);
 	}
+	g->slabs = NULL;
+	g->slab_left = 0;
+	memset(g->span_free, 0, sizeof(g->span_free));
 }
 
 static void spans_free(struct jank_graph *g, struct jank_thread *w)
@@ -154,9 +183,9 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
 		span_put(g, sp->open[i]);
 	}
-	g->ring_bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
-	g->ring_bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
-	g->ring_bytes -= sizeof(*sp);
+	g->acct.bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
+	g->acct.bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
+	g->acct.bytes -= sizeof(*sp);
 	if (sp->v)
 		free(sp->v - sp->off);
 	free(sp->open);
@@ -166,12 +195,12 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 
 static void thread_free(struct jank_graph *g, struct jank_thread *w)
 {
-	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
-	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
-	g->thread_bytes -= sizeof(*w);
+	g->acct.bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
+	g->acct.bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
+	g->acct.bytes -= sizeof(*w);
 	spans_free(g, w);
 	if (w->fn) {
-		g->ring_bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
+		g->acct.bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
 		free(w->fn->v);
 		free(w->fn);
 	}
@@ -190,7 +219,7 @@ void jank_graph_free(struct jank_graph *g)
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
 	jank_stacks_fini(&g->stacks);
-	span_bins_free(g);
+	span_slabs_free(g);
 	free(g->flow_names);
 	free(g);
 }
@@ -237,6 +266,7 @@ struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
 struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
 {
 	struct jank_thread *w = jank_graph_lookup(g, tid);
+	uint64_t maps;
 
 	if (w)
 		return w;
@@ -255,16 +285,18 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	w->first_seen = ts;
 	w->last_seen = ts;
 	w->ust_last = INT64_MIN;
+	maps = maps_bytes(g);
 	if (jank_hashmap_put(&g->by_serial, w->serial, w) < 0) {
 		free(w);
 		return NULL;
 	}
 	if (jank_hashmap_put(&g->by_tid, (uint64_t)(uint32_t)tid, w) < 0) {
 		jank_hashmap_remove(&g->by_serial, w->serial);
+		g->acct.bytes += maps_bytes(g) - maps;
 		free(w);
 		return NULL;
 	}
-	g->thread_bytes += sizeof(*w);
+	g->acct.bytes += maps_bytes(g) - maps + sizeof(*w);
 	g->last = w;
 	return w;
 }
@@ -294,7 +326,7 @@ static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t nca
 	for (uint64_t i = w->base; i < w->next; i++)
 		nring[i & (ncap - 1)] = *slot(w, i);
 	free(w->ring);
-	g->ring_bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
+	g->acct.bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
 	w->ring = nring;
 	w->cap = ncap;
 	return 0;
@@ -438,7 +470,7 @@ uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name)
 
 		if (!ncap)
 			return JANK_NO_FLOW;
-		g->ring_bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
+		g->acct.bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
 		g->flows_cap = (uint32_t)ncap;
 	}
 	memcpy(g->flow_names[g->nflows], name, n);
@@ -488,7 +520,7 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
+		g->acct.bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
 		sp->v = base + sp->off;
 		sp->cap = (uint32_t)(ncap - sp->off);
 	}
@@ -516,7 +548,7 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 		sp = w->spans = calloc(1, sizeof(*sp));
 		if (!sp)
 			return NULL;
-		g->ring_bytes += sizeof(*sp);
+		g->acct.bytes += sizeof(*sp);
 	}
 	if (sp->nopen >= JANK_SPAN_DEPTH)
 		return NULL;
@@ -525,14 +557,14 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return NULL;
-		g->ring_bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
+		g->acct.bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
 		sp->open_cap = (uint32_t)ncap;
 	}
 	s = span_alloc(g, sizeof(*s) + nlen + klen + 2);
 	if (!s)
 		return NULL;
 	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
-	g->ring_bytes += s->size;
+	g->acct.bytes += s->size;
 	memcpy(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	k = s->name + nlen + 1;
@@ -605,7 +637,7 @@ struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct ja
 	if (!w->fn) {
 		w->fn = calloc(1, sizeof(*w->fn));
 		if (w->fn)
-			g->ring_bytes += sizeof(*w->fn);
+			g->acct.bytes += sizeof(*w->fn);
 	}
 	return w->fn;
 }
@@ -634,7 +666,7 @@ void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t t
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
+		g->acct.bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
 		f->cap = (uint32_t)ncap;
 	}
 	f->v[f->n].ts = ts;
@@ -715,11 +747,11 @@ static void gc_stacks(struct jank_graph *g, struct jank_thread *w, int64_t horiz
 				return;
 			f->v = v;
 		}
-		g->ring_bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
+		g->acct.bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
 		f->cap = ncap;
 	}
 	if (!f->n && !f->shadow && !f->ctx && !f->over) {
-		g->ring_bytes -= sizeof(*f);
+		g->acct.bytes -= sizeof(*f);
 		free(f);
 		w->fn = NULL;
 	}
@@ -732,7 +764,7 @@ void jank_graph_note_lock(struct jank_graph *g, struct jank_thread *w, uint64_t 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
+		g->acct.bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
 		w->notes_cap = (uint32_t)ncap;
 	}
 	w->notes[w->nnotes].idx = idx;
@@ -844,7 +876,7 @@ static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizo
 			return;
 		sp->v = v;
 	}
-	g->ring_bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
+	g->acct.bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
 	sp->cap = ncap;
 	sp->off = 0;
 }
@@ -933,6 +965,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		g->freed_threads++;
 		g->gc_cursor = i;
 	}
+	if (!g->spans_live && g->slabs)
+		span_slabs_free(g);
 	return visited;
 }
 
@@ -967,12 +1001,4 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
 {
 	return g->open_span_bytes;
-}
-
-uint64_t jank_graph_bytes(const struct jank_graph *g)
-{
-	/* Its caches (of freed spans, of the last thread) count no more than what they keep. */
-	return g->ring_bytes + g->thread_bytes + jank_hashmap_bytes(&g->by_tid) +
-	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g) -
-	       offsetof(struct jank_graph, by_tid);
 }

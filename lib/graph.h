@@ -328,7 +328,21 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
  * cannot free it before their actions end. O(1).
  */
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g);
-/* Bytes the graph accounts for (rings, thread records, maps); O(1). */
-uint64_t jank_graph_bytes(const struct jank_graph *g);
+/*
+ * What the graph accounts for, kept current as it grows and shrinks: the
+ * graph's first member, so that jank_graph_bytes() is a few loads (the
+ * engine notes its memory peak before every event that may free).
+ */
+struct jank_graph_acct {
+	uint64_t bytes;			  /* rings, thread records, maps, the record */
+	const struct jank_stacks *stacks; /* its table of stacks, counted apart */
+};
+/* Bytes the graph accounts for (rings, thread records, maps, stacks); O(1). */
+static inline uint64_t jank_graph_bytes(const struct jank_graph *g)
+{
+	const struct jank_graph_acct *a = (const struct jank_graph_acct *)(const void *)g;
+
+	return a->bytes + jank_stacks_bytes(a->stacks);
+}
 
 #endif
