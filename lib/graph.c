@@ -320,11 +320,21 @@ static struct jank_vertex *slot(const struct jank_thread *w, uint64_t idx)
 static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t ncap)
 {
 	struct jank_vertex *nring = malloc((size_t)ncap * sizeof(*nring));
+	uint64_t i = w->base;
 
 	if (!nring)
 		return -ENOMEM;
-	for (uint64_t i = w->base; i < w->next; i++)
-		nring[i & (ncap - 1)] = *slot(w, i);
+	/* In runs that wrap neither ring: at most three. */
+	while (i < w->next) {
+		uint64_t from = i & (w->cap - 1), to = i & (ncap - 1), n = w->next - i;
+
+		if (n > w->cap - from)
+			n = w->cap - from;
+		if (n > ncap - to)
+			n = ncap - to;
+		memcpy(&nring[to], &w->ring[from], n * sizeof(*nring));
+		i += n;
+	}
 	free(w->ring);
 	g->acct.bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
 	w->ring = nring;
@@ -433,9 +443,22 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 
 uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
 {
+	struct jank_vertex *v;
+
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
-	return append(g, w, ts, w->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
+	if (w->next - w->base == w->cap)
+		return append(g, w, ts, w->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
+	/* append()'s common case (a user-space event's split: one an event), in place. */
+	v = slot(w, w->next);
+	v->ts = ts;
+	v->state = w->state;
+	v->from_serial = JANK_NO_THREAD;
+	v->from_idx = 0;
+	v->flow = JANK_NO_FLOW;
+	w->since = ts;
+	jank_thread_seen(w, ts);
+	return w->next++;
 }
 
 void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
@@ -589,7 +612,9 @@ void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_sp
 	for (uint32_t i = sp ? sp->nopen : 0; i-- > 0;) {
 		if (sp->open[i] != s)
 			continue;
-		memmove(&sp->open[i], &sp->open[i + 1], (sp->nopen - i - 1) * sizeof(*sp->open));
+		if (i + 1 < sp->nopen)
+			memmove(&sp->open[i], &sp->open[i + 1],
+				(sp->nopen - i - 1) * sizeof(*sp->open));
 		sp->nopen--;
 		g->open_span_bytes -= s->size + OPEN_SPAN_EXTRA;
 		if (i == sp->nopen) /* it was the innermost */
