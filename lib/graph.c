@@ -55,21 +55,15 @@ struct span_slab {
 };
 
 /*
- * Its counts first (jank_graph_bytes() reads them in place), then the caches,
- * which jank_graph_bytes() leaves out.
+ * Its head first (graph.h's inline functions read it in place), then the
+ * caches: jank_graph_bytes() leaves them out, and the head's cache too.
  */
 struct jank_graph {
-	struct jank_graph_acct acct;
+	struct jank_graph_head h;
 	void *span_free[SPAN_BINS]; /* a freed span's first bytes link to the next */
 	struct span_slab *slabs;    /* the newest first: spans are carved from its end down */
 	size_t slab_left;	    /* bytes not yet carved of the newest */
 	uint64_t spans_live;
-	/*
-	 * The thread jank_graph_get() or jank_graph_lookup() last found by tid,
-	 * NULL: an event's model, actions and spans ask for the same thread
-	 * several times. Reset whenever by_tid loses a thread.
-	 */
-	struct jank_thread *last;
 	struct jank_hashmap by_tid;
 	struct jank_hashmap by_serial;
 	uint32_t next_serial;
@@ -87,10 +81,10 @@ struct jank_graph {
 	void *free_data;
 };
 
-/* The record as accounted: its caches aside. */
+/* The record as accounted: its caches (and the head's) aside. */
 #define GRAPH_SELF_BYTES                                                                           \
 	(sizeof(struct jank_graph) - offsetof(struct jank_graph, by_tid) +                         \
-	 sizeof(struct jank_graph_acct))
+	 offsetof(struct jank_graph_head, last))
 
 /* What the maps by tid and by serial hold (they grow, never shrink). */
 static uint64_t maps_bytes(const struct jank_graph *g)
@@ -108,8 +102,8 @@ struct jank_graph *jank_graph_new(void)
 	jank_hashmap_init(&g->by_serial);
 	jank_stacks_init(&g->stacks, 1u << 20);
 	g->next_serial = 1;
-	g->acct.stacks = &g->stacks;
-	g->acct.bytes = GRAPH_SELF_BYTES;
+	g->h.stacks = &g->stacks;
+	g->h.bytes = GRAPH_SELF_BYTES;
 	return g;
 }
 
@@ -150,7 +144,7 @@ static void span_put(struct jank_graph *g, struct jank_span *s)
 
 	if (!s || --s->refs)
 		return;
-	g->acct.bytes -= s->size;
+	g->h.bytes -= s->size;
 	b = span_bin(g, s->size);
 	memcpy(s, b, sizeof(*b));
 	*b = s;
@@ -183,9 +177,9 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
 		span_put(g, sp->open[i]);
 	}
-	g->acct.bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
-	g->acct.bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
-	g->acct.bytes -= sizeof(*sp);
+	g->h.bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
+	g->h.bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
+	g->h.bytes -= sizeof(*sp);
 	if (sp->v)
 		free(sp->v - sp->off);
 	free(sp->open);
@@ -195,12 +189,12 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 
 static void thread_free(struct jank_graph *g, struct jank_thread *w)
 {
-	g->acct.bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
-	g->acct.bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
-	g->acct.bytes -= sizeof(*w);
+	g->h.bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
+	g->h.bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
+	g->h.bytes -= sizeof(*w);
 	spans_free(g, w);
 	if (w->fn) {
-		g->acct.bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
+		g->h.bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
 		free(w->fn->v);
 		free(w->fn);
 	}
@@ -251,15 +245,12 @@ struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t 
 	return jank_hashmap_get(&g->by_serial, serial);
 }
 
-struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
+struct jank_thread *jank_graph_lookup_slow(struct jank_graph *g, int32_t tid)
 {
-	struct jank_thread *w = g->last;
+	struct jank_thread *w = jank_graph_find(g, tid);
 
-	if (w && w->tid == tid)
-		return w;
-	w = jank_graph_find(g, tid);
 	if (w)
-		g->last = w;
+		g->h.last = w;
 	return w;
 }
 
@@ -292,12 +283,12 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	}
 	if (jank_hashmap_put(&g->by_tid, (uint64_t)(uint32_t)tid, w) < 0) {
 		jank_hashmap_remove(&g->by_serial, w->serial);
-		g->acct.bytes += maps_bytes(g) - maps;
+		g->h.bytes += maps_bytes(g) - maps;
 		free(w);
 		return NULL;
 	}
-	g->acct.bytes += maps_bytes(g) - maps + sizeof(*w);
-	g->last = w;
+	g->h.bytes += maps_bytes(g) - maps + sizeof(*w);
+	g->h.last = w;
 	return w;
 }
 
@@ -305,7 +296,7 @@ void jank_graph_retire(struct jank_graph *g, int32_t tid)
 {
 	struct jank_thread *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
 
-	g->last = NULL;
+	g->h.last = NULL;
 	if (w && !w->retired) {
 		w->retired = true;
 		g->retired++;
@@ -336,7 +327,7 @@ static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t nca
 		i += n;
 	}
 	free(w->ring);
-	g->acct.bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
+	g->h.bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
 	w->ring = nring;
 	w->cap = ncap;
 	return 0;
@@ -493,7 +484,7 @@ uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name)
 
 		if (!ncap)
 			return JANK_NO_FLOW;
-		g->acct.bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
+		g->h.bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
 		g->flows_cap = (uint32_t)ncap;
 	}
 	memcpy(g->flow_names[g->nflows], name, n);
@@ -543,7 +534,7 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->acct.bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
+		g->h.bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
 		sp->v = base + sp->off;
 		sp->cap = (uint32_t)(ncap - sp->off);
 	}
@@ -571,7 +562,7 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 		sp = w->spans = calloc(1, sizeof(*sp));
 		if (!sp)
 			return NULL;
-		g->acct.bytes += sizeof(*sp);
+		g->h.bytes += sizeof(*sp);
 	}
 	if (sp->nopen >= JANK_SPAN_DEPTH)
 		return NULL;
@@ -580,14 +571,14 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return NULL;
-		g->acct.bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
+		g->h.bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
 		sp->open_cap = (uint32_t)ncap;
 	}
 	s = span_alloc(g, sizeof(*s) + nlen + klen + 2);
 	if (!s)
 		return NULL;
 	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
-	g->acct.bytes += s->size;
+	g->h.bytes += s->size;
 	memcpy(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	k = s->name + nlen + 1;
@@ -605,7 +596,7 @@ void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_sp
 {
 	/* Mostly the thread that ends the action, just found by tid. */
 	struct jank_thread *w =
-		g->last && g->last->serial == serial ? g->last : jank_graph_find_serial(g, serial);
+		g->h.last && g->h.last->serial == serial ? g->h.last : jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */
@@ -662,7 +653,7 @@ struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct ja
 	if (!w->fn) {
 		w->fn = calloc(1, sizeof(*w->fn));
 		if (w->fn)
-			g->acct.bytes += sizeof(*w->fn);
+			g->h.bytes += sizeof(*w->fn);
 	}
 	return w->fn;
 }
@@ -691,7 +682,7 @@ void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t t
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->acct.bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
+		g->h.bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
 		f->cap = (uint32_t)ncap;
 	}
 	f->v[f->n].ts = ts;
@@ -772,11 +763,11 @@ static void gc_stacks(struct jank_graph *g, struct jank_thread *w, int64_t horiz
 				return;
 			f->v = v;
 		}
-		g->acct.bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
+		g->h.bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
 		f->cap = ncap;
 	}
 	if (!f->n && !f->shadow && !f->ctx && !f->over) {
-		g->acct.bytes -= sizeof(*f);
+		g->h.bytes -= sizeof(*f);
 		free(f);
 		w->fn = NULL;
 	}
@@ -789,7 +780,7 @@ void jank_graph_note_lock(struct jank_graph *g, struct jank_thread *w, uint64_t 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->acct.bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
+		g->h.bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
 		w->notes_cap = (uint32_t)ncap;
 	}
 	w->notes[w->nnotes].idx = idx;
@@ -901,7 +892,7 @@ static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizo
 			return;
 		sp->v = v;
 	}
-	g->acct.bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
+	g->h.bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
 	sp->cap = ncap;
 	sp->off = 0;
 }
@@ -979,8 +970,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		g->freed_vertices += w->next - w->base;
 		if (jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)w->tid) == w)
 			jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)w->tid);
-		if (g->last == w)
-			g->last = NULL;
+		if (g->h.last == w)
+			g->h.last = NULL;
 		jank_hashmap_remove(&g->by_serial, w->serial);
 		if (w->retired)
 			g->retired--;

@@ -176,8 +176,7 @@ void jank_graph_free(struct jank_graph *g);
 
 /* The live record of a thread, or NULL. */
 struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid);
-/* The same, faster when asked for the same thread again (a cache of one). */
-struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid);
+/* jank_graph_lookup() (inline, below) is the same, faster when asked for the same thread again. */
 /* The live record of a thread; created (state unknown, first seen at ts) if absent. */
 struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
 /*
@@ -329,20 +328,33 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
  */
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g);
 /*
- * What the graph accounts for, kept current as it grows and shrinks: the
- * graph's first member, so that jank_graph_bytes() is a few loads (the
- * engine notes its memory peak before every event that may free).
+ * The graph's first member, read in place by the inline functions below
+ * (the engine asks for them at nearly every event): what the graph accounts
+ * for, kept current as it grows and shrinks, and the thread last found by
+ * tid (an event's model, actions and spans ask for the same thread several
+ * times).
  */
-struct jank_graph_acct {
+struct jank_graph_head {
 	uint64_t bytes;			  /* rings, thread records, maps, the record */
 	const struct jank_stacks *stacks; /* its table of stacks, counted apart */
+	struct jank_thread *last;	  /* NULL; reset whenever a thread loses its tid */
 };
+
 /* Bytes the graph accounts for (rings, thread records, maps, stacks); O(1). */
 static inline uint64_t jank_graph_bytes(const struct jank_graph *g)
 {
-	const struct jank_graph_acct *a = (const struct jank_graph_acct *)(const void *)g;
+	const struct jank_graph_head *h = (const struct jank_graph_head *)(const void *)g;
 
-	return a->bytes + jank_stacks_bytes(a->stacks);
+	return h->bytes + jank_stacks_bytes(h->stacks);
+}
+
+struct jank_thread *jank_graph_lookup_slow(struct jank_graph *g, int32_t tid);
+/* The live record of a thread, or NULL: jank_graph_find(), with a cache of one. */
+static inline struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
+{
+	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
+
+	return w && w->tid == tid ? w : jank_graph_lookup_slow(g, tid);
 }
 
 #endif
