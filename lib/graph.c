@@ -498,8 +498,8 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow)
 }
 
 /* From ts on, the innermost span of w is s (a reference is taken). */
-static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
-			struct jank_span *s)
+static void span_change_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+			     struct jank_span *s)
 {
 	struct jank_spans *sp = w->spans;
 	struct jank_span_change *last = sp->n ? &sp->v[sp->n - 1] : NULL;
@@ -537,6 +537,23 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 		g->h.bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
 		sp->v = base + sp->off;
 		sp->cap = (uint32_t)(ncap - sp->off);
+	}
+	sp->v[sp->n].ts = ts;
+	sp->v[sp->n].span = s;
+	sp->n++;
+	if (s)
+		s->refs++;
+}
+
+/* span_change_slow()'s common case inline: a later change with room for it. */
+static inline void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+			       struct jank_span *s)
+{
+	struct jank_spans *sp = w->spans;
+
+	if (!sp->n || sp->n == sp->cap || ts <= sp->v[sp->n - 1].ts || sp->v[sp->n - 1].span == s) {
+		span_change_slow(g, w, ts, s);
+		return;
 	}
 	sp->v[sp->n].ts = ts;
 	sp->v[sp->n].span = s;
