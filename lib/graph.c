@@ -64,6 +64,7 @@ struct jank_graph {
 	struct span_slab *slabs;    /* the newest first: spans are carved from its end down */
 	size_t slab_left;	    /* bytes not yet carved of the newest */
 	uint64_t spans_live;
+	bool closing; /* jank_graph_free(): the slabs go whole, no span is put back */
 	struct jank_hashmap by_tid;
 	struct jank_hashmap by_serial;
 	uint32_t next_serial;
@@ -171,9 +172,9 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 
 	if (!sp)
 		return;
-	for (uint32_t i = 0; i < sp->n; i++)
+	for (uint32_t i = 0; i < sp->n && !g->closing; i++)
 		span_put(g, sp->v[i].span);
-	for (uint32_t i = 0; i < sp->nopen; i++) {
+	for (uint32_t i = 0; i < sp->nopen && !g->closing; i++) {
 		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
 		span_put(g, sp->open[i]);
 	}
@@ -207,6 +208,7 @@ void jank_graph_free(struct jank_graph *g)
 {
 	if (!g)
 		return;
+	g->closing = true;
 	for (size_t i = 0; i < g->by_serial.cap; i++)
 		if (g->by_serial.slots[i].value)
 			thread_free(g, g->by_serial.slots[i].value);
