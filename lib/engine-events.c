@@ -4,6 +4,7 @@
  * role of its class (an action's begin or end, a flow's from or to) under
  * the key its fields make; a memory check every 4 events.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "engine-int.h"
@@ -361,13 +362,29 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	jank_action_close(e->pending, a);
 }
 
+/* ev, its thread numbered as its PID namespace's (a copy in *local). */
+static const struct jank_event *
+engine_container_event(struct jank_engine *e, const struct jank_event *ev, struct jank_event *local)
+{
+	size_t head = offsetof(struct jank_event, fields);
+	uint32_t n = ev->nfields < JANK_EVENT_MAX_FIELDS ? ev->nfields : JANK_EVENT_MAX_FIELDS;
+
+	memcpy(local, ev, head + n * sizeof(ev->fields[0]));
+	local->tid = jank_pidns_tid(&e->pidns, ev->pid_ns, ev->tid, ev->ts);
+	return local;
+}
+
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 {
 	const struct class_info *ci;
+	struct jank_event local;
 
 	if (ev->class_id >= e->nclasses)
 		return;
 	ci = &e->classes[ev->class_id];
+	/* A thread of a container: its vtid is not the host's tid (pidns.h). */
+	if (ci->domain == JANK_DOMAIN_UST && !jank_pidns_is_host(ev->pid_ns))
+		ev = engine_container_event(e, ev, &local);
 	/*
 	 * Before this event frees anything: the peak never goes down. An event
 	 * that cannot free (!ci->may_free) only grows memory, so the peak noted

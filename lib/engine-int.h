@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
+#include "pidns.h"
 #include "textsafe.h"
 
 #define GC_EVERY	   1024
@@ -105,6 +106,7 @@ struct jank_engine {
 	bool started;
 	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
 	uint64_t generation;
+	struct jank_pidns pidns; /* the numbers of containers' threads (pidns.h) */
 };
 
 /* engine-net.c */
