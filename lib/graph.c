@@ -12,7 +12,8 @@
  *    clamped to the previous vertex);
  *  - GC never frees the last vertex at or before the horizon, so the edge
  *    that straddles the horizon keeps its state;
- *  - g->bytes is the exact sum of the rings, thread records and maps it owns;
+ *  - g->h.bytes is the exact sum of the rings, thread records, span lists,
+ *    spans, maps and the record itself (its caches aside), kept as they change;
  *  - GC never frees the last span change at or before the horizon either, so
  *    the innermost span of any instant after it is the same as without GC.
  */
