@@ -435,24 +435,11 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
+uint64_t jank_graph_split_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts)
 {
-	struct jank_vertex *v;
-
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
-	if (w->next - w->base == w->cap)
-		return append(g, w, ts, w->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
-	/* append()'s common case (a user-space event's split: one an event), in place. */
-	v = slot(w, w->next);
-	v->ts = ts;
-	v->state = w->state;
-	v->from_serial = JANK_NO_THREAD;
-	v->from_idx = 0;
-	v->flow = JANK_NO_FLOW;
-	w->since = ts;
-	jank_thread_seen(w, ts);
-	return w->next++;
+	return append(g, w, ts, w->state, JANK_NO_THREAD, 0, JANK_NO_FLOW);
 }
 
 void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,

@@ -207,7 +207,27 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 		     int64_t ts, enum jank_state wakee_state);
 
 /* A vertex at ts that keeps the thread's state (a waker's point). Returns its index. */
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts);
+uint64_t jank_graph_split_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts);
+static inline uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
+{
+	struct jank_vertex *v;
+
+	/* Inline when the ring has room (a user-space event's vertex: one an event). */
+	if (w->next == w->base || w->next - w->base == w->cap)
+		return jank_graph_split_slow(g, w, ts);
+	if (w->ring[(w->next - 1) & (w->cap - 1)].ts >= ts)
+		return w->next - 1;
+	v = &w->ring[w->next & (w->cap - 1)];
+	v->ts = ts;
+	v->state = w->state;
+	v->from_serial = JANK_NO_THREAD;
+	v->from_idx = 0;
+	v->flow = JANK_NO_FLOW;
+	w->since = ts;
+	if (ts > w->last_seen)
+		w->last_seen = ts;
+	return w->next++;
+}
 /* A wakeup from an existing vertex of the waker (user-space lock handoff). */
 void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
 			  struct jank_thread *wakee, int64_t ts, enum jank_state wakee_state);
