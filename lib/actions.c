@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,6 +489,7 @@ struct jank_action_table {
 	jank_action_close_fn close_hook;
 	void *close_data;
 };
+_Static_assert(offsetof(struct jank_action_table, bytes) == 0, "actions.h reads it in place");
 
 /*
  * The key's bytes eight at a time (a byte at a time was a tenth of the

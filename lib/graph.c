@@ -82,6 +82,7 @@ struct jank_graph {
 	jank_graph_free_fn free_hook;
 	void *free_data;
 };
+_Static_assert(offsetof(struct jank_graph, h) == 0, "graph.h reads its head in place");
 
 /* The record as accounted: its caches (and the head's) aside. */
 #define GRAPH_SELF_BYTES                                                                           \

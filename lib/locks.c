@@ -37,6 +37,7 @@
  * A trylock that fails never makes the thread the holder. Records of idle
  * locks are freed, so memory follows the number of contended mutexes.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hashmap.h"
@@ -66,6 +67,7 @@ struct jank_locks {
 	struct jank_graph *g;
 	struct jank_hashmap by_key;
 };
+_Static_assert(offsetof(struct jank_locks, bytes) == 0, "locks.h reads it in place");
 
 static uint64_t lock_hash(int64_t proc, uint64_t mutex)
 {
