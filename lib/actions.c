@@ -479,7 +479,7 @@ struct rule_list {
 
 /* bytes first: jank_action_table_bytes() (actions.h) reads it in place. */
 struct jank_action_table {
-	size_t bytes; /* the record, its lists, map and actions, kept current */
+	size_t bytes;		     /* the record, its lists, map and actions, kept current */
 	struct jank_hashmap by_hash; /* hash → first action of the chain */
 	struct rule_list *rules;
 	uint32_t nrules;

@@ -603,8 +603,9 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
 {
 	/* Mostly the thread that ends the action, just found by tid. */
-	struct jank_thread *w =
-		g->h.last && g->h.last->serial == serial ? g->h.last : jank_graph_find_serial(g, serial);
+	struct jank_thread *w = g->h.last && g->h.last->serial == serial
+					? g->h.last
+					: jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */

@@ -71,9 +71,9 @@ static uint64_t bytes_round(struct jank_graph *g, int64_t t0)
 			jank_graph_split(g, w, t + 5);
 			if (i % 40 < 8) {
 				snprintf(key, sizeof(key), "id=%d", i);
-				open[i % 40] = jank_graph_span_open(g, w, t + (i % 3 ? 5 : 0),
-								    i % 2 ? "load" : "a longer name",
-								    key);
+				open[i % 40] =
+					jank_graph_span_open(g, w, t + (i % 3 ? 5 : 0),
+							     i % 2 ? "load" : "a longer name", key);
 				assert_non_null(open[i % 40]);
 			} else if (i % 40 < 16) {
 				/* Outermost first on odd rounds: the open list moves. */
@@ -83,7 +83,8 @@ static uint64_t bytes_round(struct jank_graph *g, int64_t t0)
 			}
 		}
 		if (tid == 3)
-			jank_graph_flow(g, jank_graph_find(g, 2), 5, w, t, jank_graph_flow_id(g, "f"));
+			jank_graph_flow(g, jank_graph_find(g, 2), 5, w, t,
+					jank_graph_flow_id(g, "f"));
 		jank_graph_gc_step(g, t - 1000, 40); /* some rings and span lists shrink */
 	}
 	for (int32_t tid = 1; tid <= 40; tid++)
