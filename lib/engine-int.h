@@ -32,7 +32,17 @@ struct class_role {
 	bool unusable; /* a key or match field the class lacks: its events are ignored */
 	int8_t key_pos[JANK_RULE_MAX_KEYS];
 	int8_t match_pos;
+	struct jank_value match; /* the rule's match value (its string is the rule's) */
+	/*
+	 * The length of the text before each key value, class_info's key_pre:
+	 * "name=", ",id="; 0 past the last key, or for a name too long for it
+	 * (format_key() then makes the key a byte at a time).
+	 */
+	uint8_t pre_len[JANK_RULE_MAX_KEYS];
 };
+
+/* The room for the text before a key value: ',' + name + '=' (a fixed-size copy). */
+#define KEY_PRE_LEN 16
 
 /* What every event reads comes first: one cache line for most classes. */
 struct class_info {
@@ -47,6 +57,8 @@ struct class_info {
 	char *name;
 	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
 	unsigned nfields;
+	/* By role, then key: the text before the value (its length in the role's pre_len). */
+	char key_pre[JANK_MAX_RULES_PER_EVENT][JANK_RULE_MAX_KEYS][KEY_PRE_LEN];
 };
 
 struct rule_state {
