@@ -139,9 +139,32 @@ void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t 
 		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
 		   int64_t end, int64_t threshold, bool over, bool incomplete);
 
-/* engine-gc.c */
-void engine_note_peak(struct jank_engine *e);
-uint64_t engine_memory_bytes(const struct jank_engine *e);
+/*
+ * engine-gc.c. The memory the budget counts: every table keeps its own
+ * count current as it grows and shrinks, and this sums them (a few loads:
+ * it is read before every event that may free, and every 4 events). The
+ * CPUs' histories are a fixed cost (jank_model_bytes), outside the budget.
+ */
+static inline uint64_t engine_memory_bytes(const struct jank_engine *e)
+{
+	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
+	       (e->actions ? jank_action_table_bytes(e->actions) : 0) +
+	       (e->pending ? jank_action_table_bytes(e->pending) : 0);
+}
+
+/*
+ * Every call that can free memory (an event ends an action or a lock
+ * record, new rules, a collection) notes the peak first, so that
+ * jank_engine_get_stats() never reports a peak lower than an earlier one.
+ */
+static inline void engine_note_peak(struct jank_engine *e)
+{
+	uint64_t bytes = engine_memory_bytes(e);
+
+	if (bytes > e->stats.memory_peak)
+		e->stats.memory_peak = bytes;
+}
+
 void engine_maintain(struct jank_engine *e);
 
 /* engine-stacks.c */
