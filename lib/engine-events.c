@@ -408,8 +408,8 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		a->serial = engine_fill_thread_info_w(w, ev, &a->pid, a->comm);
 		/* Until it ends, the action labels its thread's path segments. */
 		if (w)
-			a->span = jank_graph_span_open_n(e->graph, w, ev->ts, rs->rule.name, key,
-							 klen);
+			a->span = jank_graph_span_open_n(e->graph, w, ev->ts, rs->rule.name,
+							 rs->name_len, key, klen);
 		return;
 	}
 	a = find_action(e, role, pre, rs, ev);
