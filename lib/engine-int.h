@@ -63,6 +63,7 @@ struct class_info {
 
 struct rule_state {
 	struct jank_rule rule;
+	size_t name_len; /* strlen(rule.name): its spans' name */
 	struct jank_histogram hist;
 	struct jank_rule_stats stats;
 	struct jank_baseline baseline;
@@ -133,6 +134,8 @@ void engine_free_flows(struct flow_state *fs, size_t n);
 /* engine-verdicts.c */
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm);
+uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
+				   char *comm);
 bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
 		    int64_t end);
 void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,

@@ -556,16 +556,22 @@ static inline void span_change(struct jank_graph *g, struct jank_thread *w, int6
 struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key)
 {
-	size_t nlen = strnlen(name, JANK_LABEL_NAME_LEN - 1);
-	size_t klen = strnlen(key, JANK_LABEL_KEY_LEN - 1);
+	return jank_graph_span_open_n(g, w, ts, name, strnlen(name, JANK_LABEL_NAME_LEN), key,
+				      strnlen(key, JANK_LABEL_KEY_LEN));
+}
+
+struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+					 const char *name, size_t nlen, const char *key,
+					 size_t klen)
+{
 	struct jank_span *s;
 	struct jank_spans *sp = w->spans;
 	char *k;
 
-	if (name[nlen])
-		nlen = jank_utf8_cut(name, nlen); /* on a character boundary */
-	if (key[klen])
-		klen = jank_utf8_cut(key, klen);
+	if (nlen > JANK_LABEL_NAME_LEN - 1)
+		nlen = jank_utf8_cut(name, JANK_LABEL_NAME_LEN - 1); /* on a character boundary */
+	if (klen > JANK_LABEL_KEY_LEN - 1)
+		klen = jank_utf8_cut(key, JANK_LABEL_KEY_LEN - 1);
 	if (!sp) {
 		sp = w->spans = calloc(1, sizeof(*sp));
 		if (!sp)

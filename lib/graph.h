@@ -270,6 +270,10 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow);
 #define JANK_SPAN_DEPTH 32
 struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key);
+/* The same with nlen and klen the lengths (strlen()) of name and key, as the caller knows them. */
+struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+					 const char *name, size_t nlen, const char *key,
+					 size_t klen);
 /*
  * Close a span at ts on the thread record `serial` it was opened on (which may be
  * gone), and drop the caller's reference. When it was the innermost, the
