@@ -947,6 +947,7 @@ static const struct jank_config_schema_key keys[] = {
 	K("live", "worker-timeout",    worker_timeout,     RESTART, "10s", LIVE(worker_timeout_ns)),
 	K("live", "decoder",           jank_config_schema_enum,     RESTART, "auto", LIVE(decoder), .names = jank_live_decoder_names),
 	K("live", "crossing-timeout",  crossing_timeout,   LIVE, "5s", LIVE(crossing_timeout_ns)),
+	K("live", "network",           jank_config_schema_bool,     RESTART, "yes", LIVE(network)),
 	/* [graph]: the workers get the new limits with the rules. Defaults: the engine's. */
 	K("graph", "retention",        jank_config_schema_duration, LIVE, NULL, GRAPH(retention_ns)),
 	K("graph", "memory-limit",     jank_config_schema_size,     LIVE, NULL, GRAPH(memory_limit)),

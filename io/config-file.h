@@ -45,6 +45,7 @@ struct jank_config_live {
 	char **urls;  /* [live] url: each live session to watch, in file order */
 	size_t nurls; /* 0: none given */
 	bool create;  /* create and own the live session */
+	bool network; /* jankd's sessions enable the TCP segments' kernel events (default yes) */
 	int64_t timer_ns;
 	/* The session jankd creates (create = yes). */
 	char session[JANK_CONFIG_SESSION_LEN]; /* default jankd-live */

@@ -7,6 +7,11 @@
  * in time order, so appending keeps the list sorted: the oldest open action,
  * the expired ones and the overdue ones are all at the front. Freed slots go
  * to a free list, so the steady state does not allocate.
+ *
+ * A rule's latest begun action (its list's tail) enters the hash map only
+ * when another action of its rule begins: back-to-back actions end before,
+ * so most are never hashed (the key of a begin is only looked for among
+ * its rule's open actions: none, no hash).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -556,20 +561,63 @@ void jank_action_table_free(struct jank_action_table *t)
 	free(t);
 }
 
-/* key[0..n) is a cut key (key_len()); the table's keys end with zeros. */
-static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule, const char *key,
-				       size_t n, uint64_t h)
+/* Whether the action's key is key[0..n) (a cut key: key_len()). */
+static bool key_is(const struct jank_action *a, const char *key, size_t n)
 {
-	for (struct jank_action *a = jank_hashmap_get(&t->by_hash, h); a; a = a->chain)
-		if (a->rule == rule && memcmp(a->key, key, n) == 0 && !a->key[n])
+	return memcmp(a->key, key, n) == 0 && !a->key[n];
+}
+
+/*
+ * key[0..n) is a cut key (key_len()). The first action of its chain is
+ * *first (NULL: none). Only the actions in the map.
+ */
+static struct jank_action *find_hashed(struct jank_action_table *t, uint32_t rule, const char *key,
+				       size_t n, uint64_t h, struct jank_action **first)
+{
+	struct jank_hashmap_slot *s = jank_hashmap_slot(&t->by_hash, h);
+
+	*first = s ? s->value : NULL;
+	for (struct jank_action *a = *first; a; a = a->chain)
+		if (a->rule == rule && key_is(a, key, n))
 			return a;
 	return NULL;
+}
+
+/*
+ * Put the rule's latest begun action in the map, if it is not: before
+ * another action of its rule begins. The map has room already (the action
+ * reserved it when it began): this does not allocate.
+ */
+static int hash_tail(struct jank_action_table *t, struct rule_list *l)
+{
+	struct jank_action *a = l->tail;
+	struct jank_hashmap_slot *s;
+
+	if (!a || !a->unhashed)
+		return 0;
+	a->hash = key_hash(a->rule, a->key, strnlen(a->key, JANK_KEY_LEN - 1));
+	s = jank_hashmap_slot(&t->by_hash, a->hash);
+	if (s) {
+		a->chain = s->value; /* another key with its hash */
+		s->value = a;
+	} else if (jank_hashmap_put(&t->by_hash, a->hash, a) < 0) {
+		return -ENOMEM;
+	}
+	a->unhashed = false;
+	return 0;
 }
 
 struct jank_action *jank_action_find_n(struct jank_action_table *t, uint32_t rule, const char *key,
 				       size_t n)
 {
-	return find_hashed(t, rule, key, n, key_hash(rule, key, n));
+	struct jank_action *first, *tail;
+
+	if (rule >= t->nrules)
+		return NULL;
+	tail = t->rules[rule].tail;
+	if (tail && tail->unhashed && key_is(tail, key, n))
+		return tail;
+	return find_hashed(t, rule, key, n, key_hash(rule, key, n), &first);
 }
 
 struct jank_action *jank_action_find(struct jank_action_table *t, uint32_t rule, const char *key)
@@ -594,13 +642,14 @@ static void list_unlink(struct jank_action_table *t, struct jank_action *a)
 
 static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
 {
-	struct jank_action *first = jank_hashmap_get(&t->by_hash, a->hash);
+	struct jank_hashmap_slot *s = jank_hashmap_slot(&t->by_hash, a->hash);
+	struct jank_action *first = s ? s->value : NULL;
 
 	if (first == a) {
-		if (a->chain)
-			jank_hashmap_put(&t->by_hash, a->hash, a->chain); /* replaces: no alloc */
+		if (a->chain) /* a hash shared by two keys: rare; put() as ever (it may grow) */
+			jank_hashmap_put(&t->by_hash, a->hash, a->chain);
 		else
-			jank_hashmap_remove(&t->by_hash, a->hash);
+			jank_hashmap_remove_slot(&t->by_hash, s);
 		return;
 	}
 	for (; first; first = first->chain)
@@ -621,7 +670,8 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 {
 	if (t->close_hook)
 		t->close_hook(a, t->close_data);
-	chain_unlink(t, a);
+	if (!a->unhashed)
+		chain_unlink(t, a);
 	list_unlink(t, a);
 	t->count--;
 	/* Keep a few slots for reuse; give the rest back so that memory follows load. */
@@ -638,12 +688,18 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rule, const char *key,
 				       size_t n, int64_t begin, bool *replaced)
 {
-	uint64_t h = key_hash(rule, key, n);
-	struct jank_action *a = find_hashed(t, rule, key, n, h), *first;
+	struct jank_action *first, *a = NULL;
 	struct rule_list *l;
 
 	if (rule >= t->nrules)
 		return NULL;
+	l = &t->rules[rule];
+	/* Only an open action of its rule can have the key: none, no hash. */
+	if (l->tail) {
+		if (hash_tail(t, l) < 0)
+			return NULL;
+		a = find_hashed(t, rule, key, n, key_hash(rule, key, n), &first);
+	}
 	*replaced = a != NULL;
 	if (a)
 		jank_action_close(t, a);
@@ -657,22 +713,20 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 			return NULL;
 		t->allocated++;
 	}
-	memset(a, 0, sizeof(*a));
-	a->rule = rule;
-	a->hash = h;
-	a->begin = begin;
-	a->tid = -1;
-	a->pid = -1;
-	memcpy(a->key, key, n); /* the rest is zero */
-	first = jank_hashmap_get(&t->by_hash, h);
-	if (jank_hashmap_put(&t->by_hash, h, a) < 0) {
+	/* The map's room for every open action, as if each were in it. */
+	if (jank_hashmap_reserve(&t->by_hash, t->count) < 0) {
 		a->next = t->free_list;
 		t->free_list = a;
 		t->nfree++;
 		return NULL;
 	}
-	a->chain = first;
-	l = &t->rules[rule];
+	memset(a, 0, sizeof(*a));
+	a->rule = rule;
+	a->begin = begin;
+	a->tid = -1;
+	a->pid = -1;
+	a->unhashed = true;
+	memcpy(a->key, key, n); /* the rest is zero */
 	a->prev = l->tail;
 	if (l->tail)
 		l->tail->next = a;

@@ -133,19 +133,30 @@ struct jank_span;
 /* An open action (or a pending flow `from`: `rule` is then the flow's index). */
 struct jank_action {
 	uint32_t rule;
+	/*
+	 * Where each value of the key ends in key[] ("name=frame,id=3": 10,
+	 * 15), for the first key_n values, when the engine made the key from
+	 * an event; key_n 0 otherwise. The engine then keeps the values that
+	 * are numbers after the text's NUL in key[] (engine-events.c
+	 * key_keep()), and an end compares its values with them in place. In
+	 * what would be padding: the size is the same.
+	 */
+	uint8_t key_end[JANK_RULE_MAX_KEYS];
 	uint64_t hash;
 	int64_t begin;
 	int32_t tid;
 	int32_t pid;
 	uint32_t serial; /* the graph's thread serial of tid at the begin; 0: none */
 	bool overdue_reported;
+	uint8_t key_n;
+	bool unhashed; /* the table's: its rule's latest begun, not in the table's map yet */
 	union {
 		struct jank_span *span; /* an action's: as its thread's span (graph.h), NULL */
 		uint64_t vertex; /* a flow's: the vertex of `serial` where the work was handed over
 				  */
 	};
 	char comm[16];
-	char key[JANK_KEY_LEN];
+	char key[JANK_KEY_LEN]; /* NUL-terminated; what follows is the engine's (key_n) */
 	/* Table links: hash chain, and the rule's list in begin order. */
 	struct jank_action *chain;
 	struct jank_action *prev;

@@ -50,14 +50,40 @@ static int field_pos(struct class_info *ci, const char *name)
 	return (int)ci->nfields++;
 }
 
+/*
+ * The text of a role's key before each value, as format_key() writes it:
+ * "name=", ",id=" of the key's names (`names`: a flow's `to` reads its own
+ * fields, but its key text has the `from`'s names), "tid=" for the default
+ * key. A length of 0 where it does not fit.
+ */
+static void key_prefixes(struct class_role *role, char (*pre)[KEY_PRE_LEN], char *const *names,
+			 unsigned nkeys)
+{
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++) {
+		const char *name = nkeys ? (k < nkeys ? names[k] : NULL) : (k ? NULL : "tid");
+		size_t n = name ? strlen(name) : 0;
+
+		role->pre_len[k] = 0;
+		memset(pre[k], 0, KEY_PRE_LEN);
+		if (!name || n + 2 > KEY_PRE_LEN)
+			continue;
+		pre[k][0] = ',';
+		memcpy(pre[k] + !!k, name, n);
+		pre[k][!!k + n] = '=';
+		role->pre_len[k] = (uint8_t)(!!k + n + 1);
+	}
+}
+
 /* The role of a rule (an action's begin or end, a flow's from or to) on the class. */
 static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end, char *const *keys,
-		     unsigned nkeys, const char *match_field)
+		     char *const *names, unsigned nkeys, const char *match_field,
+		     const struct jank_value *match)
 {
 	struct class_role *role;
 
 	if (ci->nroles == JANK_MAX_RULES_PER_EVENT)
 		return;
+	key_prefixes(&ci->roles[ci->nroles], ci->key_pre[ci->nroles], names, nkeys);
 	role = &ci->roles[ci->nroles++];
 	role->rule = index;
 	role->flow = flow;
@@ -69,6 +95,7 @@ static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end,
 	for (unsigned k = 0; k < nkeys; k++)
 		role->key_pos[k] = (int8_t)field_pos(ci, keys[k]);
 	role->match_pos = match_field ? (int8_t)field_pos(ci, match_field) : POS_NONE;
+	role->match = *match;
 }
 
 static void add_roles(struct jank_engine *e, struct class_info *ci)
@@ -78,8 +105,8 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 
 		for (int end = 0; end < 2; end++)
 			if (strcmp(end ? rule->end_event : rule->begin_event, ci->name) == 0)
-				add_role(ci, (uint32_t)r, false, end, rule->keys, rule->nkeys,
-					 rule->match_field);
+				add_role(ci, (uint32_t)r, false, end, rule->keys, rule->keys,
+					 rule->nkeys, rule->match_field, &rule->match_value);
 	}
 	for (size_t f = 0; f < e->nflows; f++) {
 		const struct jank_flow_rule *flow = &e->flows[f].rule;
@@ -87,7 +114,8 @@ static void add_roles(struct jank_engine *e, struct class_info *ci)
 		for (int to = 0; to < 2; to++)
 			if (strcmp(to ? flow->to_event : flow->from_event, ci->name) == 0)
 				add_role(ci, (uint32_t)f, true, to, jank_flow_rule_keys(flow, to),
-					 flow->nkeys, flow->match_field);
+					 flow->keys, flow->nkeys, flow->match_field,
+					 &flow->match_value);
 	}
 }
 

@@ -4,6 +4,7 @@
  * role of its class (an action's begin or end, a flow's from or to) under
  * the key its fields make; a memory check every 4 events.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "engine-int.h"
@@ -32,19 +33,27 @@ static inline bool str_eq(const char *a, const char *b)
 	return false;
 }
 
-static bool match_ok(const struct class_role *role, const struct jank_value *match,
-		     const struct jank_event *ev)
+/*
+ * Whether the event passes the role's match. Inline, the type tested first:
+ * it runs for every role of every event of a rule's class, and most of
+ * them fail at the first byte of a string.
+ */
+static inline __attribute__((always_inline)) bool match_ok(const struct class_role *role,
+							   const struct jank_event *ev)
 {
-	const struct jank_value *v;
+	const struct jank_value *v, *match = &role->match;
 
 	if (role->match_pos < 0 || (unsigned)role->match_pos >= ev->nfields)
 		return true;
 	v = &ev->fields[role->match_pos];
+	if (v->type == JANK_VALUE_STR)
+		return match->type == JANK_VALUE_STR && v->s[0] == match->s[0] &&
+		       str_eq(v->s, match->s);
 	switch (v->type) {
 	case JANK_VALUE_NONE:
 		return true; /* the class has no such field: the match does not apply */
 	case JANK_VALUE_STR:
-		return match->type == JANK_VALUE_STR && str_eq(v->s, match->s);
+		break;
 	case JANK_VALUE_INT:
 	case JANK_VALUE_UINT:
 		return match->type == JANK_VALUE_INT && jank_value_as_int(v, 0) == match->i;
@@ -102,10 +111,12 @@ static bool key_put_u64(char *buf, size_t *len, uint64_t v, bool neg)
 
 /*
  * The text of an action's key: "name=frame,id=3", or "tid=42" by default;
- * its length. Built by hand: this runs for every begin and end event.
+ * its length. A byte at a time, cut where it is full: format_key() when
+ * the key may not fit.
  */
-static size_t format_key(const struct jank_engine *e, const struct class_role *role,
-			 char *const *keys, unsigned nkeys, const struct jank_event *ev, char *buf)
+static size_t format_key_cut(const struct jank_engine *e, const struct class_role *role,
+			     char *const *keys, unsigned nkeys, const struct jank_event *ev,
+			     char *buf)
 {
 	size_t len = 0;
 
@@ -139,118 +150,257 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 	return len;
 }
 
-/*
- * Whether *sp begins with the decimal text of the integer (neg ? -mag :
- * mag), as key_put_u64() writes it; *sp past it. Read, not written: no
- * leading zero, no overflow.
- */
-static bool text_eq_u64(const char **sp, uint64_t mag, bool neg)
+/* The magnitude and sign of an integer key value. */
+static inline uint64_t key_mag(int64_t i, bool *neg)
 {
-	const char *s = *sp, *d;
-	uint64_t v = 0;
-
-	if (neg && *s++ != '-')
-		return false;
-	for (d = s; *s >= '0' && *s <= '9'; s++)
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
-			return false;
-	if (s == d || (*d == '0' && s - d > 1))
-		return false;
-	*sp = s;
-	return v == mag;
-}
-
-/* Whether the text key begins with the NUL-terminated t; *sp past it. */
-static bool text_eq_str(const char **sp, const char *t)
-{
-	const char *s = *sp;
-
-	for (; *t; t++)
-		if (*s++ != *t)
-			return false; /* stops at the key's NUL: t has none */
-	*sp = s;
-	return true;
+	*neg = i < 0;
+	return i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
 }
 
 /*
- * Whether the whole text of the event's key, as format_key() would make it
- * before any cut, is `key`, read without making it. When it is, format_key()
- * makes exactly `key` (it is not longer than a key), the key an open action
- * has: an end finds the action it ends so, without the text being made and
- * hashed. When it is not, the caller makes the text.
+ * The decimal text of (neg ? -mag : mag) at buf, as key_put_u64() writes it;
+ * its length. buf has room for KEY_NUM_ROOM bytes (it writes that many).
+ * Four digits a division.
  */
-static bool key_text_eq(const struct jank_engine *e, const struct class_role *role,
-			char *const *keys, unsigned nkeys, const struct jank_event *ev,
-			const char *key)
+#define KEY_NUM_ROOM 24
+static inline size_t key_num(char *buf, uint64_t mag, bool neg)
 {
-	const char *s = key;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char digits[2 * KEY_NUM_ROOM];
+	char *end = digits + KEY_NUM_ROOM, *p = end;
+	uint32_t m;
 
-	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+	for (; mag >= 10000; mag /= 10000) {
+		uint32_t r = (uint32_t)(mag % 10000);
+
+		p -= 4;
+		memcpy(p, &pairs[r / 100 * 2], 2);
+		memcpy(p + 2, &pairs[r % 100 * 2], 2);
+	}
+	m = (uint32_t)mag;
+	if (m >= 100) {
+		p -= 2;
+		memcpy(p, &pairs[m % 100 * 2], 2);
+		m /= 100;
+	}
+	if (m >= 10) {
+		p -= 2;
+		memcpy(p, &pairs[m * 2], 2);
+	} else {
+		*--p = (char)('0' + m);
+	}
+	if (neg)
+		*--p = '-';
+	memcpy(buf, p, KEY_NUM_ROOM); /* a fixed size: no call; past the number is scratch */
+	return (size_t)(end - p);
+}
+
+/*
+ * What format_key() made besides the text: where each value ends in it,
+ * and which values are numbers, with their magnitudes (a negative one's
+ * text begins with '-').
+ */
+struct key_parts {
+	uint8_t n;    /* values; 0: the text was made a byte at a time (maybe cut) */
+	uint8_t nums; /* bit k: value k is a number */
+	uint8_t end[JANK_RULE_MAX_KEYS];
+	uint64_t mag[JANK_RULE_MAX_KEYS];
+};
+
+/*
+ * The text of an action's key (format_key_cut()'s): the role's prefixes
+ * ("name=", ",id=") copied whole, numbers written in place. Whenever the
+ * key might not fit in JANK_KEY_LEN - 1 bytes, or a name is long, the text
+ * is made again a byte at a time by format_key_cut(), which cuts it: the
+ * text is the same either way. This runs for every begin (and the end of
+ * an action that is not the latest begun).
+ */
+static size_t format_key(const struct jank_engine *e, const struct class_role *role,
+			 const char (*pre)[KEY_PRE_LEN], char *const *keys, unsigned nkeys,
+			 const struct jank_event *ev, char *buf, struct key_parts *kp)
+{
+	size_t len = 0;
+	unsigned k;
+
+	kp->nums = 0;
+	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
 		int pos = role->key_pos[k];
 		const struct jank_value *v =
 			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
-		bool ok;
+		bool neg = false;
 
-		if ((k && *s++ != ',') || !text_eq_str(&s, nkeys ? keys[k] : "tid") || *s++ != '=')
-			return false;
+		if (!role->pre_len[k] || len + KEY_PRE_LEN + KEY_NUM_ROOM > JANK_KEY_LEN)
+			goto cut;
+		memcpy(buf + len, pre[k], KEY_PRE_LEN);
+		len += role->pre_len[k];
 		if (pos == POS_TID) {
-			int64_t tid = engine_emitting_tid(e, ev);
-
-			ok = text_eq_u64(&s, tid < 0 ? 0 - (uint64_t)tid : (uint64_t)tid, tid < 0);
+			kp->mag[k] = key_mag(engine_emitting_tid(e, ev), &neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
-			ok = text_eq_str(&s, v->s);
+			for (const char *s = v->s; *s; s++) {
+				if (len >= JANK_KEY_LEN - 1)
+					goto cut;
+				buf[len++] = *s;
+			}
+			kp->end[k] = (uint8_t)len;
+			continue;
 		} else if (v && v->type == JANK_VALUE_UINT) {
-			ok = text_eq_u64(&s, v->u, false);
+			kp->mag[k] = v->u;
 		} else if (v && v->type == JANK_VALUE_INT) {
-			ok = text_eq_u64(&s, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i,
-					 v->i < 0);
+			kp->mag[k] = key_mag(v->i, &neg);
 		} else {
-			ok = text_eq_str(&s, "?");
+			buf[len++] = '?';
+			kp->end[k] = (uint8_t)len;
+			continue;
 		}
-		if (!ok)
+		len += key_num(buf + len, kp->mag[k], neg);
+		kp->nums |= (uint8_t)(1u << k);
+		kp->end[k] = (uint8_t)len;
+	}
+	buf[len] = '\0';
+	kp->n = (uint8_t)k;
+	return len;
+cut:
+	kp->n = 0;
+	return format_key_cut(e, role, keys, nkeys, ev, buf);
+}
+
+/*
+ * Where an action's key keeps the magnitudes of its numbers: after its
+ * text's NUL (key[len + 1] the bit mask of which values are numbers),
+ * aligned; past JANK_KEY_LEN when they do not fit.
+ */
+static inline size_t key_mags_at(size_t len)
+{
+	return (len + 2 + 7) & ~(size_t)7;
+}
+
+/*
+ * Keep with the action just opened with format_key()'s text what it made
+ * besides: where the values end (a->key_end), the numbers' magnitudes
+ * after the text. An end then compares its values with them in place.
+ */
+static void key_keep(struct jank_action *a, size_t len, const struct key_parts *kp)
+{
+	size_t at = key_mags_at(len);
+
+	if (!kp->n || at + kp->n * sizeof(uint64_t) > JANK_KEY_LEN) {
+		a->key_n = 0;
+		return;
+	}
+	a->key_n = kp->n;
+	memcpy(a->key_end, kp->end, sizeof(a->key_end));
+	a->key[len + 1] = (char)kp->nums;
+	memcpy(a->key + at, kp->mag, kp->n * sizeof(uint64_t));
+}
+
+/*
+ * Whether the event's key is the text of the action `a` (opened with
+ * key_keep(), by the same rule: the same names), its values compared in
+ * place: a number with the number kept, a string with the text. True means
+ * the texts are the same; false only that the caller must compare the
+ * texts (12 and "12" make the same text; a value may hold ",id=": the
+ * split of a text into values is not unique).
+ */
+static bool key_eq_in_place(const struct jank_engine *e, const struct class_role *role,
+			    const struct jank_event *ev, const struct jank_action *a)
+{
+	size_t len = a->key_end[a->key_n - 1], mags = key_mags_at(len);
+	uint8_t nums = (uint8_t)a->key[len + 1];
+	unsigned k;
+
+	for (k = 0; k < JANK_RULE_MAX_KEYS && role->key_pos[k] != POS_NONE; k++) {
+		int pos = role->key_pos[k];
+		const struct jank_value *v =
+			pos >= 0 && (unsigned)pos < ev->nfields ? &ev->fields[pos] : NULL;
+		size_t at, n;
+		const char *t;
+		uint64_t mag, kept;
+		bool neg = false;
+
+		if (k >= a->key_n || !role->pre_len[k])
+			return false;
+		at = (k ? a->key_end[k - 1] : 0) + role->pre_len[k];
+		if (a->key_end[k] < at)
+			return false;
+		t = a->key + at;
+		n = a->key_end[k] - at;
+		if (pos == POS_TID) {
+			mag = key_mag(engine_emitting_tid(e, ev), &neg);
+		} else if (v && v->type == JANK_VALUE_STR) {
+			const char *s = v->s;
+			size_t i;
+
+			for (i = 0; i < n && s[i] == t[i]; i++)
+				;
+			if (i < n || s[i])
+				return false;
+			continue;
+		} else if (v && v->type == JANK_VALUE_UINT) {
+			mag = v->u;
+		} else if (v && v->type == JANK_VALUE_INT) {
+			mag = key_mag(v->i, &neg);
+		} else {
+			if (n != 1 || *t != '?')
+				return false;
+			continue;
+		}
+		/* The same sign and magnitude: the same text. */
+		if (!(nums & (1u << k)))
+			return false;
+		memcpy(&kept, a->key + mags + k * sizeof(uint64_t), sizeof(kept));
+		if (kept != mag || neg != (*t == '-'))
 			return false;
 	}
-	return *s == '\0';
+	return k == a->key_n;
 }
 
 /*
  * The open action an end event ends, or NULL: first the rule's latest
  * begun (back-to-back actions end the one just begun), compared with the
- * event's key in place; else by the key's text.
+ * event's values in place, else with its key text; else found by that
+ * text. The latest begun is the one the table would give for that text
+ * when their texts are the same (keys of a rule are unique in the table):
+ * the same result, without a hash.
  */
 static struct jank_action *find_action(struct jank_engine *e, const struct class_role *role,
-				       const struct rule_state *rs, const struct jank_event *ev)
+				       const char (*pre)[KEY_PRE_LEN], const struct rule_state *rs,
+				       const struct jank_event *ev)
 {
 	struct jank_action *a = jank_action_last(e->actions, role->rule);
 	char key[JANK_KEY_LEN];
+	struct key_parts kp;
 	size_t klen;
 
-	if (a && key_text_eq(e, role, rs->rule.keys, rs->rule.nkeys, ev, a->key))
+	if (a && a->key_n && key_eq_in_place(e, role, ev, a))
 		return a;
-	klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+	klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, &kp);
+	if (a && memcmp(a->key, key, klen + 1) == 0)
+		return a;
 	return jank_action_find_n(e->actions, role->rule, key, klen);
 }
 
 static void on_action_event(struct jank_engine *e, const struct class_role *role,
-			    const struct jank_event *ev)
+			    const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
 {
 	struct rule_state *rs = &e->rules[role->rule];
 	struct jank_action *a;
 	int32_t tid;
 
-	if (!match_ok(role, &rs->rule.match_value, ev))
-		return;
 	tid = engine_emitting_tid(e, ev);
 	if (!role->end) {
 		struct jank_thread *w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 		char key[JANK_KEY_LEN];
-		size_t klen = format_key(e, role, rs->rule.keys, rs->rule.nkeys, ev, key);
+		struct key_parts kp;
+		size_t klen = format_key(e, role, pre, rs->rule.keys, rs->rule.nkeys, ev, key, &kp);
 		bool replaced;
 
 		a = jank_action_open_n(e->actions, role->rule, key, klen, ev->ts, &replaced);
 		if (!a)
 			return;
+		key_keep(a, klen, &kp);
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
@@ -260,7 +410,7 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
 		return;
 	}
-	a = find_action(e, role, rs, ev);
+	a = find_action(e, role, pre, rs, ev);
 	if (!a) {
 		e->stats.actions_unmatched++;
 		return;
@@ -316,22 +466,21 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
  * the `to` gets an edge from that vertex. A `to` with no `from` makes none.
  */
 static void on_flow_event(struct jank_engine *e, const struct class_role *role,
-			  const struct jank_event *ev)
+			  const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
 {
 	const struct flow_state *fs = &e->flows[role->rule];
 	struct jank_thread *w, *src;
 	char key[JANK_KEY_LEN];
+	struct key_parts kp;
 	struct jank_action *a;
 	size_t klen;
 	int32_t tid;
 
-	if (!match_ok(role, &fs->rule.match_value, ev))
-		return;
 	tid = engine_emitting_tid(e, ev);
 	w = tid > 0 ? jank_graph_get(e->graph, tid, ev->ts) : NULL;
 	if (!w)
 		return;
-	klen = format_key(e, role, fs->rule.keys, fs->rule.nkeys, ev, key);
+	klen = format_key(e, role, pre, fs->rule.keys, fs->rule.nkeys, ev, key, &kp);
 	if (!role->end) {
 		uint64_t idx = jank_graph_split(e->graph, w, ev->ts);
 		bool replaced;
@@ -361,13 +510,29 @@ static void on_flow_event(struct jank_engine *e, const struct class_role *role,
 	jank_action_close(e->pending, a);
 }
 
+/* ev, its thread numbered as its PID namespace's (a copy in *local). */
+static const struct jank_event *
+engine_container_event(struct jank_engine *e, const struct jank_event *ev, struct jank_event *local)
+{
+	size_t head = offsetof(struct jank_event, fields);
+	uint32_t n = ev->nfields < JANK_EVENT_MAX_FIELDS ? ev->nfields : JANK_EVENT_MAX_FIELDS;
+
+	memcpy(local, ev, head + n * sizeof(ev->fields[0]));
+	local->tid = jank_pidns_tid(&e->pidns, ev->pid_ns, ev->tid, ev->ts);
+	return local;
+}
+
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 {
 	const struct class_info *ci;
+	struct jank_event local;
 
 	if (ev->class_id >= e->nclasses)
 		return;
 	ci = &e->classes[ev->class_id];
+	/* A thread of a container: its vtid is not the host's tid (pidns.h). */
+	if (ci->domain == JANK_DOMAIN_UST && !jank_pidns_is_host(ev->pid_ns))
+		ev = engine_container_event(e, ev, &local);
 	/*
 	 * Before this event frees anything: the peak never goes down. An event
 	 * that cannot free (!ci->may_free) only grows memory, so the peak noted
@@ -390,12 +555,14 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 	if (ci->domain == JANK_DOMAIN_KERNEL)
 		engine_kernel_stacks(e, ci, ev);
 	for (unsigned i = 0; i < ci->nroles; i++) {
-		if (ci->roles[i].unusable)
+		const struct class_role *role = &ci->roles[i];
+
+		if (role->unusable || !match_ok(role, ev))
 			continue;
-		if (ci->roles[i].flow)
-			on_flow_event(e, &ci->roles[i], ev);
+		if (role->flow)
+			on_flow_event(e, role, ci->key_pre[i], ev);
 		else
-			on_action_event(e, &ci->roles[i], ev);
+			on_action_event(e, role, ci->key_pre[i], ev);
 	}
 	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
 		engine_note_ust_event(e, ev);

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "locks.h"
 #include "model.h"
+#include "pidns.h"
 #include "textsafe.h"
 
 #define GC_EVERY	   1024
@@ -31,7 +32,17 @@ struct class_role {
 	bool unusable; /* a key or match field the class lacks: its events are ignored */
 	int8_t key_pos[JANK_RULE_MAX_KEYS];
 	int8_t match_pos;
+	struct jank_value match; /* the rule's match value (its string is the rule's) */
+	/*
+	 * The length of the text before each key value, class_info's key_pre:
+	 * "name=", ",id="; 0 past the last key, or for a name too long for it
+	 * (format_key() then makes the key a byte at a time).
+	 */
+	uint8_t pre_len[JANK_RULE_MAX_KEYS];
 };
+
+/* The room for the text before a key value: ',' + name + '=' (a fixed-size copy). */
+#define KEY_PRE_LEN 16
 
 /* What every event reads comes first: one cache line for most classes. */
 struct class_info {
@@ -46,6 +57,8 @@ struct class_info {
 	char *name;
 	const char *fields[JANK_EVENT_MAX_FIELDS + 1];
 	unsigned nfields;
+	/* By role, then key: the text before the value (its length in the role's pre_len). */
+	char key_pre[JANK_MAX_RULES_PER_EVENT][JANK_RULE_MAX_KEYS][KEY_PRE_LEN];
 };
 
 struct rule_state {
@@ -105,6 +118,7 @@ struct jank_engine {
 	bool started;
 	bool ctx_stacks; /* a kernel event's callstack context gave some thread its stack */
 	uint64_t generation;
+	struct jank_pidns pidns; /* the numbers of containers' threads (pidns.h) */
 };
 
 /* engine-net.c */

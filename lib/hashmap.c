@@ -55,14 +55,17 @@ static int grow(struct jank_hashmap *m)
 	return 0;
 }
 
+int jank_hashmap_reserve(struct jank_hashmap *m, size_t n)
+{
+	return (n + 1) * 4 > m->cap * 3 ? grow(m) : 0;
+}
+
 int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value)
 {
-	if ((m->count + 1) * 4 > m->cap * 3) {
-		int r = grow(m);
+	int r = jank_hashmap_reserve(m, m->count);
 
-		if (r < 0)
-			return r;
-	}
+	if (r < 0)
+		return r;
 	for (size_t i = probe_start(m, key);; i = (i + 1) & (m->cap - 1)) {
 		struct jank_hashmap_slot *s = &m->slots[i];
 
@@ -79,20 +82,24 @@ int jank_hashmap_put(struct jank_hashmap *m, uint64_t key, void *value)
 	}
 }
 
-void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key)
+struct jank_hashmap_slot *jank_hashmap_slot(const struct jank_hashmap *m, uint64_t key)
 {
-	size_t i, j;
-	void *v;
-
 	if (m->count == 0)
 		return NULL;
-	for (i = probe_start(m, key);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->slots[i].value)
+	for (size_t i = probe_start(m, key);; i = (i + 1) & (m->cap - 1)) {
+		struct jank_hashmap_slot *s = &m->slots[i];
+
+		if (!s->value)
 			return NULL;
-		if (m->slots[i].key == key)
-			break;
+		if (s->key == key)
+			return s;
 	}
-	v = m->slots[i].value;
+}
+
+void jank_hashmap_remove_slot(struct jank_hashmap *m, struct jank_hashmap_slot *s)
+{
+	size_t i = (size_t)(s - m->slots), j;
+
 	/* Backward-shift: move later members of the probe run into the hole. */
 	for (j = (i + 1) & (m->cap - 1); m->slots[j].value; j = (j + 1) & (m->cap - 1)) {
 		size_t home = probe_start(m, m->slots[j].key);
@@ -105,5 +112,16 @@ void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key)
 	}
 	m->slots[i].value = NULL;
 	m->count--;
+}
+
+void *jank_hashmap_remove(struct jank_hashmap *m, uint64_t key)
+{
+	struct jank_hashmap_slot *s = jank_hashmap_slot(m, key);
+	void *v;
+
+	if (!s)
+		return NULL;
+	v = s->value;
+	jank_hashmap_remove_slot(m, s);
 	return v;
 }

@@ -256,15 +256,19 @@ static const char *const jank_layout_names[] = {
 
 JANK_STRTABLE_DEFINE(jank_layout, enum jank_layout_version, "unknown")
 
-size_t jank_layout_kernel_events(enum jank_layout_version v, const char **names, size_t max)
+size_t jank_layout_kernel_events(enum jank_layout_version v, bool network, const char **names,
+				 size_t max)
 {
 	size_t n = 0;
 
 	if (v == JANK_LAYOUT_UNKNOWN)
 		v = JANK_LAYOUT_2_8;
-	for (const struct name_type *t = kernel_names; t->name && n + 1 < max; t++)
+	for (const struct name_type *t = kernel_names; t->name && n + 1 < max; t++) {
+		if (!network && (t->type == JANK_EVENT_NET_SEND || t->type == JANK_EVENT_NET_RECV))
+			continue;
 		if ((!t->since || v >= t->since) && (!t->until || v <= t->until))
 			names[n++] = t->name;
+	}
 	if (max)
 		names[n] = NULL;
 	return n;

@@ -48,10 +48,12 @@ JANK_STRTABLE_DECLARE(jank_layout, enum jank_layout_version);
  * The kernel events of layout v that the model reads, as a session enables
  * them (x86_irq_vectors_* for the IPIs; system calls are the rules' own):
  * at most max - 1 names into `names`, NULL-terminated; returns how many.
- * UNKNOWN is the newest layout.
+ * UNKNOWN is the newest layout. Without `network`, the TCP segments'
+ * events (net_dev_queue, net_if_receive_skb) are left out.
  */
 #define JANK_LAYOUT_MAX_KERNEL_EVENTS 32
-size_t jank_layout_kernel_events(enum jank_layout_version v, const char **names, size_t max);
+size_t jank_layout_kernel_events(enum jank_layout_version v, bool network, const char **names,
+				 size_t max);
 
 /* What an event class means in a domain; JANK_EVENT_USER when nothing. */
 enum jank_event_type jank_layout_classify(const struct jank_layout *l, enum jank_domain domain,

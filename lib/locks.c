@@ -2,7 +2,8 @@
 /*
  * User-space lock contention from the lttng-ust pthread wrapper:
  * pthread_mutex_lock_req, _lock_acq, _unlock and _trylock, field `mutex`,
- * with the vpid/vtid contexts. Locks are keyed by (vpid, mutex address).
+ * with the vpid/vtid contexts. Locks are keyed by (process, mutex address),
+ * the process as jank_process_key() has it: two containers' pid 1 are two.
  *
  * A request made while the mutex has a holder is contended; its waiter's
  * request-to-acquisition interval is a `lock_wait` whose waker is the
@@ -44,7 +45,7 @@
 #include "textsafe.h"
 
 struct lock {
-	int32_t vpid;
+	int64_t proc; /* jank_process_key(pid_ns, vpid) */
 	uint64_t mutex;
 	uint32_t holder;	/* thread serial, 0 when free */
 	uint32_t late_unlocker; /* a holder whose unlock event is still to come */
@@ -65,9 +66,9 @@ struct jank_locks {
 	size_t count;
 };
 
-static uint64_t lock_hash(int32_t vpid, uint64_t mutex)
+static uint64_t lock_hash(int64_t proc, uint64_t mutex)
 {
-	return jank_hash64(mutex ^ ((uint64_t)(uint32_t)vpid << 47) ^ 0x9e3779b97f4a7c15ull);
+	return jank_hash64(mutex ^ ((uint64_t)proc << 17) ^ 0x9e3779b97f4a7c15ull);
 }
 
 struct jank_locks *jank_locks_new(struct jank_graph *g)
@@ -102,20 +103,20 @@ size_t jank_locks_bytes(const struct jank_locks *l)
 	return sizeof(*l) + jank_hashmap_bytes(&l->by_key) + l->count * sizeof(struct lock);
 }
 
-static struct lock *find(struct jank_locks *l, int32_t vpid, uint64_t mutex, bool create)
+static struct lock *find(struct jank_locks *l, int64_t proc, uint64_t mutex, bool create)
 {
-	uint64_t h = lock_hash(vpid, mutex);
+	uint64_t h = lock_hash(proc, mutex);
 	struct lock *first = jank_hashmap_get(&l->by_key, h), *k;
 
 	for (k = first; k; k = k->chain)
-		if (k->vpid == vpid && k->mutex == mutex)
+		if (k->proc == proc && k->mutex == mutex)
 			return k;
 	if (!create)
 		return NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;
-	k->vpid = vpid;
+	k->proc = proc;
 	k->mutex = mutex;
 	k->chain = first;
 	if (jank_hashmap_put(&l->by_key, h, k) < 0) {
@@ -134,7 +135,7 @@ static void release_if_idle(struct jank_locks *l, struct lock *k)
 
 	if (k->holder || k->waiters || k->late_unlocker)
 		return;
-	h = lock_hash(k->vpid, k->mutex);
+	h = lock_hash(k->proc, k->mutex);
 	first = jank_hashmap_get(&l->by_key, h);
 	if (first == k) {
 		if (k->chain)
@@ -163,10 +164,10 @@ static void hold(struct jank_locks *l, struct jank_thread *w, struct lock *k, in
 		jank_graph_transition(l->g, w, ts, JANK_STATE_UNKNOWN);
 }
 
-static void on_request(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
+static void on_request(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int64_t proc,
 		       int64_t ts, bool kernel)
 {
-	struct lock *k = find(l, vpid, mutex, false);
+	struct lock *k = find(l, proc, mutex, false);
 
 	w->lock_mutex = mutex;
 	w->lock_req = ts;
@@ -182,11 +183,11 @@ static void on_request(struct jank_locks *l, struct jank_thread *w, uint64_t mut
 	}
 }
 
-static void on_acquire(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
+static void on_acquire(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int64_t proc,
 		       int64_t ts, bool kernel)
 {
 	bool waited = w->lock_mutex == mutex && w->lock_contended;
-	struct lock *k = find(l, vpid, mutex, true);
+	struct lock *k = find(l, proc, mutex, true);
 	struct jank_thread *from;
 
 	w->lock_mutex = 0;
@@ -235,10 +236,10 @@ static void cond_woken(struct jank_locks *l, struct jank_thread *w, struct lock 
 	jank_graph_link_from(l->g, from, k->released_idx, w, k->released_ts, JANK_STATE_UNKNOWN);
 }
 
-static void on_unlock(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int32_t vpid,
+static void on_unlock(struct jank_locks *l, struct jank_thread *w, uint64_t mutex, int64_t proc,
 		      int64_t ts, bool kernel)
 {
-	struct lock *k = find(l, vpid, mutex, false);
+	struct lock *k = find(l, proc, mutex, false);
 
 	if (!k)
 		return; /* locked before the trace began, nobody waited */
@@ -274,9 +275,9 @@ static void on_unlock(struct jank_locks *l, struct jank_thread *w, uint64_t mute
 void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 			const struct jank_event *ev, bool kernel)
 {
+	int64_t proc = jank_process_key(ev->pid_ns, ev->pid), status;
 	struct jank_thread *w;
 	uint64_t mutex;
-	int64_t status;
 
 	if (ev->tid <= 0 || ev->nfields <= JANK_F_MUTEX_STATUS)
 		return;
@@ -295,20 +296,20 @@ void jank_locks_process(struct jank_locks *l, enum jank_event_type type,
 	jank_thread_seen(w, ev->ts);
 	switch (type) {
 	case JANK_EVENT_MUTEX_REQ:
-		on_request(l, w, mutex, ev->pid, ev->ts, kernel);
+		on_request(l, w, mutex, proc, ev->ts, kernel);
 		break;
 	case JANK_EVENT_MUTEX_ACQ:
-		on_acquire(l, w, mutex, ev->pid, ev->ts, kernel);
+		on_acquire(l, w, mutex, proc, ev->ts, kernel);
 		break;
 	case JANK_EVENT_MUTEX_TRYLOCK: {
-		struct lock *k = find(l, ev->pid, mutex, true);
+		struct lock *k = find(l, proc, mutex, true);
 
 		if (k)
 			hold(l, w, k, ev->ts, kernel);
 		break;
 	}
 	case JANK_EVENT_MUTEX_UNLOCK:
-		on_unlock(l, w, mutex, ev->pid, ev->ts, kernel);
+		on_unlock(l, w, mutex, proc, ev->ts, kernel);
 		break;
 	default:
 		break;

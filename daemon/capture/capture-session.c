@@ -59,6 +59,7 @@ int jank_capture_want_from_config(struct jank_capture_want *w, const struct jank
 	snprintf(w->name, sizeof(w->name), "%s",
 		 w->named ? c->capture.session : JANK_CAPTURE_SESSION_DEFAULT_NAME);
 	w->buffer_size = c->capture.buffer_size;
+	w->network = c->live.network;
 	if (w->mode == JANK_CAPTURE_ROTATION) {
 		const char *dir = c->capture.dir ? c->capture.dir : JANK_CAPTURE_DEFAULT_DIR;
 		int n = snprintf(w->output, sizeof(w->output), "%s/%s/%s", dir,
@@ -108,7 +109,7 @@ bool jank_capture_want_equal(const struct jank_capture_want *a, const struct jan
 {
 	if (a->enabled != b->enabled || a->mode != b->mode || a->named != b->named ||
 	    strcmp(a->name, b->name) || a->buffer_size != b->buffer_size ||
-	    a->nevents != b->nevents || strcmp(a->output, b->output) ||
+	    a->network != b->network || a->nevents != b->nevents || strcmp(a->output, b->output) ||
 	    a->period_ns != b->period_ns || a->size != b->size)
 		return false;
 	for (size_t i = 0; i < a->nevents; i++)
@@ -252,6 +253,7 @@ static int session_create(struct jank_capture_session *s, const struct jank_capt
 		.ust_events = (const char *const *)w->events,
 		.n_ust_events = w->nevents,
 		.kernel = true,
+		.no_network = !w->network,
 		.keep_existing = s->retrying,
 	};
 	char err[JANK_CAPTURE_SESSION_ERR_LEN] = "";

@@ -81,6 +81,7 @@ struct jank_capture_want {
 	char **events; /* the rules' events, then [capture] events; no duplicates */
 	size_t nevents;
 	uint64_t buffer_size;
+	bool network;	       /* [live] network: the TCP segments' kernel events */
 	char output[PATH_MAX]; /* rotation: the session's output, DIR/.rotating/NAME */
 	int64_t period_ns;     /* rotation */
 	uint64_t size;	       /* rotation */

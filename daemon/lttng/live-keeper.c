@@ -77,6 +77,7 @@ struct jank_live_keeper {
 	unsigned live_port;
 	int64_t timer_us;
 	uint64_t tracefile_size, tracefile_count;
+	bool network; /* [live] network */
 	char **events;
 	size_t nevents;
 	char url[JANK_CONFIG_URL_LEN];
@@ -202,6 +203,7 @@ static int create(struct jank_live_keeper *k, bool again, char *err, size_t len)
 		.ust_events = (const char *const *)k->events,
 		.n_ust_events = k->nevents,
 		.kernel = true,
+		.no_network = !k->network,
 		/* Made again: a session that is there after all is never replaced. */
 		.keep_existing = again,
 	};
@@ -451,6 +453,7 @@ struct jank_live_keeper *jank_live_keeper_new(struct event_base *base, const str
 	k->timer_us = c->live.timer_ns / 1000;
 	k->tracefile_size = c->live.tracefile_size;
 	k->tracefile_count = c->live.tracefile_count;
+	k->network = c->live.network;
 	k->backoff_ns = BACKOFF_MIN;
 	k->grace_ns = GRACE_MIN;
 	pthread_mutex_init(&k->lock, NULL);

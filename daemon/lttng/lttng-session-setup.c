@@ -287,7 +287,7 @@ int session_setup_kernel(struct build *b, const char *session, char *err, size_t
 	}
 
 	/* What the model reads (lib/layout.c's table), IPIs and TCP segments included. */
-	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, live, N_ELEMENTS(live));
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, !spec->no_network, live, N_ELEMENTS(live));
 	for (size_t i = 0; i < n && ret >= 0; i++)
 		ret = enable_kernel_event(b, h, live[i], false);
 	if (b->kind != KIND_LIVE) {

@@ -60,6 +60,8 @@ struct jank_lttng_session_spec {
 	const char *const *ust_events;
 	size_t n_ust_events;
 	bool kernel; /* try the kernel domain */
+	/* Leave out the TCP segments' kernel events ([live] network = no). */
+	bool no_network;
 	/*
 	 * A session of that name that exists is kept, and the call fails
 	 * with -EEXIST: never destroyed to be made again (jankd's live keeper,

@@ -44,6 +44,7 @@ static struct {
 	char sessions[MAX_SESSIONS][JANK_CONFIG_SESSION_LEN];
 	int creates, destroys, exists_calls, records, rotations;
 	char last_output[PATH_MAX]; /* create's: "" for snapshot mode */
+	bool last_no_network;	    /* the spec of the last create */
 	int record_rc;		    /* snapshot_record's answer (0: ok) */
 	int create_fail;	    /* the next creates that fail */
 	/* rotate */
@@ -108,6 +109,7 @@ static int fake_create(const struct jank_lttng_session_spec *spec, const char *o
 		return -EEXIST;
 	}
 	snprintf(fake.last_output, sizeof(fake.last_output), "%s", output ? output : "");
+	fake.last_no_network = spec->no_network;
 	if (find(spec->name) < 0)
 		add_session(spec->name);
 	*kernel_ok = true;
@@ -414,6 +416,7 @@ static void created_at_start(void **state)
 	jank_capture_session_apply(&f->s, &f->want);
 	assert_int_equal(fake.creates, 1);
 	assert_string_equal(fake.last_output, "");
+	assert_false(fake.last_no_network); /* [live] network = yes by default */
 	assert_true(find("jankd-capture") >= 0);
 	assert_true(f->s.current.enabled);
 	assert_true(f->s.owned);
@@ -438,6 +441,25 @@ static void created_at_start(void **state)
 }
 
 /* No rule with capture = yes, or mode none: no session. */
+/* [live] network = no: the capture session leaves the TCP segments' events out. */
+static void network_off(void **state)
+{
+	struct fixture *f = *state;
+	struct jank_capture_want before;
+
+	want(f, "mode = snapshot\n[live]\nnetwork = no\n");
+	assert_false(f->want.network);
+	jank_capture_session_apply(&f->s, &f->want);
+	assert_int_equal(fake.creates, 1);
+	assert_true(fake.last_no_network);
+	/* Turned back on: another session is wanted. */
+	assert_int_equal(jank_capture_want_copy(&before, &f->want), 0);
+	want(f, "mode = snapshot\n");
+	assert_false(jank_capture_want_equal(&before, &f->want));
+	jank_capture_want_fini(&before);
+	jank_capture_session_down(&f->s);
+}
+
 static void off_without_rules(void **state)
 {
 	struct fixture *f = *state;
@@ -1046,6 +1068,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(created_at_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(network_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(off_without_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessiond_away_backs_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(sessiond_away_at_start, setup, teardown),

@@ -328,6 +328,20 @@ static void config_discover(void **state)
 	assert_string_equal(
 		err,
 		"t.conf:2: bad worker-timeout '1s' (at least 2s: a worker speaks every second)");
+	/* The TCP segments' kernel events: on unless said otherwise. */
+	assert_int_equal(
+		jank_config_load_string(&c, "t.conf", "[live]\ncreate = yes\n", err, sizeof(err)),
+		0);
+	assert_true(c.live.network);
+	jank_config_fini(&c);
+	assert_int_equal(
+		jank_config_load_string(&c, "t.conf", "[live]\nnetwork = no\n", err, sizeof(err)),
+		0);
+	assert_false(c.live.network);
+	jank_config_fini(&c);
+	assert_int_equal(
+		jank_config_load_string(&c, "t.conf", "[live]\nnetwork = some\n", err, sizeof(err)),
+		-EINVAL);
 	/* How long an alert waits for another host's part of its path: within bounds. */
 	assert_int_equal(jank_config_load_string(&c, "t.conf", "[live]\ncrossing-timeout = 20s\n",
 						 err, sizeof(err)),

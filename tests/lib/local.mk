@@ -25,6 +25,7 @@ lib_tests = \
 	lib/test-locks \
 	lib/test-model \
 	lib/test-netmatch \
+	lib/test-pidns \
 	lib/test-stacks \
 	lib/test-state \
 	lib/test-strtable \
@@ -98,6 +99,9 @@ lib_test_state_LDADD = $(lib_ldadd)
 lib_test_strtable_SOURCES = lib/test-strtable.c
 lib_test_strtable_CFLAGS = $(lib_cflags)
 lib_test_strtable_LDADD = $(lib_ldadd)
+lib_test_pidns_SOURCES = lib/test-pidns.c
+lib_test_pidns_CFLAGS = $(lib_cflags)
+lib_test_pidns_LDADD = $(lib_ldadd)
 lib_test_textsafe_SOURCES = lib/test-textsafe.c
 lib_test_textsafe_CFLAGS = $(lib_cflags)
 lib_test_textsafe_LDADD = $(lib_ldadd)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "hashmap.h"
 #include "scenario.h"
 
 static void keys_parse(void **state)
@@ -266,6 +267,248 @@ static void key_in_place(void **state)
 	jank_engine_get_stats(s.e, &st);
 	assert_int_equal(st.actions_unmatched, 7);
 	scn_fini(&s);
+}
+
+/*
+ * The engine keeps where each value of a key ends in its text, and an end
+ * compares its values there (the latest begun action first), else by the
+ * whole text: both must pair exactly as the text does. Values that are a
+ * prefix of the other, or longer; the extremes of integers; a value that
+ * holds ",id=" (the same text split otherwise); the default key, the
+ * thread, with another key.
+ */
+static void key_values_in_place(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 1, "fo", 1);
+	end(&s, 1, 1, "foo", 1);
+	end(&s, 2, 1, "f", 1);
+	end(&s, 3, 1, "fo", 10);
+	end(&s, 4, 1, "fo", 0);
+	scn_ust(&s, 5, 0, 1, "jank:action_end", S("name", "fo"), S("id", "1,"));
+	assert_int_equal(c.completed, 0);
+	end(&s, 6, 1, "fo", 1);
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "name=fo,id=1");
+	scn_ust(&s, 7, 0, 1, "jank:action_begin", S("name", "n"), I("id", INT64_MIN));
+	scn_ust(&s, 8, 0, 1, "jank:action_end", S("name", "n"), I("id", INT64_MAX));
+	scn_ust(&s, 9, 0, 1, "jank:action_end", S("name", "n"), S("id", "-9223372036854775807"));
+	assert_int_equal(c.completed, 1);
+	scn_ust(&s, 10, 0, 1, "jank:action_end", S("name", "n"), S("id", "-9223372036854775808"));
+	assert_int_equal(c.completed, 2);
+	assert_string_equal(c.last_key, "name=n,id=-9223372036854775808");
+	/* "name=a,id=b,id=c" both ways: one action. */
+	scn_ust(&s, 11, 0, 1, "jank:action_begin", S("name", "a,id=b"), S("id", "c"));
+	scn_ust(&s, 12, 0, 1, "jank:action_end", S("name", "a"), S("id", "b,id=c"));
+	assert_int_equal(c.completed, 3);
+	assert_string_equal(c.last_key, "name=a,id=b,id=c");
+	/* Overlapping: the latest begun is not the one ended, then is. */
+	begin(&s, 13, 1, "x", 5);
+	begin(&s, 14, 1, "x", 6);
+	end(&s, 15, 1, "x", 5);
+	end(&s, 16, 1, "x", 6);
+	assert_int_equal(c.completed, 5);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_unmatched, 7);
+	assert_int_equal(st.actions_open, 0);
+	scn_fini(&s);
+
+	memset(&c, 0, sizeof(c));
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "tid, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	begin(&s, 0, 12, "f", 3);
+	end(&s, 1, 1, "f", 3);
+	end(&s, 2, 120, "f", 3);
+	end(&s, 3, 12, "f", 33);
+	assert_int_equal(c.completed, 0);
+	end(&s, 4, 12, "g", 3); /* name is not a key */
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "tid=12,id=3");
+	scn_fini(&s);
+
+	/* A name too long for the prefixes kept: the text a byte at a time, the same pairing. */
+	memset(&c, 0, sizeof(c));
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "request_identifier, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	scn_ust(&s, 0, 0, 1, "jank:action_begin", S("request_identifier", "r"), I("id", 7));
+	scn_ust(&s, 1, 0, 1, "jank:action_end", S("request_identifier", "r"), I("id", 70));
+	scn_ust(&s, 2, 0, 1, "jank:action_end", S("request_identifier", "rr"), I("id", 7));
+	assert_int_equal(c.completed, 0);
+	scn_ust(&s, 3, 0, 1, "jank:action_end", S("request_identifier", "r"), S("id", "7"));
+	assert_int_equal(c.completed, 1);
+	assert_string_equal(c.last_key, "request_identifier=r,id=7");
+	scn_fini(&s);
+}
+
+/* The text of the key "name, id" as the engine cuts it (ASCII: at JANK_KEY_LEN - 1 bytes). */
+static void cut_key(char *buf, size_t size, const char *name, int id)
+{
+	snprintf(buf, size, "name=%s,id=%d", name, id);
+	buf[JANK_KEY_LEN - 1] = '\0';
+}
+
+/*
+ * Keys of every length around the cut at JANK_KEY_LEN - 1 bytes: made in
+ * place or a byte at a time, an end pairs exactly when its cut text is the
+ * begin's (past the cut, another id or last letter is the same key), and
+ * the key told is that text.
+ */
+static void key_lengths(void **state)
+{
+	struct scn s;
+	struct counts c = { 0 };
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	char name[128], other[128], want[256], got[256];
+	unsigned completed = 0;
+
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_rule(&s, "name, id", NULL, "1s");
+	jank_engine_set_verdict_cb(s.e, count, &c);
+	for (size_t n = 1; n < 110; n++) {
+		int64_t ts = (int64_t)n * 10;
+		int id = (int)(n * 7919);
+		bool open = true;
+
+		memset(name, 'a' + (char)(n % 26), n);
+		name[n] = '\0';
+		memcpy(other, name, n + 1);
+		other[n - 1] = '#';
+		cut_key(want, sizeof(want), name, id);
+		begin(&s, ts, 1, name, id);
+		end(&s, ts + 1, 1, name, id + 1);
+		cut_key(got, sizeof(got), name, id + 1);
+		if (!strcmp(got, want))
+			completed++, open = false;
+		end(&s, ts + 2, 1, other, id);
+		cut_key(got, sizeof(got), other, id);
+		if (open && !strcmp(got, want))
+			completed++, open = false;
+		end(&s, ts + 3, 1, name, id);
+		completed += open;
+		assert_int_equal(c.completed, completed);
+		assert_string_equal(c.last_key, want);
+	}
+	assert_true(completed == 109);
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_open, 0);
+	assert_int_equal(st.actions_unmatched, 109 * 3 - completed);
+	scn_fini(&s);
+}
+
+/*
+ * The table of open actions by itself: a rule's latest begun enters the
+ * hash map only when another of its rule begins, and every lookup finds
+ * the same action as if all were in it: the latest begun and older ones,
+ * a repeated key (replaced, the older one first), a key of another rule,
+ * keys that are prefixes of each other. The map's size follows the count
+ * of open actions as if each were in it.
+ */
+static void table_lookups(void **state)
+{
+	struct jank_action_table *t = jank_action_table_new(2);
+	struct jank_action *a, *b, *c, *d;
+	bool replaced;
+
+	assert_non_null(t);
+	assert_null(jank_action_find(t, 0, "k=1"));
+	assert_null(jank_action_find(t, 5, "k=1"));
+	assert_null(jank_action_open(t, 2, "k=1", 0, &replaced));
+	a = jank_action_open(t, 0, "k=1", 1, &replaced);
+	assert_non_null(a);
+	assert_false(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_null(jank_action_find(t, 0, "k=1x"));
+	assert_null(jank_action_find(t, 0, "k="));
+	assert_null(jank_action_find(t, 1, "k=1"));
+	b = jank_action_open(t, 0, "k=12", 2, &replaced);
+	assert_false(replaced);
+	c = jank_action_open(t, 1, "k=1", 3, &replaced);
+	assert_false(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_ptr_equal(jank_action_find(t, 0, "k=12"), b);
+	assert_ptr_equal(jank_action_find(t, 1, "k=1"), c);
+	assert_null(jank_action_find(t, 1, "k=12"));
+	/* A repeated key: the older one (not the latest begun) is replaced. */
+	d = jank_action_open(t, 0, "k=1", 4, &replaced);
+	assert_true(replaced);
+	assert_int_equal(jank_action_count(t), 3);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), d);
+	assert_int_equal(d->begin, 4);
+	assert_ptr_equal(jank_action_first(t, 0), b);
+	assert_ptr_equal(jank_action_last(t, 0), d);
+	/* Repeated again, now the latest begun. */
+	a = jank_action_open(t, 0, "k=1", 5, &replaced);
+	assert_true(replaced);
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	assert_int_equal(a->begin, 5);
+	jank_action_close(t, jank_action_find(t, 0, "k=12"));
+	assert_null(jank_action_find(t, 0, "k=12"));
+	assert_ptr_equal(jank_action_find(t, 0, "k=1"), a);
+	jank_action_close(t, a);
+	assert_null(jank_action_find(t, 0, "k=1"));
+	assert_ptr_equal(jank_action_find(t, 1, "k=1"), c);
+	jank_action_close(t, c);
+	assert_int_equal(jank_action_count(t), 0);
+	/* Back to back: never more than one open, and the map has room for it. */
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		a = jank_action_open(t, 0, key, i, &replaced);
+		assert_non_null(a);
+		assert_ptr_equal(jank_action_find(t, 0, key), a);
+		jank_action_close(t, a);
+	}
+	/* Many open: all found, the oldest first. */
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		assert_non_null(jank_action_open(t, i % 2, key, i, &replaced));
+		assert_false(replaced);
+	}
+	for (int i = 0; i < 100; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		a = jank_action_find(t, i % 2, key);
+		assert_non_null(a);
+		assert_int_equal(a->begin, i);
+		assert_null(jank_action_find(t, !(i % 2), key));
+	}
+	jank_action_table_free(t);
+
+	/*
+	 * 97 open actions of two rules: a map of all would have 256 slots (it
+	 * doubles past 3/4 of 128: 96), one without the two latest 128.
+	 */
+	t = jank_action_table_new(2);
+	assert_non_null(t);
+	size_t empty = jank_action_table_bytes(t);
+
+	for (int i = 0; i < 97; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k=%d", i);
+		assert_non_null(jank_action_open(t, i % 2, key, i, &replaced));
+	}
+	assert_int_equal(jank_action_table_bytes(t) - empty,
+			 256 * sizeof(struct jank_hashmap_slot) + 97 * sizeof(struct jank_action));
+	jank_action_table_free(t);
 }
 
 /* A repeated begin replaces the open action and is counted. */
@@ -541,6 +784,9 @@ int main(void)
 		cmocka_unit_test(keys_and_match),
 		cmocka_unit_test(long_keys),
 		cmocka_unit_test(key_in_place),
+		cmocka_unit_test(key_values_in_place),
+		cmocka_unit_test(key_lengths),
+		cmocka_unit_test(table_lookups),
 		cmocka_unit_test(repeated_begin),
 		cmocka_unit_test(expiry),
 		cmocka_unit_test(overdue),

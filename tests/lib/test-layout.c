@@ -67,7 +67,7 @@ static void kernel_events(void **state)
 	size_t n;
 
 	(void)state;
-	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, true, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
 	assert_true(n > 10 && n < JANK_LAYOUT_MAX_KERNEL_EVENTS);
 	assert_null(names[n]);
 	jank_layout_from_env(&l, 2, 13);
@@ -95,7 +95,7 @@ static void kernel_events(void **state)
 		assert_string_not_equal(names[i], "softirq_entry");
 		assert_string_not_equal(names[i], "exit_syscall");
 	}
-	n = jank_layout_kernel_events(JANK_LAYOUT_2_5, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_5, true, names, JANK_LAYOUT_MAX_KERNEL_EVENTS);
 	memset(&l, 0, sizeof(l));
 	jank_layout_from_env(&l, 2, 5);
 	for (size_t i = 0; i < n; i++) {
@@ -105,8 +105,32 @@ static void kernel_events(void **state)
 		assert_string_not_equal(names[i], "irq_softirq_entry");
 	}
 	/* A short array: what fits, NULL-terminated. */
-	assert_int_equal(jank_layout_kernel_events(JANK_LAYOUT_2_8, names, 3), 2);
+	assert_int_equal(jank_layout_kernel_events(JANK_LAYOUT_2_8, true, names, 3), 2);
 	assert_null(names[2]);
+}
+
+/* [live] network = no: the same events but the TCP segments' two. */
+static void kernel_events_no_network(void **state)
+{
+	const char *with[JANK_LAYOUT_MAX_KERNEL_EVENTS], *without[JANK_LAYOUT_MAX_KERNEL_EVENTS];
+	size_t n, m, j = 0, net = 0;
+
+	(void)state;
+	n = jank_layout_kernel_events(JANK_LAYOUT_2_8, true, with, JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	m = jank_layout_kernel_events(JANK_LAYOUT_2_8, false, without,
+				      JANK_LAYOUT_MAX_KERNEL_EVENTS);
+	assert_int_equal(m + 2, n);
+	assert_null(without[m]);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(with[i], "net_dev_queue") || !strcmp(with[i], "net_if_receive_skb")) {
+			net++;
+			continue;
+		}
+		assert_true(j < m);
+		assert_string_equal(with[i], without[j++]);
+	}
+	assert_int_equal(net, 2);
+	assert_int_equal(j, m);
 }
 
 int main(void)
@@ -114,6 +138,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
 		cmocka_unit_test(kernel_events),
+		cmocka_unit_test(kernel_events_no_network),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

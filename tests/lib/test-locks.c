@@ -146,6 +146,56 @@ static void same_address_other_process(void **state)
 	scn_fini(&s);
 }
 
+/*
+ * Two containers, each a process 1 with threads 1 and 2, and a mutex at the
+ * same address (pidns.h): their threads and locks stay apart. In A, T1
+ * holds M 0-100 and T2 waits for it; in B, T1 holds it 10-30 and T2 waits
+ * 11-30. The engine numbers A's threads 1 << 22 | vtid, B's 2 << 22 | vtid.
+ */
+#define NS_A 4026532001u
+#define NS_B 4026532002u
+static void in_ns(struct scn *s, uint32_t ns, int64_t ts, int tid, const char *what)
+{
+	s->pid_ns = ns;
+	mutex_ev(s, ts, tid, what, M, 0);
+}
+
+static void same_threads_other_container(void **state)
+{
+	const int a1 = 1 << 22 | T1, a2 = 1 << 22 | T2, b1 = 2 << 22 | T1, b2 = 2 << 22 | T2;
+	struct scn s;
+	struct jank_path p;
+
+	(void)state;
+	scn_init(&s, &scn_layout_current, NULL);
+	s.pid = 1;
+	in_ns(&s, NS_A, 0, T1, "lock_req");
+	in_ns(&s, NS_A, 0, T1, "lock_acq");
+	in_ns(&s, NS_A, 1, T2, "lock_req");
+	in_ns(&s, NS_B, 10, T1, "lock_req");
+	in_ns(&s, NS_B, 10, T1, "lock_acq");
+	in_ns(&s, NS_B, 11, T2, "lock_req");
+	in_ns(&s, NS_B, 30, T1, "unlock");
+	in_ns(&s, NS_B, 30, T2, "lock_acq");
+	in_ns(&s, NS_A, 100, T1, "unlock");
+	in_ns(&s, NS_A, 101, T2, "lock_acq");
+	path_of(&s, a2, 1, 101, &p);
+	assert_path(&p, { a1, "unknown", 1, 100 }, { a2, "preempted", 100, 101 });
+	jank_path_fini(&p);
+	path_of(&s, b2, 11, 30, &p);
+	assert_path(&p, { b1, "unknown", 11, 30 });
+	jank_path_fini(&p);
+	/* The host's own threads keep their numbers. */
+	s.pid_ns = 0xEFFFFFFCu;
+	lock(&s, 200, 200, T1, M);
+	unlock(&s, 300, T1, M);
+	path_of(&s, T1, 200, 300, &p);
+	assert_true(path_has_tid(&p, T1));
+	assert_false(path_has_tid(&p, a1) || path_has_tid(&p, b1));
+	jank_path_fini(&p);
+	scn_fini(&s);
+}
+
 /* An uncontended lock adds no wait edge. */
 static void uncontended(void **state)
 {
@@ -264,6 +314,7 @@ int main(void)
 		cmocka_unit_test(three_threads_one_mutex),
 		cmocka_unit_test(independent_mutexes),
 		cmocka_unit_test(same_address_other_process),
+		cmocka_unit_test(same_threads_other_container),
 		cmocka_unit_test(uncontended),
 		cmocka_unit_test(trylock_ebusy),
 		cmocka_unit_test(unlock_after_acquire),

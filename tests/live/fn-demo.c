@@ -16,7 +16,9 @@
  *
  * Usage: fn-demo COUNT SLOW_EVERY NORMAL_US SLOW_US [LINGER_MS]
  * LINGER_MS: wait that long after "done" before exiting (the process and
- * its mappings stay while jankd reads them).
+ * its mappings stay while jankd reads them). FN_DEMO_FIRST_ID in the
+ * environment: the first action's id (default 0), for two fn-demos whose
+ * actions must not share keys.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -116,7 +118,8 @@ static NOINLINE void run_task(uint64_t id, long normal_us, int kind)
 int main(int argc, char **argv)
 {
 	static const char *const kinds[] = { "normal", "own", "lock" };
-	long count, every, normal_us;
+	long count, every, normal_us, first = 0;
+	const char *first_id = getenv("FN_DEMO_FIRST_ID");
 	pthread_t holder;
 	int slow = 0;
 
@@ -128,7 +131,9 @@ int main(int argc, char **argv)
 	every = atol(argv[2]);
 	normal_us = atol(argv[3]);
 	slow_us = atol(argv[4]);
-	if (count <= 0 || every <= 0 || normal_us < 0 || slow_us < 0)
+	if (first_id)
+		first = atol(first_id);
+	if (count <= 0 || every <= 0 || normal_us < 0 || slow_us < 0 || first < 0)
 		return 2;
 	if (pthread_create(&holder, NULL, holder_main, NULL) != 0)
 		return 1;
@@ -137,8 +142,8 @@ int main(int argc, char **argv)
 
 		if (i % every == every - 1)
 			kind = 1 + (slow++ % 2);
-		run_task((uint64_t)i, normal_us, kind);
-		printf("action %ld %s\n", i, kinds[kind]);
+		run_task((uint64_t)(first + i), normal_us, kind);
+		printf("action %ld %s\n", first + i, kinds[kind]);
 		usleep(2000);
 	}
 	atomic_store(&holder_quit, 1);

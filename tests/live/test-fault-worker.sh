@@ -103,13 +103,21 @@ check "metrics: jank_input_skipped_seconds_total > 0 ($m)" \
 
 live_jank_entries "$action" MESSAGE_ID="$LIVE_JANK_ID" >"$LIVE_TMP/alerts.json"
 n=$(wc -l <"$LIVE_TMP/alerts.json")
+# A slow action: one of every 5th, or one the machine's load made slower
+# than the threshold (the demo's own measure, ns, takes in its events).
 awk '$1 == "action" && $5 == "slow" { print "name=" $3 ",id=" $2 }' \
 	"$LIVE_TMP/demo-k1.out" "$LIVE_TMP/demo-k2.out" | sort >"$LIVE_TMP/slow"
+awk '$1 == "action" && ($5 == "slow" || $6 > 30000000) { print "name=" $3 ",id=" $2 }' \
+	"$LIVE_TMP/demo-k1.out" "$LIVE_TMP/demo-k2.out" | sort >"$LIVE_TMP/slow-or-late"
 "$JQ" -r '.JANK_KEY' "$LIVE_TMP/alerts.json" | sort >"$LIVE_TMP/alerted"
 check "alerts came ($n), fewer than the $(wc -l <"$LIVE_TMP/slow") slow actions (some were skipped)" \
 	[ "$n" -gt 0 -a "$n" -lt "$(wc -l <"$LIVE_TMP/slow")" ]
-check "every alert is of a slow action: no false alert" \
-	[ "$(comm -23 "$LIVE_TMP/alerted" "$LIVE_TMP/slow" | wc -l)" = 0 ]
+late=$(($(wc -l <"$LIVE_TMP/slow-or-late") - $(wc -l <"$LIVE_TMP/slow")))
+check "every alert is of a slow action ($late more were late by the machine's load): no false alert" \
+	[ "$(comm -23 "$LIVE_TMP/alerted" "$LIVE_TMP/slow-or-late" | wc -l)" = 0 ]
+comm -23 "$LIVE_TMP/alerted" "$LIVE_TMP/slow-or-late" | head -n 3 | while read -r k; do
+	diag "alerted, not slow: $k"
+done
 check "nothing was alerted twice" [ "$(uniq -d "$LIVE_TMP/alerted" | wc -l)" = 0 ]
 check "SIGTERM: exit 0" live_stop_jankd
 diag "skipped: $(skipped_log | sed 's/.*: \([0-9.]* [mun]*s\) of events.*; \([0-9]*\) open.*/\1 (\2 lost)/' | tr '\n' ' ')"

@@ -13,6 +13,11 @@
 #   pidns      the same, in a PID namespace of its own too (unshare -p -m):
 #              its pid in the trace (lttng-ust's vpid, 1) is not this host's,
 #              where pid 1 is init.
+#   twins      two pidns containers at once: both fn-demos are vpid 1, each
+#              at its own load address (ASLR), their action ids apart (the
+#              rule's key is name, id). Processes are told apart by (PID
+#              namespace, vpid): a worker that took one for the other would
+#              look its frames up in the other's mappings.
 # pidns runs first: a worker keeps a binary it opened by its build-id, and
 # the other cases' fn-demo is the same build. Each run makes 4 slow actions (2 in apply_discounts, 2 behind the lock
 # refresh_rates holds). lttng-ust's statedump leaves out a binary it cannot
@@ -39,7 +44,7 @@ head -c 4 "$FN_DEMO" | grep -q ELF || plan_skip_all "$FN_DEMO is not an ELF prog
 cyg=$(live_cyg_profile) || plan_skip_all "liblttng-ust-cyg-profile.so.1 not found (liblttng-ust1)"
 LIBS=$(cd "$top_builddir/probes/.libs" 2>/dev/null && pwd || true)
 
-plan 11
+plan 13
 
 # LIVE_TMP may be passed through (0711), not listed: PUBLIC is readable to all.
 PRIVATE=$LIVE_TMP/private
@@ -94,17 +99,20 @@ run_pidns() {
 	vpid=1
 }
 
-# named PID: "ALERTS NAMED": the alerts of fn-demo pid PID, and how many
-# name a function of fn-demo's (not fn-demo+0xOFFSET, nor a bare address;
-# which function, test-jankd-functions.sh checks).
+# named PID [FUNCTIONS]: "ALERTS NAMED": the alerts of fn-demo pid PID, and
+# how many name a function of fn-demo's (not fn-demo+0xOFFSET, nor a bare
+# address; which function, test-jankd-functions.sh checks), or, with
+# FUNCTIONS (a regex), one of those.
 named() {
 	live_jank_entries frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID" \
 		>"$LIVE_TMP/alerts-$1.json"
 	echo "$(wc -l <"$LIVE_TMP/alerts-$1.json")" "$("$JQ" -r '.JANK_FUNCTION' \
-		"$LIVE_TMP/alerts-$1.json" | grep -cxE '[a-z_]+')"
+		"$LIVE_TMP/alerts-$1.json" | grep -cxE "${2:-[a-z_]+}")"
 }
+# alerts_for PID [N]: at least N (4) alerts of pid PID.
 alerts_for() {
-	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID")" -ge 4 ]
+	[ "$(live_jank_count frame JANK_KIND=completed JANK_PID="$1" _PID="$LIVE_JANKD_PID")" \
+		-ge "${2:-4}" ]
 }
 
 # case HOW OPENER EXPECTED: run fn-demo as HOW, and check "4 EXPECTED" (EXPECTED: a regex).
@@ -137,11 +145,12 @@ workers_unprivileged() {
 	[ "$ok" = 1 ]
 }
 
+# start_jankd OPENER [NAME]: jankd with open-binaries = OPENER.
 start_jankd() {
 	live_jankd_conf --journal "" frame 20ms <<CONF
 [live]
 create = yes
-session = $session-$1
+session = $session-${2:-$1}
 relayd = net://127.0.0.1:$LIVE_RELAYD_CTRL_PORT:$LIVE_RELAYD_DATA_PORT
 relayd-live-port = $LIVE_RELAYD_LIVE_PORT
 timer = 100ms
@@ -172,5 +181,29 @@ check "the workers run as jank-worker without capabilities" workers_unprivileged
 for how in pidns private replaced container; do
 	one_case "$how" yes 4
 done
+check "SIGTERM: exit 0" live_stop_jankd
+
+# The twins: both at once, in a jankd of their own (its alerts are theirs).
+start_jankd yes twins
+run_pidns "$LIVE_TMP/twin-a.out"
+twin_a=$pid
+export FN_DEMO_FIRST_ID=100
+run_pidns "$LIVE_TMP/twin-b.out"
+twin_b=$pid
+unset FN_DEMO_FIRST_ID
+wait "$twin_a"
+wait "$twin_b"
+live_wait 15 alerts_for 1 8 || true
+sleep 0.3
+got=$(named 1)
+# Where each slow action waited (test-jankd-functions.sh): ids 4, 14 (and
+# 104, 114) spin in apply_discounts; 9, 19 wait for the lock the holder
+# keeps in refresh_rates (a holder of the other container would be another).
+right=$("$JQ" -s '[.[] | select(.JANK_FUNCTION == (.JANK_KEY | capture("id=(?<i>[0-9]+)$").i |
+	tonumber % 10 | if . == 4 then "apply_discounts" else "refresh_rates" end))] | length' \
+	"$LIVE_TMP/alerts-1.json")
+check "two PID namespaces at once, both fn-demos vpid 1: $got of 8 slow actions alerted and named, $right in the right function" \
+	test "$got $right" = "8 8 8"
+"$JQ" -r '"#   " + .JANK_KEY + " " + .JANK_FUNCTION' "$LIVE_TMP/alerts-1.json"
 check "SIGTERM: exit 0" live_stop_jankd
 live_jankd_diag "$LIVE_TMP"/*.out
