@@ -5,6 +5,15 @@
  * checked, the packet handed to the native decoder; and the heap that
  * merges the streams in time order (a stream's head event, or the horizon
  * its last packet or beacon promised).
+ *
+ * A run asks about several streams at once: their GET_NEXT_INDEX are
+ * written in one send and the replies (fixed-size) read together, then the
+ * GET_PACKET of those with a packet, in one send too, the replies read in
+ * order. relayd serves a connection's requests one after the other, so the
+ * replies come in the order asked; a round trip (relayd woken, the worker
+ * waiting) per batch, not per stream: a kernel trace has a stream per CPU.
+ * What needs the connection to itself (the metadata relayd asks to be read
+ * first) is done between batches, when no reply is outstanding.
  */
 #include <errno.h>
 #include <stdio.h>

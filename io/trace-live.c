@@ -14,7 +14,9 @@
  * ATTACH_SESSION (seek "last", as babeltrace2) to each session of that
  * name, with the streams it has: one metadata stream per trace (its
  * ctf_trace_id), the data streams of each trace. Then, per data stream,
- * GET_NEXT_INDEX and GET_PACKET, and GET_METADATA until "no new metadata"
+ * GET_NEXT_INDEX and GET_PACKET (those of all the streams a run asks
+ * written at once, the replies read in order: trace-live-packets.c), and
+ * GET_METADATA until "no new metadata"
  * whenever relayd's flags say there is new metadata (and before the first
  * packet of a trace); GET_NEW_STREAMS when the flags say there are new
  * streams, or while the session has none. An index of status "inactive" is
