@@ -82,6 +82,7 @@ enum {
 #define META_ROUNDS    4096 /* GET_METADATA replies per fetch, at most */
 #define DELIVER_MAX    1024 /* events per run */
 #define PULL_BATCH     64   /* requests written at once, at most */
+#define PULL_MIN       3    /* streams asked at once, at least (else one by one) */
 #define IO_TIMEOUT_S   30
 #define META_GRACE_NS  2000000000LL
 #define DEFAULT_PORT   "5344"

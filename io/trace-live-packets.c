@@ -6,10 +6,10 @@
  * merges the streams in time order (a stream's head event, or the horizon
  * its last packet or beacon promised).
  *
- * A run asks about several streams at once: their GET_NEXT_INDEX are
- * written in one send and the replies (fixed-size) read together, then the
- * GET_PACKET of those with a packet, in one send too, the replies read in
- * order. relayd serves a connection's requests one after the other, so the
+ * A run that asks about PULL_MIN streams or more asks them at once: their
+ * GET_NEXT_INDEX written in one send and the replies (fixed-size) read
+ * together, then the GET_PACKET of those with a packet, in one send too,
+ * the replies read in order. relayd serves a connection's requests one after the other, so the
  * replies come in the order asked; a round trip (relayd woken, the worker
  * waiting) per batch, not per stream: a kernel trace has a stream per CPU.
  * What needs the connection to itself (the metadata relayd asks to be read
@@ -345,7 +345,7 @@ static int pull_packets(struct jank_reader *in, struct live_reader *lr, struct l
  * packets they announce (or the packet a stream was told to ask for again):
  * two round trips for all of them.
  */
-int live_streams_pull(struct jank_reader *in, struct live_reader *lr, struct lstream **ask,
+static int pull_batch(struct jank_reader *in, struct live_reader *lr, struct lstream **ask,
 		      size_t n, bool *retry)
 {
 	size_t npend = 0, nidx, nok;
@@ -373,5 +373,23 @@ int live_streams_pull(struct jank_reader *in, struct live_reader *lr, struct lst
 		if ((r = pull_packets(in, lr, ask + at, m, retry)) < 0)
 			return r;
 	}
+	return 0;
+}
+
+/*
+ * Two streams or fewer are asked one after the other: relayd's second reply
+ * of a batch waits for an acknowledgement (live_recv_all), which costs
+ * about what the request it saves did (bench-live, two streams: no gain).
+ */
+int live_streams_pull(struct jank_reader *in, struct live_reader *lr, struct lstream **ask,
+		      size_t n, bool *retry)
+{
+	int r;
+
+	if (n >= PULL_MIN)
+		return pull_batch(in, lr, ask, n, retry);
+	for (size_t i = 0; i < n; i++)
+		if ((r = pull_batch(in, lr, ask + i, 1, retry)) < 0)
+			return r;
 	return 0;
 }
