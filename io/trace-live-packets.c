@@ -386,8 +386,12 @@ int live_streams_pull(struct jank_reader *in, struct live_reader *lr, struct lst
 {
 	int r;
 
-	if (n >= PULL_MIN)
-		return pull_batch(in, lr, ask, n, retry);
+	if (n >= PULL_MIN) {
+		lr->quickack = true;
+		r = pull_batch(in, lr, ask, n, retry);
+		lr->quickack = false;
+		return r;
+	}
 	for (size_t i = 0; i < n; i++)
 		if ((r = pull_batch(in, lr, ask + i, 1, retry)) < 0)
 			return r;

@@ -98,13 +98,14 @@ int live_send(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, 
 }
 
 /*
- * relayd writes a reply in pieces (a packet's header, then its bytes) and
- * the replies of requests written at once one after the other, with
- * Nagle's algorithm on: a small piece waits until what it sent before is
- * acknowledged, and our side, which answers quickly, delays its
- * acknowledgements (40 ms at least). So, when a read stops short, what
- * came is acknowledged at once (TCP_QUICKACK, with the receive queue
- * drained) before waiting for the rest.
+ * relayd writes the replies of requests written at once one after the
+ * other, with Nagle's algorithm on: a small reply waits until what it sent
+ * before is acknowledged, and our side, which answers quickly, delays its
+ * acknowledgements (40 ms at least). So, while replies of a batch are
+ * outstanding (lr->quickack), a read that stops short acknowledges what
+ * came at once (TCP_QUICKACK, with the receive queue drained) before
+ * waiting for the rest. One request at a time needs none (an acknowledgement
+ * costs about what a request does).
  */
 int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
 {
@@ -121,7 +122,7 @@ int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, siz
 					 r < 0 ? (errno == EAGAIN ? ETIMEDOUT : errno) : 0);
 		p += r;
 		n -= (size_t)r;
-		if (n)
+		if (n && lr->quickack)
 			setsockopt(lr->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 	}
 	return 0;
