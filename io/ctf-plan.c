@@ -21,10 +21,19 @@
  * procname, a payload of integers). Such a run becomes one block: aligned
  * and bounds-checked once, its fields then read at offsets known when
  * compiling, byte-aligned little-endian integers by a plain load. A
- * variant is a jump to the code of its option; what is neither (strings,
- * sequences, arrays of fields read one by one) calls the tree interpreter
- * for its node. The tree interpreter stays the reference: the fuzz target
- * of the plan compiler runs both and compares (ctf_plan_run_tree()).
+ * variant is a jump to the code of its option; a string is scanned in
+ * place, eight bytes at a time; what is neither (sequences, arrays of
+ * fields read one by one) calls the tree interpreter for its node. What an
+ * integer step does is chosen when compiling (a value for one slot, a role,
+ * a 64-bit clock take one branch; registers and compressed clocks the
+ * general way), and an event's contexts and payload run as one program
+ * (ctf_plan_run_seq0()). LTTng's event headers (an id and a 64-bit time;
+ * the compact and large headers, a tag and a variant of a short time or an
+ * extended id and time) are recognized in their program and read by one
+ * function each that does what the program does (struct hdr).
+ *
+ * The tree interpreter stays the reference: the fuzz target of the plan
+ * compiler runs both and compares (ctf_plan_run_tree()).
  */
 #include <endian.h>
 #include <errno.h>
@@ -86,6 +95,10 @@ enum lop_code {
 	L_VARIANT, /* the node's option: jump to vpc[a + option] */
 	L_JMP,	   /* to b */
 	L_NODE,	   /* the node, by the tree interpreter */
+	L_S8,	   /* L_K8 .. L_K64 whose value goes to one slot and nowhere else (A_SLOT) */
+	L_S16,
+	L_S32,
+	L_S64,
 };
 
 /* An integer's node, copied into its step so that reading it touches the step alone. */
@@ -95,12 +108,62 @@ struct lint {
 	uint32_t slots;
 };
 
+/*
+ * What an integer step (or a string's) does, chosen when compiling so that
+ * the common ones take one branch: a value for one slot (sign-extended by
+ * shifting it up and back by sh), a role alone, a 64-bit clock alone; the
+ * rest (registers, several slots, a compressed clock) take int_done().
+ */
+enum lact {
+	A_ANY = 0,
+	A_SLOT,
+	A_ROLE,
+	A_CLOCK64,
+};
+
 struct lop {
 	uint8_t op;
+	uint8_t act;   /* enum lact */
+	uint8_t sh;    /* A_SLOT: 64 - size for a signed integer, else 0 */
+	uint8_t slot;  /* A_SLOT */
+	uint8_t vtype; /* A_SLOT: the value's type */
 	struct lint i; /* L_K*: the node's */
 	uint32_t node;
 	uint32_t a;
 	uint64_t b;
+};
+
+/*
+ * An event header of one of LTTng's forms, recognized in its program
+ * (hdr_form()) and read by one function (run_plain(), run_tagged()) that
+ * does what the program does: H_PLAIN, one block of an id and a 64-bit time (what
+ * babeltrace2's sink.ctf.fs writes); H_TAGGED, the compact and large
+ * headers: a tag that is the id (5 or 16 bits) and a variant on it, of a
+ * short time, or, for the tag's last value, a block of a 32-bit id and a
+ * 64-bit time. A block's offsets are bits from its start.
+ */
+enum hdr_kind {
+	H_NONE = 0,
+	H_PLAIN,
+	H_TAGGED,
+};
+
+struct hblock {
+	uint32_t align;
+	uint64_t bits;
+};
+
+struct hdr {
+	uint8_t kind;
+	int8_t reg;		   /* H_TAGGED: the tag's register */
+	uint8_t id_bytes;	   /* H_PLAIN: the id's size */
+	uint64_t ext;		   /* H_TAGGED: the tag's value for the extended form */
+	struct hblock b0;	   /* H_PLAIN: the block; H_TAGGED: the tag's */
+	struct hblock bc, be;	   /* H_TAGGED: the short form's block, the extended one's */
+	struct lint tag, ts;	   /* H_TAGGED: the tag, the short time (at ts_off of bc) */
+	uint32_t ts_off;	   /* H_TAGGED: bc's; H_PLAIN: the time's in b0 */
+	uint32_t id_off;	   /* H_PLAIN: in b0 */
+	uint32_t eid_off, ets_off; /* H_TAGGED: be's 32-bit id and 64-bit time */
 };
 
 struct ctf_plan {
@@ -117,6 +180,7 @@ struct ctf_plan {
 	uint32_t root;
 	int clock;
 	int nregs;
+	struct hdr hdr;
 };
 
 /* ---- Types ---- */
@@ -677,6 +741,34 @@ struct emit {
 	bool failed;
 };
 
+/* The step's action (enum lact) for what its node does; its slot, shift and type for A_SLOT. */
+static uint8_t step_act(const struct pnode *n, uint8_t op, struct lop *l)
+{
+	bool one_slot = n->slots && !(n->slots & (n->slots - 1));
+	bool is_int = op >= L_K8 && op <= L_KBITS;
+
+	if (op == L_STRING || op == L_KTEXT) {
+		if (!one_slot)
+			return A_ANY;
+		l->slot = (uint8_t)__builtin_ctz(n->slots);
+		l->vtype = JANK_VALUE_STR;
+		return A_SLOT;
+	}
+	if (!is_int || n->size < 1 || n->size > 64 || n->reg >= 0)
+		return A_ANY;
+	if (n->clock)
+		return n->size == 64 && n->role == CTF_ROLE_NONE && !n->slots ? A_CLOCK64 : A_ANY;
+	if (n->role == CTF_ROLE_NONE && one_slot) {
+		l->slot = (uint8_t)__builtin_ctz(n->slots);
+		l->vtype = n->sign ? JANK_VALUE_INT : JANK_VALUE_UINT;
+		l->sh = n->sign ? (uint8_t)(64 - n->size) : 0;
+		return A_SLOT;
+	}
+	if (n->role != CTF_ROLE_NONE && !n->slots)
+		return A_ROLE;
+	return A_ANY;
+}
+
 static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, uint64_t b)
 {
 	struct ctf_plan *p = e->p;
@@ -696,6 +788,9 @@ static uint32_t emit_op(struct emit *e, uint8_t op, uint32_t node, uint32_t a, u
 			.a = a,
 			.b = b,
 		};
+		p->prog[p->nprog].act = step_act(n, op, &p->prog[p->nprog]);
+		if (p->prog[p->nprog].act == A_SLOT && op >= L_K8 && op <= L_K64)
+			p->prog[p->nprog].op = (uint8_t)(op - L_K8 + L_S8);
 	}
 	return p->nprog++;
 }
@@ -792,9 +887,13 @@ static void emit_node(struct emit *e, uint32_t idx)
 	}
 	switch ((enum op)n->op) {
 	case OP_STRUCT:
-		/* Aligned to the struct's alignment: its fields' offsets are known from there on.
+		/*
+		 * Aligned to the struct's alignment: its fields' offsets are known
+		 * from there on. A string first aligns to a byte itself, and fails
+		 * where the empty block would.
 		 */
-		open_block(e, n->align);
+		if (!(n->nkids && n->align <= 8 && p->nodes[p->kids[n->kids]].op == OP_STRING))
+			open_block(e, n->align);
 		for (uint32_t k = 0; k < n->nkids && !e->failed; k++)
 			emit_node(e, p->kids[n->kids + k]);
 		close_block(e);
@@ -859,6 +958,129 @@ static void flatten(struct ctf_plan *p)
 	}
 }
 
+/* Is the step an integer read in a block, little-endian, of 1 to 64 bits? */
+static bool hdr_int(const struct lop *l)
+{
+	return ((l->op >= L_K8 && l->op <= L_KBITS) || (l->op >= L_S8 && l->op <= L_S64)) &&
+	       !l->i.be && l->i.size >= 1 && l->i.size <= 64;
+}
+
+/* A block at step i aligned to at least min_align bits. */
+static bool hdr_block(const struct ctf_plan *p, uint32_t i, uint32_t min_align, struct hblock *b)
+{
+	if (i >= p->nprog || p->prog[i].op != L_BLOCK || p->prog[i].a < min_align)
+		return false;
+	b->align = p->prog[i].a;
+	b->bits = p->prog[i].b;
+	return true;
+}
+
+/* The extended form at step i: a block of a 32-bit id and a 64-bit time, in either order. */
+static bool hdr_extended(const struct ctf_plan *p, uint32_t i, struct hdr *h)
+{
+	const struct lop *l = &p->prog[i];
+
+	if (!hdr_block(p, i, 8, &h->be) || i + 3 >= p->nprog || l[3].op != L_END)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		if (l[k].op == L_K32 && l[k].act == A_ROLE && l[k].i.role == CTF_ROLE_EVENT_ID)
+			h->eid_off = l[k].a;
+		else if (l[k].op == L_K64 && l[k].act == A_CLOCK64)
+			h->ets_off = l[k].a;
+		else
+			return false;
+	}
+	return l[1].op != l[2].op;
+}
+
+/* The short form at step i: a block of a compressed time alone. */
+static bool hdr_short(const struct ctf_plan *p, uint32_t i, struct hdr *h)
+{
+	const struct lop *l = &p->prog[i];
+
+	if (!hdr_block(p, i, 1, &h->bc) || i + 2 >= p->nprog || l[2].op != L_END)
+		return false;
+	if (!hdr_int(&l[1]) || !l[1].i.clock || l[1].i.size >= 64 || l[1].i.role != CTF_ROLE_NONE ||
+	    l[1].i.reg >= 0 || l[1].i.slots)
+		return false;
+	h->ts = l[1].i;
+	h->ts_off = l[1].a;
+	return true;
+}
+
+/* H_TAGGED: steps 0-2 are the tag's block, the tag, the variant; its options the two forms. */
+static bool hdr_tagged(const struct ctf_plan *p, struct hdr *h)
+{
+	const struct lop *l = p->prog;
+	const struct pnode *v;
+	uint64_t top;
+	uint32_t kc = 0;
+
+	if (p->nprog < 3 || !hdr_block(p, 0, 8, &h->b0) || !hdr_int(&l[1]) || l[1].a != 0 ||
+	    l[2].op != L_VARIANT)
+		return false;
+	h->tag = l[1].i;
+	if (h->tag.size > 16 || h->tag.role != CTF_ROLE_EVENT_ID || h->tag.reg < 0 ||
+	    h->tag.slots || h->tag.clock || h->tag.sign || h->b0.bits < h->tag.size)
+		return false;
+	v = &p->nodes[l[2].node];
+	if (v->lreg != h->tag.reg || v->nkids != 2 || v->nranges != 2 || v->sign)
+		return false;
+	/* The extended form for the tag's last value alone, the short one for all below it. */
+	top = (UINT64_C(1) << h->tag.size) - 1;
+	for (uint32_t k = 0; k < 2; k++) {
+		const struct vrange *r = &p->ranges[v->ranges + k];
+
+		if (r->lo == top && r->hi == top)
+			continue;
+		if (r->lo != 0 || r->hi != top - 1)
+			return false;
+		kc = r->kid;
+	}
+	if (p->ranges[v->ranges].kid == p->ranges[v->ranges + 1].kid ||
+	    p->ranges[v->ranges].kid > 1 || p->ranges[v->ranges + 1].kid > 1)
+		return false;
+	h->ext = top;
+	h->reg = h->tag.reg;
+	return hdr_short(p, p->vpc[l[2].a + kc], h) && hdr_extended(p, p->vpc[l[2].a + 1 - kc], h);
+}
+
+/* H_PLAIN: a block of the id and a 64-bit time, in either order. */
+static bool hdr_plain(const struct ctf_plan *p, struct hdr *h)
+{
+	const struct lop *l = p->prog;
+
+	if (p->nprog != 4 || !hdr_block(p, 0, 8, &h->b0) || l[3].op != L_END)
+		return false;
+	for (int k = 1; k <= 2; k++) {
+		if (l[k].op >= L_K8 && l[k].op <= L_K64 && l[k].act == A_ROLE &&
+		    l[k].i.role == CTF_ROLE_EVENT_ID) {
+			h->id_off = l[k].a;
+			h->id_bytes = (uint8_t)(l[k].i.size / 8);
+		} else if (l[k].op == L_K64 && l[k].act == A_CLOCK64) {
+			h->ts_off = l[k].a;
+		} else {
+			return false;
+		}
+	}
+	return l[1].act != l[2].act;
+}
+
+/* Is the program one of LTTng's event headers (struct hdr)? */
+static void hdr_form(struct ctf_plan *p)
+{
+	struct hdr h;
+
+	memset(&h, 0, sizeof(h));
+	if (!p->prog)
+		return;
+	if (hdr_plain(p, &h))
+		h.kind = H_PLAIN;
+	else if (hdr_tagged(p, &h))
+		h.kind = H_TAGGED;
+	p->hdr = h;
+}
+
 int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 		     enum ctf_scope_kind kind, const struct ctf_want *want, struct ctf_plan **out,
 		     char *err, size_t errlen)
@@ -881,6 +1103,8 @@ int ctf_plan_compile(const struct ctf_meta *m, const struct ctf_type *scope,
 	}
 	finalize(c.p, c.p->root);
 	flatten(c.p);
+	if (kind == CTF_SCOPE_EVENT_HEADER)
+		hdr_form(c.p);
 	*out = c.p;
 	return 0;
 }
@@ -903,6 +1127,45 @@ bool ctf_plan_has_clock(const struct ctf_plan *p)
 		if (p->nodes[i].clock)
 			return true;
 	return false;
+}
+
+uint32_t ctf_plan_sure_slots(const struct ctf_plan *p)
+{
+	uint32_t m = 0;
+
+	/* The program's steps up to its first branch run at every run that ends well. */
+	for (uint32_t i = 0; p && p->prog && i < p->nprog; i++) {
+		switch (p->prog[i].op) {
+		case L_K8:
+		case L_K16:
+		case L_K32:
+		case L_K64:
+		case L_KBITS:
+		case L_S8:
+		case L_S16:
+		case L_S32:
+		case L_S64:
+		case L_KTEXT:
+		case L_STRING:
+			m |= p->prog[i].i.slots;
+			break;
+		case L_BLOCK:
+		case L_NODE:
+			break;
+		default:
+			return m;
+		}
+	}
+	return m;
+}
+
+uint32_t ctf_plan_slots(const struct ctf_plan *p)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; p && i < p->nnodes; i++)
+		m |= p->nodes[i].slots;
+	return m;
 }
 
 int ctf_plan_clock(const struct ctf_plan *p)
@@ -1076,18 +1339,50 @@ static inline void int_done(const struct lint *n, struct ctf_cursor *c, uint64_t
 	}
 }
 
+/*
+ * The length of the string at s, of at most `left` bytes, SIZE_MAX: no NUL
+ * among them. Eight bytes at a time, inline, for the short strings events
+ * carry (names, process names); a long one's rest by memchr().
+ */
+static inline size_t str_len(const uint8_t *s, size_t left)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+	const uint8_t *nul;
+
+	for (; left - i >= 8; i += 8) {
+		uint64_t w, z;
+
+		if (i >= 64) {
+			nul = memchr(s + i, 0, left - i);
+			return nul ? (size_t)(nul - s) : SIZE_MAX;
+		}
+		memcpy(&w, s + i, 8);
+		w = le64toh(w);
+		/* The lowest byte set in z is the first zero byte (bytes above may be false). */
+		z = (w - ones) & ~w & highs;
+		if (z)
+			return i + (size_t)(__builtin_ctzll(z) >> 3);
+	}
+	for (; i < left; i++)
+		if (!s[i])
+			return i;
+	return SIZE_MAX;
+}
+
 static int run_string(const struct pnode *n, struct ctf_cursor *c)
 {
 	uint64_t at;
-	const uint8_t *s, *nul;
+	const uint8_t *s;
+	size_t len;
 
 	if (reserve(c, 8, 8, &at) < 0)
 		return -EINVAL;
 	s = c->buf + (at >> 3);
-	nul = memchr(s, 0, (size_t)((c->end - at) >> 3));
-	if (!nul)
+	len = str_len(s, (size_t)((c->end - at) >> 3));
+	if (len == SIZE_MAX)
 		return bad(c, "a string without its end in the packet");
-	c->at = at + 8 * (uint64_t)(nul - s + 1);
+	c->at = at + 8 * ((uint64_t)len + 1);
 	if (n->slots)
 		put_str(c, n->slots, (const char *)s);
 	return 0;
@@ -1127,11 +1422,10 @@ static int run_node(const struct ctf_plan *p, uint32_t idx, struct ctf_cursor *c
  */
 static int text_put(uint32_t slots, struct ctf_cursor *c, const uint8_t *s, size_t len)
 {
-	const uint8_t *nul = memchr(s, 0, len);
-	size_t used = nul ? (size_t)(nul - s) : len;
+	size_t n = str_len(s, len), used = n == SIZE_MAX ? len : n;
 	char *d;
 
-	if (nul) {
+	if (n != SIZE_MAX) {
 		put_str(c, slots, (const char *)s);
 		return 0;
 	}
@@ -1288,7 +1582,8 @@ static int64_t variant_option(const struct ctf_plan *p, const struct pnode *n,
  * An integer of any size and bit offset: little-endian ones by one 64-bit
  * load when its bits are within it and the 8 bytes are within the content.
  */
-static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const struct lint *i)
+__attribute__((always_inline)) static inline uint64_t load_bits(const struct ctf_cursor *c,
+								uint64_t at, const struct lint *i)
 {
 	unsigned shift = (unsigned)(at & 7);
 
@@ -1298,6 +1593,67 @@ static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const 
 		return i->size == 64 ? v : v & ((UINT64_C(1) << i->size) - 1);
 	}
 	return load(c->buf, at, i->size, i->be);
+}
+
+/* An integer's value for its one slot (A_SLOT), sign-extended. */
+__attribute__((always_inline)) static inline void slot_step(const struct lop *pc,
+							    struct ctf_cursor *c, uint64_t v)
+{
+	struct jank_value *o = &c->out[pc->slot];
+
+	o->type = pc->vtype;
+	o->u = (uint64_t)((int64_t)(v << pc->sh) >> pc->sh);
+}
+
+/* An integer step's value: where its action (enum lact) says. */
+__attribute__((always_inline)) static inline void int_step(const struct lop *pc,
+							   struct ctf_cursor *c, uint64_t v)
+{
+	switch (pc->act) {
+	case A_SLOT: {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = pc->vtype;
+		o->u = (uint64_t)((int64_t)(v << pc->sh) >> pc->sh);
+		return;
+	}
+	case A_ROLE:
+		c->roles[pc->i.role] = v;
+		c->roles_set |= 1u << pc->i.role;
+		return;
+	case A_CLOCK64:
+		c->clock = v;
+		return;
+	default:
+		int_done(&pc->i, c, v);
+		return;
+	}
+}
+
+/* A string step: run_string()'s, its scan inline; any failure is run_string()'s. */
+__attribute__((always_inline)) static inline int
+prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c)
+{
+	uint64_t at = round_up(c->at, 8);
+	const uint8_t *s;
+	size_t len;
+
+	if (at >= c->end || c->end - at < 8)
+		return run_string(&p->nodes[pc->node], c);
+	s = c->buf + (at >> 3);
+	len = str_len(s, (size_t)((c->end - at) >> 3));
+	if (len == SIZE_MAX)
+		return run_string(&p->nodes[pc->node], c);
+	c->at = at + 8 * ((uint64_t)len + 1);
+	if (pc->act == A_SLOT) {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = JANK_VALUE_STR;
+		o->s = (const char *)s;
+	} else if (pc->i.slots) {
+		put_str(c, pc->i.slots, (const char *)s);
+	}
+	return 0;
 }
 
 /*
@@ -1317,47 +1673,78 @@ static inline uint64_t load_bits(const struct ctf_cursor *c, uint64_t at, const 
 	} while (0)
 #define AT_BYTE() (c->buf + ((base + pc->a) >> 3))
 
-__attribute__((noinline)) static int run_prog(const struct ctf_plan *p, struct ctf_cursor *c)
+/*
+ * Run the programs of plans[0], plans[1], ... up to a NULL, as one program:
+ * one call for an event's contexts and payload. Registers are each plan's
+ * own (a plan writes one before it reads it).
+ */
+__attribute__((noinline)) static int run_prog(const struct ctf_plan *const *plans,
+					      struct ctf_cursor *c)
 {
 	static const void *const labels[] = {
 		[L_END] = &&l_end,	   [L_BLOCK] = &&l_block, [L_K8] = &&l_k8,
 		[L_K16] = &&l_k16,	   [L_K32] = &&l_k32,	  [L_K64] = &&l_k64,
 		[L_KBITS] = &&l_kbits,	   [L_KTEXT] = &&l_ktext, [L_STRING] = &&l_string,
 		[L_VARIANT] = &&l_variant, [L_JMP] = &&l_jmp,	  [L_NODE] = &&l_node,
+		[L_S8] = &&l_s8,	   [L_S16] = &&l_s16,	  [L_S32] = &&l_s32,
+		[L_S64] = &&l_s64,
 	};
-	const struct lop *pc = p->prog;
+	const struct ctf_plan *p = *plans;
+	const struct lop *pc;
 	uint64_t base = 0;
 	int64_t k;
 
-	GOTO(pc);
+	GOTO(p->prog);
 l_end:
-	return 0;
+	p = *++plans;
+	if (!p)
+		return 0;
+	GOTO(p->prog);
 l_block:
 	if (reserve(c, pc->a, pc->b, &base) < 0)
 		return -EINVAL;
 	c->at = base + pc->b;
 	NEXT();
 l_k8:
-	int_done(&pc->i, c, *AT_BYTE());
+	int_step(pc, c, *AT_BYTE());
 	NEXT();
 l_k16:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 2));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 2));
 	NEXT();
 l_k32:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 4));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 4));
 	NEXT();
 l_k64:
-	int_done(&pc->i, c, load_le_bytes(AT_BYTE(), 8));
+	int_step(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
 l_kbits:
-	int_done(&pc->i, c, load_bits(c, base + pc->a, &pc->i));
+	int_step(pc, c, load_bits(c, base + pc->a, &pc->i));
+	NEXT();
+l_s8:
+	slot_step(pc, c, *AT_BYTE());
+	NEXT();
+l_s16:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 2));
+	NEXT();
+l_s32:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 4));
+	NEXT();
+l_s64:
+	slot_step(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
 l_ktext:
-	if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0)
+	/* In place when its NUL is in it (text_put()'s first case), for one slot inline. */
+	if (pc->act == A_SLOT && str_len(AT_BYTE(), (size_t)pc->b) != SIZE_MAX) {
+		struct jank_value *o = &c->out[pc->slot];
+
+		o->type = JANK_VALUE_STR;
+		o->s = (const char *)AT_BYTE();
+	} else if (text_put(pc->i.slots, c, AT_BYTE(), (size_t)pc->b) < 0) {
 		return -EINVAL;
+	}
 	NEXT();
 l_string:
-	if (run_string(&p->nodes[pc->node], c) < 0)
+	if (prog_string(p, pc, c) < 0)
 		return -EINVAL;
 	NEXT();
 l_variant:
@@ -1377,13 +1764,121 @@ l_node:
 #undef GOTO
 #undef AT_BYTE
 
-int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
+/* One plan, by its program or its tree. */
+__attribute__((noinline)) static int run_one(const struct ctf_plan *p, struct ctf_cursor *c)
 {
+	const struct ctf_plan *run[2] = { p, NULL };
+
 	if (!p->prog)
 		return run_node(p, p->root, c);
-	if (p->prog[0].op == L_END)
-		return 0;
-	return run_prog(p, c);
+	return run_prog(run, c);
+}
+
+/* Round at up to the block's alignment: 0 when the block fits the content, else -1. */
+static inline int hdr_reserve(const struct ctf_cursor *c, const struct hblock *b, uint64_t *at)
+{
+	uint64_t a = round_up(*at, b->align);
+
+	if (a > c->end || c->end - a < b->bits)
+		return -1;
+	*at = a;
+	return 0;
+}
+
+/* H_PLAIN, as its program reads it; what does not fit runs the program for its error. */
+static inline int run_plain(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	const struct hdr *h = &p->hdr;
+	uint64_t at = c->at;
+	const uint8_t *q, *qi;
+
+	if (hdr_reserve(c, &h->b0, &at) < 0)
+		return run_one(p, c);
+	q = c->buf + (at >> 3);
+	qi = q + (h->id_off >> 3);
+	c->roles[CTF_ROLE_EVENT_ID] = h->id_bytes == 8	 ? load_le_bytes(qi, 8)
+				      : h->id_bytes == 4 ? load_le_bytes(qi, 4)
+				      : h->id_bytes == 2 ? load_le_bytes(qi, 2)
+							 : qi[0];
+	c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
+	c->clock = load_le_bytes(q + (h->ts_off >> 3), 8);
+	c->at = at + h->b0.bits;
+	return 0;
+}
+
+/*
+ * H_TAGGED, as its program reads it. What does not fit runs the program
+ * (from the start: nothing was moved) for its error.
+ */
+__attribute__((noinline)) static int run_tagged(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	const struct hdr *h = &p->hdr;
+	uint64_t at = c->at, tag, id;
+	const uint8_t *q;
+
+	if (hdr_reserve(c, &h->b0, &at) < 0)
+		return run_one(p, c);
+	tag = load_bits(c, at, &h->tag);
+	at += h->b0.bits;
+	if (tag != h->ext) {
+		if (hdr_reserve(c, &h->bc, &at) < 0)
+			return run_one(p, c);
+		set_clock(c, load_bits(c, at + h->ts_off, &h->ts), h->ts.size);
+		c->at = at + h->bc.bits;
+		id = tag;
+	} else {
+		if (hdr_reserve(c, &h->be, &at) < 0)
+			return run_one(p, c);
+		q = c->buf + (at >> 3);
+		id = load_le_bytes(q + (h->eid_off >> 3), 4);
+		c->clock = load_le_bytes(q + (h->ets_off >> 3), 8);
+		c->at = at + h->be.bits;
+	}
+	c->regs[h->reg] = tag;
+	c->roles[CTF_ROLE_EVENT_ID] = id;
+	c->roles_set |= 1u << CTF_ROLE_EVENT_ID;
+	return 0;
+}
+
+int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c)
+{
+	if (p->hdr.kind == H_PLAIN)
+		return run_plain(p, c);
+	if (p->hdr.kind == H_TAGGED)
+		return run_tagged(p, c);
+	return run_one(p, c);
+}
+
+int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c)
+{
+	const struct ctf_plan *run[CTF_PLAN_SEQ_MAX + 1];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!plans[i])
+			continue;
+		if (plans[i]->prog && k < CTF_PLAN_SEQ_MAX) {
+			run[k++] = plans[i];
+			continue;
+		}
+		/* One without a program: the ones before it, then it. */
+		run[k] = NULL;
+		if ((k && run_prog(run, c) < 0) || ctf_plan_run(plans[i], c) < 0)
+			return -EINVAL;
+		k = 0;
+	}
+	run[k] = NULL;
+	return k ? run_prog(run, c) : 0;
+}
+
+int ctf_plan_run_seq0(const struct ctf_plan *const *plans, struct ctf_cursor *c)
+{
+	return run_prog(plans, c);
+}
+
+bool ctf_plan_has_prog(const struct ctf_plan *p)
+{
+	return p->prog;
 }
 
 bool ctf_plan_is_empty(const struct ctf_plan *p)

@@ -119,6 +119,16 @@ void ctf_plan_free(struct ctf_plan *p);
 
 /* Read the scope at c->at: 0, or -EINVAL with c->why. */
 int ctf_plan_run(const struct ctf_plan *p, struct ctf_cursor *c);
+#define CTF_PLAN_SEQ_MAX 8
+/* Run n plans (NULL: none) one after the other, as ctf_plan_run() each. */
+int ctf_plan_run_seq(const struct ctf_plan *const *plans, unsigned n, struct ctf_cursor *c);
+/*
+ * The same, faster, for plans up to a NULL that all have a program (none is
+ * NULL before it, none fails ctf_plan_has_prog()), at least one.
+ */
+int ctf_plan_run_seq0(const struct ctf_plan *const *plans, struct ctf_cursor *c);
+/* Does the plan run as a program (else, rarely, by its tree)? */
+bool ctf_plan_has_prog(const struct ctf_plan *p);
 /* Does the plan read nothing and skip nothing (an empty scope)? Then it need not run. */
 bool ctf_plan_is_empty(const struct ctf_plan *p);
 /*
@@ -126,6 +136,14 @@ bool ctf_plan_is_empty(const struct ctf_plan *p);
  * for tests and fuzz targets to compare with what ctf_plan_run() gives.
  */
 int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c);
+
+/*
+ * The slots (bit per slot) that every successful run of the plan (NULL: none)
+ * sets; the others may keep what they held before it ran.
+ */
+uint32_t ctf_plan_sure_slots(const struct ctf_plan *p);
+/* The slots a run of the plan (NULL: none) may set. */
+uint32_t ctf_plan_slots(const struct ctf_plan *p);
 
 /* Does any integer of the plan map to a clock (the event header's timestamp)? */
 bool ctf_plan_has_clock(const struct ctf_plan *p);

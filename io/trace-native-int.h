@@ -7,6 +7,7 @@
 #ifndef JANK_TRACE_NATIVE_INT_H
 #define JANK_TRACE_NATIVE_INT_H
 
+#include <stddef.h>
 #include "ctf-meta.h"
 #include "ctf-plan.h"
 #include "errbuf.h"
@@ -24,7 +25,12 @@ struct nclass {
 	uint8_t sym_kind;
 	const struct ctf_event_decl *decl;
 	struct ctf_plan *common, *spec, *payload;
+	/* Those of the three that run, up to a NULL (for ctf_plan_run_seq0()), or all three. */
+	const struct ctf_plan *body[4];
+	bool body_seq0; /* body is for ctf_plan_run_seq0(), and not empty */
 	uint32_t class_id, nfields;
+	uint32_t clear; /* slots to clear before each event: those its plans may leave unset */
+	uint32_t sets;	/* the slots its plans may set */
 };
 
 struct nsc {
@@ -83,7 +89,19 @@ struct nstream {
 	bool body_pending; /* an event whose class was not compiled when its header was read */
 	int64_t ts;
 	struct nclass *cls;
-	struct jank_value vals[CTF_NSLOTS];
+	uint32_t clean; /* slots known to be JANK_VALUE_NONE (0: none known) */
+	/*
+	 * The values decoded, in place in the event deliver() hands to the
+	 * engine: the slots of its fields are the event's (vals[i] is
+	 * ev.fields[i]), the contexts' and the symbolizer's follow.
+	 */
+	union {
+		struct jank_event ev;
+		struct {
+			unsigned char ev_head[offsetof(struct jank_event, fields)];
+			struct jank_value vals[CTF_NSLOTS];
+		};
+	};
 	uint64_t arrays[CTF_ARRAY_BUFS][CTF_ARRAY_MAX];
 	char *scratch;
 	size_t scratch_cap;
@@ -100,7 +118,11 @@ struct native_reader {
 };
 
 /* trace-native.c */
-bool native_has_role(const struct ctf_cursor *c, enum ctf_role r);
+static inline bool native_has_role(const struct ctf_cursor *c, enum ctf_role r)
+{
+	return c->roles_set & (1u << r);
+}
+
 void native_class_free(struct nclass *nc);
 int native_heap_fill(struct jank_reader *in, struct native_reader *nr);
 

@@ -65,10 +65,8 @@ static int order_check(struct jank_reader *in, struct nstream *s, int64_t ts)
 	return 0;
 }
 
-bool native_has_role(const struct ctf_cursor *c, enum ctf_role r)
-{
-	return c->roles_set & (1u << r);
-}
+_Static_assert(offsetof(struct nstream, vals) == offsetof(struct nstream, ev.fields),
+	       "a stream's values are its event's fields");
 
 static struct nsc *packet_sc(struct nstream *s)
 {
@@ -303,6 +301,16 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		jank_errf(in->err, sizeof(in->err), "%s: event %s: %s", tr->dir, e->name, why);
 		return -EINVAL;
 	}
+	/* The slots read (fields, contexts, the symbolizer's) that no plan surely sets. */
+	nc->clear = (1u << nfields) - 1;
+	nc->clear |= 1u << CTF_SLOT_TID | 1u << CTF_SLOT_PID | 1u << CTF_SLOT_COMM |
+		     1u << CTF_SLOT_PID_NS;
+	if (nc->sym_kind != READER_SYM_NONE)
+		nc->clear |= ((1u << CTF_NSLOTS) - 1) & ~((1u << CTF_SLOT_SYM_BADDR) - 1);
+	nc->clear &= ~(ctf_plan_sure_slots(nc->common) | ctf_plan_sure_slots(nc->spec) |
+		       ctf_plan_sure_slots(nc->payload));
+	nc->sets =
+		ctf_plan_slots(nc->common) | ctf_plan_slots(nc->spec) | ctf_plan_slots(nc->payload);
 	/* An empty scope (no context, no field) need not run at each event. */
 	if (ctf_plan_is_empty(nc->common))
 		ctf_plan_free(nc->common), nc->common = NULL;
@@ -310,6 +318,21 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		ctf_plan_free(nc->spec), nc->spec = NULL;
 	if (ctf_plan_is_empty(nc->payload))
 		ctf_plan_free(nc->payload), nc->payload = NULL;
+	{
+		const struct ctf_plan *all[3] = { nc->common, nc->spec, nc->payload };
+		unsigned k = 0;
+
+		nc->body_seq0 = true;
+		for (unsigned i = 0; i < 3; i++) {
+			if (all[i])
+				nc->body[k++] = all[i];
+			nc->body_seq0 = nc->body_seq0 && (!all[i] || ctf_plan_has_prog(all[i]));
+		}
+		nc->body[k] = NULL;
+		nc->body_seq0 = nc->body_seq0 && k;
+		if (!nc->body_seq0)
+			memcpy(nc->body, all, sizeof(all));
+	}
 	nc->compiled = true;
 	in->stats.classes++;
 	return 0;
@@ -321,6 +344,8 @@ void native_class_free(struct nclass *nc)
 	ctf_plan_free(nc->spec);
 	ctf_plan_free(nc->payload);
 	nc->common = nc->spec = nc->payload = NULL;
+	memset(nc->body, 0, sizeof(nc->body));
+	nc->body_seq0 = false;
 	nc->compiled = false;
 }
 
@@ -363,7 +388,8 @@ static int event_head(struct jank_reader *in, struct nstream *s)
 }
 
 /* The event's contexts and payload, into the stream's values. */
-static int event_body(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int event_body(struct jank_reader *in,
+							    struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 	struct nclass *nc = s->cls;
@@ -374,19 +400,23 @@ static int event_body(struct jank_reader *in, struct nstream *s)
 		if (r < 0)
 			return r;
 	}
-	for (unsigned i = 0; i < nc->nfields; i++)
-		s->vals[i].type = JANK_VALUE_NONE;
-	for (unsigned i = CTF_SLOT_TID; i < CTF_NSLOTS; i++)
-		if (i != CTF_SLOT_CPU)
-			s->vals[i].type = JANK_VALUE_NONE;
+	/* A slot no event since its last clearing may have set needs none. */
+	for (uint32_t m = nc->clear & ~s->clean; m; m &= m - 1)
+		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
+	s->clean = (s->clean | nc->clear) & ~nc->sets;
 	c->scratch_used = 0;
-	if ((nc->common && ctf_plan_run(nc->common, c) < 0) ||
-	    (nc->spec && ctf_plan_run(nc->spec, c) < 0) ||
-	    (nc->payload && ctf_plan_run(nc->payload, c) < 0))
+	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0
+			  : ctf_plan_run_seq(nc->body, 3, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;
 	return 0;
+}
+
+/* The same, for an event whose class was compiled when it was delivered. */
+__attribute__((noinline)) static int event_body_pending(struct jank_reader *in, struct nstream *s)
+{
+	return event_body(in, s);
 }
 
 /* Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
@@ -508,7 +538,7 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 /* Hand the stream's head to the engine (in merged order). */
 static int deliver(struct jank_reader *in, struct nstream *s)
 {
-	struct jank_event jev;
+	struct jank_event *jev = &s->ev;
 	int r;
 
 	if (s->kind == ITEM_DISCARDED) {
@@ -521,26 +551,26 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 		jank_engine_discarded_range(in->engine, d->cpu, d->begin, d->end, count);
 		return 0;
 	}
-	if (s->body_pending && (r = event_body(in, s)) < 0)
+	if (s->body_pending && (r = event_body_pending(in, s)) < 0)
 		return r;
 	if (s->cls->sym_kind != READER_SYM_NONE)
 		symbols_values(in, s, s->cls->sym_kind);
 	if (!s->cls->wanted)
 		return 0;
-	jev.ts = s->ts;
-	jev.cpu = s->cpu;
-	jev.tid = slot_int32(s, CTF_SLOT_TID);
-	jev.pid = slot_int32(s, CTF_SLOT_PID);
-	jev.pid_ns = slot_ns(s);
-	jev.comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
-	jev.class_id = s->cls->class_id;
-	jev.nfields = s->cls->nfields;
-	memcpy(jev.fields, s->vals, jev.nfields * sizeof(jev.fields[0]));
-	in->last_ts = jev.ts;
+	/* Its fields are in place (vals). */
+	jev->ts = s->ts;
+	jev->cpu = s->cpu;
+	jev->tid = slot_int32(s, CTF_SLOT_TID);
+	jev->pid = slot_int32(s, CTF_SLOT_PID);
+	jev->pid_ns = slot_ns(s);
+	jev->comm = s->vals[CTF_SLOT_COMM].type == JANK_VALUE_STR ? s->vals[CTF_SLOT_COMM].s : NULL;
+	jev->class_id = s->cls->class_id;
+	jev->nfields = s->cls->nfields;
+	in->last_ts = jev->ts;
 	in->stats.events_used++;
 	if (in->tap)
-		in->tap->event(&jev, in->tap->data);
-	jank_engine_process(in->engine, &jev);
+		in->tap->event(jev, in->tap->data);
+	jank_engine_process(in->engine, jev);
 	return 0;
 }
 
@@ -551,23 +581,25 @@ static bool earlier(const struct nstream *a, const struct nstream *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
 }
 
+/* The keys are a strict order (stream numbers differ): the heap's head is their least. */
 static void sift_down(struct native_reader *nr, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-		struct nstream *t;
+	struct nstream **h = nr->heap, *x = h[i];
+	size_t n = nr->nheap;
 
-		if (l < nr->nheap && earlier(nr->heap[l], nr->heap[min]))
-			min = l;
-		if (r < nr->nheap && earlier(nr->heap[r], nr->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		t = nr->heap[i];
-		nr->heap[i] = nr->heap[min];
-		nr->heap[min] = t;
-		i = min;
+	for (;;) {
+		size_t m = 2 * i + 1;
+
+		if (m >= n)
+			break;
+		if (m + 1 < n && earlier(h[m + 1], h[m]))
+			m++;
+		if (!earlier(h[m], x))
+			break;
+		h[i] = h[m];
+		i = m;
 	}
+	h[i] = x;
 }
 
 static void sift_up(struct native_reader *nr, size_t i)

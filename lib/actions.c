@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,17 +482,25 @@ struct rule_list {
 	struct jank_action *tail;
 };
 
+/* bytes first: jank_action_table_bytes() (actions.h) reads it in place. */
 struct jank_action_table {
+	size_t bytes;		     /* the record, its lists, map and actions, kept current */
 	struct jank_hashmap by_hash; /* hash → first action of the chain */
 	struct rule_list *rules;
 	uint32_t nrules;
 	struct jank_action *free_list;
 	size_t nfree;
 	size_t count;
-	size_t allocated;
 	jank_action_close_fn close_hook;
 	void *close_data;
 };
+_Static_assert(offsetof(struct jank_action_table, bytes) == 0, "actions.h reads it in place");
+
+/* After what may grow the map (from `before` bytes): its growth in the table's count. */
+static void map_grown(struct jank_action_table *t, size_t before)
+{
+	t->bytes += jank_hashmap_bytes(&t->by_hash) - before;
+}
 
 /*
  * The key's bytes eight at a time (a byte at a time was a tenth of the
@@ -533,6 +542,7 @@ struct jank_action_table *jank_action_table_new(uint32_t nrules)
 	}
 	t->nrules = nrules;
 	jank_hashmap_init(&t->by_hash);
+	t->bytes = sizeof(*t) + nrules * sizeof(*t->rules);
 	return t;
 }
 
@@ -592,6 +602,7 @@ static int hash_tail(struct jank_action_table *t, struct rule_list *l)
 {
 	struct jank_action *a = l->tail;
 	struct jank_hashmap_slot *s;
+	size_t map = jank_hashmap_bytes(&t->by_hash);
 
 	if (!a || !a->unhashed)
 		return 0;
@@ -603,6 +614,7 @@ static int hash_tail(struct jank_action_table *t, struct rule_list *l)
 	} else if (jank_hashmap_put(&t->by_hash, a->hash, a) < 0) {
 		return -ENOMEM;
 	}
+	map_grown(t, map);
 	a->unhashed = false;
 	return 0;
 }
@@ -646,10 +658,13 @@ static void chain_unlink(struct jank_action_table *t, struct jank_action *a)
 	struct jank_action *first = s ? s->value : NULL;
 
 	if (first == a) {
+		size_t map = jank_hashmap_bytes(&t->by_hash);
+
 		if (a->chain) /* a hash shared by two keys: rare; put() as ever (it may grow) */
 			jank_hashmap_put(&t->by_hash, a->hash, a->chain);
 		else
 			jank_hashmap_remove_slot(&t->by_hash, s);
+		map_grown(t, map);
 		return;
 	}
 	for (; first; first = first->chain)
@@ -677,7 +692,7 @@ void jank_action_close(struct jank_action_table *t, struct jank_action *a)
 	/* Keep a few slots for reuse; give the rest back so that memory follows load. */
 	if (t->nfree >= FREE_LIST_MAX) {
 		free(a);
-		t->allocated--;
+		t->bytes -= sizeof(*a);
 		return;
 	}
 	a->next = t->free_list;
@@ -690,6 +705,7 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 {
 	struct jank_action *first, *a = NULL;
 	struct rule_list *l;
+	size_t map;
 
 	if (rule >= t->nrules)
 		return NULL;
@@ -711,15 +727,17 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 		a = malloc(sizeof(*a));
 		if (!a)
 			return NULL;
-		t->allocated++;
+		t->bytes += sizeof(*a);
 	}
 	/* The map's room for every open action, as if each were in it. */
+	map = jank_hashmap_bytes(&t->by_hash);
 	if (jank_hashmap_reserve(&t->by_hash, t->count) < 0) {
 		a->next = t->free_list;
 		t->free_list = a;
 		t->nfree++;
 		return NULL;
 	}
+	map_grown(t, map);
 	memset(a, 0, sizeof(*a));
 	a->rule = rule;
 	a->begin = begin;
@@ -769,10 +787,4 @@ struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_
 struct jank_action *jank_action_last(const struct jank_action_table *t, uint32_t rule)
 {
 	return rule < t->nrules ? t->rules[rule].tail : NULL;
-}
-
-size_t jank_action_table_bytes(const struct jank_action_table *t)
-{
-	return sizeof(*t) + t->nrules * sizeof(*t->rules) + jank_hashmap_bytes(&t->by_hash) +
-	       t->allocated * sizeof(struct jank_action);
 }

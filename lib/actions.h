@@ -199,6 +199,10 @@ struct jank_action *jank_action_oldest(const struct jank_action_table *t);
 struct jank_action *jank_action_last(const struct jank_action_table *t, uint32_t rule);
 /* A rule's open actions in begin order: the oldest, then ->next. */
 struct jank_action *jank_action_first(const struct jank_action_table *t, uint32_t rule);
-size_t jank_action_table_bytes(const struct jank_action_table *t);
+/* Its first member, kept current: the engine reads it before every event that may free. */
+static inline size_t jank_action_table_bytes(const struct jank_action_table *t)
+{
+	return *(const size_t *)(const void *)t;
+}
 
 #endif

@@ -404,10 +404,12 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		if (replaced)
 			e->stats.actions_replaced++;
 		a->tid = tid;
-		a->serial = engine_fill_thread_info(e, tid, ev, &a->pid, a->comm);
+		/* w is the record engine_fill_thread_info() would look up. */
+		a->serial = engine_fill_thread_info_w(w, ev, &a->pid, a->comm);
 		/* Until it ends, the action labels its thread's path segments. */
 		if (w)
-			a->span = jank_graph_span_open(e->graph, w, ev->ts, rs->rule.name, key);
+			a->span = jank_graph_span_open_n(e->graph, w, ev->ts, rs->rule.name,
+							 rs->name_len, key, klen);
 		return;
 	}
 	a = find_action(e, role, pre, rs, ev);

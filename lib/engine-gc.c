@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include "engine-int.h"
 
-uint64_t engine_memory_bytes(const struct jank_engine *e)
-{
-	/* The CPUs' histories are a fixed cost (jank_model_bytes), outside the budget. */
-	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
-	       (e->actions ? jank_action_table_bytes(e->actions) : 0) +
-	       (e->pending ? jank_action_table_bytes(e->pending) : 0);
-}
-
 /* Open actions and pending flows, and the spans of open actions, which only their end frees. */
 static uint64_t open_bytes(const struct jank_engine *e)
 {
@@ -36,19 +28,6 @@ static struct jank_action *oldest_open(const struct jank_engine *e, struct jank_
 	}
 	*t = e->actions;
 	return a;
-}
-
-/*
- * Every call that can free memory (an event ends an action or a lock
- * record, new rules, a collection) notes the peak first, so that
- * jank_engine_get_stats() never reports a peak lower than an earlier one.
- */
-void engine_note_peak(struct jank_engine *e)
-{
-	uint64_t bytes = engine_memory_bytes(e);
-
-	if (bytes > e->stats.memory_peak)
-		e->stats.memory_peak = bytes;
 }
 
 /* Open actions and pending flows alone take half the memory budget: drop the oldest. */

@@ -63,6 +63,7 @@ struct class_info {
 
 struct rule_state {
 	struct jank_rule rule;
+	size_t name_len; /* strlen(rule.name): its spans' name */
 	struct jank_histogram hist;
 	struct jank_rule_stats stats;
 	struct jank_baseline baseline;
@@ -133,15 +134,40 @@ void engine_free_flows(struct flow_state *fs, size_t n);
 /* engine-verdicts.c */
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm);
+uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
+				   char *comm);
 bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
 		    int64_t end);
 void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
 		   const struct jank_action *a, int32_t tid, int32_t pid, const char *comm,
 		   int64_t end, int64_t threshold, bool over, bool incomplete);
 
-/* engine-gc.c */
-void engine_note_peak(struct jank_engine *e);
-uint64_t engine_memory_bytes(const struct jank_engine *e);
+/*
+ * engine-gc.c. The memory the budget counts: every table keeps its own
+ * count current as it grows and shrinks, and this sums them (a few loads:
+ * it is read before every event that may free, and every 4 events). The
+ * CPUs' histories are a fixed cost (jank_model_bytes), outside the budget.
+ */
+static inline uint64_t engine_memory_bytes(const struct jank_engine *e)
+{
+	return jank_graph_bytes(e->graph) + jank_locks_bytes(e->model.locks) +
+	       (e->actions ? jank_action_table_bytes(e->actions) : 0) +
+	       (e->pending ? jank_action_table_bytes(e->pending) : 0);
+}
+
+/*
+ * Every call that can free memory (an event ends an action or a lock
+ * record, new rules, a collection) notes the peak first, so that
+ * jank_engine_get_stats() never reports a peak lower than an earlier one.
+ */
+static inline void engine_note_peak(struct jank_engine *e)
+{
+	uint64_t bytes = engine_memory_bytes(e);
+
+	if (bytes > e->stats.memory_peak)
+		e->stats.memory_peak = bytes;
+}
+
 void engine_maintain(struct jank_engine *e);
 
 /* engine-stacks.c */

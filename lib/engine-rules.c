@@ -67,6 +67,7 @@ int jank_engine_add_rule(struct jank_engine *e, const struct jank_rule *r)
 	ret = jank_rule_copy(&rs->rule, r);
 	if (ret < 0)
 		return ret;
+	rs->name_len = strlen(rs->rule.name);
 	jank_histogram_init(&rs->hist);
 	memset(&rs->stats, 0, sizeof(rs->stats));
 	jank_baseline_init(&rs->baseline);
@@ -346,6 +347,7 @@ int jank_engine_replace_rules(struct jank_engine *e, const struct jank_rule *rul
 		r = jank_rule_copy(&nrs[i].rule, &rules[i]);
 		if (r < 0)
 			goto fail;
+		nrs[i].name_len = strlen(nrs[i].rule.name);
 		jank_histogram_init(&nrs[i].hist);
 		jank_baseline_init(&nrs[i].baseline);
 		nrs[i].learn_at = INT64_MIN;

@@ -17,8 +17,14 @@
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm)
 {
-	struct jank_thread *w = tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL;
+	return engine_fill_thread_info_w(tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL, ev, pid,
+					 comm);
+}
 
+/* The same with w the thread's record, looked up already (NULL: none). */
+uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
+				   char *comm)
+{
 	if (w && ev)
 		jank_thread_seen(w, ev->ts);
 	if (ev && ev->pid >= 0)

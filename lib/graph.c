@@ -12,7 +12,8 @@
  *    clamped to the previous vertex);
  *  - GC never frees the last vertex at or before the horizon, so the edge
  *    that straddles the horizon keeps its state;
- *  - g->bytes is the exact sum of the rings, thread records and maps it owns;
+ *  - g->h.bytes is the exact sum of the rings, thread records, span lists,
+ *    spans, maps and the record itself (its caches aside), kept as they change;
  *  - GC never frees the last span change at or before the horizon either, so
  *    the innermost span of any instant after it is the same as without GC.
  */
@@ -36,37 +37,39 @@
 	 2 * sizeof(struct jank_span_change))
 
 /*
- * Freed spans are kept for reuse, by size rounded up to SPAN_GRAIN (one
- * action's begin allocates one, and glibc's malloc and free were a tenth of
- * the engine on traces of short actions). What a span counts (its size) is
- * unchanged: the budget sees the same bytes.
+ * Spans come from slabs, and freed ones are kept for reuse, by size rounded
+ * up to SPAN_GRAIN (one action's begin allocates one: glibc's malloc and
+ * free were a tenth of the engine on traces of short actions, and freeing
+ * each span at the end as much again). What a span counts (its size) is
+ * unchanged: the budget sees the same bytes. The slabs go back to the system
+ * when no span is left (a GC step), and with the graph.
  */
 #define SPAN_GRAIN 32u
 #define SPAN_MAX   (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
 #define SPAN_BINS  ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
-/* Per bin: what a GC step frees (a step every 1,024 events); at most 1 MB in all. */
-#define SPAN_FREE_MAX 2048u
+#define SPAN_SLAB  (64u << 10)
 
-struct span_bin {
-	void *head; /* a freed span's first bytes link to the next */
-	uint32_t n;
+struct span_slab {
+	struct span_slab *next;
+	uint64_t pad; /* the spans after it are 16-byte aligned, as malloc's */
+	unsigned char mem[];
 };
 
-/* The caches come first: jank_graph_bytes() leaves them out. */
+/*
+ * Its head first (graph.h's inline functions read it in place), then the
+ * caches: jank_graph_bytes() leaves them out, and the head's cache too.
+ */
 struct jank_graph {
-	struct span_bin span_free[SPAN_BINS];
-	/*
-	 * The thread jank_graph_get() or jank_graph_lookup() last found by tid,
-	 * NULL: an event's model, actions and spans ask for the same thread
-	 * several times. Reset whenever by_tid loses a thread.
-	 */
-	struct jank_thread *last;
+	struct jank_graph_head h;
+	void *span_free[SPAN_BINS]; /* a freed span's first bytes link to the next */
+	struct span_slab *slabs;    /* the newest first: spans are carved from its end down */
+	size_t slab_left;	    /* bytes not yet carved of the newest */
+	uint64_t spans_live;
+	bool closing; /* jank_graph_free(): the slabs go whole, no span is put back */
 	struct jank_hashmap by_tid;
 	struct jank_hashmap by_serial;
 	uint32_t next_serial;
 	size_t gc_cursor; /* slot of by_serial where the next GC step starts */
-	uint64_t ring_bytes;
-	uint64_t thread_bytes;
 	uint64_t freed_vertices;
 	uint64_t freed_threads;
 	uint64_t gc_steps;
@@ -79,6 +82,18 @@ struct jank_graph {
 	jank_graph_free_fn free_hook;
 	void *free_data;
 };
+_Static_assert(offsetof(struct jank_graph, h) == 0, "graph.h reads its head in place");
+
+/* The record as accounted: its caches (and the head's) aside. */
+#define GRAPH_SELF_BYTES                                                                           \
+	(sizeof(struct jank_graph) - offsetof(struct jank_graph, by_tid) +                         \
+	 offsetof(struct jank_graph_head, last))
+
+/* What the maps by tid and by serial hold (they grow, never shrink). */
+static uint64_t maps_bytes(const struct jank_graph *g)
+{
+	return jank_hashmap_bytes(&g->by_tid) + jank_hashmap_bytes(&g->by_serial);
+}
 
 struct jank_graph *jank_graph_new(void)
 {
@@ -90,56 +105,67 @@ struct jank_graph *jank_graph_new(void)
 	jank_hashmap_init(&g->by_serial);
 	jank_stacks_init(&g->stacks, 1u << 20);
 	g->next_serial = 1;
+	g->h.stacks = &g->stacks;
+	g->h.bytes = GRAPH_SELF_BYTES;
 	return g;
 }
 
-/* The bin of a span of `size` bytes (at most SPAN_MAX). */
-static struct span_bin *span_bin(struct jank_graph *g, size_t size)
+/* The free list of spans of `size` bytes (at most SPAN_MAX). */
+static void **span_bin(struct jank_graph *g, size_t size)
 {
 	return &g->span_free[(size - 1) / SPAN_GRAIN];
 }
 
 static struct jank_span *span_alloc(struct jank_graph *g, size_t size)
 {
-	struct span_bin *b = span_bin(g, size);
-	void *s = b->head;
+	void **b = span_bin(g, size);
+	void *s = *b;
+	size_t n = (size + SPAN_GRAIN - 1) / SPAN_GRAIN * SPAN_GRAIN;
 
-	if (!s)
-		return malloc((size + SPAN_GRAIN - 1) / SPAN_GRAIN * SPAN_GRAIN);
-	memcpy(&b->head, s, sizeof(b->head));
-	b->n--;
+	if (s) {
+		memcpy(b, s, sizeof(*b));
+	} else {
+		if (g->slab_left < n) {
+			struct span_slab *sl = malloc(sizeof(*sl) + SPAN_SLAB);
+
+			if (!sl)
+				return NULL;
+			sl->next = g->slabs;
+			g->slabs = sl;
+			g->slab_left = SPAN_SLAB;
+		}
+		g->slab_left -= n;
+		s = g->slabs->mem + g->slab_left;
+	}
+	g->spans_live++;
 	return s;
 }
 
 static void span_put(struct jank_graph *g, struct jank_span *s)
 {
-	struct span_bin *b;
+	void **b;
 
 	if (!s || --s->refs)
 		return;
-	g->ring_bytes -= s->size;
+	g->h.bytes -= s->size;
 	b = span_bin(g, s->size);
-	if (b->n >= SPAN_FREE_MAX) {
-		free(s);
-		return;
-	}
-	memcpy(s, &b->head, sizeof(b->head));
-	b->head = s;
-	b->n++;
+	memcpy(s, b, sizeof(*b));
+	*b = s;
+	g->spans_live--;
 }
 
-static void span_bins_free(struct jank_graph *g)
+/* All spans are free: the slabs go. */
+static void span_slabs_free(struct jank_graph *g)
 {
-	for (size_t i = 0; i < SPAN_BINS; i++) {
-		void *s = g->span_free[i].head, *next;
+	struct span_slab *sl, *next;
 
-		for (; s; s = next) {
-			memcpy(&next, s, sizeof(next));
-			free(s);
-		}
-		g->span_free[i].head = NULL;
-		g->span_free[i].n = 0;
+	for (sl = g->slabs; sl; sl = next) {
+		next = sl->next;
+		free(sl);
 	}
+	g->slabs = NULL;
+	g->slab_left = 0;
+	memset(g->span_free, 0, sizeof(g->span_free));
 }
 
 static void spans_free(struct jank_graph *g, struct jank_thread *w)
@@ -148,15 +174,15 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 
 	if (!sp)
 		return;
-	for (uint32_t i = 0; i < sp->n; i++)
+	for (uint32_t i = 0; i < sp->n && !g->closing; i++)
 		span_put(g, sp->v[i].span);
-	for (uint32_t i = 0; i < sp->nopen; i++) {
+	for (uint32_t i = 0; i < sp->nopen && !g->closing; i++) {
 		g->open_span_bytes -= sp->open[i]->size + OPEN_SPAN_EXTRA;
 		span_put(g, sp->open[i]);
 	}
-	g->ring_bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
-	g->ring_bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
-	g->ring_bytes -= sizeof(*sp);
+	g->h.bytes -= (uint64_t)(sp->cap + sp->off) * sizeof(*sp->v);
+	g->h.bytes -= (uint64_t)sp->open_cap * sizeof(*sp->open);
+	g->h.bytes -= sizeof(*sp);
 	if (sp->v)
 		free(sp->v - sp->off);
 	free(sp->open);
@@ -166,12 +192,12 @@ static void spans_free(struct jank_graph *g, struct jank_thread *w)
 
 static void thread_free(struct jank_graph *g, struct jank_thread *w)
 {
-	g->ring_bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
-	g->ring_bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
-	g->thread_bytes -= sizeof(*w);
+	g->h.bytes -= (uint64_t)w->cap * sizeof(struct jank_vertex);
+	g->h.bytes -= (uint64_t)w->notes_cap * sizeof(struct jank_lock_note);
+	g->h.bytes -= sizeof(*w);
 	spans_free(g, w);
 	if (w->fn) {
-		g->ring_bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
+		g->h.bytes -= (uint64_t)w->fn->cap * sizeof(*w->fn->v) + sizeof(*w->fn);
 		free(w->fn->v);
 		free(w->fn);
 	}
@@ -184,13 +210,14 @@ void jank_graph_free(struct jank_graph *g)
 {
 	if (!g)
 		return;
+	g->closing = true;
 	for (size_t i = 0; i < g->by_serial.cap; i++)
 		if (g->by_serial.slots[i].value)
 			thread_free(g, g->by_serial.slots[i].value);
 	jank_hashmap_fini(&g->by_tid);
 	jank_hashmap_fini(&g->by_serial);
 	jank_stacks_fini(&g->stacks);
-	span_bins_free(g);
+	span_slabs_free(g);
 	free(g->flow_names);
 	free(g);
 }
@@ -222,21 +249,19 @@ struct jank_thread *jank_graph_find_serial(const struct jank_graph *g, uint32_t 
 	return jank_hashmap_get(&g->by_serial, serial);
 }
 
-struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
+struct jank_thread *jank_graph_lookup_slow(struct jank_graph *g, int32_t tid)
 {
-	struct jank_thread *w = g->last;
+	struct jank_thread *w = jank_graph_find(g, tid);
 
-	if (w && w->tid == tid)
-		return w;
-	w = jank_graph_find(g, tid);
 	if (w)
-		g->last = w;
+		g->h.last = w;
 	return w;
 }
 
 struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
 {
 	struct jank_thread *w = jank_graph_lookup(g, tid);
+	uint64_t maps;
 
 	if (w)
 		return w;
@@ -255,17 +280,19 @@ struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts
 	w->first_seen = ts;
 	w->last_seen = ts;
 	w->ust_last = INT64_MIN;
+	maps = maps_bytes(g);
 	if (jank_hashmap_put(&g->by_serial, w->serial, w) < 0) {
 		free(w);
 		return NULL;
 	}
 	if (jank_hashmap_put(&g->by_tid, (uint64_t)(uint32_t)tid, w) < 0) {
 		jank_hashmap_remove(&g->by_serial, w->serial);
+		g->h.bytes += maps_bytes(g) - maps;
 		free(w);
 		return NULL;
 	}
-	g->thread_bytes += sizeof(*w);
-	g->last = w;
+	g->h.bytes += maps_bytes(g) - maps + sizeof(*w);
+	g->h.last = w;
 	return w;
 }
 
@@ -273,7 +300,7 @@ void jank_graph_retire(struct jank_graph *g, int32_t tid)
 {
 	struct jank_thread *w = jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)tid);
 
-	g->last = NULL;
+	g->h.last = NULL;
 	if (w && !w->retired) {
 		w->retired = true;
 		g->retired++;
@@ -288,13 +315,23 @@ static struct jank_vertex *slot(const struct jank_thread *w, uint64_t idx)
 static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t ncap)
 {
 	struct jank_vertex *nring = malloc((size_t)ncap * sizeof(*nring));
+	uint64_t i = w->base;
 
 	if (!nring)
 		return -ENOMEM;
-	for (uint64_t i = w->base; i < w->next; i++)
-		nring[i & (ncap - 1)] = *slot(w, i);
+	/* In runs that wrap neither ring: at most three. */
+	while (i < w->next) {
+		uint64_t from = i & (w->cap - 1), to = i & (ncap - 1), n = w->next - i;
+
+		if (n > w->cap - from)
+			n = w->cap - from;
+		if (n > ncap - to)
+			n = ncap - to;
+		memcpy(&nring[to], &w->ring[from], n * sizeof(*nring));
+		i += n;
+	}
 	free(w->ring);
-	g->ring_bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
+	g->h.bytes += ((uint64_t)ncap - w->cap) * sizeof(*nring);
 	w->ring = nring;
 	w->cap = ncap;
 	return 0;
@@ -399,7 +436,7 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 		jank_graph_transition(g, wakee, ts, wakee_state);
 }
 
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
+uint64_t jank_graph_split_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts)
 {
 	if (w->next > w->base && slot(w, w->next - 1)->ts >= ts)
 		return w->next - 1;
@@ -438,7 +475,7 @@ uint16_t jank_graph_flow_id(struct jank_graph *g, const char *name)
 
 		if (!ncap)
 			return JANK_NO_FLOW;
-		g->ring_bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
+		g->h.bytes += (uint64_t)(ncap - g->flows_cap) * sizeof(*g->flow_names);
 		g->flows_cap = (uint32_t)ncap;
 	}
 	memcpy(g->flow_names[g->nflows], name, n);
@@ -452,8 +489,8 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow)
 }
 
 /* From ts on, the innermost span of w is s (a reference is taken). */
-static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
-			struct jank_span *s)
+static void span_change_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+			     struct jank_span *s)
 {
 	struct jank_spans *sp = w->spans;
 	struct jank_span_change *last = sp->n ? &sp->v[sp->n - 1] : NULL;
@@ -488,9 +525,26 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
+		g->h.bytes += (uint64_t)(ncap - total) * sizeof(*sp->v);
 		sp->v = base + sp->off;
 		sp->cap = (uint32_t)(ncap - sp->off);
+	}
+	sp->v[sp->n].ts = ts;
+	sp->v[sp->n].span = s;
+	sp->n++;
+	if (s)
+		s->refs++;
+}
+
+/* span_change_slow()'s common case inline: a later change with room for it. */
+static inline void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+			       struct jank_span *s)
+{
+	struct jank_spans *sp = w->spans;
+
+	if (!sp->n || sp->n == sp->cap || ts <= sp->v[sp->n - 1].ts || sp->v[sp->n - 1].span == s) {
+		span_change_slow(g, w, ts, s);
+		return;
 	}
 	sp->v[sp->n].ts = ts;
 	sp->v[sp->n].span = s;
@@ -502,21 +556,27 @@ static void span_change(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key)
 {
-	size_t nlen = strnlen(name, JANK_LABEL_NAME_LEN - 1);
-	size_t klen = strnlen(key, JANK_LABEL_KEY_LEN - 1);
+	return jank_graph_span_open_n(g, w, ts, name, strnlen(name, JANK_LABEL_NAME_LEN), key,
+				      strnlen(key, JANK_LABEL_KEY_LEN));
+}
+
+struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+					 const char *name, size_t nlen, const char *key,
+					 size_t klen)
+{
 	struct jank_span *s;
 	struct jank_spans *sp = w->spans;
 	char *k;
 
-	if (name[nlen])
-		nlen = jank_utf8_cut(name, nlen); /* on a character boundary */
-	if (key[klen])
-		klen = jank_utf8_cut(key, klen);
+	if (nlen > JANK_LABEL_NAME_LEN - 1)
+		nlen = jank_utf8_cut(name, JANK_LABEL_NAME_LEN - 1); /* on a character boundary */
+	if (klen > JANK_LABEL_KEY_LEN - 1)
+		klen = jank_utf8_cut(key, JANK_LABEL_KEY_LEN - 1);
 	if (!sp) {
 		sp = w->spans = calloc(1, sizeof(*sp));
 		if (!sp)
 			return NULL;
-		g->ring_bytes += sizeof(*sp);
+		g->h.bytes += sizeof(*sp);
 	}
 	if (sp->nopen >= JANK_SPAN_DEPTH)
 		return NULL;
@@ -525,14 +585,14 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return NULL;
-		g->ring_bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
+		g->h.bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
 		sp->open_cap = (uint32_t)ncap;
 	}
 	s = span_alloc(g, sizeof(*s) + nlen + klen + 2);
 	if (!s)
 		return NULL;
 	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
-	g->ring_bytes += s->size;
+	g->h.bytes += s->size;
 	memcpy(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	k = s->name + nlen + 1;
@@ -549,15 +609,18 @@ struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread 
 void jank_graph_span_close(struct jank_graph *g, uint32_t serial, struct jank_span *s, int64_t ts)
 {
 	/* Mostly the thread that ends the action, just found by tid. */
-	struct jank_thread *w =
-		g->last && g->last->serial == serial ? g->last : jank_graph_find_serial(g, serial);
+	struct jank_thread *w = g->h.last && g->h.last->serial == serial
+					? g->h.last
+					: jank_graph_find_serial(g, serial);
 	struct jank_spans *sp = w ? w->spans : NULL;
 
 	/* Normally the innermost: look from the top. */
 	for (uint32_t i = sp ? sp->nopen : 0; i-- > 0;) {
 		if (sp->open[i] != s)
 			continue;
-		memmove(&sp->open[i], &sp->open[i + 1], (sp->nopen - i - 1) * sizeof(*sp->open));
+		if (i + 1 < sp->nopen)
+			memmove(&sp->open[i], &sp->open[i + 1],
+				(sp->nopen - i - 1) * sizeof(*sp->open));
 		sp->nopen--;
 		g->open_span_bytes -= s->size + OPEN_SPAN_EXTRA;
 		if (i == sp->nopen) /* it was the innermost */
@@ -605,7 +668,7 @@ struct jank_thread_stacks *jank_thread_stacks_of(struct jank_graph *g, struct ja
 	if (!w->fn) {
 		w->fn = calloc(1, sizeof(*w->fn));
 		if (w->fn)
-			g->ring_bytes += sizeof(*w->fn);
+			g->h.bytes += sizeof(*w->fn);
 	}
 	return w->fn;
 }
@@ -634,7 +697,7 @@ void jank_graph_stack_set(struct jank_graph *g, struct jank_thread *w, int64_t t
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
+		g->h.bytes += (uint64_t)(ncap - f->cap) * sizeof(*f->v);
 		f->cap = (uint32_t)ncap;
 	}
 	f->v[f->n].ts = ts;
@@ -715,11 +778,11 @@ static void gc_stacks(struct jank_graph *g, struct jank_thread *w, int64_t horiz
 				return;
 			f->v = v;
 		}
-		g->ring_bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
+		g->h.bytes -= (uint64_t)(f->cap - ncap) * sizeof(*f->v);
 		f->cap = ncap;
 	}
 	if (!f->n && !f->shadow && !f->ctx && !f->over) {
-		g->ring_bytes -= sizeof(*f);
+		g->h.bytes -= sizeof(*f);
 		free(f);
 		w->fn = NULL;
 	}
@@ -732,7 +795,7 @@ void jank_graph_note_lock(struct jank_graph *g, struct jank_thread *w, uint64_t 
 
 		if (!ncap || ncap > UINT32_MAX)
 			return;
-		g->ring_bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
+		g->h.bytes += (uint64_t)(ncap - w->notes_cap) * sizeof(*w->notes);
 		w->notes_cap = (uint32_t)ncap;
 	}
 	w->notes[w->nnotes].idx = idx;
@@ -844,7 +907,7 @@ static void gc_spans(struct jank_graph *g, struct jank_thread *w, int64_t horizo
 			return;
 		sp->v = v;
 	}
-	g->ring_bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
+	g->h.bytes -= (uint64_t)(total - ncap) * sizeof(*sp->v);
 	sp->cap = ncap;
 	sp->off = 0;
 }
@@ -922,8 +985,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		g->freed_vertices += w->next - w->base;
 		if (jank_hashmap_get(&g->by_tid, (uint64_t)(uint32_t)w->tid) == w)
 			jank_hashmap_remove(&g->by_tid, (uint64_t)(uint32_t)w->tid);
-		if (g->last == w)
-			g->last = NULL;
+		if (g->h.last == w)
+			g->h.last = NULL;
 		jank_hashmap_remove(&g->by_serial, w->serial);
 		if (w->retired)
 			g->retired--;
@@ -933,6 +996,8 @@ size_t jank_graph_gc_step(struct jank_graph *g, int64_t horizon, size_t budget)
 		g->freed_threads++;
 		g->gc_cursor = i;
 	}
+	if (!g->spans_live && g->slabs)
+		span_slabs_free(g);
 	return visited;
 }
 
@@ -967,12 +1032,4 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g)
 {
 	return g->open_span_bytes;
-}
-
-uint64_t jank_graph_bytes(const struct jank_graph *g)
-{
-	/* Its caches (of freed spans, of the last thread) count no more than what they keep. */
-	return g->ring_bytes + g->thread_bytes + jank_hashmap_bytes(&g->by_tid) +
-	       jank_hashmap_bytes(&g->by_serial) + jank_stacks_bytes(&g->stacks) + sizeof(*g) -
-	       offsetof(struct jank_graph, by_tid);
 }

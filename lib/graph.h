@@ -176,8 +176,7 @@ void jank_graph_free(struct jank_graph *g);
 
 /* The live record of a thread, or NULL. */
 struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid);
-/* The same, faster when asked for the same thread again (a cache of one). */
-struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid);
+/* jank_graph_lookup() (inline, below) is the same, faster when asked for the same thread again. */
 /* The live record of a thread; created (state unknown, first seen at ts) if absent. */
 struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
 /*
@@ -208,7 +207,27 @@ void jank_graph_link(struct jank_graph *g, struct jank_thread *waker, struct jan
 		     int64_t ts, enum jank_state wakee_state);
 
 /* A vertex at ts that keeps the thread's state (a waker's point). Returns its index. */
-uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts);
+uint64_t jank_graph_split_slow(struct jank_graph *g, struct jank_thread *w, int64_t ts);
+static inline uint64_t jank_graph_split(struct jank_graph *g, struct jank_thread *w, int64_t ts)
+{
+	struct jank_vertex *v;
+
+	/* Inline when the ring has room (a user-space event's vertex: one an event). */
+	if (w->next == w->base || w->next - w->base == w->cap)
+		return jank_graph_split_slow(g, w, ts);
+	if (w->ring[(w->next - 1) & (w->cap - 1)].ts >= ts)
+		return w->next - 1;
+	v = &w->ring[w->next & (w->cap - 1)];
+	v->ts = ts;
+	v->state = w->state;
+	v->from_serial = JANK_NO_THREAD;
+	v->from_idx = 0;
+	v->flow = JANK_NO_FLOW;
+	w->since = ts;
+	if (ts > w->last_seen)
+		w->last_seen = ts;
+	return w->next++;
+}
 /* A wakeup from an existing vertex of the waker (user-space lock handoff). */
 void jank_graph_link_from(struct jank_graph *g, struct jank_thread *waker, uint64_t waker_idx,
 			  struct jank_thread *wakee, int64_t ts, enum jank_state wakee_state);
@@ -251,6 +270,10 @@ const char *jank_graph_flow_name(const struct jank_graph *g, uint16_t flow);
 #define JANK_SPAN_DEPTH 32
 struct jank_span *jank_graph_span_open(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 				       const char *name, const char *key);
+/* The same with nlen and klen the lengths (strlen()) of name and key, as the caller knows them. */
+struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_thread *w, int64_t ts,
+					 const char *name, size_t nlen, const char *key,
+					 size_t klen);
 /*
  * Close a span at ts on the thread record `serial` it was opened on (which may be
  * gone), and drop the caller's reference. When it was the innermost, the
@@ -328,7 +351,34 @@ void jank_graph_get_stats(const struct jank_graph *g, struct jank_graph_stats *o
  * cannot free it before their actions end. O(1).
  */
 uint64_t jank_graph_open_span_bytes(const struct jank_graph *g);
-/* Bytes the graph accounts for (rings, thread records, maps); O(1). */
-uint64_t jank_graph_bytes(const struct jank_graph *g);
+/*
+ * The graph's first member, read in place by the inline functions below
+ * (the engine asks for them at nearly every event): what the graph accounts
+ * for, kept current as it grows and shrinks, and the thread last found by
+ * tid (an event's model, actions and spans ask for the same thread several
+ * times).
+ */
+struct jank_graph_head {
+	uint64_t bytes;			  /* rings, thread records, maps, the record */
+	const struct jank_stacks *stacks; /* its table of stacks, counted apart */
+	struct jank_thread *last;	  /* NULL; reset whenever a thread loses its tid */
+};
+
+/* Bytes the graph accounts for (rings, thread records, maps, stacks); O(1). */
+static inline uint64_t jank_graph_bytes(const struct jank_graph *g)
+{
+	const struct jank_graph_head *h = (const struct jank_graph_head *)(const void *)g;
+
+	return h->bytes + jank_stacks_bytes(h->stacks);
+}
+
+struct jank_thread *jank_graph_lookup_slow(struct jank_graph *g, int32_t tid);
+/* The live record of a thread, or NULL: jank_graph_find(), with a cache of one. */
+static inline struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_t tid)
+{
+	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
+
+	return w && w->tid == tid ? w : jank_graph_lookup_slow(g, tid);
+}
 
 #endif

@@ -37,6 +37,7 @@
  * A trylock that fails never makes the thread the holder. Records of idle
  * locks are freed, so memory follows the number of contended mutexes.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hashmap.h"
@@ -60,11 +61,13 @@ struct lock {
 	struct lock *chain; /* same hash */
 };
 
+/* bytes first: jank_locks_bytes() (locks.h) reads it in place. */
 struct jank_locks {
+	size_t bytes; /* the record, its map and its locks, kept current */
 	struct jank_graph *g;
 	struct jank_hashmap by_key;
-	size_t count;
 };
+_Static_assert(offsetof(struct jank_locks, bytes) == 0, "locks.h reads it in place");
 
 static uint64_t lock_hash(int64_t proc, uint64_t mutex)
 {
@@ -79,6 +82,7 @@ struct jank_locks *jank_locks_new(struct jank_graph *g)
 		return NULL;
 	l->g = g;
 	jank_hashmap_init(&l->by_key);
+	l->bytes = sizeof(*l);
 	return l;
 }
 
@@ -98,15 +102,11 @@ void jank_locks_free(struct jank_locks *l)
 	free(l);
 }
 
-size_t jank_locks_bytes(const struct jank_locks *l)
-{
-	return sizeof(*l) + jank_hashmap_bytes(&l->by_key) + l->count * sizeof(struct lock);
-}
-
 static struct lock *find(struct jank_locks *l, int64_t proc, uint64_t mutex, bool create)
 {
 	uint64_t h = lock_hash(proc, mutex);
 	struct lock *first = jank_hashmap_get(&l->by_key, h), *k;
+	size_t map;
 
 	for (k = first; k; k = k->chain)
 		if (k->proc == proc && k->mutex == mutex)
@@ -119,11 +119,12 @@ static struct lock *find(struct jank_locks *l, int64_t proc, uint64_t mutex, boo
 	k->proc = proc;
 	k->mutex = mutex;
 	k->chain = first;
+	map = jank_hashmap_bytes(&l->by_key);
 	if (jank_hashmap_put(&l->by_key, h, k) < 0) {
 		free(k);
 		return NULL;
 	}
-	l->count++;
+	l->bytes += jank_hashmap_bytes(&l->by_key) - map + sizeof(*k);
 	return k;
 }
 
@@ -137,11 +138,14 @@ static void release_if_idle(struct jank_locks *l, struct lock *k)
 		return;
 	h = lock_hash(k->proc, k->mutex);
 	first = jank_hashmap_get(&l->by_key, h);
-	if (first == k) {
-		if (k->chain)
-			jank_hashmap_put(&l->by_key, h, k->chain);
-		else
-			jank_hashmap_remove(&l->by_key, h);
+	if (first == k && k->chain) {
+		size_t map = jank_hashmap_bytes(&l->by_key);
+
+		/* A replacement, which may still grow the map. */
+		jank_hashmap_put(&l->by_key, h, k->chain);
+		l->bytes += jank_hashmap_bytes(&l->by_key) - map;
+	} else if (first == k) {
+		jank_hashmap_remove(&l->by_key, h);
 	} else {
 		for (; first; first = first->chain)
 			if (first->chain == k) {
@@ -150,7 +154,7 @@ static void release_if_idle(struct jank_locks *l, struct lock *k)
 			}
 	}
 	free(k);
-	l->count--;
+	l->bytes -= sizeof(*k);
 }
 
 static void hold(struct jank_locks *l, struct jank_thread *w, struct lock *k, int64_t ts,

@@ -34,12 +34,6 @@ void jank_stacks_fini(struct jank_stacks *t)
 	t->owners_n = t->owners_cap = 0;
 }
 
-uint64_t jank_stacks_bytes(const struct jank_stacks *t)
-{
-	return (uint64_t)t->cap * sizeof(*t->nodes) + (uint64_t)t->index_cap * sizeof(*t->index) +
-	       (uint64_t)t->owners_cap * sizeof(*t->owners);
-}
-
 static inline uint64_t node_hash(uint32_t parent, const struct jank_code_loc *at, bool kernel)
 {
 	return jank_hash64(at->addr ^

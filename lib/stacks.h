@@ -86,8 +86,12 @@ struct jank_stacks {
 
 void jank_stacks_init(struct jank_stacks *t, uint32_t max_nodes);
 void jank_stacks_fini(struct jank_stacks *t);
-/* Bytes the table holds. O(1). */
-uint64_t jank_stacks_bytes(const struct jank_stacks *t);
+/* Bytes the table holds. O(1), inline: the engine reads it before every event that may free. */
+static inline uint64_t jank_stacks_bytes(const struct jank_stacks *t)
+{
+	return (uint64_t)t->cap * sizeof(*t->nodes) + (uint64_t)t->index_cap * sizeof(*t->index) +
+	       (uint64_t)t->owners_cap * sizeof(*t->owners);
+}
 
 /*
  * The stack `parent` with frame `at` called on top, interned; JANK_NO_STACK

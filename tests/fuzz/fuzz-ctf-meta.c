@@ -86,9 +86,13 @@ static void run_plan(const struct ctf_plan *p, const uint8_t *data, size_t n)
 		FUZZ_ASSERT(same_value(&prog.out[i], &tree.out[i]));
 }
 
-/* Compile a scope asking for its first members, and run it. */
-static void compile_scope(const struct ctf_meta *m, const struct ctf_type *scope,
-			  enum ctf_scope_kind kind, const uint8_t *data, size_t n)
+/*
+ * Compile a scope asking for its first members (or for nothing, as the
+ * decoder compiles event headers: then LTTng's headers take their own
+ * reader), and run it.
+ */
+static void compile_scope_as(const struct ctf_meta *m, const struct ctf_type *scope,
+			     enum ctf_scope_kind kind, bool ask, const uint8_t *data, size_t n)
 {
 	struct ctf_want want;
 	struct ctf_plan *p;
@@ -96,8 +100,8 @@ static void compile_scope(const struct ctf_meta *m, const struct ctf_type *scope
 
 	memset(&want, 0, sizeof(want));
 	memset(want.buf, CTF_SLOT_NONE, sizeof(want.buf));
-	for (size_t i = 0;
-	     scope && scope->kind == CTF_STRUCT && i < scope->nmembers && i < JANK_EVENT_MAX_FIELDS;
+	for (size_t i = 0; ask && scope && scope->kind == CTF_STRUCT && i < scope->nmembers &&
+			   i < JANK_EVENT_MAX_FIELDS;
 	     i++) {
 		want.names[i] = ctf_field_name(scope->members[i].name);
 		want.buf[i] = (uint8_t)(i % CTF_ARRAY_BUFS);
@@ -109,6 +113,12 @@ static void compile_scope(const struct ctf_meta *m, const struct ctf_type *scope
 	}
 	run_plan(p, data, n);
 	ctf_plan_free(p);
+}
+
+static void compile_scope(const struct ctf_meta *m, const struct ctf_type *scope,
+			  enum ctf_scope_kind kind, const uint8_t *data, size_t n)
+{
+	compile_scope_as(m, scope, kind, true, data, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
@@ -137,6 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	for (size_t i = 0; i < m->nstreams && i < 8; i++) {
 		compile_scope(m, m->streams[i].packet_context, CTF_SCOPE_PACKET_CONTEXT, data, n);
 		compile_scope(m, m->streams[i].event_header, CTF_SCOPE_EVENT_HEADER, data, n);
+		compile_scope_as(m, m->streams[i].event_header, CTF_SCOPE_EVENT_HEADER, false, data,
+				 n);
 		compile_scope(m, m->streams[i].event_context, CTF_SCOPE_OTHER, data, n);
 	}
 	for (size_t i = 0; i < m->nevents && i < 64; i++) {

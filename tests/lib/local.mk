@@ -23,6 +23,7 @@ lib_tests = \
 	lib/test-histogram \
 	lib/test-layout \
 	lib/test-locks \
+	lib/test-memory \
 	lib/test-model \
 	lib/test-netmatch \
 	lib/test-pidns \
@@ -78,6 +79,9 @@ lib_test_flows_LDADD = $(lib_ldadd)
 lib_test_graph_SOURCES = lib/test-graph.c
 lib_test_graph_CFLAGS = $(lib_cflags)
 lib_test_graph_LDADD = $(lib_ldadd)
+lib_test_memory_SOURCES = lib/test-memory.c
+lib_test_memory_CFLAGS = $(lib_cflags)
+lib_test_memory_LDADD = $(lib_ldadd)
 lib_test_hashmap_SOURCES = lib/test-hashmap.c
 lib_test_hashmap_CFLAGS = $(lib_cflags)
 lib_test_hashmap_LDADD = $(lib_ldadd)

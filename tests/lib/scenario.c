@@ -83,6 +83,8 @@ void scn_event_v(struct scn *s, enum jank_domain d, int64_t ts, int cpu, int tid
 	ev.tid = tid;
 	ev.pid = s->pid ? s->pid : tid;
 	ev.pid_ns = s->pid_ns;
+	if (d == JANK_DOMAIN_UST)
+		ev.comm = s->comm;
 	ev.class_id = s->classes[c].id;
 	ev.nfields = s->classes[c].nfields;
 	for (unsigned i = 0; i < ev.nfields; i++) {

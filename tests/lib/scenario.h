@@ -39,8 +39,9 @@ struct scn {
 		unsigned nfields;
 	} classes[SCN_MAX_CLASSES];
 	unsigned nclasses;
-	int pid;	 /* pid (vpid) of user-space events; 0: each thread is its own process */
-	uint32_t pid_ns; /* their pid_ns context; 0: none */
+	int pid;	  /* pid (vpid) of user-space events; 0: each thread is its own process */
+	uint32_t pid_ns;  /* their pid_ns context; 0: none */
+	const char *comm; /* procname context of user-space events; NULL: none */
 };
 
 /* A field for scn_event(): name, then an int or a string. */

@@ -4,7 +4,7 @@
  * critical path is byte-identical with GC on and with GC off, while GC keeps
  * memory bounded; and the hard memory budget holds. Baselines: the engine
  * learns normal actions (at most one a millisecond), and gives slow ones
- * their suspects.
+ * their suspects. The comm a verdict names, across a rename.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -557,6 +557,56 @@ static void overdue_path_of_dead_thread(void **state)
 	free(verdict);
 }
 
+/*
+ * The comm a verdict names: the end event's procname, else the thread's
+ * current name, else the begin's procname. An overdue action (no end) names
+ * the begin's, even when the thread's events were renamed since.
+ */
+static void run_comms(struct transcript *t, const char *end_comm)
+{
+	const int64_t T = 1000000000;
+	struct jank_engine_config c;
+	struct scn s;
+
+	jank_engine_config_defaults(&c);
+	c.report_all = true;
+	c.overdue_grace_ns = 1000000;
+	scn_init(&s, &scn_layout_current, &c);
+	add_frame_rule(&s, "id", "1ms");
+	jank_engine_set_verdict_cb(s.e, record, t);
+	s.comm = "before";
+	scn_ust(&s, T, 0, 7, "jank:action_begin", I("id", 1));
+	scn_ust(&s, T + 10, 0, 7, "jank:action_begin", I("id", 2));
+	s.comm = "after"; /* prctl(PR_SET_NAME) or exec */
+	scn_ust(&s, T + 20, 0, 7, "jank:action_begin", I("id", 3));
+	s.comm = end_comm;
+	scn_ust(&s, T + 30, 0, 7, "jank:action_end", I("id", 1));
+	jank_engine_tick(s.e, T + 1000000000);
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+}
+
+static void verdict_comms(void **state)
+{
+	struct transcript t = { 0 };
+
+	run_comms(&t, "ended");
+	assert_int_equal(t.reports, 3);
+	assert_non_null(strstr(t.buf, "frame id=1 1000000000..1000000030 tid 7 pid 7 comm ended "));
+	assert_non_null(strstr(t.buf, "frame id=2 1000000010..")); /* overdue */
+	assert_non_null(strstr(t.buf, "tid 7 pid 7 comm before "));
+	assert_non_null(strstr(t.buf, "frame id=3 1000000020.."));
+	assert_non_null(strstr(t.buf, "tid 7 pid 7 comm after "));
+	assert_null(strstr(t.buf, "comm -"));
+	free(t.buf);
+	/* No procname at the end, no name on the thread's record: the begin's. */
+	t = (struct transcript){ 0 };
+	run_comms(&t, NULL);
+	assert_non_null(
+		strstr(t.buf, "frame id=1 1000000000..1000000030 tid 7 pid 7 comm before "));
+	free(t.buf);
+}
+
 /* memory_peak never goes down, even when memory is freed between two collections. */
 static void peak_never_decreases(void **state)
 {
@@ -598,6 +648,7 @@ int main(void)
 		cmocka_unit_test(dead_tid_seen_again_is_another_thread),
 		cmocka_unit_test(overdue_path_of_dead_thread),
 		cmocka_unit_test(peak_never_decreases),
+		cmocka_unit_test(verdict_comms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
