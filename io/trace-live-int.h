@@ -135,7 +135,7 @@ struct live_reader {
 	struct lstream **ask; /* the streams a run asks relayd about */
 	uint8_t *batch;	      /* the requests written at once, their replies */
 	size_t batch_cap;
-	bool quickack; /* replies of a batch outstanding: acknowledge at once */
+	bool quickack;	   /* replies of a batch outstanding: acknowledge at once */
 	size_t next_index; /* stream order, for ties */
 	bool new_streams;
 	uint64_t generation;

@@ -268,8 +268,7 @@ static uint8_t *batch_buf(struct jank_reader *in, struct live_reader *lr, size_t
 static int pull_indexes(struct jank_reader *in, struct live_reader *lr, struct lstream **ask,
 			size_t n, size_t *nok, bool *retry)
 {
-	uint8_t *b = batch_buf(in, lr, n * (16 + 8) > n * INDEX_LEN ? n * (16 + 8)
-								       : n * INDEX_LEN);
+	uint8_t *b = batch_buf(in, lr, n * (16 + 8) > n * INDEX_LEN ? n * (16 + 8) : n * INDEX_LEN);
 	size_t k = 0;
 	int r;
 
