@@ -81,6 +81,8 @@ enum {
 #define MAX_PACKET     (64u << 20)
 #define META_ROUNDS    4096 /* GET_METADATA replies per fetch, at most */
 #define DELIVER_MAX    1024 /* events per run */
+#define PULL_BATCH     64   /* requests written at once, at most */
+#define PULL_MIN       3    /* streams asked at once, at least (else one by one) */
 #define IO_TIMEOUT_S   30
 #define META_GRACE_NS  2000000000LL
 #define DEFAULT_PORT   "5344"
@@ -130,6 +132,10 @@ struct live_reader {
 	size_t nstreams;
 	struct lstream **heap;
 	size_t nheap;
+	struct lstream **ask; /* the streams a run asks relayd about */
+	uint8_t *batch;	      /* the requests written at once, their replies */
+	size_t batch_cap;
+	bool quickack;	   /* replies of a batch outstanding: acknowledge at once */
 	size_t next_index; /* stream order, for ties */
 	bool new_streams;
 	uint64_t generation;
@@ -175,6 +181,8 @@ static inline int64_t mono_ns(void)
 
 /* ---- trace-live.c: the connection ---- */
 
+/* Send n bytes (requests), or say the connection was lost (-errno). */
+int live_send(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, size_t n);
 /* Receive exactly n bytes, or say the connection was lost (-errno). */
 int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n);
 /* Send a command and its payload (at most 32 bytes). */
@@ -194,8 +202,11 @@ int live_meta_fetch(struct jank_reader *in, struct live_reader *lr, struct ltrac
 void live_heap_sift_down(struct live_reader *lr, size_t i);
 /* The stream's packet is read: its buffer is free for the next one. */
 void live_packet_done(struct lstream *ls);
-/* Ask relayd for the stream's next index and its packet; *retry: it said "retry". */
-int live_stream_pull(struct jank_reader *in, struct live_reader *lr, struct lstream *ls,
-		     bool *retry);
+/*
+ * Ask relayd for the next index of each stream of ask[0..n) and for the
+ * packets they announce (ask is reordered); *retry: one said "retry".
+ */
+int live_streams_pull(struct jank_reader *in, struct live_reader *lr, struct lstream **ask,
+		      size_t n, bool *retry);
 
 #endif

@@ -14,7 +14,9 @@
  * ATTACH_SESSION (seek "last", as babeltrace2) to each session of that
  * name, with the streams it has: one metadata stream per trace (its
  * ctf_trace_id), the data streams of each trace. Then, per data stream,
- * GET_NEXT_INDEX and GET_PACKET, and GET_METADATA until "no new metadata"
+ * GET_NEXT_INDEX and GET_PACKET (those of all the streams a run asks
+ * written at once, the replies read in order: trace-live-packets.c), and
+ * GET_METADATA until "no new metadata"
  * whenever relayd's flags say there is new metadata (and before the first
  * packet of a trace); GET_NEW_STREAMS when the flags say there are new
  * streams, or while the session has none. An index of status "inactive" is
@@ -80,7 +82,7 @@ static int lost_conn(struct jank_reader *in, const char *what, int err)
 	return -EPIPE;
 }
 
-static int send_all(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, size_t n)
+int live_send(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, size_t n)
 {
 	while (n) {
 		ssize_t w = send(lr->fd, p, n, MSG_NOSIGNAL);
@@ -95,9 +97,20 @@ static int send_all(struct jank_reader *in, struct live_reader *lr, const uint8_
 	return 0;
 }
 
+/*
+ * relayd writes the replies of requests written at once one after the
+ * other, with Nagle's algorithm on: a small reply waits until what it sent
+ * before is acknowledged, and our side, which answers quickly, delays its
+ * acknowledgements (40 ms at least). So, while replies of a batch are
+ * outstanding (lr->quickack), a read that stops short acknowledges what
+ * came at once (TCP_QUICKACK, with the receive queue drained) before
+ * waiting for the rest. One request at a time needs none (an acknowledgement
+ * costs about what a request does).
+ */
 int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
 {
 	uint8_t *p = buf;
+	int one = 1;
 
 	while (n) {
 		ssize_t r = recv(lr->fd, p, n, 0);
@@ -109,6 +122,8 @@ int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, siz
 					 r < 0 ? (errno == EAGAIN ? ETIMEDOUT : errno) : 0);
 		p += r;
 		n -= (size_t)r;
+		if (n && lr->quickack)
+			setsockopt(lr->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 	}
 	return 0;
 }
@@ -124,7 +139,7 @@ int live_request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
 	put32(b + 12, 0);
 	if (n)
 		memcpy(b + 16, payload, n);
-	return send_all(in, lr, b, 16 + n);
+	return live_send(in, lr, b, 16 + n);
 }
 
 int live_malformed(struct jank_reader *in, const char *fmt, unsigned long long v)
@@ -263,12 +278,15 @@ static int stream_add(struct jank_reader *in, struct live_reader *lr, uint64_t i
 	if (v)
 		lr->streams = v;
 	ls = calloc(1, sizeof(*ls));
-	if (!v || !ls || !(v = realloc(lr->heap, (lr->nstreams + 1) * sizeof(*v)))) {
+	if (v && (v = realloc(lr->heap, (lr->nstreams + 1) * sizeof(*v))))
+		lr->heap = v;
+	if (v && (v = realloc(lr->ask, (lr->nstreams + 1) * sizeof(*v))))
+		lr->ask = v;
+	if (!v || !ls) {
 		free(ls);
 		jank_errf(in->err, sizeof(in->err), "out of memory");
 		return -ENOMEM;
 	}
-	lr->heap = v;
 	snprintf(name, sizeof(name), "%s: stream %llu (%s)", lt->name, (unsigned long long)id,
 		 channel);
 	ls->ns.path = strdup(name);
@@ -521,7 +539,7 @@ static void forget_classes(struct live_reader *lr)
 static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 {
 	bool retry = false;
-	size_t live = 0;
+	size_t live = 0, nask = 0;
 	int r;
 
 	if (lr->fd < 0 && (r = viewer_connect(in, lr)) < 0)
@@ -556,9 +574,10 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 		 */
 		if (lr->nheap && !ls->pending && ls->horizon >= lr->heap[0]->ns.ts)
 			continue;
-		if ((r = live_stream_pull(in, lr, ls, &retry)) < 0)
-			return r;
+		lr->ask[nask++] = ls;
 	}
+	if (nask && (r = live_streams_pull(in, lr, lr->ask, nask, &retry)) < 0)
+		return r;
 	r = deliver(in, lr, n);
 	if (r < 0)
 		return r;
@@ -611,6 +630,8 @@ void live_free(struct live_reader *lr)
 	}
 	free(lr->streams);
 	free(lr->heap);
+	free(lr->ask);
+	free(lr->batch);
 	free(lr->traces);
 	free(lr->sessions);
 	free(lr->session_gone);

@@ -20,12 +20,22 @@
 # all that apply, in that order). LIVE_CPU_PERF=DIR also records the native
 # worker with perf (perf record -g, LIVE_CPU_PERF_SECONDS, default 8) into
 # DIR/perf-RATE.data; its figures then carry perf's overhead.
+# LIVE_CPU_SYSCALLS=1 counts the system calls of each reader's process (jankd:
+# its worker) from the load's start until it has read it all (perf stat on
+# raw_syscalls:sys_enter, a counter: little overhead) and prints them per
+# event under the rate's rows. LIVE_CPU_TRACE=DIR has `perf trace -s` summarize
+# the native worker's calls for LIVE_CPU_PERF_SECONDS into DIR/trace-RATE.txt
+# (which calls, how long; its overhead is large: not with LIVE_CPU_PERF).
+# LIVE_CPU_HOOK=COMMAND runs `COMMAND WORKER_PID` in the background as the
+# native run's load starts (say, a script that straces the worker a while).
 # CPU: utime + stime of each process (jankd's supervisor and its worker
 # apart) from /proc/PID/schedstat (ns), from just before the load starts
 # until the reader has read it all (jankd: its events_read reaches what
 # jank-load emitted; babeltrace2: its CPU has not moved for 2 s), divided by
 # the events jank-load emitted. Also: the events jankd read and the tracer
-# discarded, and the slow frames jankd alerted.
+# discarded, and the slow frames jankd alerted, with the alert latency: from
+# the slow frame's end (CLOCK_REALTIME in jank-load) to the alert's line on
+# jankd's stdout (stamped as it comes by a reader of the file), p50 / max.
 #
 # Prints a Markdown table; LIVE_CPU_OUT appends it to that file too.
 set -u
@@ -42,6 +52,9 @@ BASELINE=${LIVE_CPU_BASELINE:-}
 READERS=${LIVE_CPU_READERS:-native babeltrace2 bt2${BASELINE:+ baseline}}
 PERF_DIR=${LIVE_CPU_PERF:-}
 PERF_SECONDS=${LIVE_CPU_PERF_SECONDS:-8}
+SYSCALLS=${LIVE_CPU_SYSCALLS:-}
+TRACE_DIR=${LIVE_CPU_TRACE:-}
+HOOK=${LIVE_CPU_HOOK:-}
 
 unset JANK_SKIP_LIVE
 live_init
@@ -81,6 +94,26 @@ settle() {
 	done
 }
 
+# count_start PID: count the system calls of PID (LIVE_CPU_SYSCALLS) until count_stop.
+count_start() {
+	count_pid=
+	[ -n "$SYSCALLS" ] || return 0
+	perf stat -x, -e raw_syscalls:sys_enter -o "$LIVE_TMP/syscalls.csv" -p "$1" \
+		>/dev/null 2>&1 9>&- &
+	count_pid=$!
+	sleep 0.2
+}
+
+# count_stop LABEL: stop the count; LIVE_TMP/sys.LABEL has the number of calls.
+count_stop() {
+	[ -n "$count_pid" ] || return 0
+	kill -INT "$count_pid" 2>/dev/null
+	wait "$count_pid" 2>/dev/null
+	awk -F, '/raw_syscalls:sys_enter/ { print $1 + 0 }' "$LIVE_TMP/syscalls.csv" \
+		>"$LIVE_TMP/sys.$1"
+	count_pid=
+}
+
 # load SESSION: run jank-load at $rate; sets emitted.
 load() {
 	"$LOAD" --rate "$rate" --duration "${DURATION}s" --jank-every 1s --slow 50ms \
@@ -93,7 +126,7 @@ load() {
 # run_jankd DECODER [LABEL BINARY]: one run of jankd on a fresh session; prints a row.
 run_jankd() {
 	local decoder=$1 label=${2:-$1} session=jank-cpu-${2:-$1}-$rate-$$ worker s0 w0 s1 w1
-	local st received perf_pid= LIVE_JANKD=${3:-$LIVE_JANKD}
+	local st received perf_pid= hook_pid= LIVE_JANKD=${3:-$LIVE_JANKD}
 
 	live_create_session "$session"
 	live_jankd_conf "$(live_url "$session")" frame 30ms <<CONF
@@ -107,28 +140,58 @@ $(live_conf_rule load 'match = name == "load"' 'threshold = 1s')
 CONF
 	live_start_jankd --config "$LIVE_JANKD_CONF" --log-target=json
 	live_wait_jankd
+	# Each line jankd prints (its alerts), stamped when it comes.
+	tail --pid="$LIVE_JANKD_PID" -n +1 -f "$LIVE_TMP/jankd.out" 2>/dev/null 9>&- |
+		perl -MTime::HiRes=time -ne '$| = 1; printf "%.0f %s", time() * 1e9, $_' \
+			>"$LIVE_TMP/stamped.out" 9>&- &
 	worker=$(worker_of "$LIVE_JANKD_PID") || live_bail "no worker of jankd" "$LIVE_TMP/jankd.err"
 	s0=$(cpu_ns "$LIVE_JANKD_PID") w0=$(cpu_ns "$worker")
 	if [ -n "$PERF_DIR" ] && [ "$label" = native ]; then
 		perf record -g -o "$PERF_DIR/perf-$rate.data" -p "$worker" -- sleep "$PERF_SECONDS" \
 			>/dev/null 2>"$PERF_DIR/perf-$rate.err" 9>&- &
 		perf_pid=$!
+	elif [ -n "$TRACE_DIR" ] && [ "$label" = native ]; then
+		perf trace -s -p "$worker" -o "$TRACE_DIR/trace-$rate.txt" -- sleep "$PERF_SECONDS" \
+			>/dev/null 2>&1 9>&- &
+		perf_pid=$!
+	fi
+	count_start "$worker"
+	if [ -n "$HOOK" ] && [ "$label" = native ]; then
+		$HOOK "$worker" 9>&- &
+		hook_pid=$!
 	fi
 	load
+	[ -z "$hook_pid" ] || wait "$hook_pid"
 	[ -z "$perf_pid" ] || wait "$perf_pid"
 	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
 	settle "$LIVE_JANKD_PID" "$worker"
 	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
+	count_stop "$label"
 	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.discarded_events) \(.inputs[0].decoder)"')
 	read -r received discarded used <<<"$st"
 	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
+	latency=$(latency)
 	live_stop_jankd >/dev/null || true
 	live_lttng destroy "$session" >/dev/null
 	awk -v r="$rate" -v d="$used${2:+ ($label)}" -v e="$emitted" -v got="$received" -v disc="$discarded" \
-		-v s="$((s1 - s0))" -v w="$((w1 - w0))" -v slow="$slow" -v al="$alerted" 'BEGIN {
-		printf "| %d | jankd, %s | %d | %d | %d | %.3f | %.3f | %.3f | %d / %d |\n",
-			r, d, e, got, disc, w / 1000 / e, s / 1000 / e, (w + s) / 1000 / e, al, slow }'
+		-v s="$((s1 - s0))" -v w="$((w1 - w0))" -v slow="$slow" -v al="$alerted" \
+		-v lat="$latency" 'BEGIN {
+		printf "| %d | jankd, %s | %d | %d | %d | %.3f | %.3f | %.3f | %d / %d | %s |\n",
+			r, d, e, got, disc, w / 1000 / e, s / 1000 / e, (w + s) / 1000 / e, al, slow, lat }'
 	echo "$(((w1 - w0 + s1 - s0) / 1000)) $emitted" >"$LIVE_TMP/last.$label"
+}
+
+# latency: the alert latency of the slow frames, p50 / max in ms ("-": none alerted).
+latency() {
+	grep -F '"action":"frame"' "$LIVE_TMP/stamped.out" 2>/dev/null |
+		while read -r at line; do
+			echo "$at $(echo "$line" | "${JQ:-jq}" -r 'select(.type == "action") | .key')"
+		done >"$LIVE_TMP/alerted.txt"
+	awk 'NR == FNR { at[$2] = $1; next }
+		$1 == "slow" { key = "name=" $3 ",id=" $2; if (key in at) print (at[key] - $4) / 1e6 }' \
+		"$LIVE_TMP/alerted.txt" "$LIVE_TMP/load.out" | sort -n |
+		awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
+			printf "%.0f / %.0f\n", v[int((NR + 1) / 2)], v[NR] }'
 }
 
 # run_babeltrace2: babeltrace2's CLI, lttng-live to the dummy sink; prints a row.
@@ -144,13 +207,15 @@ run_babeltrace2() {
 	sleep 2
 	live_alive "$pid" || live_bail "babeltrace2 exited" "$LIVE_TMP/bt2.err"
 	c0=$(cpu_ns "$pid")
+	count_start "$pid"
 	load
 	settle "$pid"
 	c1=$(cpu_ns "$pid")
+	count_stop bt2
 	live_stop_pid "$pid"
 	live_lttng destroy "$session" >/dev/null
 	awk -v r="$rate" -v e="$emitted" -v c="$((c1 - c0))" 'BEGIN {
-		printf "| %d | babeltrace2 -i lttng-live -o dummy | %d | - | - | %.3f | - | %.3f | - |\n",
+		printf "| %d | babeltrace2 -i lttng-live -o dummy | %d | - | - | %.3f | - | %.3f | - | - |\n",
 			r, e, c / 1000 / e, c / 1000 / e }'
 	echo "$(((c1 - c0) / 1000)) $emitted" >"$LIVE_TMP/last.bt2"
 }
@@ -166,16 +231,28 @@ ratios() {
 		line="$line${line:+, }$(awk -v b="$b" -v f="$f" '{ printf "%s %.2fx", f, b / ($1 / $2) }' \
 			"$LIVE_TMP/last.$f")"
 	done
-	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | |"
+	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | | |"
+}
+
+# syscalls: each reader's system calls per event of this rate (LIVE_CPU_SYSCALLS).
+syscalls() {
+	local line= f
+
+	for f in native babeltrace2 baseline bt2; do
+		[ -f "$LIVE_TMP/sys.$f" ] && [ -f "$LIVE_TMP/last.$f" ] || continue
+		line="$line${line:+, }$f $(awk -v n="$(cat "$LIVE_TMP/sys.$f")" \
+			'{ printf "%.4f", n / $2 }' "$LIVE_TMP/last.$f")"
+	done
+	[ -z "$line" ] || echo "| $rate | system calls per event: $line | | | | | | | | |"
 }
 
 report() {
 	echo "# Live readers' CPU per event: $DURATION s per run, rates $RATES"
 	echo
-	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow |"
-	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow | alert latency p50 / max (ms) |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for rate in $RATES; do
-		rm -f "$LIVE_TMP"/last.*
+		rm -f "$LIVE_TMP"/last.* "$LIVE_TMP"/sys.*
 		for r in $READERS; do
 			case $r in
 			native | babeltrace2) run_jankd "$r" ;;
@@ -184,6 +261,7 @@ report() {
 			esac
 		done
 		ratios
+		syscalls
 	done
 }
 
