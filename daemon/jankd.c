@@ -31,6 +31,7 @@
 #include "binary-opener.h"
 #include "debuginfod.h"
 #include "fetcher.h"
+#include "pidns-home.h"
 #include "format.h"
 #include "jankd-int.h"
 #include "symbols.h"
@@ -724,6 +725,7 @@ int main(int argc, char **argv)
 	char err[ERR_LEN];
 	int r;
 
+	jank_pidns_home_init(); /* before a worker's sandbox */
 	if (argc > 1 && !strcmp(argv[1], JANK_WORKER_ARG))
 		return jank_worker_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], JANK_SPAWNER_ARG))

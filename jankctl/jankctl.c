@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "exit-status.h"
 #include "jankctl.h"
+#include "pidns-home.h"
 #include "time-limit.h"
 
 #ifndef JANK_VERSION
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
 	};
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	jank_pidns_home_init();
 	if (!cmd) {
 		errorf("no command given (see jankctl --help)");
 		return JANK_EXIT_USAGE;

@@ -4,9 +4,11 @@
  * unique only within its PID namespace: two replicas of a service, each in
  * its own container, both have a thread 1. With the pid_ns context (jankd's
  * sessions add it), the engine tells them apart: a thread of the host's
- * PID namespace keeps its vtid (the kernel's tid), and a thread of any other
- * namespace is numbered N x 2^22 + vtid, N (1 to 511) the namespace's number
- * in the order namespaces were seen. Tids are below 2^22 (PID_MAX_LIMIT),
+ * PID namespace (the initial one, whose vtid is the kernel's tid) or of the
+ * program's own (jankd or jankctl in a container, with the apps it watches)
+ * keeps its vtid, and a thread of any other namespace is numbered
+ * N x 2^22 + vtid, N (1 to 511) the namespace's number in the order
+ * namespaces were seen. Tids are below 2^22 (PID_MAX_LIMIT),
  * so the two never meet, and the result stays a positive 32-bit tid.
  *
  * Past 511 namespaces, the one seen least recently gives its number over
@@ -32,11 +34,14 @@ struct jank_pidns {
 	uint64_t reused; /* numbers given over to another namespace */
 };
 
-/* The host's namespace, and no namespace said (0): their vtid is the tid. */
-static inline int jank_pidns_is_host(uint32_t ns)
-{
-	return ns == 0 || ns == JANK_PID_NS_INIT;
-}
+/*
+ * The program's own PID namespace (the inode of /proc/self/ns/pid; 0:
+ * none), set once at its start: its threads keep their vtid too.
+ */
+void jank_pidns_set_home(uint32_t ns);
+
+/* The host's namespace, the program's, and no namespace said (0): their vtid is the tid. */
+int jank_pidns_is_host(uint32_t ns);
 
 /* The engine's tid of thread vtid of namespace ns (not the host's), seen at ts. */
 int32_t jank_pidns_tid(struct jank_pidns *t, uint32_t ns, int32_t vtid, int64_t ts);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The numbers of containers' threads (lib/pidns.c): the host's keep their
- * vtid, each other PID namespace gets its own range, hostile vtids are no
- * thread, and past 511 namespaces the least recently seen gives its number.
+ * The numbers of containers' threads (lib/pidns.c): the host's and the
+ * program's own keep their vtid, each other PID namespace gets its own
+ * range, hostile vtids are no thread, and past 511 namespaces the least
+ * recently seen gives its number.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,11 +60,32 @@ static void many_namespaces(void **state)
 	free(t);
 }
 
+/* The program's own namespace (a jankd in a container) keeps its vtids too. */
+static void home_namespace(void **state)
+{
+	struct jank_pidns *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	assert_false(jank_pidns_is_host(NS(7)));
+	jank_pidns_set_home(NS(7));
+	assert_true(jank_pidns_is_host(NS(7)));
+	assert_true(jank_pidns_is_host(JANK_PID_NS_INIT));
+	assert_true(jank_pidns_is_host(0));
+	assert_false(jank_pidns_is_host(NS(8)));
+	assert_int_equal(jank_pidns_tid(t, NS(7), 42, 1), 42);
+	assert_int_equal(jank_pidns_tid(t, NS(8), 42, 2), 1 << 22 | 42);
+	jank_pidns_set_home(0);
+	assert_false(jank_pidns_is_host(NS(7)));
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(host_and_containers),
 		cmocka_unit_test(many_namespaces),
+		cmocka_unit_test(home_namespace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
