@@ -6,16 +6,11 @@
  */
 #include "pidns.h"
 
-static uint32_t home;
+uint32_t jank_pidns_home;
 
 void jank_pidns_set_home(uint32_t ns)
 {
-	home = ns;
-}
-
-int jank_pidns_is_host(uint32_t ns)
-{
-	return ns == 0 || ns == JANK_PID_NS_INIT || ns == home;
+	jank_pidns_home = ns;
 }
 
 static uint32_t number(struct jank_pidns *t, uint32_t ns, int64_t ts)

@@ -39,9 +39,16 @@ struct jank_pidns {
  * none), set once at its start: its threads keep their vtid too.
  */
 void jank_pidns_set_home(uint32_t ns);
+extern uint32_t jank_pidns_home; /* what jank_pidns_set_home() set: read it through _is_host() */
 
-/* The host's namespace, the program's, and no namespace said (0): their vtid is the tid. */
-int jank_pidns_is_host(uint32_t ns);
+/*
+ * The host's namespace, the program's, and no namespace said (0): their vtid
+ * is the tid. Inline: the engine asks for every user-space event.
+ */
+static inline int jank_pidns_is_host(uint32_t ns)
+{
+	return ns == 0 || ns == JANK_PID_NS_INIT || ns == jank_pidns_home;
+}
 
 /* The engine's tid of thread vtid of namespace ns (not the host's), seen at ts. */
 int32_t jank_pidns_tid(struct jank_pidns *t, uint32_t ns, int32_t vtid, int64_t ts);
