@@ -185,6 +185,8 @@ static inline int64_t mono_ns(void)
 int live_send(struct jank_reader *in, struct live_reader *lr, const uint8_t *p, size_t n);
 /* Receive exactly n bytes, or say the connection was lost (-errno). */
 int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n);
+/* Receive n bytes of a packet or metadata, in as few calls as it can. */
+int live_recv_bulk(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n);
 /* Send a command and its payload (at most 32 bytes). */
 int live_request(struct jank_reader *in, struct live_reader *lr, uint32_t cmd,
 		 const uint8_t *payload, size_t n);

@@ -250,7 +250,7 @@ int live_meta_fetch(struct jank_reader *in, struct live_reader *lr, struct ltrac
 			lt->raw = v;
 			lt->cap = cap;
 		}
-		if ((r = live_recv_all(in, lr, lt->raw + lt->nraw, len)) < 0)
+		if ((r = live_recv_bulk(in, lr, lt->raw + lt->nraw, len)) < 0)
 			return r;
 		lt->nraw += len;
 	}

@@ -152,7 +152,7 @@ static int packet_reply(struct jank_reader *in, struct live_reader *lr, struct l
 			ls->buf = v;
 			ls->cap = len;
 		}
-		if ((r = live_recv_all(in, lr, ls->buf, len)) < 0)
+		if ((r = live_recv_bulk(in, lr, ls->buf, len)) < 0)
 			return r;
 		return packet_start(in, lr, ls, len);
 	case PACKET_RETRY:

@@ -28,6 +28,8 @@
 # (which calls, how long; its overhead is large: not with LIVE_CPU_PERF).
 # LIVE_CPU_HOOK=COMMAND runs `COMMAND WORKER_PID` in the background as the
 # native run's load starts (say, a script that straces the worker a while).
+# Each jankd worker's minor page faults per event (/proc/PID/stat, over the
+# same span) are printed under the rate's rows too.
 # CPU: utime + stime of each process (jankd's supervisor and its worker
 # apart) from /proc/PID/schedstat (ns), from just before the load starts
 # until the reader has read it all (jankd: its events_read reaches what
@@ -66,6 +68,11 @@ live_start_daemons
 # cpu_ns PID: the CPU time of every thread of PID so far (ns), 0 when gone.
 cpu_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# minflt PID: the minor page faults of PID so far (0 when gone).
+minflt() {
+	awk '{ sub(/^.*\) /, ""); print $8 + 0 }' /proc/"$1"/stat 2>/dev/null || echo 0
 }
 
 # worker_of PID: jankd's worker process (its child running --worker).
@@ -126,7 +133,7 @@ load() {
 # run_jankd DECODER [LABEL BINARY]: one run of jankd on a fresh session; prints a row.
 run_jankd() {
 	local decoder=$1 label=${2:-$1} session=jank-cpu-${2:-$1}-$rate-$$ worker s0 w0 s1 w1
-	local st received perf_pid= hook_pid= LIVE_JANKD=${3:-$LIVE_JANKD}
+	local st received perf_pid= hook_pid= LIVE_JANKD=${3:-$LIVE_JANKD} f0 f1
 
 	live_create_session "$session"
 	live_jankd_conf "$(live_url "$session")" frame 30ms <<CONF
@@ -145,7 +152,7 @@ CONF
 		perl -MTime::HiRes=time -ne '$| = 1; printf "%.0f %s", time() * 1e9, $_' \
 			>"$LIVE_TMP/stamped.out" 9>&- &
 	worker=$(worker_of "$LIVE_JANKD_PID") || live_bail "no worker of jankd" "$LIVE_TMP/jankd.err"
-	s0=$(cpu_ns "$LIVE_JANKD_PID") w0=$(cpu_ns "$worker")
+	s0=$(cpu_ns "$LIVE_JANKD_PID") w0=$(cpu_ns "$worker") f0=$(minflt "$worker")
 	if [ -n "$PERF_DIR" ] && [ "$label" = native ]; then
 		perf record -g -o "$PERF_DIR/perf-$rate.data" -p "$worker" -- sleep "$PERF_SECONDS" \
 			>/dev/null 2>"$PERF_DIR/perf-$rate.err" 9>&- &
@@ -165,8 +172,9 @@ CONF
 	[ -z "$perf_pid" ] || wait "$perf_pid"
 	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
 	settle "$LIVE_JANKD_PID" "$worker"
-	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
+	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker") f1=$(minflt "$worker")
 	count_stop "$label"
+	echo "$((f1 - f0))" >"$LIVE_TMP/flt.$label"
 	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.discarded_events) \(.inputs[0].decoder)"')
 	read -r received discarded used <<<"$st"
 	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
@@ -246,13 +254,25 @@ syscalls() {
 	[ -z "$line" ] || echo "| $rate | system calls per event: $line | | | | | | | | |"
 }
 
+# faults: each jankd worker's minor page faults per event of this rate.
+faults() {
+	local line= f
+
+	for f in native babeltrace2 baseline; do
+		[ -f "$LIVE_TMP/flt.$f" ] && [ -f "$LIVE_TMP/last.$f" ] || continue
+		line="$line${line:+, }$f $(awk -v n="$(cat "$LIVE_TMP/flt.$f")" \
+			'{ printf "%d (%.4f)", n, n / $2 }' "$LIVE_TMP/last.$f")"
+	done
+	[ -z "$line" ] || echo "| $rate | worker minor faults (per event): $line | | | | | | | | |"
+}
+
 report() {
 	echo "# Live readers' CPU per event: $DURATION s per run, rates $RATES"
 	echo
 	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow | alert latency p50 / max (ms) |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for rate in $RATES; do
-		rm -f "$LIVE_TMP"/last.* "$LIVE_TMP"/sys.*
+		rm -f "$LIVE_TMP"/last.* "$LIVE_TMP"/sys.* "$LIVE_TMP"/flt.*
 		for r in $READERS; do
 			case $r in
 			native | babeltrace2) run_jankd "$r" ;;
@@ -262,6 +282,7 @@ report() {
 		done
 		ratios
 		syscalls
+		faults
 	done
 }
 
