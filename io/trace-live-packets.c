@@ -215,6 +215,10 @@ static int index_reply(struct jank_reader *in, struct live_reader *lr, struct ls
 	case INDEX_OK:
 		if (psize == 0 || psize % 8 || psize / 8 > MAX_PACKET || csize > psize)
 			return live_malformed(in, "an index of a packet of %llu bits", psize);
+		/* The newest packet: the next is a flush (the live timer) or a sub-buffer away. */
+		if (ls->caught_up)
+			ls->hold_until = mono_ns() + ASK_HOLD_NS;
+		ls->caught_up = false;
 		ls->pkt_end = raw_ns(ls->lt, get64(rep + 32));
 		ls->pending = true; /* its packet, asked next */
 		ls->pending_off = get64(rep);
@@ -222,10 +226,14 @@ static int index_reply(struct jank_reader *in, struct live_reader *lr, struct ls
 		return 1;
 	case INDEX_RETRY:
 		*retry = true;
+		ls->caught_up = true;
+		ls->hold_until = mono_ns() + ASK_HOLD_NS;
 		return 0;
 	case INDEX_INACTIVE: {
 		int64_t t = raw_ns(ls->lt, get64(rep + 32));
 
+		ls->caught_up = true;
+		ls->hold_until = mono_ns() + ASK_HOLD_NS;
 		if (t != INT64_MAX && t > ls->horizon)
 			ls->horizon = t;
 		return 0;

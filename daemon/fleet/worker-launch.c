@@ -63,7 +63,7 @@ static int above(int fd, int *tmp)
  * The worker's environment: jankd's, with glibc's malloc told to ask for
  * transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1:
  * madvise(MADV_HUGEPAGE) on the heap and the large blocks it maps, which
- * is what THP's "madvise" mode, Debian's default, waits for) unless jankd's
+ * is what the kernel's THP mode "madvise" waits for) unless jankd's
  * own environment says otherwise. The worker's graph fills its window in
  * the first seconds of a busy input (tens of MB): in 2 MB pages that is a
  * fault per 2 MB, not one per 4 KB page (bench-live 200k events/s: 14,500
