@@ -83,7 +83,7 @@ enum {
 #define DELIVER_MAX    1024 /* events per run */
 #define PULL_BATCH     64   /* requests written at once, at most */
 #define PULL_MIN       3    /* streams asked at once, at least (else one by one) */
-#define ASK_HOLD_NS    5000000LL /* a stream caught up is not asked again sooner */
+#define ASK_HOLD_NS    5000000LL /* a stream's newest packet read: not asked again sooner */
 #define IO_TIMEOUT_S   30
 #define META_GRACE_NS  2000000000LL
 #define DEFAULT_PORT   "5344"

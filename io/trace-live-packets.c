@@ -14,6 +14,14 @@
  * waiting) per batch, not per stream: a kernel trace has a stream per CPU.
  * What needs the connection to itself (the metadata relayd asks to be read
  * first) is done between batches, when no reply is outstanding.
+ *
+ * A stream whose packet was the first after relayd said it had nothing
+ * newer ("retry", a beacon) has sent its newest packet: the next one is a
+ * flush of the live timer or a filled sub-buffer away, and it is not asked
+ * again for ASK_HOLD_NS (trace-live.c's run). A stream read packet after
+ * packet (relayd has more of it) is asked at every run, and so is one that
+ * said "retry": the others' events wait for its next packet, which comes
+ * from the same flush as theirs, often a millisecond later.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -227,13 +235,11 @@ static int index_reply(struct jank_reader *in, struct live_reader *lr, struct ls
 	case INDEX_RETRY:
 		*retry = true;
 		ls->caught_up = true;
-		ls->hold_until = mono_ns() + ASK_HOLD_NS;
 		return 0;
 	case INDEX_INACTIVE: {
 		int64_t t = raw_ns(ls->lt, get64(rep + 32));
 
 		ls->caught_up = true;
-		ls->hold_until = mono_ns() + ASK_HOLD_NS;
 		if (t != INT64_MAX && t > ls->horizon)
 			ls->horizon = t;
 		return 0;

@@ -594,13 +594,10 @@ static int run(struct jank_reader *in, struct live_reader *lr, int *n)
 		if (lr->nheap && !ls->pending && ls->horizon >= lr->heap[0]->ns.ts)
 			continue;
 		/*
-		 * Nor, for ASK_HOLD_NS, one that relayd just said had nothing
-		 * newer, or whose packet was the first after that: a run that
-		 * delivers a packet's events (DELIVER_MAX at a time) would ask it
-		 * again at each run, milliseconds apart, each a round trip that
-		 * says "retry" (bench-live 200k events/s: 3 in 4 of the
-		 * GET_NEXT_INDEX). A stream read in a row (relayd has more of it)
-		 * is not held; neither is a packet to ask for again.
+		 * Nor, for ASK_HOLD_NS, one whose packet was the first after relayd
+		 * said it had nothing newer (trace-live-packets.c): the run after
+		 * its events are delivered would ask it at once, a round trip that
+		 * says "retry". A packet to ask for again is asked.
 		 */
 		if (!ls->pending && ls->hold_until) {
 			if (!now)
