@@ -134,12 +134,14 @@ int live_recv_all(struct jank_reader *in, struct live_reader *lr, void *buf, siz
 }
 
 /*
- * A packet's bytes (hundreds of KB at a high rate) come in many segments:
- * one call that waits for all of them (MSG_WAITALL; SO_RCVTIMEO and signals
- * still end it early, and the loop goes on), not a call per segment read as
- * it comes (bench-live 200k events/s: about ten calls a packet). Not while
- * the replies of a batch are outstanding: those acknowledge what came after
- * each short read (above).
+ * A packet's bytes (hundreds of KB at a high rate) come in several
+ * segments: one call that waits for all of them (MSG_WAITALL; SO_RCVTIMEO
+ * and signals still end it early, and the loop goes on), not a call per
+ * part that has come when the worker is faster than relayd's send. (On
+ * loopback at 200k events/s the packet was already whole at the first
+ * read: the system calls per event did not change.) Not while the replies
+ * of a batch are outstanding: those acknowledge what came after each short
+ * read (above).
  */
 int live_recv_bulk(struct jank_reader *in, struct live_reader *lr, void *buf, size_t n)
 {
