@@ -79,10 +79,10 @@ enum {
 #define MAX_STREAMS    65536
 #define MAX_TRACES     1024
 #define MAX_PACKET     (64u << 20)
-#define META_ROUNDS    4096 /* GET_METADATA replies per fetch, at most */
-#define DELIVER_MAX    1024 /* events per run */
-#define PULL_BATCH     64   /* requests written at once, at most */
-#define PULL_MIN       3    /* streams asked at once, at least (else one by one) */
+#define META_ROUNDS    4096	 /* GET_METADATA replies per fetch, at most */
+#define DELIVER_MAX    1024	 /* events per run */
+#define PULL_BATCH     64	 /* requests written at once, at most */
+#define PULL_MIN       3	 /* streams asked at once, at least (else one by one) */
 #define ASK_HOLD_NS    5000000LL /* a stream's newest packet read: not asked again sooner */
 #define IO_TIMEOUT_S   30
 #define META_GRACE_NS  2000000000LL
@@ -112,8 +112,8 @@ struct lstream {
 	int64_t pkt_end; /* the end of the packet being read (index), INT64_MIN: unknown */
 	uint8_t *buf;	 /* the packet */
 	size_t cap;
-	bool pending; /* its index came, its packet was "retry": ask for it again */
-	bool caught_up;	  /* its last index was "retry" or a beacon: relayd had nothing newer */
+	bool pending;	    /* its index came, its packet was "retry": ask for it again */
+	bool caught_up;	    /* its last index was "retry" or a beacon: relayd had nothing newer */
 	int64_t hold_until; /* monotonic ns: not asked for its next index before (ASK_HOLD_NS) */
 	uint64_t pending_off;
 	uint32_t pending_len;
