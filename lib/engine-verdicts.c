@@ -32,7 +32,7 @@ uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_even
 	else if (w && w->pid >= 0)
 		*pid = w->pid;
 	if (ev && ev->comm) {
-		jank_utf8_copy(comm, JANK_COMM_LEN, ev->comm);
+		jank_utf8_copy_short(comm, JANK_COMM_LEN, ev->comm);
 	} else if (w && w->comm[0]) {
 		memcpy(comm, w->comm, JANK_COMM_LEN);
 	}
