@@ -9,7 +9,8 @@
 
 #define SUB (1u << JANK_HIST_SUB_BITS)
 
-unsigned jank_histogram_bucket(uint64_t v)
+/* Inline: jank_histogram_add() runs at every action's end. */
+static inline unsigned bucket_of(uint64_t v)
 {
 	if (v < SUB)
 		return (unsigned)v;
@@ -17,6 +18,11 @@ unsigned jank_histogram_bucket(uint64_t v)
 	unsigned sub = (unsigned)(v >> (e - JANK_HIST_SUB_BITS)) & (SUB - 1);
 
 	return (e - JANK_HIST_SUB_BITS + 1) * SUB + sub;
+}
+
+unsigned jank_histogram_bucket(uint64_t v)
+{
+	return bucket_of(v);
 }
 
 uint64_t jank_histogram_bucket_high(unsigned b)
@@ -45,7 +51,7 @@ void jank_histogram_add(struct jank_histogram *h, int64_t ns)
 		h->max = (int64_t)v;
 	h->count++;
 	h->sum = h->sum + v < h->sum ? UINT64_MAX : h->sum + v;
-	h->buckets[jank_histogram_bucket(v)]++;
+	h->buckets[bucket_of(v)]++;
 }
 
 int64_t jank_histogram_percentile(const struct jank_histogram *h, double p)
