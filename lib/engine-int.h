@@ -172,8 +172,39 @@ void engine_maintain(struct jank_engine *e);
 
 /* engine-stacks.c */
 void engine_on_function(struct jank_engine *e, bool entry, const struct jank_event *ev);
-void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
-			  const struct jank_event *ev);
+void engine_kernel_stacks_slow(struct jank_engine *e, const struct class_info *ci,
+			       const struct jank_event *ev, const struct jank_value *u,
+			       const struct jank_value *k);
+
+/* A callstack context of the event at position pos, when it has frames; else NULL. */
+static inline const struct jank_value *engine_stack_ctx(const struct jank_event *ev, int8_t pos)
+{
+	const struct jank_value *v;
+
+	if (pos < 0 || (unsigned)pos >= ev->nfields)
+		return NULL;
+	v = &ev->fields[pos];
+	return v->type == JANK_VALUE_ARRAY && v->a.n ? v : NULL;
+}
+
+/*
+ * A kernel event's callstack contexts (engine-stacks.c). Inline, what
+ * most kernel events come to: no context with frames, nothing to drop.
+ */
+static inline void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+					const struct jank_event *ev)
+{
+	const struct jank_value *u, *k;
+
+	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
+		engine_kernel_stacks_slow(e, ci, ev, NULL, NULL);
+		return;
+	}
+	u = engine_stack_ctx(ev, ci->cs_user);
+	k = engine_stack_ctx(ev, ci->cs_kernel);
+	if (u || k || (ci->type == JANK_EVENT_SYSCALL_EXIT && e->ctx_stacks))
+		engine_kernel_stacks_slow(e, ci, ev, u, k);
+}
 void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev);
 
 /* engine-classes.c */
