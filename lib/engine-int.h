@@ -39,6 +39,14 @@ struct class_role {
 	 * (format_key() then makes the key a byte at a time).
 	 */
 	uint8_t pre_len[JANK_RULE_MAX_KEYS];
+	/*
+	 * Not 0 when value k is the match's field and the match is a string,
+	 * so that whenever the value is a string it is the match's (the event
+	 * passed the match): key_pre[k] holds it after the name, fold_len[k]
+	 * bytes in all ("name=load"). format_key() copies it whole, and an end
+	 * compares it with its action's without reading it.
+	 */
+	uint8_t fold_len[JANK_RULE_MAX_KEYS];
 };
 
 /* The room for the text before a key value: ',' + name + '=' (a fixed-size copy). */
