@@ -19,11 +19,6 @@ static void note_flow(struct jank_engine *e, const struct class_role *role, int3
 		e->flow_note(&n, e->flow_note_data);
 }
 
-int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
-{
-	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
-}
-
 /* strcmp() == 0 for the short names matches compare (no call: this runs for every role). */
 static inline bool str_eq(const char *a, const char *b)
 {

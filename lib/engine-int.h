@@ -213,13 +213,31 @@ static inline void engine_kernel_stacks(struct jank_engine *e, const struct clas
 	if (u || k || (ci->type == JANK_EVENT_SYSCALL_EXIT && e->ctx_stacks))
 		engine_kernel_stacks_slow(e, ci, ev, u, k);
 }
-void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev);
+/*
+ * The thread ran at its own user-space event: a wait inferred later (a
+ * condition wait, locks.c) starts after it. Without scheduler events, a
+ * vertex marks it. Inline: every user-space event of a class with roles.
+ */
+static inline void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+{
+	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
+
+	if (!w)
+		return;
+	if (!e->model.kernel)
+		jank_graph_split(e->graph, w, ev->ts);
+	if (ev->ts > w->ust_last)
+		w->ust_last = ev->ts;
+}
 
 /* engine-classes.c */
 void engine_forget_classes(struct jank_engine *e);
 int engine_start(struct jank_engine *e);
 
-/* engine-events.c */
-int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev);
+/* engine-events.c. The thread an event is of: its context's, else the one its CPU runs. */
+static inline int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
+{
+	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
+}
 
 #endif

@@ -6,23 +6,6 @@
 #include <stdlib.h>
 #include "engine-int.h"
 
-/*
- * The thread ran at its own user-space event: a wait inferred later (a
- * condition wait, locks.c) starts after it. Without scheduler events, a
- * vertex marks it.
- */
-void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
-{
-	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
-
-	if (!w)
-		return;
-	if (!e->model.kernel)
-		jank_graph_split(e->graph, w, ev->ts);
-	if (ev->ts > w->ust_last)
-		w->ust_last = ev->ts;
-}
-
 /* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
 static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 {
