@@ -299,8 +299,22 @@ static void key_keep(struct jank_action *a, size_t len, const struct key_parts *
 	a->key_n = kp->n;
 	memcpy(a->key_end, kp->end, sizeof(a->key_end));
 	a->key[len + 1] = (char)kp->nums;
-	memcpy(a->key + at, kp->mag, kp->n * sizeof(uint64_t));
+	/* Fixed-size copies: a copy of n * 8 bytes was a string instruction. */
+	switch (kp->n) {
+	case 4:
+		memcpy(a->key + at + 3 * sizeof(uint64_t), &kp->mag[3], sizeof(uint64_t));
+		/* fallthrough */
+	case 3:
+		memcpy(a->key + at + 2 * sizeof(uint64_t), &kp->mag[2], sizeof(uint64_t));
+		/* fallthrough */
+	case 2:
+		memcpy(a->key + at + sizeof(uint64_t), &kp->mag[1], sizeof(uint64_t));
+		/* fallthrough */
+	default:
+		memcpy(a->key + at, &kp->mag[0], sizeof(uint64_t));
+	}
 }
+_Static_assert(JANK_RULE_MAX_KEYS == 4, "key_keep() copies at most four values");
 
 /*
  * Whether the event's key is the text of the action `a` (opened with
@@ -428,7 +442,10 @@ on_action_event(struct jank_engine *e, const struct class_role *role,
 		return;
 	}
 	int64_t duration = ev->ts - a->begin;
-	int64_t threshold = jank_threshold_current(&rs->rule.threshold, &rs->hist);
+	/* A fixed threshold without a call (jank_threshold_current() gives its ns). */
+	int64_t threshold = rs->rule.threshold.kind == JANK_THRESHOLD_FIXED
+				    ? rs->rule.threshold.ns
+				    : jank_threshold_current(&rs->rule.threshold, &rs->hist);
 	bool over = threshold > 0 && duration > threshold;
 	int32_t pid = a->pid;
 	char comm[JANK_COMM_LEN];
