@@ -405,9 +405,10 @@ static struct jank_action *find_action(struct jank_engine *e, const struct class
 	return jank_action_find_n(e->actions, role->rule, key, klen);
 }
 
-static inline __attribute__((always_inline)) void
-on_action_event(struct jank_engine *e, const struct class_role *role,
-			    const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
+static inline __attribute__((always_inline)) void on_action_event(struct jank_engine *e,
+								  const struct class_role *role,
+								  const char (*pre)[KEY_PRE_LEN],
+								  const struct jank_event *ev)
 {
 	struct rule_state *rs = &e->rules[role->rule];
 	struct jank_action *a;
@@ -556,9 +557,8 @@ engine_container_event(struct jank_engine *e, const struct jank_event *ev, struc
  * (not inline): the keys' buffers and the roles' code do not weigh on the
  * events of classes without roles (most kernel events).
  */
-static __attribute__((noinline)) void engine_roles(struct jank_engine *e,
-						   const struct class_info *ci,
-						   const struct jank_event *ev)
+static __attribute__((noinline)) void
+engine_roles(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev)
 {
 	const struct class_role *role = ci->roles, *end = role + ci->nroles;
 	const char(*pre)[JANK_RULE_MAX_KEYS][KEY_PRE_LEN] = ci->key_pre;

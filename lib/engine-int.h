@@ -6,6 +6,7 @@
 #ifndef JANK_ENGINE_INT_H
 #define JANK_ENGINE_INT_H
 
+#include <string.h>
 #include "array.h"
 #include "discards.h"
 #include "engine.h"
@@ -142,8 +143,26 @@ void engine_free_flows(struct flow_state *fs, size_t n);
 /* engine-verdicts.c */
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm);
-uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
-				   char *comm);
+/*
+ * The same with w the thread's record, looked up already (NULL: none).
+ * Inline: every action's begin.
+ */
+static inline uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev,
+						 int32_t *pid, char *comm)
+{
+	if (w && ev)
+		jank_thread_seen(w, ev->ts);
+	if (ev && ev->pid >= 0)
+		*pid = ev->pid;
+	else if (w && w->pid >= 0)
+		*pid = w->pid;
+	if (ev && ev->comm) {
+		jank_utf8_copy_short(comm, JANK_COMM_LEN, ev->comm);
+	} else if (w && w->comm[0]) {
+		memcpy(comm, w->comm, JANK_COMM_LEN);
+	}
+	return w ? w->serial : JANK_NO_THREAD;
+}
 bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
 		    int64_t end);
 void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,

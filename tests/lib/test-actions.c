@@ -357,8 +357,8 @@ static void log_verdict(const struct jank_verdict *r, void *data)
 	char *buf = data;
 	size_t n = strlen(buf);
 
-	snprintf(buf + n, 4096 - n, "%s %s %lld..%lld;", r->rule->name, r->key,
-		 (long long)r->begin, (long long)r->end);
+	snprintf(buf + n, 4096 - n, "%s %s %lld..%lld;", r->rule->name, r->key, (long long)r->begin,
+		 (long long)r->end);
 }
 
 static void add_named_rule(struct scn *s, const char *name, const char *keys, const char *match)

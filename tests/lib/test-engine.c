@@ -617,8 +617,8 @@ static void verdict_hostile_comms(void **state)
 {
 	static const char *const comms[] = {
 		"0123456789abcd\xe2\x82\xac", /* the euro sign straddles byte 15 */
-		"\xff\x01\x1b[2Jx\xc3",	   /* invalid, control, a lead byte at the end */
-		"0123456789abcdefghij",	   /* no NUL within 16 bytes */
+		"\xff\x01\x1b[2Jx\xc3",	      /* invalid, control, a lead byte at the end */
+		"0123456789abcdefghij",	      /* no NUL within 16 bytes */
 		"ok",
 	};
 	static const char *const want[] = {

@@ -131,9 +131,9 @@ static void boundary(void **state)
  */
 static void copy_short_same(void **state)
 {
-	static const unsigned char alphabet[] = { 'a', 0x01, 0x1f, 0x7f, 0x80, 0x9f, 0xbf,
-						  0xc2, 0xdf, 0xe0, 0xe2, 0xef, 0xf0, 0xf4,
-						  0xf5, 0xff, 0xa4, 0x82 };
+	static const unsigned char alphabet[] = { 'a',	0x01, 0x1f, 0x7f, 0x80, 0x9f,
+						  0xbf, 0xc2, 0xdf, 0xe0, 0xe2, 0xef,
+						  0xf0, 0xf4, 0xf5, 0xff, 0xa4, 0x82 };
 	uint32_t x = 12345;
 	unsigned cuts = 0;
 
@@ -174,10 +174,8 @@ static void copy_short_same(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(escape),
-		cmocka_unit_test(cut),
-		cmocka_unit_test(sanitize),
-		cmocka_unit_test(boundary),
+		cmocka_unit_test(escape),	   cmocka_unit_test(cut),
+		cmocka_unit_test(sanitize),	   cmocka_unit_test(boundary),
 		cmocka_unit_test(copy_short_same),
 	};
 
