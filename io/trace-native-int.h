@@ -141,7 +141,11 @@ int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
 void native_trace_announce(struct jank_reader *in, const struct ntrace *tr);
 /* trace-native.c: the stream's next item (an event, a discarded range, ITEM_END): 0 or -errno */
 int native_stream_next(struct jank_reader *in, struct nstream *s);
-/* Hand the stream's head item to the engine: 0 or -errno (in->err says why). */
-int native_deliver(struct jank_reader *in, struct nstream *s);
+/*
+ * Hand the stream's head item to the engine, then bring the stream to its
+ * next item (native_stream_next()): the run loops' one call per item. 0 or
+ * -errno (in->err says why).
+ */
+int native_deliver_next(struct jank_reader *in, struct nstream *s);
 
 #endif

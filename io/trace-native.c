@@ -419,9 +419,12 @@ __attribute__((noinline)) static int event_body_pending(struct jank_reader *in, 
 	return event_body(in, s);
 }
 
-/* Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
- * range). */
-static int stream_next(struct jank_reader *in, struct nstream *s)
+/*
+ * Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
+ * range). Inline in the run loops' one call per event (native_deliver_next()).
+ */
+__attribute__((always_inline)) static inline int stream_next(struct jank_reader *in,
+							     struct nstream *s)
 {
 	for (;;) {
 		int r;
@@ -536,7 +539,8 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 }
 
 /* Hand the stream's head to the engine (in merged order). */
-static int deliver(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int deliver(struct jank_reader *in,
+							 struct nstream *s)
 {
 	struct jank_event *jev = &s->ev;
 	int r;
@@ -572,6 +576,13 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 		in->tap->event(jev, in->tap->data);
 	jank_engine_process(in->engine, jev);
 	return 0;
+}
+
+int native_deliver_next(struct jank_reader *in, struct nstream *s)
+{
+	int r = deliver(in, s);
+
+	return r < 0 ? r : stream_next(in, s);
 }
 
 /* ---- The merge: a heap of streams by (time of their head, stream number) ---- */
@@ -617,7 +628,7 @@ int native_heap_fill(struct jank_reader *in, struct native_reader *nr)
 {
 	for (size_t i = 0; i < nr->nstreams; i++) {
 		struct nstream *s = &nr->streams[i];
-		int r = stream_next(in, s);
+		int r = native_stream_next(in, s);
 
 		if (r < 0)
 			return r;
@@ -649,7 +660,7 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 	for (int n = 0; n < 4096 && nr->nheap; n++) {
 		struct nstream *s = nr->heap[0];
 
-		if (deliver(in, s) < 0 || stream_next(in, s) < 0) {
+		if (native_deliver_next(in, s) < 0) {
 			in->failed = true;
 			return JANK_READER_STATUS_ERROR;
 		}
@@ -666,12 +677,7 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 
 /* ---- For the live decoder (trace-live.c) ---- */
 
-int native_stream_next(struct jank_reader *in, struct nstream *s)
+__attribute__((noinline)) int native_stream_next(struct jank_reader *in, struct nstream *s)
 {
 	return stream_next(in, s);
-}
-
-int native_deliver(struct jank_reader *in, struct nstream *s)
-{
-	return deliver(in, s);
 }
