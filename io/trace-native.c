@@ -351,7 +351,7 @@ void native_class_free(struct nclass *nc)
 
 /* ---- Events ---- */
 
-static struct nclass *event_class(struct nstream *s)
+static inline struct nclass *event_class(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
 	uint64_t id = native_has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID]
@@ -370,7 +370,8 @@ static struct nclass *event_class(struct nstream *s)
  * is delivered, in merged order, as trace-decode.c resolves it (the engine
  * numbers classes in that order).
  */
-static int event_head(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int event_head(struct jank_reader *in,
+							    struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 
