@@ -1970,6 +1970,15 @@ bool ctf_plan_is_empty(const struct ctf_plan *p)
 	return p->prog && p->prog[0].op == L_END;
 }
 
+bool ctf_plan_skip_only(const struct ctf_plan *p, uint32_t *align, uint64_t *bits)
+{
+	if (!p->prog || p->nprog != 2 || p->prog[0].op != L_BLOCK || p->prog[1].op != L_END)
+		return false;
+	*align = p->prog[0].a;
+	*bits = p->prog[0].b;
+	return true;
+}
+
 int ctf_plan_run_tree(const struct ctf_plan *p, struct ctf_cursor *c)
 {
 	return run_node(p, p->root, c);

@@ -330,6 +330,10 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		}
 		nc->body[k] = NULL;
 		nc->body_seq0 = nc->body_seq0 && k;
+		/* A body that only skips a fixed size is skipped inline (body_seq0 false). */
+		nc->body_skip = k == 1 && nc->body_seq0 &&
+				ctf_plan_skip_only(nc->body[0], &nc->skip_align, &nc->skip_bits);
+		nc->body_seq0 = nc->body_seq0 && !nc->body_skip;
 		if (!nc->body_seq0)
 			memcpy(nc->body, all, sizeof(all));
 	}
@@ -346,6 +350,7 @@ void native_class_free(struct nclass *nc)
 	nc->common = nc->spec = nc->payload = NULL;
 	memset(nc->body, 0, sizeof(nc->body));
 	nc->body_seq0 = false;
+	nc->body_skip = false;
 	nc->compiled = false;
 }
 
@@ -388,6 +393,18 @@ __attribute__((always_inline)) static inline int event_head(struct jank_reader *
 	return 0;
 }
 
+/*
+ * A body not for ctf_plan_run_seq0(): one that only skips a fixed size
+ * (skipped here; its plan runs when it does not fit, for its failure), or
+ * plans of which one has no program, or none.
+ */
+__attribute__((noinline)) static int body_other(const struct nclass *nc, struct ctf_cursor *c)
+{
+	if (nc->body_skip && ctf_plan_skip(c, nc->skip_align, nc->skip_bits) == 0)
+		return 0;
+	return ctf_plan_run_seq(nc->body, 3, c);
+}
+
 /* The event's contexts and payload, into the stream's values. */
 __attribute__((always_inline)) static inline int event_body(struct jank_reader *in,
 							    struct nstream *s)
@@ -406,8 +423,7 @@ __attribute__((always_inline)) static inline int event_body(struct jank_reader *
 		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
 	s->clean = (s->clean | nc->clear) & ~nc->sets;
 	c->scratch_used = 0;
-	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0
-			  : ctf_plan_run_seq(nc->body, 3, c) < 0)
+	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0 : body_other(nc, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;

@@ -18,6 +18,8 @@
  *   body        a context of integers and a text array, a payload of a
  *               string and an integer: strings of every length, ending in
  *               their first eight bytes or after, or past the content
+ *   skip        a payload asked nothing of: one skip of a fixed size
+ *               (ctf_plan_skip()), where the tree goes, or failing
  *   known       a few values checked by hand (not only against the tree)
  */
 #include <setjmp.h>
@@ -297,6 +299,57 @@ static void test_body(void **state)
 	ctf_plan_free(pp);
 }
 
+/*
+ * A payload the engine asks nothing of (sched_wakeup's: a text array and
+ * three integers) is one skip of a fixed size, done by the decoder inline
+ * (ctf_plan_skip()): it goes where the tree goes, and fails (nothing done)
+ * where the tree fails. Asked a field, it is no longer one.
+ */
+static void test_skip(void **state)
+{
+	const struct ctf_event_decl *e = event_named("sched_wakeup");
+	struct ctf_want want;
+	struct ctf_plan *p, *q;
+	uint8_t buf[BUF];
+	static struct run prog;
+	uint32_t align = 0;
+	uint64_t bits = 0;
+	unsigned fits = 0, short_ = 0;
+
+	(void)state;
+	memset(&want, 0, sizeof(want));
+	memset(want.buf, CTF_SLOT_NONE, sizeof(want.buf));
+	p = compile(e->fields, CTF_SCOPE_OTHER, &want);
+	assert_true(ctf_plan_skip_only(p, &align, &bits));
+	assert_int_equal(align, 8);
+	assert_int_equal(bits, 8 * (16 + 4 + 4 + 4));
+	for (size_t i = 0; i < BUF; i++)
+		buf[i] = (uint8_t)next_rand();
+	for (uint64_t at = 0; at <= 12; at++) {
+		for (uint64_t end = at; end <= 8 * BUF; end++) {
+			struct run u;
+			int tree = agree(p, buf, at, end, 0, &prog);
+
+			start(&u, buf, at, end, 0);
+			if (ctf_plan_skip(&u.c, align, bits) < 0) {
+				assert_true(tree < 0);
+				assert_int_equal(u.c.at, at);
+				short_++;
+				continue;
+			}
+			assert_int_equal(tree, 0);
+			assert_int_equal(u.c.at, prog.c.at);
+			fits++;
+		}
+	}
+	assert_true(fits > 0 && short_ > 0);
+	want.names[0] = "tid";
+	q = compile(e->fields, CTF_SCOPE_OTHER, &want);
+	assert_false(ctf_plan_skip_only(q, &align, &bits));
+	ctf_plan_free(p);
+	ctf_plan_free(q);
+}
+
 /* By hand: a compact header's short and extended forms, and a time that wraps. */
 static void test_known(void **state)
 {
@@ -358,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_body),
+		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_known),
 	};
 
