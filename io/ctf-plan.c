@@ -1403,7 +1403,7 @@ static inline size_t str_len(const uint8_t *s, size_t left)
 	return SIZE_MAX;
 }
 
-/* The length of the string at s when its NUL is in its first eight bytes (readable), else SIZE_MAX. */
+/* The length of the string at s if its NUL is in its first 8 bytes (readable), else SIZE_MAX. */
 static inline size_t first_word_len(const uint8_t *s)
 {
 	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
@@ -1650,6 +1650,16 @@ __attribute__((always_inline)) static inline void slot_step(const struct lop *pc
 	o->u = (uint64_t)((int64_t)(v << pc->sh) >> pc->sh);
 }
 
+/* The same for 64 bits: no sign to extend (sh is 0). */
+__attribute__((always_inline)) static inline void slot_step64(const struct lop *pc,
+							      struct ctf_cursor *c, uint64_t v)
+{
+	struct jank_value *o = &c->out[pc->slot];
+
+	o->type = pc->vtype;
+	o->u = v;
+}
+
 /* An integer step's value: where its action (enum lact) says. */
 __attribute__((always_inline)) static inline void int_step(const struct lop *pc,
 							   struct ctf_cursor *c, uint64_t v)
@@ -1686,7 +1696,7 @@ prog_string(const struct ctf_plan *p, const struct lop *pc, struct ctf_cursor *c
 	if (at >= c->end || c->end - at < 64)
 		return run_string(&p->nodes[pc->node], c);
 	s = c->buf + (at >> 3);
-	/* Most strings of events end in their first eight bytes: those, without str_len()'s loop. */
+	/* Most strings of events end in their first eight bytes: those without str_len()'s loop. */
 	len = first_word_len(s);
 	if (len == SIZE_MAX)
 		len = str_len(s, (size_t)((c->end - at) >> 3));
@@ -1777,14 +1787,9 @@ l_s16:
 l_s32:
 	slot_step(pc, c, load_le_bytes(AT_BYTE(), 4));
 	NEXT();
-l_s64: {
-	/* Of 64 bits: no sign to extend (sh is 0). */
-	struct jank_value *o = &c->out[pc->slot];
-
-	o->type = pc->vtype;
-	o->u = load_le_bytes(AT_BYTE(), 8);
+l_s64:
+	slot_step64(pc, c, load_le_bytes(AT_BYTE(), 8));
 	NEXT();
-}
 l_ktext:
 	/* In place when its NUL is in it (text_put()'s first case), for one slot inline. */
 	if (pc->act == A_SLOT && str_len(AT_BYTE(), (size_t)pc->b) != SIZE_MAX) {

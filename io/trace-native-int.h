@@ -28,7 +28,7 @@ struct nclass {
 	/* Those of the three that run, up to a NULL (for ctf_plan_run_seq0()), or all three. */
 	const struct ctf_plan *body[4];
 	bool body_seq0; /* body is for ctf_plan_run_seq0(), and not empty */
-	bool body_skip; /* one plan that only skips skip_bits (ctf_plan_skip_only()); body_seq0 false */
+	bool body_skip; /* one plan that only skips (ctf_plan_skip_only()); body_seq0 false */
 	uint32_t skip_align;
 	uint64_t skip_bits;
 	uint32_t class_id, nfields;

@@ -556,8 +556,7 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 }
 
 /* Hand the stream's head to the engine (in merged order). */
-__attribute__((always_inline)) static inline int deliver(struct jank_reader *in,
-							 struct nstream *s)
+__attribute__((always_inline)) static inline int deliver(struct jank_reader *in, struct nstream *s)
 {
 	struct jank_event *jev = &s->ev;
 	int r;

@@ -180,7 +180,7 @@ static void headers(uint64_t sid, unsigned tag_bits, unsigned ts_bits)
 				put_le(buf + off, tags[t], 2);
 				put_le(buf + off + 2, ts, 4);
 			}
-			/* Every content end, from before the header to well past it (the fast path). */
+			/* Every content end, from before the header to past the fast path's. */
 			for (uint64_t end = 8 * off; end <= 8 * (off + 24); end++) {
 				uint64_t at = 8 * off - (bit && off ? bit : 0);
 
@@ -194,8 +194,8 @@ static void headers(uint64_t sid, unsigned tag_bits, unsigned ts_bits)
 					slow++;
 				if (tags[t] != top) {
 					assert_int_equal(prog.c.roles[CTF_ROLE_EVENT_ID], tags[t]);
-					assert_int_equal(prog.c.clock & ((UINT64_C(1) << ts_bits) - 1),
-							 ts);
+					assert_int_equal(
+						prog.c.clock & ((UINT64_C(1) << ts_bits) - 1), ts);
 					assert_true(prog.c.clock >= clock);
 				}
 			}
@@ -227,7 +227,7 @@ static const struct ctf_event_decl *event_named(const char *name)
 	return NULL;
 }
 
-/* Stream 1's context (vpid, vtid, procname[17]) then jank:action_end's payload (a string, an id). */
+/* Stream 1's context (vpid, vtid, procname[17]), jank:action_end's payload (a string, an id). */
 static void test_body(void **state)
 {
 	const struct ctf_event_decl *e = event_named("jank:action_end");
@@ -264,7 +264,7 @@ static void test_body(void **state)
 		memcpy(buf + 8, "procname-of-17\0\0", 17);
 		n = 25;
 		buf[n + len] = '\0'; /* the name: len letters */
-		put_le(buf + n + len + 1, (uint64_t)-(int64_t)len, 8);
+		put_le(buf + n + len + 1, 0 - (uint64_t)len, 8);
 		for (uint64_t end = 0; end <= 8 * (n + len + 1 + 8 + 16) && end <= 8 * BUF; end++) {
 			struct run both;
 			uint64_t at = 0;
@@ -278,7 +278,7 @@ static void test_body(void **state)
 			} else {
 				failed++;
 			}
-			/* ...and the two as one program (ctf_plan_run_seq0()) as they do in turn. */
+			/* ...and the two as one program (ctf_plan_run_seq0()), as in turn. */
 			start(&both, buf, 0, end, 0);
 			r = ctf_plan_run_seq0(seq, &both.c);
 			assert_int_equal(r < 0, at == 0);
@@ -391,8 +391,7 @@ static int setup(void **state)
 	char err[256];
 
 	(void)state;
-	meta = ctf_meta_parse(ctf_lttng_metadata, sizeof(ctf_lttng_metadata) - 1, err,
-			      sizeof(err));
+	meta = ctf_meta_parse(ctf_lttng_metadata, sizeof(ctf_lttng_metadata) - 1, err, sizeof(err));
 	if (!meta)
 		fprintf(stderr, "cannot parse the metadata: %s\n", err);
 	return meta ? 0 : -1;
@@ -408,10 +407,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_compact),
-		cmocka_unit_test(test_large),
-		cmocka_unit_test(test_body),
-		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_compact), cmocka_unit_test(test_large),
+		cmocka_unit_test(test_body),	cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_known),
 	};
 
