@@ -633,10 +633,10 @@ struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_threa
 		return NULL;
 	s->size = (uint8_t)(SPAN_HEAD + nlen + klen + 2);
 	g->h.bytes += s->size;
-	memcpy(s->name, name, nlen);
+	jank_copy_short(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	k = s->name + nlen + 1;
-	memcpy(k, key, klen);
+	jank_copy_short(k, key, klen);
 	k[klen] = '\0';
 	s->key_at = (uint8_t)(nlen + 1);
 	s->refs = 2; /* the thread's open list, and the caller */

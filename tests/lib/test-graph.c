@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "array.h"
 #include "graph.h"
 #include "hashmap.h"
 #include "state.h"
@@ -151,6 +152,31 @@ static void span_record(void **state)
 }
 
 /*
+ * jank_copy_short() (array.h), which spans and actions copy their names
+ * and keys with: every length to past its last case, the bytes copied
+ * exactly and none written around them (the source is a block of exactly
+ * n bytes: under ASan, a byte read past it fails too).
+ */
+static void copy_short(void **state)
+{
+	for (size_t n = 0; n <= 70; n++) {
+		char *src = malloc(n ? n : 1), dst[16 + 70 + 16];
+
+		assert_non_null(src);
+		for (size_t i = 0; i < n; i++)
+			src[i] = (char)(i * 7 + n + 1);
+		memset(dst, 0x5a, sizeof(dst));
+		jank_copy_short(dst + 16, src, n);
+		assert_memory_equal(dst + 16, src, n);
+		for (size_t i = 0; i < sizeof(dst); i++)
+			if (i < 16 || i >= 16 + n)
+				assert_int_equal(dst[i], 0x5a);
+		free(src);
+	}
+	(void)state;
+}
+
+/*
  * Threads with vertices (rings grown and shrunk), spans open, closed and
  * changed at the same instant, lock notes, a flow; then all retired and
  * collected. What it adds, jank_graph_bytes() at the end of the round.
@@ -225,9 +251,8 @@ static void bytes_balance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(vertex_ring),
-		cmocka_unit_test(vertex_ring_doubles),
-		cmocka_unit_test(span_record),
+		cmocka_unit_test(vertex_ring),	 cmocka_unit_test(vertex_ring_doubles),
+		cmocka_unit_test(span_record),	 cmocka_unit_test(copy_short),
 		cmocka_unit_test(bytes_balance),
 	};
 
