@@ -45,14 +45,22 @@ struct jank_vertex {
 /*
  * An open or closed action of a thread, as a label of its path segments.
  * Reference-counted: by the thread's open spans, by its span changes, and by
- * whoever opened it (the engine's action) until it closes it.
+ * whoever opened it (the engine's action) until it closes it. Its name and
+ * key follow its six bytes of head (a closed action's span stays until GC
+ * drops its changes: with a 16-byte head and a key pointer, a short action's
+ * span took a 64-byte slot, 32 now); jank_span_key() gives the key.
  */
 struct jank_span {
 	uint32_t refs;
-	uint32_t size;	 /* bytes allocated, as accounted */
-	const char *key; /* in the same allocation, after the name */
+	uint8_t size;	/* bytes allocated, as accounted (at most 6 + 48 + 96) */
+	uint8_t key_at; /* the key is at name + key_at, after the name's NUL */
 	char name[];
 };
+
+static inline const char *jank_span_key(const struct jank_span *s)
+{
+	return s->name + s->key_at;
+}
 
 /* From ts on, the thread's call stack is `stack` (stacks.h; JANK_NO_STACK: none known). */
 struct jank_stack_change {
@@ -177,8 +185,12 @@ void jank_graph_free(struct jank_graph *g);
 /* The live record of a thread, or NULL. */
 struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid);
 /* jank_graph_lookup() (inline, below) is the same, faster when asked for the same thread again. */
-/* The live record of a thread; created (state unknown, first seen at ts) if absent. */
-struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
+/*
+ * The live record of a thread; created (state unknown, first seen at ts) if
+ * absent. jank_graph_get() (inline, below) is the same, faster when asked
+ * for the same thread again.
+ */
+struct jank_thread *jank_graph_get_slow(struct jank_graph *g, int32_t tid, int64_t ts);
 /*
  * The live record of a thread, else the newest retired one with that tid (a
  * thread that exited, or whose tid was reused). O(thread records): for queries.
@@ -379,6 +391,14 @@ static inline struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_
 	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
 
 	return w && w->tid == tid ? w : jank_graph_lookup_slow(g, tid);
+}
+
+/* jank_graph_get_slow(), with jank_graph_lookup()'s cache of one inline. */
+static inline struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
+{
+	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
+
+	return w && w->tid == tid ? w : jank_graph_get_slow(g, tid, ts);
 }
 
 #endif
