@@ -78,12 +78,13 @@ static char **worker_env(void)
 	size_t n = 0;
 	char **env;
 
-	while (environ[n])
+	while (environ && environ[n])
 		n++;
 	env = malloc((n + 2) * sizeof(*env));
 	if (!env)
 		return NULL;
-	memcpy(env, environ, n * sizeof(*env));
+	if (n)
+		memcpy(env, environ, n * sizeof(*env));
 	env[n] = WORKER_TUNABLES;
 	env[n + 1] = NULL;
 	for (size_t i = 0; i < n; i++)
