@@ -32,7 +32,13 @@
 # apart) from /proc/PID/schedstat (ns), from just before the load starts
 # until the reader has read it all (jankd: its events_read reaches what
 # jank-load emitted; babeltrace2: its CPU has not moved for 2 s), divided by
-# the events jank-load emitted. Also: the events jankd read and the tracer
+# the events jank-load emitted. A live jankd's CPU never stops moving (its
+# timers, relayd asked whether the session is still there), so it is not
+# waited for: until 2026-12-07 it was (LIVE_CPU_SETTLE=1 does it again), and
+# the 60 s that waiting lasted counted jankd's idle CPU too (about 0.02 µs
+# per event of the supervisor's and 0.03 of the worker's at 200,000 events/s,
+# 15 s). What jankd spends idle after the load is said apart, per second,
+# over LIVE_CPU_IDLE seconds (default 5; 0: not measured). Also: the events jankd read and the tracer
 # discarded, and the slow frames jankd alerted, with the alert latency: from
 # the slow frame's end (CLOCK_REALTIME in jank-load) to the alert's line on
 # jankd's stdout (stamped as it comes by a reader of the file), p50 / max.
@@ -55,6 +61,8 @@ PERF_SECONDS=${LIVE_CPU_PERF_SECONDS:-8}
 SYSCALLS=${LIVE_CPU_SYSCALLS:-}
 TRACE_DIR=${LIVE_CPU_TRACE:-}
 HOOK=${LIVE_CPU_HOOK:-}
+SETTLE=${LIVE_CPU_SETTLE:-}
+IDLE=${LIVE_CPU_IDLE:-5}
 
 unset JANK_SKIP_LIVE
 live_init
@@ -164,9 +172,14 @@ CONF
 	[ -z "$hook_pid" ] || wait "$hook_pid"
 	[ -z "$perf_pid" ] || wait "$perf_pid"
 	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
-	settle "$LIVE_JANKD_PID" "$worker"
+	[ -z "$SETTLE" ] || settle "$LIVE_JANKD_PID" "$worker"
 	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
 	count_stop "$label"
+	if [ "$IDLE" != 0 ]; then
+		sleep "$IDLE"
+		echo "$(($(cpu_ns "$LIVE_JANKD_PID") - s1)) $(($(cpu_ns "$worker") - w1))" \
+			>"$LIVE_TMP/idle.$label"
+	fi
 	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.discarded_events) \(.inputs[0].decoder)"')
 	read -r received discarded used <<<"$st"
 	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
@@ -234,6 +247,18 @@ ratios() {
 	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | | |"
 }
 
+# idle: what each jankd reader spent after the load, per second (LIVE_CPU_IDLE).
+idle() {
+	local line= f
+
+	for f in native babeltrace2 baseline; do
+		[ -f "$LIVE_TMP/idle.$f" ] || continue
+		line="$line${line:+, }$f $(awk -v t="$IDLE" '{ printf "supervisor %.2f, worker %.2f", $1 / 1e6 / t, $2 / 1e6 / t }' \
+			"$LIVE_TMP/idle.$f")"
+	done
+	[ -z "$line" ] || echo "| $rate | idle after the load, ms of CPU per second: $line | | | | | | | | |"
+}
+
 # syscalls: each reader's system calls per event of this rate (LIVE_CPU_SYSCALLS).
 syscalls() {
 	local line= f
@@ -252,7 +277,7 @@ report() {
 	echo "| events/s | reader | emitted | read | discarded | worker µs/event | supervisor µs/event | total µs/event | frames alerted / slow | alert latency p50 / max (ms) |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for rate in $RATES; do
-		rm -f "$LIVE_TMP"/last.* "$LIVE_TMP"/sys.*
+		rm -f "$LIVE_TMP"/last.* "$LIVE_TMP"/sys.* "$LIVE_TMP"/idle.*
 		for r in $READERS; do
 			case $r in
 			native | babeltrace2) run_jankd "$r" ;;
@@ -261,6 +286,7 @@ report() {
 			esac
 		done
 		ratios
+		idle
 		syscalls
 	done
 }
