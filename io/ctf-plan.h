@@ -132,6 +132,27 @@ bool ctf_plan_has_prog(const struct ctf_plan *p);
 /* Does the plan read nothing and skip nothing (an empty scope)? Then it need not run. */
 bool ctf_plan_is_empty(const struct ctf_plan *p);
 /*
+ * Does the plan only skip a fixed size (its program one block that reads
+ * nothing: an event whose fields the engine does not ask for)? Then true,
+ * with the block's alignment and size in bits, for ctf_plan_skip().
+ */
+bool ctf_plan_skip_only(const struct ctf_plan *p, uint32_t *align, uint64_t *bits);
+
+/*
+ * What such a plan's run does, inline: align, check that `bits` fit in the
+ * content, go past them. 0, or -1 with nothing done when they do not fit
+ * (run the plan then, for its failure).
+ */
+static inline int ctf_plan_skip(struct ctf_cursor *c, uint32_t align, uint64_t bits)
+{
+	uint64_t a = (c->at + align - 1) & ~((uint64_t)align - 1);
+
+	if (a > c->end || c->end - a < bits)
+		return -1;
+	c->at = a + bits;
+	return 0;
+}
+/*
  * The same by the reference interpreter (the plan's tree, node by node),
  * for tests and fuzz targets to compare with what ctf_plan_run() gives.
  */

@@ -504,8 +504,7 @@ static int deliver(struct jank_reader *in, struct live_reader *lr, int *n)
 
 		if (ls->ns.ts > limit)
 			break;
-		if ((r = native_deliver(in, &ls->ns)) < 0 ||
-		    (r = native_stream_next(in, &ls->ns)) < 0)
+		if ((r = native_deliver_next(in, &ls->ns)) < 0)
 			return r;
 		(*n)++;
 		if (ls->ns.kind == ITEM_END) {

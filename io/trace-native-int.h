@@ -28,6 +28,9 @@ struct nclass {
 	/* Those of the three that run, up to a NULL (for ctf_plan_run_seq0()), or all three. */
 	const struct ctf_plan *body[4];
 	bool body_seq0; /* body is for ctf_plan_run_seq0(), and not empty */
+	bool body_skip; /* one plan that only skips (ctf_plan_skip_only()); body_seq0 false */
+	uint32_t skip_align;
+	uint64_t skip_bits;
 	uint32_t class_id, nfields;
 	uint32_t clear; /* slots to clear before each event: those its plans may leave unset */
 	uint32_t sets;	/* the slots its plans may set */
@@ -141,7 +144,11 @@ int native_probe_class(const struct ctf_meta *m, const struct nsc *sc,
 void native_trace_announce(struct jank_reader *in, const struct ntrace *tr);
 /* trace-native.c: the stream's next item (an event, a discarded range, ITEM_END): 0 or -errno */
 int native_stream_next(struct jank_reader *in, struct nstream *s);
-/* Hand the stream's head item to the engine: 0 or -errno (in->err says why). */
-int native_deliver(struct jank_reader *in, struct nstream *s);
+/*
+ * Hand the stream's head item to the engine, then bring the stream to its
+ * next item (native_stream_next()): the run loops' one call per item. 0 or
+ * -errno (in->err says why).
+ */
+int native_deliver_next(struct jank_reader *in, struct nstream *s);
 
 #endif

@@ -330,6 +330,10 @@ static int compile_class(struct jank_reader *in, struct nsc *sc, struct nclass *
 		}
 		nc->body[k] = NULL;
 		nc->body_seq0 = nc->body_seq0 && k;
+		/* A body that only skips a fixed size is skipped inline (body_seq0 false). */
+		nc->body_skip = k == 1 && nc->body_seq0 &&
+				ctf_plan_skip_only(nc->body[0], &nc->skip_align, &nc->skip_bits);
+		nc->body_seq0 = nc->body_seq0 && !nc->body_skip;
 		if (!nc->body_seq0)
 			memcpy(nc->body, all, sizeof(all));
 	}
@@ -346,12 +350,13 @@ void native_class_free(struct nclass *nc)
 	nc->common = nc->spec = nc->payload = NULL;
 	memset(nc->body, 0, sizeof(nc->body));
 	nc->body_seq0 = false;
+	nc->body_skip = false;
 	nc->compiled = false;
 }
 
 /* ---- Events ---- */
 
-static struct nclass *event_class(struct nstream *s)
+static inline struct nclass *event_class(struct nstream *s)
 {
 	const struct ctf_cursor *c = &s->cur;
 	uint64_t id = native_has_role(c, CTF_ROLE_EVENT_ID) ? c->roles[CTF_ROLE_EVENT_ID]
@@ -370,7 +375,8 @@ static struct nclass *event_class(struct nstream *s)
  * is delivered, in merged order, as trace-decode.c resolves it (the engine
  * numbers classes in that order).
  */
-static int event_head(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int event_head(struct jank_reader *in,
+							    struct nstream *s)
 {
 	struct ctf_cursor *c = &s->cur;
 
@@ -385,6 +391,18 @@ static int event_head(struct jank_reader *in, struct nstream *s)
 	if (to_ns(in, s, c->clock, &s->ts) < 0 || order_check(in, s, s->ts) < 0)
 		return -ERANGE;
 	return 0;
+}
+
+/*
+ * A body not for ctf_plan_run_seq0(): one that only skips a fixed size
+ * (skipped here; its plan runs when it does not fit, for its failure), or
+ * plans of which one has no program, or none.
+ */
+__attribute__((noinline)) static int body_other(const struct nclass *nc, struct ctf_cursor *c)
+{
+	if (nc->body_skip && ctf_plan_skip(c, nc->skip_align, nc->skip_bits) == 0)
+		return 0;
+	return ctf_plan_run_seq(nc->body, 3, c);
 }
 
 /* The event's contexts and payload, into the stream's values. */
@@ -405,8 +423,7 @@ __attribute__((always_inline)) static inline int event_body(struct jank_reader *
 		s->vals[__builtin_ctz(m)].type = JANK_VALUE_NONE;
 	s->clean = (s->clean | nc->clear) & ~nc->sets;
 	c->scratch_used = 0;
-	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0
-			  : ctf_plan_run_seq(nc->body, 3, c) < 0)
+	if (nc->body_seq0 ? ctf_plan_run_seq0(nc->body, c) < 0 : body_other(nc, c) < 0)
 		return stream_fail(in, s, c->why);
 	in->stats.events++;
 	s->body_pending = false;
@@ -419,9 +436,12 @@ __attribute__((noinline)) static int event_body_pending(struct jank_reader *in, 
 	return event_body(in, s);
 }
 
-/* Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
- * range). */
-static int stream_next(struct jank_reader *in, struct nstream *s)
+/*
+ * Bring the stream to its next item (an event the engine or symbolizer takes, or a discarded
+ * range). Inline in the run loops' one call per event (native_deliver_next()).
+ */
+__attribute__((always_inline)) static inline int stream_next(struct jank_reader *in,
+							     struct nstream *s)
 {
 	for (;;) {
 		int r;
@@ -536,7 +556,7 @@ static void symbols_values(struct jank_reader *in, const struct nstream *s, uint
 }
 
 /* Hand the stream's head to the engine (in merged order). */
-static int deliver(struct jank_reader *in, struct nstream *s)
+__attribute__((always_inline)) static inline int deliver(struct jank_reader *in, struct nstream *s)
 {
 	struct jank_event *jev = &s->ev;
 	int r;
@@ -572,6 +592,13 @@ static int deliver(struct jank_reader *in, struct nstream *s)
 		in->tap->event(jev, in->tap->data);
 	jank_engine_process(in->engine, jev);
 	return 0;
+}
+
+int native_deliver_next(struct jank_reader *in, struct nstream *s)
+{
+	int r = deliver(in, s);
+
+	return r < 0 ? r : stream_next(in, s);
 }
 
 /* ---- The merge: a heap of streams by (time of their head, stream number) ---- */
@@ -617,7 +644,7 @@ int native_heap_fill(struct jank_reader *in, struct native_reader *nr)
 {
 	for (size_t i = 0; i < nr->nstreams; i++) {
 		struct nstream *s = &nr->streams[i];
-		int r = stream_next(in, s);
+		int r = native_stream_next(in, s);
 
 		if (r < 0)
 			return r;
@@ -649,7 +676,7 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 	for (int n = 0; n < 4096 && nr->nheap; n++) {
 		struct nstream *s = nr->heap[0];
 
-		if (deliver(in, s) < 0 || stream_next(in, s) < 0) {
+		if (native_deliver_next(in, s) < 0) {
 			in->failed = true;
 			return JANK_READER_STATUS_ERROR;
 		}
@@ -666,12 +693,7 @@ enum jank_reader_status native_run_once(struct jank_reader *in)
 
 /* ---- For the live decoder (trace-live.c) ---- */
 
-int native_stream_next(struct jank_reader *in, struct nstream *s)
+__attribute__((noinline)) int native_stream_next(struct jank_reader *in, struct nstream *s)
 {
 	return stream_next(in, s);
-}
-
-int native_deliver(struct jank_reader *in, struct nstream *s)
-{
-	return deliver(in, s);
 }

@@ -496,6 +496,8 @@ struct jank_action_table {
 };
 _Static_assert(offsetof(struct jank_action_table, bytes) == 0, "actions.h reads it in place");
 
+_Static_assert(JANK_KEY_LEN > 64, "jank_action_open_n() zeroes the key in two parts");
+
 /* After what may grow the map (from `before` bytes): its growth in the table's count. */
 static void map_grown(struct jank_action_table *t, size_t before)
 {
@@ -729,22 +731,43 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 			return NULL;
 		t->bytes += sizeof(*a);
 	}
-	/* The map's room for every open action, as if each were in it. */
-	map = jank_hashmap_bytes(&t->by_hash);
-	if (jank_hashmap_reserve(&t->by_hash, t->count) < 0) {
-		a->next = t->free_list;
-		t->free_list = a;
-		t->nfree++;
-		return NULL;
+	/*
+	 * The map's room for every open action, as if each were in it
+	 * (jank_hashmap_reserve()'s test first, inline: it grows rarely).
+	 */
+	if ((t->count + 1) * 4 > t->by_hash.cap * 3) {
+		map = jank_hashmap_bytes(&t->by_hash);
+		if (jank_hashmap_reserve(&t->by_hash, t->count) < 0) {
+			a->next = t->free_list;
+			t->free_list = a;
+			t->nfree++;
+			return NULL;
+		}
+		map_grown(t, map);
 	}
-	map_grown(t, map);
-	memset(a, 0, sizeof(*a));
+	/*
+	 * Member by member, the key zeroed past its text (the engine keeps
+	 * its values there): fixed-size stores, where one memset() of the
+	 * whole slot was a string instruction at every begin.
+	 */
 	a->rule = rule;
+	memset(a->key_end, 0, sizeof(a->key_end));
+	a->hash = 0;
 	a->begin = begin;
 	a->tid = -1;
 	a->pid = -1;
+	a->serial = 0;
+	a->overdue_reported = false;
+	a->key_n = 0;
 	a->unhashed = true;
-	memcpy(a->key, key, n); /* the rest is zero */
+	a->vertex = 0; /* the union's largest member: span NULL too */
+	memset(a->comm, 0, sizeof(a->comm));
+	/* Two parts: GCC makes a single one of this size a `rep stos` too. */
+	memset(a->key, 0, 64);
+	memset(a->key + 64, 0, sizeof(a->key) - 64);
+	memcpy(a->key, key, n);
+	a->chain = NULL;
+	a->next = NULL;
 	a->prev = l->tail;
 	if (l->tail)
 		l->tail->next = a;

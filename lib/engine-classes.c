@@ -74,6 +74,27 @@ static void key_prefixes(struct class_role *role, char (*pre)[KEY_PRE_LEN], char
 	}
 }
 
+/*
+ * A key value that is the match's field, when the match is a string: the
+ * string goes after its name in the role's prefix, when it fits (role's
+ * fold_len).
+ */
+static void key_fold(struct class_role *role, char (*pre)[KEY_PRE_LEN])
+{
+	memset(role->fold_len, 0, sizeof(role->fold_len));
+	if (role->match_pos < 0 || role->match.type != JANK_VALUE_STR || !role->match.s)
+		return;
+	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++) {
+		size_t m = strlen(role->match.s);
+
+		if (role->key_pos[k] != role->match_pos || !role->pre_len[k] ||
+		    role->pre_len[k] + m > KEY_PRE_LEN)
+			continue;
+		memcpy(pre[k] + role->pre_len[k], role->match.s, m);
+		role->fold_len[k] = (uint8_t)(role->pre_len[k] + m);
+	}
+}
+
 /* The role of a rule (an action's begin or end, a flow's from or to) on the class. */
 static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end, char *const *keys,
 		     char *const *names, unsigned nkeys, const char *match_field,
@@ -96,6 +117,7 @@ static void add_role(struct class_info *ci, uint32_t index, bool flow, bool end,
 		role->key_pos[k] = (int8_t)field_pos(ci, keys[k]);
 	role->match_pos = match_field ? (int8_t)field_pos(ci, match_field) : POS_NONE;
 	role->match = *match;
+	key_fold(role, ci->key_pre[ci->nroles - 1]);
 }
 
 static void add_roles(struct jank_engine *e, struct class_info *ci)

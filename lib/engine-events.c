@@ -19,11 +19,6 @@ static void note_flow(struct jank_engine *e, const struct class_role *role, int3
 		e->flow_note(&n, e->flow_note_data);
 }
 
-int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
-{
-	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
-}
-
 /* strcmp() == 0 for the short names matches compare (no call: this runs for every role). */
 static inline bool str_eq(const char *a, const char *b)
 {
@@ -198,6 +193,10 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
 	return (size_t)(end - p);
 }
 
+/* In key_parts' nums (and an action's kept copy): value k is its rule's match string. */
+#define KEY_FOLDED 0x10u
+_Static_assert(JANK_RULE_MAX_KEYS <= 4, "nums holds the numbers' bits, then the folded ones");
+
 /*
  * What format_key() made besides the text: where each value ends in it,
  * and which values are numbers, with their magnitudes (a negative one's
@@ -205,7 +204,7 @@ static inline size_t key_num(char *buf, uint64_t mag, bool neg)
  */
 struct key_parts {
 	uint8_t n;    /* values; 0: the text was made a byte at a time (maybe cut) */
-	uint8_t nums; /* bit k: value k is a number */
+	uint8_t nums; /* bit k: value k is a number; bit KEY_FOLDED << k: the match's string */
 	uint8_t end[JANK_RULE_MAX_KEYS];
 	uint64_t mag[JANK_RULE_MAX_KEYS];
 };
@@ -239,6 +238,13 @@ static size_t format_key(const struct jank_engine *e, const struct class_role *r
 		if (pos == POS_TID) {
 			kp->mag[k] = key_mag(engine_emitting_tid(e, ev), &neg);
 		} else if (v && v->type == JANK_VALUE_STR) {
+			if (role->fold_len[k]) {
+				/* The match's string (the event passed it), in pre[k] already. */
+				len += role->fold_len[k] - role->pre_len[k];
+				kp->nums |= (uint8_t)(KEY_FOLDED << k);
+				kp->end[k] = (uint8_t)len;
+				continue;
+			}
 			for (const char *s = v->s; *s; s++) {
 				if (len >= JANK_KEY_LEN - 1)
 					goto cut;
@@ -293,8 +299,22 @@ static void key_keep(struct jank_action *a, size_t len, const struct key_parts *
 	a->key_n = kp->n;
 	memcpy(a->key_end, kp->end, sizeof(a->key_end));
 	a->key[len + 1] = (char)kp->nums;
-	memcpy(a->key + at, kp->mag, kp->n * sizeof(uint64_t));
+	/* Fixed-size copies: a copy of n * 8 bytes was a string instruction. */
+	switch (kp->n) {
+	case 4:
+		memcpy(a->key + at + 3 * sizeof(uint64_t), &kp->mag[3], sizeof(uint64_t));
+		/* fallthrough */
+	case 3:
+		memcpy(a->key + at + 2 * sizeof(uint64_t), &kp->mag[2], sizeof(uint64_t));
+		/* fallthrough */
+	case 2:
+		memcpy(a->key + at + sizeof(uint64_t), &kp->mag[1], sizeof(uint64_t));
+		/* fallthrough */
+	default:
+		memcpy(a->key + at, &kp->mag[0], sizeof(uint64_t));
+	}
 }
+_Static_assert(JANK_RULE_MAX_KEYS == 4, "key_keep() copies at most four values");
 
 /*
  * Whether the event's key is the text of the action `a` (opened with
@@ -333,6 +353,9 @@ static bool key_eq_in_place(const struct jank_engine *e, const struct class_role
 			const char *s = v->s;
 			size_t i;
 
+			/* Both its rule's match string: the same text. */
+			if (role->fold_len[k] && (nums & (KEY_FOLDED << k)))
+				continue;
 			for (i = 0; i < n && s[i] == t[i]; i++)
 				;
 			if (i < n || s[i])
@@ -382,8 +405,10 @@ static struct jank_action *find_action(struct jank_engine *e, const struct class
 	return jank_action_find_n(e->actions, role->rule, key, klen);
 }
 
-static void on_action_event(struct jank_engine *e, const struct class_role *role,
-			    const char (*pre)[KEY_PRE_LEN], const struct jank_event *ev)
+static inline __attribute__((always_inline)) void on_action_event(struct jank_engine *e,
+								  const struct class_role *role,
+								  const char (*pre)[KEY_PRE_LEN],
+								  const struct jank_event *ev)
 {
 	struct rule_state *rs = &e->rules[role->rule];
 	struct jank_action *a;
@@ -418,7 +443,10 @@ static void on_action_event(struct jank_engine *e, const struct class_role *role
 		return;
 	}
 	int64_t duration = ev->ts - a->begin;
-	int64_t threshold = jank_threshold_current(&rs->rule.threshold, &rs->hist);
+	/* A fixed threshold without a call (jank_threshold_current() gives its ns). */
+	int64_t threshold = rs->rule.threshold.kind == JANK_THRESHOLD_FIXED
+				    ? rs->rule.threshold.ns
+				    : jank_threshold_current(&rs->rule.threshold, &rs->hist);
 	bool over = threshold > 0 && duration > threshold;
 	int32_t pid = a->pid;
 	char comm[JANK_COMM_LEN];
@@ -524,6 +552,30 @@ engine_container_event(struct jank_engine *e, const struct jank_event *ev, struc
 	return local;
 }
 
+/*
+ * Each role of the event's class, then a user-space event's vertex. Apart
+ * (not inline): the keys' buffers and the roles' code do not weigh on the
+ * events of classes without roles (most kernel events).
+ */
+static __attribute__((noinline)) void
+engine_roles(struct jank_engine *e, const struct class_info *ci, const struct jank_event *ev)
+{
+	const struct class_role *role = ci->roles, *end = role + ci->nroles;
+	const char(*pre)[JANK_RULE_MAX_KEYS][KEY_PRE_LEN] = ci->key_pre;
+
+	/* By pointers, the end read once: the class does not change while its event runs. */
+	for (; role < end; role++, pre++) {
+		if (role->unusable || !match_ok(role, ev))
+			continue;
+		if (role->flow)
+			on_flow_event(e, role, *pre, ev);
+		else
+			on_action_event(e, role, *pre, ev);
+	}
+	if (ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
+		engine_note_ust_event(e, ev);
+}
+
 void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 {
 	const struct class_info *ci;
@@ -556,18 +608,8 @@ void jank_engine_process(struct jank_engine *e, const struct jank_event *ev)
 		engine_on_net(e, ci->type, ev);
 	if (ci->domain == JANK_DOMAIN_KERNEL)
 		engine_kernel_stacks(e, ci, ev);
-	for (unsigned i = 0; i < ci->nroles; i++) {
-		const struct class_role *role = &ci->roles[i];
-
-		if (role->unusable || !match_ok(role, ev))
-			continue;
-		if (role->flow)
-			on_flow_event(e, role, ci->key_pre[i], ev);
-		else
-			on_action_event(e, role, ci->key_pre[i], ev);
-	}
-	if (ci->nroles && ci->domain == JANK_DOMAIN_UST && ev->tid > 0)
-		engine_note_ust_event(e, ev);
+	if (ci->nroles)
+		engine_roles(e, ci, ev);
 	/* Memory is checked every 4 events (O(1)): a budget crossed is acted on at once. */
 	if (++e->since_gc >= GC_EVERY ||
 	    (e->cfg.gc && !(e->since_gc & 3) && engine_memory_bytes(e) > e->check_at))

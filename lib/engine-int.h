@@ -6,6 +6,7 @@
 #ifndef JANK_ENGINE_INT_H
 #define JANK_ENGINE_INT_H
 
+#include <string.h>
 #include "array.h"
 #include "discards.h"
 #include "engine.h"
@@ -39,6 +40,14 @@ struct class_role {
 	 * (format_key() then makes the key a byte at a time).
 	 */
 	uint8_t pre_len[JANK_RULE_MAX_KEYS];
+	/*
+	 * Not 0 when value k is the match's field and the match is a string,
+	 * so that whenever the value is a string it is the match's (the event
+	 * passed the match): key_pre[k] holds it after the name, fold_len[k]
+	 * bytes in all ("name=load"). format_key() copies it whole, and an end
+	 * compares it with its action's without reading it.
+	 */
+	uint8_t fold_len[JANK_RULE_MAX_KEYS];
 };
 
 /* The room for the text before a key value: ',' + name + '=' (a fixed-size copy). */
@@ -134,8 +143,26 @@ void engine_free_flows(struct flow_state *fs, size_t n);
 /* engine-verdicts.c */
 uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struct jank_event *ev,
 				 int32_t *pid, char *comm);
-uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
-				   char *comm);
+/*
+ * The same with w the thread's record, looked up already (NULL: none).
+ * Inline: every action's begin.
+ */
+static inline uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev,
+						 int32_t *pid, char *comm)
+{
+	if (w && ev)
+		jank_thread_seen(w, ev->ts);
+	if (ev && ev->pid >= 0)
+		*pid = ev->pid;
+	else if (w && w->pid >= 0)
+		*pid = w->pid;
+	if (ev && ev->comm) {
+		jank_utf8_copy_short(comm, JANK_COMM_LEN, ev->comm);
+	} else if (w && w->comm[0]) {
+		memcpy(comm, w->comm, JANK_COMM_LEN);
+	}
+	return w ? w->serial : JANK_NO_THREAD;
+}
 bool engine_analyse(struct jank_engine *e, int32_t tid, uint32_t serial, int64_t begin,
 		    int64_t end);
 void engine_report(struct jank_engine *e, enum jank_verdict_kind kind, uint32_t rule,
@@ -172,15 +199,64 @@ void engine_maintain(struct jank_engine *e);
 
 /* engine-stacks.c */
 void engine_on_function(struct jank_engine *e, bool entry, const struct jank_event *ev);
-void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
-			  const struct jank_event *ev);
-void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev);
+void engine_kernel_stacks_slow(struct jank_engine *e, const struct class_info *ci,
+			       const struct jank_event *ev, const struct jank_value *u,
+			       const struct jank_value *k);
+
+/* A callstack context of the event at position pos, when it has frames; else NULL. */
+static inline const struct jank_value *engine_stack_ctx(const struct jank_event *ev, int8_t pos)
+{
+	const struct jank_value *v;
+
+	if (pos < 0 || (unsigned)pos >= ev->nfields)
+		return NULL;
+	v = &ev->fields[pos];
+	return v->type == JANK_VALUE_ARRAY && v->a.n ? v : NULL;
+}
+
+/*
+ * A kernel event's callstack contexts (engine-stacks.c). Inline, what
+ * most kernel events come to: no context with frames, nothing to drop.
+ */
+static inline void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
+					const struct jank_event *ev)
+{
+	const struct jank_value *u, *k;
+
+	if (ci->type == JANK_EVENT_PROCESS_EXIT && ev->nfields > JANK_F_EXIT_TID) {
+		engine_kernel_stacks_slow(e, ci, ev, NULL, NULL);
+		return;
+	}
+	u = engine_stack_ctx(ev, ci->cs_user);
+	k = engine_stack_ctx(ev, ci->cs_kernel);
+	if (u || k || (ci->type == JANK_EVENT_SYSCALL_EXIT && e->ctx_stacks))
+		engine_kernel_stacks_slow(e, ci, ev, u, k);
+}
+/*
+ * The thread ran at its own user-space event: a wait inferred later (a
+ * condition wait, locks.c) starts after it. Without scheduler events, a
+ * vertex marks it. Inline: every user-space event of a class with roles.
+ */
+static inline void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
+{
+	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
+
+	if (!w)
+		return;
+	if (!e->model.kernel)
+		jank_graph_split(e->graph, w, ev->ts);
+	if (ev->ts > w->ust_last)
+		w->ust_last = ev->ts;
+}
 
 /* engine-classes.c */
 void engine_forget_classes(struct jank_engine *e);
 int engine_start(struct jank_engine *e);
 
-/* engine-events.c */
-int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev);
+/* engine-events.c. The thread an event is of: its context's, else the one its CPU runs. */
+static inline int32_t engine_emitting_tid(const struct jank_engine *e, const struct jank_event *ev)
+{
+	return ev->tid >= 0 ? ev->tid : jank_model_current_tid(&e->model, ev->cpu);
+}
 
 #endif

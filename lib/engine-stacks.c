@@ -6,23 +6,6 @@
 #include <stdlib.h>
 #include "engine-int.h"
 
-/*
- * The thread ran at its own user-space event: a wait inferred later (a
- * condition wait, locks.c) starts after it. Without scheduler events, a
- * vertex marks it.
- */
-void engine_note_ust_event(struct jank_engine *e, const struct jank_event *ev)
-{
-	struct jank_thread *w = jank_graph_lookup(e->graph, ev->tid);
-
-	if (!w)
-		return;
-	if (!e->model.kernel)
-		jank_graph_split(e->graph, w, ev->ts);
-	if (ev->ts > w->ust_last)
-		w->ust_last = ev->ts;
-}
-
 /* The thread's stack from now on: a kernel event's callstack context, else its shadow stack. */
 static void stack_now(struct jank_engine *e, struct jank_thread *w, int64_t ts)
 {
@@ -153,11 +136,14 @@ static uint32_t push_context(const struct jank_engine *e, struct jank_stacks *t,
  * stack of the thread that ran it, until its system call exits (e.g. a
  * system call entry's says which code blocked). The kernel's frames go on
  * top of the user ones. A thread that exits has no stack any more.
+ * engine_kernel_stacks() (engine-int.h, inline) calls this only when there
+ * is something to do: a process exit, a context with frames (u, k), or a
+ * system call's exit while some thread has a context's stack.
  */
-void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
-			  const struct jank_event *ev)
+void engine_kernel_stacks_slow(struct jank_engine *e, const struct class_info *ci,
+			       const struct jank_event *ev, const struct jank_value *u,
+			       const struct jank_value *k)
 {
-	const struct jank_value *u = NULL, *k = NULL;
 	struct jank_stacks *t;
 	struct jank_thread *w;
 	uint32_t stack;
@@ -172,17 +158,8 @@ void engine_kernel_stacks(struct jank_engine *e, const struct class_info *ci,
 		}
 		return;
 	}
-	if (ci->cs_user >= 0 && (unsigned)ci->cs_user < ev->nfields &&
-	    ev->fields[ci->cs_user].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_user].a.n)
-		u = &ev->fields[ci->cs_user];
-	if (ci->cs_kernel >= 0 && (unsigned)ci->cs_kernel < ev->nfields &&
-	    ev->fields[ci->cs_kernel].type == JANK_VALUE_ARRAY && ev->fields[ci->cs_kernel].a.n)
-		k = &ev->fields[ci->cs_kernel];
 	if (!u && !k) {
-		if (ci->type != JANK_EVENT_SYSCALL_EXIT)
-			return;
-		if (!e->ctx_stacks)
-			return; /* no thread has a context's stack to drop */
+		/* A system call's exit, and some thread has a context's stack to drop. */
 		tid = engine_emitting_tid(e, ev);
 		w = tid > 0 ? jank_graph_lookup(e->graph, tid) : NULL;
 		if (w && w->fn && w->fn->ctx) {

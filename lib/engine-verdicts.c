@@ -21,24 +21,6 @@ uint32_t engine_fill_thread_info(struct jank_engine *e, int32_t tid, const struc
 					 comm);
 }
 
-/* The same with w the thread's record, looked up already (NULL: none). */
-uint32_t engine_fill_thread_info_w(struct jank_thread *w, const struct jank_event *ev, int32_t *pid,
-				   char *comm)
-{
-	if (w && ev)
-		jank_thread_seen(w, ev->ts);
-	if (ev && ev->pid >= 0)
-		*pid = ev->pid;
-	else if (w && w->pid >= 0)
-		*pid = w->pid;
-	if (ev && ev->comm) {
-		jank_utf8_copy(comm, JANK_COMM_LEN, ev->comm);
-	} else if (w && w->comm[0]) {
-		memcpy(comm, w->comm, JANK_COMM_LEN);
-	}
-	return w ? w->serial : JANK_NO_THREAD;
-}
-
 /*
  * The path of an action over [begin, end] from thread tid, its breakdown and
  * (for baselines, or every action's report) its profile, in the engine's

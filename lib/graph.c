@@ -258,7 +258,7 @@ struct jank_thread *jank_graph_lookup_slow(struct jank_graph *g, int32_t tid)
 	return w;
 }
 
-struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
+struct jank_thread *jank_graph_get_slow(struct jank_graph *g, int32_t tid, int64_t ts)
 {
 	struct jank_thread *w = jank_graph_lookup(g, tid);
 	uint64_t maps;

@@ -177,8 +177,12 @@ void jank_graph_free(struct jank_graph *g);
 /* The live record of a thread, or NULL. */
 struct jank_thread *jank_graph_find(const struct jank_graph *g, int32_t tid);
 /* jank_graph_lookup() (inline, below) is the same, faster when asked for the same thread again. */
-/* The live record of a thread; created (state unknown, first seen at ts) if absent. */
-struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts);
+/*
+ * The live record of a thread; created (state unknown, first seen at ts) if
+ * absent. jank_graph_get() (inline, below) is the same, faster when asked
+ * for the same thread again.
+ */
+struct jank_thread *jank_graph_get_slow(struct jank_graph *g, int32_t tid, int64_t ts);
 /*
  * The live record of a thread, else the newest retired one with that tid (a
  * thread that exited, or whose tid was reused). O(thread records): for queries.
@@ -379,6 +383,14 @@ static inline struct jank_thread *jank_graph_lookup(struct jank_graph *g, int32_
 	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
 
 	return w && w->tid == tid ? w : jank_graph_lookup_slow(g, tid);
+}
+
+/* jank_graph_get_slow(), with jank_graph_lookup()'s cache of one inline. */
+static inline struct jank_thread *jank_graph_get(struct jank_graph *g, int32_t tid, int64_t ts)
+{
+	struct jank_thread *w = ((const struct jank_graph_head *)(const void *)g)->last;
+
+	return w && w->tid == tid ? w : jank_graph_get_slow(g, tid, ts);
 }
 
 #endif

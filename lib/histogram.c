@@ -11,12 +11,7 @@
 
 unsigned jank_histogram_bucket(uint64_t v)
 {
-	if (v < SUB)
-		return (unsigned)v;
-	unsigned e = 63 - (unsigned)__builtin_clzll(v); /* e >= SUB_BITS */
-	unsigned sub = (unsigned)(v >> (e - JANK_HIST_SUB_BITS)) & (SUB - 1);
-
-	return (e - JANK_HIST_SUB_BITS + 1) * SUB + sub;
+	return jank_histogram_bucket_of(v);
 }
 
 uint64_t jank_histogram_bucket_high(unsigned b)
@@ -33,19 +28,6 @@ uint64_t jank_histogram_bucket_high(unsigned b)
 void jank_histogram_init(struct jank_histogram *h)
 {
 	memset(h, 0, sizeof(*h));
-}
-
-void jank_histogram_add(struct jank_histogram *h, int64_t ns)
-{
-	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
-
-	if (h->count == 0 || (int64_t)v < h->min)
-		h->min = (int64_t)v;
-	if (h->count == 0 || (int64_t)v > h->max)
-		h->max = (int64_t)v;
-	h->count++;
-	h->sum = h->sum + v < h->sum ? UINT64_MAX : h->sum + v;
-	h->buckets[jank_histogram_bucket(v)]++;
 }
 
 int64_t jank_histogram_percentile(const struct jank_histogram *h, double p)

@@ -68,5 +68,27 @@ size_t jank_utf8_cut(const char *s, size_t n);
  * character boundary. Returns the length copied.
  */
 size_t jank_utf8_copy(char *dst, size_t len, const char *src);
+/*
+ * The same, a byte at a time and inline: for short strings (a thread's
+ * comm at every action's begin), where strnlen() and memcpy() calls cost
+ * more than the bytes. The same string and length as jank_utf8_copy();
+ * when src is cut inside a character, the bytes of it that were copied
+ * are zeroed after the NUL (jank_utf8_copy() leaves dst's old bytes there).
+ */
+static inline size_t jank_utf8_copy_short(char *dst, size_t len, const char *src)
+{
+	size_t n = 0;
+
+	for (; n < len - 1 && src[n]; n++)
+		dst[n] = src[n];
+	if (n == len - 1 && src[n]) {
+		size_t cut = jank_utf8_cut(dst, n); /* dst[0..n) is src's first n bytes */
+
+		while (n > cut)
+			dst[--n] = '\0';
+	}
+	dst[n] = '\0';
+	return n;
+}
 
 #endif

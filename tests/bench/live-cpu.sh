@@ -31,14 +31,12 @@
 # CPU: utime + stime of each process (jankd's supervisor and its worker
 # apart) from /proc/PID/schedstat (ns), from just before the load starts
 # until the reader has read it all (jankd: its events_read reaches what
-# jank-load emitted; babeltrace2: its CPU has not moved for 2 s), divided by
-# the events jank-load emitted. A live jankd's CPU never stops moving (its
-# timers, relayd asked whether the session is still there), so it is not
-# waited for: until 2026-12-07 it was (LIVE_CPU_SETTLE=1 does it again), and
-# the 60 s that waiting lasted counted jankd's idle CPU too (about 0.02 µs
-# per event of the supervisor's and 0.03 of the worker's at 200,000 events/s,
-# 15 s). What jankd spends idle after the load is said apart, per second,
-# over LIVE_CPU_IDLE seconds (default 5; 0: not measured). Also: the events jankd read and the tracer
+# jank-load emitted; both: then a second in which the reader used less than
+# 5 ms of CPU, for the events in flight), divided by the events jank-load
+# emitted. A reader is never fully idle (timers, relayd polled every 100 ms):
+# what it spends with no event coming is measured apart for
+# LIVE_CPU_IDLE_SECONDS (default 5) after the load, and printed in ms of CPU
+# per second under the rate's rows. Also: the events jankd read and the tracer
 # discarded, and the slow frames jankd alerted, with the alert latency: from
 # the slow frame's end (CLOCK_REALTIME in jank-load) to the alert's line on
 # jankd's stdout (stamped as it comes by a reader of the file), p50 / max.
@@ -61,8 +59,8 @@ PERF_SECONDS=${LIVE_CPU_PERF_SECONDS:-8}
 SYSCALLS=${LIVE_CPU_SYSCALLS:-}
 TRACE_DIR=${LIVE_CPU_TRACE:-}
 HOOK=${LIVE_CPU_HOOK:-}
-SETTLE=${LIVE_CPU_SETTLE:-}
-IDLE=${LIVE_CPU_IDLE:-5}
+IDLE_NS=5000000 # a reader that used less CPU than this in a second is done
+IDLE_SECONDS=${LIVE_CPU_IDLE_SECONDS:-5}
 
 unset JANK_SKIP_LIVE
 live_init
@@ -89,17 +87,37 @@ worker_of() {
 	return 1
 }
 
-# settle PID...: wait until the CPU time of the PIDs has not moved for 2 s (60 s at most).
+# settle PID...: wait until a second in which the PIDs used less than IDLE_NS of
+# CPU (60 s at most): they have read what was in flight.
 settle() {
 	local before now i
 
-	before=$(for p in "$@"; do cpu_ns "$p"; done | awk '{ s += $1 } END { print s }')
-	for i in $(seq 30); do
-		sleep 2
-		now=$(for p in "$@"; do cpu_ns "$p"; done | awk '{ s += $1 } END { print s }')
-		[ "$now" = "$before" ] && return 0
+	before=$(cpu_sum "$@")
+	for i in $(seq 60); do
+		sleep 1
+		now=$(cpu_sum "$@")
+		[ $((now - before)) -lt "$IDLE_NS" ] && return 0
 		before=$now
 	done
+}
+
+# cpu_sum PID...: the CPU time of these processes so far (ns).
+cpu_sum() {
+	for p in "$@"; do cpu_ns "$p"; done | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# idle LABEL PID...: what these processes spend with no event coming, in ms of
+# CPU per second over IDLE_SECONDS (their timers, relayd polled); into
+# LIVE_TMP/idle.LABEL.
+idle() {
+	local label=$1 c0 c1
+
+	shift
+	c0=$(cpu_sum "$@")
+	sleep "$IDLE_SECONDS"
+	c1=$(cpu_sum "$@")
+	awk -v c="$((c1 - c0))" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.2f\n", c / 1e6 / s }' \
+		>"$LIVE_TMP/idle.$label"
 }
 
 # count_start PID: count the system calls of PID (LIVE_CPU_SYSCALLS) until count_stop.
@@ -172,14 +190,10 @@ CONF
 	[ -z "$hook_pid" ] || wait "$hook_pid"
 	[ -z "$perf_pid" ] || wait "$perf_pid"
 	live_wait_for 60 '[ "$(live_jankd_status .inputs[0].events_read)" -ge "$emitted" ]' || true
-	[ -z "$SETTLE" ] || settle "$LIVE_JANKD_PID" "$worker"
+	settle "$LIVE_JANKD_PID" "$worker"
 	s1=$(cpu_ns "$LIVE_JANKD_PID") w1=$(cpu_ns "$worker")
 	count_stop "$label"
-	if [ "$IDLE" != 0 ]; then
-		sleep "$IDLE"
-		echo "$(($(cpu_ns "$LIVE_JANKD_PID") - s1)) $(($(cpu_ns "$worker") - w1))" \
-			>"$LIVE_TMP/idle.$label"
-	fi
+	idle "$label" "$LIVE_JANKD_PID" "$worker"
 	st=$(live_jankd_status '"\(.inputs[0].events_read) \(.discarded_events) \(.inputs[0].decoder)"')
 	read -r received discarded used <<<"$st"
 	alerted=$(grep -c '"action":"frame"' "$LIVE_TMP/jankd.out")
@@ -225,6 +239,7 @@ run_babeltrace2() {
 	settle "$pid"
 	c1=$(cpu_ns "$pid")
 	count_stop bt2
+	idle bt2 "$pid"
 	live_stop_pid "$pid"
 	live_lttng destroy "$session" >/dev/null
 	awk -v r="$rate" -v e="$emitted" -v c="$((c1 - c0))" 'BEGIN {
@@ -247,18 +262,6 @@ ratios() {
 	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | | |"
 }
 
-# idle: what each jankd reader spent after the load, per second (LIVE_CPU_IDLE).
-idle() {
-	local line= f
-
-	for f in native babeltrace2 baseline; do
-		[ -f "$LIVE_TMP/idle.$f" ] || continue
-		line="$line${line:+, }$f $(awk -v t="$IDLE" '{ printf "supervisor %.2f, worker %.2f", $1 / 1e6 / t, $2 / 1e6 / t }' \
-			"$LIVE_TMP/idle.$f")"
-	done
-	[ -z "$line" ] || echo "| $rate | idle after the load, ms of CPU per second: $line | | | | | | | | |"
-}
-
 # syscalls: each reader's system calls per event of this rate (LIVE_CPU_SYSCALLS).
 syscalls() {
 	local line= f
@@ -269,6 +272,17 @@ syscalls() {
 			'{ printf "%.4f", n / $2 }' "$LIVE_TMP/last.$f")"
 	done
 	[ -z "$line" ] || echo "| $rate | system calls per event: $line | | | | | | | | |"
+}
+
+# idles: each reader's CPU with no event coming, after this rate's load.
+idles() {
+	local line= f
+
+	for f in native babeltrace2 baseline bt2; do
+		[ -f "$LIVE_TMP/idle.$f" ] || continue
+		line="$line${line:+, }$f $(cat "$LIVE_TMP/idle.$f")"
+	done
+	[ -z "$line" ] || echo "| $rate | idle after the load, ms of CPU per second: $line | | | | | | | | |"
 }
 
 report() {
@@ -286,8 +300,8 @@ report() {
 			esac
 		done
 		ratios
-		idle
 		syscalls
+		idles
 	done
 }
 

@@ -14,6 +14,7 @@ io_tests = \
 	io/test-compare \
 	io/test-config-file \
 	io/test-config-schema \
+	io/test-ctf-plan \
 	io/test-dirtree \
 	io/test-errbuf \
 	io/test-flame \
@@ -38,6 +39,9 @@ io_test_trace_live_LDADD = $(io_ldadd) -lpthread
 io_test_trace_groups_SOURCES = io/test-trace-groups.c
 io_test_trace_groups_CFLAGS = $(io_cflags) $(BABELTRACE2_CFLAGS)
 io_test_trace_groups_LDADD = $(io_ldadd) $(BABELTRACE2_LIBS)
+io_test_ctf_plan_SOURCES = io/test-ctf-plan.c fuzz/ctf-lttng.h
+io_test_ctf_plan_CFLAGS = $(io_cflags) -I$(top_srcdir)/tests/fuzz
+io_test_ctf_plan_LDADD = $(io_ldadd)
 io_test_trace_native_SOURCES = io/test-trace-native.c
 io_test_trace_native_CFLAGS = $(io_cflags)
 io_test_trace_native_LDADD = $(io_ldadd)

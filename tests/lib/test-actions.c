@@ -351,6 +351,95 @@ static void key_values_in_place(void **state)
 	scn_fini(&s);
 }
 
+/* Each verdict as "rule key begin..end;", appended to a buffer. */
+static void log_verdict(const struct jank_verdict *r, void *data)
+{
+	char *buf = data;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 4096 - n, "%s %s %lld..%lld;", r->rule->name, r->key, (long long)r->begin,
+		 (long long)r->end);
+}
+
+static void add_named_rule(struct scn *s, const char *name, const char *keys, const char *match)
+{
+	struct jank_rule r;
+
+	jank_rule_init(&r);
+	r.name = (char *)name;
+	r.begin_event = "jank:action_begin";
+	r.end_event = "jank:action_end";
+	assert_int_equal(jank_rule_set_keys(&r, keys), 0);
+	if (match)
+		assert_int_equal(jank_rule_set_match(&r, match), 0);
+	assert_int_equal(jank_threshold_parse("1s", &r.threshold), 0);
+	assert_true(jank_engine_add_rule(s->e, &r) >= 0);
+	r.name = r.begin_event = r.end_event = NULL;
+	jank_rule_fini(&r);
+}
+
+/*
+ * A key value that is the match's field: the engine writes the match's
+ * string from the role's prefix, and an end whose value and action's value
+ * are both the match's does not compare them. Several roles on the class
+ * (rules frame and load, matched on name, and any, unmatched), keys and
+ * pairing as the text makes them: a begin without the field ("name=?")
+ * does not pair with an end of name "load", a long match string (not
+ * kept in the prefix) pairs as a short one, a match on the other key.
+ */
+static void key_folded_match(void **state)
+{
+	static char log[4096];
+	struct jank_engine_config cfg;
+	struct jank_engine_stats st;
+	struct scn s;
+
+	(void)state;
+	jank_engine_config_defaults(&cfg);
+	cfg.report_all = true;
+	scn_init(&s, &scn_layout_current, &cfg);
+	add_named_rule(&s, "frame", "name, id", "name == \"frame\"");
+	add_named_rule(&s, "load", "name, id", "name == \"load\"");
+	add_named_rule(&s, "long", "name, id", "name == \"a_long_action_name\"");
+	add_named_rule(&s, "byid", "id, name", "name == \"load\"");
+	log[0] = '\0';
+	jank_engine_set_verdict_cb(s.e, log_verdict, log);
+	begin(&s, 10, 1, "load", 1);
+	end(&s, 11, 1, "frame", 1); /* another rule's: no begin */
+	end(&s, 12, 1, "load", 2);
+	end(&s, 13, 1, "load", 1);
+	assert_string_equal(log, "load name=load,id=1 10..13;byid id=1,name=load 10..13;");
+	log[0] = '\0';
+	begin(&s, 20, 1, "frame", 7);
+	begin(&s, 21, 1, "load", 7);
+	begin(&s, 22, 1, "load", 8);
+	end(&s, 23, 1, "load", 7); /* not the latest begun of its rule */
+	end(&s, 24, 1, "frame", 7);
+	end(&s, 25, 1, "load", 8);
+	assert_string_equal(log, "load name=load,id=7 21..23;byid id=7,name=load 21..23;"
+				 "frame name=frame,id=7 20..24;"
+				 "load name=load,id=8 22..25;byid id=8,name=load 22..25;");
+	log[0] = '\0';
+	/* No name: the match does not apply, the value is "?". */
+	scn_ust(&s, 30, 0, 1, "jank:action_begin", I("id", 3));
+	end(&s, 31, 1, "load", 3);
+	end(&s, 32, 1, "frame", 3);
+	assert_string_equal(log, "");
+	scn_ust(&s, 33, 0, 1, "jank:action_end", I("id", 3));
+	assert_string_equal(log, "frame name=?,id=3 30..33;load name=?,id=3 30..33;"
+				 "long name=?,id=3 30..33;byid id=3,name=? 30..33;");
+	log[0] = '\0';
+	/* A name the prefixes cannot hold with it; and an end of name "load" after a "?" begin. */
+	begin(&s, 40, 1, "a_long_action_name", 4);
+	end(&s, 41, 1, "a_long_action_name", 4);
+	scn_ust(&s, 42, 0, 1, "jank:action_begin", I("id", 5));
+	end(&s, 43, 1, "load", 5);
+	assert_string_equal(log, "long name=a_long_action_name,id=4 40..41;");
+	jank_engine_get_stats(s.e, &st);
+	assert_int_equal(st.actions_open, 4); /* the last begin, in each rule */
+	scn_fini(&s);
+}
+
 /* The text of the key "name, id" as the engine cuts it (ASCII: at JANK_KEY_LEN - 1 bytes). */
 static void cut_key(char *buf, size_t size, const char *name, int id)
 {
@@ -785,6 +874,7 @@ int main(void)
 		cmocka_unit_test(long_keys),
 		cmocka_unit_test(key_in_place),
 		cmocka_unit_test(key_values_in_place),
+		cmocka_unit_test(key_folded_match),
 		cmocka_unit_test(key_lengths),
 		cmocka_unit_test(table_lookups),
 		cmocka_unit_test(repeated_begin),

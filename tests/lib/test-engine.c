@@ -607,6 +607,59 @@ static void verdict_comms(void **state)
 	free(t.buf);
 }
 
+/*
+ * A hostile procname at the begin of an action that never ends (its
+ * overdue verdict names the begin's comm): cut at 15 bytes on a character
+ * boundary, invalid bytes and control bytes kept as they are (outputs
+ * escape them), and a new name on the same thread between two begins.
+ */
+static void verdict_hostile_comms(void **state)
+{
+	static const char *const comms[] = {
+		"0123456789abcd\xe2\x82\xac", /* the euro sign straddles byte 15 */
+		"\xff\x01\x1b[2Jx\xc3",	      /* invalid, control, a lead byte at the end */
+		"0123456789abcdefghij",	      /* no NUL within 16 bytes */
+		"ok",
+	};
+	static const char *const want[] = {
+		"comm 0123456789abcd lost",
+		"comm \xff\x01\x1b[2Jx\xc3 lost",
+		"comm 0123456789abcde lost",
+		"comm ok lost",
+	};
+	const int64_t T = 1000000000;
+	struct transcript t = { 0 };
+	struct jank_engine_config c;
+	struct scn s;
+
+	(void)state;
+	jank_engine_config_defaults(&c);
+	c.overdue_grace_ns = 1000000;
+	scn_init(&s, &scn_layout_current, &c);
+	add_frame_rule(&s, "id", "1ms");
+	jank_engine_set_verdict_cb(s.e, record, &t);
+	for (int i = 0; i < 4; i++) {
+		s.comm = comms[i];
+		scn_ust(&s, T + i * 10, 0, 7, "jank:action_begin", I("id", i + 1));
+	}
+	jank_engine_tick(s.e, T + 1000000000);
+	jank_engine_finish(s.e);
+	scn_fini(&s);
+	assert_int_equal(t.reports, 4);
+	for (int i = 0; i < 4; i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "frame id=%d %lld..", i + 1, (long long)(T + i * 10));
+		const char *at = strstr(t.buf, line), *w;
+
+		assert_non_null(at);
+		w = strstr(at, want[i]);
+		assert_non_null(w);
+		assert_true(w < strchr(at, '\n')); /* in its own verdict's line */
+	}
+	free(t.buf);
+}
+
 /* memory_peak never goes down, even when memory is freed between two collections. */
 static void peak_never_decreases(void **state)
 {
@@ -649,6 +702,7 @@ int main(void)
 		cmocka_unit_test(overdue_path_of_dead_thread),
 		cmocka_unit_test(peak_never_decreases),
 		cmocka_unit_test(verdict_comms),
+		cmocka_unit_test(verdict_hostile_comms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,13 +124,59 @@ static void boundary(void **state)
 	assert_string_equal(buf, e);
 }
 
+/*
+ * jank_utf8_copy_short() (inline, the engine's comm at every begin) gives
+ * jank_utf8_copy()'s string and length for any bytes: invalid UTF-8,
+ * control bytes, a character cut at the size, no NUL within it.
+ */
+static void copy_short_same(void **state)
+{
+	static const unsigned char alphabet[] = { 'a',	0x01, 0x1f, 0x7f, 0x80, 0x9f,
+						  0xbf, 0xc2, 0xdf, 0xe0, 0xe2, 0xef,
+						  0xf0, 0xf4, 0xf5, 0xff, 0xa4, 0x82 };
+	uint32_t x = 12345;
+	unsigned cuts = 0;
+
+	(void)state;
+	for (int round = 0; round < 200000; round++) {
+		char src[40], a[24], b[24];
+		size_t n, len, ra, rb;
+
+		x = x * 1103515245u + 12345u;
+		n = (x >> 8) % 24;
+		len = 1 + (x >> 16) % 20;
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			src[i] = (char)alphabet[(x >> 16) % sizeof(alphabet)];
+		}
+		src[n] = '\0';
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		ra = jank_utf8_copy(a, len, src);
+		rb = jank_utf8_copy_short(b, len, src);
+		assert_int_equal(ra, rb);
+		assert_memory_equal(a, b, sizeof(a)); /* zeros after the NUL either way */
+		cuts += ra < len - 1 && ra < n;
+	}
+	assert_true(cuts > 1000); /* the cut inside a character was exercised */
+	/* A comm of 16 bytes or more: 15 kept, or fewer when a character straddles them. */
+	{
+		char b[16];
+
+		assert_int_equal(jank_utf8_copy_short(b, sizeof(b), "0123456789abcdefgh"), 15);
+		assert_string_equal(b, "0123456789abcde");
+		assert_int_equal(jank_utf8_copy_short(b, sizeof(b), "0123456789abcd\xe2\x82\xac"),
+				 14);
+		assert_string_equal(b, "0123456789abcd");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(escape),
-		cmocka_unit_test(cut),
-		cmocka_unit_test(sanitize),
-		cmocka_unit_test(boundary),
+		cmocka_unit_test(escape),	   cmocka_unit_test(cut),
+		cmocka_unit_test(sanitize),	   cmocka_unit_test(boundary),
+		cmocka_unit_test(copy_short_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
