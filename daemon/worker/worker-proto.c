@@ -73,7 +73,8 @@ static struct json_object *reader_parse(struct json_tokener *tok, const char *te
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) != len || !o || !json_object_is_type(o, json_type_object)) {
+	    json_tokener_get_parse_end(tok) != len || !o ||
+	    !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		return NULL;
 	}

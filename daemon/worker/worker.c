@@ -71,7 +71,7 @@ struct worker {
 	bool sent_attached;
 	int64_t sent_stalled;
 	uint64_t tick_events; /* the events at the last on_status() */
-	int64_t first_event; /* the engine's first event, once first_known */
+	int64_t first_event;  /* the engine's first event, once first_known */
 	bool first_known;
 	/* [symbols] debuginfod: the supervisor downloads into fetch_cache; NULL: off. */
 	char *fetch_cache;

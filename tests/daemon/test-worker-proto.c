@@ -126,8 +126,8 @@ static void split_frame(struct evbuffer *b, const char *text, size_t len, size_t
 static void reader_reused(void **state)
 {
 	static const char *const bad[] = {
-		"{\"type\":\"sta", "{\"type\":", "[[[[[[[[", "{\"a\":1}\0", "{\"a\":1} {",
-		"{\"a\":[1,2", "\"x\"", "{\"a\":tru", "{\"a\":1.5e",
+		"{\"type\":\"sta", "{\"type\":", "[[[[[[[[",   "{\"a\":1}\0", "{\"a\":1} {",
+		"{\"a\":[1,2",	   "\"x\"",	 "{\"a\":tru", "{\"a\":1.5e",
 	};
 	static const char good[] = "{\"type\":\"status\",\"n\":[1,[2,3],{\"x\":\"y\"}]}";
 	struct jank_worker_proto_reader rd = { 0 };
@@ -146,8 +146,8 @@ static void reader_reused(void **state)
 			raw_frame(b, good, strlen(good));
 			assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
 			assert_string_equal(jank_worker_proto_type(got), "status");
-			assert_string_equal(json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN),
-					    good);
+			assert_string_equal(
+				json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN), good);
 			json_object_put(got);
 		}
 		/* Deeper than json-c's 32 levels: refused, each time. */
@@ -161,7 +161,8 @@ static void reader_reused(void **state)
 	split_frame(b, good, strlen(good), strlen(good));
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
-		assert_string_equal(json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN), good);
+		assert_string_equal(json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN),
+				    good);
 		json_object_put(got);
 	}
 	assert_int_equal(jank_worker_proto_read(&rd, b, &got), 0);
@@ -183,8 +184,9 @@ static void reader_reused(void **state)
 		evbuffer_drain(b, evbuffer_get_length(b));
 		split_frame(b, text, n, 4096);
 		assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
-		assert_int_equal(strlen(json_object_get_string(json_object_object_get(got, "message"))),
-				 n - p - 2);
+		assert_int_equal(
+			strlen(json_object_get_string(json_object_object_get(got, "message"))),
+			n - p - 2);
 		json_object_put(got);
 		assert_null(rd.buf);
 		assert_int_equal(rd.cap, 0);
@@ -764,11 +766,15 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),	   cmocka_unit_test(reader_reused),
+		cmocka_unit_test(frames),
+		cmocka_unit_test(reader_reused),
 		cmocka_unit_test(log_lines),
-		cmocka_unit_test(names),	   cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(names),
+		cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),
+		cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked),
+		cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
