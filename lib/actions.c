@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "actions.h"
+#include "array.h"
 #include "hashmap.h"
 #include "units.h"
 #include "textsafe.h"
@@ -765,7 +766,7 @@ struct jank_action *jank_action_open_n(struct jank_action_table *t, uint32_t rul
 	/* Two parts: GCC makes a single one of this size a `rep stos` too. */
 	memset(a->key, 0, 64);
 	memset(a->key + 64, 0, sizeof(a->key) - 64);
-	memcpy(a->key, key, n);
+	jank_copy_short(a->key, key, n);
 	a->chain = NULL;
 	a->next = NULL;
 	a->prev = l->tail;

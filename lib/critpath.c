@@ -408,7 +408,7 @@ static int emit(struct walk *wk, const struct jank_thread *w, int32_t tid, enum 
 		const struct jank_span *s = w ? jank_thread_span_before(w, e, &since) : NULL;
 		uint32_t stack = w && w->fn ? jank_thread_stack_before(w, e, &stack_since) : 0;
 		int64_t sb = since > b ? since : b;
-		uint32_t sl = s ? cached_label(wk, s, s->name, s->key) : 0;
+		uint32_t sl = s ? cached_label(wk, s, s->name, jank_span_key(s)) : 0;
 		int r;
 
 		if (stack_since > sb)

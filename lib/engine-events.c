@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) bool match_ok(const struct class_ro
 	v = &ev->fields[role->match_pos];
 	if (v->type == JANK_VALUE_STR)
 		return match->type == JANK_VALUE_STR && v->s[0] == match->s[0] &&
-		       str_eq(v->s, match->s);
+		       (!v->s[0] || str_eq(v->s + 1, match->s + 1)); /* the first byte once */
 	switch (v->type) {
 	case JANK_VALUE_NONE:
 		return true; /* the class has no such field: the match does not apply */

@@ -45,9 +45,12 @@
  * when no span is left (a GC step), and with the graph.
  */
 #define SPAN_GRAIN 32u
-#define SPAN_MAX   (sizeof(struct jank_span) + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
+#define SPAN_HEAD  offsetof(struct jank_span, name)
+#define SPAN_MAX   (SPAN_HEAD + JANK_LABEL_NAME_LEN + JANK_LABEL_KEY_LEN)
 #define SPAN_BINS  ((SPAN_MAX + SPAN_GRAIN - 1) / SPAN_GRAIN)
 #define SPAN_SLAB  (64u << 10)
+_Static_assert(SPAN_MAX <= UINT8_MAX && JANK_LABEL_NAME_LEN <= UINT8_MAX,
+	       "a span's sizes are bytes");
 
 struct span_slab {
 	struct span_slab *next;
@@ -312,6 +315,41 @@ static struct jank_vertex *slot(const struct jank_thread *w, uint64_t idx)
 	return &w->ring[idx & (w->cap - 1)];
 }
 
+/*
+ * A full ring doubles in place: realloc() keeps slot p's vertex at p (a
+ * large ring is mapped memory that the kernel moves without a copy, and
+ * only the new half is touched), and the vertices whose index has the bit
+ * `cap` set move up by cap, one run (of cap consecutive indices, those with
+ * that bit set are consecutive, and so are their slots in both rings).
+ * A thread with a busy user space grew its ring seventeen times, each a
+ * copy of all of it into fresh pages, in the first seconds of a load. Only
+ * rings of RING_DOUBLE_MIN vertices and more (192 KiB: glibc maps them
+ * apart): smaller ones are copied (realloc() of a small block in the heap
+ * cost malloc more than it saved, on kernel traces of many threads).
+ */
+#define RING_DOUBLE_MIN 8192u
+static __attribute__((noinline)) int ring_double(struct jank_graph *g, struct jank_thread *w)
+{
+	uint32_t cap = w->cap, ncap = cap * 2;
+	struct jank_vertex *nring = realloc(w->ring, (size_t)ncap * sizeof(*nring));
+	uint64_t first = w->base, last = w->next; /* [first, last): those that move */
+
+	if (!nring)
+		return -ENOMEM;
+	if (!(first & cap))
+		first = (first | (cap - 1)) + 1; /* the next multiple of cap: an odd one */
+	if (first < last) {
+		if ((first | (cap - 1)) + 1 < last)
+			last = (first | (cap - 1)) + 1; /* where the bit clears again */
+		memcpy(&nring[first & (ncap - 1)], &nring[first & (cap - 1)],
+		       (size_t)(last - first) * sizeof(*nring));
+	}
+	g->h.bytes += (uint64_t)cap * sizeof(*nring);
+	w->ring = nring;
+	w->cap = ncap;
+	return 0;
+}
+
 static int ring_resize(struct jank_graph *g, struct jank_thread *w, uint32_t ncap)
 {
 	struct jank_vertex *nring = malloc((size_t)ncap * sizeof(*nring));
@@ -388,7 +426,9 @@ static uint64_t append(struct jank_graph *g, struct jank_thread *w, int64_t ts,
 			goto done;
 		}
 	}
-	if (w->next - w->base == w->cap && ring_resize(g, w, w->cap ? w->cap * 2 : RING_MIN) < 0)
+	if (w->next - w->base == w->cap &&
+	    (w->cap >= RING_DOUBLE_MIN ? ring_double(g, w)
+				       : ring_resize(g, w, w->cap ? w->cap * 2 : RING_MIN)) < 0)
 		return UINT64_MAX;
 	v = slot(w, w->next++);
 	v->ts = ts;
@@ -588,17 +628,17 @@ struct jank_span *jank_graph_span_open_n(struct jank_graph *g, struct jank_threa
 		g->h.bytes += (uint64_t)(ncap - sp->open_cap) * sizeof(*sp->open);
 		sp->open_cap = (uint32_t)ncap;
 	}
-	s = span_alloc(g, sizeof(*s) + nlen + klen + 2);
+	s = span_alloc(g, SPAN_HEAD + nlen + klen + 2);
 	if (!s)
 		return NULL;
-	s->size = (uint32_t)(sizeof(*s) + nlen + klen + 2);
+	s->size = (uint8_t)(SPAN_HEAD + nlen + klen + 2);
 	g->h.bytes += s->size;
-	memcpy(s->name, name, nlen);
+	jank_copy_short(s->name, name, nlen);
 	s->name[nlen] = '\0';
 	k = s->name + nlen + 1;
-	memcpy(k, key, klen);
+	jank_copy_short(k, key, klen);
 	k[klen] = '\0';
-	s->key = k;
+	s->key_at = (uint8_t)(nlen + 1);
 	s->refs = 2; /* the thread's open list, and the caller */
 	sp->open[sp->nopen++] = s;
 	g->open_span_bytes += s->size + OPEN_SPAN_EXTRA;

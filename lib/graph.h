@@ -45,14 +45,22 @@ struct jank_vertex {
 /*
  * An open or closed action of a thread, as a label of its path segments.
  * Reference-counted: by the thread's open spans, by its span changes, and by
- * whoever opened it (the engine's action) until it closes it.
+ * whoever opened it (the engine's action) until it closes it. Its name and
+ * key follow its six bytes of head (a closed action's span stays until GC
+ * drops its changes: with a 16-byte head and a key pointer, a short action's
+ * span took a 64-byte slot, 32 now); jank_span_key() gives the key.
  */
 struct jank_span {
 	uint32_t refs;
-	uint32_t size;	 /* bytes allocated, as accounted */
-	const char *key; /* in the same allocation, after the name */
+	uint8_t size;	/* bytes allocated, as accounted (at most 6 + 48 + 96) */
+	uint8_t key_at; /* the key is at name + key_at, after the name's NUL */
 	char name[];
 };
+
+static inline const char *jank_span_key(const struct jank_span *s)
+{
+	return s->name + s->key_at;
+}
 
 /* From ts on, the thread's call stack is `stack` (stacks.h; JANK_NO_STACK: none known). */
 struct jank_stack_change {

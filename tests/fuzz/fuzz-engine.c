@@ -383,7 +383,7 @@ static void on_verdict(const struct jank_verdict *r, void *data)
 		FUZZ_ASSERT(!g->flow || flow);
 		FUZZ_ASSERT(!g->span || span);
 		snprintf(seg.labels, sizeof(seg.labels), "%s|%s|%s", flow ? flow->name : "",
-			 span ? span->name : "", span ? span->key : "");
+			 span ? span->name : "", span ? jank_span_key(span) : "");
 		buf_put(&s->verdicts, &seg, sizeof(seg));
 	}
 	s->nverdicts++;

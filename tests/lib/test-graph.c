@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "array.h"
 #include "graph.h"
 #include "hashmap.h"
 #include "state.h"
@@ -46,6 +47,133 @@ static void vertex_ring(void **state)
 	jank_graph_gc_step(g, 20000, 100);
 	assert_int_equal(jank_graph_thread_count(g), 0);
 	jank_graph_free(g);
+}
+
+/*
+ * A full ring doubles in place (graph.c ring_double()): whatever slot its
+ * oldest vertex sits at (GC moved the base), every vertex keeps its index
+ * and its time, through several doublings, and the bytes follow the ring.
+ */
+static void vertex_ring_doubles(void **state)
+{
+	/* Where the base sits in a ring of 8192 (graph.c RING_DOUBLE_MIN) when it is full. */
+	static const uint64_t drops[] = { 0, 1, 3000, 4095, 4096, 6000, 8191 };
+
+	for (size_t d = 0; d < sizeof(drops) / sizeof(drops[0]); d++) {
+		struct jank_graph *g = jank_graph_new();
+		struct jank_thread *w = jank_graph_get(g, 5, 0);
+		uint64_t bytes;
+		int64_t t = 0;
+
+		/* Fill 8192 slots, free `drop` of them (the base moves), then refill past 4x. */
+		for (int i = 0; i < 8192; i++, t += 10)
+			jank_graph_split(g, w, t);
+		assert_int_equal(w->cap, 8192);
+		jank_graph_gc_step(g, (int64_t)drops[d] * 10, 1);
+		assert_int_equal(w->base, drops[d]);
+		bytes = jank_graph_bytes(g) - (uint64_t)w->cap * sizeof(struct jank_vertex);
+		for (int i = 0; i < 3 * 8192 + 7; i++, t += 10)
+			jank_graph_split(g, w, t);
+		assert_true(w->cap >= 32768 && w->cap >= w->next - w->base);
+		for (uint64_t i = w->base; i < w->next; i++)
+			assert_int_equal(jank_thread_vertex(w, i)->ts, (int64_t)i * 10);
+		assert_int_equal(jank_graph_bytes(g),
+				 bytes + (uint64_t)w->cap * sizeof(struct jank_vertex));
+		jank_graph_free(g);
+	}
+	(void)state;
+}
+
+/*
+ * A span keeps its name and key after its six-byte head (graph.h): the
+ * longest ones cut to JANK_LABEL_NAME_LEN - 1 and JANK_LABEL_KEY_LEN - 1
+ * bytes, each counted as allocated; a freed span's slot, reused, says only
+ * the new span's name and key; and the span of an instant reads back.
+ */
+static void span_record(void **state)
+{
+	struct jank_graph *g = jank_graph_new();
+	struct jank_thread *w = jank_graph_get(g, 7, 0);
+	char name[200], key[200];
+	struct jank_span *s, *t, *keep;
+	const struct jank_span *at;
+	uintptr_t old;
+	uint64_t b0;
+	int64_t since;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	memset(key, 'k', sizeof(key) - 1);
+	key[sizeof(key) - 1] = '\0';
+	s = jank_graph_span_open(g, w, 10, "", "");
+	assert_non_null(s);
+	assert_string_equal(s->name, "");
+	assert_string_equal(jank_span_key(s), "");
+	b0 = jank_graph_bytes(g);
+	t = jank_graph_span_open(g, w, 20, name, key);
+	assert_non_null(t);
+	assert_int_equal(strlen(t->name), JANK_LABEL_NAME_LEN - 1);
+	assert_int_equal(strlen(jank_span_key(t)), JANK_LABEL_KEY_LEN - 1);
+	assert_int_equal(t->size, offsetof(struct jank_span, name) + JANK_LABEL_NAME_LEN +
+					  JANK_LABEL_KEY_LEN);
+	assert_true(jank_graph_bytes(g) >= b0 + t->size);
+	jank_graph_span_close(g, w->serial, t, 30);
+	jank_graph_span_close(g, w->serial, s, 40);
+	at = jank_thread_span_before(w, 25, &since);
+	assert_ptr_equal(at, t);
+	assert_int_equal(since, 20);
+	assert_int_equal(strlen(jank_span_key(at)), JANK_LABEL_KEY_LEN - 1);
+	at = jank_thread_span_before(w, 35, &since);
+	assert_ptr_equal(at, s);
+	assert_string_equal(jank_span_key(at), "");
+	/*
+	 * GC drops the changes: the spans go back to the slab (kept: another
+	 * thread's span is open), and a new one reuses the last slot freed.
+	 */
+	keep = jank_graph_span_open(g, jank_graph_get(g, 8, 0), 50, "keep", "k");
+	assert_non_null(keep);
+	old = (uintptr_t)s;
+	jank_graph_gc_step(g, 1000, 10);
+	assert_null(jank_thread_span_before(w, 2000, &since));
+	s = jank_graph_span_open(g, w, 2000, "load", "name=load,id=199999");
+	assert_non_null(s);
+	assert_int_equal((uintptr_t)s, old);
+	assert_string_equal(keep->name, "keep");
+	assert_string_equal(jank_span_key(keep), "k");
+	assert_string_equal(s->name, "load");
+	assert_string_equal(jank_span_key(s), "name=load,id=199999");
+	assert_int_equal(s->size, offsetof(struct jank_span, name) + 4 + 19 + 2);
+	jank_graph_span_close(g, w->serial, s, 2010);
+	at = jank_thread_span_before(w, 2005, &since);
+	assert_ptr_equal(at, s);
+	assert_string_equal(jank_span_key(at), "name=load,id=199999");
+	jank_graph_free(g);
+	(void)state;
+}
+
+/*
+ * jank_copy_short() (array.h), which spans and actions copy their names
+ * and keys with: every length to past its last case, the bytes copied
+ * exactly and none written around them (the source is a block of exactly
+ * n bytes: under ASan, a byte read past it fails too).
+ */
+static void copy_short(void **state)
+{
+	for (size_t n = 0; n <= 70; n++) {
+		char *src = malloc(n ? n : 1), dst[16 + 70 + 16];
+
+		assert_non_null(src);
+		for (size_t i = 0; i < n; i++)
+			src[i] = (char)(i * 7 + n + 1);
+		memset(dst, 0x5a, sizeof(dst));
+		jank_copy_short(dst + 16, src, n);
+		assert_memory_equal(dst + 16, src, n);
+		for (size_t i = 0; i < sizeof(dst); i++)
+			if (i < 16 || i >= 16 + n)
+				assert_int_equal(dst[i], 0x5a);
+		free(src);
+	}
+	(void)state;
 }
 
 /*
@@ -123,7 +251,8 @@ static void bytes_balance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(vertex_ring),
+		cmocka_unit_test(vertex_ring),	 cmocka_unit_test(vertex_ring_doubles),
+		cmocka_unit_test(span_record),	 cmocka_unit_test(copy_short),
 		cmocka_unit_test(bytes_balance),
 	};
 
