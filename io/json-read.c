@@ -232,12 +232,17 @@ int jank_json_read_elem(struct jank_jr *r, struct json_object *a, const char *ke
 	char name[96];
 
 	*out = NULL;
-	snprintf(name, sizeof(name), "%s[%zu]", key, i);
 	if (jank_json_read_is(r, a, key, json_type_array) < 0)
 		return -EINVAL;
+	if (i < json_object_array_length(a)) {
+		*out = json_object_array_get_idx(a, i);
+		/* The element's name "key[i]" is made for an error only (many are read). */
+		if (*out && json_object_is_type(*out, type))
+			return 0;
+	}
+	snprintf(name, sizeof(name), "%s[%zu]", key, i);
 	if (i >= json_object_array_length(a))
 		return jank_json_read_fail(r, name, "missing");
-	*out = json_object_array_get_idx(a, i);
 	if (!*out)
 		return jank_json_read_fail(r, name, "null");
 	return jank_json_read_is(r, *out, name, type);

@@ -14,6 +14,7 @@
 #include "binary-opener.h"
 #include "worker-launch.h"
 #include "worker-proc.h"
+#include "worker-proto.h"
 
 #define RESTART_MIN_NS 1000000000LL  /* 1 s */
 #define RESTART_MAX_NS 30000000000LL /* 30 s */
@@ -32,6 +33,7 @@ struct jank_proc {
 	struct jank_relayd_conn *relayd;
 	pid_t pid; /* its pid, 0: none */
 	struct bufferevent *bev;
+	struct jank_worker_proto_reader reader; /* its frames' parser, kept across them */
 	bool eof, reaped;
 	bool silenced; /* killed for its silence */
 	bool refused;  /* killed for a frame that could not be read */

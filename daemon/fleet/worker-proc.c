@@ -89,6 +89,7 @@ void jank_worker_proc_free(struct jank_proc *p)
 	free(p->relayd_url);
 	if (p->bev)
 		bufferevent_free(p->bev);
+	jank_worker_proto_reader_fini(&p->reader);
 	if (p->ev_restart)
 		event_free(p->ev_restart);
 	free(p->name);
@@ -194,7 +195,7 @@ static void on_message(struct jank_proc *p)
 
 	p->heard_mono = jank_clock_monotonic_ns();
 	while (!p->refused &&
-	       (r = jank_worker_proto_take(bufferevent_get_input(p->bev), &msg)) > 0) {
+	       (r = jank_worker_proto_read(&p->reader, bufferevent_get_input(p->bev), &msg)) > 0) {
 		p->ops->message(p, msg, p->data);
 		json_object_put(msg);
 	}

@@ -61,14 +61,52 @@ int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg)
 	return 0;
 }
 
-int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg)
+/* A buffer this large or smaller is kept for the next frame; a larger one is freed. */
+#define READER_KEEP (64u << 10)
+
+/* The frame text[0..len): one JSON object, strict, and nothing after it. */
+static struct json_object *reader_parse(struct json_tokener *tok, const char *text, size_t len)
 {
-	struct json_tokener *tok;
+	struct json_object *o;
+
+	/* Every frame from the start: nothing of the last one (or of its error) stays. */
+	json_tokener_reset(tok);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len || !o ||
+	    !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The frame's len bytes at the front of `in`, contiguous: in place, or copied into rd->buf. */
+static const char *reader_text(struct jank_worker_proto_reader *rd, struct evbuffer *in, size_t len)
+{
+	struct evbuffer_iovec v;
+
+	if (evbuffer_peek(in, (ev_ssize_t)len, NULL, &v, 1) == 1 && v.iov_len >= len)
+		return v.iov_base;
+	if (rd->cap < len) {
+		char *b = realloc(rd->buf, len);
+
+		if (!b)
+			return NULL;
+		rd->buf = b;
+		rd->cap = len;
+	}
+	if (evbuffer_copyout(in, rd->buf, len) != (ev_ssize_t)len)
+		return NULL;
+	return rd->buf;
+}
+
+int jank_worker_proto_read(struct jank_worker_proto_reader *rd, struct evbuffer *in,
+			   struct json_object **msg)
+{
+	const char *text;
 	uint32_t head;
 	size_t len;
-	char *text;
-
-	bool whole = false;
 
 	*msg = NULL;
 	if (evbuffer_copyout(in, &head, sizeof(head)) < (ev_ssize_t)sizeof(head))
@@ -80,24 +118,39 @@ int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg)
 	if (evbuffer_get_length(in) < sizeof(head) + len)
 		return 0;
 	evbuffer_drain(in, sizeof(head));
-	text = len ? (char *)evbuffer_pullup(in, (ev_ssize_t)len) : NULL;
-	tok = text ? json_tokener_new() : NULL;
-	if (tok) {
+	if (len && !rd->tok) {
+		rd->tok = json_tokener_new();
 		/* Strict JSON: what json-c writes, and nothing a lenient parser guesses at. */
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-		*msg = json_tokener_parse_ex(tok, text, (int)len);
-		/* One object, and nothing after it. */
-		whole = json_tokener_get_error(tok) == json_tokener_success &&
-			json_tokener_get_parse_end(tok) == len;
-		json_tokener_free(tok); /* not NULL: json-c would crash */
+		if (rd->tok)
+			json_tokener_set_flags(rd->tok, JSON_TOKENER_STRICT);
 	}
+	text = len && rd->tok ? reader_text(rd, in, len) : NULL;
+	if (text)
+		*msg = reader_parse(rd->tok, text, len);
 	evbuffer_drain(in, len);
-	if (!*msg || !whole || !json_object_is_type(*msg, json_type_object)) {
-		json_object_put(*msg);
-		*msg = NULL;
-		return -EPROTO;
+	if (rd->cap > READER_KEEP) {
+		free(rd->buf);
+		rd->buf = NULL;
+		rd->cap = 0;
 	}
-	return 1;
+	return *msg ? 1 : -EPROTO;
+}
+
+void jank_worker_proto_reader_fini(struct jank_worker_proto_reader *rd)
+{
+	if (rd->tok)
+		json_tokener_free(rd->tok); /* not NULL: json-c would crash */
+	free(rd->buf);
+	memset(rd, 0, sizeof(*rd));
+}
+
+int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg)
+{
+	struct jank_worker_proto_reader rd = { 0 };
+	int r = jank_worker_proto_read(&rd, in, msg);
+
+	jank_worker_proto_reader_fini(&rd);
+	return r;
 }
 
 /* ---- Log lines ---- */
@@ -176,35 +229,67 @@ static int enum_decode(struct jank_jr *jr, struct json_object *o, const struct j
 	return jank_json_read_fail(jr, d->key, "not a known value");
 }
 
+/*
+ * One [index, count] pair that is as it must be: 0 and *b, *c; else -1, and
+ * the strict reader says what is wrong (bucket_decode()). A status has many:
+ * the good ones are read without the reader's place names made for them.
+ */
+static int bucket_quick(struct json_object *p, int64_t last, const struct jank_histogram *h,
+			int64_t *b, int64_t *c)
+{
+	struct json_object *idx, *n;
+
+	if (!json_object_is_type(p, json_type_array) || json_object_array_length(p) != 2)
+		return -1;
+	idx = json_object_array_get_idx(p, 0);
+	n = json_object_array_get_idx(p, 1);
+	if (!json_object_is_type(idx, json_type_int) || !json_object_is_type(n, json_type_int))
+		return -1;
+	*b = json_object_get_int64(idx);
+	*c = json_object_get_int64(n);
+	if (*b < last + 1 || *b > JANK_HIST_BUCKETS - 1 || *c < 1 ||
+	    h->count + (uint64_t)*c < h->count)
+		return -1;
+	return 0;
+}
+
+/* Pair `i` of "buckets", read by the strict reader with its place said: 0, or -EINVAL. */
+static int bucket_decode(struct jank_jr *jr, struct json_object *a, size_t i, int64_t last,
+			 const struct jank_histogram *h, int64_t *b, int64_t *c)
+{
+	struct json_object *p, *idx, *n;
+	size_t at;
+	int e;
+
+	if (jank_json_read_elem(jr, a, "buckets", i, json_type_array, &p) < 0)
+		return -EINVAL;
+	at = jank_json_read_push(jr, "buckets[%zu]", i);
+	e = jank_json_read_array_value(jr, p, "", 2, 2);
+	if (e == 0)
+		e = jank_json_read_elem(jr, p, "", 0, json_type_int, &idx);
+	if (e == 0)
+		e = jank_json_read_elem(jr, p, "", 1, json_type_int, &n);
+	if (e == 0)
+		e = jank_json_read_int_value(jr, idx, "[0]", last + 1, JANK_HIST_BUCKETS - 1, b);
+	if (e == 0)
+		e = jank_json_read_int_value(jr, n, "[1]", 1, INT64_MAX, c);
+	if (e == 0 && h->count + (uint64_t)*c < h->count)
+		e = jank_json_read_fail(jr, "[1]", "the counts overflow");
+	jank_json_read_pop(jr, at);
+	return e;
+}
+
 /* [[index, count], ...]: indexes ascending and in range, counts positive, their sum exact. */
 static int buckets_decode(struct jank_jr *jr, struct json_object *a, struct jank_histogram *h)
 {
 	int64_t last = -1;
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *p, *idx, *n;
 		int64_t b, c;
-		size_t at;
-		int e;
 
-		if (jank_json_read_elem(jr, a, "buckets", i, json_type_array, &p) < 0)
+		if (bucket_quick(json_object_array_get_idx(a, i), last, h, &b, &c) < 0 &&
+		    bucket_decode(jr, a, i, last, h, &b, &c) < 0)
 			return -EINVAL;
-		at = jank_json_read_push(jr, "buckets[%zu]", i);
-		e = jank_json_read_array_value(jr, p, "", 2, 2);
-		if (e == 0)
-			e = jank_json_read_elem(jr, p, "", 0, json_type_int, &idx);
-		if (e == 0)
-			e = jank_json_read_elem(jr, p, "", 1, json_type_int, &n);
-		if (e == 0)
-			e = jank_json_read_int_value(jr, idx, "[0]", last + 1,
-						     JANK_HIST_BUCKETS - 1, &b);
-		if (e == 0)
-			e = jank_json_read_int_value(jr, n, "[1]", 1, INT64_MAX, &c);
-		if (e == 0 && h->count + (uint64_t)c < h->count)
-			e = jank_json_read_fail(jr, "[1]", "the counts overflow");
-		jank_json_read_pop(jr, at);
-		if (e < 0)
-			return e;
 		h->buckets[b] = (uint64_t)c;
 		h->count += (uint64_t)c;
 		last = b;

@@ -77,6 +77,24 @@ int jank_worker_proto_put(struct evbuffer *out, struct json_object *msg);
 int jank_worker_proto_take(struct evbuffer *in, struct json_object **msg);
 
 /*
+ * The reader of one connection's frames: its JSON parser and a buffer for
+ * a frame that spans the input's chunks, made once and kept, rather than
+ * allocated and freed for every frame (a few KB of the heap each time: the
+ * supervisor reads its workers' frames all along). Zeroed is ready.
+ */
+struct jank_worker_proto_reader {
+	struct json_tokener *tok;
+	char *buf;
+	size_t cap;
+};
+
+/* As jank_worker_proto_take(), the same checks, with `rd`'s parser and buffer. */
+int jank_worker_proto_read(struct jank_worker_proto_reader *rd, struct evbuffer *in,
+			   struct json_object **msg);
+/* Free what `rd` holds; it is zeroed, ready again. */
+void jank_worker_proto_reader_fini(struct jank_worker_proto_reader *rd);
+
+/*
  * The figures of a "status" message's "input" object `o` into `out`
  * (initialized; what it held is replaced). Every field of input-figures.h's
  * table must be there (but the optional ones), of its type and in its range:

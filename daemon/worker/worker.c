@@ -33,8 +33,8 @@
 #include "worker.h"
 
 #define TICK_NS	       100000000LL   /* engines check open actions this often */
-#define STATUS_MIN_NS  250000000LL   /* a changed status goes out this soon */
-#define HEARTBEAT_NS   1000000000LL  /* some message at least this often */
+#define STATUS_MIN_NS  250000000LL   /* a changed state goes out this soon */
+#define HEARTBEAT_NS   1000000000LL  /* some message at least this often; counters under load */
 #define FULL_NS	       5000000000LL  /* the whole status at least this often */
 #define SAVE_NS	       60000000000LL /* the baselines go to the supervisor this often */
 #define ERR_LEN	       1024
@@ -52,6 +52,7 @@ enum mode {
 struct worker {
 	struct event_base *base;
 	struct bufferevent *bev;
+	struct jank_worker_proto_reader reader; /* the supervisor's frames */
 	enum mode mode;
 	char url[JANK_CONFIG_URL_LEN];
 	int64_t interval_ns;
@@ -69,7 +70,8 @@ struct worker {
 	int sent_problem;
 	bool sent_attached;
 	int64_t sent_stalled;
-	int64_t first_event; /* the engine's first event, once first_known */
+	uint64_t tick_events; /* the events at the last on_status() */
+	int64_t first_event;  /* the engine's first event, once first_known */
 	bool first_known;
 	/* [symbols] debuginfod: the supervisor downloads into fetch_cache; NULL: off. */
 	char *fetch_cache;
@@ -153,20 +155,60 @@ static void send_status(struct worker *w)
 	send_msg(w, msg);
 }
 
-static bool status_changed(const struct worker *w)
+/*
+ * What changed since the last status: STATUS_STATE for the input's state,
+ * problem, attachment or stall, which go out within STATUS_MIN_NS;
+ * STATUS_COUNTERS for its counters alone (events, janks, events/s).
+ */
+enum status_change {
+	STATUS_SAME = 0,
+	STATUS_COUNTERS,
+	STATUS_STATE,
+};
+
+static enum status_change status_changed(const struct worker *w)
 {
 	struct jank_live_input_stats ws;
 	struct jank_engine_stats es;
 
 	if (!w->input)
-		return false;
+		return STATUS_SAME;
 	jank_live_input_get_stats(w->input, &ws);
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
-	return es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
-	       (int)ws.state != w->sent_state || (int)ws.problem != w->sent_problem ||
-	       ws.events_per_sec != w->sent_rate ||
-	       jank_live_input_attached(w->input) != w->sent_attached ||
-	       ws.stalled_since != w->sent_stalled;
+	if ((int)ws.state != w->sent_state || (int)ws.problem != w->sent_problem ||
+	    jank_live_input_attached(w->input) != w->sent_attached ||
+	    ws.stalled_since != w->sent_stalled)
+		return STATUS_STATE;
+	if (es.events != w->sent_events || es.janks + es.overdue != w->sent_janks ||
+	    ws.events_per_sec != w->sent_rate)
+		return STATUS_COUNTERS;
+	return STATUS_SAME;
+}
+
+/*
+ * Counters that change at every tick (the input under load) go out once a
+ * HEARTBEAT_NS: each status is a few KB of JSON that the supervisor parses
+ * and checks whole, and at 4 a second that was most of its CPU under load.
+ * Once the events stop (none since the last tick), the last counters go out
+ * at once, so that what status says after a burst is its end, within
+ * 2 x STATUS_MIN_NS of the last event read.
+ */
+static bool status_due(struct worker *w, int64_t now)
+{
+	enum status_change c = status_changed(w);
+	uint64_t events = 0;
+	bool quiet;
+
+	if (w->input) {
+		struct jank_engine_stats es;
+
+		jank_engine_get_stats(jank_live_input_engine(w->input), &es);
+		events = es.events;
+	}
+	quiet = events == w->tick_events;
+	w->tick_events = events;
+	return now - w->sent_mono >= FULL_NS || c == STATUS_STATE ||
+	       (c == STATUS_COUNTERS && (quiet || now - w->sent_mono >= HEARTBEAT_NS));
 }
 
 static void on_status(evutil_socket_t fd, short what, void *data)
@@ -180,7 +222,7 @@ static void on_status(evutil_socket_t fd, short what, void *data)
 		jank_live_input_update_rate(w->input);
 		w->rate_mono = now;
 	}
-	if (now - w->sent_mono >= FULL_NS || status_changed(w))
+	if (status_due(w, now))
 		send_status(w);
 	else if (now - w->beat_mono >= HEARTBEAT_NS)
 		send_msg(w, jank_worker_proto_new("status")); /* idle: the heartbeat alone */
@@ -658,7 +700,7 @@ static void on_read(struct bufferevent *bev, void *data)
 	char err[ERR_LEN];
 	int r;
 
-	while ((r = jank_worker_proto_take(bufferevent_get_input(bev), &msg)) > 0) {
+	while ((r = jank_worker_proto_read(&w->reader, bufferevent_get_input(bev), &msg)) > 0) {
 		const char *type = jank_worker_proto_type(msg);
 
 		if (!strcmp(type, "start") && start(w, msg, err, sizeof(err)) < 0) {

@@ -13,8 +13,10 @@
  * for its "start" message (worker-proto.h), and loops over its input:
  *
  *   input     pumps the live input (live-input.c) and runs its engine's
- *             ticks; sends each verdict at once, its status when it
- *             changed (at most every 250 ms) and at least every second;
+ *             ticks; sends each verdict at once, its status when its
+ *             state changed (within 250 ms), when its counters changed
+ *             (once a second while events come, within 500 ms once they
+ *             stop) and at least every 5 s, and a heartbeat every second;
  *   discover  lists relayd's live sessions every interval_ns and sends the
  *             list, and a status every second.
  *

@@ -101,6 +101,102 @@ static void frames(void **state)
 	evbuffer_free(b);
 }
 
+/* A frame of `text` into `b` in pieces of `piece` bytes, each in a chunk of its own. */
+static void split_frame(struct evbuffer *b, const char *text, size_t len, size_t piece)
+{
+	uint32_t head = htonl((uint32_t)len);
+
+	evbuffer_add(b, &head, sizeof(head));
+	for (size_t at = 0; at < len; at += piece) {
+		struct evbuffer *one = evbuffer_new();
+
+		evbuffer_add(one, text + at, len - at < piece ? len - at : piece);
+		evbuffer_add_buffer(b, one); /* moves its chunk: not merged with the last one */
+		evbuffer_free(one);
+	}
+}
+
+/*
+ * One reader for a connection's frames: after each refused frame (cut in
+ * the middle of a string, of an object, nested past json-c's depth, with
+ * something after it) the same reader still refuses the next bad one and
+ * takes the next good one whole, as a new parser would; a frame spread over
+ * chunks is read as one; a frame past the buffer it keeps leaves none.
+ */
+static void reader_reused(void **state)
+{
+	static const char *const bad[] = {
+		"{\"type\":\"sta", "{\"type\":", "[[[[[[[[",   "{\"a\":1}\0", "{\"a\":1} {",
+		"{\"a\":[1,2",	   "\"x\"",	 "{\"a\":tru", "{\"a\":1.5e",
+	};
+	static const char good[] = "{\"type\":\"status\",\"n\":[1,[2,3],{\"x\":\"y\"}]}";
+	struct jank_worker_proto_reader rd = { 0 };
+	struct evbuffer *b = evbuffer_new();
+	struct json_object *got = NULL;
+	char deep[80];
+
+	(void)state;
+	memset(deep, '[', 40);
+	memset(deep + 40, ']', 40);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			raw_frame(b, bad[i], strlen(bad[i]) + (i == 3));
+			assert_int_equal(jank_worker_proto_read(&rd, b, &got), -EPROTO);
+			assert_null(got);
+			raw_frame(b, good, strlen(good));
+			assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
+			assert_string_equal(jank_worker_proto_type(got), "status");
+			assert_string_equal(
+				json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN), good);
+			json_object_put(got);
+		}
+		/* Deeper than json-c's 32 levels: refused, each time. */
+		raw_frame(b, deep, sizeof(deep));
+		assert_int_equal(jank_worker_proto_read(&rd, b, &got), -EPROTO);
+		assert_null(got);
+	}
+	/* In pieces of 3 bytes: taken whole, then the same frame in one piece. */
+	evbuffer_drain(b, evbuffer_get_length(b));
+	split_frame(b, good, strlen(good), 3);
+	split_frame(b, good, strlen(good), strlen(good));
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
+		assert_string_equal(json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN),
+				    good);
+		json_object_put(got);
+	}
+	assert_int_equal(jank_worker_proto_read(&rd, b, &got), 0);
+	assert_int_equal(evbuffer_get_length(b), 0);
+	/* A bad frame in pieces: refused too. */
+	split_frame(b, bad[0], strlen(bad[0]), 2);
+	assert_int_equal(jank_worker_proto_read(&rd, b, &got), -EPROTO);
+	assert_null(got);
+	/* A 1 MiB frame in pieces is taken; the buffer it needed is not kept. */
+	{
+		static const char pre[] = "{\"type\":\"log\",\"message\":\"";
+		size_t n = 1u << 20, p = strlen(pre);
+		char *text = malloc(n);
+
+		assert_non_null(text);
+		memcpy(text, pre, p);
+		memset(text + p, 'x', n - p - 2);
+		memcpy(text + n - 2, "\"}", 2);
+		evbuffer_drain(b, evbuffer_get_length(b));
+		split_frame(b, text, n, 4096);
+		assert_int_equal(jank_worker_proto_read(&rd, b, &got), 1);
+		assert_int_equal(
+			strlen(json_object_get_string(json_object_object_get(got, "message"))),
+			n - p - 2);
+		json_object_put(got);
+		assert_null(rd.buf);
+		assert_int_equal(rd.cap, 0);
+		free(text);
+	}
+	jank_worker_proto_reader_fini(&rd);
+	assert_null(rd.tok);
+	evbuffer_free(b);
+}
+
 /* A worker's log line: its priority kept within LOG_ERR..LOG_DEBUG, one line, cut whole. */
 static void log_lines(void **state)
 {
@@ -670,10 +766,15 @@ static void figures_lenient(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(frames),	   cmocka_unit_test(log_lines),
-		cmocka_unit_test(names),	   cmocka_unit_test(verdict_round_trip),
-		cmocka_unit_test(alerted),	   cmocka_unit_test(figures_round_trip),
-		cmocka_unit_test(figures_checked), cmocka_unit_test(figures_lenient),
+		cmocka_unit_test(frames),
+		cmocka_unit_test(reader_reused),
+		cmocka_unit_test(log_lines),
+		cmocka_unit_test(names),
+		cmocka_unit_test(verdict_round_trip),
+		cmocka_unit_test(alerted),
+		cmocka_unit_test(figures_round_trip),
+		cmocka_unit_test(figures_checked),
+		cmocka_unit_test(figures_lenient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,11 @@
  * The input's first byte sets the size of the reads (1 to 256 bytes, as a
  * socket may deliver them); the rest is the stream. Each read is appended to
  * an evbuffer, as the supervisor's bufferevent does, and every whole frame
- * is taken (jank_worker_proto_take) until one is refused: the supervisor then
- * kills the worker, and reads no further. Each message goes where the
+ * is taken (jank_worker_proto_read) until one is refused: the supervisor then
+ * kills the worker, and reads no further. One reader serves every input, as
+ * the supervisor keeps one for a worker and for the workers that replace it:
+ * its parser, reused after any frame refused or taken, must read each as a
+ * new one would. Each message goes where the
  * supervisor sends it by its type: a status's figures
  * (jank_worker_proto_figures_decode), a log line (jank_worker_proto_log_decode),
  * flow events (jank_worker_proto_flows_decode), a path's answer
@@ -173,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct jank_worker_proto_reader rd;
 	struct evbuffer *in;
 	size_t chunk, at = 1;
 	int r = 0;
@@ -198,7 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				evbuffer_copyout(in, &head, sizeof(head));
 				len = ntohl(head);
 			}
-			r = jank_worker_proto_take(in, &msg);
+			r = jank_worker_proto_read(&rd, in, &msg);
 			if (r == 0) {
 				FUZZ_ASSERT(!msg);
 				FUZZ_ASSERT(before < sizeof(head) || before < sizeof(head) + len);

@@ -108,6 +108,9 @@ demo "$beta" 10
 live_wait_for 10 '[ "$(alerts)" -ge 12 ]' || true
 sleep 0.5
 check "beta's janks are alerted again (12 alerts in all, got $(alerts))" [ "$(alerts)" = 12 ]
+# The counters follow the alerts: within 500 ms of the last event read.
+live_wait_for 3 '[ "$(live_jankd_status '\''[.inputs[] | "\(.rules[0].count)/\(.rules[0].janks)"] | join(" ")'\'')" = "40/8 40/4" ]' ||
+	true
 check "status: per input, alpha 40/8 and beta 40/4" \
 	[ "$(live_jankd_status '[.inputs[] | "\(.rules[0].count)/\(.rules[0].janks)"] | join(" ")')" = "40/8 40/4" ]
 

@@ -61,6 +61,9 @@ demo
 live_wait_for 10 '[ "$(alerts)" -ge 4 ]' || true
 sleep 0.5
 check "after: the 2 new janks are alerted" [ "$(alerts)" = 4 ]
+# The counters follow the alerts: within 500 ms of the last event read.
+live_wait_for 3 '[ "$(live_jankd_status '\''.inputs[0].rules[0] | "\(.count) \(.janks)"'\'')" = "20 4" ]' ||
+	true
 check "the same engine: 20 actions for the rule, 4 janks" [ "$(live_jankd_status \
 	'.inputs[0].rules[0] | "\(.count) \(.janks)"')" = "20 4" ]
 
