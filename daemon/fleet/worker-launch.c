@@ -59,40 +59,6 @@ static int above(int fd, int *tmp)
 	return *tmp;
 }
 
-/*
- * The worker's environment: jankd's, with glibc's malloc told to ask for
- * transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1:
- * madvise(MADV_HUGEPAGE) on the heap and the large blocks it maps, which
- * is what the kernel's THP mode "madvise" waits for) unless jankd's
- * own environment says otherwise. The worker's graph fills its window in
- * the first seconds of a busy input (tens of MB): in 2 MB pages that is a
- * fault per 2 MB, not one per 4 KB page (bench-live 200k events/s: 14,500
- * faults, a tenth of the worker's CPU while it grew). The memory the graph
- * accounts for is unchanged, and what malloc gives back still goes (unmapped
- * or trimmed, a huge page split where needed). NULL: out of memory.
- */
-#define WORKER_TUNABLES "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
-
-static char **worker_env(void)
-{
-	size_t n = 0;
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	env = malloc((n + 2) * sizeof(*env));
-	if (!env)
-		return NULL;
-	if (n)
-		memcpy(env, environ, n * sizeof(*env));
-	env[n] = WORKER_TUNABLES;
-	env[n + 1] = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(environ[i], "GLIBC_TUNABLES=", 15))
-			env[n] = NULL; /* the operator's */
-	return env;
-}
-
 static void close_all(const int tmp[3])
 {
 	for (int i = 0; i < 3; i++)
@@ -115,12 +81,7 @@ pid_t jank_worker_launch_spawn_fds(int fd, int opener_fd, int relayd_fd, const c
 	posix_spawnattr_t at;
 	sigset_t none;
 	pid_t pid = 0;
-	char **env = worker_env();
 
-	if (!env) {
-		*err = ENOMEM;
-		return 0;
-	}
 	/* None on a number another takes first (the dup2s and closes go in order). */
 	fd = above(fd, &tmp[0]);
 	opener_fd = above(opener_fd, &tmp[1]);
@@ -128,7 +89,6 @@ pid_t jank_worker_launch_spawn_fds(int fd, int opener_fd, int relayd_fd, const c
 	if (fd < 0) {
 		*err = errno;
 		close_all(tmp);
-		free(env);
 		return 0;
 	}
 	snprintf(ppid, sizeof(ppid), "%ld", (long)getpid());
@@ -152,11 +112,10 @@ pid_t jank_worker_launch_spawn_fds(int fd, int opener_fd, int relayd_fd, const c
 	if (!*err)
 		*err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
 	if (!*err)
-		*err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, env);
+		*err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close_all(tmp);
-	free(env);
 	return *err ? 0 : pid;
 }
 
