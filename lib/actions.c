@@ -498,6 +498,9 @@ struct jank_action_table {
 _Static_assert(offsetof(struct jank_action_table, bytes) == 0, "actions.h reads it in place");
 
 _Static_assert(JANK_KEY_LEN > 64, "jank_action_open_n() zeroes the key in two parts");
+/* jank_action_open_n() sets each member of a reused slot: a new member needs its store there. */
+_Static_assert(sizeof(struct jank_action) == 72 + JANK_KEY_LEN + 16,
+	       "struct jank_action changed: see jank_action_open_n()");
 
 /* After what may grow the map (from `before` bytes): its growth in the table's count. */
 static void map_grown(struct jank_action_table *t, size_t before)

@@ -81,12 +81,13 @@ static void key_prefixes(struct class_role *role, char (*pre)[KEY_PRE_LEN], char
  */
 static void key_fold(struct class_role *role, char (*pre)[KEY_PRE_LEN])
 {
+	size_t m;
+
 	memset(role->fold_len, 0, sizeof(role->fold_len));
 	if (role->match_pos < 0 || role->match.type != JANK_VALUE_STR || !role->match.s)
 		return;
+	m = strlen(role->match.s);
 	for (unsigned k = 0; k < JANK_RULE_MAX_KEYS; k++) {
-		size_t m = strlen(role->match.s);
-
 		if (role->key_pos[k] != role->match_pos || !role->pre_len[k] ||
 		    role->pre_len[k] + m > KEY_PRE_LEN)
 			continue;

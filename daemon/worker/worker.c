@@ -166,15 +166,17 @@ enum status_change {
 	STATUS_STATE,
 };
 
-static enum status_change status_changed(const struct worker *w)
+static enum status_change status_changed(const struct worker *w, uint64_t *events)
 {
 	struct jank_live_input_stats ws;
 	struct jank_engine_stats es;
 
+	*events = 0;
 	if (!w->input)
 		return STATUS_SAME;
 	jank_live_input_get_stats(w->input, &ws);
 	jank_engine_get_stats(jank_live_input_engine(w->input), &es);
+	*events = es.events;
 	if ((int)ws.state != w->sent_state || (int)ws.problem != w->sent_problem ||
 	    jank_live_input_attached(w->input) != w->sent_attached ||
 	    ws.stalled_since != w->sent_stalled)
@@ -195,17 +197,10 @@ static enum status_change status_changed(const struct worker *w)
  */
 static bool status_due(struct worker *w, int64_t now)
 {
-	enum status_change c = status_changed(w);
-	uint64_t events = 0;
-	bool quiet;
+	uint64_t events;
+	enum status_change c = status_changed(w, &events);
+	bool quiet = events == w->tick_events;
 
-	if (w->input) {
-		struct jank_engine_stats es;
-
-		jank_engine_get_stats(jank_live_input_engine(w->input), &es);
-		events = es.events;
-	}
-	quiet = events == w->tick_events;
 	w->tick_events = events;
 	return now - w->sent_mono >= FULL_NS || c == STATUS_STATE ||
 	       (c == STATUS_COUNTERS && (quiet || now - w->sent_mono >= HEARTBEAT_NS));

@@ -270,40 +270,25 @@ ratios() {
 	echo "| $rate | babeltrace2 CLI / jankd: $line | | | | | | | | |"
 }
 
-# syscalls: each reader's system calls per event of this rate (LIVE_CPU_SYSCALLS).
-syscalls() {
+# per_reader KIND TITLE AWK: a line of this rate's figure KIND of each reader
+# (LIVE_TMP/KIND.READER, as n), printed by the awk program AWK on the
+# reader's LIVE_TMP/last.READER (CPU and events emitted: $1, $2).
+per_reader() {
 	local line= f
 
 	for f in native babeltrace2 baseline bt2; do
-		[ -f "$LIVE_TMP/sys.$f" ] && [ -f "$LIVE_TMP/last.$f" ] || continue
-		line="$line${line:+, }$f $(awk -v n="$(cat "$LIVE_TMP/sys.$f")" \
-			'{ printf "%.4f", n / $2 }' "$LIVE_TMP/last.$f")"
+		[ -f "$LIVE_TMP/$1.$f" ] && [ -f "$LIVE_TMP/last.$f" ] || continue
+		line="$line${line:+, }$f $(awk -v n="$(cat "$LIVE_TMP/$1.$f")" "$3" "$LIVE_TMP/last.$f")"
 	done
-	[ -z "$line" ] || echo "| $rate | system calls per event: $line | | | | | | | | |"
+	[ -z "$line" ] || echo "| $rate | $2: $line | | | | | | | | |"
 }
 
-# faults: each jankd worker's minor page faults per event of this rate.
-faults() {
-	local line= f
-
-	for f in native babeltrace2 baseline; do
-		[ -f "$LIVE_TMP/flt.$f" ] && [ -f "$LIVE_TMP/last.$f" ] || continue
-		line="$line${line:+, }$f $(awk -v n="$(cat "$LIVE_TMP/flt.$f")" \
-			'{ printf "%d (%.4f)", n, n / $2 }' "$LIVE_TMP/last.$f")"
-	done
-	[ -z "$line" ] || echo "| $rate | worker minor faults (per event): $line | | | | | | | | |"
-}
-
-# idles: each reader's CPU with no event coming, after this rate's load.
-idles() {
-	local line= f
-
-	for f in native babeltrace2 baseline bt2; do
-		[ -f "$LIVE_TMP/idle.$f" ] || continue
-		line="$line${line:+, }$f $(cat "$LIVE_TMP/idle.$f")"
-	done
-	[ -z "$line" ] || echo "| $rate | idle after the load, ms of CPU per second: $line | | | | | | | | |"
-}
+# Each reader's system calls per event (LIVE_CPU_SYSCALLS), a jankd worker's
+# minor page faults, and each reader's CPU with no event coming, after this
+# rate's load.
+syscalls() { per_reader sys "system calls per event" '{ printf "%.4f", n / $2 }'; }
+faults() { per_reader flt "worker minor faults (per event)" '{ printf "%d (%.4f)", n, n / $2 }'; }
+idles() { per_reader idle "idle after the load, ms of CPU per second" '{ printf "%s", n }'; }
 
 report() {
 	echo "# Live readers' CPU per event: $DURATION s per run, rates $RATES"
